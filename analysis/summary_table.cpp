@@ -1,0 +1,44 @@
+#include "analysis/summary_table.hpp"
+
+#include "sim/core/units.hpp"
+#include "sim/core/version.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim::analysis {
+
+std::string summary_table(const scenario::Scenario& scenario, const metrics::RunRecord& record, double wall_s) {
+  const auto& s = scenario;
+  std::string out = fmt::format("dtsim {} | scenario {} | seed {} | SimGrid {}\n", core::kDtsimVersion, s.name, s.seed,
+                                record.simgrid_version);
+  out += fmt::format("  cluster    {} workers, {} at {:.0f}% efficiency\n", s.cluster.workers, s.cluster.device.name,
+                     100.0 * s.cluster.device.efficiency);
+  out += fmt::format("  topology   {}, links {} / {}, {} network model\n", s.topology.kind.value,
+                     core::format_bandwidth(s.topology.link.bandwidth), core::format_duration(s.topology.link.latency),
+                     scenario::to_string(s.topology.network_model));
+  std::string architecture(scenario::to_string(s.training.architecture));
+  if (s.training.architecture == scenario::Architecture::Allreduce) {
+    architecture = s.training.allreduce_algorithm.value + " allreduce";
+  }
+  out += fmt::format("  training   {} ({} parameters), {} over {}, batch {} per worker, lr {}\n", s.model.kind.value,
+                     record.parameter_count, s.training.sync_strategy.value, architecture, s.training.batch_per_worker,
+                     s.training.optimizer.learning_rate);
+  out += fmt::format("  simulated  {:.6f} s for {} iterations ({} per epoch); wall time {:.2f} s\n", record.simulated_s,
+                     record.iterations, record.iterations_per_epoch, wall_s);
+  if (!record.evaluations.empty()) {
+    const auto& first = record.evaluations.front();
+    const auto& last = record.evaluations.back();
+    out += fmt::format("  loss       validation {:.4f} -> {:.4f}, training {:.4f} -> {:.4f}\n", first.val_loss,
+                       last.val_loss, first.train_loss, last.train_loss);
+    out += fmt::format("  accuracy   validation {:.4f} -> {:.4f}\n", first.val_accuracy, last.val_accuracy);
+  }
+  out += fmt::format("  traffic    {} sent in total\n\n", core::format_size(core::Bytes(record.total_bytes_sent())));
+  out += fmt::format("  {:<12} {:>12} {:>14} {:>12} {:>12}\n", "host", "compute_s", "communication_s", "wait_s", "sent");
+  for (const auto& host : record.hosts) {
+    out += fmt::format("  {:<12} {:>12.6f} {:>14.6f} {:>12.6f} {:>12}\n", host.name, host.compute_s,
+                       host.communication_s, host.wait_s, core::format_size(core::Bytes(host.bytes_sent)));
+  }
+  return out;
+}
+
+}  // namespace dtsim::analysis

@@ -1,0 +1,19 @@
+# Every dtsim target gets the same warnings and, when asked, the same sanitizers.
+add_library(dtsim_options INTERFACE)
+target_compile_options(dtsim_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow)
+if(DTSIM_WERROR)
+  target_compile_options(dtsim_options INTERFACE -Werror)
+endif()
+if(DTSIM_SANITIZE)
+  target_compile_options(dtsim_options INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                 -fno-sanitize-recover=undefined)
+  target_link_options(dtsim_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# dtsim_library(NAME folder-target SOURCES ... DEPS ...): one static library per layer.
+function(dtsim_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE dtsim_options)
+endfunction()

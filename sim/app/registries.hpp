@@ -1,0 +1,25 @@
+#pragma once
+// Every plug-in registry, filled with the built-in plug-ins. Built once in main and passed down.
+
+#include "models/model_registry.hpp"
+#include "sim/sync/sync_strategy.hpp"
+#include "topologies/topology_registry.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dtsim::app {
+
+struct Registries {
+  topologies::TopologyRegistry topologies{"topology"};
+  models::ModelRegistry models{"model"};
+  sync::SyncRegistry strategies{"sync strategy"};
+};
+
+Registries make_builtin_registries();
+
+/// Names that the scenario language reserves for plug-ins not built yet, per registry kind: asking for
+/// one gives "not supported yet" instead of "unknown".
+const std::vector<std::string>& planned_names(const std::string& kind);
+
+}  // namespace dtsim::app

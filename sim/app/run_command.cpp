@@ -1,0 +1,51 @@
+#include "sim/app/run_command.hpp"
+
+#include "analysis/summary_table.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/metrics/run_writers.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace dtsim::app {
+namespace {
+
+/// A one-line progress indicator on stderr, redrawn at most every whole percent, only on a terminal.
+runtime::ProgressCallback progress_line(bool enabled) {
+  if (!enabled || ::isatty(STDERR_FILENO) == 0) return {};
+  return [last_percent = std::int64_t{-1}](const runtime::Progress& progress) mutable {
+    const std::int64_t percent = 100 * progress.iteration / progress.total_iterations;
+    if (percent == last_percent) return;
+    last_percent = percent;
+    fmt::print(stderr, "\r  iteration {}/{} ({:3}%), simulated {:.6f} s", progress.iteration,
+               progress.total_iterations, percent, progress.sim_time_s);
+    if (progress.iteration == progress.total_iterations) fmt::print(stderr, "\n");
+    std::fflush(stderr);
+  };
+}
+
+}  // namespace
+
+void run_command(const RunCommandOptions& options, const Registries& registries) {
+  scenario::Scenario scenario = scenario::read_scenario_file(options.scenario_file);
+  if (options.seed) scenario.seed = *options.seed;
+  const runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
+  const std::filesystem::path folder = options.output_folder.value_or(std::filesystem::path("out") / scenario.name);
+
+  const auto started = std::chrono::steady_clock::now();
+  const metrics::RunRecord record = runtime::run_training(scenario, setup, progress_line(!options.quiet));
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  metrics::write_run_outputs(folder, scenario, record);
+  if (!options.quiet) {
+    fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));
+    fmt::print("results in {}/: summary.json, metrics.csv\n", folder.string());
+  }
+}
+
+}  // namespace dtsim::app

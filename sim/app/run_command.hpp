@@ -1,0 +1,22 @@
+#pragma once
+
+#include "sim/app/registries.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+namespace dtsim::app {
+
+struct RunCommandOptions {
+  std::filesystem::path scenario_file;
+  std::optional<std::filesystem::path> output_folder;  ///< default: out/<scenario name>
+  std::optional<std::uint64_t> seed;                   ///< overrides the scenario's seed
+  bool quiet = false;                                  ///< no progress line, no summary table
+};
+
+/// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.
+/// Throws core::InputError for bad input; nothing is written unless the simulation completes.
+void run_command(const RunCommandOptions& options, const Registries& registries);
+
+}  // namespace dtsim::app

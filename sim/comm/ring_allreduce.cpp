@@ -1,0 +1,47 @@
+#include "sim/comm/ring_allreduce.hpp"
+
+#include <algorithm>
+
+namespace dtsim::comm {
+
+ChunkBounds chunk_bounds(std::size_t elements, int parts, int index) {
+  const auto p = static_cast<std::size_t>(parts);
+  const auto i = static_cast<std::size_t>(index);
+  const std::size_t base = elements / p;
+  const std::size_t extra = elements % p;
+  const std::size_t begin = i * base + std::min(i, extra);
+  return ChunkBounds{begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+void ring_allreduce(Transport& transport, std::span<float> data) {
+  const int p = transport.size();
+  if (p == 1) return;
+  const int rank = transport.rank();
+  const int next = (rank + 1) % p;
+  const int previous = (rank + p - 1) % p;
+  const auto chunk = [&](int index) {
+    const ChunkBounds bounds = chunk_bounds(data.size(), p, ((index % p) + p) % p);
+    return data.subspan(bounds.begin, bounds.end - bounds.begin);
+  };
+
+  for (int step = 0; step < p - 1; ++step) {
+    const std::span<float> outgoing = chunk(rank - step);
+    const std::span<float> incoming = chunk(rank - step - 1);
+    const Buffer arrived = transport.send_recv(next, Buffer(outgoing.begin(), outgoing.end()), previous);
+    for (std::size_t i = 0; i < incoming.size(); ++i) incoming[i] += arrived[i];
+  }
+  for (int step = 0; step < p - 1; ++step) {
+    const std::span<float> outgoing = chunk(rank + 1 - step);
+    const std::span<float> incoming = chunk(rank - step);
+    const Buffer arrived = transport.send_recv(next, Buffer(outgoing.begin(), outgoing.end()), previous);
+    std::copy(arrived.begin(), arrived.end(), incoming.begin());
+  }
+}
+
+core::Seconds ring_allreduce_time(int ranks, core::Bytes size, core::Seconds alpha, core::BytesPerSecond bandwidth) {
+  if (ranks <= 1) return core::Seconds(0.0);
+  const double p = ranks;
+  return (alpha + size / (bandwidth * p)) * (2.0 * (p - 1.0));
+}
+
+}  // namespace dtsim::comm

@@ -1,0 +1,71 @@
+#pragma once
+// Physical quantities as distinct types, and the parsers for their YAML spelling ("10Gbps", "5us").
+
+#include <compare>
+#include <string>
+#include <string_view>
+
+namespace dtsim::core {
+
+/// A double tagged with its unit, so that seconds cannot be passed where bytes are expected.
+template <class Tag>
+class Quantity {
+ public:
+  constexpr Quantity() = default;
+  constexpr explicit Quantity(double value) : value_(value) {}
+  [[nodiscard]] constexpr double value() const { return value_; }
+
+  constexpr Quantity operator+(Quantity other) const { return Quantity(value_ + other.value_); }
+  constexpr Quantity operator-(Quantity other) const { return Quantity(value_ - other.value_); }
+  constexpr Quantity operator*(double factor) const { return Quantity(value_ * factor); }
+  constexpr Quantity operator/(double divisor) const { return Quantity(value_ / divisor); }
+  constexpr Quantity& operator+=(Quantity other) {
+    value_ += other.value_;
+    return *this;
+  }
+  constexpr auto operator<=>(const Quantity&) const = default;
+
+ private:
+  double value_ = 0.0;
+};
+
+struct SecondsTag {};
+struct BytesTag {};
+struct BytesPerSecondTag {};
+struct FlopsPerSecondTag {};
+
+using Seconds = Quantity<SecondsTag>;
+using Bytes = Quantity<BytesTag>;
+using BytesPerSecond = Quantity<BytesPerSecondTag>;
+using FlopsPerSecond = Quantity<FlopsPerSecondTag>;
+
+/// Time to move `size` at `rate`.
+constexpr Seconds operator/(Bytes size, BytesPerSecond rate) { return Seconds(size.value() / rate.value()); }
+
+/// Raised by the parsers below; the scenario reader adds the file position.
+class UnitError : public std::exception {
+ public:
+  UnitError(std::string message, std::string hint) : message_(std::move(message)), hint_(std::move(hint)) {}
+  [[nodiscard]] const char* what() const noexcept override { return message_.c_str(); }
+  [[nodiscard]] const std::string& hint() const { return hint_; }
+
+ private:
+  std::string message_;
+  std::string hint_;
+};
+
+/// "10Gbps", "1.25GB/s", "100 MiB/s". Bits and bytes are told apart by case: b = bit, B = byte.
+BytesPerSecond parse_bandwidth(std::string_view text);
+/// "5us", "1.5ms", "2s", "3min", "1h". Also "ns".
+Seconds parse_duration(std::string_view text);
+/// "64MiB", "1KB", "512B". Decimal (KB = 1000 B) and binary (KiB = 1024 B) prefixes.
+Bytes parse_size(std::string_view text);
+/// "15TFLOPS", "100GFLOPS", "1e12FLOPS".
+FlopsPerSecond parse_flops(std::string_view text);
+
+/// Human-readable renderings for tables and messages ("10 Gbps", "5 us", "1.5 MiB").
+std::string format_bandwidth(BytesPerSecond rate);
+std::string format_duration(Seconds duration);
+std::string format_size(Bytes size);
+
+}  // namespace dtsim::core

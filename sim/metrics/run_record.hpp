@@ -1,0 +1,45 @@
+#pragma once
+// What a run measured, as plain data: the runtime fills it, writers and reports read it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtsim::metrics {
+
+/// Where one host's simulated time went, and what it sent.
+struct HostActivity {
+  std::string name;
+  std::string role;             ///< "worker" or "server"
+  double compute_s = 0.0;       ///< executing FLOPs
+  double communication_s = 0.0; ///< moving bytes (from the moment a transfer starts to its end)
+  double wait_s = 0.0;          ///< blocked in a send or receive before the transfer could start
+  double bytes_sent = 0.0;
+  std::int64_t messages_sent = 0;
+};
+
+/// One evaluation of the model (costs no simulated time).
+struct EvaluationRow {
+  double sim_time_s = 0.0;
+  std::int64_t iteration = 0;
+  double epoch = 0.0;
+  double train_loss = 0.0;
+  double train_accuracy = 0.0;
+  double val_loss = 0.0;
+  double val_accuracy = 0.0;
+  double bytes_sent = 0.0;  ///< by all hosts since the start
+};
+
+struct RunRecord {
+  double simulated_s = 0.0;
+  std::int64_t iterations = 0;
+  std::int64_t iterations_per_epoch = 0;
+  std::size_t parameter_count = 0;
+  std::string simgrid_version;
+  std::vector<HostActivity> hosts;  ///< workers by rank, then servers
+  std::vector<EvaluationRow> evaluations;
+
+  [[nodiscard]] double total_bytes_sent() const;
+};
+
+}  // namespace dtsim::metrics

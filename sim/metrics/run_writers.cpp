@@ -1,0 +1,78 @@
+#include "sim/metrics/run_writers.hpp"
+
+#include "sim/core/atomic_file.hpp"
+#include "sim/core/version.hpp"
+#include "sim/scenario/scenario_json.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+namespace dtsim::metrics {
+namespace {
+
+// Nine significant digits: far beyond what the model's accuracy justifies, and identical on every run.
+double rounded(double value) { return std::strtod(fmt::format("{:.9g}", value).c_str(), nullptr); }
+
+nlohmann::ordered_json evaluation_json(const EvaluationRow& row) {
+  return {{"sim_time_s", rounded(row.sim_time_s)}, {"iteration", row.iteration},
+          {"epoch", rounded(row.epoch)},           {"train_loss", rounded(row.train_loss)},
+          {"train_accuracy", rounded(row.train_accuracy)}, {"val_loss", rounded(row.val_loss)},
+          {"val_accuracy", rounded(row.val_accuracy)}};
+}
+
+}  // namespace
+
+std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record) {
+  nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+  for (const auto& host : record.hosts) {
+    hosts.push_back({{"name", host.name},
+                     {"role", host.role},
+                     {"compute_s", rounded(host.compute_s)},
+                     {"communication_s", rounded(host.communication_s)},
+                     {"wait_s", rounded(host.wait_s)},
+                     {"bytes_sent", rounded(host.bytes_sent)},
+                     {"messages_sent", host.messages_sent}});
+  }
+  nlohmann::ordered_json result = {
+      {"simulated_s", rounded(record.simulated_s)},
+      {"iterations", record.iterations},
+      {"iterations_per_epoch", record.iterations_per_epoch},
+      {"epochs", rounded(record.iterations_per_epoch > 0 ? static_cast<double>(record.iterations) /
+                                                               static_cast<double>(record.iterations_per_epoch)
+                                                         : 0.0)},
+      {"parameters", record.parameter_count},
+      {"bytes_sent", rounded(record.total_bytes_sent())},
+  };
+  if (!record.evaluations.empty()) {
+    result["initial"] = evaluation_json(record.evaluations.front());
+    result["final"] = evaluation_json(record.evaluations.back());
+  }
+  const nlohmann::ordered_json summary = {
+      {"dtsim_version", core::kDtsimVersion},
+      {"simgrid_version", record.simgrid_version},
+      {"seed", scenario.seed},
+      {"scenario", scenario::to_json(scenario)},
+      {"result", result},
+      {"hosts", hosts},
+  };
+  return summary.dump(2) + "\n";
+}
+
+std::string metrics_csv(const RunRecord& record) {
+  std::string out = "sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent\n";
+  for (const auto& row : record.evaluations) {
+    out += fmt::format("{:.9g},{},{:.6f},{:.9g},{:.6f},{:.9g},{:.6f},{:.0f}\n", row.sim_time_s, row.iteration, row.epoch,
+                       row.train_loss, row.train_accuracy, row.val_loss, row.val_accuracy, row.bytes_sent);
+  }
+  return out;
+}
+
+void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record) {
+  std::filesystem::create_directories(folder);
+  core::write_file_atomically(folder / "summary.json", summary_json(scenario, record));
+  core::write_file_atomically(folder / "metrics.csv", metrics_csv(record));
+}
+
+}  // namespace dtsim::metrics

@@ -1,0 +1,21 @@
+#pragma once
+// summary.json and metrics.csv: deterministic text (fixed precision, fixed key order), written atomically.
+
+#include "sim/metrics/run_record.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace dtsim::metrics {
+
+/// Scenario echo, seed, versions, totals, final losses and per-host time split.
+std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record);
+
+/// One row per evaluation: sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent.
+std::string metrics_csv(const RunRecord& record);
+
+/// Creates `folder` if needed and writes summary.json and metrics.csv into it, each atomically.
+void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record);
+
+}  // namespace dtsim::metrics

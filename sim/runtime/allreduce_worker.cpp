@@ -1,0 +1,31 @@
+#include "sim/runtime/allreduce_worker.hpp"
+
+#include "models/sgd.hpp"
+#include "sim/comm/ring_allreduce.hpp"
+
+namespace dtsim::runtime {
+
+AllreduceWorker::AllreduceWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
+
+void AllreduceWorker::operator()() {
+  const TrainingSetup& setup = *context_.setup;
+  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
+  const int workers = context_.scenario->cluster.workers;
+  S4uTransport transport("allreduce", rank_, workers, activity);
+  const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
+  models::BatchStream batches(setup.schedule, rank_);
+  models::Parameters parameters = setup.model->initial_parameters();
+  models::Parameters gradient;
+
+  if (rank_ == 0) after_iteration(context_, 0, parameters);
+  for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    compute_gradient(context_, activity, parameters, batches.next(), gradient);
+    comm::ring_allreduce(transport, std::span<float>(gradient.data(), static_cast<std::size_t>(gradient.size())));
+    gradient /= static_cast<float>(workers);
+    optimizer.apply(parameters, gradient);
+    charge_compute(activity, models::Sgd::flops(static_cast<std::size_t>(parameters.size())));
+    if (rank_ == 0) after_iteration(context_, iteration, parameters);
+  }
+}
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,37 @@
+#include "sim/runtime/engine_session.hpp"
+
+#include "sim/platform/network_model.hpp"
+
+#include <simgrid/version.h>
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace dtsim::runtime {
+
+EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                             const scenario::DeviceProfile& device) {
+  // SimGrid's informational messages (configuration changes) would drown dtsim's own output.
+  std::array<char*, 3> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"), nullptr};
+  int argc = 2;
+  engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
+  platform::configure_network_model(network_model);
+  const topology::RoutingTable routes(graph);
+  platform_ = platform::build_platform(graph, routes, device);
+}
+
+double EngineSession::run() {
+  engine_->run();
+  return simgrid::s4u::Engine::get_clock();
+}
+
+std::string simgrid_version() {
+  int major = 0;
+  int minor = 0;
+  int patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  return fmt::format("{}.{}.{}", major, minor, patch);
+}
+
+}  // namespace dtsim::runtime

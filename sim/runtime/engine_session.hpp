@@ -1,0 +1,36 @@
+#pragma once
+// The SimGrid engine of one simulation, with its network model and platform. SimGrid allows one engine
+// per process: create one EngineSession per process.
+
+#include "sim/platform/platform_builder.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/routing.hpp"
+#include "sim/topology/topology_graph.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <memory>
+#include <string>
+
+namespace dtsim::runtime {
+
+class EngineSession {
+ public:
+  EngineSession(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                const scenario::DeviceProfile& device);
+
+  [[nodiscard]] simgrid::s4u::Engine& engine() { return *engine_; }
+  [[nodiscard]] const platform::Platform& platform() const { return platform_; }
+  [[nodiscard]] simgrid::s4u::Host* host(topology::NodeId node) const { return platform_.host_of_node.at(node); }
+  /// Runs every actor to completion; returns the simulated time at the end, in seconds.
+  double run();
+
+ private:
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  platform::Platform platform_;
+};
+
+/// "3.32.0": the version of the SimGrid library linked in.
+std::string simgrid_version();
+
+}  // namespace dtsim::runtime

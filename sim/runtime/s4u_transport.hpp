@@ -1,0 +1,42 @@
+#pragma once
+// comm::Transport over SimGrid mailboxes: every message is a SimGrid communication over the routed links.
+
+#include "sim/comm/transport.hpp"
+#include "sim/metrics/run_record.hpp"
+
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+
+#include <string>
+#include <vector>
+
+namespace dtsim::runtime {
+
+/// One rank's endpoint. Mailbox "<group>/<from>-><to>" carries messages from rank `from` to rank `to`.
+/// Time spent in each call is split into communication (some transfer of this call is moving bytes) and
+/// wait (none is: the peer has not posted its side yet); both, and the bytes sent, go to `activity`.
+class S4uTransport final : public comm::Transport {
+ public:
+  S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity);
+
+  [[nodiscard]] int rank() const override { return rank_; }
+  [[nodiscard]] int size() const override { return size_; }
+  void send(int to, comm::Buffer data) override;
+  comm::Buffer recv(int from) override;
+  comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
+  std::vector<comm::Buffer> recv_from_each(std::span<const int> from) override;
+  void send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) override;
+
+ private:
+  simgrid::s4u::Mailbox* mailbox(int from, int to);
+  simgrid::s4u::CommPtr post_send(int to, comm::Buffer data);
+  void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
+
+  std::string group_;
+  int rank_;
+  int size_;
+  metrics::HostActivity* activity_;
+  std::vector<simgrid::s4u::Mailbox*> mailboxes_;  ///< (from, to) -> size * from + to, resolved lazily
+};
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,44 @@
+#include "sim/runtime/training_context.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+namespace dtsim::runtime {
+
+void charge_compute(metrics::HostActivity& activity, double flops) {
+  if (flops <= 0.0) return;
+  const double started = simgrid::s4u::Engine::get_clock();
+  simgrid::s4u::this_actor::execute(flops);
+  activity.compute_s += simgrid::s4u::Engine::get_clock() - started;
+}
+
+double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity,
+                        const models::Parameters& parameters, std::span<const std::size_t> rows,
+                        models::Parameters& gradient) {
+  const models::TrainableModel& model = *context.setup->model;
+  const double loss = model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient);
+  charge_compute(activity, model.training_flops_per_sample() * static_cast<double>(rows.size()));
+  return loss;
+}
+
+void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters) {
+  const TrainingSetup& setup = *context.setup;
+  const double now = simgrid::s4u::Engine::get_clock();
+  if (iteration % setup.evaluate_every == 0 || iteration == setup.total_iterations) {
+    const models::Evaluation train = setup.model->evaluate(parameters, setup.data.train);
+    const models::Evaluation validation = setup.model->evaluate(parameters, setup.data.validation);
+    metrics::EvaluationRow row;
+    row.sim_time_s = now;
+    row.iteration = iteration;
+    row.epoch = static_cast<double>(iteration) / static_cast<double>(setup.schedule.iterations_per_epoch());
+    row.train_loss = train.loss;
+    row.train_accuracy = train.accuracy;
+    row.val_loss = validation.loss;
+    row.val_accuracy = validation.accuracy;
+    row.bytes_sent = context.record->total_bytes_sent();
+    context.record->evaluations.push_back(row);
+  }
+  if (context.progress && iteration > 0) context.progress(Progress{iteration, setup.total_iterations, now});
+}
+
+}  // namespace dtsim::runtime

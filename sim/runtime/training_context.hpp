@@ -1,0 +1,30 @@
+#pragma once
+// What all actors of one training run share: read-only setup, and the record they fill in.
+
+#include "sim/metrics/run_record.hpp"
+#include "sim/runtime/training_setup.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace dtsim::runtime {
+
+struct TrainingContext {
+  const scenario::Scenario* scenario = nullptr;
+  const TrainingSetup* setup = nullptr;
+  metrics::RunRecord* record = nullptr;
+  ProgressCallback progress;
+};
+
+/// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's
+/// host (FLOPs of the batch's forward and backward pass). Returns the batch loss.
+double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity,
+                        const models::Parameters& parameters, std::span<const std::size_t> rows,
+                        models::Parameters& gradient);
+
+/// Charges `flops` of computation to this actor's host.
+void charge_compute(metrics::HostActivity& activity, double flops);
+
+/// After iteration `iteration` (0 = before training), records an evaluation row when one is due
+/// (every `evaluate_every` iterations and after the last), and reports progress. Costs no simulated time.
+void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters);
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,43 @@
+#include "sim/runtime/training_run.hpp"
+
+#include "sim/runtime/allreduce_worker.hpp"
+#include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/parameter_server_actors.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+
+#include <stdexcept>
+
+namespace dtsim::runtime {
+
+metrics::RunRecord run_training(const scenario::Scenario& scenario, const TrainingSetup& setup,
+                                const ProgressCallback& progress) {
+  EngineSession session(setup.graph, scenario.topology.network_model, scenario.cluster.device);
+  metrics::RunRecord record;
+  record.simgrid_version = simgrid_version();
+  record.iterations = setup.total_iterations;
+  record.iterations_per_epoch = static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
+  record.parameter_count = setup.model->parameter_count();
+  for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
+  for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
+
+  const TrainingContext context{&scenario, &setup, &record, progress};
+  const auto workers = setup.graph.workers();
+  for (std::size_t rank = 0; rank < workers.size(); ++rank) {
+    simgrid::s4u::Host* host = session.host(workers[rank]);
+    if (scenario.training.architecture == scenario::Architecture::Allreduce) {
+      simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, static_cast<int>(rank)));
+    } else {
+      simgrid::s4u::Actor::create(host->get_name(), host, ParameterServerWorker(context, static_cast<int>(rank)));
+    }
+  }
+  if (scenario.training.architecture == scenario::Architecture::ParameterServer) {
+    if (setup.graph.servers().empty()) throw std::logic_error("parameter_server architecture on a topology without servers");
+    simgrid::s4u::Host* host = session.host(setup.graph.servers().front());
+    simgrid::s4u::Actor::create(host->get_name(), host, ParameterServer(context));
+  }
+  record.simulated_s = session.run();
+  return record;
+}
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,101 @@
+#pragma once
+// The validated scenario: plain structs with units resolved. Nothing past sim/scenario sees YAML.
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/core/units.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace dtsim::scenario {
+
+/// A value named by the user together with where it was written, so later stages (registry lookups,
+/// cross-checks against the topology) can still point at the line.
+template <class T>
+struct Located {
+  T value{};
+  core::SourcePosition where;
+};
+
+/// How fast one device computes: a step of F FLOPs takes F / (peak_flops * efficiency) seconds.
+struct DeviceProfile {
+  std::string name;
+  core::FlopsPerSecond peak_flops;
+  double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]
+};
+
+struct ClusterSpec {
+  int workers = 0;
+  DeviceProfile device;
+};
+
+/// A full-duplex link: each direction has this bandwidth and latency.
+struct LinkSpec {
+  core::BytesPerSecond bandwidth;
+  core::Seconds latency;
+};
+
+enum class NetworkModel {
+  AlphaBeta,  ///< textbook: time = latency + size / bandwidth, fair sharing, no TCP effects
+  Tcp,        ///< SimGrid's calibrated TCP model (latency x13.01, bandwidth x0.97, window bound)
+};
+
+struct TopologySpec {
+  Located<std::string> kind;
+  LinkSpec link;
+  /// Link from the switch to each server (parameter_server only); equals `link` unless set.
+  LinkSpec server_link;
+  NetworkModel network_model = NetworkModel::AlphaBeta;
+};
+
+struct ModelSpec {
+  Located<std::string> kind;
+};
+
+/// A seeded synthetic binary classification set: x ~ N(0, I), y = [w*.x + noise > 0].
+struct DataSpec {
+  Located<std::string> kind;
+  int samples = 0;
+  core::SourcePosition samples_at;
+  int features = 0;
+  double validation_fraction = 0.2;
+  core::SourcePosition validation_fraction_at;
+  double label_noise = 0.0;  ///< standard deviation of the noise added to the true logit
+};
+
+struct OptimizerSpec {
+  Located<std::string> kind;
+  double learning_rate = 0.1;
+};
+
+enum class Architecture { Allreduce, ParameterServer };
+
+struct TrainingSpec {
+  int batch_per_worker = 0;
+  core::SourcePosition batch_at;
+  OptimizerSpec optimizer;
+  Located<std::string> sync_strategy;
+  Architecture architecture = Architecture::Allreduce;
+  core::SourcePosition architecture_at;
+  Located<std::string> allreduce_algorithm;
+  int epochs = 1;
+  /// Evaluate every this many iterations; 0 means once per epoch.
+  int evaluate_every = 0;
+};
+
+struct Scenario {
+  std::string name;
+  std::filesystem::path source;
+  std::uint64_t seed = 0;
+  ClusterSpec cluster;
+  TopologySpec topology;
+  ModelSpec model;
+  DataSpec data;
+  TrainingSpec training;
+};
+
+std::string_view to_string(NetworkModel model);
+std::string_view to_string(Architecture architecture);
+
+}  // namespace dtsim::scenario

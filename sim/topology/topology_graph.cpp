@@ -1,0 +1,45 @@
+#include "sim/topology/topology_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace dtsim::topology {
+
+NodeId TopologyGraph::add_node(std::string name, NodeKind kind) {
+  return boost::add_vertex(NodeProperties{std::move(name), kind}, graph_);
+}
+
+NodeId TopologyGraph::add_worker(std::string name) {
+  const NodeId id = add_node(std::move(name), NodeKind::Worker);
+  workers_.push_back(id);
+  return id;
+}
+
+NodeId TopologyGraph::add_server(std::string name) {
+  const NodeId id = add_node(std::move(name), NodeKind::Server);
+  servers_.push_back(id);
+  return id;
+}
+
+NodeId TopologyGraph::add_switch(std::string name) { return add_node(std::move(name), NodeKind::Switch); }
+
+std::size_t TopologyGraph::add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency) {
+  if (a == b) throw std::logic_error(fmt::format("link from {} to itself", graph_[a].name));
+  if (bandwidth.value() <= 0.0) throw std::logic_error(fmt::format("link {}--{} has no bandwidth", graph_[a].name, graph_[b].name));
+  const std::size_t id = ends_.size();
+  LinkProperties properties{fmt::format("{}--{}", graph_[a].name, graph_[b].name), bandwidth, latency, id};
+  edges_.push_back(boost::add_edge(a, b, std::move(properties), graph_).first);
+  ends_.push_back(LinkEnds{a, b});
+  return id;
+}
+
+std::vector<NodeId> TopologyGraph::hosts() const {
+  std::vector<NodeId> out(workers_.begin(), workers_.end());
+  out.insert(out.end(), servers_.begin(), servers_.end());
+  return out;
+}
+
+const LinkProperties& TopologyGraph::link(std::size_t id) const { return graph_[edges_.at(id)]; }
+
+}  // namespace dtsim::topology

@@ -1,0 +1,72 @@
+#pragma once
+// The one graph type every topology builder produces: hosts (workers, servers) and switches joined by
+// full-duplex links, stored as a Boost.Graph adjacency list.
+
+#include "sim/core/units.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dtsim::topology {
+
+enum class NodeKind { Worker, Server, Switch };
+
+struct NodeProperties {
+  std::string name;
+  NodeKind kind = NodeKind::Switch;
+};
+
+/// A full-duplex link: each direction carries `bandwidth` with `latency`, independently of the other.
+struct LinkProperties {
+  std::string name;
+  core::BytesPerSecond bandwidth;
+  core::Seconds latency;
+  std::size_t id = 0;  ///< index in TopologyGraph::links(), stable for the graph's life
+};
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, NodeProperties, LinkProperties>;
+using NodeId = Graph::vertex_descriptor;
+
+/// One link with its two ends; traversing it from `a` to `b` is its forward direction.
+struct LinkEnds {
+  NodeId a = 0;
+  NodeId b = 0;
+};
+
+class TopologyGraph {
+ public:
+  /// Workers get ranks in the order they are added; so do servers.
+  NodeId add_worker(std::string name);
+  NodeId add_server(std::string name);
+  NodeId add_switch(std::string name);
+  /// Adds a link between two distinct nodes; its name is "<a>--<b>".
+  std::size_t add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency);
+
+  [[nodiscard]] const Graph& graph() const { return graph_; }
+  [[nodiscard]] const NodeProperties& node(NodeId id) const { return graph_[id]; }
+  [[nodiscard]] std::size_t node_count() const { return boost::num_vertices(graph_); }
+  /// Worker nodes by rank.
+  [[nodiscard]] std::span<const NodeId> workers() const { return workers_; }
+  /// Server nodes by index.
+  [[nodiscard]] std::span<const NodeId> servers() const { return servers_; }
+  /// Workers then servers: every node that runs code.
+  [[nodiscard]] std::vector<NodeId> hosts() const;
+  [[nodiscard]] std::size_t link_count() const { return ends_.size(); }
+  [[nodiscard]] const LinkProperties& link(std::size_t id) const;
+  [[nodiscard]] const LinkEnds& link_ends(std::size_t id) const { return ends_.at(id); }
+
+ private:
+  NodeId add_node(std::string name, NodeKind kind);
+
+  Graph graph_;
+  std::vector<NodeId> workers_;
+  std::vector<NodeId> servers_;
+  std::vector<LinkEnds> ends_;
+  std::vector<Graph::edge_descriptor> edges_;
+};
+
+}  // namespace dtsim::topology

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/topology_graph.hpp"
+
+namespace dtsim::topologies {
+
+/// `workers` hosts in a cycle, worker i linked to worker (i+1) mod p by a full-duplex link:
+///
+///   worker-0 -- worker-1 -- ... -- worker-(p-1)
+///       \______________________________/
+///
+/// Two workers share one link; one worker has none.
+topology::TopologyGraph build_ring(int workers, const scenario::LinkSpec& link);
+
+}  // namespace dtsim::topologies

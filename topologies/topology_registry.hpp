@@ -1,0 +1,19 @@
+#pragma once
+// Topology builders, registered by the name used in `topology.kind`.
+
+#include "sim/core/registry.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/topology_graph.hpp"
+
+#include <functional>
+
+namespace dtsim::topologies {
+
+/// Builds the graph for one scenario's cluster and topology sections.
+using TopologyBuilder = std::function<topology::TopologyGraph(const scenario::ClusterSpec&, const scenario::TopologySpec&)>;
+using TopologyRegistry = core::Registry<TopologyBuilder>;
+
+/// Adds every built-in topology. Called from main (no self-registering statics).
+void register_builtin_topologies(TopologyRegistry& registry);
+
+}  // namespace dtsim::topologies
