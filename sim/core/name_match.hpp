@@ -8,7 +8,7 @@
 
 namespace dtsim::core {
 
-/// Levenshtein distance between two names.
+/// Edit distance between two names: insertions, deletions, substitutions and adjacent transpositions.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to `name`, if it is close enough to be a plausible typo.

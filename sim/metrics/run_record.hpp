@@ -38,6 +38,8 @@ struct RunRecord {
   std::string simgrid_version;
   std::vector<HostActivity> hosts;  ///< workers by rank, then servers
   std::vector<EvaluationRow> evaluations;
+  /// Worker 0's parameters at the end (not written to files; for tests and later checkpointing).
+  std::vector<float> final_parameters;
 
   [[nodiscard]] double total_bytes_sent() const;
 };

@@ -38,6 +38,9 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
     row.bytes_sent = context.record->total_bytes_sent();
     context.record->evaluations.push_back(row);
   }
+  if (iteration == setup.total_iterations) {
+    context.record->final_parameters.assign(parameters.data(), parameters.data() + parameters.size());
+  }
   if (context.progress && iteration > 0) context.progress(Progress{iteration, setup.total_iterations, now});
 }
 

@@ -24,7 +24,8 @@ double compute_gradient(const TrainingContext& context, metrics::HostActivity& a
 void charge_compute(metrics::HostActivity& activity, double flops);
 
 /// After iteration `iteration` (0 = before training), records an evaluation row when one is due
-/// (every `evaluate_every` iterations and after the last), and reports progress. Costs no simulated time.
+/// (every `evaluate_every` iterations and after the last), keeps the final parameters, and reports
+/// progress. Costs no simulated time. Called by worker 0 only.
 void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters);
 
 }  // namespace dtsim::runtime

@@ -1,0 +1,27 @@
+#pragma once
+// Runs the dtsim binary as a user would, capturing its exit status and output.
+
+#include <filesystem>
+#include <string>
+
+namespace dtsim::testing {
+
+struct CommandResult {
+  int exit_status = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `dtsim <arguments>` (arguments are passed through the shell as written).
+CommandResult run_dtsim(const std::string& arguments);
+
+std::string read_file(const std::filesystem::path& path);
+
+/// A fresh, empty folder for one test's outputs.
+std::filesystem::path fresh_output_folder(const std::string& name);
+
+inline std::filesystem::path scenario_path(const std::string& relative) {
+  return std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios" / relative;
+}
+
+}  // namespace dtsim::testing

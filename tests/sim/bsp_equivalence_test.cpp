@@ -1,0 +1,77 @@
+// BSP with p workers and per-worker batch b must end where one process doing SGD with batch p*b over the
+// same samples in the same order ends: averaging the workers' mean gradients is the mean over p*b samples.
+
+#include "models/sgd.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim {
+namespace {
+
+std::string scenario_text(const std::string& topology, const std::string& architecture) {
+  return R"(name: equivalence
+seed: 17
+cluster:
+  workers: 4
+  device: {peak_flops: "1TFLOPS", efficiency: 0.5}
+topology:
+  kind: )" + topology + R"(
+  link: {bandwidth: "10Gbps", latency: "5us"}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 2000, features: 10, label_noise: 0.3}
+training:
+  batch: {per_worker: 8}
+  optimizer: {learning_rate: 0.4}
+  architecture: {kind: )" + architecture + R"(}
+  stop: {epochs: 2}
+)";
+}
+
+models::Parameters single_process_sgd(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
+  std::vector<models::BatchStream> streams;
+  for (int rank = 0; rank < scenario.cluster.workers; ++rank) streams.emplace_back(setup.schedule, rank);
+  const models::Sgd optimizer(scenario.training.optimizer.learning_rate);
+  models::Parameters parameters = setup.model->initial_parameters();
+  models::Parameters gradient;
+  for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
+    std::vector<std::size_t> global_batch;
+    for (auto& stream : streams) {
+      const auto rows = stream.next();
+      global_batch.insert(global_batch.end(), rows.begin(), rows.end());
+    }
+    setup.model->loss_and_gradient(parameters, setup.data.train, global_batch, gradient);
+    optimizer.apply(parameters, gradient);
+  }
+  return parameters;
+}
+
+class BspEquivalence : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(BspEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
+  const auto& [topology, architecture] = GetParam();
+  const auto scenario = scenario::read_scenario_text(scenario_text(topology, architecture), "equivalence.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  ASSERT_EQ(setup.total_iterations, 2 * 50);  // 1600 training samples / 4 workers / batch 8, two epochs
+
+  const metrics::RunRecord record = runtime::run_training(scenario, setup);
+  const models::Parameters reference = single_process_sgd(scenario, setup);
+
+  ASSERT_EQ(record.final_parameters.size(), static_cast<std::size_t>(reference.size()));
+  const Eigen::Map<const Eigen::VectorXf> simulated(record.final_parameters.data(), reference.size());
+  EXPECT_LE((simulated - reference).norm(), 1e-5 * reference.norm())
+      << "simulated " << simulated.transpose() << "\nreference " << reference.transpose();
+  // The model did learn something, so the comparison is not between two untouched vectors.
+  EXPECT_GT(reference.norm(), 0.5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
+                         ::testing::Values(std::pair{std::string("ring"), std::string("allreduce")},
+                                           std::pair{std::string("parameter_server"), std::string("parameter_server")}),
+                         [](const auto& param_info) { return param_info.param.second; });
+
+}  // namespace
+}  // namespace dtsim

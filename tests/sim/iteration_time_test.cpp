@@ -1,0 +1,84 @@
+// With identical workers and an uncontended fabric, every BSP iteration takes the same time, and that time
+// is the sum of its parts: compute, communication (closed form), and, for a parameter server, the
+// server's update. The whole run is the iteration count times that.
+
+#include "models/sgd.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/comm/parameter_server_protocol.hpp"
+#include "sim/comm/ring_allreduce.hpp"
+#include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim {
+namespace {
+
+std::string scenario_text(const std::string& topology, const std::string& architecture) {
+  return R"(name: timing
+cluster:
+  workers: 4
+  device: {peak_flops: "2GFLOPS", efficiency: 0.25}
+topology:
+  kind: )" + topology + R"(
+  link: {bandwidth: "1Gbps", latency: "20us"}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 1000, features: 255}
+training:
+  batch: {per_worker: 16}
+  optimizer: {learning_rate: 0.1}
+  architecture: {kind: )" + architecture + R"(}
+  stop: {epochs: 1}
+)";
+}
+
+struct SimulatedRun {
+  scenario::Scenario scenario;
+  runtime::TrainingSetup setup;
+  metrics::RunRecord record;
+};
+
+SimulatedRun simulate(const std::string& topology, const std::string& architecture) {
+  auto scenario = scenario::read_scenario_text(scenario_text(topology, architecture), "timing.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  auto setup = app::resolve_scenario(scenario, registries);
+  auto record = runtime::run_training(scenario, setup);
+  return {std::move(scenario), std::move(setup), std::move(record)};
+}
+
+TEST(TrainingTime, ParameterServerIterationIsComputePushUpdatePull) {
+  const SimulatedRun run = simulate("parameter_server", "parameter_server");
+  const auto& device = run.scenario.cluster.device;
+  const auto& link = run.scenario.topology.link;
+  const double parameters = static_cast<double>(run.setup.model->parameter_count());  // 256
+  const int workers = run.scenario.cluster.workers;
+  const double worker_compute = compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+  const double server_compute = compute::compute_time(parameters * workers + models::Sgd::flops(256), device).value();
+  const double transfer =
+      comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency, link.bandwidth).value();
+  const double iteration = worker_compute + transfer + server_compute + transfer;
+  const double expected = iteration * static_cast<double>(run.setup.total_iterations);
+  EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
+  // Each worker waited for the server's update every iteration and computed only its own gradients.
+  const auto& worker = run.record.hosts[0];
+  EXPECT_NEAR(worker.compute_s, worker_compute * static_cast<double>(run.setup.total_iterations), 1e-9);
+  EXPECT_NEAR(worker.wait_s, server_compute * static_cast<double>(run.setup.total_iterations), 1e-9);
+  EXPECT_DOUBLE_EQ(worker.bytes_sent, 4 * parameters * static_cast<double>(run.setup.total_iterations));
+}
+
+TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
+  const SimulatedRun run = simulate("ring", "allreduce");
+  const auto& device = run.scenario.cluster.device;
+  const auto& link = run.scenario.topology.link;
+  const double parameters = static_cast<double>(run.setup.model->parameter_count());  // 256 = 4 chunks of 64
+  const double compute =
+      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device).value();
+  const double allreduce = comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();
+  const double expected = (compute + allreduce) * static_cast<double>(run.setup.total_iterations);
+  EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
+  for (const auto& host : run.record.hosts) EXPECT_NEAR(host.wait_s, 0.0, 1e-12) << host.name;
+}
+
+}  // namespace
+}  // namespace dtsim

@@ -1,0 +1,70 @@
+#include "sim/metrics/run_writers.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::metrics {
+namespace {
+
+scenario::Scenario tiny_scenario() {
+  scenario::Scenario s;
+  s.name = "tiny";
+  s.seed = 5;
+  s.cluster.workers = 2;
+  s.cluster.device = {"cpu", core::FlopsPerSecond(1e9), 0.5};
+  s.topology.kind.value = "ring";
+  s.topology.link = {core::BytesPerSecond(1e9), core::Seconds(1e-6)};
+  s.model.kind.value = "logistic_regression";
+  s.data.kind.value = "synthetic_classification";
+  s.training.optimizer.kind.value = "sgd";
+  s.training.sync_strategy.value = "bsp";
+  s.training.allreduce_algorithm.value = "ring";
+  return s;
+}
+
+RunRecord tiny_record() {
+  RunRecord record;
+  record.simulated_s = 0.123456789123;
+  record.iterations = 10;
+  record.iterations_per_epoch = 5;
+  record.parameter_count = 3;
+  record.simgrid_version = "3.32.0";
+  record.hosts = {{"worker-0", "worker", 0.1, 0.2, 0.3, 400.0, 4}, {"worker-1", "worker", 0.1, 0.2, 0.0, 400.0, 4}};
+  record.evaluations = {{0.0, 0, 0.0, 0.69, 0.5, 0.7, 0.49, 0.0}, {0.12, 10, 2.0, 0.2, 0.9, 0.25, 0.88, 800.0}};
+  return record;
+}
+
+TEST(RunWriters, MetricsCsvHasOneRowPerEvaluation) {
+  EXPECT_EQ(metrics_csv(tiny_record()),
+            "sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent\n"
+            "0,0,0.000000,0.69,0.500000,0.7,0.490000,0\n"
+            "0.12,10,2.000000,0.2,0.900000,0.25,0.880000,800\n");
+}
+
+TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
+  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), tiny_record()));
+  EXPECT_EQ(summary["seed"], 5);
+  EXPECT_EQ(summary["simgrid_version"], "3.32.0");
+  EXPECT_EQ(summary["scenario"]["name"], "tiny");
+  EXPECT_EQ(summary["scenario"]["topology"]["link"]["latency_s"], 1e-6);
+  EXPECT_EQ(summary["result"]["simulated_s"], 0.123456789);  // nine significant digits
+  EXPECT_EQ(summary["result"]["iterations"], 10);
+  EXPECT_EQ(summary["result"]["epochs"], 2.0);
+  EXPECT_EQ(summary["result"]["bytes_sent"], 800.0);
+  EXPECT_EQ(summary["result"]["final"]["val_accuracy"], 0.88);
+  ASSERT_EQ(summary["hosts"].size(), 2U);
+  EXPECT_EQ(summary["hosts"][0]["wait_s"], 0.3);
+}
+
+TEST(RunWriters, WritesBothFilesIntoANewFolder) {
+  const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "run_writers" / "nested" / "folder";
+  std::filesystem::remove_all(folder.parent_path());
+  write_run_outputs(folder, tiny_scenario(), tiny_record());
+  EXPECT_TRUE(std::filesystem::exists(folder / "summary.json"));
+  EXPECT_TRUE(std::filesystem::exists(folder / "metrics.csv"));
+}
+
+}  // namespace
+}  // namespace dtsim::metrics

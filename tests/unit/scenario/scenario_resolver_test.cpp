@@ -1,0 +1,83 @@
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim::app {
+namespace {
+
+const std::string kBase = R"(name: small
+cluster:
+  workers: 4
+  device: {peak_flops: "10TFLOPS"}
+topology:
+  kind: ring
+  link: {bandwidth: "10Gbps", latency: "5us"}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 1000, features: 8}
+training:
+  batch: {per_worker: 16}
+  optimizer: {learning_rate: 0.5}
+  stop: {epochs: 2}
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) throw std::logic_error("test text not found: " + from);
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  const Registries registries = make_builtin_registries();
+  try {
+    resolve_scenario(scenario::read_scenario_text(text, "s.yaml"), registries);
+  } catch (const core::InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(ScenarioResolver, BuildsTopologyDataAndSchedule) {
+  const Registries registries = make_builtin_registries();
+  const auto setup = resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries);
+  EXPECT_EQ(setup.graph.workers().size(), 4U);
+  EXPECT_EQ(setup.model->parameter_count(), 9U);
+  EXPECT_EQ(setup.data.train.size(), 800U);
+  EXPECT_EQ(setup.data.validation.size(), 200U);
+  EXPECT_EQ(setup.schedule.iterations_per_epoch(), 12U);  // 200 samples per worker / 16
+  EXPECT_EQ(setup.total_iterations, 24);
+  EXPECT_EQ(setup.evaluate_every, 12);
+}
+
+TEST(ScenarioResolver, PlannedTopologyIsNotSupportedYet) {
+  EXPECT_EQ(error_of(replace(kBase, "kind: ring", "kind: torus")),
+            "s.yaml:6:9: error: topology.kind: topology 'torus' is not supported yet\n"
+            "  hint: supported topology names: parameter_server, ring");
+}
+
+TEST(ScenarioResolver, MisspelledTopologySuggestsTheClosest) {
+  EXPECT_EQ(error_of(replace(kBase, "kind: ring", "kind: rnig")),
+            "s.yaml:6:9: error: topology.kind: unknown topology 'rnig'\n"
+            "  hint: did you mean 'ring'? supported topology names: parameter_server, ring");
+}
+
+TEST(ScenarioResolver, ParameterServerArchitectureNeedsAServer) {
+  EXPECT_EQ(error_of(replace(kBase, "  stop:", "  architecture: {kind: parameter_server}\n  stop:")),
+            "s.yaml:13:24: error: training.architecture.kind: a parameter_server architecture needs a server, and a "
+            "'ring' topology has none\n  hint: set topology.kind to parameter_server");
+}
+
+TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
+  EXPECT_EQ(error_of(replace(kBase, "samples: 1000", "samples: 60")),
+            "s.yaml:9:49: error: data.samples: 48 training samples cannot fill one batch of 16 on each of 4 workers (64 "
+            "needed)\n  hint: raise data.samples, or lower training.batch.per_worker or cluster.workers");
+}
+
+TEST(ScenarioResolver, PlannedSyncStrategyIsNotSupportedYet) {
+  EXPECT_EQ(error_of(replace(kBase, "  stop:", "  sync: {strategy: ssp}\n  stop:")),
+            "s.yaml:13:20: error: training.sync.strategy: sync strategy 'ssp' is not supported yet\n"
+            "  hint: supported sync strategy names: bsp");
+}
+
+}  // namespace
+}  // namespace dtsim::app

@@ -1,0 +1,66 @@
+#include "sim/topology/routing.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace dtsim::topology {
+namespace {
+
+const core::BytesPerSecond kRate(1e9);
+const core::Seconds kDelay(1e-6);
+
+TEST(Routing, FewestHopsAroundACycle) {
+  TopologyGraph graph;
+  for (int i = 0; i < 5; ++i) graph.add_worker(fmt::format("w{}", i));
+  for (std::size_t i = 0; i < 5; ++i) graph.add_link(graph.workers()[i], graph.workers()[(i + 1) % 5], kRate, kDelay);
+  const RoutingTable routes(graph);
+  const Route& two_ahead = routes.route(graph.workers()[0], graph.workers()[2]);
+  ASSERT_EQ(two_ahead.size(), 2U);
+  EXPECT_EQ(two_ahead[0].link, 0U);
+  EXPECT_TRUE(two_ahead[0].forward);
+  EXPECT_EQ(two_ahead[1].link, 1U);
+  const Route& backwards = routes.route(graph.workers()[0], graph.workers()[4]);
+  ASSERT_EQ(backwards.size(), 1U);
+  EXPECT_EQ(backwards[0].link, 4U);
+  EXPECT_FALSE(backwards[0].forward);  // link 4 runs w4 -> w0
+}
+
+TEST(Routing, ReverseRouteIsTheRouteReversed) {
+  TopologyGraph graph;
+  const NodeId a = graph.add_worker("a");
+  const NodeId hub = graph.add_switch("s");
+  const NodeId b = graph.add_server("b");
+  graph.add_link(a, hub, kRate, kDelay);
+  graph.add_link(b, hub, kRate, kDelay);
+  const RoutingTable routes(graph);
+  const Route& there = routes.route(a, b);
+  const Route& back = routes.route(b, a);
+  ASSERT_EQ(there.size(), 2U);
+  ASSERT_EQ(back.size(), 2U);
+  EXPECT_EQ(back[0].link, there[1].link);
+  EXPECT_NE(back[0].forward, there[1].forward);
+  EXPECT_EQ(back[1].link, there[0].link);
+}
+
+TEST(Routing, DisconnectedHostsAreAnError) {
+  TopologyGraph graph;
+  graph.add_worker("a");
+  graph.add_worker("b");
+  try {
+    const RoutingTable routes(graph);
+    FAIL();
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "the topology is not connected: no path from a to b");
+  }
+}
+
+TEST(TopologyGraph, RejectsSelfLinksAndZeroBandwidth) {
+  TopologyGraph graph;
+  const NodeId a = graph.add_worker("a");
+  const NodeId b = graph.add_worker("b");
+  EXPECT_THROW(graph.add_link(a, a, kRate, kDelay), std::logic_error);
+  EXPECT_THROW(graph.add_link(a, b, core::BytesPerSecond(0.0), kDelay), std::logic_error);
+}
+
+}  // namespace
+}  // namespace dtsim::topology
