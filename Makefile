@@ -23,6 +23,7 @@ build: deps
 
 bench: build
 	sh bench/quickstart_wall_time.sh ./build/$(PRESET)/dtsim
+	./build/$(PRESET)/bench/gradient_bench
 
 clean:
 	rm -rf build out
