@@ -41,7 +41,15 @@ void run_command(const RunCommandOptions& options, const Registries& registries)
   const metrics::RunRecord record = runtime::run_training(scenario, setup, progress_line(!options.quiet));
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  metrics::write_run_outputs(folder, scenario, record);
+  try {
+    metrics::write_run_outputs(folder, scenario, record);
+  } catch (const std::filesystem::filesystem_error& error) {
+    core::Diagnostic diagnostic;
+    diagnostic.where.file = folder.string();
+    diagnostic.message = fmt::format("cannot write the results: {}", error.code().message());
+    diagnostic.hint = "choose another folder with -o";
+    throw core::InputError(std::move(diagnostic));
+  }
   if (!options.quiet) {
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));
     fmt::print("results in {}/: summary.json, metrics.csv\n", folder.string());

@@ -43,21 +43,16 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   }
   sink.throw_if_any();
 
-  runtime::TrainingSetup setup{
-      .graph = registries.topologies.find(s.topology.kind.value).factory(s.cluster, s.topology),
-      .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
-      .sync = registries.strategies.find(s.training.sync_strategy.value).factory(),
-      .data = {},
-      .schedule = models::BatchSchedule(1, 1, 1, 0),
-  };
+  topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s.cluster, s.topology);
+  std::unique_ptr<sync::SyncStrategy> strategy = registries.strategies.find(s.training.sync_strategy.value).factory();
 
-  if (s.training.architecture == scenario::Architecture::ParameterServer && setup.graph.servers().empty()) {
+  if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
                fmt::format("a parameter_server architecture needs a server, and a '{}' topology has none",
                            s.topology.kind.value),
                "set topology.kind to parameter_server");
   }
-  if (s.training.architecture == scenario::Architecture::Allreduce && !setup.sync->lock_step()) {
+  if (s.training.architecture == scenario::Architecture::Allreduce && !strategy->lock_step()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("'{}' lets workers drift apart, which an allreduce cannot do", s.training.sync_strategy.value),
                "use training.architecture.kind: parameter_server");
@@ -82,12 +77,17 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   }
   sink.throw_if_any();
 
-  setup.data = models::make_synthetic_classification(data_params, s.seed);
-  setup.schedule = models::BatchSchedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
-  setup.total_iterations = static_cast<std::int64_t>(setup.schedule.iterations_per_epoch()) * s.training.epochs;
-  setup.evaluate_every = s.training.evaluate_every > 0 ? s.training.evaluate_every
-                                                       : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
-  return setup;
+  models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
+  const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
+  return runtime::TrainingSetup{
+      .graph = std::move(graph),
+      .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
+      .sync = std::move(strategy),
+      .data = models::make_synthetic_classification(data_params, s.seed),
+      .schedule = schedule,
+      .total_iterations = iterations_per_epoch * s.training.epochs,
+      .evaluate_every = s.training.evaluate_every > 0 ? s.training.evaluate_every : iterations_per_epoch,
+  };
 }
 
 }  // namespace dtsim::app

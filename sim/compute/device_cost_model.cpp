@@ -10,8 +10,4 @@ core::Seconds compute_time(double flops, const scenario::DeviceProfile& device) 
   return core::Seconds(flops / sustained_rate(device).value());
 }
 
-StepCost step_cost(double flops_per_sample, int batch, double update_flops) {
-  return StepCost{flops_per_sample * batch, update_flops};
-}
-
 }  // namespace dtsim::compute

@@ -47,7 +47,9 @@ LinkSpec read_link(YamlMap link) {
 void read_topology(YamlMap topology, TopologySpec& out) {
   out.kind = located(topology.text("kind", true), std::string{}, topology, "kind");
   out.link = read_link(topology.map("link", true));
-  out.server_link = topology.has("server_link") ? read_link(topology.map("server_link", false)) : out.link;
+  const bool has_server_link = topology.has("server_link");
+  YamlMap server_link = topology.map("server_link", false);
+  out.server_link = has_server_link ? read_link(server_link) : out.link;
   if (topology.has("server_link") && out.kind.value != "parameter_server") {
     topology.error("server_link", fmt::format("only a parameter_server topology has server links, this one is '{}'",
                                               out.kind.value),

@@ -55,11 +55,6 @@ void YamlMap::error(const std::string& key, std::string message, std::string hin
   sink_->error(where(key), dotted(key), std::move(message), std::move(hint));
 }
 
-bool YamlMap::parse_error(const std::string& key, const std::string& message, const std::string& hint) {
-  error(key, message, hint);
-  return false;
-}
-
 std::optional<YAML::Node> YamlMap::lookup(const std::string& key, bool required) {
   known_.push_back(key);
   if (!valid_) return std::nullopt;

@@ -46,7 +46,6 @@ class YamlMap {
 
  private:
   std::optional<YAML::Node> lookup(const std::string& key, bool required);
-  bool parse_error(const std::string& key, const std::string& message, const std::string& hint);
 
   YAML::Node node_;
   std::string path_;

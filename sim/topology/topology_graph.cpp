@@ -29,7 +29,8 @@ std::size_t TopologyGraph::add_link(NodeId a, NodeId b, core::BytesPerSecond ban
   if (bandwidth.value() <= 0.0) throw std::logic_error(fmt::format("link {}--{} has no bandwidth", graph_[a].name, graph_[b].name));
   const std::size_t id = ends_.size();
   LinkProperties properties{fmt::format("{}--{}", graph_[a].name, graph_[b].name), bandwidth, latency, id};
-  edges_.push_back(boost::add_edge(a, b, std::move(properties), graph_).first);
+  boost::add_edge(a, b, properties, graph_);
+  links_.push_back(std::move(properties));
   ends_.push_back(LinkEnds{a, b});
   return id;
 }
@@ -40,6 +41,5 @@ std::vector<NodeId> TopologyGraph::hosts() const {
   return out;
 }
 
-const LinkProperties& TopologyGraph::link(std::size_t id) const { return graph_[edges_.at(id)]; }
 
 }  // namespace dtsim::topology

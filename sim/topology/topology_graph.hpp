@@ -56,7 +56,7 @@ class TopologyGraph {
   /// Workers then servers: every node that runs code.
   [[nodiscard]] std::vector<NodeId> hosts() const;
   [[nodiscard]] std::size_t link_count() const { return ends_.size(); }
-  [[nodiscard]] const LinkProperties& link(std::size_t id) const;
+  [[nodiscard]] const LinkProperties& link(std::size_t id) const { return links_.at(id); }
   [[nodiscard]] const LinkEnds& link_ends(std::size_t id) const { return ends_.at(id); }
 
  private:
@@ -65,8 +65,10 @@ class TopologyGraph {
   Graph graph_;
   std::vector<NodeId> workers_;
   std::vector<NodeId> servers_;
+  // Kept beside the graph rather than reached through edge descriptors, which point into the graph's
+  // storage and would dangle once the graph is copied.
   std::vector<LinkEnds> ends_;
-  std::vector<Graph::edge_descriptor> edges_;
+  std::vector<LinkProperties> links_;
 };
 
 }  // namespace dtsim::topology

@@ -64,3 +64,25 @@ TEST(TopologyGraph, RejectsSelfLinksAndZeroBandwidth) {
 
 }  // namespace
 }  // namespace dtsim::topology
+
+namespace dtsim::topology {
+namespace {
+
+TEST(TopologyGraph, CopiesKeepTheirLinks) {
+  auto make = [] {
+    TopologyGraph graph;
+    const NodeId a = graph.add_worker("a");
+    const NodeId b = graph.add_worker("b");
+    graph.add_link(a, b, core::BytesPerSecond(3e9), core::Seconds(2e-6));
+    return graph;
+  };
+  const TopologyGraph original = make();
+  const TopologyGraph copy = original;  // NOLINT(performance-unnecessary-copy-initialization): the copy is the test
+  EXPECT_EQ(copy.link(0).name, "a--b");
+  EXPECT_DOUBLE_EQ(copy.link(0).bandwidth.value(), 3e9);
+  const RoutingTable routes(copy);
+  EXPECT_EQ(routes.route(copy.workers()[0], copy.workers()[1]).size(), 1U);
+}
+
+}  // namespace
+}  // namespace dtsim::topology
