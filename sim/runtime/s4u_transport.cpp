@@ -19,7 +19,7 @@ S4uTransport::S4uTransport(std::string group, int rank, int size, metrics::HostA
       mailboxes_(static_cast<std::size_t>(size) * static_cast<std::size_t>(size), nullptr) {}
 
 s4u::Mailbox* S4uTransport::mailbox(int from, int to) {
-  s4u::Mailbox*& slot = mailboxes_[static_cast<std::size_t>(from * size_ + to)];
+  s4u::Mailbox*& slot = mailboxes_[static_cast<std::size_t>(from) * static_cast<std::size_t>(size_) + static_cast<std::size_t>(to)];
   if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, from, to));
   return slot;
 }

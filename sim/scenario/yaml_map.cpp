@@ -30,8 +30,8 @@ std::string describe(const YAML::Node& node) {
 
 }  // namespace
 
-YamlMap::YamlMap(YAML::Node node, std::string path, std::string file, core::DiagnosticSink& sink)
-    : node_(std::move(node)), path_(std::move(path)), file_(std::move(file)), sink_(&sink), fallback_{file_, 0, 0} {
+YamlMap::YamlMap(const YAML::Node& node, std::string path, std::string file, core::DiagnosticSink& sink)
+    : node_(node), path_(std::move(path)), file_(std::move(file)), sink_(&sink), fallback_{file_, 0, 0} {
   valid_ = node_.IsMap();
 }
 
@@ -134,7 +134,7 @@ void YamlMap::not_supported_yet(const std::vector<std::string>& keys) {
 void YamlMap::reject_unknown_keys() {
   if (!valid_) return;
   for (const auto& entry : node_) {
-    const std::string key = entry.first.as<std::string>("");
+    const auto key = entry.first.as<std::string>("");
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::string hint = fmt::format("valid keys here: {}", core::join_names(known_));
     if (const auto closest = core::closest_name(key, known_)) hint = fmt::format("did you mean '{}'?", *closest);

@@ -18,7 +18,7 @@ namespace dtsim::scenario {
 class YamlMap {
  public:
   /// `path` is the dotted key of this mapping ("" for the document root).
-  YamlMap(YAML::Node node, std::string path, std::string file, core::DiagnosticSink& sink);
+  YamlMap(const YAML::Node& node, std::string path, std::string file, core::DiagnosticSink& sink);
 
   /// Position of the mapping itself (used for missing keys, which have no position of their own).
   [[nodiscard]] core::SourcePosition where() const;
