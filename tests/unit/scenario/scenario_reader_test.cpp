@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 
+#include "scenario_text.hpp"
+
 #include <gtest/gtest.h>
 
 namespace dtsim::scenario {
@@ -32,12 +34,6 @@ training:
   stop:
     epochs: 2
 )";
-
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos) throw std::logic_error("test text not found: " + from);
-  return text.replace(at, from.size(), to);
-}
 
 std::string error_of(const std::string& text) {
   try {
@@ -72,28 +68,28 @@ TEST(ScenarioReader, ReadsEverySectionWithUnitsAndDefaults) {
 }
 
 TEST(ScenarioReader, UnknownKeySuggestsTheClosest) {
-  EXPECT_EQ(error_of(replace(kValid, "  workers: 4", "  workers: 4\n  wrokers: 5")),
+  EXPECT_EQ(error_of(testing::replace_once(kValid, "  workers: 4", "  workers: 4\n  wrokers: 5")),
             "s.yaml:5:3: error: cluster.wrokers: unknown key\n  hint: did you mean 'workers'?");
 }
 
 TEST(ScenarioReader, BareNumberWhereAUnitIsNeeded) {
-  EXPECT_EQ(error_of(replace(kValid, "\"10Gbps\"", "10")),
+  EXPECT_EQ(error_of(testing::replace_once(kValid, "\"10Gbps\"", "10")),
             "s.yaml:11:16: error: topology.link.bandwidth: a bandwidth needs a unit, got the bare number \"10\"\n"
             "  hint: write it with a unit, for example \"10Gbps\"");
 }
 
 TEST(ScenarioReader, OutOfRangeValue) {
-  EXPECT_EQ(error_of(replace(kValid, "workers: 4", "workers: 0")),
+  EXPECT_EQ(error_of(testing::replace_once(kValid, "workers: 4", "workers: 0")),
             "s.yaml:4:12: error: cluster.workers: must be between 1 and 1000000, got 0");
 }
 
 TEST(ScenarioReader, WrongType) {
-  EXPECT_EQ(error_of(replace(kValid, "epochs: 2", "epochs: many")),
+  EXPECT_EQ(error_of(testing::replace_once(kValid, "epochs: 2", "epochs: many")),
             "s.yaml:25:13: error: training.stop.epochs: expected a whole number, got \"many\"");
 }
 
 TEST(ScenarioReader, MissingKeyPointsAtItsMapping) {
-  EXPECT_EQ(error_of(replace(kValid, "  samples: 1000\n", "")),
+  EXPECT_EQ(error_of(testing::replace_once(kValid, "  samples: 1000\n", "")),
             "s.yaml:16:3: error: data.samples: missing required key");
 }
 
@@ -104,7 +100,7 @@ TEST(ScenarioReader, FeatureOfALaterVersionIsNotSupportedYetNotIgnored) {
 }
 
 TEST(ScenarioReader, ReportsAllErrorsOfAFileAtOnce) {
-  const std::string text = replace(replace(kValid, "workers: 4", "workers: -2"), "latency: \"5us\"", "latency: fast");
+  const std::string text = testing::replace_once(testing::replace_once(kValid, "workers: 4", "workers: -2"), "latency: \"5us\"", "latency: fast");
   const std::string message = error_of(text);
   EXPECT_NE(message.find("cluster.workers"), std::string::npos) << message;
   EXPECT_NE(message.find("topology.link.latency"), std::string::npos) << message;
@@ -121,7 +117,7 @@ TEST(ScenarioReader, DocumentThatIsNotAMapping) {
 }
 
 TEST(ScenarioReader, UnknownNetworkModel) {
-  EXPECT_EQ(error_of(replace(kValid, "    latency: \"5us\"\n", "    latency: \"5us\"\n  network_model: ns3\n")),
+  EXPECT_EQ(error_of(testing::replace_once(kValid, "    latency: \"5us\"\n", "    latency: \"5us\"\n  network_model: ns3\n")),
             "s.yaml:13:18: error: topology.network_model: unknown network model 'ns3'\n"
             "  hint: valid network models: alpha_beta, tcp");
 }

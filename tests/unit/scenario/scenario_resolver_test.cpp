@@ -1,6 +1,8 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
+#include "scenario_text.hpp"
+
 #include <gtest/gtest.h>
 
 namespace dtsim::app {
@@ -20,12 +22,6 @@ training:
   optimizer: {learning_rate: 0.5}
   stop: {epochs: 2}
 )";
-
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos) throw std::logic_error("test text not found: " + from);
-  return text.replace(at, from.size(), to);
-}
 
 std::string error_of(const std::string& text) {
   const Registries registries = make_builtin_registries();
@@ -50,31 +46,31 @@ TEST(ScenarioResolver, BuildsTopologyDataAndSchedule) {
 }
 
 TEST(ScenarioResolver, PlannedTopologyIsNotSupportedYet) {
-  EXPECT_EQ(error_of(replace(kBase, "kind: ring", "kind: torus")),
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "kind: ring", "kind: torus")),
             "s.yaml:6:9: error: topology.kind: topology 'torus' is not supported yet\n"
             "  hint: supported topology names: parameter_server, ring");
 }
 
 TEST(ScenarioResolver, MisspelledTopologySuggestsTheClosest) {
-  EXPECT_EQ(error_of(replace(kBase, "kind: ring", "kind: rnig")),
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "kind: ring", "kind: rnig")),
             "s.yaml:6:9: error: topology.kind: unknown topology 'rnig'\n"
             "  hint: did you mean 'ring'? supported topology names: parameter_server, ring");
 }
 
 TEST(ScenarioResolver, ParameterServerArchitectureNeedsAServer) {
-  EXPECT_EQ(error_of(replace(kBase, "  stop:", "  architecture: {kind: parameter_server}\n  stop:")),
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  architecture: {kind: parameter_server}\n  stop:")),
             "s.yaml:13:24: error: training.architecture.kind: a parameter_server architecture needs a server, and a "
             "'ring' topology has none\n  hint: set topology.kind to parameter_server");
 }
 
 TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
-  EXPECT_EQ(error_of(replace(kBase, "samples: 1000", "samples: 60")),
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "samples: 1000", "samples: 60")),
             "s.yaml:9:49: error: data.samples: 48 training samples cannot fill one batch of 16 on each of 4 workers (64 "
             "needed)\n  hint: raise data.samples, or lower training.batch.per_worker or cluster.workers");
 }
 
 TEST(ScenarioResolver, PlannedSyncStrategyIsNotSupportedYet) {
-  EXPECT_EQ(error_of(replace(kBase, "  stop:", "  sync: {strategy: ssp}\n  stop:")),
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: ssp}\n  stop:")),
             "s.yaml:13:20: error: training.sync.strategy: sync strategy 'ssp' is not supported yet\n"
             "  hint: supported sync strategy names: bsp");
 }
