@@ -16,11 +16,18 @@ S4uTransport::S4uTransport(std::string group, int rank, int size, metrics::HostA
       rank_(rank),
       size_(size),
       activity_(&activity),
-      mailboxes_(static_cast<std::size_t>(size) * static_cast<std::size_t>(size), nullptr) {}
+      outgoing_(static_cast<std::size_t>(size), nullptr),
+      incoming_(static_cast<std::size_t>(size), nullptr) {}
 
-s4u::Mailbox* S4uTransport::mailbox(int from, int to) {
-  s4u::Mailbox*& slot = mailboxes_[static_cast<std::size_t>(from) * static_cast<std::size_t>(size_) + static_cast<std::size_t>(to)];
-  if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, from, to));
+s4u::Mailbox* S4uTransport::outgoing(int to) {
+  s4u::Mailbox*& slot = outgoing_.at(static_cast<std::size_t>(to));
+  if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, rank_, to));
+  return slot;
+}
+
+s4u::Mailbox* S4uTransport::incoming(int from) {
+  s4u::Mailbox*& slot = incoming_.at(static_cast<std::size_t>(from));
+  if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, from, rank_));
   return slot;
 }
 
@@ -29,7 +36,7 @@ s4u::CommPtr S4uTransport::post_send(int to, comm::Buffer data) {
   activity_->bytes_sent += static_cast<double>(bytes);
   activity_->messages_sent += 1;
   auto payload = std::make_unique<comm::Buffer>(std::move(data));
-  s4u::CommPtr comm = mailbox(rank_, to)->put_async(payload.get(), bytes);
+  s4u::CommPtr comm = outgoing(to)->put_async(payload.get(), bytes);
   // The receiver takes ownership once the transfer completes.
   static_cast<void>(payload.release());
   return comm;
@@ -66,7 +73,7 @@ void S4uTransport::send(int to, comm::Buffer data) {
 comm::Buffer S4uTransport::recv(int from) {
   const double posted_at = s4u::Engine::get_clock();
   comm::Buffer* payload = nullptr;
-  s4u::CommPtr comm = mailbox(from, rank_)->get_async<comm::Buffer>(&payload);
+  s4u::CommPtr comm = incoming(from)->get_async<comm::Buffer>(&payload);
   comm->wait();
   account(posted_at, {comm});
   return std::move(*std::unique_ptr<comm::Buffer>(payload));
@@ -74,12 +81,12 @@ comm::Buffer S4uTransport::recv(int from) {
 
 comm::Buffer S4uTransport::send_recv(int to, comm::Buffer data, int from) {
   const double posted_at = s4u::Engine::get_clock();
-  s4u::CommPtr outgoing = post_send(to, std::move(data));
+  s4u::CommPtr sending = post_send(to, std::move(data));
   comm::Buffer* payload = nullptr;
-  s4u::CommPtr incoming = mailbox(from, rank_)->get_async<comm::Buffer>(&payload);
-  incoming->wait();
-  outgoing->wait();
-  account(posted_at, {outgoing, incoming});
+  s4u::CommPtr receiving = incoming(from)->get_async<comm::Buffer>(&payload);
+  receiving->wait();
+  sending->wait();
+  account(posted_at, {sending, receiving});
   return std::move(*std::unique_ptr<comm::Buffer>(payload));
 }
 
@@ -88,7 +95,7 @@ std::vector<comm::Buffer> S4uTransport::recv_from_each(std::span<const int> from
   std::vector<comm::Buffer*> payloads(from.size(), nullptr);
   std::vector<s4u::CommPtr> comms;
   comms.reserve(from.size());
-  for (std::size_t i = 0; i < from.size(); ++i) comms.push_back(mailbox(from[i], rank_)->get_async<comm::Buffer>(&payloads[i]));
+  for (std::size_t i = 0; i < from.size(); ++i) comms.push_back(incoming(from[i])->get_async<comm::Buffer>(&payloads[i]));
   for (const auto& comm : comms) comm->wait();
   account(posted_at, comms);
   std::vector<comm::Buffer> out;

@@ -28,7 +28,8 @@ class S4uTransport final : public comm::Transport {
   void send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) override;
 
  private:
-  simgrid::s4u::Mailbox* mailbox(int from, int to);
+  simgrid::s4u::Mailbox* outgoing(int to);
+  simgrid::s4u::Mailbox* incoming(int from);
   simgrid::s4u::CommPtr post_send(int to, comm::Buffer data);
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
 
@@ -36,7 +37,9 @@ class S4uTransport final : public comm::Transport {
   int rank_;
   int size_;
   metrics::HostActivity* activity_;
-  std::vector<simgrid::s4u::Mailbox*> mailboxes_;  ///< (from, to) -> size * from + to, resolved lazily
+  // Resolved on first use; a rank only ever touches the mailboxes to and from itself.
+  std::vector<simgrid::s4u::Mailbox*> outgoing_;  ///< by destination rank
+  std::vector<simgrid::s4u::Mailbox*> incoming_;  ///< by source rank
 };
 
 }  // namespace dtsim::runtime

@@ -27,7 +27,7 @@ std::vector<std::size_t> bfs_parent_links(const TopologyGraph& topology, NodeId 
       const NodeId next = boost::target(edge, graph);
       if (seen[next]) continue;
       seen[next] = true;
-      parent[next] = graph[edge].id;
+      parent[next] = graph[edge].link;
       frontier.push_back(next);
     }
   }

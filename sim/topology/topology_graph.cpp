@@ -28,9 +28,8 @@ std::size_t TopologyGraph::add_link(NodeId a, NodeId b, core::BytesPerSecond ban
   if (a == b) throw std::logic_error(fmt::format("link from {} to itself", graph_[a].name));
   if (bandwidth.value() <= 0.0) throw std::logic_error(fmt::format("link {}--{} has no bandwidth", graph_[a].name, graph_[b].name));
   const std::size_t id = ends_.size();
-  LinkProperties properties{fmt::format("{}--{}", graph_[a].name, graph_[b].name), bandwidth, latency, id};
-  boost::add_edge(a, b, properties, graph_);
-  links_.push_back(std::move(properties));
+  boost::add_edge(a, b, EdgeProperties{id}, graph_);
+  links_.push_back(LinkProperties{fmt::format("{}--{}", graph_[a].name, graph_[b].name), bandwidth, latency, id});
   ends_.push_back(LinkEnds{a, b});
   return id;
 }

@@ -25,10 +25,15 @@ struct LinkProperties {
   std::string name;
   core::BytesPerSecond bandwidth;
   core::Seconds latency;
-  std::size_t id = 0;  ///< index in TopologyGraph::links(), stable for the graph's life
+  std::size_t id = 0;  ///< index for TopologyGraph::link(), stable for the graph's life
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, NodeProperties, LinkProperties>;
+/// What a graph edge carries: the id of its link, whose properties TopologyGraph::link() holds.
+struct EdgeProperties {
+  std::size_t link = 0;
+};
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, NodeProperties, EdgeProperties>;
 using NodeId = Graph::vertex_descriptor;
 
 /// One link with its two ends; traversing it from `a` to `b` is its forward direction.
@@ -65,8 +70,8 @@ class TopologyGraph {
   Graph graph_;
   std::vector<NodeId> workers_;
   std::vector<NodeId> servers_;
-  // Kept beside the graph rather than reached through edge descriptors, which point into the graph's
-  // storage and would dangle once the graph is copied.
+  // Kept beside the graph, indexed by link id, rather than reached through edge descriptors, which point
+  // into the graph's storage and would dangle once the graph is copied.
   std::vector<LinkEnds> ends_;
   std::vector<LinkProperties> links_;
 };

@@ -1,5 +1,7 @@
 #include "run_dtsim.hpp"
 
+#include "sim/core/rng.hpp"
+
 #include <gtest/gtest.h>
 
 namespace dtsim::testing {
@@ -14,7 +16,7 @@ class Determinism : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Determinism, SameSeedSameBytesDifferentSeedDifferentBytes) {
   const std::string scenario = GetParam();
-  const auto root = fresh_output_folder("determinism-" + std::to_string(std::hash<std::string>{}(scenario)));
+  const auto root = fresh_output_folder("determinism-" + std::to_string(core::stable_hash(scenario)));
   run_into(root / "first", scenario);
   run_into(root / "second", scenario);
   run_into(root / "other_seed", scenario, " --seed 12345");

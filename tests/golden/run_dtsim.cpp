@@ -1,5 +1,7 @@
 #include "run_dtsim.hpp"
 
+#include "sim/core/rng.hpp"
+
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -23,7 +25,7 @@ std::filesystem::path fresh_output_folder(const std::string& name) {
 }
 
 CommandResult run_dtsim(const std::string& arguments) {
-  const auto capture = fresh_output_folder("capture-" + std::to_string(std::hash<std::string>{}(arguments)));
+  const auto capture = fresh_output_folder("capture-" + std::to_string(core::stable_hash(arguments)));
   const std::string command = std::string(DTSIM_BINARY) + " " + arguments + " > " + (capture / "out").string() +
                               " 2> " + (capture / "err").string();
   const int status = std::system(command.c_str());
