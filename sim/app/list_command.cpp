@@ -1,23 +1,72 @@
 #include "sim/app/list_command.hpp"
 
+#include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/scenario_schema.hpp"
+
 #include <fmt/format.h>
 
 namespace dtsim::app {
 namespace {
 
+/// The registered plug-ins first, then the names the scenario language has but this version does not
+/// simulate (from the schema's choices at `schema_path`).
 template <class Registry>
-std::string section(const Registry& registry) {
-  std::string out = fmt::format("{}:\n", registry.kind());
-  for (const auto& [name, entry] : registry.entries()) out += fmt::format("  {:<20} {}\n", name, entry.description);
-  const auto& planned = planned_names(registry.kind());
-  if (!planned.empty()) out += fmt::format("  not supported yet: {}\n", core::join_names(planned));
+std::string plugin_section(const std::string& title, const Registry& registry, const std::string& schema_path) {
+  std::string out = fmt::format("{}:\n", title);
+  for (const auto& [name, entry] : registry.entries()) out += fmt::format("  {:<24} {}\n", name, entry.description);
+  const scenario::SchemaNode* declared = scenario::find_schema(schema_path);
+  for (const auto& choice : declared->choices) {
+    if (choice.planned) out += fmt::format("  {:<24} {} (not supported yet)\n", choice.name, choice.description);
+  }
+  return out;
+}
+
+std::string choice_section(const std::string& title, const std::string& schema_path) {
+  std::string out = fmt::format("{}:\n", title);
+  for (const auto& choice : scenario::find_schema(schema_path)->choices) {
+    out += fmt::format("  {:<24} {}{}\n", choice.name, choice.description, choice.planned ? " (not supported yet)" : "");
+  }
+  return out;
+}
+
+std::string device_section() {
+  std::string out = "devices (cluster.device.name):\n";
+  for (const auto& device : scenario::builtin_devices()) {
+    const auto& p = device.profile;
+    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {:>5.0f} GB/s memory, {:>3.0f} W max; {}\n", p.name,
+                       p.peak_flops.value() / 1e12, p.memory_bandwidth->value() / 1e9, p.busy_power->value(),
+                       device.description);
+  }
   return out;
 }
 
 }  // namespace
 
-std::string list_command(const Registries& registries) {
-  return section(registries.topologies) + "\n" + section(registries.models) + "\n" + section(registries.strategies);
+const std::vector<std::string>& list_topics() {
+  static const std::vector<std::string> kTopics{"devices", "topologies", "collectives", "strategies", "models"};
+  return kTopics;
+}
+
+std::string list_command(const Registries& registries, const std::string& topic) {
+  std::vector<std::string> sections;
+  if (topic.empty() || topic == "devices") sections.push_back(device_section());
+  if (topic.empty() || topic == "topologies") {
+    sections.push_back(plugin_section("topologies (topology.kind)", registries.topologies, "topology.kind"));
+  }
+  if (topic.empty() || topic == "collectives") {
+    sections.push_back(choice_section("allreduce algorithms (training.architecture.algorithm)",
+                                      "training.architecture.algorithm"));
+  }
+  if (topic.empty() || topic == "strategies") {
+    sections.push_back(
+        plugin_section("sync strategies (training.sync.strategy)", registries.strategies, "training.sync.strategy"));
+  }
+  if (topic.empty() || topic == "models") {
+    sections.push_back(plugin_section("models (model.kind)", registries.models, "model.kind"));
+  }
+  std::string out;
+  for (const auto& section : sections) out += (out.empty() ? "" : "\n") + section;
+  return out;
 }
 
 }  // namespace dtsim::app

@@ -3,10 +3,15 @@
 #include "sim/app/registries.hpp"
 
 #include <string>
+#include <vector>
 
 namespace dtsim::app {
 
-/// `dtsim list`: every registered plug-in with its description, and the names planned but not built yet.
-std::string list_command(const Registries& registries);
+/// What `dtsim list` can list.
+const std::vector<std::string>& list_topics();
+
+/// `dtsim list [topic]`: names with one-line descriptions, those not supported yet marked; every topic
+/// when `topic` is empty.
+std::string list_command(const Registries& registries, const std::string& topic);
 
 }  // namespace dtsim::app

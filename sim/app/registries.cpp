@@ -1,7 +1,5 @@
 #include "sim/app/registries.hpp"
 
-#include <map>
-
 namespace dtsim::app {
 
 Registries make_builtin_registries() {
@@ -10,20 +8,6 @@ Registries make_builtin_registries() {
   models::register_builtin_models(registries.models);
   sync::register_builtin_strategies(registries.strategies);
   return registries;
-}
-
-const std::vector<std::string>& planned_names(const std::string& kind) {
-  static const std::map<std::string, std::vector<std::string>> kPlanned{
-      {"topology", {"tree", "fat_tree", "mesh", "random_regular", "torus", "hierarchical", "custom"}},
-      {"model", {"softmax_regression", "mlp", "glove", "matrix_factorization"}},
-      {"sync strategy", {"ssp", "adaptive_ssp", "approximate", "async", "staleness_aware", "local_sgd", "gossip"}},
-      {"allreduce algorithm", {"tree", "double_binary_tree", "halving_doubling", "hierarchical", "direct"}},
-      {"optimizer", {"momentum", "adam"}},
-      {"data kind", {"csv", "digits", "iris", "wine", "breast_cancer", "text_corpus"}},
-  };
-  static const std::vector<std::string> kNone;
-  const auto it = kPlanned.find(kind);
-  return it == kPlanned.end() ? kNone : it->second;
 }
 
 }  // namespace dtsim::app

@@ -18,8 +18,4 @@ struct Registries {
 
 Registries make_builtin_registries();
 
-/// Names that the scenario language reserves for plug-ins not built yet, per registry kind: asking for
-/// one gives "not supported yet" instead of "unknown".
-const std::vector<std::string>& planned_names(const std::string& kind);
-
 }  // namespace dtsim::app

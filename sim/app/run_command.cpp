@@ -2,6 +2,8 @@
 
 #include "analysis/summary_table.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/app/sweep_runner.hpp"
+#include "sim/core/name_match.hpp"
 #include "sim/metrics/run_writers.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
@@ -29,13 +31,25 @@ runtime::ProgressCallback progress_line(bool enabled) {
   };
 }
 
-}  // namespace
+scenario::Scenario pick_point(scenario::ScenarioDocument& document, const std::string& label,
+                              const std::filesystem::path& file) {
+  std::vector<std::string> labels;
+  for (auto& point : document.points) {
+    if (point.sweep_point == label) return std::move(point);
+    labels.push_back(point.sweep_point);
+  }
+  core::Diagnostic diagnostic;
+  diagnostic.where.file = file.string();
+  diagnostic.message = fmt::format("the scenario has no sweep point '{}'", label);
+  diagnostic.hint = labels.size() == 1 && labels.front().empty() ? "this scenario has no sweep"
+                                                                 : "its points are: " + core::join_names(labels);
+  throw core::InputError(std::move(diagnostic));
+}
 
-void run_command(const RunCommandOptions& options, const Registries& registries) {
-  scenario::Scenario scenario = scenario::read_scenario_file(options.scenario_file);
+void run_one(const RunCommandOptions& options, scenario::Scenario scenario, const std::filesystem::path& folder,
+             const Registries& registries) {
   if (options.seed) scenario.seed = *options.seed;
   const runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
-  const std::filesystem::path folder = options.output_folder.value_or(std::filesystem::path("out") / scenario.name);
 
   const auto started = std::chrono::steady_clock::now();
   const metrics::RunRecord record = runtime::run_training(scenario, setup, progress_line(!options.quiet));
@@ -54,6 +68,26 @@ void run_command(const RunCommandOptions& options, const Registries& registries)
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));
     fmt::print("results in {}/: summary.json, metrics.csv\n", folder.string());
   }
+}
+
+}  // namespace
+
+void run_command(const RunCommandOptions& options, const Registries& registries) {
+  scenario::ScenarioDocument document = scenario::read_scenario_document_file(options.scenario_file);
+  const scenario::Scenario& first = document.points.front();
+  const std::filesystem::path folder =
+      options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
+  if (options.point) {
+    // A chosen point writes exactly where it is told: the sweep runner passes <folder>/<point> itself.
+    run_one(options, pick_point(document, *options.point, options.scenario_file), folder, registries);
+    return;
+  }
+  if (document.points.size() == 1) {
+    run_one(options, std::move(document.points.front()), folder, registries);
+    return;
+  }
+  for (const auto& point : document.points) check_scenario(point, registries);
+  run_sweep(options, document, folder);
 }
 
 }  // namespace dtsim::app

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 
 namespace dtsim::app {
 
@@ -12,11 +13,13 @@ struct RunCommandOptions {
   std::filesystem::path scenario_file;
   std::optional<std::filesystem::path> output_folder;  ///< default: out/<scenario name>
   std::optional<std::uint64_t> seed;                   ///< overrides the scenario's seed
+  std::optional<std::string> point;                    ///< run only this sweep point
   bool quiet = false;                                  ///< no progress line, no summary table
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.
-/// Throws core::InputError for bad input; nothing is written unless the simulation completes.
+/// A sweep runs every point (or only `point`) into <folder>/<point>/. Throws core::InputError for bad
+/// input; nothing is written unless the simulation completes.
 void run_command(const RunCommandOptions& options, const Registries& registries);
 
 }  // namespace dtsim::app

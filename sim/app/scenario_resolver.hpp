@@ -8,6 +8,11 @@
 
 namespace dtsim::app {
 
+/// The checks that need the plug-ins (a server in the topology, data enough for one batch), without
+/// building the data set: what `dtsim validate` runs after reading.
+void check_scenario(const scenario::Scenario& scenario, const Registries& registries);
+
+/// check_scenario, then everything a run needs.
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries);
 
 }  // namespace dtsim::app

@@ -4,12 +4,16 @@
 
 namespace dtsim::core {
 
+std::string format_position(const SourcePosition& where) {
+  if (where.line <= 0) return where.file;
+  return fmt::format("{}:{}:{}", where.file, where.line, where.column);
+}
+
 std::string Diagnostic::format() const {
-  std::string out = where.file;
-  if (where.line > 0) out += fmt::format(":{}:{}", where.line, where.column);
-  out += ": error: ";
+  std::string out = format_position(where) + ": error: ";
   if (!key.empty()) out += key + ": ";
   out += message;
+  for (const auto& site : where.included_from) out += "\n  included from " + format_position(site);
   if (!hint.empty()) out += "\n  hint: " + hint;
   return out;
 }
@@ -24,6 +28,12 @@ InputError::InputError(std::vector<Diagnostic> diagnostics) : diagnostics_(std::
 InputError::InputError(Diagnostic diagnostic) : InputError(std::vector<Diagnostic>{std::move(diagnostic)}) {}
 
 void DiagnosticSink::error(SourcePosition where, std::string key, std::string message, std::string hint) {
+  for (const auto& seen : diagnostics_) {
+    if (seen.where.file == where.file && seen.where.line == where.line && seen.where.column == where.column &&
+        seen.key == key && seen.message == message) {
+      return;
+    }
+  }
   diagnostics_.push_back(Diagnostic{std::move(where), std::move(key), std::move(message), std::move(hint)});
 }
 

@@ -9,10 +9,19 @@ namespace dtsim::core {
 
 /// A place in an input file. Line and column are 1-based; 0 means "unknown" (the whole file).
 struct SourcePosition {
+  SourcePosition() = default;
+  SourcePosition(std::string file_name, int line_number = 0, int column_number = 0)  // NOLINT(google-explicit-constructor)
+      : file(std::move(file_name)), line(line_number), column(column_number) {}
+
   std::string file;
   int line = 0;
   int column = 0;
+  /// Where `file` was included from, innermost first; empty for the file named on the command line.
+  std::vector<SourcePosition> included_from;
 };
+
+/// "file:line:col", or "file" when the line is unknown.
+std::string format_position(const SourcePosition& where);
 
 /// One problem in the input: where, which key (dotted path, may be empty), what, and how to fix it.
 struct Diagnostic {
@@ -21,7 +30,8 @@ struct Diagnostic {
   std::string message;
   std::string hint;
 
-  /// "file:line:col: error: key: message" and, when there is a hint, "\n  hint: ...".
+  /// "file:line:col: error: key: message", then "\n  included from f:l:c" per include level and, when
+  /// there is a hint, "\n  hint: ...".
   [[nodiscard]] std::string format() const;
 };
 
@@ -41,8 +51,11 @@ class InputError : public std::exception {
 /// Collects diagnostics while reading a file, so that all of them can be reported in one run.
 class DiagnosticSink {
  public:
+  /// Records one problem; the same problem reported twice (say, by two sweep points) is kept once.
   void error(SourcePosition where, std::string key, std::string message, std::string hint = {});
   [[nodiscard]] bool empty() const { return diagnostics_.empty(); }
+  [[nodiscard]] std::size_t size() const { return diagnostics_.size(); }
+  [[nodiscard]] const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   /// Throws InputError holding every diagnostic collected, if there is any.
   void throw_if_any() const;
 

@@ -37,6 +37,16 @@ constexpr std::array kFlopsUnits{
     UnitFactor{"FLOPS", 1.0},   UnitFactor{"KFLOPS", 1e3},  UnitFactor{"MFLOPS", 1e6},
     UnitFactor{"GFLOPS", 1e9},  UnitFactor{"TFLOPS", 1e12}, UnitFactor{"PFLOPS", 1e15},
 };
+constexpr std::array kPowerUnits{
+    UnitFactor{"W", 1.0}, UnitFactor{"kW", 1e3}, UnitFactor{"MW", 1e6},
+};
+constexpr std::array kEnergyUnits{
+    UnitFactor{"J", 1.0},      UnitFactor{"kJ", 1e3},      UnitFactor{"MJ", 1e6},       UnitFactor{"GJ", 1e9},
+    UnitFactor{"Wh", 3600.0},  UnitFactor{"kWh", 3.6e6},   UnitFactor{"MWh", 3.6e9},
+};
+constexpr std::array kCarbonUnits{
+    UnitFactor{"gCO2/kWh", 1.0}, UnitFactor{"kgCO2/kWh", 1e3}, UnitFactor{"kgCO2/MWh", 1.0},
+};
 
 std::string unit_list(std::span<const UnitFactor> units) {
   std::string out;
@@ -89,18 +99,60 @@ std::string format_scaled(double value, std::span<const std::pair<double, std::s
 
 }  // namespace
 
+namespace {
+
+struct Family {
+  std::span<const UnitFactor> units;
+  std::string_view name;
+  std::string_view example;
+};
+
+Family family_of(UnitFamily family) {
+  switch (family) {
+    case UnitFamily::Bandwidth: return {kBandwidthUnits, "bandwidth", "10Gbps"};
+    case UnitFamily::Duration: return {kDurationUnits, "duration", "5us"};
+    case UnitFamily::Size: return {kSizeUnits, "size", "64MiB"};
+    case UnitFamily::Flops: return {kFlopsUnits, "compute rate", "15TFLOPS"};
+    case UnitFamily::Power: return {kPowerUnits, "power", "300W"};
+    case UnitFamily::Energy: return {kEnergyUnits, "energy", "1.5kWh"};
+    case UnitFamily::CarbonIntensity: return {kCarbonUnits, "carbon intensity", "400gCO2/kWh"};
+  }
+  return {kDurationUnits, "duration", "5us"};
+}
+
+}  // namespace
+
+double parse_quantity(UnitFamily family, std::string_view text) {
+  const Family f = family_of(family);
+  return parse_with_units(text, f.units, f.name, f.example);
+}
+
+std::vector<std::string> unit_suffixes(UnitFamily family) {
+  std::vector<std::string> out;
+  for (const auto& unit : family_of(family).units) out.emplace_back(unit.suffix);
+  return out;
+}
+
+std::string_view family_name(UnitFamily family) { return family_of(family).name; }
+
+std::string_view family_example(UnitFamily family) { return family_of(family).example; }
+
 BytesPerSecond parse_bandwidth(std::string_view text) {
-  return BytesPerSecond(parse_with_units(text, kBandwidthUnits, "bandwidth", "10Gbps"));
+  return BytesPerSecond(parse_quantity(UnitFamily::Bandwidth, text));
 }
 
-Seconds parse_duration(std::string_view text) {
-  return Seconds(parse_with_units(text, kDurationUnits, "duration", "5us"));
-}
+Seconds parse_duration(std::string_view text) { return Seconds(parse_quantity(UnitFamily::Duration, text)); }
 
-Bytes parse_size(std::string_view text) { return Bytes(parse_with_units(text, kSizeUnits, "size", "64MiB")); }
+Bytes parse_size(std::string_view text) { return Bytes(parse_quantity(UnitFamily::Size, text)); }
 
-FlopsPerSecond parse_flops(std::string_view text) {
-  return FlopsPerSecond(parse_with_units(text, kFlopsUnits, "compute rate", "15TFLOPS"));
+FlopsPerSecond parse_flops(std::string_view text) { return FlopsPerSecond(parse_quantity(UnitFamily::Flops, text)); }
+
+Watts parse_power(std::string_view text) { return Watts(parse_quantity(UnitFamily::Power, text)); }
+
+Joules parse_energy(std::string_view text) { return Joules(parse_quantity(UnitFamily::Energy, text)); }
+
+GramsCo2PerKwh parse_carbon_intensity(std::string_view text) {
+  return GramsCo2PerKwh(parse_quantity(UnitFamily::CarbonIntensity, text));
 }
 
 std::string format_bandwidth(BytesPerSecond rate) {

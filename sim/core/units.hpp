@@ -4,6 +4,7 @@
 #include <compare>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dtsim::core {
 
@@ -33,11 +34,18 @@ struct SecondsTag {};
 struct BytesTag {};
 struct BytesPerSecondTag {};
 struct FlopsPerSecondTag {};
+struct WattsTag {};
+struct JoulesTag {};
+struct GramsCo2PerKwhTag {};
 
 using Seconds = Quantity<SecondsTag>;
 using Bytes = Quantity<BytesTag>;
 using BytesPerSecond = Quantity<BytesPerSecondTag>;
 using FlopsPerSecond = Quantity<FlopsPerSecondTag>;
+using Watts = Quantity<WattsTag>;
+using Joules = Quantity<JoulesTag>;
+/// Grid carbon intensity: grams of CO2 emitted per kWh drawn.
+using GramsCo2PerKwh = Quantity<GramsCo2PerKwhTag>;
 
 /// Time to move `size` at `rate`.
 constexpr Seconds operator/(Bytes size, BytesPerSecond rate) { return Seconds(size.value() / rate.value()); }
@@ -62,6 +70,25 @@ Seconds parse_duration(std::string_view text);
 Bytes parse_size(std::string_view text);
 /// "15TFLOPS", "100GFLOPS", "1e12FLOPS".
 FlopsPerSecond parse_flops(std::string_view text);
+
+/// "300W", "1.5kW", "2MW".
+Watts parse_power(std::string_view text);
+/// "3.6MJ", "1kWh", "250Wh", "10J".
+Joules parse_energy(std::string_view text);
+/// "400gCO2/kWh", "0.4kgCO2/kWh".
+GramsCo2PerKwh parse_carbon_intensity(std::string_view text);
+
+/// The kinds of quantity the scenario language writes with units.
+enum class UnitFamily { Bandwidth, Duration, Size, Flops, Power, Energy, CarbonIntensity };
+
+/// Parses `text` in `family`, returning SI base units (B/s, s, B, FLOP/s, W, J, gCO2/kWh).
+double parse_quantity(UnitFamily family, std::string_view text);
+/// The unit spellings accepted for `family`, in the order listed in messages.
+std::vector<std::string> unit_suffixes(UnitFamily family);
+/// "bandwidth", "duration", ...
+std::string_view family_name(UnitFamily family);
+/// A well-formed example value: "10Gbps".
+std::string_view family_example(UnitFamily family);
 
 /// Human-readable renderings for tables and messages ("10 Gbps", "5 us", "1.5 MiB").
 std::string format_bandwidth(BytesPerSecond rate);

@@ -13,7 +13,9 @@ namespace dtsim::runtime {
 CollectiveOutcome simulate_ring_allreduce(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
                                           std::vector<std::vector<float>> inputs) {
   // Collectives do no computation here, so the device speed does not matter.
-  const scenario::DeviceProfile device{"collective", core::FlopsPerSecond(1e12), 1.0};
+  scenario::DeviceProfile device;
+  device.name = "collective";
+  device.peak_flops = core::FlopsPerSecond(1e12);
   EngineSession session(graph, network_model, device);
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace dtsim::scenario {
@@ -23,6 +24,10 @@ struct DeviceProfile {
   std::string name;
   core::FlopsPerSecond peak_flops;
   double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]
+  std::optional<core::BytesPerSecond> memory_bandwidth;
+  std::optional<core::Bytes> memory;
+  std::optional<core::Watts> idle_power;
+  std::optional<core::Watts> busy_power;
 };
 
 struct ClusterSpec {
@@ -71,7 +76,10 @@ struct OptimizerSpec {
 
 enum class Architecture { Allreduce, ParameterServer };
 
+enum class Backend { Auto, Cpu };
+
 struct TrainingSpec {
+  Backend backend = Backend::Auto;
   int batch_per_worker = 0;
   core::SourcePosition batch_at;
   OptimizerSpec optimizer;
@@ -79,13 +87,18 @@ struct TrainingSpec {
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;
-  int epochs = 1;
+  /// Stop conditions: training ends at the first one reached; at least one is set.
+  std::optional<std::int64_t> epochs;
+  std::optional<std::int64_t> iterations;
   /// Evaluate every this many iterations; 0 means once per epoch.
   int evaluate_every = 0;
 };
 
 struct Scenario {
   std::string name;
+  std::string description;
+  /// The sweep point this scenario is ("staleness=1,workers=8"); empty without a sweep.
+  std::string sweep_point;
   std::filesystem::path source;
   std::uint64_t seed = 0;
   ClusterSpec cluster;
@@ -93,9 +106,12 @@ struct Scenario {
   ModelSpec model;
   DataSpec data;
   TrainingSpec training;
+  /// Result folder from `outputs.folder`; the command line and out/<name> apply when absent.
+  std::optional<std::filesystem::path> output_folder;
 };
 
 std::string_view to_string(NetworkModel model);
 std::string_view to_string(Architecture architecture);
+std::string_view to_string(Backend backend);
 
 }  // namespace dtsim::scenario

@@ -17,16 +17,22 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
   if (s.topology.kind.value == "parameter_server") topology["server_link"] = link_json(s.topology.server_link);
   nlohmann::ordered_json architecture = {{"kind", std::string(to_string(s.training.architecture))}};
   if (s.training.architecture == Architecture::Allreduce) architecture["algorithm"] = s.training.allreduce_algorithm.value;
+  nlohmann::ordered_json stop = nlohmann::ordered_json::object();
+  if (s.training.epochs) stop["epochs"] = *s.training.epochs;
+  if (s.training.iterations) stop["iterations"] = *s.training.iterations;
+  nlohmann::ordered_json device = {{"name", s.cluster.device.name},
+                                   {"peak_flops_per_s", s.cluster.device.peak_flops.value()},
+                                   {"efficiency", s.cluster.device.efficiency}};
+  if (s.cluster.device.memory_bandwidth) device["memory_bandwidth_bytes_per_s"] = s.cluster.device.memory_bandwidth->value();
+  if (s.cluster.device.memory) device["memory_bytes"] = s.cluster.device.memory->value();
+  if (s.cluster.device.idle_power) device["idle_power_w"] = s.cluster.device.idle_power->value();
+  if (s.cluster.device.busy_power) device["busy_power_w"] = s.cluster.device.busy_power->value();
   return {
       {"name", s.name},
+      {"sweep_point", s.sweep_point},
       {"source", s.source.generic_string()},
       {"seed", s.seed},
-      {"cluster",
-       {{"workers", s.cluster.workers},
-        {"device",
-         {{"name", s.cluster.device.name},
-          {"peak_flops_per_s", s.cluster.device.peak_flops.value()},
-          {"efficiency", s.cluster.device.efficiency}}}}},
+      {"cluster", {{"workers", s.cluster.workers}, {"device", device}}},
       {"topology", topology},
       {"model", {{"kind", s.model.kind.value}}},
       {"data",
@@ -36,11 +42,12 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
         {"validation_fraction", s.data.validation_fraction},
         {"label_noise", s.data.label_noise}}},
       {"training",
-       {{"batch", {{"per_worker", s.training.batch_per_worker}}},
+       {{"backend", std::string(to_string(s.training.backend))},
+        {"batch", {{"per_worker", s.training.batch_per_worker}}},
         {"optimizer", {{"kind", s.training.optimizer.kind.value}, {"learning_rate", s.training.optimizer.learning_rate}}},
         {"sync", {{"strategy", s.training.sync_strategy.value}}},
         {"architecture", architecture},
-        {"stop", {{"epochs", s.training.epochs}}},
+        {"stop", stop},
         {"evaluate_every", s.training.evaluate_every}}},
   };
 }

@@ -1,17 +1,32 @@
 #pragma once
-// Scenario files: YAML in, a validated Scenario out, or an InputError listing every problem.
+// Scenario files in, validated Scenario structs out: load (with includes), expand the sweep, validate
+// every point against the schema, build the structs. Every problem of the file is reported at once, as
+// one core::InputError.
 
+#include "sim/scenario/config_loader.hpp"
+#include "sim/scenario/config_node.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace dtsim::scenario {
 
-/// Reads and validates a scenario file. Throws core::InputError (file:line:col for each problem).
-Scenario read_scenario_file(const std::filesystem::path& path);
+struct ScenarioDocument {
+  /// One scenario per sweep point, in sweep order; exactly one without a sweep.
+  std::vector<Scenario> points;
+  /// The document as dtsim understood it: includes merged, defaults filled (those every point shares),
+  /// the sweep kept. Reading it back gives the same points.
+  ConfigNode resolved;
+};
 
-/// Same, from text; `file_name` is used in messages and as the scenario's source.
+ScenarioDocument read_scenario_document_file(const std::filesystem::path& path);
+ScenarioDocument read_scenario_document_text(const std::string& text, const std::string& file_name,
+                                             const LoadOptions& options = {});
+
+/// A scenario file without a sweep (or a sweep of one point).
+Scenario read_scenario_file(const std::filesystem::path& path);
 Scenario read_scenario_text(const std::string& text, const std::string& file_name);
 
 }  // namespace dtsim::scenario

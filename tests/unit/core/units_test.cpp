@@ -28,6 +28,16 @@ TEST(Units, SizesDecimalAndBinary) {
   EXPECT_DOUBLE_EQ(parse_flops("15TFLOPS").value(), 15e12);
 }
 
+TEST(Units, PowerEnergyAndCarbonIntensity) {
+  EXPECT_DOUBLE_EQ(parse_power("300W").value(), 300.0);
+  EXPECT_DOUBLE_EQ(parse_power("1.5kW").value(), 1500.0);
+  EXPECT_DOUBLE_EQ(parse_energy("1kWh").value(), 3.6e6);
+  EXPECT_DOUBLE_EQ(parse_energy("250Wh").value(), 900000.0);
+  EXPECT_DOUBLE_EQ(parse_energy("2MJ").value(), 2e6);
+  EXPECT_DOUBLE_EQ(parse_carbon_intensity("400gCO2/kWh").value(), 400.0);
+  EXPECT_DOUBLE_EQ(parse_carbon_intensity("0.4kgCO2/kWh").value(), 400.0);
+}
+
 TEST(Units, BareNumberIsAnErrorWithAnExample) {
   try {
     parse_bandwidth("10");

@@ -13,7 +13,9 @@ scenario::Scenario tiny_scenario() {
   s.name = "tiny";
   s.seed = 5;
   s.cluster.workers = 2;
-  s.cluster.device = {"cpu", core::FlopsPerSecond(1e9), 0.5};
+  s.cluster.device.name = "cpu";
+  s.cluster.device.peak_flops = core::FlopsPerSecond(1e9);
+  s.cluster.device.efficiency = 0.5;
   s.topology.kind.value = "ring";
   s.topology.link = {core::BytesPerSecond(1e9), core::Seconds(1e-6)};
   s.model.kind.value = "logistic_regression";

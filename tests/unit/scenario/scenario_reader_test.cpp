@@ -94,9 +94,9 @@ TEST(ScenarioReader, MissingKeyPointsAtItsMapping) {
 }
 
 TEST(ScenarioReader, FeatureOfALaterVersionIsNotSupportedYetNotIgnored) {
-  EXPECT_EQ(error_of(kValid + "stragglers:\n  slow_workers: [1]\n"),
-            "s.yaml:27:3: error: stragglers: not supported yet\n"
-            "  hint: remove this key; this version of dtsim cannot simulate it");
+  EXPECT_EQ(error_of(kValid + "stragglers:\n  - slowdown: 4\n"),
+            "s.yaml:26:1: error: stragglers: not supported yet\n"
+            "  hint: dtsim checks this key but cannot simulate it yet; remove it");
 }
 
 TEST(ScenarioReader, ReportsAllErrorsOfAFileAtOnce) {
@@ -112,14 +112,14 @@ TEST(ScenarioReader, InvalidYamlNamesTheFileAndPosition) {
 
 TEST(ScenarioReader, DocumentThatIsNotAMapping) {
   EXPECT_EQ(error_of("- just\n- a list\n"),
-            "s.yaml: error: a scenario must be a YAML mapping (name:, cluster:, topology:, ...)\n"
+            "s.yaml: error: a scenario must be a YAML mapping (name:, cluster:, topology:, ...); got a list\n"
             "  hint: start from scenarios/quickstart.yaml");
 }
 
 TEST(ScenarioReader, UnknownNetworkModel) {
   EXPECT_EQ(error_of(testing::replace_once(kValid, "    latency: \"5us\"\n", "    latency: \"5us\"\n  network_model: ns3\n")),
             "s.yaml:13:18: error: topology.network_model: unknown network model 'ns3'\n"
-            "  hint: valid network models: alpha_beta, tcp");
+            "  hint: valid network model names: alpha_beta, tcp");
 }
 
 TEST(ScenarioReader, MissingFileIsOneLineNamingIt) {

@@ -48,13 +48,14 @@ TEST(ScenarioResolver, BuildsTopologyDataAndSchedule) {
 TEST(ScenarioResolver, PlannedTopologyIsNotSupportedYet) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "kind: ring", "kind: torus")),
             "s.yaml:6:9: error: topology.kind: topology 'torus' is not supported yet\n"
-            "  hint: supported topology names: parameter_server, ring");
+            "  hint: supported topology names: ring, parameter_server");
 }
 
 TEST(ScenarioResolver, MisspelledTopologySuggestsTheClosest) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "kind: ring", "kind: rnig")),
             "s.yaml:6:9: error: topology.kind: unknown topology 'rnig'\n"
-            "  hint: did you mean 'ring'? supported topology names: parameter_server, ring");
+            "  hint: did you mean 'ring'? valid topology names: ring, parameter_server; not supported yet: tree, fat_tree, "
+            "mesh, random_regular, torus, hierarchical, custom");
 }
 
 TEST(ScenarioResolver, ParameterServerArchitectureNeedsAServer) {

@@ -1,0 +1,64 @@
+#include "sim/app/document_commands.hpp"
+
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/scenario/config_yaml.hpp"
+#include "sim/scenario/json_schema.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+#include "sim/scenario/scenario_schema.hpp"
+#include "sim/scenario/schema_reference.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim::app {
+namespace {
+
+scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries) {
+  scenario::ScenarioDocument document = scenario::read_scenario_document_file(file);
+  std::vector<core::Diagnostic> diagnostics;
+  for (const auto& point : document.points) {
+    try {
+      check_scenario(point, registries);
+    } catch (const core::InputError& error) {
+      for (const auto& d : error.diagnostics()) {
+        const bool seen = std::any_of(diagnostics.begin(), diagnostics.end(), [&](const core::Diagnostic& other) {
+          return other.format() == d.format();
+        });
+        if (!seen) diagnostics.push_back(d);
+      }
+    }
+  }
+  if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
+  return document;
+}
+
+}  // namespace
+
+ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries) {
+  ValidateResult result;
+  for (const auto& file : files) {
+    try {
+      const auto document = read_and_check(file, registries);
+      const std::size_t runs = document.points.size();
+      result.report += runs == 1 ? fmt::format("{}: ok\n", file.string())
+                                 : fmt::format("{}: ok ({} runs)\n", file.string(), runs);
+    } catch (const core::InputError& error) {
+      result.errors += fmt::format("{}\n", error.what());
+      result.ok = false;
+    }
+  }
+  return result;
+}
+
+std::string explain_command(const std::filesystem::path& file, const Registries& registries) {
+  const auto document = read_and_check(file, registries);
+  std::string header = fmt::format("# {} as dtsim reads it: includes merged, defaults filled in\n", file.string());
+  if (document.points.size() > 1) header += fmt::format("# the sweep below makes {} runs\n", document.points.size());
+  return header + scenario::to_yaml(document.resolved);
+}
+
+std::string schema_command(bool reference) {
+  if (reference) return scenario::reference_markdown(scenario::scenario_schema());
+  return scenario::to_json_schema(scenario::scenario_schema()).dump(2) + "\n";
+}
+
+}  // namespace dtsim::app

@@ -1,0 +1,30 @@
+#pragma once
+// The commands that read scenario files without simulating them: validate, explain, schema.
+
+#include "sim/app/registries.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dtsim::app {
+
+struct ValidateResult {
+  std::string report;  ///< one "FILE: ok ..." line per valid file
+  std::string errors;  ///< every diagnostic of every invalid file
+  bool ok = true;
+};
+
+/// `dtsim validate FILE...`: reads every file completely (all sweep points) and runs the checks that
+/// need the plug-ins, without simulating.
+ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries);
+
+/// `dtsim explain FILE`: the scenario as dtsim understands it, as YAML (includes merged, defaults filled).
+/// Throws core::InputError when the file is invalid.
+std::string explain_command(const std::filesystem::path& file, const Registries& registries);
+
+/// `dtsim schema`: the JSON Schema of the scenario format, or with `reference` the Markdown tables of
+/// docs/scenario-reference.md.
+std::string schema_command(bool reference);
+
+}  // namespace dtsim::app

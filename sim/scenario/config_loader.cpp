@@ -1,0 +1,232 @@
+#include "sim/scenario/config_loader.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace dtsim::scenario {
+namespace {
+
+// Bounds that keep hostile input (deep nesting, alias bombs) from exhausting the stack or memory;
+// no hand-written scenario comes near them.
+constexpr int kMaxDepth = 64;
+constexpr std::size_t kMaxNodes = 200'000;
+
+class YamlConverter {
+ public:
+  YamlConverter(core::SourcePosition file, core::DiagnosticSink& sink) : file_(std::move(file)), sink_(&sink) {}
+
+  ConfigNode convert(const YAML::Node& node, int depth) {
+    ConfigNode out;
+    out.where = position(node.Mark());
+    if (++nodes_ > kMaxNodes) {
+      report_once(out.where, fmt::format("the document has more than {} values", kMaxNodes),
+                  "a scenario is a few dozen lines; check for YAML aliases that expand each other");
+      return out;
+    }
+    if (depth > kMaxDepth) {
+      report_once(out.where, fmt::format("values are nested more than {} levels deep", kMaxDepth), "");
+      return out;
+    }
+    switch (node.Type()) {
+      case YAML::NodeType::Scalar:
+        out.kind = ConfigNode::Kind::Scalar;
+        out.scalar = node.Scalar();
+        break;
+      case YAML::NodeType::Sequence:
+        out.kind = ConfigNode::Kind::List;
+        for (const auto& item : node) out.items.push_back(convert(item, depth + 1));
+        break;
+      case YAML::NodeType::Map:
+        out.kind = ConfigNode::Kind::Map;
+        for (const auto& entry : node) add_entry(out, entry.first, entry.second, depth);
+        break;
+      default: break;
+    }
+    return out;
+  }
+
+ private:
+  void add_entry(ConfigNode& map, const YAML::Node& key, const YAML::Node& value, int depth) {
+    const core::SourcePosition key_where = position(key.Mark());
+    if (!key.IsScalar()) {
+      sink_->error(key_where, "", "a key must be a plain name, not a list or mapping", "write `name: value`");
+      return;
+    }
+    if (const ConfigEntry* first = map.find_entry(key.Scalar())) {
+      sink_->error(key_where, key.Scalar(),
+                   fmt::format("duplicate key; it was already given at line {}", first->key_where.line),
+                   "remove one of the two");
+      return;
+    }
+    map.entries.push_back(ConfigEntry{key.Scalar(), key_where, convert(value, depth + 1)});
+  }
+
+  core::SourcePosition position(const YAML::Mark& mark) const {
+    core::SourcePosition where = file_;
+    // yaml-cpp marks are 0-based and -1 when unknown.
+    if (mark.line >= 0) {
+      where.line = mark.line + 1;
+      where.column = mark.column + 1;
+    }
+    return where;
+  }
+
+  void report_once(const core::SourcePosition& where, std::string message, std::string hint) {
+    if (limit_reported_) return;
+    limit_reported_ = true;
+    sink_->error(where, "", std::move(message), std::move(hint));
+  }
+
+  core::SourcePosition file_;
+  core::DiagnosticSink* sink_;
+  std::size_t nodes_ = 0;
+  bool limit_reported_ = false;
+};
+
+std::optional<std::string> read_text(const std::filesystem::path& path, std::string& reason) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    reason = "it is a folder";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    reason = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class IncludeResolver {
+ public:
+  IncludeResolver(core::DiagnosticSink& sink, const LoadOptions& options) : sink_(&sink), options_(options) {}
+
+  /// `file` carries the include chain that leads to this text.
+  ConfigNode load(const std::string& text, const core::SourcePosition& file) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& parse_error) {
+      core::SourcePosition where = file;
+      if (parse_error.mark.line >= 0) {
+        where.line = parse_error.mark.line + 1;
+        where.column = parse_error.mark.column + 1;
+      }
+      sink_->error(where, "", fmt::format("not valid YAML: {}", parse_error.msg));
+      return {};
+    }
+    ConfigNode tree = YamlConverter(file, *sink_).convert(root, 0);
+    if (!tree.is_map()) return tree;
+    const ConfigEntry* include = tree.find_entry("include");
+    if (include == nullptr) return tree;
+    const ConfigEntry entry = *include;
+    tree.erase("include");
+    ConfigNode merged = ConfigNode::make_map(tree.where);
+    for (const ConfigNode* name : include_names(entry)) {
+      ConfigNode included = load_included(*name, file);
+      if (included.is_map()) merge_into(merged, included);
+    }
+    merge_into(merged, tree);
+    return merged;
+  }
+
+  void push_active(const std::filesystem::path& path) { active_.push_back(canonical(path)); }
+
+ private:
+  static std::filesystem::path canonical(const std::filesystem::path& path) {
+    std::error_code ignored;
+    return std::filesystem::weakly_canonical(path, ignored);
+  }
+
+  std::vector<const ConfigNode*> include_names(const ConfigEntry& entry) {
+    std::vector<const ConfigNode*> names;
+    if (entry.value.is_scalar()) names.push_back(&entry.value);
+    for (const auto& item : entry.value.items) {
+      if (item.is_scalar()) {
+        names.push_back(&item);
+      } else {
+        sink_->error(item.where, "include", fmt::format("expected a file name, got {}", describe(item)));
+      }
+    }
+    if (!entry.value.is_scalar() && !entry.value.is_list()) {
+      sink_->error(entry.value.where, "include", fmt::format("expected a file name or a list of them, got {}",
+                                                             describe(entry.value)),
+                   "include: devices.yaml  or  include: [devices.yaml, topology.yaml]");
+    }
+    return names;
+  }
+
+  ConfigNode load_included(const ConfigNode& name, const core::SourcePosition& including) {
+    if (!options_.allow_includes) {
+      sink_->error(name.where, "include", "include is not available here", "include works in scenario files on disk");
+      return {};
+    }
+    const std::filesystem::path path =
+        (std::filesystem::path(including.file).parent_path() / name.scalar).lexically_normal();
+    const std::filesystem::path canonical_path = canonical(path);
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      if (active_[i] != canonical_path) continue;
+      std::string cycle;
+      for (std::size_t j = i; j < active_.size(); ++j) cycle += active_[j].filename().string() + " -> ";
+      sink_->error(name.where, "include", fmt::format("include cycle: {}{}", cycle, path.filename().string()),
+                   "remove one of the includes in the cycle");
+      return {};
+    }
+    std::string reason;
+    const auto text = read_text(path, reason);
+    if (!text) {
+      sink_->error(name.where, "include", fmt::format("cannot read included file '{}': {}", path.string(), reason),
+                   "include paths are relative to the file that includes them");
+      return {};
+    }
+    core::SourcePosition file(path.string());
+    core::SourcePosition site = name.where;
+    site.included_from.clear();
+    file.included_from.push_back(site);
+    file.included_from.insert(file.included_from.end(), name.where.included_from.begin(),
+                              name.where.included_from.end());
+    active_.push_back(canonical_path);
+    ConfigNode tree = load(*text, file);
+    active_.pop_back();
+    if (!tree.is_map() && !tree.is_null()) {
+      sink_->error(tree.where, "", fmt::format("an included file must be a YAML mapping, got {}", describe(tree)));
+      return {};
+    }
+    return tree;
+  }
+
+  core::DiagnosticSink* sink_;
+  LoadOptions options_;
+  std::vector<std::filesystem::path> active_;
+};
+
+}  // namespace
+
+ConfigNode load_config_text(const std::string& text, const std::string& file_name, core::DiagnosticSink& sink,
+                            const LoadOptions& options) {
+  IncludeResolver resolver(sink, options);
+  resolver.push_active(file_name);
+  return resolver.load(text, core::SourcePosition(file_name));
+}
+
+ConfigNode load_config_file(const std::filesystem::path& path, core::DiagnosticSink& sink, const LoadOptions& options) {
+  std::string reason;
+  const auto text = read_text(path, reason);
+  if (!text) {
+    sink.error(core::SourcePosition(path.string()), "", fmt::format("cannot read scenario file: {}", reason));
+    return {};
+  }
+  return load_config_text(*text, path.string(), sink, options);
+}
+
+}  // namespace dtsim::scenario

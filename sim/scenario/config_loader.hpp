@@ -1,0 +1,29 @@
+#pragma once
+// Reads YAML text or files into ConfigNode trees, following `include:` lines. Every problem goes to
+// the sink with its file:line:col (and include chain); nothing is thrown for bad input.
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/config_node.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace dtsim::scenario {
+
+struct LoadOptions {
+  /// When false, `include:` is an error: for text that has no place on disk (the fuzzer, tests).
+  bool allow_includes = true;
+};
+
+/// Parses `text`, named `file_name` in messages and used as the base for relative includes. The
+/// top-level `include:` (a file name or a list of them) is replaced by the included files' contents,
+/// merged in order, with the including file's own keys applied last. Returns a Null node when the text
+/// cannot be read as YAML at all.
+ConfigNode load_config_text(const std::string& text, const std::string& file_name, core::DiagnosticSink& sink,
+                            const LoadOptions& options = {});
+
+/// As load_config_text, reading the file first.
+ConfigNode load_config_file(const std::filesystem::path& path, core::DiagnosticSink& sink,
+                            const LoadOptions& options = {});
+
+}  // namespace dtsim::scenario

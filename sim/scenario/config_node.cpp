@@ -1,0 +1,111 @@
+#include "sim/scenario/config_node.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace dtsim::scenario {
+
+ConfigNode ConfigNode::make_scalar(std::string text, core::SourcePosition where) {
+  ConfigNode node;
+  node.kind = Kind::Scalar;
+  node.scalar = std::move(text);
+  node.where = std::move(where);
+  return node;
+}
+
+ConfigNode ConfigNode::make_map(core::SourcePosition where) {
+  ConfigNode node;
+  node.kind = Kind::Map;
+  node.where = std::move(where);
+  return node;
+}
+
+const ConfigEntry* ConfigNode::find_entry(std::string_view key) const {
+  const auto it = std::find_if(entries.begin(), entries.end(), [&](const ConfigEntry& entry) { return entry.key == key; });
+  return it == entries.end() ? nullptr : &*it;
+}
+
+const ConfigNode* ConfigNode::find(std::string_view key) const {
+  const ConfigEntry* entry = find_entry(key);
+  return entry == nullptr ? nullptr : &entry->value;
+}
+
+ConfigNode* ConfigNode::find(std::string_view key) {
+  return const_cast<ConfigNode*>(std::as_const(*this).find(key));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+}
+
+void ConfigNode::set(const std::string& key, ConfigNode value, const core::SourcePosition& key_where) {
+  if (ConfigNode* existing = find(key)) {
+    *existing = std::move(value);
+    return;
+  }
+  entries.push_back(ConfigEntry{key, key_where, std::move(value)});
+}
+
+void ConfigNode::erase(std::string_view key) {
+  std::erase_if(entries, [&](const ConfigEntry& entry) { return entry.key == key; });
+}
+
+std::string describe(const ConfigNode& node) {
+  switch (node.kind) {
+    case ConfigNode::Kind::Map: return "a mapping";
+    case ConfigNode::Kind::List: return "a list";
+    case ConfigNode::Kind::Null: return "nothing";
+    case ConfigNode::Kind::Scalar: break;
+  }
+  return fmt::format("\"{}\"", node.scalar);
+}
+
+std::optional<std::int64_t> parse_integer(const std::string& text) {
+  std::string_view digits = text;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || error != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  std::string_view digits = text;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || error != std::errc{} || end != digits.data() + digits.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool same_value(const ConfigNode& a, const ConfigNode& b) {
+  if (a.kind != b.kind || a.scalar != b.scalar || a.items.size() != b.items.size() ||
+      a.entries.size() != b.entries.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.items.size(); ++i) {
+    if (!same_value(a.items[i], b.items[i])) return false;
+  }
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    if (a.entries[i].key != b.entries[i].key || !same_value(a.entries[i].value, b.entries[i].value)) return false;
+  }
+  return true;
+}
+
+void merge_into(ConfigNode& base, const ConfigNode& overlay) {
+  if (!base.is_map() || !overlay.is_map()) {
+    base = overlay;
+    return;
+  }
+  for (const auto& entry : overlay.entries) {
+    if (ConfigNode* existing = base.find(entry.key)) {
+      merge_into(*existing, entry.value);
+    } else {
+      base.entries.push_back(entry);
+    }
+  }
+}
+
+}  // namespace dtsim::scenario

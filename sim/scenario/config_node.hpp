@@ -1,0 +1,66 @@
+#pragma once
+// A YAML document as a plain tree in which every key and value remembers the file, line and column it
+// came from, so that values merged in from included files still point at their own lines.
+
+#include "sim/core/diagnostic.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dtsim::scenario {
+
+struct ConfigEntry;
+
+struct ConfigNode {
+  enum class Kind { Null, Scalar, List, Map };
+
+  Kind kind = Kind::Null;
+  std::string scalar;                ///< Scalar only: the text as written, without quotes
+  std::vector<ConfigNode> items;     ///< List only
+  std::vector<ConfigEntry> entries;  ///< Map only, in the order written
+  core::SourcePosition where;        ///< where the value starts
+  bool defaulted = false;            ///< filled in from the schema's default, not written by the user
+
+  static ConfigNode make_scalar(std::string text, core::SourcePosition where);
+  static ConfigNode make_map(core::SourcePosition where);
+
+  [[nodiscard]] bool is_scalar() const { return kind == Kind::Scalar; }
+  [[nodiscard]] bool is_map() const { return kind == Kind::Map; }
+  [[nodiscard]] bool is_list() const { return kind == Kind::List; }
+  [[nodiscard]] bool is_null() const { return kind == Kind::Null; }
+
+  /// The value under `key` of a mapping, or nullptr.
+  [[nodiscard]] const ConfigNode* find(std::string_view key) const;
+  [[nodiscard]] ConfigNode* find(std::string_view key);
+  /// The entry for `key` of a mapping (key position included), or nullptr.
+  [[nodiscard]] const ConfigEntry* find_entry(std::string_view key) const;
+  /// Sets `key` of a mapping, replacing its value or appending a new entry at `key_where`.
+  void set(const std::string& key, ConfigNode value, const core::SourcePosition& key_where);
+  /// Removes `key` from a mapping when present.
+  void erase(std::string_view key);
+};
+
+struct ConfigEntry {
+  std::string key;
+  core::SourcePosition key_where;
+  ConfigNode value;
+};
+
+/// "a mapping", "a list", "nothing" or the quoted scalar: for "expected X, got Y" messages.
+std::string describe(const ConfigNode& node);
+
+/// A scalar read as a whole number ("42", "+7", "-3"), or nullopt.
+std::optional<std::int64_t> parse_integer(const std::string& text);
+/// A scalar read as a finite number ("0.5", "1e-3"), or nullopt.
+std::optional<double> parse_number(const std::string& text);
+
+/// Deep equality of values (positions and `defaulted` ignored).
+bool same_value(const ConfigNode& a, const ConfigNode& b);
+
+/// Overlays `overlay` onto `base`: mappings merge key by key (recursively); anything else replaces.
+void merge_into(ConfigNode& base, const ConfigNode& overlay);
+
+}  // namespace dtsim::scenario

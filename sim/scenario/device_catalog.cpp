@@ -1,0 +1,54 @@
+#include "sim/scenario/device_catalog.hpp"
+
+#include <algorithm>
+
+namespace dtsim::scenario {
+namespace {
+
+CatalogDevice device(std::string name, double peak_flops, double memory_bandwidth, double memory_bytes,
+                     double max_watts, std::string description) {
+  DeviceProfile profile;
+  profile.name = std::move(name);
+  profile.peak_flops = core::FlopsPerSecond(peak_flops);
+  profile.memory_bandwidth = core::BytesPerSecond(memory_bandwidth);
+  if (memory_bytes > 0) profile.memory = core::Bytes(memory_bytes);
+  profile.busy_power = core::Watts(max_watts);
+  // Data sheets give no idle power: it stays unset until a profile declares it.
+  return CatalogDevice{std::move(profile), std::move(description)};
+}
+
+constexpr double kGiB = 1073741824.0;
+
+}  // namespace
+
+const std::vector<CatalogDevice>& builtin_devices() {
+  static const std::vector<CatalogDevice> kDevices{
+      // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
+      // (32 FP32 FLOP per cycle), eight DDR4-3200 channels (8 x 25.6 GB/s), 270 W TDP.
+      device("cpu", 40 * 2.3e9 * 32, 8 * 25.6e9, 0, 270,
+             "one Intel Xeon Platinum 8380 socket: FP32 AVX-512 peak, DDR4-3200 x8, 270 W TDP"),
+      // NVIDIA Tesla V100 data sheet (SXM2, 32 GB): 15.7 TFLOPS FP32, 900 GB/s HBM2, 300 W.
+      device("v100", 15.7e12, 900e9, 32 * kGiB, 300, "NVIDIA V100 SXM2 32 GB: FP32 peak, HBM2, 300 W"),
+      // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 2,039 GB/s HBM2e, 400 W.
+      device("a100", 19.5e12, 2039e9, 80 * kGiB, 400, "NVIDIA A100 SXM 80 GB: FP32 peak, HBM2e, 400 W"),
+      // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 3.35 TB/s HBM3, 80 GB, up to 700 W.
+      device("h100", 67e12, 3.35e12, 80 * kGiB, 700, "NVIDIA H100 SXM 80 GB: FP32 peak, HBM3, 700 W"),
+  };
+  return kDevices;
+}
+
+std::optional<DeviceProfile> find_builtin_device(const std::string& name) {
+  const auto& devices = builtin_devices();
+  const auto it = std::find_if(devices.begin(), devices.end(), [&](const CatalogDevice& d) { return d.profile.name == name; });
+  if (it == devices.end()) return std::nullopt;
+  return it->profile;
+}
+
+std::vector<std::string> builtin_device_names() {
+  std::vector<std::string> names;
+  for (const auto& d : builtin_devices()) names.push_back(d.profile.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace dtsim::scenario

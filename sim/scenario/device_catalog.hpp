@@ -1,0 +1,22 @@
+#pragma once
+// Built-in device profiles that `cluster.device.name` can name without declaring numbers.
+
+#include "sim/scenario/scenario.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::scenario {
+
+struct CatalogDevice {
+  DeviceProfile profile;
+  std::string description;  ///< what the numbers describe, and their source
+};
+
+/// Every built-in device, by name.
+const std::vector<CatalogDevice>& builtin_devices();
+std::optional<DeviceProfile> find_builtin_device(const std::string& name);
+std::vector<std::string> builtin_device_names();
+
+}  // namespace dtsim::scenario

@@ -1,0 +1,333 @@
+#include "sim/scenario/scenario_builder.hpp"
+
+#include "sim/core/name_match.hpp"
+#include "sim/scenario/device_catalog.hpp"
+
+#include <boost/pending/disjoint_sets.hpp>
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace dtsim::scenario {
+namespace {
+
+/// Read access to a validated mapping: every value has already been checked, so conversions succeed.
+class View {
+ public:
+  View(const ConfigNode* node, std::string path) : node_(node), path_(std::move(path)) {}
+
+  [[nodiscard]] bool has(std::string_view key) const { return node_ != nullptr && node_->find(key) != nullptr; }
+  [[nodiscard]] View at(const std::string& key) const {
+    return View(node_ == nullptr ? nullptr : node_->find(key), path_.empty() ? key : path_ + "." + key);
+  }
+  /// Present and written by the user, not filled in from a default.
+  [[nodiscard]] bool written(std::string_view key) const { return has(key) && !node_->find(key)->defaulted; }
+  [[nodiscard]] const ConfigNode* node() const { return node_; }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] core::SourcePosition where() const { return node_ == nullptr ? core::SourcePosition{} : node_->where; }
+  [[nodiscard]] std::string text(const std::string& key, const std::string& fallback = {}) const {
+    return has(key) ? node_->find(key)->scalar : fallback;
+  }
+  [[nodiscard]] std::optional<std::int64_t> integer(const std::string& key) const {
+    return has(key) ? parse_integer(node_->find(key)->scalar) : std::nullopt;
+  }
+  [[nodiscard]] std::optional<double> number(const std::string& key) const {
+    return has(key) ? parse_number(node_->find(key)->scalar) : std::nullopt;
+  }
+  template <class Q>
+  [[nodiscard]] std::optional<Q> quantity(const std::string& key, Q (*parse)(std::string_view)) const {
+    return has(key) ? std::optional<Q>(parse(node_->find(key)->scalar)) : std::nullopt;
+  }
+  [[nodiscard]] Located<std::string> located(const std::string& key) const {
+    const ConfigNode* value = node_ == nullptr ? nullptr : node_->find(key);
+    if (value == nullptr) return {std::string{}, where()};
+    return {value->scalar, value->where};
+  }
+  [[nodiscard]] core::SourcePosition where(const std::string& key) const {
+    const ConfigNode* value = node_ == nullptr ? nullptr : node_->find(key);
+    return value == nullptr ? where() : value->where;
+  }
+  [[nodiscard]] core::SourcePosition key_where(const std::string& key) const {
+    const ConfigEntry* entry = node_ == nullptr ? nullptr : node_->find_entry(key);
+    return entry == nullptr ? where() : entry->key_where;
+  }
+
+ private:
+  const ConfigNode* node_;
+  std::string path_;
+};
+
+void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) {
+  if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
+  if (with_defaults || fields.written("efficiency")) out.efficiency = fields.number("efficiency").value_or(1.0);
+  if (auto v = fields.quantity("memory_bandwidth", core::parse_bandwidth)) out.memory_bandwidth = *v;
+  if (auto v = fields.quantity("memory", core::parse_size)) out.memory = *v;
+  if (auto v = fields.quantity("idle_power", core::parse_power)) out.idle_power = *v;
+  if (auto v = fields.quantity("busy_power", core::parse_power)) out.busy_power = *v;
+}
+
+DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
+  const View device = cluster.at("device");
+  DeviceProfile out;
+  out.name = device.text("name", "custom");
+  const View declared = cluster.at("devices").at(out.name);
+  if (declared.node() != nullptr) {
+    overlay_device(declared, out, true);
+  } else if (auto builtin = find_builtin_device(out.name)) {
+    out = *builtin;
+  } else if (!device.has("peak_flops")) {
+    std::vector<std::string> known = builtin_device_names();
+    if (const ConfigNode* devices = cluster.at("devices").node()) {
+      for (const auto& entry : devices->entries) known.push_back(entry.key);
+    }
+    std::string hint = fmt::format("known devices: {}; or declare peak_flops", core::join_names(known));
+    if (const auto closest = core::closest_name(out.name, known)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
+    const bool named = device.has("name");
+    sink.error(named ? device.where("name") : device.where(), named ? "cluster.device.name" : "cluster.device.peak_flops",
+               named ? fmt::format("unknown device '{}', and no peak_flops declared", out.name)
+                     : "missing required key (the device has no name from the catalog)",
+               hint);
+  }
+  // Keys written here refine the named profile (say, a lower efficiency for an a100).
+  overlay_device(device, out, false);
+  return out;
+}
+
+int total_devices(const View& cluster, core::DiagnosticSink& sink) {
+  const ConfigNode* nodes = cluster.at("nodes").node();
+  if (nodes == nullptr) return -1;
+  const View types = cluster.at("node_types");
+  std::int64_t devices = 0;
+  for (std::size_t i = 0; i < nodes->items.size(); ++i) {
+    const View group(&nodes->items[i], fmt::format("cluster.nodes[{}]", i));
+    const std::string type = group.text("type");
+    const View declared = types.at(type);
+    if (declared.node() == nullptr) {
+      std::vector<std::string> known;
+      if (types.node() != nullptr) {
+        for (const auto& entry : types.node()->entries) known.push_back(entry.key);
+      }
+      std::string hint = known.empty() ? "declare it under cluster.node_types"
+                                       : fmt::format("node types declared: {}", core::join_names(known));
+      if (const auto closest = core::closest_name(type, known)) hint = fmt::format("did you mean '{}'?", *closest);
+      sink.error(group.where("type"), group.path() + ".type", fmt::format("unknown node type '{}'", type), hint);
+      continue;
+    }
+    devices += group.integer("count").value_or(1) * declared.integer("devices").value_or(1);
+  }
+  return static_cast<int>(std::min<std::int64_t>(devices, 1'000'000'000));
+}
+
+void check_custom_topology(const View& topology, core::DiagnosticSink& sink) {
+  const ConfigNode* nodes = topology.at("nodes").node();
+  const ConfigNode* links = topology.at("links").node();
+  if (topology.text("kind") != "custom") return;
+  if (nodes == nullptr || nodes->items.empty()) {
+    sink.error(topology.where(), "topology.nodes", "a custom topology needs a list of nodes",
+               "nodes: [{name: w0}, {name: w1}]");
+    return;
+  }
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < nodes->items.size(); ++i) {
+    const View node(&nodes->items[i], fmt::format("topology.nodes[{}]", i));
+    if (!index.emplace(node.text("name"), i).second) {
+      sink.error(node.where("name"), node.path() + ".name", fmt::format("node '{}' is declared twice", node.text("name")),
+                 "node names must be unique");
+    }
+  }
+  std::vector<std::size_t> rank(nodes->items.size());
+  std::vector<std::size_t> parent(nodes->items.size());
+  boost::disjoint_sets<std::size_t*, std::size_t*> components(rank.data(), parent.data());
+  for (std::size_t i = 0; i < nodes->items.size(); ++i) components.make_set(i);
+  std::vector<std::string> names;
+  for (const auto& [name, i] : index) names.push_back(name);
+  const View classes = topology.at("link_classes");
+  const std::size_t errors_before = sink.size();
+  for (std::size_t i = 0; links != nullptr && i < links->items.size(); ++i) {
+    const View link(&links->items[i], fmt::format("topology.links[{}]", i));
+    std::vector<std::size_t> ends;
+    for (const std::string end : {"from", "to"}) {
+      const auto it = index.find(link.text(end));
+      if (it != index.end()) {
+        ends.push_back(it->second);
+        continue;
+      }
+      std::string hint = fmt::format("declared nodes: {}", core::join_names(names));
+      if (const auto closest = core::closest_name(link.text(end), names)) hint = fmt::format("did you mean '{}'?", *closest);
+      sink.error(link.where(end), link.path() + "." + end, fmt::format("no node is named '{}'", link.text(end)), hint);
+    }
+    if (link.has("class") && classes.at(link.text("class")).node() == nullptr) {
+      sink.error(link.where("class"), link.path() + ".class", fmt::format("no link class is named '{}'", link.text("class")),
+                 "declare it under topology.link_classes");
+    }
+    if (ends.size() == 2) {
+      if (ends[0] == ends[1]) {
+        sink.error(link.where("to"), link.path() + ".to", "a link must join two different nodes");
+      }
+      components.union_set(ends[0], ends[1]);
+    }
+  }
+  if (sink.size() != errors_before) return;
+  std::vector<std::string> unreachable;
+  const std::size_t first = components.find_set(0);
+  for (std::size_t i = 1; i < nodes->items.size(); ++i) {
+    if (components.find_set(i) != first) unreachable.push_back(nodes->items[i].find("name")->scalar);
+  }
+  if (!unreachable.empty()) {
+    sink.error(topology.key_where("links"), "topology.links",
+               fmt::format("the topology is disconnected: {} cannot reach {}", core::join_names(unreachable),
+                           nodes->items[0].find("name")->scalar),
+               "add links so that every node can reach every other");
+  }
+}
+
+void check_stragglers_and_failures(const View& root, int workers, core::DiagnosticSink& sink) {
+  if (const ConfigNode* rules = root.at("stragglers").node()) {
+    for (std::size_t i = 0; i < rules->items.size(); ++i) {
+      const View rule(&rules->items[i], fmt::format("stragglers[{}]", i));
+      if (!rule.has("slowdown") && !rule.has("distribution") && !rule.has("trace")) {
+        sink.error(rule.where(), rule.path(), "a straggler rule needs slowdown, distribution or trace",
+                   "for example `slowdown: 4`");
+      }
+      const ConfigNode* ranks = rule.at("workers").node();
+      for (std::size_t r = 0; ranks != nullptr && r < ranks->items.size(); ++r) {
+        const auto rank = parse_integer(ranks->items[r].scalar).value_or(0);
+        if (rank >= workers) {
+          sink.error(ranks->items[r].where, fmt::format("{}.workers[{}]", rule.path(), r),
+                     fmt::format("worker {} does not exist; ranks run from 0 to {}", rank, workers - 1));
+        }
+      }
+    }
+  }
+  if (const ConfigNode* events = root.at("failures").at("events").node()) {
+    for (std::size_t i = 0; i < events->items.size(); ++i) {
+      const View event(&events->items[i], fmt::format("failures.events[{}]", i));
+      if (event.text("kind") != "worker") continue;
+      const auto rank = parse_integer(event.text("target"));
+      if (!rank || *rank < 0 || *rank >= workers) {
+        sink.error(event.where("target"), event.path() + ".target",
+                   fmt::format("expected a worker rank from 0 to {}, got \"{}\"", workers - 1, event.text("target")));
+      }
+    }
+  }
+}
+
+LinkSpec read_link(const View& link) {
+  return LinkSpec{*link.quantity("bandwidth", core::parse_bandwidth), *link.quantity("latency", core::parse_duration)};
+}
+
+void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
+  out.backend = training.text("backend") == "cpu" ? Backend::Cpu : Backend::Auto;
+  const View batch = training.at("batch");
+  out.batch_at = batch.where();
+  if (batch.has("per_worker") == batch.has("global")) {
+    sink.error(batch.has("global") ? batch.key_where("global") : batch.where(), "training.batch",
+               batch.has("global") ? "give per_worker or global, not both" : "needs per_worker or global",
+               "for example `per_worker: 32`");
+  } else if (auto per_worker = batch.integer("per_worker")) {
+    out.batch_per_worker = static_cast<int>(*per_worker);
+    out.batch_at = batch.where("per_worker");
+  } else {
+    const std::int64_t global = *batch.integer("global");
+    out.batch_at = batch.where("global");
+    if (global % workers != 0) {
+      sink.error(batch.where("global"), "training.batch.global",
+                 fmt::format("{} samples cannot be split evenly over {} workers", global, workers),
+                 fmt::format("use a multiple of {}, such as {}", workers, (global / workers + 1) * workers));
+    }
+    out.batch_per_worker = static_cast<int>(std::max<std::int64_t>(1, global / workers));
+  }
+  const View optimizer = training.at("optimizer");
+  out.optimizer.kind = optimizer.located("kind");
+  out.optimizer.learning_rate = *optimizer.number("learning_rate");
+  const View sync = training.at("sync");
+  out.sync_strategy = sync.located("strategy");
+  if (sync.text("strategy") == "adaptive_ssp" && sync.integer("staleness_min").value_or(0) >
+                                                     sync.integer("staleness_max").value_or(1'000'000)) {
+    sink.error(sync.where("staleness_min"), "training.sync.staleness_min",
+               fmt::format("is greater than staleness_max ({})", *sync.integer("staleness_max")));
+  }
+  const View architecture = training.at("architecture");
+  out.architecture_at = architecture.where("kind");
+  out.architecture = architecture.text("kind") == "parameter_server" ? Architecture::ParameterServer : Architecture::Allreduce;
+  out.allreduce_algorithm = architecture.located("algorithm");
+  const View stop = training.at("stop");
+  out.epochs = stop.integer("epochs");
+  out.iterations = stop.integer("iterations");
+  if (!stop.has("epochs") && !stop.has("iterations") && !stop.has("target_loss") && !stop.has("sim_time")) {
+    sink.error(stop.where(), "training.stop", "needs at least one stop condition",
+               "give epochs, iterations, target_loss or sim_time, for example `epochs: 5`");
+  }
+  if (auto every = training.integer("evaluate_every")) out.evaluate_every = static_cast<int>(*every);
+}
+
+}  // namespace
+
+Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
+                        core::DiagnosticSink& sink) {
+  const View root(&document, "");
+  Scenario s;
+  s.source = source;
+  s.sweep_point = sweep_point;
+  s.name = root.text("name");
+  s.description = root.text("description");
+  if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos || s.name == "." || s.name == "..") {
+    sink.error(root.where("name"), "name", fmt::format("must be a plain folder name, got \"{}\"", s.name),
+               "the name becomes a folder under out/; use letters, digits, '-' and '_'");
+  }
+  s.seed = static_cast<std::uint64_t>(root.integer("seed").value_or(1));
+
+  const View cluster = root.at("cluster");
+  s.cluster.workers = static_cast<int>(*cluster.integer("workers"));
+  s.cluster.device = read_device(cluster, sink);
+  const int devices = total_devices(cluster, sink);
+  if (devices >= 0 && s.cluster.workers > devices) {
+    sink.error(cluster.where("workers"), "cluster.workers",
+               fmt::format("{} workers need {} devices, but cluster.nodes hold only {}", s.cluster.workers,
+                           s.cluster.workers, devices),
+               "lower cluster.workers or add nodes");
+  }
+
+  const View topology = root.at("topology");
+  s.topology.kind = topology.located("kind");
+  s.topology.link = read_link(topology.at("link"));
+  s.topology.server_link = topology.has("server_link") ? read_link(topology.at("server_link")) : s.topology.link;
+  s.topology.network_model = topology.text("network_model") == "tcp" ? NetworkModel::Tcp : NetworkModel::AlphaBeta;
+  check_custom_topology(topology, sink);
+  if (const ConfigNode* dims = topology.at("dimensions").node()) {
+    std::int64_t product = 1;
+    for (const auto& d : dims->items) product *= parse_integer(d.scalar).value_or(1);
+    if (dims->items.size() < 2 || dims->items.size() > 3) {
+      sink.error(dims->where, "topology.dimensions", fmt::format("a torus has 2 or 3 dimensions, got {}", dims->items.size()));
+    } else if (product != s.cluster.workers) {
+      sink.error(dims->where, "topology.dimensions",
+                 fmt::format("the torus holds {} workers but cluster.workers is {}", product, s.cluster.workers));
+    }
+  }
+
+  s.model.kind = root.at("model").located("kind");
+  const View data = root.at("data");
+  s.data.kind = data.located("kind");
+  s.data.samples = static_cast<int>(data.integer("samples").value_or(0));
+  s.data.samples_at = data.where("samples");
+  s.data.features = static_cast<int>(data.integer("features").value_or(0));
+  s.data.validation_fraction = *data.number("validation_fraction");
+  s.data.validation_fraction_at = data.where("validation_fraction");
+  s.data.label_noise = data.number("label_noise").value_or(0.0);
+
+  read_training(root.at("training"), s.cluster.workers, s.training, sink);
+  check_stragglers_and_failures(root, s.cluster.workers, sink);
+  if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
+  return s;
+}
+
+std::string_view to_string(NetworkModel model) { return model == NetworkModel::AlphaBeta ? "alpha_beta" : "tcp"; }
+
+std::string_view to_string(Architecture architecture) {
+  return architecture == Architecture::Allreduce ? "allreduce" : "parameter_server";
+}
+
+std::string_view to_string(Backend backend) { return backend == Backend::Cpu ? "cpu" : "auto"; }
+
+}  // namespace dtsim::scenario

@@ -1,0 +1,18 @@
+#pragma once
+// Turns a validated scenario document into the Scenario structs, checking what one key alone cannot
+// show: contradictions between keys (batch given twice, more workers than devices, a custom topology
+// in pieces).
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/config_node.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <string>
+
+namespace dtsim::scenario {
+
+/// `document` must have passed validate_scenario_document without errors. Contradictions go to `sink`.
+Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
+                        core::DiagnosticSink& sink);
+
+}  // namespace dtsim::scenario

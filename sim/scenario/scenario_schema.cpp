@@ -1,0 +1,437 @@
+#include "sim/scenario/scenario_schema.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace dtsim::scenario {
+namespace {
+
+constexpr std::int64_t kMaxCount = 1'000'000'000;
+constexpr std::int64_t kMaxWorkers = 1'000'000;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const std::vector<std::string> kSyntheticData{"synthetic_classification", "gaussian_blobs", "sparse_clicks",
+                                              "zipf_text", "low_rank_ratings"};
+
+SchemaNode link(std::string key, std::string description) {
+  return map_of(std::move(key), std::move(description),
+                {
+                    quantity("bandwidth", Unit::Bandwidth, "bandwidth of each direction").require().exclusive_min()
+                        .for_example("\"10Gbps\""),
+                    quantity("latency", Unit::Duration, "one-way latency").require().for_example("\"5us\""),
+                    choice_of("sharing", "link sharing", "how flows crossing the link share it",
+                              {{"shared", "each direction is shared fairly by the flows crossing it"},
+                               {"fatpipe", "every flow gets the full bandwidth (a non-blocking switch)", true}})
+                        .fallback("shared"),
+                });
+}
+
+std::vector<SchemaNode> device_fields() {
+  return {
+      quantity("peak_flops", Unit::Flops, "peak compute rate; needed unless `name` is a known device")
+          .exclusive_min().for_example("\"15.7TFLOPS\""),
+      number("efficiency", 0.0, 1.0, "sustained fraction of peak").exclusive_min().fallback("1.0"),
+      quantity("memory_bandwidth", Unit::Bandwidth, "memory bandwidth").exclusive_min().for_example("\"900GB/s\""),
+      quantity("memory", Unit::Size, "memory size").exclusive_min().for_example("\"32GiB\""),
+      quantity("idle_power", Unit::Power, "power drawn while idle").for_example("\"50W\""),
+      quantity("busy_power", Unit::Power, "power drawn at full load").for_example("\"300W\""),
+  };
+}
+
+SchemaNode cluster() {
+  std::vector<SchemaNode> device = device_fields();
+  device.insert(device.begin(), text("name", "a built-in device (cpu, v100, a100, h100), one from "
+                                             "`cluster.devices`, or a label for the device declared here")
+                                    .fallback("custom"));
+  return map_of(
+      "cluster", "the machines that train",
+      {
+          integer("workers", 1, kMaxWorkers, "number of simulated workers, one per device").require(),
+          map_of("device", "the device every worker runs on", std::move(device)).require(),
+          dictionary_of("devices", "named device profiles that `cluster.device.name` can refer to; a catalog "
+                                   "file can be included",
+                        map_of("<name>", "one device profile", device_fields())),
+          dictionary_of("node_types", "kinds of node: how many devices each holds and how they are joined",
+                        map_of("<name>", "one node type",
+                               {
+                                   integer("devices", 1, 1024, "devices per node").require(),
+                                   text("device", "device profile name of those devices"),
+                                   link("intra_link", "link between devices inside the node"),
+                               }))
+              .plan(),
+          list_of("nodes", "how many nodes of each type",
+                  map_of("[]", "one group of nodes",
+                         {
+                             text("type", "a key of `cluster.node_types`").require(),
+                             integer("count", 1, kMaxWorkers, "number of such nodes").fallback("1"),
+                         }))
+              .plan(),
+          map_of("servers", "parameter-server nodes",
+                 {
+                     integer("count", 1, 1024, "number of server nodes").fallback("1"),
+                     text("device", "device profile name of the servers"),
+                 })
+              .plan(),
+      });
+}
+
+SchemaNode topology() {
+  const std::vector<std::string> trees{"tree", "fat_tree"};
+  return map_of(
+      "topology", "how the workers are connected",
+      {
+          choice_of("kind", "topology", "the shape of the network",
+                    {
+                        {"ring", "workers in a ring, each linked to the next"},
+                        {"parameter_server", "workers and parameter servers around one switch (a star)"},
+                        {"tree", "k-ary tree of switches with workers at the leaves", true},
+                        {"fat_tree", "k-ary fat tree with optional oversubscription", true},
+                        {"mesh", "every worker linked to every other", true},
+                        {"random_regular", "seeded random graph in which every worker has `degree` links", true},
+                        {"torus", "2D or 3D torus", true},
+                        {"hierarchical", "multi-device nodes joined by a fabric", true},
+                        {"custom", "explicit `nodes` and `links`", true},
+                    })
+              .require(),
+          link("link", "the link class of every worker link").require(),
+          link("server_link", "link from the switch to each server; defaults to `link`")
+              .when("kind", {"parameter_server"}),
+          choice_of("network_model", "network model", "how SimGrid times messages",
+                    {{"alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
+                     {"tcp", "SimGrid's calibrated TCP model"}})
+              .fallback("alpha_beta"),
+          boolean("bidirectional", "ring messages flow both ways").when("kind", {"ring"}).plan(),
+          integer("arity", 2, 64, "children per switch").when("kind", trees),
+          number("oversubscription", 1.0, 64.0, "ratio of down- to up-link capacity").when("kind", {"fat_tree"}),
+          integer("degree", 1, 1024, "links per worker").when("kind", {"random_regular"}),
+          list_of("dimensions", "size of each torus dimension (2 or 3 of them)",
+                  integer("[]", 2, 4096, "workers along one dimension"))
+              .when("kind", {"torus"}),
+          choice_of("fabric", "topology", "how the nodes are connected",
+                    {{"ring", ""}, {"tree", ""}, {"fat_tree", ""}, {"parameter_server", ""}, {"mesh", ""}, {"torus", ""}})
+              .when("kind", {"hierarchical"}),
+          choice_of("nic", "nic placement", "network interfaces into the fabric",
+                    {{"per_node", "one NIC per node"}, {"per_device", "one NIC per device"}})
+              .when("kind", {"hierarchical"}),
+          dictionary_of("link_classes", "named link classes that custom links can refer to",
+                        link("<name>", "one link class"))
+              .plan(),
+          list_of("nodes", "the nodes of a custom topology",
+                  map_of("[]", "one node",
+                         {
+                             text("name", "unique node name").require(),
+                             choice_of("kind", "node kind", "what the node is",
+                                       {{"worker", ""}, {"server", ""}, {"switch", ""}})
+                                 .fallback("worker"),
+                         }))
+              .when("kind", {"custom"}),
+          list_of("links", "the links of a custom topology",
+                  map_of("[]", "one link",
+                         {
+                             text("from", "node name").require(),
+                             text("to", "node name").require(),
+                             text("class", "a key of `topology.link_classes`; defaults to `topology.link`"),
+                         }))
+              .when("kind", {"custom"}),
+      });
+}
+
+SchemaNode model() {
+  return map_of("model", "what is trained",
+                {
+                    choice_of("kind", "model", "the model family",
+                              {
+                                  {"logistic_regression", "binary logistic regression"},
+                                  {"softmax_regression", "multi-class softmax regression", true},
+                                  {"mlp", "multi-layer perceptron", true},
+                                  {"glove", "GloVe word embeddings", true},
+                                  {"matrix_factorization", "embeddings per row and column of a ratings matrix", true},
+                              })
+                        .require(),
+                    list_of("layers", "hidden layer widths", integer("[]", 1, 1'000'000, "width")).when("kind", {"mlp"}),
+                    choice_of("activation", "activation", "hidden-layer activation", {{"relu", ""}, {"tanh", ""}})
+                        .when("kind", {"mlp"}),
+                    integer("dimensions", 1, 100'000, "embedding size").when("kind", {"glove", "matrix_factorization"}),
+                    integer("window", 1, 100, "co-occurrence window in words").when("kind", {"glove"}),
+                    number("x_max", 0.0, kInf, "co-occurrence weighting cut-off").exclusive_min().when("kind", {"glove"}),
+                    number("alpha", 0.0, 10.0, "co-occurrence weighting exponent").exclusive_min().when("kind", {"glove"}),
+                    text("profile", "timing-only layer table of a model too large to train for real").plan(),
+                });
+}
+
+SchemaNode data() {
+  return map_of(
+      "data", "what the model is trained on",
+      {
+          choice_of("kind", "data kind", "where the samples come from",
+                    {
+                        {"synthetic_classification", "seeded linearly separable classes with label noise"},
+                        {"gaussian_blobs", "seeded Gaussian clusters", true},
+                        {"sparse_clicks", "seeded sparse high-dimensional click features", true},
+                        {"zipf_text", "seeded Zipf-distributed text", true},
+                        {"low_rank_ratings", "seeded low-rank ratings matrix", true},
+                        {"csv", "a CSV file named by `path`", true},
+                        {"digits", "handwritten digits (8x8)", true},
+                        {"iris", "iris flowers", true},
+                        {"wine", "wine cultivars", true},
+                        {"breast_cancer", "breast cancer diagnoses", true},
+                        {"kjv", "the King James Bible as a text corpus", true},
+                    })
+              .require(),
+          integer("samples", 2, 100'000'000, "number of samples generated").require().when("kind", kSyntheticData),
+          integer("features", 1, 1'000'000, "features per sample").require().when("kind", kSyntheticData),
+          integer("classes", 2, 1000, "number of classes").when("kind", {"gaussian_blobs"}),
+          number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
+              .fallback("0")
+              .when("kind", {"synthetic_classification"}),
+          text("path", "CSV file, relative to the scenario").when("kind", {"csv"}),
+          number("validation_fraction", 0.0, 0.9, "share of samples held out for validation").fallback("0.2"),
+          map_of("partitioning", "how training samples are split over workers",
+                 {
+                     choice_of("kind", "partitioning", "the split",
+                               {{"iid", "contiguous shards of a seeded shuffle, reshuffled every epoch"},
+                                {"by_label", "each worker sees few labels (non-iid)", true},
+                                {"dirichlet", "label shares drawn from a Dirichlet distribution", true}})
+                         .fallback("iid"),
+                     number("alpha", 0.0, kInf, "Dirichlet concentration").exclusive_min().when("kind", {"dirichlet"}),
+                 }),
+      });
+}
+
+SchemaNode sync() {
+  return map_of(
+      "sync", "when workers exchange and apply updates",
+      {
+          choice_of("strategy", "sync strategy", "the synchronization strategy",
+                    {
+                        {"bsp", "bulk-synchronous: a barrier every iteration"},
+                        {"ssp", "stale-synchronous with bound `staleness`", true},
+                        {"adaptive_ssp", "staleness bound moving within [staleness_min, staleness_max]", true},
+                        {"approximate", "send an update only when it is significant", true},
+                        {"async", "barrierless asynchronous updates", true},
+                        {"staleness_aware", "asynchronous, learning rate divided by staleness", true},
+                        {"local_sgd", "`local_steps` local steps, then model averaging", true},
+                        {"gossip", "average with neighbours on a peer-to-peer graph", true},
+                    })
+              .fallback("bsp"),
+          integer("staleness", 0, 1'000'000, "clocks a worker may run ahead of the slowest").when("strategy", {"ssp"}),
+          integer("staleness_min", 0, 1'000'000, "lowest staleness bound").when("strategy", {"adaptive_ssp"}),
+          integer("staleness_max", 0, 1'000'000, "highest staleness bound").when("strategy", {"adaptive_ssp"}),
+          number("threshold", 0.0, kInf, "relative update magnitude worth sending")
+              .exclusive_min()
+              .when("strategy", {"approximate"}),
+          integer("max_delay", 1, kMaxCount, "iterations after which an update is sent anyway")
+              .when("strategy", {"approximate"}),
+          boolean("lock", "the server applies pushes under a lock instead of lock-free").when("strategy", {"async"}),
+          integer("accumulate", 1, kMaxCount, "updates accumulated before they are applied")
+              .when("strategy", {"staleness_aware"}),
+          integer("local_steps", 1, kMaxCount, "local steps between averagings").when("strategy", {"local_sgd"}),
+          choice_of("peers", "gossip peers", "whom a worker averages with",
+                    {{"random", "one seeded random neighbour"}, {"all", "every neighbour"}})
+              .when("strategy", {"gossip"}),
+      });
+}
+
+SchemaNode training() {
+  const std::vector<std::string> staged{"pipeline", "hybrid"};
+  const std::vector<std::string> with_allreduce{"allreduce", "hybrid"};
+  const std::vector<std::string> with_servers{"parameter_server", "hybrid"};
+  return map_of(
+      "training", "the training recipe",
+      {
+          map_of("parallelism", "how the work is split",
+                 {
+                     choice_of("kind", "parallelism", "the kind of parallelism",
+                               {{"data", "every worker holds the whole model and a share of the data"},
+                                {"pipeline", "the model's layers are split into stages", true},
+                                {"hybrid", "pipeline stages, each data-parallel", true}})
+                         .fallback("data"),
+                     integer("stages", 1, 1024, "pipeline stages").when("kind", staged),
+                     integer("micro_batches", 1, 1'000'000, "micro-batches per batch").when("kind", staged),
+                 }),
+          choice_of("backend", "compute backend", "where the real math runs",
+                    {{"auto", "CUDA when a device is present, otherwise CPU"},
+                     {"cpu", "Eigen on the CPU"},
+                     {"cuda", "CUDA kernels and cuBLAS", true}})
+              .fallback("auto"),
+          map_of("batch", "samples per iteration; give exactly one of the two",
+                 {
+                     integer("per_worker", 1, kMaxCount, "samples each worker processes per iteration"),
+                     integer("global", 1, kMaxCount, "samples per iteration over all workers (divided evenly)"),
+                 })
+              .require(),
+          map_of("optimizer", "how gradients become updates",
+                 {
+                     choice_of("kind", "optimizer", "the optimizer",
+                               {{"sgd", "plain stochastic gradient descent"},
+                                {"momentum", "SGD with momentum", true},
+                                {"adam", "Adam", true}})
+                         .fallback("sgd"),
+                     number("learning_rate", 0.0, 1e6, "step size").exclusive_min().require(),
+                     number("momentum", 0.0, 1.0, "momentum factor").when("kind", {"momentum"}),
+                     number("beta1", 0.0, 1.0, "first-moment decay").when("kind", {"adam"}),
+                     number("beta2", 0.0, 1.0, "second-moment decay").when("kind", {"adam"}),
+                     number("epsilon", 0.0, 1.0, "denominator guard").exclusive_min().when("kind", {"adam"}),
+                 })
+              .require(),
+          sync(),
+          map_of("architecture", "how updates travel",
+                 {
+                     choice_of("kind", "architecture", "the communication architecture",
+                               {{"allreduce", "peer-to-peer collective"},
+                                {"parameter_server", "workers push to and pull from servers"},
+                                {"hybrid", "dense parameters by allreduce, sparse ones through servers", true}})
+                         .fallback("allreduce"),
+                     choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
+                               {{"ring", "reduce-scatter then allgather around the ring"},
+                                {"tree", "binomial reduce then broadcast", true},
+                                {"double_binary_tree", "two complementary binary trees", true},
+                                {"halving_doubling", "recursive halving and doubling", true},
+                                {"hierarchical", "within nodes, across nodes, within nodes", true},
+                                {"direct", "every rank sends to every rank", true}})
+                         .fallback("ring")
+                         .when("kind", with_allreduce),
+                     integer("shards", 1, 1024, "servers the parameters are sharded over by key range")
+                         .when("kind", with_servers)
+                         .plan(),
+                 }),
+          map_of("stop", "when training ends: the first condition reached",
+                 {
+                     integer("epochs", 1, kMaxCount, "passes over the training data"),
+                     integer("iterations", 1, kMaxCount, "iterations"),
+                     number("target_loss", 0.0, kInf, "validation loss to reach").exclusive_min().plan(),
+                     quantity("sim_time", Unit::Duration, "simulated time budget").exclusive_min().plan(),
+                 })
+              .require(),
+          integer("evaluate_every", 1, kMaxCount, "iterations between evaluations; once per epoch when absent"),
+      });
+}
+
+SchemaNode stragglers() {
+  return list_of(
+             "stragglers", "workers slower than their device",
+             map_of("[]", "one straggler rule",
+                    {
+                        list_of("workers", "worker ranks this rule slows; every worker when absent",
+                                integer("[]", 0, kMaxWorkers, "a worker rank")),
+                        number("slowdown", 1.0, 1e6, "fixed factor on every compute step"),
+                        choice_of("distribution", "slowdown distribution", "random per-step slowdown",
+                                  {{"lognormal", "factor exp(N(0, sigma))"},
+                                   {"exponential", "factor 1 + Exp(mean)"},
+                                   {"bernoulli", "factor `factor` with probability `probability`"}}),
+                        number("sigma", 0.0, 10.0, "log-normal spread").exclusive_min().when("distribution", {"lognormal"}),
+                        number("mean", 0.0, 1e6, "mean extra factor").exclusive_min().when("distribution", {"exponential"}),
+                        number("probability", 0.0, 1.0, "chance of a slow step").when("distribution", {"bernoulli"}),
+                        number("factor", 1.0, 1e6, "slowdown of a slow step").when("distribution", {"bernoulli"}),
+                        map_of("trace", "time-varying speed",
+                               {
+                                   text("file", "CSV of time,factor rows, relative to the scenario"),
+                                   list_of("points", "inline (at, factor) points",
+                                           map_of("[]", "one point",
+                                                  {quantity("at", Unit::Duration, "simulated time").require(),
+                                                   number("factor", 0.0, 1.0, "fraction of full speed")
+                                                       .exclusive_min()
+                                                       .require()})),
+                                   boolean("periodic", "repeat the trace").fallback("false"),
+                               }),
+                    }))
+      .plan();
+}
+
+SchemaNode failures() {
+  return map_of("failures", "hosts and links that fail, and how training recovers",
+                {
+                    list_of("events", "failures at given simulated times",
+                            map_of("[]", "one failure",
+                                   {
+                                       choice_of("kind", "failure kind", "what fails",
+                                                 {{"worker", ""}, {"server", ""}, {"link", ""}})
+                                           .require(),
+                                       text("target", "worker rank, server index or link name (a--b)").require(),
+                                       quantity("at", Unit::Duration, "when it fails").require(),
+                                       quantity("repair_after", Unit::Duration, "how long until it is back"),
+                                   })),
+                    map_of("checkpoint", "periodic checkpoints to restart from",
+                           {
+                               integer("every", 1, kMaxCount, "iterations between checkpoints").require(),
+                               quantity("write_time", Unit::Duration, "time to write one checkpoint"),
+                               quantity("restart_time", Unit::Duration, "time to restart from one"),
+                           }),
+                })
+      .plan();
+}
+
+SchemaNode energy() {
+  return map_of("energy", "what the run costs",
+                {
+                    quantity("carbon_intensity", Unit::CarbonIntensity, "grid carbon intensity")
+                        .for_example("\"400gCO2/kWh\""),
+                    number("price_per_device_hour", 0.0, 1e9, "price of one device for one hour"),
+                    number("price_per_kwh", 0.0, 1e9, "price of one kWh"),
+                    text("currency", "currency of the prices"),
+                })
+      .plan();
+}
+
+SchemaNode outputs() {
+  return map_of("outputs", "what is written, and where",
+                {
+                    text("folder", "result folder; out/<name> when absent (the -o flag overrides it)"),
+                    boolean("trace", "write trace.json (Chrome/Perfetto trace events)").plan(),
+                    boolean("report", "write report.html").plan(),
+                });
+}
+
+SchemaNode sweep() {
+  return map_of("sweep", "run the scenario once per point of a parameter grid",
+                {
+                    dictionary_of("axes", "dotted path of a scalar key -> the values it takes",
+                                  list_of("<path>", "values of one axis", any_scalar("[]", "one value")))
+                        .require(),
+                    choice_of("combine", "sweep combination", "how axes combine",
+                              {{"cartesian", "every combination of the axes' values"},
+                               {"zip", "the i-th value of every axis together (axes of equal length)"}})
+                        .fallback("cartesian"),
+                });
+}
+
+SchemaNode build() {
+  return map_of("", "a dtsim scenario",
+                {
+                    file_list("include", "files merged in first, relative to this file; this file's keys win"),
+                    text("name", "names the run; results go to out/<name>").require(),
+                    text("description", "free text shown by `dtsim explain`"),
+                    integer("seed", 0, std::numeric_limits<std::int64_t>::max(), "seed of every random stream")
+                        .fallback("1"),
+                    cluster(),
+                    topology(),
+                    model(),
+                    data(),
+                    training(),
+                    stragglers(),
+                    failures(),
+                    energy(),
+                    outputs(),
+                    sweep(),
+                });
+}
+
+}  // namespace
+
+const SchemaNode& scenario_schema() {
+  static const SchemaNode kSchema = build();
+  return kSchema;
+}
+
+const SchemaNode* find_schema(const std::string& dotted_path) {
+  const SchemaNode* node = &scenario_schema();
+  std::size_t start = 0;
+  while (node != nullptr && start <= dotted_path.size()) {
+    const std::size_t end = std::min(dotted_path.find('.', start), dotted_path.size());
+    node = node->child(dotted_path.substr(start, end - start));
+    start = end + 1;
+  }
+  return node;
+}
+
+}  // namespace dtsim::scenario

@@ -1,0 +1,24 @@
+#pragma once
+// Checks a ConfigNode tree against a SchemaNode and returns it with every applicable default filled in.
+// All problems go to the sink, each at the line of the value (or key) at fault.
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/config_node.hpp"
+#include "sim/scenario/schema.hpp"
+
+#include <string>
+
+namespace dtsim::scenario {
+
+/// Validates `value` against `schema`; `path` is its dotted key ("" for the document root). The result
+/// has the schema's order of keys, defaults marked `defaulted`, and planned keys kept as written.
+ConfigNode validate_against(const ConfigNode& value, const SchemaNode& schema, const std::string& path,
+                            core::DiagnosticSink& sink);
+
+/// Validates a whole scenario document against scenario_schema().
+ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSink& sink);
+
+/// "a.b" joined, or "b" under the root.
+std::string dotted_key(const std::string& path, const std::string& key);
+
+}  // namespace dtsim::scenario

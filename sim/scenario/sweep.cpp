@@ -1,0 +1,188 @@
+#include "sim/scenario/sweep.hpp"
+
+#include "sim/core/name_match.hpp"
+#include "sim/scenario/scenario_schema.hpp"
+#include "sim/scenario/schema_validator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace dtsim::scenario {
+namespace {
+
+struct Axis {
+  std::string path;
+  core::SourcePosition where;
+  std::vector<ConfigNode> values;
+};
+
+void collect_paths(const SchemaNode& map, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& child : map.children) {
+    const std::string path = dotted_key(prefix, child.key);
+    if (child.kind == ValueKind::Map) {
+      collect_paths(child, path, out);
+    } else if (child.is_scalar()) {
+      out.push_back(path);
+    }
+  }
+}
+
+bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
+  const std::string key = dotted_key("sweep.axes", entry.key);
+  static const std::set<std::string> kFixed{"name", "include"};
+  if (kFixed.contains(entry.key) || entry.key.starts_with("sweep.") || entry.key == "sweep") {
+    sink.error(entry.key_where, key, fmt::format("'{}' cannot be swept", entry.key),
+               "every point keeps the scenario's name and adds its axis values to it");
+    return false;
+  }
+  const SchemaNode* target = find_schema(entry.key);
+  if (target == nullptr) {
+    const std::vector<std::string> paths = sweepable_paths();
+    std::string hint = "write the dotted path of a scalar key, such as training.optimizer.learning_rate";
+    if (const auto closest = core::closest_name(entry.key, paths)) hint = fmt::format("did you mean '{}'?", *closest);
+    sink.error(entry.key_where, key, fmt::format("no scenario key has the path '{}'", entry.key), hint);
+    return false;
+  }
+  if (!target->is_scalar()) {
+    std::string hint = "sweep a single value";
+    if (target->kind == ValueKind::Map && !target->children.empty()) {
+      hint = fmt::format("sweep one of its keys, such as {}.{}", entry.key, target->children.front().key);
+    }
+    sink.error(entry.key_where, key, fmt::format("'{}' holds {}, not a single value", entry.key, expected_value(*target)),
+               hint);
+    return false;
+  }
+  if (entry.value.items.empty()) {
+    sink.error(entry.value.where, key, "an axis needs at least one value");
+    return false;
+  }
+  for (std::size_t i = 0; i < entry.value.items.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (entry.value.items[i].scalar != entry.value.items[j].scalar) continue;
+      sink.error(entry.value.items[i].where, fmt::format("{}[{}]", key, i),
+                 fmt::format("the value {} appears twice", entry.value.items[i].scalar), "give each value once");
+      return false;
+    }
+  }
+  return true;
+}
+
+void set_path(ConfigNode& document, const std::string& path, const ConfigNode& value, const core::SourcePosition& where) {
+  ConfigNode* node = &document;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = path.find('.', start);
+    const std::string key = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (end == std::string::npos) {
+      node->set(key, value, where);
+      return;
+    }
+    ConfigNode* next = node->find(key);
+    if (next == nullptr || !next->is_map()) {
+      node->set(key, ConfigNode::make_map(where), where);
+      next = node->find(key);
+    }
+    node = next;
+    start = end + 1;
+  }
+}
+
+std::string label_value(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                       c == '-' || c == '_';
+    out += plain ? c : '_';
+  }
+  return out;
+}
+
+/// Axis names in labels: the last path component, or the whole path where two axes share it.
+std::vector<std::string> axis_names(const std::vector<Axis>& axes) {
+  std::vector<std::string> leaves;
+  for (const auto& axis : axes) leaves.push_back(axis.path.substr(axis.path.rfind('.') + 1));
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const bool shared = std::count(leaves.begin(), leaves.end(), leaves[i]) > 1;
+    names.push_back(shared ? axes[i].path : leaves[i]);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> sweepable_paths() {
+  std::vector<std::string> out;
+  collect_paths(scenario_schema(), "", out);
+  std::erase_if(out, [](const std::string& path) { return path == "name" || path.starts_with("sweep."); });
+  return out;
+}
+
+std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::DiagnosticSink& sink) {
+  const ConfigEntry* sweep = document.is_map() ? document.find_entry("sweep") : nullptr;
+  if (sweep == nullptr) return {SweepPoint{"", document}};
+  const std::size_t errors_before = sink.size();
+  const ConfigNode checked = validate_against(sweep->value, *scenario_schema().child("sweep"), "sweep", sink);
+  if (sink.size() != errors_before) return {};
+
+  std::vector<Axis> axes;
+  bool valid = true;
+  for (const auto& entry : checked.find("axes")->entries) {
+    if (!check_axis(entry, sink)) {
+      valid = false;
+      continue;
+    }
+    axes.push_back(Axis{entry.key, entry.key_where, entry.value.items});
+  }
+  if (!valid) return {};
+  if (axes.empty()) {
+    sink.error(checked.find("axes")->where, "sweep.axes", "a sweep needs at least one axis",
+               "for example `training.optimizer.learning_rate: [0.1, 0.5]`");
+    return {};
+  }
+  const bool zip = checked.find("combine")->scalar == "zip";
+  if (zip) {
+    for (const auto& axis : axes) {
+      if (axis.values.size() == axes.front().values.size()) continue;
+      sink.error(axis.where, dotted_key("sweep.axes", axis.path),
+                 fmt::format("has {} values but {} has {}; zip pairs values up one to one", axis.values.size(),
+                             axes.front().path, axes.front().values.size()),
+                 "give every axis the same number of values, or use combine: cartesian");
+      return {};
+    }
+  }
+
+  std::size_t count = 1;
+  for (const auto& axis : axes) count = zip ? axis.values.size() : count * axis.values.size();
+  const std::vector<std::string> names = axis_names(axes);
+  ConfigNode base = document;
+  base.erase("sweep");
+  std::vector<SweepPoint> points;
+  std::set<std::string> labels;
+  for (std::size_t index = 0; index < count; ++index) {
+    SweepPoint point{"", base};
+    std::size_t rest = index;
+    std::vector<std::size_t> picks(axes.size());
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      picks[a] = zip ? index : rest % axes[a].values.size();
+      if (!zip) rest /= axes[a].values.size();
+    }
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const ConfigNode& value = axes[a].values[picks[a]];
+      set_path(point.document, axes[a].path, value, axes[a].where);
+      if (!point.label.empty()) point.label += ',';
+      point.label += names[a] + "=" + label_value(value.scalar);
+    }
+    if (!labels.insert(point.label).second) {
+      sink.error(sweep->key_where, "sweep", fmt::format("two points would both be named '{}'", point.label),
+                 "sweep values that differ only in punctuation get the same name; change one");
+      return {};
+    }
+    points.push_back(std::move(point));
+  }
+  return points;
+}
+
+}  // namespace dtsim::scenario

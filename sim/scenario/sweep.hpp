@@ -1,0 +1,25 @@
+#pragma once
+// `sweep:` turns one scenario document into several: one per point of a grid of values given for
+// dotted scalar keys. Points are named from the values ("staleness=1,workers=8"), so names are stable.
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/config_node.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dtsim::scenario {
+
+struct SweepPoint {
+  std::string label;    ///< "" for a scenario without a sweep
+  ConfigNode document;  ///< the document as written, with this point's values set and `sweep` removed
+};
+
+/// Expands the `sweep` section of an unvalidated document. Cartesian points vary the last axis fastest;
+/// `combine: zip` takes the i-th value of every axis. Problems go to `sink` (and give no points).
+std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::DiagnosticSink& sink);
+
+/// Every dotted path that a sweep axis may name.
+std::vector<std::string> sweepable_paths();
+
+}  // namespace dtsim::scenario
