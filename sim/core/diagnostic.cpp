@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <tuple>
+
 namespace dtsim::core {
 
 std::string format_position(const SourcePosition& where) {
@@ -35,6 +38,16 @@ void DiagnosticSink::error(SourcePosition where, std::string key, std::string me
     }
   }
   diagnostics_.push_back(Diagnostic{std::move(where), std::move(key), std::move(message), std::move(hint)});
+}
+
+void DiagnosticSink::append(const DiagnosticSink& other) {
+  for (const auto& d : other.diagnostics_) error(d.where, d.key, d.message, d.hint);
+}
+
+void DiagnosticSink::sort_by_position() {
+  std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.where.file, a.where.line, a.where.column) < std::tie(b.where.file, b.where.line, b.where.column);
+  });
 }
 
 void DiagnosticSink::throw_if_any() const {

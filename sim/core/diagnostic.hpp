@@ -42,6 +42,10 @@ class InputError : public std::exception {
   explicit InputError(Diagnostic diagnostic);
   [[nodiscard]] const char* what() const noexcept override { return text_.c_str(); }
   [[nodiscard]] const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  /// Records every problem of `other` (duplicates kept once).
+  void append(const class DiagnosticSink& other);
+  /// Orders the problems by file, line and column, so that a report reads top to bottom.
+  void sort_by_position();
 
  private:
   std::vector<Diagnostic> diagnostics_;
@@ -56,6 +60,10 @@ class DiagnosticSink {
   [[nodiscard]] bool empty() const { return diagnostics_.empty(); }
   [[nodiscard]] std::size_t size() const { return diagnostics_.size(); }
   [[nodiscard]] const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  /// Records every problem of `other` (duplicates kept once).
+  void append(const class DiagnosticSink& other);
+  /// Orders the problems by file, line and column, so that a report reads top to bottom.
+  void sort_by_position();
   /// Throws InputError holding every diagnostic collected, if there is any.
   void throw_if_any() const;
 

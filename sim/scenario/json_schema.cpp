@@ -95,7 +95,8 @@ nlohmann::ordered_json to_json_schema(const SchemaNode& root) {
   nlohmann::ordered_json out;
   out["$schema"] = "http://json-schema.org/draft-07/schema#";
   out["title"] = "dtsim scenario";
-  for (auto& [key, value] : describe_node(root).items()) out[key] = value;
+  const nlohmann::ordered_json body = describe_node(root);
+  for (const auto& [key, value] : body.items()) out[key] = value;
   return out;
 }
 

@@ -83,7 +83,7 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
     }
     std::string hint = fmt::format("known devices: {}; or declare peak_flops", core::join_names(known));
     if (const auto closest = core::closest_name(out.name, known)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
-    const bool named = device.has("name");
+    const bool named = device.written("name");
     sink.error(named ? device.where("name") : device.where(), named ? "cluster.device.name" : "cluster.device.peak_flops",
                named ? fmt::format("unknown device '{}', and no peak_flops declared", out.name)
                      : "missing required key (the device has no name from the catalog)",
@@ -99,6 +99,7 @@ int total_devices(const View& cluster, core::DiagnosticSink& sink) {
   if (nodes == nullptr) return -1;
   const View types = cluster.at("node_types");
   std::int64_t devices = 0;
+  bool complete = true;
   for (std::size_t i = 0; i < nodes->items.size(); ++i) {
     const View group(&nodes->items[i], fmt::format("cluster.nodes[{}]", i));
     const std::string type = group.text("type");
@@ -112,10 +113,12 @@ int total_devices(const View& cluster, core::DiagnosticSink& sink) {
                                        : fmt::format("node types declared: {}", core::join_names(known));
       if (const auto closest = core::closest_name(type, known)) hint = fmt::format("did you mean '{}'?", *closest);
       sink.error(group.where("type"), group.path() + ".type", fmt::format("unknown node type '{}'", type), hint);
+      complete = false;
       continue;
     }
     devices += group.integer("count").value_or(1) * declared.integer("devices").value_or(1);
   }
+  if (!complete) return -1;
   return static_cast<int>(std::min<std::int64_t>(devices, 1'000'000'000));
 }
 
@@ -284,7 +287,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   const int devices = total_devices(cluster, sink);
   if (devices >= 0 && s.cluster.workers > devices) {
     sink.error(cluster.where("workers"), "cluster.workers",
-               fmt::format("{} workers need {} devices, but cluster.nodes hold only {}", s.cluster.workers,
+               fmt::format("{} workers need one device each, but cluster.nodes hold only {} devices",
                            s.cluster.workers, devices),
                "lower cluster.workers or add nodes");
   }

@@ -74,13 +74,17 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
   std::vector<SweepPoint> points = expand_sweep(merged, sink);
   std::vector<ConfigNode> validated;
   for (const auto& point : points) {
-    const std::size_t errors_before = sink.size();
-    ConfigNode checked = validate_scenario_document(point.document, sink);
-    if (sink.size() == errors_before) {
-      out.points.push_back(build_scenario(checked, source, point.label, sink));
-    }
+    core::DiagnosticSink structural;
+    core::DiagnosticSink unsupported;
+    ConfigNode checked = validate_scenario_document(point.document, structural, &unsupported);
+    // A document whose only fault is asking for what is not built yet is still sound enough to be
+    // cross-checked, so the user hears about every problem at once.
+    if (structural.empty()) out.points.push_back(build_scenario(checked, source, point.label, structural));
+    sink.append(structural);
+    sink.append(unsupported);
     validated.push_back(std::move(checked));
   }
+  sink.sort_by_position();
   sink.throw_if_any();
   out.resolved = resolve_for_explain(merged, validated);
   return out;

@@ -376,7 +376,7 @@ SchemaNode energy() {
 SchemaNode outputs() {
   return map_of("outputs", "what is written, and where",
                 {
-                    text("folder", "result folder; out/<name> when absent (the -o flag overrides it)"),
+                    text("folder", "result folder; out/NAME when absent (the -o flag overrides it)"),
                     boolean("trace", "write trace.json (Chrome/Perfetto trace events)").plan(),
                     boolean("report", "write report.html").plan(),
                 });
@@ -399,15 +399,15 @@ SchemaNode build() {
   return map_of("", "a dtsim scenario",
                 {
                     file_list("include", "files merged in first, relative to this file; this file's keys win"),
-                    text("name", "names the run; results go to out/<name>").require(),
+                    text("name", "names the run; results go to out/NAME").require(),
                     text("description", "free text shown by `dtsim explain`"),
                     integer("seed", 0, std::numeric_limits<std::int64_t>::max(), "seed of every random stream")
                         .fallback("1"),
-                    cluster(),
-                    topology(),
-                    model(),
-                    data(),
-                    training(),
+                    cluster().require(),
+                    topology().require(),
+                    model().require(),
+                    data().require(),
+                    training().require(),
                     stragglers(),
                     failures(),
                     energy(),

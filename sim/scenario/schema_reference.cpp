@@ -44,11 +44,7 @@ std::string allowed(const SchemaNode& node) {
       if (!std::isfinite(node.number_max)) return low;
       return fmt::format("{}, ≤ {}", low, node.number_max);
     }
-    case ValueKind::Quantity: {
-      std::string units;
-      for (const auto& suffix : core::unit_suffixes(node.unit)) units += (units.empty() ? "" : " ") + suffix;
-      return fmt::format("{}{}", node.min_exclusive ? "> 0; " : "", units);
-    }
+    case ValueKind::Quantity: return node.min_exclusive ? "> 0" : "≥ 0";
     case ValueKind::Boolean: return "`true`, `false`";
     default: return "";
   }

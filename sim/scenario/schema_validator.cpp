@@ -31,7 +31,8 @@ std::string format_bound(double value) { return fmt::format("{}", value); }
 
 class Validator {
  public:
-  explicit Validator(core::DiagnosticSink& sink) : sink_(&sink) {}
+  Validator(core::DiagnosticSink& sink, core::DiagnosticSink* unsupported)
+      : sink_(&sink), unsupported_(unsupported == nullptr ? &sink : unsupported) {}
 
   ConfigNode validate(const ConfigNode& value, const SchemaNode& schema, const std::string& path) {
     switch (schema.kind) {
@@ -92,8 +93,8 @@ class Validator {
       if (const ConfigEntry* entry = input.find_entry(child.key)) {
         if (!applicable) report_inapplicable(*entry, child, input, schema, child_path);
         if (child.planned) {
-          error(entry->key_where, child_path, "not supported yet",
-                "dtsim checks this key but cannot simulate it yet; remove it");
+          unsupported_->error(entry->key_where, child_path, "not supported yet",
+                              "dtsim checks this key but cannot simulate it yet; remove it");
         }
         out.entries.push_back(ConfigEntry{child.key, entry->key_where, validate(entry->value, child, child_path)});
         continue;
@@ -189,7 +190,8 @@ class Validator {
                                               core::join_names(schema.supported_choices()));
     if (const Choice* choice = schema.choice(name)) {
       if (choice->planned) {
-        error(value.where, path, fmt::format("{} '{}' is not supported yet", schema.choice_label, name), supported);
+        unsupported_->error(value.where, path, fmt::format("{} '{}' is not supported yet", schema.choice_label, name),
+                            supported);
       }
       return;
     }
@@ -212,12 +214,8 @@ class Validator {
       return;
     }
     if (!parsed || *parsed < schema.integer_min || *parsed > schema.integer_max) {
-      if (schema.integer_max == std::numeric_limits<std::int64_t>::max()) {
-        error(value.where, path, fmt::format("must be at least {}, got {}", schema.integer_min, value.scalar));
-      } else {
-        error(value.where, path,
-              fmt::format("must be between {} and {}, got {}", schema.integer_min, schema.integer_max, value.scalar));
-      }
+      error(value.where, path,
+            fmt::format("must be between {} and {}, got {}", schema.integer_min, schema.integer_max, value.scalar));
     }
   }
 
@@ -255,6 +253,7 @@ class Validator {
   }
 
   core::DiagnosticSink* sink_;
+  core::DiagnosticSink* unsupported_;
 };
 
 }  // namespace
@@ -262,11 +261,12 @@ class Validator {
 std::string dotted_key(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
 ConfigNode validate_against(const ConfigNode& value, const SchemaNode& schema, const std::string& path,
-                            core::DiagnosticSink& sink) {
-  return Validator(sink).validate(value, schema, path);
+                            core::DiagnosticSink& sink, core::DiagnosticSink* unsupported) {
+  return Validator(sink, unsupported).validate(value, schema, path);
 }
 
-ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSink& sink) {
+ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSink& sink,
+                                      core::DiagnosticSink* unsupported) {
   if (!root.is_map()) {
     const std::string got = root.is_null() ? "the file is empty" : fmt::format("got {}", describe(root));
     core::SourcePosition file(root.where.file);
@@ -276,7 +276,7 @@ ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSi
                "start from scenarios/quickstart.yaml");
     return {};
   }
-  return validate_against(root, scenario_schema(), "", sink);
+  return validate_against(root, scenario_schema(), "", sink, unsupported);
 }
 
 }  // namespace dtsim::scenario

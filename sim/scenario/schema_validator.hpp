@@ -12,11 +12,14 @@ namespace dtsim::scenario {
 
 /// Validates `value` against `schema`; `path` is its dotted key ("" for the document root). The result
 /// has the schema's order of keys, defaults marked `defaulted`, and planned keys kept as written.
+/// "Not supported yet" problems go to `unsupported` when given (the document is otherwise sound and can
+/// still be cross-checked), else to `sink`.
 ConfigNode validate_against(const ConfigNode& value, const SchemaNode& schema, const std::string& path,
-                            core::DiagnosticSink& sink);
+                            core::DiagnosticSink& sink, core::DiagnosticSink* unsupported = nullptr);
 
 /// Validates a whole scenario document against scenario_schema().
-ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSink& sink);
+ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSink& sink,
+                                      core::DiagnosticSink* unsupported = nullptr);
 
 /// "a.b" joined, or "b" under the root.
 std::string dotted_key(const std::string& path, const std::string& key);

@@ -1,0 +1,227 @@
+// The scenario language end to end, without simulating: explain round trips, sweeps, includes, and the
+// schema kept in step with the registries and the reference documentation.
+
+#include "sim/app/document_commands.hpp"
+#include "sim/app/registries.hpp"
+#include "sim/scenario/scenario_json.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+#include "sim/scenario/scenario_schema.hpp"
+#include "sim/scenario/schema_reference.hpp"
+#include "../scenario/scenario_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace dtsim::app {
+namespace {
+
+const std::filesystem::path kSource = DTSIM_SOURCE_DIR;
+
+std::filesystem::path scratch(const std::string& name) {
+  const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "language" / name;
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  return folder;
+}
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Every point as JSON, without the file it came from.
+std::vector<nlohmann::ordered_json> points_json(const scenario::ScenarioDocument& document) {
+  std::vector<nlohmann::ordered_json> out;
+  for (const auto& point : document.points) {
+    auto json = scenario::to_json(point);
+    json.erase("source");
+    out.push_back(json);
+  }
+  return out;
+}
+
+/// The explained YAML without its comments: a default, once written out, reads back as written.
+std::string without_comments(const std::string& yaml) {
+  std::istringstream in(yaml);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("#")) continue;
+    if (const auto mark = line.find("  # default"); mark != std::string::npos) line.erase(mark);
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::vector<std::filesystem::path> example_scenarios() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kSource / "scenarios")) {
+    const bool catalog = entry.path().string().find("/catalogs/") != std::string::npos;
+    if (entry.path().extension() == ".yaml" && !catalog) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(ScenarioLanguage, EveryExampleScenarioValidates) {
+  const Registries registries = make_builtin_registries();
+  const auto files = example_scenarios();
+  ASSERT_GE(files.size(), 3U);
+  const auto result = validate_command(files, registries);
+  EXPECT_TRUE(result.ok) << result.errors;
+}
+
+TEST(ScenarioLanguage, ExplainOutputReadsBackToTheSameScenarios) {
+  const Registries registries = make_builtin_registries();
+  const auto folder = scratch("explain");
+  for (const auto& file : example_scenarios()) {
+    SCOPED_TRACE(file.string());
+    const std::string explained = explain_command(file, registries);
+    const auto copy = folder / file.filename();
+    write(copy, explained);
+    EXPECT_EQ(points_json(scenario::read_scenario_document_file(copy)),
+              points_json(scenario::read_scenario_document_file(file)));
+    EXPECT_EQ(without_comments(explain_command(copy, registries)), without_comments(explained));
+  }
+}
+
+TEST(ScenarioLanguage, ExplainFillsEveryDefault) {
+  const Registries registries = make_builtin_registries();
+  const std::string explained = explain_command(kSource / "scenarios/quickstart.yaml", registries);
+  for (const std::string key : {"sharing: shared  # default", "backend: auto  # default", "kind: iid  # default",
+                                "kind: data  # default"}) {
+    EXPECT_NE(explained.find(key), std::string::npos) << key << " missing from\n" << explained;
+  }
+}
+
+const std::string kSweepBase = R"(name: grid
+cluster: {workers: 4, device: {peak_flops: "10TFLOPS"}}
+topology: {kind: ring, link: {bandwidth: "10Gbps", latency: "5us"}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 1000, features: 8}
+training:
+  batch: {per_worker: 16}
+  optimizer: {learning_rate: 0.5}
+  stop: {epochs: 1}
+)";
+
+TEST(Sweep, CartesianVariesTheLastAxisFastestAndNamesPointsByValue) {
+  const auto document = scenario::read_scenario_document_text(
+      kSweepBase + "sweep:\n  axes:\n    cluster.workers: [2, 4]\n    training.optimizer.learning_rate: [0.1, 0.2, 0.4]\n",
+      "grid.yaml");
+  ASSERT_EQ(document.points.size(), 6U);
+  std::vector<std::string> labels;
+  for (const auto& point : document.points) labels.push_back(point.sweep_point);
+  EXPECT_EQ(labels, (std::vector<std::string>{"workers=2,learning_rate=0.1", "workers=2,learning_rate=0.2",
+                                              "workers=2,learning_rate=0.4", "workers=4,learning_rate=0.1",
+                                              "workers=4,learning_rate=0.2", "workers=4,learning_rate=0.4"}));
+  EXPECT_EQ(document.points[4].cluster.workers, 4);
+  EXPECT_DOUBLE_EQ(document.points[4].training.optimizer.learning_rate, 0.2);
+  EXPECT_EQ(document.points[4].name, "grid");
+}
+
+TEST(Sweep, ZipPairsTheIthValues) {
+  const auto document = scenario::read_scenario_document_text(
+      kSweepBase + "sweep:\n  combine: zip\n  axes:\n    cluster.workers: [2, 4, 8]\n    seed: [1, 2, 3]\n",
+      "grid.yaml");
+  ASSERT_EQ(document.points.size(), 3U);
+  EXPECT_EQ(document.points[2].sweep_point, "workers=8,seed=3");
+  EXPECT_EQ(document.points[2].cluster.workers, 8);
+  EXPECT_EQ(document.points[2].seed, 3U);
+}
+
+TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
+  const auto document = scenario::read_scenario_document_text(
+      testing::replace_once(kSweepBase, "kind: ring,", "kind: parameter_server, server_link: {bandwidth: \"40Gbps\", latency: \"1us\"},") +
+          "sweep:\n  axes:\n    topology.link.latency: [1us]\n    topology.server_link.latency: [2us]\n",
+      "grid.yaml");
+  ASSERT_EQ(document.points.size(), 1U);
+  EXPECT_EQ(document.points[0].sweep_point, "topology.link.latency=1us,topology.server_link.latency=2us");
+}
+
+TEST(Sweep, AValueThatMakesAKeyInapplicableIsReportedAtThatValue) {
+  try {
+    scenario::read_scenario_document_text(
+        kSweepBase + "sweep:\n  axes:\n    training.sync.strategy: [bsp, ssp]\n", "grid.yaml");
+    FAIL() << "a planned strategy in a sweep was accepted";
+  } catch (const core::InputError& error) {
+    EXPECT_STREQ(error.what(), "grid.yaml:12:35: error: training.sync.strategy: sync strategy 'ssp' is not supported "
+                               "yet\n  hint: supported sync strategy names: bsp");
+  }
+}
+
+TEST(Sweep, ASingleFileReaderRefusesSeveralPoints) {
+  EXPECT_THROW(scenario::read_scenario_text(kSweepBase + "sweep:\n  axes:\n    seed: [1, 2]\n", "grid.yaml"),
+               core::InputError);
+}
+
+TEST(Include, MergesInOrderAndTheIncludingFileWins) {
+  const auto folder = scratch("include");
+  write(folder / "catalog/devices.yaml", "cluster:\n  workers: 2\n  devices:\n    slow: {peak_flops: \"1TFLOPS\", efficiency: 0.5}\n");
+  write(folder / "catalog/more.yaml", "include: devices.yaml\ncluster:\n  devices:\n    slow: {efficiency: 0.25}\n");
+  write(folder / "main.yaml", "include: [catalog/more.yaml]\n" +
+                                  testing::replace_once(kSweepBase, "{workers: 4, device: {peak_flops: \"10TFLOPS\"}}",
+                                                  "{workers: 4, device: {name: slow}}"));
+  const auto s = scenario::read_scenario_file(folder / "main.yaml");
+  EXPECT_EQ(s.cluster.workers, 4);
+  EXPECT_EQ(s.cluster.device.name, "slow");
+  EXPECT_DOUBLE_EQ(s.cluster.device.peak_flops.value(), 1e12);
+  EXPECT_DOUBLE_EQ(s.cluster.device.efficiency, 0.25);
+}
+
+TEST(Include, BuiltInDeviceNamesNeedNoNumbers) {
+  const auto s = scenario::read_scenario_text(
+      testing::replace_once(kSweepBase, "device: {peak_flops: \"10TFLOPS\"}", "device: {name: a100, efficiency: 0.4}"),
+      "a100.yaml");
+  EXPECT_DOUBLE_EQ(s.cluster.device.peak_flops.value(), 19.5e12);
+  EXPECT_DOUBLE_EQ(s.cluster.device.efficiency, 0.4);
+  EXPECT_DOUBLE_EQ(s.cluster.device.busy_power->value(), 400.0);
+}
+
+TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
+  const Registries registries = make_builtin_registries();
+  EXPECT_EQ(scenario::find_schema("topology.kind")->supported_choices().size(), registries.topologies.names().size());
+  for (const auto& name : scenario::find_schema("topology.kind")->supported_choices()) {
+    EXPECT_TRUE(registries.topologies.contains(name)) << name;
+  }
+  EXPECT_EQ(scenario::find_schema("model.kind")->supported_choices(), registries.models.names());
+  EXPECT_EQ(scenario::find_schema("training.sync.strategy")->supported_choices(), registries.strategies.names());
+}
+
+TEST(Schema, ReferenceDocumentationIsTheGeneratedOne) {
+  const std::string doc = slurp(kSource / "docs/scenario-reference.md");
+  const std::string begin = "<!-- generated by `dtsim schema --reference`; edit the schema, not this -->\n";
+  const std::string end = "<!-- end of generated reference -->";
+  const auto from = doc.find(begin);
+  const auto to = doc.find(end);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()),
+            scenario::reference_markdown(scenario::scenario_schema()))
+      << "docs/scenario-reference.md is out of date: regenerate its tables with `dtsim schema --reference`";
+}
+
+TEST(Schema, CommittedSchemaFileIsTheGeneratedOne) {
+  EXPECT_EQ(slurp(kSource / "dtsim.schema.json"), schema_command(false))
+      << "dtsim.schema.json is out of date: regenerate it with `dtsim schema > dtsim.schema.json`";
+}
+
+TEST(Schema, JsonSchemaDeclaresEveryTopLevelKey) {
+  const auto schema = nlohmann::json::parse(schema_command(false));
+  for (const auto& section : scenario::scenario_schema().children) {
+    EXPECT_TRUE(schema["properties"].contains(section.key)) << section.key;
+  }
+  EXPECT_EQ(schema["additionalProperties"], false);
+  EXPECT_EQ(schema["properties"]["topology"]["properties"]["link"]["properties"]["bandwidth"]["pattern"].get<std::string>().rfind("^", 0), 0U);
+}
+
+}  // namespace
+}  // namespace dtsim::app
