@@ -1,12 +1,16 @@
 # Two commands do all the set-up:
 #   make run   installs what is missing, builds, and simulates scenarios/quickstart.yaml
 #   make test  installs what is missing, builds, and runs the whole test suite
+#   make fuzz  builds the scenario reader's libFuzzer target with clang and runs it for FUZZ_SECONDS
 PACKAGES := cmake g++ make pkg-config libsimgrid-dev libboost-graph-dev libfmt-dev libyaml-cpp-dev \
-            libgtest-dev libgmock-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
+            libgtest-dev libgmock-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev \
+            python3 python3-jsonschema python3-yaml
+FUZZ_PACKAGES := clang libclang-rt-14-dev
 PRESET ?= release
 JOBS ?= 2
+FUZZ_SECONDS ?= 60
 
-.PHONY: run test deps build bench clean
+.PHONY: run test deps build bench fuzz clean
 
 run: build
 	./build/$(PRESET)/dtsim run scenarios/quickstart.yaml
@@ -24,6 +28,12 @@ build: deps
 bench: build
 	sh bench/quickstart_wall_time.sh ./build/$(PRESET)/dtsim
 	./build/$(PRESET)/bench/gradient_bench
+
+fuzz:
+	@sh cmake/install-deps.sh $(PACKAGES) $(FUZZ_PACKAGES)
+	cmake --preset fuzz
+	cmake --build --preset fuzz -j $(JOBS)
+	sh tests/fuzz/run_fuzzer.sh build/fuzz/tests/fuzz/scenario_reader_fuzz $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build out

@@ -15,6 +15,14 @@ if(DTSIM_SANITIZE)
                                                  -fno-sanitize-recover=undefined)
   target_link_options(dtsim_options INTERFACE -fsanitize=address,undefined)
 endif()
+if(DTSIM_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "DTSIM_FUZZ needs clang++ (use the fuzz preset)")
+  endif()
+  target_compile_options(dtsim_options INTERFACE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                                                 -fno-sanitize-recover=undefined)
+  target_link_options(dtsim_options INTERFACE -fsanitize=address,undefined)
+endif()
 
 # dtsim_library(NAME folder-target SOURCES ... DEPS ...): one static library per layer.
 function(dtsim_library name)

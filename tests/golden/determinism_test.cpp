@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace dtsim::testing {
 namespace {
 
@@ -31,6 +33,38 @@ TEST_P(Determinism, SameSeedSameBytesDifferentSeedDifferentBytes) {
 INSTANTIATE_TEST_SUITE_P(Scenarios, Determinism,
                          ::testing::Values("quickstart.yaml", "teaching/01-parameter-server.yaml"),
                          [](const auto& param_info) { return param_info.index == 0 ? "quickstart" : "parameter_server"; });
+
+TEST(SweepDeterminism, EveryPointAndTheSweepTableAreTheSameBytesTwice) {
+  const auto root = fresh_output_folder("determinism-sweep");
+  run_into(root / "first", "teaching/02-learning-rate-sweep.yaml");
+  run_into(root / "second", "teaching/02-learning-rate-sweep.yaml");
+  const std::string table = read_file(root / "first" / "sweep.csv");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 4) << table;  // header and three points
+  EXPECT_EQ(table, read_file(root / "second" / "sweep.csv"));
+  for (const char* point : {"learning_rate=0.02", "learning_rate=0.5", "learning_rate=4.0"}) {
+    for (const char* file : {"summary.json", "metrics.csv"}) {
+      const std::string first = read_file(root / "first" / point / file);
+      ASSERT_FALSE(first.empty()) << point << "/" << file;
+      EXPECT_EQ(first, read_file(root / "second" / point / file)) << point << "/" << file;
+    }
+  }
+  // The learning rate reached each point's run.
+  EXPECT_NE(read_file(root / "first" / "learning_rate=0.02" / "metrics.csv"),
+            read_file(root / "first" / "learning_rate=4.0" / "metrics.csv"));
+}
+
+TEST(SweepRun, OnePointRunsAloneIntoTheGivenFolder) {
+  const auto root = fresh_output_folder("sweep-point");
+  const CommandResult run = run_dtsim("run " + scenario_path("teaching/02-learning-rate-sweep.yaml").string() +
+                                      " -q --point learning_rate=0.5 -o " + (root / "one").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(read_file(root / "one" / "summary.json").find("\"sweep_point\": \"learning_rate=0.5\""), std::string::npos);
+  const CommandResult missing = run_dtsim("run " + scenario_path("teaching/02-learning-rate-sweep.yaml").string() +
+                                          " -q --point learning_rate=9 -o " + (root / "two").string());
+  EXPECT_EQ(missing.exit_status, 2);
+  EXPECT_NE(missing.err.find("no sweep point 'learning_rate=9'"), std::string::npos) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(root / "two"));
+}
 
 }  // namespace
 }  // namespace dtsim::testing

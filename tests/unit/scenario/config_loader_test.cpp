@@ -1,0 +1,60 @@
+#include "sim/scenario/config_loader.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace dtsim::scenario {
+namespace {
+
+std::string first_error(const std::string& text) {
+  core::DiagnosticSink sink;
+  load_config_text(text, "s.yaml", sink, LoadOptions{.allow_includes = false});
+  return sink.empty() ? "no error" : sink.diagnostics().front().format();
+}
+
+TEST(ConfigLoader, KeepsThePositionOfEveryKeyAndValue) {
+  core::DiagnosticSink sink;
+  const ConfigNode root = load_config_text("a:\n  b: [1, 2]\n  c: x\n", "s.yaml", sink);
+  ASSERT_TRUE(sink.empty());
+  const ConfigEntry* a = root.find_entry("a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->key_where.line, 1);
+  EXPECT_EQ(a->value.find("b")->items[1].where.line, 2);
+  EXPECT_EQ(a->value.find("b")->items[1].where.column, 10);
+  EXPECT_EQ(a->value.find("c")->scalar, "x");
+}
+
+TEST(ConfigLoader, DeepNestingIsAnErrorNotAStackOverflow) {
+  EXPECT_EQ(first_error(std::string(100, '[') + std::string(100, ']')),
+            "s.yaml:1:66: error: values are nested more than 64 levels deep");
+}
+
+TEST(ConfigLoader, AliasesThatMultiplyEachOtherAreStopped) {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'h'; ++level) {
+    const char previous = static_cast<char>(level - 1);
+    bomb += fmt::format("{0}: &{0} [*{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}]\n", level, previous);
+  }
+  const std::string error = first_error(bomb);
+  EXPECT_NE(error.find("the document has more than 200000 values"), std::string::npos) << error;
+}
+
+TEST(ConfigLoader, IncludesAreRefusedWhereThereIsNoFile) {
+  EXPECT_EQ(first_error("include: other.yaml\nname: x\n"),
+            "s.yaml:1:10: error: include: include is not available here\n  hint: include works in scenario files on disk");
+}
+
+TEST(ConfigLoader, MergeOverlaysMappingsAndReplacesTheRest) {
+  core::DiagnosticSink sink;
+  ConfigNode base = load_config_text("a: {x: 1, y: [1, 2]}\nb: 1\n", "base.yaml", sink);
+  const ConfigNode overlay = load_config_text("a: {y: [3], z: 4}\n", "over.yaml", sink);
+  merge_into(base, overlay);
+  EXPECT_EQ(base.find("a")->find("x")->scalar, "1");
+  ASSERT_EQ(base.find("a")->find("y")->items.size(), 1U);
+  EXPECT_EQ(base.find("a")->find("y")->items[0].where.file, "over.yaml");
+  EXPECT_EQ(base.find("a")->find("z")->scalar, "4");
+  EXPECT_EQ(base.find("b")->scalar, "1");
+}
+
+}  // namespace
+}  // namespace dtsim::scenario
