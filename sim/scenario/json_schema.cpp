@@ -95,7 +95,14 @@ nlohmann::ordered_json to_json_schema(const SchemaNode& root) {
   nlohmann::ordered_json out;
   out["$schema"] = "http://json-schema.org/draft-07/schema#";
   out["title"] = "dtsim scenario";
-  const nlohmann::ordered_json body = describe_node(root);
+  nlohmann::ordered_json body = describe_node(root);
+  // A file with `include:` gets its missing sections from the included files, which an editor's schema
+  // check cannot see: the top-level sections are required only of files that include nothing.
+  if (body.contains("required")) {
+    out["if"] = {{"not", {{"required", {"include"}}}}};
+    out["then"] = {{"required", body["required"]}};
+    body.erase("required");
+  }
   for (const auto& [key, value] : body.items()) out[key] = value;
   return out;
 }

@@ -29,6 +29,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
   if (s.cluster.device.busy_power) device["busy_power_w"] = s.cluster.device.busy_power->value();
   return {
       {"name", s.name},
+      {"description", s.description},
       {"sweep_point", s.sweep_point},
       {"source", s.source.generic_string()},
       {"seed", s.seed},

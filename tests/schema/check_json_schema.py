@@ -22,8 +22,8 @@ def main() -> int:
     checked = 0
     for path in sorted((source / "scenarios").rglob("*.yaml")):
         document = yaml.safe_load(path.read_text())
-        # Catalogs are fragments for `include`, and a file with includes is complete only once merged.
-        if "catalogs" in path.parts or "include" in document:
+        # Catalogs are fragments for `include`, not scenarios.
+        if "catalogs" in path.parts:
             continue
         checked += 1
         errors = [e.message for e in validator.iter_errors(document)]
