@@ -43,8 +43,8 @@ std::string device_section() {
 }  // namespace
 
 const std::vector<std::string>& list_topics() {
-  static const std::vector<std::string> kTopics{"devices", "topologies", "collectives", "strategies", "models"};
-  return kTopics;
+  static const std::vector<std::string> topics{"devices", "topologies", "collectives", "strategies", "models"};
+  return topics;
 }
 
 std::string list_command(const Registries& registries, const std::string& topic) {

@@ -22,7 +22,7 @@ constexpr double kGiB = 1073741824.0;
 }  // namespace
 
 const std::vector<CatalogDevice>& builtin_devices() {
-  static const std::vector<CatalogDevice> kDevices{
+  static const std::vector<CatalogDevice> devices{
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
       // (32 FP32 FLOP per cycle), eight DDR4-3200 channels (8 x 25.6 GB/s), 270 W TDP.
       device("cpu", 40 * 2.3e9 * 32, 8 * 25.6e9, 0, 270,
@@ -34,13 +34,13 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 3.35 TB/s HBM3, 80 GB, up to 700 W.
       device("h100", 67e12, 3.35e12, 80 * kGiB, 700, "NVIDIA H100 SXM 80 GB: FP32 peak, HBM3, 700 W"),
   };
-  return kDevices;
+  return devices;
 }
 
 std::optional<DeviceProfile> find_builtin_device(const std::string& name) {
-  const auto& devices = builtin_devices();
-  const auto it = std::find_if(devices.begin(), devices.end(), [&](const CatalogDevice& d) { return d.profile.name == name; });
-  if (it == devices.end()) return std::nullopt;
+  const auto& all = builtin_devices();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const CatalogDevice& d) { return d.profile.name == name; });
+  if (it == all.end()) return std::nullopt;
   return it->profile;
 }
 

@@ -19,7 +19,7 @@ class View {
 
   [[nodiscard]] bool has(std::string_view key) const { return node_ != nullptr && node_->find(key) != nullptr; }
   [[nodiscard]] View at(const std::string& key) const {
-    return View(node_ == nullptr ? nullptr : node_->find(key), path_.empty() ? key : path_ + "." + key);
+    return {node_ == nullptr ? nullptr : node_->find(key), path_.empty() ? key : path_ + "." + key};
   }
   /// Present and written by the user, not filled in from a default.
   [[nodiscard]] bool written(std::string_view key) const { return has(key) && !node_->find(key)->defaulted; }
@@ -144,6 +144,7 @@ void check_custom_topology(const View& topology, core::DiagnosticSink& sink) {
   boost::disjoint_sets<std::size_t*, std::size_t*> components(rank.data(), parent.data());
   for (std::size_t i = 0; i < nodes->items.size(); ++i) components.make_set(i);
   std::vector<std::string> names;
+  names.reserve(index.size());
   for (const auto& [name, i] : index) names.push_back(name);
   const View classes = topology.at("link_classes");
   const std::size_t errors_before = sink.size();

@@ -54,6 +54,7 @@ ConfigNode resolve_for_explain(const ConfigNode& merged, const std::vector<Confi
   const ConfigEntry* sweep = merged.find_entry("sweep");
   if (sweep == nullptr) return resolved;
   std::vector<const ConfigNode*> others;
+  others.reserve(validated.size());
   for (const auto& point : validated) others.push_back(&point);
   keep_shared_defaults(resolved, others);
   core::DiagnosticSink ignored;

@@ -419,8 +419,8 @@ SchemaNode build() {
 }  // namespace
 
 const SchemaNode& scenario_schema() {
-  static const SchemaNode kSchema = build();
-  return kSchema;
+  static const SchemaNode schema = build();
+  return schema;
 }
 
 const SchemaNode* find_schema(const std::string& dotted_path) {

@@ -40,7 +40,7 @@ std::string allowed(const SchemaNode& node) {
       return fmt::format("{} to {}", node.integer_min, node.integer_max);
     }
     case ValueKind::Number: {
-      const std::string low = fmt::format("{} {}", node.min_exclusive ? ">" : "≥", node.number_min);
+      std::string low = fmt::format("{} {}", node.min_exclusive ? ">" : "≥", node.number_min);
       if (!std::isfinite(node.number_max)) return low;
       return fmt::format("{}, ≤ {}", low, node.number_max);
     }

@@ -31,8 +31,8 @@ void collect_paths(const SchemaNode& map, const std::string& prefix, std::vector
 
 bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
   const std::string key = dotted_key("sweep.axes", entry.key);
-  static const std::set<std::string> kFixed{"name", "include"};
-  if (kFixed.contains(entry.key) || entry.key.starts_with("sweep.") || entry.key == "sweep") {
+  static const std::set<std::string> unsweepable{"name", "include"};
+  if (unsweepable.contains(entry.key) || entry.key.starts_with("sweep.") || entry.key == "sweep") {
     sink.error(entry.key_where, key, fmt::format("'{}' cannot be swept", entry.key),
                "every point keeps the scenario's name and adds its axis values to it");
     return false;
@@ -102,6 +102,7 @@ std::string label_value(const std::string& text) {
 /// Axis names in labels: the last path component, or the whole path where two axes share it.
 std::vector<std::string> axis_names(const std::vector<Axis>& axes) {
   std::vector<std::string> leaves;
+  leaves.reserve(axes.size());
   for (const auto& axis : axes) leaves.push_back(axis.path.substr(axis.path.rfind('.') + 1));
   std::vector<std::string> names;
   for (std::size_t i = 0; i < axes.size(); ++i) {
