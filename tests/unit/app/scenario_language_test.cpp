@@ -177,6 +177,22 @@ TEST(Include, MergesInOrderAndTheIncludingFileWins) {
   EXPECT_DOUBLE_EQ(s.cluster.device.efficiency, 0.25);
 }
 
+TEST(Include, EveryShippedTopologyPresetCompletesAScenario) {
+  const Registries registries = make_builtin_registries();
+  const auto folder = scratch("presets");
+  int presets = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kSource / "topologies/presets")) {
+    SCOPED_TRACE(entry.path().string());
+    const std::string rest = kSweepBase.substr(kSweepBase.find("model:"));
+    const auto file = folder / entry.path().filename();
+    write(file, "include: " + entry.path().string() + "\nname: preset\ncluster: {workers: 4, device: {name: v100}}\n" + rest);
+    const auto result = validate_command({file}, registries);
+    EXPECT_TRUE(result.ok) << result.errors;
+    ++presets;
+  }
+  EXPECT_GE(presets, 2);
+}
+
 TEST(Include, BuiltInDeviceNamesNeedNoNumbers) {
   const auto s = scenario::read_scenario_text(
       testing::replace_once(kSweepBase, "device: {peak_flops: \"10TFLOPS\"}", "device: {name: a100, efficiency: 0.4}"),
