@@ -60,6 +60,44 @@ std::string describe(const ConfigNode& node) {
   return fmt::format("\"{}\"", node.scalar);
 }
 
+std::vector<std::string> split_dotted(const std::string& path) {
+  std::vector<std::string> keys;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = path.find('.', start);
+    keys.push_back(path.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return keys;
+    start = end + 1;
+  }
+}
+
+const ConfigNode* find_dotted(const ConfigNode& root, const std::string& path) {
+  const ConfigNode* node = &root;
+  for (const auto& key : split_dotted(path)) {
+    node = node->find(key);
+    if (node == nullptr) return nullptr;
+  }
+  return node;
+}
+
+ConfigNode* find_dotted(ConfigNode& root, const std::string& path) {
+  return const_cast<ConfigNode*>(find_dotted(std::as_const(root), path));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+}
+
+void set_dotted(ConfigNode& root, const std::string& path, const ConfigNode& value, const core::SourcePosition& where) {
+  const std::vector<std::string> keys = split_dotted(path);
+  ConfigNode* node = &root;
+  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+    ConfigNode* next = node->find(keys[i]);
+    if (next == nullptr || !next->is_map()) {
+      node->set(keys[i], ConfigNode::make_map(where), where);
+      next = node->find(keys[i]);
+    }
+    node = next;
+  }
+  node->set(keys.back(), value, where);
+}
+
 std::optional<std::int64_t> parse_integer(const std::string& text) {
   std::string_view digits = text;
   if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);

@@ -52,6 +52,16 @@ struct ConfigEntry {
 /// "a mapping", "a list", "nothing" or the quoted scalar: for "expected X, got Y" messages.
 std::string describe(const ConfigNode& node);
 
+/// "a.b.c" -> {"a", "b", "c"}: the keys of a dotted path.
+std::vector<std::string> split_dotted(const std::string& path);
+
+/// The value at a dotted path through mappings, or nullptr.
+const ConfigNode* find_dotted(const ConfigNode& root, const std::string& path);
+ConfigNode* find_dotted(ConfigNode& root, const std::string& path);
+
+/// Sets the value at a dotted path, creating (or replacing non-mapping values with) mappings on the way.
+void set_dotted(ConfigNode& root, const std::string& path, const ConfigNode& value, const core::SourcePosition& where);
+
 /// A scalar read as a whole number ("42", "+7", "-3"), or nullopt.
 std::optional<std::int64_t> parse_integer(const std::string& text);
 /// A scalar read as a finite number ("0.5", "1e-3"), or nullopt.

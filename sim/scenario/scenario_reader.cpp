@@ -24,29 +24,14 @@ void keep_shared_defaults(ConfigNode& node, const std::vector<const ConfigNode*>
   });
 }
 
-template <class Node>
-Node* find_path(Node& root, const std::string& path) {
-  Node* node = &root;
-  std::size_t start = 0;
-  while (node != nullptr) {
-    const std::size_t end = path.find('.', start);
-    node = node->find(path.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return node;
-    start = end + 1;
-  }
-  return nullptr;
-}
-
 void restore_path(ConfigNode& root, const ConfigNode& original, const std::string& path) {
-  const std::size_t dot = path.rfind('.');
-  ConfigNode* parent = dot == std::string::npos ? &root : find_path(root, path.substr(0, dot));
-  if (parent == nullptr) return;
-  const std::string key = path.substr(dot == std::string::npos ? 0 : dot + 1);
-  if (const ConfigNode* written = find_path(original, path)) {
-    parent->set(key, *written, written->where);
-  } else {
-    parent->erase(key);
+  if (const ConfigNode* written = find_dotted(original, path)) {
+    set_dotted(root, path, *written, written->where);
+    return;
   }
+  const std::size_t dot = path.rfind('.');
+  ConfigNode* parent = dot == std::string::npos ? &root : find_dotted(root, path.substr(0, dot));
+  if (parent != nullptr) parent->erase(path.substr(dot + 1));
 }
 
 ConfigNode resolve_for_explain(const ConfigNode& merged, const std::vector<ConfigNode>& validated) {

@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario_schema.hpp"
 
+#include "sim/scenario/config_node.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -425,11 +427,9 @@ const SchemaNode& scenario_schema() {
 
 const SchemaNode* find_schema(const std::string& dotted_path) {
   const SchemaNode* node = &scenario_schema();
-  std::size_t start = 0;
-  while (node != nullptr && start <= dotted_path.size()) {
-    const std::size_t end = std::min(dotted_path.find('.', start), dotted_path.size());
-    node = node->child(dotted_path.substr(start, end - start));
-    start = end + 1;
+  for (const auto& key : split_dotted(dotted_path)) {
+    node = node->child(key);
+    if (node == nullptr) return nullptr;
   }
   return node;
 }

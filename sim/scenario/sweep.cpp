@@ -69,26 +69,6 @@ bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
   return true;
 }
 
-void set_path(ConfigNode& document, const std::string& path, const ConfigNode& value, const core::SourcePosition& where) {
-  ConfigNode* node = &document;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = path.find('.', start);
-    const std::string key = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (end == std::string::npos) {
-      node->set(key, value, where);
-      return;
-    }
-    ConfigNode* next = node->find(key);
-    if (next == nullptr || !next->is_map()) {
-      node->set(key, ConfigNode::make_map(where), where);
-      next = node->find(key);
-    }
-    node = next;
-    start = end + 1;
-  }
-}
-
 std::string label_value(const std::string& text) {
   std::string out;
   for (const char c : text) {
@@ -172,7 +152,7 @@ std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::Diagnosti
     }
     for (std::size_t a = 0; a < axes.size(); ++a) {
       const ConfigNode& value = axes[a].values[picks[a]];
-      set_path(point.document, axes[a].path, value, axes[a].where);
+      set_dotted(point.document, axes[a].path, value, axes[a].where);
       if (!point.label.empty()) point.label += ',';
       point.label += names[a] + "=" + label_value(value.scalar);
     }
