@@ -1,19 +1,34 @@
 #include "topologies/topology_registry.hpp"
 
+#include "topologies/custom.hpp"
+#include "topologies/mesh.hpp"
 #include "topologies/parameter_server.hpp"
+#include "topologies/random_regular.hpp"
 #include "topologies/ring.hpp"
+#include "topologies/torus.hpp"
+#include "topologies/tree.hpp"
 
 namespace dtsim::topologies {
 
 void register_builtin_topologies(TopologyRegistry& registry) {
   registry.add("ring", "workers in a cycle of full-duplex links",
-               [](const scenario::ClusterSpec& cluster, const scenario::TopologySpec& spec) {
-                 return build_ring(cluster.workers, spec.link);
+               [](const scenario::Scenario& s) { return build_ring(s.cluster.workers, s.topology.link); });
+  registry.add("parameter_server", "workers and one server around a switch (star)", [](const scenario::Scenario& s) {
+    return build_parameter_server(s.cluster.workers, 1, s.topology.link, s.topology.server_link);
+  });
+  registry.add("tree", "k-ary tree of switches with workers at the leaves", [](const scenario::Scenario& s) {
+    return build_tree(s.cluster.workers, s.topology.arity, s.topology.link);
+  });
+  registry.add("mesh", "every worker linked to every other",
+               [](const scenario::Scenario& s) { return build_mesh(s.cluster.workers, s.topology.link); });
+  registry.add("random_regular", "seeded connected random graph, every worker with `degree` links",
+               [](const scenario::Scenario& s) {
+                 return build_random_regular(s.cluster.workers, s.topology.degree, s.seed, s.topology.link);
                });
-  registry.add("parameter_server", "workers and one server around a switch (star)",
-               [](const scenario::ClusterSpec& cluster, const scenario::TopologySpec& spec) {
-                 return build_parameter_server(cluster.workers, 1, spec.link, spec.server_link);
-               });
+  registry.add("torus", "2D or 3D torus, wrapping around in every dimension",
+               [](const scenario::Scenario& s) { return build_torus(s.topology.dimensions, s.topology.link); });
+  registry.add("custom", "explicit nodes and links",
+               [](const scenario::Scenario& s) { return build_custom(s.topology); });
 }
 
 }  // namespace dtsim::topologies

@@ -9,8 +9,8 @@
 
 namespace dtsim::topologies {
 
-/// Builds the graph for one scenario's cluster and topology sections.
-using TopologyBuilder = std::function<topology::TopologyGraph(const scenario::ClusterSpec&, const scenario::TopologySpec&)>;
+/// Builds the graph for one scenario (its cluster and topology sections, and its seed for random graphs).
+using TopologyBuilder = std::function<topology::TopologyGraph(const scenario::Scenario&)>;
 using TopologyRegistry = core::Registry<TopologyBuilder>;
 
 /// Adds every built-in topology. Called from main (no self-registering statics).

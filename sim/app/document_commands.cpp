@@ -6,6 +6,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/schema_reference.hpp"
+#include "sim/topology/graph_statistics.hpp"
 
 #include <fmt/format.h>
 
@@ -53,7 +54,21 @@ std::string explain_command(const std::filesystem::path& file, const Registries&
   const auto document = read_and_check(file, registries);
   std::string header = fmt::format("# {} as dtsim reads it: includes merged, defaults filled in\n", file.string());
   if (document.points.size() > 1) header += fmt::format("# the sweep below makes {} runs\n", document.points.size());
-  return header + scenario::to_yaml(document.resolved);
+  std::string footer;
+  for (const auto& point : document.points) {
+    const auto graph = registries.topologies.find(point.topology.kind.value).factory(point);
+    const std::string label = point.sweep_point.empty() ? "" : point.sweep_point + ": ";
+    footer += fmt::format("# {}{}\n", label, describe_topology(point.topology.kind.value, topology::compute_statistics(graph)));
+  }
+  return header + scenario::to_yaml(document.resolved) + footer;
+}
+
+std::string describe_topology(const std::string& kind, const topology::GraphStatistics& stats) {
+  return fmt::format("topology {}: {} workers, {} servers, {} switches, {} links; diameter {} hop{}, average {:.3g} "
+                     "hops between hosts; {} across the rank-order bisection",
+                     kind, stats.workers, stats.servers, stats.switches, stats.links, stats.diameter_hops,
+                     stats.diameter_hops == 1 ? "" : "s", stats.average_hops,
+                     core::format_bandwidth(stats.bisection_bandwidth));
 }
 
 std::string schema_command(bool reference) {

@@ -2,6 +2,7 @@
 // The commands that read scenario files without simulating them: validate, explain, schema.
 
 #include "sim/app/registries.hpp"
+#include "sim/topology/graph_statistics.hpp"
 
 #include <filesystem>
 #include <string>
@@ -22,6 +23,9 @@ ValidateResult validate_command(const std::vector<std::filesystem::path>& files,
 /// `dtsim explain FILE`: the scenario as dtsim understands it, as YAML (includes merged, defaults filled).
 /// Throws core::InputError when the file is invalid.
 std::string explain_command(const std::filesystem::path& file, const Registries& registries);
+
+/// One line about a built topology: counts, hops, bisection bandwidth.
+std::string describe_topology(const std::string& kind, const topology::GraphStatistics& stats);
 
 /// `dtsim schema`: the JSON Schema of the scenario format, or with `reference` the Markdown tables of
 /// docs/scenario-reference.md.

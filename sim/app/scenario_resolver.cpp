@@ -27,7 +27,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   core::DiagnosticSink sink;
   // The schema has already rejected names this version does not simulate, so a failed lookup here is
   // a registry out of step with the schema: an internal error, caught by the registries' test.
-  topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s.cluster, s.topology);
+  topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy = registries.strategies.find(s.training.sync_strategy.value).factory();
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
@@ -72,7 +72,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
   return runtime::TrainingSetup{
-      .graph = registries.topologies.find(s.topology.kind.value).factory(s.cluster, s.topology),
+      .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
       .sync = registries.strategies.find(s.training.sync_strategy.value).factory(),
       .data = models::make_synthetic_classification(data_params, s.seed),

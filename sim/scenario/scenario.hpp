@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dtsim::scenario {
 
@@ -46,12 +47,31 @@ enum class NetworkModel {
   Tcp,        ///< SimGrid's calibrated TCP model (latency x13.01, bandwidth x0.97, window bound)
 };
 
+enum class CustomNodeKind { Worker, Server, Switch };
+
+struct CustomNode {
+  std::string name;
+  CustomNodeKind kind = CustomNodeKind::Worker;
+};
+
+/// A link of a `custom` topology between two declared nodes, with its link class resolved.
+struct CustomLink {
+  std::string from;
+  std::string to;
+  LinkSpec link;
+};
+
 struct TopologySpec {
   Located<std::string> kind;
   LinkSpec link;
   /// Link from the switch to each server (parameter_server only); equals `link` unless set.
   LinkSpec server_link;
   NetworkModel network_model = NetworkModel::AlphaBeta;
+  int arity = 2;                 ///< tree: children per switch
+  int degree = 0;                ///< random_regular: links per worker
+  std::vector<int> dimensions;   ///< torus: workers along each dimension
+  std::vector<CustomNode> nodes; ///< custom: in declaration order (workers get ranks in this order)
+  std::vector<CustomLink> links; ///< custom
 };
 
 struct ModelSpec {

@@ -58,6 +58,56 @@ class View {
   std::string path_;
 };
 
+LinkSpec read_link(const View& link) {
+  return LinkSpec{*link.quantity("bandwidth", core::parse_bandwidth), *link.quantity("latency", core::parse_duration)};
+}
+
+void read_topology_parameters(const View& topology, int workers, TopologySpec& out, core::DiagnosticSink& sink) {
+  out.arity = static_cast<int>(topology.integer("arity").value_or(2));
+  out.degree = static_cast<int>(topology.integer("degree").value_or(0));
+  if (const ConfigNode* dims = topology.at("dimensions").node()) {
+    for (const auto& d : dims->items) out.dimensions.push_back(static_cast<int>(parse_integer(d.scalar).value_or(2)));
+  }
+  if (topology.text("kind") == "random_regular") {
+    if (out.degree >= workers) {
+      sink.error(topology.where("degree"), "topology.degree",
+                 fmt::format("a worker can have at most {} links to the other {} workers, got {}", workers - 1,
+                             workers - 1, out.degree),
+                 "lower topology.degree or raise cluster.workers");
+    } else if ((static_cast<std::int64_t>(workers) * out.degree) % 2 != 0) {
+      sink.error(topology.where("degree"), "topology.degree",
+                 fmt::format("{} workers with {} links each would leave one link end unpaired", workers, out.degree),
+                 "make cluster.workers or topology.degree even");
+    }
+  }
+  const ConfigNode* nodes = topology.at("nodes").node();
+  if (nodes == nullptr) return;
+  int declared_workers = 0;
+  for (const auto& item : nodes->items) {
+    const std::string kind = item.find("kind") != nullptr ? item.find("kind")->scalar : "worker";
+    const CustomNodeKind node_kind = kind == "server"   ? CustomNodeKind::Server
+                                     : kind == "switch" ? CustomNodeKind::Switch
+                                                        : CustomNodeKind::Worker;
+    declared_workers += node_kind == CustomNodeKind::Worker ? 1 : 0;
+    out.nodes.push_back(CustomNode{item.find("name")->scalar, node_kind});
+  }
+  if (declared_workers != workers) {
+    sink.error(topology.key_where("nodes"), "topology.nodes",
+               fmt::format("declares {} worker node{} but cluster.workers is {}", declared_workers,
+                           declared_workers == 1 ? "" : "s", workers),
+               "declare one node of kind worker per worker");
+  }
+  const View classes = topology.at("link_classes");
+  if (const ConfigNode* links = topology.at("links").node()) {
+    for (std::size_t i = 0; i < links->items.size(); ++i) {
+      const View link(&links->items[i], "");
+      const View link_class = classes.at(link.text("class"));
+      out.links.push_back(CustomLink{link.text("from"), link.text("to"),
+                                     link_class.node() != nullptr ? read_link(link_class) : out.link});
+    }
+  }
+}
+
 void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) {
   if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
   if (with_defaults || fields.written("efficiency")) out.efficiency = fields.number("efficiency").value_or(1.0);
@@ -162,8 +212,14 @@ void check_custom_topology(const View& topology, core::DiagnosticSink& sink) {
       sink.error(link.where(end), link.path() + "." + end, fmt::format("no node is named '{}'", link.text(end)), hint);
     }
     if (link.has("class") && classes.at(link.text("class")).node() == nullptr) {
+      std::vector<std::string> declared;
+      if (classes.node() != nullptr) {
+        for (const auto& entry : classes.node()->entries) declared.push_back(entry.key);
+      }
+      std::string hint = "declare it under topology.link_classes";
+      if (const auto closest = core::closest_name(link.text("class"), declared)) hint = fmt::format("did you mean '{}'?", *closest);
       sink.error(link.where("class"), link.path() + ".class", fmt::format("no link class is named '{}'", link.text("class")),
-                 "declare it under topology.link_classes");
+                 hint);
     }
     if (ends.size() == 2) {
       if (ends[0] == ends[1]) {
@@ -217,9 +273,6 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
   }
 }
 
-LinkSpec read_link(const View& link) {
-  return LinkSpec{*link.quantity("bandwidth", core::parse_bandwidth), *link.quantity("latency", core::parse_duration)};
-}
 
 void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
   out.backend = training.text("backend") == "cpu" ? Backend::Cpu : Backend::Auto;
@@ -299,6 +352,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.topology.server_link = topology.has("server_link") ? read_link(topology.at("server_link")) : s.topology.link;
   s.topology.network_model = topology.text("network_model") == "tcp" ? NetworkModel::Tcp : NetworkModel::AlphaBeta;
   check_custom_topology(topology, sink);
+  read_topology_parameters(topology, s.cluster.workers, s.topology, sink);
   if (const ConfigNode* dims = topology.at("dimensions").node()) {
     std::int64_t product = 1;
     for (const auto& d : dims->items) product *= parse_integer(d.scalar).value_or(1);

@@ -86,13 +86,13 @@ SchemaNode topology() {
                     {
                         {"ring", "workers in a ring, each linked to the next"},
                         {"parameter_server", "workers and parameter servers around one switch (a star)"},
-                        {"tree", "k-ary tree of switches with workers at the leaves", true},
+                        {"tree", "k-ary tree of switches with workers at the leaves"},
                         {"fat_tree", "k-ary fat tree with optional oversubscription", true},
-                        {"mesh", "every worker linked to every other", true},
-                        {"random_regular", "seeded random graph in which every worker has `degree` links", true},
-                        {"torus", "2D or 3D torus", true},
+                        {"mesh", "every worker linked to every other"},
+                        {"random_regular", "seeded random graph in which every worker has `degree` links"},
+                        {"torus", "2D or 3D torus, wrapping around in every dimension"},
                         {"hierarchical", "multi-device nodes joined by a fabric", true},
-                        {"custom", "explicit `nodes` and `links`", true},
+                        {"custom", "explicit `nodes` and `links`"},
                     })
               .require(),
           link("link", "the link class of every worker link").require(),
@@ -103,11 +103,12 @@ SchemaNode topology() {
                      {"tcp", "SimGrid's calibrated TCP model"}})
               .fallback("alpha_beta"),
           boolean("bidirectional", "ring messages flow both ways").when("kind", {"ring"}).plan(),
-          integer("arity", 2, 64, "children per switch").when("kind", trees),
+          integer("arity", 2, 64, "children per switch").fallback("2").when("kind", trees),
           number("oversubscription", 1.0, 64.0, "ratio of down- to up-link capacity").when("kind", {"fat_tree"}),
-          integer("degree", 1, 1024, "links per worker").when("kind", {"random_regular"}),
+          integer("degree", 1, 1024, "links per worker").require().when("kind", {"random_regular"}),
           list_of("dimensions", "size of each torus dimension (2 or 3 of them)",
                   integer("[]", 2, 4096, "workers along one dimension"))
+              .require()
               .when("kind", {"torus"}),
           choice_of("fabric", "topology", "how the nodes are connected",
                     {{"ring", ""}, {"tree", ""}, {"fat_tree", ""}, {"parameter_server", ""}, {"mesh", ""}, {"torus", ""}})
@@ -117,15 +118,16 @@ SchemaNode topology() {
               .when("kind", {"hierarchical"}),
           dictionary_of("link_classes", "named link classes that custom links can refer to",
                         link("<name>", "one link class"))
-              .plan(),
+              .when("kind", {"custom"}),
           list_of("nodes", "the nodes of a custom topology",
                   map_of("[]", "one node",
                          {
-                             text("name", "unique node name").require(),
+                             text("name", "unique node name; workers take ranks in the order listed").require(),
                              choice_of("kind", "node kind", "what the node is",
                                        {{"worker", ""}, {"server", ""}, {"switch", ""}})
                                  .fallback("worker"),
                          }))
+              .require()
               .when("kind", {"custom"}),
           list_of("links", "the links of a custom topology",
                   map_of("[]", "one link",
@@ -134,6 +136,7 @@ SchemaNode topology() {
                              text("to", "node name").require(),
                              text("class", "a key of `topology.link_classes`; defaults to `topology.link`"),
                          }))
+              .require()
               .when("kind", {"custom"}),
       });
 }

@@ -68,10 +68,24 @@ TEST_P(BspEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   EXPECT_GT(reference.norm(), 0.5);
 }
 
+// The topology only changes when bytes arrive, never what arrives: every kind must end at the same place.
+const std::string kCustomStar = R"(custom
+  nodes: [{name: a}, {name: b}, {name: c}, {name: d}, {name: hub, kind: switch}, {name: ps, kind: server}]
+  links: [{from: a, to: hub}, {from: b, to: hub}, {from: c, to: hub}, {from: d, to: hub}, {from: ps, to: hub}])";
+
 INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
                          ::testing::Values(std::pair{std::string("ring"), std::string("allreduce")},
-                                           std::pair{std::string("parameter_server"), std::string("parameter_server")}),
-                         [](const auto& param_info) { return param_info.param.second; });
+                                           std::pair{std::string("parameter_server"), std::string("parameter_server")},
+                                           std::pair{std::string("tree\n  arity: 3"), std::string("allreduce")},
+                                           std::pair{std::string("mesh"), std::string("allreduce")},
+                                           std::pair{std::string("torus\n  dimensions: [2, 2]"), std::string("allreduce")},
+                                           std::pair{std::string("random_regular\n  degree: 2"), std::string("allreduce")},
+                                           std::pair{kCustomStar, std::string("parameter_server")},
+                                           std::pair{kCustomStar, std::string("allreduce")}),
+                         [](const auto& param_info) {
+                           const std::string& topology = param_info.param.first;
+                           return topology.substr(0, topology.find('\n')) + "_" + param_info.param.second;
+                         });
 
 }  // namespace
 }  // namespace dtsim

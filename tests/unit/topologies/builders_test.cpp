@@ -1,6 +1,12 @@
 #include "sim/topology/routing.hpp"
+#include "sim/topology/graph_statistics.hpp"
+#include "topologies/custom.hpp"
+#include "topologies/mesh.hpp"
 #include "topologies/parameter_server.hpp"
+#include "topologies/random_regular.hpp"
 #include "topologies/ring.hpp"
+#include "topologies/torus.hpp"
+#include "topologies/tree.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <gtest/gtest.h>
@@ -39,6 +45,106 @@ TEST(ParameterServerBuilder, StarThroughOneSwitch) {
   ASSERT_EQ(route.size(), 2U);
   EXPECT_DOUBLE_EQ(graph.link(route[0].link).bandwidth.value(), 1.25e9);
   EXPECT_DOUBLE_EQ(graph.link(route[1].link).bandwidth.value(), 1e10);
+}
+
+TEST(TreeBuilder, WorkersAreLeavesUnderKarySwitches) {
+  const auto graph = build_tree(9, 3, kLink);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.workers, 9U);
+  EXPECT_EQ(stats.switches, 4U);  // three under one root
+  EXPECT_EQ(stats.links, 12U);
+  for (const auto worker : graph.workers()) EXPECT_EQ(boost::degree(worker, graph.graph()), 1U);
+  EXPECT_EQ(stats.diameter_hops, 4);  // up two, down two
+  const topology::RoutingTable routes(graph);
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[2]).size(), 2U);  // same switch
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[8]).size(), 4U);
+}
+
+TEST(TreeBuilder, AnUnevenLastGroupAndOneWorker) {
+  const auto graph = build_tree(5, 2, kLink);
+  // Level 1: 3 switches (2, 2, 1 workers); level 2: 2; level 3: the root.
+  EXPECT_EQ(topology::compute_statistics(graph).switches, 6U);
+  EXPECT_EQ(graph.link_count(), 5U + 3U + 2U);
+  EXPECT_EQ(build_tree(1, 2, kLink).link_count(), 0U);
+}
+
+TEST(MeshBuilder, EveryPairOneHopApart) {
+  const auto graph = build_mesh(6, kLink);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.links, 15U);
+  EXPECT_EQ(stats.diameter_hops, 1);
+  EXPECT_DOUBLE_EQ(stats.average_hops, 1.0);
+  for (const auto worker : graph.workers()) EXPECT_EQ(boost::degree(worker, graph.graph()), 5U);
+  // Three workers on each side of the rank-order cut: 9 links across.
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 9 * 1.25e9);
+}
+
+TEST(TorusBuilder, FourNeighboursAndWrapAround) {
+  const auto graph = build_torus({4, 4}, kLink);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.links, 32U);
+  for (const auto worker : graph.workers()) EXPECT_EQ(boost::degree(worker, graph.graph()), 4U);
+  EXPECT_EQ(stats.diameter_hops, 4);  // 2 + 2
+  // Rows 0-1 against rows 2-3: four columns cross twice (between rows 1-2 and around from 3 to 0).
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 8 * 1.25e9);
+  const topology::RoutingTable routes(graph);
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[3]).size(), 1U);  // wraps around
+}
+
+TEST(TorusBuilder, ThreeDimensionsAndSizeTwoWithoutDoubleLinks) {
+  const auto graph = build_torus({2, 3, 2}, kLink);
+  EXPECT_EQ(graph.node_count(), 12U);
+  // Size-2 dimensions give 6 links each, the size-3 one 12.
+  EXPECT_EQ(graph.link_count(), 6U + 12U + 6U);
+  EXPECT_EQ(topology::compute_statistics(graph).diameter_hops, 3);
+}
+
+TEST(RandomRegularBuilder, EveryWorkerHasTheDegreeAndTheSeedDecides) {
+  const auto graph = build_random_regular(16, 3, 7, kLink);
+  EXPECT_EQ(graph.link_count(), 24U);
+  for (const auto worker : graph.workers()) EXPECT_EQ(boost::degree(worker, graph.graph()), 3U);
+  EXPECT_TRUE(topology::compute_statistics(graph).connected);
+  const auto again = build_random_regular(16, 3, 7, kLink);
+  const auto other = build_random_regular(16, 3, 8, kLink);
+  std::vector<std::string> a, b, c;
+  for (std::size_t i = 0; i < 24; ++i) {
+    a.push_back(graph.link(i).name);
+    b.push_back(again.link(i).name);
+    c.push_back(other.link(i).name);
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST(CustomBuilder, DeclaredNodesAndLinksWithTheirClasses) {
+  scenario::TopologySpec spec;
+  spec.nodes = {{"a", scenario::CustomNodeKind::Worker},
+                {"hub", scenario::CustomNodeKind::Switch},
+                {"b", scenario::CustomNodeKind::Worker},
+                {"ps", scenario::CustomNodeKind::Server}};
+  const scenario::LinkSpec fast{core::BytesPerSecond(1e10), core::Seconds(1e-6)};
+  spec.links = {{"a", "hub", kLink}, {"b", "hub", kLink}, {"ps", "hub", fast}};
+  const auto graph = build_custom(spec);
+  ASSERT_EQ(graph.workers().size(), 2U);
+  EXPECT_EQ(graph.node(graph.workers()[1]).name, "b");
+  ASSERT_EQ(graph.servers().size(), 1U);
+  EXPECT_EQ(graph.link(2).name, "ps--hub");
+  EXPECT_DOUBLE_EQ(graph.link(2).bandwidth.value(), 1e10);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.switches, 1U);
+  EXPECT_EQ(stats.diameter_hops, 2);
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 1.25e9);
+}
+
+TEST(GraphStatistics, RingHasTwoLinksAcrossItsMiddle) {
+  const auto stats = topology::compute_statistics(build_ring(8, kLink));
+  EXPECT_EQ(stats.diameter_hops, 4);
+  EXPECT_DOUBLE_EQ(stats.average_hops, (2 * (1 + 2 + 3) + 4) / 7.0);
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 2 * 1.25e9);
+}
+
+TEST(GraphStatistics, TreeBisectionIsTheRootLink) {
+  EXPECT_DOUBLE_EQ(topology::compute_statistics(build_tree(4, 2, kLink)).bisection_bandwidth.value(), 1.25e9);
 }
 
 }  // namespace

@@ -1,0 +1,89 @@
+#include "sim/topology/graph_statistics.hpp"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/connected_components.hpp>
+#include <boost/graph/push_relabel_max_flow.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace dtsim::topology {
+namespace {
+
+using FlowTraits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+using FlowGraph = boost::adjacency_list<
+    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+    boost::property<boost::edge_capacity_t, double,
+                    boost::property<boost::edge_residual_capacity_t, double,
+                                    boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
+
+/// Adds the arc a -> b with `capacity` and its zero-capacity reverse, as the max-flow algorithms need.
+void add_arc(FlowGraph& flow, std::size_t a, std::size_t b, double capacity) {
+  auto capacity_map = boost::get(boost::edge_capacity, flow);
+  auto reverse_map = boost::get(boost::edge_reverse, flow);
+  const auto forward = boost::add_edge(a, b, flow).first;
+  const auto backward = boost::add_edge(b, a, flow).first;
+  capacity_map[forward] = capacity;
+  capacity_map[backward] = 0.0;
+  reverse_map[forward] = backward;
+  reverse_map[backward] = forward;
+}
+
+double rank_order_cut(const TopologyGraph& topology) {
+  const auto workers = topology.workers();
+  if (workers.size() < 2) return 0.0;
+  const std::size_t nodes = topology.node_count();
+  FlowGraph flow(nodes + 2);
+  const std::size_t source = nodes;
+  const std::size_t sink = nodes + 1;
+  for (std::size_t id = 0; id < topology.link_count(); ++id) {
+    const LinkEnds& ends = topology.link_ends(id);
+    add_arc(flow, ends.a, ends.b, topology.link(id).bandwidth.value());
+    add_arc(flow, ends.b, ends.a, topology.link(id).bandwidth.value());
+  }
+  const double unlimited = std::numeric_limits<double>::max() / 4;
+  for (std::size_t rank = 0; rank < workers.size(); ++rank) {
+    if (rank < workers.size() / 2) {
+      add_arc(flow, source, workers[rank], unlimited);
+    } else {
+      add_arc(flow, workers[rank], sink, unlimited);
+    }
+  }
+  return boost::push_relabel_max_flow(flow, source, sink);
+}
+
+}  // namespace
+
+GraphStatistics compute_statistics(const TopologyGraph& topology) {
+  const Graph& graph = topology.graph();
+  GraphStatistics out;
+  out.workers = topology.workers().size();
+  out.servers = topology.servers().size();
+  out.switches = topology.node_count() - out.workers - out.servers;
+  out.links = topology.link_count();
+  std::vector<int> component(topology.node_count());
+  out.connected = topology.node_count() == 0 || boost::connected_components(graph, component.data()) == 1;
+  if (!out.connected) return out;
+
+  const std::vector<NodeId> hosts = topology.hosts();
+  double total_hops = 0.0;
+  std::size_t pairs = 0;
+  std::vector<int> distance(topology.node_count());
+  for (const NodeId from : hosts) {
+    std::fill(distance.begin(), distance.end(), 0);
+    boost::breadth_first_search(
+        graph, from,
+        boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
+    for (const NodeId to : hosts) {
+      if (to == from) continue;
+      out.diameter_hops = std::max(out.diameter_hops, distance[to]);
+      total_hops += distance[to];
+      ++pairs;
+    }
+  }
+  out.average_hops = pairs == 0 ? 0.0 : total_hops / static_cast<double>(pairs);
+  out.bisection_bandwidth = core::BytesPerSecond(rank_order_cut(topology));
+  return out;
+}
+
+}  // namespace dtsim::topology

@@ -1,0 +1,17 @@
+#include "topologies/mesh.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim::topologies {
+
+topology::TopologyGraph build_mesh(int workers, const scenario::LinkSpec& link) {
+  topology::TopologyGraph graph;
+  for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
+  const auto nodes = graph.workers();
+  for (std::size_t a = 0; a < nodes.size(); ++a) {
+    for (std::size_t b = a + 1; b < nodes.size(); ++b) graph.add_link(nodes[a], nodes[b], link.bandwidth, link.latency);
+  }
+  return graph;
+}
+
+}  // namespace dtsim::topologies

@@ -1,0 +1,62 @@
+#include "topologies/random_regular.hpp"
+
+#include "sim/core/rng.hpp"
+
+#include <boost/pending/disjoint_sets.hpp>
+#include <fmt/format.h>
+
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+namespace dtsim::topologies {
+namespace {
+
+using Pairs = std::vector<std::pair<int, int>>;
+
+/// One configuration-model draw, or an empty list when it has a self-link, a double link or is split.
+Pairs draw(int workers, int degree, core::RandomEngine& engine) {
+  std::vector<int> ends;
+  for (int rank = 0; rank < workers; ++rank) ends.insert(ends.end(), static_cast<std::size_t>(degree), rank);
+  core::shuffle(std::span<int>(ends), engine);
+  Pairs pairs;
+  std::set<std::pair<int, int>> seen;
+  std::vector<std::size_t> rank(static_cast<std::size_t>(workers));
+  std::vector<std::size_t> parent(static_cast<std::size_t>(workers));
+  boost::disjoint_sets<std::size_t*, std::size_t*> components(rank.data(), parent.data());
+  for (int w = 0; w < workers; ++w) components.make_set(static_cast<std::size_t>(w));
+  for (std::size_t i = 0; i + 1 < ends.size(); i += 2) {
+    const auto pair = std::minmax(ends[i], ends[i + 1]);
+    if (pair.first == pair.second || !seen.insert(pair).second) return {};
+    pairs.emplace_back(pair);
+    components.union_set(static_cast<std::size_t>(pair.first), static_cast<std::size_t>(pair.second));
+  }
+  for (int w = 1; w < workers; ++w) {
+    if (components.find_set(static_cast<std::size_t>(w)) != components.find_set(std::size_t{0})) return {};
+  }
+  return pairs;
+}
+
+}  // namespace
+
+topology::TopologyGraph build_random_regular(int workers, int degree, std::uint64_t seed,
+                                             const scenario::LinkSpec& link) {
+  core::RandomEngine engine = core::random_stream(seed, "topology/random_regular");
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    Pairs pairs = draw(workers, degree, engine);
+    if (pairs.empty() && workers > 1) continue;
+    // Links in a canonical order, so the routing tie-break does not depend on the shuffle's order.
+    std::sort(pairs.begin(), pairs.end());
+    topology::TopologyGraph graph;
+    for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
+    const auto nodes = graph.workers();
+    for (const auto& [a, b] : pairs) {
+      graph.add_link(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)], link.bandwidth,
+                     link.latency);
+    }
+    return graph;
+  }
+  throw std::runtime_error(fmt::format("found no connected {}-regular graph on {} workers in 1000 draws", degree, workers));
+}
+
+}  // namespace dtsim::topologies

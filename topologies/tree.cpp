@@ -1,0 +1,26 @@
+#include "topologies/tree.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim::topologies {
+
+topology::TopologyGraph build_tree(int workers, int arity, const scenario::LinkSpec& link) {
+  topology::TopologyGraph graph;
+  for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
+  std::vector<topology::NodeId> level(graph.workers().begin(), graph.workers().end());
+  for (int depth = 1; level.size() > 1; ++depth) {
+    std::vector<topology::NodeId> parents;
+    for (std::size_t first = 0; first < level.size(); first += static_cast<std::size_t>(arity)) {
+      const topology::NodeId parent = graph.add_switch(fmt::format("switch-{}-{}", depth, parents.size()));
+      const std::size_t last = std::min(level.size(), first + static_cast<std::size_t>(arity));
+      for (std::size_t child = first; child < last; ++child) {
+        graph.add_link(level[child], parent, link.bandwidth, link.latency);
+      }
+      parents.push_back(parent);
+    }
+    level = std::move(parents);
+  }
+  return graph;
+}
+
+}  // namespace dtsim::topologies
