@@ -21,14 +21,6 @@ std::string plugin_section(const std::string& title, const Registry& registry, c
   return out;
 }
 
-std::string choice_section(const std::string& title, const std::string& schema_path) {
-  std::string out = fmt::format("{}:\n", title);
-  for (const auto& choice : scenario::find_schema(schema_path)->choices) {
-    out += fmt::format("  {:<24} {}{}\n", choice.name, choice.description, choice.planned ? " (not supported yet)" : "");
-  }
-  return out;
-}
-
 std::string device_section() {
   std::string out = "devices (cluster.device.name):\n";
   for (const auto& device : scenario::builtin_devices()) {
@@ -54,7 +46,7 @@ std::string list_command(const Registries& registries, const std::string& topic)
     sections.push_back(plugin_section("topologies (topology.kind)", registries.topologies, "topology.kind"));
   }
   if (topic.empty() || topic == "collectives") {
-    sections.push_back(choice_section("allreduce algorithms (training.architecture.algorithm)",
+    sections.push_back(plugin_section("allreduce algorithms (training.architecture.algorithm)", registries.allreduce,
                                       "training.architecture.algorithm"));
   }
   if (topic.empty() || topic == "strategies") {

@@ -2,6 +2,7 @@
 // Every plug-in registry, filled with the built-in plug-ins. Built once in main and passed down.
 
 #include "models/model_registry.hpp"
+#include "sim/comm/allreduce_algorithm.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "topologies/topology_registry.hpp"
 
@@ -14,6 +15,7 @@ struct Registries {
   topologies::TopologyRegistry topologies{"topology"};
   models::ModelRegistry models{"model"};
   sync::SyncRegistry strategies{"sync strategy"};
+  comm::AllreduceRegistry allreduce{"allreduce algorithm"};
 };
 
 Registries make_builtin_registries();

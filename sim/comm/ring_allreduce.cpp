@@ -4,15 +4,6 @@
 
 namespace dtsim::comm {
 
-ChunkBounds chunk_bounds(std::size_t elements, int parts, int index) {
-  const auto p = static_cast<std::size_t>(parts);
-  const auto i = static_cast<std::size_t>(index);
-  const std::size_t base = elements / p;
-  const std::size_t extra = elements % p;
-  const std::size_t begin = i * base + std::min(i, extra);
-  return ChunkBounds{begin, begin + base + (i < extra ? 1 : 0)};
-}
-
 void ring_allreduce(Transport& transport, std::span<float> data) {
   const int p = transport.size();
   if (p == 1) return;
@@ -42,6 +33,16 @@ core::Seconds ring_allreduce_time(int ranks, core::Bytes size, core::Seconds alp
   if (ranks <= 1) return core::Seconds(0.0);
   const double p = ranks;
   return (alpha + size / (bandwidth * p)) * (2.0 * (p - 1.0));
+}
+
+}  // namespace dtsim::comm
+
+namespace dtsim::comm {
+
+void RingAllreduce::run(Transport& transport, std::span<float> data) const { ring_allreduce(transport, data); }
+
+core::Seconds RingAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  return ring_allreduce_time(ranks, size, cost.alpha, cost.bandwidth);
 }
 
 }  // namespace dtsim::comm

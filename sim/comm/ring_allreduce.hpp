@@ -7,6 +7,7 @@
 // Each rank sends 2(p-1) messages of about n/p bytes; on a ring of identical full-duplex links
 // (latency alpha, bandwidth B) every step takes alpha + n/(pB), so the whole takes 2(p-1)(alpha + n/(pB)).
 
+#include "sim/comm/allreduce_algorithm.hpp"
 #include "sim/comm/transport.hpp"
 #include "sim/core/units.hpp"
 
@@ -14,16 +15,17 @@
 
 namespace dtsim::comm {
 
+class RingAllreduce final : public AllreduceAlgorithm {
+ public:
+  void run(Transport& transport, std::span<float> data) const override;
+  /// 2(p-1)(alpha + n/(pB)).
+  [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
+  [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
+};
+
 /// Replaces `data` on every rank with the elementwise sum over all ranks. Every rank calls it with the
 /// same number of elements.
 void ring_allreduce(Transport& transport, std::span<float> data);
-
-/// [begin, end) of chunk `index` when `elements` are cut into `parts` chunks differing by at most one.
-struct ChunkBounds {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
-ChunkBounds chunk_bounds(std::size_t elements, int parts, int index);
 
 /// Closed-form alpha-beta time of a ring allreduce of `size` on `ranks` ranks: 2(p-1)(alpha + n/(pB)).
 core::Seconds ring_allreduce_time(int ranks, core::Bytes size, core::Seconds alpha, core::BytesPerSecond bandwidth);

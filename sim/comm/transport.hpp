@@ -31,6 +31,9 @@ class Transport {
   virtual std::vector<Buffer> recv_from_each(std::span<const int> from) = 0;
   /// Sends `data[i]` to `to[i]` for every i, all at once; returns once all are delivered.
   virtual void send_to_each(std::span<const int> to, std::vector<Buffer> data) = 0;
+  /// Sends `data[i]` to `to[i]` and receives one message from each rank in `from`, all at once; returns
+  /// once everything has arrived. Results in the order of `from`.
+  virtual std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) = 0;
 };
 
 }  // namespace dtsim::comm

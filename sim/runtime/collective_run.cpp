@@ -10,8 +10,8 @@
 
 namespace dtsim::runtime {
 
-CollectiveOutcome simulate_ring_allreduce(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                                          std::vector<std::vector<float>> inputs) {
+CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                                     const comm::AllreduceAlgorithm& algorithm, std::vector<std::vector<float>> inputs) {
   // Collectives do no computation here, so the device speed does not matter.
   scenario::DeviceProfile device;
   device.name = "collective";
@@ -27,7 +27,7 @@ CollectiveOutcome simulate_ring_allreduce(const topology::TopologyGraph& graph, 
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
       S4uTransport transport("collective", rank, ranks, activity[static_cast<std::size_t>(rank)]);
-      comm::ring_allreduce(transport, outcome.results[static_cast<std::size_t>(rank)]);
+      algorithm.run(transport, outcome.results[static_cast<std::size_t>(rank)]);
       finished[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
     });
   }

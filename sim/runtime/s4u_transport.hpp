@@ -26,6 +26,8 @@ class S4uTransport final : public comm::Transport {
   comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
   std::vector<comm::Buffer> recv_from_each(std::span<const int> from) override;
   void send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) override;
+  std::vector<comm::Buffer> exchange(std::span<const int> to, std::vector<comm::Buffer> data,
+                                     std::span<const int> from) override;
 
  private:
   simgrid::s4u::Mailbox* outgoing(int to);

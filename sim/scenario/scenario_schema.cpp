@@ -289,11 +289,11 @@ SchemaNode training() {
                          .fallback("allreduce"),
                      choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
                                {{"ring", "reduce-scatter then allgather around the ring"},
-                                {"tree", "binomial reduce then broadcast", true},
+                                {"tree", "binomial reduce then broadcast"},
                                 {"double_binary_tree", "two complementary binary trees", true},
-                                {"halving_doubling", "recursive halving and doubling", true},
+                                {"halving_doubling", "recursive halving and doubling"},
                                 {"hierarchical", "within nodes, across nodes, within nodes", true},
-                                {"direct", "every rank sends to every rank", true}})
+                                {"direct", "every rank sends to every rank"}})
                          .fallback("ring")
                          .when("kind", with_allreduce),
                      integer("shards", 1, 1024, "servers the parameters are sharded over by key range")

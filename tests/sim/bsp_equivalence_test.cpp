@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+
 namespace dtsim {
 namespace {
 
@@ -81,10 +84,15 @@ INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
                                            std::pair{std::string("torus\n  dimensions: [2, 2]"), std::string("allreduce")},
                                            std::pair{std::string("random_regular\n  degree: 2"), std::string("allreduce")},
                                            std::pair{kCustomStar, std::string("parameter_server")},
-                                           std::pair{kCustomStar, std::string("allreduce")}),
+                                           std::pair{kCustomStar, std::string("allreduce")},
+                                           std::pair{std::string("mesh"), std::string("allreduce, algorithm: tree")},
+                                           std::pair{std::string("mesh"), std::string("allreduce, algorithm: halving_doubling")},
+                                           std::pair{std::string("mesh"), std::string("allreduce, algorithm: direct")}),
                          [](const auto& param_info) {
                            const std::string& topology = param_info.param.first;
-                           return topology.substr(0, topology.find('\n')) + "_" + param_info.param.second;
+                           std::string name = topology.substr(0, topology.find('\n')) + "_" + param_info.param.second;
+                           std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           return name;
                          });
 
 }  // namespace

@@ -48,6 +48,12 @@ void ThreadTransport::send_to_each(std::span<const int> to, std::vector<Buffer> 
   for (std::size_t i = 0; i < to.size(); ++i) send(to[i], std::move(data[i]));
 }
 
+std::vector<Buffer> ThreadTransport::exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) {
+  // Queues never block a sender, so posting everything first cannot deadlock.
+  send_to_each(to, std::move(data));
+  return recv_from_each(from);
+}
+
 void run_ranks(ThreadNetwork& network, const std::function<void(Transport&)>& body) {
   std::vector<std::thread> threads;
   for (int rank = 0; rank < network.ranks(); ++rank) {

@@ -49,6 +49,7 @@ class ThreadTransport final : public Transport {
   Buffer send_recv(int to, Buffer data, int from) override;
   std::vector<Buffer> recv_from_each(std::span<const int> from) override;
   void send_to_each(std::span<const int> to, std::vector<Buffer> data) override;
+  std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) override;
 
  private:
   ThreadNetwork* network_;
