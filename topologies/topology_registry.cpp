@@ -1,6 +1,7 @@
 #include "topologies/topology_registry.hpp"
 
 #include "topologies/custom.hpp"
+#include "topologies/fat_tree.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/parameter_server.hpp"
 #include "topologies/random_regular.hpp"
@@ -19,6 +20,10 @@ void register_builtin_topologies(TopologyRegistry& registry) {
   registry.add("tree", "k-ary tree of switches with workers at the leaves", [](const scenario::Scenario& s) {
     return build_tree(s.cluster.workers, s.topology.arity, s.topology.link);
   });
+  registry.add("fat_tree", "two-level leaf-spine fat tree, `arity` workers per leaf, optional oversubscription",
+               [](const scenario::Scenario& s) {
+                 return build_fat_tree(s.cluster.workers, s.topology.arity, s.topology.oversubscription, s.topology.link);
+               });
   registry.add("mesh", "every worker linked to every other",
                [](const scenario::Scenario& s) { return build_mesh(s.cluster.workers, s.topology.link); });
   registry.add("random_regular", "seeded connected random graph, every worker with `degree` links",

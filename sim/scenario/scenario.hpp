@@ -67,7 +67,8 @@ struct TopologySpec {
   /// Link from the switch to each server (parameter_server only); equals `link` unless set.
   LinkSpec server_link;
   NetworkModel network_model = NetworkModel::AlphaBeta;
-  int arity = 2;                 ///< tree: children per switch
+  int arity = 2;                 ///< tree: children per switch; fat_tree: workers per leaf switch
+  double oversubscription = 1.0; ///< fat_tree: leaf downlink / uplink capacity
   int degree = 0;                ///< random_regular: links per worker
   std::vector<int> dimensions;   ///< torus: workers along each dimension
   std::vector<CustomNode> nodes; ///< custom: in declaration order (workers get ranks in this order)

@@ -64,6 +64,7 @@ LinkSpec read_link(const View& link) {
 
 void read_topology_parameters(const View& topology, int workers, TopologySpec& out, core::DiagnosticSink& sink) {
   out.arity = static_cast<int>(topology.integer("arity").value_or(2));
+  out.oversubscription = topology.number("oversubscription").value_or(1.0);
   out.degree = static_cast<int>(topology.integer("degree").value_or(0));
   if (const ConfigNode* dims = topology.at("dimensions").node()) {
     for (const auto& d : dims->items) out.dimensions.push_back(static_cast<int>(parse_integer(d.scalar).value_or(2)));

@@ -87,7 +87,7 @@ SchemaNode topology() {
                         {"ring", "workers in a ring, each linked to the next"},
                         {"parameter_server", "workers and parameter servers around one switch (a star)"},
                         {"tree", "k-ary tree of switches with workers at the leaves"},
-                        {"fat_tree", "k-ary fat tree with optional oversubscription", true},
+                        {"fat_tree", "two-level leaf-spine fat tree with optional oversubscription"},
                         {"mesh", "every worker linked to every other"},
                         {"random_regular", "seeded random graph in which every worker has `degree` links"},
                         {"torus", "2D or 3D torus, wrapping around in every dimension"},
@@ -103,8 +103,12 @@ SchemaNode topology() {
                      {"tcp", "SimGrid's calibrated TCP model"}})
               .fallback("alpha_beta"),
           boolean("bidirectional", "ring messages flow both ways").when("kind", {"ring"}).plan(),
-          integer("arity", 2, 64, "children per switch").fallback("2").when("kind", trees),
-          number("oversubscription", 1.0, 64.0, "ratio of down- to up-link capacity").when("kind", {"fat_tree"}),
+          integer("arity", 2, 64, "children per switch (tree), workers per leaf switch (fat_tree)")
+              .fallback("2")
+              .when("kind", trees),
+          number("oversubscription", 1.0, 64.0, "a leaf's downlink capacity over its uplink capacity")
+              .fallback("1")
+              .when("kind", {"fat_tree"}),
           integer("degree", 1, 1024, "links per worker").require().when("kind", {"random_regular"}),
           list_of("dimensions", "size of each torus dimension (2 or 3 of them)",
                   integer("[]", 2, 4096, "workers along one dimension"))

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <stdexcept>
@@ -10,51 +11,62 @@
 namespace dtsim::topology {
 namespace {
 
-constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+constexpr int kUnreached = -1;
 
-/// For every node, the link through which breadth-first search from `source` first reached it.
-std::vector<std::size_t> bfs_parent_links(const TopologyGraph& topology, NodeId source) {
+/// Hops from every node to `destination`, by breadth-first search.
+std::vector<int> hops_to(const TopologyGraph& topology, NodeId destination) {
   const Graph& graph = topology.graph();
-  std::vector<std::size_t> parent(topology.node_count(), kNone);
-  std::vector<bool> seen(topology.node_count(), false);
-  std::deque<NodeId> frontier{source};
-  seen[source] = true;
+  std::vector<int> hops(topology.node_count(), kUnreached);
+  std::deque<NodeId> frontier{destination};
+  hops[destination] = 0;
   while (!frontier.empty()) {
     const NodeId node = frontier.front();
     frontier.pop_front();
-    // Out-edges come in insertion order (vecS), which makes the tie-break deterministic.
     for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
       const NodeId next = boost::target(edge, graph);
-      if (seen[next]) continue;
-      seen[next] = true;
-      parent[next] = graph[edge].link;
+      if (hops[next] != kUnreached) continue;
+      hops[next] = hops[node] + 1;
       frontier.push_back(next);
     }
   }
-  return parent;
+  return hops;
+}
+
+/// A well-mixed, platform-independent hash of a pair and a hop index (splitmix64's finaliser).
+std::uint64_t mix(std::uint64_t from, std::uint64_t to, std::uint64_t hop) {
+  std::uint64_t z = (from * 0x9E3779B97F4A7C15ULL) ^ (to + 0xBF58476D1CE4E5B9ULL + (hop << 32U));
+  z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31U);
 }
 
 }  // namespace
 
 RoutingTable::RoutingTable(const TopologyGraph& topology) {
+  const Graph& graph = topology.graph();
   const std::vector<NodeId> hosts = topology.hosts();
-  for (const NodeId from : hosts) {
-    const std::vector<std::size_t> parent = bfs_parent_links(topology, from);
-    for (const NodeId to : hosts) {
-      if (to <= from) continue;
-      Route route;
-      for (NodeId at = to; at != from;) {
-        const std::size_t link = parent[at];
-        if (link == kNone) {
-          throw std::runtime_error(fmt::format("the topology is not connected: no path from {} to {}",
-                                               topology.node(from).name, topology.node(to).name));
-        }
-        const LinkEnds& ends = topology.link_ends(link);
-        const bool forward = ends.b == at;
-        route.push_back(Hop{link, forward});
-        at = forward ? ends.a : ends.b;
+  std::vector<std::size_t> candidates;
+  for (const NodeId to : hosts) {
+    const std::vector<int> hops = hops_to(topology, to);
+    for (const NodeId from : hosts) {
+      if (from >= to) continue;
+      if (hops[from] == kUnreached) {
+        throw std::runtime_error(fmt::format("the topology is not connected: no path from {} to {}",
+                                             topology.node(from).name, topology.node(to).name));
       }
-      std::reverse(route.begin(), route.end());
+      Route route;
+      for (NodeId at = from; at != to;) {
+        // Every neighbour one hop closer starts a shortest path; out-edges come in insertion order.
+        candidates.clear();
+        for (const auto edge : boost::make_iterator_range(boost::out_edges(at, graph))) {
+          if (hops[boost::target(edge, graph)] == hops[at] - 1) candidates.push_back(graph[edge].link);
+        }
+        const std::size_t link = candidates[mix(from, to, route.size()) % candidates.size()];
+        const LinkEnds& ends = topology.link_ends(link);
+        const bool forward = ends.a == at;
+        route.push_back(Hop{link, forward});
+        at = forward ? ends.b : ends.a;
+      }
       Route back;
       for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
       reversed_.emplace(std::pair{to, from}, std::move(back));

@@ -17,9 +17,11 @@ struct Hop {
 
 using Route = std::vector<Hop>;
 
-/// Fewest-hop routes between every ordered pair of hosts. Ties are broken deterministically: breadth-first
-/// search expands neighbours in the order their links were added, so the same graph always gives the same
-/// routes. The route from b to a is the route from a to b reversed.
+/// Fewest-hop routes between every ordered pair of hosts. Where several shortest paths exist (a torus, a
+/// fat tree), each hop picks among the neighbours one hop closer by a fixed hash of the (source,
+/// destination) pair, so that different pairs spread over the parallel paths as equal-cost multipath
+/// routing does, and the same graph always gives the same routes. The route from b to a is the route
+/// from a to b reversed.
 class RoutingTable {
  public:
   /// Throws std::runtime_error naming two hosts that cannot reach each other.

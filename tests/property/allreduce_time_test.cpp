@@ -4,6 +4,7 @@
 
 #include "sim/comm/allreduce_algorithm.hpp"
 #include "sim/runtime/collective_run.hpp"
+#include "topologies/fat_tree.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 
@@ -75,6 +76,37 @@ INSTANTIATE_TEST_SUITE_P(Mesh, AllreduceOnItsTopology,
                                             ::testing::Values(2, 3, 5, 8, 16),
                                             ::testing::Values(1024.0, 1048576.0, 16777216.0)),
                          case_name);
+
+// Contention is real. A direct allreduce on 16 ranks sends, in each of its two rounds, 15 chunks of n/16
+// from every rank at once: each worker's own link carries 15 flows, so no round can end before
+// 15 (n/16)/B. With 4 workers per leaf, each leaf sends 48 of its flows to other leaves. Over 4 spines
+// that is 12 flows per uplink on average, fewer than a worker link's 15, so the worker links decide
+// (the hash may load one uplink a little more). Over 2 spines (oversubscription 2) it is 24 per uplink:
+// the spines decide, and each round takes about 24/15 = 1.6 times longer.
+double worker_link_bound(std::size_t elements) { return 2 * 15 * (4.0 * static_cast<double>(elements) / 16) / kLink.bandwidth.value(); }
+
+constexpr std::size_t kContentionElements = 1 << 20;
+
+TEST(Contention, AFullBisectionFatTreeRunsAtTheWorkerLinkBound) {
+  const auto outcome = runtime::simulate_allreduce(topologies::build_fat_tree(16, 4, 1.0, kLink),
+                                                   scenario::NetworkModel::AlphaBeta, *make("direct"),
+                                                   integer_inputs(16, kContentionElements));
+  const double bound = worker_link_bound(kContentionElements);
+  EXPECT_GE(outcome.simulated_s, bound);
+  EXPECT_LE(outcome.simulated_s, 1.2 * bound) << outcome.simulated_s << " s against " << bound << " s";
+  RecordProperty("simulated_s", std::to_string(outcome.simulated_s));
+  RecordProperty("worker_link_bound_s", std::to_string(bound));
+}
+
+TEST(Contention, AnOversubscribedFatTreeIsLimitedByItsSpines) {
+  const auto outcome = runtime::simulate_allreduce(topologies::build_fat_tree(16, 4, 2.0, kLink),
+                                                   scenario::NetworkModel::AlphaBeta, *make("direct"),
+                                                   integer_inputs(16, kContentionElements));
+  const double bound = worker_link_bound(kContentionElements);
+  EXPECT_GE(outcome.simulated_s, 1.5 * bound) << outcome.simulated_s << " s against " << bound << " s";
+  RecordProperty("simulated_s", std::to_string(outcome.simulated_s));
+  RecordProperty("worker_link_bound_s", std::to_string(bound));
+}
 
 TEST(AllreduceOnItsTopology, TcpModelIsSlowerThanAlphaBeta) {
   // SimGrid's calibrated TCP model multiplies latency by 13.01 and bandwidth by 0.97, so the same

@@ -1,6 +1,7 @@
 #include "sim/topology/routing.hpp"
 #include "sim/topology/graph_statistics.hpp"
 #include "topologies/custom.hpp"
+#include "topologies/fat_tree.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/parameter_server.hpp"
 #include "topologies/random_regular.hpp"
@@ -10,6 +11,8 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <gtest/gtest.h>
+
+#include <set>
 
 namespace dtsim::topologies {
 namespace {
@@ -134,6 +137,38 @@ TEST(CustomBuilder, DeclaredNodesAndLinksWithTheirClasses) {
   EXPECT_EQ(stats.switches, 1U);
   EXPECT_EQ(stats.diameter_hops, 2);
   EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 1.25e9);
+}
+
+TEST(FatTreeBuilder, LeavesLinkedToEverySpine) {
+  const auto graph = build_fat_tree(16, 4, 1.0, kLink);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.switches, 8U);         // 4 leaves, 4 spines
+  EXPECT_EQ(stats.links, 16U + 4U * 4U);  // worker links, leaf-spine links
+  EXPECT_EQ(stats.diameter_hops, 4);
+  // Full bisection: the 8 lower-rank workers can send 8 links' worth to the other 8.
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 8 * 1.25e9);
+}
+
+TEST(FatTreeBuilder, OversubscriptionRemovesSpines) {
+  const auto stats = topology::compute_statistics(build_fat_tree(16, 4, 2.0, kLink));
+  EXPECT_EQ(stats.switches, 6U);  // 4 leaves, 2 spines
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 4 * 1.25e9);
+  EXPECT_EQ(topology::compute_statistics(build_fat_tree(3, 4, 1.0, kLink)).switches, 1U);  // one leaf
+}
+
+TEST(FatTreeBuilder, RoutesBetweenTwoLeavesSpreadOverTheSpines) {
+  const auto graph = build_fat_tree(16, 4, 1.0, kLink);
+  const topology::RoutingTable routes(graph);
+  std::set<std::size_t> spine_links;
+  for (int from = 0; from < 4; ++from) {
+    for (int to = 4; to < 8; ++to) {
+      const auto& route = routes.route(graph.workers()[static_cast<std::size_t>(from)], graph.workers()[static_cast<std::size_t>(to)]);
+      ASSERT_EQ(route.size(), 4U);
+      spine_links.insert(route[1].link);
+    }
+  }
+  // Sixteen pairs from leaf 0 to leaf 1 go up more than one of leaf 0's four uplinks.
+  EXPECT_GE(spine_links.size(), 3U);
 }
 
 TEST(GraphStatistics, RingHasTwoLinksAcrossItsMiddle) {
