@@ -5,26 +5,30 @@
 #include <boost/graph/push_relabel_max_flow.hpp>
 
 #include <algorithm>
-#include <limits>
+#include <cmath>
+#include <cstdint>
 
 namespace dtsim::topology {
 namespace {
 
 using FlowTraits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+// Capacities in whole bits per second: integers keep the max-flow exact (floating-point capacities
+// break its flow-conservation invariant by rounding).
+using Capacity = std::int64_t;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, double,
-                    boost::property<boost::edge_residual_capacity_t, double,
+    boost::property<boost::edge_capacity_t, Capacity,
+                    boost::property<boost::edge_residual_capacity_t, Capacity,
                                     boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
 
 /// Adds the arc a -> b with `capacity` and its zero-capacity reverse, as the max-flow algorithms need.
-void add_arc(FlowGraph& flow, std::size_t a, std::size_t b, double capacity) {
+void add_arc(FlowGraph& flow, std::size_t a, std::size_t b, Capacity capacity) {
   auto capacity_map = boost::get(boost::edge_capacity, flow);
   auto reverse_map = boost::get(boost::edge_reverse, flow);
   const auto forward = boost::add_edge(a, b, flow).first;
   const auto backward = boost::add_edge(b, a, flow).first;
   capacity_map[forward] = capacity;
-  capacity_map[backward] = 0.0;
+  capacity_map[backward] = 0;
   reverse_map[forward] = backward;
   reverse_map[backward] = forward;
 }
@@ -36,12 +40,16 @@ double rank_order_cut(const TopologyGraph& topology) {
   FlowGraph flow(nodes + 2);
   const std::size_t source = nodes;
   const std::size_t sink = nodes + 1;
+  Capacity total = 0;
   for (std::size_t id = 0; id < topology.link_count(); ++id) {
     const LinkEnds& ends = topology.link_ends(id);
-    add_arc(flow, ends.a, ends.b, topology.link(id).bandwidth.value());
-    add_arc(flow, ends.b, ends.a, topology.link(id).bandwidth.value());
+    const auto bits = static_cast<Capacity>(std::llround(topology.link(id).bandwidth.value() * 8.0));
+    add_arc(flow, ends.a, ends.b, bits);
+    add_arc(flow, ends.b, ends.a, bits);
+    total += 2 * bits;
   }
-  const double unlimited = std::numeric_limits<double>::max() / 4;
+  // More than every link together can carry: the source and sink arcs never limit the flow.
+  const Capacity unlimited = total + 1;
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     if (rank < workers.size() / 2) {
       add_arc(flow, source, workers[rank], unlimited);
@@ -49,7 +57,7 @@ double rank_order_cut(const TopologyGraph& topology) {
       add_arc(flow, workers[rank], sink, unlimited);
     }
   }
-  return boost::push_relabel_max_flow(flow, source, sink);
+  return static_cast<double>(boost::push_relabel_max_flow(flow, source, sink)) / 8.0;
 }
 
 }  // namespace
