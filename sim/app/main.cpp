@@ -1,6 +1,7 @@
 // dtsim: the command line. The only place that chooses exit codes: 0 success, 2 bad input or usage,
 // 1 internal failure.
 
+#include "sim/app/collective_command.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/list_command.hpp"
 #include "sim/app/registries.hpp"
@@ -43,6 +44,27 @@ int main(int argc, char** argv) {
   list->add_option("topic", topic, "one of: devices, topologies, collectives, strategies, models")
       ->check(CLI::IsMember(dtsim::app::list_topics()));
 
+  dtsim::app::CollectiveOptions collective_options;
+  int collective_ranks = 0;
+  std::string scenario_for_collective;
+  CLI::App* collective = app.add_subcommand("collective", "time a collective on a topology over a range of sizes");
+  collective->add_option("--op", collective_options.operation, "collective (allreduce)")->capture_default_str();
+  collective->add_option("--algo", collective_options.algorithm, "algorithm, or all")->capture_default_str();
+  CLI::Option* ranks_option = collective->add_option("--ranks", collective_ranks, "ranks (default: the scenario's workers, else 8)");
+  collective->add_option("--sizes", collective_options.sizes, "FROM:TO[:FACTOR], such as 1KiB:256MiB")->capture_default_str();
+  CLI::Option* collective_scenario = collective->add_option("--scenario", scenario_for_collective,
+                                                            "take the topology and network model from this scenario");
+  collective->add_option("--topology", collective_options.topology, "topology kind")->capture_default_str();
+  collective->add_option("--bandwidth", collective_options.bandwidth, "link bandwidth")->capture_default_str();
+  collective->add_option("--latency", collective_options.latency, "link latency")->capture_default_str();
+  collective->add_option("--arity", collective_options.arity, "tree / fat_tree arity")->capture_default_str();
+  collective->add_option("--oversubscription", collective_options.oversubscription, "fat_tree oversubscription")
+      ->capture_default_str();
+  collective->add_option("--degree", collective_options.degree, "random_regular degree");
+  collective->add_option("--dimensions", collective_options.dimensions, "torus dimensions, such as 4x4");
+  collective->add_option("--network-model", collective_options.network_model, "alpha_beta or tcp")->capture_default_str();
+  collective->add_flag("--json", collective_options.json, "print the rows as JSON");
+
   bool reference = false;
   CLI::App* schema = app.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
   schema->add_flag("--reference", reference, "print the Markdown key reference instead");
@@ -72,6 +94,10 @@ int main(int argc, char** argv) {
       return result.ok ? 0 : 2;
     } else if (explain->parsed()) {
       fmt::print("{}", dtsim::app::explain_command(explain_file, registries));
+    } else if (collective->parsed()) {
+      if (*ranks_option) collective_options.ranks = collective_ranks;
+      if (*collective_scenario) collective_options.scenario = scenario_for_collective;
+      fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
     } else if (schema->parsed()) {
       fmt::print("{}", dtsim::app::schema_command(reference));
     } else if (list->parsed()) {

@@ -4,7 +4,10 @@
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Barrier.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 
@@ -34,6 +37,39 @@ CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scena
   session.run();
   outcome.simulated_s = *std::max_element(finished.begin(), finished.end());
   return outcome;
+}
+
+std::vector<double> time_allreduce_cases(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                                         const std::vector<AllreduceCase>& cases) {
+  scenario::DeviceProfile device;
+  device.name = "collective";
+  device.peak_flops = core::FlopsPerSecond(1e12);
+  EngineSession session(graph, network_model, device);
+  const auto workers = graph.workers();
+  const int ranks = static_cast<int>(workers.size());
+  std::vector<metrics::HostActivity> activity(workers.size());
+  std::vector<double> started(cases.size(), 0.0);
+  std::vector<double> finished(cases.size(), 0.0);
+  const simgrid::s4u::BarrierPtr barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(ranks));
+  for (int rank = 0; rank < ranks; ++rank) {
+    simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
+    simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
+      for (std::size_t index = 0; index < cases.size(); ++index) {
+        // Mailbox names differ per case, so a late message of one case can never match the next.
+        S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, activity[static_cast<std::size_t>(rank)]);
+        std::vector<float> data(cases[index].elements, static_cast<float>(rank + 1));
+        barrier->wait();
+        started[index] = simgrid::s4u::Engine::get_clock();
+        cases[index].algorithm->run(transport, data);
+        finished[index] = std::max(finished[index], simgrid::s4u::Engine::get_clock());
+      }
+    });
+  }
+  session.run();
+  std::vector<double> durations;
+  durations.reserve(cases.size());
+  for (std::size_t index = 0; index < cases.size(); ++index) durations.push_back(finished[index] - started[index]);
+  return durations;
 }
 
 }  // namespace dtsim::runtime

@@ -20,4 +20,17 @@ struct CollectiveOutcome {
 CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
                                      const comm::AllreduceAlgorithm& algorithm, std::vector<std::vector<float>> inputs);
 
+/// One allreduce to time: an algorithm and a message size in float elements.
+struct AllreduceCase {
+  const comm::AllreduceAlgorithm* algorithm = nullptr;
+  std::size_t elements = 0;
+};
+
+/// Simulates every case in turn in one engine, over the graph's workers, with a barrier between cases
+/// (a barrier costs no simulated time, so each case starts on an idle network). Returns each case's
+/// simulated duration, from the barrier to the last rank's finish, in seconds. Buffers are real and
+/// allocated per case: memory peaks at about ranks x the largest size, plus messages in flight.
+std::vector<double> time_allreduce_cases(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                                         const std::vector<AllreduceCase>& cases);
+
 }  // namespace dtsim::runtime

@@ -1,0 +1,213 @@
+#include "sim/app/collective_command.hpp"
+
+#include "sim/core/name_match.hpp"
+#include "sim/runtime/collective_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+
+namespace dtsim::app {
+namespace {
+
+[[noreturn]] void usage_error(const std::string& option, std::string message, std::string hint = {}) {
+  core::Diagnostic diagnostic;
+  diagnostic.where.file = "dtsim collective";
+  diagnostic.key = option;
+  diagnostic.message = std::move(message);
+  diagnostic.hint = std::move(hint);
+  throw core::InputError(std::move(diagnostic));
+}
+
+template <class Q>
+Q parse_option(const std::string& option, const std::string& text, Q (*parse)(std::string_view)) {
+  try {
+    return parse(text);
+  } catch (const core::UnitError& error) {
+    usage_error(option, error.what(), error.hint());
+  }
+}
+
+/// FROM:TO[:FACTOR] -> the sizes in bytes, FROM, FROM x FACTOR, ... up to TO.
+std::vector<double> size_range(const std::string& text) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = text.find(':', start);
+    parts.push_back(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3) {
+    usage_error("--sizes", fmt::format("expected FROM:TO or FROM:TO:FACTOR, got \"{}\"", text), "for example 1KiB:256MiB");
+  }
+  const double from = parse_option("--sizes", parts[0], core::parse_size).value();
+  const double to = parse_option("--sizes", parts[1], core::parse_size).value();
+  double factor = 2.0;
+  if (parts.size() == 3) {
+    const auto [end, error] = std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), factor);
+    if (error != std::errc{} || end != parts[2].data() + parts[2].size() || factor <= 1.0) {
+      usage_error("--sizes", fmt::format("the factor must be a number above 1, got \"{}\"", parts[2]));
+    }
+  }
+  if (from < 4.0 || to < from) usage_error("--sizes", fmt::format("expected 4 B <= FROM <= TO, got \"{}\"", text));
+  std::vector<double> sizes;
+  for (double size = from; size <= to * (1 + 1e-12); size *= factor) {
+    const double bytes = 4.0 * std::round(size / 4.0);
+    if (bytes != size) usage_error("--sizes", fmt::format("{} B is not a whole number of 4-byte floats", size));
+    sizes.push_back(bytes);
+  }
+  return sizes;
+}
+
+std::vector<int> parse_dimensions(const std::string& text) {
+  std::vector<int> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t x = text.find('x', start);
+    const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    int value = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (error != std::errc{} || end != part.data() + part.size() || value < 2) {
+      usage_error("--dimensions", fmt::format("expected sizes of at least 2 such as 4x4, got \"{}\"", text));
+    }
+    out.push_back(value);
+    if (x == std::string::npos) return out;
+    start = x + 1;
+  }
+}
+
+scenario::Scenario from_options(const CollectiveOptions& options) {
+  scenario::Scenario s;
+  if (options.scenario) {
+    s = scenario::read_scenario_file(*options.scenario);
+    if (options.ranks) s.cluster.workers = *options.ranks;
+    return s;
+  }
+  s.cluster.workers = options.ranks.value_or(8);
+  s.topology.kind.value = options.topology;
+  s.topology.link = {parse_option("--bandwidth", options.bandwidth, core::parse_bandwidth),
+                     parse_option("--latency", options.latency, core::parse_duration)};
+  if (s.topology.link.bandwidth.value() <= 0.0) usage_error("--bandwidth", "must be greater than zero");
+  s.topology.server_link = s.topology.link;
+  s.topology.arity = options.arity;
+  s.topology.oversubscription = options.oversubscription;
+  s.topology.degree = options.degree;
+  if (options.network_model == "tcp") {
+    s.topology.network_model = scenario::NetworkModel::Tcp;
+  } else if (options.network_model != "alpha_beta") {
+    usage_error("--network-model", fmt::format("unknown network model '{}'", options.network_model),
+                "valid network model names: alpha_beta, tcp");
+  }
+  if (options.topology == "torus") {
+    s.topology.dimensions = parse_dimensions(options.dimensions);
+    int product = 1;
+    for (const int d : s.topology.dimensions) product *= d;
+    if (!options.ranks) s.cluster.workers = product;
+    if (product != s.cluster.workers) {
+      usage_error("--dimensions", fmt::format("the torus holds {} ranks but --ranks is {}", product, s.cluster.workers));
+    }
+  }
+  if (options.topology == "random_regular" &&
+      (options.degree < 1 || options.degree >= s.cluster.workers || (options.degree * s.cluster.workers) % 2 != 0)) {
+    usage_error("--degree", fmt::format("a random regular graph on {} ranks needs an even ranks x degree and "
+                                        "1 <= degree < ranks, got {}", s.cluster.workers, options.degree));
+  }
+  return s;
+}
+
+struct Row {
+  double size_bytes = 0.0;
+  std::string algorithm;
+  double time_s = 0.0;
+  double algbw = 0.0;
+  double busbw = 0.0;
+  double closed_form_s = 0.0;
+};
+
+}  // namespace
+
+std::string collective_command(const CollectiveOptions& options, const Registries& registries) {
+  if (options.operation != "allreduce") {
+    const std::vector<std::string> planned{"reduce_scatter", "allgather", "broadcast", "reduce"};
+    if (std::find(planned.begin(), planned.end(), options.operation) != planned.end()) {
+      usage_error("--op", fmt::format("'{}' is not supported yet", options.operation), "supported: allreduce");
+    }
+    usage_error("--op", fmt::format("unknown collective '{}'", options.operation),
+                "valid: allreduce; not supported yet: reduce_scatter, allgather, broadcast, reduce");
+  }
+  if (options.ranks && (*options.ranks < 1 || *options.ranks > 4096)) {
+    usage_error("--ranks", fmt::format("must be between 1 and 4096, got {}", *options.ranks));
+  }
+  std::vector<std::string> names = registries.allreduce.names();
+  if (options.algorithm != "all") {
+    if (!registries.allreduce.contains(options.algorithm)) {
+      std::string hint = fmt::format("valid: all, {}", core::join_names(names));
+      if (const auto closest = core::closest_name(options.algorithm, names)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
+      usage_error("--algo", fmt::format("unknown allreduce algorithm '{}'", options.algorithm), hint);
+    }
+    names = {options.algorithm};
+  }
+  const std::vector<double> sizes = size_range(options.sizes);
+  const scenario::Scenario s = from_options(options);
+  if (!registries.topologies.contains(s.topology.kind.value)) {
+    usage_error("--topology", fmt::format("unknown or unsupported topology '{}'", s.topology.kind.value),
+                fmt::format("valid: {}", core::join_names(registries.topologies.names())));
+  }
+  const topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
+
+  std::vector<std::unique_ptr<comm::AllreduceAlgorithm>> algorithms;
+  for (const auto& name : names) algorithms.push_back(registries.allreduce.find(name).factory());
+  std::vector<runtime::AllreduceCase> cases;
+  for (const double size : sizes) {
+    for (const auto& algorithm : algorithms) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0)});
+  }
+  const std::vector<double> times = runtime::time_allreduce_cases(graph, s.topology.network_model, cases);
+
+  const int p = s.cluster.workers;
+  const comm::AlphaBeta cost{s.topology.link.latency, s.topology.link.bandwidth};
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Row row;
+    row.size_bytes = sizes[i / algorithms.size()];
+    row.algorithm = names[i % algorithms.size()];
+    row.time_s = times[i];
+    row.algbw = times[i] > 0 ? row.size_bytes / times[i] / 1e9 : 0.0;
+    row.busbw = row.algbw * 2.0 * (p - 1) / p;
+    row.closed_form_s = cases[i].algorithm->predicted_time(p, core::Bytes(row.size_bytes), cost).value();
+    rows.push_back(row);
+  }
+
+  if (options.json) {
+    nlohmann::ordered_json out = {{"operation", options.operation},
+                                  {"ranks", p},
+                                  {"topology", s.topology.kind.value},
+                                  {"network_model", std::string(scenario::to_string(s.topology.network_model))},
+                                  {"link", {{"bandwidth_bytes_per_s", cost.bandwidth.value()}, {"latency_s", cost.alpha.value()}}}};
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& row : rows) {
+      list.push_back({{"size_bytes", row.size_bytes},
+                      {"algorithm", row.algorithm},
+                      {"time_s", row.time_s},
+                      {"algbw_gb_per_s", row.algbw},
+                      {"busbw_gb_per_s", row.busbw},
+                      {"closed_form_s", row.closed_form_s}});
+    }
+    out["rows"] = list;
+    return out.dump(2) + "\n";
+  }
+  std::string text = fmt::format("# {} on {} ranks, topology {} (links {}, {}), {} network model\n", options.operation, p,
+                                 s.topology.kind.value, core::format_bandwidth(cost.bandwidth),
+                                 core::format_duration(cost.alpha), scenario::to_string(s.topology.network_model));
+  text += "# closed form: alpha-beta time with every message one link away and no link shared; busbw = algbw x 2(p-1)/p\n";
+  text += fmt::format("{:>12}  {:<18} {:>14} {:>12} {:>12} {:>14} {:>10}\n", "size", "algorithm", "time_s", "algbw_GB/s",
+                      "busbw_GB/s", "closed_form_s", "sim/closed");
+  for (const auto& row : rows) {
+    const std::string ratio = row.closed_form_s > 0 ? fmt::format("{:.4f}", row.time_s / row.closed_form_s) : "-";
+    text += fmt::format("{:>12}  {:<18} {:>14.6e} {:>12.4f} {:>12.4f} {:>14.6e} {:>10}\n", core::format_size(core::Bytes(row.size_bytes)),
+                        row.algorithm, row.time_s, row.algbw, row.busbw, row.closed_form_s, ratio);
+  }
+  return text;
+}
+
+}  // namespace dtsim::app

@@ -1,0 +1,34 @@
+#pragma once
+// `dtsim collective`: the simulated counterpart of nccl-tests. Times a collective over a range of sizes
+// on a topology and prints, per size and algorithm, the simulated time, algorithm and bus bandwidth,
+// and the algorithm's closed-form time.
+
+#include "sim/app/registries.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace dtsim::app {
+
+struct CollectiveOptions {
+  std::string operation = "allreduce";
+  std::string algorithm = "all";          ///< a registered name, or "all"
+  std::optional<int> ranks;               ///< default: the scenario's workers, else 8
+  std::string sizes = "1KiB:64MiB";       ///< FROM:TO[:FACTOR], sizes multiplied by FACTOR (default 2)
+  std::optional<std::filesystem::path> scenario;  ///< take topology and network model from this file
+  std::string topology = "ring";
+  std::string bandwidth = "10Gbps";
+  std::string latency = "5us";
+  int arity = 2;
+  double oversubscription = 1.0;
+  int degree = 0;
+  std::string dimensions;                 ///< torus: "4x4" or "4x4x2"
+  std::string network_model = "alpha_beta";
+  bool json = false;
+};
+
+/// The report as text (a table) or JSON. Throws core::InputError for bad options.
+std::string collective_command(const CollectiveOptions& options, const Registries& registries);
+
+}  // namespace dtsim::app

@@ -1,0 +1,68 @@
+// `dtsim collective` as a user runs it: the table's closed forms match where the algorithm is
+// uncontended, the JSON carries the same rows, and bad options are usage errors (exit 2).
+
+#include "run_dtsim.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace dtsim::testing {
+namespace {
+
+TEST(CollectiveCommand, EveryAlgorithmMatchesItsClosedFormOnAMesh) {
+  const CommandResult run = run_dtsim("collective --topology mesh --ranks 8 --sizes 1KiB:1MiB:32 --json");
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["ranks"], 8);
+  ASSERT_EQ(report["rows"].size(), 3U * 4U);  // 1 KiB, 32 KiB, 1 MiB x four algorithms
+  for (const auto& row : report["rows"]) {
+    const double time = row["time_s"];
+    const double closed = row["closed_form_s"];
+    EXPECT_NEAR(time, closed, 1e-3 * closed) << row.dump();
+    EXPECT_NEAR(row["algbw_gb_per_s"].get<double>(), row["size_bytes"].get<double>() / time / 1e9, 1e-9);
+    EXPECT_NEAR(row["busbw_gb_per_s"].get<double>(), row["algbw_gb_per_s"].get<double>() * 2 * 7 / 8, 1e-9);
+  }
+}
+
+TEST(CollectiveCommand, TableShowsRingExactOnARingAndOthersSlower) {
+  const CommandResult run = run_dtsim("collective --ranks 8 --sizes 64KiB:64KiB");
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.out.find("# allreduce on 8 ranks, topology ring (links 10 Gbps, 5 us), alpha_beta network model"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("ring"), std::string::npos);
+  // Ring on its own topology: simulated over closed form is exactly one.
+  const auto line_start = run.out.find("  ring ");
+  ASSERT_NE(line_start, std::string::npos) << run.out;
+  const std::string line = run.out.substr(line_start, run.out.find('\n', line_start) - line_start);
+  EXPECT_EQ(line.substr(line.size() - 6), "1.0000") << line;
+}
+
+TEST(CollectiveCommand, BadOptionsAreUsageErrors) {
+  const CommandResult planned = run_dtsim("collective --op broadcast");
+  EXPECT_EQ(planned.exit_status, 2);
+  EXPECT_EQ(planned.err, "dtsim collective: error: --op: 'broadcast' is not supported yet\n  hint: supported: allreduce\n");
+  const CommandResult misspelt = run_dtsim("collective --algo rign");
+  EXPECT_EQ(misspelt.exit_status, 2);
+  EXPECT_NE(misspelt.err.find("did you mean 'ring'?"), std::string::npos) << misspelt.err;
+  const CommandResult sizes = run_dtsim("collective --sizes 1KiB:1GBps");
+  EXPECT_EQ(sizes.exit_status, 2);
+  EXPECT_NE(sizes.err.find("--sizes: unknown size unit"), std::string::npos) << sizes.err;
+  const CommandResult torus = run_dtsim("collective --topology torus --dimensions 3x3 --ranks 8");
+  EXPECT_EQ(torus.exit_status, 2);
+  EXPECT_NE(torus.err.find("the torus holds 9 ranks but --ranks is 8"), std::string::npos) << torus.err;
+}
+
+TEST(CollectiveCommand, TakesTheTopologyFromAScenario) {
+  const CommandResult run =
+      run_dtsim("collective --scenario " + scenario_path("quickstart.yaml").string() + " --algo ring --sizes 4KiB:4KiB --json");
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["ranks"], 8);
+  EXPECT_EQ(report["topology"], "ring");
+  EXPECT_NEAR(report["rows"][0]["time_s"].get<double>(), report["rows"][0]["closed_form_s"].get<double>(),
+              1e-3 * report["rows"][0]["closed_form_s"].get<double>());
+}
+
+}  // namespace
+}  // namespace dtsim::testing
