@@ -19,6 +19,27 @@ namespace {
 constexpr int kMaxDepth = 64;
 constexpr std::size_t kMaxNodes = 200'000;
 
+/// Why `text` is not plain UTF-8 text without control characters (tab and newline allowed), or "".
+/// Such bytes cannot be echoed into summary.json or written back by `dtsim explain` unchanged.
+std::string text_problem(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x80) {
+      if ((byte < 0x20 && byte != '\t' && byte != '\n') || byte == 0x7F) {
+        return fmt::format("contains the control character 0x{:02X} at byte {}", byte, i);
+      }
+      ++i;
+      continue;
+    }
+    const int length = byte >= 0xF0 && byte <= 0xF4 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC2 && byte < 0xE0 ? 2 : 0;
+    bool valid = length > 0 && i + static_cast<std::size_t>(length) <= text.size();
+    for (int k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (!valid) return fmt::format("is not UTF-8 text (byte 0x{:02X} at byte {})", byte, i);
+    i += static_cast<std::size_t>(length);
+  }
+  return {};
+}
+
 class YamlConverter {
  public:
   YamlConverter(core::SourcePosition file, core::DiagnosticSink& sink) : file_(std::move(file)), sink_(&sink) {}
@@ -39,6 +60,9 @@ class YamlConverter {
       case YAML::NodeType::Scalar:
         out.kind = ConfigNode::Kind::Scalar;
         out.scalar = node.Scalar();
+        if (const std::string problem = text_problem(out.scalar); !problem.empty()) {
+          sink_->error(out.where, "", fmt::format("the value {}", problem), "write plain text");
+        }
         break;
       case YAML::NodeType::Sequence:
         out.kind = ConfigNode::Kind::List;
@@ -58,6 +82,10 @@ class YamlConverter {
     const core::SourcePosition key_where = position(key.Mark());
     if (!key.IsScalar()) {
       sink_->error(key_where, "", "a key must be a plain name, not a list or mapping", "write `name: value`");
+      return;
+    }
+    if (const std::string problem = text_problem(key.Scalar()); !problem.empty()) {
+      sink_->error(key_where, "", fmt::format("the key {}", problem), "write plain text");
       return;
     }
     if (const ConfigEntry* first = map.find_entry(key.Scalar())) {

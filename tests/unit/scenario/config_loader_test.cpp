@@ -39,6 +39,14 @@ TEST(ConfigLoader, AliasesThatMultiplyEachOtherAreStopped) {
   EXPECT_NE(error.find("the document has more than 200000 values"), std::string::npos) << error;
 }
 
+TEST(ConfigLoader, TextMustBeUtf8WithoutControlCharacters) {
+  EXPECT_EQ(first_error("name: \"a\\x01b\"\n"), "s.yaml:1:7: error: the value contains the control character 0x01 at byte 1\n"
+                                                "  hint: write plain text");
+  EXPECT_EQ(first_error("name: caf\xe9\n"), "s.yaml:1:7: error: the value is not UTF-8 text (byte 0xE9 at byte 3)\n"
+                                            "  hint: write plain text");
+  EXPECT_EQ(first_error("name: \"caf\xc3\xa9, tab\\there\"\n"), "no error");
+}
+
 TEST(ConfigLoader, IncludesAreRefusedWhereThereIsNoFile) {
   EXPECT_EQ(first_error("include: other.yaml\nname: x\n"),
             "s.yaml:1:10: error: include: include is not available here\n  hint: include works in scenario files on disk");
