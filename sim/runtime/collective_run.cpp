@@ -1,6 +1,5 @@
 #include "sim/runtime/collective_run.hpp"
 
-#include "sim/comm/ring_allreduce.hpp"
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 
@@ -12,14 +11,21 @@
 #include <algorithm>
 
 namespace dtsim::runtime {
+namespace {
 
-CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                                     const comm::AllreduceAlgorithm& algorithm, std::vector<std::vector<float>> inputs) {
-  // Collectives do no computation here, so the device speed does not matter.
+/// Collectives do no computation here, so the device speed does not matter.
+scenario::DeviceProfile idle_device() {
   scenario::DeviceProfile device;
   device.name = "collective";
   device.peak_flops = core::FlopsPerSecond(1e12);
-  EngineSession session(graph, network_model, device);
+  return device;
+}
+
+}  // namespace
+
+CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                                     const comm::AllreduceAlgorithm& algorithm, std::vector<std::vector<float>> inputs) {
+  EngineSession session(graph, network_model, idle_device());
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());
   std::vector<metrics::HostActivity> activity(workers.size());
@@ -41,10 +47,7 @@ CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scena
 
 std::vector<double> time_allreduce_cases(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
                                          const std::vector<AllreduceCase>& cases) {
-  scenario::DeviceProfile device;
-  device.name = "collective";
-  device.peak_flops = core::FlopsPerSecond(1e12);
-  EngineSession session(graph, network_model, device);
+  EngineSession session(graph, network_model, idle_device());
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());
   std::vector<metrics::HostActivity> activity(workers.size());

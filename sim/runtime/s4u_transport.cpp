@@ -90,19 +90,7 @@ comm::Buffer S4uTransport::send_recv(int to, comm::Buffer data, int from) {
   return std::move(*std::unique_ptr<comm::Buffer>(payload));
 }
 
-std::vector<comm::Buffer> S4uTransport::recv_from_each(std::span<const int> from) {
-  const double posted_at = s4u::Engine::get_clock();
-  std::vector<comm::Buffer*> payloads(from.size(), nullptr);
-  std::vector<s4u::CommPtr> comms;
-  comms.reserve(from.size());
-  for (std::size_t i = 0; i < from.size(); ++i) comms.push_back(incoming(from[i])->get_async<comm::Buffer>(&payloads[i]));
-  for (const auto& comm : comms) comm->wait();
-  account(posted_at, comms);
-  std::vector<comm::Buffer> out;
-  out.reserve(from.size());
-  for (comm::Buffer* payload : payloads) out.push_back(std::move(*std::unique_ptr<comm::Buffer>(payload)));
-  return out;
-}
+std::vector<comm::Buffer> S4uTransport::recv_from_each(std::span<const int> from) { return exchange({}, {}, from); }
 
 std::vector<comm::Buffer> S4uTransport::exchange(std::span<const int> to, std::vector<comm::Buffer> data,
                                                  std::span<const int> from) {
@@ -121,12 +109,7 @@ std::vector<comm::Buffer> S4uTransport::exchange(std::span<const int> to, std::v
 }
 
 void S4uTransport::send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) {
-  const double posted_at = s4u::Engine::get_clock();
-  std::vector<s4u::CommPtr> comms;
-  comms.reserve(to.size());
-  for (std::size_t i = 0; i < to.size(); ++i) comms.push_back(post_send(to[i], std::move(data[i])));
-  for (const auto& comm : comms) comm->wait();
-  account(posted_at, comms);
+  exchange(to, std::move(data), {});
 }
 
 }  // namespace dtsim::runtime

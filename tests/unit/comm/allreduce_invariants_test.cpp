@@ -29,14 +29,19 @@ std::vector<Buffer> inputs(int ranks, std::size_t elements) {
   return out;
 }
 
-std::vector<Buffer> run_algorithm(const std::string& name, std::vector<Buffer> buffers) {
+/// Runs the registered algorithm `name` on `buffers` (one per rank) over `network`.
+void run_on(const std::string& name, std::vector<Buffer>& buffers, testing::ThreadNetwork& network) {
   AllreduceRegistry registry("allreduce algorithm");
   register_builtin_allreduce(registry);
   const auto algorithm = registry.find(name).factory();
-  testing::ThreadNetwork network(static_cast<int>(buffers.size()));
   testing::run_ranks(network, [&](Transport& transport) {
     algorithm->run(transport, buffers[static_cast<std::size_t>(transport.rank())]);
   });
+}
+
+std::vector<Buffer> run_algorithm(const std::string& name, std::vector<Buffer> buffers) {
+  testing::ThreadNetwork network(static_cast<int>(buffers.size()));
+  run_on(name, buffers, network);
   return buffers;
 }
 
@@ -76,10 +81,7 @@ TEST(AllreduceMessages, TreeSendsWholeBuffersAlongABinomialTree) {
   const int ranks = 6;
   testing::ThreadNetwork network(ranks);
   std::vector<Buffer> buffers = inputs(ranks, 10);
-  AllreduceRegistry registry("allreduce algorithm");
-  register_builtin_allreduce(registry);
-  const auto tree = registry.find("tree").factory();
-  testing::run_ranks(network, [&](Transport& transport) { tree->run(transport, buffers[static_cast<std::size_t>(transport.rank())]); });
+  run_on("tree", buffers, network);
   std::vector<std::pair<int, int>> edges;
   for (const auto& message : network.log()) {
     EXPECT_EQ(message.elements, 10U);
@@ -94,10 +96,7 @@ TEST(AllreduceMessages, DirectSendsOneChunkToEveryOtherRankTwice) {
   const int ranks = 4;
   testing::ThreadNetwork network(ranks);
   std::vector<Buffer> buffers = inputs(ranks, 8);
-  AllreduceRegistry registry("allreduce algorithm");
-  register_builtin_allreduce(registry);
-  const auto direct = registry.find("direct").factory();
-  testing::run_ranks(network, [&](Transport& transport) { direct->run(transport, buffers[static_cast<std::size_t>(transport.rank())]); });
+  run_on("direct", buffers, network);
   EXPECT_EQ(network.log().size(), 2U * ranks * (ranks - 1));
   for (const auto& message : network.log()) EXPECT_EQ(message.elements, 2U);
 }
