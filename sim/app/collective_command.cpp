@@ -116,6 +116,15 @@ scenario::Scenario from_options(const CollectiveOptions& options) {
   return s;
 }
 
+std::string_view bus_factor_text(comm::Operation operation) {
+  switch (operation) {
+    case comm::Operation::allreduce: return "2(p-1)/p";
+    case comm::Operation::reduce_scatter:
+    case comm::Operation::allgather: return "(p-1)/p";
+    default: return "1";
+  }
+}
+
 struct Row {
   double size_bytes = 0.0;
   std::string algorithm;
@@ -128,23 +137,24 @@ struct Row {
 }  // namespace
 
 std::string collective_command(const CollectiveOptions& options, const Registries& registries) {
-  if (options.operation != "allreduce") {
-    const std::vector<std::string> planned{"reduce_scatter", "allgather", "broadcast", "reduce"};
-    if (std::find(planned.begin(), planned.end(), options.operation) != planned.end()) {
-      usage_error("--op", fmt::format("'{}' is not supported yet", options.operation), "supported: allreduce");
-    }
-    usage_error("--op", fmt::format("unknown collective '{}'", options.operation),
-                "valid: allreduce; not supported yet: reduce_scatter, allgather, broadcast, reduce");
+  const auto operation = comm::operation_named(options.operation);
+  if (!operation) {
+    std::vector<std::string> valid;
+    for (const comm::Operation op : comm::all_operations()) valid.emplace_back(comm::to_string(op));
+    std::string hint = fmt::format("valid: {}", core::join_names(valid));
+    if (const auto closest = core::closest_name(options.operation, valid)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
+    usage_error("--op", fmt::format("unknown collective '{}'", options.operation), hint);
   }
   if (options.ranks && (*options.ranks < 1 || *options.ranks > 4096)) {
     usage_error("--ranks", fmt::format("must be between 1 and 4096, got {}", *options.ranks));
   }
-  std::vector<std::string> names = registries.allreduce.names();
+  const comm::CollectiveRegistry& registry = registries.collectives.of(*operation);
+  std::vector<std::string> names = registry.names();
   if (options.algorithm != "all") {
-    if (!registries.allreduce.contains(options.algorithm)) {
+    if (!registry.contains(options.algorithm)) {
       std::string hint = fmt::format("valid: all, {}", core::join_names(names));
       if (const auto closest = core::closest_name(options.algorithm, names)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
-      usage_error("--algo", fmt::format("unknown allreduce algorithm '{}'", options.algorithm), hint);
+      usage_error("--algo", fmt::format("unknown {} '{}'", registry.kind(), options.algorithm), hint);
     }
     names = {options.algorithm};
   }
@@ -156,13 +166,13 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   }
   const topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
 
-  std::vector<std::unique_ptr<comm::AllreduceAlgorithm>> algorithms;
-  for (const auto& name : names) algorithms.push_back(registries.allreduce.find(name).factory());
-  std::vector<runtime::AllreduceCase> cases;
+  std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
+  for (const auto& name : names) algorithms.push_back(registry.find(name).factory());
+  std::vector<runtime::CollectiveCase> cases;
   for (const double size : sizes) {
     for (const auto& algorithm : algorithms) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0)});
   }
-  const std::vector<double> times = runtime::time_allreduce_cases(graph, s.topology.network_model, cases);
+  const std::vector<double> times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
 
   const int p = s.cluster.workers;
   const comm::AlphaBeta cost{s.topology.link.latency, s.topology.link.bandwidth};
@@ -173,7 +183,7 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     row.algorithm = names[i % algorithms.size()];
     row.time_s = times[i];
     row.algbw = times[i] > 0 ? row.size_bytes / times[i] / 1e9 : 0.0;
-    row.busbw = row.algbw * 2.0 * (p - 1) / p;
+    row.busbw = row.algbw * comm::bus_bandwidth_factor(*operation, p);
     row.closed_form_s = cases[i].algorithm->predicted_time(p, core::Bytes(row.size_bytes), cost).value();
     rows.push_back(row);
   }
@@ -199,7 +209,8 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   std::string text = fmt::format("# {} on {} ranks, topology {} (links {}, {}), {} network model\n", options.operation, p,
                                  s.topology.kind.value, core::format_bandwidth(cost.bandwidth),
                                  core::format_duration(cost.alpha), scenario::to_string(s.topology.network_model));
-  text += "# closed form: alpha-beta time with every message one link away and no link shared; busbw = algbw x 2(p-1)/p\n";
+  text += fmt::format("# closed form: alpha-beta time with every message one link away and no link shared; busbw = algbw x {}\n",
+                      bus_factor_text(*operation));
   text += fmt::format("{:>12}  {:<18} {:>14} {:>12} {:>12} {:>14} {:>10}\n", "size", "algorithm", "time_s", "algbw_GB/s",
                       "busbw_GB/s", "closed_form_s", "sim/closed");
   for (const auto& row : rows) {

@@ -14,6 +14,7 @@ template <class Registry>
 std::string plugin_section(const std::string& title, const Registry& registry, const std::string& schema_path) {
   std::string out = fmt::format("{}:\n", title);
   for (const auto& [name, entry] : registry.entries()) out += fmt::format("  {:<24} {}\n", name, entry.description);
+  if (schema_path.empty()) return out;
   const scenario::SchemaNode* declared = scenario::find_schema(schema_path);
   for (const auto& choice : declared->choices) {
     if (choice.planned) out += fmt::format("  {:<24} {} (not supported yet)\n", choice.name, choice.description);
@@ -46,8 +47,14 @@ std::string list_command(const Registries& registries, const std::string& topic)
     sections.push_back(plugin_section("topologies (topology.kind)", registries.topologies, "topology.kind"));
   }
   if (topic.empty() || topic == "collectives") {
-    sections.push_back(plugin_section("allreduce algorithms (training.architecture.algorithm)", registries.allreduce,
-                                      "training.architecture.algorithm"));
+    sections.push_back(plugin_section("allreduce algorithms (training.architecture.algorithm, dtsim collective --op allreduce)",
+                                      registries.collectives.allreduce, "training.architecture.algorithm"));
+    for (const comm::Operation operation : comm::all_operations()) {
+      if (operation == comm::Operation::allreduce) continue;
+      const std::string_view name = comm::to_string(operation);
+      sections.push_back(plugin_section(fmt::format("{} algorithms (dtsim collective --op {})", name, name),
+                                        registries.collectives.of(operation), ""));
+    }
   }
   if (topic.empty() || topic == "strategies") {
     sections.push_back(

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   int collective_ranks = 0;
   std::string scenario_for_collective;
   CLI::App* collective = app.add_subcommand("collective", "time a collective on a topology over a range of sizes");
-  collective->add_option("--op", collective_options.operation, "collective (allreduce)")->capture_default_str();
+  collective->add_option("--op", collective_options.operation, "allreduce, reduce_scatter, allgather, broadcast or reduce")->capture_default_str();
   collective->add_option("--algo", collective_options.algorithm, "algorithm, or all")->capture_default_str();
   CLI::Option* ranks_option = collective->add_option("--ranks", collective_ranks, "ranks (default: the scenario's workers, else 8)");
   collective->add_option("--sizes", collective_options.sizes, "FROM:TO[:FACTOR], such as 1KiB:256MiB")->capture_default_str();

@@ -2,7 +2,7 @@
 // Every plug-in registry, filled with the built-in plug-ins. Built once in main and passed down.
 
 #include "models/model_registry.hpp"
-#include "sim/comm/allreduce_algorithm.hpp"
+#include "sim/comm/collective_algorithm.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "topologies/topology_registry.hpp"
 
@@ -15,7 +15,7 @@ struct Registries {
   topologies::TopologyRegistry topologies{"topology"};
   models::ModelRegistry models{"model"};
   sync::SyncRegistry strategies{"sync strategy"};
-  comm::AllreduceRegistry allreduce{"allreduce algorithm"};
+  comm::CollectiveCatalog collectives;
 };
 
 Registries make_builtin_registries();

@@ -76,7 +76,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
       .sync = registries.strategies.find(s.training.sync_strategy.value).factory(),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
-                       ? registries.allreduce.find(s.training.allreduce_algorithm.value).factory()
+                       ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,
       .data = models::make_synthetic_classification(data_params, s.seed),
       .schedule = schedule,

@@ -1,6 +1,5 @@
 #include "sim/comm/halving_doubling_allreduce.hpp"
 
-#include <algorithm>
 
 namespace dtsim::comm {
 namespace {
@@ -13,36 +12,33 @@ int largest_power_of_two_at_most(int p) {
 
 }  // namespace
 
-void HalvingDoublingAllreduce::run(Transport& transport, std::span<float> data) const {
+void HalvingDoublingAllreduce::run(Transport& transport, Block data) const {
   const int p = transport.size();
   const int rank = transport.rank();
   const int core = largest_power_of_two_at_most(p);
   const int extra = p - core;
   if (rank >= core) {
-    transport.send(rank - core, Buffer(data.begin(), data.end()));
-    const Buffer result = transport.recv(rank - core);
-    std::copy(result.begin(), result.end(), data.begin());
+    transport.send(rank - core, data.copy());
+    data.assign(transport.recv(rank - core));
     return;
   }
   if (rank < extra) {
-    const Buffer arrived = transport.recv(rank + core);
-    for (std::size_t i = 0; i < data.size(); ++i) data[i] += arrived[i];
+    data.add(transport.recv(rank + core));
   }
   // A range of chunk indices [lo, hi) of the p' chunks, as elements.
   const auto elements = [&](int lo, int hi) {
     const std::size_t begin = chunk_bounds(data.size(), core, lo).begin;
     const std::size_t end = chunk_bounds(data.size(), core, hi - 1).end;
-    return data.subspan(begin, end - begin);
+    return data.part(begin, end);
   };
   int lo = 0;
   int hi = core;
   for (int distance = core / 2; distance >= 1; distance /= 2) {
     const int mid = (lo + hi) / 2;
     const bool upper = (rank & distance) != 0;
-    const std::span<float> give = upper ? elements(lo, mid) : elements(mid, hi);
-    const std::span<float> keep = upper ? elements(mid, hi) : elements(lo, mid);
-    const Buffer arrived = transport.send_recv(rank ^ distance, Buffer(give.begin(), give.end()), rank ^ distance);
-    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] += arrived[i];
+    const Block give = upper ? elements(lo, mid) : elements(mid, hi);
+    const Block keep = upper ? elements(mid, hi) : elements(lo, mid);
+    keep.add(transport.send_recv(rank ^ distance, give.copy(), rank ^ distance));
     if (upper) {
       lo = mid;
     } else {
@@ -52,17 +48,16 @@ void HalvingDoublingAllreduce::run(Transport& transport, std::span<float> data) 
   for (int distance = 1; distance < core; distance *= 2) {
     const int width = hi - lo;
     const bool upper = (rank & distance) != 0;
-    const std::span<float> mine = elements(lo, hi);
-    const std::span<float> theirs = upper ? elements(lo - width, lo) : elements(hi, hi + width);
-    const Buffer arrived = transport.send_recv(rank ^ distance, Buffer(mine.begin(), mine.end()), rank ^ distance);
-    std::copy(arrived.begin(), arrived.end(), theirs.begin());
+    const Block mine = elements(lo, hi);
+    const Block theirs = upper ? elements(lo - width, lo) : elements(hi, hi + width);
+    theirs.assign(transport.send_recv(rank ^ distance, mine.copy(), rank ^ distance));
     if (upper) {
       lo -= width;
     } else {
       hi += width;
     }
   }
-  if (rank < extra) transport.send(rank + core, Buffer(data.begin(), data.end()));
+  if (rank < extra) transport.send(rank + core, data.copy());
 }
 
 core::Seconds HalvingDoublingAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

@@ -8,13 +8,14 @@
 // the result back to rank p' + i. Time, each exchange between neighbours on its own link:
 //   2 log2(p') alpha + 2 (p'-1)/p' n/B, plus 2(alpha + n/B) when p is not a power of two.
 
-#include "sim/comm/allreduce_algorithm.hpp"
+#include "sim/comm/collective_algorithm.hpp"
 
 namespace dtsim::comm {
 
-class HalvingDoublingAllreduce final : public AllreduceAlgorithm {
+class HalvingDoublingAllreduce final : public CollectiveAlgorithm {
  public:
-  void run(Transport& transport, std::span<float> data) const override;
+  [[nodiscard]] Operation operation() const override { return Operation::allreduce; }
+  void run(Transport& transport, Block data) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };

@@ -12,14 +12,18 @@ Buffer push_and_pull(Transport& transport, int server, Buffer gradient) {
 
 Buffer mean_of(const std::vector<Buffer>& buffers) {
   if (buffers.empty()) throw std::invalid_argument("mean of no buffers");
-  Buffer mean = buffers.front();
+  for (const Buffer& buffer : buffers) {
+    if (buffer.size() != buffers.front().size()) throw std::invalid_argument("mean of buffers of different sizes");
+  }
+  if (!buffers.front().has_values()) return Buffer::sized(buffers.front().size());
+  std::vector<float> mean(buffers.front().values().begin(), buffers.front().values().end());
   for (std::size_t b = 1; b < buffers.size(); ++b) {
-    if (buffers[b].size() != mean.size()) throw std::invalid_argument("mean of buffers of different sizes");
-    for (std::size_t i = 0; i < mean.size(); ++i) mean[i] += buffers[b][i];
+    const std::span<const float> values = buffers[b].values();
+    for (std::size_t i = 0; i < mean.size(); ++i) mean[i] += values[i];
   }
   const float scale = 1.0F / static_cast<float>(buffers.size());
   for (float& value : mean) value *= scale;
-  return mean;
+  return Buffer(std::move(mean));
 }
 
 void serve_round(Transport& transport, std::span<const int> workers, const std::function<Buffer(const Buffer&)>& update) {

@@ -3,16 +3,12 @@
 // protocol are straight-line code over this interface; the runtime implements it with SimGrid mailboxes,
 // tests with threads and queues.
 
+#include "sim/comm/payload.hpp"
+
 #include <span>
 #include <vector>
 
 namespace dtsim::comm {
-
-/// Message payload: real values, 4 bytes each on the wire.
-using Buffer = std::vector<float>;
-
-/// Size of a buffer on the wire, in bytes.
-inline double wire_bytes(const Buffer& buffer) { return 4.0 * static_cast<double>(buffer.size()); }
 
 /// Point-to-point messaging among `size()` ranks; this endpoint is `rank()`.
 class Transport {
@@ -34,6 +30,15 @@ class Transport {
   /// Sends `data[i]` to `to[i]` and receives one message from each rank in `from`, all at once; returns
   /// once everything has arrived. Results in the order of `from`.
   virtual std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) = 0;
+
+  /// A timing-only phase of `rounds` rounds, each sending `elements` floats to `to` while receiving as many
+  /// from `from`; a round starts when this rank's previous one is done. Every rank of the group calls it at
+  /// the same moment with the same `elements` and `rounds`, `to` and `from` being rank + d and rank - d for
+  /// one shift d (as a ring phase does): that lets a transport replace the rounds with fewer transfers where
+  /// it can prove the rounds take identical times. This default runs the rounds one by one.
+  virtual void shift_rounds(int to, int from, std::size_t elements, int rounds) {
+    for (int round = 0; round < rounds; ++round) static_cast<void>(send_recv(to, Buffer::sized(elements), from));
+  }
 };
 
 }  // namespace dtsim::comm

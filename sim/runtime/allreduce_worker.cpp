@@ -19,7 +19,7 @@ void AllreduceWorker::operator()() {
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     compute_gradient(context_, activity, parameters, batches.next(), gradient);
-    setup.allreduce->run(transport, std::span<float>(gradient.data(), static_cast<std::size_t>(gradient.size())));
+    setup.allreduce->run(transport, comm::Block(std::span<float>(gradient.data(), static_cast<std::size_t>(gradient.size()))));
     gradient /= static_cast<float>(workers);
     optimizer.apply(parameters, gradient);
     charge_compute(activity, models::Sgd::flops(static_cast<std::size_t>(parameters.size())));

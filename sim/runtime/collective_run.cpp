@@ -1,6 +1,7 @@
 #include "sim/runtime/collective_run.hpp"
 
 #include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 
 #include <fmt/format.h>
@@ -23,8 +24,8 @@ scenario::DeviceProfile idle_device() {
 
 }  // namespace
 
-CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                                     const comm::AllreduceAlgorithm& algorithm, std::vector<std::vector<float>> inputs) {
+CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                                      const comm::CollectiveAlgorithm& algorithm, std::vector<std::vector<float>> inputs) {
   EngineSession session(graph, network_model, idle_device());
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());
@@ -45,11 +46,13 @@ CollectiveOutcome simulate_allreduce(const topology::TopologyGraph& graph, scena
   return outcome;
 }
 
-std::vector<double> time_allreduce_cases(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                                         const std::vector<AllreduceCase>& cases) {
+std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
+                                          const std::vector<CollectiveCase>& cases) {
   EngineSession session(graph, network_model, idle_device());
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());
+  const PhaseShortcut shortcut(graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
+                               network_model == scenario::NetworkModel::Tcp);
   std::vector<metrics::HostActivity> activity(workers.size());
   std::vector<double> started(cases.size(), 0.0);
   std::vector<double> finished(cases.size(), 0.0);
@@ -59,11 +62,11 @@ std::vector<double> time_allreduce_cases(const topology::TopologyGraph& graph, s
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
       for (std::size_t index = 0; index < cases.size(); ++index) {
         // Mailbox names differ per case, so a late message of one case can never match the next.
-        S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, activity[static_cast<std::size_t>(rank)]);
-        std::vector<float> data(cases[index].elements, static_cast<float>(rank + 1));
+        S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, activity[static_cast<std::size_t>(rank)],
+                               cases[index].phase_shortcut ? &shortcut : nullptr);
         barrier->wait();
         started[index] = simgrid::s4u::Engine::get_clock();
-        cases[index].algorithm->run(transport, data);
+        cases[index].algorithm->run(transport, comm::Block::sized(cases[index].elements));
         finished[index] = std::max(finished[index], simgrid::s4u::Engine::get_clock());
       }
     });

@@ -10,7 +10,9 @@ namespace {
 
 constexpr const char* kGroup = "parameter_server";
 
-comm::Buffer to_buffer(const models::Parameters& values) { return {values.data(), values.data() + values.size()}; }
+comm::Buffer to_buffer(const models::Parameters& values) {
+  return comm::Buffer(std::vector<float>(values.data(), values.data() + values.size()));
+}
 
 }  // namespace
 
@@ -30,7 +32,7 @@ void ParameterServerWorker::operator()() {
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     compute_gradient(context_, activity, parameters, batches.next(), gradient);
     const comm::Buffer pulled = comm::push_and_pull(transport, workers, to_buffer(gradient));
-    parameters = Eigen::Map<const models::Parameters>(pulled.data(), static_cast<Eigen::Index>(pulled.size()));
+    parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
     if (rank_ == 0) after_iteration(context_, iteration, parameters);
   }
 }
@@ -48,7 +50,7 @@ void ParameterServer::operator()() {
   std::iota(ranks.begin(), ranks.end(), 0);
 
   const auto update = [&](const comm::Buffer& mean) {
-    optimizer.apply(parameters, Eigen::Map<const models::Parameters>(mean.data(), static_cast<Eigen::Index>(mean.size())));
+    optimizer.apply(parameters, Eigen::Map<const models::Parameters>(mean.values().data(), static_cast<Eigen::Index>(mean.size())));
     // Averaging p gradients (p-1 additions and one scaling per parameter) and the optimizer step.
     const auto count = static_cast<double>(parameters.size());
     charge_compute(activity, count * static_cast<double>(ranks.size()) + models::Sgd::flops(static_cast<std::size_t>(count)));

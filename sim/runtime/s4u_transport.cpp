@@ -1,5 +1,6 @@
 #include "sim/runtime/s4u_transport.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include <fmt/format.h>
@@ -11,11 +12,13 @@
 namespace dtsim::runtime {
 namespace s4u = simgrid::s4u;
 
-S4uTransport::S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity)
+S4uTransport::S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity,
+                           const PhaseShortcut* shortcut)
     : group_(std::move(group)),
       rank_(rank),
       size_(size),
       activity_(&activity),
+      shortcut_(shortcut),
       outgoing_(static_cast<std::size_t>(size), nullptr),
       incoming_(static_cast<std::size_t>(size), nullptr) {}
 
@@ -106,6 +109,28 @@ std::vector<comm::Buffer> S4uTransport::exchange(std::span<const int> to, std::v
   out.reserve(from.size());
   for (comm::Buffer* payload : payloads) out.push_back(std::move(*std::unique_ptr<comm::Buffer>(payload)));
   return out;
+}
+
+void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int rounds) {
+  const int shift = ((to - rank_) % size_ + size_) % size_;
+  const bool mirrored = ((rank_ - from) % size_ + size_) % size_ == shift;
+  if (rounds < 3 || shortcut_ == nullptr || !mirrored || !shortcut_->applies(shift)) {
+    comm::Transport::shift_rounds(to, from, elements, rounds);
+    return;
+  }
+  const double start = s4u::Engine::get_clock();
+  static_cast<void>(send_recv(to, comm::Buffer::sized(elements), from));
+  const double round = s4u::Engine::get_clock() - start;
+  const double rest_start = s4u::Engine::get_clock();
+  static_cast<void>(send_recv(to, comm::Buffer::sized(elements * static_cast<std::size_t>(rounds - 1)), from));
+  const double rest = s4u::Engine::get_clock() - rest_start;
+  const double pause = round * (rounds - 1) - rest;
+  if (pause > 0.0) {
+    s4u::this_actor::sleep_for(pause);
+    activity_->communication_s += pause;
+  }
+  // Count the messages the rounds would have sent one by one.
+  activity_->messages_sent += rounds - 2;
 }
 
 void S4uTransport::send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) {

@@ -3,6 +3,7 @@
 
 #include "sim/comm/transport.hpp"
 #include "sim/metrics/run_record.hpp"
+#include "sim/runtime/phase_shortcut.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
@@ -15,9 +16,11 @@ namespace dtsim::runtime {
 /// One rank's endpoint. Mailbox "<group>/<from>-><to>" carries messages from rank `from` to rank `to`.
 /// Time spent in each call is split into communication (some transfer of this call is moving bytes) and
 /// wait (none is: the peer has not posted its side yet); both, and the bytes sent, go to `activity`.
+/// With a `shortcut`, timing-only ring phases it approves take two transfers instead of one per round.
 class S4uTransport final : public comm::Transport {
  public:
-  S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity);
+  S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity,
+               const PhaseShortcut* shortcut = nullptr);
 
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return size_; }
@@ -28,6 +31,11 @@ class S4uTransport final : public comm::Transport {
   void send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) override;
   std::vector<comm::Buffer> exchange(std::span<const int> to, std::vector<comm::Buffer> data,
                                      std::span<const int> from) override;
+  /// Where the shortcut approves the shift: the first round as it is, which measures a round's time T
+  /// under the network model, then the other rounds' bytes as one transfer, then a pause that brings those
+  /// rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on an
+  /// uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
+  void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
 
  private:
   simgrid::s4u::Mailbox* outgoing(int to);
@@ -39,6 +47,7 @@ class S4uTransport final : public comm::Transport {
   int rank_;
   int size_;
   metrics::HostActivity* activity_;
+  const PhaseShortcut* shortcut_;
   // Resolved on first use; a rank only ever touches the mailboxes to and from itself.
   std::vector<simgrid::s4u::Mailbox*> outgoing_;  ///< by destination rank
   std::vector<simgrid::s4u::Mailbox*> incoming_;  ///< by source rank

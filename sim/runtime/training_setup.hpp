@@ -4,7 +4,7 @@
 #include "models/batch_schedule.hpp"
 #include "models/dataset.hpp"
 #include "models/trainable_model.hpp"
-#include "sim/comm/allreduce_algorithm.hpp"
+#include "sim/comm/collective_algorithm.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "sim/topology/topology_graph.hpp"
@@ -19,7 +19,7 @@ struct TrainingSetup {
   std::unique_ptr<models::TrainableModel> model;
   std::unique_ptr<sync::SyncStrategy> sync;
   /// The allreduce algorithm (allreduce architecture only; null otherwise).
-  std::unique_ptr<comm::AllreduceAlgorithm> allreduce;
+  std::unique_ptr<comm::CollectiveAlgorithm> allreduce;
   models::SplitDataset data;
   models::BatchSchedule schedule;
   std::int64_t total_iterations = 0;

@@ -39,9 +39,13 @@ TEST(CollectiveCommand, TableShowsRingExactOnARingAndOthersSlower) {
 }
 
 TEST(CollectiveCommand, BadOptionsAreUsageErrors) {
-  const CommandResult planned = run_dtsim("collective --op broadcast");
-  EXPECT_EQ(planned.exit_status, 2);
-  EXPECT_EQ(planned.err, "dtsim collective: error: --op: 'broadcast' is not supported yet\n  hint: supported: allreduce\n");
+  const CommandResult unknown = run_dtsim("collective --op allgahter");
+  EXPECT_EQ(unknown.exit_status, 2);
+  EXPECT_EQ(unknown.err, "dtsim collective: error: --op: unknown collective 'allgahter'\n  hint: did you mean 'allgather'? "
+                         "valid: allreduce, reduce_scatter, allgather, broadcast, reduce\n");
+  const CommandResult wrong_algo = run_dtsim("collective --op broadcast --algo ring");
+  EXPECT_EQ(wrong_algo.exit_status, 2);
+  EXPECT_NE(wrong_algo.err.find("unknown broadcast algorithm 'ring'"), std::string::npos) << wrong_algo.err;
   const CommandResult misspelt = run_dtsim("collective --algo rign");
   EXPECT_EQ(misspelt.exit_status, 2);
   EXPECT_NE(misspelt.err.find("did you mean 'ring'?"), std::string::npos) << misspelt.err;
@@ -52,6 +56,30 @@ TEST(CollectiveCommand, BadOptionsAreUsageErrors) {
   EXPECT_EQ(torus.exit_status, 2);
   EXPECT_NE(torus.err.find("the torus holds 9 ranks but --ranks is 8"), std::string::npos) << torus.err;
 }
+
+// Every operation: the rows match the closed forms on a mesh for the mesh algorithms, and busbw uses the
+// operation's factor.
+class CollectiveCommandOperation : public ::testing::TestWithParam<std::tuple<std::string, double>> {};
+
+TEST_P(CollectiveCommandOperation, MatchesTheClosedFormsWithTheOperationsBusFactor) {
+  const auto [operation, bus_factor] = GetParam();
+  const CommandResult run = run_dtsim("collective --op " + operation + " --topology mesh --ranks 8 --sizes 4KiB:4MiB:32 --json");
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["operation"], operation);
+  ASSERT_GE(report["rows"].size(), 2U * 3U);
+  for (const auto& row : report["rows"]) {
+    if (row["algorithm"] == "ring") continue;  // uncontended on a ring, not on a mesh
+    EXPECT_NEAR(row["time_s"].get<double>(), row["closed_form_s"].get<double>(), 1e-3 * row["closed_form_s"].get<double>())
+        << row.dump();
+    EXPECT_NEAR(row["busbw_gb_per_s"].get<double>(), row["algbw_gb_per_s"].get<double>() * bus_factor, 1e-9);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Operations, CollectiveCommandOperation,
+                         ::testing::Values(std::tuple{"reduce_scatter", 7.0 / 8}, std::tuple{"allgather", 7.0 / 8},
+                                           std::tuple{"broadcast", 1.0}, std::tuple{"reduce", 1.0}),
+                         [](const auto& param_info) { return std::get<0>(param_info.param); });
 
 TEST(CollectiveCommand, TakesTheTopologyFromAScenario) {
   const CommandResult run =

@@ -5,7 +5,7 @@
 #include "models/sgd.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/comm/parameter_server_protocol.hpp"
-#include "sim/comm/ring_allreduce.hpp"
+#include "sim/comm/ring_collectives.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"

@@ -212,7 +212,7 @@ TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
   EXPECT_EQ(scenario::find_schema("training.sync.strategy")->supported_choices(), registries.strategies.names());
   auto algorithms = scenario::find_schema("training.architecture.algorithm")->supported_choices();
   std::sort(algorithms.begin(), algorithms.end());
-  EXPECT_EQ(algorithms, registries.allreduce.names());
+  EXPECT_EQ(algorithms, registries.collectives.allreduce.names());
 }
 
 TEST(Schema, ReferenceDocumentationIsTheGeneratedOne) {

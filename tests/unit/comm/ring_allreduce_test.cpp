@@ -1,4 +1,4 @@
-#include "sim/comm/ring_allreduce.hpp"
+#include "sim/comm/ring_collectives.hpp"
 
 #include "thread_transport.hpp"
 
@@ -9,37 +9,39 @@
 namespace dtsim::comm {
 namespace {
 
+using Values = std::vector<float>;
+
 // Small integers keep float sums exact, whatever the order of additions.
-std::vector<Buffer> inputs(int ranks, std::size_t elements) {
-  std::vector<Buffer> out(static_cast<std::size_t>(ranks), Buffer(elements));
+std::vector<Values> inputs(int ranks, std::size_t elements) {
+  std::vector<Values> out(static_cast<std::size_t>(ranks), Values(elements));
   for (int r = 0; r < ranks; ++r) {
     for (std::size_t i = 0; i < elements; ++i) out[static_cast<std::size_t>(r)][i] = static_cast<float>((r + 1) * 1000 + i % 97);
   }
   return out;
 }
 
-class RingAllreduce : public ::testing::TestWithParam<std::tuple<int, std::size_t>> {};
+class RingAllreduceRun : public ::testing::TestWithParam<std::tuple<int, std::size_t>> {};
 
-TEST_P(RingAllreduce, EveryRankEndsWithTheExactSum) {
+TEST_P(RingAllreduceRun, EveryRankEndsWithTheExactSum) {
   const auto [ranks, elements] = GetParam();
-  std::vector<Buffer> buffers = inputs(ranks, elements);
-  Buffer expected(elements, 0.0F);
+  std::vector<Values> buffers = inputs(ranks, elements);
+  Values expected(elements, 0.0F);
   for (const auto& buffer : buffers) {
     for (std::size_t i = 0; i < elements; ++i) expected[i] += buffer[i];
   }
   testing::ThreadNetwork network(ranks);
   testing::run_ranks(network, [&](Transport& transport) {
-    ring_allreduce(transport, buffers[static_cast<std::size_t>(transport.rank())]);
+    RingAllreduce().run(transport, buffers[static_cast<std::size_t>(transport.rank())]);
   });
   for (int r = 0; r < ranks; ++r) EXPECT_EQ(buffers[static_cast<std::size_t>(r)], expected) << "rank " << r;
 }
 
-TEST_P(RingAllreduce, SendsTwoPMinusOneChunksToTheNextRank) {
+TEST_P(RingAllreduceRun, SendsTwoPMinusOneChunksToTheNextRank) {
   const auto [ranks, elements] = GetParam();
-  std::vector<Buffer> buffers = inputs(ranks, elements);
+  std::vector<Values> buffers = inputs(ranks, elements);
   testing::ThreadNetwork network(ranks);
   testing::run_ranks(network, [&](Transport& transport) {
-    ring_allreduce(transport, buffers[static_cast<std::size_t>(transport.rank())]);
+    RingAllreduce().run(transport, buffers[static_cast<std::size_t>(transport.rank())]);
   });
   std::map<int, int> sends_per_rank;
   const std::size_t largest_chunk = (elements + static_cast<std::size_t>(ranks) - 1) / static_cast<std::size_t>(ranks);
@@ -51,7 +53,7 @@ TEST_P(RingAllreduce, SendsTwoPMinusOneChunksToTheNextRank) {
   for (int r = 0; r < ranks && ranks > 1; ++r) EXPECT_EQ(sends_per_rank[r], 2 * (ranks - 1)) << "rank " << r;
 }
 
-INSTANTIATE_TEST_SUITE_P(RanksAndSizes, RingAllreduce,
+INSTANTIATE_TEST_SUITE_P(RanksAndSizes, RingAllreduceRun,
                          ::testing::Combine(::testing::Values(1, 2, 3, 5, 8), ::testing::Values(1U, 7U, 64U, 1000U)));
 
 TEST(ChunkBounds, PartitionDiffersByAtMostOne) {

@@ -1,0 +1,68 @@
+#include "sim/comm/binomial_tree_collectives.hpp"
+
+namespace dtsim::comm {
+namespace {
+
+/// The rank's lowest set bit: the distance to its parent (rank - mask). Rank 0, the root, gets the first
+/// power of two not below p.
+int parent_distance(int rank, int ranks) {
+  const int top = 1 << binomial_rounds(ranks);
+  int mask = 1;
+  while (mask < top && (rank & mask) == 0) mask <<= 1;
+  return mask;
+}
+
+void binomial_reduce(Transport& transport, const Block& data) {
+  const int p = transport.size();
+  const int rank = transport.rank();
+  const int up = parent_distance(rank, p);
+  for (int mask = 1; mask < up; mask <<= 1) {
+    if (rank + mask < p) data.add(transport.recv(rank + mask));
+  }
+  if (rank != 0) transport.send(rank - up, data.copy());
+}
+
+void binomial_broadcast(Transport& transport, const Block& data) {
+  const int p = transport.size();
+  const int rank = transport.rank();
+  const int up = parent_distance(rank, p);
+  if (rank != 0) data.assign(transport.recv(rank - up));
+  for (int mask = up >> 1; mask >= 1; mask >>= 1) {
+    if (rank + mask < p) transport.send(rank + mask, data.copy());
+  }
+}
+
+core::Seconds tree_time(int ranks, core::Bytes size, const AlphaBeta& cost) {
+  return (cost.alpha + size / cost.bandwidth) * static_cast<double>(binomial_rounds(ranks));
+}
+
+}  // namespace
+
+int binomial_rounds(int ranks) {
+  int rounds = 0;
+  while ((1 << rounds) < ranks) ++rounds;
+  return rounds;
+}
+
+void BinomialTreeAllreduce::run(Transport& transport, Block data) const {
+  binomial_reduce(transport, data);
+  binomial_broadcast(transport, data);
+}
+
+core::Seconds BinomialTreeAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  return tree_time(ranks, size, cost) * 2.0;
+}
+
+void BinomialTreeReduce::run(Transport& transport, Block data) const { binomial_reduce(transport, data); }
+
+core::Seconds BinomialTreeReduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  return tree_time(ranks, size, cost);
+}
+
+void BinomialTreeBroadcast::run(Transport& transport, Block data) const { binomial_broadcast(transport, data); }
+
+core::Seconds BinomialTreeBroadcast::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  return tree_time(ranks, size, cost);
+}
+
+}  // namespace dtsim::comm

@@ -1,0 +1,91 @@
+#pragma once
+// A collective algorithm: how its messages move over the transport seam, and the closed-form time they
+// take on a network where none of them share a link. Registered per operation by the name used in
+// `training.architecture.algorithm` and `dtsim collective --algo`.
+
+#include "sim/comm/transport.hpp"
+#include "sim/core/registry.hpp"
+#include "sim/core/units.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dtsim::comm {
+
+/// What a collective computes. Every rank passes a block of the same n elements; chunk r is
+/// chunk_bounds(n, p, r).
+enum class Operation {
+  allreduce,       ///< every rank's block becomes the elementwise sum over all ranks
+  reduce_scatter,  ///< chunk r of rank r's block becomes the sum of chunk r; the rest is left undefined
+  allgather,       ///< chunk r of rank r's block is its contribution; every rank's block becomes all chunks
+  broadcast,       ///< every rank's block becomes rank 0's
+  reduce,          ///< rank 0's block becomes the sum; the other ranks' blocks are left undefined
+};
+
+[[nodiscard]] std::string_view to_string(Operation operation);
+[[nodiscard]] std::optional<Operation> operation_named(std::string_view name);
+[[nodiscard]] std::vector<Operation> all_operations();
+
+/// nccl-tests' bus-bandwidth factor: busbw = algbw x factor, so that busbw is comparable with the link
+/// bandwidth whatever the operation and rank count (2(p-1)/p for allreduce, (p-1)/p for reduce-scatter
+/// and allgather, 1 for broadcast and reduce).
+[[nodiscard]] double bus_bandwidth_factor(Operation operation, int ranks);
+
+/// The textbook cost of one message of n bytes between neighbours: alpha + n / bandwidth.
+struct AlphaBeta {
+  core::Seconds alpha;
+  core::BytesPerSecond bandwidth;
+};
+
+class CollectiveAlgorithm {
+ public:
+  virtual ~CollectiveAlgorithm() = default;
+
+  [[nodiscard]] virtual Operation operation() const = 0;
+
+  /// Runs the operation on this rank's `data`; every rank calls it with the same number of elements. Where
+  /// the result is defined it is bitwise the same on every rank. A timing-only block moves the same
+  /// messages without values.
+  virtual void run(Transport& transport, Block data) const = 0;
+
+  /// Alpha-beta time of one operation on `size` (the whole block, n x 4 bytes) over `ranks` ranks when
+  /// every message goes to a neighbour one link away and no two concurrent messages share a link direction.
+  [[nodiscard]] virtual core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const = 0;
+
+  /// A built-in topology on which that holds for every rank count ("ring" or "mesh").
+  [[nodiscard]] virtual std::string uncontended_on() const = 0;
+};
+
+using CollectiveFactory = std::function<std::unique_ptr<CollectiveAlgorithm>()>;
+using CollectiveRegistry = core::Registry<CollectiveFactory>;
+
+/// One registry of algorithms per operation.
+struct CollectiveCatalog {
+  CollectiveRegistry allreduce{"allreduce algorithm"};
+  CollectiveRegistry reduce_scatter{"reduce_scatter algorithm"};
+  CollectiveRegistry allgather{"allgather algorithm"};
+  CollectiveRegistry broadcast{"broadcast algorithm"};
+  CollectiveRegistry reduce{"reduce algorithm"};
+
+  [[nodiscard]] const CollectiveRegistry& of(Operation operation) const;
+  [[nodiscard]] CollectiveRegistry& of(Operation operation);
+};
+
+/// Adds every built-in algorithm of every operation.
+void register_builtin_collectives(CollectiveCatalog& catalog);
+
+/// [begin, end) of chunk `index` when `elements` are cut into `parts` chunks differing by at most one.
+struct ChunkBounds {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+ChunkBounds chunk_bounds(std::size_t elements, int parts, int index);
+
+/// Chunk `index` (taken modulo `parts`) of `data`.
+Block chunk_of(const Block& data, int parts, int index);
+
+}  // namespace dtsim::comm

@@ -1,0 +1,112 @@
+#include "sim/comm/binomial_tree_collectives.hpp"
+#include "sim/comm/collective_algorithm.hpp"
+#include "sim/comm/direct_collectives.hpp"
+#include "sim/comm/halving_doubling_allreduce.hpp"
+#include "sim/comm/ring_collectives.hpp"
+
+#include <array>
+#include <utility>
+
+namespace dtsim::comm {
+namespace {
+
+constexpr std::array<std::pair<Operation, std::string_view>, 5> kOperations{{
+    {Operation::allreduce, "allreduce"},
+    {Operation::reduce_scatter, "reduce_scatter"},
+    {Operation::allgather, "allgather"},
+    {Operation::broadcast, "broadcast"},
+    {Operation::reduce, "reduce"},
+}};
+
+template <class Algorithm>
+CollectiveFactory make() {
+  return [] { return std::make_unique<Algorithm>(); };
+}
+
+}  // namespace
+
+std::string_view to_string(Operation operation) {
+  for (const auto& [op, name] : kOperations) {
+    if (op == operation) return name;
+  }
+  return "?";
+}
+
+std::optional<Operation> operation_named(std::string_view name) {
+  for (const auto& [op, op_name] : kOperations) {
+    if (op_name == name) return op;
+  }
+  return std::nullopt;
+}
+
+std::vector<Operation> all_operations() {
+  std::vector<Operation> out;
+  for (const auto& [op, name] : kOperations) out.push_back(op);
+  return out;
+}
+
+double bus_bandwidth_factor(Operation operation, int ranks) {
+  const double p = ranks;
+  switch (operation) {
+    case Operation::allreduce: return 2.0 * (p - 1.0) / p;
+    case Operation::reduce_scatter:
+    case Operation::allgather: return (p - 1.0) / p;
+    case Operation::broadcast:
+    case Operation::reduce: return 1.0;
+  }
+  return 1.0;
+}
+
+const CollectiveRegistry& CollectiveCatalog::of(Operation operation) const {
+  switch (operation) {
+    case Operation::allreduce: return allreduce;
+    case Operation::reduce_scatter: return reduce_scatter;
+    case Operation::allgather: return allgather;
+    case Operation::broadcast: return broadcast;
+    case Operation::reduce: return reduce;
+  }
+  return allreduce;
+}
+
+CollectiveRegistry& CollectiveCatalog::of(Operation operation) {
+  return const_cast<CollectiveRegistry&>(std::as_const(*this).of(operation));
+}
+
+ChunkBounds chunk_bounds(std::size_t elements, int parts, int index) {
+  const auto p = static_cast<std::size_t>(parts);
+  const auto i = static_cast<std::size_t>(index);
+  const std::size_t base = elements / p;
+  const std::size_t extra = elements % p;
+  const std::size_t begin = i * base + std::min(i, extra);
+  return ChunkBounds{begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+Block chunk_of(const Block& data, int parts, int index) {
+  const ChunkBounds bounds = chunk_bounds(data.size(), parts, ((index % parts) + parts) % parts);
+  return data.part(bounds.begin, bounds.end);
+}
+
+void register_builtin_collectives(CollectiveCatalog& catalog) {
+  catalog.allreduce.add("ring", "reduce-scatter then allgather around the ring: 2(p-1)(a + n/(pB))", make<RingAllreduce>());
+  catalog.allreduce.add("tree", "binomial-tree reduce to rank 0, then binomial broadcast: 2 ceil(log2 p)(a + n/B)",
+                        make<BinomialTreeAllreduce>());
+  catalog.allreduce.add("halving_doubling",
+                        "recursive halving reduce-scatter, recursive doubling allgather (Rabenseifner), any p",
+                        make<HalvingDoublingAllreduce>());
+  catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
+                        make<DirectAllreduce>());
+
+  catalog.reduce_scatter.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", make<RingReduceScatter>());
+  catalog.reduce_scatter.add("direct", "every rank sends chunk j to rank j at once: a + n/(pB)", make<DirectReduceScatter>());
+
+  catalog.allgather.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", make<RingAllgather>());
+  catalog.allgather.add("direct", "every rank sends its chunk to every other at once: a + n/(pB)", make<DirectAllgather>());
+
+  catalog.broadcast.add("tree", "binomial tree from rank 0: ceil(log2 p)(a + n/B)", make<BinomialTreeBroadcast>());
+  catalog.broadcast.add("direct", "rank 0 sends to every rank at once: a + n/B", make<DirectBroadcast>());
+
+  catalog.reduce.add("tree", "binomial tree to rank 0: ceil(log2 p)(a + n/B)", make<BinomialTreeReduce>());
+  catalog.reduce.add("direct", "every rank sends to rank 0 at once: a + n/B", make<DirectReduce>());
+}
+
+}  // namespace dtsim::comm

@@ -1,0 +1,117 @@
+#include "sim/comm/direct_collectives.hpp"
+
+namespace dtsim::comm {
+namespace {
+
+std::vector<int> others_than(int rank, int ranks) {
+  std::vector<int> others;
+  for (int r = 0; r < ranks; ++r) {
+    if (r != rank) others.push_back(r);
+  }
+  return others;
+}
+
+/// Replaces `target` with the sum of `own` (rank `rank`'s contribution) and `received` (one per rank in
+/// `from`, ascending), added in rank order from zero so that every rank's sum is bitwise the same.
+void sum_in_rank_order(const Block& target, int rank, const Buffer& own, std::span<const int> from,
+                       const std::vector<Buffer>& received) {
+  target.zero();
+  std::size_t next = 0;
+  bool own_added = false;
+  for (const int r : from) {
+    if (!own_added && r > rank) {
+      target.add(own);
+      own_added = true;
+    }
+    target.add(received[next++]);
+  }
+  if (!own_added) target.add(own);
+}
+
+void direct_reduce_scatter(Transport& transport, const Block& data) {
+  const int p = transport.size();
+  const int rank = transport.rank();
+  const std::vector<int> others = others_than(rank, p);
+  std::vector<Buffer> outgoing;
+  outgoing.reserve(others.size());
+  for (const int r : others) outgoing.push_back(chunk_of(data, p, r).copy());
+  const std::vector<Buffer> contributions = transport.exchange(others, std::move(outgoing), others);
+  const Block mine = chunk_of(data, p, rank);
+  sum_in_rank_order(mine, rank, mine.copy(), others, contributions);
+}
+
+void direct_allgather(Transport& transport, const Block& data) {
+  const int p = transport.size();
+  const int rank = transport.rank();
+  const std::vector<int> others = others_than(rank, p);
+  const Buffer mine = chunk_of(data, p, rank).copy();
+  const std::vector<Buffer> chunks = transport.exchange(others, std::vector<Buffer>(others.size(), mine), others);
+  for (std::size_t i = 0; i < others.size(); ++i) chunk_of(data, p, others[i]).assign(chunks[i]);
+}
+
+core::Seconds one_round(core::Bytes size, const AlphaBeta& cost) { return cost.alpha + size / cost.bandwidth; }
+
+}  // namespace
+
+void DirectAllreduce::run(Transport& transport, Block data) const {
+  if (transport.size() == 1) return;
+  direct_reduce_scatter(transport, data);
+  direct_allgather(transport, data);
+}
+
+core::Seconds DirectAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  if (ranks <= 1) return core::Seconds(0.0);
+  return one_round(size / static_cast<double>(ranks), cost) * 2.0;
+}
+
+void DirectReduceScatter::run(Transport& transport, Block data) const {
+  if (transport.size() > 1) direct_reduce_scatter(transport, data);
+}
+
+core::Seconds DirectReduceScatter::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  if (ranks <= 1) return core::Seconds(0.0);
+  return one_round(size / static_cast<double>(ranks), cost);
+}
+
+void DirectAllgather::run(Transport& transport, Block data) const {
+  if (transport.size() > 1) direct_allgather(transport, data);
+}
+
+core::Seconds DirectAllgather::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  if (ranks <= 1) return core::Seconds(0.0);
+  return one_round(size / static_cast<double>(ranks), cost);
+}
+
+void DirectBroadcast::run(Transport& transport, Block data) const {
+  const int p = transport.size();
+  if (p == 1) return;
+  if (transport.rank() != 0) {
+    data.assign(transport.recv(0));
+    return;
+  }
+  const std::vector<int> others = others_than(0, p);
+  transport.send_to_each(others, std::vector<Buffer>(others.size(), data.copy()));
+}
+
+core::Seconds DirectBroadcast::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  if (ranks <= 1) return core::Seconds(0.0);
+  return one_round(size, cost);
+}
+
+void DirectReduce::run(Transport& transport, Block data) const {
+  const int p = transport.size();
+  if (p == 1) return;
+  if (transport.rank() != 0) {
+    transport.send(0, data.copy());
+    return;
+  }
+  const std::vector<int> others = others_than(0, p);
+  sum_in_rank_order(data, 0, data.copy(), others, transport.recv_from_each(others));
+}
+
+core::Seconds DirectReduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  if (ranks <= 1) return core::Seconds(0.0);
+  return one_round(size, cost);
+}
+
+}  // namespace dtsim::comm

@@ -1,0 +1,186 @@
+// Every registered collective algorithm, simulated on the built-in topology where none of its messages
+// share a link (a ring for the ring algorithms, a full mesh for the others), takes exactly its closed-form
+// alpha-beta time, for p in {2, 3, 5, 8, 16, 64} and sizes from 1 KiB to 256 MiB (timing-only, round by
+// round); alpha and B are read back from the built topology. With real values the results arrive too.
+
+#include "sim/comm/collective_algorithm.hpp"
+#include "sim/runtime/collective_run.hpp"
+#include "topologies/fat_tree.hpp"
+#include "topologies/mesh.hpp"
+#include "topologies/ring.hpp"
+#include "topologies/tree.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim {
+namespace {
+
+const scenario::LinkSpec kLink{core::parse_bandwidth("10Gbps"), core::parse_duration("5us")};
+
+std::vector<std::vector<float>> integer_inputs(int ranks, std::size_t elements) {
+  std::vector<std::vector<float>> out(static_cast<std::size_t>(ranks), std::vector<float>(elements));
+  for (int r = 0; r < ranks; ++r) {
+    for (std::size_t i = 0; i < elements; ++i) out[static_cast<std::size_t>(r)][i] = static_cast<float>(r + 1 + i % 7);
+  }
+  return out;
+}
+
+comm::CollectiveCatalog builtin() {
+  comm::CollectiveCatalog catalog;
+  comm::register_builtin_collectives(catalog);
+  return catalog;
+}
+
+/// "operation/algorithm" for every registered algorithm.
+std::vector<std::string> algorithms() {
+  const comm::CollectiveCatalog catalog = builtin();
+  std::vector<std::string> out;
+  for (const comm::Operation operation : comm::all_operations()) {
+    for (const auto& name : catalog.of(operation).names()) out.push_back(std::string(comm::to_string(operation)) + "/" + name);
+  }
+  return out;
+}
+
+std::unique_ptr<comm::CollectiveAlgorithm> make(const std::string& qualified) {
+  const std::size_t slash = qualified.find('/');
+  return builtin().of(*comm::operation_named(qualified.substr(0, slash))).find(qualified.substr(slash + 1)).factory();
+}
+
+topology::TopologyGraph uncontended_topology(const comm::CollectiveAlgorithm& algorithm, int ranks) {
+  return algorithm.uncontended_on() == "ring" ? topologies::build_ring(ranks, kLink) : topologies::build_mesh(ranks, kLink);
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<std::string, int>>& param_info) {
+  std::string name = std::get<0>(param_info.param);
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name + "_p" + std::to_string(std::get<1>(param_info.param));
+}
+
+class CollectiveOnItsTopology : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(CollectiveOnItsTopology, MatchesItsAlphaBetaClosedFormFrom1KiBTo256MiB) {
+  const auto [name, ranks] = GetParam();
+  const auto algorithm = make(name);
+  const topology::TopologyGraph graph = uncontended_topology(*algorithm, ranks);
+  const comm::AlphaBeta cost{graph.link(0).latency, graph.link(0).bandwidth};
+  std::vector<runtime::CollectiveCase> cases;
+  for (double size = 1024.0; size <= 268435456.0; size *= 4.0) {
+    cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4), false});
+  }
+  const std::vector<double> times = runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, cases);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const double size = 4.0 * static_cast<double>(cases[i].elements);
+    const double predicted = algorithm->predicted_time(ranks, core::Bytes(size), cost).value();
+    EXPECT_NEAR(times[i], predicted, 1e-3 * predicted) << size << " B";
+  }
+}
+
+class RealValuesOnItsTopology : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(RealValuesOnItsTopology, MovesTheRealValuesInTheSameTime) {
+  const auto [name, ranks] = GetParam();
+  const auto algorithm = make(name);
+  const topology::TopologyGraph graph = uncontended_topology(*algorithm, ranks);
+  const comm::AlphaBeta cost{graph.link(0).latency, graph.link(0).bandwidth};
+  const std::size_t elements = 262144;
+  const runtime::CollectiveOutcome outcome =
+      runtime::simulate_collective(graph, scenario::NetworkModel::AlphaBeta, *algorithm, integer_inputs(ranks, elements));
+  const double predicted = algorithm->predicted_time(ranks, core::Bytes(4.0 * elements), cost).value();
+  EXPECT_NEAR(outcome.simulated_s, predicted, 1e-3 * predicted);
+  if (algorithm->operation() != comm::Operation::allreduce) return;  // the invariant suite checks the others
+  // Element i is the sum over r of (r + 1 + i % 7), on every rank.
+  for (const auto& result : outcome.results) {
+    for (std::size_t i = 0; i < elements; i += 4099) {
+      ASSERT_EQ(result[i], static_cast<float>(ranks * (ranks + 1) / 2 + ranks * static_cast<int>(i % 7)));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, CollectiveOnItsTopology,
+                         ::testing::Combine(::testing::ValuesIn(algorithms()), ::testing::Values(2, 3, 5, 8, 16, 64)),
+                         case_name);
+
+// Real buffers make memory grow with ranks x size: up to 16 ranks of 1 MiB.
+INSTANTIATE_TEST_SUITE_P(Registered, RealValuesOnItsTopology,
+                         ::testing::Combine(::testing::ValuesIn(algorithms()), ::testing::Values(2, 5, 16)), case_name);
+
+// The phase shortcut (one transfer for the identical rounds of a ring phase) gives the same simulated times
+// as simulating every round, under both network models, wherever it applies; where it does not (a tree,
+// whose routes differ in length and share links) the rounds run one by one anyway.
+class PhaseShortcut : public ::testing::TestWithParam<std::tuple<std::string, int, std::string, std::string>> {};
+
+TEST_P(PhaseShortcut, GivesTheSameSimulatedTimeAsEveryRound) {
+  const auto [name, ranks, topology_kind, model_name] = GetParam();
+  const auto algorithm = make(name);
+  const topology::TopologyGraph graph =
+      topology_kind == "ring" ? topologies::build_ring(ranks, kLink) : topologies::build_tree(ranks, 2, kLink);
+  const auto model = model_name == "tcp" ? scenario::NetworkModel::Tcp : scenario::NetworkModel::AlphaBeta;
+  // Equal chunks (the shortcut's case) and unequal ones (always round by round), each both ways.
+  std::vector<runtime::CollectiveCase> cases;
+  for (const std::size_t elements : {std::size_t{16} * static_cast<std::size_t>(ranks), std::size_t{262144} / 64 * 64 * 4,
+                                     std::size_t{262147}}) {
+    cases.push_back({algorithm.get(), elements, false});
+    cases.push_back({algorithm.get(), elements, true});
+  }
+  const std::vector<double> times = runtime::time_collective_cases(graph, model, cases);
+  for (std::size_t i = 0; i < cases.size(); i += 2) {
+    EXPECT_NEAR(times[i + 1], times[i], 1e-9 * times[i]) << cases[i].elements << " elements";
+    EXPECT_GT(times[i], 0.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RingPhases, PhaseShortcut,
+                         ::testing::Combine(::testing::Values("allreduce/ring", "reduce_scatter/ring", "allgather/ring"),
+                                            ::testing::Values(3, 8, 64), ::testing::Values("ring", "tree"),
+                                            ::testing::Values("alpha_beta", "tcp")),
+                         [](const auto& param_info) {
+                           std::string name = std::get<0>(param_info.param);
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return name + "_p" + std::to_string(std::get<1>(param_info.param)) + "_" +
+                                  std::get<2>(param_info.param) + "_" + std::get<3>(param_info.param);
+                         });
+
+// Contention is real. A direct allreduce on 16 ranks sends, in each of its two rounds, 15 chunks of n/16
+// from every rank at once: each worker's own link carries 15 flows, so no round can end before
+// 15 (n/16)/B. With 4 workers per leaf, each leaf sends 48 of its flows to other leaves. Over 4 spines
+// that is 12 flows per uplink on average, fewer than a worker link's 15, so the worker links decide
+// (the hash may load one uplink a little more). Over 2 spines (oversubscription 2) it is 24 per uplink:
+// the spines decide, and each round takes about 24/15 = 1.6 times longer.
+double worker_link_bound(std::size_t elements) { return 2 * 15 * (4.0 * static_cast<double>(elements) / 16) / kLink.bandwidth.value(); }
+
+constexpr std::size_t kContentionElements = 1 << 20;
+
+TEST(Contention, AFullBisectionFatTreeRunsAtTheWorkerLinkBound) {
+  const auto outcome = runtime::simulate_collective(topologies::build_fat_tree(16, 4, 1.0, kLink),
+                                                   scenario::NetworkModel::AlphaBeta, *make("allreduce/direct"),
+                                                   integer_inputs(16, kContentionElements));
+  const double bound = worker_link_bound(kContentionElements);
+  EXPECT_GE(outcome.simulated_s, bound);
+  EXPECT_LE(outcome.simulated_s, 1.2 * bound) << outcome.simulated_s << " s against " << bound << " s";
+  RecordProperty("simulated_s", std::to_string(outcome.simulated_s));
+  RecordProperty("worker_link_bound_s", std::to_string(bound));
+}
+
+TEST(Contention, AnOversubscribedFatTreeIsLimitedByItsSpines) {
+  const auto outcome = runtime::simulate_collective(topologies::build_fat_tree(16, 4, 2.0, kLink),
+                                                   scenario::NetworkModel::AlphaBeta, *make("allreduce/direct"),
+                                                   integer_inputs(16, kContentionElements));
+  const double bound = worker_link_bound(kContentionElements);
+  EXPECT_GE(outcome.simulated_s, 1.5 * bound) << outcome.simulated_s << " s against " << bound << " s";
+  RecordProperty("simulated_s", std::to_string(outcome.simulated_s));
+  RecordProperty("worker_link_bound_s", std::to_string(bound));
+}
+
+TEST(AllreduceOnItsTopology, TcpModelIsSlowerThanAlphaBeta) {
+  // SimGrid's calibrated TCP model multiplies latency by 13.01 and bandwidth by 0.97, so the same
+  // allreduce must take longer than the textbook time.
+  const auto ring = make("allreduce/ring");
+  const topology::TopologyGraph graph = topologies::build_ring(4, kLink);
+  const double predicted = ring->predicted_time(4, core::Bytes(1048576.0), {kLink.latency, kLink.bandwidth}).value();
+  const auto outcome =
+      runtime::simulate_collective(graph, scenario::NetworkModel::Tcp, *ring, integer_inputs(4, 262144));
+  EXPECT_GT(outcome.simulated_s, predicted * 1.01);
+}
+
+}  // namespace
+}  // namespace dtsim

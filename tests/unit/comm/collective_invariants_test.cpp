@@ -1,0 +1,198 @@
+// The invariant suite every registered collective algorithm must pass on the in-process transport: the
+// exact result of its operation on every rank where the operation defines one, bitwise the same from run
+// to run, any rank count and any length (including fewer elements than ranks), and a result that does not
+// depend on which rank holds which input.
+
+#include "sim/comm/collective_algorithm.hpp"
+
+#include "thread_transport.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace dtsim::comm {
+namespace {
+
+using Values = std::vector<float>;
+
+CollectiveCatalog builtin() {
+  CollectiveCatalog catalog;
+  register_builtin_collectives(catalog);
+  return catalog;
+}
+
+/// "operation/algorithm" for every registered algorithm.
+std::vector<std::string> algorithms() {
+  const CollectiveCatalog catalog = builtin();
+  std::vector<std::string> out;
+  for (const Operation operation : all_operations()) {
+    for (const auto& name : catalog.of(operation).names()) out.push_back(std::string(to_string(operation)) + "/" + name);
+  }
+  return out;
+}
+
+std::unique_ptr<CollectiveAlgorithm> make(const std::string& qualified) {
+  const std::size_t slash = qualified.find('/');
+  const auto operation = operation_named(qualified.substr(0, slash));
+  return builtin().of(*operation).find(qualified.substr(slash + 1)).factory();
+}
+
+// Small integers keep float sums exact, whatever the order of additions.
+std::vector<Values> inputs(int ranks, std::size_t elements) {
+  std::vector<Values> out(static_cast<std::size_t>(ranks), Values(elements));
+  for (int r = 0; r < ranks; ++r) {
+    for (std::size_t i = 0; i < elements; ++i) out[static_cast<std::size_t>(r)][i] = static_cast<float>((r + 1) * 1000 + i % 97);
+  }
+  return out;
+}
+
+/// Runs `algorithm` on `buffers` (one per rank) over `network`.
+void run_on(const CollectiveAlgorithm& algorithm, std::vector<Values>& buffers, testing::ThreadNetwork& network) {
+  testing::run_ranks(network, [&](Transport& transport) {
+    algorithm.run(transport, buffers[static_cast<std::size_t>(transport.rank())]);
+  });
+}
+
+std::vector<Values> run_algorithm(const CollectiveAlgorithm& algorithm, std::vector<Values> buffers) {
+  testing::ThreadNetwork network(static_cast<int>(buffers.size()));
+  run_on(algorithm, buffers, network);
+  return buffers;
+}
+
+Values sum_of(const std::vector<Values>& buffers) {
+  Values sum(buffers.front().size(), 0.0F);
+  for (const auto& buffer : buffers) {
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += buffer[i];
+  }
+  return sum;
+}
+
+Values chunk(const Values& values, int ranks, int index) {
+  const ChunkBounds bounds = chunk_bounds(values.size(), ranks, index);
+  return {values.begin() + static_cast<std::ptrdiff_t>(bounds.begin), values.begin() + static_cast<std::ptrdiff_t>(bounds.end)};
+}
+
+/// What the operation defines of rank r's block afterwards, given the inputs.
+Values defined_part(Operation operation, const std::vector<Values>& given, int rank) {
+  const int p = static_cast<int>(given.size());
+  switch (operation) {
+    case Operation::allreduce: return sum_of(given);
+    case Operation::reduce_scatter: return chunk(sum_of(given), p, rank);
+    case Operation::allgather: {
+      Values all;
+      for (int r = 0; r < p; ++r) {
+        const Values part = chunk(given[static_cast<std::size_t>(r)], p, r);
+        all.insert(all.end(), part.begin(), part.end());
+      }
+      return all;
+    }
+    case Operation::broadcast: return given.front();
+    case Operation::reduce: return rank == 0 ? sum_of(given) : Values{};
+  }
+  return {};
+}
+
+/// The part of a result that the operation defines, to compare with defined_part().
+Values observed_part(Operation operation, const Values& result, int ranks, int rank) {
+  switch (operation) {
+    case Operation::reduce_scatter: return chunk(result, ranks, rank);
+    case Operation::reduce: return rank == 0 ? result : Values{};
+    default: return result;
+  }
+}
+
+class CollectiveInvariants : public ::testing::TestWithParam<std::tuple<std::string, int, std::size_t>> {};
+
+TEST_P(CollectiveInvariants, EveryRankEndsWithTheExactResult) {
+  const auto [name, ranks, elements] = GetParam();
+  const auto algorithm = make(name);
+  const std::vector<Values> given = inputs(ranks, elements);
+  const std::vector<Values> results = run_algorithm(*algorithm, given);
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_EQ(observed_part(algorithm->operation(), results[static_cast<std::size_t>(r)], ranks, r),
+              defined_part(algorithm->operation(), given, r))
+        << "rank " << r;
+  }
+}
+
+TEST_P(CollectiveInvariants, ResultDoesNotDependOnWhichRankHoldsWhichInputNorOnTheRun) {
+  const auto [name, ranks, elements] = GetParam();
+  const auto algorithm = make(name);
+  const Operation operation = algorithm->operation();
+  std::vector<Values> given = inputs(ranks, elements);
+  const std::vector<Values> first = run_algorithm(*algorithm, given);
+  // Broadcast and allgather results are by definition particular ranks' inputs; sums must not care.
+  if (operation != Operation::broadcast && operation != Operation::allgather) {
+    std::reverse(given.begin(), given.end());
+    std::rotate(given.begin(), given.begin() + ranks / 2, given.end());
+    const std::vector<Values> relabelled = run_algorithm(*algorithm, given);
+    EXPECT_EQ(observed_part(operation, first.front(), ranks, 0), observed_part(operation, relabelled.front(), ranks, 0));
+  }
+  const std::vector<Values> again = run_algorithm(*algorithm, inputs(ranks, elements));
+  for (int r = 0; r < ranks; ++r) {
+    const auto index = static_cast<std::size_t>(r);
+    EXPECT_EQ(observed_part(operation, first[index], ranks, r), observed_part(operation, again[index], ranks, r))
+        << "two runs differ on rank " << r;
+  }
+}
+
+TEST_P(CollectiveInvariants, TimingOnlyBlocksSendTheSameMessages) {
+  const auto [name, ranks, elements] = GetParam();
+  const auto algorithm = make(name);
+  std::vector<Values> buffers = inputs(ranks, elements);
+  testing::ThreadNetwork real(ranks);
+  run_on(*algorithm, buffers, real);
+  testing::ThreadNetwork timing(ranks);
+  testing::run_ranks(timing, [&](Transport& transport) { algorithm->run(transport, Block::sized(elements)); });
+  const auto sorted = [](std::vector<testing::SentMessage> log) {
+    std::sort(log.begin(), log.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.from, a.to, a.elements) < std::tie(b.from, b.to, b.elements);
+    });
+    return log;
+  };
+  const auto real_log = sorted(real.log());
+  const auto timing_log = sorted(timing.log());
+  ASSERT_EQ(real_log.size(), timing_log.size());
+  for (std::size_t i = 0; i < real_log.size(); ++i) {
+    EXPECT_EQ(std::tie(real_log[i].from, real_log[i].to, real_log[i].elements),
+              std::tie(timing_log[i].from, timing_log[i].to, timing_log[i].elements));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, CollectiveInvariants,
+                         ::testing::Combine(::testing::ValuesIn(algorithms()), ::testing::Values(1, 2, 3, 5, 8, 13),
+                                            ::testing::Values(std::size_t{1}, std::size_t{7}, std::size_t{1000})),
+                         [](const auto& param_info) {
+                           std::string name = std::get<0>(param_info.param);
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return name + "_p" + std::to_string(std::get<1>(param_info.param)) + "_n" +
+                                  std::to_string(std::get<2>(param_info.param));
+                         });
+
+TEST(CollectiveMessages, TreeSendsWholeBuffersAlongABinomialTree) {
+  const int ranks = 6;
+  testing::ThreadNetwork network(ranks);
+  std::vector<Values> buffers = inputs(ranks, 10);
+  run_on(*make("allreduce/tree"), buffers, network);
+  std::vector<std::pair<int, int>> edges;
+  for (const auto& message : network.log()) {
+    EXPECT_EQ(message.elements, 10U);
+    edges.emplace_back(message.from, message.to);
+  }
+  std::sort(edges.begin(), edges.end());
+  // Reduce 1->0, 3->2, 5->4, 2->0, 4->0; broadcast back along the same five edges.
+  EXPECT_EQ(edges, (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}, {0, 4}, {1, 0}, {2, 0}, {2, 3}, {3, 2}, {4, 0}, {4, 5}, {5, 4}}));
+}
+
+TEST(CollectiveMessages, DirectSendsOneChunkToEveryOtherRankTwice) {
+  const int ranks = 4;
+  testing::ThreadNetwork network(ranks);
+  std::vector<Values> buffers = inputs(ranks, 8);
+  run_on(*make("allreduce/direct"), buffers, network);
+  EXPECT_EQ(network.log().size(), 2U * ranks * (ranks - 1));
+  for (const auto& message : network.log()) EXPECT_EQ(message.elements, 2U);
+}
+
+}  // namespace
+}  // namespace dtsim::comm
