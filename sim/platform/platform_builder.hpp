@@ -1,6 +1,7 @@
 #pragma once
 // Turns a topology graph into a SimGrid platform: one host per worker or server (running at the
-// device's sustained rate), one split-duplex link per graph link, and the routing table's routes.
+// device's sustained rate), one split-duplex link per graph link, and routes from the graph's routing
+// table, computed as SimGrid asks for them (GraphZone).
 
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/routing.hpp"
@@ -18,10 +19,12 @@ struct Platform {
   std::vector<simgrid::s4u::Host*> host_of_node;
   /// Indexed by topology link id.
   std::vector<simgrid::s4u::Link*> links;
+  /// The routes SimGrid uses; owned by the platform's zone, which lives as long as the engine.
+  const topology::RoutingTable* routes = nullptr;
 };
 
-/// Builds the platform in one full-routing zone. Call once per engine, after configure_network_model().
-Platform build_platform(const topology::TopologyGraph& graph, const topology::RoutingTable& routes,
-                        const scenario::DeviceProfile& device);
+/// Builds the platform in one zone. Call once per engine, after configure_network_model(). Throws
+/// std::runtime_error when the graph is not connected.
+Platform build_platform(const topology::TopologyGraph& graph, const scenario::DeviceProfile& device);
 
 }  // namespace dtsim::platform

@@ -17,8 +17,7 @@ EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::Net
   int argc = 2;
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
   platform::configure_network_model(network_model);
-  routes_ = std::make_unique<topology::RoutingTable>(graph);
-  platform_ = platform::build_platform(graph, *routes_, device);
+  platform_ = platform::build_platform(graph, device);
 }
 
 double EngineSession::run() {

@@ -22,13 +22,12 @@ class EngineSession {
   [[nodiscard]] simgrid::s4u::Engine& engine() { return *engine_; }
   [[nodiscard]] const platform::Platform& platform() const { return platform_; }
   [[nodiscard]] simgrid::s4u::Host* host(topology::NodeId node) const { return platform_.host_of_node.at(node); }
-  [[nodiscard]] const topology::RoutingTable& routes() const { return *routes_; }
+  [[nodiscard]] const topology::RoutingTable& routes() const { return *platform_.routes; }
   /// Runs every actor to completion; returns the simulated time at the end, in seconds.
   double run();
 
  private:
   std::unique_ptr<simgrid::s4u::Engine> engine_;
-  std::unique_ptr<topology::RoutingTable> routes_;
   platform::Platform platform_;
 };
 

@@ -4,6 +4,7 @@
 #include "sim/topology/topology_graph.hpp"
 
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -17,23 +18,29 @@ struct Hop {
 
 using Route = std::vector<Hop>;
 
-/// Fewest-hop routes between every ordered pair of hosts. Where several shortest paths exist (a torus, a
-/// fat tree), each hop picks among the neighbours one hop closer by a fixed hash of the (source,
-/// destination) pair, so that different pairs spread over the parallel paths as equal-cost multipath
-/// routing does, and the same graph always gives the same routes. The route from b to a is the route
-/// from a to b reversed.
+/// Fewest-hop routes between hosts. Where several shortest paths exist (a torus, a fat tree), each hop
+/// picks among the neighbours one hop closer by a fixed hash of the (source, destination) pair, so that
+/// different pairs spread over the parallel paths as equal-cost multipath routing does, and the same graph
+/// always gives the same routes. The route from b to a is the route from a to b reversed.
+///
+/// Routes are computed on first request and kept: a simulation asks only for the pairs that communicate
+/// (2p for a ring allreduce), so memory and time grow with those, not with all p^2 pairs. Not thread-safe;
+/// SimGrid runs actors one at a time.
 class RoutingTable {
  public:
-  /// Throws std::runtime_error naming two hosts that cannot reach each other.
+  /// Keeps a reference to `graph`, which must outlive the table. Throws std::runtime_error naming two
+  /// hosts that cannot reach each other.
   explicit RoutingTable(const TopologyGraph& graph);
 
   [[nodiscard]] const Route& route(NodeId from, NodeId to) const;
-  /// Pairs (from, to) with from < to, in ascending order; their reverses are implied.
-  [[nodiscard]] const std::map<std::pair<NodeId, NodeId>, Route>& routes() const { return routes_; }
 
  private:
-  std::map<std::pair<NodeId, NodeId>, Route> routes_;
-  std::map<std::pair<NodeId, NodeId>, Route> reversed_;
+  /// Hops from every node to `destination`, by breadth-first search; computed once per destination.
+  const std::vector<int>& hops_to(NodeId destination) const;
+
+  const TopologyGraph* graph_;
+  mutable std::map<NodeId, std::vector<int>> hops_;
+  mutable std::map<std::pair<NodeId, NodeId>, Route> routes_;
 };
 
 }  // namespace dtsim::topology

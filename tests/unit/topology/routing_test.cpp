@@ -25,6 +25,37 @@ TEST(Routing, FewestHopsAroundACycle) {
   EXPECT_FALSE(backwards[0].forward);  // link 4 runs w4 -> w0
 }
 
+// Routes are computed on request; the order of the requests must not change them (ECMP ties on a torus).
+TEST(Routing, RoutesDoNotDependOnTheOrderTheyAreAskedFor) {
+  TopologyGraph graph;
+  for (int i = 0; i < 16; ++i) graph.add_worker(fmt::format("w{}", i));
+  for (std::size_t row = 0; row < 4; ++row) {
+    for (std::size_t col = 0; col < 4; ++col) {
+      const auto at = [&](std::size_t r, std::size_t c) { return graph.workers()[(r % 4) * 4 + c % 4]; };
+      graph.add_link(at(row, col), at(row, col + 1), kRate, kDelay);
+      graph.add_link(at(row, col), at(row + 1, col), kRate, kDelay);
+    }
+  }
+  const RoutingTable forwards(graph);
+  const RoutingTable backwards(graph);
+  std::vector<std::pair<NodeId, NodeId>> pairs;
+  for (const NodeId a : graph.workers()) {
+    for (const NodeId b : graph.workers()) {
+      if (a != b) pairs.emplace_back(a, b);
+    }
+  }
+  std::vector<Route> first;
+  for (const auto& [a, b] : pairs) first.push_back(forwards.route(a, b));
+  for (std::size_t i = pairs.size(); i-- > 0;) {
+    const Route& again = backwards.route(pairs[i].first, pairs[i].second);
+    ASSERT_EQ(again.size(), first[i].size());
+    for (std::size_t h = 0; h < again.size(); ++h) {
+      EXPECT_EQ(again[h].link, first[i][h].link);
+      EXPECT_EQ(again[h].forward, first[i][h].forward);
+    }
+  }
+}
+
 TEST(Routing, ReverseRouteIsTheRouteReversed) {
   TopologyGraph graph;
   const NodeId a = graph.add_worker("a");
