@@ -148,6 +148,9 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   if (options.ranks && (*options.ranks < 1 || *options.ranks > 4096)) {
     usage_error("--ranks", fmt::format("must be between 1 and 4096, got {}", *options.ranks));
   }
+  if (options.repeat < 1 || options.repeat > 1000) {
+    usage_error("--repeat", fmt::format("must be between 1 and 1000, got {}", options.repeat));
+  }
   const comm::CollectiveRegistry& registry = registries.collectives.of(*operation);
   std::vector<std::string> names = registry.names();
   if (options.algorithm != "all") {
@@ -170,21 +173,30 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   for (const auto& name : names) algorithms.push_back(registry.find(name).factory());
   std::vector<runtime::CollectiveCase> cases;
   for (const double size : sizes) {
-    for (const auto& algorithm : algorithms) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0)});
+    for (const auto& algorithm : algorithms) {
+      for (int run = 0; run < options.repeat; ++run) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0), options.phase_shortcut});
+    }
   }
-  const std::vector<double> times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
+  const std::vector<double> all_times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
+  // One time per (size, algorithm): the mean over its repetitions.
+  std::vector<double> times;
+  for (std::size_t first = 0; first < all_times.size(); first += static_cast<std::size_t>(options.repeat)) {
+    double sum = 0.0;
+    for (int run = 0; run < options.repeat; ++run) sum += all_times[first + static_cast<std::size_t>(run)];
+    times.push_back(sum / options.repeat);
+  }
 
   const int p = s.cluster.workers;
   const comm::AlphaBeta cost{s.topology.link.latency, s.topology.link.bandwidth};
   std::vector<Row> rows;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
+  for (std::size_t i = 0; i < times.size(); ++i) {
     Row row;
     row.size_bytes = sizes[i / algorithms.size()];
     row.algorithm = names[i % algorithms.size()];
     row.time_s = times[i];
     row.algbw = times[i] > 0 ? row.size_bytes / times[i] / 1e9 : 0.0;
     row.busbw = row.algbw * comm::bus_bandwidth_factor(*operation, p);
-    row.closed_form_s = cases[i].algorithm->predicted_time(p, core::Bytes(row.size_bytes), cost).value();
+    row.closed_form_s = algorithms[i % algorithms.size()]->predicted_time(p, core::Bytes(row.size_bytes), cost).value();
     rows.push_back(row);
   }
 
@@ -193,6 +205,7 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                                   {"ranks", p},
                                   {"topology", s.topology.kind.value},
                                   {"network_model", std::string(scenario::to_string(s.topology.network_model))},
+                                  {"repeat", options.repeat},
                                   {"link", {{"bandwidth_bytes_per_s", cost.bandwidth.value()}, {"latency_s", cost.alpha.value()}}}};
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& row : rows) {

@@ -25,6 +25,8 @@ struct CollectiveOptions {
   int degree = 0;
   std::string dimensions;                 ///< torus: "4x4" or "4x4x2"
   std::string network_model = "alpha_beta";
+  bool phase_shortcut = true;             ///< false: simulate every round of ring phases (same times, slower)
+  int repeat = 1;                         ///< times each case is run, one after the other; rows give the mean
   bool json = false;
 };
 

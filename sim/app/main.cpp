@@ -63,6 +63,11 @@ int main(int argc, char** argv) {
   collective->add_option("--degree", collective_options.degree, "random_regular degree");
   collective->add_option("--dimensions", collective_options.dimensions, "torus dimensions, such as 4x4");
   collective->add_option("--network-model", collective_options.network_model, "alpha_beta or tcp")->capture_default_str();
+  bool round_by_round = false;
+  collective->add_flag("--round-by-round", round_by_round,
+                       "simulate every round of ring phases instead of one transfer per phase (same times, slower)");
+  collective->add_option("--repeat", collective_options.repeat, "run each case N times in a row; rows give the mean")
+      ->capture_default_str();
   collective->add_flag("--json", collective_options.json, "print the rows as JSON");
 
   bool reference = false;
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
     } else if (collective->parsed()) {
       if (*ranks_option) collective_options.ranks = collective_ranks;
       if (*collective_scenario) collective_options.scenario = scenario_for_collective;
+      collective_options.phase_shortcut = !round_by_round;
       fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
     } else if (schema->parsed()) {
       fmt::print("{}", dtsim::app::schema_command(reference));

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 namespace dtsim::runtime {
@@ -18,18 +19,18 @@ S4uTransport::S4uTransport(std::string group, int rank, int size, metrics::HostA
       rank_(rank),
       size_(size),
       activity_(&activity),
-      shortcut_(shortcut),
-      outgoing_(static_cast<std::size_t>(size), nullptr),
-      incoming_(static_cast<std::size_t>(size), nullptr) {}
+      shortcut_(shortcut) {}
 
 s4u::Mailbox* S4uTransport::outgoing(int to) {
-  s4u::Mailbox*& slot = outgoing_.at(static_cast<std::size_t>(to));
+  if (to < 0 || to >= size_) throw std::out_of_range(fmt::format("rank {} of {}", to, size_));
+  s4u::Mailbox*& slot = outgoing_[to];
   if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, rank_, to));
   return slot;
 }
 
 s4u::Mailbox* S4uTransport::incoming(int from) {
-  s4u::Mailbox*& slot = incoming_.at(static_cast<std::size_t>(from));
+  if (from < 0 || from >= size_) throw std::out_of_range(fmt::format("rank {} of {}", from, size_));
+  s4u::Mailbox*& slot = incoming_[from];
   if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, from, rank_));
   return slot;
 }

@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -48,9 +49,10 @@ class S4uTransport final : public comm::Transport {
   int size_;
   metrics::HostActivity* activity_;
   const PhaseShortcut* shortcut_;
-  // Resolved on first use; a rank only ever touches the mailboxes to and from itself.
-  std::vector<simgrid::s4u::Mailbox*> outgoing_;  ///< by destination rank
-  std::vector<simgrid::s4u::Mailbox*> incoming_;  ///< by source rank
+  // Resolved on first use, for the peers this rank talks to only: a table over all ranks would cost
+  // O(p^2) memory over the group.
+  std::unordered_map<int, simgrid::s4u::Mailbox*> outgoing_;  ///< by destination rank
+  std::unordered_map<int, simgrid::s4u::Mailbox*> incoming_;  ///< by source rank
 };
 
 }  // namespace dtsim::runtime

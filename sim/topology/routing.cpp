@@ -23,36 +23,45 @@ std::uint64_t mix(std::uint64_t from, std::uint64_t to, std::uint64_t hop) {
 
 }  // namespace
 
-RoutingTable::RoutingTable(const TopologyGraph& topology) : graph_(&topology) {
+RoutingTable::RoutingTable(const TopologyGraph& topology)
+    : graph_(&topology), hops_(topology.node_count(), kUnreached) {
   const std::vector<NodeId> hosts = topology.hosts();
   if (hosts.empty()) return;
-  const std::vector<int>& hops = hops_to(hosts.front());
+  search_from(hosts.front(), hosts.front());
   for (const NodeId host : hosts) {
-    if (hops[host] == kUnreached) {
+    if (hops_[host] == kUnreached) {
+      clear_search();
       throw std::runtime_error(fmt::format("the topology is not connected: no path from {} to {}",
                                            topology.node(hosts.front()).name, topology.node(host).name));
     }
   }
+  clear_search();
 }
 
-const std::vector<int>& RoutingTable::hops_to(NodeId destination) const {
-  const auto cached = hops_.find(destination);
-  if (cached != hops_.end()) return cached->second;
+bool RoutingTable::search_from(NodeId destination, NodeId source) const {
   const Graph& graph = graph_->graph();
-  std::vector<int> hops(graph_->node_count(), kUnreached);
   std::deque<NodeId> frontier{destination};
-  hops[destination] = 0;
+  hops_[destination] = 0;
+  reached_.push_back(destination);
   while (!frontier.empty()) {
     const NodeId node = frontier.front();
     frontier.pop_front();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
       const NodeId next = boost::target(edge, graph);
-      if (hops[next] != kUnreached) continue;
-      hops[next] = hops[node] + 1;
+      if (hops_[next] != kUnreached) continue;
+      hops_[next] = hops_[node] + 1;
+      reached_.push_back(next);
+      // Every node nearer than the source has been reached by now: levels are completed in order.
+      if (next == source) return true;
       frontier.push_back(next);
     }
   }
-  return hops_.emplace(destination, std::move(hops)).first->second;
+  return hops_[source] != kUnreached;
+}
+
+void RoutingTable::clear_search() const {
+  for (const NodeId node : reached_) hops_[node] = kUnreached;
+  reached_.clear();
 }
 
 const Route& RoutingTable::route(NodeId from, NodeId to) const {
@@ -64,15 +73,17 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
   const NodeId low = std::min(from, to);
   const NodeId high = std::max(from, to);
   const Graph& graph = graph_->graph();
-  const std::vector<int>& hops = hops_to(high);
-  if (hops[low] == kUnreached) throw std::out_of_range(fmt::format("no route between nodes {} and {}", from, to));
+  if (!search_from(high, low)) {
+    clear_search();
+    throw std::out_of_range(fmt::format("no route between nodes {} and {}", from, to));
+  }
   Route route;
   std::vector<std::size_t> candidates;
   for (NodeId at = low; at != high;) {
     // Every neighbour one hop closer starts a shortest path; out-edges come in insertion order.
     candidates.clear();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(at, graph))) {
-      if (hops[boost::target(edge, graph)] == hops[at] - 1) candidates.push_back(graph[edge].link);
+      if (hops_[boost::target(edge, graph)] == hops_[at] - 1) candidates.push_back(graph[edge].link);
     }
     const std::size_t link = candidates[mix(low, high, route.size()) % candidates.size()];
     const LinkEnds& ends = graph_->link_ends(link);
@@ -80,6 +91,7 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
     route.push_back(Hop{link, forward});
     at = forward ? ends.b : ends.a;
   }
+  clear_search();
   Route back;
   for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
   routes_.emplace(std::pair{high, low}, std::move(back));

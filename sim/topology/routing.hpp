@@ -24,8 +24,8 @@ using Route = std::vector<Hop>;
 /// always gives the same routes. The route from b to a is the route from a to b reversed.
 ///
 /// Routes are computed on first request and kept: a simulation asks only for the pairs that communicate
-/// (2p for a ring allreduce), so memory and time grow with those, not with all p^2 pairs. Not thread-safe;
-/// SimGrid runs actors one at a time.
+/// (2p for a ring allreduce), so memory and time grow with those, not with all p^2 pairs; the search for
+/// one route stops as soon as it reaches the source. Not thread-safe; SimGrid runs actors one at a time.
 class RoutingTable {
  public:
   /// Keeps a reference to `graph`, which must outlive the table. Throws std::runtime_error naming two
@@ -35,11 +35,16 @@ class RoutingTable {
   [[nodiscard]] const Route& route(NodeId from, NodeId to) const;
 
  private:
-  /// Hops from every node to `destination`, by breadth-first search; computed once per destination.
-  const std::vector<int>& hops_to(NodeId destination) const;
+  /// Breadth-first search from `destination` into hops_, until `source` is reached (or everything, when
+  /// `source` is the destination itself); returns whether it was. Nodes closer to the destination than the
+  /// source then carry their exact hop counts, which is all a shortest path from the source needs.
+  bool search_from(NodeId destination, NodeId source) const;
+  /// Sets the nodes search_from() reached back to unreached.
+  void clear_search() const;
 
   const TopologyGraph* graph_;
-  mutable std::map<NodeId, std::vector<int>> hops_;
+  mutable std::vector<int> hops_;        ///< hops to the current search's destination, or -1
+  mutable std::vector<NodeId> reached_;  ///< nodes with hops_ set, to clear after the search
   mutable std::map<std::pair<NodeId, NodeId>, Route> routes_;
 };
 
