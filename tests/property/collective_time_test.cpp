@@ -5,12 +5,15 @@
 
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/runtime/collective_run.hpp"
+#include "sim/topology/routing.hpp"
 #include "topologies/fat_tree.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 #include "topologies/tree.hpp"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace dtsim {
 namespace {
@@ -169,6 +172,45 @@ TEST(Contention, AnOversubscribedFatTreeIsLimitedByItsSpines) {
   EXPECT_GE(outcome.simulated_s, 1.5 * bound) << outcome.simulated_s << " s against " << bound << " s";
   RecordProperty("simulated_s", std::to_string(outcome.simulated_s));
   RecordProperty("worker_link_bound_s", std::to_string(bound));
+}
+
+// Contention on a dumbbell: even ranks behind one switch, odd ranks behind another, one link between the
+// switches. Every ring step sends each rank's chunk across the middle link, so the most loaded link
+// direction carries k = p/2 of the step's flows, each gets B/k, and a step takes 3 alpha + k (n/p)/B. The
+// load k is counted from the routes, not assumed.
+TEST(Contention, RingAllreduceIsSlowerByTheMostLoadedLinksFactor) {
+  constexpr int kRanks = 8;
+  topology::TopologyGraph graph;
+  const topology::NodeId left = graph.add_switch("left");
+  const topology::NodeId right = graph.add_switch("right");
+  for (int r = 0; r < kRanks; ++r) {
+    const topology::NodeId worker = graph.add_worker("worker-" + std::to_string(r));
+    graph.add_link(worker, r % 2 == 0 ? left : right, kLink.bandwidth, kLink.latency);
+  }
+  graph.add_link(left, right, kLink.bandwidth, kLink.latency);
+
+  const topology::RoutingTable routes(graph);
+  std::map<std::pair<std::size_t, bool>, int> flows_per_direction;
+  for (int r = 0; r < kRanks; ++r) {
+    for (const topology::Hop& hop : routes.route(graph.workers()[r], graph.workers()[(r + 1) % kRanks])) {
+      ++flows_per_direction[{hop.link, hop.forward}];
+    }
+  }
+  int most_loaded = 0;
+  for (const auto& [direction, flows] : flows_per_direction) most_loaded = std::max(most_loaded, flows);
+  ASSERT_EQ(most_loaded, kRanks / 2);
+
+  const auto ring = make("allreduce/ring");
+  const std::size_t elements = 16U << 20U;  // 64 MiB
+  const double chunk = 4.0 * static_cast<double>(elements) / kRanks;
+  const std::vector<double> times =
+      runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, {{ring.get(), elements, false}});
+  const double step = 3 * kLink.latency.value() + most_loaded * chunk / kLink.bandwidth.value();
+  const double predicted = 2 * (kRanks - 1) * step;
+  EXPECT_NEAR(times[0], predicted, 1e-3 * predicted);
+  // Against the same allreduce on a ring, where each step takes alpha + (n/p)/B: about k times slower.
+  const double on_a_ring = ring->predicted_time(kRanks, core::Bytes(4.0 * elements), {kLink.latency, kLink.bandwidth}).value();
+  EXPECT_NEAR(times[0] / on_a_ring, most_loaded, 0.01 * most_loaded);
 }
 
 TEST(AllreduceOnItsTopology, TcpModelIsSlowerThanAlphaBeta) {
