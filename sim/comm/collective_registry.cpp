@@ -1,6 +1,7 @@
 #include "sim/comm/binomial_tree_collectives.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/comm/direct_collectives.hpp"
+#include "sim/comm/double_binary_tree_allreduce.hpp"
 #include "sim/comm/halving_doubling_allreduce.hpp"
 #include "sim/comm/ring_collectives.hpp"
 
@@ -93,6 +94,9 @@ void register_builtin_collectives(CollectiveCatalog& catalog) {
   catalog.allreduce.add("halving_doubling",
                         "recursive halving reduce-scatter, recursive doubling allgather (Rabenseifner), any p",
                         make<HalvingDoublingAllreduce>());
+  catalog.allreduce.add("double_binary_tree",
+                        "each half reduced and broadcast on its own binary tree, both at once: 2 floor(log2 p)(a + n/(2B))",
+                        make<DoubleBinaryTreeAllreduce>());
   catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
                         make<DirectAllreduce>());
 

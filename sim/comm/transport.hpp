@@ -5,10 +5,20 @@
 
 #include "sim/comm/payload.hpp"
 
+#include <memory>
 #include <span>
 #include <vector>
 
 namespace dtsim::comm {
+
+/// A message posted without waiting for it: wait() blocks until it is complete. Every posted message must
+/// be waited for before the collective returns.
+class Pending {
+ public:
+  virtual ~Pending() = default;
+  /// For a receive, the message; for a send, an empty buffer.
+  virtual Buffer wait() = 0;
+};
 
 /// Point-to-point messaging among `size()` ranks; this endpoint is `rank()`.
 class Transport {
@@ -30,6 +40,14 @@ class Transport {
   /// Sends `data[i]` to `to[i]` and receives one message from each rank in `from`, all at once; returns
   /// once everything has arrived. Results in the order of `from`.
   virtual std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) = 0;
+
+  /// Starts sending `data` to `to` on channel `tag` (0 to 65535) and returns at once. Messages between
+  /// two ranks on one channel arrive in order; different channels never match each other's receives, so
+  /// that independent schedules running at the same time (the two trees of a double binary tree) cannot
+  /// take each other's messages.
+  virtual std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) = 0;
+  /// Starts receiving the next message from `from` on channel `tag` and returns at once.
+  virtual std::unique_ptr<Pending> post_recv(int from, int tag) = 0;
 
   /// A timing-only phase of `rounds` rounds, each sending `elements` floats to `to` while receiving as many
   /// from `from`; a round starts when this rank's previous one is done. Every rank of the group calls it at

@@ -12,64 +12,94 @@
 
 namespace dtsim::runtime {
 namespace s4u = simgrid::s4u;
+namespace {
+
+constexpr int kMaxTag = 65535;
+
+/// A posted message; wait() books its time on the transport that posted it.
+class S4uPending final : public comm::Pending {
+ public:
+  S4uPending(S4uTransport& owner, s4u::CommPtr comm, std::unique_ptr<comm::Buffer*> payload)
+      : owner_(&owner), comm_(std::move(comm)), payload_(std::move(payload)), posted_at_(s4u::Engine::get_clock()) {}
+
+  comm::Buffer wait() override {
+    comm_->wait();
+    owner_->account(posted_at_, {comm_});
+    if (!payload_) return {};
+    return std::move(*std::unique_ptr<comm::Buffer>(*payload_));
+  }
+
+ private:
+  S4uTransport* owner_;
+  s4u::CommPtr comm_;
+  // For a receive: where SimGrid stores the pointer to the arriving message (stable across moves).
+  std::unique_ptr<comm::Buffer*> payload_;
+  double posted_at_;
+};
+
+}  // namespace
 
 S4uTransport::S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity,
                            const PhaseShortcut* shortcut)
-    : group_(std::move(group)),
-      rank_(rank),
-      size_(size),
-      activity_(&activity),
-      shortcut_(shortcut) {}
+    : group_(std::move(group)), rank_(rank), size_(size), activity_(&activity), shortcut_(shortcut) {}
 
-s4u::Mailbox* S4uTransport::outgoing(int to) {
-  if (to < 0 || to >= size_) throw std::out_of_range(fmt::format("rank {} of {}", to, size_));
-  s4u::Mailbox*& slot = outgoing_[to];
-  if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, rank_, to));
+s4u::Mailbox* S4uTransport::mailbox(int from, int to, int tag) {
+  const int peer = from == rank_ ? to : from;
+  if (peer < 0 || peer >= size_) throw std::out_of_range(fmt::format("rank {} of {}", peer, size_));
+  if (tag < 0 || tag > kMaxTag) throw std::out_of_range(fmt::format("channel {} outside 0..{}", tag, kMaxTag));
+  const std::uint64_t key = (static_cast<std::uint64_t>(peer) << 17U) | (static_cast<std::uint64_t>(tag) << 1U) |
+                            (from == rank_ ? 1U : 0U);
+  s4u::Mailbox*& slot = mailboxes_[key];
+  if (slot == nullptr) {
+    slot = s4u::Mailbox::by_name(tag == 0 ? fmt::format("{}/{}->{}", group_, from, to)
+                                          : fmt::format("{}/{}->{}#{}", group_, from, to, tag));
+  }
   return slot;
 }
 
-s4u::Mailbox* S4uTransport::incoming(int from) {
-  if (from < 0 || from >= size_) throw std::out_of_range(fmt::format("rank {} of {}", from, size_));
-  s4u::Mailbox*& slot = incoming_[from];
-  if (slot == nullptr) slot = s4u::Mailbox::by_name(fmt::format("{}/{}->{}", group_, from, rank_));
-  return slot;
-}
-
-s4u::CommPtr S4uTransport::post_send(int to, comm::Buffer data) {
+s4u::CommPtr S4uTransport::start_send(int to, comm::Buffer data, int tag) {
   const auto bytes = static_cast<std::uint64_t>(comm::wire_bytes(data));
   activity_->bytes_sent += static_cast<double>(bytes);
   activity_->messages_sent += 1;
   auto payload = std::make_unique<comm::Buffer>(std::move(data));
-  s4u::CommPtr comm = outgoing(to)->put_async(payload.get(), bytes);
+  s4u::CommPtr comm = mailbox(rank_, to, tag)->put_async(payload.get(), bytes);
   // The receiver takes ownership once the transfer completes.
   static_cast<void>(payload.release());
   return comm;
 }
 
+s4u::CommPtr S4uTransport::start_recv(int from, comm::Buffer** payload, int tag) {
+  return mailbox(from, rank_, tag)->get_async<comm::Buffer>(payload);
+}
+
 void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& comms) {
   const double now = s4u::Engine::get_clock();
-  // Communication time is the union of the transfers' [start, finish] intervals; the rest of the call
-  // was spent waiting for peers.
+  const double since = std::max(posted_at, booked_until_);
+  if (now <= since) return;
+  // Communication time is the union of the transfers' [start, finish] intervals within [since, now]; the
+  // rest was spent waiting for peers.
   std::vector<std::pair<double, double>> intervals;
   intervals.reserve(comms.size());
   for (const auto& comm : comms) intervals.emplace_back(comm->get_start_time(), comm->get_finish_time());
   std::sort(intervals.begin(), intervals.end());
   double busy = 0.0;
-  double covered_until = posted_at;
+  double covered_until = since;
   for (const auto& [start, finish] : intervals) {
     const double from = std::max(start, covered_until);
-    if (finish > from) {
-      busy += finish - from;
-      covered_until = finish;
+    const double to = std::min(finish, now);
+    if (to > from) {
+      busy += to - from;
+      covered_until = to;
     }
   }
   activity_->communication_s += busy;
-  activity_->wait_s += std::max(0.0, now - posted_at - busy);
+  activity_->wait_s += std::max(0.0, now - since - busy);
+  booked_until_ = now;
 }
 
 void S4uTransport::send(int to, comm::Buffer data) {
   const double posted_at = s4u::Engine::get_clock();
-  s4u::CommPtr comm = post_send(to, std::move(data));
+  s4u::CommPtr comm = start_send(to, std::move(data));
   comm->wait();
   account(posted_at, {comm});
 }
@@ -77,7 +107,7 @@ void S4uTransport::send(int to, comm::Buffer data) {
 comm::Buffer S4uTransport::recv(int from) {
   const double posted_at = s4u::Engine::get_clock();
   comm::Buffer* payload = nullptr;
-  s4u::CommPtr comm = incoming(from)->get_async<comm::Buffer>(&payload);
+  s4u::CommPtr comm = start_recv(from, &payload);
   comm->wait();
   account(posted_at, {comm});
   return std::move(*std::unique_ptr<comm::Buffer>(payload));
@@ -85,9 +115,9 @@ comm::Buffer S4uTransport::recv(int from) {
 
 comm::Buffer S4uTransport::send_recv(int to, comm::Buffer data, int from) {
   const double posted_at = s4u::Engine::get_clock();
-  s4u::CommPtr sending = post_send(to, std::move(data));
+  s4u::CommPtr sending = start_send(to, std::move(data));
   comm::Buffer* payload = nullptr;
-  s4u::CommPtr receiving = incoming(from)->get_async<comm::Buffer>(&payload);
+  s4u::CommPtr receiving = start_recv(from, &payload);
   receiving->wait();
   sending->wait();
   account(posted_at, {sending, receiving});
@@ -101,15 +131,29 @@ std::vector<comm::Buffer> S4uTransport::exchange(std::span<const int> to, std::v
   const double posted_at = s4u::Engine::get_clock();
   std::vector<s4u::CommPtr> comms;
   comms.reserve(to.size() + from.size());
-  for (std::size_t i = 0; i < to.size(); ++i) comms.push_back(post_send(to[i], std::move(data[i])));
+  for (std::size_t i = 0; i < to.size(); ++i) comms.push_back(start_send(to[i], std::move(data[i])));
   std::vector<comm::Buffer*> payloads(from.size(), nullptr);
-  for (std::size_t i = 0; i < from.size(); ++i) comms.push_back(incoming(from[i])->get_async<comm::Buffer>(&payloads[i]));
+  for (std::size_t i = 0; i < from.size(); ++i) comms.push_back(start_recv(from[i], &payloads[i]));
   for (const auto& comm : comms) comm->wait();
   account(posted_at, comms);
   std::vector<comm::Buffer> out;
   out.reserve(from.size());
   for (comm::Buffer* payload : payloads) out.push_back(std::move(*std::unique_ptr<comm::Buffer>(payload)));
   return out;
+}
+
+void S4uTransport::send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) {
+  exchange(to, std::move(data), {});
+}
+
+std::unique_ptr<comm::Pending> S4uTransport::post_send(int to, comm::Buffer data, int tag) {
+  return std::make_unique<S4uPending>(*this, start_send(to, std::move(data), tag), nullptr);
+}
+
+std::unique_ptr<comm::Pending> S4uTransport::post_recv(int from, int tag) {
+  auto payload = std::make_unique<comm::Buffer*>(nullptr);
+  s4u::CommPtr comm = start_recv(from, payload.get(), tag);
+  return std::make_unique<S4uPending>(*this, std::move(comm), std::move(payload));
 }
 
 void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int rounds) {
@@ -129,13 +173,10 @@ void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int roun
   if (pause > 0.0) {
     s4u::this_actor::sleep_for(pause);
     activity_->communication_s += pause;
+    booked_until_ = s4u::Engine::get_clock();
   }
   // Count the messages the rounds would have sent one by one.
   activity_->messages_sent += rounds - 2;
-}
-
-void S4uTransport::send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) {
-  exchange(to, std::move(data), {});
 }
 
 }  // namespace dtsim::runtime

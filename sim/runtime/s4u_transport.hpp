@@ -8,15 +8,17 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace dtsim::runtime {
 
-/// One rank's endpoint. Mailbox "<group>/<from>-><to>" carries messages from rank `from` to rank `to`.
-/// Time spent in each call is split into communication (some transfer of this call is moving bytes) and
-/// wait (none is: the peer has not posted its side yet); both, and the bytes sent, go to `activity`.
+/// One rank's endpoint. Mailbox "<group>/<from>-><to>" (with "#<tag>" for channels other than 0) carries
+/// messages from rank `from` to rank `to`. Time spent waiting in each call is split into communication (some
+/// transfer of this call is moving bytes) and wait (none is: the peer has not posted its side yet); both,
+/// and the bytes sent, go to `activity`, each instant counted once even when posted messages overlap.
 /// With a `shortcut`, timing-only ring phases it approves take two transfers instead of one per round.
 class S4uTransport final : public comm::Transport {
  public:
@@ -32,27 +34,31 @@ class S4uTransport final : public comm::Transport {
   void send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) override;
   std::vector<comm::Buffer> exchange(std::span<const int> to, std::vector<comm::Buffer> data,
                                      std::span<const int> from) override;
+  std::unique_ptr<comm::Pending> post_send(int to, comm::Buffer data, int tag) override;
+  std::unique_ptr<comm::Pending> post_recv(int from, int tag) override;
   /// Where the shortcut approves the shift: the first round as it is, which measures a round's time T
   /// under the network model, then the other rounds' bytes as one transfer, then a pause that brings those
   /// rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on an
   /// uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
 
- private:
-  simgrid::s4u::Mailbox* outgoing(int to);
-  simgrid::s4u::Mailbox* incoming(int from);
-  simgrid::s4u::CommPtr post_send(int to, comm::Buffer data);
+  /// Books the time from `posted_at` (or from the last booking, if later) to now as communication or wait.
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
+
+ private:
+  simgrid::s4u::Mailbox* mailbox(int from, int to, int tag);
+  simgrid::s4u::CommPtr start_send(int to, comm::Buffer data, int tag = 0);
+  simgrid::s4u::CommPtr start_recv(int from, comm::Buffer** payload, int tag = 0);
 
   std::string group_;
   int rank_;
   int size_;
   metrics::HostActivity* activity_;
   const PhaseShortcut* shortcut_;
-  // Resolved on first use, for the peers this rank talks to only: a table over all ranks would cost
-  // O(p^2) memory over the group.
-  std::unordered_map<int, simgrid::s4u::Mailbox*> outgoing_;  ///< by destination rank
-  std::unordered_map<int, simgrid::s4u::Mailbox*> incoming_;  ///< by source rank
+  double booked_until_ = 0.0;
+  // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
+  // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).
+  std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
 };
 
 }  // namespace dtsim::runtime

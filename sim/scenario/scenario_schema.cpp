@@ -294,7 +294,7 @@ SchemaNode training() {
                      choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
                                {{"ring", "reduce-scatter then allgather around the ring"},
                                 {"tree", "binomial reduce then broadcast"},
-                                {"double_binary_tree", "two complementary binary trees", true},
+                                {"double_binary_tree", "two complementary binary trees, half the buffer each"},
                                 {"halving_doubling", "recursive halving and doubling"},
                                 {"hierarchical", "within nodes, across nodes, within nodes", true},
                                 {"direct", "every rank sends to every rank"}})

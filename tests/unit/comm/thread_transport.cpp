@@ -4,14 +4,39 @@
 
 namespace dtsim::comm::testing {
 
-ThreadNetwork::ThreadNetwork(int ranks) : ranks_(ranks), queues_(static_cast<std::size_t>(ranks * ranks)) {}
+namespace {
 
-void ThreadNetwork::post(int from, int to, Buffer data) {
+/// Queues never block a sender, so a posted send is complete at once.
+class PostedSend final : public Pending {
+ public:
+  Buffer wait() override { return {}; }
+};
+
+class PostedRecv final : public Pending {
+ public:
+  PostedRecv(ThreadNetwork& network, int from, int to, int tag) : network_(&network), from_(from), to_(to), tag_(tag) {}
+  Buffer wait() override { return network_->take(from_, to_, tag_); }
+
+ private:
+  ThreadNetwork* network_;
+  int from_;
+  int to_;
+  int tag_;
+};
+
+}  // namespace
+
+ThreadNetwork::Queue& ThreadNetwork::queue(int from, int to, int tag) {
+  const std::lock_guard lock(queues_mutex_);
+  return queues_[{from, to, tag}];
+}
+
+void ThreadNetwork::post(int from, int to, Buffer data, int tag) {
   {
     const std::lock_guard lock(log_mutex_);
     log_.push_back({from, to, data.size()});
   }
-  Queue& queue = queues_[static_cast<std::size_t>(from * ranks_ + to)];
+  Queue& queue = this->queue(from, to, tag);
   {
     const std::lock_guard lock(queue.mutex);
     queue.items.push_back(std::move(data));
@@ -19,8 +44,8 @@ void ThreadNetwork::post(int from, int to, Buffer data) {
   queue.ready.notify_one();
 }
 
-Buffer ThreadNetwork::take(int from, int to) {
-  Queue& queue = queues_[static_cast<std::size_t>(from * ranks_ + to)];
+Buffer ThreadNetwork::take(int from, int to, int tag) {
+  Queue& queue = this->queue(from, to, tag);
   std::unique_lock lock(queue.mutex);
   queue.ready.wait(lock, [&] { return !queue.items.empty(); });
   Buffer out = std::move(queue.items.front());
@@ -52,6 +77,15 @@ std::vector<Buffer> ThreadTransport::exchange(std::span<const int> to, std::vect
   // Queues never block a sender, so posting everything first cannot deadlock.
   send_to_each(to, std::move(data));
   return recv_from_each(from);
+}
+
+std::unique_ptr<Pending> ThreadTransport::post_send(int to, Buffer data, int tag) {
+  network_->post(rank_, to, std::move(data), tag);
+  return std::make_unique<PostedSend>();
+}
+
+std::unique_ptr<Pending> ThreadTransport::post_recv(int from, int tag) {
+  return std::make_unique<PostedRecv>(*network_, from, rank_, tag);
 }
 
 void run_ranks(ThreadNetwork& network, const std::function<void(Transport&)>& body) {

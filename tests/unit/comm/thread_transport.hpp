@@ -7,7 +7,9 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace dtsim::comm::testing {
@@ -20,9 +22,9 @@ struct SentMessage {
 
 class ThreadNetwork {
  public:
-  explicit ThreadNetwork(int ranks);
-  void post(int from, int to, Buffer data);
-  Buffer take(int from, int to);
+  explicit ThreadNetwork(int ranks) : ranks_(ranks) {}
+  void post(int from, int to, Buffer data, int tag = 0);
+  Buffer take(int from, int to, int tag = 0);
   [[nodiscard]] int ranks() const { return ranks_; }
   /// Every message sent so far, in sending order per rank (order between ranks depends on scheduling).
   [[nodiscard]] std::vector<SentMessage> log() const;
@@ -33,8 +35,11 @@ class ThreadNetwork {
     std::condition_variable ready;
     std::deque<Buffer> items;
   };
+  Queue& queue(int from, int to, int tag);
+
   int ranks_;
-  std::vector<Queue> queues_;
+  std::mutex queues_mutex_;
+  std::map<std::tuple<int, int, int>, Queue> queues_;  ///< by (from, to, tag); map nodes never move
   mutable std::mutex log_mutex_;
   std::vector<SentMessage> log_;
 };
@@ -50,6 +55,8 @@ class ThreadTransport final : public Transport {
   std::vector<Buffer> recv_from_each(std::span<const int> from) override;
   void send_to_each(std::span<const int> to, std::vector<Buffer> data) override;
   std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) override;
+  std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) override;
+  std::unique_ptr<Pending> post_recv(int from, int tag) override;
 
  private:
   ThreadNetwork* network_;
