@@ -2,6 +2,7 @@
 
 #include "topologies/custom.hpp"
 #include "topologies/fat_tree.hpp"
+#include "topologies/hierarchical.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/parameter_server.hpp"
 #include "topologies/random_regular.hpp"
@@ -32,6 +33,8 @@ void register_builtin_topologies(TopologyRegistry& registry) {
                });
   registry.add("torus", "2D or 3D torus, wrapping around in every dimension",
                [](const scenario::Scenario& s) { return build_torus(s.topology.dimensions, s.topology.link); });
+  registry.add("hierarchical", "multi-device nodes, all-to-all inside, joined by a fabric through NICs per node or device",
+               [](const scenario::Scenario& s) { return build_hierarchical(s); });
   registry.add("custom", "explicit nodes and links",
                [](const scenario::Scenario& s) { return build_custom(s.topology); });
 }

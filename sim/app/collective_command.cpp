@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <set>
 
 namespace dtsim::app {
 namespace {
@@ -168,6 +169,16 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                 fmt::format("valid: {}", core::join_names(registries.topologies.names())));
   }
   const topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
+  // The hierarchical allreduce on a flat topology would be the ring allreduce under another name.
+  const std::span<const int> machines = graph.worker_machines();
+  const bool flat = std::set<int>(machines.begin(), machines.end()).size() == machines.size();
+  if (flat && *operation == comm::Operation::allreduce) {
+    if (options.algorithm == "hierarchical") {
+      usage_error("--algo", "the hierarchical allreduce needs multi-device nodes, and this topology is flat",
+                  "use --scenario with a file whose topology.kind is hierarchical");
+    }
+    std::erase(names, "hierarchical");
+  }
 
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
   for (const auto& name : names) algorithms.push_back(registry.find(name).factory());
@@ -224,6 +235,10 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                                  core::format_duration(cost.alpha), scenario::to_string(s.topology.network_model));
   text += fmt::format("# closed form: alpha-beta time with every message one link away and no link shared; busbw = algbw x {}\n",
                       bus_factor_text(*operation));
+  if (!flat) {
+    text += "# multi-device nodes: messages cross intra-node and fabric links, so the closed forms (fabric link "
+            "only) are a reference, not a prediction\n";
+  }
   text += fmt::format("{:>12}  {:<18} {:>14} {:>12} {:>12} {:>14} {:>10}\n", "size", "algorithm", "time_s", "algbw_GB/s",
                       "busbw_GB/s", "closed_form_s", "sim/closed");
   for (const auto& row : rows) {

@@ -3,6 +3,7 @@
 #include "sim/comm/direct_collectives.hpp"
 #include "sim/comm/double_binary_tree_allreduce.hpp"
 #include "sim/comm/halving_doubling_allreduce.hpp"
+#include "sim/comm/hierarchical_allreduce.hpp"
 #include "sim/comm/ring_collectives.hpp"
 
 #include <array>
@@ -97,6 +98,9 @@ void register_builtin_collectives(CollectiveCatalog& catalog) {
   catalog.allreduce.add("double_binary_tree",
                         "each half reduced and broadcast on its own binary tree, both at once: 2 floor(log2 p)(a + n/(2B))",
                         make<DoubleBinaryTreeAllreduce>());
+  catalog.allreduce.add("hierarchical",
+                        "ring reduce-scatter inside each node, ring allreduce across nodes, ring allgather inside",
+                        make<HierarchicalAllreduce>());
   catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
                         make<DirectAllreduce>());
 

@@ -27,6 +27,8 @@ class Transport {
 
   [[nodiscard]] virtual int rank() const = 0;
   [[nodiscard]] virtual int size() const = 0;
+  /// The machine (multi-device node) of each rank, by rank; empty when every rank is a machine of its own.
+  [[nodiscard]] virtual std::span<const int> machines() const { return {}; }
   /// Returns once `to` has received the whole message.
   virtual void send(int to, Buffer data) = 0;
   /// Returns once a message from `from` has arrived.

@@ -11,6 +11,7 @@ void AllreduceWorker::operator()() {
   metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
   const int workers = context_.scenario->cluster.workers;
   S4uTransport transport("allreduce", rank_, workers, activity);
+  transport.set_machines(setup.graph.worker_machines());
   const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
   models::BatchStream batches(setup.schedule, rank_);
   models::Parameters parameters = setup.model->initial_parameters();

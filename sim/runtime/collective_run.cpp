@@ -37,6 +37,7 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
       S4uTransport transport("collective", rank, ranks, activity[static_cast<std::size_t>(rank)]);
+      transport.set_machines(graph.worker_machines());
       algorithm.run(transport, outcome.results[static_cast<std::size_t>(rank)]);
       finished[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
     });
@@ -64,6 +65,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
         // Mailbox names differ per case, so a late message of one case can never match the next.
         S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, activity[static_cast<std::size_t>(rank)],
                                cases[index].phase_shortcut ? &shortcut : nullptr);
+        transport.set_machines(graph.worker_machines());
         barrier->wait();
         started[index] = simgrid::s4u::Engine::get_clock();
         cases[index].algorithm->run(transport, comm::Block::sized(cases[index].elements));

@@ -27,6 +27,9 @@ class S4uTransport final : public comm::Transport {
 
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return size_; }
+  [[nodiscard]] std::span<const int> machines() const override { return machines_; }
+  /// Tells the collectives which ranks share a machine; `machines` must outlive the transport.
+  void set_machines(std::span<const int> machines) { machines_ = machines; }
   void send(int to, comm::Buffer data) override;
   comm::Buffer recv(int from) override;
   comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
@@ -56,6 +59,7 @@ class S4uTransport final : public comm::Transport {
   metrics::HostActivity* activity_;
   const PhaseShortcut* shortcut_;
   double booked_until_ = 0.0;
+  std::span<const int> machines_;
   // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
   // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;

@@ -31,15 +31,24 @@ struct DeviceProfile {
   std::optional<core::Watts> busy_power;
 };
 
-struct ClusterSpec {
-  int workers = 0;
-  DeviceProfile device;
-};
-
 /// A full-duplex link: each direction has this bandwidth and latency.
 struct LinkSpec {
   core::BytesPerSecond bandwidth;
   core::Seconds latency;
+};
+
+/// `count` nodes of one type from `cluster.nodes`, with the type's figures resolved.
+struct NodeGroup {
+  std::string type;
+  int count = 1;
+  int devices = 1;     ///< devices per node
+  LinkSpec intra_link; ///< between each pair of devices of a node
+};
+
+struct ClusterSpec {
+  int workers = 0;
+  DeviceProfile device;
+  std::vector<NodeGroup> nodes;  ///< in declaration order; workers fill them node by node
 };
 
 enum class NetworkModel {
@@ -73,6 +82,8 @@ struct TopologySpec {
   std::vector<int> dimensions;   ///< torus: workers along each dimension
   std::vector<CustomNode> nodes; ///< custom: in declaration order (workers get ranks in this order)
   std::vector<CustomLink> links; ///< custom
+  std::string fabric = "fat_tree"; ///< hierarchical: the topology joining the NICs
+  bool nic_per_device = false;     ///< hierarchical: a NIC per device rather than per node
 };
 
 struct ModelSpec {

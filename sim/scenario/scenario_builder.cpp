@@ -6,6 +6,8 @@
 #include <boost/pending/disjoint_sets.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 
@@ -143,6 +145,88 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
   // Keys written here refine the named profile (say, a lower efficiency for an a100).
   overlay_device(device, out, false);
   return out;
+}
+
+/// The groups of `cluster.nodes` whose type is declared (total_devices() reports the others).
+std::vector<NodeGroup> read_node_groups(const View& cluster, const std::string& device_name, core::DiagnosticSink& sink) {
+  std::vector<NodeGroup> groups;
+  const ConfigNode* nodes = cluster.at("nodes").node();
+  if (nodes == nullptr) return groups;
+  const View types = cluster.at("node_types");
+  std::vector<std::string> reported;
+  for (std::size_t i = 0; i < nodes->items.size(); ++i) {
+    const View group(&nodes->items[i], fmt::format("cluster.nodes[{}]", i));
+    const std::string type = group.text("type");
+    const View declared = types.at(type);
+    if (declared.node() == nullptr) continue;
+    const std::string device = declared.text("device", device_name);
+    if (device != device_name && std::find(reported.begin(), reported.end(), type) == reported.end()) {
+      reported.push_back(type);
+      sink.error(declared.where("device"), declared.path() + ".device",
+                 fmt::format("nodes of '{}' devices beside a cluster of '{}' devices: mixed device types are not "
+                             "supported yet", device, device_name),
+                 fmt::format("use device: {} or leave it out", device_name));
+    }
+    if (!declared.has("intra_link")) continue;  // the schema reports it missing
+    groups.push_back(NodeGroup{type, static_cast<int>(group.integer("count").value_or(1)),
+                               static_cast<int>(declared.integer("devices").value_or(1)),
+                               read_link(declared.at("intra_link"))});
+  }
+  return groups;
+}
+
+/// `cluster.nodes` and `topology.kind: hierarchical` need each other; per-device NICs need switches.
+void check_hierarchy(const View& root, const Scenario& s, core::DiagnosticSink& sink) {
+  const View cluster = root.at("cluster");
+  const View topology = root.at("topology");
+  const bool hierarchical = s.topology.kind.value == "hierarchical";
+  const bool has_nodes = cluster.has("nodes");
+  if (hierarchical && !has_nodes) {
+    sink.error(topology.where("kind"), "topology.kind",
+               "a hierarchical topology needs multi-device nodes: declare cluster.node_types and cluster.nodes",
+               "node_types: {dgx: {devices: 8, intra_link: {bandwidth: 300GBps, latency: 1us}}}, nodes: [{type: dgx, "
+               "count: 4}]");
+  }
+  if (!hierarchical && has_nodes) {
+    sink.error(cluster.key_where("nodes"), "cluster.nodes",
+               fmt::format("multi-device nodes are simulated by topology.kind: hierarchical only, and the kind is '{}'",
+                           s.topology.kind.value),
+               fmt::format("use kind: hierarchical with fabric: {}, or remove cluster.nodes", s.topology.kind.value));
+  }
+  const View architecture = root.at("training").at("architecture");
+  if (architecture.text("algorithm") == "hierarchical") {
+    if (!hierarchical) {
+      sink.error(architecture.where("algorithm"), "training.architecture.algorithm",
+                 "the hierarchical allreduce needs multi-device nodes, and the topology is flat",
+                 "use topology.kind: hierarchical with cluster.nodes, or another algorithm");
+    } else {
+      // Workers fill the nodes in order: every node used must end up with the same number of them.
+      std::vector<int> filled;
+      int left = s.cluster.workers;
+      for (const NodeGroup& group : s.cluster.nodes) {
+        for (int n = 0; n < group.count && left > 0; ++n) {
+          filled.push_back(std::min(left, group.devices));
+          left -= filled.back();
+        }
+      }
+      if (!filled.empty() && std::any_of(filled.begin(), filled.end(), [&](int f) { return f != filled.front(); })) {
+        sink.error(architecture.where("algorithm"), "training.architecture.algorithm",
+                   fmt::format("the hierarchical allreduce needs the same number of workers on every node; {} workers "
+                               "fill the nodes unevenly", s.cluster.workers),
+                   "make cluster.workers a multiple of the devices per node, with nodes of one size");
+      }
+    }
+  }
+  if (hierarchical && s.topology.nic_per_device) {
+    const std::vector<std::string> switched{"tree", "fat_tree", "parameter_server"};
+    if (std::find(switched.begin(), switched.end(), s.topology.fabric) == switched.end()) {
+      sink.error(topology.where("nic"), "topology.nic",
+                 fmt::format("per-device NICs on a {} fabric would link devices of one node both inside the node and "
+                             "through the fabric, and their traffic could leave the node",
+                             s.topology.fabric),
+                 "use fabric: fat_tree, tree or parameter_server, or nic: per_node");
+    }
+  }
 }
 
 int total_devices(const View& cluster, core::DiagnosticSink& sink) {
@@ -347,8 +431,13 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
                "lower cluster.workers or add nodes");
   }
 
+  s.cluster.nodes = read_node_groups(cluster, s.cluster.device.name, sink);
+
   const View topology = root.at("topology");
   s.topology.kind = topology.located("kind");
+  s.topology.fabric = topology.text("fabric", "fat_tree");
+  s.topology.nic_per_device = topology.text("nic") == "per_device";
+  check_hierarchy(root, s, sink);
   s.topology.link = read_link(topology.at("link"));
   s.topology.server_link = topology.has("server_link") ? read_link(topology.at("server_link")) : s.topology.link;
   s.topology.network_model = topology.text("network_model") == "tcp" ? NetworkModel::Tcp : NetworkModel::AlphaBeta;

@@ -57,17 +57,16 @@ SchemaNode cluster() {
                         map_of("<name>", "one node type",
                                {
                                    integer("devices", 1, 1024, "devices per node").require(),
-                                   text("device", "device profile name of those devices"),
-                                   link("intra_link", "link between devices inside the node"),
-                               }))
-              .plan(),
+                                   text("device", "device profile name of those devices; mixed device types are "
+                                                  "not supported yet, so it must be `cluster.device.name`"),
+                                   link("intra_link", "link between each pair of devices inside the node").require(),
+                               })),
           list_of("nodes", "how many nodes of each type",
                   map_of("[]", "one group of nodes",
                          {
                              text("type", "a key of `cluster.node_types`").require(),
                              integer("count", 1, kMaxWorkers, "number of such nodes").fallback("1"),
-                         }))
-              .plan(),
+                         })),
           map_of("servers", "parameter-server nodes",
                  {
                      integer("count", 1, 1024, "number of server nodes").fallback("1"),
@@ -91,34 +90,43 @@ SchemaNode topology() {
                         {"mesh", "every worker linked to every other"},
                         {"random_regular", "seeded random graph in which every worker has `degree` links"},
                         {"torus", "2D or 3D torus, wrapping around in every dimension"},
-                        {"hierarchical", "multi-device nodes joined by a fabric", true},
+                        {"hierarchical", "multi-device nodes (`cluster.nodes`) joined by a fabric"},
                         {"custom", "explicit `nodes` and `links`"},
                     })
               .require(),
           link("link", "the link class of every worker link").require(),
           link("server_link", "link from the switch to each server; defaults to `link`")
-              .when("kind", {"parameter_server"}),
+              .when("kind", {"parameter_server", "hierarchical"}),
           choice_of("network_model", "network model", "how SimGrid times messages",
                     {{"alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
                      {"tcp", "SimGrid's calibrated TCP model"}})
               .fallback("alpha_beta"),
           boolean("bidirectional", "ring messages flow both ways").when("kind", {"ring"}).plan(),
-          integer("arity", 2, 64, "children per switch (tree), workers per leaf switch (fat_tree)")
+          integer("arity", 2, 64, "children per switch (tree), workers per leaf switch (fat_tree); for hierarchical, "
+                                  "the fabric's")
               .fallback("2")
-              .when("kind", trees),
+              .when("kind", {"tree", "fat_tree", "hierarchical"}),
           number("oversubscription", 1.0, 64.0, "a leaf's downlink capacity over its uplink capacity")
               .fallback("1")
-              .when("kind", {"fat_tree"}),
+              .when("kind", {"fat_tree", "hierarchical"}),
           integer("degree", 1, 1024, "links per worker").require().when("kind", {"random_regular"}),
           list_of("dimensions", "size of each torus dimension (2 or 3 of them)",
                   integer("[]", 2, 4096, "workers along one dimension"))
               .require()
               .when("kind", {"torus"}),
-          choice_of("fabric", "topology", "how the nodes are connected",
-                    {{"ring", ""}, {"tree", ""}, {"fat_tree", ""}, {"parameter_server", ""}, {"mesh", ""}, {"torus", ""}})
+          choice_of("fabric", "topology", "how the NICs are connected, with `link` as the NIC link",
+                    {{"ring", "NICs in a ring"},
+                     {"tree", "k-ary tree of switches"},
+                     {"fat_tree", "leaf-spine fat tree"},
+                     {"parameter_server", "one switch, with the servers behind it"},
+                     {"mesh", "every NIC linked to every other"},
+                     {"torus", "torus of NICs", true}})
+              .fallback("fat_tree")
               .when("kind", {"hierarchical"}),
           choice_of("nic", "nic placement", "network interfaces into the fabric",
-                    {{"per_node", "one NIC per node"}, {"per_device", "one NIC per device"}})
+                    {{"per_node", "one NIC per node, shared by its devices"},
+                     {"per_device", "one NIC per device (needs a switched fabric: tree, fat_tree, parameter_server)"}})
+              .fallback("per_node")
               .when("kind", {"hierarchical"}),
           dictionary_of("link_classes", "named link classes that custom links can refer to",
                         link("<name>", "one link class"))
@@ -296,7 +304,7 @@ SchemaNode training() {
                                 {"tree", "binomial reduce then broadcast"},
                                 {"double_binary_tree", "two complementary binary trees, half the buffer each"},
                                 {"halving_doubling", "recursive halving and doubling"},
-                                {"hierarchical", "within nodes, across nodes, within nodes", true},
+                                {"hierarchical", "within nodes, across nodes, within nodes (needs topology.kind: hierarchical)"},
                                 {"direct", "every rank sends to every rank"}})
                          .fallback("ring")
                          .when("kind", with_allreduce),

@@ -10,8 +10,9 @@ NodeId TopologyGraph::add_node(std::string name, NodeKind kind) {
   return boost::add_vertex(NodeProperties{std::move(name), kind}, graph_);
 }
 
-NodeId TopologyGraph::add_worker(std::string name) {
+NodeId TopologyGraph::add_worker(std::string name, std::optional<int> machine) {
   const NodeId id = add_node(std::move(name), NodeKind::Worker);
+  machines_.push_back(machine.value_or(static_cast<int>(workers_.size())));
   workers_.push_back(id);
   return id;
 }

@@ -7,6 +7,7 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,8 +45,9 @@ struct LinkEnds {
 
 class TopologyGraph {
  public:
-  /// Workers get ranks in the order they are added; so do servers.
-  NodeId add_worker(std::string name);
+  /// Workers get ranks in the order they are added; so do servers. A worker's `machine` says which
+  /// multi-device node it sits in (hierarchical topologies); by default each worker is a machine of its own.
+  NodeId add_worker(std::string name, std::optional<int> machine = std::nullopt);
   NodeId add_server(std::string name);
   NodeId add_switch(std::string name);
   /// Adds a link between two distinct nodes; its name is "<a>--<b>".
@@ -56,6 +58,8 @@ class TopologyGraph {
   [[nodiscard]] std::size_t node_count() const { return boost::num_vertices(graph_); }
   /// Worker nodes by rank.
   [[nodiscard]] std::span<const NodeId> workers() const { return workers_; }
+  /// The machine of each worker, by rank: ranks on one machine share its intra-node links.
+  [[nodiscard]] std::span<const int> worker_machines() const { return machines_; }
   /// Server nodes by index.
   [[nodiscard]] std::span<const NodeId> servers() const { return servers_; }
   /// Workers then servers: every node that runs code.
@@ -69,6 +73,7 @@ class TopologyGraph {
 
   Graph graph_;
   std::vector<NodeId> workers_;
+  std::vector<int> machines_;
   std::vector<NodeId> servers_;
   // Kept beside the graph, indexed by link id, rather than reached through edge descriptors, which point
   // into the graph's storage and would dangle once the graph is copied.

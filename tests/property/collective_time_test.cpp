@@ -6,7 +6,9 @@
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/runtime/collective_run.hpp"
 #include "sim/topology/routing.hpp"
+#include "sim/comm/hierarchical_allreduce.hpp"
 #include "topologies/fat_tree.hpp"
+#include "topologies/hierarchical.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 #include "topologies/tree.hpp"
@@ -211,6 +213,34 @@ TEST(Contention, RingAllreduceIsSlowerByTheMostLoadedLinksFactor) {
   // Against the same allreduce on a ring, where each step takes alpha + (n/p)/B: about k times slower.
   const double on_a_ring = ring->predicted_time(kRanks, core::Bytes(4.0 * elements), {kLink.latency, kLink.bandwidth}).value();
   EXPECT_NEAR(times[0] / on_a_ring, most_loaded, 0.01 * most_loaded);
+}
+
+// The hierarchical allreduce on 4 nodes of 4 devices, one NIC per node, NICs in a ring: inside a node every
+// ring step has its own 300 GB/s link; across nodes the 4 rings of local indices share each NIC link, so a
+// flow gets min(B_intra, B_fabric / 4) over a path of two intra links and one fabric link.
+TEST(HierarchicalAllreduce, MatchesItsTwoLevelClosedForm) {
+  constexpr int kPerNode = 4;
+  constexpr int kNodes = 4;
+  scenario::Scenario s;
+  s.cluster.workers = kPerNode * kNodes;
+  const scenario::LinkSpec intra{core::parse_bandwidth("300GBps"), core::parse_duration("1us")};
+  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", kNodes, kPerNode, intra});
+  s.topology.kind.value = "hierarchical";
+  s.topology.fabric = "ring";
+  s.topology.link = kLink;
+  const topology::TopologyGraph graph = topologies::build_hierarchical(s);
+  const auto algorithm = make("allreduce/hierarchical");
+  std::vector<runtime::CollectiveCase> cases;
+  for (const std::size_t elements : {std::size_t{1} << 18U, std::size_t{1} << 24U}) cases.push_back({algorithm.get(), elements});
+  const std::vector<double> times = runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, cases);
+  const comm::AlphaBeta inside{intra.latency, intra.bandwidth};
+  const comm::AlphaBeta across{intra.latency * 2.0 + kLink.latency,
+                               core::BytesPerSecond(std::min(intra.bandwidth.value(), kLink.bandwidth.value() / kPerNode))};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const core::Bytes size(4.0 * static_cast<double>(cases[i].elements));
+    const double predicted = comm::hierarchical_allreduce_time(kPerNode, kNodes, size, inside, across).value();
+    EXPECT_NEAR(times[i], predicted, 1e-3 * predicted) << size.value() << " B";
+  }
 }
 
 TEST(AllreduceOnItsTopology, TcpModelIsSlowerThanAlphaBeta) {

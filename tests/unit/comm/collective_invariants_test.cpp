@@ -170,6 +170,44 @@ INSTANTIATE_TEST_SUITE_P(Registered, CollectiveInvariants,
                                   std::to_string(std::get<2>(param_info.param));
                          });
 
+// With ranks on machines, the hierarchical allreduce sums exactly, whatever the machines are called, and
+// refuses machines of different sizes.
+TEST(HierarchicalAllreduce, SumsExactlyAcrossMachines) {
+  for (const std::vector<int>& machines : {std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}, std::vector<int>{7, 7, 3, 3, 5, 5},
+                                           std::vector<int>{0, 1, 2, 0, 1, 2}}) {
+    const int ranks = static_cast<int>(machines.size());
+    std::vector<Values> buffers = inputs(ranks, 1001);
+    const Values expected = sum_of(buffers);
+    testing::ThreadNetwork network(ranks, machines);
+    run_on(*make("allreduce/hierarchical"), buffers, network);
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(buffers[static_cast<std::size_t>(r)], expected) << "rank " << r;
+  }
+}
+
+TEST(HierarchicalAllreduce, OnlyAShareOfTheBufferCrossesMachines) {
+  const std::vector<int> machines{0, 0, 0, 0, 1, 1, 1, 1};
+  testing::ThreadNetwork network(8, machines);
+  std::vector<Values> buffers = inputs(8, 4000);
+  run_on(*make("allreduce/hierarchical"), buffers, network);
+  double across = 0;
+  for (const auto& message : network.log()) {
+    if (machines[static_cast<std::size_t>(message.from)] != machines[static_cast<std::size_t>(message.to)]) {
+      across += static_cast<double>(message.elements);
+    }
+  }
+  // Each of 8 ranks sends its 1000-element chunk across twice (2 machines: one reduce-scatter and one allgather
+  // step of 500 elements each way).
+  EXPECT_EQ(across, 8 * 2 * 500.0);
+}
+
+TEST(HierarchicalAllreduce, RefusesMachinesOfDifferentSizes) {
+  // The check comes before any message, so one rank alone shows it.
+  testing::ThreadNetwork network(5, {0, 0, 0, 1, 1});
+  testing::ThreadTransport rank_zero(network, 0);
+  Values data(10, 1.0F);
+  EXPECT_THROW(make("allreduce/hierarchical")->run(rank_zero, data), std::invalid_argument);
+}
+
 TEST(CollectiveMessages, TreeSendsWholeBuffersAlongABinomialTree) {
   const int ranks = 6;
   testing::ThreadNetwork network(ranks);

@@ -22,7 +22,8 @@ struct SentMessage {
 
 class ThreadNetwork {
  public:
-  explicit ThreadNetwork(int ranks) : ranks_(ranks) {}
+  explicit ThreadNetwork(int ranks, std::vector<int> machines = {}) : ranks_(ranks), machines_(std::move(machines)) {}
+  [[nodiscard]] std::span<const int> machines() const { return machines_; }
   void post(int from, int to, Buffer data, int tag = 0);
   Buffer take(int from, int to, int tag = 0);
   [[nodiscard]] int ranks() const { return ranks_; }
@@ -38,6 +39,7 @@ class ThreadNetwork {
   Queue& queue(int from, int to, int tag);
 
   int ranks_;
+  std::vector<int> machines_;
   std::mutex queues_mutex_;
   std::map<std::tuple<int, int, int>, Queue> queues_;  ///< by (from, to, tag); map nodes never move
   mutable std::mutex log_mutex_;
@@ -49,6 +51,7 @@ class ThreadTransport final : public Transport {
   ThreadTransport(ThreadNetwork& network, int rank) : network_(&network), rank_(rank) {}
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return network_->ranks(); }
+  [[nodiscard]] std::span<const int> machines() const override { return network_->machines(); }
   void send(int to, Buffer data) override { network_->post(rank_, to, std::move(data)); }
   Buffer recv(int from) override { return network_->take(from, rank_); }
   Buffer send_recv(int to, Buffer data, int from) override;

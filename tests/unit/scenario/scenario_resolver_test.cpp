@@ -45,18 +45,19 @@ TEST(ScenarioResolver, BuildsTopologyDataAndSchedule) {
   EXPECT_EQ(setup.evaluate_every, 12);
 }
 
-TEST(ScenarioResolver, PlannedTopologyIsNotSupportedYet) {
+TEST(ScenarioResolver, HierarchicalTopologyNeedsNodes) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "kind: ring", "kind: hierarchical")),
-            "s.yaml:6:9: error: topology.kind: topology 'hierarchical' is not supported yet\n"
-            "  hint: supported topology names: ring, parameter_server, tree, fat_tree, mesh, random_regular, torus, "
-            "custom");
+            "s.yaml:6:9: error: topology.kind: a hierarchical topology needs multi-device nodes: declare "
+            "cluster.node_types and cluster.nodes\n"
+            "  hint: node_types: {dgx: {devices: 8, intra_link: {bandwidth: 300GBps, latency: 1us}}}, nodes: [{type: "
+            "dgx, count: 4}]");
 }
 
 TEST(ScenarioResolver, MisspelledTopologySuggestsTheClosest) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "kind: ring", "kind: rnig")),
             "s.yaml:6:9: error: topology.kind: unknown topology 'rnig'\n"
             "  hint: did you mean 'ring'? valid topology names: ring, parameter_server, tree, fat_tree, mesh, "
-            "random_regular, torus, custom; not supported yet: hierarchical");
+            "random_regular, torus, hierarchical, custom");
 }
 
 TEST(ScenarioResolver, ParameterServerArchitectureNeedsAServer) {

@@ -2,6 +2,7 @@
 #include "sim/topology/graph_statistics.hpp"
 #include "topologies/custom.hpp"
 #include "topologies/fat_tree.hpp"
+#include "topologies/hierarchical.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/parameter_server.hpp"
 #include "topologies/random_regular.hpp"
@@ -18,6 +19,50 @@ namespace dtsim::topologies {
 namespace {
 
 const scenario::LinkSpec kLink{core::BytesPerSecond(1.25e9), core::Seconds(5e-6)};
+
+scenario::Scenario hierarchical(int workers, std::string fabric, bool nic_per_device) {
+  scenario::Scenario s;
+  s.cluster.workers = workers;
+  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", 2, 4, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}});
+  s.cluster.nodes.push_back(scenario::NodeGroup{"pair", 1, 2, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}});
+  s.topology.kind.value = "hierarchical";
+  s.topology.fabric = std::move(fabric);
+  s.topology.nic_per_device = nic_per_device;
+  s.topology.link = kLink;
+  return s;
+}
+
+TEST(HierarchicalBuilder, NodesAllToAllInsideAndANicPerNodeOnTheFabric) {
+  // Nodes of 4, 4 and 2 devices; 10 workers fill all three.
+  const auto graph = build_hierarchical(hierarchical(10, "ring", false));
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.workers, 10U);
+  EXPECT_EQ(stats.switches, 3U);                         // one NIC per node
+  EXPECT_EQ(stats.links, 6U + 6U + 1U + 10U + 3U);       // intra pairs, device-NIC links, the NIC ring
+  EXPECT_EQ(std::vector<int>(graph.worker_machines().begin(), graph.worker_machines().end()),
+            (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2}));
+  const topology::RoutingTable routes(graph);
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[3]).size(), 1U);  // inside a node: one intra link
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[4]).size(), 3U);  // device, NIC, NIC, device
+  EXPECT_EQ(graph.link(routes.route(graph.workers()[0], graph.workers()[3])[0].link).bandwidth.value(), 300e9);
+}
+
+TEST(HierarchicalBuilder, PerDeviceNicsKeepTrafficInsideANodeOnItsOwnLinks) {
+  const auto graph = build_hierarchical(hierarchical(8, "fat_tree", true));  // the first two nodes only
+  const topology::RoutingTable routes(graph);
+  for (std::size_t a = 0; a < 8; ++a) {
+    for (std::size_t b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      const auto& route = routes.route(graph.workers()[a], graph.workers()[b]);
+      const bool same_node = a / 4 == b / 4;
+      EXPECT_EQ(route.size() == 1, same_node) << a << " -> " << b;
+      if (same_node) {
+        EXPECT_EQ(graph.link(route[0].link).bandwidth.value(), 300e9);
+      }
+    }
+  }
+  EXPECT_THROW(build_hierarchical(hierarchical(11, "ring", false)), std::invalid_argument);
+}
 
 TEST(RingBuilder, EveryWorkerHasTwoNeighbours) {
   const auto graph = build_ring(8, kLink);

@@ -1,0 +1,37 @@
+#pragma once
+// A sub-group of another transport's ranks, renumbered 0..n-1 in the order given, like an MPI
+// sub-communicator: collectives run on a group as on any transport (the ranks of one machine, say). Ring
+// phases run round by round: the parent's phase shortcut reasons about the whole group, not a subgroup.
+
+#include "sim/comm/transport.hpp"
+
+#include <vector>
+
+namespace dtsim::comm {
+
+class GroupTransport final : public Transport {
+ public:
+  /// `members` are ranks of `parent`, including the parent's own rank; `parent` must outlive the group.
+  GroupTransport(Transport& parent, std::vector<int> members);
+
+  [[nodiscard]] int rank() const override { return rank_; }
+  [[nodiscard]] int size() const override { return static_cast<int>(members_.size()); }
+  void send(int to, Buffer data) override;
+  Buffer recv(int from) override;
+  Buffer send_recv(int to, Buffer data, int from) override;
+  std::vector<Buffer> recv_from_each(std::span<const int> from) override;
+  void send_to_each(std::span<const int> to, std::vector<Buffer> data) override;
+  std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) override;
+  std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) override;
+  std::unique_ptr<Pending> post_recv(int from, int tag) override;
+
+ private:
+  [[nodiscard]] int parent_rank(int member) const { return members_.at(static_cast<std::size_t>(member)); }
+  [[nodiscard]] std::vector<int> parent_ranks(std::span<const int> members) const;
+
+  Transport* parent_;
+  std::vector<int> members_;
+  int rank_ = -1;
+};
+
+}  // namespace dtsim::comm
