@@ -18,7 +18,7 @@ topology::TopologyGraph build_fabric(const scenario::Scenario& s, int endpoints)
   if (t.fabric == "ring") return build_ring(endpoints, t.link);
   if (t.fabric == "tree") return build_tree(endpoints, t.arity, t.link);
   if (t.fabric == "fat_tree") return build_fat_tree(endpoints, t.arity, t.oversubscription, t.link);
-  if (t.fabric == "parameter_server") return build_parameter_server(endpoints, 1, t.link, t.server_link);
+  if (t.fabric == "parameter_server") return build_parameter_server(endpoints, parameter_servers(s), t.link, t.server_link);
   if (t.fabric == "mesh") return build_mesh(endpoints, t.link);
   throw std::invalid_argument(fmt::format("a hierarchical topology cannot use a '{}' fabric", t.fabric));
 }

@@ -15,9 +15,11 @@ namespace dtsim::topologies {
 void register_builtin_topologies(TopologyRegistry& registry) {
   registry.add("ring", "workers in a cycle of full-duplex links",
                [](const scenario::Scenario& s) { return build_ring(s.cluster.workers, s.topology.link); });
-  registry.add("parameter_server", "workers and one server around a switch (star)", [](const scenario::Scenario& s) {
-    return build_parameter_server(s.cluster.workers, 1, s.topology.link, s.topology.server_link);
-  });
+  registry.add("parameter_server", "workers and one server per parameter shard around a switch (star)",
+               [](const scenario::Scenario& s) {
+                 return build_parameter_server(s.cluster.workers, parameter_servers(s), s.topology.link,
+                                               s.topology.server_link);
+               });
   registry.add("tree", "k-ary tree of switches with workers at the leaves", [](const scenario::Scenario& s) {
     return build_tree(s.cluster.workers, s.topology.arity, s.topology.link);
   });

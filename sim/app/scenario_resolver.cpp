@@ -36,6 +36,21 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
                            s.topology.kind.value),
                "set topology.kind to parameter_server");
   }
+  if (s.training.architecture == scenario::Architecture::ParameterServer && !graph.servers().empty()) {
+    const auto servers = static_cast<int>(graph.servers().size());
+    const std::size_t parameters =
+        registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features))->parameter_count();
+    if (servers < s.training.shards) {
+      sink.error(s.training.shards_at, "training.architecture.shards",
+                 fmt::format("{} shards need one server each, and the topology has {}", s.training.shards, servers),
+                 "declare more nodes of kind server, or lower shards");
+    } else if (static_cast<std::size_t>(s.training.shards) > parameters) {
+      sink.error(s.training.shards_at, "training.architecture.shards",
+                 fmt::format("{} shards of a model with {} parameters would leave a server without any",
+                             s.training.shards, parameters),
+                 fmt::format("use at most {} shards", parameters));
+    }
+  }
   if (s.training.architecture == scenario::Architecture::Allreduce && !strategy->lock_step()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("'{}' lets workers drift apart, which an allreduce cannot do", s.training.sync_strategy.value),

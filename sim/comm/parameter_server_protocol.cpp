@@ -1,13 +1,34 @@
 #include "sim/comm/parameter_server_protocol.hpp"
 
+#include "sim/comm/collective_algorithm.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace dtsim::comm {
 
-Buffer push_and_pull(Transport& transport, int server, Buffer gradient) {
-  transport.send(server, std::move(gradient));
-  return transport.recv(server);
+Buffer push_and_pull(Transport& transport, std::span<const int> servers, const Buffer& gradient) {
+  const auto shards = static_cast<int>(servers.size());
+  std::vector<Buffer> pushed;
+  pushed.reserve(servers.size());
+  for (int j = 0; j < shards; ++j) {
+    const ChunkBounds bounds = chunk_bounds(gradient.size(), shards, j);
+    if (!gradient.has_values()) {
+      pushed.push_back(Buffer::sized(bounds.end - bounds.begin));
+    } else {
+      const std::span<const float> values = gradient.values();
+      pushed.emplace_back(std::vector<float>(values.begin() + static_cast<std::ptrdiff_t>(bounds.begin),
+                                             values.begin() + static_cast<std::ptrdiff_t>(bounds.end)));
+    }
+  }
+  transport.send_to_each(servers, std::move(pushed));
+  std::vector<Buffer> pulled = transport.recv_from_each(servers);
+  if (!gradient.has_values()) return Buffer::sized(gradient.size());
+  std::vector<float> joined;
+  joined.reserve(gradient.size());
+  for (const Buffer& shard : pulled) joined.insert(joined.end(), shard.values().begin(), shard.values().end());
+  if (joined.size() != gradient.size()) throw std::invalid_argument("servers returned shards of the wrong sizes");
+  return Buffer(std::move(joined));
 }
 
 Buffer mean_of(const std::vector<Buffer>& buffers) {
@@ -33,9 +54,10 @@ void serve_round(Transport& transport, std::span<const int> workers, const std::
 }
 
 core::Seconds push_time(int workers, core::Bytes size, core::Seconds worker_latency, core::BytesPerSecond worker_bandwidth,
-                        core::Seconds server_latency, core::BytesPerSecond server_bandwidth) {
-  const core::BytesPerSecond rate = std::min(worker_bandwidth, server_bandwidth / static_cast<double>(workers));
-  return worker_latency + server_latency + size / rate;
+                        core::Seconds server_latency, core::BytesPerSecond server_bandwidth, int shards) {
+  const double s = shards;
+  const core::BytesPerSecond rate = std::min(worker_bandwidth / s, server_bandwidth / static_cast<double>(workers));
+  return worker_latency + server_latency + size / s / rate;
 }
 
 }  // namespace dtsim::comm

@@ -1,16 +1,19 @@
 #pragma once
-// Synchronous parameter-server exchange: every worker pushes its gradient to the server, the server
-// combines them into one update, and every worker pulls the new parameters.
+// Synchronous parameter-server exchange: every worker pushes its gradient to the servers, each server
+// combines its shard of them into one update, and every worker pulls the new parameters. The parameters
+// are sharded by key range: server j holds chunk_bounds(n, S, j) of the n parameters.
 
 #include "sim/comm/transport.hpp"
 #include "sim/core/units.hpp"
 
 #include <functional>
+#include <span>
 
 namespace dtsim::comm {
 
-/// Worker side: pushes `gradient` to `server`, then waits for the parameters it sends back.
-Buffer push_and_pull(Transport& transport, int server, Buffer gradient);
+/// Worker side: pushes shard j of `gradient` to `servers[j]`, all at once, then waits for every server's
+/// shard of the new parameters and returns them joined in key order.
+Buffer push_and_pull(Transport& transport, std::span<const int> servers, const Buffer& gradient);
 
 /// Server side of one round: receives one gradient from each of `workers` (all transfers at once),
 /// calls `update` with their elementwise mean to get the new parameters, and sends those to every
@@ -20,10 +23,11 @@ void serve_round(Transport& transport, std::span<const int> workers, const std::
 /// Elementwise mean of equally long buffers, summed in the order given.
 Buffer mean_of(const std::vector<Buffer>& buffers);
 
-/// Closed-form alpha-beta time of one push (or one pull) of `size` from each of `workers` workers through
-/// a switch: path latency plus the size at the rate of the bottleneck, where the server link is shared
-/// fairly by all the workers' flows: alpha_w + alpha_s + n / min(B_w, B_s / p).
+/// Closed-form alpha-beta time of one push (or one pull) of `size` from each of `workers` workers to
+/// `shards` servers through a switch. Every flow carries n/S bytes; a worker link carries S of them and a
+/// server link p, all alike, so each flow gets min(B_w / S, B_s / p):
+///   alpha_w + alpha_s + max(n / B_w, p n / (S B_s)).
 core::Seconds push_time(int workers, core::Bytes size, core::Seconds worker_latency, core::BytesPerSecond worker_bandwidth,
-                        core::Seconds server_latency, core::BytesPerSecond server_bandwidth);
+                        core::Seconds server_latency, core::BytesPerSecond server_bandwidth, int shards = 1);
 
 }  // namespace dtsim::comm

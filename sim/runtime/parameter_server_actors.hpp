@@ -5,8 +5,8 @@
 
 namespace dtsim::runtime {
 
-/// A worker that pushes each gradient to the parameter server and pulls the updated parameters.
-/// Ranks 0..p-1 are workers; rank p is the server.
+/// A worker that pushes each gradient to the parameter servers, one shard to each, and pulls the updated
+/// parameters. Ranks 0..p-1 are workers; ranks p..p+S-1 are the servers of shards 0..S-1.
 class ParameterServerWorker {
  public:
   ParameterServerWorker(TrainingContext context, int rank);
@@ -17,15 +17,17 @@ class ParameterServerWorker {
   int rank_;
 };
 
-/// The server: each round, averages the workers' gradients and applies the optimizer (its FLOPs charged
-/// to the server's host), then sends the parameters back.
+/// The server of one shard (a contiguous key range of the parameters): each round, averages the workers'
+/// gradients for its range and applies the optimizer to it (its FLOPs charged to the server's host), then
+/// sends the range back.
 class ParameterServer {
  public:
-  explicit ParameterServer(TrainingContext context);
+  ParameterServer(TrainingContext context, int shard);
   void operator()();
 
  private:
   TrainingContext context_;
+  int shard_;
 };
 
 }  // namespace dtsim::runtime

@@ -32,9 +32,14 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     }
   }
   if (scenario.training.architecture == scenario::Architecture::ParameterServer) {
-    if (setup.graph.servers().empty()) throw std::logic_error("parameter_server architecture on a topology without servers");
-    simgrid::s4u::Host* host = session.host(setup.graph.servers().front());
-    simgrid::s4u::Actor::create(host->get_name(), host, ParameterServer(context));
+    const auto servers = setup.graph.servers();
+    if (static_cast<int>(servers.size()) < scenario.training.shards) {
+      throw std::logic_error("parameter_server architecture with fewer servers than shards");
+    }
+    for (int shard = 0; shard < scenario.training.shards; ++shard) {
+      simgrid::s4u::Host* host = session.host(servers[static_cast<std::size_t>(shard)]);
+      simgrid::s4u::Actor::create(host->get_name(), host, ParameterServer(context, shard));
+    }
   }
   record.simulated_s = session.run();
   return record;

@@ -119,6 +119,8 @@ struct TrainingSpec {
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;
+  int shards = 1;  ///< parameter servers the parameters are split over by key range
+  core::SourcePosition shards_at;
   /// Stop conditions: training ends at the first one reached; at least one is set.
   std::optional<std::int64_t> epochs;
   std::optional<std::int64_t> iterations;

@@ -394,6 +394,8 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.architecture_at = architecture.where("kind");
   out.architecture = architecture.text("kind") == "parameter_server" ? Architecture::ParameterServer : Architecture::Allreduce;
   out.allreduce_algorithm = architecture.located("algorithm");
+  out.shards = static_cast<int>(architecture.integer("shards").value_or(1));
+  out.shards_at = architecture.has("shards") ? architecture.where("shards") : architecture.where("kind");
   const View stop = training.at("stop");
   out.epochs = stop.integer("epochs");
   out.iterations = stop.integer("iterations");

@@ -308,9 +308,9 @@ SchemaNode training() {
                                 {"direct", "every rank sends to every rank"}})
                          .fallback("ring")
                          .when("kind", with_allreduce),
-                     integer("shards", 1, 1024, "servers the parameters are sharded over by key range")
-                         .when("kind", with_servers)
-                         .plan(),
+                     integer("shards", 1, 1024, "parameter servers, each holding one contiguous range of the parameters")
+                         .fallback("1")
+                         .when("kind", with_servers),
                  }),
           map_of("stop", "when training ends: the first condition reached",
                  {

@@ -79,6 +79,7 @@ const std::string kCustomStar = R"(custom
 INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
                          ::testing::Values(std::pair{std::string("ring"), std::string("allreduce")},
                                            std::pair{std::string("parameter_server"), std::string("parameter_server")},
+                                           std::pair{std::string("parameter_server"), std::string("parameter_server, shards: 3")},
                                            std::pair{std::string("tree\n  arity: 3"), std::string("allreduce")},
                                            std::pair{std::string("mesh"), std::string("allreduce")},
                                            std::pair{std::string("fat_tree\n  oversubscription: 2"), std::string("allreduce")},
@@ -88,7 +89,8 @@ INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
                                            std::pair{kCustomStar, std::string("allreduce")},
                                            std::pair{std::string("mesh"), std::string("allreduce, algorithm: tree")},
                                            std::pair{std::string("mesh"), std::string("allreduce, algorithm: halving_doubling")},
-                                           std::pair{std::string("mesh"), std::string("allreduce, algorithm: direct")}),
+                                           std::pair{std::string("mesh"), std::string("allreduce, algorithm: direct")},
+                                           std::pair{std::string("mesh"), std::string("allreduce, algorithm: double_binary_tree")}),
                          [](const auto& param_info) {
                            const std::string& topology = param_info.param.first;
                            std::string name = topology.substr(0, topology.find('\n')) + "_" + param_info.param.second;

@@ -67,6 +67,27 @@ TEST(TrainingTime, ParameterServerIterationIsComputePushUpdatePull) {
   EXPECT_DOUBLE_EQ(worker.bytes_sent, 4 * parameters * static_cast<double>(run.setup.total_iterations));
 }
 
+// Two shards: each server averages and updates half of the 256 parameters, and each push or pull moves
+// two flows of half the gradient per worker.
+TEST(TrainingTime, ShardedParameterServerSplitsTransferAndUpdate) {
+  const SimulatedRun run = simulate("parameter_server", "parameter_server, shards: 2");
+  ASSERT_EQ(run.record.hosts.size(), 6U);  // 4 workers, 2 servers
+  const auto& device = run.scenario.cluster.device;
+  const auto& link = run.scenario.topology.link;
+  const double parameters = static_cast<double>(run.setup.model->parameter_count());
+  const int workers = run.scenario.cluster.workers;
+  const double shard = parameters / 2;
+  const double worker_compute = compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+  const double server_compute =
+      compute::compute_time(shard * workers + models::Sgd::flops(static_cast<std::size_t>(shard)), device).value();
+  const double transfer = comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency,
+                                          link.bandwidth, 2)
+                              .value();
+  const double expected = (worker_compute + transfer + server_compute + transfer) * static_cast<double>(run.setup.total_iterations);
+  EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
+  EXPECT_DOUBLE_EQ(run.record.hosts[4].bytes_sent, run.record.hosts[5].bytes_sent);
+}
+
 TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
   const SimulatedRun run = simulate("ring", "allreduce");
   const auto& device = run.scenario.cluster.device;
