@@ -10,7 +10,8 @@ namespace dtsim::topologies {
 ///   worker-0 -- worker-1 -- ... -- worker-(p-1)
 ///       \______________________________/
 ///
-/// Two workers share one link; one worker has none.
-topology::TopologyGraph build_ring(int workers, const scenario::LinkSpec& link);
+/// Two workers share one link; one worker has none. Not `bidirectional`: the links are one-way, i to i+1,
+/// so traffic only goes round one way (two workers then have a link each way).
+topology::TopologyGraph build_ring(int workers, const scenario::LinkSpec& link, bool bidirectional = true);
 
 }  // namespace dtsim::topologies

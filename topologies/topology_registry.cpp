@@ -13,8 +13,10 @@
 namespace dtsim::topologies {
 
 void register_builtin_topologies(TopologyRegistry& registry) {
-  registry.add("ring", "workers in a cycle of full-duplex links",
-               [](const scenario::Scenario& s) { return build_ring(s.cluster.workers, s.topology.link); });
+  registry.add("ring", "workers in a cycle of full-duplex links, or of one-way links (bidirectional: false)",
+               [](const scenario::Scenario& s) {
+                 return build_ring(s.cluster.workers, s.topology.link, s.topology.bidirectional);
+               });
   registry.add("parameter_server", "workers and one server per parameter shard around a switch (star)",
                [](const scenario::Scenario& s) {
                  return build_parameter_server(s.cluster.workers, parameter_servers(s), s.topology.link,

@@ -94,6 +94,10 @@ scenario::Scenario from_options(const CollectiveOptions& options) {
   s.topology.arity = options.arity;
   s.topology.oversubscription = options.oversubscription;
   s.topology.degree = options.degree;
+  if (options.unidirectional && options.topology != "ring") {
+    usage_error("--unidirectional", fmt::format("applies to a ring only, and the topology is '{}'", options.topology));
+  }
+  s.topology.bidirectional = !options.unidirectional;
   if (options.network_model == "tcp") {
     s.topology.network_model = scenario::NetworkModel::Tcp;
   } else if (options.network_model != "alpha_beta") {

@@ -18,6 +18,7 @@ struct CollectiveOptions {
   std::string sizes = "1KiB:64MiB";       ///< FROM:TO[:FACTOR], sizes multiplied by FACTOR (default 2)
   std::optional<std::filesystem::path> scenario;  ///< take topology and network model from this file
   std::string topology = "ring";
+  bool unidirectional = false;            ///< ring: one-way links
   std::string bandwidth = "10Gbps";
   std::string latency = "5us";
   int arity = 2;

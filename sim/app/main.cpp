@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   CLI::Option* collective_scenario = collective->add_option("--scenario", scenario_for_collective,
                                                             "take the topology and network model from this scenario");
   collective->add_option("--topology", collective_options.topology, "topology kind")->capture_default_str();
+  collective->add_flag("--unidirectional", collective_options.unidirectional, "ring of one-way links");
   collective->add_option("--bandwidth", collective_options.bandwidth, "link bandwidth")->capture_default_str();
   collective->add_option("--latency", collective_options.latency, "link latency")->capture_default_str();
   collective->add_option("--arity", collective_options.arity, "tree / fat_tree arity")->capture_default_str();

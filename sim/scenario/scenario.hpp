@@ -82,6 +82,7 @@ struct TopologySpec {
   std::vector<int> dimensions;   ///< torus: workers along each dimension
   std::vector<CustomNode> nodes; ///< custom: in declaration order (workers get ranks in this order)
   std::vector<CustomLink> links; ///< custom
+  bool bidirectional = true;       ///< ring: full-duplex links; false: one-way links i -> i+1
   std::string fabric = "fat_tree"; ///< hierarchical: the topology joining the NICs
   bool nic_per_device = false;     ///< hierarchical: a NIC per device rather than per node
 };

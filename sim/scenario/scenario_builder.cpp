@@ -438,6 +438,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   const View topology = root.at("topology");
   s.topology.kind = topology.located("kind");
   s.topology.fabric = topology.text("fabric", "fat_tree");
+  s.topology.bidirectional = topology.text("bidirectional", "true") == "true";
   s.topology.nic_per_device = topology.text("nic") == "per_device";
   check_hierarchy(root, s, sink);
   s.topology.link = read_link(topology.at("link"));

@@ -101,7 +101,9 @@ SchemaNode topology() {
                     {{"alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
                      {"tcp", "SimGrid's calibrated TCP model"}})
               .fallback("alpha_beta"),
-          boolean("bidirectional", "ring messages flow both ways").when("kind", {"ring"}).plan(),
+          boolean("bidirectional", "ring links carry traffic both ways; false: one way only, i to i+1")
+              .fallback("true")
+              .when("kind", {"ring"}),
           integer("arity", 2, 64, "children per switch (tree), workers per leaf switch (fat_tree); for hierarchical, "
                                   "the fabric's")
               .fallback("2")

@@ -1,7 +1,6 @@
 #include "sim/topology/graph_statistics.hpp"
 
 #include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/connected_components.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
 #include <algorithm>
@@ -45,8 +44,11 @@ double rank_order_cut(const TopologyGraph& topology) {
     const LinkEnds& ends = topology.link_ends(id);
     const auto bits = static_cast<Capacity>(std::llround(topology.link(id).bandwidth.value() * 8.0));
     add_arc(flow, ends.a, ends.b, bits);
-    add_arc(flow, ends.b, ends.a, bits);
-    total += 2 * bits;
+    total += bits;
+    if (!topology.link(id).one_way) {
+      add_arc(flow, ends.b, ends.a, bits);
+      total += bits;
+    }
   }
   // More than every link together can carry: the source and sink arcs never limit the flow.
   const Capacity unlimited = total + 1;
@@ -63,27 +65,36 @@ double rank_order_cut(const TopologyGraph& topology) {
 }  // namespace
 
 GraphStatistics compute_statistics(const TopologyGraph& topology) {
-  const Graph& graph = topology.graph();
   GraphStatistics out;
   out.workers = topology.workers().size();
   out.servers = topology.servers().size();
   out.switches = topology.node_count() - out.workers - out.servers;
   out.links = topology.link_count();
-  std::vector<int> component(topology.node_count());
-  out.connected = topology.node_count() == 0 || boost::connected_components(graph, component.data()) == 1;
-  if (!out.connected) return out;
+  // Hops follow the directions traffic may take: both ways on a full-duplex link, one way on a one-way link.
+  using Arcs = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Arcs arcs(topology.node_count());
+  for (std::size_t id = 0; id < topology.link_count(); ++id) {
+    const LinkEnds& ends = topology.link_ends(id);
+    boost::add_edge(ends.a, ends.b, arcs);
+    if (!topology.link(id).one_way) boost::add_edge(ends.b, ends.a, arcs);
+  }
 
   const std::vector<NodeId> hosts = topology.hosts();
   double total_hops = 0.0;
   std::size_t pairs = 0;
   std::vector<int> distance(topology.node_count());
   for (const NodeId from : hosts) {
-    std::fill(distance.begin(), distance.end(), 0);
+    std::fill(distance.begin(), distance.end(), -1);
+    distance[from] = 0;
     boost::breadth_first_search(
-        graph, from,
+        arcs, from,
         boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
     for (const NodeId to : hosts) {
       if (to == from) continue;
+      if (distance[to] < 0) {
+        out.connected = false;
+        return out;
+      }
       out.diameter_hops = std::max(out.diameter_hops, distance[to]);
       total_hops += distance[to];
       ++pairs;

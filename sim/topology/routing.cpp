@@ -27,15 +27,29 @@ RoutingTable::RoutingTable(const TopologyGraph& topology)
     : graph_(&topology), hops_(topology.node_count(), kUnreached) {
   const std::vector<NodeId> hosts = topology.hosts();
   if (hosts.empty()) return;
-  search_from(hosts.front(), hosts.front());
+  if (const auto lost = unreachable_from(hosts.front())) {
+    throw std::runtime_error(fmt::format("the topology is not connected: no path from {} to {}",
+                                         topology.node(hosts.front()).name, topology.node(*lost).name));
+  }
+}
+
+std::optional<NodeId> RoutingTable::unreachable_from(NodeId start) const {
+  const std::vector<NodeId> hosts = graph_->hosts();
+  std::optional<NodeId> lost;
+  search_from(start, start);  // who reaches start
   for (const NodeId host : hosts) {
-    if (hops_[host] == kUnreached) {
-      clear_search();
-      throw std::runtime_error(fmt::format("the topology is not connected: no path from {} to {}",
-                                           topology.node(hosts.front()).name, topology.node(host).name));
-    }
+    if (hops_[host] == kUnreached && !lost) lost = host;
   }
   clear_search();
+  if (lost || !graph_->has_one_way_links()) return lost;
+  // With one-way links, reaching start does not mean being reached from it.
+  for (const NodeId host : hosts) {
+    if (host == start) continue;
+    const bool reached = search_from(host, start);
+    clear_search();
+    if (!reached) return host;
+  }
+  return std::nullopt;
 }
 
 bool RoutingTable::search_from(NodeId destination, NodeId source) const {
@@ -48,7 +62,7 @@ bool RoutingTable::search_from(NodeId destination, NodeId source) const {
     frontier.pop_front();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
       const NodeId next = boost::target(edge, graph);
-      if (hops_[next] != kUnreached) continue;
+      if (hops_[next] != kUnreached || !graph_->can_leave(graph[edge].link, next)) continue;
       hops_[next] = hops_[node] + 1;
       reached_.push_back(next);
       // Every node nearer than the source has been reached by now: levels are completed in order.
@@ -69,33 +83,38 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
   if (from == to || from >= graph_->node_count() || to >= graph_->node_count()) {
     throw std::out_of_range(fmt::format("no route between nodes {} and {}", from, to));
   }
-  // Computed from the lower id to the higher; the other direction is its reverse.
-  const NodeId low = std::min(from, to);
-  const NodeId high = std::max(from, to);
+  // Without one-way links a route is computed from the lower id to the higher, and the other direction is
+  // its reverse; with them, each direction is its own search.
+  const bool directed = graph_->has_one_way_links();
+  const NodeId start = directed ? from : std::min(from, to);
+  const NodeId end = directed ? to : std::max(from, to);
   const Graph& graph = graph_->graph();
-  if (!search_from(high, low)) {
+  if (!search_from(end, start)) {
     clear_search();
     throw std::out_of_range(fmt::format("no route between nodes {} and {}", from, to));
   }
   Route route;
   std::vector<std::size_t> candidates;
-  for (NodeId at = low; at != high;) {
+  for (NodeId at = start; at != end;) {
     // Every neighbour one hop closer starts a shortest path; out-edges come in insertion order.
     candidates.clear();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(at, graph))) {
-      if (hops_[boost::target(edge, graph)] == hops_[at] - 1) candidates.push_back(graph[edge].link);
+      const std::size_t link = graph[edge].link;
+      if (hops_[boost::target(edge, graph)] == hops_[at] - 1 && graph_->can_leave(link, at)) candidates.push_back(link);
     }
-    const std::size_t link = candidates[mix(low, high, route.size()) % candidates.size()];
+    const std::size_t link = candidates[mix(start, end, route.size()) % candidates.size()];
     const LinkEnds& ends = graph_->link_ends(link);
     const bool forward = ends.a == at;
     route.push_back(Hop{link, forward});
     at = forward ? ends.b : ends.a;
   }
   clear_search();
-  Route back;
-  for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
-  routes_.emplace(std::pair{high, low}, std::move(back));
-  routes_.emplace(std::pair{low, high}, std::move(route));
+  if (!directed) {
+    Route back;
+    for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
+    routes_.emplace(std::pair{end, start}, std::move(back));
+  }
+  routes_.emplace(std::pair{start, end}, std::move(route));
   return routes_.at({from, to});
 }
 

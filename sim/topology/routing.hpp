@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -21,7 +22,8 @@ using Route = std::vector<Hop>;
 /// Fewest-hop routes between hosts. Where several shortest paths exist (a torus, a fat tree), each hop
 /// picks among the neighbours one hop closer by a fixed hash of the (source, destination) pair, so that
 /// different pairs spread over the parallel paths as equal-cost multipath routing does, and the same graph
-/// always gives the same routes. The route from b to a is the route from a to b reversed.
+/// always gives the same routes. The route from b to a is the route from a to b reversed, unless the graph
+/// has one-way links: then each direction is searched on its own, over the links it may cross.
 ///
 /// Routes are computed on first request and kept: a simulation asks only for the pairs that communicate
 /// (2p for a ring allreduce), so memory and time grow with those, not with all p^2 pairs; the search for
@@ -35,10 +37,13 @@ class RoutingTable {
   [[nodiscard]] const Route& route(NodeId from, NodeId to) const;
 
  private:
-  /// Breadth-first search from `destination` into hops_, until `source` is reached (or everything, when
-  /// `source` is the destination itself); returns whether it was. Nodes closer to the destination than the
-  /// source then carry their exact hop counts, which is all a shortest path from the source needs.
+  /// Breadth-first search backwards from `destination` into hops_ (hops to the destination, crossing links
+  /// only the way traffic may), until `source` is reached (or everything, when `source` is the destination
+  /// itself); returns whether it was. Nodes closer to the destination than the source then carry their exact
+  /// hop counts, which is all a shortest path from the source needs.
   bool search_from(NodeId destination, NodeId source) const;
+  /// Whether every host reaches `start` and `start` reaches every host.
+  [[nodiscard]] std::optional<NodeId> unreachable_from(NodeId start) const;
   /// Sets the nodes search_from() reached back to unreached.
   void clear_search() const;
 

@@ -21,12 +21,14 @@ struct NodeProperties {
   NodeKind kind = NodeKind::Switch;
 };
 
-/// A full-duplex link: each direction carries `bandwidth` with `latency`, independently of the other.
+/// A full-duplex link: each direction carries `bandwidth` with `latency`, independently of the other. A
+/// one-way link carries traffic from its first end to its second only (a unidirectional ring).
 struct LinkProperties {
   std::string name;
   core::BytesPerSecond bandwidth;
   core::Seconds latency;
   std::size_t id = 0;  ///< index for TopologyGraph::link(), stable for the graph's life
+  bool one_way = false;
 };
 
 /// What a graph edge carries: the id of its link, whose properties TopologyGraph::link() holds.
@@ -50,8 +52,9 @@ class TopologyGraph {
   NodeId add_worker(std::string name, std::optional<int> machine = std::nullopt);
   NodeId add_server(std::string name);
   NodeId add_switch(std::string name);
-  /// Adds a link between two distinct nodes; its name is "<a>--<b>".
-  std::size_t add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency);
+  /// Adds a link between two distinct nodes; its name is "<a>--<b>" ("<a>->-<b>" when `one_way`, which lets
+  /// traffic go from a to b only).
+  std::size_t add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency, bool one_way = false);
 
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] const NodeProperties& node(NodeId id) const { return graph_[id]; }
@@ -67,6 +70,9 @@ class TopologyGraph {
   [[nodiscard]] std::size_t link_count() const { return ends_.size(); }
   [[nodiscard]] const LinkProperties& link(std::size_t id) const { return links_.at(id); }
   [[nodiscard]] const LinkEnds& link_ends(std::size_t id) const { return ends_.at(id); }
+  /// Whether traffic may cross link `id` leaving node `from` (one of its ends).
+  [[nodiscard]] bool can_leave(std::size_t id, NodeId from) const { return !links_.at(id).one_way || ends_.at(id).a == from; }
+  [[nodiscard]] bool has_one_way_links() const { return one_way_links_ > 0; }
 
  private:
   NodeId add_node(std::string name, NodeKind kind);
@@ -79,6 +85,7 @@ class TopologyGraph {
   // into the graph's storage and would dangle once the graph is copied.
   std::vector<LinkEnds> ends_;
   std::vector<LinkProperties> links_;
+  std::size_t one_way_links_ = 0;
 };
 
 }  // namespace dtsim::topology

@@ -21,8 +21,9 @@ bool uniform_shift(const TopologyGraph& graph, const RoutingTable& routes, std::
   double latency = -1.0;
   double bottleneck = -1.0;
   for (int r = 0; r < p; ++r) {
-    const Route& route =
-        routes.route(rank_nodes[static_cast<std::size_t>(r)], rank_nodes[static_cast<std::size_t>((r + d) % p)]);
+    const NodeId from = rank_nodes[static_cast<std::size_t>(r)];
+    const NodeId to = rank_nodes[static_cast<std::size_t>((r + d) % p)];
+    const Route& route = routes.route(from, to);
     double route_latency = 0.0;
     double route_bottleneck = std::numeric_limits<double>::infinity();
     for (const Hop& hop : route) {
@@ -30,7 +31,12 @@ bool uniform_shift(const TopologyGraph& graph, const RoutingTable& routes, std::
       route_latency += link.latency.value();
       route_bottleneck = std::min(route_bottleneck, link.bandwidth.value());
       if (!claim(hop)) return false;
-      if (reverse_traffic && !claim(Hop{hop.link, !hop.forward})) return false;
+    }
+    // The acknowledgements take the route back, which on one-way links is another way round.
+    if (reverse_traffic) {
+      for (const Hop& hop : routes.route(to, from)) {
+        if (!claim(hop)) return false;
+      }
     }
     if (r == 0) {
       latency = route_latency;

@@ -12,7 +12,7 @@
 namespace dtsim::topology {
 
 /// `rank_nodes[r]` is rank r's host. With `reverse_traffic` (a network model whose acknowledgements flow
-/// back along the route, as SimGrid's cross-traffic does) a route's reverse directions count as used too.
+/// back, as SimGrid's cross-traffic does) the links of the route back count as used too.
 bool uniform_shift(const TopologyGraph& graph, const RoutingTable& routes, std::span<const NodeId> rank_nodes,
                    int shift, bool reverse_traffic);
 

@@ -117,8 +117,9 @@ class PhaseShortcut : public ::testing::TestWithParam<std::tuple<std::string, in
 TEST_P(PhaseShortcut, GivesTheSameSimulatedTimeAsEveryRound) {
   const auto [name, ranks, topology_kind, model_name] = GetParam();
   const auto algorithm = make(name);
-  const topology::TopologyGraph graph =
-      topology_kind == "ring" ? topologies::build_ring(ranks, kLink) : topologies::build_tree(ranks, 2, kLink);
+  const topology::TopologyGraph graph = topology_kind == "ring"          ? topologies::build_ring(ranks, kLink)
+                                        : topology_kind == "one_way_ring" ? topologies::build_ring(ranks, kLink, false)
+                                                                          : topologies::build_tree(ranks, 2, kLink);
   const auto model = model_name == "tcp" ? scenario::NetworkModel::Tcp : scenario::NetworkModel::AlphaBeta;
   // Equal chunks (the shortcut's case) and unequal ones (always round by round), each both ways.
   std::vector<runtime::CollectiveCase> cases;
@@ -136,7 +137,7 @@ TEST_P(PhaseShortcut, GivesTheSameSimulatedTimeAsEveryRound) {
 
 INSTANTIATE_TEST_SUITE_P(RingPhases, PhaseShortcut,
                          ::testing::Combine(::testing::Values("allreduce/ring", "reduce_scatter/ring", "allgather/ring"),
-                                            ::testing::Values(3, 8, 64), ::testing::Values("ring", "tree"),
+                                            ::testing::Values(3, 8, 64), ::testing::Values("ring", "one_way_ring", "tree"),
                                             ::testing::Values("alpha_beta", "tcp")),
                          [](const auto& param_info) {
                            std::string name = std::get<0>(param_info.param);

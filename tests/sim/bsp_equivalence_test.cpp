@@ -78,6 +78,7 @@ const std::string kCustomStar = R"(custom
 
 INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
                          ::testing::Values(std::pair{std::string("ring"), std::string("allreduce")},
+                                           std::pair{std::string("ring\n  bidirectional: false"), std::string("allreduce")},
                                            std::pair{std::string("parameter_server"), std::string("parameter_server")},
                                            std::pair{std::string("parameter_server"), std::string("parameter_server, shards: 3")},
                                            std::pair{std::string("tree\n  arity: 3"), std::string("allreduce")},
@@ -93,7 +94,12 @@ INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
                                            std::pair{std::string("mesh"), std::string("allreduce, algorithm: double_binary_tree")}),
                          [](const auto& param_info) {
                            const std::string& topology = param_info.param.first;
-                           std::string name = topology.substr(0, topology.find('\n')) + "_" + param_info.param.second;
+                           // The kind, and a parameter line if there is one (custom topologies' lists are too long).
+                           std::string name = topology.substr(0, topology.find('\n'));
+                           if (name != "custom" && topology.find('\n') != std::string::npos) {
+                             name += topology.substr(topology.find('\n'));
+                           }
+                           name += "_" + param_info.param.second;
                            std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
                            return name;
                          });

@@ -64,6 +64,29 @@ TEST(HierarchicalBuilder, PerDeviceNicsKeepTrafficInsideANodeOnItsOwnLinks) {
   EXPECT_THROW(build_hierarchical(hierarchical(11, "ring", false)), std::invalid_argument);
 }
 
+TEST(RingBuilder, AUnidirectionalRingGoesRoundOneWay) {
+  const auto graph = build_ring(6, kLink, false);
+  EXPECT_EQ(graph.link_count(), 6U);
+  EXPECT_EQ(graph.link(0).name, "worker-0->-worker-1");
+  const topology::RoutingTable routes(graph);
+  const auto& forward = routes.route(graph.workers()[0], graph.workers()[1]);
+  ASSERT_EQ(forward.size(), 1U);
+  EXPECT_TRUE(forward[0].forward);
+  // Back to the previous worker is the long way round: five hops, every one forward.
+  const auto& back = routes.route(graph.workers()[1], graph.workers()[0]);
+  ASSERT_EQ(back.size(), 5U);
+  for (const auto& hop : back) EXPECT_TRUE(hop.forward);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_TRUE(stats.connected);
+  EXPECT_EQ(stats.diameter_hops, 5);
+  EXPECT_DOUBLE_EQ(stats.average_hops, 3.0);  // 1 + 2 + 3 + 4 + 5 over 5
+  // From ranks 0-2 to ranks 3-5 traffic can cross links 2-3 and 5-0 on a bidirectional ring, only 2->3
+  // on this one.
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), kLink.bandwidth.value());
+  EXPECT_DOUBLE_EQ(topology::compute_statistics(build_ring(6, kLink)).bisection_bandwidth.value(),
+                   2 * kLink.bandwidth.value());
+}
+
 TEST(RingBuilder, EveryWorkerHasTwoNeighbours) {
   const auto graph = build_ring(8, kLink);
   EXPECT_EQ(graph.node_count(), 8U);
