@@ -177,44 +177,69 @@ TEST(Contention, AnOversubscribedFatTreeIsLimitedByItsSpines) {
   RecordProperty("worker_link_bound_s", std::to_string(bound));
 }
 
-// Contention on a dumbbell: even ranks behind one switch, odd ranks behind another, one link between the
-// switches. Every ring step sends each rank's chunk across the middle link, so the most loaded link
-// direction carries k = p/2 of the step's flows, each gets B/k, and a step takes 3 alpha + k (n/p)/B. The
-// load k is counted from the routes, not assumed.
-TEST(Contention, RingAllreduceIsSlowerByTheMostLoadedLinksFactor) {
-  constexpr int kRanks = 8;
+// Contention is what the most loaded link predicts. Counted from the routes: k, the most ring flows on one
+// link direction, and L, the longest ring-neighbour route's latency. Every ring step then takes
+// L + k (n/p)/B, and the ring allreduce 2(p-1)(L + k (n/p)/B), against 2(p-1)(alpha + (n/p)/B) on a ring.
+// On a binary tree the ranks' in-order ring crosses every link once each way (k = 1) but climbs up to
+// 2 log2 p links; on a dumbbell (even ranks behind one switch, odd behind another) every step crosses the
+// middle link, k = p/2.
+topology::TopologyGraph dumbbell(int ranks) {
   topology::TopologyGraph graph;
   const topology::NodeId left = graph.add_switch("left");
   const topology::NodeId right = graph.add_switch("right");
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < ranks; ++r) {
     const topology::NodeId worker = graph.add_worker("worker-" + std::to_string(r));
     graph.add_link(worker, r % 2 == 0 ? left : right, kLink.bandwidth, kLink.latency);
   }
   graph.add_link(left, right, kLink.bandwidth, kLink.latency);
+  return graph;
+}
 
+class RingContention : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
+
+TEST_P(RingContention, MostLoadedLinkPredictsTheSlowdown) {
+  const auto [shape, ranks, expected_load] = GetParam();
+  const topology::TopologyGraph graph = shape == "tree" ? topologies::build_tree(ranks, 2, kLink) : dumbbell(ranks);
   const topology::RoutingTable routes(graph);
   std::map<std::pair<std::size_t, bool>, int> flows_per_direction;
-  for (int r = 0; r < kRanks; ++r) {
-    for (const topology::Hop& hop : routes.route(graph.workers()[r], graph.workers()[(r + 1) % kRanks])) {
+  double longest = 0.0;
+  for (int r = 0; r < ranks; ++r) {
+    double latency = 0.0;
+    for (const topology::Hop& hop :
+         routes.route(graph.workers()[static_cast<std::size_t>(r)], graph.workers()[static_cast<std::size_t>((r + 1) % ranks)])) {
       ++flows_per_direction[{hop.link, hop.forward}];
+      latency += graph.link(hop.link).latency.value();
     }
+    longest = std::max(longest, latency);
   }
   int most_loaded = 0;
   for (const auto& [direction, flows] : flows_per_direction) most_loaded = std::max(most_loaded, flows);
-  ASSERT_EQ(most_loaded, kRanks / 2);
+  ASSERT_EQ(most_loaded, expected_load);
 
   const auto ring = make("allreduce/ring");
-  const std::size_t elements = 16U << 20U;  // 64 MiB
-  const double chunk = 4.0 * static_cast<double>(elements) / kRanks;
-  const std::vector<double> times =
-      runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, {{ring.get(), elements, false}});
-  const double step = 3 * kLink.latency.value() + most_loaded * chunk / kLink.bandwidth.value();
-  const double predicted = 2 * (kRanks - 1) * step;
-  EXPECT_NEAR(times[0], predicted, 1e-3 * predicted);
-  // Against the same allreduce on a ring, where each step takes alpha + (n/p)/B: about k times slower.
-  const double on_a_ring = ring->predicted_time(kRanks, core::Bytes(4.0 * elements), {kLink.latency, kLink.bandwidth}).value();
-  EXPECT_NEAR(times[0] / on_a_ring, most_loaded, 0.01 * most_loaded);
+  std::vector<runtime::CollectiveCase> cases;
+  for (const std::size_t elements : {std::size_t{256}, std::size_t{1} << 16U, std::size_t{1} << 24U}) {
+    cases.push_back({ring.get(), elements, false});
+  }
+  const std::vector<double> times = runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, cases);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const double chunk = 4.0 * static_cast<double>(cases[i].elements) / ranks;
+    const double predicted = 2 * (ranks - 1) * (longest + most_loaded * chunk / kLink.bandwidth.value());
+    EXPECT_NEAR(times[i], predicted, 1e-3 * predicted) << chunk * ranks << " B";
+  }
+  // For large buffers, against the same allreduce on a ring: k times slower, give or take latency.
+  const double on_a_ring =
+      ring->predicted_time(ranks, core::Bytes(4.0 * static_cast<double>(cases.back().elements)), {kLink.latency, kLink.bandwidth})
+          .value();
+  EXPECT_NEAR(times.back() / on_a_ring, most_loaded, 0.02 * most_loaded);
 }
+
+INSTANTIATE_TEST_SUITE_P(Shapes, RingContention,
+                         ::testing::Values(std::tuple{"tree", 8, 1}, std::tuple{"tree", 16, 1}, std::tuple{"dumbbell", 8, 4},
+                                           std::tuple{"dumbbell", 16, 8}),
+                         [](const auto& param_info) {
+                           return std::get<0>(param_info.param) + "_p" + std::to_string(std::get<1>(param_info.param));
+                         });
 
 // The hierarchical allreduce on 4 nodes of 4 devices, one NIC per node, NICs in a ring: inside a node every
 // ring step has its own 300 GB/s link; across nodes the 4 rings of local indices share each NIC link, so a
