@@ -7,7 +7,8 @@
 
 namespace dtsim::platform {
 
-Platform build_platform(const topology::TopologyGraph& graph, const scenario::DeviceProfile& device) {
+Platform build_platform(const topology::TopologyGraph& graph, const scenario::DeviceProfile& device,
+                        std::span<const double> slowdown) {
   namespace s4u = simgrid::s4u;
   Platform platform;
   // The engine owns and destroys its zones.
@@ -17,8 +18,12 @@ Platform build_platform(const topology::TopologyGraph& graph, const scenario::De
 
   platform.host_of_node.assign(graph.node_count(), nullptr);
   const double speed = compute::sustained_rate(device).value();
+  std::vector<double> factor(graph.node_count(), 1.0);
+  for (std::size_t rank = 0; rank < slowdown.size() && rank < graph.workers().size(); ++rank) {
+    factor[graph.workers()[rank]] = slowdown[rank];
+  }
   for (const topology::NodeId node : graph.hosts()) {
-    s4u::Host* host = iface->create_host(graph.node(node).name, speed);
+    s4u::Host* host = iface->create_host(graph.node(node).name, speed / factor[node]);
     zone->bind_host(host->get_netpoint(), node);
     platform.host_of_node[node] = host;
   }

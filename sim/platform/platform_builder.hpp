@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <span>
 #include <vector>
 
 namespace dtsim::platform {
@@ -23,8 +24,10 @@ struct Platform {
   const topology::RoutingTable* routes = nullptr;
 };
 
-/// Builds the platform in one zone. Call once per engine, after configure_network_model(). Throws
+/// Builds the platform in one zone. Call once per engine, after configure_network_model(). Worker r's host
+/// runs `slowdown[r]` times slower than the device (all at full speed when `slowdown` is empty). Throws
 /// std::runtime_error when the graph is not connected.
-Platform build_platform(const topology::TopologyGraph& graph, const scenario::DeviceProfile& device);
+Platform build_platform(const topology::TopologyGraph& graph, const scenario::DeviceProfile& device,
+                        std::span<const double> slowdown = {});
 
 }  // namespace dtsim::platform

@@ -11,13 +11,13 @@
 namespace dtsim::runtime {
 
 EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                             const scenario::DeviceProfile& device) {
+                             const scenario::DeviceProfile& device, std::span<const double> slowdown) {
   // SimGrid's informational messages (configuration changes) would drown dtsim's own output.
   std::array<char*, 3> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"), nullptr};
   int argc = 2;
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
   platform::configure_network_model(network_model);
-  platform_ = platform::build_platform(graph, device);
+  platform_ = platform::build_platform(graph, device, slowdown);
 }
 
 double EngineSession::run() {

@@ -10,14 +10,16 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <memory>
+#include <span>
 #include <string>
 
 namespace dtsim::runtime {
 
 class EngineSession {
  public:
+  /// Worker r computes `slowdown[r]` times slower than `device` (none slower when empty).
   EngineSession(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                const scenario::DeviceProfile& device);
+                const scenario::DeviceProfile& device, std::span<const double> slowdown = {});
 
   [[nodiscard]] simgrid::s4u::Engine& engine() { return *engine_; }
   [[nodiscard]] const platform::Platform& platform() const { return platform_; }

@@ -12,7 +12,7 @@ namespace dtsim::runtime {
 
 metrics::RunRecord run_training(const scenario::Scenario& scenario, const TrainingSetup& setup,
                                 const ProgressCallback& progress) {
-  EngineSession session(setup.graph, scenario.topology.network_model, scenario.cluster.device);
+  EngineSession session(setup.graph, scenario.topology.network_model, scenario.cluster.device, scenario.cluster.slowdown);
   metrics::RunRecord record;
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;

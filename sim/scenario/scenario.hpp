@@ -49,6 +49,9 @@ struct ClusterSpec {
   int workers = 0;
   DeviceProfile device;
   std::vector<NodeGroup> nodes;  ///< in declaration order; workers fill them node by node
+  /// Per worker rank: the factor `stragglers[].slowdown` puts on its compute time (1 for none; rules that
+  /// name the same worker multiply).
+  std::vector<double> slowdown;
 };
 
 enum class NetworkModel {

@@ -327,6 +327,26 @@ void check_custom_topology(const View& topology, core::DiagnosticSink& sink) {
   }
 }
 
+/// Per worker: the product of the fixed slowdowns of the straggler rules that name it (or name no one).
+std::vector<double> read_slowdowns(const View& root, int workers) {
+  std::vector<double> slowdown(static_cast<std::size_t>(std::max(workers, 0)), 1.0);
+  const ConfigNode* rules = root.at("stragglers").node();
+  for (std::size_t i = 0; rules != nullptr && i < rules->items.size(); ++i) {
+    const View rule(&rules->items[i], "");
+    const double factor = rule.number("slowdown").value_or(1.0);
+    const ConfigNode* ranks = rule.at("workers").node();
+    if (ranks == nullptr) {
+      for (double& s : slowdown) s *= factor;
+      continue;
+    }
+    for (const auto& item : ranks->items) {
+      const auto rank = parse_integer(item.scalar).value_or(-1);
+      if (rank >= 0 && rank < workers) slowdown[static_cast<std::size_t>(rank)] *= factor;
+    }
+  }
+  return slowdown;
+}
+
 void check_stragglers_and_failures(const View& root, int workers, core::DiagnosticSink& sink) {
   if (const ConfigNode* rules = root.at("stragglers").node()) {
     for (std::size_t i = 0; i < rules->items.size(); ++i) {
@@ -469,6 +489,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
 
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
   check_stragglers_and_failures(root, s.cluster.workers, sink);
+  s.cluster.slowdown = read_slowdowns(root, s.cluster.workers);
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
   return s;
 }

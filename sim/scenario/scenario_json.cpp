@@ -14,9 +14,18 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
   nlohmann::ordered_json topology = {{"kind", s.topology.kind.value},
                                      {"network_model", std::string(to_string(s.topology.network_model))},
                                      {"link", link_json(s.topology.link)}};
-  if (s.topology.kind.value == "parameter_server") topology["server_link"] = link_json(s.topology.server_link);
+  const bool hierarchical = s.topology.kind.value == "hierarchical";
+  if (s.topology.kind.value == "ring") topology["bidirectional"] = s.topology.bidirectional;
+  if (hierarchical) {
+    topology["fabric"] = s.topology.fabric;
+    topology["nic"] = s.topology.nic_per_device ? "per_device" : "per_node";
+  }
+  if (s.topology.kind.value == "parameter_server" || (hierarchical && s.topology.fabric == "parameter_server")) {
+    topology["server_link"] = link_json(s.topology.server_link);
+  }
   nlohmann::ordered_json architecture = {{"kind", std::string(to_string(s.training.architecture))}};
   if (s.training.architecture == Architecture::Allreduce) architecture["algorithm"] = s.training.allreduce_algorithm.value;
+  if (s.training.architecture == Architecture::ParameterServer) architecture["shards"] = s.training.shards;
   nlohmann::ordered_json stop = nlohmann::ordered_json::object();
   if (s.training.epochs) stop["epochs"] = *s.training.epochs;
   if (s.training.iterations) stop["iterations"] = *s.training.iterations;
@@ -27,13 +36,24 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
   if (s.cluster.device.memory) device["memory_bytes"] = s.cluster.device.memory->value();
   if (s.cluster.device.idle_power) device["idle_power_w"] = s.cluster.device.idle_power->value();
   if (s.cluster.device.busy_power) device["busy_power_w"] = s.cluster.device.busy_power->value();
-  return {
+  nlohmann::ordered_json cluster = {{"workers", s.cluster.workers}, {"device", device}};
+  if (!s.cluster.nodes.empty()) {
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    for (const NodeGroup& group : s.cluster.nodes) {
+      nodes.push_back({{"type", group.type},
+                       {"count", group.count},
+                       {"devices", group.devices},
+                       {"intra_link", link_json(group.intra_link)}});
+    }
+    cluster["nodes"] = nodes;
+  }
+  nlohmann::ordered_json out = {
       {"name", s.name},
       {"description", s.description},
       {"sweep_point", s.sweep_point},
       {"source", s.source.generic_string()},
       {"seed", s.seed},
-      {"cluster", {{"workers", s.cluster.workers}, {"device", device}}},
+      {"cluster", cluster},
       {"topology", topology},
       {"model", {{"kind", s.model.kind.value}}},
       {"data",
@@ -51,6 +71,13 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
         {"stop", stop},
         {"evaluate_every", s.training.evaluate_every}}},
   };
+  // Workers slower than their device, by rank.
+  nlohmann::ordered_json stragglers = nlohmann::ordered_json::array();
+  for (std::size_t rank = 0; rank < s.cluster.slowdown.size(); ++rank) {
+    if (s.cluster.slowdown[rank] != 1.0) stragglers.push_back({{"worker", rank}, {"slowdown", s.cluster.slowdown[rank]}});
+  }
+  if (!stragglers.empty()) out["stragglers"] = stragglers;
+  return out;
 }
 
 }  // namespace dtsim::scenario

@@ -333,11 +333,13 @@ SchemaNode stragglers() {
                     {
                         list_of("workers", "worker ranks this rule slows; every worker when absent",
                                 integer("[]", 0, kMaxWorkers, "a worker rank")),
-                        number("slowdown", 1.0, 1e6, "fixed factor on every compute step"),
+                        number("slowdown", 1.0, 1e6, "fixed factor on every compute step (the worker's device runs "
+                                                     "that many times slower)"),
                         choice_of("distribution", "slowdown distribution", "random per-step slowdown",
                                   {{"lognormal", "factor exp(N(0, sigma))"},
                                    {"exponential", "factor 1 + Exp(mean)"},
-                                   {"bernoulli", "factor `factor` with probability `probability`"}}),
+                                   {"bernoulli", "factor `factor` with probability `probability`"}})
+                            .plan(),
                         number("sigma", 0.0, 10.0, "log-normal spread").exclusive_min().when("distribution", {"lognormal"}),
                         number("mean", 0.0, 1e6, "mean extra factor").exclusive_min().when("distribution", {"exponential"}),
                         number("probability", 0.0, 1.0, "chance of a slow step").when("distribution", {"bernoulli"}),
@@ -352,9 +354,9 @@ SchemaNode stragglers() {
                                                        .exclusive_min()
                                                        .require()})),
                                    boolean("periodic", "repeat the trace").fallback("false"),
-                               }),
-                    }))
-      .plan();
+                               })
+                            .plan(),
+                    }));
 }
 
 SchemaNode failures() {

@@ -15,7 +15,7 @@
 namespace dtsim {
 namespace {
 
-std::string scenario_text(const std::string& topology, const std::string& architecture) {
+std::string scenario_text(const std::string& topology, const std::string& architecture, const std::string& extra = "") {
   return R"(name: timing
 cluster:
   workers: 4
@@ -30,7 +30,7 @@ training:
   optimizer: {learning_rate: 0.1}
   architecture: {kind: )" + architecture + R"(}
   stop: {epochs: 1}
-)";
+)" + extra;
 }
 
 struct SimulatedRun {
@@ -39,8 +39,8 @@ struct SimulatedRun {
   metrics::RunRecord record;
 };
 
-SimulatedRun simulate(const std::string& topology, const std::string& architecture) {
-  auto scenario = scenario::read_scenario_text(scenario_text(topology, architecture), "timing.yaml");
+SimulatedRun simulate(const std::string& topology, const std::string& architecture, const std::string& extra = "") {
+  auto scenario = scenario::read_scenario_text(scenario_text(topology, architecture, extra), "timing.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   auto record = runtime::run_training(scenario, setup);
@@ -99,6 +99,29 @@ TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
   const double expected = (compute + allreduce) * static_cast<double>(run.setup.total_iterations);
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
   for (const auto& host : run.record.hosts) EXPECT_NEAR(host.wait_s, 0.0, 1e-12) << host.name;
+}
+
+// One worker 4 times slower: under BSP every iteration waits for it, so an iteration is its compute (and
+// update) plus the allreduce, and the others spend the difference waiting.
+TEST(TrainingTime, BspWaitsForAFixedStraggler) {
+  const SimulatedRun run = simulate("ring", "allreduce", "stragglers: [{workers: [2], slowdown: 4}]\n");
+  ASSERT_EQ(run.scenario.cluster.slowdown, (std::vector<double>{1, 1, 4, 1}));
+  const auto& device = run.scenario.cluster.device;
+  const auto& link = run.scenario.topology.link;
+  const double parameters = static_cast<double>(run.setup.model->parameter_count());
+  const double compute =
+      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device).value();
+  const double allreduce = comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();
+  const auto iterations = static_cast<double>(run.setup.total_iterations);
+  const double expected = (4 * compute + allreduce) * iterations;
+  EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
+  EXPECT_NEAR(run.record.hosts[2].compute_s, 4 * compute * iterations, 1e-9);
+  EXPECT_NEAR(run.record.hosts[2].wait_s, 0.0, 1e-9);
+  // A fast worker spends the rest of each iteration in the allreduce: waiting for the straggler, or moving
+  // its own chunks meanwhile (those count as communication). It may leave the last one a little earlier.
+  const auto& fast = run.record.hosts[0];
+  EXPECT_NEAR(fast.wait_s + fast.communication_s, (3 * compute + allreduce) * iterations, allreduce);
+  EXPECT_GT(fast.wait_s, 0.99 * 3 * compute * iterations);
 }
 
 }  // namespace

@@ -94,9 +94,16 @@ TEST(ScenarioReader, MissingKeyPointsAtItsMapping) {
 }
 
 TEST(ScenarioReader, FeatureOfALaterVersionIsNotSupportedYetNotIgnored) {
-  EXPECT_EQ(error_of(kValid + "stragglers:\n  - slowdown: 4\n"),
-            "s.yaml:26:1: error: stragglers: not supported yet\n"
+  EXPECT_EQ(error_of(kValid + "failures:\n  events: [{kind: worker, target: \"1\", at: 1s}]\n"),
+            "s.yaml:26:1: error: failures: not supported yet\n"
             "  hint: dtsim checks this key but cannot simulate it yet; remove it");
+}
+
+TEST(ScenarioReader, FixedStragglerSlowdownsMultiplyPerWorker) {
+  const scenario::Scenario s = scenario::read_scenario_text(
+      kValid + "stragglers:\n  - {workers: [1, 3], slowdown: 2}\n  - {workers: [3], slowdown: 1.5}\n  - {slowdown: 2}\n",
+      "s.yaml");
+  EXPECT_EQ(s.cluster.slowdown, (std::vector<double>{2, 4, 2, 6}));
 }
 
 TEST(ScenarioReader, ReportsAllErrorsOfAFileAtOnce) {
