@@ -28,7 +28,8 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   // The schema has already rejected names this version does not simulate, so a failed lookup here is
   // a registry out of step with the schema: an internal error, caught by the registries' test.
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
-  std::unique_ptr<sync::SyncStrategy> strategy = registries.strategies.find(s.training.sync_strategy.value).factory();
+  std::unique_ptr<sync::SyncStrategy> strategy =
+      registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness});
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -89,7 +90,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
-      .sync = registries.strategies.find(s.training.sync_strategy.value).factory(),
+      .sync = registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness}),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,

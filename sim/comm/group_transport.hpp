@@ -24,6 +24,7 @@ class GroupTransport final : public Transport {
   std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) override;
   std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) override;
   std::unique_ptr<Pending> post_recv(int from, int tag) override;
+  std::size_t wait_any(std::span<Pending* const> pending) override { return parent_->wait_any(pending); }
 
  private:
   [[nodiscard]] int parent_rank(int member) const { return members_.at(static_cast<std::size_t>(member)); }

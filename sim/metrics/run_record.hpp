@@ -2,6 +2,7 @@
 // What a run measured, as plain data: the runtime fills it, writers and reports read it.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,13 @@ struct RunRecord {
   std::string simgrid_version;
   std::vector<HostActivity> hosts;  ///< workers by rank, then servers
   std::vector<EvaluationRow> evaluations;
+  /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
+  /// 0 for allreduce runs.
+  std::int64_t updates_applied = 0;
+  /// How stale each gradient the server received was, counted: staleness -> gradients. By clock (bsp,
+  /// ssp), the clocks between the parameters it was computed on and its own clock; on arrival (async), the
+  /// updates applied since the worker read its parameters.
+  std::map<std::int64_t, std::int64_t> staleness;
   /// Worker 0's parameters at the end (not written to files; for tests and later checkpointing).
   std::vector<float> final_parameters;
 

@@ -45,6 +45,20 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       {"parameters", record.parameter_count},
       {"bytes_sent", rounded(record.total_bytes_sent())},
   };
+  if (record.updates_applied > 0) {
+    result["updates_applied"] = record.updates_applied;
+    std::int64_t gradients = 0;
+    double total = 0.0;
+    nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
+    for (const auto& [staleness, count] : record.staleness) {
+      histogram[std::to_string(staleness)] = count;
+      gradients += count;
+      total += static_cast<double>(staleness * count);
+    }
+    result["staleness"] = {{"mean", rounded(gradients > 0 ? total / static_cast<double>(gradients) : 0.0)},
+                           {"max", record.staleness.empty() ? 0 : record.staleness.rbegin()->first},
+                           {"histogram", histogram}};
+  }
   if (!record.evaluations.empty()) {
     result["initial"] = evaluation_json(record.evaluations.front());
     result["final"] = evaluation_json(record.evaluations.back());

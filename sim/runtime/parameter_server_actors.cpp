@@ -3,6 +3,8 @@
 #include "models/sgd.hpp"
 #include "sim/comm/parameter_server_protocol.hpp"
 
+#include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace dtsim::runtime {
@@ -44,6 +46,7 @@ ParameterServer::ParameterServer(TrainingContext context, int shard) : context_(
 
 void ParameterServer::operator()() {
   const TrainingSetup& setup = *context_.setup;
+  const sync::SyncStrategy& strategy = *setup.sync;
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
   metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(workers + shard_)];
@@ -53,17 +56,84 @@ void ParameterServer::operator()() {
   const comm::ChunkBounds range = comm::chunk_bounds(static_cast<std::size_t>(initial.size()), shards, shard_);
   models::Parameters parameters =
       initial.segment(static_cast<Eigen::Index>(range.begin), static_cast<Eigen::Index>(range.end - range.begin));
-  std::vector<int> ranks(static_cast<std::size_t>(setup.sync->gradients_per_update(workers)));
-  std::iota(ranks.begin(), ranks.end(), 0);
+  const auto count = static_cast<double>(parameters.size());
+  const auto p = static_cast<std::size_t>(workers);
+  const std::int64_t iterations = setup.total_iterations;
+  // Staleness and update counts are recorded by the first shard's server; the others see the same.
+  const bool records = shard_ == 0;
 
-  const auto update = [&](const comm::Buffer& mean) {
-    optimizer.apply(parameters, Eigen::Map<const models::Parameters>(mean.values().data(), static_cast<Eigen::Index>(mean.size())));
-    // Averaging p gradients (p-1 additions and one scaling per parameter) and the optimizer step.
-    const auto count = static_cast<double>(parameters.size());
-    charge_compute(activity, count * static_cast<double>(ranks.size()) + models::Sgd::flops(static_cast<std::size_t>(count)));
-    return to_buffer(parameters);
+  std::int64_t version = 0;                    // complete clocks (by clock) or applied gradients (on arrival)
+  std::vector<std::int64_t> pushed(p, 0);      // gradients received from each worker
+  std::vector<std::int64_t> read_version(p, 0);  // the version each worker's parameters have
+  std::vector<bool> deferred(p, false);        // a worker whose reply waits for the staleness bound
+  struct Clock {
+    std::vector<comm::Buffer> gradients;  // by worker
+    std::size_t arrived = 0;
   };
-  for (std::int64_t round = 1; round <= setup.total_iterations; ++round) comm::serve_round(transport, ranks, update);
+  std::map<std::int64_t, Clock> by_clock;
+  std::vector<std::unique_ptr<comm::Pending>> receiving(p);
+  std::vector<std::unique_ptr<comm::Pending>> replies;
+  for (std::size_t w = 0; w < p; ++w) receiving[w] = transport.post_recv(static_cast<int>(w), 0);
+
+  const auto apply = [&](const comm::Buffer& gradient, double extra_flops) {
+    optimizer.apply(parameters,
+                    Eigen::Map<const models::Parameters>(gradient.values().data(), static_cast<Eigen::Index>(gradient.size())));
+    charge_compute(activity, extra_flops + models::Sgd::flops(static_cast<std::size_t>(count)));
+    if (records) ++context_.record->updates_applied;
+  };
+  const auto reply = [&](std::size_t w) {
+    read_version[w] = version;
+    deferred[w] = false;
+    replies.push_back(transport.post_send(static_cast<int>(w), to_buffer(parameters), 0));
+  };
+  // A worker that has pushed k gradients may compute its next once every clock up to k - bound is applied.
+  const auto may_go_on = [&](std::size_t w) {
+    const int bound = strategy.staleness_bound();
+    return bound < 0 || version >= pushed[w] - bound;
+  };
+
+  for (std::int64_t received = 0; received < static_cast<std::int64_t>(p) * iterations; ++received) {
+    std::vector<comm::Pending*> open;
+    std::vector<std::size_t> owner;
+    for (std::size_t w = 0; w < p; ++w) {
+      if (receiving[w]) {
+        open.push_back(receiving[w].get());
+        owner.push_back(w);
+      }
+    }
+    const std::size_t w = owner[transport.wait_any(open)];
+    comm::Buffer gradient = receiving[w]->wait();
+    const std::int64_t clock = ++pushed[w];
+    receiving[w] = clock < iterations ? transport.post_recv(static_cast<int>(w), 0) : nullptr;
+
+    if (strategy.apply() == sync::Apply::OnArrival) {
+      if (records) ++context_.record->staleness[version - read_version[w]];
+      apply(gradient, 0.0);
+      ++version;
+      reply(w);
+      continue;
+    }
+    // By clock: the gradient was computed on the parameters of version read_version[w], clock - 1 - that
+    // many clocks behind.
+    if (records) ++context_.record->staleness[clock - 1 - read_version[w]];
+    Clock& open_clock = by_clock[clock];
+    if (open_clock.gradients.empty()) open_clock.gradients.resize(p);
+    open_clock.gradients[w] = std::move(gradient);
+    ++open_clock.arrived;
+    deferred[w] = true;
+    // Clocks complete in order: a worker cannot push clock k + 1 before its clock k reply, which needs
+    // clock k - bound complete; so only the oldest open clock can become complete.
+    while (!by_clock.empty() && by_clock.begin()->first == version + 1 && by_clock.begin()->second.arrived == p) {
+      // Averaging p gradients: p-1 additions and one scaling per parameter.
+      apply(comm::mean_of(by_clock.begin()->second.gradients), count * static_cast<double>(p));
+      by_clock.erase(by_clock.begin());
+      ++version;
+    }
+    for (std::size_t v = 0; v < p; ++v) {
+      if (deferred[v] && may_go_on(v)) reply(v);
+    }
+  }
+  for (auto& sent : replies) static_cast<void>(sent->wait());
 }
 
 }  // namespace dtsim::runtime

@@ -22,6 +22,9 @@ class S4uPending final : public comm::Pending {
   S4uPending(S4uTransport& owner, s4u::CommPtr comm, std::unique_ptr<comm::Buffer*> payload)
       : owner_(&owner), comm_(std::move(comm)), payload_(std::move(payload)), posted_at_(s4u::Engine::get_clock()) {}
 
+  [[nodiscard]] const s4u::CommPtr& comm() const { return comm_; }
+  [[nodiscard]] double posted_at() const { return posted_at_; }
+
   comm::Buffer wait() override {
     comm_->wait();
     owner_->account(posted_at_, {comm_});
@@ -154,6 +157,23 @@ std::unique_ptr<comm::Pending> S4uTransport::post_recv(int from, int tag) {
   auto payload = std::make_unique<comm::Buffer*>(nullptr);
   s4u::CommPtr comm = start_recv(from, payload.get(), tag);
   return std::make_unique<S4uPending>(*this, std::move(comm), std::move(payload));
+}
+
+std::size_t S4uTransport::wait_any(std::span<comm::Pending* const> pending) {
+  std::vector<s4u::CommPtr> comms;
+  comms.reserve(pending.size());
+  double posted_at = s4u::Engine::get_clock();
+  for (comm::Pending* one : pending) {
+    const auto* posted = dynamic_cast<const S4uPending*>(one);
+    if (posted == nullptr) throw std::logic_error("wait_any on a message another transport posted");
+    // A complete message is found without waiting; SimGrid's wait_any would pick any complete one.
+    if (posted->comm()->test()) return comms.size();
+    comms.push_back(posted->comm());
+    posted_at = std::min(posted_at, posted->posted_at());
+  }
+  const auto index = static_cast<std::size_t>(s4u::Comm::wait_any(comms));
+  account(posted_at, {comms[index]});
+  return index;
 }
 
 void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int rounds) {

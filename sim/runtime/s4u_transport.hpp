@@ -39,6 +39,7 @@ class S4uTransport final : public comm::Transport {
                                      std::span<const int> from) override;
   std::unique_ptr<comm::Pending> post_send(int to, comm::Buffer data, int tag) override;
   std::unique_ptr<comm::Pending> post_recv(int from, int tag) override;
+  std::size_t wait_any(std::span<comm::Pending* const> pending) override;
   /// Where the shortcut approves the shift: the first round as it is, which measures a round's time T
   /// under the network model, then the other rounds' bytes as one transfer, then a pause that brings those
   /// rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on an

@@ -89,6 +89,23 @@ nlohmann::ordered_json describe_node(const SchemaNode& node) {
   return out;
 }
 
+/// Moves the `required` lists of `node` and of the maps nested in it (not inside lists or dictionaries,
+/// which a file replaces whole) into the returned schema, which mirrors their places.
+nlohmann::ordered_json extract_required(nlohmann::ordered_json& node) {
+  nlohmann::ordered_json moved = nlohmann::ordered_json::object();
+  if (node.contains("required")) {
+    moved["required"] = node["required"];
+    node.erase("required");
+  }
+  if (node.contains("properties")) {
+    for (auto& [key, child] : node["properties"].items()) {
+      nlohmann::ordered_json nested = extract_required(child);
+      if (!nested.empty()) moved["properties"][key] = nested;
+    }
+  }
+  return moved;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json_schema(const SchemaNode& root) {
@@ -96,12 +113,13 @@ nlohmann::ordered_json to_json_schema(const SchemaNode& root) {
   out["$schema"] = "http://json-schema.org/draft-07/schema#";
   out["title"] = "dtsim scenario";
   nlohmann::ordered_json body = describe_node(root);
-  // A file with `include:` gets its missing sections from the included files, which an editor's schema
-  // check cannot see: the top-level sections are required only of files that include nothing.
-  if (body.contains("required")) {
+  // A file with `include:` gets its missing keys from the included files, which an editor's schema check
+  // cannot see: required keys (of the top level and of the sections, not of list items) are required only
+  // of files that include nothing.
+  nlohmann::ordered_json required = extract_required(body);
+  if (!required.empty()) {
     out["if"] = {{"not", {{"required", {"include"}}}}};
-    out["then"] = {{"required", body["required"]}};
-    body.erase("required");
+    out["then"] = required;
   }
   for (const auto& [key, value] : body.items()) out[key] = value;
   return out;

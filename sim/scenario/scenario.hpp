@@ -120,6 +120,7 @@ struct TrainingSpec {
   core::SourcePosition batch_at;
   OptimizerSpec optimizer;
   Located<std::string> sync_strategy;
+  int staleness = 0;  ///< ssp: clocks a worker may run ahead
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

@@ -405,6 +405,7 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.optimizer.learning_rate = *optimizer.number("learning_rate");
   const View sync = training.at("sync");
   out.sync_strategy = sync.located("strategy");
+  out.staleness = static_cast<int>(sync.integer("staleness").value_or(0));
   if (sync.text("strategy") == "adaptive_ssp" && sync.integer("staleness_min").value_or(0) >
                                                      sync.integer("staleness_max").value_or(1'000'000)) {
     sink.error(sync.where("staleness_min"), "training.sync.staleness_min",

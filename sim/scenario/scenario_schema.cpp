@@ -224,16 +224,18 @@ SchemaNode sync() {
           choice_of("strategy", "sync strategy", "the synchronization strategy",
                     {
                         {"bsp", "bulk-synchronous: a barrier every iteration"},
-                        {"ssp", "stale-synchronous with bound `staleness`", true},
+                        {"ssp", "stale-synchronous with bound `staleness` (parameter server)"},
                         {"adaptive_ssp", "staleness bound moving within [staleness_min, staleness_max]", true},
                         {"approximate", "send an update only when it is significant", true},
-                        {"async", "barrierless asynchronous updates", true},
+                        {"async", "barrierless asynchronous updates (parameter server)"},
                         {"staleness_aware", "asynchronous, learning rate divided by staleness", true},
                         {"local_sgd", "`local_steps` local steps, then model averaging", true},
                         {"gossip", "average with neighbours on a peer-to-peer graph", true},
                     })
               .fallback("bsp"),
-          integer("staleness", 0, 1'000'000, "clocks a worker may run ahead of the slowest").when("strategy", {"ssp"}),
+          integer("staleness", 0, 1'000'000, "clocks a worker may run ahead of the last complete update")
+              .fallback("0")
+              .when("strategy", {"ssp"}),
           integer("staleness_min", 0, 1'000'000, "lowest staleness bound").when("strategy", {"adaptive_ssp"}),
           integer("staleness_max", 0, 1'000'000, "highest staleness bound").when("strategy", {"adaptive_ssp"}),
           number("threshold", 0.0, kInf, "relative update magnitude worth sending")
@@ -241,7 +243,7 @@ SchemaNode sync() {
               .when("strategy", {"approximate"}),
           integer("max_delay", 1, kMaxCount, "iterations after which an update is sent anyway")
               .when("strategy", {"approximate"}),
-          boolean("lock", "the server applies pushes under a lock instead of lock-free").when("strategy", {"async"}),
+          boolean("lock", "the server applies pushes under a lock instead of lock-free").when("strategy", {"async"}).plan(),
           integer("accumulate", 1, kMaxCount, "updates accumulated before they are applied")
               .when("strategy", {"staleness_aware"}),
           integer("local_steps", 1, kMaxCount, "local steps between averagings").when("strategy", {"local_sgd"}),

@@ -4,7 +4,11 @@ namespace dtsim::sync {
 
 void register_builtin_strategies(SyncRegistry& registry) {
   registry.add("bsp", "bulk synchronous parallel: all workers' gradients in every update",
-               [] { return std::make_unique<Bsp>(); });
+               [](const SyncParameters&) { return std::make_unique<Bsp>(); });
+  registry.add("ssp", "stale-synchronous: a worker may run `staleness` clocks ahead of the last full update",
+               [](const SyncParameters& p) { return std::make_unique<Ssp>(p.staleness); });
+  registry.add("async", "asynchronous: each gradient applied as it arrives, no waiting",
+               [](const SyncParameters&) { return std::make_unique<Async>(); });
 }
 
 }  // namespace dtsim::sync

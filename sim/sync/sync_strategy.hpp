@@ -1,13 +1,21 @@
 #pragma once
-// Synchronization strategies decide when updates happen; they never move bytes themselves.
+// Synchronization strategies decide when updates happen and how an arriving gradient is applied; they
+// never move bytes themselves. The runtime asks them; the parameter server and the workers obey.
 
 #include "sim/core/registry.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string_view>
 
 namespace dtsim::sync {
+
+/// How a parameter server turns arriving gradients into updates.
+enum class Apply {
+  ByClock,    ///< once every worker's gradient of a clock has arrived: their mean, in worker order
+  OnArrival,  ///< each gradient on its own, as it arrives
+};
 
 class SyncStrategy {
  public:
@@ -15,8 +23,11 @@ class SyncStrategy {
   [[nodiscard]] virtual std::string_view name() const = 0;
   /// True when all workers advance together, one step at a time (required by allreduce architectures).
   [[nodiscard]] virtual bool lock_step() const = 0;
-  /// How many gradients a parameter server combines into one update, when `workers` push to it.
-  [[nodiscard]] virtual int gradients_per_update(int workers) const = 0;
+  [[nodiscard]] virtual Apply apply() const = 0;
+  /// How many clocks a worker may run ahead of the updates applied: a worker that has pushed c gradients
+  /// may compute its next one once the updates of every clock up to c - bound are applied. Negative: no
+  /// bound (the worker goes on with whatever the server has).
+  [[nodiscard]] virtual int staleness_bound() const = 0;
 };
 
 /// Bulk synchronous parallel: every step, every worker's gradient goes into one update, and no worker
@@ -25,10 +36,40 @@ class Bsp final : public SyncStrategy {
  public:
   [[nodiscard]] std::string_view name() const override { return "bsp"; }
   [[nodiscard]] bool lock_step() const override { return true; }
-  [[nodiscard]] int gradients_per_update(int workers) const override { return workers; }
+  [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
+  [[nodiscard]] int staleness_bound() const override { return 0; }
 };
 
-using SyncFactory = std::function<std::unique_ptr<SyncStrategy>()>;
+/// Stale-synchronous parallel with bound s: updates as BSP's, but a worker may compute up to s clocks
+/// ahead of the last complete update. s = 0 is BSP.
+class Ssp final : public SyncStrategy {
+ public:
+  explicit Ssp(int staleness) : staleness_(staleness) {}
+  [[nodiscard]] std::string_view name() const override { return "ssp"; }
+  [[nodiscard]] bool lock_step() const override { return false; }
+  [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
+  [[nodiscard]] int staleness_bound() const override { return staleness_; }
+
+ private:
+  int staleness_;
+};
+
+/// Asynchronous: the server applies each gradient as it arrives, and a worker goes on at once with the
+/// parameters the server has then.
+class Async final : public SyncStrategy {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "async"; }
+  [[nodiscard]] bool lock_step() const override { return false; }
+  [[nodiscard]] Apply apply() const override { return Apply::OnArrival; }
+  [[nodiscard]] int staleness_bound() const override { return -1; }
+};
+
+/// What a strategy may be configured with, from `training.sync`.
+struct SyncParameters {
+  int staleness = 0;
+};
+
+using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;
 using SyncRegistry = core::Registry<SyncFactory>;
 
 void register_builtin_strategies(SyncRegistry& registry);

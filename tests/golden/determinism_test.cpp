@@ -14,6 +14,11 @@ void run_into(const std::filesystem::path& folder, const std::string& scenario, 
   ASSERT_EQ(run.exit_status, 0) << run.err;
 }
 
+std::string short_name(std::size_t index) {
+  const std::vector<std::string> names{"quickstart", "parameter_server", "ssp", "async"};
+  return names.at(index);
+}
+
 class Determinism : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Determinism, SameSeedSameBytesDifferentSeedDifferentBytes) {
@@ -31,8 +36,9 @@ TEST_P(Determinism, SameSeedSameBytesDifferentSeedDifferentBytes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, Determinism,
-                         ::testing::Values("quickstart.yaml", "teaching/01-parameter-server.yaml"),
-                         [](const auto& param_info) { return param_info.index == 0 ? "quickstart" : "parameter_server"; });
+                         ::testing::Values("quickstart.yaml", "teaching/01-parameter-server.yaml",
+                                           "compare/straggler-ssp.yaml", "compare/straggler-async.yaml"),
+                         [](const auto& param_info) { return short_name(param_info.index); });
 
 TEST(SweepDeterminism, EveryPointAndTheSweepTableAreTheSameBytesTwice) {
   const auto root = fresh_output_folder("determinism-sweep");

@@ -73,9 +73,15 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
 }
 
 TEST(ScenarioResolver, PlannedSyncStrategyIsNotSupportedYet) {
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: gossip}\n  stop:")),
+            "s.yaml:13:20: error: training.sync.strategy: sync strategy 'gossip' is not supported yet\n"
+            "  hint: supported sync strategy names: bsp, ssp, async");
+}
+
+TEST(ScenarioResolver, StaleStrategiesNeedAParameterServer) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: ssp}\n  stop:")),
-            "s.yaml:13:20: error: training.sync.strategy: sync strategy 'ssp' is not supported yet\n"
-            "  hint: supported sync strategy names: bsp");
+            "s.yaml:13:20: error: training.sync.strategy: 'ssp' lets workers drift apart, which an allreduce cannot do\n"
+            "  hint: use training.architecture.kind: parameter_server");
 }
 
 }  // namespace

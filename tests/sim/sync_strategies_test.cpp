@@ -1,0 +1,120 @@
+// Synchronization strategies on a parameter server, against references computed without the simulator:
+// SSP with bound 0 is BSP bit for bit, async with one worker is sequential SGD, and SSP never lets a worker
+// compute on parameters more stale than its bound, whatever the workers' speeds.
+
+#include "models/sgd.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/comm/parameter_server_protocol.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace dtsim {
+namespace {
+
+std::string scenario_text(int workers, const std::string& sync, const std::string& extra = "") {
+  return fmt::format(R"(name: strategies
+seed: 17
+cluster:
+  workers: {}
+  device: {{peak_flops: "2GFLOPS", efficiency: 0.5}}
+topology:
+  kind: parameter_server
+  link: {{bandwidth: "10Gbps", latency: "5us"}}
+model: {{kind: logistic_regression}}
+data: {{kind: synthetic_classification, samples: 4000, features: 32, label_noise: 0.3}}
+training:
+  batch: {{per_worker: 16}}
+  optimizer: {{learning_rate: 0.4}}
+  sync: {}
+  architecture: {{kind: parameter_server{}}}
+  stop: {{epochs: 2}}
+)",
+                     workers, sync, extra);
+}
+
+struct SimulatedRun {
+  scenario::Scenario scenario;
+  runtime::TrainingSetup setup;
+  metrics::RunRecord record;
+};
+
+SimulatedRun simulate(const std::string& text) {
+  auto scenario = scenario::read_scenario_text(text, "strategies.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  auto setup = app::resolve_scenario(scenario, registries);
+  auto record = runtime::run_training(scenario, setup);
+  return {std::move(scenario), std::move(setup), std::move(record)};
+}
+
+/// What a BSP parameter server computes, without the simulator: every iteration, each worker's gradient on
+/// the current parameters, their mean in worker order, one SGD step.
+models::Parameters bsp_reference(const SimulatedRun& run) {
+  std::vector<models::BatchStream> streams;
+  for (int rank = 0; rank < run.scenario.cluster.workers; ++rank) streams.emplace_back(run.setup.schedule, rank);
+  const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
+  models::Parameters parameters = run.setup.model->initial_parameters();
+  models::Parameters gradient;
+  for (std::int64_t iteration = 0; iteration < run.setup.total_iterations; ++iteration) {
+    std::vector<comm::Buffer> gradients;
+    for (auto& stream : streams) {
+      run.setup.model->loss_and_gradient(parameters, run.setup.data.train, stream.next(), gradient);
+      gradients.emplace_back(std::vector<float>(gradient.data(), gradient.data() + gradient.size()));
+    }
+    const comm::Buffer mean = comm::mean_of(gradients);
+    optimizer.apply(parameters, Eigen::Map<const models::Parameters>(mean.values().data(), parameters.size()));
+  }
+  return parameters;
+}
+
+std::vector<float> as_vector(const models::Parameters& parameters) {
+  return {parameters.data(), parameters.data() + parameters.size()};
+}
+
+class BitwiseBsp : public ::testing::TestWithParam<std::string> {};
+
+// Run separately (one engine per process), BSP and SSP(0) each equal the same reference exactly, so they
+// equal each other bit for bit; with a straggler, so that SSP(0) really has to hold workers back.
+TEST_P(BitwiseBsp, EqualsTheBspReferenceExactly) {
+  const SimulatedRun run = simulate(scenario_text(4, GetParam(), ", shards: 2") + "stragglers: [{workers: [1], slowdown: 3}]\n");
+  EXPECT_EQ(run.record.final_parameters, as_vector(bsp_reference(run)));
+  EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
+  EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, 4 * run.setup.total_iterations}}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, BitwiseBsp, ::testing::Values("{strategy: bsp}", "{strategy: ssp, staleness: 0}"),
+                         [](const auto& param_info) { return param_info.index == 0 ? "bsp" : "ssp_0"; });
+
+TEST(Async, WithOneWorkerIsSequentialSgd) {
+  const SimulatedRun run = simulate(scenario_text(1, "{strategy: async}"));
+  EXPECT_EQ(run.record.final_parameters, as_vector(bsp_reference(run)));  // one worker: plain SGD
+  EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
+  EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, run.setup.total_iterations}}));
+}
+
+// 20 seeds, each with its own random speed for each of 8 workers (slowdowns uniform in [1, 4]): no
+// gradient is ever computed on parameters more than 2 clocks stale, and the bound is really used.
+class SspBound : public ::testing::TestWithParam<int> {};
+
+TEST_P(SspBound, NoGradientIsMoreStaleThanTheBound) {
+  core::RandomEngine speeds = core::random_stream(static_cast<std::uint64_t>(GetParam()), "test/ssp-speeds");
+  std::string rules = "stragglers:\n";
+  for (int worker = 0; worker < 8; ++worker) {
+    rules += fmt::format("  - {{workers: [{}], slowdown: {:.3f}}}\n", worker, 1.0 + 3.0 * core::uniform01(speeds));
+  }
+  const SimulatedRun run = simulate(scenario_text(8, "{strategy: ssp, staleness: 2}") + rules);
+  ASSERT_FALSE(run.record.staleness.empty());
+  EXPECT_LE(run.record.staleness.rbegin()->first, 2);
+  EXPECT_GT(run.record.staleness.rbegin()->first, 0) << "no worker ever ran ahead";
+  std::int64_t gradients = 0;
+  for (const auto& [staleness, count] : run.record.staleness) gradients += count;
+  EXPECT_EQ(gradients, 8 * run.setup.total_iterations);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SspBound, ::testing::Range(1, 21));
+
+}  // namespace
+}  // namespace dtsim
