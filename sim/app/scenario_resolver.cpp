@@ -29,7 +29,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   // a registry out of step with the schema: an internal error, caught by the registries' test.
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy =
-      registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness});
+      registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness, .accumulate = s.training.accumulate});
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -90,7 +90,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
-      .sync = registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness}),
+      .sync = registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness, .accumulate = s.training.accumulate}),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,

@@ -71,6 +71,25 @@ void ParameterServer::operator()() {
     std::size_t arrived = 0;
   };
   std::map<std::int64_t, Clock> by_clock;
+  struct Scaled {
+    comm::Buffer gradient;
+    double scale = 1.0;  // on the learning rate
+  };
+  std::vector<Scaled> gathered;  // on arrival: gradients waiting to make up one update
+  // One update from the gathered gradients: their mean, each scaled by its learning-rate factor. A lone
+  // gradient at factor 1 passes unchanged, so that async stays plain SGD bit for bit.
+  const auto combine = [&](std::vector<Scaled>& list) -> comm::Buffer {
+    if (list.size() == 1 && list.front().scale == 1.0) return std::move(list.front().gradient);
+    std::vector<float> sum(static_cast<std::size_t>(parameters.size()), 0.0F);
+    for (const Scaled& item : list) {
+      const auto scale = static_cast<float>(item.scale);
+      const std::span<const float> values = item.gradient.values();
+      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += scale * values[i];
+    }
+    const float share = 1.0F / static_cast<float>(list.size());
+    for (float& value : sum) value *= share;
+    return comm::Buffer(std::move(sum));
+  };
   std::vector<std::unique_ptr<comm::Pending>> receiving(p);
   std::vector<std::unique_ptr<comm::Pending>> replies;
   for (std::size_t w = 0; w < p; ++w) receiving[w] = transport.post_recv(static_cast<int>(w), 0);
@@ -107,9 +126,14 @@ void ParameterServer::operator()() {
     receiving[w] = clock < iterations ? transport.post_recv(static_cast<int>(w), 0) : nullptr;
 
     if (strategy.apply() == sync::Apply::OnArrival) {
-      if (records) ++context_.record->staleness[version - read_version[w]];
-      apply(gradient, 0.0);
-      ++version;
+      const std::int64_t staleness = version - read_version[w];
+      if (records) ++context_.record->staleness[staleness];
+      gathered.push_back({std::move(gradient), strategy.learning_rate_scale(staleness)});
+      if (static_cast<int>(gathered.size()) == strategy.accumulate()) {
+        apply(combine(gathered), gathered.size() > 1 || gathered.front().scale != 1.0 ? 2.0 * count * static_cast<double>(gathered.size()) : 0.0);
+        gathered.clear();
+        ++version;
+      }
       reply(w);
       continue;
     }
@@ -133,6 +157,7 @@ void ParameterServer::operator()() {
       if (deferred[v] && may_go_on(v)) reply(v);
     }
   }
+  if (!gathered.empty()) apply(combine(gathered), 2.0 * count * static_cast<double>(gathered.size()));
   for (auto& sent : replies) static_cast<void>(sent->wait());
 }
 

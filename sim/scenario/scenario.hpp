@@ -121,6 +121,7 @@ struct TrainingSpec {
   OptimizerSpec optimizer;
   Located<std::string> sync_strategy;
   int staleness = 0;  ///< ssp: clocks a worker may run ahead
+  int accumulate = 1; ///< staleness_aware: gradients per update
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

@@ -228,7 +228,7 @@ SchemaNode sync() {
                         {"adaptive_ssp", "staleness bound moving within [staleness_min, staleness_max]", true},
                         {"approximate", "send an update only when it is significant", true},
                         {"async", "barrierless asynchronous updates (parameter server)"},
-                        {"staleness_aware", "asynchronous, learning rate divided by staleness", true},
+                        {"staleness_aware", "asynchronous, learning rate divided by staleness (parameter server)"},
                         {"local_sgd", "`local_steps` local steps, then model averaging", true},
                         {"gossip", "average with neighbours on a peer-to-peer graph", true},
                     })
@@ -244,7 +244,8 @@ SchemaNode sync() {
           integer("max_delay", 1, kMaxCount, "iterations after which an update is sent anyway")
               .when("strategy", {"approximate"}),
           boolean("lock", "the server applies pushes under a lock instead of lock-free").when("strategy", {"async"}).plan(),
-          integer("accumulate", 1, kMaxCount, "updates accumulated before they are applied")
+          integer("accumulate", 1, kMaxCount, "gradients the server gathers into one update")
+              .fallback("1")
               .when("strategy", {"staleness_aware"}),
           integer("local_steps", 1, kMaxCount, "local steps between averagings").when("strategy", {"local_sgd"}),
           choice_of("peers", "gossip peers", "whom a worker averages with",

@@ -28,6 +28,10 @@ class SyncStrategy {
   /// may compute its next one once the updates of every clock up to c - bound are applied. Negative: no
   /// bound (the worker goes on with whatever the server has).
   [[nodiscard]] virtual int staleness_bound() const = 0;
+  /// On arrival: how many gradients the server gathers before it applies them as one update.
+  [[nodiscard]] virtual int accumulate() const { return 1; }
+  /// On arrival: the factor on the learning rate for a gradient `staleness` updates old.
+  [[nodiscard]] virtual double learning_rate_scale(std::int64_t /*staleness*/) const { return 1.0; }
 };
 
 /// Bulk synchronous parallel: every step, every worker's gradient goes into one update, and no worker
@@ -64,9 +68,29 @@ class Async final : public SyncStrategy {
   [[nodiscard]] int staleness_bound() const override { return -1; }
 };
 
+/// Staleness-aware asynchronous SGD: as async, but a gradient `tau` updates old is applied with the
+/// learning rate divided by tau (by 1 when tau is 0), and the server applies `accumulate` gradients at a
+/// time, as their mean.
+class StalenessAware final : public SyncStrategy {
+ public:
+  explicit StalenessAware(int accumulate) : accumulate_(accumulate) {}
+  [[nodiscard]] std::string_view name() const override { return "staleness_aware"; }
+  [[nodiscard]] bool lock_step() const override { return false; }
+  [[nodiscard]] Apply apply() const override { return Apply::OnArrival; }
+  [[nodiscard]] int staleness_bound() const override { return -1; }
+  [[nodiscard]] int accumulate() const override { return accumulate_; }
+  [[nodiscard]] double learning_rate_scale(std::int64_t staleness) const override {
+    return staleness <= 1 ? 1.0 : 1.0 / static_cast<double>(staleness);
+  }
+
+ private:
+  int accumulate_;
+};
+
 /// What a strategy may be configured with, from `training.sync`.
 struct SyncParameters {
   int staleness = 0;
+  int accumulate = 1;
 };
 
 using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;

@@ -88,11 +88,38 @@ TEST_P(BitwiseBsp, EqualsTheBspReferenceExactly) {
 INSTANTIATE_TEST_SUITE_P(Strategies, BitwiseBsp, ::testing::Values("{strategy: bsp}", "{strategy: ssp, staleness: 0}"),
                          [](const auto& param_info) { return param_info.index == 0 ? "bsp" : "ssp_0"; });
 
-TEST(Async, WithOneWorkerIsSequentialSgd) {
-  const SimulatedRun run = simulate(scenario_text(1, "{strategy: async}"));
+class OnArrival : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnArrival, WithOneWorkerIsSequentialSgd) {
+  const SimulatedRun run = simulate(scenario_text(1, GetParam()));
   EXPECT_EQ(run.record.final_parameters, as_vector(bsp_reference(run)));  // one worker: plain SGD
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, run.setup.total_iterations}}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, OnArrival, ::testing::Values("{strategy: async}", "{strategy: staleness_aware}"),
+                         [](const auto& param_info) { return param_info.index == 0 ? "async" : "staleness_aware"; });
+
+// Gathering 2 gradients per update, one worker: its second gradient of each pair is computed on the same
+// parameters as the first (the update waits for the pair), and the update is their mean.
+TEST(StalenessAware, GathersAccumulateGradientsIntoOneUpdate) {
+  const SimulatedRun run = simulate(scenario_text(1, "{strategy: staleness_aware, accumulate: 2}"));
+  ASSERT_EQ(run.setup.total_iterations % 2, 0);
+  models::BatchStream stream(run.setup.schedule, 0);
+  const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
+  models::Parameters parameters = run.setup.model->initial_parameters();
+  models::Parameters gradient;
+  for (std::int64_t update = 0; update < run.setup.total_iterations / 2; ++update) {
+    std::vector<float> sum(static_cast<std::size_t>(parameters.size()), 0.0F);
+    for (int k = 0; k < 2; ++k) {
+      run.setup.model->loss_and_gradient(parameters, run.setup.data.train, stream.next(), gradient);
+      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += 1.0F * gradient[static_cast<Eigen::Index>(i)];
+    }
+    for (float& value : sum) value *= 0.5F;
+    optimizer.apply(parameters, Eigen::Map<const models::Parameters>(sum.data(), parameters.size()));
+  }
+  EXPECT_EQ(run.record.final_parameters, as_vector(parameters));
+  EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations / 2);
 }
 
 // 20 seeds, each with its own random speed for each of 8 workers (slowdowns uniform in [1, 4]): no
