@@ -29,7 +29,8 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   // a registry out of step with the schema: an internal error, caught by the registries' test.
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy =
-      registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness, .accumulate = s.training.accumulate});
+      registries.strategies.find(s.training.sync_strategy.value).factory(
+      {.staleness = s.training.staleness, .accumulate = s.training.accumulate, .local_steps = s.training.local_steps});
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -51,6 +52,12 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
                              s.training.shards, parameters),
                  fmt::format("use at most {} shards", parameters));
     }
+  }
+  if (s.training.architecture == scenario::Architecture::ParameterServer && strategy->local_steps() > 0) {
+    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+               fmt::format("'{}' averages the workers' models by allreduce, and the architecture is a parameter server",
+                           s.training.sync_strategy.value),
+               "use training.architecture.kind: allreduce");
   }
   if (s.training.architecture == scenario::Architecture::Allreduce && !strategy->lock_step()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
@@ -90,7 +97,8 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
-      .sync = registries.strategies.find(s.training.sync_strategy.value).factory({.staleness = s.training.staleness, .accumulate = s.training.accumulate}),
+      .sync = registries.strategies.find(s.training.sync_strategy.value).factory(
+          {.staleness = s.training.staleness, .accumulate = s.training.accumulate, .local_steps = s.training.local_steps}),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,

@@ -122,6 +122,7 @@ struct TrainingSpec {
   Located<std::string> sync_strategy;
   int staleness = 0;  ///< ssp: clocks a worker may run ahead
   int accumulate = 1; ///< staleness_aware: gradients per update
+  int local_steps = 1; ///< local_sgd: steps between averagings
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

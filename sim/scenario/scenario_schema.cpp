@@ -229,7 +229,7 @@ SchemaNode sync() {
                         {"approximate", "send an update only when it is significant", true},
                         {"async", "barrierless asynchronous updates (parameter server)"},
                         {"staleness_aware", "asynchronous, learning rate divided by staleness (parameter server)"},
-                        {"local_sgd", "`local_steps` local steps, then model averaging", true},
+                        {"local_sgd", "`local_steps` local steps, then model averaging (allreduce)"},
                         {"gossip", "average with neighbours on a peer-to-peer graph", true},
                     })
               .fallback("bsp"),
@@ -247,7 +247,9 @@ SchemaNode sync() {
           integer("accumulate", 1, kMaxCount, "gradients the server gathers into one update")
               .fallback("1")
               .when("strategy", {"staleness_aware"}),
-          integer("local_steps", 1, kMaxCount, "local steps between averagings").when("strategy", {"local_sgd"}),
+          integer("local_steps", 1, kMaxCount, "local steps between averagings")
+              .fallback("1")
+              .when("strategy", {"local_sgd"}),
           choice_of("peers", "gossip peers", "whom a worker averages with",
                     {{"random", "one seeded random neighbour"}, {"all", "every neighbour"}})
               .when("strategy", {"gossip"}),

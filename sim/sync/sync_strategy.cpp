@@ -9,6 +9,8 @@ void register_builtin_strategies(SyncRegistry& registry) {
                [](const SyncParameters& p) { return std::make_unique<Ssp>(p.staleness); });
   registry.add("async", "asynchronous: each gradient applied as it arrives, no waiting",
                [](const SyncParameters&) { return std::make_unique<Async>(); });
+  registry.add("local_sgd", "`local_steps` local SGD steps on every worker, then the parameters averaged by allreduce",
+               [](const SyncParameters& p) { return std::make_unique<LocalSgd>(p.local_steps); });
   registry.add("staleness_aware", "asynchronous, learning rate divided by each gradient's staleness, `accumulate` at a time",
                [](const SyncParameters& p) { return std::make_unique<StalenessAware>(p.accumulate); });
 }

@@ -28,6 +28,9 @@ class SyncStrategy {
   /// may compute its next one once the updates of every clock up to c - bound are applied. Negative: no
   /// bound (the worker goes on with whatever the server has).
   [[nodiscard]] virtual int staleness_bound() const = 0;
+  /// Allreduce: 0 to average gradients every step; H > 0 to take H local SGD steps, then average the
+  /// parameters themselves.
+  [[nodiscard]] virtual int local_steps() const { return 0; }
   /// On arrival: how many gradients the server gathers before it applies them as one update.
   [[nodiscard]] virtual int accumulate() const { return 1; }
   /// On arrival: the factor on the learning rate for a gradient `staleness` updates old.
@@ -87,10 +90,26 @@ class StalenessAware final : public SyncStrategy {
   int accumulate_;
 };
 
+/// Local SGD (periodic model averaging): every worker takes `local_steps` SGD steps on its own copy of
+/// the parameters, then all average their parameters by allreduce.
+class LocalSgd final : public SyncStrategy {
+ public:
+  explicit LocalSgd(int local_steps) : local_steps_(local_steps) {}
+  [[nodiscard]] std::string_view name() const override { return "local_sgd"; }
+  [[nodiscard]] bool lock_step() const override { return true; }
+  [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
+  [[nodiscard]] int staleness_bound() const override { return 0; }
+  [[nodiscard]] int local_steps() const override { return local_steps_; }
+
+ private:
+  int local_steps_;
+};
+
 /// What a strategy may be configured with, from `training.sync`.
 struct SyncParameters {
   int staleness = 0;
   int accumulate = 1;
+  int local_steps = 1;
 };
 
 using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;

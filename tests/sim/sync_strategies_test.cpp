@@ -122,6 +122,55 @@ TEST(StalenessAware, GathersAccumulateGradientsIntoOneUpdate) {
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations / 2);
 }
 
+std::string allreduce_text(const std::string& sync) {
+  std::string text = scenario_text(4, sync);
+  const std::string ps = "architecture: {kind: parameter_server}";
+  text.replace(text.find(ps), ps.size(), "architecture: {kind: allreduce}");
+  return text;
+}
+
+/// BSP by model averaging, without the simulator: every worker takes an SGD step from the same parameters,
+/// and the parameters become the mean of the workers' (summed in worker order).
+models::Parameters model_averaging_reference(const SimulatedRun& run) {
+  const int workers = run.scenario.cluster.workers;
+  std::vector<models::BatchStream> streams;
+  for (int rank = 0; rank < workers; ++rank) streams.emplace_back(run.setup.schedule, rank);
+  const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
+  models::Parameters parameters = run.setup.model->initial_parameters();
+  models::Parameters gradient;
+  for (std::int64_t iteration = 0; iteration < run.setup.total_iterations; ++iteration) {
+    models::Parameters sum = models::Parameters::Zero(parameters.size());
+    for (auto& stream : streams) {
+      models::Parameters local = parameters;
+      run.setup.model->loss_and_gradient(local, run.setup.data.train, stream.next(), gradient);
+      optimizer.apply(local, gradient);
+      sum += local;
+    }
+    parameters = sum / static_cast<float>(workers);
+  }
+  return parameters;
+}
+
+// Local SGD with one local step is BSP by model averaging (up to the order of the allreduce's additions).
+TEST(LocalSgd, WithOneLocalStepIsModelAveraging) {
+  const SimulatedRun run = simulate(allreduce_text("{strategy: local_sgd, local_steps: 1}"));
+  const models::Parameters reference = model_averaging_reference(run);
+  const Eigen::Map<const models::Parameters> simulated(run.record.final_parameters.data(), reference.size());
+  EXPECT_LE((simulated - reference).norm(), 1e-6 * reference.norm());
+  EXPECT_GT(reference.norm(), 0.5);
+}
+
+// With H local steps the models are averaged after every H-th step (and the last), so the workers send
+// about 1/H of what gradient averaging sends.
+TEST(LocalSgd, AveragesEveryHStepsAndSendsAnHthOfTheBytes) {
+  const SimulatedRun run = simulate(allreduce_text("{strategy: local_sgd, local_steps: 4}"));
+  const std::int64_t averagings = (run.setup.total_iterations + 3) / 4;
+  const double per_averaging = run.record.hosts[0].bytes_sent / static_cast<double>(averagings);
+  // Ring allreduce of 33 floats on 4 ranks: 2 x 3 messages of 8 or 9 floats.
+  EXPECT_GE(per_averaging, 2 * 3 * 8 * 4.0);
+  EXPECT_LE(per_averaging, 2 * 3 * 9 * 4.0);
+}
+
 // 20 seeds, each with its own random speed for each of 8 workers (slowdowns uniform in [1, 4]): no
 // gradient is ever computed on parameters more than 2 clocks stale, and the bound is really used.
 class SspBound : public ::testing::TestWithParam<int> {};

@@ -154,7 +154,7 @@ TEST(Sweep, AValueThatMakesAKeyInapplicableIsReportedAtThatValue) {
     FAIL() << "a planned strategy in a sweep was accepted";
   } catch (const core::InputError& error) {
     EXPECT_STREQ(error.what(), "grid.yaml:12:35: error: training.sync.strategy: sync strategy 'gossip' is not supported "
-                               "yet\n  hint: supported sync strategy names: bsp, ssp, async, staleness_aware");
+                               "yet\n  hint: supported sync strategy names: bsp, ssp, async, staleness_aware, local_sgd");
   }
 }
 
