@@ -30,7 +30,10 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy =
       registries.strategies.find(s.training.sync_strategy.value).factory(
-      {.staleness = s.training.staleness, .accumulate = s.training.accumulate, .local_steps = s.training.local_steps});
+      {.staleness = s.training.staleness,
+       .accumulate = s.training.accumulate,
+       .local_steps = s.training.local_steps,
+       .gossip_with_all = s.training.gossip_with_all});
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -58,6 +61,23 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
                fmt::format("'{}' averages the workers' models by allreduce, and the architecture is a parameter server",
                            s.training.sync_strategy.value),
                "use training.architecture.kind: allreduce");
+  }
+  if (strategy->gossip()) {
+    if (s.training.architecture == scenario::Architecture::ParameterServer) {
+      sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+                 "gossip exchanges models between neighbouring workers, and the architecture is a parameter server",
+                 "use training.architecture.kind: allreduce (peer to peer)");
+    }
+    for (std::size_t rank = 0; rank < graph.workers().size(); ++rank) {
+      if (topology::worker_neighbours(graph, static_cast<int>(rank)).empty()) {
+        sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+                   fmt::format("gossip needs workers linked to workers, and worker {} of the '{}' topology has no "
+                               "link to another worker",
+                               rank, s.topology.kind.value),
+                   "use a peer-to-peer topology: ring, mesh, torus, random_regular, or custom worker links");
+        break;
+      }
+    }
   }
   if (s.training.architecture == scenario::Architecture::Allreduce && !strategy->lock_step()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
@@ -98,7 +118,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
       .sync = registries.strategies.find(s.training.sync_strategy.value).factory(
-          {.staleness = s.training.staleness, .accumulate = s.training.accumulate, .local_steps = s.training.local_steps}),
+          {.staleness = s.training.staleness,
+           .accumulate = s.training.accumulate,
+           .local_steps = s.training.local_steps,
+           .gossip_with_all = s.training.gossip_with_all}),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,

@@ -1,6 +1,7 @@
 #include "sim/runtime/allreduce_worker.hpp"
 
 #include "models/sgd.hpp"
+#include "sim/sync/gossip_matching.hpp"
 
 namespace dtsim::runtime {
 
@@ -19,10 +20,18 @@ void AllreduceWorker::operator()() {
 
   const int local_steps = setup.sync->local_steps();
   const auto count = static_cast<std::size_t>(parameters.size());
+  std::vector<std::vector<int>> neighbours;
+  if (setup.sync->gossip()) {
+    for (int r = 0; r < workers; ++r) neighbours.push_back(topology::worker_neighbours(setup.graph, r));
+  }
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     compute_gradient(context_, activity, parameters, batches.next(), gradient);
-    if (local_steps == 0) {
+    if (setup.sync->gossip()) {
+      optimizer.apply(parameters, gradient);
+      charge_compute(activity, models::Sgd::flops(count));
+      gossip(transport, neighbours, iteration, parameters);
+    } else if (local_steps == 0) {
       // Gradient averaging: every step.
       setup.allreduce->run(transport, comm::Block(std::span<float>(gradient.data(), count)));
       gradient /= static_cast<float>(workers);
@@ -40,6 +49,41 @@ void AllreduceWorker::operator()() {
     }
     if (rank_ == 0) after_iteration(context_, iteration, parameters);
   }
+}
+
+void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::vector<int>>& neighbours,
+                             std::int64_t round, models::Parameters& parameters) {
+  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
+  const auto count = static_cast<std::size_t>(parameters.size());
+  const auto own = [&] { return comm::Buffer(std::vector<float>(parameters.data(), parameters.data() + count)); };
+  const auto as_map = [&](const comm::Buffer& b) {
+    return Eigen::Map<const models::Parameters>(b.values().data(), static_cast<Eigen::Index>(count));
+  };
+  if (context_.setup->sync->gossip_with_all()) {
+    const std::vector<int>& peers = neighbours[static_cast<std::size_t>(rank_)];
+    const std::vector<comm::Buffer> theirs = transport.exchange(peers, std::vector<comm::Buffer>(peers.size(), own()), peers);
+    // Summed from zero in rank order, own parameters in their place, so that a complete graph gives every
+    // worker bitwise the same mean.
+    models::Parameters sum = models::Parameters::Zero(static_cast<Eigen::Index>(count));
+    bool own_added = false;
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      if (!own_added && peers[i] > rank_) {
+        sum += parameters;
+        own_added = true;
+      }
+      sum += as_map(theirs[i]);
+    }
+    if (!own_added) sum += parameters;
+    parameters = sum / static_cast<float>(peers.size() + 1);
+    charge_compute(activity, static_cast<double>(count * (peers.size() + 1)));
+    return;
+  }
+  const int partner = sync::random_matching(neighbours, context_.scenario->seed, round)[static_cast<std::size_t>(rank_)];
+  if (partner < 0) return;
+  const comm::Buffer theirs = transport.send_recv(partner, own(), partner);
+  // a + b is b + a in floating point: both partners end with the same values.
+  parameters = (parameters + as_map(theirs)) * 0.5F;
+  charge_compute(activity, 2.0 * static_cast<double>(count));
 }
 
 }  // namespace dtsim::runtime

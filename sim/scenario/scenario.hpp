@@ -123,6 +123,7 @@ struct TrainingSpec {
   int staleness = 0;  ///< ssp: clocks a worker may run ahead
   int accumulate = 1; ///< staleness_aware: gradients per update
   int local_steps = 1; ///< local_sgd: steps between averagings
+  bool gossip_with_all = false;  ///< gossip: average with every neighbour, not one random one
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

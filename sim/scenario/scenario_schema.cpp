@@ -230,7 +230,7 @@ SchemaNode sync() {
                         {"async", "barrierless asynchronous updates (parameter server)"},
                         {"staleness_aware", "asynchronous, learning rate divided by staleness (parameter server)"},
                         {"local_sgd", "`local_steps` local steps, then model averaging (allreduce)"},
-                        {"gossip", "average with neighbours on a peer-to-peer graph", true},
+                        {"gossip", "average with neighbours on a peer-to-peer graph (allreduce architecture)"},
                     })
               .fallback("bsp"),
           integer("staleness", 0, 1'000'000, "clocks a worker may run ahead of the last complete update")
@@ -251,7 +251,8 @@ SchemaNode sync() {
               .fallback("1")
               .when("strategy", {"local_sgd"}),
           choice_of("peers", "gossip peers", "whom a worker averages with",
-                    {{"random", "one seeded random neighbour"}, {"all", "every neighbour"}})
+                    {{"random", "one neighbour, by a seeded random matching each step"}, {"all", "every neighbour"}})
+              .fallback("random")
               .when("strategy", {"gossip"}),
       });
 }

@@ -11,6 +11,8 @@ void register_builtin_strategies(SyncRegistry& registry) {
                [](const SyncParameters&) { return std::make_unique<Async>(); });
   registry.add("local_sgd", "`local_steps` local SGD steps on every worker, then the parameters averaged by allreduce",
                [](const SyncParameters& p) { return std::make_unique<LocalSgd>(p.local_steps); });
+  registry.add("gossip", "a local step, then averaging with the topology neighbours (all, or one by seeded matching)",
+               [](const SyncParameters& p) { return std::make_unique<Gossip>(p.gossip_with_all); });
   registry.add("staleness_aware", "asynchronous, learning rate divided by each gradient's staleness, `accumulate` at a time",
                [](const SyncParameters& p) { return std::make_unique<StalenessAware>(p.accumulate); });
 }

@@ -31,6 +31,10 @@ class SyncStrategy {
   /// Allreduce: 0 to average gradients every step; H > 0 to take H local SGD steps, then average the
   /// parameters themselves.
   [[nodiscard]] virtual int local_steps() const { return 0; }
+  /// Peer to peer: after each local step a worker averages its parameters with its topology neighbours
+  /// (all of them, or the one a seeded random matching pairs it with) instead of any allreduce.
+  [[nodiscard]] virtual bool gossip() const { return false; }
+  [[nodiscard]] virtual bool gossip_with_all() const { return false; }
   /// On arrival: how many gradients the server gathers before it applies them as one update.
   [[nodiscard]] virtual int accumulate() const { return 1; }
   /// On arrival: the factor on the learning rate for a gradient `staleness` updates old.
@@ -105,11 +109,28 @@ class LocalSgd final : public SyncStrategy {
   int local_steps_;
 };
 
+/// Gossip (decentralized SGD): every worker takes an SGD step on its own parameters, then averages them
+/// with all its neighbours on the topology, or with the one neighbour a seeded random matching gives it.
+class Gossip final : public SyncStrategy {
+ public:
+  explicit Gossip(bool with_all) : with_all_(with_all) {}
+  [[nodiscard]] std::string_view name() const override { return "gossip"; }
+  [[nodiscard]] bool lock_step() const override { return true; }
+  [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
+  [[nodiscard]] int staleness_bound() const override { return 0; }
+  [[nodiscard]] bool gossip() const override { return true; }
+  [[nodiscard]] bool gossip_with_all() const override { return with_all_; }
+
+ private:
+  bool with_all_;
+};
+
 /// What a strategy may be configured with, from `training.sync`.
 struct SyncParameters {
   int staleness = 0;
   int accumulate = 1;
   int local_steps = 1;
+  bool gossip_with_all = false;
 };
 
 using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <boost/range/iterator_range.hpp>
+
+#include <algorithm>
 #include <stdexcept>
 
 namespace dtsim::topology {
@@ -37,6 +40,20 @@ std::size_t TopologyGraph::add_link(NodeId a, NodeId b, core::BytesPerSecond ban
   one_way_links_ += one_way ? 1 : 0;
   ends_.push_back(LinkEnds{a, b});
   return id;
+}
+
+std::vector<int> worker_neighbours(const TopologyGraph& graph, int rank) {
+  std::vector<int> rank_of(graph.node_count(), -1);
+  for (std::size_t r = 0; r < graph.workers().size(); ++r) rank_of[graph.workers()[r]] = static_cast<int>(r);
+  std::vector<int> out;
+  const NodeId self = graph.workers()[static_cast<std::size_t>(rank)];
+  for (const auto edge : boost::make_iterator_range(boost::out_edges(self, graph.graph()))) {
+    const int neighbour = rank_of[boost::target(edge, graph.graph())];
+    if (neighbour >= 0 && neighbour != rank) out.push_back(neighbour);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::vector<NodeId> TopologyGraph::hosts() const {

@@ -88,4 +88,7 @@ class TopologyGraph {
   std::size_t one_way_links_ = 0;
 };
 
+/// The ranks of the workers linked directly to worker `rank`, ascending.
+std::vector<int> worker_neighbours(const TopologyGraph& graph, int rank);
+
 }  // namespace dtsim::topology

@@ -171,6 +171,28 @@ TEST(LocalSgd, AveragesEveryHStepsAndSendsAnHthOfTheBytes) {
   EXPECT_LE(per_averaging, 2 * 3 * 9 * 4.0);
 }
 
+std::string gossip_text(const std::string& topology, const std::string& sync) {
+  std::string text = allreduce_text(sync);
+  const std::string star = "kind: parameter_server\n";
+  text.replace(text.find(star), star.size(), "kind: " + topology + "\n");
+  return text;
+}
+
+// On a complete graph, averaging with every neighbour is averaging all models: BSP by model averaging, bit
+// for bit (both sum in worker order from zero).
+TEST(Gossip, WithAllNeighboursOnACompleteGraphIsModelAveraging) {
+  const SimulatedRun run = simulate(gossip_text("mesh", "{strategy: gossip, peers: all}"));
+  EXPECT_EQ(run.record.final_parameters, as_vector(model_averaging_reference(run)));
+}
+
+// With one random neighbour per round on a ring the models spread slowly: worker 0 does not hold the
+// model-averaging result, yet training makes progress.
+TEST(Gossip, WithRandomPeersOnARingDriftsButLearns) {
+  const SimulatedRun run = simulate(gossip_text("ring", "{strategy: gossip, peers: random}"));
+  EXPECT_NE(run.record.final_parameters, as_vector(model_averaging_reference(run)));
+  EXPECT_LT(run.record.evaluations.back().val_loss, 0.9 * run.record.evaluations.front().val_loss);
+}
+
 // 20 seeds, each with its own random speed for each of 8 workers (slowdowns uniform in [1, 4]): no
 // gradient is ever computed on parameters more than 2 clocks stale, and the bound is really used.
 class SspBound : public ::testing::TestWithParam<int> {};

@@ -73,9 +73,9 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
 }
 
 TEST(ScenarioResolver, PlannedSyncStrategyIsNotSupportedYet) {
-  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: gossip}\n  stop:")),
-            "s.yaml:13:20: error: training.sync.strategy: sync strategy 'gossip' is not supported yet\n"
-            "  hint: supported sync strategy names: bsp, ssp, async, staleness_aware, local_sgd");
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: approximate}\n  stop:")),
+            "s.yaml:13:20: error: training.sync.strategy: sync strategy 'approximate' is not supported yet\n"
+            "  hint: supported sync strategy names: bsp, ssp, async, staleness_aware, local_sgd, gossip");
 }
 
 TEST(ScenarioResolver, StaleStrategiesNeedAParameterServer) {
