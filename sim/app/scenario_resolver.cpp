@@ -33,7 +33,9 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
       {.staleness = s.training.staleness,
        .accumulate = s.training.accumulate,
        .local_steps = s.training.local_steps,
-       .gossip_with_all = s.training.gossip_with_all});
+       .gossip_with_all = s.training.gossip_with_all,
+       .staleness_min = s.training.staleness_min,
+       .staleness_max = s.training.staleness_max});
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -121,7 +123,9 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
           {.staleness = s.training.staleness,
            .accumulate = s.training.accumulate,
            .local_steps = s.training.local_steps,
-           .gossip_with_all = s.training.gossip_with_all}),
+           .gossip_with_all = s.training.gossip_with_all,
+           .staleness_min = s.training.staleness_min,
+           .staleness_max = s.training.staleness_max}),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,

@@ -106,10 +106,9 @@ void ParameterServer::operator()() {
     replies.push_back(transport.post_send(static_cast<int>(w), to_buffer(parameters), 0));
   };
   // A worker that has pushed k gradients may compute its next once every clock up to k - bound is applied.
-  const auto may_go_on = [&](std::size_t w) {
-    const int bound = strategy.staleness_bound();
-    return bound < 0 || version >= pushed[w] - bound;
-  };
+  int bound = strategy.staleness_bound();
+  bool someone_waited = false;  // since the last complete clock
+  const auto may_go_on = [&](std::size_t w) { return bound < 0 || version >= pushed[w] - bound; };
 
   for (std::int64_t received = 0; received < static_cast<std::int64_t>(p) * iterations; ++received) {
     std::vector<comm::Pending*> open;
@@ -152,9 +151,16 @@ void ParameterServer::operator()() {
       apply(comm::mean_of(by_clock.begin()->second.gradients), count * static_cast<double>(p));
       by_clock.erase(by_clock.begin());
       ++version;
+      bound = strategy.next_staleness_bound(bound, someone_waited);
+      someone_waited = false;
     }
     for (std::size_t v = 0; v < p; ++v) {
-      if (deferred[v] && may_go_on(v)) reply(v);
+      if (!deferred[v]) continue;
+      if (may_go_on(v)) {
+        reply(v);
+      } else {
+        someone_waited = true;
+      }
     }
   }
   if (!gathered.empty()) apply(combine(gathered), 2.0 * count * static_cast<double>(gathered.size()));

@@ -124,6 +124,8 @@ struct TrainingSpec {
   int accumulate = 1; ///< staleness_aware: gradients per update
   int local_steps = 1; ///< local_sgd: steps between averagings
   bool gossip_with_all = false;  ///< gossip: average with every neighbour, not one random one
+  int staleness_min = 0;  ///< adaptive_ssp
+  int staleness_max = 0;  ///< adaptive_ssp
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

@@ -409,6 +409,8 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.accumulate = static_cast<int>(sync.integer("accumulate").value_or(1));
   out.local_steps = static_cast<int>(sync.integer("local_steps").value_or(1));
   out.gossip_with_all = sync.text("peers") == "all";
+  out.staleness_min = static_cast<int>(sync.integer("staleness_min").value_or(0));
+  out.staleness_max = static_cast<int>(sync.integer("staleness_max").value_or(0));
   if (sync.text("strategy") == "adaptive_ssp" && sync.integer("staleness_min").value_or(0) >
                                                      sync.integer("staleness_max").value_or(1'000'000)) {
     sink.error(sync.where("staleness_min"), "training.sync.staleness_min",

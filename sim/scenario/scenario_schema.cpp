@@ -225,7 +225,7 @@ SchemaNode sync() {
                     {
                         {"bsp", "bulk-synchronous: a barrier every iteration"},
                         {"ssp", "stale-synchronous with bound `staleness` (parameter server)"},
-                        {"adaptive_ssp", "staleness bound moving within [staleness_min, staleness_max]", true},
+                        {"adaptive_ssp", "staleness bound moving within [staleness_min, staleness_max] (parameter server)"},
                         {"approximate", "send an update only when it is significant", true},
                         {"async", "barrierless asynchronous updates (parameter server)"},
                         {"staleness_aware", "asynchronous, learning rate divided by staleness (parameter server)"},
@@ -236,8 +236,10 @@ SchemaNode sync() {
           integer("staleness", 0, 1'000'000, "clocks a worker may run ahead of the last complete update")
               .fallback("0")
               .when("strategy", {"ssp"}),
-          integer("staleness_min", 0, 1'000'000, "lowest staleness bound").when("strategy", {"adaptive_ssp"}),
-          integer("staleness_max", 0, 1'000'000, "highest staleness bound").when("strategy", {"adaptive_ssp"}),
+          integer("staleness_min", 0, 1'000'000, "lowest staleness bound, where it starts")
+              .fallback("0")
+              .when("strategy", {"adaptive_ssp"}),
+          integer("staleness_max", 0, 1'000'000, "highest staleness bound").require().when("strategy", {"adaptive_ssp"}),
           number("threshold", 0.0, kInf, "relative update magnitude worth sending")
               .exclusive_min()
               .when("strategy", {"approximate"}),

@@ -130,14 +130,13 @@ class Validator {
       return node;
     }
     if (schema.kind != ValueKind::Map) return {};
-    // A section with a required key cannot be completed from defaults; leave it out.
-    if (std::any_of(schema.children.begin(), schema.children.end(), [](const SchemaNode& c) { return c.required; })) {
-      return {};
-    }
     ConfigNode out = ConfigNode::make_map(where);
     out.defaulted = true;
     for (const auto& child : schema.children) {
       if (child.planned || !applies(child, out, schema)) continue;
+      // A section with a required key (one that applies, given the defaults so far) cannot be completed
+      // from defaults; leave it out.
+      if (child.required) return {};
       ConfigNode filled = defaults_of(child, where);
       if (!filled.is_null()) out.entries.push_back(ConfigEntry{child.key, where, std::move(filled)});
     }

@@ -4,6 +4,7 @@
 
 #include "sim/core/registry.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,6 +29,12 @@ class SyncStrategy {
   /// may compute its next one once the updates of every clock up to c - bound are applied. Negative: no
   /// bound (the worker goes on with whatever the server has).
   [[nodiscard]] virtual int staleness_bound() const = 0;
+  /// The bound after a clock completes, given the bound so far and whether a worker had to wait for it
+  /// since the last clock completed. Fixed unless the strategy adapts it.
+  [[nodiscard]] virtual int next_staleness_bound(int current, bool someone_waited) const {
+    static_cast<void>(someone_waited);
+    return current;
+  }
   /// Allreduce: 0 to average gradients every step; H > 0 to take H local SGD steps, then average the
   /// parameters themselves.
   [[nodiscard]] virtual int local_steps() const { return 0; }
@@ -63,6 +70,25 @@ class Ssp final : public SyncStrategy {
 
  private:
   int staleness_;
+};
+
+/// Adaptive SSP: as SSP, with a bound that starts at `lowest` and moves with observed progress: after each
+/// complete clock it grows by one (up to `highest`) if a worker had to wait for the bound since the last
+/// clock, and shrinks by one (down to `lowest`) if none had.
+class AdaptiveSsp final : public SyncStrategy {
+ public:
+  AdaptiveSsp(int lowest, int highest) : lowest_(lowest), highest_(highest) {}
+  [[nodiscard]] std::string_view name() const override { return "adaptive_ssp"; }
+  [[nodiscard]] bool lock_step() const override { return false; }
+  [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
+  [[nodiscard]] int staleness_bound() const override { return lowest_; }
+  [[nodiscard]] int next_staleness_bound(int current, bool someone_waited) const override {
+    return someone_waited ? std::min(current + 1, highest_) : std::max(current - 1, lowest_);
+  }
+
+ private:
+  int lowest_;
+  int highest_;
 };
 
 /// Asynchronous: the server applies each gradient as it arrives, and a worker goes on at once with the
@@ -131,6 +157,8 @@ struct SyncParameters {
   int accumulate = 1;
   int local_steps = 1;
   bool gossip_with_all = false;
+  int staleness_min = 0;
+  int staleness_max = 0;
 };
 
 using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;

@@ -195,15 +195,17 @@ TEST(Gossip, WithRandomPeersOnARingDriftsButLearns) {
 
 // 20 seeds, each with its own random speed for each of 8 workers (slowdowns uniform in [1, 4]): no
 // gradient is ever computed on parameters more than 2 clocks stale, and the bound is really used.
-class SspBound : public ::testing::TestWithParam<int> {};
+// adaptive_ssp within [0, 2] likewise never goes beyond its highest bound.
+class SspBound : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(SspBound, NoGradientIsMoreStaleThanTheBound) {
-  core::RandomEngine speeds = core::random_stream(static_cast<std::uint64_t>(GetParam()), "test/ssp-speeds");
+  const auto [strategy, seed] = GetParam();
+  core::RandomEngine speeds = core::random_stream(static_cast<std::uint64_t>(seed), "test/ssp-speeds");
   std::string rules = "stragglers:\n";
   for (int worker = 0; worker < 8; ++worker) {
     rules += fmt::format("  - {{workers: [{}], slowdown: {:.3f}}}\n", worker, 1.0 + 3.0 * core::uniform01(speeds));
   }
-  const SimulatedRun run = simulate(scenario_text(8, "{strategy: ssp, staleness: 2}") + rules);
+  const SimulatedRun run = simulate(scenario_text(8, strategy) + rules);
   ASSERT_FALSE(run.record.staleness.empty());
   EXPECT_LE(run.record.staleness.rbegin()->first, 2);
   EXPECT_GT(run.record.staleness.rbegin()->first, 0) << "no worker ever ran ahead";
@@ -212,7 +214,15 @@ TEST_P(SspBound, NoGradientIsMoreStaleThanTheBound) {
   EXPECT_EQ(gradients, 8 * run.setup.total_iterations);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, SspBound, ::testing::Range(1, 21));
+INSTANTIATE_TEST_SUITE_P(Seeds, SspBound,
+                         ::testing::Combine(::testing::Values("{strategy: ssp, staleness: 2}",
+                                                              "{strategy: adaptive_ssp, staleness_min: 0, staleness_max: 2}"),
+                                            ::testing::Range(1, 21)),
+                         [](const auto& param_info) {
+                           return std::string(std::get<0>(param_info.param).find("adaptive") != std::string::npos ? "adaptive"
+                                                                                                                   : "ssp") +
+                                  "_seed" + std::to_string(std::get<1>(param_info.param));
+                         });
 
 }  // namespace
 }  // namespace dtsim

@@ -154,7 +154,7 @@ TEST(Sweep, AValueThatMakesAKeyInapplicableIsReportedAtThatValue) {
     FAIL() << "a planned strategy in a sweep was accepted";
   } catch (const core::InputError& error) {
     EXPECT_STREQ(error.what(), "grid.yaml:12:35: error: training.sync.strategy: sync strategy 'approximate' is not supported "
-                               "yet\n  hint: supported sync strategy names: bsp, ssp, async, staleness_aware, local_sgd, gossip");
+                               "yet\n  hint: supported sync strategy names: bsp, ssp, adaptive_ssp, async, staleness_aware, local_sgd, gossip");
   }
 }
 

@@ -75,7 +75,7 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
 TEST(ScenarioResolver, PlannedSyncStrategyIsNotSupportedYet) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: approximate}\n  stop:")),
             "s.yaml:13:20: error: training.sync.strategy: sync strategy 'approximate' is not supported yet\n"
-            "  hint: supported sync strategy names: bsp, ssp, async, staleness_aware, local_sgd, gossip");
+            "  hint: supported sync strategy names: bsp, ssp, adaptive_ssp, async, staleness_aware, local_sgd, gossip");
 }
 
 TEST(ScenarioResolver, StaleStrategiesNeedAParameterServer) {

@@ -13,6 +13,16 @@ TEST(StalenessAware, LearningRateIsDividedByTheStaleness) {
   EXPECT_DOUBLE_EQ(strategy.learning_rate_scale(10), 0.1);
 }
 
+TEST(AdaptiveSsp, TheBoundGrowsWhenWorkersWaitAndShrinksWhenNoneDoes) {
+  const AdaptiveSsp strategy(1, 3);
+  EXPECT_EQ(strategy.staleness_bound(), 1);
+  EXPECT_EQ(strategy.next_staleness_bound(1, true), 2);
+  EXPECT_EQ(strategy.next_staleness_bound(3, true), 3);
+  EXPECT_EQ(strategy.next_staleness_bound(2, false), 1);
+  EXPECT_EQ(strategy.next_staleness_bound(1, false), 1);
+  EXPECT_EQ(Ssp(2).next_staleness_bound(2, true), 2);
+}
+
 TEST(SyncRegistry, EveryStrategyIsConfiguredFromItsParameters) {
   SyncRegistry registry("sync strategy");
   register_builtin_strategies(registry);
