@@ -35,7 +35,9 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
        .local_steps = s.training.local_steps,
        .gossip_with_all = s.training.gossip_with_all,
        .staleness_min = s.training.staleness_min,
-       .staleness_max = s.training.staleness_max});
+       .staleness_max = s.training.staleness_max,
+       .threshold = s.training.threshold,
+       .max_delay = s.training.max_delay});
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -125,7 +127,9 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
            .local_steps = s.training.local_steps,
            .gossip_with_all = s.training.gossip_with_all,
            .staleness_min = s.training.staleness_min,
-           .staleness_max = s.training.staleness_max}),
+           .staleness_max = s.training.staleness_max,
+           .threshold = s.training.threshold,
+           .max_delay = s.training.max_delay}),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,

@@ -7,18 +7,21 @@
 
 namespace dtsim::comm {
 
-Buffer push_and_pull(Transport& transport, std::span<const int> servers, const Buffer& gradient) {
+Buffer push_and_pull(Transport& transport, std::span<const int> servers, const Buffer& gradient, std::int64_t steps) {
   const auto shards = static_cast<int>(servers.size());
   std::vector<Buffer> pushed;
   pushed.reserve(servers.size());
   for (int j = 0; j < shards; ++j) {
     const ChunkBounds bounds = chunk_bounds(gradient.size(), shards, j);
+    const std::size_t header = steps > 0 ? 1 : 0;
     if (!gradient.has_values()) {
-      pushed.push_back(Buffer::sized(bounds.end - bounds.begin));
+      pushed.push_back(Buffer::sized(bounds.end - bounds.begin + header));
     } else {
       const std::span<const float> values = gradient.values();
-      pushed.emplace_back(std::vector<float>(values.begin() + static_cast<std::ptrdiff_t>(bounds.begin),
-                                             values.begin() + static_cast<std::ptrdiff_t>(bounds.end)));
+      std::vector<float> shard(values.begin() + static_cast<std::ptrdiff_t>(bounds.begin),
+                               values.begin() + static_cast<std::ptrdiff_t>(bounds.end));
+      if (header > 0) shard.push_back(static_cast<float>(steps));
+      pushed.emplace_back(std::move(shard));
     }
   }
   transport.send_to_each(servers, std::move(pushed));
@@ -29,6 +32,13 @@ Buffer push_and_pull(Transport& transport, std::span<const int> servers, const B
   for (const Buffer& shard : pulled) joined.insert(joined.end(), shard.values().begin(), shard.values().end());
   if (joined.size() != gradient.size()) throw std::invalid_argument("servers returned shards of the wrong sizes");
   return Buffer(std::move(joined));
+}
+
+std::pair<Buffer, std::int64_t> take_steps(const Buffer& message) {
+  if (message.size() == 0) throw std::invalid_argument("a push without its step count");
+  if (!message.has_values()) return {Buffer::sized(message.size() - 1), 1};
+  const std::span<const float> values = message.values();
+  return {Buffer(std::vector<float>(values.begin(), values.end() - 1)), static_cast<std::int64_t>(values.back())};
 }
 
 Buffer mean_of(const std::vector<Buffer>& buffers) {

@@ -6,14 +6,20 @@
 #include "sim/comm/transport.hpp"
 #include "sim/core/units.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 
 namespace dtsim::comm {
 
 /// Worker side: pushes shard j of `gradient` to `servers[j]`, all at once, then waits for every server's
-/// shard of the new parameters and returns them joined in key order.
-Buffer push_and_pull(Transport& transport, std::span<const int> servers, const Buffer& gradient);
+/// shard of the new parameters and returns them joined in key order. With `steps` > 0, each shard message
+/// ends with one more float: how many steps' gradients the push sums (see take_steps()).
+Buffer push_and_pull(Transport& transport, std::span<const int> servers, const Buffer& gradient, std::int64_t steps = 0);
+
+/// Server side of a push sent with `steps`: the gradient without its last element, and that element.
+std::pair<Buffer, std::int64_t> take_steps(const Buffer& message);
 
 /// Server side of one round: receives one gradient from each of `workers` (all transfers at once),
 /// calls `update` with their elementwise mean to get the new parameters, and sends those to every

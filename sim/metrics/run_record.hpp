@@ -46,6 +46,14 @@ struct RunRecord {
   /// ssp), the clocks between the parameters it was computed on and its own clock; on arrival (async), the
   /// updates applied since the worker read its parameters.
   std::map<std::int64_t, std::int64_t> staleness;
+  /// Approximate synchronous: every push a worker decided on (not written to files; for tests).
+  struct Push {
+    int worker = 0;
+    double relative = 0.0;    ///< the update's norm over the parameters' norm
+    std::int64_t delay = 0;   ///< steps it held
+    bool last = false;        ///< the final push, sent whatever its size
+  };
+  std::vector<Push> pushes;
   /// Worker 0's parameters at the end (not written to files; for tests and later checkpointing).
   std::vector<float> final_parameters;
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace dtsim::runtime {
 namespace {
@@ -33,11 +34,38 @@ void ParameterServerWorker::operator()() {
   models::Parameters parameters = setup.model->initial_parameters();
   models::Parameters gradient;
 
+  const sync::SyncStrategy& strategy = *setup.sync;
+  const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
+  models::Parameters accumulated = models::Parameters::Zero(parameters.size());
+  std::int64_t held = 0;  // steps accumulated since the last push
+
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     compute_gradient(context_, activity, parameters, batches.next(), gradient);
-    const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(gradient));
-    parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
+    if (!strategy.accumulates_locally()) {
+      const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(gradient));
+      parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
+    } else {
+      // Approximate: step locally, and push the accumulated gradients only when they make a significant
+      // update (or have waited long enough, or training ends).
+      optimizer.apply(parameters, gradient);
+      accumulated += gradient;
+      ++held;
+      charge_compute(activity, models::Sgd::flops(static_cast<std::size_t>(parameters.size())) +
+                                   static_cast<double>(parameters.size()));
+      const double norm = parameters.norm();
+      const double relative =
+          context_.scenario->training.optimizer.learning_rate * accumulated.norm() / (norm > 0.0 ? norm : 1.0);
+      const bool last = iteration == setup.total_iterations;
+      const bool significant = strategy.send_now(relative, held);
+      if (significant || last) {
+        context_.record->pushes.push_back({rank_, relative, held, last && !significant});
+        const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(accumulated), held);
+        parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
+        accumulated.setZero();
+        held = 0;
+      }
+    }
     if (rank_ == 0) after_iteration(context_, iteration, parameters);
   }
 }
@@ -110,7 +138,8 @@ void ParameterServer::operator()() {
   bool someone_waited = false;  // since the last complete clock
   const auto may_go_on = [&](std::size_t w) { return bound < 0 || version >= pushed[w] - bound; };
 
-  for (std::int64_t received = 0; received < static_cast<std::int64_t>(p) * iterations; ++received) {
+  const bool counted = strategy.accumulates_locally();
+  for (;;) {
     std::vector<comm::Pending*> open;
     std::vector<std::size_t> owner;
     for (std::size_t w = 0; w < p; ++w) {
@@ -119,9 +148,13 @@ void ParameterServer::operator()() {
         owner.push_back(w);
       }
     }
+    if (open.empty()) break;
     const std::size_t w = owner[transport.wait_any(open)];
     comm::Buffer gradient = receiving[w]->wait();
-    const std::int64_t clock = ++pushed[w];
+    std::int64_t steps = 1;
+    if (counted) std::tie(gradient, steps) = comm::take_steps(gradient);
+    pushed[w] += steps;
+    const std::int64_t clock = pushed[w];
     receiving[w] = clock < iterations ? transport.post_recv(static_cast<int>(w), 0) : nullptr;
 
     if (strategy.apply() == sync::Apply::OnArrival) {

@@ -126,6 +126,8 @@ struct TrainingSpec {
   bool gossip_with_all = false;  ///< gossip: average with every neighbour, not one random one
   int staleness_min = 0;  ///< adaptive_ssp
   int staleness_max = 0;  ///< adaptive_ssp
+  double threshold = 0.0;        ///< approximate: significant relative update
+  std::int64_t max_delay = 1;    ///< approximate: steps after which a worker pushes anyway
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

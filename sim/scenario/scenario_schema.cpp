@@ -226,7 +226,7 @@ SchemaNode sync() {
                         {"bsp", "bulk-synchronous: a barrier every iteration"},
                         {"ssp", "stale-synchronous with bound `staleness` (parameter server)"},
                         {"adaptive_ssp", "staleness bound moving within [staleness_min, staleness_max] (parameter server)"},
-                        {"approximate", "send an update only when it is significant", true},
+                        {"approximate", "send an update only when it is significant (parameter server)"},
                         {"async", "barrierless asynchronous updates (parameter server)"},
                         {"staleness_aware", "asynchronous, learning rate divided by staleness (parameter server)"},
                         {"local_sgd", "`local_steps` local steps, then model averaging (allreduce)"},
@@ -241,9 +241,11 @@ SchemaNode sync() {
               .when("strategy", {"adaptive_ssp"}),
           integer("staleness_max", 0, 1'000'000, "highest staleness bound").require().when("strategy", {"adaptive_ssp"}),
           number("threshold", 0.0, kInf, "relative update magnitude worth sending")
+              .require()
               .exclusive_min()
               .when("strategy", {"approximate"}),
           integer("max_delay", 1, kMaxCount, "iterations after which an update is sent anyway")
+              .fallback("10")
               .when("strategy", {"approximate"}),
           boolean("lock", "the server applies pushes under a lock instead of lock-free").when("strategy", {"async"}).plan(),
           integer("accumulate", 1, kMaxCount, "gradients the server gathers into one update")

@@ -9,6 +9,8 @@ void register_builtin_strategies(SyncRegistry& registry) {
                [](const SyncParameters& p) { return std::make_unique<Ssp>(p.staleness); });
   registry.add("adaptive_ssp", "ssp whose bound moves within [staleness_min, staleness_max] with observed waiting",
                [](const SyncParameters& p) { return std::make_unique<AdaptiveSsp>(p.staleness_min, p.staleness_max); });
+  registry.add("approximate", "workers push accumulated gradients only when significant, or after max_delay steps",
+               [](const SyncParameters& p) { return std::make_unique<Approximate>(p.threshold, p.max_delay); });
   registry.add("async", "asynchronous: each gradient applied as it arrives, no waiting",
                [](const SyncParameters&) { return std::make_unique<Async>(); });
   registry.add("local_sgd", "`local_steps` local SGD steps on every worker, then the parameters averaged by allreduce",

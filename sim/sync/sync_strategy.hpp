@@ -42,6 +42,16 @@ class SyncStrategy {
   /// (all of them, or the one a seeded random matching pairs it with) instead of any allreduce.
   [[nodiscard]] virtual bool gossip() const { return false; }
   [[nodiscard]] virtual bool gossip_with_all() const { return false; }
+  /// Parameter server: whether workers keep their own parameters between pushes and push the gradients
+  /// they accumulated, only when send_now() says so (approximate synchronous).
+  [[nodiscard]] virtual bool accumulates_locally() const { return false; }
+  /// Whether a worker whose accumulated update has magnitude `relative` (its norm over the parameters'
+  /// norm) and holds `delay` steps sends it now.
+  [[nodiscard]] virtual bool send_now(double relative, std::int64_t delay) const {
+    static_cast<void>(relative);
+    static_cast<void>(delay);
+    return true;
+  }
   /// On arrival: how many gradients the server gathers before it applies them as one update.
   [[nodiscard]] virtual int accumulate() const { return 1; }
   /// On arrival: the factor on the learning rate for a gradient `staleness` updates old.
@@ -70,6 +80,27 @@ class Ssp final : public SyncStrategy {
 
  private:
   int staleness_;
+};
+
+/// Approximate synchronous parallel: a worker applies its gradients to its own parameters and accumulates
+/// them; it pushes the sum only when the update it makes is significant (its norm over the parameters'
+/// norm above `threshold`) or `max_delay` steps have passed, and then continues from the server's
+/// parameters. The server applies each push as it arrives.
+class Approximate final : public SyncStrategy {
+ public:
+  Approximate(double threshold, std::int64_t max_delay) : threshold_(threshold), max_delay_(max_delay) {}
+  [[nodiscard]] std::string_view name() const override { return "approximate"; }
+  [[nodiscard]] bool lock_step() const override { return false; }
+  [[nodiscard]] Apply apply() const override { return Apply::OnArrival; }
+  [[nodiscard]] int staleness_bound() const override { return -1; }
+  [[nodiscard]] bool accumulates_locally() const override { return true; }
+  [[nodiscard]] bool send_now(double relative, std::int64_t delay) const override {
+    return relative > threshold_ || delay >= max_delay_;
+  }
+
+ private:
+  double threshold_;
+  std::int64_t max_delay_;
 };
 
 /// Adaptive SSP: as SSP, with a bound that starts at `lowest` and moves with observed progress: after each
@@ -159,6 +190,8 @@ struct SyncParameters {
   bool gossip_with_all = false;
   int staleness_min = 0;
   int staleness_max = 0;
+  double threshold = 0.0;
+  std::int64_t max_delay = 1;
 };
 
 using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;

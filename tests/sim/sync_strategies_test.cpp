@@ -88,6 +88,11 @@ TEST_P(BitwiseBsp, EqualsTheBspReferenceExactly) {
 INSTANTIATE_TEST_SUITE_P(Strategies, BitwiseBsp, ::testing::Values("{strategy: bsp}", "{strategy: ssp, staleness: 0}"),
                          [](const auto& param_info) { return param_info.index == 0 ? "bsp" : "ssp_0"; });
 
+std::string on_arrival_name(std::size_t index) {
+  const std::vector<std::string> names{"async", "staleness_aware", "approximate_every_step"};
+  return names.at(index);
+}
+
 class OnArrival : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnArrival, WithOneWorkerIsSequentialSgd) {
@@ -97,8 +102,32 @@ TEST_P(OnArrival, WithOneWorkerIsSequentialSgd) {
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, run.setup.total_iterations}}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, OnArrival, ::testing::Values("{strategy: async}", "{strategy: staleness_aware}"),
-                         [](const auto& param_info) { return param_info.index == 0 ? "async" : "staleness_aware"; });
+INSTANTIATE_TEST_SUITE_P(Strategies, OnArrival,
+                         ::testing::Values("{strategy: async}", "{strategy: staleness_aware}",
+                                           "{strategy: approximate, threshold: 1e-12}"),
+                         [](const auto& param_info) { return on_arrival_name(param_info.index); });
+
+// Approximate synchronous with 8 workers of random speeds: every push either made a significant update
+// (above the threshold), or had held max_delay steps, or was the final one; and both reasons occur.
+TEST(Approximate, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
+  const SimulatedRun run = simulate(scenario_text(8, "{strategy: approximate, threshold: 0.08, max_delay: 4}"));
+  ASSERT_FALSE(run.record.pushes.empty());
+  int by_threshold = 0;
+  int by_delay = 0;
+  std::int64_t steps = 0;
+  for (const auto& push : run.record.pushes) {
+    EXPECT_TRUE(push.relative > 0.08 || push.delay >= 4 || push.last)
+        << "worker " << push.worker << " pushed " << push.relative << " after " << push.delay << " steps";
+    by_threshold += push.relative > 0.08 && push.delay < 4 ? 1 : 0;
+    by_delay += push.relative <= 0.08 && push.delay >= 4 ? 1 : 0;
+    steps += push.delay;
+  }
+  EXPECT_GT(by_threshold, 0);
+  EXPECT_GT(by_delay, 0);
+  EXPECT_EQ(steps, 8 * run.setup.total_iterations);  // every step's gradient reached the server once
+  EXPECT_LT(static_cast<std::int64_t>(run.record.pushes.size()), 8 * run.setup.total_iterations);
+  EXPECT_EQ(run.record.updates_applied, static_cast<std::int64_t>(run.record.pushes.size()));
+}
 
 // Gathering 2 gradients per update, one worker: its second gradient of each pair is computed on the same
 // parameters as the first (the update waits for the pair), and the update is their mean.

@@ -150,11 +150,11 @@ TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
 TEST(Sweep, AValueThatMakesAKeyInapplicableIsReportedAtThatValue) {
   try {
     scenario::read_scenario_document_text(
-        kSweepBase + "sweep:\n  axes:\n    training.sync.strategy: [bsp, approximate]\n", "grid.yaml");
-    FAIL() << "a planned strategy in a sweep was accepted";
+        kSweepBase + "sweep:\n  axes:\n    training.architecture.kind: [allreduce, hybrid]\n", "grid.yaml");
+    FAIL() << "a planned architecture in a sweep was accepted";
   } catch (const core::InputError& error) {
-    EXPECT_STREQ(error.what(), "grid.yaml:12:35: error: training.sync.strategy: sync strategy 'approximate' is not supported "
-                               "yet\n  hint: supported sync strategy names: bsp, ssp, adaptive_ssp, async, staleness_aware, local_sgd, gossip");
+    EXPECT_STREQ(error.what(), "grid.yaml:12:45: error: training.architecture.kind: architecture 'hybrid' is not "
+                               "supported yet\n  hint: supported architecture names: allreduce, parameter_server");
   }
 }
 

@@ -72,10 +72,10 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
             "needed)\n  hint: raise data.samples, or lower training.batch.per_worker or cluster.workers");
 }
 
-TEST(ScenarioResolver, PlannedSyncStrategyIsNotSupportedYet) {
-  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: approximate}\n  stop:")),
-            "s.yaml:13:20: error: training.sync.strategy: sync strategy 'approximate' is not supported yet\n"
-            "  hint: supported sync strategy names: bsp, ssp, adaptive_ssp, async, staleness_aware, local_sgd, gossip");
+TEST(ScenarioResolver, PlannedArchitectureIsNotSupportedYet) {
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  architecture: {kind: hybrid}\n  stop:")),
+            "s.yaml:13:24: error: training.architecture.kind: architecture 'hybrid' is not supported yet\n"
+            "  hint: supported architecture names: allreduce, parameter_server");
 }
 
 TEST(ScenarioResolver, StaleStrategiesNeedAParameterServer) {
