@@ -20,6 +20,19 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
   return total;
 }
 
+/// The scenario's synchronization strategy, configured from `training.sync`.
+std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries) {
+  return registries.strategies.find(s.training.sync_strategy.value)
+      .factory({.staleness = s.training.staleness,
+                .accumulate = s.training.accumulate,
+                .local_steps = s.training.local_steps,
+                .gossip_with_all = s.training.gossip_with_all,
+                .staleness_min = s.training.staleness_min,
+                .staleness_max = s.training.staleness_max,
+                .threshold = s.training.threshold,
+                .max_delay = s.training.max_delay});
+}
+
 }  // namespace
 
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
@@ -28,16 +41,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   // The schema has already rejected names this version does not simulate, so a failed lookup here is
   // a registry out of step with the schema: an internal error, caught by the registries' test.
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
-  std::unique_ptr<sync::SyncStrategy> strategy =
-      registries.strategies.find(s.training.sync_strategy.value).factory(
-      {.staleness = s.training.staleness,
-       .accumulate = s.training.accumulate,
-       .local_steps = s.training.local_steps,
-       .gossip_with_all = s.training.gossip_with_all,
-       .staleness_min = s.training.staleness_min,
-       .staleness_max = s.training.staleness_max,
-       .threshold = s.training.threshold,
-       .max_delay = s.training.max_delay});
+  std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
 
   if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -121,15 +125,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
-      .sync = registries.strategies.find(s.training.sync_strategy.value).factory(
-          {.staleness = s.training.staleness,
-           .accumulate = s.training.accumulate,
-           .local_steps = s.training.local_steps,
-           .gossip_with_all = s.training.gossip_with_all,
-           .staleness_min = s.training.staleness_min,
-           .staleness_max = s.training.staleness_max,
-           .threshold = s.training.threshold,
-           .max_delay = s.training.max_delay}),
+      .sync = make_strategy(s, registries),
       .allreduce = s.training.architecture == scenario::Architecture::Allreduce
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,
