@@ -87,10 +87,13 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
       }
     }
   }
-  if (s.training.architecture == scenario::Architecture::Allreduce && !strategy->lock_step()) {
+  if (s.training.architecture == scenario::Architecture::Allreduce && !strategy->runs_on_allreduce()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
-               fmt::format("'{}' lets workers drift apart, which an allreduce cannot do", s.training.sync_strategy.value),
-               "use training.architecture.kind: parameter_server");
+               fmt::format("'{}' needs a parameter server to apply updates as they arrive, and the architecture is "
+                           "allreduce",
+                           s.training.sync_strategy.value),
+               "use training.architecture.kind: parameter_server, or a strategy that runs on an allreduce: bsp, ssp, "
+               "local_sgd, gossip");
   }
 
   const models::SyntheticClassificationParams data_params{static_cast<std::size_t>(s.data.samples),

@@ -1,6 +1,7 @@
 #include "sim/runtime/allreduce_worker.hpp"
 
 #include "models/sgd.hpp"
+#include "sim/runtime/stale_synchronous_allreduce.hpp"
 #include "sim/sync/gossip_matching.hpp"
 
 namespace dtsim::runtime {
@@ -9,6 +10,10 @@ AllreduceWorker::AllreduceWorker(TrainingContext context, int rank) : context_(s
 
 void AllreduceWorker::operator()() {
   const TrainingSetup& setup = *context_.setup;
+  if (!setup.sync->lock_step()) {
+    run_stale_synchronous_allreduce(context_, rank_);
+    return;
+  }
   metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
   const int workers = context_.scenario->cluster.workers;
   S4uTransport transport("allreduce", rank_, workers, activity);
@@ -32,7 +37,9 @@ void AllreduceWorker::operator()() {
       charge_compute(activity, models::Sgd::flops(count));
       gossip(transport, neighbours, iteration, parameters);
     } else if (local_steps == 0) {
-      // Gradient averaging: every step.
+      // Gradient averaging: every step, every gradient fresh.
+      ++context_.record->staleness[0];
+      if (rank_ == 0) ++context_.record->updates_applied;
       setup.allreduce->run(transport, comm::Block(std::span<float>(gradient.data(), count)));
       gradient /= static_cast<float>(workers);
       optimizer.apply(parameters, gradient);

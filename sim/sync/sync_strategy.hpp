@@ -24,6 +24,9 @@ class SyncStrategy {
   [[nodiscard]] virtual std::string_view name() const = 0;
   /// True when all workers advance together, one step at a time (required by allreduce architectures).
   [[nodiscard]] virtual bool lock_step() const = 0;
+  /// Whether it runs without a server: lock-step strategies do, and so does a fixed staleness bound (the
+  /// allreduces of successive clocks run in the background while workers compute ahead).
+  [[nodiscard]] virtual bool runs_on_allreduce() const { return lock_step(); }
   [[nodiscard]] virtual Apply apply() const = 0;
   /// How many clocks a worker may run ahead of the updates applied: a worker that has pushed c gradients
   /// may compute its next one once the updates of every clock up to c - bound are applied. Negative: no
@@ -75,6 +78,7 @@ class Ssp final : public SyncStrategy {
   explicit Ssp(int staleness) : staleness_(staleness) {}
   [[nodiscard]] std::string_view name() const override { return "ssp"; }
   [[nodiscard]] bool lock_step() const override { return false; }
+  [[nodiscard]] bool runs_on_allreduce() const override { return true; }
   [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
   [[nodiscard]] int staleness_bound() const override { return staleness_; }
 

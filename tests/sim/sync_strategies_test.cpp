@@ -8,6 +8,7 @@
 #include "sim/core/rng.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/unit/comm/thread_transport.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -222,6 +223,67 @@ TEST(Gossip, WithRandomPeersOnARingDriftsButLearns) {
   EXPECT_LT(run.record.evaluations.back().val_loss, 0.9 * run.record.evaluations.front().val_loss);
 }
 
+/// BSP gradient averaging by allreduce, without the simulator: every iteration each worker's gradient on
+/// the same parameters, summed by the scenario's own allreduce algorithm on threads (so in its order of
+/// additions), divided by p, one SGD step.
+models::Parameters allreduce_reference(const SimulatedRun& run) {
+  const int workers = run.scenario.cluster.workers;
+  std::vector<models::BatchStream> streams;
+  for (int rank = 0; rank < workers; ++rank) streams.emplace_back(run.setup.schedule, rank);
+  const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
+  models::Parameters parameters = run.setup.model->initial_parameters();
+  const std::span<const int> machines = run.setup.graph.worker_machines();
+  for (std::int64_t iteration = 0; iteration < run.setup.total_iterations; ++iteration) {
+    std::vector<models::Parameters> gradients(static_cast<std::size_t>(workers));
+    for (int rank = 0; rank < workers; ++rank) {
+      run.setup.model->loss_and_gradient(parameters, run.setup.data.train, streams[static_cast<std::size_t>(rank)].next(),
+                                         gradients[static_cast<std::size_t>(rank)]);
+    }
+    comm::testing::ThreadNetwork network(workers, std::vector<int>(machines.begin(), machines.end()));
+    comm::testing::run_ranks(network, [&](comm::Transport& transport) {
+      models::Parameters& mine = gradients[static_cast<std::size_t>(transport.rank())];
+      run.setup.allreduce->run(transport, comm::Block(std::span<float>(mine.data(), static_cast<std::size_t>(mine.size()))));
+    });
+    models::Parameters mean = gradients.front();
+    mean /= static_cast<float>(workers);
+    optimizer.apply(parameters, mean);
+  }
+  return parameters;
+}
+
+class BitwiseBspOnAllreduce : public ::testing::TestWithParam<std::string> {};
+
+// On an allreduce, SSP(0) runs its allreduces on a separate actor per worker; it still waits for every
+// update before the next gradient, so it ends bit for bit where BSP does (each equals the same reference).
+TEST_P(BitwiseBspOnAllreduce, EqualsTheAllreduceReferenceExactly) {
+  const SimulatedRun run = simulate(allreduce_text(GetParam()) + "stragglers: [{workers: [1], slowdown: 3}]\n");
+  EXPECT_EQ(run.record.final_parameters, as_vector(allreduce_reference(run)));
+  EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
+  EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, 4 * run.setup.total_iterations}}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, BitwiseBspOnAllreduce,
+                         ::testing::Values("{strategy: bsp}", "{strategy: ssp, staleness: 0}"),
+                         [](const auto& param_info) { return param_info.index == 0 ? "bsp" : "ssp_0"; });
+
+std::string random_speeds(int seed) {
+  core::RandomEngine speeds = core::random_stream(static_cast<std::uint64_t>(seed), "test/ssp-speeds");
+  std::string rules = "stragglers:\n";
+  for (int worker = 0; worker < 8; ++worker) {
+    rules += fmt::format("  - {{workers: [{}], slowdown: {:.3f}}}\n", worker, 1.0 + 3.0 * core::uniform01(speeds));
+  }
+  return rules;
+}
+
+void expect_bounded_staleness(const SimulatedRun& run, std::int64_t bound) {
+  ASSERT_FALSE(run.record.staleness.empty());
+  EXPECT_LE(run.record.staleness.rbegin()->first, bound);
+  EXPECT_GT(run.record.staleness.rbegin()->first, 0) << "no worker ever ran ahead";
+  std::int64_t gradients = 0;
+  for (const auto& [staleness, count] : run.record.staleness) gradients += count;
+  EXPECT_EQ(gradients, 8 * run.setup.total_iterations);
+}
+
 // 20 seeds, each with its own random speed for each of 8 workers (slowdowns uniform in [1, 4]): no
 // gradient is ever computed on parameters more than 2 clocks stale, and the bound is really used.
 // adaptive_ssp within [0, 2] likewise never goes beyond its highest bound.
@@ -229,18 +291,7 @@ class SspBound : public ::testing::TestWithParam<std::tuple<std::string, int>> {
 
 TEST_P(SspBound, NoGradientIsMoreStaleThanTheBound) {
   const auto [strategy, seed] = GetParam();
-  core::RandomEngine speeds = core::random_stream(static_cast<std::uint64_t>(seed), "test/ssp-speeds");
-  std::string rules = "stragglers:\n";
-  for (int worker = 0; worker < 8; ++worker) {
-    rules += fmt::format("  - {{workers: [{}], slowdown: {:.3f}}}\n", worker, 1.0 + 3.0 * core::uniform01(speeds));
-  }
-  const SimulatedRun run = simulate(scenario_text(8, strategy) + rules);
-  ASSERT_FALSE(run.record.staleness.empty());
-  EXPECT_LE(run.record.staleness.rbegin()->first, 2);
-  EXPECT_GT(run.record.staleness.rbegin()->first, 0) << "no worker ever ran ahead";
-  std::int64_t gradients = 0;
-  for (const auto& [staleness, count] : run.record.staleness) gradients += count;
-  EXPECT_EQ(gradients, 8 * run.setup.total_iterations);
+  expect_bounded_staleness(simulate(scenario_text(8, strategy) + random_speeds(seed)), 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SspBound,
@@ -252,6 +303,19 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SspBound,
                                                                                                                    : "ssp") +
                                   "_seed" + std::to_string(std::get<1>(param_info.param));
                          });
+
+// The same on an allreduce: each worker records the staleness of the parameters of every gradient it
+// computes, whatever the workers' speeds.
+class SspBoundOnAllreduce : public ::testing::TestWithParam<int> {};
+
+TEST_P(SspBoundOnAllreduce, NoGradientIsMoreStaleThanTheBound) {
+  std::string text = allreduce_text("{strategy: ssp, staleness: 2}");
+  const std::string four = "workers: 4";
+  text.replace(text.find(four), four.size(), "workers: 8");
+  expect_bounded_staleness(simulate(text + random_speeds(GetParam())), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SspBoundOnAllreduce, ::testing::Range(1, 21));
 
 }  // namespace
 }  // namespace dtsim

@@ -78,10 +78,18 @@ TEST(ScenarioResolver, PlannedArchitectureIsNotSupportedYet) {
             "  hint: supported architecture names: allreduce, parameter_server");
 }
 
-TEST(ScenarioResolver, StaleStrategiesNeedAParameterServer) {
-  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: ssp}\n  stop:")),
-            "s.yaml:13:20: error: training.sync.strategy: 'ssp' lets workers drift apart, which an allreduce cannot do\n"
-            "  hint: use training.architecture.kind: parameter_server");
+TEST(ScenarioResolver, OnArrivalStrategiesNeedAParameterServer) {
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  sync: {strategy: async}\n  stop:")),
+            "s.yaml:13:20: error: training.sync.strategy: 'async' needs a parameter server to apply updates as they "
+            "arrive, and the architecture is allreduce\n"
+            "  hint: use training.architecture.kind: parameter_server, or a strategy that runs on an allreduce: bsp, "
+            "ssp, local_sgd, gossip");
+}
+
+TEST(ScenarioResolver, SspRunsOnAnAllreduce) {
+  const auto scenario = scenario::read_scenario_text(
+      testing::replace_once(kBase, "  stop:", "  sync: {strategy: ssp, staleness: 2}\n  stop:"), "s.yaml");
+  EXPECT_NO_THROW(check_scenario(scenario, make_builtin_registries()));
 }
 
 }  // namespace

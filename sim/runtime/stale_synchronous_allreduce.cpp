@@ -1,0 +1,101 @@
+#include "sim/runtime/stale_synchronous_allreduce.hpp"
+
+#include "models/sgd.hpp"
+#include "sim/runtime/s4u_transport.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <deque>
+#include <memory>
+#include <mutex>
+
+namespace dtsim::runtime {
+namespace s4u = simgrid::s4u;
+namespace {
+
+/// What one worker and its averaging actor share (both run on the same host).
+struct Shared {
+  s4u::MutexPtr mutex = s4u::Mutex::create();
+  s4u::ConditionVariablePtr changed = s4u::ConditionVariable::create();
+  std::deque<models::Parameters> gradients;  ///< computed and not yet allreduced, oldest clock first
+  models::Parameters parameters;             ///< with the update of every averaged clock applied
+  std::int64_t averaged = 0;                 ///< clocks whose update is applied
+};
+
+void average_in_order(const TrainingContext& context, int rank, const std::shared_ptr<Shared>& shared) {
+  const TrainingSetup& setup = *context.setup;
+  const int workers = context.scenario->cluster.workers;
+  metrics::HostActivity background;
+  S4uTransport transport("allreduce", rank, workers, background);
+  transport.set_machines(setup.graph.worker_machines());
+  const models::Sgd optimizer(context.scenario->training.optimizer.learning_rate);
+  for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
+    models::Parameters gradient;
+    {
+      std::unique_lock lock(*shared->mutex);
+      shared->changed->wait(lock, [&] { return !shared->gradients.empty(); });
+      gradient = std::move(shared->gradients.front());
+      shared->gradients.pop_front();
+    }
+    const auto count = static_cast<std::size_t>(gradient.size());
+    setup.allreduce->run(transport, comm::Block(std::span<float>(gradient.data(), count)));
+    gradient /= static_cast<float>(workers);
+    // The worker may read the parameters while the step's time passes: it sees them before or after.
+    models::Parameters next = shared->parameters;
+    optimizer.apply(next, gradient);
+    charge_compute(background, models::Sgd::flops(count));
+    {
+      const std::unique_lock lock(*shared->mutex);
+      shared->parameters = std::move(next);
+      shared->averaged = clock;
+      shared->changed->notify_all();
+    }
+    if (rank == 0) {
+      ++context.record->updates_applied;
+      after_iteration(context, clock, shared->parameters);
+    }
+  }
+  metrics::HostActivity& host = context.record->hosts[static_cast<std::size_t>(rank)];
+  host.compute_s += background.compute_s;
+  host.communication_s += background.communication_s;
+  host.bytes_sent += background.bytes_sent;
+  host.messages_sent += background.messages_sent;
+}
+
+}  // namespace
+
+void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
+  const TrainingSetup& setup = *context.setup;
+  metrics::HostActivity& activity = context.record->hosts[static_cast<std::size_t>(rank)];
+  auto shared = std::make_shared<Shared>();
+  shared->parameters = setup.model->initial_parameters();
+  s4u::Actor::create(s4u::this_actor::get_name() + "/averaging", s4u::this_actor::get_host(),
+                     [context, rank, shared] { average_in_order(context, rank, shared); });
+
+  const int bound = setup.sync->staleness_bound();
+  models::BatchStream batches(setup.schedule, rank);
+  models::Parameters parameters;
+  models::Parameters gradient;
+  if (rank == 0) after_iteration(context, 0, shared->parameters);
+  for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
+    std::int64_t version = 0;
+    {
+      const double blocked_at = s4u::Engine::get_clock();
+      std::unique_lock lock(*shared->mutex);
+      shared->changed->wait(lock, [&] { return shared->averaged >= clock - 1 - bound; });
+      activity.wait_s += s4u::Engine::get_clock() - blocked_at;
+      parameters = shared->parameters;
+      version = shared->averaged;
+    }
+    ++context.record->staleness[clock - 1 - version];
+    compute_gradient(context, activity, parameters, batches.next(), gradient);
+    const std::unique_lock lock(*shared->mutex);
+    shared->gradients.push_back(gradient);
+    shared->changed->notify_all();
+  }
+}
+
+}  // namespace dtsim::runtime
