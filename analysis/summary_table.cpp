@@ -32,6 +32,12 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        last.val_loss, first.train_loss, last.train_loss);
     out += fmt::format("  accuracy   validation {:.4f} -> {:.4f}\n", first.val_accuracy, last.val_accuracy);
   }
+  if (s.target_loss) {
+    const metrics::EvaluationRow* reached = record.first_reaching(*s.target_loss);
+    out += reached != nullptr ? fmt::format("  target     validation loss {} reached at {:.6f} s (iteration {})\n",
+                                            *s.target_loss, reached->sim_time_s, reached->iteration)
+                              : fmt::format("  target     validation loss {} not reached\n", *s.target_loss);
+  }
   out += fmt::format("  traffic    {} sent in total\n\n", core::format_size(core::Bytes(record.total_bytes_sent())));
   out += fmt::format("  {:<12} {:>12} {:>14} {:>12} {:>12}\n", "host", "compute_s", "communication_s", "wait_s", "sent");
   for (const auto& host : record.hosts) {

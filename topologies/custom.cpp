@@ -15,7 +15,8 @@ topology::TopologyGraph build_custom(const scenario::TopologySpec& spec) {
     }
   }
   for (const auto& link : spec.links) {
-    graph.add_link(by_name.at(link.from), by_name.at(link.to), link.link.bandwidth, link.link.latency);
+    graph.add_link(by_name.at(link.from), by_name.at(link.to), link.link.bandwidth, link.link.latency,
+                   link.link_class.empty() ? "link" : link.link_class);
   }
   return graph;
 }

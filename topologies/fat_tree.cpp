@@ -15,13 +15,13 @@ topology::TopologyGraph build_fat_tree(int workers, int arity, double oversubscr
   const auto nodes = graph.workers();
   for (int rank = 0; rank < workers; ++rank) {
     graph.add_link(nodes[static_cast<std::size_t>(rank)], leaf_switches[static_cast<std::size_t>(rank / arity)],
-                   link.bandwidth, link.latency);
+                   link.bandwidth, link.latency, "leaf");
   }
   if (leaves == 1) return graph;
   const int spines = std::max(1, static_cast<int>(std::ceil(arity / oversubscription - 1e-9)));
   for (int spine = 0; spine < spines; ++spine) {
     const topology::NodeId node = graph.add_switch(fmt::format("spine-{}", spine));
-    for (const topology::NodeId leaf : leaf_switches) graph.add_link(leaf, node, link.bandwidth, link.latency);
+    for (const topology::NodeId leaf : leaf_switches) graph.add_link(leaf, node, link.bandwidth, link.latency, "spine");
   }
   return graph;
 }

@@ -49,7 +49,7 @@ topology::TopologyGraph build_hierarchical(const scenario::Scenario& s) {
     const auto& devices = machines[m];
     for (std::size_t a = 0; a < devices.size(); ++a) {
       for (std::size_t b = a + 1; b < devices.size(); ++b) {
-        graph.add_link(devices[a], devices[b], intra_links[m].bandwidth, intra_links[m].latency);
+        graph.add_link(devices[a], devices[b], intra_links[m].bandwidth, intra_links[m].latency, "intra_node");
       }
     }
   }
@@ -61,7 +61,7 @@ topology::TopologyGraph build_hierarchical(const scenario::Scenario& s) {
     for (std::size_t m = 0; m < machines.size(); ++m) {
       const topology::NodeId nic = graph.add_switch(fmt::format("node-{}-nic", m));
       for (const topology::NodeId device : machines[m]) {
-        graph.add_link(device, nic, intra_links[m].bandwidth, intra_links[m].latency);
+        graph.add_link(device, nic, intra_links[m].bandwidth, intra_links[m].latency, "nic");
       }
       endpoints.push_back(nic);
     }
@@ -80,7 +80,8 @@ topology::TopologyGraph build_hierarchical(const scenario::Scenario& s) {
   }
   for (std::size_t id = 0; id < fabric.link_count(); ++id) {
     const topology::LinkEnds& ends = fabric.link_ends(id);
-    graph.add_link(joined[ends.a], joined[ends.b], fabric.link(id).bandwidth, fabric.link(id).latency);
+    graph.add_link(joined[ends.a], joined[ends.b], fabric.link(id).bandwidth, fabric.link(id).latency,
+                   "fabric/" + fabric.link(id).link_class);
   }
   return graph;
 }

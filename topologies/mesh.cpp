@@ -9,7 +9,7 @@ topology::TopologyGraph build_mesh(int workers, const scenario::LinkSpec& link) 
   for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
   const auto nodes = graph.workers();
   for (std::size_t a = 0; a < nodes.size(); ++a) {
-    for (std::size_t b = a + 1; b < nodes.size(); ++b) graph.add_link(nodes[a], nodes[b], link.bandwidth, link.latency);
+    for (std::size_t b = a + 1; b < nodes.size(); ++b) graph.add_link(nodes[a], nodes[b], link.bandwidth, link.latency, "mesh");
   }
   return graph;
 }

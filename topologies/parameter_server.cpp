@@ -15,10 +15,10 @@ topology::TopologyGraph build_parameter_server(int workers, int servers, const s
   for (int index = 0; index < servers; ++index) graph.add_server(fmt::format("server-{}", index));
   const topology::NodeId hub = graph.add_switch("switch-0");
   for (const topology::NodeId worker : graph.workers()) {
-    graph.add_link(worker, hub, worker_link.bandwidth, worker_link.latency);
+    graph.add_link(worker, hub, worker_link.bandwidth, worker_link.latency, "worker");
   }
   for (const topology::NodeId server : graph.servers()) {
-    graph.add_link(server, hub, server_link.bandwidth, server_link.latency);
+    graph.add_link(server, hub, server_link.bandwidth, server_link.latency, "server");
   }
   return graph;
 }

@@ -52,7 +52,7 @@ topology::TopologyGraph build_random_regular(int workers, int degree, std::uint6
     const auto nodes = graph.workers();
     for (const auto& [a, b] : pairs) {
       graph.add_link(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)], link.bandwidth,
-                     link.latency);
+                     link.latency, "peer");
     }
     return graph;
   }

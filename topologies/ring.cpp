@@ -11,7 +11,7 @@ topology::TopologyGraph build_ring(int workers, const scenario::LinkSpec& link, 
   const int links = workers > 2 || !bidirectional ? workers : workers - 1;
   for (int i = 0; i < links && workers > 1; ++i) {
     graph.add_link(nodes[static_cast<std::size_t>(i)], nodes[static_cast<std::size_t>((i + 1) % workers)],
-                   link.bandwidth, link.latency, !bidirectional);
+                   link.bandwidth, link.latency, "ring", !bidirectional);
   }
   return graph;
 }

@@ -14,7 +14,7 @@ topology::TopologyGraph build_tree(int workers, int arity, const scenario::LinkS
       const topology::NodeId parent = graph.add_switch(fmt::format("switch-{}-{}", depth, parents.size()));
       const std::size_t last = std::min(level.size(), first + static_cast<std::size_t>(arity));
       for (std::size_t child = first; child < last; ++child) {
-        graph.add_link(level[child], parent, link.bandwidth, link.latency);
+        graph.add_link(level[child], parent, link.bandwidth, link.latency, depth == 1 ? "leaf" : "uplink");
       }
       parents.push_back(parent);
     }

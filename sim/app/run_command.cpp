@@ -66,7 +66,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   }
   if (!options.quiet) {
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));
-    fmt::print("results in {}/: summary.json, metrics.csv\n", folder.string());
+    fmt::print("results in {}/: summary.json, metrics.csv, links.csv\n", folder.string());
   }
 }
 

@@ -8,4 +8,11 @@ double RunRecord::total_bytes_sent() const {
   return total;
 }
 
+const EvaluationRow* RunRecord::first_reaching(double target) const {
+  for (const EvaluationRow& row : evaluations) {
+    if (row.val_loss <= target) return &row;
+  }
+  return nullptr;
+}
+
 }  // namespace dtsim::metrics

@@ -31,6 +31,16 @@ struct EvaluationRow {
   double bytes_sent = 0.0;  ///< by all hosts since the start
 };
 
+/// Bytes one link carried in one direction.
+struct LinkLoad {
+  std::string name;
+  std::string link_class;
+  std::string from;
+  std::string to;
+  double bandwidth_bytes_per_s = 0.0;
+  double bytes = 0.0;
+};
+
 struct RunRecord {
   double simulated_s = 0.0;
   std::int64_t iterations = 0;
@@ -38,6 +48,8 @@ struct RunRecord {
   std::size_t parameter_count = 0;
   std::string simgrid_version;
   std::vector<HostActivity> hosts;  ///< workers by rank, then servers
+  /// Every link direction traffic may take, in link order (forward, then backward).
+  std::vector<LinkLoad> links;
   std::vector<EvaluationRow> evaluations;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
   /// 0 for allreduce runs.
@@ -58,6 +70,8 @@ struct RunRecord {
   std::vector<float> final_parameters;
 
   [[nodiscard]] double total_bytes_sent() const;
+  /// The first evaluation whose validation loss is at or below `target`, if any.
+  [[nodiscard]] const EvaluationRow* first_reaching(double target) const;
 };
 
 }  // namespace dtsim::metrics

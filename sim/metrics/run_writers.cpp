@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace dtsim::metrics {
@@ -20,6 +21,42 @@ nlohmann::ordered_json evaluation_json(const EvaluationRow& row) {
           {"epoch", rounded(row.epoch)},           {"train_loss", rounded(row.train_loss)},
           {"train_accuracy", rounded(row.train_accuracy)}, {"val_loss", rounded(row.val_loss)},
           {"val_accuracy", rounded(row.val_accuracy)}};
+}
+
+double utilization(const LinkLoad& link, double simulated_s) {
+  const double capacity = link.bandwidth_bytes_per_s * simulated_s;
+  return capacity > 0.0 ? link.bytes / capacity : 0.0;
+}
+
+/// Bytes per link class (sorted by class), and the link direction that carried the most.
+void add_traffic(const RunRecord& record, nlohmann::ordered_json& result) {
+  if (record.links.empty()) return;
+  std::map<std::string, double> by_class;
+  const LinkLoad* busiest = &record.links.front();
+  for (const LinkLoad& link : record.links) {
+    by_class[link.link_class] += link.bytes;
+    if (link.bytes > busiest->bytes) busiest = &link;
+  }
+  nlohmann::ordered_json classes = nlohmann::ordered_json::object();
+  for (const auto& [name, bytes] : by_class) classes[name] = rounded(bytes);
+  result["bytes_by_link_class"] = classes;
+  result["busiest_link"] = {{"link", busiest->name},
+                            {"from", busiest->from},
+                            {"to", busiest->to},
+                            {"bytes", rounded(busiest->bytes)},
+                            {"utilization", rounded(utilization(*busiest, record.simulated_s))}};
+}
+
+/// The first evaluation at or below the target validation loss.
+nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
+  const EvaluationRow* row = record.first_reaching(target);
+  if (row == nullptr) return {{"target_loss", target}, {"reached", false}};
+  return {{"target_loss", target},
+          {"reached", true},
+          {"sim_time_s", rounded(row->sim_time_s)},
+          {"iteration", row->iteration},
+          {"epoch", rounded(row->epoch)},
+          {"bytes_sent", rounded(row->bytes_sent)}};
 }
 
 }  // namespace
@@ -59,6 +96,8 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                            {"max", record.staleness.empty() ? 0 : record.staleness.rbegin()->first},
                            {"histogram", histogram}};
   }
+  add_traffic(record, result);
+  if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);
   if (!record.evaluations.empty()) {
     result["initial"] = evaluation_json(record.evaluations.front());
     result["final"] = evaluation_json(record.evaluations.back());
@@ -83,10 +122,20 @@ std::string metrics_csv(const RunRecord& record) {
   return out;
 }
 
+std::string links_csv(const RunRecord& record) {
+  std::string out = "link,class,from,to,bandwidth_bytes_per_s,bytes,utilization\n";
+  for (const LinkLoad& link : record.links) {
+    out += fmt::format("{},{},{},{},{:.9g},{:.0f},{:.6f}\n", link.name, link.link_class, link.from, link.to,
+                       link.bandwidth_bytes_per_s, link.bytes, utilization(link, record.simulated_s));
+  }
+  return out;
+}
+
 void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record) {
   std::filesystem::create_directories(folder);
   core::write_file_atomically(folder / "summary.json", summary_json(scenario, record));
   core::write_file_atomically(folder / "metrics.csv", metrics_csv(record));
+  core::write_file_atomically(folder / "links.csv", links_csv(record));
 }
 
 }  // namespace dtsim::metrics

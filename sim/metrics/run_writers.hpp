@@ -15,7 +15,11 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
 /// One row per evaluation: sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent.
 std::string metrics_csv(const RunRecord& record);
 
-/// Creates `folder` if needed and writes summary.json and metrics.csv into it, each atomically.
+/// One row per link direction: link,class,from,to,bandwidth_bytes_per_s,bytes,utilization (bytes over what
+/// the direction could carry in the run's simulated time).
+std::string links_csv(const RunRecord& record);
+
+/// Creates `folder` if needed and writes summary.json, metrics.csv and links.csv into it, each atomically.
 void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record);
 
 }  // namespace dtsim::metrics

@@ -18,6 +18,7 @@ void AllreduceWorker::operator()() {
   const int workers = context_.scenario->cluster.workers;
   S4uTransport transport("allreduce", rank_, workers, activity);
   transport.set_machines(setup.graph.worker_machines());
+  transport.set_traffic(context_.traffic);
   const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
   models::BatchStream batches(setup.schedule, rank_);
   models::Parameters parameters = setup.model->initial_parameters();

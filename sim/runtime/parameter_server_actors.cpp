@@ -28,6 +28,7 @@ void ParameterServerWorker::operator()() {
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
   S4uTransport transport(kGroup, rank_, workers + shards, activity);
+  transport.set_traffic(context_.traffic);
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);
   models::BatchStream batches(setup.schedule, rank_);
@@ -79,6 +80,7 @@ void ParameterServer::operator()() {
   const int shards = context_.scenario->training.shards;
   metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(workers + shard_)];
   S4uTransport transport(kGroup, workers + shard_, workers + shards, activity);
+  transport.set_traffic(context_.traffic);
   const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
   const models::Parameters initial = setup.model->initial_parameters();
   const comm::ChunkBounds range = comm::chunk_bounds(static_cast<std::size_t>(initial.size()), shards, shard_);

@@ -4,6 +4,7 @@
 #include "sim/comm/transport.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
+#include "sim/topology/link_traffic.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
@@ -30,6 +31,9 @@ class S4uTransport final : public comm::Transport {
   [[nodiscard]] std::span<const int> machines() const override { return machines_; }
   /// Tells the collectives which ranks share a machine; `machines` must outlive the transport.
   void set_machines(std::span<const int> machines) { machines_ = machines; }
+  /// Adds every message sent to `traffic` (null: none), from this rank's host to the peer's: the group's
+  /// ranks must be host numbers (workers by rank, then servers).
+  void set_traffic(topology::LinkTraffic* traffic) { traffic_ = traffic; }
   void send(int to, comm::Buffer data) override;
   comm::Buffer recv(int from) override;
   comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
@@ -61,6 +65,7 @@ class S4uTransport final : public comm::Transport {
   const PhaseShortcut* shortcut_;
   double booked_until_ = 0.0;
   std::span<const int> machines_;
+  topology::LinkTraffic* traffic_ = nullptr;
   // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
   // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;

@@ -31,6 +31,7 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
   metrics::HostActivity background;
   S4uTransport transport("allreduce", rank, workers, background);
   transport.set_machines(setup.graph.worker_machines());
+  transport.set_traffic(context.traffic);
   const models::Sgd optimizer(context.scenario->training.optimizer.learning_rate);
   for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
     models::Parameters gradient;

@@ -4,6 +4,7 @@
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/topology/link_traffic.hpp"
 
 namespace dtsim::runtime {
 
@@ -12,6 +13,8 @@ struct TrainingContext {
   const TrainingSetup* setup = nullptr;
   metrics::RunRecord* record = nullptr;
   ProgressCallback progress;
+  /// Bytes per link, filled by every transport of the run.
+  topology::LinkTraffic* traffic = nullptr;
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's

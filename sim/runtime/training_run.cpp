@@ -21,7 +21,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
 
-  const TrainingContext context{&scenario, &setup, &record, progress};
+  topology::LinkTraffic traffic(setup.graph, session.routes());
+  const TrainingContext context{&scenario, &setup, &record, progress, &traffic};
   const auto workers = setup.graph.workers();
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     simgrid::s4u::Host* host = session.host(workers[rank]);
@@ -42,6 +43,13 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     }
   }
   record.simulated_s = session.run();
+  for (std::size_t id = 0; id < setup.graph.link_count(); ++id) {
+    const topology::LinkProperties& link = setup.graph.link(id);
+    const std::string& a = setup.graph.node(setup.graph.link_ends(id).a).name;
+    const std::string& b = setup.graph.node(setup.graph.link_ends(id).b).name;
+    record.links.push_back({link.name, link.link_class, a, b, link.bandwidth.value(), traffic.forward(id)});
+    if (!link.one_way) record.links.push_back({link.name, link.link_class, b, a, link.bandwidth.value(), traffic.backward(id)});
+  }
   return record;
 }
 

@@ -71,6 +71,7 @@ struct CustomLink {
   std::string from;
   std::string to;
   LinkSpec link;
+  std::string link_class;  ///< its key in topology.link_classes; empty for topology.link
 };
 
 struct TopologySpec {
@@ -154,6 +155,8 @@ struct Scenario {
   TrainingSpec training;
   /// Result folder from `outputs.folder`; the command line and out/<name> apply when absent.
   std::optional<std::filesystem::path> output_folder;
+  /// `outputs.target_loss`: the validation loss whose first reaching is reported.
+  std::optional<double> target_loss;
 };
 
 std::string_view to_string(NetworkModel model);

@@ -106,7 +106,8 @@ void read_topology_parameters(const View& topology, int workers, TopologySpec& o
       const View link(&links->items[i], "");
       const View link_class = classes.at(link.text("class"));
       out.links.push_back(CustomLink{link.text("from"), link.text("to"),
-                                     link_class.node() != nullptr ? read_link(link_class) : out.link});
+                                     link_class.node() != nullptr ? read_link(link_class) : out.link,
+                                     link_class.node() != nullptr ? link.text("class") : ""});
     }
   }
 }
@@ -499,6 +500,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   check_stragglers_and_failures(root, s.cluster.workers, sink);
   s.cluster.slowdown = read_slowdowns(root, s.cluster.workers);
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
+  s.target_loss = root.at("outputs").number("target_loss");
   return s;
 }
 

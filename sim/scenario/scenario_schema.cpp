@@ -408,6 +408,10 @@ SchemaNode outputs() {
   return map_of("outputs", "what is written, and where",
                 {
                     text("folder", "result folder; out/NAME when absent (the -o flag overrides it)"),
+                    number("target_loss", 0.0, kInf,
+                           "validation loss whose first reaching summary.json reports (result.time_to_target); "
+                           "training still runs to its stop condition")
+                        .exclusive_min(),
                     boolean("trace", "write trace.json (Chrome/Perfetto trace events)").plan(),
                     boolean("report", "write report.html").plan(),
                 });

@@ -29,14 +29,14 @@ NodeId TopologyGraph::add_server(std::string name) {
 NodeId TopologyGraph::add_switch(std::string name) { return add_node(std::move(name), NodeKind::Switch); }
 
 std::size_t TopologyGraph::add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency,
-                                   bool one_way) {
+                                   std::string link_class, bool one_way) {
   if (a == b) throw std::logic_error(fmt::format("link from {} to itself", graph_[a].name));
   if (bandwidth.value() <= 0.0) throw std::logic_error(fmt::format("link {}--{} has no bandwidth", graph_[a].name, graph_[b].name));
   const std::size_t id = ends_.size();
   boost::add_edge(a, b, EdgeProperties{id}, graph_);
   std::string name = one_way ? fmt::format("{}->-{}", graph_[a].name, graph_[b].name)
                              : fmt::format("{}--{}", graph_[a].name, graph_[b].name);
-  links_.push_back(LinkProperties{std::move(name), bandwidth, latency, id, one_way});
+  links_.push_back(LinkProperties{std::move(name), bandwidth, latency, id, one_way, std::move(link_class)});
   one_way_links_ += one_way ? 1 : 0;
   ends_.push_back(LinkEnds{a, b});
   return id;

@@ -29,6 +29,9 @@ struct LinkProperties {
   core::Seconds latency;
   std::size_t id = 0;  ///< index for TopologyGraph::link(), stable for the graph's life
   bool one_way = false;
+  /// What part of the topology the link is ("ring", "leaf", "spine", "intra_node", "fabric/ring", ...):
+  /// traffic is reported per class.
+  std::string link_class;
 };
 
 /// What a graph edge carries: the id of its link, whose properties TopologyGraph::link() holds.
@@ -52,9 +55,10 @@ class TopologyGraph {
   NodeId add_worker(std::string name, std::optional<int> machine = std::nullopt);
   NodeId add_server(std::string name);
   NodeId add_switch(std::string name);
-  /// Adds a link between two distinct nodes; its name is "<a>--<b>" ("<a>->-<b>" when `one_way`, which lets
-  /// traffic go from a to b only).
-  std::size_t add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency, bool one_way = false);
+  /// Adds a link of class `link_class` between two distinct nodes; its name is "<a>--<b>" ("<a>->-<b>" when
+  /// `one_way`, which lets traffic go from a to b only).
+  std::size_t add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency,
+                       std::string link_class, bool one_way = false);
 
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] const NodeProperties& node(NodeId id) const { return graph_[id]; }

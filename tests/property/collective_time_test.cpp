@@ -189,9 +189,9 @@ topology::TopologyGraph dumbbell(int ranks) {
   const topology::NodeId right = graph.add_switch("right");
   for (int r = 0; r < ranks; ++r) {
     const topology::NodeId worker = graph.add_worker("worker-" + std::to_string(r));
-    graph.add_link(worker, r % 2 == 0 ? left : right, kLink.bandwidth, kLink.latency);
+    graph.add_link(worker, r % 2 == 0 ? left : right, kLink.bandwidth, kLink.latency, "test");
   }
-  graph.add_link(left, right, kLink.bandwidth, kLink.latency);
+  graph.add_link(left, right, kLink.bandwidth, kLink.latency, "test");
   return graph;
 }
 

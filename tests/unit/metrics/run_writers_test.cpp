@@ -45,6 +45,29 @@ TEST(RunWriters, MetricsCsvHasOneRowPerEvaluation) {
             "0.12,10,2.000000,0.2,0.900000,0.25,0.880000,800\n");
 }
 
+TEST(RunWriters, LinksCsvHasOneRowPerDirectionWithItsUtilization) {
+  RunRecord record = tiny_record();
+  record.simulated_s = 2.0;
+  record.links = {{"worker-0--worker-1", "ring", "worker-0", "worker-1", 1e3, 500.0},
+                  {"worker-0--worker-1", "ring", "worker-1", "worker-0", 1e3, 0.0}};
+  EXPECT_EQ(links_csv(record),
+            "link,class,from,to,bandwidth_bytes_per_s,bytes,utilization\n"
+            "worker-0--worker-1,ring,worker-0,worker-1,1000,500,0.250000\n"
+            "worker-0--worker-1,ring,worker-1,worker-0,1000,0,0.000000\n");
+}
+
+TEST(RunWriters, SummaryJsonTotalsBytesPerLinkClassAndNamesTheBusiestLink) {
+  RunRecord record = tiny_record();
+  record.simulated_s = 1.0;
+  record.links = {{"w0--s", "worker", "w0", "s", 1e3, 100.0}, {"w0--s", "worker", "s", "w0", 1e3, 300.0},
+                  {"ps--s", "server", "ps", "s", 1e3, 250.0}, {"w1--s", "worker", "w1", "s", 1e3, 50.0}};
+  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), record));
+  EXPECT_EQ(summary["result"]["bytes_by_link_class"], (nlohmann::json{{"server", 250.0}, {"worker", 450.0}}));
+  EXPECT_EQ(summary["result"]["busiest_link"]["from"], "s");
+  EXPECT_EQ(summary["result"]["busiest_link"]["to"], "w0");
+  EXPECT_EQ(summary["result"]["busiest_link"]["utilization"], 0.3);
+}
+
 TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
   const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), tiny_record()));
   EXPECT_EQ(summary["seed"], 5);
@@ -60,12 +83,13 @@ TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
   EXPECT_EQ(summary["hosts"][0]["wait_s"], 0.3);
 }
 
-TEST(RunWriters, WritesBothFilesIntoANewFolder) {
+TEST(RunWriters, WritesTheThreeFilesIntoANewFolder) {
   const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "run_writers" / "nested" / "folder";
   std::filesystem::remove_all(folder.parent_path());
   write_run_outputs(folder, tiny_scenario(), tiny_record());
   EXPECT_TRUE(std::filesystem::exists(folder / "summary.json"));
   EXPECT_TRUE(std::filesystem::exists(folder / "metrics.csv"));
+  EXPECT_TRUE(std::filesystem::exists(folder / "links.csv"));
 }
 
 }  // namespace

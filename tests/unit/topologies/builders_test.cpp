@@ -194,13 +194,15 @@ TEST(CustomBuilder, DeclaredNodesAndLinksWithTheirClasses) {
                 {"b", scenario::CustomNodeKind::Worker},
                 {"ps", scenario::CustomNodeKind::Server}};
   const scenario::LinkSpec fast{core::BytesPerSecond(1e10), core::Seconds(1e-6)};
-  spec.links = {{"a", "hub", kLink}, {"b", "hub", kLink}, {"ps", "hub", fast}};
+  spec.links = {{"a", "hub", kLink, ""}, {"b", "hub", kLink, ""}, {"ps", "hub", fast, "fast"}};
   const auto graph = build_custom(spec);
   ASSERT_EQ(graph.workers().size(), 2U);
   EXPECT_EQ(graph.node(graph.workers()[1]).name, "b");
   ASSERT_EQ(graph.servers().size(), 1U);
   EXPECT_EQ(graph.link(2).name, "ps--hub");
   EXPECT_DOUBLE_EQ(graph.link(2).bandwidth.value(), 1e10);
+  EXPECT_EQ(graph.link(2).link_class, "fast");
+  EXPECT_EQ(graph.link(0).link_class, "link");
   const auto stats = topology::compute_statistics(graph);
   EXPECT_EQ(stats.switches, 1U);
   EXPECT_EQ(stats.diameter_hops, 2);
@@ -212,6 +214,8 @@ TEST(FatTreeBuilder, LeavesLinkedToEverySpine) {
   const auto stats = topology::compute_statistics(graph);
   EXPECT_EQ(stats.switches, 8U);         // 4 leaves, 4 spines
   EXPECT_EQ(stats.links, 16U + 4U * 4U);  // worker links, leaf-spine links
+  EXPECT_EQ(graph.link(0).link_class, "leaf");
+  EXPECT_EQ(graph.link(16).link_class, "spine");
   EXPECT_EQ(stats.diameter_hops, 4);
   // Full bisection: the 8 lower-rank workers can send 8 links' worth to the other 8.
   EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 8 * 1.25e9);

@@ -12,7 +12,7 @@ const core::Seconds kDelay(1e-6);
 TEST(Routing, FewestHopsAroundACycle) {
   TopologyGraph graph;
   for (int i = 0; i < 5; ++i) graph.add_worker(fmt::format("w{}", i));
-  for (std::size_t i = 0; i < 5; ++i) graph.add_link(graph.workers()[i], graph.workers()[(i + 1) % 5], kRate, kDelay);
+  for (std::size_t i = 0; i < 5; ++i) graph.add_link(graph.workers()[i], graph.workers()[(i + 1) % 5], kRate, kDelay, "test");
   const RoutingTable routes(graph);
   const Route& two_ahead = routes.route(graph.workers()[0], graph.workers()[2]);
   ASSERT_EQ(two_ahead.size(), 2U);
@@ -32,8 +32,8 @@ TEST(Routing, RoutesDoNotDependOnTheOrderTheyAreAskedFor) {
   for (std::size_t row = 0; row < 4; ++row) {
     for (std::size_t col = 0; col < 4; ++col) {
       const auto at = [&](std::size_t r, std::size_t c) { return graph.workers()[(r % 4) * 4 + c % 4]; };
-      graph.add_link(at(row, col), at(row, col + 1), kRate, kDelay);
-      graph.add_link(at(row, col), at(row + 1, col), kRate, kDelay);
+      graph.add_link(at(row, col), at(row, col + 1), kRate, kDelay, "test");
+      graph.add_link(at(row, col), at(row + 1, col), kRate, kDelay, "test");
     }
   }
   const RoutingTable forwards(graph);
@@ -61,8 +61,8 @@ TEST(Routing, ReverseRouteIsTheRouteReversed) {
   const NodeId a = graph.add_worker("a");
   const NodeId hub = graph.add_switch("s");
   const NodeId b = graph.add_server("b");
-  graph.add_link(a, hub, kRate, kDelay);
-  graph.add_link(b, hub, kRate, kDelay);
+  graph.add_link(a, hub, kRate, kDelay, "test");
+  graph.add_link(b, hub, kRate, kDelay, "test");
   const RoutingTable routes(graph);
   const Route& there = routes.route(a, b);
   const Route& back = routes.route(b, a);
@@ -89,8 +89,8 @@ TEST(TopologyGraph, RejectsSelfLinksAndZeroBandwidth) {
   TopologyGraph graph;
   const NodeId a = graph.add_worker("a");
   const NodeId b = graph.add_worker("b");
-  EXPECT_THROW(graph.add_link(a, a, kRate, kDelay), std::logic_error);
-  EXPECT_THROW(graph.add_link(a, b, core::BytesPerSecond(0.0), kDelay), std::logic_error);
+  EXPECT_THROW(graph.add_link(a, a, kRate, kDelay, "test"), std::logic_error);
+  EXPECT_THROW(graph.add_link(a, b, core::BytesPerSecond(0.0), kDelay, "test"), std::logic_error);
 }
 
 }  // namespace
@@ -104,7 +104,7 @@ TEST(TopologyGraph, CopiesKeepTheirLinks) {
     TopologyGraph graph;
     const NodeId a = graph.add_worker("a");
     const NodeId b = graph.add_worker("b");
-    graph.add_link(a, b, core::BytesPerSecond(3e9), core::Seconds(2e-6));
+    graph.add_link(a, b, core::BytesPerSecond(3e9), core::Seconds(2e-6), "test");
     return graph;
   };
   const TopologyGraph original = make();
