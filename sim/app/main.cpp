@@ -2,6 +2,7 @@
 // 1 internal failure.
 
 #include "sim/app/collective_command.hpp"
+#include "sim/app/compare_command.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/list_command.hpp"
 #include "sim/app/registries.hpp"
@@ -71,6 +72,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   collective->add_flag("--json", collective_options.json, "print the rows as JSON");
 
+  std::vector<std::filesystem::path> compare_folders;
+  bool compare_csv = false;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "finished runs side by side: time to target loss, final loss, staleness, waiting, bytes");
+  compare->add_option("folders", compare_folders, "result folders written by `dtsim run`")->required();
+  compare->add_flag("--csv", compare_csv, "print CSV instead of a table");
+
   bool reference = false;
   CLI::App* schema = app.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
   schema->add_flag("--reference", reference, "print the Markdown key reference instead");
@@ -105,6 +113,8 @@ int main(int argc, char** argv) {
       if (*collective_scenario) collective_options.scenario = scenario_for_collective;
       collective_options.phase_shortcut = !round_by_round;
       fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
+    } else if (compare->parsed()) {
+      fmt::print("{}", dtsim::app::compare_command(compare_folders, compare_csv));
     } else if (schema->parsed()) {
       fmt::print("{}", dtsim::app::schema_command(reference));
     } else if (list->parsed()) {

@@ -1,0 +1,24 @@
+#include "sim/app/compare_command.hpp"
+
+#include "analysis/run_comparison.hpp"
+#include "sim/core/diagnostic.hpp"
+
+#include <vector>
+
+namespace dtsim::app {
+
+std::string compare_command(std::span<const std::filesystem::path> folders, bool csv) {
+  std::vector<analysis::RunComparison> runs;
+  std::vector<core::Diagnostic> problems;
+  for (const auto& folder : folders) {
+    try {
+      runs.push_back(analysis::read_run_comparison(folder));
+    } catch (const core::InputError& error) {
+      problems.insert(problems.end(), error.diagnostics().begin(), error.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw core::InputError(std::move(problems));
+  return csv ? analysis::comparison_csv(runs) : analysis::comparison_table(runs);
+}
+
+}  // namespace dtsim::app

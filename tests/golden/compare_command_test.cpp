@@ -1,0 +1,69 @@
+// `dtsim compare` as a user runs it on result folders: one row per run, with the numbers of each run's
+// own summary.json; a folder without a summary is an input error naming it.
+
+#include "run_dtsim.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace dtsim::testing {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string piece; std::getline(in, piece, separator);) out.push_back(piece);
+  return out;
+}
+
+TEST(CompareCommand, OneRowPerRunWithTheNumbersOfItsSummary) {
+  const auto root = fresh_output_folder("compare-command");
+  for (const std::string name : {"straggler", "straggler-async"}) {
+    const CommandResult run = run_dtsim("run " + scenario_path("compare/" + name + ".yaml").string() + " -q -o " +
+                                        (root / name).string());
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+  }
+  const std::string folders = " " + (root / "straggler").string() + " " + (root / "straggler-async").string();
+  const CommandResult table = run_dtsim("compare" + folders);
+  ASSERT_EQ(table.exit_status, 0) << table.err;
+  const auto lines = split(table.out, '\n');
+  ASSERT_EQ(lines.size(), 3U) << table.out;
+  EXPECT_NE(lines[0].find("to loss 0.2 s"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1].rfind("straggler ", 0), 0U) << lines[1];
+  EXPECT_NE(lines[2].find("async"), std::string::npos) << lines[2];
+
+  const CommandResult csv = run_dtsim("compare --csv" + folders);
+  ASSERT_EQ(csv.exit_status, 0) << csv.err;
+  const auto rows = split(csv.out, '\n');
+  ASSERT_EQ(rows.size(), 3U);
+  EXPECT_EQ(rows[0], "run,strategy,architecture,stragglers,simulated_s,time_to_target_s,final_val_loss,mean_staleness,"
+                     "waiting_fraction,bytes_sent");
+  const auto async = split(rows[2], ',');
+  ASSERT_EQ(async.size(), 10U) << rows[2];
+  const auto summary = nlohmann::json::parse(read_file(root / "straggler-async" / "summary.json"));
+  EXPECT_EQ(async[0], "straggler-async");
+  EXPECT_EQ(async[1], "async");
+  EXPECT_EQ(async[3], "w3x4");
+  EXPECT_DOUBLE_EQ(std::stod(async[4]), summary["result"]["simulated_s"].get<double>());
+  EXPECT_DOUBLE_EQ(std::stod(async[5]), summary["result"]["time_to_target"]["sim_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(std::stod(async[6]), summary["result"]["final"]["val_loss"].get<double>());
+  EXPECT_DOUBLE_EQ(std::stod(async[7]), summary["result"]["staleness"]["mean"].get<double>());
+  double wait = 0.0;
+  for (int rank = 0; rank < 8; ++rank) wait += summary["hosts"][rank]["wait_s"].get<double>();
+  EXPECT_NEAR(std::stod(async[8]), wait / (8 * summary["result"]["simulated_s"].get<double>()), 1e-6);
+  EXPECT_DOUBLE_EQ(std::stod(async[9]), summary["result"]["bytes_sent"].get<double>());
+}
+
+TEST(CompareCommand, AFolderWithoutASummaryIsAnInputError) {
+  const auto root = fresh_output_folder("compare-missing");
+  const CommandResult result = run_dtsim("compare " + (root / "nothing").string());
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_NE(result.err.find("nothing/summary.json: error: no summary.json here"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("hint: give result folders"), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty());
+}
+
+}  // namespace
+}  // namespace dtsim::testing
