@@ -30,7 +30,8 @@ std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, c
                 .staleness_min = s.training.staleness_min,
                 .staleness_max = s.training.staleness_max,
                 .threshold = s.training.threshold,
-                .max_delay = s.training.max_delay});
+                .max_delay = s.training.max_delay,
+                .lock = s.training.lock});
 }
 
 }  // namespace

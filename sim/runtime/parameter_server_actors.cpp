@@ -3,6 +3,9 @@
 #include "models/sgd.hpp"
 #include "sim/comm/parameter_server_protocol.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Exec.hpp>
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -15,6 +18,21 @@ constexpr const char* kGroup = "parameter_server";
 
 comm::Buffer to_buffer(const models::Parameters& values) {
   return comm::Buffer(std::vector<float>(values.data(), values.data() + values.size()));
+}
+
+/// The time covered by the union of [start, finish] intervals.
+double covered(std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0.0;
+  double until = -1.0;
+  for (const auto& [start, finish] : intervals) {
+    const double from = std::max(start, until);
+    if (finish > from) {
+      total += finish - from;
+      until = finish;
+    }
+  }
+  return total;
 }
 
 }  // namespace
@@ -124,10 +142,29 @@ void ParameterServer::operator()() {
   std::vector<std::unique_ptr<comm::Pending>> replies;
   for (std::size_t w = 0; w < p; ++w) receiving[w] = transport.post_recv(static_cast<int>(w), 0);
 
+  // Lock-free (Hogwild) on arrival: an update's values take effect at once and its time passes in the
+  // background, so the reply and the next arrivals do not wait for it; concurrent updates share the
+  // server's processor. Under a lock (and by clock) the server computes each update before anything else.
+  const bool lock_free = strategy.apply() == sync::Apply::OnArrival && !strategy.locked();
+  std::vector<simgrid::s4u::ExecPtr> updating;
+  std::vector<std::pair<double, double>> updated;  // [start, finish] of finished background updates
+  const auto collect_finished = [&] {
+    std::erase_if(updating, [&](const simgrid::s4u::ExecPtr& exec) {
+      if (!exec->test()) return false;
+      updated.emplace_back(exec->get_start_time(), exec->get_finish_time());
+      return true;
+    });
+  };
   const auto apply = [&](const comm::Buffer& gradient, double extra_flops) {
     optimizer.apply(parameters,
                     Eigen::Map<const models::Parameters>(gradient.values().data(), static_cast<Eigen::Index>(gradient.size())));
-    charge_compute(activity, extra_flops + models::Sgd::flops(static_cast<std::size_t>(count)));
+    const double flops = extra_flops + models::Sgd::flops(static_cast<std::size_t>(count));
+    if (lock_free) {
+      collect_finished();
+      updating.push_back(simgrid::s4u::this_actor::exec_async(flops));
+    } else {
+      charge_compute(activity, flops);
+    }
     if (records) ++context_.record->updates_applied;
   };
   const auto reply = [&](std::size_t w) {
@@ -199,6 +236,9 @@ void ParameterServer::operator()() {
     }
   }
   if (!gathered.empty()) apply(combine(gathered), 2.0 * count * static_cast<double>(gathered.size()));
+  for (auto& exec : updating) exec->wait();
+  collect_finished();
+  activity.compute_s += covered(std::move(updated));
   for (auto& sent : replies) static_cast<void>(sent->wait());
 }
 

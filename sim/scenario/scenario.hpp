@@ -129,6 +129,7 @@ struct TrainingSpec {
   int staleness_max = 0;  ///< adaptive_ssp
   double threshold = 0.0;        ///< approximate: significant relative update
   std::int64_t max_delay = 1;    ///< approximate: steps after which a worker pushes anyway
+  bool lock = false;             ///< on arrival: the server applies updates under a lock
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

@@ -414,6 +414,7 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.staleness_max = static_cast<int>(sync.integer("staleness_max").value_or(0));
   out.threshold = sync.number("threshold").value_or(0.0);
   out.max_delay = sync.integer("max_delay").value_or(1);
+  out.lock = sync.text("lock", "false") == "true";
   if (sync.text("strategy") == "adaptive_ssp" && sync.integer("staleness_min").value_or(0) >
                                                      sync.integer("staleness_max").value_or(1'000'000)) {
     sink.error(sync.where("staleness_min"), "training.sync.staleness_min",

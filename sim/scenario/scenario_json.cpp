@@ -7,6 +7,26 @@ nlohmann::ordered_json link_json(const LinkSpec& link) {
   return {{"bandwidth_bytes_per_s", link.bandwidth.value()}, {"latency_s", link.latency.value()}};
 }
 
+/// The strategy and the settings that apply to it.
+nlohmann::ordered_json sync_json(const TrainingSpec& t) {
+  const std::string& strategy = t.sync_strategy.value;
+  nlohmann::ordered_json out = {{"strategy", strategy}};
+  if (strategy == "ssp") out["staleness"] = t.staleness;
+  if (strategy == "adaptive_ssp") {
+    out["staleness_min"] = t.staleness_min;
+    out["staleness_max"] = t.staleness_max;
+  }
+  if (strategy == "approximate") {
+    out["threshold"] = t.threshold;
+    out["max_delay"] = t.max_delay;
+  }
+  if (strategy == "staleness_aware") out["accumulate"] = t.accumulate;
+  if (strategy == "approximate" || strategy == "async" || strategy == "staleness_aware") out["lock"] = t.lock;
+  if (strategy == "local_sgd") out["local_steps"] = t.local_steps;
+  if (strategy == "gossip") out["peers"] = t.gossip_with_all ? "all" : "random";
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Scenario& scenario) {
@@ -66,7 +86,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
        {{"backend", std::string(to_string(s.training.backend))},
         {"batch", {{"per_worker", s.training.batch_per_worker}}},
         {"optimizer", {{"kind", s.training.optimizer.kind.value}, {"learning_rate", s.training.optimizer.learning_rate}}},
-        {"sync", {{"strategy", s.training.sync_strategy.value}}},
+        {"sync", sync_json(s.training)},
         {"architecture", architecture},
         {"stop", stop},
         {"evaluate_every", s.training.evaluate_every}}},

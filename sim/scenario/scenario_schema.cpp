@@ -247,7 +247,10 @@ SchemaNode sync() {
           integer("max_delay", 1, kMaxCount, "iterations after which an update is sent anyway")
               .fallback("10")
               .when("strategy", {"approximate"}),
-          boolean("lock", "the server applies pushes under a lock instead of lock-free").when("strategy", {"async"}).plan(),
+          boolean("lock", "the server applies each update under a lock, and replies once it is applied; lock-free by "
+                          "default (the update's time overlaps the reply and other updates)")
+              .fallback("false")
+              .when("strategy", {"approximate", "async", "staleness_aware"}),
           integer("accumulate", 1, kMaxCount, "gradients the server gathers into one update")
               .fallback("1")
               .when("strategy", {"staleness_aware"}),

@@ -57,6 +57,9 @@ class SyncStrategy {
   }
   /// On arrival: how many gradients the server gathers before it applies them as one update.
   [[nodiscard]] virtual int accumulate() const { return 1; }
+  /// On arrival: whether the server applies each update under a lock, replying once it is applied, rather
+  /// than lock-free (Hogwild): the update's values at once, its time in the background.
+  [[nodiscard]] virtual bool locked() const { return false; }
   /// On arrival: the factor on the learning rate for a gradient `staleness` updates old.
   [[nodiscard]] virtual double learning_rate_scale(std::int64_t /*staleness*/) const { return 1.0; }
 };
@@ -92,7 +95,8 @@ class Ssp final : public SyncStrategy {
 /// parameters. The server applies each push as it arrives.
 class Approximate final : public SyncStrategy {
  public:
-  Approximate(double threshold, std::int64_t max_delay) : threshold_(threshold), max_delay_(max_delay) {}
+  Approximate(double threshold, std::int64_t max_delay, bool lock = false)
+      : threshold_(threshold), max_delay_(max_delay), lock_(lock) {}
   [[nodiscard]] std::string_view name() const override { return "approximate"; }
   [[nodiscard]] bool lock_step() const override { return false; }
   [[nodiscard]] Apply apply() const override { return Apply::OnArrival; }
@@ -101,10 +105,12 @@ class Approximate final : public SyncStrategy {
   [[nodiscard]] bool send_now(double relative, std::int64_t delay) const override {
     return relative > threshold_ || delay >= max_delay_;
   }
+  [[nodiscard]] bool locked() const override { return lock_; }
 
  private:
   double threshold_;
   std::int64_t max_delay_;
+  bool lock_;
 };
 
 /// Adaptive SSP: as SSP, with a bound that starts at `lowest` and moves with observed progress: after each
@@ -130,10 +136,15 @@ class AdaptiveSsp final : public SyncStrategy {
 /// parameters the server has then.
 class Async final : public SyncStrategy {
  public:
+  explicit Async(bool lock = false) : lock_(lock) {}
   [[nodiscard]] std::string_view name() const override { return "async"; }
   [[nodiscard]] bool lock_step() const override { return false; }
   [[nodiscard]] Apply apply() const override { return Apply::OnArrival; }
   [[nodiscard]] int staleness_bound() const override { return -1; }
+  [[nodiscard]] bool locked() const override { return lock_; }
+
+ private:
+  bool lock_;
 };
 
 /// Staleness-aware asynchronous SGD: as async, but a gradient `tau` updates old is applied with the
@@ -141,7 +152,7 @@ class Async final : public SyncStrategy {
 /// time, as their mean.
 class StalenessAware final : public SyncStrategy {
  public:
-  explicit StalenessAware(int accumulate) : accumulate_(accumulate) {}
+  explicit StalenessAware(int accumulate, bool lock = false) : accumulate_(accumulate), lock_(lock) {}
   [[nodiscard]] std::string_view name() const override { return "staleness_aware"; }
   [[nodiscard]] bool lock_step() const override { return false; }
   [[nodiscard]] Apply apply() const override { return Apply::OnArrival; }
@@ -150,9 +161,11 @@ class StalenessAware final : public SyncStrategy {
   [[nodiscard]] double learning_rate_scale(std::int64_t staleness) const override {
     return staleness <= 1 ? 1.0 : 1.0 / static_cast<double>(staleness);
   }
+  [[nodiscard]] bool locked() const override { return lock_; }
 
  private:
   int accumulate_;
+  bool lock_;
 };
 
 /// Local SGD (periodic model averaging): every worker takes `local_steps` SGD steps on its own copy of
@@ -196,6 +209,7 @@ struct SyncParameters {
   int staleness_max = 0;
   double threshold = 0.0;
   std::int64_t max_delay = 1;
+  bool lock = false;
 };
 
 using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;

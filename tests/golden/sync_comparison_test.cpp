@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 namespace dtsim::testing {
 namespace {
 
@@ -55,6 +57,39 @@ TEST(SyncComparison, StalenessBuysBackWhatAStragglerCostsBsp) {
   RecordProperty("bsp_time_to_target_s", std::to_string(bsp.time_to_target));
   RecordProperty("ssp_time_to_target_s", std::to_string(ssp.time_to_target));
   RecordProperty("async_time_to_target_s", std::to_string(async.time_to_target));
+}
+
+nlohmann::json run_one_worker_async(bool lock) {
+  const std::string name = lock ? "async-locked" : "async-lock-free";
+  const auto folder = fresh_output_folder("compare-" + name);
+  std::filesystem::create_directories(folder / "scenario");
+  {
+    std::ofstream file(folder / "scenario" / "one-worker.yaml");
+    file << "include: " << scenario_path("compare/no-straggler-async.yaml").string() << "\nname: " << name
+         << "\ncluster: {workers: 1}\ntraining:\n  sync: {lock: " << (lock ? "true" : "false") << "}\n";
+  }
+  const CommandResult run =
+      run_dtsim("run " + (folder / "scenario" / "one-worker.yaml").string() + " -q -o " + (folder / "out").string());
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  return nlohmann::json::parse(read_file(folder / "out" / "summary.json"));
+}
+
+// Under a lock the server computes each update before it replies; lock-free, the update's time passes in
+// the background. With one worker nothing else differs: the locked run is longer by exactly the server's
+// update time, which is the same in both, and only the locked worker waits.
+TEST(SyncComparison, ALockedServerRepliesAfterEachUpdate) {
+  const nlohmann::json locked = run_one_worker_async(true);
+  const nlohmann::json free = run_one_worker_async(false);
+  EXPECT_EQ(locked["scenario"]["training"]["sync"]["lock"], true);
+  EXPECT_EQ(free["scenario"]["training"]["sync"]["lock"], false);
+  const double server = locked["hosts"][1]["compute_s"].get<double>();
+  ASSERT_GT(server, 0.0);
+  EXPECT_NEAR(free["hosts"][1]["compute_s"].get<double>(), server, 1e-9 * server);
+  EXPECT_NEAR(locked["result"]["simulated_s"].get<double>() - free["result"]["simulated_s"].get<double>(), server,
+              1e-6 * server);
+  EXPECT_EQ(locked["result"]["final"]["val_loss"], free["result"]["final"]["val_loss"]);
+  EXPECT_GT(waiting_fraction(locked), 0.0);
+  EXPECT_EQ(waiting_fraction(free), 0.0);
 }
 
 // On an allreduce, SSP(3) lets the straggler's allreduces overlap its computing: the run takes less

@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(Strategies, BitwiseBsp, ::testing::Values("{strategy: b
                          [](const auto& param_info) { return param_info.index == 0 ? "bsp" : "ssp_0"; });
 
 std::string on_arrival_name(std::size_t index) {
-  const std::vector<std::string> names{"async", "staleness_aware", "approximate_every_step"};
+  const std::vector<std::string> names{"async", "async_locked", "staleness_aware", "approximate_every_step"};
   return names.at(index);
 }
 
@@ -104,7 +104,7 @@ TEST_P(OnArrival, WithOneWorkerIsSequentialSgd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, OnArrival,
-                         ::testing::Values("{strategy: async}", "{strategy: staleness_aware}",
+                         ::testing::Values("{strategy: async}", "{strategy: async, lock: true}", "{strategy: staleness_aware}",
                                            "{strategy: approximate, threshold: 1e-12}"),
                          [](const auto& param_info) { return on_arrival_name(param_info.index); });
 
