@@ -19,6 +19,9 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
   std::string architecture(scenario::to_string(s.training.architecture));
   if (s.training.architecture == scenario::Architecture::Allreduce) {
     architecture = s.training.allreduce_algorithm.value + " allreduce";
+  } else if (s.training.architecture == scenario::Architecture::Hybrid) {
+    architecture = fmt::format("hybrid ({} allreduce, {} server{})", s.training.allreduce_algorithm.value,
+                               s.training.shards, s.training.shards == 1 ? "" : "s");
   }
   out += fmt::format("  training   {} ({} parameters), {} over {}, batch {} per worker, lr {}\n", s.model.kind.value,
                      record.parameter_count, s.training.sync_strategy.value, architecture, s.training.batch_per_worker,

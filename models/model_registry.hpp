@@ -4,13 +4,22 @@
 #include "models/trainable_model.hpp"
 #include "sim/core/registry.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 
 namespace dtsim::models {
 
-/// Builds a model for data with `features` input features.
-using ModelFactory = std::function<std::unique_ptr<TrainableModel>(std::size_t features)>;
+/// What a model is built for: the data's shape and the model's own settings.
+struct ModelShape {
+  std::size_t features = 0;    ///< input features of classification data
+  std::size_t users = 0;       ///< rows of a ratings matrix
+  std::size_t items = 0;       ///< columns of a ratings matrix
+  std::size_t dimensions = 8;  ///< embedding size
+  std::uint64_t seed = 0;      ///< for models that start from random values
+};
+
+using ModelFactory = std::function<std::unique_ptr<TrainableModel>(const ModelShape& shape)>;
 using ModelRegistry = core::Registry<ModelFactory>;
 
 void register_builtin_models(ModelRegistry& registry);

@@ -3,13 +3,23 @@
 
 #include "models/dataset.hpp"
 
+#include <optional>
 #include <span>
+#include <vector>
 
 namespace dtsim::models {
 
 struct Evaluation {
   double loss = 0.0;
   double accuracy = 0.0;  ///< fraction of samples classified correctly, in [0, 1]
+};
+
+/// A model whose parameters are a dense head followed by rows (embeddings) of which a batch touches few:
+/// parameters [0, dense) are dense; row r is [dense + r * row_width, dense + (r + 1) * row_width).
+struct SparseLayout {
+  std::size_t dense = 0;
+  std::size_t row_width = 0;
+  std::size_t rows = 0;
 };
 
 class TrainableModel {
@@ -29,6 +39,13 @@ class TrainableModel {
   [[nodiscard]] virtual Evaluation evaluate(const Parameters& parameters, const Dataset& data) const = 0;
   /// Floating-point operations of one sample's forward and backward pass.
   [[nodiscard]] virtual double training_flops_per_sample() const = 0;
+  /// The sparse layout of models with sparse gradients; none for dense models.
+  [[nodiscard]] virtual std::optional<SparseLayout> sparse_layout() const { return std::nullopt; }
+  /// Sparse models: the rows whose gradient `rows` of `data` can make non-zero, ascending, into `out`.
+  virtual void touched_rows(const Dataset& /*data*/, std::span<const std::size_t> /*rows*/,
+                            std::vector<std::size_t>& out) const {
+    out.clear();
+  }
 };
 
 }  // namespace dtsim::models

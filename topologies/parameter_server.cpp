@@ -5,7 +5,7 @@
 namespace dtsim::topologies {
 
 int parameter_servers(const scenario::Scenario& s) {
-  return s.training.architecture == scenario::Architecture::ParameterServer ? s.training.shards : 1;
+  return scenario::has_servers(s.training.architecture) ? s.training.shards : 1;
 }
 
 topology::TopologyGraph build_parameter_server(int workers, int servers, const scenario::LinkSpec& worker_link,

@@ -1,10 +1,12 @@
 #include "sim/app/scenario_resolver.hpp"
 
+#include "models/low_rank_ratings.hpp"
 #include "models/synthetic_classification.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -18,6 +20,40 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
   if (training.epochs) total = std::min(total, *training.epochs * iterations_per_epoch);
   if (training.iterations) total = std::min(total, *training.iterations);
   return total;
+}
+
+models::ModelShape model_shape(const scenario::Scenario& s) {
+  return {.features = static_cast<std::size_t>(s.data.features),
+          .users = static_cast<std::size_t>(s.data.users),
+          .items = static_cast<std::size_t>(s.data.items),
+          .dimensions = static_cast<std::size_t>(s.model.dimensions),
+          .seed = s.seed};
+}
+
+std::size_t validation_count(const scenario::Scenario& s) {
+  return static_cast<std::size_t>(std::llround(static_cast<double>(s.data.samples) * s.data.validation_fraction));
+}
+
+/// The data kind each model trains on.
+std::string data_kind_for(const std::string& model) {
+  return model == "matrix_factorization" ? "low_rank_ratings" : "synthetic_classification";
+}
+
+models::SplitDataset make_data(const scenario::Scenario& s) {
+  if (s.data.kind.value == "low_rank_ratings") {
+    return models::make_low_rank_ratings(
+        {.samples = static_cast<std::size_t>(s.data.samples),
+         .users = static_cast<std::size_t>(s.data.users),
+         .items = static_cast<std::size_t>(s.data.items),
+         .rank = static_cast<std::size_t>(s.data.rank),
+         .validation_fraction = s.data.validation_fraction,
+         .noise = s.data.noise},
+        s.seed);
+  }
+  return models::make_synthetic_classification({static_cast<std::size_t>(s.data.samples),
+                                                static_cast<std::size_t>(s.data.features), s.data.validation_fraction,
+                                                s.data.label_noise},
+                                               s.seed);
 }
 
 /// The scenario's synchronization strategy, configured from `training.sync`.
@@ -44,26 +80,59 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
 
-  if (s.training.architecture == scenario::Architecture::ParameterServer && graph.servers().empty()) {
+  const scenario::Architecture architecture = s.training.architecture;
+  const std::string architecture_name(scenario::to_string(architecture));
+  const std::string wanted_data = data_kind_for(s.model.kind.value);
+  if (wanted_data != s.data.kind.value) {
+    sink.error(s.model.kind.where, "model.kind",
+               fmt::format("'{}' trains on {} data, and data.kind is '{}'", s.model.kind.value, wanted_data,
+                           s.data.kind.value),
+               fmt::format("use data.kind: {}", wanted_data));
+  }
+  // Built only for data it can train on (its shape comes from the data).
+  const std::unique_ptr<models::TrainableModel> model =
+      wanted_data == s.data.kind.value ? registries.models.find(s.model.kind.value).factory(model_shape(s)) : nullptr;
+  const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
+
+  if (scenario::has_servers(architecture) && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
-               fmt::format("a parameter_server architecture needs a server, and a '{}' topology has none",
+               fmt::format("a {} architecture needs a server, and a '{}' topology has none", architecture_name,
                            s.topology.kind.value),
                "set topology.kind to parameter_server");
   }
-  if (s.training.architecture == scenario::Architecture::ParameterServer && !graph.servers().empty()) {
+  if (scenario::has_servers(architecture) && !graph.servers().empty() && model) {
     const auto servers = static_cast<int>(graph.servers().size());
-    const std::size_t parameters =
-        registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features))->parameter_count();
+    // Servers hold parameters (parameter_server) or rows (hybrid), split by range.
+    const bool rows = architecture == scenario::Architecture::Hybrid && layout;
+    const std::size_t units = rows ? layout->rows : model->parameter_count();
     if (servers < s.training.shards) {
       sink.error(s.training.shards_at, "training.architecture.shards",
                  fmt::format("{} shards need one server each, and the topology has {}", s.training.shards, servers),
                  "declare more nodes of kind server, or lower shards");
-    } else if (static_cast<std::size_t>(s.training.shards) > parameters) {
+    } else if (static_cast<std::size_t>(s.training.shards) > units) {
       sink.error(s.training.shards_at, "training.architecture.shards",
-                 fmt::format("{} shards of a model with {} parameters would leave a server without any",
-                             s.training.shards, parameters),
-                 fmt::format("use at most {} shards", parameters));
+                 fmt::format("{} shards of a model with {} {} would leave a server without any", s.training.shards,
+                             units, rows ? "sparse rows" : "parameters"),
+                 fmt::format("use at most {} shards", units));
     }
+  }
+  if (architecture == scenario::Architecture::Hybrid && model) {
+    if (!layout) {
+      sink.error(s.training.architecture_at, "training.architecture.kind",
+                 fmt::format("hybrid sends sparse rows through servers, and '{}' has no sparse parameters",
+                             s.model.kind.value),
+                 "use a model with embeddings (matrix_factorization), or training.architecture.kind: allreduce");
+    } else if (layout->rows > (std::size_t{1} << 24U)) {
+      sink.error(s.training.architecture_at, "training.architecture.kind",
+                 fmt::format("hybrid row ids travel as 32-bit floats, exact up to 2^24 rows, and the model has {}",
+                             layout->rows),
+                 "use fewer users and items");
+    }
+  }
+  if (architecture == scenario::Architecture::Hybrid && s.training.sync_strategy.value != "bsp") {
+    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+               fmt::format("the hybrid architecture runs bsp only, and the strategy is '{}'", s.training.sync_strategy.value),
+               "use training.sync.strategy: bsp, or training.architecture.kind: parameter_server or allreduce");
   }
   if (s.training.architecture == scenario::Architecture::ParameterServer && strategy->local_steps() > 0) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
@@ -72,7 +141,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
                "use training.architecture.kind: allreduce");
   }
   if (strategy->gossip()) {
-    if (s.training.architecture == scenario::Architecture::ParameterServer) {
+    if (architecture == scenario::Architecture::ParameterServer) {
       sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                  "gossip exchanges models between neighbouring workers, and the architecture is a parameter server",
                  "use training.architecture.kind: allreduce (peer to peer)");
@@ -97,11 +166,8 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
                "local_sgd, gossip");
   }
 
-  const models::SyntheticClassificationParams data_params{static_cast<std::size_t>(s.data.samples),
-                                                          static_cast<std::size_t>(s.data.features),
-                                                          s.data.validation_fraction, s.data.label_noise};
-  const std::size_t validation = models::validation_samples(data_params);
-  const std::size_t train = data_params.samples - validation;
+  const std::size_t validation = validation_count(s);
+  const std::size_t train = static_cast<std::size_t>(s.data.samples) - validation;
   const auto needed = static_cast<std::size_t>(s.cluster.workers) * static_cast<std::size_t>(s.training.batch_per_worker);
   if (validation == 0) {
     sink.error(s.data.validation_fraction_at, "data.validation_fraction",
@@ -120,20 +186,17 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries) {
   check_scenario(scenario, registries);
   const auto& s = scenario;
-  const models::SyntheticClassificationParams data_params{static_cast<std::size_t>(s.data.samples),
-                                                          static_cast<std::size_t>(s.data.features),
-                                                          s.data.validation_fraction, s.data.label_noise};
-  const std::size_t train = data_params.samples - models::validation_samples(data_params);
+  const std::size_t train = static_cast<std::size_t>(s.data.samples) - validation_count(s);
   models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
-      .model = registries.models.find(s.model.kind.value).factory(static_cast<std::size_t>(s.data.features)),
+      .model = registries.models.find(s.model.kind.value).factory(model_shape(s)),
       .sync = make_strategy(s, registries),
-      .allreduce = s.training.architecture == scenario::Architecture::Allreduce
+      .allreduce = scenario::has_allreduce(s.training.architecture)
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,
-      .data = models::make_synthetic_classification(data_params, s.seed),
+      .data = make_data(s),
       .schedule = schedule,
       .total_iterations = total_iterations(s.training, iterations_per_epoch),
       .evaluate_every = s.training.evaluate_every > 0 ? s.training.evaluate_every : iterations_per_epoch,

@@ -139,7 +139,10 @@ void ParameterServer::operator()() {
     return comm::Buffer(std::move(sum));
   };
   std::vector<std::unique_ptr<comm::Pending>> receiving(p);
-  std::vector<std::unique_ptr<comm::Pending>> replies;
+  // The last reply to each worker. A worker pushes again only after it has received its reply, so the
+  // previous one is complete when the next is posted; holding every reply to the end made SimGrid slow
+  // down with their number.
+  std::vector<std::unique_ptr<comm::Pending>> replies(p);
   for (std::size_t w = 0; w < p; ++w) receiving[w] = transport.post_recv(static_cast<int>(w), 0);
 
   // Lock-free (Hogwild) on arrival: an update's values take effect at once and its time passes in the
@@ -170,7 +173,8 @@ void ParameterServer::operator()() {
   const auto reply = [&](std::size_t w) {
     read_version[w] = version;
     deferred[w] = false;
-    replies.push_back(transport.post_send(static_cast<int>(w), to_buffer(parameters), 0));
+    if (replies[w]) static_cast<void>(replies[w]->wait());
+    replies[w] = transport.post_send(static_cast<int>(w), to_buffer(parameters), 0);
   };
   // A worker that has pushed k gradients may compute its next once every clock up to k - bound is applied.
   int bound = strategy.staleness_bound();
@@ -239,7 +243,9 @@ void ParameterServer::operator()() {
   for (auto& exec : updating) exec->wait();
   collect_finished();
   activity.compute_s += covered(std::move(updated));
-  for (auto& sent : replies) static_cast<void>(sent->wait());
+  for (auto& sent : replies) {
+    if (sent) static_cast<void>(sent->wait());
+  }
 }
 
 }  // namespace dtsim::runtime

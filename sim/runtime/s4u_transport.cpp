@@ -167,11 +167,12 @@ std::size_t S4uTransport::wait_any(std::span<comm::Pending* const> pending) {
   for (comm::Pending* one : pending) {
     const auto* posted = dynamic_cast<const S4uPending*>(one);
     if (posted == nullptr) throw std::logic_error("wait_any on a message another transport posted");
-    // A complete message is found without waiting; SimGrid's wait_any would pick any complete one.
-    if (posted->comm()->test()) return comms.size();
     comms.push_back(posted->comm());
     posted_at = std::min(posted_at, posted->posted_at());
   }
+  // SimGrid 3.32's wait_any returns the first complete message in the order given, which keeps runs
+  // deterministic. (Testing each message first did the same, but every failed test() left work behind that
+  // made long parameter-server runs quadratic: 7.4 s instead of 0.4 s for 30,000 messages.)
   const auto index = static_cast<std::size_t>(s4u::Comm::wait_any(comms));
   account(posted_at, {comms[index]});
   return index;

@@ -2,6 +2,7 @@
 
 #include "sim/runtime/allreduce_worker.hpp"
 #include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/hybrid_actors.hpp"
 #include "sim/runtime/parameter_server_actors.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -23,23 +24,38 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
 
   topology::LinkTraffic traffic(setup.graph, session.routes());
   const TrainingContext context{&scenario, &setup, &record, progress, &traffic};
+  const scenario::Architecture architecture = scenario.training.architecture;
+  // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
+  models::Parameters server_rows;
+  if (architecture == scenario::Architecture::Hybrid) server_rows = setup.model->initial_parameters();
   const auto workers = setup.graph.workers();
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     simgrid::s4u::Host* host = session.host(workers[rank]);
-    if (scenario.training.architecture == scenario::Architecture::Allreduce) {
-      simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, static_cast<int>(rank)));
-    } else {
-      simgrid::s4u::Actor::create(host->get_name(), host, ParameterServerWorker(context, static_cast<int>(rank)));
+    const auto r = static_cast<int>(rank);
+    switch (architecture) {
+      case scenario::Architecture::Allreduce:
+        simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, r));
+        break;
+      case scenario::Architecture::ParameterServer:
+        simgrid::s4u::Actor::create(host->get_name(), host, ParameterServerWorker(context, r));
+        break;
+      case scenario::Architecture::Hybrid:
+        simgrid::s4u::Actor::create(host->get_name(), host, HybridWorker(context, r, &server_rows));
+        break;
     }
   }
-  if (scenario.training.architecture == scenario::Architecture::ParameterServer) {
+  if (scenario::has_servers(architecture)) {
     const auto servers = setup.graph.servers();
     if (static_cast<int>(servers.size()) < scenario.training.shards) {
-      throw std::logic_error("parameter_server architecture with fewer servers than shards");
+      throw std::logic_error("an architecture with servers has fewer servers than shards");
     }
     for (int shard = 0; shard < scenario.training.shards; ++shard) {
       simgrid::s4u::Host* host = session.host(servers[static_cast<std::size_t>(shard)]);
-      simgrid::s4u::Actor::create(host->get_name(), host, ParameterServer(context, shard));
+      if (architecture == scenario::Architecture::Hybrid) {
+        simgrid::s4u::Actor::create(host->get_name(), host, HybridServer(context, shard, &server_rows));
+      } else {
+        simgrid::s4u::Actor::create(host->get_name(), host, ParameterServer(context, shard));
+      }
     }
   }
   record.simulated_s = session.run();

@@ -93,6 +93,7 @@ struct TopologySpec {
 
 struct ModelSpec {
   Located<std::string> kind;
+  int dimensions = 8;  ///< embedding size (matrix_factorization)
 };
 
 /// A seeded synthetic binary classification set: x ~ N(0, I), y = [w*.x + noise > 0].
@@ -104,6 +105,10 @@ struct DataSpec {
   double validation_fraction = 0.2;
   core::SourcePosition validation_fraction_at;
   double label_noise = 0.0;  ///< standard deviation of the noise added to the true logit
+  int users = 0;             ///< low_rank_ratings
+  int items = 0;             ///< low_rank_ratings
+  int rank = 4;              ///< low_rank_ratings
+  double noise = 0.1;        ///< low_rank_ratings: standard deviation of each rating's noise
 };
 
 struct OptimizerSpec {
@@ -111,7 +116,13 @@ struct OptimizerSpec {
   double learning_rate = 0.1;
 };
 
-enum class Architecture { Allreduce, ParameterServer };
+/// Hybrid: dense parameters averaged by allreduce, sparse rows (embeddings) through parameter servers.
+enum class Architecture { Allreduce, ParameterServer, Hybrid };
+
+/// Whether the architecture has parameter servers (sharded by key range).
+inline bool has_servers(Architecture a) { return a != Architecture::Allreduce; }
+/// Whether workers allreduce (all or the dense part of) their gradients.
+inline bool has_allreduce(Architecture a) { return a != Architecture::ParameterServer; }
 
 enum class Backend { Auto, Cpu };
 

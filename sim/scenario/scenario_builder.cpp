@@ -422,7 +422,10 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   }
   const View architecture = training.at("architecture");
   out.architecture_at = architecture.where("kind");
-  out.architecture = architecture.text("kind") == "parameter_server" ? Architecture::ParameterServer : Architecture::Allreduce;
+  const std::string kind = architecture.text("kind");
+  out.architecture = kind == "parameter_server" ? Architecture::ParameterServer
+                     : kind == "hybrid"         ? Architecture::Hybrid
+                                                : Architecture::Allreduce;
   out.allreduce_algorithm = architecture.located("algorithm");
   out.shards = static_cast<int>(architecture.integer("shards").value_or(1));
   out.shards_at = architecture.has("shards") ? architecture.where("shards") : architecture.where("kind");
@@ -496,6 +499,11 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.validation_fraction = *data.number("validation_fraction");
   s.data.validation_fraction_at = data.where("validation_fraction");
   s.data.label_noise = data.number("label_noise").value_or(0.0);
+  s.data.users = static_cast<int>(data.integer("users").value_or(0));
+  s.data.items = static_cast<int>(data.integer("items").value_or(0));
+  s.data.rank = static_cast<int>(data.integer("rank").value_or(4));
+  s.data.noise = data.number("noise").value_or(0.1);
+  s.model.dimensions = static_cast<int>(root.at("model").integer("dimensions").value_or(8));
 
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
   check_stragglers_and_failures(root, s.cluster.workers, sink);
@@ -508,7 +516,12 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
 std::string_view to_string(NetworkModel model) { return model == NetworkModel::AlphaBeta ? "alpha_beta" : "tcp"; }
 
 std::string_view to_string(Architecture architecture) {
-  return architecture == Architecture::Allreduce ? "allreduce" : "parameter_server";
+  switch (architecture) {
+    case Architecture::Allreduce: return "allreduce";
+    case Architecture::ParameterServer: return "parameter_server";
+    case Architecture::Hybrid: return "hybrid";
+  }
+  return "allreduce";
 }
 
 std::string_view to_string(Backend backend) { return backend == Backend::Cpu ? "cpu" : "auto"; }

@@ -7,6 +7,27 @@ nlohmann::ordered_json link_json(const LinkSpec& link) {
   return {{"bandwidth_bytes_per_s", link.bandwidth.value()}, {"latency_s", link.latency.value()}};
 }
 
+nlohmann::ordered_json model_json(const ModelSpec& m) {
+  nlohmann::ordered_json out = {{"kind", m.kind.value}};
+  if (m.kind.value == "matrix_factorization") out["dimensions"] = m.dimensions;
+  return out;
+}
+
+nlohmann::ordered_json data_json(const DataSpec& d) {
+  nlohmann::ordered_json out = {{"kind", d.kind.value}, {"samples", d.samples}};
+  if (d.kind.value == "low_rank_ratings") {
+    out["users"] = d.users;
+    out["items"] = d.items;
+    out["rank"] = d.rank;
+    out["noise"] = d.noise;
+  } else {
+    out["features"] = d.features;
+  }
+  out["validation_fraction"] = d.validation_fraction;
+  if (d.kind.value == "synthetic_classification") out["label_noise"] = d.label_noise;
+  return out;
+}
+
 /// The strategy and the settings that apply to it.
 nlohmann::ordered_json sync_json(const TrainingSpec& t) {
   const std::string& strategy = t.sync_strategy.value;
@@ -44,8 +65,8 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
     topology["server_link"] = link_json(s.topology.server_link);
   }
   nlohmann::ordered_json architecture = {{"kind", std::string(to_string(s.training.architecture))}};
-  if (s.training.architecture == Architecture::Allreduce) architecture["algorithm"] = s.training.allreduce_algorithm.value;
-  if (s.training.architecture == Architecture::ParameterServer) architecture["shards"] = s.training.shards;
+  if (has_allreduce(s.training.architecture)) architecture["algorithm"] = s.training.allreduce_algorithm.value;
+  if (has_servers(s.training.architecture)) architecture["shards"] = s.training.shards;
   nlohmann::ordered_json stop = nlohmann::ordered_json::object();
   if (s.training.epochs) stop["epochs"] = *s.training.epochs;
   if (s.training.iterations) stop["iterations"] = *s.training.iterations;
@@ -75,13 +96,8 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
       {"seed", s.seed},
       {"cluster", cluster},
       {"topology", topology},
-      {"model", {{"kind", s.model.kind.value}}},
-      {"data",
-       {{"kind", s.data.kind.value},
-        {"samples", s.data.samples},
-        {"features", s.data.features},
-        {"validation_fraction", s.data.validation_fraction},
-        {"label_noise", s.data.label_noise}}},
+      {"model", model_json(s.model)},
+      {"data", data_json(s.data)},
       {"training",
        {{"backend", std::string(to_string(s.training.backend))},
         {"batch", {{"per_worker", s.training.batch_per_worker}}},

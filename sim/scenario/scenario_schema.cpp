@@ -164,13 +164,15 @@ SchemaNode model() {
                                   {"softmax_regression", "multi-class softmax regression", true},
                                   {"mlp", "multi-layer perceptron", true},
                                   {"glove", "GloVe word embeddings", true},
-                                  {"matrix_factorization", "embeddings per row and column of a ratings matrix", true},
+                                  {"matrix_factorization", "embeddings per row and column of a ratings matrix"},
                               })
                         .require(),
                     list_of("layers", "hidden layer widths", integer("[]", 1, 1'000'000, "width")).when("kind", {"mlp"}),
                     choice_of("activation", "activation", "hidden-layer activation", {{"relu", ""}, {"tanh", ""}})
                         .when("kind", {"mlp"}),
-                    integer("dimensions", 1, 100'000, "embedding size").when("kind", {"glove", "matrix_factorization"}),
+                    integer("dimensions", 1, 100'000, "embedding size")
+                        .fallback("8")
+                        .when("kind", {"glove", "matrix_factorization"}),
                     integer("window", 1, 100, "co-occurrence window in words").when("kind", {"glove"}),
                     number("x_max", 0.0, kInf, "co-occurrence weighting cut-off").exclusive_min().when("kind", {"glove"}),
                     number("alpha", 0.0, 10.0, "co-occurrence weighting exponent").exclusive_min().when("kind", {"glove"}),
@@ -188,7 +190,7 @@ SchemaNode data() {
                         {"gaussian_blobs", "seeded Gaussian clusters", true},
                         {"sparse_clicks", "seeded sparse high-dimensional click features", true},
                         {"zipf_text", "seeded Zipf-distributed text", true},
-                        {"low_rank_ratings", "seeded low-rank ratings matrix", true},
+                        {"low_rank_ratings", "seeded low-rank ratings matrix"},
                         {"csv", "a CSV file named by `path`", true},
                         {"digits", "handwritten digits (8x8)", true},
                         {"iris", "iris flowers", true},
@@ -198,7 +200,15 @@ SchemaNode data() {
                     })
               .require(),
           integer("samples", 2, 100'000'000, "number of samples generated").require().when("kind", kSyntheticData),
-          integer("features", 1, 1'000'000, "features per sample").require().when("kind", kSyntheticData),
+          integer("features", 1, 1'000'000, "features per sample")
+              .require()
+              .when("kind", {"synthetic_classification", "gaussian_blobs", "sparse_clicks"}),
+          integer("users", 1, 1 << 24, "rows of the ratings matrix").require().when("kind", {"low_rank_ratings"}),
+          integer("items", 1, 1 << 24, "columns of the ratings matrix").require().when("kind", {"low_rank_ratings"}),
+          integer("rank", 1, 1000, "rank of the hidden ratings matrix").fallback("4").when("kind", {"low_rank_ratings"}),
+          number("noise", 0.0, 1e6, "standard deviation of the noise added to each rating")
+              .fallback("0.1")
+              .when("kind", {"low_rank_ratings"}),
           integer("classes", 2, 1000, "number of classes").when("kind", {"gaussian_blobs"}),
           number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
               .fallback("0")
@@ -312,7 +322,7 @@ SchemaNode training() {
                      choice_of("kind", "architecture", "the communication architecture",
                                {{"allreduce", "peer-to-peer collective"},
                                 {"parameter_server", "workers push to and pull from servers"},
-                                {"hybrid", "dense parameters by allreduce, sparse ones through servers", true}})
+                                {"hybrid", "dense parameters by allreduce, sparse ones through servers"}})
                          .fallback("allreduce"),
                      choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
                                {{"ring", "reduce-scatter then allgather around the ring"},

@@ -150,11 +150,11 @@ TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
 TEST(Sweep, AValueThatMakesAKeyInapplicableIsReportedAtThatValue) {
   try {
     scenario::read_scenario_document_text(
-        kSweepBase + "sweep:\n  axes:\n    training.architecture.kind: [allreduce, hybrid]\n", "grid.yaml");
-    FAIL() << "a planned architecture in a sweep was accepted";
+        kSweepBase + "sweep:\n  axes:\n    training.parallelism.kind: [data, pipeline]\n", "grid.yaml");
+    FAIL() << "a planned parallelism in a sweep was accepted";
   } catch (const core::InputError& error) {
-    EXPECT_STREQ(error.what(), "grid.yaml:12:45: error: training.architecture.kind: architecture 'hybrid' is not "
-                               "supported yet\n  hint: supported architecture names: allreduce, parameter_server");
+    EXPECT_STREQ(error.what(), "grid.yaml:12:39: error: training.parallelism.kind: parallelism 'pipeline' is not "
+                               "supported yet\n  hint: supported parallelism names: data");
   }
 }
 

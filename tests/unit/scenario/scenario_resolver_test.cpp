@@ -72,10 +72,19 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
             "needed)\n  hint: raise data.samples, or lower training.batch.per_worker or cluster.workers");
 }
 
-TEST(ScenarioResolver, PlannedArchitectureIsNotSupportedYet) {
+TEST(ScenarioResolver, PlannedParallelismIsNotSupportedYet) {
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  parallelism: {kind: pipeline}\n  stop:")),
+            "s.yaml:13:23: error: training.parallelism.kind: parallelism 'pipeline' is not supported yet\n"
+            "  hint: supported parallelism names: data");
+}
+
+TEST(ScenarioResolver, HybridNeedsServersAndASparseModel) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  architecture: {kind: hybrid}\n  stop:")),
-            "s.yaml:13:24: error: training.architecture.kind: architecture 'hybrid' is not supported yet\n"
-            "  hint: supported architecture names: allreduce, parameter_server");
+            "s.yaml:13:24: error: training.architecture.kind: a hybrid architecture needs a server, and a 'ring' "
+            "topology has none\n  hint: set topology.kind to parameter_server\n"
+            "s.yaml:13:24: error: training.architecture.kind: hybrid sends sparse rows through servers, and "
+            "'logistic_regression' has no sparse parameters\n"
+            "  hint: use a model with embeddings (matrix_factorization), or training.architecture.kind: allreduce");
 }
 
 TEST(ScenarioResolver, OnArrivalStrategiesNeedAParameterServer) {
