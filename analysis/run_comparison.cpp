@@ -38,6 +38,8 @@ RunComparison read_run_comparison(const std::filesystem::path& folder) {
     out.architecture = architecture.at("kind").get<std::string>();
     if (out.strategy == "gossip") {
       out.architecture = "peer to peer";  // gossip averages with neighbours; no allreduce runs
+    } else if (out.architecture == "hybrid") {
+      out.architecture = "hybrid (" + architecture.at("algorithm").get<std::string>() + ")";
     } else if (architecture.contains("algorithm")) {
       out.architecture = architecture.at("algorithm").get<std::string>() + " allreduce";
     }

@@ -12,7 +12,7 @@ namespace dtsim::analysis {
 struct RunComparison {
   std::string run;           ///< the scenario's name (and sweep point)
   std::string strategy;      ///< training.sync.strategy
-  std::string architecture;  ///< parameter_server, the allreduce algorithm, or peer to peer (gossip)
+  std::string architecture;  ///< parameter_server, the allreduce algorithm, hybrid (algorithm), or peer to peer
   std::string stragglers;    ///< "w3x4" per slowed worker, "-" for none
   double simulated_s = 0.0;
   std::optional<double> time_to_target_s;  ///< absent without outputs.target_loss or when not reached

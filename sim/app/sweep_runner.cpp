@@ -43,7 +43,7 @@ nlohmann::json read_summary(const std::filesystem::path& folder) {
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
                const std::filesystem::path& folder) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::string csv = "point,iterations,simulated_s,final_val_loss,final_val_accuracy\n";
+  std::string csv = "point,iterations,simulated_s,bytes_sent,final_val_loss,final_val_accuracy\n";
   const std::size_t count = document.points.size();
   for (std::size_t i = 0; i < count; ++i) {
     const auto& point = document.points[i];
@@ -66,8 +66,9 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     }
     const nlohmann::json summary = read_summary(point_folder);
     const auto& result = summary["result"];
-    csv += fmt::format("\"{}\",{},{:.9g},{:.9g},{:.9g}\n", point.sweep_point, result["iterations"].get<std::int64_t>(),
-                       result["simulated_s"].get<double>(), result["final"]["val_loss"].get<double>(),
+    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{:.9g},{:.9g}\n", point.sweep_point,
+                       result["iterations"].get<std::int64_t>(), result["simulated_s"].get<double>(),
+                       result["bytes_sent"].get<double>(), result["final"]["val_loss"].get<double>(),
                        result["final"]["val_accuracy"].get<double>());
   }
   core::write_file_atomically(folder / "sweep.csv", csv);
