@@ -66,6 +66,14 @@ struct RunRecord {
     bool last = false;        ///< the final push, sent whatever its size
   };
   std::vector<Push> pushes;
+  /// On arrival, one gradient per update: its staleness, and the factor on the learning rate the update
+  /// really applied, measured as |parameter change| / (learning rate x |gradient|) on the first shard (not
+  /// written to files; for tests, when TrainingSetup::record_updates is set).
+  struct AppliedUpdate {
+    std::int64_t staleness = 0;
+    double rate_factor = 0.0;
+  };
+  std::vector<AppliedUpdate> applied;
   /// Worker 0's parameters at the end (not written to files; for tests and later checkpointing).
   std::vector<float> final_parameters;
 

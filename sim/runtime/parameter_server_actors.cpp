@@ -205,7 +205,17 @@ void ParameterServer::operator()() {
       if (records) ++context_.record->staleness[staleness];
       gathered.push_back({std::move(gradient), strategy.learning_rate_scale(staleness)});
       if (static_cast<int>(gathered.size()) == strategy.accumulate()) {
+        // For tests: the learning-rate factor this update really applies, from the parameters' change.
+        const bool measure = records && setup.record_updates && gathered.size() == 1;
+        const models::Parameters before = measure ? parameters : models::Parameters();
+        const double gradient_norm =
+            measure ? Eigen::Map<const models::Parameters>(gathered.front().gradient.values().data(), parameters.size()).norm()
+                    : 0.0;
         apply(combine(gathered), gathered.size() > 1 || gathered.front().scale != 1.0 ? 2.0 * count * static_cast<double>(gathered.size()) : 0.0);
+        if (measure) {
+          context_.record->applied.push_back(
+              {staleness, (before - parameters).norm() / (context_.scenario->training.optimizer.learning_rate * gradient_norm)});
+        }
         gathered.clear();
         ++version;
       }

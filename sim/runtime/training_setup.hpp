@@ -24,6 +24,8 @@ struct TrainingSetup {
   models::BatchSchedule schedule;
   std::int64_t total_iterations = 0;
   std::int64_t evaluate_every = 0;
+  /// Record every on-arrival update's measured learning-rate factor (RunRecord::applied); for tests.
+  bool record_updates = false;
 };
 
 /// Called after each iteration of worker 0, for progress display.

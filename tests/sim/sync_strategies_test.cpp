@@ -43,10 +43,11 @@ struct SimulatedRun {
   metrics::RunRecord record;
 };
 
-SimulatedRun simulate(const std::string& text) {
+SimulatedRun simulate(const std::string& text, bool record_updates = false) {
   auto scenario = scenario::read_scenario_text(text, "strategies.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
+  setup.record_updates = record_updates;
   auto record = runtime::run_training(scenario, setup);
   return {std::move(scenario), std::move(setup), std::move(record)};
 }
@@ -73,6 +74,15 @@ models::Parameters bsp_reference(const SimulatedRun& run) {
 
 std::vector<float> as_vector(const models::Parameters& parameters) {
   return {parameters.data(), parameters.data() + parameters.size()};
+}
+
+std::string random_speeds(int seed) {
+  core::RandomEngine speeds = core::random_stream(static_cast<std::uint64_t>(seed), "test/ssp-speeds");
+  std::string rules = "stragglers:\n";
+  for (int worker = 0; worker < 8; ++worker) {
+    rules += fmt::format("  - {{workers: [{}], slowdown: {:.3f}}}\n", worker, 1.0 + 3.0 * core::uniform01(speeds));
+  }
+  return rules;
 }
 
 class BitwiseBsp : public ::testing::TestWithParam<std::string> {};
@@ -108,10 +118,14 @@ INSTANTIATE_TEST_SUITE_P(Strategies, OnArrival,
                                            "{strategy: approximate, threshold: 1e-12}"),
                          [](const auto& param_info) { return on_arrival_name(param_info.index); });
 
-// Approximate synchronous with 8 workers of random speeds: every push either made a significant update
-// (above the threshold), or had held max_delay steps, or was the final one; and both reasons occur.
-TEST(Approximate, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
-  const SimulatedRun run = simulate(scenario_text(8, "{strategy: approximate, threshold: 0.08, max_delay: 4}"));
+// Approximate synchronous, 20 seeds, each with its own random speed for each of 8 workers: every push
+// either made a significant update (above the threshold), or had held max_delay steps, or was the final
+// one; and both reasons occur.
+class ApproximateRule : public ::testing::TestWithParam<int> {};
+
+TEST_P(ApproximateRule, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
+  const SimulatedRun run =
+      simulate(scenario_text(8, "{strategy: approximate, threshold: 0.08, max_delay: 4}") + random_speeds(GetParam()));
   ASSERT_FALSE(run.record.pushes.empty());
   int by_threshold = 0;
   int by_delay = 0;
@@ -128,6 +142,29 @@ TEST(Approximate, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
   EXPECT_EQ(steps, 8 * run.setup.total_iterations);  // every step's gradient reached the server once
   EXPECT_LT(static_cast<std::int64_t>(run.record.pushes.size()), 8 * run.setup.total_iterations);
   EXPECT_EQ(run.record.updates_applied, static_cast<std::int64_t>(run.record.pushes.size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ApproximateRule, ::testing::Range(1, 21));
+
+// 8 workers of random speeds: every update the server applied moved the parameters by alpha0 / tau times
+// the gradient (tau its staleness, 1 for 0 and 1), measured from the parameters themselves; staleness
+// above 1 occurs, so the division is exercised. Plain async applies every gradient at alpha0.
+TEST(StalenessAware, EachAppliedUpdateUsesTheLearningRateOverItsStaleness) {
+  const SimulatedRun run = simulate(scenario_text(8, "{strategy: staleness_aware}") + random_speeds(3), true);
+  ASSERT_EQ(static_cast<std::int64_t>(run.record.applied.size()), 8 * run.setup.total_iterations);
+  std::int64_t stale = 0;
+  for (const auto& update : run.record.applied) {
+    const double expected = update.staleness <= 1 ? 1.0 : 1.0 / static_cast<double>(update.staleness);
+    EXPECT_NEAR(update.rate_factor, expected, 1e-3 * expected) << "staleness " << update.staleness;
+    stale += update.staleness > 1 ? 1 : 0;
+  }
+  EXPECT_GT(stale, 0);
+}
+
+TEST(Async, EachAppliedUpdateUsesTheFullLearningRate) {
+  const SimulatedRun run = simulate(scenario_text(8, "{strategy: async}") + random_speeds(3), true);
+  ASSERT_FALSE(run.record.applied.empty());
+  for (const auto& update : run.record.applied) EXPECT_NEAR(update.rate_factor, 1.0, 1e-3);
 }
 
 // Gathering 2 gradients per update, one worker: its second gradient of each pair is computed on the same
@@ -266,14 +303,6 @@ INSTANTIATE_TEST_SUITE_P(Strategies, BitwiseBspOnAllreduce,
                          ::testing::Values("{strategy: bsp}", "{strategy: ssp, staleness: 0}"),
                          [](const auto& param_info) { return param_info.index == 0 ? "bsp" : "ssp_0"; });
 
-std::string random_speeds(int seed) {
-  core::RandomEngine speeds = core::random_stream(static_cast<std::uint64_t>(seed), "test/ssp-speeds");
-  std::string rules = "stragglers:\n";
-  for (int worker = 0; worker < 8; ++worker) {
-    rules += fmt::format("  - {{workers: [{}], slowdown: {:.3f}}}\n", worker, 1.0 + 3.0 * core::uniform01(speeds));
-  }
-  return rules;
-}
 
 void expect_bounded_staleness(const SimulatedRun& run, std::int64_t bound) {
   ASSERT_FALSE(run.record.staleness.empty());
