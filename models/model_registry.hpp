@@ -7,12 +7,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace dtsim::models {
 
 /// What a model is built for: the data's shape and the model's own settings.
 struct ModelShape {
   std::size_t features = 0;    ///< input features of classification data
+  std::size_t classes = 2;     ///< classes of classification data
+  std::vector<std::size_t> hidden;  ///< mlp: hidden layer widths
+  bool tanh = false;           ///< mlp: tanh instead of relu
   std::size_t users = 0;       ///< rows of a ratings matrix
   std::size_t items = 0;       ///< columns of a ratings matrix
   std::size_t dimensions = 8;  ///< embedding size

@@ -1,7 +1,6 @@
 #include "sim/app/scenario_resolver.hpp"
 
-#include "models/low_rank_ratings.hpp"
-#include "models/synthetic_classification.hpp"
+#include "sim/app/scenario_data.hpp"
 
 #include <fmt/format.h>
 
@@ -22,38 +21,8 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
   return total;
 }
 
-models::ModelShape model_shape(const scenario::Scenario& s) {
-  return {.features = static_cast<std::size_t>(s.data.features),
-          .users = static_cast<std::size_t>(s.data.users),
-          .items = static_cast<std::size_t>(s.data.items),
-          .dimensions = static_cast<std::size_t>(s.model.dimensions),
-          .seed = s.seed};
-}
-
-std::size_t validation_count(const scenario::Scenario& s) {
-  return static_cast<std::size_t>(std::llround(static_cast<double>(s.data.samples) * s.data.validation_fraction));
-}
-
-/// The data kind each model trains on.
-std::string data_kind_for(const std::string& model) {
-  return model == "matrix_factorization" ? "low_rank_ratings" : "synthetic_classification";
-}
-
-models::SplitDataset make_data(const scenario::Scenario& s) {
-  if (s.data.kind.value == "low_rank_ratings") {
-    return models::make_low_rank_ratings(
-        {.samples = static_cast<std::size_t>(s.data.samples),
-         .users = static_cast<std::size_t>(s.data.users),
-         .items = static_cast<std::size_t>(s.data.items),
-         .rank = static_cast<std::size_t>(s.data.rank),
-         .validation_fraction = s.data.validation_fraction,
-         .noise = s.data.noise},
-        s.seed);
-  }
-  return models::make_synthetic_classification({static_cast<std::size_t>(s.data.samples),
-                                                static_cast<std::size_t>(s.data.features), s.data.validation_fraction,
-                                                s.data.label_noise},
-                                               s.seed);
+std::size_t validation_count(const scenario::Scenario& s, const DataShape& data) {
+  return static_cast<std::size_t>(std::llround(static_cast<double>(data.samples) * s.data.validation_fraction));
 }
 
 /// The scenario's synchronization strategy, configured from `training.sync`.
@@ -82,16 +51,11 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
 
   const scenario::Architecture architecture = s.training.architecture;
   const std::string architecture_name(scenario::to_string(architecture));
-  const std::string wanted_data = data_kind_for(s.model.kind.value);
-  if (wanted_data != s.data.kind.value) {
-    sink.error(s.model.kind.where, "model.kind",
-               fmt::format("'{}' trains on {} data, and data.kind is '{}'", s.model.kind.value, wanted_data,
-                           s.data.kind.value),
-               fmt::format("use data.kind: {}", wanted_data));
-  }
+  const DataShape data = data_shape(s);
   // Built only for data it can train on (its shape comes from the data).
   const std::unique_ptr<models::TrainableModel> model =
-      wanted_data == s.data.kind.value ? registries.models.find(s.model.kind.value).factory(model_shape(s)) : nullptr;
+      check_model_fits_data(s, data, sink) ? registries.models.find(s.model.kind.value).factory(model_shape(s, data))
+                                           : nullptr;
   const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
 
   if (scenario::has_servers(architecture) && graph.servers().empty()) {
@@ -166,19 +130,22 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
                "local_sgd, gossip");
   }
 
-  const std::size_t validation = validation_count(s);
-  const std::size_t train = static_cast<std::size_t>(s.data.samples) - validation;
+  const std::size_t validation = validation_count(s, data);
+  const std::size_t train = data.samples - validation;
   const auto needed = static_cast<std::size_t>(s.cluster.workers) * static_cast<std::size_t>(s.training.batch_per_worker);
   if (validation == 0) {
     sink.error(s.data.validation_fraction_at, "data.validation_fraction",
-               fmt::format("leaves no validation samples out of {}", s.data.samples),
+               fmt::format("leaves no validation samples out of {}", data.samples),
                "raise data.validation_fraction or data.samples");
   }
   if (train < needed) {
-    sink.error(s.data.samples_at, "data.samples",
+    // Generated data have a sample count to raise; read data have the samples their file has.
+    const bool generated = s.data.samples > 0;
+    sink.error(generated ? s.data.samples_at : s.data.kind.where, generated ? "data.samples" : "data.kind",
                fmt::format("{} training samples cannot fill one batch of {} on each of {} workers ({} needed)", train,
                            s.training.batch_per_worker, s.cluster.workers, needed),
-               "raise data.samples, or lower training.batch.per_worker or cluster.workers");
+               generated ? "raise data.samples, or lower training.batch.per_worker or cluster.workers"
+                         : "lower training.batch.per_worker or cluster.workers");
   }
   sink.throw_if_any();
 }
@@ -186,12 +153,13 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries) {
   check_scenario(scenario, registries);
   const auto& s = scenario;
-  const std::size_t train = static_cast<std::size_t>(s.data.samples) - validation_count(s);
+  const DataShape data = data_shape(s);
+  const std::size_t train = data.samples - validation_count(s, data);
   models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
-      .model = registries.models.find(s.model.kind.value).factory(model_shape(s)),
+      .model = registries.models.find(s.model.kind.value).factory(model_shape(s, data)),
       .sync = make_strategy(s, registries),
       .allreduce = scenario::has_allreduce(s.training.architecture)
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()

@@ -94,6 +94,8 @@ struct TopologySpec {
 struct ModelSpec {
   Located<std::string> kind;
   int dimensions = 8;  ///< embedding size (matrix_factorization)
+  std::vector<int> layers;         ///< mlp: hidden layer widths
+  std::string activation = "relu";  ///< mlp: relu or tanh
 };
 
 /// A seeded synthetic binary classification set: x ~ N(0, I), y = [w*.x + noise > 0].
@@ -109,6 +111,8 @@ struct DataSpec {
   int items = 0;             ///< low_rank_ratings
   int rank = 4;              ///< low_rank_ratings
   double noise = 0.1;        ///< low_rank_ratings: standard deviation of each rating's noise
+  std::filesystem::path path;  ///< csv: the file, resolved against the scenario's folder
+  core::SourcePosition path_at;
 };
 
 struct OptimizerSpec {

@@ -504,6 +504,16 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.rank = static_cast<int>(data.integer("rank").value_or(4));
   s.data.noise = data.number("noise").value_or(0.1);
   s.model.dimensions = static_cast<int>(root.at("model").integer("dimensions").value_or(8));
+  if (const ConfigNode* layers = root.at("model").at("layers").node()) {
+    for (const auto& width : layers->items) s.model.layers.push_back(static_cast<int>(parse_integer(width.scalar).value_or(1)));
+  }
+  s.model.activation = root.at("model").text("activation", "relu");
+  if (data.has("path")) {
+    // Relative to the file that declares it, like includes.
+    const core::SourcePosition at = data.where("path");
+    s.data.path = std::filesystem::path(at.file).parent_path() / data.text("path");
+    s.data.path_at = at;
+  }
 
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
   check_stragglers_and_failures(root, s.cluster.workers, sink);

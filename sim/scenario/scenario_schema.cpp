@@ -161,14 +161,18 @@ SchemaNode model() {
                     choice_of("kind", "model", "the model family",
                               {
                                   {"logistic_regression", "binary logistic regression"},
-                                  {"softmax_regression", "multi-class softmax regression", true},
-                                  {"mlp", "multi-layer perceptron", true},
+                                  {"softmax_regression", "multi-class softmax regression"},
+                                  {"mlp", "multi-layer perceptron"},
                                   {"glove", "GloVe word embeddings", true},
                                   {"matrix_factorization", "embeddings per row and column of a ratings matrix"},
                               })
                         .require(),
-                    list_of("layers", "hidden layer widths", integer("[]", 1, 1'000'000, "width")).when("kind", {"mlp"}),
-                    choice_of("activation", "activation", "hidden-layer activation", {{"relu", ""}, {"tanh", ""}})
+                    list_of("layers", "hidden layer widths", integer("[]", 1, 1'000'000, "width"))
+                        .require()
+                        .when("kind", {"mlp"}),
+                    choice_of("activation", "activation", "hidden-layer activation",
+                              {{"relu", "max(0, x)"}, {"tanh", "hyperbolic tangent"}})
+                        .fallback("relu")
                         .when("kind", {"mlp"}),
                     integer("dimensions", 1, 100'000, "embedding size")
                         .fallback("8")
@@ -191,11 +195,11 @@ SchemaNode data() {
                         {"sparse_clicks", "seeded sparse high-dimensional click features", true},
                         {"zipf_text", "seeded Zipf-distributed text", true},
                         {"low_rank_ratings", "seeded low-rank ratings matrix"},
-                        {"csv", "a CSV file named by `path`", true},
-                        {"digits", "handwritten digits (8x8)", true},
-                        {"iris", "iris flowers", true},
-                        {"wine", "wine cultivars", true},
-                        {"breast_cancer", "breast cancer diagnoses", true},
+                        {"csv", "a CSV file named by `path`: features, then the class index"},
+                        {"digits", "handwritten digits (8x8 pixels, 10 classes, 1797 samples)"},
+                        {"iris", "iris flowers (4 features, 3 classes, 150 samples)"},
+                        {"wine", "wine cultivars (13 features, 3 classes, 178 samples)"},
+                        {"breast_cancer", "breast cancer diagnoses (30 features, 2 classes, 569 samples)"},
                         {"kjv", "the King James Bible as a text corpus", true},
                     })
               .require(),
@@ -213,7 +217,7 @@ SchemaNode data() {
           number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
               .fallback("0")
               .when("kind", {"synthetic_classification"}),
-          text("path", "CSV file, relative to the scenario").when("kind", {"csv"}),
+          text("path", "CSV file, relative to the scenario").require().when("kind", {"csv"}),
           number("validation_fraction", 0.0, 0.9, "share of samples held out for validation").fallback("0.2"),
           map_of("partitioning", "how training samples are split over workers",
                  {

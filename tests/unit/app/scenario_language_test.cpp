@@ -208,7 +208,9 @@ TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
   for (const auto& name : scenario::find_schema("topology.kind")->supported_choices()) {
     EXPECT_TRUE(registries.topologies.contains(name)) << name;
   }
-  EXPECT_EQ(scenario::find_schema("model.kind")->supported_choices(), registries.models.names());
+  auto models = scenario::find_schema("model.kind")->supported_choices();
+  std::sort(models.begin(), models.end());
+  EXPECT_EQ(models, registries.models.names());
   auto strategies = scenario::find_schema("training.sync.strategy")->supported_choices();
   std::sort(strategies.begin(), strategies.end());
   EXPECT_EQ(strategies, registries.strategies.names());

@@ -1,0 +1,38 @@
+#pragma once
+// What a scenario trains on: its data (generated or read), their shape, and the model's shape from them.
+
+#include "models/dataset.hpp"
+#include "models/model_registry.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <filesystem>
+
+namespace dtsim::app {
+
+struct DataShape {
+  std::size_t samples = 0;
+  std::size_t features = 0;
+  std::size_t classes = 0;  ///< 0 for ratings
+  bool ratings = false;
+};
+
+/// The folder of the real data sets: $DTSIM_DATA if set, else the data/ folder of the sources dtsim was
+/// built from.
+std::filesystem::path data_folder();
+
+/// The shape of the scenario's data, without generating it (real data sets are read: they are small).
+/// Throws core::InputError for a data file that cannot be read.
+DataShape data_shape(const scenario::Scenario& s);
+
+/// The scenario's data, split into training and validation parts.
+models::SplitDataset make_data(const scenario::Scenario& s);
+
+/// The shape the model is built for.
+models::ModelShape model_shape(const scenario::Scenario& s, const DataShape& data);
+
+/// Reports a model that cannot train on the data (a classifier on ratings, a binary model on more
+/// classes, ...) into `sink`; returns whether they fit.
+bool check_model_fits_data(const scenario::Scenario& s, const DataShape& data, core::DiagnosticSink& sink);
+
+}  // namespace dtsim::app
