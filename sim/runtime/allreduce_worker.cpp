@@ -1,6 +1,5 @@
 #include "sim/runtime/allreduce_worker.hpp"
 
-#include "models/sgd.hpp"
 #include "sim/runtime/stale_synchronous_allreduce.hpp"
 #include "sim/sync/gossip_matching.hpp"
 
@@ -19,7 +18,7 @@ void AllreduceWorker::operator()() {
   S4uTransport transport("allreduce", rank_, workers, activity);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_traffic(context_.traffic);
-  const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
   models::BatchStream batches(setup.schedule, rank_);
   models::Parameters parameters = setup.model->initial_parameters();
   models::Parameters gradient;
@@ -34,8 +33,8 @@ void AllreduceWorker::operator()() {
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     compute_gradient(context_, activity, parameters, batches.next(), gradient);
     if (setup.sync->gossip()) {
-      optimizer.apply(parameters, gradient);
-      charge_compute(activity, models::Sgd::flops(count));
+      optimizer->apply(parameters, gradient);
+      charge_compute(activity, optimizer->flops(count));
       gossip(transport, neighbours, iteration, parameters);
     } else if (local_steps == 0) {
       // Gradient averaging: every step, every gradient fresh.
@@ -43,12 +42,12 @@ void AllreduceWorker::operator()() {
       if (rank_ == 0) ++context_.record->updates_applied;
       setup.allreduce->run(transport, comm::Block(std::span<float>(gradient.data(), count)));
       gradient /= static_cast<float>(workers);
-      optimizer.apply(parameters, gradient);
-      charge_compute(activity, models::Sgd::flops(count));
+      optimizer->apply(parameters, gradient);
+      charge_compute(activity, optimizer->flops(count));
     } else {
       // Local SGD: a local step, and every local_steps steps (and after the last) the models averaged.
-      optimizer.apply(parameters, gradient);
-      charge_compute(activity, models::Sgd::flops(count));
+      optimizer->apply(parameters, gradient);
+      charge_compute(activity, optimizer->flops(count));
       if (iteration % local_steps == 0 || iteration == setup.total_iterations) {
         setup.allreduce->run(transport, comm::Block(std::span<float>(parameters.data(), count)));
         parameters /= static_cast<float>(workers);

@@ -1,6 +1,5 @@
 #include "sim/runtime/hybrid_actors.hpp"
 
-#include "models/sgd.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 
 #include <algorithm>
@@ -79,7 +78,7 @@ void HybridWorker::operator()() {
   row_transport.set_traffic(context_.traffic);
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);
-  const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, layout.dense);
   const auto dense = static_cast<Eigen::Index>(layout.dense);
   const auto width = static_cast<Eigen::Index>(layout.row_width);
 
@@ -109,9 +108,9 @@ void HybridWorker::operator()() {
     setup.allreduce->run(dense_transport, comm::Block(std::span<float>(dense_gradient.data(), layout.dense)));
     dense_gradient /= static_cast<float>(workers);
     models::Parameters dense_parameters = parameters.head(dense);
-    optimizer.apply(dense_parameters, dense_gradient);
+    optimizer->apply(dense_parameters, dense_gradient);
     parameters.head(dense) = dense_parameters;
-    charge_compute(activity, models::Sgd::flops(layout.dense));
+    charge_compute(activity, optimizer->flops(layout.dense));
 
     // Sparse part: the touched rows' gradients to their servers, the next batch's rows back.
     std::vector<std::size_t> next_rows;
@@ -169,7 +168,8 @@ void HybridServer::operator()() {
   transport.set_traffic(context_.traffic);
   std::vector<int> peers(static_cast<std::size_t>(workers));
   std::iota(peers.begin(), peers.end(), 0);
-  const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
+  // State for every row (only this shard's are used), indexed from the first row.
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, layout.rows * layout.row_width);
   const comm::ChunkBounds range = shard_rows(layout, shards, shard_);
   const auto width = static_cast<Eigen::Index>(layout.row_width);
   models::Parameters& rows = *server_rows_;  // this shard's rows of it are this server's
@@ -188,13 +188,13 @@ void HybridServer::operator()() {
       }
     }
     double flops = 0.0;
+    optimizer->begin_update();
     for (auto& [row, sum] : sums) {
       if (row < range.begin || row >= range.end) throw std::logic_error("hybrid: a row pushed to the wrong server");
       sum *= scale;
-      models::Parameters values = rows.segment(row_offset(layout, row), width);
-      optimizer.apply(values, sum);
-      rows.segment(row_offset(layout, row), width) = values;
-      flops += static_cast<double>(workers + 1) * static_cast<double>(width) + models::Sgd::flops(layout.row_width);
+      optimizer->update(std::span<float>(rows.data() + row_offset(layout, row), layout.row_width),
+                        std::span<const float>(sum.data(), layout.row_width), row * layout.row_width);
+      flops += static_cast<double>(workers + 1) * static_cast<double>(width) + optimizer->flops(layout.row_width);
     }
     charge_compute(activity, flops);
     std::vector<comm::Buffer> replies;

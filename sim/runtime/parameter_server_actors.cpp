@@ -1,6 +1,5 @@
 #include "sim/runtime/parameter_server_actors.hpp"
 
-#include "models/sgd.hpp"
 #include "sim/comm/parameter_server_protocol.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -54,7 +53,7 @@ void ParameterServerWorker::operator()() {
   models::Parameters gradient;
 
   const sync::SyncStrategy& strategy = *setup.sync;
-  const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
   models::Parameters accumulated = models::Parameters::Zero(parameters.size());
   std::int64_t held = 0;  // steps accumulated since the last push
 
@@ -67,10 +66,10 @@ void ParameterServerWorker::operator()() {
     } else {
       // Approximate: step locally, and push the accumulated gradients only when they make a significant
       // update (or have waited long enough, or training ends).
-      optimizer.apply(parameters, gradient);
+      optimizer->apply(parameters, gradient);
       accumulated += gradient;
       ++held;
-      charge_compute(activity, models::Sgd::flops(static_cast<std::size_t>(parameters.size())) +
+      charge_compute(activity, optimizer->flops(static_cast<std::size_t>(parameters.size())) +
                                    static_cast<double>(parameters.size()));
       const double norm = parameters.norm();
       const double relative =
@@ -99,12 +98,12 @@ void ParameterServer::operator()() {
   metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(workers + shard_)];
   S4uTransport transport(kGroup, workers + shard_, workers + shards, activity);
   transport.set_traffic(context_.traffic);
-  const models::Sgd optimizer(context_.scenario->training.optimizer.learning_rate);
   const models::Parameters initial = setup.model->initial_parameters();
   const comm::ChunkBounds range = comm::chunk_bounds(static_cast<std::size_t>(initial.size()), shards, shard_);
   models::Parameters parameters =
       initial.segment(static_cast<Eigen::Index>(range.begin), static_cast<Eigen::Index>(range.end - range.begin));
   const auto count = static_cast<double>(parameters.size());
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, static_cast<std::size_t>(parameters.size()));
   const auto p = static_cast<std::size_t>(workers);
   const std::int64_t iterations = setup.total_iterations;
   // Staleness and update counts are recorded by the first shard's server; the others see the same.
@@ -159,9 +158,9 @@ void ParameterServer::operator()() {
     });
   };
   const auto apply = [&](const comm::Buffer& gradient, double extra_flops) {
-    optimizer.apply(parameters,
-                    Eigen::Map<const models::Parameters>(gradient.values().data(), static_cast<Eigen::Index>(gradient.size())));
-    const double flops = extra_flops + models::Sgd::flops(static_cast<std::size_t>(count));
+    optimizer->begin_update();
+    optimizer->update(std::span<float>(parameters.data(), static_cast<std::size_t>(parameters.size())), gradient.values(), 0);
+    const double flops = extra_flops + optimizer->flops(static_cast<std::size_t>(count));
     if (lock_free) {
       collect_finished();
       updating.push_back(simgrid::s4u::this_actor::exec_async(flops));

@@ -1,6 +1,5 @@
 #include "sim/runtime/stale_synchronous_allreduce.hpp"
 
-#include "models/sgd.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -32,7 +31,7 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
   S4uTransport transport("allreduce", rank, workers, background);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_traffic(context.traffic);
-  const models::Sgd optimizer(context.scenario->training.optimizer.learning_rate);
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context, setup.model->parameter_count());
   for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
     models::Parameters gradient;
     {
@@ -46,8 +45,8 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
     gradient /= static_cast<float>(workers);
     // The worker may read the parameters while the step's time passes: it sees them before or after.
     models::Parameters next = shared->parameters;
-    optimizer.apply(next, gradient);
-    charge_compute(background, models::Sgd::flops(count));
+    optimizer->apply(next, gradient);
+    charge_compute(background, optimizer->flops(count));
     {
       const std::unique_lock lock(*shared->mutex);
       shared->parameters = std::move(next);

@@ -1,6 +1,7 @@
 #pragma once
 // What all actors of one training run share: read-only setup, and the record they fill in.
 
+#include "models/optimizer.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -22,6 +23,9 @@ struct TrainingContext {
 double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient);
+
+/// The scenario's optimizer, with state for `size` parameters.
+std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context, std::size_t size);
 
 /// Charges `flops` of computation to this actor's host.
 void charge_compute(metrics::HostActivity& activity, double flops);

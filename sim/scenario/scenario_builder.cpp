@@ -404,6 +404,10 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   const View optimizer = training.at("optimizer");
   out.optimizer.kind = optimizer.located("kind");
   out.optimizer.learning_rate = *optimizer.number("learning_rate");
+  out.optimizer.momentum = optimizer.number("momentum").value_or(0.9);
+  out.optimizer.beta1 = optimizer.number("beta1").value_or(0.9);
+  out.optimizer.beta2 = optimizer.number("beta2").value_or(0.999);
+  out.optimizer.epsilon = optimizer.number("epsilon").value_or(1e-8);
   const View sync = training.at("sync");
   out.sync_strategy = sync.located("strategy");
   out.staleness = static_cast<int>(sync.integer("staleness").value_or(0));

@@ -28,6 +28,17 @@ nlohmann::ordered_json data_json(const DataSpec& d) {
   return out;
 }
 
+nlohmann::ordered_json optimizer_json(const OptimizerSpec& o) {
+  nlohmann::ordered_json out = {{"kind", o.kind.value}, {"learning_rate", o.learning_rate}};
+  if (o.kind.value == "momentum") out["momentum"] = o.momentum;
+  if (o.kind.value == "adam") {
+    out["beta1"] = o.beta1;
+    out["beta2"] = o.beta2;
+    out["epsilon"] = o.epsilon;
+  }
+  return out;
+}
+
 /// The strategy and the settings that apply to it.
 nlohmann::ordered_json sync_json(const TrainingSpec& t) {
   const std::string& strategy = t.sync_strategy.value;
@@ -101,7 +112,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
       {"training",
        {{"backend", std::string(to_string(s.training.backend))},
         {"batch", {{"per_worker", s.training.batch_per_worker}}},
-        {"optimizer", {{"kind", s.training.optimizer.kind.value}, {"learning_rate", s.training.optimizer.learning_rate}}},
+        {"optimizer", optimizer_json(s.training.optimizer)},
         {"sync", sync_json(s.training)},
         {"architecture", architecture},
         {"stop", stop},

@@ -310,14 +310,17 @@ SchemaNode training() {
                  {
                      choice_of("kind", "optimizer", "the optimizer",
                                {{"sgd", "plain stochastic gradient descent"},
-                                {"momentum", "SGD with momentum", true},
-                                {"adam", "Adam", true}})
+                                {"momentum", "SGD with (heavy-ball) momentum"},
+                                {"adam", "Adam, with bias correction; lazy on sparse rows"}})
                          .fallback("sgd"),
                      number("learning_rate", 0.0, 1e6, "step size").exclusive_min().require(),
-                     number("momentum", 0.0, 1.0, "momentum factor").when("kind", {"momentum"}),
-                     number("beta1", 0.0, 1.0, "first-moment decay").when("kind", {"adam"}),
-                     number("beta2", 0.0, 1.0, "second-moment decay").when("kind", {"adam"}),
-                     number("epsilon", 0.0, 1.0, "denominator guard").exclusive_min().when("kind", {"adam"}),
+                     number("momentum", 0.0, 1.0, "momentum factor").fallback("0.9").when("kind", {"momentum"}),
+                     number("beta1", 0.0, 1.0, "first-moment decay").fallback("0.9").when("kind", {"adam"}),
+                     number("beta2", 0.0, 1.0, "second-moment decay").fallback("0.999").when("kind", {"adam"}),
+                     number("epsilon", 0.0, 1.0, "denominator guard")
+                         .exclusive_min()
+                         .fallback("1e-8")
+                         .when("kind", {"adam"}),
                  })
               .require(),
           sync(),

@@ -1,6 +1,7 @@
 // BSP with p workers and per-worker batch b must end where one process doing SGD with batch p*b over the
 // same samples in the same order ends: averaging the workers' mean gradients is the mean over p*b samples.
 
+#include "models/optimizer.hpp"
 #include "models/sgd.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
@@ -103,6 +104,51 @@ INSTANTIATE_TEST_SUITE_P(Architectures, BspEquivalence,
                            std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
                            return name;
                          });
+
+// The same with momentum and Adam: every worker (allreduce) or the server (parameter server) runs the
+// optimizer on the averaged gradient, which is the global batch's gradient.
+class OptimizerEquivalence : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(OptimizerEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
+  const auto& [optimizer, architecture] = GetParam();
+  std::string text = scenario_text(architecture == "allreduce" ? "ring" : "parameter_server", architecture);
+  const std::string rate = "optimizer: {learning_rate: 0.4}";
+  text.replace(text.find(rate), rate.size(),
+               "optimizer: {kind: " + optimizer + ", learning_rate: " + (optimizer == "adam" ? "0.05" : "0.2") + "}");
+  const auto scenario = scenario::read_scenario_text(text, "equivalence.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  const metrics::RunRecord record = runtime::run_training(scenario, setup);
+
+  std::vector<models::BatchStream> streams;
+  for (int rank = 0; rank < scenario.cluster.workers; ++rank) streams.emplace_back(setup.schedule, rank);
+  const auto reference_optimizer =
+      models::make_optimizer({.kind = optimizer, .learning_rate = optimizer == "adam" ? 0.05 : 0.2},
+                             setup.model->parameter_count());
+  models::Parameters reference = setup.model->initial_parameters();
+  models::Parameters gradient;
+  for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
+    std::vector<std::size_t> global_batch;
+    for (auto& stream : streams) {
+      const auto rows = stream.next();
+      global_batch.insert(global_batch.end(), rows.begin(), rows.end());
+    }
+    setup.model->loss_and_gradient(reference, setup.data.train, global_batch, gradient);
+    reference_optimizer->apply(reference, gradient);
+  }
+  const Eigen::Map<const Eigen::VectorXf> simulated(record.final_parameters.data(), reference.size());
+  EXPECT_LE((simulated - reference).norm(), 1e-4 * reference.norm());
+  EXPECT_GT(reference.norm(), 0.5);
+}
+
+std::string optimizer_case_name(const std::tuple<std::string, std::string>& param) {
+  return std::get<0>(param) + "_" + std::get<1>(param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, OptimizerEquivalence,
+                         ::testing::Combine(::testing::Values("momentum", "adam"),
+                                            ::testing::Values("allreduce", "parameter_server")),
+                         [](const auto& param_info) { return optimizer_case_name(param_info.param); });
 
 }  // namespace
 }  // namespace dtsim

@@ -1,0 +1,113 @@
+#include "models/optimizer.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace dtsim::models {
+namespace {
+
+using Map = Eigen::Map<Eigen::VectorXf>;
+using ConstMap = Eigen::Map<const Eigen::VectorXf>;
+
+Map as_map(std::span<float> values) { return {values.data(), static_cast<Eigen::Index>(values.size())}; }
+ConstMap as_map(std::span<const float> values) { return {values.data(), static_cast<Eigen::Index>(values.size())}; }
+
+void check(std::span<float> parameters, std::span<const float> gradient, std::size_t offset, std::size_t size) {
+  if (parameters.size() != gradient.size() || offset + parameters.size() > size) {
+    throw std::invalid_argument("optimizer: gradient and parameters differ in size, or lie outside its state");
+  }
+}
+
+/// parameters -= learning_rate * gradient (the same arithmetic as models::Sgd).
+class SgdOptimizer final : public Optimizer {
+ public:
+  SgdOptimizer(double learning_rate, std::size_t size) : learning_rate_(static_cast<float>(learning_rate)), size_(size) {}
+  void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) override {
+    check(parameters, gradient, offset, size_);
+    as_map(parameters).noalias() -= learning_rate_ * as_map(gradient);
+  }
+  /// One multiply and one subtraction per parameter.
+  [[nodiscard]] double flops(std::size_t count) const override { return 2.0 * static_cast<double>(count); }
+
+ private:
+  float learning_rate_;
+  std::size_t size_;
+};
+
+/// velocity = momentum * velocity + gradient; parameters -= learning_rate * velocity.
+class MomentumOptimizer final : public Optimizer {
+ public:
+  MomentumOptimizer(double learning_rate, double momentum, std::size_t size)
+      : learning_rate_(static_cast<float>(learning_rate)), momentum_(static_cast<float>(momentum)), velocity_(size, 0.0F) {}
+  void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) override {
+    check(parameters, gradient, offset, velocity_.size());
+    Map velocity(velocity_.data() + offset, static_cast<Eigen::Index>(parameters.size()));
+    velocity = momentum_ * velocity + as_map(gradient);
+    as_map(parameters).noalias() -= learning_rate_ * velocity;
+  }
+  /// Two for the velocity, two for the step, per parameter.
+  [[nodiscard]] double flops(std::size_t count) const override { return 4.0 * static_cast<double>(count); }
+
+ private:
+  float learning_rate_;
+  float momentum_;
+  std::vector<float> velocity_;
+};
+
+/// Adam (Kingma and Ba): m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2; with t updates so far,
+/// parameters -= learning_rate * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + epsilon). Positions an update
+/// does not touch keep their moments (lazy Adam, for sparse rows).
+class AdamOptimizer final : public Optimizer {
+ public:
+  AdamOptimizer(const OptimizerSettings& s, std::size_t size)
+      : learning_rate_(s.learning_rate), beta1_(s.beta1), beta2_(s.beta2), epsilon_(s.epsilon), first_(size, 0.0F),
+        second_(size, 0.0F) {}
+  void begin_update() override { ++updates_; }
+  void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) override {
+    check(parameters, gradient, offset, first_.size());
+    if (updates_ == 0) throw std::logic_error("adam: update() before begin_update()");
+    const auto b1 = static_cast<float>(beta1_);
+    const auto b2 = static_cast<float>(beta2_);
+    const auto first_correction = static_cast<float>(1.0 / (1.0 - std::pow(beta1_, static_cast<double>(updates_))));
+    const auto second_correction = static_cast<float>(1.0 / (1.0 - std::pow(beta2_, static_cast<double>(updates_))));
+    const auto rate = static_cast<float>(learning_rate_);
+    const auto guard = static_cast<float>(epsilon_);
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      float& m = first_[offset + i];
+      float& v = second_[offset + i];
+      m = b1 * m + (1.0F - b1) * gradient[i];
+      v = b2 * v + (1.0F - b2) * gradient[i] * gradient[i];
+      parameters[i] -= rate * (m * first_correction) / (std::sqrt(v * second_correction) + guard);
+    }
+  }
+  /// Per parameter: 3 for m, 4 for v, 2 for the corrections, 1 square root, 1 addition, 1 division, 2 for the
+  /// step.
+  [[nodiscard]] double flops(std::size_t count) const override { return 14.0 * static_cast<double>(count); }
+
+ private:
+  double learning_rate_;
+  double beta1_;
+  double beta2_;
+  double epsilon_;
+  std::int64_t updates_ = 0;
+  std::vector<float> first_;
+  std::vector<float> second_;
+};
+
+}  // namespace
+
+void Optimizer::apply(Parameters& parameters, const Parameters& gradient) {
+  begin_update();
+  update(std::span<float>(parameters.data(), static_cast<std::size_t>(parameters.size())),
+         std::span<const float>(gradient.data(), static_cast<std::size_t>(gradient.size())), 0);
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& settings, std::size_t size) {
+  if (settings.kind == "sgd") return std::make_unique<SgdOptimizer>(settings.learning_rate, size);
+  if (settings.kind == "momentum") return std::make_unique<MomentumOptimizer>(settings.learning_rate, settings.momentum, size);
+  if (settings.kind == "adam") return std::make_unique<AdamOptimizer>(settings, size);
+  throw std::invalid_argument("unknown optimizer '" + settings.kind + "'");
+}
+
+}  // namespace dtsim::models

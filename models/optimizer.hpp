@@ -1,0 +1,41 @@
+#pragma once
+// Optimizers: how a gradient becomes an update. Each holder of parameters (a worker, a server's shard)
+// owns one, with state for the parameters it updates.
+
+#include "models/dataset.hpp"
+
+#include <memory>
+#include <span>
+#include <string>
+
+namespace dtsim::models {
+
+struct OptimizerSettings {
+  std::string kind = "sgd";  ///< sgd, momentum or adam
+  double learning_rate = 0.1;
+  double momentum = 0.9;  ///< momentum
+  double beta1 = 0.9;     ///< adam
+  double beta2 = 0.999;   ///< adam
+  double epsilon = 1e-8;  ///< adam
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  /// Starts an update: every update() until the next begin_update() belongs to it (Adam counts them).
+  virtual void begin_update() {}
+  /// Updates `parameters` with `gradient` (same length), which sit at `offset` in the vector the optimizer's
+  /// state was made for: state is kept per position, so an update may touch a few segments only (sparse rows).
+  virtual void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) = 0;
+  /// FLOPs of updating `count` parameters.
+  [[nodiscard]] virtual double flops(std::size_t count) const = 0;
+
+  /// One whole update of all the parameters.
+  void apply(Parameters& parameters, const Parameters& gradient);
+};
+
+/// The optimizer `settings` name, with state for `size` parameters. Throws std::invalid_argument for an
+/// unknown kind.
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& settings, std::size_t size);
+
+}  // namespace dtsim::models
