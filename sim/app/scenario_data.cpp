@@ -2,6 +2,7 @@
 
 #include "models/labelled_csv.hpp"
 #include "models/low_rank_ratings.hpp"
+#include "models/partitioning.hpp"
 #include "models/synthetic_classification.hpp"
 
 #include <fmt/format.h>
@@ -69,6 +70,13 @@ models::SplitDataset make_data(const scenario::Scenario& s) {
                                                s.seed);
 }
 
+void partition(const scenario::Scenario& s, const models::BatchSchedule& schedule, models::SplitDataset& data) {
+  if (s.data.partitioning == "iid") return;
+  const models::Partitioning kind =
+      s.data.partitioning == "by_label" ? models::Partitioning::ByLabel : models::Partitioning::Dirichlet;
+  models::reorder(data.train, models::partition_order(data.train, schedule, kind, s.data.alpha, s.seed));
+}
+
 models::ModelShape model_shape(const scenario::Scenario& s, const DataShape& data) {
   std::vector<std::size_t> hidden;
   for (const int width : s.model.layers) hidden.push_back(static_cast<std::size_t>(width));
@@ -94,6 +102,12 @@ bool check_model_fits_data(const scenario::Scenario& s, const DataShape& data, c
   if (model != "matrix_factorization" && data.ratings) {
     sink.error(s.model.kind.where, "model.kind", fmt::format("'{}' classifies, and '{}' data are ratings", model, kind),
                "use model.kind: matrix_factorization");
+    return false;
+  }
+  if (data.ratings && s.data.partitioning != "iid") {
+    sink.error(s.data.partitioning_at, "data.partitioning.kind",
+               fmt::format("'{}' splits samples by label, and ratings have none", s.data.partitioning),
+               "use data.partitioning.kind: iid");
     return false;
   }
   if (model == "logistic_regression" && data.classes != 2) {

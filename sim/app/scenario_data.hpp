@@ -1,6 +1,7 @@
 #pragma once
 // What a scenario trains on: its data (generated or read), their shape, and the model's shape from them.
 
+#include "models/batch_schedule.hpp"
 #include "models/dataset.hpp"
 #include "models/model_registry.hpp"
 #include "sim/core/diagnostic.hpp"
@@ -27,6 +28,10 @@ DataShape data_shape(const scenario::Scenario& s);
 
 /// The scenario's data, split into training and validation parts.
 models::SplitDataset make_data(const scenario::Scenario& s);
+
+/// Orders `data`'s training part so that the schedule's contiguous shards hold the samples the scenario's
+/// `data.partitioning` gives each worker.
+void partition(const scenario::Scenario& s, const models::BatchSchedule& schedule, models::SplitDataset& data);
 
 /// The shape the model is built for.
 models::ModelShape model_shape(const scenario::Scenario& s, const DataShape& data);

@@ -157,6 +157,8 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   const std::size_t train = data.samples - validation_count(s, data);
   models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
+  models::SplitDataset data_set = make_data(s);
+  partition(s, schedule, data_set);
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(model_shape(s, data)),
@@ -164,7 +166,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .allreduce = scenario::has_allreduce(s.training.architecture)
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,
-      .data = make_data(s),
+      .data = std::move(data_set),
       .schedule = schedule,
       .total_iterations = total_iterations(s.training, iterations_per_epoch),
       .evaluate_every = s.training.evaluate_every > 0 ? s.training.evaluate_every : iterations_per_epoch,

@@ -111,6 +111,9 @@ struct DataSpec {
   int items = 0;             ///< low_rank_ratings
   int rank = 4;              ///< low_rank_ratings
   double noise = 0.1;        ///< low_rank_ratings: standard deviation of each rating's noise
+  std::string partitioning = "iid";  ///< iid, by_label or dirichlet
+  core::SourcePosition partitioning_at;
+  double alpha = 1.0;  ///< dirichlet concentration
   std::filesystem::path path;  ///< csv: the file, resolved against the scenario's folder
   core::SourcePosition path_at;
 };

@@ -512,6 +512,9 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
     for (const auto& width : layers->items) s.model.layers.push_back(static_cast<int>(parse_integer(width.scalar).value_or(1)));
   }
   s.model.activation = root.at("model").text("activation", "relu");
+  s.data.partitioning = data.at("partitioning").text("kind", "iid");
+  s.data.partitioning_at = data.at("partitioning").where("kind");
+  s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
   if (data.has("path")) {
     // Relative to the file that declares it, like includes.
     const core::SourcePosition at = data.where("path");

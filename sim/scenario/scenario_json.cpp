@@ -24,6 +24,8 @@ nlohmann::ordered_json data_json(const DataSpec& d) {
     out["features"] = d.features;
   }
   out["validation_fraction"] = d.validation_fraction;
+  out["partitioning"] = {{"kind", d.partitioning}};
+  if (d.partitioning == "dirichlet") out["partitioning"]["alpha"] = d.alpha;
   if (d.kind.value == "synthetic_classification") out["label_noise"] = d.label_noise;
   return out;
 }

@@ -222,11 +222,14 @@ SchemaNode data() {
           map_of("partitioning", "how training samples are split over workers",
                  {
                      choice_of("kind", "partitioning", "the split",
-                               {{"iid", "contiguous shards of a seeded shuffle, reshuffled every epoch"},
-                                {"by_label", "each worker sees few labels (non-iid)", true},
-                                {"dirichlet", "label shares drawn from a Dirichlet distribution", true}})
+                               {{"iid", "contiguous shards of the data in their (random) order"},
+                                {"by_label", "the training set sorted by label, then cut: each worker sees few labels"},
+                                {"dirichlet", "each worker's label shares drawn from a Dirichlet distribution"}})
                          .fallback("iid"),
-                     number("alpha", 0.0, kInf, "Dirichlet concentration").exclusive_min().when("kind", {"dirichlet"}),
+                     number("alpha", 0.0, kInf, "Dirichlet concentration: small, few labels per worker")
+                         .exclusive_min()
+                         .require()
+                         .when("kind", {"dirichlet"}),
                  }),
       });
 }
