@@ -1,5 +1,6 @@
 #include "sim/app/scenario_data.hpp"
 
+#include "models/gaussian_blobs.hpp"
 #include "models/labelled_csv.hpp"
 #include "models/low_rank_ratings.hpp"
 #include "models/partitioning.hpp"
@@ -47,7 +48,8 @@ DataShape data_shape(const scenario::Scenario& s) {
     return {static_cast<std::size_t>(table.features.rows()), static_cast<std::size_t>(table.features.cols()),
             table.class_names.size(), false};
   }
-  return {static_cast<std::size_t>(s.data.samples), static_cast<std::size_t>(s.data.features), 2, false};
+  const std::size_t classes = kind == "gaussian_blobs" ? static_cast<std::size_t>(s.data.classes) : 2;
+  return {static_cast<std::size_t>(s.data.samples), static_cast<std::size_t>(s.data.features), classes, false};
 }
 
 models::SplitDataset make_data(const scenario::Scenario& s) {
@@ -63,6 +65,13 @@ models::SplitDataset make_data(const scenario::Scenario& s) {
   }
   if (is_real(kind)) {
     return models::split_and_standardize(read_table(s), s.data.validation_fraction, s.seed, kind);
+  }
+  if (kind == "gaussian_blobs") {
+    return models::make_gaussian_blobs({.samples = static_cast<std::size_t>(s.data.samples),
+                                        .features = static_cast<std::size_t>(s.data.features),
+                                        .classes = static_cast<std::size_t>(s.data.classes),
+                                        .validation_fraction = s.data.validation_fraction},
+                                       s.seed);
   }
   return models::make_synthetic_classification({static_cast<std::size_t>(s.data.samples),
                                                 static_cast<std::size_t>(s.data.features), s.data.validation_fraction,

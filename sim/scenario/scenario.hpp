@@ -107,6 +107,7 @@ struct DataSpec {
   double validation_fraction = 0.2;
   core::SourcePosition validation_fraction_at;
   double label_noise = 0.0;  ///< standard deviation of the noise added to the true logit
+  int classes = 3;           ///< gaussian_blobs
   int users = 0;             ///< low_rank_ratings
   int items = 0;             ///< low_rank_ratings
   int rank = 4;              ///< low_rank_ratings

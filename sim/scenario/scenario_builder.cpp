@@ -503,6 +503,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.validation_fraction = *data.number("validation_fraction");
   s.data.validation_fraction_at = data.where("validation_fraction");
   s.data.label_noise = data.number("label_noise").value_or(0.0);
+  s.data.classes = static_cast<int>(data.integer("classes").value_or(3));
   s.data.users = static_cast<int>(data.integer("users").value_or(0));
   s.data.items = static_cast<int>(data.integer("items").value_or(0));
   s.data.rank = static_cast<int>(data.integer("rank").value_or(4));

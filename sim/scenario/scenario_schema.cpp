@@ -191,7 +191,7 @@ SchemaNode data() {
           choice_of("kind", "data kind", "where the samples come from",
                     {
                         {"synthetic_classification", "seeded linearly separable classes with label noise"},
-                        {"gaussian_blobs", "seeded Gaussian clusters", true},
+                        {"gaussian_blobs", "seeded Gaussian clusters, one per class"},
                         {"sparse_clicks", "seeded sparse high-dimensional click features", true},
                         {"zipf_text", "seeded Zipf-distributed text", true},
                         {"low_rank_ratings", "seeded low-rank ratings matrix"},
@@ -213,7 +213,7 @@ SchemaNode data() {
           number("noise", 0.0, 1e6, "standard deviation of the noise added to each rating")
               .fallback("0.1")
               .when("kind", {"low_rank_ratings"}),
-          integer("classes", 2, 1000, "number of classes").when("kind", {"gaussian_blobs"}),
+          integer("classes", 2, 1000, "number of classes").fallback("3").when("kind", {"gaussian_blobs"}),
           number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
               .fallback("0")
               .when("kind", {"synthetic_classification"}),
