@@ -6,7 +6,7 @@
 
 namespace dtsim::compute {
 
-/// The rate a device sustains: peak x efficiency. This is the speed given to the device's SimGrid host,
+/// The rate a device sustains: peak x efficiency, the peak being half_flops under mixed precision. This is the speed given to the device's SimGrid host,
 /// so that executing F FLOPs there takes F / sustained_rate seconds of simulated time.
 core::FlopsPerSecond sustained_rate(const scenario::DeviceProfile& device);
 

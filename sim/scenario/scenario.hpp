@@ -23,7 +23,12 @@ struct Located {
 /// How fast one device computes: a step of F FLOPs takes F / (peak_flops * efficiency) seconds.
 struct DeviceProfile {
   std::string name;
-  core::FlopsPerSecond peak_flops;
+  core::FlopsPerSecond peak_flops;  ///< FP32
+  /// Peak with half-precision inputs (FP16/BF16 tensor cores where the device has them), for `mixed`.
+  std::optional<core::FlopsPerSecond> half_flops;
+  /// `fp32` or `mixed` (half-precision math, FP32 accumulation): which peak compute time uses. The real
+  /// math dtsim runs is float32 either way.
+  std::string precision = "fp32";
   double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]
   std::optional<core::BytesPerSecond> memory_bandwidth;
   std::optional<core::Bytes> memory;

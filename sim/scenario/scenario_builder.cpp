@@ -114,6 +114,8 @@ void read_topology_parameters(const View& topology, int workers, TopologySpec& o
 
 void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) {
   if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
+  if (auto v = fields.quantity("half_flops", core::parse_flops)) out.half_flops = *v;
+  if (with_defaults || fields.written("precision")) out.precision = fields.text("precision", "fp32");
   if (with_defaults || fields.written("efficiency")) out.efficiency = fields.number("efficiency").value_or(1.0);
   if (auto v = fields.quantity("memory_bandwidth", core::parse_bandwidth)) out.memory_bandwidth = *v;
   if (auto v = fields.quantity("memory", core::parse_size)) out.memory = *v;
@@ -145,6 +147,11 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
   }
   // Keys written here refine the named profile (say, a lower efficiency for an a100).
   overlay_device(device, out, false);
+  if (out.precision == "mixed" && !out.half_flops) {
+    sink.error(device.where("precision"), "cluster.device.precision",
+               fmt::format("mixed precision needs the device's half_flops, and '{}' has none", out.name),
+               "declare half_flops, or use precision: fp32");
+  }
   return out;
 }
 

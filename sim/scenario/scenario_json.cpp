@@ -87,6 +87,8 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
   nlohmann::ordered_json device = {{"name", s.cluster.device.name},
                                    {"peak_flops_per_s", s.cluster.device.peak_flops.value()},
                                    {"efficiency", s.cluster.device.efficiency}};
+  if (s.cluster.device.half_flops) device["half_flops_per_s"] = s.cluster.device.half_flops->value();
+  device["precision"] = s.cluster.device.precision;
   if (s.cluster.device.memory_bandwidth) device["memory_bandwidth_bytes_per_s"] = s.cluster.device.memory_bandwidth->value();
   if (s.cluster.device.memory) device["memory_bytes"] = s.cluster.device.memory->value();
   if (s.cluster.device.idle_power) device["idle_power_w"] = s.cluster.device.idle_power->value();

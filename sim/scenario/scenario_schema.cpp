@@ -32,6 +32,13 @@ std::vector<SchemaNode> device_fields() {
   return {
       quantity("peak_flops", Unit::Flops, "peak compute rate; needed unless `name` is a known device")
           .exclusive_min().for_example("\"15.7TFLOPS\""),
+      quantity("half_flops", Unit::Flops, "peak rate with FP16/BF16 inputs (tensor cores), used by precision: mixed")
+          .exclusive_min()
+          .for_example("\"125TFLOPS\""),
+      choice_of("precision", "precision", "which peak compute time uses",
+                {{"fp32", "single precision: peak_flops"},
+                 {"mixed", "half-precision math with FP32 accumulation: half_flops"}})
+          .fallback("fp32"),
       number("efficiency", 0.0, 1.0, "sustained fraction of peak").exclusive_min().fallback("1.0"),
       quantity("memory_bandwidth", Unit::Bandwidth, "memory bandwidth").exclusive_min().for_example("\"900GB/s\""),
       quantity("memory", Unit::Size, "memory size").exclusive_min().for_example("\"32GiB\""),
@@ -42,7 +49,7 @@ std::vector<SchemaNode> device_fields() {
 
 SchemaNode cluster() {
   std::vector<SchemaNode> device = device_fields();
-  device.insert(device.begin(), text("name", "a built-in device (cpu, v100, a100, h100), one from "
+  device.insert(device.begin(), text("name", "a built-in device (cpu, p100, v100, a100, h100, h200), one from "
                                              "`cluster.devices`, or a label for the device declared here")
                                     .fallback("custom"));
   return map_of(
