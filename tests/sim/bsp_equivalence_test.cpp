@@ -2,7 +2,6 @@
 // same samples in the same order ends: averaging the workers' mean gradients is the mean over p*b samples.
 
 #include "models/optimizer.hpp"
-#include "models/sgd.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
@@ -34,10 +33,11 @@ training:
 )";
 }
 
-models::Parameters single_process_sgd(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
+/// One process training on the global batch (every worker's batch, in rank order) with `optimizer`.
+models::Parameters single_process(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup,
+                                  models::Optimizer& optimizer) {
   std::vector<models::BatchStream> streams;
   for (int rank = 0; rank < scenario.cluster.workers; ++rank) streams.emplace_back(setup.schedule, rank);
-  const models::Sgd optimizer(scenario.training.optimizer.learning_rate);
   models::Parameters parameters = setup.model->initial_parameters();
   models::Parameters gradient;
   for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
@@ -50,6 +50,12 @@ models::Parameters single_process_sgd(const scenario::Scenario& scenario, const 
     optimizer.apply(parameters, gradient);
   }
   return parameters;
+}
+
+models::Parameters single_process_sgd(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
+  const auto sgd = models::make_optimizer({.kind = "sgd", .learning_rate = scenario.training.optimizer.learning_rate},
+                                          setup.model->parameter_count());
+  return single_process(scenario, setup, *sgd);
 }
 
 class BspEquivalence : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
@@ -120,22 +126,10 @@ TEST_P(OptimizerEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
   const metrics::RunRecord record = runtime::run_training(scenario, setup);
 
-  std::vector<models::BatchStream> streams;
-  for (int rank = 0; rank < scenario.cluster.workers; ++rank) streams.emplace_back(setup.schedule, rank);
   const auto reference_optimizer =
       models::make_optimizer({.kind = optimizer, .learning_rate = optimizer == "adam" ? 0.05 : 0.2},
                              setup.model->parameter_count());
-  models::Parameters reference = setup.model->initial_parameters();
-  models::Parameters gradient;
-  for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
-    std::vector<std::size_t> global_batch;
-    for (auto& stream : streams) {
-      const auto rows = stream.next();
-      global_batch.insert(global_batch.end(), rows.begin(), rows.end());
-    }
-    setup.model->loss_and_gradient(reference, setup.data.train, global_batch, gradient);
-    reference_optimizer->apply(reference, gradient);
-  }
+  const models::Parameters reference = single_process(scenario, setup, *reference_optimizer);
   const Eigen::Map<const Eigen::VectorXf> simulated(record.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).norm(), 1e-4 * reference.norm());
   EXPECT_GT(reference.norm(), 0.5);

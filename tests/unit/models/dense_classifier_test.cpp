@@ -1,6 +1,7 @@
 #include "models/dense_classifier.hpp"
 #include "models/labelled_csv.hpp"
 #include "models/synthetic_classification.hpp"
+#include "gradient_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,22 +22,10 @@ Dataset three_classes() {
   return data;
 }
 
-void expect_gradient_matches_finite_differences(const DenseClassifier& model, Parameters parameters) {
-  const Dataset data = three_classes();
+void expect_gradient_matches_finite_differences(const DenseClassifier& model, const Parameters& parameters) {
   std::vector<std::size_t> rows(20);
   std::iota(rows.begin(), rows.end(), 3);
-  Parameters gradient;
-  model.loss_and_gradient(parameters, data, rows, gradient);
-  ASSERT_EQ(static_cast<std::size_t>(gradient.size()), model.parameter_count());
-  constexpr float kStep = 1e-2F;
-  for (Eigen::Index i = 0; i < parameters.size(); ++i) {
-    Parameters up = parameters;
-    Parameters down = parameters;
-    up[i] += kStep;
-    down[i] -= kStep;
-    const double numeric = (model.loss(up, data, rows) - model.loss(down, data, rows)) / (2.0 * kStep);
-    EXPECT_NEAR(gradient[i], numeric, 2e-4 + 2e-3 * std::abs(numeric)) << "parameter " << i;
-  }
+  testing::expect_gradient_matches_finite_differences(model, parameters, three_classes(), rows, 2e-4, 2e-3);
 }
 
 TEST(DenseClassifier, SoftmaxRegressionGradientMatchesCentralFiniteDifferences) {

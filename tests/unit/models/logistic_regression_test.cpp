@@ -1,5 +1,6 @@
 #include "models/logistic_regression.hpp"
 #include "models/synthetic_classification.hpp"
+#include "gradient_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,19 +20,8 @@ TEST(LogisticRegression, GradientMatchesCentralFiniteDifferences) {
   // A point away from zero, so that every term of the gradient matters.
   Parameters parameters(7);
   parameters << 0.3F, -0.7F, 1.1F, 0.05F, -0.4F, 0.9F, 0.2F;
-  Parameters gradient;
-  model.loss_and_gradient(parameters, data.train, rows, gradient);
-  ASSERT_EQ(gradient.size(), 7);
-  constexpr float kStep = 1e-2F;
-  for (Eigen::Index i = 0; i < parameters.size(); ++i) {
-    Parameters up = parameters;
-    Parameters down = parameters;
-    up[i] += kStep;
-    down[i] -= kStep;
-    const double numeric = (model.loss(up, data.train, rows) - model.loss(down, data.train, rows)) / (2.0 * kStep);
-    // Truncation error is O(h^2) ~ 1e-5 here; float rounding of the parameters adds ~1e-6.
-    EXPECT_NEAR(gradient[i], numeric, 1e-4 + 1e-3 * std::abs(numeric)) << "parameter " << i;
-  }
+  // Truncation error is O(h^2) ~ 1e-5 here; float rounding of the parameters adds ~1e-6.
+  testing::expect_gradient_matches_finite_differences(model, parameters, data.train, rows, 1e-4, 1e-3);
 }
 
 TEST(LogisticRegression, LossAtZeroIsLogTwoAndFallsAlongTheGradient) {

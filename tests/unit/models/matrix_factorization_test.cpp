@@ -1,5 +1,6 @@
 #include "models/low_rank_ratings.hpp"
 #include "models/matrix_factorization.hpp"
+#include "gradient_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,18 +41,7 @@ TEST(MatrixFactorization, GradientMatchesCentralFiniteDifferences) {
   Parameters parameters = model.initial_parameters();
   parameters *= 5.0F;  // factors of about 0.5, so that the products matter
   parameters[0] = 2.5F;
-  Parameters gradient;
-  model.loss_and_gradient(parameters, data.train, rows, gradient);
-  ASSERT_EQ(static_cast<std::size_t>(gradient.size()), model.parameter_count());
-  constexpr float kStep = 1e-2F;
-  for (Eigen::Index i = 0; i < parameters.size(); ++i) {
-    Parameters up = parameters;
-    Parameters down = parameters;
-    up[i] += kStep;
-    down[i] -= kStep;
-    const double numeric = (model.loss(up, data.train, rows) - model.loss(down, data.train, rows)) / (2.0 * kStep);
-    EXPECT_NEAR(gradient[i], numeric, 1e-4 + 1e-3 * std::abs(numeric)) << "parameter " << i;
-  }
+  testing::expect_gradient_matches_finite_differences(model, parameters, data.train, rows, 1e-4, 1e-3);
 }
 
 // Only the rows of the batch's users and items (and the dense mean) get a gradient, and touched_rows names
