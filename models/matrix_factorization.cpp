@@ -69,31 +69,30 @@ double MatrixFactorization::loss_and_gradient(const Parameters& parameters, cons
   return total / static_cast<double>(rows.size());
 }
 
-double MatrixFactorization::loss(const Parameters& parameters, const Dataset& data, std::span<const std::size_t> rows) const {
+Evaluation MatrixFactorization::over(const Parameters& parameters, const Dataset& data,
+                                     std::span<const std::size_t> rows, bool all) const {
   check_shape(parameters, data);
-  double total = 0.0;
-  for (const std::size_t row : rows) {
-    Eigen::Index user = 0;
-    Eigen::Index item = 0;
-    const double error = predict(parameters, data, row, user, item) - data.labels[static_cast<Eigen::Index>(row)];
-    total += 0.5 * error * error;
-  }
-  return rows.empty() ? 0.0 : total / static_cast<double>(rows.size());
-}
-
-Evaluation MatrixFactorization::evaluate(const Parameters& parameters, const Dataset& data) const {
-  check_shape(parameters, data);
+  const std::size_t count = all ? data.size() : rows.size();
+  if (count == 0) return {};
   double total = 0.0;
   std::size_t close = 0;
-  for (std::size_t row = 0; row < data.size(); ++row) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t row = all ? i : rows[i];
     Eigen::Index user = 0;
     Eigen::Index item = 0;
     const double error = predict(parameters, data, row, user, item) - data.labels[static_cast<Eigen::Index>(row)];
     total += 0.5 * error * error;
     close += std::abs(error) < 0.5 ? 1 : 0;
   }
-  if (data.size() == 0) return {};
-  return {total / static_cast<double>(data.size()), static_cast<double>(close) / static_cast<double>(data.size())};
+  return {total / static_cast<double>(count), static_cast<double>(close) / static_cast<double>(count)};
+}
+
+double MatrixFactorization::loss(const Parameters& parameters, const Dataset& data, std::span<const std::size_t> rows) const {
+  return over(parameters, data, rows, false).loss;
+}
+
+Evaluation MatrixFactorization::evaluate(const Parameters& parameters, const Dataset& data) const {
+  return over(parameters, data, {}, true);
 }
 
 double MatrixFactorization::training_flops_per_sample() const { return 6.0 * static_cast<double>(dimensions_) + 7.0; }

@@ -34,6 +34,9 @@ class MatrixFactorization final : public TrainableModel {
   [[nodiscard]] double predict(const Parameters& parameters, const Dataset& data, std::size_t row, Eigen::Index& user,
                                Eigen::Index& item) const;
   void check_shape(const Parameters& parameters, const Dataset& data) const;
+  /// Loss and accuracy over `rows` of `data`, or over all of it when `all`.
+  [[nodiscard]] Evaluation over(const Parameters& parameters, const Dataset& data, std::span<const std::size_t> rows,
+                                bool all) const;
 
   std::size_t users_;
   std::size_t items_;

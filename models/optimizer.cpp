@@ -1,5 +1,7 @@
 #include "models/optimizer.hpp"
 
+#include "models/sgd.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -19,19 +21,18 @@ void check(std::span<float> parameters, std::span<const float> gradient, std::si
   }
 }
 
-/// parameters -= learning_rate * gradient (the same arithmetic as models::Sgd).
+/// models::Sgd: parameters -= learning_rate * gradient; no state.
 class SgdOptimizer final : public Optimizer {
  public:
-  SgdOptimizer(double learning_rate, std::size_t size) : learning_rate_(static_cast<float>(learning_rate)), size_(size) {}
+  SgdOptimizer(double learning_rate, std::size_t size) : sgd_(learning_rate), size_(size) {}
   void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) override {
     check(parameters, gradient, offset, size_);
-    as_map(parameters).noalias() -= learning_rate_ * as_map(gradient);
+    sgd_.step(parameters, gradient);
   }
-  /// One multiply and one subtraction per parameter.
-  [[nodiscard]] double flops(std::size_t count) const override { return 2.0 * static_cast<double>(count); }
+  [[nodiscard]] double flops(std::size_t count) const override { return Sgd::flops(count); }
 
  private:
-  float learning_rate_;
+  Sgd sgd_;
   std::size_t size_;
 };
 

@@ -92,7 +92,12 @@ void HybridWorker::operator()() {
   std::vector<std::size_t> touched;
   std::vector<std::size_t> next_touched;
   model.touched_rows(setup.data.train, rows, touched);
+  // The whole model (the servers' rows, this worker's dense part) is put together only for evaluations.
   const auto observe = [&](std::int64_t iteration) {
+    if (!evaluation_due(setup, iteration)) {
+      after_iteration(context_, iteration, parameters);
+      return;
+    }
     models::Parameters view = *server_rows_;
     view.head(dense) = parameters.head(dense);
     after_iteration(context_, iteration, view);

@@ -32,10 +32,14 @@ double compute_gradient(const TrainingContext& context, metrics::HostActivity& a
   return loss;
 }
 
+bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration) {
+  return iteration % setup.evaluate_every == 0 || iteration == setup.total_iterations;
+}
+
 void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters) {
   const TrainingSetup& setup = *context.setup;
   const double now = simgrid::s4u::Engine::get_clock();
-  if (iteration % setup.evaluate_every == 0 || iteration == setup.total_iterations) {
+  if (evaluation_due(setup, iteration)) {
     const models::Evaluation train = setup.model->evaluate(parameters, setup.data.train);
     const models::Evaluation validation = setup.model->evaluate(parameters, setup.data.validation);
     metrics::EvaluationRow row;

@@ -30,6 +30,9 @@ std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context
 /// Charges `flops` of computation to this actor's host.
 void charge_compute(metrics::HostActivity& activity, double flops);
 
+/// Whether after_iteration() evaluates after `iteration`: every `evaluate_every` iterations and after the last.
+bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration);
+
 /// After iteration `iteration` (0 = before training), records an evaluation row when one is due
 /// (every `evaluate_every` iterations and after the last), keeps the final parameters, and reports
 /// progress. Costs no simulated time. Called by worker 0 only.
