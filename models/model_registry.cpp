@@ -1,6 +1,7 @@
 #include "models/model_registry.hpp"
 
 #include "models/dense_classifier.hpp"
+#include "models/glove.hpp"
 #include "models/logistic_regression.hpp"
 #include "models/matrix_factorization.hpp"
 
@@ -23,6 +24,10 @@ void register_builtin_models(ModelRegistry& registry) {
   registry.add("matrix_factorization", "biased matrix factorization of a ratings matrix (sparse rows per user and item)",
                [](const ModelShape& shape) {
                  return std::make_unique<MatrixFactorization>(shape.users, shape.items, shape.dimensions, shape.seed);
+               });
+  registry.add("glove", "GloVe word embeddings: word and context vectors fit to log co-occurrence counts (sparse rows)",
+               [](const ModelShape& shape) {
+                 return std::make_unique<Glove>(shape.words, shape.dimensions, shape.x_max, shape.alpha, shape.seed);
                });
 }
 

@@ -20,6 +20,9 @@ struct ModelShape {
   std::size_t users = 0;       ///< rows of a ratings matrix
   std::size_t items = 0;       ///< columns of a ratings matrix
   std::size_t dimensions = 8;  ///< embedding size
+  std::size_t words = 0;       ///< glove: vocabulary
+  double x_max = 100.0;        ///< glove: count from which a pair gets full weight
+  double alpha = 0.75;         ///< glove: weighting exponent
   std::uint64_t seed = 0;      ///< for models that start from random values
 };
 

@@ -1,10 +1,13 @@
 #include "sim/app/scenario_data.hpp"
 
+#include "models/cooccurrence.hpp"
 #include "models/gaussian_blobs.hpp"
 #include "models/labelled_csv.hpp"
 #include "models/low_rank_ratings.hpp"
 #include "models/partitioning.hpp"
 #include "models/synthetic_classification.hpp"
+#include "models/text_corpus.hpp"
+#include "models/zipf_text.hpp"
 
 #include <fmt/format.h>
 
@@ -33,6 +36,30 @@ models::LabelledTable read_table(const scenario::Scenario& s) {
   }
 }
 
+bool is_text(const std::string& kind) { return kind == "kjv" || kind == "text" || kind == "zipf_text"; }
+
+models::TokenizedText read_text(const scenario::Scenario& s) {
+  const auto vocabulary = static_cast<std::size_t>(s.data.vocabulary);
+  if (s.data.kind.value == "zipf_text") {
+    return models::make_zipf_text({.words = static_cast<std::size_t>(s.data.samples), .vocabulary = vocabulary}, s.seed);
+  }
+  const std::filesystem::path file = s.data.kind.value == "text" ? s.data.path : data_folder() / "kjv.txt.gz";
+  try {
+    return models::read_text_corpus(file, vocabulary);
+  } catch (const core::InputError& error) {
+    std::vector<core::Diagnostic> diagnostics = error.diagnostics();
+    const core::SourcePosition& named_at = s.data.kind.value == "text" ? s.data.path_at : s.data.kind.where;
+    for (core::Diagnostic& diagnostic : diagnostics) diagnostic.where.included_from.push_back(named_at);
+    throw core::InputError(std::move(diagnostics));
+  }
+}
+
+models::SplitDataset cooccurrence(const scenario::Scenario& s, std::size_t& words) {
+  const models::TokenizedText text = read_text(s);
+  words = text.words.size();
+  return models::make_cooccurrence(text, static_cast<std::size_t>(s.data.window), s.data.validation_fraction, s.seed);
+}
+
 }  // namespace
 
 std::filesystem::path data_folder() {
@@ -42,14 +69,27 @@ std::filesystem::path data_folder() {
 
 DataShape data_shape(const scenario::Scenario& s) {
   const std::string& kind = s.data.kind.value;
-  if (kind == "low_rank_ratings") return {static_cast<std::size_t>(s.data.samples), 2, 0, true};
+  if (kind == "low_rank_ratings") {
+    return {.samples = static_cast<std::size_t>(s.data.samples), .features = 2, .kind = SampleKind::Rating};
+  }
+  if (is_text(kind)) {
+    std::size_t words = 0;
+    const models::SplitDataset pairs = cooccurrence(s, words);
+    return {.samples = pairs.train.size() + pairs.validation.size(),
+            .features = 2,
+            .kind = SampleKind::Cooccurrence,
+            .words = words};
+  }
   if (is_real(kind)) {
     const models::LabelledTable table = read_table(s);
-    return {static_cast<std::size_t>(table.features.rows()), static_cast<std::size_t>(table.features.cols()),
-            table.class_names.size(), false};
+    return {.samples = static_cast<std::size_t>(table.features.rows()),
+            .features = static_cast<std::size_t>(table.features.cols()),
+            .classes = table.class_names.size()};
   }
   const std::size_t classes = kind == "gaussian_blobs" ? static_cast<std::size_t>(s.data.classes) : 2;
-  return {static_cast<std::size_t>(s.data.samples), static_cast<std::size_t>(s.data.features), classes, false};
+  return {.samples = static_cast<std::size_t>(s.data.samples),
+          .features = static_cast<std::size_t>(s.data.features),
+          .classes = classes};
 }
 
 models::SplitDataset make_data(const scenario::Scenario& s) {
@@ -62,6 +102,10 @@ models::SplitDataset make_data(const scenario::Scenario& s) {
                                           .validation_fraction = s.data.validation_fraction,
                                           .noise = s.data.noise},
                                          s.seed);
+  }
+  if (is_text(kind)) {
+    std::size_t words = 0;
+    return cooccurrence(s, words);
   }
   if (is_real(kind)) {
     return models::split_and_standardize(read_table(s), s.data.validation_fraction, s.seed, kind);
@@ -96,26 +140,35 @@ models::ModelShape model_shape(const scenario::Scenario& s, const DataShape& dat
           .users = static_cast<std::size_t>(s.data.users),
           .items = static_cast<std::size_t>(s.data.items),
           .dimensions = static_cast<std::size_t>(s.model.dimensions),
+          .words = data.words,
+          .x_max = s.model.x_max,
+          .alpha = s.model.alpha,
           .seed = s.seed};
 }
 
 bool check_model_fits_data(const scenario::Scenario& s, const DataShape& data, core::DiagnosticSink& sink) {
   const std::string& model = s.model.kind.value;
   const std::string& kind = s.data.kind.value;
-  if (model == "matrix_factorization" && !data.ratings) {
-    sink.error(s.model.kind.where, "model.kind",
-               fmt::format("'matrix_factorization' trains on ratings, and data.kind is '{}'", kind),
-               "use data.kind: low_rank_ratings");
+  // Each sample kind has the models that read it.
+  const auto trains_on = [](const std::string& m) {
+    if (m == "matrix_factorization") return SampleKind::Rating;
+    if (m == "glove") return SampleKind::Cooccurrence;
+    return SampleKind::Classified;
+  };
+  if (trains_on(model) != data.kind) {
+    const char* what = data.kind == SampleKind::Rating         ? "are ratings"
+                       : data.kind == SampleKind::Cooccurrence ? "are word co-occurrences"
+                                                               : "are labelled feature vectors";
+    const char* hint = data.kind == SampleKind::Rating         ? "use model.kind: matrix_factorization"
+                       : data.kind == SampleKind::Cooccurrence ? "use model.kind: glove"
+                                                               : "use model.kind: softmax_regression, mlp or logistic_regression";
+    sink.error(s.model.kind.where, "model.kind", fmt::format("'{}' cannot train on '{}' data, which {}", model, kind, what),
+               hint);
     return false;
   }
-  if (model != "matrix_factorization" && data.ratings) {
-    sink.error(s.model.kind.where, "model.kind", fmt::format("'{}' classifies, and '{}' data are ratings", model, kind),
-               "use model.kind: matrix_factorization");
-    return false;
-  }
-  if (data.ratings && s.data.partitioning != "iid") {
+  if (data.kind != SampleKind::Classified && s.data.partitioning != "iid") {
     sink.error(s.data.partitioning_at, "data.partitioning.kind",
-               fmt::format("'{}' splits samples by label, and ratings have none", s.data.partitioning),
+               fmt::format("'{}' splits samples by label, and '{}' samples have none", s.data.partitioning, kind),
                "use data.partitioning.kind: iid");
     return false;
   }

@@ -11,11 +11,15 @@
 
 namespace dtsim::app {
 
+/// What a sample is: a labelled feature vector, a (user, item) rating, or a (word, context) co-occurrence.
+enum class SampleKind { Classified, Rating, Cooccurrence };
+
 struct DataShape {
   std::size_t samples = 0;
   std::size_t features = 0;
-  std::size_t classes = 0;  ///< 0 for ratings
-  bool ratings = false;
+  std::size_t classes = 0;  ///< 0 for ratings and co-occurrences
+  SampleKind kind = SampleKind::Classified;
+  std::size_t words = 0;  ///< co-occurrences: the vocabulary
 };
 
 /// The folder of the real data sets: $DTSIM_DATA if set, else the data/ folder of the sources dtsim was

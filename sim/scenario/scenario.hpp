@@ -98,7 +98,9 @@ struct TopologySpec {
 
 struct ModelSpec {
   Located<std::string> kind;
-  int dimensions = 8;  ///< embedding size (matrix_factorization)
+  int dimensions = 8;  ///< embedding size (matrix_factorization, glove)
+  double x_max = 100.0;  ///< glove: count from which a pair gets full weight
+  double alpha = 0.75;   ///< glove: weighting exponent
   std::vector<int> layers;         ///< mlp: hidden layer widths
   std::string activation = "relu";  ///< mlp: relu or tanh
 };
@@ -117,10 +119,12 @@ struct DataSpec {
   int items = 0;             ///< low_rank_ratings
   int rank = 4;              ///< low_rank_ratings
   double noise = 0.1;        ///< low_rank_ratings: standard deviation of each rating's noise
+  int vocabulary = 2000;     ///< text: words kept
+  int window = 5;            ///< text: co-occurrence window
   std::string partitioning = "iid";  ///< iid, by_label or dirichlet
   core::SourcePosition partitioning_at;
   double alpha = 1.0;  ///< dirichlet concentration
-  std::filesystem::path path;  ///< csv: the file, resolved against the scenario's folder
+  std::filesystem::path path;  ///< csv, text: the file, resolved against the scenario's folder
   core::SourcePosition path_at;
 };
 

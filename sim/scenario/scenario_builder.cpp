@@ -515,7 +515,11 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.items = static_cast<int>(data.integer("items").value_or(0));
   s.data.rank = static_cast<int>(data.integer("rank").value_or(4));
   s.data.noise = data.number("noise").value_or(0.1);
+  s.data.vocabulary = static_cast<int>(data.integer("vocabulary").value_or(2000));
+  s.data.window = static_cast<int>(data.integer("window").value_or(5));
   s.model.dimensions = static_cast<int>(root.at("model").integer("dimensions").value_or(8));
+  s.model.x_max = root.at("model").number("x_max").value_or(100.0);
+  s.model.alpha = root.at("model").number("alpha").value_or(0.75);
   if (const ConfigNode* layers = root.at("model").at("layers").node()) {
     for (const auto& width : layers->items) s.model.layers.push_back(static_cast<int>(parse_integer(width.scalar).value_or(1)));
   }

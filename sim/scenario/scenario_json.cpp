@@ -9,17 +9,25 @@ nlohmann::ordered_json link_json(const LinkSpec& link) {
 
 nlohmann::ordered_json model_json(const ModelSpec& m) {
   nlohmann::ordered_json out = {{"kind", m.kind.value}};
-  if (m.kind.value == "matrix_factorization") out["dimensions"] = m.dimensions;
+  if (m.kind.value == "matrix_factorization" || m.kind.value == "glove") out["dimensions"] = m.dimensions;
+  if (m.kind.value == "glove") {
+    out["x_max"] = m.x_max;
+    out["alpha"] = m.alpha;
+  }
   return out;
 }
 
 nlohmann::ordered_json data_json(const DataSpec& d) {
-  nlohmann::ordered_json out = {{"kind", d.kind.value}, {"samples", d.samples}};
+  nlohmann::ordered_json out = {{"kind", d.kind.value}};
+  if (d.kind.value != "kjv" && d.kind.value != "text") out["samples"] = d.samples;
   if (d.kind.value == "low_rank_ratings") {
     out["users"] = d.users;
     out["items"] = d.items;
     out["rank"] = d.rank;
     out["noise"] = d.noise;
+  } else if (d.kind.value == "kjv" || d.kind.value == "text" || d.kind.value == "zipf_text") {
+    out["vocabulary"] = d.vocabulary;
+    out["window"] = d.window;
   } else {
     out["features"] = d.features;
   }

@@ -14,6 +14,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 const std::vector<std::string> kSyntheticData{"synthetic_classification", "gaussian_blobs", "sparse_clicks",
                                               "zipf_text", "low_rank_ratings"};
+const std::vector<std::string> kTextData{"kjv", "text", "zipf_text"};
 
 SchemaNode link(std::string key, std::string description) {
   return map_of(std::move(key), std::move(description),
@@ -170,7 +171,7 @@ SchemaNode model() {
                                   {"logistic_regression", "binary logistic regression"},
                                   {"softmax_regression", "multi-class softmax regression"},
                                   {"mlp", "multi-layer perceptron"},
-                                  {"glove", "GloVe word embeddings", true},
+                                  {"glove", "GloVe word embeddings trained on word co-occurrences"},
                                   {"matrix_factorization", "embeddings per row and column of a ratings matrix"},
                               })
                         .require(),
@@ -184,9 +185,14 @@ SchemaNode model() {
                     integer("dimensions", 1, 100'000, "embedding size")
                         .fallback("8")
                         .when("kind", {"glove", "matrix_factorization"}),
-                    integer("window", 1, 100, "co-occurrence window in words").when("kind", {"glove"}),
-                    number("x_max", 0.0, kInf, "co-occurrence weighting cut-off").exclusive_min().when("kind", {"glove"}),
-                    number("alpha", 0.0, 10.0, "co-occurrence weighting exponent").exclusive_min().when("kind", {"glove"}),
+                    number("x_max", 0.0, kInf, "co-occurrence count from which a pair gets full weight")
+                        .exclusive_min()
+                        .fallback("100")
+                        .when("kind", {"glove"}),
+                    number("alpha", 0.0, 10.0, "exponent of the weight (x / x_max)^alpha below x_max")
+                        .exclusive_min()
+                        .fallback("0.75")
+                        .when("kind", {"glove"}),
                     text("profile", "timing-only layer table of a model too large to train for real").plan(),
                 });
 }
@@ -200,14 +206,15 @@ SchemaNode data() {
                         {"synthetic_classification", "seeded linearly separable classes with label noise"},
                         {"gaussian_blobs", "seeded Gaussian clusters, one per class"},
                         {"sparse_clicks", "seeded sparse high-dimensional click features", true},
-                        {"zipf_text", "seeded Zipf-distributed text", true},
+                        {"zipf_text", "seeded Zipf-distributed text with topics, as word co-occurrences"},
                         {"low_rank_ratings", "seeded low-rank ratings matrix"},
                         {"csv", "a CSV file named by `path`: features, then the class index"},
                         {"digits", "handwritten digits (8x8 pixels, 10 classes, 1797 samples)"},
                         {"iris", "iris flowers (4 features, 3 classes, 150 samples)"},
                         {"wine", "wine cultivars (13 features, 3 classes, 178 samples)"},
                         {"breast_cancer", "breast cancer diagnoses (30 features, 2 classes, 569 samples)"},
-                        {"kjv", "the King James Bible as a text corpus", true},
+                        {"kjv", "the King James Bible (31,102 verses), as word co-occurrences"},
+                        {"text", "a text file named by `path` (plain or .gz, a sentence per line), as word co-occurrences"},
                     })
               .require(),
           integer("samples", 2, 100'000'000, "number of samples generated").require().when("kind", kSyntheticData),
@@ -224,7 +231,13 @@ SchemaNode data() {
           number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
               .fallback("0")
               .when("kind", {"synthetic_classification"}),
-          text("path", "CSV file, relative to the scenario").require().when("kind", {"csv"}),
+          text("path", "the file, relative to the scenario").require().when("kind", {"csv", "text"}),
+          integer("vocabulary", 1, 1 << 24, "text: the most frequent words kept (the others are dropped)")
+              .fallback("2000")
+              .when("kind", kTextData),
+          integer("window", 1, 100, "text: words at most this far apart in a sentence co-occur, weighted 1/distance")
+              .fallback("5")
+              .when("kind", kTextData),
           number("validation_fraction", 0.0, 0.9, "share of samples held out for validation").fallback("0.2"),
           map_of("partitioning", "how training samples are split over workers",
                  {
