@@ -1,5 +1,6 @@
 #include "sim/app/list_command.hpp"
 
+#include "models/model_profile.hpp"
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 
@@ -34,10 +35,23 @@ std::string device_section() {
   return out;
 }
 
+std::string profile_section() {
+  std::string out =
+      "model profiles (model.kind: profile:<name>; timing only), per sample: forward and training FLOPs, activations\n";
+  for (const std::string& name : models::profile_names()) {
+    const models::ModelProfile p = models::find_profile(name);
+    out += fmt::format("  {:<12} {:>7.1f}M parameters, {:>8.2f} / {:>8.2f} GFLOP, {:>7.1f} MB; {} ({})\n", name,
+                       p.parameters() / 1e6, p.forward_flops() / 1e9, p.training_flops() / 1e9,
+                       p.activation_bytes() / 1e6, p.description, p.sample);
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& list_topics() {
-  static const std::vector<std::string> topics{"devices", "topologies", "collectives", "strategies", "models"};
+  static const std::vector<std::string> topics{"devices", "topologies", "collectives", "strategies", "models",
+                                               "profiles"};
   return topics;
 }
 
@@ -64,6 +78,7 @@ std::string list_command(const Registries& registries, const std::string& topic)
   if (topic.empty() || topic == "models") {
     sections.push_back(plugin_section("models (model.kind)", registries.models, "model.kind"));
   }
+  if (topic.empty() || topic == "profiles") sections.push_back(profile_section());
   std::string out;
   for (const auto& section : sections) out += (out.empty() ? "" : "\n") + section;
   return out;

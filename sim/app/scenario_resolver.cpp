@@ -1,6 +1,7 @@
 #include "sim/app/scenario_resolver.hpp"
 
 #include "sim/app/scenario_data.hpp"
+#include "models/model_profile.hpp"
 
 #include <fmt/format.h>
 
@@ -39,6 +40,38 @@ std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, c
                 .lock = s.training.lock});
 }
 
+/// What a timing-only run needs: an allreduce with bsp or local SGD (the loops that run without values),
+/// a number of iterations, no loss target, a sequence the model has positions for.
+void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
+  if (s.training.architecture != scenario::Architecture::Allreduce) {
+    sink.error(s.training.architecture_at, "training.architecture.kind",
+               fmt::format("timing-only profiles run on an allreduce for now, and the architecture is '{}'",
+                           scenario::to_string(s.training.architecture)),
+               "use training.architecture.kind: allreduce");
+  }
+  if (!strategy.lock_step() || strategy.gossip()) {
+    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+               fmt::format("timing-only profiles run bsp and local_sgd for now, and the strategy is '{}'",
+                           s.training.sync_strategy.value),
+               "use training.sync.strategy: bsp or local_sgd");
+  }
+  if (!s.training.iterations) {
+    sink.error(s.training.batch_at, "training.stop.iterations",
+               "a timing-only profile stops after a number of iterations, and none is given",
+               "add training.stop.iterations");
+  }
+  if (s.target_loss) {
+    sink.error(s.target_loss_at, "outputs.target_loss", "a timing-only profile computes no loss to reach",
+               "remove outputs.target_loss");
+  }
+  try {
+    static_cast<void>(models::find_profile(s.model.profile_name(),
+                                           {.sequence = static_cast<std::size_t>(s.model.sequence_length)}));
+  } catch (const std::invalid_argument& error) {
+    sink.error(s.model.kind.where, "model.sequence_length", error.what(), "use a shorter model.sequence_length");
+  }
+}
+
 }  // namespace
 
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
@@ -48,6 +81,11 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   // a registry out of step with the schema: an internal error, caught by the registries' test.
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
+  if (s.model.is_profile()) {
+    check_profile_run(s, *strategy, sink);
+    sink.throw_if_any();
+    return;
+  }
 
   const scenario::Architecture architecture = s.training.architecture;
   const std::string architecture_name(scenario::to_string(architecture));
@@ -153,6 +191,23 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries) {
   check_scenario(scenario, registries);
   const auto& s = scenario;
+  if (s.model.is_profile()) {
+    // No data: one global batch stands for the schedule, and the run lasts training.stop.iterations.
+    const auto workers = static_cast<std::size_t>(s.cluster.workers);
+    const auto batch = static_cast<std::size_t>(s.training.batch_per_worker);
+    return runtime::TrainingSetup{
+        .graph = registries.topologies.find(s.topology.kind.value).factory(s),
+        .model = nullptr,
+        .profile = models::find_profile(s.model.profile_name(),
+                                        {.sequence = static_cast<std::size_t>(s.model.sequence_length)}),
+        .sync = make_strategy(s, registries),
+        .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory(),
+        .data = {},
+        .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
+        .total_iterations = *s.training.iterations,
+        .evaluate_every = *s.training.iterations,
+    };
+  }
   const DataShape data = data_shape(s);
   const std::size_t train = data.samples - validation_count(s, data);
   models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
@@ -162,6 +217,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
       .model = registries.models.find(s.model.kind.value).factory(model_shape(s, data)),
+      .profile = std::nullopt,
       .sync = make_strategy(s, registries),
       .allreduce = scenario::has_allreduce(s.training.architecture)
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()

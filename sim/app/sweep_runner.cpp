@@ -66,10 +66,12 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     }
     const nlohmann::json summary = read_summary(point_folder);
     const auto& result = summary["result"];
-    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{:.9g},{:.9g}\n", point.sweep_point,
-                       result["iterations"].get<std::int64_t>(), result["simulated_s"].get<double>(),
-                       result["bytes_sent"].get<double>(), result["final"]["val_loss"].get<double>(),
-                       result["final"]["val_accuracy"].get<double>());
+    // Timing-only runs evaluate nothing: their loss columns stay empty.
+    const bool evaluated = result.contains("final");
+    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{},{}\n", point.sweep_point, result["iterations"].get<std::int64_t>(),
+                       result["simulated_s"].get<double>(), result["bytes_sent"].get<double>(),
+                       evaluated ? fmt::format("{:.9g}", result["final"]["val_loss"].get<double>()) : "",
+                       evaluated ? fmt::format("{:.9g}", result["final"]["val_accuracy"].get<double>()) : "");
   }
   core::write_file_atomically(folder / "sweep.csv", csv);
   if (!options.quiet) fmt::print("{} runs; one folder per point and sweep.csv in {}/\n", count, folder.string());

@@ -1,5 +1,6 @@
 #include "sim/compute/device_cost_model.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dtsim::compute {
@@ -14,6 +15,11 @@ core::FlopsPerSecond sustained_rate(const scenario::DeviceProfile& device) {
 
 core::Seconds compute_time(double flops, const scenario::DeviceProfile& device) {
   return core::Seconds(flops / sustained_rate(device).value());
+}
+
+double roofline_flops(double flops, double bytes, const scenario::DeviceProfile& device) {
+  if (!device.memory_bandwidth || bytes <= 0.0) return flops;
+  return std::max(flops, bytes * sustained_rate(device).value() / device.memory_bandwidth->value());
 }
 
 }  // namespace dtsim::compute

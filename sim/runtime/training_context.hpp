@@ -3,6 +3,7 @@
 
 #include "models/optimizer.hpp"
 #include "sim/metrics/run_record.hpp"
+#include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/link_traffic.hpp"
@@ -16,6 +17,9 @@ struct TrainingContext {
   ProgressCallback progress;
   /// Bytes per link, filled by every transport of the run.
   topology::LinkTraffic* traffic = nullptr;
+  /// Timing-only runs whose workers enter each allreduce together: the ring phases that may be simulated as
+  /// one transfer (see PhaseShortcut); null otherwise.
+  const PhaseShortcut* shortcut = nullptr;
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's

@@ -4,9 +4,12 @@
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/hybrid_actors.hpp"
 #include "sim/runtime/parameter_server_actors.hpp"
+#include "sim/runtime/timing_only_worker.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace dtsim::runtime {
@@ -17,24 +20,37 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   metrics::RunRecord record;
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;
-  record.iterations_per_epoch = static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
-  record.parameter_count = setup.model->parameter_count();
+  // A timing-only run has no data, so no epochs.
+  record.iterations_per_epoch = setup.profile ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
+  record.parameter_count =
+      setup.profile ? static_cast<std::size_t>(std::llround(setup.profile->parameters())) : setup.model->parameter_count();
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
 
   topology::LinkTraffic traffic(setup.graph, session.routes());
-  const TrainingContext context{&scenario, &setup, &record, progress, &traffic};
+  // In a timing-only run the allreduce is the only traffic, and with equal workers every rank enters it at
+  // the same moment: the condition under which identical ring rounds may be simulated as one transfer.
+  const auto workers = setup.graph.workers();
+  const bool equal_workers = std::all_of(scenario.cluster.slowdown.begin(), scenario.cluster.slowdown.end(),
+                                         [](double factor) { return factor == 1.0; });
+  const PhaseShortcut shortcut(setup.graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
+                               scenario.topology.network_model == scenario::NetworkModel::Tcp);
+  const bool shorten = setup.profile && equal_workers && setup.phase_shortcut;
+  const TrainingContext context{&scenario, &setup, &record, progress, &traffic, shorten ? &shortcut : nullptr};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
   if (architecture == scenario::Architecture::Hybrid) server_rows = setup.model->initial_parameters();
-  const auto workers = setup.graph.workers();
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     simgrid::s4u::Host* host = session.host(workers[rank]);
     const auto r = static_cast<int>(rank);
     switch (architecture) {
       case scenario::Architecture::Allreduce:
-        simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, r));
+        if (setup.profile) {
+          simgrid::s4u::Actor::create(host->get_name(), host, TimingOnlyWorker(context, r));
+        } else {
+          simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, r));
+        }
         break;
       case scenario::Architecture::ParameterServer:
         simgrid::s4u::Actor::create(host->get_name(), host, ParameterServerWorker(context, r));

@@ -3,6 +3,7 @@
 
 #include "models/batch_schedule.hpp"
 #include "models/dataset.hpp"
+#include "models/model_profile.hpp"
 #include "models/trainable_model.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -11,12 +12,16 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace dtsim::runtime {
 
 struct TrainingSetup {
   topology::TopologyGraph graph;
+  /// The model trained for real; null in a timing-only run.
   std::unique_ptr<models::TrainableModel> model;
+  /// The layer table of a timing-only run (no values: compute time and message sizes only).
+  std::optional<models::ModelProfile> profile;
   std::unique_ptr<sync::SyncStrategy> sync;
   /// The allreduce algorithm (allreduce architecture only; null otherwise).
   std::unique_ptr<comm::CollectiveAlgorithm> allreduce;
@@ -26,6 +31,9 @@ struct TrainingSetup {
   std::int64_t evaluate_every = 0;
   /// Record every on-arrival update's measured learning-rate factor (RunRecord::applied); for tests.
   bool record_updates = false;
+  /// Timing-only runs of equal workers simulate identical ring rounds as one transfer; tests turn it off to
+  /// compare with the rounds one by one.
+  bool phase_shortcut = true;
 };
 
 /// Called after each iteration of worker 0, for progress display.

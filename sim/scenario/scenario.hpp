@@ -103,6 +103,11 @@ struct ModelSpec {
   double alpha = 0.75;   ///< glove: weighting exponent
   std::vector<int> layers;         ///< mlp: hidden layer widths
   std::string activation = "relu";  ///< mlp: relu or tanh
+  int sequence_length = 0;  ///< transformer profiles: tokens per sample (0: the model's own)
+
+  /// Whether the model is a timing-only layer table (`profile:<name>`), and that name.
+  [[nodiscard]] bool is_profile() const { return kind.value.rfind("profile:", 0) == 0; }
+  [[nodiscard]] std::string profile_name() const { return is_profile() ? kind.value.substr(8) : std::string(); }
 };
 
 /// A seeded synthetic binary classification set: x ~ N(0, I), y = [w*.x + noise > 0].
@@ -190,6 +195,7 @@ struct Scenario {
   std::optional<std::filesystem::path> output_folder;
   /// `outputs.target_loss`: the validation loss whose first reaching is reported.
   std::optional<double> target_loss;
+  core::SourcePosition target_loss_at;
 };
 
 std::string_view to_string(NetworkModel model);

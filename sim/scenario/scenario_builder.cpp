@@ -507,7 +507,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.samples = static_cast<int>(data.integer("samples").value_or(0));
   s.data.samples_at = data.where("samples");
   s.data.features = static_cast<int>(data.integer("features").value_or(0));
-  s.data.validation_fraction = *data.number("validation_fraction");
+  s.data.validation_fraction = data.number("validation_fraction").value_or(0.2);
   s.data.validation_fraction_at = data.where("validation_fraction");
   s.data.label_noise = data.number("label_noise").value_or(0.0);
   s.data.classes = static_cast<int>(data.integer("classes").value_or(3));
@@ -524,6 +524,21 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
     for (const auto& width : layers->items) s.model.layers.push_back(static_cast<int>(parse_integer(width.scalar).value_or(1)));
   }
   s.model.activation = root.at("model").text("activation", "relu");
+  s.model.sequence_length = static_cast<int>(root.at("model").integer("sequence_length").value_or(0));
+  // Profiles are timing-only: no data, so no epochs; every other model needs data.
+  if (!s.model.is_profile() && s.data.kind.value.empty()) {
+    sink.error(root.where(), "data", "missing required key", "add what the model trains on, for example `data: {kind: digits}`");
+  }
+  if (s.model.is_profile() && !s.data.kind.value.empty()) {
+    sink.error(root.key_where("data"), "data",
+               fmt::format("'{}' is a timing-only layer table, which trains on no data", s.model.kind.value),
+               "remove data; the run computes no values, only time and traffic");
+  }
+  if (s.model.is_profile() && root.at("training").at("stop").has("epochs")) {
+    sink.error(root.at("training").at("stop").key_where("epochs"), "training.stop.epochs",
+               "epochs are passes over a data set, and a timing-only profile has none",
+               "give training.stop.iterations (iterations = epochs x samples / global batch)");
+  }
   s.data.partitioning = data.at("partitioning").text("kind", "iid");
   s.data.partitioning_at = data.at("partitioning").where("kind");
   s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
@@ -539,6 +554,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.cluster.slowdown = read_slowdowns(root, s.cluster.workers);
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
   s.target_loss = root.at("outputs").number("target_loss");
+  s.target_loss_at = root.at("outputs").where("target_loss");
   return s;
 }
 

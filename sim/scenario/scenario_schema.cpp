@@ -173,6 +173,13 @@ SchemaNode model() {
                                   {"mlp", "multi-layer perceptron"},
                                   {"glove", "GloVe word embeddings trained on word co-occurrences"},
                                   {"matrix_factorization", "embeddings per row and column of a ratings matrix"},
+                                  {"profile:resnet50", "timing only: ResNet-50 layer table (25.6M parameters)"},
+                                  {"profile:bert_base", "timing only: BERT-Base layer table (110M parameters)"},
+                                  {"profile:bert_large", "timing only: BERT-Large layer table (335M parameters)"},
+                                  {"profile:gpt2_small", "timing only: GPT-2 small layer table (124M parameters)"},
+                                  {"profile:gpt2_medium", "timing only: GPT-2 medium layer table (355M parameters)"},
+                                  {"profile:gpt2_large", "timing only: GPT-2 large layer table (774M parameters)"},
+                                  {"profile:gpt2_xl", "timing only: GPT-2 XL layer table (1.56B parameters)"},
                               })
                         .require(),
                     list_of("layers", "hidden layer widths", integer("[]", 1, 1'000'000, "width"))
@@ -193,13 +200,15 @@ SchemaNode model() {
                         .exclusive_min()
                         .fallback("0.75")
                         .when("kind", {"glove"}),
-                    text("profile", "timing-only layer table of a model too large to train for real").plan(),
+                    integer("sequence_length", 1, 1024, "tokens per sample of a transformer profile")
+                        .when("kind", {"profile:bert_base", "profile:bert_large", "profile:gpt2_small",
+                                       "profile:gpt2_medium", "profile:gpt2_large", "profile:gpt2_xl"}),
                 });
 }
 
 SchemaNode data() {
   return map_of(
-      "data", "what the model is trained on",
+      "data", "what the model is trained on; needed by every model but the timing-only profiles",
       {
           choice_of("kind", "data kind", "where the samples come from",
                     {
@@ -484,7 +493,7 @@ SchemaNode build() {
                     cluster().require(),
                     topology().require(),
                     model().require(),
-                    data().require(),
+                    data(),
                     training().require(),
                     stragglers(),
                     failures(),

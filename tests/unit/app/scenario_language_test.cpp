@@ -1,6 +1,7 @@
 // The scenario language end to end, without simulating: explain round trips, sweeps, includes, and the
 // schema kept in step with the registries and the reference documentation.
 
+#include "models/model_profile.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/registries.hpp"
 #include "sim/scenario/scenario_json.hpp"
@@ -210,7 +211,10 @@ TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
   }
   auto models = scenario::find_schema("model.kind")->supported_choices();
   std::sort(models.begin(), models.end());
-  EXPECT_EQ(models, registries.models.names());
+  std::vector<std::string> trainable_and_profiles = registries.models.names();
+  for (const std::string& profile : models::profile_names()) trainable_and_profiles.push_back("profile:" + profile);
+  std::sort(trainable_and_profiles.begin(), trainable_and_profiles.end());
+  EXPECT_EQ(models, trainable_and_profiles);
   auto strategies = scenario::find_schema("training.sync.strategy")->supported_choices();
   std::sort(strategies.begin(), strategies.end());
   EXPECT_EQ(strategies, registries.strategies.names());

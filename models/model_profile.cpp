@@ -1,0 +1,57 @@
+#include "models/model_profile.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+namespace dtsim::models {
+namespace {
+
+double sum(const std::vector<LayerProfile>& layers, double LayerProfile::*field) {
+  return std::accumulate(layers.begin(), layers.end(), 0.0,
+                         [&](double total, const LayerProfile& layer) { return total + layer.*field; });
+}
+
+using Builder = std::function<ModelProfile(const ProfileOptions&)>;
+
+const std::map<std::string, Builder>& builders() {
+  static const std::map<std::string, Builder> all{
+      {"resnet50", [](const ProfileOptions&) { return resnet50_profile(); }},
+      {"bert_base", [](const ProfileOptions& o) { return bert_profile("base", o); }},
+      {"bert_large", [](const ProfileOptions& o) { return bert_profile("large", o); }},
+      {"gpt2_small", [](const ProfileOptions& o) { return gpt2_profile("small", o); }},
+      {"gpt2_medium", [](const ProfileOptions& o) { return gpt2_profile("medium", o); }},
+      {"gpt2_large", [](const ProfileOptions& o) { return gpt2_profile("large", o); }},
+      {"gpt2_xl", [](const ProfileOptions& o) { return gpt2_profile("xl", o); }},
+  };
+  return all;
+}
+
+}  // namespace
+
+double ModelProfile::parameters() const { return sum(layers, &LayerProfile::parameters); }
+double ModelProfile::forward_flops() const { return sum(layers, &LayerProfile::forward_flops); }
+double ModelProfile::training_flops() const {
+  return forward_flops() + sum(layers, &LayerProfile::backward_flops);
+}
+double ModelProfile::activation_bytes() const { return sum(layers, &LayerProfile::activation_bytes); }
+double ModelProfile::training_bytes(std::size_t batch, bool half_activations) const {
+  const double activations = half_activations ? 0.5 * activation_bytes() : activation_bytes();
+  return 3.0 * activations * static_cast<double>(batch) + 16.0 * parameters();
+}
+
+ModelProfile find_profile(const std::string& name, const ProfileOptions& options) {
+  const auto it = builders().find(name);
+  if (it == builders().end()) throw std::invalid_argument("no model profile called '" + name + "'");
+  return it->second(options);
+}
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, builder] : builders()) out.push_back(name);
+  return out;
+}
+
+}  // namespace dtsim::models

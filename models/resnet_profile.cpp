@@ -1,0 +1,74 @@
+#include "models/model_profile.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim::models {
+namespace {
+
+constexpr double kFloatBytes = 4.0;
+
+/// Builds the table layer by layer, following the feature map's size.
+class ConvNetTable {
+ public:
+  explicit ConvNetTable(std::vector<LayerProfile>& layers) : layers_(layers) {}
+
+  /// A k x k convolution (no bias) of `in` to `out` channels with stride `stride` on an `size` x `size` map,
+  /// then batch normalization (2 parameters per channel; 4 FLOPs per element) and, when `relu`, a ReLU (1
+  /// per element). Returns the output size.
+  int conv(const std::string& name, int size, int k, int in, int out, int stride, bool relu) {
+    const int out_size = (size + stride - 1) / stride;
+    const double elements = static_cast<double>(out) * out_size * out_size;
+    const double weights = static_cast<double>(k) * k * in * out;
+    const double forward = 2.0 * weights * out_size * out_size + (relu ? 5.0 : 4.0) * elements;
+    // Backward: the gradient of the input and of the weights, each as costly as the forward product.
+    layers_.push_back({name, weights + 2.0 * out, forward, 2.0 * forward, elements * kFloatBytes});
+    return out_size;
+  }
+
+  void elementwise(const std::string& name, double elements, double flops_per_element) {
+    layers_.push_back({name, 0.0, flops_per_element * elements, flops_per_element * elements, elements * kFloatBytes});
+  }
+
+ private:
+  std::vector<LayerProfile>& layers_;
+};
+
+}  // namespace
+
+// He et al. 2016, "Deep residual learning", table 1, as torchvision's resnet50 (v1.5: the stride-2
+// downsampling on each stage's first 3x3 convolution). torchvision lists 25,557,032 parameters and 4.09
+// GMACs (8.2 GFLOPs) per 224x224 image forward.
+ModelProfile resnet50_profile() {
+  ModelProfile out{"resnet50", "ResNet-50 v1.5 image classifier (ImageNet, 1000 classes)", "a 224x224 RGB image", {}};
+  ConvNetTable table(out.layers);
+  int size = table.conv("conv1", 224, 7, 3, 64, 2, true);  // 112
+  size /= 2;                                                // 3x3 max pool, stride 2: 56
+  table.elementwise("maxpool", 64.0 * size * size, 9.0);
+  const int blocks[4] = {3, 4, 6, 3};
+  const int widths[4] = {64, 128, 256, 512};
+  int in = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int mid = widths[stage];
+    const int expanded = 4 * mid;
+    for (int block = 0; block < blocks[stage]; ++block) {
+      const std::string prefix = fmt::format("layer{}.{}", stage + 1, block);
+      const int stride = block == 0 && stage > 0 ? 2 : 1;
+      table.conv(prefix + ".conv1", size, 1, in, mid, 1, true);
+      const int out_size = table.conv(prefix + ".conv2", size, 3, mid, mid, stride, true);
+      table.conv(prefix + ".conv3", out_size, 1, mid, expanded, 1, false);
+      if (block == 0) table.conv(prefix + ".downsample", size, 1, in, expanded, stride, false);
+      // The residual addition and the ReLU after it.
+      table.elementwise(prefix + ".add_relu", static_cast<double>(expanded) * out_size * out_size, 2.0);
+      size = out_size;
+      in = expanded;
+    }
+  }
+  table.elementwise("avgpool", static_cast<double>(in) * size * size, 1.0);
+  const double classes = 1000.0;
+  // The classifier: 2048 x 1000 weights and biases, then softmax cross-entropy (5 FLOPs per class).
+  out.layers.push_back({"fc", in * classes + classes, 2.0 * in * classes + 6.0 * classes, 4.0 * in * classes + classes,
+                        classes * kFloatBytes});
+  return out;
+}
+
+}  // namespace dtsim::models

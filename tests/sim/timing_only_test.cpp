@@ -1,0 +1,136 @@
+// Timing-only runs of model profiles: an iteration is the profile's compute for the batch (the roofline),
+// the allreduce of the whole model (closed form on a ring), and the optimizer; the shortened ring phases
+// give the time of the rounds one by one.
+
+#include "models/model_profile.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/comm/ring_collectives.hpp"
+#include "sim/compute/device_cost_model.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim {
+namespace {
+
+std::string profile_scenario(int workers, const std::string& device, const std::string& extra = "") {
+  return "name: profile\ncluster:\n  workers: " + std::to_string(workers) + "\n  device: " + device + R"(
+topology:
+  kind: ring
+  link: {bandwidth: "100Gbps", latency: "2us"}
+model: {kind: "profile:resnet50"}
+training:
+  batch: {per_worker: 32}
+  optimizer: {kind: momentum, learning_rate: 0.1}
+  stop: {iterations: 3}
+)" + extra;
+}
+
+struct ProfileRun {
+  scenario::Scenario scenario;
+  runtime::TrainingSetup setup;
+  metrics::RunRecord record;
+};
+
+ProfileRun simulate(const std::string& text, bool shortcut = true) {
+  auto scenario = scenario::read_scenario_text(text, "profile.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  auto setup = app::resolve_scenario(scenario, registries);
+  setup.phase_shortcut = shortcut;
+  auto record = runtime::run_training(scenario, setup);
+  return {std::move(scenario), std::move(setup), std::move(record)};
+}
+
+/// Compute for the batch (the roofline: FLOPs at the sustained rate or bytes at the memory bandwidth), the ring allreduce of the padded model, and momentum's 4
+/// FLOPs per parameter, per iteration.
+double closed_form(const ProfileRun& run) {
+  const models::ModelProfile& profile = *run.setup.profile;
+  const auto& device = run.scenario.cluster.device;
+  const auto& link = run.scenario.topology.link;
+  const int p = run.scenario.cluster.workers;
+  const double padded = std::ceil(profile.parameters() / p) * p;
+  const double compute = std::max(compute::compute_time(profile.training_flops() * 32, device).value(),
+                                  profile.training_bytes(32, device.precision == "mixed") /
+                                      device.memory_bandwidth->value());
+  const double momentum = compute::compute_time(4 * profile.parameters(), device).value();
+  const double allreduce = comm::ring_allreduce_time(p, core::Bytes(4 * padded), link.latency, link.bandwidth).value();
+  return static_cast<double>(run.record.iterations) * (compute + allreduce + momentum);
+}
+
+TEST(TimingOnly, AnIterationIsRooflineComputeRingAllreduceAndTheOptimizer) {
+  const ProfileRun run = simulate(profile_scenario(8, R"({peak_flops: "100TFLOPS", efficiency: 0.5, memory_bandwidth: "2TB/s"})"));
+  const models::ModelProfile& resnet = *run.setup.profile;
+  ASSERT_EQ(run.setup.model, nullptr);
+  // At 50 TFLOPS sustained and 2 TB/s, this batch is bound by compute.
+  ASSERT_GT(resnet.training_flops() * 32 / 50e12, resnet.training_bytes(32) / 2e12);
+  const double expected = closed_form(run);
+  EXPECT_NEAR(run.record.simulated_s, expected, 1e-9 * expected);
+  const double compute = resnet.training_flops() * 32 / 50e12 + 4 * resnet.parameters() / 50e12;
+  EXPECT_NEAR(run.record.hosts[0].compute_s, 3 * compute, 1e-12);
+  EXPECT_EQ(run.record.parameter_count, 25'557'032U);
+  EXPECT_EQ(run.record.iterations, 3);
+  EXPECT_TRUE(run.record.evaluations.empty());
+  // Every worker sends 2 (p - 1) chunks of the padded model per iteration.
+  const double padded = std::ceil(resnet.parameters() / 8) * 8;
+  EXPECT_DOUBLE_EQ(run.record.hosts[3].bytes_sent, 3 * 2 * 7 * 4 * padded / 8);
+}
+
+TEST(TimingOnly, SlowMemoryMakesTheBatchTakeBytesOverBandwidth) {
+  const ProfileRun run = simulate(profile_scenario(2, R"({peak_flops: "100TFLOPS", memory_bandwidth: "100GB/s"})"));
+  const models::ModelProfile& resnet = *run.setup.profile;
+  const double bytes = resnet.training_bytes(32);
+  ASSERT_GT(bytes / 100e9, resnet.training_flops() * 32 / 100e12);
+  const double momentum = 4 * resnet.parameters() / 100e12;
+  EXPECT_NEAR(run.record.hosts[1].compute_s, 3 * (bytes / 100e9 + momentum), 1e-9);
+}
+
+// The same closed form with the rounds simulated one by one: what the shortened phases must equal.
+TEST(TimingOnly, RingRoundsOneByOneTakeTheClosedFormToo) {
+  const ProfileRun run = simulate(profile_scenario(16, "{name: v100, precision: mixed}"), false);
+  const double expected = closed_form(run);
+  EXPECT_NEAR(run.record.simulated_s, expected, 1e-9 * expected);
+}
+
+TEST(TimingOnly, LocalSgdAveragesTheModelEveryLocalSteps) {
+  const ProfileRun run = simulate(profile_scenario(4, R"({peak_flops: "100TFLOPS"})") +
+                                  "  sync: {strategy: local_sgd, local_steps: 3}\n");
+  // One model average in the three iterations: 2 (p - 1) chunks of a quarter of the padded model.
+  const double padded = std::ceil(run.setup.profile->parameters() / 4) * 4;
+  EXPECT_DOUBLE_EQ(run.record.hosts[0].bytes_sent, 2 * 3 * 4 * padded / 4);
+}
+
+TEST(TimingOnly, BspWorkersWaitForAStraggler) {
+  const ProfileRun run =
+      simulate(profile_scenario(4, R"({peak_flops: "100TFLOPS"})", "stragglers: [{workers: [1], slowdown: 2}]\n"));
+  // Worker 1 computes twice as long; the others spend the difference in the allreduce, waiting for it or
+  // moving their own chunks meanwhile.
+  const metrics::HostActivity& fast = run.record.hosts[0];
+  const metrics::HostActivity& slow = run.record.hosts[1];
+  EXPECT_NEAR(slow.compute_s, 2 * fast.compute_s, 1e-9);
+  EXPECT_GE(fast.wait_s + fast.communication_s, slow.compute_s - fast.compute_s);
+  EXPECT_GT(fast.wait_s, 0.5 * fast.compute_s);
+}
+
+TEST(TimingOnly, ProfilesNeedAnAllreduceBspOrLocalSgdAndIterations) {
+  const app::Registries registries = app::make_builtin_registries();
+  const auto fails = [&](const std::string& text) {
+    EXPECT_THROW(app::check_scenario(scenario::read_scenario_text(text, "profile.yaml"), registries), core::InputError)
+        << text;
+  };
+  const std::string base = profile_scenario(4, R"({peak_flops: "100TFLOPS"})");
+  fails(base + "  sync: {strategy: gossip}\n");
+  std::string no_iterations = base;
+  no_iterations.replace(no_iterations.find("iterations: 3"), 13, "sim_time: 1s");
+  EXPECT_THROW(static_cast<void>(scenario::read_scenario_text(no_iterations, "p.yaml")), core::InputError);
+  std::string server = base;
+  server.replace(server.find("kind: ring"), 10, "kind: parameter_server");
+  fails(server + "  architecture: {kind: parameter_server}\n");
+  std::string bert = base;
+  bert.replace(bert.find("profile:resnet50"), 16, "profile:bert_base");
+  fails(bert.replace(bert.find("{kind: \"profile:bert_base\"}"), 26, "{kind: \"profile:bert_base\", sequence_length: 1000}"));
+}
+
+}  // namespace
+}  // namespace dtsim

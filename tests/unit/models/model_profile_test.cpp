@@ -1,0 +1,77 @@
+#include "models/model_profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace dtsim::models {
+namespace {
+
+void expect_within(double value, double published, double tolerance, const std::string& what) {
+  EXPECT_LE(std::abs(value / published - 1.0), tolerance) << what << ": " << value << " against " << published;
+}
+
+// Parameter totals of the released models: torchvision's resnet50, BertModel (with the pooler) of
+// bert-base/large-uncased, and the four GPT-2 checkpoints.
+TEST(ModelProfile, ParameterCountsMatchTheReleasedModelsWithinOnePercent) {
+  expect_within(find_profile("resnet50").parameters(), 25'557'032, 0.01, "resnet50");
+  expect_within(find_profile("bert_base").parameters(), 109'482'240, 0.01, "bert_base");
+  expect_within(find_profile("bert_large").parameters(), 335'141'888, 0.01, "bert_large");
+  expect_within(find_profile("gpt2_small").parameters(), 124'439'808, 0.01, "gpt2_small");
+  expect_within(find_profile("gpt2_medium").parameters(), 354'823'168, 0.01, "gpt2_medium");
+  expect_within(find_profile("gpt2_large").parameters(), 774'030'080, 0.01, "gpt2_large");
+  expect_within(find_profile("gpt2_xl").parameters(), 1'557'611'200, 0.01, "gpt2_xl");
+  // The papers' round figures: 110M (BERT-Base), 340M (BERT-Large, 1.4% above its checkpoint), 1.5B
+  // (GPT-2 XL).
+  expect_within(find_profile("bert_base").parameters(), 110e6, 0.01, "bert_base (paper)");
+  expect_within(find_profile("bert_large").parameters(), 340e6, 0.02, "bert_large (paper)");
+  expect_within(find_profile("gpt2_xl").parameters(), 1.5e9, 0.04, "gpt2_xl (paper)");
+}
+
+// ResNet-50: torchvision publishes 4.09 GMACs per 224x224 image. Transformers: Narayanan et al. 2021
+// (Megatron-LM), forward FLOPs per sequence 24 s L h^2 (1 + s / 6h) + 2 s h V (the last term for a
+// language-model head only).
+TEST(ModelProfile, ForwardFlopsPerSampleMatchPublishedFiguresWithinTenPercent) {
+  expect_within(find_profile("resnet50").forward_flops(), 2 * 4.09e9, 0.10, "resnet50");
+  const auto megatron = [](double s, double layers, double h, double vocabulary) {
+    return 24 * s * layers * h * h * (1 + s / (6 * h)) + 2 * s * h * vocabulary;
+  };
+  expect_within(find_profile("bert_base").forward_flops(), megatron(512, 12, 768, 0), 0.10, "bert_base");
+  expect_within(find_profile("bert_large").forward_flops(), megatron(512, 24, 1024, 0), 0.10, "bert_large");
+  expect_within(find_profile("bert_large", {.sequence = 128}).forward_flops(), megatron(128, 24, 1024, 0), 0.10,
+                "bert_large at 128 tokens");
+  expect_within(find_profile("gpt2_small").forward_flops(), megatron(1024, 12, 768, 50257), 0.10, "gpt2_small");
+  expect_within(find_profile("gpt2_xl").forward_flops(), megatron(1024, 48, 1600, 50257), 0.10, "gpt2_xl");
+}
+
+TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
+  for (const std::string& name : profile_names()) {
+    const ModelProfile profile = find_profile(name);
+    EXPECT_EQ(profile.name, name);
+    EXPECT_FALSE(profile.layers.empty());
+    // Elementwise layers (norms, activations) cost the same backward as forward, so slightly under 3x.
+    EXPECT_NEAR(profile.training_flops() / profile.forward_flops(), 3.0, 0.05) << name;
+    EXPECT_GT(profile.activation_bytes(), 0.0);
+    for (const LayerProfile& layer : profile.layers) {
+      EXPECT_FALSE(layer.name.empty());
+      EXPECT_GE(layer.parameters, 0.0);
+      EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
+    }
+  }
+  EXPECT_EQ(profile_names().size(), 7U);
+  EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
+  EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
+}
+
+TEST(ModelProfile, ResNetLayerTableFollowsTheArchitecture) {
+  const ModelProfile resnet = find_profile("resnet50");
+  int convolutions = 0;
+  for (const LayerProfile& layer : resnet.layers) convolutions += layer.name.find("conv") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(convolutions, 1 + 3 * 16);  // the stem and three per bottleneck
+  // The stem: 7 x 7 x 3 x 64 weights and 64 x 2 batch-norm parameters.
+  EXPECT_EQ(resnet.layers.front().parameters, 7 * 7 * 3 * 64 + 128);
+  EXPECT_EQ(resnet.layers.back().parameters, 2048 * 1000 + 1000);
+}
+
+}  // namespace
+}  // namespace dtsim::models
