@@ -26,8 +26,11 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
   out += fmt::format("  training   {} ({} parameters), {} over {}, batch {} per worker, lr {}\n", s.model.kind.value,
                      record.parameter_count, s.training.sync_strategy.value, architecture, s.training.batch_per_worker,
                      s.training.optimizer.learning_rate);
-  out += fmt::format("  simulated  {:.6f} s for {} iterations ({} per epoch); wall time {:.2f} s\n", record.simulated_s,
-                     record.iterations, record.iterations_per_epoch, wall_s);
+  const std::string per_epoch = record.iterations_per_epoch > 0
+                                    ? fmt::format("{} per epoch", record.iterations_per_epoch)
+                                    : std::string("timing only, no data");
+  out += fmt::format("  simulated  {:.6f} s for {} iterations ({}); wall time {:.2f} s\n", record.simulated_s,
+                     record.iterations, per_epoch, wall_s);
   if (!record.evaluations.empty()) {
     const auto& first = record.evaluations.front();
     const auto& last = record.evaluations.back();

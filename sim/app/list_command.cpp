@@ -2,6 +2,7 @@
 
 #include "models/model_profile.hpp"
 #include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/node_catalog.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 
 #include <fmt/format.h>
@@ -35,6 +36,16 @@ std::string device_section() {
   return out;
 }
 
+std::string node_section() {
+  std::string out = "nodes (cluster.nodes[].type, with topology.kind: hierarchical):\n";
+  for (const auto& node : scenario::builtin_nodes()) {
+    out += fmt::format("  {:<9} {:>2} x {:<5} {:<10} {:>4.0f} GB/s per link, {} NICs of {:.0f} Gb/s; {}\n", node.name,
+                       node.devices, node.device, scenario::to_string(node.intra), node.intra_link.bandwidth.value() / 1e9,
+                       node.nics, node.nic_bandwidth.value() * 8 / 1e9, node.description);
+  }
+  return out;
+}
+
 std::string profile_section() {
   std::string out =
       "model profiles (model.kind: profile:<name>; timing only), per sample: forward and training FLOPs, activations\n";
@@ -50,14 +61,15 @@ std::string profile_section() {
 }  // namespace
 
 const std::vector<std::string>& list_topics() {
-  static const std::vector<std::string> topics{"devices", "topologies", "collectives", "strategies", "models",
-                                               "profiles"};
+  static const std::vector<std::string> topics{"devices", "nodes", "topologies", "collectives", "strategies",
+                                               "models", "profiles"};
   return topics;
 }
 
 std::string list_command(const Registries& registries, const std::string& topic) {
   std::vector<std::string> sections;
   if (topic.empty() || topic == "devices") sections.push_back(device_section());
+  if (topic.empty() || topic == "nodes") sections.push_back(node_section());
   if (topic.empty() || topic == "topologies") {
     sections.push_back(plugin_section("topologies (topology.kind)", registries.topologies, "topology.kind"));
   }

@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
   explain->add_option("scenario", explain_file, "scenario YAML file")->required();
 
   std::string topic;
-  CLI::App* list = app.add_subcommand("list", "list devices, topologies, collectives, sync strategies, models and model profiles");
-  list->add_option("topic", topic, "one of: devices, topologies, collectives, strategies, models, profiles")
+  CLI::App* list = app.add_subcommand("list", "list devices, nodes, topologies, collectives, sync strategies, models and model profiles");
+  list->add_option("topic", topic, "one of: devices, nodes, topologies, collectives, strategies, models, profiles")
       ->check(CLI::IsMember(dtsim::app::list_topics()));
 
   dtsim::app::CollectiveOptions collective_options;

@@ -42,12 +42,20 @@ struct LinkSpec {
   core::Seconds latency;
 };
 
+/// How the devices inside a node are joined.
+enum class IntraNode {
+  AllToAll,  ///< a link between every pair of devices
+  Switch,    ///< each device linked to one switch of the node (NVSwitch)
+  CubeMesh,  ///< 8 devices: two fully linked quads, device i linked to i + 4 (DGX-1's hybrid cube-mesh)
+};
+
 /// `count` nodes of one type from `cluster.nodes`, with the type's figures resolved.
 struct NodeGroup {
   std::string type;
   int count = 1;
   int devices = 1;     ///< devices per node
-  LinkSpec intra_link; ///< between each pair of devices of a node
+  LinkSpec intra_link; ///< each link inside a node
+  IntraNode intra = IntraNode::AllToAll;
 };
 
 struct ClusterSpec {

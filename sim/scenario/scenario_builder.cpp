@@ -2,6 +2,7 @@
 
 #include "sim/core/name_match.hpp"
 #include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/node_catalog.hpp"
 
 #include <boost/pending/disjoint_sets.hpp>
 #include <fmt/format.h>
@@ -166,7 +167,21 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const std::string& 
     const View group(&nodes->items[i], fmt::format("cluster.nodes[{}]", i));
     const std::string type = group.text("type");
     const View declared = types.at(type);
-    if (declared.node() == nullptr) continue;
+    const int count = static_cast<int>(group.integer("count").value_or(1));
+    if (declared.node() == nullptr) {
+      const std::optional<CatalogNode> builtin = find_builtin_node(type);
+      if (!builtin) continue;
+      if (builtin->device != device_name && std::find(reported.begin(), reported.end(), type) == reported.end()) {
+        reported.push_back(type);
+        sink.error(group.where("type"), group.path() + ".type",
+                   fmt::format("'{}' nodes hold '{}' devices, and cluster.device is '{}': mixed device types are not "
+                               "supported yet",
+                               type, builtin->device, device_name),
+                   fmt::format("set cluster.device.name: {}", builtin->device));
+      }
+      groups.push_back(NodeGroup{type, count, builtin->devices, builtin->intra_link, builtin->intra});
+      continue;
+    }
     const std::string device = declared.text("device", device_name);
     if (device != device_name && std::find(reported.begin(), reported.end(), type) == reported.end()) {
       reported.push_back(type);
@@ -176,9 +191,12 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const std::string& 
                  fmt::format("use device: {} or leave it out", device_name));
     }
     if (!declared.has("intra_link")) continue;  // the schema reports it missing
-    groups.push_back(NodeGroup{type, static_cast<int>(group.integer("count").value_or(1)),
-                               static_cast<int>(declared.integer("devices").value_or(1)),
-                               read_link(declared.at("intra_link"))});
+    const std::string intra = declared.text("intra", "all_to_all");
+    groups.push_back(NodeGroup{type, count, static_cast<int>(declared.integer("devices").value_or(1)),
+                               read_link(declared.at("intra_link")),
+                               intra == "switch"      ? IntraNode::Switch
+                               : intra == "cube_mesh" ? IntraNode::CubeMesh
+                                                      : IntraNode::AllToAll});
   }
   return groups;
 }
@@ -248,12 +266,16 @@ int total_devices(const View& cluster, core::DiagnosticSink& sink) {
     const std::string type = group.text("type");
     const View declared = types.at(type);
     if (declared.node() == nullptr) {
-      std::vector<std::string> known;
+      if (const std::optional<CatalogNode> builtin = find_builtin_node(type)) {
+        devices += group.integer("count").value_or(1) * builtin->devices;
+        continue;
+      }
+      std::vector<std::string> known = builtin_node_names();
       if (types.node() != nullptr) {
         for (const auto& entry : types.node()->entries) known.push_back(entry.key);
       }
-      std::string hint = known.empty() ? "declare it under cluster.node_types"
-                                       : fmt::format("node types declared: {}", core::join_names(known));
+      std::string hint = fmt::format("known node types: {}; or declare it under cluster.node_types",
+                                     core::join_names(known));
       if (const auto closest = core::closest_name(type, known)) hint = fmt::format("did you mean '{}'?", *closest);
       sink.error(group.where("type"), group.path() + ".type", fmt::format("unknown node type '{}'", type), hint);
       complete = false;

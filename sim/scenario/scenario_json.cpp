@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario_json.hpp"
 
+#include "sim/scenario/node_catalog.hpp"
+
 namespace dtsim::scenario {
 namespace {
 
@@ -108,6 +110,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
       nodes.push_back({{"type", group.type},
                        {"count", group.count},
                        {"devices", group.devices},
+                       {"intra", std::string(to_string(group.intra))},
                        {"intra_link", link_json(group.intra_link)}});
     }
     cluster["nodes"] = nodes;

@@ -67,12 +67,21 @@ SchemaNode cluster() {
                                    integer("devices", 1, 1024, "devices per node").require(),
                                    text("device", "device profile name of those devices; mixed device types are "
                                                   "not supported yet, so it must be `cluster.device.name`"),
-                                   link("intra_link", "link between each pair of devices inside the node").require(),
+                                   choice_of("intra", "intra-node fabric", "how the devices of a node are joined",
+                                             {{"all_to_all", "a link between every pair of devices"},
+                                              {"switch", "each device linked to the node's switch (NVSwitch)"},
+                                              {"cube_mesh", "8 devices as DGX-1's NVLink hybrid cube-mesh (pairs of "
+                                                            "quads; connections of two links get twice the bandwidth)"}})
+                                       .fallback("all_to_all"),
+                                   link("intra_link", "each link inside the node (per NVLink connection for cube_mesh)")
+                                       .require(),
                                })),
           list_of("nodes", "how many nodes of each type",
                   map_of("[]", "one group of nodes",
                          {
-                             text("type", "a key of `cluster.node_types`").require(),
+                             text("type", "a key of `cluster.node_types`, or a built-in node: dgx1, dgx2, dgx_a100, "
+                                          "dgx_h100")
+                                 .require(),
                              integer("count", 1, kMaxWorkers, "number of such nodes").fallback("1"),
                          })),
           map_of("servers", "parameter-server nodes",

@@ -1,3 +1,4 @@
+#include "sim/scenario/node_catalog.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/graph_statistics.hpp"
 #include "topologies/custom.hpp"
@@ -62,6 +63,77 @@ TEST(HierarchicalBuilder, PerDeviceNicsKeepTrafficInsideANodeOnItsOwnLinks) {
     }
   }
   EXPECT_THROW(build_hierarchical(hierarchical(11, "ring", false)), std::invalid_argument);
+}
+
+scenario::Scenario one_node(const scenario::CatalogNode& node) {
+  scenario::Scenario s;
+  s.cluster.workers = node.devices;
+  s.cluster.nodes.push_back(scenario::NodeGroup{node.name, 1, node.devices, node.intra_link, node.intra});
+  s.topology.kind.value = "hierarchical";
+  s.topology.fabric = "ring";
+  s.topology.link = kLink;
+  return s;
+}
+
+// NVSwitch nodes: every device has one link to the node's switch, so any two devices are two hops apart and
+// a device's traffic to all the others shares its one link.
+TEST(HierarchicalBuilder, SwitchNodesLinkEachDeviceToOneSwitch) {
+  const scenario::CatalogNode dgx = *scenario::find_builtin_node("dgx_a100");
+  const auto graph = build_hierarchical(one_node(dgx));
+  const topology::RoutingTable routes(graph);
+  for (std::size_t a = 0; a < 8; ++a) {
+    for (std::size_t b = a + 1; b < 8; ++b) {
+      const auto& route = routes.route(graph.workers()[a], graph.workers()[b]);
+      ASSERT_EQ(route.size(), 2U);
+      EXPECT_EQ(graph.link(route[0].link).bandwidth.value(), 300e9);
+      EXPECT_EQ(graph.link(route[0].link).link_class, "intra_node");
+    }
+  }
+  // Eight links to the NVSwitch, which is also the node's way onto the fabric (a ring of one node: none).
+  EXPECT_EQ(topology::compute_statistics(graph).links, 8U);
+  // With a NIC per device, a device's NIC hangs off it: traffic between devices of one node still takes the
+  // switch, two hops, against four through the fabric.
+  scenario::Scenario two = one_node(dgx);
+  two.cluster.workers = 16;
+  two.cluster.nodes[0].count = 2;
+  two.topology.nic_per_device = true;
+  two.topology.fabric = "fat_tree";
+  two.topology.arity = 4;
+  const auto rails = build_hierarchical(two);
+  const topology::RoutingTable rail_routes(rails);
+  for (std::size_t b = 1; b < 8; ++b) {
+    const auto& route = rail_routes.route(rails.workers()[0], rails.workers()[b]);
+    ASSERT_EQ(route.size(), 2U);
+    EXPECT_EQ(rails.link(route[0].link).link_class, "intra_node");
+  }
+  const auto& across = rail_routes.route(rails.workers()[0], rails.workers()[8]);
+  EXPECT_EQ(rails.link(across[0].link).link_class, "nic");
+  EXPECT_EQ(rails.link(across[0].link).bandwidth.value(), kLink.bandwidth.value());
+  EXPECT_EQ(scenario::find_builtin_node("dgx2")->devices, 16);
+}
+
+// DGX-1: 6 NVLinks per V100 to four neighbours, two of them doubled; GPUs of different quads not paired
+// (0 and 5, say) are two hops apart.
+TEST(HierarchicalBuilder, CubeMeshNodesFollowTheDgx1Wiring) {
+  const scenario::CatalogNode dgx1 = *scenario::find_builtin_node("dgx1");
+  const auto graph = build_hierarchical(one_node(dgx1));
+  const topology::RoutingTable routes(graph);
+  for (std::size_t a = 0; a < 8; ++a) {
+    double nvlink = 0.0;
+    int neighbours = 0;
+    for (std::size_t b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      const auto& route = routes.route(graph.workers()[a], graph.workers()[b]);
+      if (route.size() == 1) {
+        nvlink += graph.link(route[0].link).bandwidth.value();
+        ++neighbours;
+      }
+    }
+    EXPECT_EQ(neighbours, 4) << "GPU " << a;
+    EXPECT_DOUBLE_EQ(nvlink, 6 * 25e9) << "GPU " << a;
+  }
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[5]).size(), 2U);
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[4]).size(), 1U);
 }
 
 TEST(RingBuilder, AUnidirectionalRingGoesRoundOneWay) {

@@ -1,0 +1,71 @@
+#include "sim/scenario/node_catalog.hpp"
+
+#include <algorithm>
+
+namespace dtsim::scenario {
+namespace {
+
+// NVLink's latency is on no data sheet: 1 us stands for a few hundred nanoseconds of link latency plus the
+// software cost of a transfer. Declare a node type of your own for measured figures.
+constexpr double kNvlinkLatency = 1e-6;
+
+CatalogNode node(std::string name, std::string device, IntraNode intra, double link_bytes_per_s, int nics,
+                 double nic_bits_per_s, std::string description) {
+  return CatalogNode{std::move(name),
+                     intra == IntraNode::Switch && device == "v100" ? 16 : 8,
+                     std::move(device),
+                     intra,
+                     {core::BytesPerSecond(link_bytes_per_s), core::Seconds(kNvlinkLatency)},
+                     nics,
+                     core::BytesPerSecond(nic_bits_per_s / 8.0),
+                     std::move(description)};
+}
+
+}  // namespace
+
+const std::vector<CatalogNode>& builtin_nodes() {
+  static const std::vector<CatalogNode> nodes{
+      // NVIDIA DGX-1 with Tesla V100 system architecture white paper: 8 V100 SXM2 in a hybrid cube-mesh of
+      // NVLink 2.0, each GPU with 6 links of 25 GB/s per direction to 4 neighbours (two of them by two links;
+      // the builder doubles those), 4 EDR InfiniBand adapters of 100 Gb/s.
+      node("dgx1", "v100", IntraNode::CubeMesh, 25e9, 4, 100e9,
+           "NVIDIA DGX-1 (V100): 8 GPUs, NVLink 2.0 hybrid cube-mesh, 4 x 100 Gb/s InfiniBand EDR"),
+      // NVIDIA DGX-2 data sheet: 16 V100 SXM3 32 GB, 12 NVSwitches, each GPU 6 NVLink 2.0 links of 25 GB/s
+      // per direction into the switches (2.4 TB/s bisection), 8 EDR InfiniBand adapters of 100 Gb/s.
+      node("dgx2", "v100", IntraNode::Switch, 150e9, 8, 100e9,
+           "NVIDIA DGX-2: 16 V100 GPUs, NVSwitch (150 GB/s per GPU per direction), 8 x 100 Gb/s InfiniBand EDR"),
+      // NVIDIA DGX A100 data sheet: 8 A100 80 GB, 6 NVSwitches, 600 GB/s of NVLink 3.0 per GPU (300 GB/s
+      // per direction), 8 single-port ConnectX-6 200 Gb/s HDR InfiniBand adapters for the compute fabric.
+      node("dgx_a100", "a100", IntraNode::Switch, 300e9, 8, 200e9,
+           "NVIDIA DGX A100: 8 A100 GPUs, NVSwitch (300 GB/s per GPU per direction), 8 x 200 Gb/s HDR InfiniBand"),
+      // NVIDIA DGX H100 data sheet: 8 H100 SXM5, 4 NVSwitches, 900 GB/s of NVLink 4.0 per GPU (450 GB/s per
+      // direction), 8 ConnectX-7 400 Gb/s adapters (in 4 OSFP ports) for the compute fabric.
+      node("dgx_h100", "h100", IntraNode::Switch, 450e9, 8, 400e9,
+           "NVIDIA DGX H100: 8 H100 GPUs, NVSwitch (450 GB/s per GPU per direction), 8 x 400 Gb/s InfiniBand NDR"),
+  };
+  return nodes;
+}
+
+std::optional<CatalogNode> find_builtin_node(const std::string& name) {
+  const auto& all = builtin_nodes();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const CatalogNode& n) { return n.name == name; });
+  if (it == all.end()) return std::nullopt;
+  return *it;
+}
+
+std::vector<std::string> builtin_node_names() {
+  std::vector<std::string> names;
+  for (const auto& n : builtin_nodes()) names.push_back(n.name);
+  return names;
+}
+
+std::string_view to_string(IntraNode intra) {
+  switch (intra) {
+    case IntraNode::AllToAll: return "all_to_all";
+    case IntraNode::Switch: return "switch";
+    case IntraNode::CubeMesh: return "cube_mesh";
+  }
+  return "all_to_all";
+}
+
+}  // namespace dtsim::scenario
