@@ -150,4 +150,10 @@ double DenseClassifier::training_flops_per_sample() const {
   return flops;
 }
 
+double DenseClassifier::training_bytes(std::size_t batch) const {
+  double values = static_cast<double>(layers_.front().in);
+  for (const Layer& layer : layers_) values += 3.0 * static_cast<double>(layer.out);
+  return 4.0 * values * static_cast<double>(batch) + 12.0 * static_cast<double>(parameter_count());
+}
+
 }  // namespace dtsim::models

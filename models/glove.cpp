@@ -100,6 +100,10 @@ Evaluation Glove::evaluate(const Parameters& parameters, const Dataset& data) co
 
 double Glove::training_flops_per_sample() const { return 6.0 * static_cast<double>(dimensions_) + 8.0; }
 
+double Glove::training_bytes(std::size_t batch) const {
+  return 4.0 * (3.0 + 4.0 * static_cast<double>(1 + dimensions_)) * static_cast<double>(batch);
+}
+
 std::optional<SparseLayout> Glove::sparse_layout() const { return SparseLayout{0, 1 + dimensions_, 2 * words_}; }
 
 void Glove::touched_rows(const Dataset& data, std::span<const std::size_t> rows, std::vector<std::size_t>& out) const {

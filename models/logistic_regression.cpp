@@ -78,4 +78,8 @@ Evaluation LogisticRegression::evaluate(const Parameters& parameters, const Data
 
 double LogisticRegression::training_flops_per_sample() const { return 4.0 * static_cast<double>(features_) + 7.0; }
 
+double LogisticRegression::training_bytes(std::size_t batch) const {
+  return 4.0 * static_cast<double>(features_ + 1) * static_cast<double>(batch) + 12.0 * static_cast<double>(features_ + 1);
+}
+
 }  // namespace dtsim::models

@@ -97,6 +97,10 @@ Evaluation MatrixFactorization::evaluate(const Parameters& parameters, const Dat
 
 double MatrixFactorization::training_flops_per_sample() const { return 6.0 * static_cast<double>(dimensions_) + 7.0; }
 
+double MatrixFactorization::training_bytes(std::size_t batch) const {
+  return 4.0 * (3.0 + 4.0 * static_cast<double>(1 + dimensions_)) * static_cast<double>(batch);
+}
+
 std::optional<SparseLayout> MatrixFactorization::sparse_layout() const {
   return SparseLayout{1, 1 + dimensions_, users_ + items_};
 }

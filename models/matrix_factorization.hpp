@@ -26,6 +26,9 @@ class MatrixFactorization final : public TrainableModel {
   /// Forward: 2d (dot product) + 3 (biases) + 1 (error); backward: 2d (e q, e p) + 2d + 3 (accumulating the
   /// two rows and the three biases). In total 6d + 7.
   [[nodiscard]] double training_flops_per_sample() const override;
+  /// Per sample, its two indices and rating read, its two rows read and their gradient rows written (4
+  /// bytes each).
+  [[nodiscard]] double training_bytes(std::size_t batch) const override;
   [[nodiscard]] std::optional<SparseLayout> sparse_layout() const override;
   void touched_rows(const Dataset& data, std::span<const std::size_t> rows, std::vector<std::size_t>& out) const override;
 

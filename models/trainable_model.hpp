@@ -39,6 +39,9 @@ class TrainableModel {
   [[nodiscard]] virtual Evaluation evaluate(const Parameters& parameters, const Dataset& data) const = 0;
   /// Floating-point operations of one sample's forward and backward pass.
   [[nodiscard]] virtual double training_flops_per_sample() const = 0;
+  /// Bytes moved to and from memory by a forward and backward pass over `batch` samples (the roofline's
+  /// other side: a device takes at least this over its memory bandwidth).
+  [[nodiscard]] virtual double training_bytes(std::size_t batch) const = 0;
   /// The sparse layout of models with sparse gradients; none for dense models.
   [[nodiscard]] virtual std::optional<SparseLayout> sparse_layout() const { return std::nullopt; }
   /// Sparse models: the rows whose gradient `rows` of `data` can make non-zero, ascending, into `out`.

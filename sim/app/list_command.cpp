@@ -29,9 +29,9 @@ std::string device_section() {
   for (const auto& device : scenario::builtin_devices()) {
     const auto& p = device.profile;
     const std::string half = p.half_flops ? fmt::format("{:>6.4g}", p.half_flops->value() / 1e12) : "     -";
-    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {:>3.0f} W max; {}\n", p.name,
-                       p.peak_flops.value() / 1e12, half, p.memory_bandwidth->value() / 1e9, p.busy_power->value(),
-                       device.description);
+    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {:>3.0f} W max, {:>3.0f}% sustained; {}\n",
+                       p.name, p.peak_flops.value() / 1e12, half, p.memory_bandwidth->value() / 1e9, p.busy_power->value(),
+                       100 * p.efficiency, device.description);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "sim/runtime/training_context.hpp"
 
+#include "sim/compute/device_cost_model.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
@@ -28,7 +30,8 @@ double compute_gradient(const TrainingContext& context, metrics::HostActivity& a
                         models::Parameters& gradient) {
   const models::TrainableModel& model = *context.setup->model;
   const double loss = model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient);
-  charge_compute(activity, model.training_flops_per_sample() * static_cast<double>(rows.size()));
+  charge_compute(activity, compute::roofline_flops(model.training_flops_per_sample() * static_cast<double>(rows.size()),
+                                                   model.training_bytes(rows.size()), context.scenario->cluster.device));
   return loss;
 }
 

@@ -23,7 +23,8 @@ struct TrainingContext {
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's
-/// host (FLOPs of the batch's forward and backward pass). Returns the batch loss.
+/// host: the roofline of the batch's forward and backward FLOPs and its memory traffic. Returns the batch
+/// loss.
 double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient);

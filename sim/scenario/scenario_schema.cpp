@@ -40,7 +40,9 @@ std::vector<SchemaNode> device_fields() {
                 {{"fp32", "single precision: peak_flops"},
                  {"mixed", "half-precision math with FP32 accumulation: half_flops"}})
           .fallback("fp32"),
-      number("efficiency", 0.0, 1.0, "sustained fraction of peak").exclusive_min().fallback("1.0"),
+      number("efficiency", 0.0, 1.0,
+             "sustained fraction of peak: a built-in device's own (`dtsim list devices`), else 1 unless given")
+          .exclusive_min(),
       quantity("memory_bandwidth", Unit::Bandwidth, "memory bandwidth").exclusive_min().for_example("\"900GB/s\""),
       quantity("memory", Unit::Size, "memory size").exclusive_min().for_example("\"32GiB\""),
       quantity("idle_power", Unit::Power, "power drawn while idle").for_example("\"50W\""),

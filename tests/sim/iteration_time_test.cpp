@@ -15,11 +15,14 @@
 namespace dtsim {
 namespace {
 
-std::string scenario_text(const std::string& topology, const std::string& architecture, const std::string& extra = "") {
+constexpr const char* kDevice = R"({peak_flops: "2GFLOPS", efficiency: 0.25})";
+
+std::string scenario_text(const std::string& topology, const std::string& architecture, const std::string& extra,
+                          const std::string& device) {
   return R"(name: timing
 cluster:
   workers: 4
-  device: {peak_flops: "2GFLOPS", efficiency: 0.25}
+  device: )" + device + R"(
 topology:
   kind: )" + topology + R"(
   link: {bandwidth: "1Gbps", latency: "20us"}
@@ -39,8 +42,9 @@ struct SimulatedRun {
   metrics::RunRecord record;
 };
 
-SimulatedRun simulate(const std::string& topology, const std::string& architecture, const std::string& extra = "") {
-  auto scenario = scenario::read_scenario_text(scenario_text(topology, architecture, extra), "timing.yaml");
+SimulatedRun simulate(const std::string& topology, const std::string& architecture, const std::string& extra = "",
+                      const std::string& device = kDevice) {
+  auto scenario = scenario::read_scenario_text(scenario_text(topology, architecture, extra, device), "timing.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   auto record = runtime::run_training(scenario, setup);
@@ -99,6 +103,19 @@ TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
   const double expected = (compute + allreduce) * static_cast<double>(run.setup.total_iterations);
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
   for (const auto& host : run.record.hosts) EXPECT_NEAR(host.wait_s, 0.0, 1e-12) << host.name;
+}
+
+// A device with little memory bandwidth: the batch takes its bytes over that bandwidth (the roofline), the
+// SGD step its FLOPs at the sustained rate.
+TEST(TrainingTime, AMemoryBoundBatchTakesItsBytesOverTheBandwidth) {
+  const SimulatedRun run =
+      simulate("ring", "allreduce", "", R"({peak_flops: "2GFLOPS", efficiency: 0.25, memory_bandwidth: "10MB/s"})");
+  const models::TrainableModel& model = *run.setup.model;
+  const double bytes = model.training_bytes(16);  // 16 samples of 255 features and a label, 12 x 256 of weights
+  EXPECT_DOUBLE_EQ(bytes, 4.0 * 256 * 16 + 12.0 * 256);
+  ASSERT_GT(bytes / 10e6, model.training_flops_per_sample() * 16 / 0.5e9);
+  const double per_iteration = bytes / 10e6 + models::Sgd::flops(256) / 0.5e9;
+  EXPECT_NEAR(run.record.hosts[1].compute_s, per_iteration * static_cast<double>(run.setup.total_iterations), 1e-9);
 }
 
 // One worker 4 times slower: under BSP every iteration waits for it, so an iteration is its compute (and

@@ -80,6 +80,9 @@ TEST(DenseClassifier, FlopsPerSampleFollowTheFormula) {
   const double layer1 = 2.0 * (2 * 64 * 32 + 32) + 32;
   const double layer2 = 2.0 * (2 * 32 * 10 + 10) + 2 * 32 * 10 + 32;
   EXPECT_DOUBLE_EQ(DenseClassifier(64, {32}, Activation::Relu, 10, 0).training_flops_per_sample(), layer1 + layer2 + 50.0);
+  // Bytes: per sample the 64 inputs, 3 x (32 + 10) activations; per batch 12 bytes per parameter.
+  const DenseClassifier mlp(64, {32}, Activation::Relu, 10, 0);
+  EXPECT_DOUBLE_EQ(mlp.training_bytes(8), 4.0 * (64 + 3 * 42) * 8 + 12.0 * (64 * 32 + 32 + 32 * 10 + 10));
 }
 
 TEST(DenseClassifier, WrongShapesAreRejected) {

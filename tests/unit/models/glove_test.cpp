@@ -53,6 +53,7 @@ TEST(Glove, OnlyTheBatchWordsRowsGetAGradient) {
     EXPECT_TRUE(std::binary_search(touched.begin(), touched.end(), context));
   }
   EXPECT_DOUBLE_EQ(model.training_flops_per_sample(), 6.0 * 4 + 8.0);
+  EXPECT_DOUBLE_EQ(model.training_bytes(10), 4.0 * (3 + 4 * 5) * 10);  // ids, count, two rows and their gradients
   EXPECT_THROW(Glove(0, 4, 100.0, 0.75, 0), std::invalid_argument);
 }
 

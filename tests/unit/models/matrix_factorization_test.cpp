@@ -95,6 +95,7 @@ TEST(MatrixFactorization, SgdOnTheRatingsLowersTheValidationLoss) {
 
 TEST(MatrixFactorization, FlopsPerSampleFollowTheFormulaAndBadShapesAreRejected) {
   EXPECT_DOUBLE_EQ(MatrixFactorization(5, 5, 16, 0).training_flops_per_sample(), 6.0 * 16 + 7.0);
+  EXPECT_DOUBLE_EQ(MatrixFactorization(5, 5, 16, 0).training_bytes(2), 4.0 * (3 + 4 * 17) * 2);
   const SplitDataset data = small_ratings();
   const MatrixFactorization small(5, 9, 3, 0);  // fewer users than the data has
   EXPECT_THROW(static_cast<void>(small.evaluate(small.initial_parameters(), data.train)), std::out_of_range);
