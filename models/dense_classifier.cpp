@@ -121,7 +121,23 @@ double DenseClassifier::run(const Parameters& parameters, const Dataset& data, s
 
 double DenseClassifier::loss_and_gradient(const Parameters& parameters, const Dataset& data,
                                           std::span<const std::size_t> rows, Parameters& gradient) const {
-  return run(parameters, data, rows, false, &gradient, nullptr);
+  if (!accelerator_) return run(parameters, data, rows, false, &gradient, nullptr);
+  check_shape(parameters, data);
+  gradient.resize(static_cast<Eigen::Index>(parameter_count_));
+  const std::vector<Eigen::Index> index(rows.begin(), rows.end());
+  const Matrix inputs = data.features(index, Eigen::all);
+  std::vector<int> labels;
+  labels.reserve(rows.size());
+  for (const std::size_t row : rows) labels.push_back(static_cast<int>(data.labels[static_cast<Eigen::Index>(row)]));
+  return accelerator_->loss_and_gradient(std::span<const float>(parameters.data(), parameter_count_),
+                                         std::span<const float>(inputs.data(), static_cast<std::size_t>(inputs.size())),
+                                         labels, rows.size(), std::span<float>(gradient.data(), parameter_count_));
+}
+
+std::vector<std::size_t> DenseClassifier::widths() const {
+  std::vector<std::size_t> out{layers_.front().in};
+  for (const Layer& layer : layers_) out.push_back(layer.out);
+  return out;
 }
 
 double DenseClassifier::loss(const Parameters& parameters, const Dataset& data, std::span<const std::size_t> rows) const {

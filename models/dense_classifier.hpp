@@ -1,9 +1,11 @@
 #pragma once
 // Softmax regression and the multi-layer perceptron: dense layers, then softmax cross-entropy.
 
+#include "models/dense_accelerator.hpp"
 #include "models/trainable_model.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace dtsim::models {
@@ -38,6 +40,12 @@ class DenseClassifier final : public TrainableModel {
   /// batch, the weights read twice and their gradient written (4 bytes each).
   [[nodiscard]] double training_bytes(std::size_t batch) const override;
 
+  /// Computes loss_and_gradient() with `accelerator` (a GPU) from now on; evaluations stay on the CPU.
+  void set_accelerator(std::unique_ptr<DenseAccelerator> accelerator) { accelerator_ = std::move(accelerator); }
+  /// The layer widths: features, hidden..., classes.
+  [[nodiscard]] std::vector<std::size_t> widths() const;
+  [[nodiscard]] bool tanh() const { return activation_ == Activation::Tanh; }
+
  private:
   struct Layer {
     std::size_t in = 0;
@@ -55,6 +63,8 @@ class DenseClassifier final : public TrainableModel {
   std::size_t classes_;
   std::size_t parameter_count_ = 0;
   std::uint64_t seed_;
+  // Shared by the actors of one run, which take turns (SimGrid runs one at a time).
+  std::unique_ptr<DenseAccelerator> accelerator_;
 };
 
 }  // namespace dtsim::models

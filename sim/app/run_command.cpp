@@ -50,6 +50,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
              const Registries& registries) {
   if (options.seed) scenario.seed = *options.seed;
   const runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
+  if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
 
   const auto started = std::chrono::steady_clock::now();
   const metrics::RunRecord record = runtime::run_training(scenario, setup, progress_line(!options.quiet));

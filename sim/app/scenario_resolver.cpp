@@ -1,5 +1,6 @@
 #include "sim/app/scenario_resolver.hpp"
 
+#include "sim/app/compute_backend.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "models/model_profile.hpp"
 
@@ -81,6 +82,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   // a registry out of step with the schema: an internal error, caught by the registries' test.
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
+  check_backend(s, sink);
   if (s.model.is_profile()) {
     check_profile_run(s, *strategy, sink);
     sink.throw_if_any();
@@ -206,6 +208,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
         .total_iterations = *s.training.iterations,
         .evaluate_every = *s.training.iterations,
+        .backend_notice = "",
     };
   }
   const DataShape data = data_shape(s);
@@ -214,9 +217,11 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
   models::SplitDataset data_set = make_data(s);
   partition(s, schedule, data_set);
+  std::unique_ptr<models::TrainableModel> model = registries.models.find(s.model.kind.value).factory(model_shape(s, data));
+  std::string backend_notice = apply_backend(s, *model);
   return runtime::TrainingSetup{
       .graph = registries.topologies.find(s.topology.kind.value).factory(s),
-      .model = registries.models.find(s.model.kind.value).factory(model_shape(s, data)),
+      .model = std::move(model),
       .profile = std::nullopt,
       .sync = make_strategy(s, registries),
       .allreduce = scenario::has_allreduce(s.training.architecture)
@@ -226,6 +231,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .schedule = schedule,
       .total_iterations = total_iterations(s.training, iterations_per_epoch),
       .evaluate_every = s.training.evaluate_every > 0 ? s.training.evaluate_every : iterations_per_epoch,
+      .backend_notice = std::move(backend_notice),
   };
 }
 

@@ -29,6 +29,8 @@ struct TrainingSetup {
   models::BatchSchedule schedule;
   std::int64_t total_iterations = 0;
   std::int64_t evaluate_every = 0;
+  /// A line for the user when `training.backend: auto` computes on the CPU although the model could use CUDA.
+  std::string backend_notice;
   /// Record every on-arrival update's measured learning-rate factor (RunRecord::applied); for tests.
   bool record_updates = false;
   /// Timing-only runs of equal workers simulate identical ring rounds as one transfer; tests turn it off to

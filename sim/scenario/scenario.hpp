@@ -158,10 +158,11 @@ inline bool has_servers(Architecture a) { return a != Architecture::Allreduce; }
 /// Whether workers allreduce (all or the dense part of) their gradients.
 inline bool has_allreduce(Architecture a) { return a != Architecture::ParameterServer; }
 
-enum class Backend { Auto, Cpu };
+enum class Backend { Auto, Cpu, Cuda };
 
 struct TrainingSpec {
   Backend backend = Backend::Auto;
+  core::SourcePosition backend_at;
   int batch_per_worker = 0;
   core::SourcePosition batch_at;
   OptimizerSpec optimizer;

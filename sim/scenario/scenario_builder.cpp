@@ -410,7 +410,9 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 
 
 void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
-  out.backend = training.text("backend") == "cpu" ? Backend::Cpu : Backend::Auto;
+  const std::string backend = training.text("backend", "auto");
+  out.backend = backend == "cpu" ? Backend::Cpu : backend == "cuda" ? Backend::Cuda : Backend::Auto;
+  out.backend_at = training.where("backend");
   const View batch = training.at("batch");
   out.batch_at = batch.where();
   if (batch.has("per_worker") == batch.has("global")) {
@@ -591,6 +593,8 @@ std::string_view to_string(Architecture architecture) {
   return "allreduce";
 }
 
-std::string_view to_string(Backend backend) { return backend == Backend::Cpu ? "cpu" : "auto"; }
+std::string_view to_string(Backend backend) {
+  return backend == Backend::Cpu ? "cpu" : backend == Backend::Cuda ? "cuda" : "auto";
+}
 
 }  // namespace dtsim::scenario

@@ -341,7 +341,7 @@ SchemaNode training() {
           choice_of("backend", "compute backend", "where the real math runs",
                     {{"auto", "CUDA when a device is present, otherwise CPU"},
                      {"cpu", "Eigen on the CPU"},
-                     {"cuda", "CUDA kernels and cuBLAS", true}})
+                     {"cuda", "CUDA kernels and cuBLAS (softmax_regression, mlp); an error without a device"}})
               .fallback("auto"),
           map_of("batch", "samples per iteration; give exactly one of the two",
                  {

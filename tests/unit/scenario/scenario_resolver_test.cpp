@@ -1,3 +1,4 @@
+#include "sim/app/compute_backend.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
@@ -99,6 +100,34 @@ TEST(ScenarioResolver, SspRunsOnAnAllreduce) {
   const auto scenario = scenario::read_scenario_text(
       testing::replace_once(kBase, "  stop:", "  sync: {strategy: ssp, staleness: 2}\n  stop:"), "s.yaml");
   EXPECT_NO_THROW(check_scenario(scenario, make_builtin_registries()));
+}
+
+}  // namespace
+}  // namespace dtsim::app
+
+namespace dtsim::app {
+namespace {
+
+// backend: cuda is refused where it cannot run, naming why; auto computes on the CPU with a notice when
+// the model could have used CUDA.
+TEST(ScenarioResolver, CudaBackendRunsOnlyWhereItCan) {
+  const std::string mlp = testing::replace_once(
+      testing::replace_once(kBase, "model: {kind: logistic_regression}", "model: {kind: mlp, layers: [8]}"),
+      "  batch:", "  backend: cuda\n  batch:");
+  const std::string logistic = testing::replace_once(kBase, "  batch:", "  backend: cuda\n  batch:");
+  if (!built_with_cuda()) {
+    EXPECT_NE(error_of(mlp).find("built without the CUDA backend"), std::string::npos) << error_of(mlp);
+  } else if (cuda_devices() == 0) {
+    EXPECT_NE(error_of(mlp).find("no CUDA device is visible"), std::string::npos) << error_of(mlp);
+  } else {
+    EXPECT_EQ(error_of(mlp), "no error");
+    EXPECT_NE(error_of(logistic).find("computes softmax_regression and mlp"), std::string::npos);
+  }
+  const Registries registries = make_builtin_registries();
+  const std::string auto_mlp = testing::replace_once(kBase, "model: {kind: logistic_regression}", "model: {kind: mlp, layers: [8]}");
+  const auto setup = resolve_scenario(scenario::read_scenario_text(auto_mlp, "s.yaml"), registries);
+  EXPECT_EQ(setup.backend_notice.empty(), built_with_cuda() && cuda_devices() > 0) << setup.backend_notice;
+  EXPECT_EQ(resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries).backend_notice, "");
 }
 
 }  // namespace
