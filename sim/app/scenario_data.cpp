@@ -5,6 +5,7 @@
 #include "models/labelled_csv.hpp"
 #include "models/low_rank_ratings.hpp"
 #include "models/partitioning.hpp"
+#include "models/sparse_clicks.hpp"
 #include "models/synthetic_classification.hpp"
 #include "models/text_corpus.hpp"
 #include "models/zipf_text.hpp"
@@ -109,6 +110,13 @@ models::SplitDataset make_data(const scenario::Scenario& s) {
   }
   if (is_real(kind)) {
     return models::split_and_standardize(read_table(s), s.data.validation_fraction, s.seed, kind);
+  }
+  if (kind == "sparse_clicks") {
+    return models::make_sparse_clicks({.samples = static_cast<std::size_t>(s.data.samples),
+                                       .features = static_cast<std::size_t>(s.data.features),
+                                       .active = static_cast<std::size_t>(s.data.active),
+                                       .validation_fraction = s.data.validation_fraction},
+                                      s.seed);
   }
   if (kind == "gaussian_blobs") {
     return models::make_gaussian_blobs({.samples = static_cast<std::size_t>(s.data.samples),

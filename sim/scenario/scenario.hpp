@@ -128,6 +128,7 @@ struct DataSpec {
   core::SourcePosition validation_fraction_at;
   double label_noise = 0.0;  ///< standard deviation of the noise added to the true logit
   int classes = 3;           ///< gaussian_blobs
+  int active = 8;            ///< sparse_clicks: features set per sample
   int users = 0;             ///< low_rank_ratings
   int items = 0;             ///< low_rank_ratings
   int rank = 4;              ///< low_rank_ratings

@@ -535,6 +535,12 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.validation_fraction_at = data.where("validation_fraction");
   s.data.label_noise = data.number("label_noise").value_or(0.0);
   s.data.classes = static_cast<int>(data.integer("classes").value_or(3));
+  s.data.active = static_cast<int>(data.integer("active").value_or(8));
+  if (s.data.kind.value == "sparse_clicks" && s.data.active > s.data.features && s.data.features > 0) {
+    sink.error(data.where("active"), "data.active",
+               fmt::format("{} active features per sample out of {} features", s.data.active, s.data.features),
+               fmt::format("use at most {}", s.data.features));
+  }
   s.data.users = static_cast<int>(data.integer("users").value_or(0));
   s.data.items = static_cast<int>(data.integer("items").value_or(0));
   s.data.rank = static_cast<int>(data.integer("rank").value_or(4));

@@ -38,6 +38,7 @@ nlohmann::ordered_json data_json(const DataSpec& d) {
   if (d.partitioning == "dirichlet") out["partitioning"]["alpha"] = d.alpha;
   if (d.kind.value == "synthetic_classification") out["label_noise"] = d.label_noise;
   if (d.kind.value == "gaussian_blobs") out["classes"] = d.classes;
+  if (d.kind.value == "sparse_clicks") out["active"] = d.active;
   return out;
 }
 

@@ -225,7 +225,7 @@ SchemaNode data() {
                     {
                         {"synthetic_classification", "seeded linearly separable classes with label noise"},
                         {"gaussian_blobs", "seeded Gaussian clusters, one per class"},
-                        {"sparse_clicks", "seeded sparse high-dimensional click features", true},
+                        {"sparse_clicks", "seeded click-through data: binary features, `active` of them per sample"},
                         {"zipf_text", "seeded Zipf-distributed text with topics, as word co-occurrences"},
                         {"low_rank_ratings", "seeded low-rank ratings matrix"},
                         {"csv", "a CSV file named by `path`: features, then the class index"},
@@ -248,6 +248,9 @@ SchemaNode data() {
               .fallback("0.1")
               .when("kind", {"low_rank_ratings"}),
           integer("classes", 2, 1000, "number of classes").fallback("3").when("kind", {"gaussian_blobs"}),
+          integer("active", 1, 1'000'000, "features set to 1 in each sample (at most features)")
+              .fallback("8")
+              .when("kind", {"sparse_clicks"}),
           number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
               .fallback("0")
               .when("kind", {"synthetic_classification"}),
