@@ -25,7 +25,9 @@ const std::vector<std::string> kScenarios{"quickstart.yaml",
                                           "compare/straggler-staleness-aware.yaml",
                                           "compare/straggler-local-sgd.yaml",
                                           "compare/straggler-gossip.yaml",
-                                          "compare/allreduce-straggler-ssp.yaml"};
+                                          "compare/allreduce-straggler-ssp.yaml",
+                                          "models/glove-zipf-async.yaml",
+                                          "models/clicks-logistic.yaml"};
 
 std::string short_name(std::size_t index) {
   std::string name = std::filesystem::path(kScenarios.at(index)).stem().string();
@@ -72,6 +74,21 @@ TEST(SweepDeterminism, EveryPointAndTheSweepTableAreTheSameBytesTwice) {
   // The learning rate reached each point's run.
   EXPECT_NE(read_file(root / "first" / "learning_rate=0.02" / "metrics.csv"),
             read_file(root / "first" / "learning_rate=4.0" / "metrics.csv"));
+}
+
+// Timing-only runs have no data, so no seed to change them: the same bytes every time, point by point.
+TEST(ProfileDeterminism, TimingOnlyPointsAreTheSameBytesTwice) {
+  const auto root = fresh_output_folder("determinism-profile");
+  run_into(root / "first", "profiles/gpt2-large-dgx-h100.yaml");
+  run_into(root / "second", "profiles/gpt2-large-dgx-h100.yaml");
+  EXPECT_EQ(read_file(root / "first" / "sweep.csv"), read_file(root / "second" / "sweep.csv"));
+  for (const char* point : {"algorithm=ring", "algorithm=hierarchical"}) {
+    for (const char* file : {"summary.json", "metrics.csv", "links.csv"}) {
+      const std::string first = read_file(root / "first" / point / file);
+      ASSERT_FALSE(first.empty()) << point << "/" << file;
+      EXPECT_EQ(first, read_file(root / "second" / point / file)) << point << "/" << file;
+    }
+  }
 }
 
 TEST(SweepRun, OnePointRunsAloneIntoTheGivenFolder) {
