@@ -31,7 +31,7 @@ void AllreduceWorker::operator()() {
   }
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    compute_gradient(context_, activity, parameters, batches.next(), gradient);
+    compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
     if (setup.sync->gossip()) {
       optimizer->apply(parameters, gradient);
       charge_compute(activity, optimizer->flops(count));

@@ -105,7 +105,7 @@ void HybridWorker::operator()() {
   if (rank_ == 0) observe(0);
 
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    compute_gradient(context_, activity, parameters, rows, gradient);
+    compute_gradient(context_, activity, rank_, parameters, rows, gradient);
     ++context_.record->staleness[0];
 
     // Dense part: averaged over all workers, as gradient averaging does.

@@ -59,7 +59,7 @@ void ParameterServerWorker::operator()() {
 
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    compute_gradient(context_, activity, parameters, batches.next(), gradient);
+    compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
     if (!strategy.accumulates_locally()) {
       const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(gradient));
       parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));

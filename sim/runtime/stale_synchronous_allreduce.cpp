@@ -91,7 +91,7 @@ void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
       version = shared->averaged;
     }
     ++context.record->staleness[clock - 1 - version];
-    compute_gradient(context, activity, parameters, batches.next(), gradient);
+    compute_gradient(context, activity, rank, parameters, batches.next(), gradient);
     const std::unique_lock lock(*shared->mutex);
     shared->gradients.push_back(gradient);
     shared->changed->notify_all();

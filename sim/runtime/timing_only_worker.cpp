@@ -35,7 +35,7 @@ void TimingOnlyWorker::operator()() {
                                                     profile.training_bytes(batch, device.precision == "mixed"), device);
   const int local_steps = setup.sync->local_steps();
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    charge_compute(activity, step_flops);
+    charge_compute(activity, step_flops * step_factor(context_, rank_));
     if (local_steps == 0) {
       if (rank_ == 0) ++context_.record->updates_applied;
       ++context_.record->staleness[0];

@@ -25,13 +25,19 @@ void charge_compute(metrics::HostActivity& activity, double flops) {
   activity.compute_s += simgrid::s4u::Engine::get_clock() - started;
 }
 
-double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity,
+double step_factor(const TrainingContext& context, int rank) {
+  if (context.step_slowdowns == nullptr) return 1.0;
+  return (*context.step_slowdowns).at(static_cast<std::size_t>(rank)).next();
+}
+
+double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity, int rank,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient) {
   const models::TrainableModel& model = *context.setup->model;
   const double loss = model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient);
-  charge_compute(activity, compute::roofline_flops(model.training_flops_per_sample() * static_cast<double>(rows.size()),
-                                                   model.training_bytes(rows.size()), context.scenario->cluster.device));
+  const double flops = compute::roofline_flops(model.training_flops_per_sample() * static_cast<double>(rows.size()),
+                                               model.training_bytes(rows.size()), context.scenario->cluster.device);
+  charge_compute(activity, flops * step_factor(context, rank));
   return loss;
 }
 

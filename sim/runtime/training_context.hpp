@@ -4,6 +4,7 @@
 #include "models/optimizer.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
+#include "sim/runtime/step_slowdown.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/link_traffic.hpp"
@@ -20,14 +21,19 @@ struct TrainingContext {
   /// Timing-only runs whose workers enter each allreduce together: the ring phases that may be simulated as
   /// one transfer (see PhaseShortcut); null otherwise.
   const PhaseShortcut* shortcut = nullptr;
+  /// Per worker rank, the random straggler factors of its gradient steps; null without random stragglers.
+  std::vector<StepSlowdown>* step_slowdowns = nullptr;
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's
-/// host: the roofline of the batch's forward and backward FLOPs and its memory traffic. Returns the batch
-/// loss.
-double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity,
+/// host: the roofline of the batch's forward and backward FLOPs and its memory traffic, times worker
+/// `rank`'s random straggler factor for the step. Returns the batch loss.
+double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity, int rank,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient);
+
+/// Worker `rank`'s random straggler factor for its next gradient step (1 without random stragglers).
+double step_factor(const TrainingContext& context, int rank);
 
 /// The scenario's optimizer, with state for `size` parameters.
 std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context, std::size_t size);

@@ -35,8 +35,15 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                          [](double factor) { return factor == 1.0; });
   const PhaseShortcut shortcut(setup.graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
                                scenario.topology.network_model == scenario::NetworkModel::Tcp);
-  const bool shorten = setup.profile && equal_workers && setup.phase_shortcut;
-  const TrainingContext context{&scenario, &setup, &record, progress, &traffic, shorten ? &shortcut : nullptr};
+  const bool shorten =
+      setup.profile && equal_workers && scenario.cluster.random_slowdowns.empty() && setup.phase_shortcut;
+  std::vector<StepSlowdown> step_slowdowns;
+  for (std::size_t rank = 0; rank < workers.size(); ++rank) {
+    step_slowdowns.emplace_back(scenario.cluster.random_slowdowns, scenario.seed, static_cast<int>(rank));
+  }
+  const bool random = !scenario.cluster.random_slowdowns.empty();
+  const TrainingContext context{&scenario,       &setup, &record, progress, &traffic, shorten ? &shortcut : nullptr,
+                                random ? &step_slowdowns : nullptr};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;

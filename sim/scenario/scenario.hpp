@@ -58,6 +58,16 @@ struct NodeGroup {
   IntraNode intra = IntraNode::AllToAll;
 };
 
+/// A straggler rule with a random factor on every gradient step (`stragglers[].distribution`).
+struct RandomSlowdown {
+  std::vector<int> workers;  ///< empty: every worker
+  std::string distribution;  ///< lognormal, exponential or bernoulli
+  double sigma = 0.0;        ///< lognormal
+  double mean = 0.0;         ///< exponential: the mean extra factor
+  double probability = 0.0;  ///< bernoulli
+  double factor = 1.0;       ///< bernoulli: a slow step's factor
+};
+
 struct ClusterSpec {
   int workers = 0;
   DeviceProfile device;
@@ -65,6 +75,8 @@ struct ClusterSpec {
   /// Per worker rank: the factor `stragglers[].slowdown` puts on its compute time (1 for none; rules that
   /// name the same worker multiply).
   std::vector<double> slowdown;
+  /// Rules drawing a factor per gradient step, in declaration order.
+  std::vector<RandomSlowdown> random_slowdowns;
 };
 
 enum class NetworkModel {

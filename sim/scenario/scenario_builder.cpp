@@ -358,6 +358,26 @@ void check_custom_topology(const View& topology, core::DiagnosticSink& sink) {
 }
 
 /// Per worker: the product of the fixed slowdowns of the straggler rules that name it (or name no one).
+std::vector<RandomSlowdown> read_random_slowdowns(const View& root) {
+  std::vector<RandomSlowdown> out;
+  const ConfigNode* rules = root.at("stragglers").node();
+  for (std::size_t i = 0; rules != nullptr && i < rules->items.size(); ++i) {
+    const View rule(&rules->items[i], "");
+    if (!rule.has("distribution")) continue;
+    RandomSlowdown random{.workers = {},
+                          .distribution = rule.text("distribution"),
+                          .sigma = rule.number("sigma").value_or(0.0),
+                          .mean = rule.number("mean").value_or(0.0),
+                          .probability = rule.number("probability").value_or(0.0),
+                          .factor = rule.number("factor").value_or(1.0)};
+    if (const ConfigNode* ranks = rule.at("workers").node()) {
+      for (const auto& item : ranks->items) random.workers.push_back(static_cast<int>(parse_integer(item.scalar).value_or(-1)));
+    }
+    out.push_back(std::move(random));
+  }
+  return out;
+}
+
 std::vector<double> read_slowdowns(const View& root, int workers) {
   std::vector<double> slowdown(static_cast<std::size_t>(std::max(workers, 0)), 1.0);
   const ConfigNode* rules = root.at("stragglers").node();
@@ -582,6 +602,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
   check_stragglers_and_failures(root, s.cluster.workers, sink);
   s.cluster.slowdown = read_slowdowns(root, s.cluster.workers);
+  s.cluster.random_slowdowns = read_random_slowdowns(root);
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
   s.target_loss = root.at("outputs").number("target_loss");
   s.target_loss_at = root.at("outputs").where("target_loss");

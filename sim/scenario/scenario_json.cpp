@@ -141,6 +141,19 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
     if (s.cluster.slowdown[rank] != 1.0) stragglers.push_back({{"worker", rank}, {"slowdown", s.cluster.slowdown[rank]}});
   }
   if (!stragglers.empty()) out["stragglers"] = stragglers;
+  nlohmann::ordered_json random = nlohmann::ordered_json::array();
+  for (const RandomSlowdown& rule : s.cluster.random_slowdowns) {
+    nlohmann::ordered_json entry = {{"distribution", rule.distribution}};
+    if (!rule.workers.empty()) entry["workers"] = rule.workers;
+    if (rule.distribution == "lognormal") entry["sigma"] = rule.sigma;
+    if (rule.distribution == "exponential") entry["mean"] = rule.mean;
+    if (rule.distribution == "bernoulli") {
+      entry["probability"] = rule.probability;
+      entry["factor"] = rule.factor;
+    }
+    random.push_back(entry);
+  }
+  if (!random.empty()) out["random_stragglers"] = random;
   return out;
 }
 

@@ -411,15 +411,21 @@ SchemaNode stragglers() {
                                 integer("[]", 0, kMaxWorkers, "a worker rank")),
                         number("slowdown", 1.0, 1e6, "fixed factor on every compute step (the worker's device runs "
                                                      "that many times slower)"),
-                        choice_of("distribution", "slowdown distribution", "random per-step slowdown",
-                                  {{"lognormal", "factor exp(N(0, sigma))"},
-                                   {"exponential", "factor 1 + Exp(mean)"},
-                                   {"bernoulli", "factor `factor` with probability `probability`"}})
-                            .plan(),
-                        number("sigma", 0.0, 10.0, "log-normal spread").exclusive_min().when("distribution", {"lognormal"}),
-                        number("mean", 0.0, 1e6, "mean extra factor").exclusive_min().when("distribution", {"exponential"}),
-                        number("probability", 0.0, 1.0, "chance of a slow step").when("distribution", {"bernoulli"}),
-                        number("factor", 1.0, 1e6, "slowdown of a slow step").when("distribution", {"bernoulli"}),
+                        choice_of("distribution", "slowdown distribution",
+                                  "random factor on each gradient step, drawn per worker and step (seeded)",
+                                  {{"lognormal", "factor exp(sigma N(0, 1)); mean exp(sigma^2 / 2)"},
+                                   {"exponential", "factor 1 + Exp with mean `mean` (a long tail); mean 1 + mean"},
+                                   {"bernoulli", "factor `factor` with probability `probability`, else 1"}}),
+                        number("sigma", 0.0, 10.0, "log-normal spread")
+                            .exclusive_min()
+                            .require()
+                            .when("distribution", {"lognormal"}),
+                        number("mean", 0.0, 1e6, "mean extra factor")
+                            .exclusive_min()
+                            .require()
+                            .when("distribution", {"exponential"}),
+                        number("probability", 0.0, 1.0, "chance of a slow step").require().when("distribution", {"bernoulli"}),
+                        number("factor", 1.0, 1e6, "slowdown of a slow step").require().when("distribution", {"bernoulli"}),
                         map_of("trace", "time-varying speed",
                                {
                                    text("file", "CSV of time,factor rows, relative to the scenario"),

@@ -91,6 +91,22 @@ TEST(ProfileDeterminism, TimingOnlyPointsAreTheSameBytesTwice) {
   }
 }
 
+// Random stragglers draw from the seed: the same bytes twice, other bytes (other slow steps) for another seed.
+TEST(RandomStragglerDeterminism, SameSeedSameBytesPointByPoint) {
+  const auto root = fresh_output_folder("determinism-random-stragglers");
+  run_into(root / "first", "faults/random-stragglers.yaml");
+  run_into(root / "second", "faults/random-stragglers.yaml");
+  run_into(root / "other_seed", "faults/random-stragglers.yaml", " --seed 77");
+  for (const char* point : {"strategy=bsp", "strategy=async"}) {
+    for (const char* file : {"summary.json", "metrics.csv", "links.csv"}) {
+      const std::string first = read_file(root / "first" / point / file);
+      ASSERT_FALSE(first.empty()) << point << "/" << file;
+      EXPECT_EQ(first, read_file(root / "second" / point / file)) << point << "/" << file;
+    }
+    EXPECT_NE(read_file(root / "first" / point / "summary.json"), read_file(root / "other_seed" / point / "summary.json"));
+  }
+}
+
 TEST(SweepRun, OnePointRunsAloneIntoTheGivenFolder) {
   const auto root = fresh_output_folder("sweep-point");
   const CommandResult run = run_dtsim("run " + scenario_path("teaching/02-learning-rate-sweep.yaml").string() +
