@@ -1,5 +1,6 @@
 #include "models/glove.hpp"
 
+#include "models/pair_rows.hpp"
 #include "sim/core/rng.hpp"
 
 #include <algorithm>
@@ -107,13 +108,7 @@ double Glove::training_bytes(std::size_t batch) const {
 std::optional<SparseLayout> Glove::sparse_layout() const { return SparseLayout{0, 1 + dimensions_, 2 * words_}; }
 
 void Glove::touched_rows(const Dataset& data, std::span<const std::size_t> rows, std::vector<std::size_t>& out) const {
-  out.clear();
-  for (const std::size_t row : rows) {
-    out.push_back(static_cast<std::size_t>(data.features(static_cast<Eigen::Index>(row), 0)));
-    out.push_back(words_ + static_cast<std::size_t>(data.features(static_cast<Eigen::Index>(row), 1)));
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  pair_rows(data, rows, words_, out);
 }
 
 Eigen::VectorXf Glove::embedding(const Parameters& parameters, std::size_t word) const {

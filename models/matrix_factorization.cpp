@@ -1,5 +1,6 @@
 #include "models/matrix_factorization.hpp"
 
+#include "models/pair_rows.hpp"
 #include "sim/core/rng.hpp"
 
 #include <algorithm>
@@ -107,13 +108,7 @@ std::optional<SparseLayout> MatrixFactorization::sparse_layout() const {
 
 void MatrixFactorization::touched_rows(const Dataset& data, std::span<const std::size_t> rows,
                                        std::vector<std::size_t>& out) const {
-  out.clear();
-  for (const std::size_t row : rows) {
-    out.push_back(static_cast<std::size_t>(data.features(static_cast<Eigen::Index>(row), 0)));
-    out.push_back(users_ + static_cast<std::size_t>(data.features(static_cast<Eigen::Index>(row), 1)));
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  pair_rows(data, rows, users_, out);
 }
 
 }  // namespace dtsim::models
