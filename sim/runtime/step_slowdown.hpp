@@ -12,7 +12,9 @@ namespace dtsim::runtime {
 class StepSlowdown {
  public:
   /// The rules of `rules` naming worker `rank` (or every worker), drawn from the stream
-  /// "stragglers/worker/<rank>" of `seed`: a worker's factors do not depend on the others'.
+  /// "stragglers/worker/<rank>" of `seed`: a worker's factors do not depend on the others'. A cluster-wide
+  /// rule draws from "stragglers/cluster/<rule index>" instead, the same sequence on every worker, so that
+  /// all workers' n-th steps share one factor.
   StepSlowdown(const std::vector<scenario::RandomSlowdown>& rules, std::uint64_t seed, int rank);
 
   /// The next step's factor: the product of one draw of every rule (1 without rules).
@@ -23,8 +25,16 @@ class StepSlowdown {
   static double mean_factor(const scenario::RandomSlowdown& rule);
 
  private:
-  std::vector<scenario::RandomSlowdown> rules_;
+  struct Rule {
+    scenario::RandomSlowdown spec;
+    std::size_t shared = 0;  ///< cluster-wide: 1 + its index in shared_; 0 for the worker's own stream
+  };
+  /// A draw of `rule`'s factor from `engine`.
+  static double draw(const scenario::RandomSlowdown& rule, core::RandomEngine& engine);
+
   core::RandomEngine engine_;
+  std::vector<core::RandomEngine> shared_;  // cluster-wide rules' streams (indices, not pointers: movable)
+  std::vector<Rule> rules_;
 };
 
 }  // namespace dtsim::runtime

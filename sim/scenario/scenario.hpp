@@ -66,6 +66,7 @@ struct RandomSlowdown {
   double mean = 0.0;         ///< exponential: the mean extra factor
   double probability = 0.0;  ///< bernoulli
   double factor = 1.0;       ///< bernoulli: a slow step's factor
+  bool cluster_wide = false; ///< scope cluster: every worker's n-th step gets the same draw
 };
 
 struct ClusterSpec {

@@ -369,7 +369,8 @@ std::vector<RandomSlowdown> read_random_slowdowns(const View& root) {
                           .sigma = rule.number("sigma").value_or(0.0),
                           .mean = rule.number("mean").value_or(0.0),
                           .probability = rule.number("probability").value_or(0.0),
-                          .factor = rule.number("factor").value_or(1.0)};
+                          .factor = rule.number("factor").value_or(1.0),
+                          .cluster_wide = rule.text("scope", "worker") == "cluster"};
     if (const ConfigNode* ranks = rule.at("workers").node()) {
       for (const auto& item : ranks->items) random.workers.push_back(static_cast<int>(parse_integer(item.scalar).value_or(-1)));
     }

@@ -145,6 +145,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
   for (const RandomSlowdown& rule : s.cluster.random_slowdowns) {
     nlohmann::ordered_json entry = {{"distribution", rule.distribution}};
     if (!rule.workers.empty()) entry["workers"] = rule.workers;
+    if (rule.cluster_wide) entry["scope"] = "cluster";
     if (rule.distribution == "lognormal") entry["sigma"] = rule.sigma;
     if (rule.distribution == "exponential") entry["mean"] = rule.mean;
     if (rule.distribution == "bernoulli") {

@@ -416,6 +416,11 @@ SchemaNode stragglers() {
                                   {{"lognormal", "factor exp(sigma N(0, 1)); mean exp(sigma^2 / 2)"},
                                    {"exponential", "factor 1 + Exp with mean `mean` (a long tail); mean 1 + mean"},
                                    {"bernoulli", "factor `factor` with probability `probability`, else 1"}}),
+                        choice_of("scope", "straggler scope", "whose steps share a draw",
+                                  {{"worker", "each worker draws its own factors"},
+                                   {"cluster", "one draw per step for all the rule's workers (a cluster-wide slow period)"}})
+                            .fallback("worker")
+                            .when("distribution", {"lognormal", "exponential", "bernoulli"}),
                         number("sigma", 0.0, 10.0, "log-normal spread")
                             .exclusive_min()
                             .require()

@@ -56,6 +56,26 @@ TEST(StepSlowdown, WorkersDrawFromTheirOwnSeededStreamsAndOnlyNamedOnesSlowDown)
   EXPECT_NE(everyone_three.next(), first);  // another rank, another stream
 }
 
+// Cluster-wide: every worker's n-th step gets the same factor, whatever its own rules draw besides.
+TEST(StepSlowdown, ClusterWideRulesGiveEveryWorkerTheSameFactorPerStep) {
+  scenario::RandomSlowdown cluster = rule("bernoulli", 0, 0, 0.2, 3);
+  cluster.cluster_wide = true;
+  runtime::StepSlowdown zero({cluster}, 5, 0);
+  runtime::StepSlowdown six({cluster}, 5, 6);
+  int slow = 0;
+  for (int step = 0; step < 1000; ++step) {
+    const double a = zero.next();
+    ASSERT_EQ(a, six.next()) << "step " << step;
+    slow += a > 1.0 ? 1 : 0;
+  }
+  EXPECT_GT(slow, 150);
+  EXPECT_LT(slow, 250);
+  // A worker rule beside it: the product differs between workers, the cluster part does not.
+  runtime::StepSlowdown mixed_zero({cluster, rule("lognormal", 0.3, 0, 0, 1)}, 5, 0);
+  runtime::StepSlowdown mixed_six({cluster, rule("lognormal", 0.3, 0, 0, 1)}, 5, 6);
+  EXPECT_NE(mixed_zero.next(), mixed_six.next());
+}
+
 // BSP on a ring with worker 1 slow on 30% of its steps by 5x: its compute time is the sum of its drawn
 // factors times one step's compute, plus its SGD updates.
 TEST(StepSlowdown, ARunChargesEachGradientStepItsFactor) {
