@@ -5,14 +5,32 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 namespace dtsim::analysis {
 
 std::string summary_table(const scenario::Scenario& scenario, const metrics::RunRecord& record, double wall_s) {
   const auto& s = scenario;
   std::string out = fmt::format("dtsim {} | scenario {} | seed {} | SimGrid {}\n", core::kDtsimVersion, s.name, s.seed,
                                 record.simgrid_version);
-  out += fmt::format("  cluster    {} workers, {} at {:.0f}% efficiency\n", s.cluster.workers, s.cluster.device.name,
-                     100.0 * s.cluster.device.efficiency);
+  std::string devices = fmt::format("{} at {:.0f}% efficiency", s.cluster.device.name, 100.0 * s.cluster.device.efficiency);
+  if (!s.cluster.uniform_devices()) {
+    // Mixed: how many workers run on each device, in rank order of first appearance.
+    std::vector<std::pair<std::string, int>> counts;
+    for (const auto& d : s.cluster.worker_devices) {
+      auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == d.name; });
+      if (it == counts.end()) {
+        counts.emplace_back(d.name, 1);
+      } else {
+        ++it->second;
+      }
+    }
+    devices.clear();
+    for (const auto& [name, count] : counts) devices += fmt::format("{}{} x {}", devices.empty() ? "" : " + ", count, name);
+  }
+  out += fmt::format("  cluster    {} workers, {}\n", s.cluster.workers, devices);
   out += fmt::format("  topology   {}, links {} / {}, {} network model\n", s.topology.kind.value,
                      core::format_bandwidth(s.topology.link.bandwidth), core::format_duration(s.topology.link.latency),
                      scenario::to_string(s.topology.network_model));
@@ -44,7 +62,16 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                                             *s.target_loss, reached->sim_time_s, reached->iteration)
                               : fmt::format("  target     validation loss {} not reached\n", *s.target_loss);
   }
-  out += fmt::format("  traffic    {} sent in total\n\n", core::format_size(core::Bytes(record.total_bytes_sent())));
+  out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
+  if (record.energy) {
+    const metrics::EnergyTotals& e = *record.energy;
+    out += fmt::format("  energy     {:.6g} J ({:.4g} kWh); devices {:.0f}% computing, {:.0f}% communicating, {:.0f}% "
+                       "waiting\n",
+                       e.total_j(), e.total_j() / 3.6e6, e.devices_j > 0 ? 100.0 * e.compute_j / e.devices_j : 0.0,
+                       e.devices_j > 0 ? 100.0 * e.communication_j / e.devices_j : 0.0,
+                       e.devices_j > 0 ? 100.0 * e.waiting_j / e.devices_j : 0.0);
+  }
+  out += "\n";
   out += fmt::format("  {:<12} {:>12} {:>14} {:>12} {:>12}\n", "host", "compute_s", "communication_s", "wait_s", "sent");
   for (const auto& host : record.hosts) {
     out += fmt::format("  {:<12} {:>12.6f} {:>14.6f} {:>12.6f} {:>12}\n", host.name, host.compute_s,

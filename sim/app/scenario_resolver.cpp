@@ -1,5 +1,8 @@
 #include "sim/app/scenario_resolver.hpp"
 
+#include "sim/core/name_match.hpp"
+#include "sim/runtime/platform_spec.hpp"
+
 #include "sim/app/compute_backend.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "models/model_profile.hpp"
@@ -73,6 +76,23 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
   }
 }
 
+/// Every link a trace names exists in the topology built.
+void check_link_traces(const scenario::Scenario& s, const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
+  std::vector<std::string> names;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) names.push_back(graph.link(id).name);
+  for (std::size_t i = 0; i < s.link_traces.size(); ++i) {
+    for (std::size_t l = 0; l < s.link_traces[i].links.size(); ++l) {
+      const auto& name = s.link_traces[i].links[l];
+      if (runtime::find_link(graph, name.value)) continue;
+      std::string hint = fmt::format("the '{}' topology's links are named like '{}' (see links.csv of a run)",
+                                     s.topology.kind.value, names.empty() ? std::string() : names.front());
+      if (const auto closest = core::closest_name(name.value, names)) hint = fmt::format("did you mean '{}'?", *closest);
+      sink.error(name.where, fmt::format("link_traces[{}].links[{}]", i, l),
+                 fmt::format("the topology has no link named '{}'", name.value), hint);
+    }
+  }
+}
+
 }  // namespace
 
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
@@ -83,6 +103,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
   check_backend(s, sink);
+  check_link_traces(s, graph, sink);
   if (s.model.is_profile()) {
     check_profile_run(s, *strategy, sink);
     sink.throw_if_any();

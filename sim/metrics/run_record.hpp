@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,22 @@ struct HostActivity {
   double wait_s = 0.0;          ///< blocked in a send or receive before the transfer could start
   double bytes_sent = 0.0;
   std::int64_t messages_sent = 0;
+  /// Energy runs: what the host's device drew while computing (at busy power), while its messages moved
+  /// (idle power), and the rest of the run (idle power: blocked at a barrier, or done before the others).
+  double compute_j = 0.0;
+  double communication_j = 0.0;
+  double waiting_j = 0.0;
+};
+
+/// Where an energy run's joules went, over the whole run.
+struct EnergyTotals {
+  double devices_j = 0.0;  ///< every worker and server device (SimGrid's host energy plugin)
+  double compute_j = 0.0;  ///< the devices' share while computing
+  double communication_j = 0.0;
+  double waiting_j = 0.0;
+  double static_j = 0.0;  ///< nodes' static power over the run
+  double links_j = 0.0;   ///< SimGrid's link energy plugin, where link power is declared
+  [[nodiscard]] double total_j() const { return devices_j + static_j + links_j; }
 };
 
 /// One evaluation of the model (costs no simulated time).
@@ -29,6 +46,7 @@ struct EvaluationRow {
   double val_loss = 0.0;
   double val_accuracy = 0.0;
   double bytes_sent = 0.0;  ///< by all hosts since the start
+  double energy_j = 0.0;    ///< energy runs: joules drawn since the start (devices, static, links)
 };
 
 /// Bytes one link carried in one direction.
@@ -51,6 +69,8 @@ struct RunRecord {
   /// Every link direction traffic may take, in link order (forward, then backward).
   std::vector<LinkLoad> links;
   std::vector<EvaluationRow> evaluations;
+  /// Set in energy runs.
+  std::optional<EnergyTotals> energy;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
   /// 0 for allreduce runs.
   std::int64_t updates_applied = 0;

@@ -59,6 +59,34 @@ nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
           {"bytes_sent", rounded(row->bytes_sent)}};
 }
 
+/// Joules by where they went, kWh, and what they cost: CO2 and money where the scenario gives the rates.
+nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const RunRecord& record) {
+  const EnergyTotals& e = *record.energy;
+  const double kwh = e.total_j() / 3.6e6;
+  nlohmann::ordered_json out = {{"total_j", rounded(e.total_j())},
+                                {"kwh", rounded(kwh)},
+                                {"devices_j", rounded(e.devices_j)},
+                                {"compute_j", rounded(e.compute_j)},
+                                {"communication_j", rounded(e.communication_j)},
+                                {"waiting_j", rounded(e.waiting_j)},
+                                {"static_j", rounded(e.static_j)},
+                                {"links_j", rounded(e.links_j)},
+                                {"waiting_share", rounded(e.devices_j > 0.0 ? e.waiting_j / e.devices_j : 0.0)}};
+  const scenario::EnergySpec& spec = scenario.energy;
+  if (spec.carbon_g_per_kwh) out["co2_kg"] = rounded(kwh * *spec.carbon_g_per_kwh / 1000.0);
+  if (spec.price_per_kwh || spec.price_per_device_hour) {
+    const double device_hours = static_cast<double>(scenario.cluster.workers) * record.simulated_s / 3600.0;
+    const double cost = spec.price_per_kwh.value_or(0.0) * kwh + spec.price_per_device_hour.value_or(0.0) * device_hours;
+    out["cost"] = rounded(cost);
+    out["currency"] = spec.currency;
+  }
+  if (scenario.target_loss) {
+    const EvaluationRow* row = record.first_reaching(*scenario.target_loss);
+    out["to_target_j"] = row == nullptr ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rounded(row->energy_j));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record) {
@@ -71,6 +99,11 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                      {"wait_s", rounded(host.wait_s)},
                      {"bytes_sent", rounded(host.bytes_sent)},
                      {"messages_sent", host.messages_sent}});
+    if (record.energy) {
+      hosts.back()["compute_j"] = rounded(host.compute_j);
+      hosts.back()["communication_j"] = rounded(host.communication_j);
+      hosts.back()["waiting_j"] = rounded(host.waiting_j);
+    }
   }
   nlohmann::ordered_json result = {
       {"simulated_s", rounded(record.simulated_s)},
@@ -97,6 +130,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                            {"histogram", histogram}};
   }
   add_traffic(record, result);
+  if (record.energy) result["energy"] = energy_json(scenario, record);
   if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);
   if (!record.evaluations.empty()) {
     result["initial"] = evaluation_json(record.evaluations.front());
@@ -114,10 +148,13 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
 }
 
 std::string metrics_csv(const RunRecord& record) {
-  std::string out = "sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent\n";
+  const bool energy = record.energy.has_value();
+  std::string out = "sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent";
+  out += energy ? ",energy_j\n" : "\n";
   for (const auto& row : record.evaluations) {
-    out += fmt::format("{:.9g},{},{:.6f},{:.9g},{:.6f},{:.9g},{:.6f},{:.0f}\n", row.sim_time_s, row.iteration, row.epoch,
+    out += fmt::format("{:.9g},{},{:.6f},{:.9g},{:.6f},{:.9g},{:.6f},{:.0f}", row.sim_time_s, row.iteration, row.epoch,
                        row.train_loss, row.train_accuracy, row.val_loss, row.val_accuracy, row.bytes_sent);
+    out += energy ? fmt::format(",{:.9g}\n", row.energy_j) : "\n";
   }
   return out;
 }

@@ -12,7 +12,8 @@ namespace dtsim::metrics {
 /// Scenario echo, seed, versions, totals, final losses and per-host time split.
 std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record);
 
-/// One row per evaluation: sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent.
+/// One row per evaluation: sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent
+/// (and energy_j, joules since the start, in energy runs).
 std::string metrics_csv(const RunRecord& record);
 
 /// One row per link direction: link,class,from,to,bandwidth_bytes_per_s,bytes,utilization (bytes over what

@@ -1,14 +1,41 @@
 #include "sim/platform/platform_builder.hpp"
 
-#include "sim/compute/device_cost_model.hpp"
 #include "sim/platform/graph_zone.hpp"
 
+#include <fmt/format.h>
+#include <simgrid/kernel/ProfileBuilder.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
 namespace dtsim::platform {
+namespace {
 
-Platform build_platform(const topology::TopologyGraph& graph, const scenario::DeviceProfile& device,
-                        std::span<const double> slowdown) {
+simgrid::kernel::profile::Profile* make_profile(const std::string& name, const scenario::Trace& trace) {
+  // SimGrid repeats a profile every `periodicity` seconds; a negative one plays it once.
+  return simgrid::kernel::profile::ProfileBuilder::from_string(name, profile_text(trace), trace.period_s.value_or(-1.0));
+}
+
+void set_power(simgrid::s4u::Host* host, const HostSpec& spec) {
+  if (!spec.idle_w || !spec.busy_w) return;
+  // Two values: idle, and full load (a host runs one activity at a time here, so one core is all cores).
+  host->set_property("wattage_per_state", fmt::format("{:.17g}:{:.17g}", *spec.idle_w, *spec.busy_w));
+  host->set_property("wattage_off", fmt::format("{:.17g}", *spec.idle_w));
+}
+
+}  // namespace
+
+PlatformSpec uniform_platform(double speed) {
+  PlatformSpec spec;
+  spec.server.speed = speed;
+  return spec;
+}
+
+std::string profile_text(const scenario::Trace& trace) {
+  std::string text;
+  for (const scenario::Trace::Point& point : trace.points) text += fmt::format("{:.17g} {:.17g}\n", point.at_s, point.factor);
+  return text;
+}
+
+Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec& spec) {
   namespace s4u = simgrid::s4u;
   Platform platform;
   // The engine owns and destroys its zones.
@@ -17,13 +44,15 @@ Platform build_platform(const topology::TopologyGraph& graph, const scenario::De
   platform.routes = &zone->routes();
 
   platform.host_of_node.assign(graph.node_count(), nullptr);
-  const double speed = compute::sustained_rate(device).value();
-  std::vector<double> factor(graph.node_count(), 1.0);
-  for (std::size_t rank = 0; rank < slowdown.size() && rank < graph.workers().size(); ++rank) {
-    factor[graph.workers()[rank]] = slowdown[rank];
+  std::vector<const HostSpec*> host_spec(graph.node_count(), &spec.server);
+  for (std::size_t rank = 0; rank < spec.workers.size() && rank < graph.workers().size(); ++rank) {
+    host_spec[graph.workers()[rank]] = &spec.workers[rank];
   }
   for (const topology::NodeId node : graph.hosts()) {
-    s4u::Host* host = iface->create_host(graph.node(node).name, speed / factor[node]);
+    const HostSpec& figures = *host_spec[node];
+    s4u::Host* host = iface->create_host(graph.node(node).name, figures.speed);
+    if (spec.energy) set_power(host, figures);
+    if (!figures.speed_trace.empty()) host->set_speed_profile(make_profile(graph.node(node).name + "/speed", figures.speed_trace));
     zone->bind_host(host->get_netpoint(), node);
     platform.host_of_node[node] = host;
   }
@@ -33,8 +62,18 @@ Platform build_platform(const topology::TopologyGraph& graph, const scenario::De
     const topology::LinkProperties& link = graph.link(id);
     s4u::SplitDuplexLink* created = iface->create_split_duplex_link(link.name, link.bandwidth.value());
     created->set_latency(link.latency.value());
+    if (spec.energy && spec.link_power) {
+      const std::string range = fmt::format("{:.17g}:{:.17g}", spec.link_power->first, spec.link_power->second);
+      created->get_link_up()->set_property("wattage_range", range);
+      created->get_link_down()->set_property("wattage_range", range);
+    }
     zone->bind_link(id, created->get_link_up()->get_impl(), created->get_link_down()->get_impl());
     platform.links.push_back(created);
+  }
+  for (const auto& [id, trace] : spec.link_traces) {
+    s4u::SplitDuplexLink* link = platform.links.at(id);
+    link->get_link_up()->set_bandwidth_profile(make_profile(link->get_name() + "/up", trace));
+    link->get_link_down()->set_bandwidth_profile(make_profile(link->get_name() + "/down", trace));
   }
   iface->seal();
   return platform;

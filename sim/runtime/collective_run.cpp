@@ -14,19 +14,14 @@
 namespace dtsim::runtime {
 namespace {
 
-/// Collectives do no computation here, so the device speed does not matter.
-scenario::DeviceProfile idle_device() {
-  scenario::DeviceProfile device;
-  device.name = "collective";
-  device.peak_flops = core::FlopsPerSecond(1e12);
-  return device;
-}
+/// Collectives do no computation here, so the hosts' speed does not matter.
+constexpr double kIdleSpeed = 1e12;
 
 }  // namespace
 
 CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
                                       const comm::CollectiveAlgorithm& algorithm, std::vector<std::vector<float>> inputs) {
-  EngineSession session(graph, network_model, idle_device());
+  EngineSession session(graph, network_model, platform::uniform_platform(kIdleSpeed));
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());
   std::vector<metrics::HostActivity> activity(workers.size());
@@ -49,7 +44,7 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
 
 std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
                                           const std::vector<CollectiveCase>& cases) {
-  EngineSession session(graph, network_model, idle_device());
+  EngineSession session(graph, network_model, platform::uniform_platform(kIdleSpeed));
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());
   const PhaseShortcut shortcut(graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),

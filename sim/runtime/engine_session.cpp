@@ -2,6 +2,7 @@
 
 #include "sim/platform/network_model.hpp"
 
+#include <simgrid/plugins/energy.h>
 #include <simgrid/version.h>
 
 #include <fmt/format.h>
@@ -11,13 +12,17 @@
 namespace dtsim::runtime {
 
 EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                             const scenario::DeviceProfile& device, std::span<const double> slowdown) {
+                             const platform::PlatformSpec& spec) {
   // SimGrid's informational messages (configuration changes) would drown dtsim's own output.
   std::array<char*, 3> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"), nullptr};
   int argc = 2;
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
   platform::configure_network_model(network_model);
-  platform_ = platform::build_platform(graph, device, slowdown);
+  if (spec.energy) {
+    sg_host_energy_plugin_init();
+    if (spec.link_power) sg_link_energy_plugin_init();
+  }
+  platform_ = platform::build_platform(graph, spec);
 }
 
 double EngineSession::run() {

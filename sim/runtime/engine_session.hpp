@@ -10,16 +10,15 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <memory>
-#include <span>
 #include <string>
 
 namespace dtsim::runtime {
 
 class EngineSession {
  public:
-  /// Worker r computes `slowdown[r]` times slower than `device` (none slower when empty).
+  /// With spec.energy, SimGrid's energy plugins meter the hosts (and links with power figures).
   EngineSession(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
-                const scenario::DeviceProfile& device, std::span<const double> slowdown = {});
+                const platform::PlatformSpec& spec);
 
   [[nodiscard]] simgrid::s4u::Engine& engine() { return *engine_; }
   [[nodiscard]] const platform::Platform& platform() const { return platform_; }

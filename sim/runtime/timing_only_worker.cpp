@@ -30,7 +30,7 @@ void TimingOnlyWorker::operator()() {
   const auto ranks = static_cast<std::size_t>(workers);
   const std::size_t count = (parameters + ranks - 1) / ranks * ranks;
   const auto batch = static_cast<std::size_t>(context_.scenario->training.batch_per_worker);
-  const scenario::DeviceProfile& device = context_.scenario->cluster.device;
+  const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
   const double step_flops = compute::roofline_flops(profile.training_flops() * static_cast<double>(batch),
                                                     profile.training_bytes(batch, device.precision == "mixed"), device);
   const int local_steps = setup.sync->local_steps();

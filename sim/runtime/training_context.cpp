@@ -36,7 +36,7 @@ double compute_gradient(const TrainingContext& context, metrics::HostActivity& a
   const models::TrainableModel& model = *context.setup->model;
   const double loss = model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient);
   const double flops = compute::roofline_flops(model.training_flops_per_sample() * static_cast<double>(rows.size()),
-                                               model.training_bytes(rows.size()), context.scenario->cluster.device);
+                                               model.training_bytes(rows.size()), context.scenario->cluster.device_of(rank));
   charge_compute(activity, flops * step_factor(context, rank));
   return loss;
 }
@@ -60,6 +60,7 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
     row.val_loss = validation.loss;
     row.val_accuracy = validation.accuracy;
     row.bytes_sent = context.record->total_bytes_sent();
+    if (context.energy != nullptr) row.energy_j = context.energy->joules_now();
     context.record->evaluations.push_back(row);
   }
   if (iteration == setup.total_iterations) {

@@ -3,6 +3,7 @@
 
 #include "models/optimizer.hpp"
 #include "sim/metrics/run_record.hpp"
+#include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/step_slowdown.hpp"
 #include "sim/runtime/training_setup.hpp"
@@ -23,6 +24,8 @@ struct TrainingContext {
   const PhaseShortcut* shortcut = nullptr;
   /// Per worker rank, the random straggler factors of its gradient steps; null without random stragglers.
   std::vector<StepSlowdown>* step_slowdowns = nullptr;
+  /// Energy runs: reads the joules drawn so far into each evaluation; null otherwise.
+  const EnergyMeter* energy = nullptr;
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's

@@ -1,22 +1,25 @@
 #include "sim/runtime/training_run.hpp"
 
 #include "sim/runtime/allreduce_worker.hpp"
+#include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/hybrid_actors.hpp"
 #include "sim/runtime/parameter_server_actors.hpp"
+#include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/timing_only_worker.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace dtsim::runtime {
 
 metrics::RunRecord run_training(const scenario::Scenario& scenario, const TrainingSetup& setup,
                                 const ProgressCallback& progress) {
-  EngineSession session(setup.graph, scenario.topology.network_model, scenario.cluster.device, scenario.cluster.slowdown);
+  EngineSession session(setup.graph, scenario.topology.network_model, platform_spec(scenario, setup.graph));
   metrics::RunRecord record;
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;
@@ -35,15 +38,18 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                          [](double factor) { return factor == 1.0; });
   const PhaseShortcut shortcut(setup.graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
                                scenario.topology.network_model == scenario::NetworkModel::Tcp);
-  const bool shorten =
-      setup.profile && equal_workers && scenario.cluster.random_slowdowns.empty() && setup.phase_shortcut;
+  const bool steady = scenario.cluster.random_slowdowns.empty() && scenario.cluster.speed_traces.empty() &&
+                      scenario.link_traces.empty() && scenario.cluster.uniform_devices();
+  const bool shorten = setup.profile && equal_workers && steady && setup.phase_shortcut;
   std::vector<StepSlowdown> step_slowdowns;
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     step_slowdowns.emplace_back(scenario.cluster.random_slowdowns, scenario.seed, static_cast<int>(rank));
   }
   const bool random = !scenario.cluster.random_slowdowns.empty();
+  std::optional<EnergyMeter> energy;
+  if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform());
   const TrainingContext context{&scenario,       &setup, &record, progress, &traffic, shorten ? &shortcut : nullptr,
-                                random ? &step_slowdowns : nullptr};
+                                random ? &step_slowdowns : nullptr, energy ? &*energy : nullptr};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
@@ -82,6 +88,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     }
   }
   record.simulated_s = session.run();
+  if (energy) energy->finish(record);
   for (std::size_t id = 0; id < setup.graph.link_count(); ++id) {
     const topology::LinkProperties& link = setup.graph.link(id);
     const std::string& a = setup.graph.node(setup.graph.link_ends(id).a).name;

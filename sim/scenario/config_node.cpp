@@ -88,8 +88,13 @@ void set_dotted(ConfigNode& root, const std::string& path, const ConfigNode& val
   const std::vector<std::string> keys = split_dotted(path);
   ConfigNode* node = &root;
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+    if (node->is_list()) {
+      // An existing item, by index (expand_sweep checks that it exists).
+      node = &node->items.at(static_cast<std::size_t>(parse_integer(keys[i]).value_or(0)));
+      continue;
+    }
     ConfigNode* next = node->find(keys[i]);
-    if (next == nullptr || !next->is_map()) {
+    if (next == nullptr || (!next->is_map() && !next->is_list())) {
       node->set(keys[i], ConfigNode::make_map(where), where);
       next = node->find(keys[i]);
     }

@@ -56,6 +56,26 @@ struct NodeGroup {
   int devices = 1;     ///< devices per node
   LinkSpec intra_link; ///< each link inside a node
   IntraNode intra = IntraNode::AllToAll;
+  DeviceProfile device;  ///< what each of its devices is
+};
+
+/// A piecewise-constant factor over simulated time (a SimGrid profile): from each point's time on, its
+/// factor; 1 before the first point. With a period, the points repeat every period seconds.
+struct Trace {
+  struct Point {
+    double at_s = 0.0;
+    double factor = 1.0;
+  };
+  std::vector<Point> points;  ///< strictly increasing times
+  std::optional<double> period_s;
+
+  [[nodiscard]] bool empty() const { return points.empty(); }
+};
+
+/// Links whose bandwidth follows a trace (`link_traces`), named as links.csv names them.
+struct LinkTrace {
+  std::vector<Located<std::string>> links;
+  Trace trace;
 };
 
 /// A straggler rule with a random factor on every gradient step (`stragglers[].distribution`).
@@ -71,13 +91,31 @@ struct RandomSlowdown {
 
 struct ClusterSpec {
   int workers = 0;
+  /// `cluster.device`: the servers' device, and every worker's unless a node type or `worker_devices` says otherwise.
   DeviceProfile device;
+  /// Per worker rank, the device it runs on.
+  std::vector<DeviceProfile> worker_devices;
   std::vector<NodeGroup> nodes;  ///< in declaration order; workers fill them node by node
   /// Per worker rank: the factor `stragglers[].slowdown` puts on its compute time (1 for none; rules that
   /// name the same worker multiply).
   std::vector<double> slowdown;
   /// Rules drawing a factor per gradient step, in declaration order.
   std::vector<RandomSlowdown> random_slowdowns;
+  /// Per worker rank, the trace of its device's speed (a fraction of full speed); empty without one.
+  std::vector<Trace> speed_traces;
+
+  /// Worker `rank`'s device (`device` when worker_devices is not filled in, as in hand-made specs).
+  [[nodiscard]] const DeviceProfile& device_of(int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return r < worker_devices.size() ? worker_devices[r] : device;
+  }
+  /// Whether every worker runs on the same device model.
+  [[nodiscard]] bool uniform_devices() const {
+    for (const DeviceProfile& d : worker_devices) {
+      if (d.name != device.name) return false;
+    }
+    return true;
+  }
 };
 
 enum class NetworkModel {
@@ -202,6 +240,21 @@ struct TrainingSpec {
   int evaluate_every = 0;
 };
 
+/// `energy`: what a run's power draw costs. Device powers come from the device profiles.
+struct EnergySpec {
+  bool enabled = false;
+  core::SourcePosition where;
+  std::optional<double> carbon_g_per_kwh;
+  std::optional<double> price_per_kwh;
+  std::optional<double> price_per_device_hour;
+  std::string currency;
+  /// Drawn by every node whatever its devices do (CPUs, memory, fans); a node is a worker without
+  /// cluster.nodes, else one node of cluster.nodes (and one per server).
+  std::optional<core::Watts> node_static_power;
+  std::optional<core::Watts> link_idle_power;  ///< per link direction
+  std::optional<core::Watts> link_busy_power;  ///< per link direction at full bandwidth
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -214,6 +267,9 @@ struct Scenario {
   ModelSpec model;
   DataSpec data;
   TrainingSpec training;
+  /// Bandwidth traces on links, in declaration order.
+  std::vector<LinkTrace> link_traces;
+  EnergySpec energy;
   /// Result folder from `outputs.folder`; the command line and out/<name> apply when absent.
   std::optional<std::filesystem::path> output_folder;
   /// `outputs.target_loss`: the validation loss whose first reaching is reported.

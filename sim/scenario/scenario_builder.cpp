@@ -3,6 +3,10 @@
 #include "sim/core/name_match.hpp"
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/node_catalog.hpp"
+#include "sim/scenario/config_view.hpp"
+#include "sim/scenario/device_reader.hpp"
+#include "sim/scenario/energy_reader.hpp"
+#include "sim/scenario/trace_reader.hpp"
 
 #include <boost/pending/disjoint_sets.hpp>
 #include <fmt/format.h>
@@ -14,56 +18,6 @@
 
 namespace dtsim::scenario {
 namespace {
-
-/// Read access to a validated mapping: every value has already been checked, so conversions succeed.
-class View {
- public:
-  View(const ConfigNode* node, std::string path) : node_(node), path_(std::move(path)) {}
-
-  [[nodiscard]] bool has(std::string_view key) const { return node_ != nullptr && node_->find(key) != nullptr; }
-  [[nodiscard]] View at(const std::string& key) const {
-    return {node_ == nullptr ? nullptr : node_->find(key), path_.empty() ? key : path_ + "." + key};
-  }
-  /// Present and written by the user, not filled in from a default.
-  [[nodiscard]] bool written(std::string_view key) const { return has(key) && !node_->find(key)->defaulted; }
-  [[nodiscard]] const ConfigNode* node() const { return node_; }
-  [[nodiscard]] const std::string& path() const { return path_; }
-  [[nodiscard]] core::SourcePosition where() const { return node_ == nullptr ? core::SourcePosition{} : node_->where; }
-  [[nodiscard]] std::string text(const std::string& key, const std::string& fallback = {}) const {
-    return has(key) ? node_->find(key)->scalar : fallback;
-  }
-  [[nodiscard]] std::optional<std::int64_t> integer(const std::string& key) const {
-    return has(key) ? parse_integer(node_->find(key)->scalar) : std::nullopt;
-  }
-  [[nodiscard]] std::optional<double> number(const std::string& key) const {
-    return has(key) ? parse_number(node_->find(key)->scalar) : std::nullopt;
-  }
-  template <class Q>
-  [[nodiscard]] std::optional<Q> quantity(const std::string& key, Q (*parse)(std::string_view)) const {
-    return has(key) ? std::optional<Q>(parse(node_->find(key)->scalar)) : std::nullopt;
-  }
-  [[nodiscard]] Located<std::string> located(const std::string& key) const {
-    const ConfigNode* value = node_ == nullptr ? nullptr : node_->find(key);
-    if (value == nullptr) return {std::string{}, where()};
-    return {value->scalar, value->where};
-  }
-  [[nodiscard]] core::SourcePosition where(const std::string& key) const {
-    const ConfigNode* value = node_ == nullptr ? nullptr : node_->find(key);
-    return value == nullptr ? where() : value->where;
-  }
-  [[nodiscard]] core::SourcePosition key_where(const std::string& key) const {
-    const ConfigEntry* entry = node_ == nullptr ? nullptr : node_->find_entry(key);
-    return entry == nullptr ? where() : entry->key_where;
-  }
-
- private:
-  const ConfigNode* node_;
-  std::string path_;
-};
-
-LinkSpec read_link(const View& link) {
-  return LinkSpec{*link.quantity("bandwidth", core::parse_bandwidth), *link.quantity("latency", core::parse_duration)};
-}
 
 void read_topology_parameters(const View& topology, int workers, TopologySpec& out, core::DiagnosticSink& sink) {
   out.arity = static_cast<int>(topology.integer("arity").value_or(2));
@@ -111,94 +65,6 @@ void read_topology_parameters(const View& topology, int workers, TopologySpec& o
                                      link_class.node() != nullptr ? link.text("class") : ""});
     }
   }
-}
-
-void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) {
-  if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
-  if (auto v = fields.quantity("half_flops", core::parse_flops)) out.half_flops = *v;
-  if (with_defaults || fields.written("precision")) out.precision = fields.text("precision", "fp32");
-  if (with_defaults || fields.written("efficiency")) out.efficiency = fields.number("efficiency").value_or(1.0);
-  if (auto v = fields.quantity("memory_bandwidth", core::parse_bandwidth)) out.memory_bandwidth = *v;
-  if (auto v = fields.quantity("memory", core::parse_size)) out.memory = *v;
-  if (auto v = fields.quantity("idle_power", core::parse_power)) out.idle_power = *v;
-  if (auto v = fields.quantity("busy_power", core::parse_power)) out.busy_power = *v;
-}
-
-DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
-  const View device = cluster.at("device");
-  DeviceProfile out;
-  out.name = device.text("name", "custom");
-  const View declared = cluster.at("devices").at(out.name);
-  if (declared.node() != nullptr) {
-    overlay_device(declared, out, true);
-  } else if (auto builtin = find_builtin_device(out.name)) {
-    out = *builtin;
-  } else if (!device.has("peak_flops")) {
-    std::vector<std::string> known = builtin_device_names();
-    if (const ConfigNode* devices = cluster.at("devices").node()) {
-      for (const auto& entry : devices->entries) known.push_back(entry.key);
-    }
-    std::string hint = fmt::format("known devices: {}; or declare peak_flops", core::join_names(known));
-    if (const auto closest = core::closest_name(out.name, known)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
-    const bool named = device.written("name");
-    sink.error(named ? device.where("name") : device.where(), named ? "cluster.device.name" : "cluster.device.peak_flops",
-               named ? fmt::format("unknown device '{}', and no peak_flops declared", out.name)
-                     : "missing required key (the device has no name from the catalog)",
-               hint);
-  }
-  // Keys written here refine the named profile (say, a lower efficiency for an a100).
-  overlay_device(device, out, false);
-  if (out.precision == "mixed" && !out.half_flops) {
-    sink.error(device.where("precision"), "cluster.device.precision",
-               fmt::format("mixed precision needs the device's half_flops, and '{}' has none", out.name),
-               "declare half_flops, or use precision: fp32");
-  }
-  return out;
-}
-
-/// The groups of `cluster.nodes` whose type is declared (total_devices() reports the others).
-std::vector<NodeGroup> read_node_groups(const View& cluster, const std::string& device_name, core::DiagnosticSink& sink) {
-  std::vector<NodeGroup> groups;
-  const ConfigNode* nodes = cluster.at("nodes").node();
-  if (nodes == nullptr) return groups;
-  const View types = cluster.at("node_types");
-  std::vector<std::string> reported;
-  for (std::size_t i = 0; i < nodes->items.size(); ++i) {
-    const View group(&nodes->items[i], fmt::format("cluster.nodes[{}]", i));
-    const std::string type = group.text("type");
-    const View declared = types.at(type);
-    const int count = static_cast<int>(group.integer("count").value_or(1));
-    if (declared.node() == nullptr) {
-      const std::optional<CatalogNode> builtin = find_builtin_node(type);
-      if (!builtin) continue;
-      if (builtin->device != device_name && std::find(reported.begin(), reported.end(), type) == reported.end()) {
-        reported.push_back(type);
-        sink.error(group.where("type"), group.path() + ".type",
-                   fmt::format("'{}' nodes hold '{}' devices, and cluster.device is '{}': mixed device types are not "
-                               "supported yet",
-                               type, builtin->device, device_name),
-                   fmt::format("set cluster.device.name: {}", builtin->device));
-      }
-      groups.push_back(NodeGroup{type, count, builtin->devices, builtin->intra_link, builtin->intra});
-      continue;
-    }
-    const std::string device = declared.text("device", device_name);
-    if (device != device_name && std::find(reported.begin(), reported.end(), type) == reported.end()) {
-      reported.push_back(type);
-      sink.error(declared.where("device"), declared.path() + ".device",
-                 fmt::format("nodes of '{}' devices beside a cluster of '{}' devices: mixed device types are not "
-                             "supported yet", device, device_name),
-                 fmt::format("use device: {} or leave it out", device_name));
-    }
-    if (!declared.has("intra_link")) continue;  // the schema reports it missing
-    const std::string intra = declared.text("intra", "all_to_all");
-    groups.push_back(NodeGroup{type, count, static_cast<int>(declared.integer("devices").value_or(1)),
-                               read_link(declared.at("intra_link")),
-                               intra == "switch"      ? IntraNode::Switch
-                               : intra == "cube_mesh" ? IntraNode::CubeMesh
-                                                      : IntraNode::AllToAll});
-  }
-  return groups;
 }
 
 /// `cluster.nodes` and `topology.kind: hierarchical` need each other; per-device NICs need switches.
@@ -522,7 +388,8 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
                "lower cluster.workers or add nodes");
   }
 
-  s.cluster.nodes = read_node_groups(cluster, s.cluster.device.name, sink);
+  s.cluster.nodes = read_node_groups(cluster, s.cluster.device, sink);
+  s.cluster.worker_devices = read_worker_devices(cluster, s.cluster.workers, s.cluster.device, s.cluster.nodes, sink);
 
   const View topology = root.at("topology");
   s.topology.kind = topology.located("kind");
@@ -604,6 +471,9 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   check_stragglers_and_failures(root, s.cluster.workers, sink);
   s.cluster.slowdown = read_slowdowns(root, s.cluster.workers);
   s.cluster.random_slowdowns = read_random_slowdowns(root);
+  s.cluster.speed_traces = read_speed_traces(root, s.cluster.workers, sink);
+  s.link_traces = read_link_traces(root, sink);
+  s.energy = read_energy(root, s.cluster, has_servers(s.training.architecture), sink);
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
   s.target_loss = root.at("outputs").number("target_loss");
   s.target_loss_at = root.at("outputs").where("target_loss");

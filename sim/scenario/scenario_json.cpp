@@ -9,6 +9,56 @@ nlohmann::ordered_json link_json(const LinkSpec& link) {
   return {{"bandwidth_bytes_per_s", link.bandwidth.value()}, {"latency_s", link.latency.value()}};
 }
 
+nlohmann::ordered_json device_json(const DeviceProfile& d) {
+  nlohmann::ordered_json device = {{"name", d.name}, {"peak_flops_per_s", d.peak_flops.value()}, {"efficiency", d.efficiency}};
+  if (d.half_flops) device["half_flops_per_s"] = d.half_flops->value();
+  device["precision"] = d.precision;
+  if (d.memory_bandwidth) device["memory_bandwidth_bytes_per_s"] = d.memory_bandwidth->value();
+  if (d.memory) device["memory_bytes"] = d.memory->value();
+  if (d.idle_power) device["idle_power_w"] = d.idle_power->value();
+  if (d.busy_power) device["busy_power_w"] = d.busy_power->value();
+  return device;
+}
+
+nlohmann::ordered_json trace_json(const Trace& trace) {
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const Trace::Point& p : trace.points) points.push_back({p.at_s, p.factor});
+  nlohmann::ordered_json out = {{"points", points}};
+  if (trace.period_s) out["period_s"] = *trace.period_s;
+  return out;
+}
+
+/// Mixed clusters: each other device's profile, and every worker's device by rank; speed traces by rank.
+void add_heterogeneity(const ClusterSpec& c, nlohmann::ordered_json& cluster) {
+  if (!c.uniform_devices()) {
+    nlohmann::ordered_json profiles = nlohmann::ordered_json::object();
+    nlohmann::ordered_json names = nlohmann::ordered_json::array();
+    for (const DeviceProfile& d : c.worker_devices) {
+      names.push_back(d.name);
+      if (d.name != c.device.name && !profiles.contains(d.name)) profiles[d.name] = device_json(d);
+    }
+    cluster["other_devices"] = profiles;
+    cluster["worker_devices"] = names;
+  }
+  nlohmann::ordered_json traces = nlohmann::ordered_json::object();
+  for (std::size_t rank = 0; rank < c.speed_traces.size(); ++rank) {
+    if (!c.speed_traces[rank].empty()) traces[std::to_string(rank)] = trace_json(c.speed_traces[rank]);
+  }
+  if (!traces.empty()) cluster["speed_traces"] = traces;
+}
+
+nlohmann::ordered_json energy_json(const EnergySpec& e) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (e.carbon_g_per_kwh) out["carbon_g_per_kwh"] = *e.carbon_g_per_kwh;
+  if (e.price_per_kwh) out["price_per_kwh"] = *e.price_per_kwh;
+  if (e.price_per_device_hour) out["price_per_device_hour"] = *e.price_per_device_hour;
+  if (e.price_per_kwh || e.price_per_device_hour) out["currency"] = e.currency;
+  if (e.node_static_power) out["node_static_power_w"] = e.node_static_power->value();
+  if (e.link_idle_power) out["link_idle_power_w"] = e.link_idle_power->value();
+  if (e.link_busy_power) out["link_busy_power_w"] = e.link_busy_power->value();
+  return out;
+}
+
 nlohmann::ordered_json model_json(const ModelSpec& m) {
   nlohmann::ordered_json out = {{"kind", m.kind.value}};
   if (m.kind.value == "matrix_factorization" || m.kind.value == "glove") out["dimensions"] = m.dimensions;
@@ -95,16 +145,8 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
   nlohmann::ordered_json stop = nlohmann::ordered_json::object();
   if (s.training.epochs) stop["epochs"] = *s.training.epochs;
   if (s.training.iterations) stop["iterations"] = *s.training.iterations;
-  nlohmann::ordered_json device = {{"name", s.cluster.device.name},
-                                   {"peak_flops_per_s", s.cluster.device.peak_flops.value()},
-                                   {"efficiency", s.cluster.device.efficiency}};
-  if (s.cluster.device.half_flops) device["half_flops_per_s"] = s.cluster.device.half_flops->value();
-  device["precision"] = s.cluster.device.precision;
-  if (s.cluster.device.memory_bandwidth) device["memory_bandwidth_bytes_per_s"] = s.cluster.device.memory_bandwidth->value();
-  if (s.cluster.device.memory) device["memory_bytes"] = s.cluster.device.memory->value();
-  if (s.cluster.device.idle_power) device["idle_power_w"] = s.cluster.device.idle_power->value();
-  if (s.cluster.device.busy_power) device["busy_power_w"] = s.cluster.device.busy_power->value();
-  nlohmann::ordered_json cluster = {{"workers", s.cluster.workers}, {"device", device}};
+  nlohmann::ordered_json cluster = {{"workers", s.cluster.workers}, {"device", device_json(s.cluster.device)}};
+  add_heterogeneity(s.cluster, cluster);
   if (!s.cluster.nodes.empty()) {
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (const NodeGroup& group : s.cluster.nodes) {
@@ -155,6 +197,16 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
     random.push_back(entry);
   }
   if (!random.empty()) out["random_stragglers"] = random;
+  if (!s.link_traces.empty()) {
+    nlohmann::ordered_json traces = nlohmann::ordered_json::array();
+    for (const LinkTrace& rule : s.link_traces) {
+      nlohmann::ordered_json links = nlohmann::ordered_json::array();
+      for (const auto& name : rule.links) links.push_back(name.value);
+      traces.push_back({{"links", links}, {"trace", trace_json(rule.trace)}});
+    }
+    out["link_traces"] = traces;
+  }
+  if (s.energy.enabled) out["energy"] = energy_json(s.energy);
   return out;
 }
 

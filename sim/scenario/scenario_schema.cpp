@@ -60,15 +60,23 @@ SchemaNode cluster() {
       {
           integer("workers", 1, kMaxWorkers, "number of simulated workers, one per device").require(),
           map_of("device", "the device every worker runs on", std::move(device)).require(),
-          dictionary_of("devices", "named device profiles that `cluster.device.name` can refer to; a catalog "
-                                   "file can be included",
+          dictionary_of("devices", "named device profiles that `cluster.device.name`, node types and "
+                                   "`worker_devices` can refer to; one named like a built-in device refines it; a "
+                                   "catalog file can be included",
                         map_of("<name>", "one device profile", device_fields())),
+          list_of("worker_devices", "workers on another device than `cluster.device` (a mixed cluster without nodes)",
+                  map_of("[]", "one group of workers",
+                         {
+                             text("device", "a built-in device or one from `cluster.devices`").require(),
+                             list_of("workers", "their ranks", integer("[]", 0, kMaxWorkers, "a worker rank"))
+                                 .require(),
+                         })),
           dictionary_of("node_types", "kinds of node: how many devices each holds and how they are joined",
                         map_of("<name>", "one node type",
                                {
                                    integer("devices", 1, 1024, "devices per node").require(),
-                                   text("device", "device profile name of those devices; mixed device types are "
-                                                  "not supported yet, so it must be `cluster.device.name`"),
+                                   text("device", "the device of each of its workers: a built-in device or one from "
+                                                  "`cluster.devices`; `cluster.device` when absent"),
                                    choice_of("intra", "intra-node fabric", "how the devices of a node are joined",
                                              {{"all_to_all", "a link between every pair of devices"},
                                               {"switch", "each device linked to the node's switch (NVSwitch)"},
@@ -402,6 +410,35 @@ SchemaNode training() {
       });
 }
 
+SchemaNode trace_of(const std::string& key, const std::string& description) {
+  return map_of(key, description,
+                {
+                    text("file", "CSV of time,factor rows (seconds, fraction of full rate; a header line allowed), "
+                                 "relative to this file"),
+                    list_of("points", "inline points; 1 before the first",
+                            map_of("[]", "one point",
+                                   {quantity("at", Unit::Duration, "simulated time from which the factor holds")
+                                        .require()
+                                        .for_example("\"10s\""),
+                                    number("factor", 0.0, 1.0, "fraction of full rate").exclusive_min().require()})),
+                    quantity("period", Unit::Duration, "repeat the points every period (after the last point)")
+                        .exclusive_min()
+                        .for_example("\"60s\""),
+                });
+}
+
+SchemaNode link_traces() {
+  return list_of("link_traces", "links whose bandwidth varies over time",
+                 map_of("[]", "one trace for some links",
+                        {
+                            list_of("links", "link names as links.csv gives them (`dtsim explain` lists them)",
+                                    text("[]", "a link name"))
+                                .require(),
+                            trace_of("trace", "the links' bandwidth: `factor` x their bandwidth from each point on")
+                                .require(),
+                        }));
+}
+
 SchemaNode stragglers() {
   return list_of(
              "stragglers", "workers slower than their device",
@@ -431,18 +468,7 @@ SchemaNode stragglers() {
                             .when("distribution", {"exponential"}),
                         number("probability", 0.0, 1.0, "chance of a slow step").require().when("distribution", {"bernoulli"}),
                         number("factor", 1.0, 1e6, "slowdown of a slow step").require().when("distribution", {"bernoulli"}),
-                        map_of("trace", "time-varying speed",
-                               {
-                                   text("file", "CSV of time,factor rows, relative to the scenario"),
-                                   list_of("points", "inline (at, factor) points",
-                                           map_of("[]", "one point",
-                                                  {quantity("at", Unit::Duration, "simulated time").require(),
-                                                   number("factor", 0.0, 1.0, "fraction of full speed")
-                                                       .exclusive_min()
-                                                       .require()})),
-                                   boolean("periodic", "repeat the trace").fallback("false"),
-                               })
-                            .plan(),
+                        trace_of("trace", "time-varying speed: the device runs at `factor` x its speed from each point on"),
                     }));
 }
 
@@ -470,15 +496,22 @@ SchemaNode failures() {
 }
 
 SchemaNode energy() {
-  return map_of("energy", "what the run costs",
+  return map_of("energy", "measure the run's energy (device idle_power and busy_power needed) and what it costs",
                 {
-                    quantity("carbon_intensity", Unit::CarbonIntensity, "grid carbon intensity")
+                    quantity("carbon_intensity", Unit::CarbonIntensity, "grid carbon intensity, for kg CO2")
                         .for_example("\"400gCO2/kWh\""),
-                    number("price_per_device_hour", 0.0, 1e9, "price of one device for one hour"),
+                    number("price_per_device_hour", 0.0, 1e9, "price of one device (worker) for one hour"),
                     number("price_per_kwh", 0.0, 1e9, "price of one kWh"),
-                    text("currency", "currency of the prices"),
-                })
-      .plan();
+                    text("currency", "currency of the prices; USD when absent"),
+                    quantity("node_static_power", Unit::Power,
+                             "drawn by every node whatever it does (CPUs, memory, fans): each worker without "
+                             "cluster.nodes, else each node; and each server")
+                        .for_example("\"500W\""),
+                    quantity("link_idle_power", Unit::Power, "each link direction, carrying nothing")
+                        .for_example("\"2W\""),
+                    quantity("link_busy_power", Unit::Power, "each link direction at full bandwidth (linear between)")
+                        .for_example("\"5W\""),
+                });
 }
 
 SchemaNode outputs() {
@@ -521,6 +554,7 @@ SchemaNode build() {
                     data(),
                     training().require(),
                     stragglers(),
+                    link_traces(),
                     failures(),
                     energy(),
                     outputs(),
@@ -538,7 +572,10 @@ const SchemaNode& scenario_schema() {
 const SchemaNode* find_schema(const std::string& dotted_path) {
   const SchemaNode* node = &scenario_schema();
   for (const auto& key : split_dotted(dotted_path)) {
-    node = node->child(key);
+    // A number picks one item of a list (`stragglers.0.slowdown`): every item has the list's item schema.
+    const bool index = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+    node = index ? (node->kind == ValueKind::List && !node->children.empty() ? &node->children.front() : nullptr)
+                 : node->child(key);
     if (node == nullptr) return nullptr;
   }
   return node;

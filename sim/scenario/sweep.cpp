@@ -69,6 +69,30 @@ bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
   return true;
 }
 
+/// A path through a list (`stragglers.0.slowdown`) must name an item the scenario declares.
+bool check_list_items(const ConfigNode& document, const ConfigEntry& entry, core::DiagnosticSink& sink) {
+  const ConfigNode* node = &document;
+  std::string walked;
+  for (const auto& key : split_dotted(entry.key)) {
+    if (node == nullptr) return true;
+    if (node->is_list()) {
+      const auto index = parse_integer(key).value_or(0);
+      if (index < 0 || static_cast<std::size_t>(index) >= node->items.size()) {
+        sink.error(entry.key_where, dotted_key("sweep.axes", entry.key),
+                   fmt::format("'{}' has {} item{}, so no item {}", walked, node->items.size(),
+                               node->items.size() == 1 ? "" : "s", index),
+                   "declare the item in the scenario; the axis sets one key of it");
+        return false;
+      }
+      node = &node->items[static_cast<std::size_t>(index)];
+    } else {
+      node = node->is_map() ? node->find(key) : nullptr;
+    }
+    walked = dotted_key(walked, key);
+  }
+  return true;
+}
+
 std::string label_value(const std::string& text) {
   std::string out;
   for (const char c : text) {
@@ -111,7 +135,7 @@ std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::Diagnosti
   std::vector<Axis> axes;
   bool valid = true;
   for (const auto& entry : checked.find("axes")->entries) {
-    if (!check_axis(entry, sink)) {
+    if (!check_axis(entry, sink) || !check_list_items(document, entry, sink)) {
       valid = false;
       continue;
     }

@@ -250,7 +250,7 @@ TEST(HierarchicalAllreduce, MatchesItsTwoLevelClosedForm) {
   scenario::Scenario s;
   s.cluster.workers = kPerNode * kNodes;
   const scenario::LinkSpec intra{core::parse_bandwidth("300GBps"), core::parse_duration("1us")};
-  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", kNodes, kPerNode, intra});
+  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", kNodes, kPerNode, intra, scenario::IntraNode::AllToAll, {}});
   s.topology.kind.value = "hierarchical";
   s.topology.fabric = "ring";
   s.topology.link = kLink;

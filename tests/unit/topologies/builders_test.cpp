@@ -24,8 +24,8 @@ const scenario::LinkSpec kLink{core::BytesPerSecond(1.25e9), core::Seconds(5e-6)
 scenario::Scenario hierarchical(int workers, std::string fabric, bool nic_per_device) {
   scenario::Scenario s;
   s.cluster.workers = workers;
-  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", 2, 4, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}});
-  s.cluster.nodes.push_back(scenario::NodeGroup{"pair", 1, 2, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}});
+  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", 2, 4, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}, scenario::IntraNode::AllToAll, {}});
+  s.cluster.nodes.push_back(scenario::NodeGroup{"pair", 1, 2, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}, scenario::IntraNode::AllToAll, {}});
   s.topology.kind.value = "hierarchical";
   s.topology.fabric = std::move(fabric);
   s.topology.nic_per_device = nic_per_device;
@@ -68,7 +68,7 @@ TEST(HierarchicalBuilder, PerDeviceNicsKeepTrafficInsideANodeOnItsOwnLinks) {
 scenario::Scenario one_node(const scenario::CatalogNode& node) {
   scenario::Scenario s;
   s.cluster.workers = node.devices;
-  s.cluster.nodes.push_back(scenario::NodeGroup{node.name, 1, node.devices, node.intra_link, node.intra});
+  s.cluster.nodes.push_back(scenario::NodeGroup{node.name, 1, node.devices, node.intra_link, node.intra, {}});
   s.topology.kind.value = "hierarchical";
   s.topology.fabric = "ring";
   s.topology.link = kLink;

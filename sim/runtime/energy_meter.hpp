@@ -1,0 +1,38 @@
+#pragma once
+// Reads SimGrid's energy plugins during and after an energy run: joules so far (for evaluations, and so
+// the energy to reach a target loss), and at the end each host's split into compute, communication and
+// waiting, plus the nodes' static power and the links'.
+
+#include "sim/metrics/run_record.hpp"
+#include "sim/platform/platform_builder.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/topology_graph.hpp"
+
+#include <vector>
+
+namespace dtsim::runtime {
+
+class EnergyMeter {
+ public:
+  /// Hosts in RunRecord order: workers by rank, then servers.
+  EnergyMeter(const scenario::Scenario& scenario, const topology::TopologyGraph& graph, const platform::Platform& platform);
+
+  /// Joules drawn from the start to now by devices, nodes (static power) and metered links.
+  [[nodiscard]] double joules_now() const;
+  /// At the end of the run: each host's split, and the totals.
+  void finish(metrics::RunRecord& record) const;
+
+ private:
+  [[nodiscard]] double links_joules() const;
+
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<scenario::DeviceProfile> devices_;  ///< of each host
+  std::vector<simgrid::s4u::Link*> metered_links_;
+  double static_w_ = 0.0;  ///< all nodes together
+};
+
+/// Nodes that draw static power: the nodes of cluster.nodes that hold a worker (each worker without
+/// cluster.nodes), and the servers.
+int powered_nodes(const scenario::ClusterSpec& cluster, int servers);
+
+}  // namespace dtsim::runtime

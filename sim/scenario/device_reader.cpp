@@ -1,0 +1,196 @@
+#include "sim/scenario/device_reader.hpp"
+
+#include "sim/core/name_match.hpp"
+#include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/node_catalog.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace dtsim::scenario {
+namespace {
+
+void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) {
+  if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
+  if (auto v = fields.quantity("half_flops", core::parse_flops)) out.half_flops = *v;
+  if (with_defaults || fields.written("precision")) out.precision = fields.text("precision", "fp32");
+  if (with_defaults || fields.written("efficiency")) out.efficiency = fields.number("efficiency").value_or(1.0);
+  if (auto v = fields.quantity("memory_bandwidth", core::parse_bandwidth)) out.memory_bandwidth = *v;
+  if (auto v = fields.quantity("memory", core::parse_size)) out.memory = *v;
+  if (auto v = fields.quantity("idle_power", core::parse_power)) out.idle_power = *v;
+  if (auto v = fields.quantity("busy_power", core::parse_power)) out.busy_power = *v;
+}
+
+std::vector<std::string> known_devices(const View& cluster) {
+  std::vector<std::string> known = builtin_device_names();
+  if (const ConfigNode* devices = cluster.at("devices").node()) {
+    for (const auto& entry : devices->entries) {
+      if (std::find(known.begin(), known.end(), entry.key) == known.end()) known.push_back(entry.key);
+    }
+  }
+  return known;
+}
+
+/// A profile by name: the built-in one, refined by a `cluster.devices` entry of the same name, or the
+/// entry alone. Nothing when neither exists.
+std::optional<DeviceProfile> named_device(const View& cluster, const std::string& name) {
+  const View declared = cluster.at("devices").at(name);
+  std::optional<DeviceProfile> out = find_builtin_device(name);
+  if (out) {
+    if (declared.node() != nullptr) overlay_device(declared, *out, false);
+    return out;
+  }
+  if (declared.node() == nullptr) return std::nullopt;
+  out.emplace();
+  out->name = name;
+  overlay_device(declared, *out, true);
+  return out;
+}
+
+std::string unknown_device_hint(const View& cluster, const std::string& name) {
+  const std::vector<std::string> known = known_devices(cluster);
+  std::string hint = fmt::format("known devices: {}", core::join_names(known));
+  if (const auto closest = core::closest_name(name, known)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
+  return hint;
+}
+
+/// A device named by a node type or a worker_devices entry: must exist, with a peak.
+DeviceProfile resolve_device(const View& cluster, const std::string& name, const core::SourcePosition& where,
+                             const std::string& path, core::DiagnosticSink& sink) {
+  std::optional<DeviceProfile> out = named_device(cluster, name);
+  if (!out) {
+    sink.error(where, path, fmt::format("unknown device '{}'", name),
+               unknown_device_hint(cluster, name) + "; or declare it under cluster.devices");
+    DeviceProfile placeholder;
+    placeholder.name = name;
+    return placeholder;
+  }
+  return *out;
+}
+
+}  // namespace
+
+DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
+  const View device = cluster.at("device");
+  DeviceProfile out;
+  out.name = device.text("name", "custom");
+  if (std::optional<DeviceProfile> named = named_device(cluster, out.name)) {
+    out = *named;
+  } else if (!device.has("peak_flops")) {
+    const bool named_here = device.written("name");
+    sink.error(named_here ? device.where("name") : device.where(),
+               named_here ? "cluster.device.name" : "cluster.device.peak_flops",
+               named_here ? fmt::format("unknown device '{}', and no peak_flops declared", out.name)
+                          : "missing required key (the device has no name from the catalog)",
+               unknown_device_hint(cluster, out.name) + "; or declare peak_flops");
+  }
+  // Keys written here refine the named profile (say, a lower efficiency for an a100).
+  overlay_device(device, out, false);
+  if (out.precision == "mixed" && !out.half_flops) {
+    sink.error(device.where("precision"), "cluster.device.precision",
+               fmt::format("mixed precision needs the device's half_flops, and '{}' has none", out.name),
+               "declare half_flops, or use precision: fp32");
+  }
+  return out;
+}
+
+std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile& cluster_device,
+                                        core::DiagnosticSink& sink) {
+  std::vector<NodeGroup> groups;
+  const ConfigNode* nodes = cluster.at("nodes").node();
+  if (nodes == nullptr) return groups;
+  const View types = cluster.at("node_types");
+  for (std::size_t i = 0; i < nodes->items.size(); ++i) {
+    const View group(&nodes->items[i], fmt::format("cluster.nodes[{}]", i));
+    const std::string type = group.text("type");
+    const View declared = types.at(type);
+    const int count = static_cast<int>(group.integer("count").value_or(1));
+    if (declared.node() == nullptr) {
+      const std::optional<CatalogNode> builtin = find_builtin_node(type);
+      if (!builtin) continue;  // total_devices() reports it
+      // A built-in node's devices follow the cluster's device when it is the same model (keeping its
+      // refinements: precision, efficiency, power).
+      const DeviceProfile device = builtin->device == cluster_device.name
+                                       ? cluster_device
+                                       : resolve_device(cluster, builtin->device, group.where("type"),
+                                                        group.path() + ".type", sink);
+      groups.push_back(NodeGroup{type, count, builtin->devices, builtin->intra_link, builtin->intra, device});
+      continue;
+    }
+    if (!declared.has("intra_link")) continue;  // the schema reports it missing
+    const std::string device_name = declared.text("device", cluster_device.name);
+    const DeviceProfile device = device_name == cluster_device.name
+                                     ? cluster_device
+                                     : resolve_device(cluster, device_name, declared.where("device"),
+                                                      declared.path() + ".device", sink);
+    const std::string intra = declared.text("intra", "all_to_all");
+    groups.push_back(NodeGroup{type, count, static_cast<int>(declared.integer("devices").value_or(1)),
+                               read_link(declared.at("intra_link")),
+                               intra == "switch"      ? IntraNode::Switch
+                               : intra == "cube_mesh" ? IntraNode::CubeMesh
+                                                      : IntraNode::AllToAll,
+                               device});
+  }
+  return groups;
+}
+
+std::vector<DeviceProfile> read_worker_devices(const View& cluster, int workers, const DeviceProfile& cluster_device,
+                                               const std::vector<NodeGroup>& nodes, core::DiagnosticSink& sink) {
+  std::vector<DeviceProfile> out;
+  out.reserve(static_cast<std::size_t>(std::max(workers, 0)));
+  for (const NodeGroup& group : nodes) {
+    for (int n = 0; n < group.count * group.devices && static_cast<int>(out.size()) < workers; ++n) {
+      out.push_back(group.device);
+    }
+  }
+  while (static_cast<int>(out.size()) < workers) out.push_back(cluster_device);
+  const ConfigNode* rules = cluster.at("worker_devices").node();
+  std::vector<int> assigned_by(out.size(), -1);
+  for (std::size_t i = 0; rules != nullptr && i < rules->items.size(); ++i) {
+    const View rule(&rules->items[i], fmt::format("cluster.worker_devices[{}]", i));
+    const std::string name = rule.text("device");
+    DeviceProfile device = name == cluster_device.name
+                               ? cluster_device
+                               : resolve_device(cluster, name, rule.where("device"), rule.path() + ".device", sink);
+    const ConfigNode* ranks = rule.at("workers").node();
+    for (std::size_t r = 0; ranks != nullptr && r < ranks->items.size(); ++r) {
+      const auto rank = parse_integer(ranks->items[r].scalar).value_or(-1);
+      const std::string at = fmt::format("{}.workers[{}]", rule.path(), r);
+      if (rank < 0 || rank >= workers) {
+        sink.error(ranks->items[r].where, at, fmt::format("worker {} does not exist; ranks run from 0 to {}", rank, workers - 1));
+        continue;
+      }
+      int& previous = assigned_by[static_cast<std::size_t>(rank)];
+      if (previous >= 0) {
+        sink.error(ranks->items[r].where, at,
+                   fmt::format("worker {} already runs on a device from cluster.worker_devices[{}]", rank, previous),
+                   "name each worker in one entry");
+        continue;
+      }
+      previous = static_cast<int>(i);
+      out[static_cast<std::size_t>(rank)] = device;
+    }
+  }
+  if (!nodes.empty() && rules != nullptr) {
+    sink.error(cluster.key_where("worker_devices"), "cluster.worker_devices",
+               "with cluster.nodes, each worker runs on its node's devices",
+               "give the node types their device (node_types.<type>.device) instead");
+  }
+  for (std::size_t rank = 0; rank < out.size(); ++rank) {
+    // Precision is how the run computes, not a property of one device: every worker follows cluster.device.
+    out[rank].precision = cluster_device.precision;
+    // cluster.device's own lack is reported by read_device.
+    if (out[rank].name != cluster_device.name && out[rank].precision == "mixed" && !out[rank].half_flops) {
+      sink.error(cluster.key_where(nodes.empty() ? "worker_devices" : "nodes"), "cluster",
+                 fmt::format("worker {} runs on '{}' under mixed precision, and '{}' has no half_flops", rank,
+                             out[rank].name, out[rank].name),
+                 "declare its half_flops under cluster.devices, or use precision: fp32");
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace dtsim::scenario

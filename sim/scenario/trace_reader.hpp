@@ -1,0 +1,21 @@
+#pragma once
+// Time-varying factors (`stragglers[].trace`, `link_traces[]`): inline points or a CSV file of time,factor
+// rows, optionally periodic.
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/config_view.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace dtsim::scenario {
+
+/// The trace a `{points | file, period}` mapping declares; a file is read relative to the file that names it.
+/// Problems (unreadable file, bad rows, times not increasing, a period not past the last point) go to `sink`.
+Trace read_trace(const View& trace, core::DiagnosticSink& sink);
+
+/// Per worker rank, the speed trace of the straggler rules that have one (a worker may have one at most).
+std::vector<Trace> read_speed_traces(const View& root, int workers, core::DiagnosticSink& sink);
+
+/// `link_traces`, with link names left to be checked against the topology.
+std::vector<LinkTrace> read_link_traces(const View& root, core::DiagnosticSink& sink);
+
+}  // namespace dtsim::scenario
