@@ -9,9 +9,12 @@
 namespace dtsim::platform {
 namespace {
 
-simgrid::kernel::profile::Profile* make_profile(const std::string& name, const scenario::Trace& trace) {
+/// `scale` turns the trace's factors into the profile's values: 1 for speed profiles (SimGrid scales the
+/// host's speed by them), the link's bandwidth for bandwidth profiles (whose values are bytes per second).
+simgrid::kernel::profile::Profile* make_profile(const std::string& name, const scenario::Trace& trace, double scale) {
   // SimGrid repeats a profile every `periodicity` seconds; a negative one plays it once.
-  return simgrid::kernel::profile::ProfileBuilder::from_string(name, profile_text(trace), trace.period_s.value_or(-1.0));
+  return simgrid::kernel::profile::ProfileBuilder::from_string(name, profile_text(trace, scale),
+                                                               trace.period_s.value_or(-1.0));
 }
 
 void set_power(simgrid::s4u::Host* host, const HostSpec& spec) {
@@ -29,9 +32,11 @@ PlatformSpec uniform_platform(double speed) {
   return spec;
 }
 
-std::string profile_text(const scenario::Trace& trace) {
+std::string profile_text(const scenario::Trace& trace, double scale) {
   std::string text;
-  for (const scenario::Trace::Point& point : trace.points) text += fmt::format("{:.17g} {:.17g}\n", point.at_s, point.factor);
+  for (const scenario::Trace::Point& point : trace.points) {
+    text += fmt::format("{:.17g} {:.17g}\n", point.at_s, point.factor * scale);
+  }
   return text;
 }
 
@@ -52,7 +57,7 @@ Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec
     const HostSpec& figures = *host_spec[node];
     s4u::Host* host = iface->create_host(graph.node(node).name, figures.speed);
     if (spec.energy) set_power(host, figures);
-    if (!figures.speed_trace.empty()) host->set_speed_profile(make_profile(graph.node(node).name + "/speed", figures.speed_trace));
+    if (!figures.speed_trace.empty()) host->set_speed_profile(make_profile(graph.node(node).name + "/speed", figures.speed_trace, 1.0));
     zone->bind_host(host->get_netpoint(), node);
     platform.host_of_node[node] = host;
   }
@@ -72,8 +77,9 @@ Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec
   }
   for (const auto& [id, trace] : spec.link_traces) {
     s4u::SplitDuplexLink* link = platform.links.at(id);
-    link->get_link_up()->set_bandwidth_profile(make_profile(link->get_name() + "/up", trace));
-    link->get_link_down()->set_bandwidth_profile(make_profile(link->get_name() + "/down", trace));
+    const double bandwidth = graph.link(id).bandwidth.value();
+    link->get_link_up()->set_bandwidth_profile(make_profile(link->get_name() + "/up", trace, bandwidth));
+    link->get_link_down()->set_bandwidth_profile(make_profile(link->get_name() + "/down", trace, bandwidth));
   }
   iface->seal();
   return platform;

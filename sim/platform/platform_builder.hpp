@@ -54,7 +54,7 @@ struct Platform {
 /// connected.
 Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec& spec);
 
-/// The SimGrid profile text of a trace: "time value" lines.
-std::string profile_text(const scenario::Trace& trace);
+/// The SimGrid profile text of a trace: "time value" lines, each factor times `scale`.
+std::string profile_text(const scenario::Trace& trace, double scale);
 
 }  // namespace dtsim::platform

@@ -1,0 +1,80 @@
+// Traces: a speed trace changes a host's speed over exactly its window (once, or every period), and a
+// bandwidth trace a link's bandwidth: SimGrid profiles built from the scenario's points.
+
+#include "sim/runtime/engine_session.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+
+#include <gtest/gtest.h>
+
+namespace dtsim {
+namespace {
+
+constexpr double kSpeed = 1e9;
+constexpr double kBandwidth = 1e8;
+constexpr double kLatency = 1e-3;
+
+topology::TopologyGraph two_workers() {
+  topology::TopologyGraph graph;
+  const auto a = graph.add_worker("a");
+  const auto b = graph.add_worker("b");
+  graph.add_link(a, b, core::BytesPerSecond(kBandwidth), core::Seconds(kLatency), "pair");
+  return graph;
+}
+
+/// When worker 0, following `trace`, finishes `flops` of work started at time 0.
+double finish_time(const scenario::Trace& trace, double flops) {
+  const topology::TopologyGraph graph = two_workers();
+  platform::PlatformSpec spec = platform::uniform_platform(kSpeed);
+  spec.workers = {platform::HostSpec{.speed = kSpeed, .idle_w = {}, .busy_w = {}, .speed_trace = trace},
+                  platform::HostSpec{.speed = kSpeed, .idle_w = {}, .busy_w = {}, .speed_trace = {}}};
+  runtime::EngineSession session(graph, scenario::NetworkModel::AlphaBeta, spec);
+  double finished = 0.0;
+  simgrid::s4u::Actor::create("work", session.host(graph.workers()[0]), [&] {
+    simgrid::s4u::this_actor::execute(flops);
+    finished = simgrid::s4u::Engine::get_clock();
+  });
+  session.run();
+  return finished;
+}
+
+// SimGrid allows one engine per process, so each case runs as its own test.
+TEST(SpeedTrace, HalvingTheSpeedBetweenT1AndT2StretchesExactlyThatWindow) {
+  // 4 s of work at full speed; at half speed from 1 s to 3 s, those 2 s do 1 s of work: done at 5 s.
+  const scenario::Trace trace{.points = {{1.0, 0.5}, {3.0, 1.0}}, .period_s = std::nullopt};
+  EXPECT_NEAR(finish_time(trace, 4.0 * kSpeed), 5.0, 1e-9);
+}
+
+TEST(SpeedTrace, APeriodicTraceRepeatsItsWindowEveryPeriod) {
+  // Half speed in [1, 2), [5, 6), [9, 10): 10 s of work lose 0.5 s in each of the three windows.
+  const scenario::Trace trace{.points = {{1.0, 0.5}, {2.0, 1.0}}, .period_s = 4.0};
+  EXPECT_NEAR(finish_time(trace, 10.0 * kSpeed), 11.5, 1e-9);
+}
+
+TEST(SpeedTrace, AWindowAfterTheWorkChangesNothing) {
+  const scenario::Trace trace{.points = {{5.0, 0.25}}, .period_s = std::nullopt};
+  EXPECT_NEAR(finish_time(trace, 4.0 * kSpeed), 4.0, 1e-9);
+}
+
+TEST(BandwidthTrace, HalfTheBandwidthDoublesTheTransferTime) {
+  const topology::TopologyGraph graph = two_workers();
+  platform::PlatformSpec spec = platform::uniform_platform(kSpeed);
+  spec.link_traces = {{0, scenario::Trace{.points = {{0.0, 0.5}}, .period_s = std::nullopt}}};
+  runtime::EngineSession session(graph, scenario::NetworkModel::AlphaBeta, spec);
+  constexpr double kBytes = 1e7;
+  double received = 0.0;
+  simgrid::s4u::Mailbox* box = simgrid::s4u::Mailbox::by_name("pair");
+  static int payload = 0;
+  simgrid::s4u::Actor::create("send", session.host(graph.workers()[0]), [&] { box->put(&payload, kBytes); });
+  simgrid::s4u::Actor::create("receive", session.host(graph.workers()[1]), [&] {
+    box->get<int>();
+    received = simgrid::s4u::Engine::get_clock();
+  });
+  session.run();
+  EXPECT_NEAR(received, kLatency + kBytes / (0.5 * kBandwidth), 1e-9);
+}
+
+}  // namespace
+}  // namespace dtsim
