@@ -43,7 +43,9 @@ nlohmann::json read_summary(const std::filesystem::path& folder) {
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
                const std::filesystem::path& folder) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::string csv = "point,iterations,simulated_s,bytes_sent,final_val_loss,final_val_accuracy\n";
+  std::string csv =
+      "point,iterations,simulated_s,bytes_sent,final_val_loss,final_val_accuracy,time_to_target_s,energy_j,"
+      "energy_waiting_share\n";
   const std::size_t count = document.points.size();
   for (std::size_t i = 0; i < count; ++i) {
     const auto& point = document.points[i];
@@ -68,10 +70,19 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     const auto& result = summary["result"];
     // Timing-only runs evaluate nothing: their loss columns stay empty.
     const bool evaluated = result.contains("final");
-    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{},{}\n", point.sweep_point, result["iterations"].get<std::int64_t>(),
-                       result["simulated_s"].get<double>(), result["bytes_sent"].get<double>(),
-                       evaluated ? fmt::format("{:.9g}", result["final"]["val_loss"].get<double>()) : "",
-                       evaluated ? fmt::format("{:.9g}", result["final"]["val_accuracy"].get<double>()) : "");
+    const auto number = [](const nlohmann::json& value) {
+      return value.is_number() ? fmt::format("{:.9g}", value.get<double>()) : std::string();
+    };
+    const nlohmann::json none;
+    const nlohmann::json& target = result.contains("time_to_target") ? result["time_to_target"] : none;
+    const nlohmann::json& energy = result.contains("energy") ? result["energy"] : none;
+    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{},{},{},{},{}\n", point.sweep_point,
+                       result["iterations"].get<std::int64_t>(), result["simulated_s"].get<double>(),
+                       result["bytes_sent"].get<double>(), evaluated ? number(result["final"]["val_loss"]) : "",
+                       evaluated ? number(result["final"]["val_accuracy"]) : "",
+                       target.is_object() && target.value("reached", false) ? number(target["sim_time_s"]) : "",
+                       energy.is_object() ? number(energy["total_j"]) : "",
+                       energy.is_object() ? number(energy["waiting_share"]) : "");
   }
   core::write_file_atomically(folder / "sweep.csv", csv);
   if (!options.quiet) fmt::print("{} runs; one folder per point and sweep.csv in {}/\n", count, folder.string());

@@ -3,6 +3,8 @@
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <cmath>
+
 namespace dtsim::runtime {
 
 int powered_nodes(const scenario::ClusterSpec& cluster, int servers) {
@@ -63,6 +65,8 @@ void EnergyMeter::finish(metrics::RunRecord& record) const {
     host.compute_j = host.compute_s * devices_[i].busy_power.value_or(core::Watts(0.0)).value();
     host.communication_j = host.communication_s * devices_[i].idle_power.value_or(core::Watts(0.0)).value();
     host.waiting_j = drawn - host.compute_j - host.communication_j;
+    // A host that never waited leaves rounding residue, not joules.
+    if (std::abs(host.waiting_j) < 1e-9 * drawn) host.waiting_j = 0.0;
     totals.devices_j += drawn;
     totals.compute_j += host.compute_j;
     totals.communication_j += host.communication_j;

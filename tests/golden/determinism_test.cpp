@@ -27,7 +27,8 @@ const std::vector<std::string> kScenarios{"quickstart.yaml",
                                           "compare/straggler-gossip.yaml",
                                           "compare/allreduce-straggler-ssp.yaml",
                                           "models/glove-zipf-async.yaml",
-                                          "models/clicks-logistic.yaml"};
+                                          "models/clicks-logistic.yaml",
+                                          "faults/unsteady-cluster.yaml"};
 
 std::string short_name(std::size_t index) {
   std::string name = std::filesystem::path(kScenarios.at(index)).stem().string();
@@ -104,6 +105,21 @@ TEST(RandomStragglerDeterminism, SameSeedSameBytesPointByPoint) {
       EXPECT_EQ(first, read_file(root / "second" / point / file)) << point << "/" << file;
     }
     EXPECT_NE(read_file(root / "first" / point / "summary.json"), read_file(root / "other_seed" / point / "summary.json"));
+  }
+}
+
+// Energy runs read the plugins' joules into summary.json and metrics.csv: the same bytes twice, point by point.
+TEST(EnergyDeterminism, EnergyFiguresAreTheSameBytesTwice) {
+  const auto root = fresh_output_folder("determinism-energy");
+  run_into(root / "first", "energy/cost-of-waiting.yaml");
+  run_into(root / "second", "energy/cost-of-waiting.yaml");
+  EXPECT_EQ(read_file(root / "first" / "sweep.csv"), read_file(root / "second" / "sweep.csv"));
+  for (const char* point : {"slowdown=1", "slowdown=4"}) {
+    for (const auto& [file, key] : {std::pair{"summary.json", "waiting_j"}, std::pair{"metrics.csv", "energy_j"}}) {
+      const std::string first = read_file(root / "first" / point / file);
+      ASSERT_NE(first.find(key), std::string::npos) << point << "/" << file;
+      EXPECT_EQ(first, read_file(root / "second" / point / file)) << point << "/" << file;
+    }
   }
 }
 
