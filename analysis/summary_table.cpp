@@ -71,6 +71,22 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        e.devices_j > 0 ? 100.0 * e.communication_j / e.devices_j : 0.0,
                        e.devices_j > 0 ? 100.0 * e.waiting_j / e.devices_j : 0.0);
   }
+  if (s.failures.enabled) {
+    std::int64_t lost_steps = 0;
+    double lost_s = 0.0;
+    double downtime_s = 0.0;
+    int left = 0;
+    for (const metrics::FailureRecord& f : record.failures) {
+      lost_steps += f.lost_steps;
+      lost_s += f.lost_s;
+      downtime_s += f.downtime_s;
+      left += f.left ? 1 : 0;
+    }
+    out += fmt::format("  failures   {} ({} left for good): {} steps lost ({:.6f} s), {:.6f} s down; {} checkpoints "
+                       "({:.6f} s)\n",
+                       record.failures.size(), left, lost_steps, lost_s, downtime_s, record.checkpoints,
+                       record.checkpoint_s);
+  }
   out += "\n";
   out += fmt::format("  {:<12} {:>12} {:>14} {:>12} {:>12}\n", "host", "compute_s", "communication_s", "wait_s", "sent");
   for (const auto& host : record.hosts) {

@@ -30,6 +30,8 @@ class SgdOptimizer final : public Optimizer {
     sgd_.step(parameters, gradient);
   }
   [[nodiscard]] double flops(std::size_t count) const override { return Sgd::flops(count); }
+  [[nodiscard]] int state_per_parameter() const override { return 0; }
+  [[nodiscard]] std::unique_ptr<Optimizer> clone() const override { return std::make_unique<SgdOptimizer>(*this); }
 
  private:
   Sgd sgd_;
@@ -49,6 +51,8 @@ class MomentumOptimizer final : public Optimizer {
   }
   /// Two for the velocity, two for the step, per parameter.
   [[nodiscard]] double flops(std::size_t count) const override { return 4.0 * static_cast<double>(count); }
+  [[nodiscard]] int state_per_parameter() const override { return 1; }
+  [[nodiscard]] std::unique_ptr<Optimizer> clone() const override { return std::make_unique<MomentumOptimizer>(*this); }
 
  private:
   float learning_rate_;
@@ -85,6 +89,8 @@ class AdamOptimizer final : public Optimizer {
   /// Per parameter: 3 for m, 4 for v, 2 for the corrections, 1 square root, 1 addition, 1 division, 2 for the
   /// step.
   [[nodiscard]] double flops(std::size_t count) const override { return 14.0 * static_cast<double>(count); }
+  [[nodiscard]] int state_per_parameter() const override { return 2; }
+  [[nodiscard]] std::unique_ptr<Optimizer> clone() const override { return std::make_unique<AdamOptimizer>(*this); }
 
  private:
   double learning_rate_;

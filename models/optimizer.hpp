@@ -30,6 +30,12 @@ class Optimizer {
   /// FLOPs of updating `count` parameters.
   [[nodiscard]] virtual double flops(std::size_t count) const = 0;
 
+  /// Values of state kept per parameter (0 for SGD, 1 for momentum, 2 for Adam): what a checkpoint saves
+  /// beside the parameters.
+  [[nodiscard]] virtual int state_per_parameter() const = 0;
+  /// A copy with the same state (for checkpoints).
+  [[nodiscard]] virtual std::unique_ptr<Optimizer> clone() const = 0;
+
   /// One whole update of all the parameters.
   void apply(Parameters& parameters, const Parameters& gradient);
 };

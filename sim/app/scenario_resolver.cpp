@@ -4,6 +4,7 @@
 #include "sim/runtime/platform_spec.hpp"
 
 #include "sim/app/compute_backend.hpp"
+#include "sim/app/failure_checks.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "models/model_profile.hpp"
 
@@ -104,6 +105,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
   check_backend(s, sink);
   check_link_traces(s, graph, sink);
+  check_failures(s, *strategy, sink);
   if (s.model.is_profile()) {
     check_profile_run(s, *strategy, sink);
     sink.throw_if_any();

@@ -41,6 +41,10 @@ std::pair<Buffer, std::int64_t> take_steps(const Buffer& message) {
   return {Buffer(std::vector<float>(values.begin(), values.end() - 1)), static_cast<std::int64_t>(values.back())};
 }
 
+void leave(Transport& transport, std::span<const int> servers) {
+  transport.send_to_each(servers, std::vector<Buffer>(servers.size()));
+}
+
 Buffer mean_of(const std::vector<Buffer>& buffers) {
   if (buffers.empty()) throw std::invalid_argument("mean of no buffers");
   for (const Buffer& buffer : buffers) {

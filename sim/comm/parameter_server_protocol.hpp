@@ -18,6 +18,13 @@ namespace dtsim::comm {
 /// ends with one more float: how many steps' gradients the push sums (see take_steps()).
 Buffer push_and_pull(Transport& transport, std::span<const int> servers, const Buffer& gradient, std::int64_t steps = 0);
 
+/// Worker side of a failure it does not come back from: tells every server, with an empty message, that
+/// no more gradients will come from it.
+void leave(Transport& transport, std::span<const int> servers);
+
+/// Server side: whether a worker's message is its leave().
+inline bool is_leave(const Buffer& message) { return message.size() == 0; }
+
 /// Server side of a push sent with `steps`: the gradient without its last element, and that element.
 std::pair<Buffer, std::int64_t> take_steps(const Buffer& message);
 

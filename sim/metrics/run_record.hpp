@@ -59,6 +59,17 @@ struct LinkLoad {
   double bytes = 0.0;
 };
 
+/// One worker failure and what it cost.
+struct FailureRecord {
+  int worker = 0;
+  double at_s = 0.0;       ///< when it failed
+  double noticed_s = 0.0;  ///< the end of the step it failed in, when the job reacted
+  std::int64_t lost_steps = 0;  ///< steps computed again (rolled back, or the step it died in)
+  double lost_s = 0.0;     ///< simulated time of the work lost: from the restored checkpoint (or the step's start)
+  double downtime_s = 0.0; ///< repair, restart and reading the checkpoint back
+  bool left = false;       ///< it never came back (parameter server, no repair)
+};
+
 struct RunRecord {
   double simulated_s = 0.0;
   std::int64_t iterations = 0;
@@ -69,6 +80,12 @@ struct RunRecord {
   /// Every link direction traffic may take, in link order (forward, then backward).
   std::vector<LinkLoad> links;
   std::vector<EvaluationRow> evaluations;
+  /// Runs with failures: each one, in the order the job met them; checkpoints written and their time.
+  std::vector<FailureRecord> failures;
+  std::int64_t checkpoints = 0;
+  double checkpoint_s = 0.0;
+  /// Parameter-server runs with failures: gradients the first shard received from each worker.
+  std::vector<std::int64_t> gradients_by_worker;
   /// Set in energy runs.
   std::optional<EnergyTotals> energy;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);

@@ -87,6 +87,35 @@ nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const Run
   return out;
 }
 
+/// Each failure, what they cost together, and the checkpoints' overhead.
+nlohmann::ordered_json failures_json(const RunRecord& record) {
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  std::int64_t lost_steps = 0;
+  double lost_s = 0.0;
+  double downtime_s = 0.0;
+  for (const FailureRecord& f : record.failures) {
+    events.push_back({{"worker", f.worker},
+                      {"at_s", rounded(f.at_s)},
+                      {"noticed_s", rounded(f.noticed_s)},
+                      {"lost_steps", f.lost_steps},
+                      {"lost_s", rounded(f.lost_s)},
+                      {"downtime_s", rounded(f.downtime_s)},
+                      {"left", f.left}});
+    lost_steps += f.lost_steps;
+    lost_s += f.lost_s;
+    downtime_s += f.downtime_s;
+  }
+  nlohmann::ordered_json out = {{"count", record.failures.size()},
+                                {"lost_steps", lost_steps},
+                                {"lost_s", rounded(lost_s)},
+                                {"downtime_s", rounded(downtime_s)},
+                                {"checkpoints", record.checkpoints},
+                                {"checkpoint_s", rounded(record.checkpoint_s)},
+                                {"events", events}};
+  if (!record.gradients_by_worker.empty()) out["gradients_by_worker"] = record.gradients_by_worker;
+  return out;
+}
+
 }  // namespace
 
 std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record) {
@@ -131,6 +160,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
   }
   add_traffic(record, result);
   if (record.energy) result["energy"] = energy_json(scenario, record);
+  if (scenario.failures.enabled) result["failures"] = failures_json(record);
   if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);
   if (!record.evaluations.empty()) {
     result["initial"] = evaluation_json(record.evaluations.front());

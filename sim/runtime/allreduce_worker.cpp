@@ -1,5 +1,6 @@
 #include "sim/runtime/allreduce_worker.hpp"
 
+#include "sim/runtime/job_recovery.hpp"
 #include "sim/runtime/stale_synchronous_allreduce.hpp"
 #include "sim/sync/gossip_matching.hpp"
 
@@ -18,10 +19,11 @@ void AllreduceWorker::operator()() {
   S4uTransport transport("allreduce", rank_, workers, activity);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_traffic(context_.traffic);
-  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
+  std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
   models::BatchStream batches(setup.schedule, rank_);
   models::Parameters parameters = setup.model->initial_parameters();
   models::Parameters gradient;
+  JobRecovery recovery(context_, rank_, WorkerState{&parameters, &optimizer, &batches});
 
   const int local_steps = setup.sync->local_steps();
   const auto count = static_cast<std::size_t>(parameters.size());
@@ -53,6 +55,10 @@ void AllreduceWorker::operator()() {
         parameters /= static_cast<float>(workers);
         charge_compute(activity, static_cast<double>(count));
       }
+    }
+    if (const std::int64_t resumed = recovery.end_of_iteration(iteration); resumed != iteration) {
+      iteration = resumed;  // rolled back: the loop goes on from the checkpoint's next iteration
+      continue;
     }
     if (rank_ == 0) after_iteration(context_, iteration, parameters);
   }

@@ -1,8 +1,10 @@
 #include "sim/runtime/parameter_server_actors.hpp"
 
 #include "sim/comm/parameter_server_protocol.hpp"
+#include "sim/runtime/failure_schedule.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
 
 #include <algorithm>
@@ -57,9 +59,33 @@ void ParameterServerWorker::operator()() {
   models::Parameters accumulated = models::Parameters::Zero(parameters.size());
   std::int64_t held = 0;  // steps accumulated since the last push
 
+  // This worker's failures: it dies during a step, and comes back after its repair to compute that step
+  // again, or leaves for good (the servers go on without it).
+  std::optional<FailureSchedule> failures;
+  if (context_.scenario->failures.enabled) failures.emplace(context_.scenario->failures, workers, context_.scenario->seed, rank_);
+
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    const double step_started = simgrid::s4u::Engine::get_clock();
     compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
+    if (failures) {
+      if (const std::optional<Failure> failure = failures->take_due(simgrid::s4u::Engine::get_clock())) {
+        const double now = simgrid::s4u::Engine::get_clock();
+        metrics::FailureRecord record{rank_, failure->at_s, now, 1 + held, now - step_started, 0.0, !failure->repair_s};
+        if (!failure->repair_s) {
+          context_.record->failures.push_back(record);
+          comm::leave(transport, servers);
+          return;
+        }
+        record.downtime_s = *failure->repair_s + context_.scenario->failures.restart_s;
+        context_.record->failures.push_back(record);
+        simgrid::s4u::this_actor::sleep_for(record.downtime_s);
+        accumulated.setZero();
+        held = 0;
+        --iteration;  // the step it died in, computed again
+        continue;
+      }
+    }
     if (!strategy.accumulates_locally()) {
       const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(gradient));
       parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
@@ -114,7 +140,7 @@ void ParameterServer::operator()() {
   std::vector<std::int64_t> read_version(p, 0);  // the version each worker's parameters have
   std::vector<bool> deferred(p, false);        // a worker whose reply waits for the staleness bound
   struct Clock {
-    std::vector<comm::Buffer> gradients;  // by worker
+    std::vector<comm::Buffer> gradients;  // by worker; empty for a worker that left before the clock
     std::size_t arrived = 0;
   };
   std::map<std::int64_t, Clock> by_clock;
@@ -180,6 +206,39 @@ void ParameterServer::operator()() {
   bool someone_waited = false;  // since the last complete clock
   const auto may_go_on = [&](std::size_t w) { return bound < 0 || version >= pushed[w] - bound; };
 
+  std::vector<bool> left(p, false);
+  // The gradients a clock needs: one from every worker that has not left before reaching it.
+  const auto expected = [&](std::int64_t clock) {
+    std::size_t n = 0;
+    for (std::size_t v = 0; v < p; ++v) n += !left[v] || pushed[v] >= clock ? 1 : 0;
+    return n;
+  };
+  const auto complete_clocks = [&] {
+    // Clocks complete in order: a worker cannot push clock k + 1 before its clock k reply, which needs
+    // clock k - bound complete; so only the oldest open clock can become complete.
+    while (!by_clock.empty() && by_clock.begin()->first == version + 1 &&
+           by_clock.begin()->second.arrived == expected(by_clock.begin()->first)) {
+      // Averaging n gradients, in rank order: n-1 additions and one scaling per parameter.
+      std::vector<comm::Buffer> gradients;
+      for (comm::Buffer& gradient : by_clock.begin()->second.gradients) {
+        if (gradient.size() > 0) gradients.push_back(std::move(gradient));
+      }
+      apply(comm::mean_of(gradients), count * static_cast<double>(gradients.size()));
+      by_clock.erase(by_clock.begin());
+      ++version;
+      bound = strategy.next_staleness_bound(bound, someone_waited);
+      someone_waited = false;
+    }
+    for (std::size_t v = 0; v < p; ++v) {
+      if (!deferred[v]) continue;
+      if (may_go_on(v)) {
+        reply(v);
+      } else {
+        someone_waited = true;
+      }
+    }
+  };
+
   const bool counted = strategy.accumulates_locally();
   for (;;) {
     std::vector<comm::Pending*> open;
@@ -193,6 +252,14 @@ void ParameterServer::operator()() {
     if (open.empty()) break;
     const std::size_t w = owner[transport.wait_any(open)];
     comm::Buffer gradient = receiving[w]->wait();
+    if (comm::is_leave(gradient)) {
+      // A worker that died for good: no reply, no more gradients; clocks complete without it.
+      left[w] = true;
+      receiving[w] = nullptr;
+      deferred[w] = false;
+      complete_clocks();
+      continue;
+    }
     std::int64_t steps = 1;
     if (counted) std::tie(gradient, steps) = comm::take_steps(gradient);
     pushed[w] += steps;
@@ -229,29 +296,13 @@ void ParameterServer::operator()() {
     open_clock.gradients[w] = std::move(gradient);
     ++open_clock.arrived;
     deferred[w] = true;
-    // Clocks complete in order: a worker cannot push clock k + 1 before its clock k reply, which needs
-    // clock k - bound complete; so only the oldest open clock can become complete.
-    while (!by_clock.empty() && by_clock.begin()->first == version + 1 && by_clock.begin()->second.arrived == p) {
-      // Averaging p gradients: p-1 additions and one scaling per parameter.
-      apply(comm::mean_of(by_clock.begin()->second.gradients), count * static_cast<double>(p));
-      by_clock.erase(by_clock.begin());
-      ++version;
-      bound = strategy.next_staleness_bound(bound, someone_waited);
-      someone_waited = false;
-    }
-    for (std::size_t v = 0; v < p; ++v) {
-      if (!deferred[v]) continue;
-      if (may_go_on(v)) {
-        reply(v);
-      } else {
-        someone_waited = true;
-      }
-    }
+    complete_clocks();
   }
   if (!gathered.empty()) apply(combine(gathered), 2.0 * count * static_cast<double>(gathered.size()));
   for (auto& exec : updating) exec->wait();
   collect_finished();
   activity.compute_s += covered(std::move(updated));
+  if (records && context_.scenario->failures.enabled) context_.record->gradients_by_worker = pushed;
   for (auto& sent : replies) {
     if (sent) static_cast<void>(sent->wait());
   }

@@ -10,6 +10,8 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/link_traffic.hpp"
 
+#include <simgrid/s4u/Barrier.hpp>
+
 namespace dtsim::runtime {
 
 struct TrainingContext {
@@ -26,6 +28,8 @@ struct TrainingContext {
   std::vector<StepSlowdown>* step_slowdowns = nullptr;
   /// Energy runs: reads the joules drawn so far into each evaluation; null otherwise.
   const EnergyMeter* energy = nullptr;
+  /// Lock-step allreduce runs with failures: where the workers meet at the end of each iteration.
+  simgrid::s4u::Barrier* barrier = nullptr;
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's

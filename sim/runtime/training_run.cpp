@@ -48,8 +48,19 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   const bool random = !scenario.cluster.random_slowdowns.empty();
   std::optional<EnergyMeter> energy;
   if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform());
-  const TrainingContext context{&scenario,       &setup, &record, progress, &traffic, shorten ? &shortcut : nullptr,
-                                random ? &step_slowdowns : nullptr, energy ? &*energy : nullptr};
+  simgrid::s4u::BarrierPtr barrier;
+  if (scenario.failures.enabled && scenario.training.architecture == scenario::Architecture::Allreduce) {
+    barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(workers.size()));
+  }
+  const TrainingContext context{&scenario,
+                                &setup,
+                                &record,
+                                progress,
+                                &traffic,
+                                shorten ? &shortcut : nullptr,
+                                random ? &step_slowdowns : nullptr,
+                                energy ? &*energy : nullptr,
+                                barrier.get()};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;

@@ -240,6 +240,33 @@ struct TrainingSpec {
   int evaluate_every = 0;
 };
 
+/// A worker that fails at a given time (`failures.events`).
+struct WorkerFailure {
+  int worker = 0;
+  double at_s = 0.0;
+  std::optional<double> repair_s;  ///< unset: a spare replaces it (allreduce) or it leaves (parameter server)
+  core::SourcePosition where;
+};
+
+/// `failures`: which workers fail when, and how training recovers.
+struct FailureSpec {
+  bool enabled = false;
+  core::SourcePosition where;
+  std::vector<WorkerFailure> events;  ///< in declaration order
+  /// `random`: every listed worker (all when empty) fails after exponential times of this mean.
+  std::optional<double> mtbf_s;
+  std::vector<int> random_workers;
+  std::optional<double> random_repair_s;
+  core::SourcePosition random_at;
+  /// `checkpoint`: iterations between checkpoints (unset: a rollback restarts from the beginning).
+  std::optional<std::int64_t> checkpoint_every;
+  double storage_bytes_per_s = 0.0;
+  core::SourcePosition checkpoint_at;
+  double restart_s = 0.0;
+  bool elastic = false;
+  core::SourcePosition elastic_at;
+};
+
 /// `energy`: what a run's power draw costs. Device powers come from the device profiles.
 struct EnergySpec {
   bool enabled = false;
@@ -269,6 +296,7 @@ struct Scenario {
   TrainingSpec training;
   /// Bandwidth traces on links, in declaration order.
   std::vector<LinkTrace> link_traces;
+  FailureSpec failures;
   EnergySpec energy;
   /// Result folder from `outputs.folder`; the command line and out/<name> apply when absent.
   std::optional<std::filesystem::path> output_folder;

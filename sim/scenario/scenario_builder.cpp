@@ -6,6 +6,7 @@
 #include "sim/scenario/config_view.hpp"
 #include "sim/scenario/device_reader.hpp"
 #include "sim/scenario/energy_reader.hpp"
+#include "sim/scenario/failure_reader.hpp"
 #include "sim/scenario/trace_reader.hpp"
 
 #include <boost/pending/disjoint_sets.hpp>
@@ -473,6 +474,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.cluster.random_slowdowns = read_random_slowdowns(root);
   s.cluster.speed_traces = read_speed_traces(root, s.cluster.workers, sink);
   s.link_traces = read_link_traces(root, sink);
+  s.failures = read_failures(root, s.cluster.workers, sink);
   s.energy = read_energy(root, s.cluster, has_servers(s.training.architecture), sink);
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
   s.target_loss = root.at("outputs").number("target_loss");

@@ -59,6 +59,26 @@ nlohmann::ordered_json energy_json(const EnergySpec& e) {
   return out;
 }
 
+nlohmann::ordered_json failures_json(const FailureSpec& f) {
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  for (const WorkerFailure& e : f.events) {
+    nlohmann::ordered_json event = {{"worker", e.worker}, {"at_s", e.at_s}};
+    if (e.repair_s) event["repair_s"] = *e.repair_s;
+    events.push_back(event);
+  }
+  nlohmann::ordered_json out = {{"events", events}};
+  if (f.mtbf_s) {
+    out["random"] = {{"mtbf_s", *f.mtbf_s}, {"workers", f.random_workers}};
+    if (f.random_repair_s) out["random"]["repair_s"] = *f.random_repair_s;
+  }
+  if (f.checkpoint_every) {
+    out["checkpoint"] = {{"every", *f.checkpoint_every}, {"storage_bytes_per_s", f.storage_bytes_per_s}};
+  }
+  out["restart_s"] = f.restart_s;
+  out["elastic"] = f.elastic;
+  return out;
+}
+
 nlohmann::ordered_json model_json(const ModelSpec& m) {
   nlohmann::ordered_json out = {{"kind", m.kind.value}};
   if (m.kind.value == "matrix_factorization" || m.kind.value == "glove") out["dimensions"] = m.dimensions;
@@ -206,6 +226,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
     }
     out["link_traces"] = traces;
   }
+  if (s.failures.enabled) out["failures"] = failures_json(s.failures);
   if (s.energy.enabled) out["energy"] = energy_json(s.energy);
   return out;
 }

@@ -473,26 +473,46 @@ SchemaNode stragglers() {
 }
 
 SchemaNode failures() {
-  return map_of("failures", "hosts and links that fail, and how training recovers",
+  return map_of("failures", "workers that fail, and how training recovers",
                 {
                     list_of("events", "failures at given simulated times",
                             map_of("[]", "one failure",
                                    {
                                        choice_of("kind", "failure kind", "what fails",
-                                                 {{"worker", ""}, {"server", ""}, {"link", ""}})
+                                                 {{"worker", "a worker's device"},
+                                                  {"server", "a parameter-server shard", true},
+                                                  {"link", "a network link", true}})
                                            .require(),
-                                       text("target", "worker rank, server index or link name (a--b)").require(),
-                                       quantity("at", Unit::Duration, "when it fails").require(),
-                                       quantity("repair_after", Unit::Duration, "how long until it is back"),
+                                       text("target", "worker rank").require(),
+                                       quantity("at", Unit::Duration, "when it fails").require().for_example("\"2s\""),
+                                       quantity("repair_after", Unit::Duration,
+                                                "how long until it is back; absent: a spare replaces it (allreduce) "
+                                                "or it leaves for good (parameter server)"),
                                    })),
-                    map_of("checkpoint", "periodic checkpoints to restart from",
+                    map_of("random", "failures drawn from the seed: each worker fails after an exponential time",
+                           {
+                               quantity("mtbf", Unit::Duration, "mean time between failures of one worker")
+                                   .require()
+                                   .exclusive_min()
+                                   .for_example("\"10s\""),
+                               list_of("workers", "ranks that may fail; every worker when absent",
+                                       integer("[]", 0, kMaxWorkers, "a worker rank")),
+                               quantity("repair_after", Unit::Duration, "how long until a failed worker is back"),
+                           }),
+                    map_of("checkpoint", "periodic checkpoints to restart from (allreduce architecture)",
                            {
                                integer("every", 1, kMaxCount, "iterations between checkpoints").require(),
-                               quantity("write_time", Unit::Duration, "time to write one checkpoint"),
-                               quantity("restart_time", Unit::Duration, "time to restart from one"),
+                               quantity("storage_bandwidth", Unit::Bandwidth,
+                                        "rate at which the model and optimizer state are written and read back")
+                                   .require()
+                                   .exclusive_min()
+                                   .for_example("\"2GBps\""),
                            }),
-                })
-      .plan();
+                    quantity("restart_time", Unit::Duration,
+                             "time to restart the job (or a worker) after a failure, before reading the checkpoint; "
+                             "0 when absent"),
+                    boolean("elastic", "BSP on a parameter server goes on with the surviving workers; false when absent"),
+                });
 }
 
 SchemaNode energy() {
@@ -530,7 +550,7 @@ SchemaNode outputs() {
 SchemaNode sweep() {
   return map_of("sweep", "run the scenario once per point of a parameter grid",
                 {
-                    dictionary_of("axes", "dotted path of a scalar key -> the values it takes",
+                    dictionary_of("axes", "dotted path of a scalar key (a number picks a list item: stragglers.0.slowdown) -> the values it takes",
                                   list_of("<path>", "values of one axis", any_scalar("[]", "one value")))
                         .require(),
                     choice_of("combine", "sweep combination", "how axes combine",

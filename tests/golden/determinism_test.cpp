@@ -28,7 +28,8 @@ const std::vector<std::string> kScenarios{"quickstart.yaml",
                                           "compare/allreduce-straggler-ssp.yaml",
                                           "models/glove-zipf-async.yaml",
                                           "models/clicks-logistic.yaml",
-                                          "faults/unsteady-cluster.yaml"};
+                                          "faults/unsteady-cluster.yaml",
+                                          "faults/random-failures-async.yaml"};
 
 std::string short_name(std::size_t index) {
   std::string name = std::filesystem::path(kScenarios.at(index)).stem().string();

@@ -1,0 +1,69 @@
+#include "sim/app/failure_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace dtsim::app {
+
+void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
+  const scenario::FailureSpec& f = s.failures;
+  if (!f.enabled) return;
+  const std::string& name = s.training.sync_strategy.value;
+  if (s.model.is_profile()) {
+    sink.error(f.where, "failures", "failures are not supported yet in timing-only (profile) runs",
+               "use a model that trains on data, or remove failures");
+    return;
+  }
+  switch (s.training.architecture) {
+    case scenario::Architecture::Hybrid:
+      sink.error(f.where, "failures", "failures are not supported yet on the hybrid architecture",
+                 "use training.architecture.kind: allreduce or parameter_server");
+      return;
+    case scenario::Architecture::Allreduce:
+      if (!strategy.lock_step() || strategy.gossip()) {
+        sink.error(f.where, "failures",
+                   fmt::format("on an allreduce, failures roll lock-step jobs (bsp, local_sgd) back to a checkpoint, "
+                               "and '{}' is not supported yet",
+                               name),
+                   "use training.sync.strategy: bsp or local_sgd, or a parameter server (async and ssp go on "
+                   "without the dead worker there)");
+      }
+      if (f.elastic) {
+        sink.error(f.elastic_at, "failures.elastic",
+                   "an elastic allreduce (going on with the survivors) is not supported yet",
+                   "remove elastic: the job rolls back to its last checkpoint, or use a parameter server");
+      }
+      return;
+    case scenario::Architecture::ParameterServer:
+      break;
+  }
+  if (f.checkpoint_every) {
+    sink.error(f.checkpoint_at, "failures.checkpoint",
+               "parameter-server workers do not roll back: a failed worker computes its step again after its "
+               "repair, or leaves",
+               "remove checkpoint, or use training.architecture.kind: allreduce");
+  }
+  if (strategy.lock_step() && !f.elastic) {
+    sink.error(f.where, "failures",
+               "BSP on a parameter server would roll back to a checkpoint, which is not supported yet there",
+               "set failures.elastic: true to go on with the surviving workers, or use the allreduce architecture");
+  }
+  // Worker 0 records the evaluations: it may fail and come back, not leave.
+  for (const scenario::WorkerFailure& event : f.events) {
+    if (event.worker == 0 && !event.repair_s) {
+      sink.error(event.where, "failures.events.target",
+                 "worker 0 records the evaluations and cannot leave for good",
+                 "give it a repair_after, or let another worker fail");
+    }
+  }
+  const bool zero_may_fail =
+      f.random_workers.empty() || std::find(f.random_workers.begin(), f.random_workers.end(), 0) != f.random_workers.end();
+  if (f.mtbf_s && !f.random_repair_s && zero_may_fail) {
+    sink.error(f.random_at, "failures.random",
+               "random failures without repair would let worker 0, which records the evaluations, leave for good",
+               "give failures.random a repair_after, or list the workers that may fail without 0");
+  }
+}
+
+}  // namespace dtsim::app

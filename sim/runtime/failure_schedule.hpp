@@ -1,0 +1,45 @@
+#pragma once
+// When workers fail: the scenario's fixed events and, with `failures.random`, each worker's seeded failure
+// process (exponential times between a repair and the next failure). Every actor that must agree on the
+// failures holds its own schedule, built from the same seed: asked at the same simulated moment, they give
+// the same answers.
+
+#include "sim/core/rng.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace dtsim::runtime {
+
+struct Failure {
+  int worker = 0;
+  double at_s = 0.0;
+  std::optional<double> repair_s;
+};
+
+class FailureSchedule {
+ public:
+  /// The failures of `only` (every worker when unset).
+  FailureSchedule(const scenario::FailureSpec& spec, int workers, std::uint64_t seed, std::optional<int> only = std::nullopt);
+
+  /// The earliest failure not yet taken, when it happened at or before `now`; taking it moves that worker's
+  /// random process on (its next failure comes an exponential time after its repair).
+  std::optional<Failure> take_due(double now);
+  [[nodiscard]] bool empty() const { return fixed_.empty() && random_.empty(); }
+
+ private:
+  struct RandomWorker {
+    int worker = 0;
+    core::RandomEngine engine;
+    double next_s = 0.0;
+  };
+  double draw(core::RandomEngine& engine) const;
+
+  std::vector<Failure> fixed_;  ///< not yet taken, by time
+  std::vector<RandomWorker> random_;
+  double mtbf_s_ = 0.0;
+  std::optional<double> random_repair_s_;
+};
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,54 @@
+#include "sim/scenario/failure_reader.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim::scenario {
+
+FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& sink) {
+  FailureSpec out;
+  const View failures = root.at("failures");
+  if (failures.node() == nullptr) return out;
+  out.enabled = true;
+  out.where = root.key_where("failures");
+  if (const ConfigNode* events = failures.at("events").node()) {
+    for (std::size_t i = 0; i < events->items.size(); ++i) {
+      const View event(&events->items[i], fmt::format("failures.events[{}]", i));
+      if (event.text("kind") != "worker") continue;  // other kinds are not simulated yet (the schema says so)
+      WorkerFailure failure;
+      failure.worker = static_cast<int>(parse_integer(event.text("target")).value_or(0));
+      failure.at_s = event.quantity("at", core::parse_duration)->value();
+      if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+      failure.where = event.where("target");
+      out.events.push_back(failure);
+    }
+  }
+  const View random = failures.at("random");
+  if (random.node() != nullptr) {
+    out.mtbf_s = random.quantity("mtbf", core::parse_duration)->value();
+    out.random_at = failures.key_where("random");
+    if (auto repair = random.quantity("repair_after", core::parse_duration)) out.random_repair_s = repair->value();
+    if (const ConfigNode* ranks = random.at("workers").node()) {
+      for (std::size_t r = 0; r < ranks->items.size(); ++r) {
+        const auto rank = parse_integer(ranks->items[r].scalar).value_or(-1);
+        if (rank < 0 || rank >= workers) {
+          sink.error(ranks->items[r].where, fmt::format("failures.random.workers[{}]", r),
+                     fmt::format("worker {} does not exist; ranks run from 0 to {}", rank, workers - 1));
+          continue;
+        }
+        out.random_workers.push_back(static_cast<int>(rank));
+      }
+    }
+  }
+  const View checkpoint = failures.at("checkpoint");
+  if (checkpoint.node() != nullptr) {
+    out.checkpoint_every = checkpoint.integer("every");
+    out.checkpoint_at = failures.key_where("checkpoint");
+    out.storage_bytes_per_s = checkpoint.quantity("storage_bandwidth", core::parse_bandwidth)->value();
+  }
+  if (auto restart = failures.quantity("restart_time", core::parse_duration)) out.restart_s = restart->value();
+  out.elastic = failures.text("elastic", "false") == "true";
+  out.elastic_at = failures.where("elastic");
+  return out;
+}
+
+}  // namespace dtsim::scenario

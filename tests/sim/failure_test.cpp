@@ -1,0 +1,124 @@
+// Failures on a parameter server: a worker that dies for good leaves, and async and SSP go on with the
+// others; one that is repaired computes the step it died in again and finishes its share. And the seeded
+// failure process: exponential times of the declared mean, the same for the same seed.
+
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/runtime/failure_schedule.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace dtsim {
+namespace {
+
+std::string parameter_server(const std::string& sync, const std::string& failure) {
+  return R"(
+name: ps-failure
+seed: 4
+cluster:
+  workers: 4
+  device: {name: slow, peak_flops: 2GFLOPS}
+topology: {kind: parameter_server, link: {bandwidth: 10Gbps, latency: 5us}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 4000, features: 63}
+training:
+  batch: {per_worker: 32}
+  optimizer: {learning_rate: 0.1}
+  sync: )" + sync + R"(
+  architecture: {kind: parameter_server}
+  stop: {epochs: 2}
+failures:
+  events:
+    - )" + failure + "\n";
+}
+
+struct Outcome {
+  metrics::RunRecord record;
+  std::int64_t iterations = 0;  ///< each worker's
+};
+
+Outcome run(const std::string& text) {
+  const auto scenario = scenario::read_scenario_text(text, "failure.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  const auto setup = app::resolve_scenario(scenario, registries);
+  return {runtime::run_training(scenario, setup), setup.total_iterations};
+}
+
+TEST(WorkerFailure, AsyncGoesOnWithoutAWorkerThatLeaves) {
+  const auto [record, iterations] = run(parameter_server("{strategy: async}", "{kind: worker, target: \"3\", at: 0.5ms}"));
+  ASSERT_EQ(record.failures.size(), 1U);
+  EXPECT_TRUE(record.failures[0].left);
+  EXPECT_EQ(record.failures[0].lost_steps, 1);
+  EXPECT_GE(record.failures[0].noticed_s, 0.0005);
+  ASSERT_EQ(record.gradients_by_worker.size(), 4U);
+  for (int w = 0; w < 3; ++w) EXPECT_EQ(record.gradients_by_worker[static_cast<std::size_t>(w)], iterations) << w;
+  EXPECT_GT(record.gradients_by_worker[3], 0);
+  EXPECT_LT(record.gradients_by_worker[3], iterations);
+  // Every gradient that arrived was applied: the n - 1 contributors' and the dead worker's before it died.
+  EXPECT_EQ(record.updates_applied, 3 * iterations + record.gradients_by_worker[3]);
+  EXPECT_LT(record.evaluations.back().val_loss, record.evaluations.front().val_loss);
+}
+
+TEST(WorkerFailure, SspCompletesItsClocksWithoutAWorkerThatLeaves) {
+  const auto [record, iterations] = run(parameter_server("{strategy: ssp, staleness: 2}", "{kind: worker, target: \"1\", at: 0.5ms}"));
+  ASSERT_EQ(record.failures.size(), 1U);
+  EXPECT_EQ(record.gradients_by_worker[0], iterations);
+  EXPECT_EQ(record.gradients_by_worker[2], iterations);
+  EXPECT_LT(record.gradients_by_worker[1], iterations);
+  // One update per clock, the dead worker's missing clocks included.
+  EXPECT_EQ(record.updates_applied, iterations);
+  for (const auto& [staleness, count] : record.staleness) EXPECT_LE(staleness, 2);
+}
+
+TEST(WorkerFailure, ARepairedWorkerComputesTheStepItDiedInAgainAndFinishesItsShare) {
+  const auto [record, iterations] =
+      run(parameter_server("{strategy: async}", "{kind: worker, target: \"2\", at: 0.5ms, repair_after: 3ms}"));
+  ASSERT_EQ(record.failures.size(), 1U);
+  EXPECT_FALSE(record.failures[0].left);
+  EXPECT_DOUBLE_EQ(record.failures[0].downtime_s, 0.003);
+  for (const std::int64_t pushed : record.gradients_by_worker) EXPECT_EQ(pushed, iterations);
+  // The repaired worker spent its downtime neither computing nor communicating.
+  EXPECT_GT(record.simulated_s - record.hosts[2].compute_s - record.hosts[2].communication_s - record.hosts[2].wait_s, 0.0029);
+}
+
+TEST(FailureSchedule, RandomFailuresComeAtExponentialTimesOfTheDeclaredMeanAndFollowTheSeed) {
+  scenario::FailureSpec spec;
+  spec.enabled = true;
+  spec.mtbf_s = 10.0;
+  spec.random_repair_s = 1.0;
+  runtime::FailureSchedule schedule(spec, 1, 42);
+  runtime::FailureSchedule again(spec, 1, 42);
+  runtime::FailureSchedule other(spec, 1, 43);
+  double previous_back = 0.0;
+  double sum = 0.0;
+  constexpr int kFailures = 100'000;
+  for (int i = 0; i < kFailures; ++i) {
+    const auto failure = schedule.take_due(1e12);
+    ASSERT_TRUE(failure.has_value());
+    EXPECT_EQ(failure->at_s, again.take_due(1e12)->at_s);
+    sum += failure->at_s - previous_back;
+    previous_back = failure->at_s + 1.0;  // back after its repair; the next failure comes after that
+  }
+  EXPECT_NEAR(sum / kFailures, 10.0, 0.02 * 10.0);
+  EXPECT_NE(other.take_due(1e12)->at_s, runtime::FailureSchedule(spec, 1, 42).take_due(1e12)->at_s);
+}
+
+TEST(FailureSchedule, FixedEventsComeInTimeOrderOnlyOnceDueAndOnlyForTheirWorker) {
+  scenario::FailureSpec spec;
+  spec.enabled = true;
+  spec.events = {{3, 2.0, std::nullopt, {}}, {1, 1.0, 0.5, {}}};
+  runtime::FailureSchedule all(spec, 4, 1);
+  EXPECT_FALSE(all.take_due(0.5).has_value());
+  EXPECT_EQ(all.take_due(5.0)->worker, 1);
+  EXPECT_EQ(all.take_due(5.0)->worker, 3);
+  EXPECT_FALSE(all.take_due(5.0).has_value());
+  runtime::FailureSchedule three(spec, 4, 1, 3);
+  EXPECT_EQ(three.take_due(5.0)->worker, 3);
+  EXPECT_FALSE(three.take_due(5.0).has_value());
+}
+
+}  // namespace
+}  // namespace dtsim
