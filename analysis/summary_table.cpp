@@ -86,6 +86,14 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        "({:.6f} s)\n",
                        record.failures.size(), left, lost_steps, lost_s, downtime_s, record.checkpoints,
                        record.checkpoint_s);
+    for (const metrics::LinkEvent& e : record.link_events) {
+      out += fmt::format("  link       {} {} at {:.6f} s{}\n", e.link, e.down ? "down" : "back up", e.at_s,
+                         e.down && !record.partition ? ", routed around" : "");
+    }
+    if (record.partition) {
+      out += fmt::format("  PARTITION  at {:.6f} s the loss of {} cut {} off from {} (no route left): the job stopped\n",
+                         record.partition->at_s, record.partition->link, record.partition->from, record.partition->to);
+    }
   }
   out += "\n";
   out += fmt::format("  {:<12} {:>12} {:>14} {:>12} {:>12}\n", "host", "compute_s", "communication_s", "wait_s", "sent");

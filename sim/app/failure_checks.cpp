@@ -9,15 +9,29 @@ namespace dtsim::app {
 void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
   const scenario::FailureSpec& f = s.failures;
   if (!f.enabled) return;
+  for (const scenario::ServerFailure& failure : f.server_events) {
+    if (s.training.architecture != scenario::Architecture::ParameterServer) {
+      sink.error(failure.where, "failures.events.target",
+                 fmt::format("a server failure needs parameter servers, and the architecture is {}{}",
+                             scenario::to_string(s.training.architecture),
+                             s.training.architecture == scenario::Architecture::Hybrid ? " (not supported yet there)" : ""),
+                 "use training.architecture.kind: parameter_server, or fail a worker or a link");
+    } else if (failure.shard < 0 || failure.shard >= s.training.shards) {
+      sink.error(failure.where, "failures.events.target",
+                 fmt::format("expected a server (shard) index from 0 to {}, got {}", s.training.shards - 1, failure.shard));
+    }
+  }
+  // Link failures re-route on any architecture; what follows is about workers.
+  if (f.events.empty() && !f.mtbf_s) return;
   const std::string& name = s.training.sync_strategy.value;
   if (s.model.is_profile()) {
-    sink.error(f.where, "failures", "failures are not supported yet in timing-only (profile) runs",
-               "use a model that trains on data, or remove failures");
+    sink.error(f.where, "failures", "worker failures are not supported yet in timing-only (profile) runs",
+               "use a model that trains on data, or fail links only");
     return;
   }
   switch (s.training.architecture) {
     case scenario::Architecture::Hybrid:
-      sink.error(f.where, "failures", "failures are not supported yet on the hybrid architecture",
+      sink.error(f.where, "failures", "worker failures are not supported yet on the hybrid architecture",
                  "use training.architecture.kind: allreduce or parameter_server");
       return;
     case scenario::Architecture::Allreduce:
@@ -37,12 +51,6 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
       return;
     case scenario::Architecture::ParameterServer:
       break;
-  }
-  if (f.checkpoint_every) {
-    sink.error(f.checkpoint_at, "failures.checkpoint",
-               "parameter-server workers do not roll back: a failed worker computes its step again after its "
-               "repair, or leaves",
-               "remove checkpoint, or use training.architecture.kind: allreduce");
   }
   if (strategy.lock_step() && !f.elastic) {
     sink.error(f.where, "failures",

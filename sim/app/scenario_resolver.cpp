@@ -77,21 +77,28 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
   }
 }
 
-/// Every link a trace names exists in the topology built.
-void check_link_traces(const scenario::Scenario& s, const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
+/// Every link a trace, background traffic or a failure names exists in the topology built.
+void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
   std::vector<std::string> names;
   for (std::size_t id = 0; id < graph.link_count(); ++id) names.push_back(graph.link(id).name);
+  const auto check = [&](const scenario::Located<std::string>& name, const std::string& key) {
+    if (runtime::find_link(graph, name.value)) return;
+    std::string hint = fmt::format("the '{}' topology's links are named like '{}' (see links.csv of a run)",
+                                   s.topology.kind.value, names.empty() ? std::string() : names.front());
+    if (const auto closest = core::closest_name(name.value, names)) hint = fmt::format("did you mean '{}'?", *closest);
+    sink.error(name.where, key, fmt::format("the topology has no link named '{}'", name.value), hint);
+  };
   for (std::size_t i = 0; i < s.link_traces.size(); ++i) {
     for (std::size_t l = 0; l < s.link_traces[i].links.size(); ++l) {
-      const auto& name = s.link_traces[i].links[l];
-      if (runtime::find_link(graph, name.value)) continue;
-      std::string hint = fmt::format("the '{}' topology's links are named like '{}' (see links.csv of a run)",
-                                     s.topology.kind.value, names.empty() ? std::string() : names.front());
-      if (const auto closest = core::closest_name(name.value, names)) hint = fmt::format("did you mean '{}'?", *closest);
-      sink.error(name.where, fmt::format("link_traces[{}].links[{}]", i, l),
-                 fmt::format("the topology has no link named '{}'", name.value), hint);
+      check(s.link_traces[i].links[l], fmt::format("link_traces[{}].links[{}]", i, l));
     }
   }
+  for (std::size_t i = 0; i < s.background_traffic.size(); ++i) {
+    for (std::size_t l = 0; l < s.background_traffic[i].links.size(); ++l) {
+      check(s.background_traffic[i].links[l], fmt::format("background_traffic[{}].links[{}]", i, l));
+    }
+  }
+  for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
 }
 
 }  // namespace
@@ -104,7 +111,7 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
   std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
   check_backend(s, sink);
-  check_link_traces(s, graph, sink);
+  check_link_names(s, graph, sink);
   check_failures(s, *strategy, sink);
   if (s.model.is_profile()) {
     check_profile_run(s, *strategy, sink);

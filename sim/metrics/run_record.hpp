@@ -59,15 +59,31 @@ struct LinkLoad {
   double bytes = 0.0;
 };
 
-/// One worker failure and what it cost.
+/// One worker (or server shard) failure and what it cost.
 struct FailureRecord {
-  int worker = 0;
+  int worker = 0;           ///< the worker's rank, or the shard's index when `server`
   double at_s = 0.0;       ///< when it failed
   double noticed_s = 0.0;  ///< the end of the step it failed in, when the job reacted
   std::int64_t lost_steps = 0;  ///< steps computed again (rolled back, or the step it died in)
   double lost_s = 0.0;     ///< simulated time of the work lost: from the restored checkpoint (or the step's start)
   double downtime_s = 0.0; ///< repair, restart and reading the checkpoint back
   bool left = false;       ///< it never came back (parameter server, no repair)
+  bool server = false;     ///< a parameter-server shard failed (lost_steps counts its updates lost)
+};
+
+/// A link going down or coming back.
+struct LinkEvent {
+  std::string link;
+  double at_s = 0.0;
+  bool down = true;
+};
+
+/// A failed link that left two hosts without a route: the job stopped there.
+struct Partition {
+  double at_s = 0.0;
+  std::string link;
+  std::string from;  ///< a host that cannot reach `to` (or be reached from it)
+  std::string to;
 };
 
 struct RunRecord {
@@ -84,6 +100,9 @@ struct RunRecord {
   std::vector<FailureRecord> failures;
   std::int64_t checkpoints = 0;
   double checkpoint_s = 0.0;
+  /// Links that went down or came back, in time order; and the partition that stopped the job, if one did.
+  std::vector<LinkEvent> link_events;
+  std::optional<Partition> partition;
   /// Parameter-server runs with failures: gradients the first shard received from each worker.
   std::vector<std::int64_t> gradients_by_worker;
   /// Set in energy runs.

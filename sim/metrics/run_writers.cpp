@@ -113,6 +113,19 @@ nlohmann::ordered_json failures_json(const RunRecord& record) {
                                 {"checkpoint_s", rounded(record.checkpoint_s)},
                                 {"events", events}};
   if (!record.gradients_by_worker.empty()) out["gradients_by_worker"] = record.gradients_by_worker;
+  if (!record.link_events.empty()) {
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (const LinkEvent& e : record.link_events) {
+      links.push_back({{"link", e.link}, {"at_s", rounded(e.at_s)}, {"state", e.down ? "down" : "up"}});
+    }
+    out["link_events"] = links;
+  }
+  if (record.partition) {
+    out["partition"] = {{"at_s", rounded(record.partition->at_s)},
+                        {"link", record.partition->link},
+                        {"from", record.partition->from},
+                        {"to", record.partition->to}};
+  }
   return out;
 }
 

@@ -26,6 +26,8 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
                  simgrid::kernel::resource::StandardLinkImpl* backward);
 
   [[nodiscard]] const topology::RoutingTable& routes() const { return routes_; }
+  /// A failed link (or one back in service): messages that start from now on are routed around it.
+  void set_link_down(std::size_t link, bool down) { routes_.set_down(link, down); }
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;

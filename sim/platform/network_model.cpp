@@ -7,7 +7,9 @@ namespace dtsim::platform {
 void configure_network_model(scenario::NetworkModel model) {
   if (model == scenario::NetworkModel::AlphaBeta) {
     simgrid::s4u::Engine::set_config("network/model:CM02");
-    simgrid::s4u::Engine::set_config("network/TCP-gamma:0");
+    // No TCP window bound (gamma / 2 latency) on any flow; a gamma of 0 would also drop the rate caps of
+    // background flows, so an unreachable window instead.
+    simgrid::s4u::Engine::set_config("network/TCP-gamma:1e30");
     simgrid::s4u::Engine::set_config("network/crosstraffic:0");
   } else {
     simgrid::s4u::Engine::set_config("network/model:LV08");

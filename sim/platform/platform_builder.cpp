@@ -47,6 +47,7 @@ Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec
   auto* zone = new GraphZone("cluster", graph);
   s4u::NetZone* iface = zone->get_iface();
   platform.routes = &zone->routes();
+  platform.zone = zone;
 
   platform.host_of_node.assign(graph.node_count(), nullptr);
   std::vector<const HostSpec*> host_spec(graph.node_count(), &spec.server);
@@ -60,6 +61,19 @@ Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec
     if (!figures.speed_trace.empty()) host->set_speed_profile(make_profile(graph.node(node).name + "/speed", figures.speed_trace, 1.0));
     zone->bind_host(host->get_netpoint(), node);
     platform.host_of_node[node] = host;
+  }
+
+  // Background flows start and end at hosts of their own, bound to the link's two ends: the fewest-hop
+  // route between two neighbours is the link itself.
+  for (std::size_t i = 0; i < spec.background.size(); ++i) {
+    const auto& [link, rate] = spec.background[i];
+    const topology::LinkEnds ends = graph.link_ends(link);
+    s4u::Host* a = iface->create_host(fmt::format("background-{}-a", i), 1e9);
+    s4u::Host* b = iface->create_host(fmt::format("background-{}-b", i), 1e9);
+    zone->bind_host(a->get_netpoint(), ends.a);
+    zone->bind_host(b->get_netpoint(), ends.b);
+    platform.background.push_back({a, b, rate});
+    if (!graph.link(link).one_way) platform.background.push_back({b, a, rate});
   }
 
   platform.links.reserve(graph.link_count());

@@ -33,12 +33,21 @@ struct PlatformSpec {
   std::optional<std::pair<double, double>> link_power;
   /// Graph link id -> the trace of its bandwidth (both directions).
   std::vector<std::pair<std::size_t, scenario::Trace>> link_traces;
+  /// Graph link id -> background traffic on it, bytes per second each way.
+  std::vector<std::pair<std::size_t, double>> background;
   /// Whether SimGrid's host (and link, with link_power) energy plugins meter the run.
   bool energy = false;
 };
 
 /// Every host at `speed`, nothing metered: for runs that time communication only.
 PlatformSpec uniform_platform(double speed);
+
+/// A steady flow that is not the job's: from a host standing at one end of a link to one at the other.
+struct BackgroundFlow {
+  simgrid::s4u::Host* from = nullptr;
+  simgrid::s4u::Host* to = nullptr;
+  double bytes_per_s = 0.0;
+};
 
 struct Platform {
   /// Indexed by topology node id; nullptr for switches (routes name their links directly).
@@ -47,6 +56,10 @@ struct Platform {
   std::vector<simgrid::s4u::SplitDuplexLink*> links;
   /// The routes SimGrid uses; owned by the platform's zone, which lives as long as the engine.
   const topology::RoutingTable* routes = nullptr;
+  /// Background traffic, between hosts that exist only for it (not the graph's, not metered).
+  std::vector<BackgroundFlow> background;
+  /// The zone, which routes around failed links (owned by the engine).
+  class GraphZone* zone = nullptr;
 };
 
 /// Builds the platform in one zone. Call once per engine, after configure_network_model() (and, with

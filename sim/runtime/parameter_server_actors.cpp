@@ -2,6 +2,7 @@
 
 #include "sim/comm/parameter_server_protocol.hpp"
 #include "sim/runtime/failure_schedule.hpp"
+#include "sim/runtime/shard_recovery.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -129,7 +130,8 @@ void ParameterServer::operator()() {
   models::Parameters parameters =
       initial.segment(static_cast<Eigen::Index>(range.begin), static_cast<Eigen::Index>(range.end - range.begin));
   const auto count = static_cast<double>(parameters.size());
-  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, static_cast<std::size_t>(parameters.size()));
+  std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, static_cast<std::size_t>(parameters.size()));
+  ShardRecovery recovery(context_, shard_, &parameters, &optimizer);
   const auto p = static_cast<std::size_t>(workers);
   const std::int64_t iterations = setup.total_iterations;
   // Staleness and update counts are recorded by the first shard's server; the others see the same.
@@ -241,6 +243,7 @@ void ParameterServer::operator()() {
 
   const bool counted = strategy.accumulates_locally();
   for (;;) {
+    recovery.between_messages(version);
     std::vector<comm::Pending*> open;
     std::vector<std::size_t> owner;
     for (std::size_t w = 0; w < p; ++w) {

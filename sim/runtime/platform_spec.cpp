@@ -43,6 +43,13 @@ platform::PlatformSpec platform_spec(const scenario::Scenario& scenario, const t
   } else if (scenario.energy.link_idle_power) {
     spec.link_power = std::pair{scenario.energy.link_idle_power->value(), scenario.energy.link_idle_power->value()};
   }
+  for (const scenario::BackgroundTraffic& rule : scenario.background_traffic) {
+    for (const auto& name : rule.links) {
+      const std::optional<std::size_t> id = find_link(graph, name.value);
+      if (!id) throw std::logic_error("background traffic names a link the topology does not have: " + name.value);
+      spec.background.emplace_back(*id, rule.bytes_per_s);
+    }
+  }
   for (const scenario::LinkTrace& rule : scenario.link_traces) {
     for (const auto& name : rule.links) {
       const std::optional<std::size_t> id = find_link(graph, name.value);

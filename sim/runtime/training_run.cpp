@@ -1,9 +1,11 @@
 #include "sim/runtime/training_run.hpp"
 
 #include "sim/runtime/allreduce_worker.hpp"
+#include "sim/runtime/background_traffic.hpp"
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/hybrid_actors.hpp"
+#include "sim/runtime/link_failures.hpp"
 #include "sim/runtime/parameter_server_actors.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/timing_only_worker.hpp"
@@ -39,7 +41,9 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   const PhaseShortcut shortcut(setup.graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
                                scenario.topology.network_model == scenario::NetworkModel::Tcp);
   const bool steady = scenario.cluster.random_slowdowns.empty() && scenario.cluster.speed_traces.empty() &&
-                      scenario.link_traces.empty() && scenario.cluster.uniform_devices();
+                      scenario.link_traces.empty() && scenario.failures.link_events.empty() &&
+                      scenario.background_traffic.empty() &&
+                      scenario.cluster.uniform_devices();
   const bool shorten = setup.profile && equal_workers && steady && setup.phase_shortcut;
   std::vector<StepSlowdown> step_slowdowns;
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
@@ -97,6 +101,13 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
         simgrid::s4u::Actor::create(host->get_name(), host, ParameterServer(context, shard));
       }
     }
+  }
+  start_background_traffic(session.platform());
+  if (!scenario.failures.link_events.empty()) {
+    // On worker 0's host: the actor only sleeps and changes routes. A daemon, so that it ends with training.
+    simgrid::s4u::Actor::create("link-failures", session.host(workers[0]),
+                                LinkFailures(scenario.failures, setup.graph, *session.platform().zone, record))
+        ->daemonize();
   }
   record.simulated_s = session.run();
   if (energy) energy->finish(record);

@@ -13,7 +13,19 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
   if (const ConfigNode* events = failures.at("events").node()) {
     for (std::size_t i = 0; i < events->items.size(); ++i) {
       const View event(&events->items[i], fmt::format("failures.events[{}]", i));
-      if (event.text("kind") != "worker") continue;  // other kinds are not simulated yet (the schema says so)
+      if (event.text("kind") == "link") {
+        LinkFailure failure{event.located("target"), event.quantity("at", core::parse_duration)->value(), std::nullopt};
+        if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+        out.link_events.push_back(failure);
+        continue;
+      }
+      if (event.text("kind") == "server") {
+        ServerFailure failure{static_cast<int>(parse_integer(event.text("target")).value_or(-1)),
+                              event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
+        if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+        out.server_events.push_back(failure);
+        continue;
+      }
       WorkerFailure failure;
       failure.worker = static_cast<int>(parse_integer(event.text("target")).value_or(0));
       failure.at_s = event.quantity("at", core::parse_duration)->value();

@@ -78,6 +78,13 @@ struct LinkTrace {
   Trace trace;
 };
 
+/// Traffic that is not the job's, on chosen links (`background_traffic`): a steady flow of `rate` bytes per
+/// second each way (forward only on a one-way link), sharing the links with training.
+struct BackgroundTraffic {
+  std::vector<Located<std::string>> links;
+  double bytes_per_s = 0.0;
+};
+
 /// A straggler rule with a random factor on every gradient step (`stragglers[].distribution`).
 struct RandomSlowdown {
   std::vector<int> workers;  ///< empty: every worker
@@ -248,11 +255,28 @@ struct WorkerFailure {
   core::SourcePosition where;
 };
 
+/// A parameter-server shard that fails at a given time (`failures.events` of kind server).
+struct ServerFailure {
+  int shard = 0;
+  double at_s = 0.0;
+  std::optional<double> repair_s;  ///< unset: a spare takes over after the restart
+  core::SourcePosition where;
+};
+
+/// A link that fails at a given time (`failures.events` of kind link), named as links.csv names it.
+struct LinkFailure {
+  Located<std::string> link;
+  double at_s = 0.0;
+  std::optional<double> repair_s;  ///< unset: down for good
+};
+
 /// `failures`: which workers fail when, and how training recovers.
 struct FailureSpec {
   bool enabled = false;
   core::SourcePosition where;
   std::vector<WorkerFailure> events;  ///< in declaration order
+  std::vector<LinkFailure> link_events;  ///< in declaration order
+  std::vector<ServerFailure> server_events;  ///< in declaration order
   /// `random`: every listed worker (all when empty) fails after exponential times of this mean.
   std::optional<double> mtbf_s;
   std::vector<int> random_workers;
@@ -296,6 +320,7 @@ struct Scenario {
   TrainingSpec training;
   /// Bandwidth traces on links, in declaration order.
   std::vector<LinkTrace> link_traces;
+  std::vector<BackgroundTraffic> background_traffic;
   FailureSpec failures;
   EnergySpec energy;
   /// Result folder from `outputs.folder`; the command line and out/<name> apply when absent.

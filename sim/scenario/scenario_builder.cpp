@@ -474,6 +474,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.cluster.random_slowdowns = read_random_slowdowns(root);
   s.cluster.speed_traces = read_speed_traces(root, s.cluster.workers, sink);
   s.link_traces = read_link_traces(root, sink);
+  s.background_traffic = read_background_traffic(root);
   s.failures = read_failures(root, s.cluster.workers, sink);
   s.energy = read_energy(root, s.cluster, has_servers(s.training.architecture), sink);
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");

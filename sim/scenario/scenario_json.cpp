@@ -226,6 +226,15 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
     }
     out["link_traces"] = traces;
   }
+  if (!s.background_traffic.empty()) {
+    nlohmann::ordered_json flows = nlohmann::ordered_json::array();
+    for (const BackgroundTraffic& rule : s.background_traffic) {
+      nlohmann::ordered_json links = nlohmann::ordered_json::array();
+      for (const auto& name : rule.links) links.push_back(name.value);
+      flows.push_back({{"links", links}, {"rate_bytes_per_s", rule.bytes_per_s}});
+    }
+    out["background_traffic"] = flows;
+  }
   if (s.failures.enabled) out["failures"] = failures_json(s.failures);
   if (s.energy.enabled) out["energy"] = energy_json(s.energy);
   return out;

@@ -439,6 +439,19 @@ SchemaNode link_traces() {
                         }));
 }
 
+SchemaNode background_traffic() {
+  return list_of("background_traffic", "traffic that is not the job's, sharing chosen links with it",
+                 map_of("[]", "a steady flow on some links",
+                        {
+                            list_of("links", "link names as links.csv gives them", text("[]", "a link name")).require(),
+                            quantity("rate", Unit::Bandwidth, "bytes per second each way (forward only on a one-way "
+                                                              "link), for the whole run")
+                                .require()
+                                .exclusive_min()
+                                .for_example("\"5Gbps\""),
+                        }));
+}
+
 SchemaNode stragglers() {
   return list_of(
              "stragglers", "workers slower than their device",
@@ -480,14 +493,17 @@ SchemaNode failures() {
                                    {
                                        choice_of("kind", "failure kind", "what fails",
                                                  {{"worker", "a worker's device"},
-                                                  {"server", "a parameter-server shard", true},
-                                                  {"link", "a network link", true}})
+                                                  {"server", "a parameter-server shard: its workers wait, and it "
+                                                             "restarts from its checkpoint"},
+                                                  {"link", "a network link: routes go around it, or the job is "
+                                                           "partitioned"}})
                                            .require(),
-                                       text("target", "worker rank").require(),
+                                       text("target", "worker rank, server (shard) index, or link name as links.csv gives it")
+                                           .require(),
                                        quantity("at", Unit::Duration, "when it fails").require().for_example("\"2s\""),
                                        quantity("repair_after", Unit::Duration,
-                                                "how long until it is back; absent: a spare replaces it (allreduce) "
-                                                "or it leaves for good (parameter server)"),
+                                                "how long until it is back; absent: a spare replaces a worker "
+                                                "(allreduce) or a server, a parameter-server worker leaves for good"),
                                    })),
                     map_of("random", "failures drawn from the seed: each worker fails after an exponential time",
                            {
@@ -499,9 +515,11 @@ SchemaNode failures() {
                                        integer("[]", 0, kMaxWorkers, "a worker rank")),
                                quantity("repair_after", Unit::Duration, "how long until a failed worker is back"),
                            }),
-                    map_of("checkpoint", "periodic checkpoints to restart from (allreduce architecture)",
+                    map_of("checkpoint", "periodic checkpoints to restart from: of the job (allreduce), of each server shard "
+                                         "(parameter server)",
                            {
-                               integer("every", 1, kMaxCount, "iterations between checkpoints").require(),
+                               integer("every", 1, kMaxCount, "iterations (allreduce) or a shard's updates between checkpoints")
+                                   .require(),
                                quantity("storage_bandwidth", Unit::Bandwidth,
                                         "rate at which the model and optimizer state are written and read back")
                                    .require()
@@ -575,6 +593,7 @@ SchemaNode build() {
                     training().require(),
                     stragglers(),
                     link_traces(),
+                    background_traffic(),
                     failures(),
                     energy(),
                     outputs(),

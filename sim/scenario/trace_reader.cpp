@@ -126,4 +126,17 @@ std::vector<LinkTrace> read_link_traces(const View& root, core::DiagnosticSink& 
   return out;
 }
 
+std::vector<BackgroundTraffic> read_background_traffic(const View& root) {
+  std::vector<BackgroundTraffic> out;
+  const ConfigNode* rules = root.at("background_traffic").node();
+  for (std::size_t i = 0; rules != nullptr && i < rules->items.size(); ++i) {
+    const View rule(&rules->items[i], fmt::format("background_traffic[{}]", i));
+    BackgroundTraffic traffic;
+    for (const auto& item : rule.at("links").node()->items) traffic.links.push_back({item.scalar, item.where});
+    traffic.bytes_per_s = rule.quantity("rate", core::parse_bandwidth)->value();
+    out.push_back(std::move(traffic));
+  }
+  return out;
+}
+
 }  // namespace dtsim::scenario

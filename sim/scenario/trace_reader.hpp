@@ -1,6 +1,6 @@
 #pragma once
-// Time-varying factors (`stragglers[].trace`, `link_traces[]`): inline points or a CSV file of time,factor
-// rows, optionally periodic.
+// What changes the cluster's links and devices over time: traces (`stragglers[].trace`, `link_traces[]`:
+// inline points or a CSV file of time,factor rows, optionally periodic) and background traffic.
 
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/config_view.hpp"
@@ -17,5 +17,8 @@ std::vector<Trace> read_speed_traces(const View& root, int workers, core::Diagno
 
 /// `link_traces`, with link names left to be checked against the topology.
 std::vector<LinkTrace> read_link_traces(const View& root, core::DiagnosticSink& sink);
+
+/// `background_traffic`, with link names left to be checked against the topology.
+std::vector<BackgroundTraffic> read_background_traffic(const View& root);
 
 }  // namespace dtsim::scenario

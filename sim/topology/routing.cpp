@@ -24,7 +24,7 @@ std::uint64_t mix(std::uint64_t from, std::uint64_t to, std::uint64_t hop) {
 }  // namespace
 
 RoutingTable::RoutingTable(const TopologyGraph& topology)
-    : graph_(&topology), hops_(topology.node_count(), kUnreached) {
+    : graph_(&topology), down_(topology.link_count(), false), hops_(topology.node_count(), kUnreached) {
   const std::vector<NodeId> hosts = topology.hosts();
   if (hosts.empty()) return;
   if (const auto lost = unreachable_from(hosts.front())) {
@@ -62,7 +62,7 @@ bool RoutingTable::search_from(NodeId destination, NodeId source) const {
     frontier.pop_front();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
       const NodeId next = boost::target(edge, graph);
-      if (hops_[next] != kUnreached || !graph_->can_leave(graph[edge].link, next)) continue;
+      if (hops_[next] != kUnreached || !usable(graph[edge].link, next)) continue;
       hops_[next] = hops_[node] + 1;
       reached_.push_back(next);
       // Every node nearer than the source has been reached by now: levels are completed in order.
@@ -76,6 +76,19 @@ bool RoutingTable::search_from(NodeId destination, NodeId source) const {
 void RoutingTable::clear_search() const {
   for (const NodeId node : reached_) hops_[node] = kUnreached;
   reached_.clear();
+}
+
+void RoutingTable::set_down(std::size_t link, bool down) {
+  if (down_.at(link) == down) return;
+  down_[link] = down;
+  routes_.clear();
+}
+
+std::optional<std::pair<NodeId, NodeId>> RoutingTable::partition() const {
+  const std::vector<NodeId> hosts = graph_->hosts();
+  if (hosts.empty()) return std::nullopt;
+  if (const auto lost = unreachable_from(hosts.front())) return std::pair{hosts.front(), *lost};
+  return std::nullopt;
 }
 
 const Route& RoutingTable::route(NodeId from, NodeId to) const {
@@ -100,7 +113,7 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
     candidates.clear();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(at, graph))) {
       const std::size_t link = graph[edge].link;
-      if (hops_[boost::target(edge, graph)] == hops_[at] - 1 && graph_->can_leave(link, at)) candidates.push_back(link);
+      if (hops_[boost::target(edge, graph)] == hops_[at] - 1 && usable(link, at)) candidates.push_back(link);
     }
     const std::size_t link = candidates[mix(start, end, route.size()) % candidates.size()];
     const LinkEnds& ends = graph_->link_ends(link);

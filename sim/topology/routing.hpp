@@ -36,6 +36,12 @@ class RoutingTable {
 
   [[nodiscard]] const Route& route(NodeId from, NodeId to) const;
 
+  /// Takes link `link` out of every route (a failed link), or puts it back: routes are searched again.
+  /// References returned by route() before are invalid after.
+  void set_down(std::size_t link, bool down);
+  /// With the links that are down: two hosts the first cannot reach (or be reached from), if any.
+  [[nodiscard]] std::optional<std::pair<NodeId, NodeId>> partition() const;
+
  private:
   /// Breadth-first search backwards from `destination` into hops_ (hops to the destination, crossing links
   /// only the way traffic may), until `source` is reached (or everything, when `source` is the destination
@@ -47,7 +53,11 @@ class RoutingTable {
   /// Sets the nodes search_from() reached back to unreached.
   void clear_search() const;
 
+  /// Whether a route may cross `link` from `at`: the graph allows it, and the link is not down.
+  [[nodiscard]] bool usable(std::size_t link, NodeId at) const { return !down_[link] && graph_->can_leave(link, at); }
+
   const TopologyGraph* graph_;
+  std::vector<bool> down_;
   mutable std::vector<int> hops_;        ///< hops to the current search's destination, or -1
   mutable std::vector<NodeId> reached_;  ///< nodes with hops_ set, to clear after the search
   mutable std::map<std::pair<NodeId, NodeId>, Route> routes_;

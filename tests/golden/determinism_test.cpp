@@ -29,7 +29,9 @@ const std::vector<std::string> kScenarios{"quickstart.yaml",
                                           "models/glove-zipf-async.yaml",
                                           "models/clicks-logistic.yaml",
                                           "faults/unsteady-cluster.yaml",
-                                          "faults/random-failures-async.yaml"};
+                                          "faults/random-failures-async.yaml",
+                                          "faults/link-failure-ring.yaml",
+                                          "faults/server-failure.yaml"};
 
 std::string short_name(std::size_t index) {
   std::string name = std::filesystem::path(kScenarios.at(index)).stem().string();

@@ -84,6 +84,75 @@ TEST(WorkerFailure, ARepairedWorkerComputesTheStepItDiedInAgainAndFinishesItsSha
   EXPECT_GT(record.simulated_s - record.hosts[2].compute_s - record.hosts[2].communication_s - record.hosts[2].wait_s, 0.0029);
 }
 
+TEST(ServerFailure, TheWorkersWaitForAFailedShardWhichGoesOnFromItsCheckpoint) {
+  std::string text = parameter_server("{strategy: async}", "{kind: server, target: \"1\", at: 0.4ms, repair_after: 1ms}");
+  text += "  checkpoint: {every: 10, storage_bandwidth: 100MBps}\n";
+  const std::string two_shards = "architecture: {kind: parameter_server}";
+  text.replace(text.find(two_shards), two_shards.size(), "architecture: {kind: parameter_server, shards: 2}");
+  const auto [record, iterations] = run(text);
+  ASSERT_EQ(record.failures.size(), 1U);
+  const metrics::FailureRecord& failure = record.failures[0];
+  EXPECT_TRUE(failure.server);
+  EXPECT_EQ(failure.worker, 1);
+  EXPECT_GE(failure.noticed_s, 0.0004);
+  // Half the 64 parameters (plain SGD keeps no state), 4 bytes each, read back at 100 MB/s.
+  const double read_s = 32.0 * 4.0 / 100e6;
+  EXPECT_NEAR(failure.downtime_s, 0.001 + read_s, 1e-12);
+  EXPECT_LE(failure.lost_steps, 10);  // updates since the last checkpoint
+  EXPECT_GT(record.checkpoints, 0);
+  // Every worker still sends all its gradients, and each waited for the shard through most of its downtime.
+  for (const std::int64_t pushed : record.gradients_by_worker) EXPECT_EQ(pushed, iterations);
+  for (int w = 0; w < 4; ++w) {
+    const metrics::HostActivity& host = record.hosts[static_cast<std::size_t>(w)];
+    EXPECT_GT(host.wait_s + host.communication_s, 0.8 * failure.downtime_s) << w;
+  }
+}
+
+std::string ring_with_failed_link(bool bidirectional) {
+  const std::string link = bidirectional ? "worker-1--worker-2" : "worker-1->-worker-2";
+  return R"(
+name: link-failure
+cluster:
+  workers: 4
+  device: {name: slow, peak_flops: 2GFLOPS}
+topology: {kind: ring, bidirectional: )" + std::string(bidirectional ? "true" : "false") + R"(, link: {bandwidth: 10Gbps, latency: 5us}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 4000, features: 63}
+training:
+  batch: {per_worker: 32}
+  optimizer: {learning_rate: 0.1}
+  stop: {epochs: 2}
+failures:
+  events:
+    - {kind: link, target: ")" + link + R"(", at: 0.2ms}
+)";
+}
+
+TEST(LinkFailure, ABidirectionalRingRoutesAroundADeadLinkAndFinishes) {
+  const auto [record, iterations] = run(ring_with_failed_link(true));
+  EXPECT_FALSE(record.partition.has_value());
+  ASSERT_EQ(record.link_events.size(), 1U);
+  EXPECT_DOUBLE_EQ(record.link_events[0].at_s, 0.0002);
+  EXPECT_EQ(record.evaluations.back().iteration, iterations);
+  // Worker 1's messages to worker 2 now go the long way, over links' backward directions a ring allreduce
+  // leaves idle.
+  double backward = 0.0;
+  for (const auto& link : record.links) {
+    if (link.from == "worker-1" && link.to == "worker-0") backward += link.bytes;
+  }
+  EXPECT_GT(backward, 0.0);
+  EXPECT_GT(record.simulated_s, 0.0002);
+}
+
+TEST(LinkFailure, AUnidirectionalRingIsPartitionedAndTheJobStops) {
+  const auto [record, iterations] = run(ring_with_failed_link(false));
+  ASSERT_TRUE(record.partition.has_value());
+  EXPECT_DOUBLE_EQ(record.partition->at_s, 0.0002);
+  EXPECT_EQ(record.partition->link, "worker-1->-worker-2");
+  EXPECT_DOUBLE_EQ(record.simulated_s, 0.0002);
+  EXPECT_LT(record.evaluations.back().iteration, iterations);
+}
+
 TEST(FailureSchedule, RandomFailuresComeAtExponentialTimesOfTheDeclaredMeanAndFollowTheSeed) {
   scenario::FailureSpec spec;
   spec.enabled = true;

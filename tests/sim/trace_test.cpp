@@ -1,6 +1,8 @@
 // Traces: a speed trace changes a host's speed over exactly its window (once, or every period), and a
-// bandwidth trace a link's bandwidth: SimGrid profiles built from the scenario's points.
+// bandwidth trace a link's bandwidth: SimGrid profiles built from the scenario's points. Background traffic
+// takes its share of a link.
 
+#include "sim/runtime/background_traffic.hpp"
 #include "sim/runtime/engine_session.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -74,6 +76,37 @@ TEST(BandwidthTrace, HalfTheBandwidthDoublesTheTransferTime) {
   });
   session.run();
   EXPECT_NEAR(received, kLatency + kBytes / (0.5 * kBandwidth), 1e-9);
+}
+
+/// When a message of 10^7 bytes crossing the link beside a background flow of `rate` bytes/s arrives.
+double arrival_beside_background(double rate) {
+  const topology::TopologyGraph graph = two_workers();
+  platform::PlatformSpec spec = platform::uniform_platform(kSpeed);
+  spec.background = {{0, rate}};
+  runtime::EngineSession session(graph, scenario::NetworkModel::AlphaBeta, spec);
+  EXPECT_EQ(session.platform().background.size(), 2U);  // both ways on a full-duplex link
+  runtime::start_background_traffic(session.platform());
+  double received = 0.0;
+  simgrid::s4u::Mailbox* box = simgrid::s4u::Mailbox::by_name("pair");
+  static int payload = 0;
+  simgrid::s4u::Actor::create("send", session.host(graph.workers()[0]), [&] { box->put(&payload, 1e7); });
+  simgrid::s4u::Actor::create("receive", session.host(graph.workers()[1]), [&] {
+    box->get<int>();
+    received = simgrid::s4u::Engine::get_clock();
+  });
+  const double end = session.run();
+  EXPECT_DOUBLE_EQ(end, received);  // the endless background flows stop with the job
+  return received;
+}
+
+// SimGrid shares a link max-min fairly: a flow capped below its fair share keeps its rate and the message
+// gets the rest; one capped above it is held to the fair share, like the message.
+TEST(BackgroundTraffic, AFlowAtAQuarterOfTheLinkLeavesAMessageTheRest) {
+  EXPECT_NEAR(arrival_beside_background(0.25 * kBandwidth), kLatency + 1e7 / (0.75 * kBandwidth), 1e-9);
+}
+
+TEST(BackgroundTraffic, AFlowAtThreeQuartersOfTheLinkSharesItFairlyWithAMessage) {
+  EXPECT_NEAR(arrival_beside_background(0.75 * kBandwidth), kLatency + 1e7 / (0.5 * kBandwidth), 1e-9);
 }
 
 }  // namespace

@@ -94,9 +94,9 @@ TEST(ScenarioReader, MissingKeyPointsAtItsMapping) {
 }
 
 TEST(ScenarioReader, FeatureOfALaterVersionIsNotSupportedYetNotIgnored) {
-  EXPECT_EQ(error_of(kValid + "failures:\n  events: [{kind: link, target: \"worker-0--worker-1\", at: 1s}]\n"),
-            "s.yaml:27:19: error: failures.events[0].kind: failure kind 'link' is not supported yet\n"
-            "  hint: supported failure kind names: worker");
+  EXPECT_EQ(error_of(kValid + "outputs:\n  report: true\n"),
+            "s.yaml:27:3: error: outputs.report: not supported yet\n"
+            "  hint: dtsim checks this key but cannot simulate it yet; remove it");
 }
 
 TEST(ScenarioReader, FixedStragglerSlowdownsMultiplyPerWorker) {

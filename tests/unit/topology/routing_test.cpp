@@ -85,6 +85,33 @@ TEST(Routing, DisconnectedHostsAreAnError) {
   }
 }
 
+// A failed link: routes go the other way around a full-duplex ring; a one-way ring is cut in two.
+TEST(Routing, ALinkDownIsRoutedAroundWhereTheGraphAllowsAndPartitionsWhereItDoesNot) {
+  for (const bool one_way : {false, true}) {
+    TopologyGraph graph;
+    for (int i = 0; i < 5; ++i) graph.add_worker(fmt::format("w{}", i));
+    for (std::size_t i = 0; i < 5; ++i) {
+      graph.add_link(graph.workers()[i], graph.workers()[(i + 1) % 5], kRate, kDelay, "test", one_way);
+    }
+    RoutingTable routes(graph);
+    ASSERT_EQ(routes.route(graph.workers()[1], graph.workers()[2]).size(), 1U);
+    routes.set_down(1, true);  // w1 -- w2
+    if (one_way) {
+      const auto cut = routes.partition();
+      ASSERT_TRUE(cut.has_value());
+      EXPECT_THROW(static_cast<void>(routes.route(graph.workers()[1], graph.workers()[2])), std::out_of_range);
+    } else {
+      EXPECT_FALSE(routes.partition().has_value());
+      const Route& around = routes.route(graph.workers()[1], graph.workers()[2]);
+      ASSERT_EQ(around.size(), 4U);  // w1 -> w0 -> w4 -> w3 -> w2
+      for (const Hop& hop : around) EXPECT_NE(hop.link, 1U);
+    }
+    routes.set_down(1, false);
+    EXPECT_FALSE(routes.partition().has_value());
+    EXPECT_EQ(routes.route(graph.workers()[1], graph.workers()[2]).size(), 1U);
+  }
+}
+
 TEST(TopologyGraph, RejectsSelfLinksAndZeroBandwidth) {
   TopologyGraph graph;
   const NodeId a = graph.add_worker("a");

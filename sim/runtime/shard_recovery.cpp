@@ -1,0 +1,78 @@
+#include "sim/runtime/shard_recovery.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+namespace dtsim::runtime {
+namespace {
+
+/// The shard's failures, as a failure schedule over "workers" numbered by shard.
+scenario::FailureSpec shard_failures(const scenario::FailureSpec& spec) {
+  scenario::FailureSpec out;
+  out.enabled = spec.enabled;
+  for (const scenario::ServerFailure& failure : spec.server_events) {
+    out.events.push_back({failure.shard, failure.at_s, failure.repair_s, failure.where});
+  }
+  return out;
+}
+
+}  // namespace
+
+ShardRecovery::ShardRecovery(const TrainingContext& context, int shard, models::Parameters* parameters,
+                             std::unique_ptr<models::Optimizer>* optimizer)
+    : context_(&context),
+      shard_(shard),
+      parameters_(parameters),
+      optimizer_(optimizer),
+      checkpoint_parameters_(*parameters),
+      checkpoint_optimizer_((*optimizer)->clone()) {
+  const scenario::FailureSpec& spec = context.scenario->failures;
+  if (!spec.server_events.empty()) {
+    schedule_.emplace(shard_failures(spec), context.scenario->training.shards, context.scenario->seed, shard);
+  }
+}
+
+double ShardRecovery::transfer_s() const {
+  const scenario::FailureSpec& spec = context_->scenario->failures;
+  if (spec.storage_bytes_per_s <= 0.0) return 0.0;
+  const auto values = static_cast<double>(parameters_->size()) * (1.0 + (*optimizer_)->state_per_parameter());
+  return values * sizeof(float) / spec.storage_bytes_per_s;
+}
+
+void ShardRecovery::between_messages(std::int64_t updates) {
+  if (!schedule_) return;
+  namespace s4u = simgrid::s4u;
+  const scenario::FailureSpec& spec = context_->scenario->failures;
+  const double now = s4u::Engine::get_clock();
+  if (const std::optional<Failure> failure = schedule_->take_due(now)) {
+    const double read = checkpoint_updates_ > 0 ? transfer_s() : 0.0;
+    metrics::FailureRecord record;
+    record.worker = shard_;
+    record.server = true;
+    record.at_s = failure->at_s;
+    record.noticed_s = now;
+    record.lost_steps = updates - checkpoint_updates_;
+    record.lost_s = now - checkpoint_s_;
+    record.downtime_s = failure->repair_s.value_or(0.0) + spec.restart_s + read;
+    context_->record->failures.push_back(record);
+    s4u::this_actor::sleep_for(record.downtime_s);
+    *parameters_ = checkpoint_parameters_;
+    *optimizer_ = checkpoint_optimizer_->clone();
+    checkpoint_s_ = s4u::Engine::get_clock();
+    // The restored updates count again towards the next checkpoint.
+    checkpoint_updates_ = updates;
+    return;
+  }
+  if (spec.checkpoint_every && updates >= checkpoint_updates_ + *spec.checkpoint_every) {
+    const double write = transfer_s();
+    s4u::this_actor::sleep_for(write);
+    ++context_->record->checkpoints;
+    context_->record->checkpoint_s += write;
+    checkpoint_updates_ = updates;
+    checkpoint_s_ = s4u::Engine::get_clock();
+    checkpoint_parameters_ = *parameters_;
+    checkpoint_optimizer_ = (*optimizer_)->clone();
+  }
+}
+
+}  // namespace dtsim::runtime
