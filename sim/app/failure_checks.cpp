@@ -44,9 +44,18 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
                    "without the dead worker there)");
       }
       if (f.elastic) {
-        sink.error(f.elastic_at, "failures.elastic",
-                   "an elastic allreduce (going on with the survivors) is not supported yet",
-                   "remove elastic: the job rolls back to its last checkpoint, or use a parameter server");
+        // The survivors go on without a failed worker: nothing brings it back.
+        for (const scenario::WorkerFailure& event : f.events) {
+          if (!event.repair_s) continue;
+          sink.error(event.where, "failures.events.repair_after",
+                     "an elastic job goes on without a failed worker, which does not come back",
+                     "remove repair_after, or elastic to roll back and wait for the repair");
+        }
+        if (f.random_repair_s) {
+          sink.error(f.random_at, "failures.random.repair_after",
+                     "an elastic job goes on without a failed worker, which does not come back",
+                     "remove repair_after, or elastic to roll back and wait for the repair");
+        }
       }
       return;
     case scenario::Architecture::ParameterServer:

@@ -1,8 +1,11 @@
 #include "sim/runtime/allreduce_worker.hpp"
 
+#include "sim/runtime/elastic_group.hpp"
 #include "sim/runtime/job_recovery.hpp"
 #include "sim/runtime/stale_synchronous_allreduce.hpp"
 #include "sim/sync/gossip_matching.hpp"
+
+#include <optional>
 
 namespace dtsim::runtime {
 
@@ -31,6 +34,13 @@ void AllreduceWorker::operator()() {
   if (setup.sync->gossip()) {
     for (int r = 0; r < workers; ++r) neighbours.push_back(topology::worker_neighbours(setup.graph, r));
   }
+  // An elastic job allreduces among the workers still in it, and its lowest rank evaluates.
+  std::optional<ElasticGroup> elastic;
+  if (context_.elastic != nullptr) elastic.emplace(context_, rank_, activity);
+  const auto group = [&]() -> S4uTransport& { return elastic ? elastic->transport() : transport; };
+  const auto group_size = [&] { return static_cast<float>(elastic ? elastic->size() : workers); };
+  const auto evaluates = [&] { return elastic ? elastic->evaluates() : rank_ == 0; };
+
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
@@ -41,9 +51,9 @@ void AllreduceWorker::operator()() {
     } else if (local_steps == 0) {
       // Gradient averaging: every step, every gradient fresh.
       ++context_.record->staleness[0];
-      if (rank_ == 0) ++context_.record->updates_applied;
-      setup.allreduce->run(transport, comm::Block(std::span<float>(gradient.data(), count)));
-      gradient /= static_cast<float>(workers);
+      if (evaluates()) ++context_.record->updates_applied;
+      setup.allreduce->run(group(), comm::Block(std::span<float>(gradient.data(), count)));
+      gradient /= group_size();
       optimizer->apply(parameters, gradient);
       charge_compute(activity, optimizer->flops(count));
     } else {
@@ -51,8 +61,8 @@ void AllreduceWorker::operator()() {
       optimizer->apply(parameters, gradient);
       charge_compute(activity, optimizer->flops(count));
       if (iteration % local_steps == 0 || iteration == setup.total_iterations) {
-        setup.allreduce->run(transport, comm::Block(std::span<float>(parameters.data(), count)));
-        parameters /= static_cast<float>(workers);
+        setup.allreduce->run(group(), comm::Block(std::span<float>(parameters.data(), count)));
+        parameters /= group_size();
         charge_compute(activity, static_cast<double>(count));
       }
     }
@@ -60,7 +70,8 @@ void AllreduceWorker::operator()() {
       iteration = resumed;  // rolled back: the loop goes on from the checkpoint's next iteration
       continue;
     }
-    if (rank_ == 0) after_iteration(context_, iteration, parameters);
+    if (elastic && !elastic->end_of_iteration(iteration)) return;  // failed: the others go on without it
+    if (evaluates()) after_iteration(context_, iteration, parameters);
   }
 }
 

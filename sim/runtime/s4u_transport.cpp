@@ -64,7 +64,10 @@ s4u::CommPtr S4uTransport::start_send(int to, comm::Buffer data, int tag) {
   const auto bytes = static_cast<std::uint64_t>(comm::wire_bytes(data));
   activity_->bytes_sent += static_cast<double>(bytes);
   activity_->messages_sent += 1;
-  if (traffic_ != nullptr) traffic_->add(rank_, to, static_cast<double>(bytes));
+  if (traffic_ != nullptr) {
+    const auto host = [this](int rank) { return hosts_.empty() ? rank : hosts_[static_cast<std::size_t>(rank)]; };
+    traffic_->add(host(rank_), host(to), static_cast<double>(bytes));
+  }
   auto payload = std::make_unique<comm::Buffer>(std::move(data));
   s4u::CommPtr comm = mailbox(rank_, to, tag)->put_async(payload.get(), bytes);
   // The receiver takes ownership once the transfer completes.

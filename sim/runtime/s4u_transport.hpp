@@ -34,6 +34,9 @@ class S4uTransport final : public comm::Transport {
   /// Adds every message sent to `traffic` (null: none), from this rank's host to the peer's: the group's
   /// ranks must be host numbers (workers by rank, then servers).
   void set_traffic(topology::LinkTraffic* traffic) { traffic_ = traffic; }
+  /// The host number of each rank of the group, for the traffic, when ranks are not host numbers (the
+  /// survivors of an elastic job); must outlive the transport.
+  void set_hosts(std::span<const int> host_of_rank) { hosts_ = host_of_rank; }
   void send(int to, comm::Buffer data) override;
   comm::Buffer recv(int from) override;
   comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
@@ -66,6 +69,7 @@ class S4uTransport final : public comm::Transport {
   double booked_until_ = 0.0;
   std::span<const int> machines_;
   topology::LinkTraffic* traffic_ = nullptr;
+  std::span<const int> hosts_;
   // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
   // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;

@@ -14,6 +14,8 @@
 
 namespace dtsim::runtime {
 
+struct ElasticMembership;
+
 struct TrainingContext {
   const scenario::Scenario* scenario = nullptr;
   const TrainingSetup* setup = nullptr;
@@ -30,6 +32,8 @@ struct TrainingContext {
   const EnergyMeter* energy = nullptr;
   /// Lock-step allreduce runs with failures: where the workers meet at the end of each iteration.
   simgrid::s4u::Barrier* barrier = nullptr;
+  /// Elastic allreduce runs with failures: who is still in the job (shared by its workers).
+  ElasticMembership* elastic = nullptr;
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's

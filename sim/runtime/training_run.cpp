@@ -2,6 +2,7 @@
 
 #include "sim/runtime/allreduce_worker.hpp"
 #include "sim/runtime/background_traffic.hpp"
+#include "sim/runtime/elastic_group.hpp"
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/hybrid_actors.hpp"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 
@@ -52,8 +54,18 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   const bool random = !scenario.cluster.random_slowdowns.empty();
   std::optional<EnergyMeter> energy;
   if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform());
+  // Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
+  // together, or (elastic) those still in the job, to go on without the failed ones.
   simgrid::s4u::BarrierPtr barrier;
-  if (scenario.failures.enabled && scenario.training.architecture == scenario::Architecture::Allreduce) {
+  ElasticMembership elastic;
+  const bool meets = scenario.failures.enabled && scenario.training.architecture == scenario::Architecture::Allreduce &&
+                     (!scenario.failures.events.empty() || scenario.failures.mtbf_s);
+  if (meets && scenario.failures.elastic) {
+    std::vector<int> everyone(workers.size());
+    std::iota(everyone.begin(), everyone.end(), 0);
+    elastic.members.push_back(std::move(everyone));
+    elastic.meetings.push_back(simgrid::s4u::Barrier::create(static_cast<unsigned>(workers.size())));
+  } else if (meets) {
     barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(workers.size()));
   }
   const TrainingContext context{&scenario,
@@ -64,7 +76,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 shorten ? &shortcut : nullptr,
                                 random ? &step_slowdowns : nullptr,
                                 energy ? &*energy : nullptr,
-                                barrier.get()};
+                                barrier.get(),
+                                elastic.members.empty() ? nullptr : &elastic};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;

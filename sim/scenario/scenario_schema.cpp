@@ -529,7 +529,8 @@ SchemaNode failures() {
                     quantity("restart_time", Unit::Duration,
                              "time to restart the job (or a worker) after a failure, before reading the checkpoint; "
                              "0 when absent"),
-                    boolean("elastic", "BSP on a parameter server goes on with the surviving workers; false when absent"),
+                    boolean("elastic", "BSP (and local SGD) go on with the surviving workers instead of rolling back; false "
+                                        "when absent"),
                 });
 }
 

@@ -108,6 +108,41 @@ TEST(ServerFailure, TheWorkersWaitForAFailedShardWhichGoesOnFromItsCheckpoint) {
   }
 }
 
+// Elastic BSP on an allreduce: failed workers leave, the others renumber and average among themselves, and
+// the lowest rank left records the evaluations (here worker 0 itself fails).
+TEST(ElasticAllreduce, TheSurvivorsGoOnAsASmallerGroupToTheLastIteration) {
+  const auto [record, iterations] = run(R"(
+name: elastic
+cluster:
+  workers: 4
+  device: {name: slow, peak_flops: 2GFLOPS}
+topology: {kind: ring, link: {bandwidth: 10Gbps, latency: 5us}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 4000, features: 63}
+training:
+  batch: {per_worker: 32}
+  optimizer: {learning_rate: 0.1}
+  stop: {epochs: 2}
+failures:
+  events:
+    - {kind: worker, target: "2", at: 0.3ms}
+    - {kind: worker, target: "0", at: 0.6ms}
+  elastic: true
+)");
+  ASSERT_EQ(record.failures.size(), 2U);
+  EXPECT_EQ(record.failures[0].worker, 2);
+  EXPECT_EQ(record.failures[1].worker, 0);
+  for (const auto& failure : record.failures) EXPECT_TRUE(failure.left);
+  // Worker 1 took over the evaluations and saw training to its end.
+  EXPECT_EQ(record.evaluations.back().iteration, iterations);
+  EXPECT_LT(record.evaluations.back().val_loss, record.evaluations.front().val_loss);
+  // The workers that left computed and sent less than the two that stayed, which did the same.
+  EXPECT_LT(record.hosts[2].compute_s, record.hosts[0].compute_s);
+  EXPECT_LT(record.hosts[0].compute_s, record.hosts[1].compute_s);
+  EXPECT_DOUBLE_EQ(record.hosts[1].compute_s, record.hosts[3].compute_s);
+  EXPECT_LT(record.hosts[2].bytes_sent, record.hosts[1].bytes_sent);
+}
+
 std::string ring_with_failed_link(bool bidirectional) {
   const std::string link = bidirectional ? "worker-1--worker-2" : "worker-1->-worker-2";
   return R"(

@@ -1,0 +1,63 @@
+#include "sim/runtime/elastic_group.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace dtsim::runtime {
+
+ElasticGroup::ElasticGroup(const TrainingContext& context, int rank, metrics::HostActivity& activity)
+    : context_(&context),
+      rank_(rank),
+      activity_(&activity),
+      membership_(context.elastic),
+      schedule_(context.scenario->failures, context.scenario->cluster.workers, context.scenario->seed) {
+  join_current_membership();
+}
+
+void ElasticGroup::join_current_membership() {
+  const std::vector<int>& alive = current();
+  const auto position = static_cast<int>(std::find(alive.begin(), alive.end(), rank_) - alive.begin());
+  const std::span<const int> all_machines = context_->setup->graph.worker_machines();
+  machines_.clear();
+  for (const int member : alive) machines_.push_back(all_machines[static_cast<std::size_t>(member)]);
+  // A new group name per membership, so that no message of the old group is read by the new one.
+  transport_ = std::make_unique<S4uTransport>("allreduce/" + std::to_string(generation_), position, size(), *activity_);
+  transport_->set_machines(machines_);
+  transport_->set_traffic(context_->traffic);
+  transport_->set_hosts(alive);
+}
+
+bool ElasticGroup::end_of_iteration(std::int64_t iteration) {
+  if (iteration >= context_->setup->total_iterations) return true;
+  namespace s4u = simgrid::s4u;
+  membership_->meetings.at(generation_)->wait();
+  const double now = s4u::Engine::get_clock();
+  std::vector<int> survivors = current();
+  std::vector<Failure> met;
+  while (const std::optional<Failure> failure = schedule_.take_due(now)) {
+    const auto it = std::find(survivors.begin(), survivors.end(), failure->worker);
+    // One worker always stays; a worker that already left cannot fail again.
+    if (it == survivors.end() || survivors.size() == 1) continue;
+    survivors.erase(it);
+    met.push_back(*failure);
+  }
+  if (met.empty()) return true;
+  // Every member takes the same decisions (the same schedule, asked at the same moment); the first of them
+  // to get here writes them down and opens the next membership.
+  if (membership_->members.size() == generation_ + 1) {
+    for (const Failure& failure : met) {
+      // Noticed at the end of the step it happened in, whose gradient was already averaged: nothing lost.
+      context_->record->failures.push_back({failure.worker, failure.at_s, now, 0, 0.0, 0.0, true, false});
+    }
+    membership_->members.push_back(survivors);
+    membership_->meetings.push_back(s4u::Barrier::create(static_cast<unsigned>(survivors.size())));
+  }
+  ++generation_;
+  if (std::find(survivors.begin(), survivors.end(), rank_) == survivors.end()) return false;
+  join_current_membership();
+  return true;
+}
+
+}  // namespace dtsim::runtime
