@@ -20,7 +20,13 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
         continue;
       }
       if (event.text("kind") == "server") {
-        ServerFailure failure{static_cast<int>(parse_integer(event.text("target")).value_or(-1)),
+        const std::optional<std::int64_t> shard = parse_integer(event.text("target"));
+        if (!shard) {
+          sink.error(event.where("target"), event.path() + ".target",
+                     fmt::format("expected a server (shard) index, got \"{}\"", event.text("target")));
+          continue;
+        }
+        ServerFailure failure{static_cast<int>(*shard),
                               event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
         if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
         out.server_events.push_back(failure);
