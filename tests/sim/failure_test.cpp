@@ -180,6 +180,12 @@ TEST(LinkFailure, ABidirectionalRingRoutesAroundADeadLinkAndFinishes) {
 }
 
 TEST(LinkFailure, AUnidirectionalRingIsPartitionedAndTheJobStops) {
+#ifdef __SANITIZE_ADDRESS__
+  // Stopping the job kills the actors, which SimGrid does by unwinding their stacks; AddressSanitizer does not
+  // follow SimGrid's own stack switching and reports the unwinding as a use after scope. The release build
+  // runs this test (and the scenario faults/link-failure-one-way.yaml).
+  GTEST_SKIP() << "actor kills are misreported under AddressSanitizer";
+#endif
   const auto [record, iterations] = run(ring_with_failed_link(false));
   ASSERT_TRUE(record.partition.has_value());
   EXPECT_DOUBLE_EQ(record.partition->at_s, 0.0002);
