@@ -94,7 +94,7 @@ nlohmann::ordered_json failures_json(const RunRecord& record) {
   double lost_s = 0.0;
   double downtime_s = 0.0;
   for (const FailureRecord& f : record.failures) {
-    events.push_back({{"worker", f.worker},
+    events.push_back({{f.server ? "server" : "worker", f.worker},
                       {"at_s", rounded(f.at_s)},
                       {"noticed_s", rounded(f.noticed_s)},
                       {"lost_steps", f.lost_steps},
