@@ -6,6 +6,12 @@
 
 namespace dtsim::runtime {
 
+double checkpoint_transfer_s(const scenario::FailureSpec& spec, std::size_t parameters, const models::Optimizer& optimizer) {
+  if (spec.storage_bytes_per_s <= 0.0) return 0.0;
+  const double values = static_cast<double>(parameters) * (1.0 + optimizer.state_per_parameter());
+  return values * sizeof(float) / spec.storage_bytes_per_s;
+}
+
 FailureSchedule::FailureSchedule(const scenario::FailureSpec& spec, int workers, std::uint64_t seed, std::optional<int> only)
     : mtbf_s_(spec.mtbf_s.value_or(0.0)), random_repair_s_(spec.random_repair_s) {
   for (const scenario::WorkerFailure& event : spec.events) {

@@ -4,6 +4,7 @@
 // failures holds its own schedule, built from the same seed: asked at the same simulated moment, they give
 // the same answers.
 
+#include "models/optimizer.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -17,6 +18,10 @@ struct Failure {
   double at_s = 0.0;
   std::optional<double> repair_s;
 };
+
+/// Seconds to write (or read back) a checkpoint of `parameters` values and the optimizer's state for them at
+/// the scenario's storage bandwidth: 4 bytes per value; 0 without a storage bandwidth.
+double checkpoint_transfer_s(const scenario::FailureSpec& spec, std::size_t parameters, const models::Optimizer& optimizer);
 
 class FailureSchedule {
  public:

@@ -18,10 +18,8 @@ JobRecovery::JobRecovery(const TrainingContext& context, int rank, WorkerState s
       checkpoint_{0, 0.0, *state.parameters, (*state.optimizer)->clone(), *state.batches} {}
 
 double JobRecovery::transfer_s() const {
-  const scenario::FailureSpec& spec = context_->scenario->failures;
-  if (spec.storage_bytes_per_s <= 0.0) return 0.0;
-  const auto values = static_cast<double>(state_.parameters->size()) * (1.0 + (*state_.optimizer)->state_per_parameter());
-  return values * sizeof(float) / spec.storage_bytes_per_s;
+  return checkpoint_transfer_s(context_->scenario->failures, static_cast<std::size_t>(state_.parameters->size()),
+                               **state_.optimizer);
 }
 
 std::int64_t JobRecovery::end_of_iteration(std::int64_t iteration) {

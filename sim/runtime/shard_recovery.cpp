@@ -33,10 +33,7 @@ ShardRecovery::ShardRecovery(const TrainingContext& context, int shard, models::
 }
 
 double ShardRecovery::transfer_s() const {
-  const scenario::FailureSpec& spec = context_->scenario->failures;
-  if (spec.storage_bytes_per_s <= 0.0) return 0.0;
-  const auto values = static_cast<double>(parameters_->size()) * (1.0 + (*optimizer_)->state_per_parameter());
-  return values * sizeof(float) / spec.storage_bytes_per_s;
+  return checkpoint_transfer_s(context_->scenario->failures, static_cast<std::size_t>(parameters_->size()), **optimizer_);
 }
 
 void ShardRecovery::between_messages(std::int64_t updates) {
