@@ -1,10 +1,7 @@
 #include "sim/app/compute_backend.hpp"
 
 #include "models/dense_classifier.hpp"
-
-#ifdef DTSIM_HAVE_CUDA
-#include "backends/cuda/cuda_dense.hpp"
-#endif
+#include "sim/app/cuda_backend_loader.hpp"
 
 #include <fmt/format.h>
 
@@ -14,29 +11,33 @@ namespace {
 /// The models the CUDA backend computes: the dense classifiers.
 bool runs_on_cuda(const std::string& model) { return model == "softmax_regression" || model == "mlp"; }
 
+struct LoadedBackend {
+  std::unique_ptr<CudaBackendModule> module;
+  std::string why;  ///< why it is not loaded
+};
+
+/// The module, loaded by the first run that may compute on CUDA and kept for the process (what it loads
+/// cannot be unloaded while accelerators it made are alive).
+const LoadedBackend& loaded_backend() {
+  static const LoadedBackend backend = [] {
+    LoadedBackend loaded;
+    loaded.module = CudaBackendModule::load(loaded.why);
+    return loaded;
+  }();
+  return backend;
+}
+
 }  // namespace
 
-bool built_with_cuda() {
-#ifdef DTSIM_HAVE_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
+bool built_with_cuda() { return loaded_backend().module != nullptr; }
 
-int cuda_devices() {
-#ifdef DTSIM_HAVE_CUDA
-  return cuda::device_count();
-#else
-  return 0;
-#endif
-}
+int cuda_devices() { return built_with_cuda() ? loaded_backend().module->device_count() : 0; }
 
 void check_backend(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   if (s.training.backend != scenario::Backend::Cuda) return;
   const core::SourcePosition& at = s.training.backend_at;
   if (!built_with_cuda()) {
-    sink.error(at, "training.backend", "this dtsim was built without the CUDA backend (no nvcc when it was built)",
+    sink.error(at, "training.backend", loaded_backend().why,
                "build where the CUDA toolkit is installed (/usr/local/cuda), or use backend: auto or cpu");
   } else if (cuda_devices() == 0) {
     sink.error(at, "training.backend", "no CUDA device is visible to this process",
@@ -53,15 +54,10 @@ std::string apply_backend(const scenario::Scenario& s, models::TrainableModel& m
   if (s.training.backend == scenario::Backend::Cpu || !runs_on_cuda(s.model.kind.value)) return "";
   auto* dense = dynamic_cast<models::DenseClassifier*>(&model);
   if (dense == nullptr) return "";
-#ifdef DTSIM_HAVE_CUDA
-  if (cuda_devices() > 0) {
-    dense->set_accelerator(cuda::make_dense_accelerator(dense->widths(), dense->tanh()));
-    return "";
-  }
-  return "training.backend auto: no CUDA device visible, computing on the CPU";
-#else
-  return "training.backend auto: this dtsim was built without CUDA, computing on the CPU";
-#endif
+  if (!built_with_cuda()) return fmt::format("training.backend auto: {}; computing on the CPU", loaded_backend().why);
+  if (cuda_devices() == 0) return "training.backend auto: no CUDA device visible, computing on the CPU";
+  dense->set_accelerator(loaded_backend().module->make_dense(dense->widths(), dense->tanh()));
+  return "";
 }
 
 }  // namespace dtsim::app

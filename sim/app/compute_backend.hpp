@@ -10,7 +10,8 @@
 
 namespace dtsim::app {
 
-/// Whether this dtsim was built with the CUDA backend, and the CUDA devices it sees now.
+/// Whether the CUDA backend module loads (it is loaded on this first call, never at start-up), and the CUDA
+/// devices it sees.
 bool built_with_cuda();
 int cuda_devices();
 

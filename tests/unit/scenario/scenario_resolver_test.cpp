@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace dtsim::app {
 namespace {
 
@@ -128,6 +131,26 @@ TEST(ScenarioResolver, CudaBackendRunsOnlyWhereItCan) {
   const auto setup = resolve_scenario(scenario::read_scenario_text(auto_mlp, "s.yaml"), registries);
   EXPECT_EQ(setup.backend_notice.empty(), built_with_cuda() && cuda_devices() > 0) << setup.backend_notice;
   EXPECT_EQ(resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries).backend_notice, "");
+}
+
+// The CUDA runtime and cuBLAS cost about 0.4 s and 200 MB to load: a run whose model never computes on CUDA
+// (or any command that does not run one) must not load them; one that may (auto, a dense classifier) loads
+// the backend module then. Each test is its own process, so the maps show what this test loaded.
+std::string mapped_files() {
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream text;
+  text << maps.rdbuf();
+  return text.str();
+}
+
+TEST(ScenarioResolver, CudaIsLoadedOnlyByARunThatMayComputeOnIt) {
+  const Registries registries = make_builtin_registries();
+  static_cast<void>(resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries));
+  EXPECT_EQ(mapped_files().find("libcudart"), std::string::npos);
+  EXPECT_EQ(mapped_files().find("libdtsim_cuda_backend"), std::string::npos);
+  const std::string auto_mlp = testing::replace_once(kBase, "model: {kind: logistic_regression}", "model: {kind: mlp, layers: [8]}");
+  static_cast<void>(resolve_scenario(scenario::read_scenario_text(auto_mlp, "s.yaml"), registries));
+  EXPECT_EQ(mapped_files().find("libdtsim_cuda_backend") != std::string::npos, built_with_cuda());
 }
 
 }  // namespace
