@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace dtsim::analysis {
 
@@ -17,11 +18,15 @@ struct RunComparison {
   double simulated_s = 0.0;
   std::optional<double> time_to_target_s;  ///< absent without outputs.target_loss or when not reached
   std::optional<double> target_loss;
-  double final_val_loss = 0.0;
+  std::optional<double> final_val_loss;  ///< absent for timing-only runs (a profile has no loss)
   std::optional<double> mean_staleness;  ///< absent where no staleness is recorded (local_sgd, gossip)
   double waiting_fraction = 0.0;         ///< the workers' wait_s over (workers x simulated_s)
   double bytes_sent = 0.0;
 };
+
+/// The run folders `folder` stands for: itself when it holds a summary.json, else, for a sweep's folder
+/// (a sweep.csv and no summary.json), its points' folders in sweep.csv's order.
+std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder);
 
 /// Reads `folder`/summary.json; throws core::InputError naming the folder when it is missing or is not
 /// a summary dtsim wrote.

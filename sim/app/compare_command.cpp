@@ -10,11 +10,13 @@ namespace dtsim::app {
 std::string compare_command(std::span<const std::filesystem::path> folders, bool csv) {
   std::vector<analysis::RunComparison> runs;
   std::vector<core::Diagnostic> problems;
-  for (const auto& folder : folders) {
-    try {
-      runs.push_back(analysis::read_run_comparison(folder));
-    } catch (const core::InputError& error) {
-      problems.insert(problems.end(), error.diagnostics().begin(), error.diagnostics().end());
+  for (const auto& given : folders) {
+    for (const auto& folder : analysis::run_folders(given)) {
+      try {
+        runs.push_back(analysis::read_run_comparison(folder));
+      } catch (const core::InputError& error) {
+        problems.insert(problems.end(), error.diagnostics().begin(), error.diagnostics().end());
+      }
     }
   }
   if (!problems.empty()) throw core::InputError(std::move(problems));

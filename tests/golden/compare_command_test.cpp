@@ -56,6 +56,31 @@ TEST(CompareCommand, OneRowPerRunWithTheNumbersOfItsSummary) {
   EXPECT_DOUBLE_EQ(std::stod(async[9]), summary["result"]["bytes_sent"].get<double>());
 }
 
+// Timing-only runs have no loss: their row says so instead of refusing the summary; a sweep's folder stands
+// for its points, in the sweep's order.
+TEST(CompareCommand, TimingOnlySweepFolderGivesOneRowPerPoint) {
+  const auto root = fresh_output_folder("compare-timing-only");
+  const CommandResult run =
+      run_dtsim("run " + scenario_path("profiles/bert-large-local-sgd.yaml").string() + " -q -o " + (root / "sweep").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const CommandResult csv = run_dtsim("compare --csv " + (root / "sweep").string());
+  ASSERT_EQ(csv.exit_status, 0) << csv.err;
+  const auto rows = split(csv.out, '\n');
+  const auto points = split(read_file(root / "sweep" / "sweep.csv"), '\n');
+  ASSERT_EQ(rows.size(), points.size()) << csv.out;
+  ASSERT_GE(rows.size(), 3U) << csv.out;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = split(rows[i], ',');
+    ASSERT_EQ(cells.size(), 10U) << rows[i];
+    EXPECT_EQ(cells[6], "") << "a timing-only run has no final loss: " << rows[i];
+    const std::string point = split(points[i], ',')[0];
+    EXPECT_NE(cells[0].find(point.substr(1, point.size() - 2)), std::string::npos) << cells[0] << " vs " << point;
+  }
+  const CommandResult table = run_dtsim("compare " + (root / "sweep").string());
+  ASSERT_EQ(table.exit_status, 0) << table.err;
+  EXPECT_EQ(split(table.out, '\n').size(), rows.size()) << table.out;
+}
+
 TEST(CompareCommand, AFolderWithoutASummaryIsAnInputError) {
   const auto root = fresh_output_folder("compare-missing");
   const CommandResult result = run_dtsim("compare " + (root / "nothing").string());
