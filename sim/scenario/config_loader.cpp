@@ -1,5 +1,7 @@
 #include "sim/scenario/config_loader.hpp"
 
+#include "sim/scenario/scenario_schema.hpp"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -160,11 +162,15 @@ class IncludeResolver {
     const ConfigEntry entry = *include;
     tree.erase("include");
     ConfigNode merged = ConfigNode::make_map(tree.where);
+    const auto replaced_whole = [](const std::string& path) {
+      const SchemaNode* node = find_schema(path);
+      return node != nullptr && node->replaced_whole;
+    };
     for (const ConfigNode* name : include_names(entry)) {
       ConfigNode included = load_included(*name, file);
-      if (included.is_map()) merge_into(merged, included);
+      if (included.is_map()) merge_into(merged, included, replaced_whole);
     }
-    merge_into(merged, tree);
+    merge_into(merged, tree, replaced_whole);
     return merged;
   }
 

@@ -137,14 +137,15 @@ bool same_value(const ConfigNode& a, const ConfigNode& b) {
   return true;
 }
 
-void merge_into(ConfigNode& base, const ConfigNode& overlay) {
-  if (!base.is_map() || !overlay.is_map()) {
+void merge_into(ConfigNode& base, const ConfigNode& overlay, const std::function<bool(const std::string&)>& replaced_whole,
+                const std::string& path) {
+  if (!base.is_map() || !overlay.is_map() || (!path.empty() && replaced_whole && replaced_whole(path))) {
     base = overlay;
     return;
   }
   for (const auto& entry : overlay.entries) {
     if (ConfigNode* existing = base.find(entry.key)) {
-      merge_into(*existing, entry.value);
+      merge_into(*existing, entry.value, replaced_whole, path.empty() ? entry.key : path + "." + entry.key);
     } else {
       base.entries.push_back(entry);
     }

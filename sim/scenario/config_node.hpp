@@ -5,6 +5,7 @@
 #include "sim/core/diagnostic.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,7 +71,10 @@ std::optional<double> parse_number(const std::string& text);
 /// Deep equality of values (positions and `defaulted` ignored).
 bool same_value(const ConfigNode& a, const ConfigNode& b);
 
-/// Overlays `overlay` onto `base`: mappings merge key by key (recursively); anything else replaces.
-void merge_into(ConfigNode& base, const ConfigNode& overlay);
+/// Overlays `overlay` onto `base`: mappings merge key by key (recursively); anything else replaces, and so
+/// does a mapping at a dotted path for which `replaced_whole` says so (a one-of group such as `training.stop`,
+/// where keeping the base's other keys would add a rule the overlay did not write).
+void merge_into(ConfigNode& base, const ConfigNode& overlay,
+                const std::function<bool(const std::string&)>& replaced_whole = {}, const std::string& path = "");
 
 }  // namespace dtsim::scenario

@@ -359,7 +359,8 @@ SchemaNode training() {
                      integer("per_worker", 1, kMaxCount, "samples each worker processes per iteration"),
                      integer("global", 1, kMaxCount, "samples per iteration over all workers (divided evenly)"),
                  })
-              .require(),
+              .require()
+              .alternatives(),
           map_of("optimizer", "how gradients become updates",
                  {
                      choice_of("kind", "optimizer", "the optimizer",
@@ -405,7 +406,8 @@ SchemaNode training() {
                      number("target_loss", 0.0, kInf, "validation loss to reach").exclusive_min().plan(),
                      quantity("sim_time", Unit::Duration, "simulated time budget").exclusive_min().plan(),
                  })
-              .require(),
+              .require()
+              .alternatives(),
           integer("evaluate_every", 1, kMaxCount, "iterations between evaluations; once per epoch when absent"),
       });
 }

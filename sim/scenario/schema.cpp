@@ -48,6 +48,11 @@ SchemaNode&& SchemaNode::exclusive_min() && {
   return std::move(*this);
 }
 
+SchemaNode&& SchemaNode::alternatives() && {
+  replaced_whole = true;
+  return std::move(*this);
+}
+
 const SchemaNode* SchemaNode::child(const std::string& name) const {
   if (kind != ValueKind::Map) return nullptr;
   const auto it = std::find_if(children.begin(), children.end(), [&](const SchemaNode& c) { return c.key == name; });

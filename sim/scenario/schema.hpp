@@ -61,6 +61,9 @@ struct SchemaNode {
   std::vector<SchemaNode> children;
   Condition only_when;  ///< empty sibling: always applies
   std::string example;  ///< a YAML value, for hints and the reference
+  /// A mapping whose keys are alternatives (`batch`: one of two; `stop`: the first reached): an including
+  /// file's value replaces an included one whole instead of merging with it.
+  bool replaced_whole = false;
 
   SchemaNode&& require() &&;
   SchemaNode&& plan() &&;
@@ -68,6 +71,7 @@ struct SchemaNode {
   SchemaNode&& when(std::string sibling, std::vector<std::string> values) &&;
   SchemaNode&& for_example(std::string yaml) &&;
   SchemaNode&& exclusive_min() &&;
+  SchemaNode&& alternatives() &&;
 
   /// The child named `name` of a Map, or nullptr.
   [[nodiscard]] const SchemaNode* child(const std::string& name) const;

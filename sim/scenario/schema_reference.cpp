@@ -63,6 +63,7 @@ std::string notes(const SchemaNode& node) {
     for (const auto& v : node.only_when.values) values += (values.empty() ? "`" : "`, `") + v;
     out += fmt::format(". Only when `{}` is {}`", node.only_when.sibling, values);
   }
+  if (node.replaced_whole) out += ". An including file's value replaces an included one whole (no merging of keys)";
   if (node.planned) out = "**Not supported yet.** " + out;
   return out;
 }

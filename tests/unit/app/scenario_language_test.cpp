@@ -178,6 +178,33 @@ TEST(Include, MergesInOrderAndTheIncludingFileWins) {
   EXPECT_DOUBLE_EQ(s.cluster.device.efficiency, 0.25);
 }
 
+// `stop` and `batch` hold alternatives: an including file's stop rule replaces the included one's instead of
+// adding a second rule the user never wrote beside it.
+TEST(Include, AlternativesAreReplacedWholeNotMerged) {
+  const auto folder = scratch("include-alternatives");
+  write(folder / "base.yaml", kSweepBase);
+  write(folder / "main.yaml", "include: base.yaml\ntraining:\n  batch: {global: 32}\n  stop: {iterations: 40}\n");
+  const auto s = scenario::read_scenario_file(folder / "main.yaml");
+  EXPECT_EQ(s.training.iterations, 40);
+  EXPECT_FALSE(s.training.epochs.has_value()) << "the included epochs: 1 must not stay beside iterations: 40";
+  EXPECT_EQ(s.training.batch_per_worker, 8);
+  EXPECT_DOUBLE_EQ(s.training.optimizer.learning_rate, 0.5) << "ordinary mappings still merge key by key";
+}
+
+// A sweep axis written in an included file that does not fit the including file's scenario is reported at
+// the axis's own line, with the include that brought it in.
+TEST(Include, AnIncludedSweepAxisIsReportedWhereItIsWritten) {
+  const auto folder = scratch("include-sweep");
+  write(folder / "base.yaml", kSweepBase + "sweep:\n  axes:\n    training.sync.staleness: [1, 2]\n");
+  write(folder / "main.yaml", "include: base.yaml\ntraining:\n  sync: {strategy: bsp}\n");
+  const auto result = validate_command({folder / "main.yaml"}, make_builtin_registries());
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.errors.find("base.yaml:12:5: error: training.sync.staleness: applies only when strategy is ssp"),
+            std::string::npos)
+      << result.errors;
+  EXPECT_NE(result.errors.find("included from"), std::string::npos) << result.errors;
+}
+
 TEST(Include, EveryShippedTopologyPresetCompletesAScenario) {
   const Registries registries = make_builtin_registries();
   const auto folder = scratch("presets");
