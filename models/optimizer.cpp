@@ -24,16 +24,21 @@ void check(std::span<float> parameters, std::span<const float> gradient, std::si
 /// models::Sgd: parameters -= learning_rate * gradient; no state.
 class SgdOptimizer final : public Optimizer {
  public:
-  SgdOptimizer(double learning_rate, std::size_t size) : sgd_(learning_rate), size_(size) {}
+  SgdOptimizer(double learning_rate, std::size_t size) : learning_rate_(learning_rate), sgd_(learning_rate), size_(size) {}
   void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) override {
     check(parameters, gradient, offset, size_);
-    sgd_.step(parameters, gradient);
+    if (rate_scale() == 1.0) {
+      sgd_.step(parameters, gradient);
+    } else {
+      Sgd(learning_rate_ * rate_scale()).step(parameters, gradient);
+    }
   }
   [[nodiscard]] double flops(std::size_t count) const override { return Sgd::flops(count); }
   [[nodiscard]] int state_per_parameter() const override { return 0; }
   [[nodiscard]] std::unique_ptr<Optimizer> clone() const override { return std::make_unique<SgdOptimizer>(*this); }
 
  private:
+  double learning_rate_;
   Sgd sgd_;
   std::size_t size_;
 };
@@ -42,12 +47,12 @@ class SgdOptimizer final : public Optimizer {
 class MomentumOptimizer final : public Optimizer {
  public:
   MomentumOptimizer(double learning_rate, double momentum, std::size_t size)
-      : learning_rate_(static_cast<float>(learning_rate)), momentum_(static_cast<float>(momentum)), velocity_(size, 0.0F) {}
+      : learning_rate_(learning_rate), momentum_(static_cast<float>(momentum)), velocity_(size, 0.0F) {}
   void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) override {
     check(parameters, gradient, offset, velocity_.size());
     Map velocity(velocity_.data() + offset, static_cast<Eigen::Index>(parameters.size()));
     velocity = momentum_ * velocity + as_map(gradient);
-    as_map(parameters).noalias() -= learning_rate_ * velocity;
+    as_map(parameters).noalias() -= static_cast<float>(learning_rate_ * rate_scale()) * velocity;
   }
   /// Two for the velocity, two for the step, per parameter.
   [[nodiscard]] double flops(std::size_t count) const override { return 4.0 * static_cast<double>(count); }
@@ -55,7 +60,7 @@ class MomentumOptimizer final : public Optimizer {
   [[nodiscard]] std::unique_ptr<Optimizer> clone() const override { return std::make_unique<MomentumOptimizer>(*this); }
 
  private:
-  float learning_rate_;
+  double learning_rate_;
   float momentum_;
   std::vector<float> velocity_;
 };
@@ -68,7 +73,7 @@ class AdamOptimizer final : public Optimizer {
   AdamOptimizer(const OptimizerSettings& s, std::size_t size)
       : learning_rate_(s.learning_rate), beta1_(s.beta1), beta2_(s.beta2), epsilon_(s.epsilon), first_(size, 0.0F),
         second_(size, 0.0F) {}
-  void begin_update() override { ++updates_; }
+  void on_begin_update() override { ++updates_; }
   void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) override {
     check(parameters, gradient, offset, first_.size());
     if (updates_ == 0) throw std::logic_error("adam: update() before begin_update()");
@@ -76,7 +81,7 @@ class AdamOptimizer final : public Optimizer {
     const auto b2 = static_cast<float>(beta2_);
     const auto first_correction = static_cast<float>(1.0 / (1.0 - std::pow(beta1_, static_cast<double>(updates_))));
     const auto second_correction = static_cast<float>(1.0 / (1.0 - std::pow(beta2_, static_cast<double>(updates_))));
-    const auto rate = static_cast<float>(learning_rate_);
+    const auto rate = static_cast<float>(learning_rate_ * rate_scale());
     const auto guard = static_cast<float>(epsilon_);
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       float& m = first_[offset + i];

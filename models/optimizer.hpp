@@ -22,8 +22,13 @@ struct OptimizerSettings {
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  /// Starts an update: every update() until the next begin_update() belongs to it (Adam counts them).
-  virtual void begin_update() {}
+  /// Starts an update: every update() until the next begin_update() belongs to it (Adam counts them), and
+  /// takes its step at `learning_rate_scale` x the learning rate (staleness-aware SGD's lr / tau). Scaling
+  /// the rate, not the gradient, keeps the factor under optimizers that normalise the gradient (Adam).
+  void begin_update(double learning_rate_scale = 1.0) {
+    rate_scale_ = learning_rate_scale;
+    on_begin_update();
+  }
   /// Updates `parameters` with `gradient` (same length), which sit at `offset` in the vector the optimizer's
   /// state was made for: state is kept per position, so an update may touch a few segments only (sparse rows).
   virtual void update(std::span<float> parameters, std::span<const float> gradient, std::size_t offset) = 0;
@@ -38,6 +43,14 @@ class Optimizer {
 
   /// One whole update of all the parameters.
   void apply(Parameters& parameters, const Parameters& gradient);
+
+ protected:
+  virtual void on_begin_update() {}
+  /// The factor begin_update() put on the learning rate for the current update.
+  [[nodiscard]] double rate_scale() const { return rate_scale_; }
+
+ private:
+  double rate_scale_ = 1.0;
 };
 
 /// The optimizer `settings` name, with state for `size` parameters. Throws std::invalid_argument for an

@@ -151,19 +151,26 @@ void ParameterServer::operator()() {
     double scale = 1.0;  // on the learning rate
   };
   std::vector<Scaled> gathered;  // on arrival: gradients waiting to make up one update
-  // One update from the gathered gradients: their mean, each scaled by its learning-rate factor. A lone
-  // gradient at factor 1 passes unchanged, so that async stays plain SGD bit for bit.
-  const auto combine = [&](std::vector<Scaled>& list) -> comm::Buffer {
-    if (list.size() == 1 && list.front().scale == 1.0) return std::move(list.front().gradient);
+  // One update from the gathered gradients: their mean weighted by their learning-rate factors, applied at
+  // the mean factor. With plain SGD this is each gradient at its own rate (lr/n sum s_i g_i); a lone gradient
+  // passes unchanged at its factor, and factors of 1 give the plain mean at the plain rate, bit for bit.
+  struct Combined {
+    comm::Buffer gradient;
+    double rate_scale = 1.0;
+  };
+  const auto combine = [&](std::vector<Scaled>& list) -> Combined {
+    if (list.size() == 1) return {std::move(list.front().gradient), list.front().scale};
     std::vector<float> sum(static_cast<std::size_t>(parameters.size()), 0.0F);
+    double total = 0.0;
     for (const Scaled& item : list) {
       const auto scale = static_cast<float>(item.scale);
+      total += item.scale;
       const std::span<const float> values = item.gradient.values();
       for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += scale * values[i];
     }
-    const float share = 1.0F / static_cast<float>(list.size());
+    const float share = 1.0F / static_cast<float>(total);
     for (float& value : sum) value *= share;
-    return comm::Buffer(std::move(sum));
+    return {comm::Buffer(std::move(sum)), total / static_cast<double>(list.size())};
   };
   std::vector<std::unique_ptr<comm::Pending>> receiving(p);
   // The last reply to each worker. A worker pushes again only after it has received its reply, so the
@@ -185,8 +192,8 @@ void ParameterServer::operator()() {
       return true;
     });
   };
-  const auto apply = [&](const comm::Buffer& gradient, double extra_flops) {
-    optimizer->begin_update();
+  const auto apply = [&](const comm::Buffer& gradient, double extra_flops, double rate_scale = 1.0) {
+    optimizer->begin_update(rate_scale);
     optimizer->update(std::span<float>(parameters.data(), static_cast<std::size_t>(parameters.size())), gradient.values(), 0);
     const double flops = extra_flops + optimizer->flops(static_cast<std::size_t>(count));
     if (lock_free) {
@@ -274,17 +281,23 @@ void ParameterServer::operator()() {
       if (records) ++context_.record->staleness[staleness];
       gathered.push_back({std::move(gradient), strategy.learning_rate_scale(staleness)});
       if (static_cast<int>(gathered.size()) == strategy.accumulate()) {
-        // For tests: the learning-rate factor this update really applies, from the parameters' change.
+        // For tests: the learning-rate factor this update really applies, as its step over the step the
+        // same optimizer (a copy, same state) takes at the plain rate.
         const bool measure = records && setup.record_updates && gathered.size() == 1;
-        const models::Parameters before = measure ? parameters : models::Parameters();
-        const double gradient_norm =
-            measure ? Eigen::Map<const models::Parameters>(gathered.front().gradient.values().data(), parameters.size()).norm()
-                    : 0.0;
-        apply(combine(gathered), gathered.size() > 1 || gathered.front().scale != 1.0 ? 2.0 * count * static_cast<double>(gathered.size()) : 0.0);
+        models::Parameters plain_step;
         if (measure) {
-          context_.record->applied.push_back(
-              {staleness, (before - parameters).norm() / (context_.scenario->training.optimizer.learning_rate * gradient_norm)});
+          models::Parameters plain = parameters;
+          const std::unique_ptr<models::Optimizer> copy = optimizer->clone();
+          copy->begin_update();
+          copy->update(std::span<float>(plain.data(), static_cast<std::size_t>(plain.size())),
+                       gathered.front().gradient.values(), 0);
+          plain_step = parameters - plain;
         }
+        const models::Parameters before = measure ? parameters : models::Parameters();
+        const std::size_t combined = gathered.size();
+        Combined update = combine(gathered);
+        apply(update.gradient, combined > 1 ? 2.0 * count * static_cast<double>(combined) : 0.0, update.rate_scale);
+        if (measure) context_.record->applied.push_back({staleness, (before - parameters).norm() / plain_step.norm()});
         gathered.clear();
         ++version;
       }
@@ -301,7 +314,11 @@ void ParameterServer::operator()() {
     deferred[w] = true;
     complete_clocks();
   }
-  if (!gathered.empty()) apply(combine(gathered), 2.0 * count * static_cast<double>(gathered.size()));
+  if (!gathered.empty()) {
+    const std::size_t combined = gathered.size();
+    Combined update = combine(gathered);
+    apply(update.gradient, combined > 1 ? 2.0 * count * static_cast<double>(combined) : 0.0, update.rate_scale);
+  }
   for (auto& exec : updating) exec->wait();
   collect_finished();
   activity.compute_s += covered(std::move(updated));

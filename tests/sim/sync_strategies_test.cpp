@@ -146,11 +146,17 @@ TEST_P(ApproximateRule, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ApproximateRule, ::testing::Range(1, 21));
 
-// 8 workers of random speeds: every update the server applied moved the parameters by alpha0 / tau times
-// the gradient (tau its staleness, 1 for 0 and 1), measured from the parameters themselves; staleness
-// above 1 occurs, so the division is exercised. Plain async applies every gradient at alpha0.
-TEST(StalenessAware, EachAppliedUpdateUsesTheLearningRateOverItsStaleness) {
-  const SimulatedRun run = simulate(scenario_text(8, "{strategy: staleness_aware}") + random_speeds(3), true);
+// 8 workers of random speeds: every update the server applied took the optimizer's step at alpha0 / tau (tau
+// its staleness, 1 for 0 and 1): its parameter change over the change the same optimizer, in the same state,
+// makes at alpha0. Staleness above 1 occurs, so the division is exercised. Under momentum and Adam the factor
+// must survive the optimizer (scaling the gradient instead would be undone by Adam's normalisation).
+class StalenessAwareRate : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StalenessAwareRate, EachAppliedUpdateStepsAtTheLearningRateOverItsStaleness) {
+  std::string text = scenario_text(8, "{strategy: staleness_aware}") + random_speeds(3);
+  const std::string plain = "optimizer: {learning_rate: 0.4}";
+  text.replace(text.find(plain), plain.size(), "optimizer: {kind: " + GetParam() + ", learning_rate: 0.05}");
+  const SimulatedRun run = simulate(text, true);
   ASSERT_EQ(static_cast<std::int64_t>(run.record.applied.size()), 8 * run.setup.total_iterations);
   std::int64_t stale = 0;
   for (const auto& update : run.record.applied) {
@@ -160,6 +166,8 @@ TEST(StalenessAware, EachAppliedUpdateUsesTheLearningRateOverItsStaleness) {
   }
   EXPECT_GT(stale, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, StalenessAwareRate, ::testing::Values("sgd", "momentum", "adam"));
 
 TEST(Async, EachAppliedUpdateUsesTheFullLearningRate) {
   const SimulatedRun run = simulate(scenario_text(8, "{strategy: async}") + random_speeds(3), true);

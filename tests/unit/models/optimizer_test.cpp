@@ -61,6 +61,31 @@ TEST(Optimizer, AdamFollowsItsFormulaWithBiasCorrection) {
 
 // State is kept per position: updating a segment at an offset is what an optimizer of that segment alone
 // does, and leaves the other positions' state untouched.
+// begin_update(s) takes the step an optimizer built with learning rate s x lr would take from the same state:
+// the moments do not depend on the rate, so two optimizers fed the same gradients keep the same state.
+class RateScale : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RateScale, ScaledUpdateIsTheStepAtTheScaledLearningRate) {
+  const double lr = 0.05;
+  const double scale = 1.0 / 3.0;
+  const auto scaled = make_optimizer({.kind = GetParam(), .learning_rate = lr}, 3);
+  const auto reference = make_optimizer({.kind = GetParam(), .learning_rate = lr * scale}, 3);
+  Parameters a = vector_of({0.3F, -1.7F, 2.9F});
+  Parameters b = a;
+  for (int step = 0; step < 4; ++step) {
+    const Parameters gradient = vector_of({0.11F * static_cast<float>(step + 1), 0.7F, -3.3F / static_cast<float>(step + 1)});
+    const Parameters a_before = a;
+    const Parameters b_before = b;
+    scaled->begin_update(scale);
+    scaled->update(std::span<float>(a.data(), 3), std::span<const float>(gradient.data(), 3), 0);
+    reference->begin_update();
+    reference->update(std::span<float>(b.data(), 3), std::span<const float>(gradient.data(), 3), 0);
+    for (Eigen::Index i = 0; i < 3; ++i) EXPECT_NEAR(a[i] - a_before[i], b[i] - b_before[i], 1e-6) << GetParam() << " step " << step;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, RateScale, ::testing::Values("sgd", "momentum", "adam"));
+
 TEST(Optimizer, ASegmentUpdateUsesThatSegmentsState) {
   const OptimizerSettings settings{.kind = "adam", .learning_rate = 0.05};
   const auto whole = make_optimizer(settings, 6);
