@@ -25,9 +25,24 @@ if(DTSIM_FUZZ)
 endif()
 
 # dtsim_library(NAME folder-target SOURCES ... DEPS ...): one static library per layer.
+# A layer sees only its own folder and the folders of the layers it links (transitively): each library's
+# include directory is a tree holding one link, `<folder> -> the source folder`, so `#include
+# "sim/runtime/x.hpp"` from a layer below sim/runtime fails to compile instead of creating an upward edge.
 function(dtsim_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  dtsim_layer_includes(${name} ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE dtsim_options)
+endfunction()
+
+# The include tree of library NAME, whose headers lie in FOLDER (see dtsim_library).
+function(dtsim_layer_includes name folder)
+  file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${folder})
+  set(tree ${PROJECT_BINARY_DIR}/layers/${name})
+  get_filename_component(parent ${tree}/${relative} DIRECTORY)
+  file(MAKE_DIRECTORY ${parent})
+  if(NOT EXISTS ${tree}/${relative})
+    file(CREATE_LINK ${folder} ${tree}/${relative} SYMBOLIC)
+  endif()
+  target_include_directories(${name} PUBLIC ${tree})
 endfunction()

@@ -3,6 +3,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/scenario/config_yaml.hpp"
 #include "sim/scenario/json_schema.hpp"
+#include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/schema_reference.hpp"
@@ -52,27 +53,11 @@ ValidateResult validate_command(const std::vector<std::filesystem::path>& files,
 
 namespace {
 
-/// File names in a scenario (`data.path`, a trace's `file`) are relative to the file that wrote them; the
-/// explained scenario merges several files, so it names them absolutely to read back the same from anywhere.
-void absolute_file_names(scenario::ConfigNode& node) {
-  for (auto& entry : node.entries) {
-    scenario::ConfigNode& value = entry.value;
-    if ((entry.key == "path" || entry.key == "file") && value.is_scalar() && !value.where.file.empty() &&
-        std::filesystem::path(value.scalar).is_relative()) {
-      value.scalar = std::filesystem::absolute(std::filesystem::path(value.where.file).parent_path() / value.scalar)
-                         .lexically_normal()
-                         .generic_string();
-    }
-    absolute_file_names(value);
-  }
-  for (auto& item : node.items) absolute_file_names(item);
-}
-
 }  // namespace
 
 std::string explain_command(const std::filesystem::path& file, const Registries& registries) {
   auto document = read_and_check(file, registries);
-  absolute_file_names(document.resolved);
+  scenario::absolute_file_names(document.resolved);
   std::string header = fmt::format("# {} as dtsim reads it: includes merged, defaults filled in\n", file.string());
   if (document.points.size() > 1) header += fmt::format("# the sweep below makes {} runs\n", document.points.size());
   std::string footer;

@@ -1,14 +1,13 @@
 #include "sim/app/sweep_runner.hpp"
 
+#include "analysis/run_summary.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,11 +30,6 @@ int run_child(const std::vector<std::string>& arguments) {
     if (errno != EINTR) throw std::runtime_error("lost track of a sweep point's process");
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-
-nlohmann::json read_summary(const std::filesystem::path& folder) {
-  std::ifstream in(folder / "summary.json");
-  return nlohmann::json::parse(in);
 }
 
 }  // namespace
@@ -66,23 +60,14 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
                                        point.sweep_point, status, folder.string());
       throw core::InputError(std::move(diagnostic));
     }
-    const nlohmann::json summary = read_summary(point_folder);
-    const auto& result = summary["result"];
-    // Timing-only runs evaluate nothing: their loss columns stay empty.
-    const bool evaluated = result.contains("final");
-    const auto number = [](const nlohmann::json& value) {
-      return value.is_number() ? fmt::format("{:.9g}", value.get<double>()) : std::string();
+    const analysis::RunSummary summary = analysis::read_run_summary(point_folder);
+    const auto cell = [](const std::optional<double>& value) {
+      return value ? fmt::format("{:.9g}", *value) : std::string();
     };
-    const nlohmann::json none;
-    const nlohmann::json& target = result.contains("time_to_target") ? result["time_to_target"] : none;
-    const nlohmann::json& energy = result.contains("energy") ? result["energy"] : none;
-    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{},{},{},{},{}\n", point.sweep_point,
-                       result["iterations"].get<std::int64_t>(), result["simulated_s"].get<double>(),
-                       result["bytes_sent"].get<double>(), evaluated ? number(result["final"]["val_loss"]) : "",
-                       evaluated ? number(result["final"]["val_accuracy"]) : "",
-                       target.is_object() && target.value("reached", false) ? number(target["sim_time_s"]) : "",
-                       energy.is_object() ? number(energy["total_j"]) : "",
-                       energy.is_object() ? number(energy["waiting_share"]) : "");
+    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{},{},{},{},{}\n", point.sweep_point, summary.iterations,
+                       summary.simulated_s, summary.bytes_sent, cell(summary.final_val_loss),
+                       cell(summary.final_val_accuracy), cell(summary.time_to_target_s), cell(summary.energy_j),
+                       cell(summary.energy_waiting_share));
   }
   core::write_file_atomically(folder / "sweep.csv", csv);
   if (!options.quiet) fmt::print("{} runs; one folder per point and sweep.csv in {}/\n", count, folder.string());

@@ -2,7 +2,7 @@
 
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/version.hpp"
-#include "sim/scenario/scenario_json.hpp"
+#include "sim/scenario/resolved_json.hpp"
 
 #include <fmt/format.h>
 
@@ -183,7 +183,8 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       {"dtsim_version", core::kDtsimVersion},
       {"simgrid_version", record.simgrid_version},
       {"seed", scenario.seed},
-      {"scenario", scenario::to_json(scenario)},
+      {"origin", {{"file", scenario.source.string()}, {"sweep_point", scenario.sweep_point}}},
+      {"scenario", scenario::resolved_json(scenario.resolved)},
       {"result", result},
       {"hosts", hosts},
   };

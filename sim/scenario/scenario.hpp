@@ -2,6 +2,7 @@
 // The validated scenario: plain structs with units resolved. Nothing past sim/scenario sees YAML.
 
 #include "sim/core/diagnostic.hpp"
+#include "sim/scenario/config_node.hpp"
 #include "sim/core/units.hpp"
 
 #include <cstdint>
@@ -328,6 +329,9 @@ struct Scenario {
   /// `outputs.target_loss`: the validation loss whose first reaching is reported.
   std::optional<double> target_loss;
   core::SourcePosition target_loss_at;
+  /// This scenario as dtsim read it (includes merged, this sweep point's values set, defaults filled, file
+  /// names absolute): what `dtsim explain` prints and summary.json echoes. Null for a scenario built by hand.
+  ConfigNode resolved;
 };
 
 std::string_view to_string(NetworkModel model);

@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario_reader.hpp"
 
+#include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/schema_validator.hpp"
@@ -65,7 +66,11 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
     ConfigNode checked = validate_scenario_document(point.document, structural, &unsupported);
     // A document whose only fault is asking for what is not built yet is still sound enough to be
     // cross-checked, so the user hears about every problem at once.
-    if (structural.empty()) out.points.push_back(build_scenario(checked, source, point.label, structural));
+    if (structural.empty()) {
+      out.points.push_back(build_scenario(checked, source, point.label, structural));
+      out.points.back().resolved = checked;
+      absolute_file_names(out.points.back().resolved);
+    }
     sink.append(structural);
     sink.append(unsupported);
     validated.push_back(std::move(checked));

@@ -4,9 +4,9 @@
     scenario_outputs.py DTSIM SCENARIO.yaml OUTPUT_DIR GOLDEN_DIR [--update]
 
 Every result file (summary.json, metrics.csv, links.csv, sweep.csv, in every sweep point's folder) must
-equal its stored copy. summary.json's `scenario` member, the echo of the resolved scenario, is left out of
-the comparison: it names the scenario's absolute path and grows as the echo gains keys; everything the run
-measured must stay the same. With --update the stored copies are replaced by this run's files.
+equal its stored copy. summary.json's `scenario` member (the echo of the resolved scenario, which grows as the
+language does) and `origin` (the scenario's absolute file name) are left out of the comparison; everything
+the run measured must stay the same. With --update the stored copies are replaced by this run's files.
 """
 
 import json
@@ -24,6 +24,7 @@ def measured(path: pathlib.Path) -> bytes:
         return path.read_bytes()
     summary = json.loads(path.read_text(encoding="utf-8"))
     summary.pop("scenario", None)
+    summary.pop("origin", None)
     return (json.dumps(summary, indent=2, sort_keys=False) + "\n").encode("utf-8")
 
 

@@ -1,4 +1,5 @@
 #include "sim/metrics/run_writers.hpp"
+#include "sim/scenario/scenario_reader.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,21 +10,18 @@ namespace dtsim::metrics {
 namespace {
 
 scenario::Scenario tiny_scenario() {
-  scenario::Scenario s;
-  s.name = "tiny";
-  s.seed = 5;
-  s.cluster.workers = 2;
-  s.cluster.device.name = "cpu";
-  s.cluster.device.peak_flops = core::FlopsPerSecond(1e9);
-  s.cluster.device.efficiency = 0.5;
-  s.topology.kind.value = "ring";
-  s.topology.link = {core::BytesPerSecond(1e9), core::Seconds(1e-6)};
-  s.model.kind.value = "logistic_regression";
-  s.data.kind.value = "synthetic_classification";
-  s.training.optimizer.kind.value = "sgd";
-  s.training.sync_strategy.value = "bsp";
-  s.training.allreduce_algorithm.value = "ring";
-  return s;
+  return scenario::read_scenario_text(R"(name: tiny
+seed: 5
+cluster: {workers: 2, device: {name: cpu, peak_flops: 1GFLOPS, efficiency: 0.5}}
+topology: {kind: ring, link: {bandwidth: 8Gbps, latency: 1us}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 100, features: 2}
+training:
+  batch: {per_worker: 5}
+  optimizer: {kind: sgd, learning_rate: 0.1}
+  stop: {iterations: 10}
+)",
+                                      "tiny.yaml");
 }
 
 RunRecord tiny_record() {
@@ -73,7 +71,9 @@ TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
   EXPECT_EQ(summary["seed"], 5);
   EXPECT_EQ(summary["simgrid_version"], "3.32.0");
   EXPECT_EQ(summary["scenario"]["name"], "tiny");
-  EXPECT_EQ(summary["scenario"]["topology"]["link"]["latency_s"], 1e-6);
+  EXPECT_EQ(summary["scenario"]["topology"]["link"]["latency"], "1us");
+  EXPECT_EQ(summary["scenario"]["training"]["sync"]["strategy"], "bsp") << "defaults are filled in";
+  EXPECT_EQ(summary["origin"]["file"], "tiny.yaml");
   EXPECT_EQ(summary["result"]["simulated_s"], 0.123456789);  // nine significant digits
   EXPECT_EQ(summary["result"]["iterations"], 10);
   EXPECT_EQ(summary["result"]["epochs"], 2.0);

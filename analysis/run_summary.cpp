@@ -1,0 +1,120 @@
+#include "analysis/run_summary.hpp"
+
+#include "sim/core/diagnostic.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::analysis {
+namespace {
+
+/// The point column of a sweep.csv line: its first cell, quoted.
+std::string point_of(const std::string& line) {
+  if (line.size() < 2 || line.front() != '"') return std::string();
+  const std::size_t end = line.find('"', 1);
+  return end == std::string::npos ? std::string() : line.substr(1, end - 1);
+}
+
+std::optional<double> number_at(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) return std::nullopt;
+  return object.at(key).get<double>();
+}
+
+/// What the scenario's straggler rules do, briefly: "w3x4" for worker 3 four times slower.
+std::string describe_stragglers(const nlohmann::json& scenario) {
+  if (!scenario.contains("stragglers")) return "-";
+  std::string out;
+  for (const auto& rule : scenario.at("stragglers")) {
+    std::string who = "all";
+    if (rule.contains("workers")) {
+      who.clear();
+      for (const auto& worker : rule.at("workers")) who += (who.empty() ? "w" : "+") + std::to_string(worker.get<int>());
+    }
+    std::string what;
+    if (rule.contains("slowdown")) what = fmt::format("x{:g}", rule.at("slowdown").get<double>());
+    if (rule.contains("distribution")) what += (what.empty() ? "~" : " ~") + rule.at("distribution").get<std::string>();
+    if (rule.contains("trace")) what += what.empty() ? "~trace" : " ~trace";
+    out += (out.empty() ? "" : " ") + who + what;
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string describe_architecture(const std::string& strategy, const nlohmann::json& architecture) {
+  const std::string kind = architecture.at("kind").get<std::string>();
+  if (strategy == "gossip") return "peer to peer";  // gossip averages with neighbours; no allreduce runs
+  if (kind == "hybrid") return "hybrid (" + architecture.at("algorithm").get<std::string>() + ")";
+  if (architecture.contains("algorithm")) return architecture.at("algorithm").get<std::string>() + " allreduce";
+  return kind;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder) {
+  std::error_code ignored;
+  if (std::filesystem::exists(folder / "summary.json", ignored)) return {folder};
+  std::ifstream sweep(folder / "sweep.csv");
+  if (!sweep) return {folder};  // read_run_summary reports the missing summary
+  std::vector<std::filesystem::path> points;
+  std::string line;
+  std::getline(sweep, line);  // header
+  while (std::getline(sweep, line)) {
+    if (const std::string point = point_of(line); !point.empty()) points.push_back(folder / point);
+  }
+  return points.empty() ? std::vector<std::filesystem::path>{folder} : points;
+}
+
+RunSummary read_run_summary(const std::filesystem::path& folder) {
+  const std::filesystem::path file = folder / "summary.json";
+  std::ifstream in(file);
+  if (!in) {
+    throw core::InputError(core::Diagnostic{core::SourcePosition(file.string()), "", "no summary.json here",
+                                            "give result folders that `dtsim run` wrote (a sweep's folder stands for all its points)"});
+  }
+  try {
+    const nlohmann::json summary = nlohmann::json::parse(in);
+    const nlohmann::json& scenario = summary.at("scenario");
+    const nlohmann::json& result = summary.at("result");
+    RunSummary out;
+    out.sweep_point = summary.at("origin").value("sweep_point", std::string());
+    out.run = scenario.at("name").get<std::string>();
+    if (!out.sweep_point.empty()) out.run += "[" + out.sweep_point + "]";
+    const nlohmann::json& training = scenario.at("training");
+    out.strategy = training.at("sync").at("strategy").get<std::string>();
+    out.architecture = describe_architecture(out.strategy, training.at("architecture"));
+    out.stragglers = describe_stragglers(scenario);
+    out.iterations = result.at("iterations").get<std::int64_t>();
+    out.simulated_s = result.at("simulated_s").get<double>();
+    out.bytes_sent = result.at("bytes_sent").get<double>();
+    if (result.contains("final")) {
+      out.final_val_loss = number_at(result.at("final"), "val_loss");
+      out.final_val_accuracy = number_at(result.at("final"), "val_accuracy");
+    }
+    if (result.contains("time_to_target")) {
+      const nlohmann::json& target = result.at("time_to_target");
+      out.target_loss = number_at(target, "target_loss");
+      if (target.value("reached", false)) out.time_to_target_s = number_at(target, "sim_time_s");
+    }
+    if (result.contains("staleness")) out.mean_staleness = number_at(result.at("staleness"), "mean");
+    if (result.contains("energy")) {
+      out.energy_j = number_at(result.at("energy"), "total_j");
+      out.energy_waiting_share = number_at(result.at("energy"), "waiting_share");
+    }
+    double waiting = 0.0;
+    int workers = 0;
+    for (const auto& host : summary.at("hosts")) {
+      if (host.at("role") != "worker") continue;
+      waiting += host.at("wait_s").get<double>();
+      ++workers;
+    }
+    out.waiting_fraction = workers > 0 && out.simulated_s > 0.0 ? waiting / (workers * out.simulated_s) : 0.0;
+    return out;
+  } catch (const nlohmann::json::exception& error) {
+    throw core::InputError(core::Diagnostic{core::SourcePosition(file.string()), "",
+                                            fmt::format("not a dtsim summary: {}", error.what()),
+                                            "run the scenario again with this version of dtsim"});
+  }
+}
+
+}  // namespace dtsim::analysis

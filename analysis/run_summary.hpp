@@ -1,0 +1,41 @@
+#pragma once
+// A finished run read back from the summary.json it wrote: the one reader that sweeps (sweep.csv) and
+// `dtsim compare` share.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::analysis {
+
+struct RunSummary {
+  std::string run;           ///< the scenario's name, and its sweep point in brackets
+  std::string sweep_point;   ///< "" outside a sweep
+  std::string strategy;      ///< training.sync.strategy
+  std::string architecture;  ///< parameter_server, "<algorithm> allreduce", hybrid (algorithm), or peer to peer
+  std::string stragglers;    ///< "w3x4" per fixed slowdown rule ("all" for every worker), the distribution or
+                             ///< "trace" for the others; "-" for none
+  std::int64_t iterations = 0;
+  double simulated_s = 0.0;
+  double bytes_sent = 0.0;
+  std::optional<double> final_val_loss;      ///< absent for timing-only runs (a profile has no loss)
+  std::optional<double> final_val_accuracy;  ///< likewise
+  std::optional<double> target_loss;         ///< outputs.target_loss
+  std::optional<double> time_to_target_s;    ///< absent without a target or when not reached
+  std::optional<double> mean_staleness;      ///< absent where no staleness is recorded (allreduce)
+  double waiting_fraction = 0.0;             ///< the workers' wait_s over (workers x simulated_s)
+  std::optional<double> energy_j;            ///< energy runs
+  std::optional<double> energy_waiting_share;
+};
+
+/// The run folders `folder` stands for: itself when it holds a summary.json, else, for a sweep's folder
+/// (a sweep.csv and no summary.json), its points' folders in sweep.csv's order.
+std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder);
+
+/// Reads `folder`/summary.json; throws core::InputError naming the file when it is missing or is not a
+/// summary this dtsim writes.
+RunSummary read_run_summary(const std::filesystem::path& folder);
+
+}  // namespace dtsim::analysis
