@@ -114,25 +114,6 @@ struct RunRecord {
   /// ssp), the clocks between the parameters it was computed on and its own clock; on arrival (async), the
   /// updates applied since the worker read its parameters.
   std::map<std::int64_t, std::int64_t> staleness;
-  /// Approximate synchronous: every push a worker decided on (not written to files; for tests).
-  struct Push {
-    int worker = 0;
-    double relative = 0.0;    ///< the update's norm over the parameters' norm
-    std::int64_t delay = 0;   ///< steps it held
-    bool last = false;        ///< the final push, sent whatever its size
-  };
-  std::vector<Push> pushes;
-  /// On arrival, one gradient per update: its staleness, and the factor on the learning rate the update
-  /// really applied, measured as |parameter change| / (learning rate x |gradient|) on the first shard (not
-  /// written to files; for tests, when TrainingSetup::record_updates is set).
-  struct AppliedUpdate {
-    std::int64_t staleness = 0;
-    double rate_factor = 0.0;
-  };
-  std::vector<AppliedUpdate> applied;
-  /// Worker 0's parameters at the end (not written to files; for tests and later checkpointing).
-  std::vector<float> final_parameters;
-
   [[nodiscard]] double total_bytes_sent() const;
   /// The first evaluation whose validation loss is at or below `target`, if any.
   [[nodiscard]] const EvaluationRow* first_reaching(double target) const;

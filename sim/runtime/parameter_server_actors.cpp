@@ -104,7 +104,7 @@ void ParameterServerWorker::operator()() {
       const bool last = iteration == setup.total_iterations;
       const bool significant = strategy.send_now(relative, held);
       if (significant || last) {
-        context_.record->pushes.push_back({rank_, relative, held, last && !significant});
+        if (context_.observer != nullptr) context_.observer->on_push(rank_, relative, held, last && !significant);
         const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(accumulated), held);
         parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
         accumulated.setZero();
@@ -283,7 +283,8 @@ void ParameterServer::operator()() {
       if (static_cast<int>(gathered.size()) == strategy.accumulate()) {
         // For tests: the learning-rate factor this update really applies, as its step over the step the
         // same optimizer (a copy, same state) takes at the plain rate.
-        const bool measure = records && setup.record_updates && gathered.size() == 1;
+        const bool measure =
+            records && context_.observer != nullptr && context_.observer->measures_updates() && gathered.size() == 1;
         models::Parameters plain_step;
         if (measure) {
           models::Parameters plain = parameters;
@@ -297,7 +298,7 @@ void ParameterServer::operator()() {
         const std::size_t combined = gathered.size();
         Combined update = combine(gathered);
         apply(update.gradient, combined > 1 ? 2.0 * count * static_cast<double>(combined) : 0.0, update.rate_scale);
-        if (measure) context_.record->applied.push_back({staleness, (before - parameters).norm() / plain_step.norm()});
+        if (measure) context_.observer->on_update_applied(staleness, (before - parameters).norm() / plain_step.norm());
         gathered.clear();
         ++version;
       }

@@ -63,8 +63,8 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
     if (context.energy != nullptr) row.energy_j = context.energy->joules_now();
     context.record->evaluations.push_back(row);
   }
-  if (iteration == setup.total_iterations) {
-    context.record->final_parameters.assign(parameters.data(), parameters.data() + parameters.size());
+  if (iteration == setup.total_iterations && context.observer != nullptr) {
+    context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
   }
   if (context.progress && iteration > 0) context.progress(Progress{iteration, setup.total_iterations, now});
 }

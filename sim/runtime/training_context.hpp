@@ -5,6 +5,7 @@
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
+#include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/step_slowdown.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -34,6 +35,8 @@ struct TrainingContext {
   simgrid::s4u::Barrier* barrier = nullptr;
   /// Elastic allreduce runs with failures: who is still in the job (shared by its workers).
   ElasticMembership* elastic = nullptr;
+  /// Who watches the run from outside (tests); null for none.
+  RunObserver* observer = nullptr;
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's

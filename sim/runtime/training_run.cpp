@@ -22,7 +22,7 @@
 namespace dtsim::runtime {
 
 metrics::RunRecord run_training(const scenario::Scenario& scenario, const TrainingSetup& setup,
-                                const ProgressCallback& progress) {
+                                const ProgressCallback& progress, RunObserver* observer) {
   EngineSession session(setup.graph, scenario.topology.network_model, platform_spec(scenario, setup.graph));
   metrics::RunRecord record;
   record.simgrid_version = simgrid_version();
@@ -77,7 +77,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 random ? &step_slowdowns : nullptr,
                                 energy ? &*energy : nullptr,
                                 barrier.get(),
-                                elastic.members.empty() ? nullptr : &elastic};
+                                elastic.members.empty() ? nullptr : &elastic,
+                                observer};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;

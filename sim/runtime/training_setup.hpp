@@ -31,8 +31,6 @@ struct TrainingSetup {
   std::int64_t evaluate_every = 0;
   /// A line for the user when `training.backend: auto` computes on the CPU although the model could use CUDA.
   std::string backend_notice;
-  /// Record every on-arrival update's measured learning-rate factor (RunRecord::applied); for tests.
-  bool record_updates = false;
   /// Timing-only runs of equal workers simulate identical ring rounds as one transfer; tests turn it off to
   /// compare with the rounds one by one.
   bool phase_shortcut = true;

@@ -5,6 +5,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/sim/recording_observer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -67,11 +68,12 @@ TEST_P(BspEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
   ASSERT_EQ(setup.total_iterations, 2 * 50);  // 1600 training samples / 4 workers / batch 8, two epochs
 
-  const metrics::RunRecord record = runtime::run_training(scenario, setup);
+  testing::RecordingObserver observed;
+  runtime::run_training(scenario, setup, {}, &observed);
   const models::Parameters reference = single_process_sgd(scenario, setup);
 
-  ASSERT_EQ(record.final_parameters.size(), static_cast<std::size_t>(reference.size()));
-  const Eigen::Map<const Eigen::VectorXf> simulated(record.final_parameters.data(), reference.size());
+  ASSERT_EQ(observed.final_parameters.size(), static_cast<std::size_t>(reference.size()));
+  const Eigen::Map<const Eigen::VectorXf> simulated(observed.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).norm(), 1e-5 * reference.norm())
       << "simulated " << simulated.transpose() << "\nreference " << reference.transpose();
   // The model did learn something, so the comparison is not between two untouched vectors.
@@ -124,13 +126,14 @@ TEST_P(OptimizerEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch
   const auto scenario = scenario::read_scenario_text(text, "equivalence.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
-  const metrics::RunRecord record = runtime::run_training(scenario, setup);
+  testing::RecordingObserver observed;
+  runtime::run_training(scenario, setup, {}, &observed);
 
   const auto reference_optimizer =
       models::make_optimizer({.kind = optimizer, .learning_rate = optimizer == "adam" ? 0.05 : 0.2},
                              setup.model->parameter_count());
   const models::Parameters reference = single_process(scenario, setup, *reference_optimizer);
-  const Eigen::Map<const Eigen::VectorXf> simulated(record.final_parameters.data(), reference.size());
+  const Eigen::Map<const Eigen::VectorXf> simulated(observed.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).norm(), 1e-4 * reference.norm());
   EXPECT_GT(reference.norm(), 0.5);
 }

@@ -6,6 +6,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/sim/recording_observer.hpp"
 #include "tests/unit/comm/thread_transport.hpp"
 
 #include <fmt/format.h>
@@ -40,14 +41,16 @@ struct SimulatedRun {
   scenario::Scenario scenario;
   runtime::TrainingSetup setup;
   metrics::RunRecord record;
+  testing::RecordingObserver observed;
 };
 
 SimulatedRun simulate(const std::string& text) {
   auto scenario = scenario::read_scenario_text(text, "hybrid.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
-  auto record = runtime::run_training(scenario, setup);
-  return {std::move(scenario), std::move(setup), std::move(record)};
+  testing::RecordingObserver observed;
+  auto record = runtime::run_training(scenario, setup, {}, &observed);
+  return {std::move(scenario), std::move(setup), std::move(record), std::move(observed)};
 }
 
 struct References {
@@ -120,8 +123,8 @@ References references(const SimulatedRun& run) {
 TEST(Hybrid, EqualsItsReferenceExactlyAndGradientAveragingClosely) {
   const SimulatedRun run = simulate(scenario_text("{kind: hybrid, shards: 2}"));
   const References reference = references(run);
-  ASSERT_EQ(run.record.final_parameters.size(), static_cast<std::size_t>(reference.hybrid.size()));
-  const Eigen::Map<const models::Parameters> simulated(run.record.final_parameters.data(), reference.hybrid.size());
+  ASSERT_EQ(run.observed.final_parameters.size(), static_cast<std::size_t>(reference.hybrid.size()));
+  const Eigen::Map<const models::Parameters> simulated(run.observed.final_parameters.data(), reference.hybrid.size());
   EXPECT_TRUE(simulated == reference.hybrid) << "largest difference " << (simulated - reference.hybrid).cwiseAbs().maxCoeff();
   EXPECT_LE((simulated - reference.averaging).norm(), 1e-5 * reference.averaging.norm());
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);

@@ -8,6 +8,7 @@
 #include "sim/core/rng.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/sim/recording_observer.hpp"
 #include "tests/unit/comm/thread_transport.hpp"
 
 #include <fmt/format.h>
@@ -41,15 +42,17 @@ struct SimulatedRun {
   scenario::Scenario scenario;
   runtime::TrainingSetup setup;
   metrics::RunRecord record;
+  testing::RecordingObserver observed;
 };
 
-SimulatedRun simulate(const std::string& text, bool record_updates = false) {
+SimulatedRun simulate(const std::string& text, bool measure_updates = false) {
   auto scenario = scenario::read_scenario_text(text, "strategies.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
-  setup.record_updates = record_updates;
-  auto record = runtime::run_training(scenario, setup);
-  return {std::move(scenario), std::move(setup), std::move(record)};
+  testing::RecordingObserver observed;
+  observed.measure_updates = measure_updates;
+  auto record = runtime::run_training(scenario, setup, {}, &observed);
+  return {std::move(scenario), std::move(setup), std::move(record), std::move(observed)};
 }
 
 /// What a BSP parameter server computes, without the simulator: every iteration, each worker's gradient on
@@ -91,7 +94,7 @@ class BitwiseBsp : public ::testing::TestWithParam<std::string> {};
 // equal each other bit for bit; with a straggler, so that SSP(0) really has to hold workers back.
 TEST_P(BitwiseBsp, EqualsTheBspReferenceExactly) {
   const SimulatedRun run = simulate(scenario_text(4, GetParam(), ", shards: 2") + "stragglers: [{workers: [1], slowdown: 3}]\n");
-  EXPECT_EQ(run.record.final_parameters, as_vector(bsp_reference(run)));
+  EXPECT_EQ(run.observed.final_parameters, as_vector(bsp_reference(run)));
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, 4 * run.setup.total_iterations}}));
 }
@@ -108,7 +111,7 @@ class OnArrival : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnArrival, WithOneWorkerIsSequentialSgd) {
   const SimulatedRun run = simulate(scenario_text(1, GetParam()));
-  EXPECT_EQ(run.record.final_parameters, as_vector(bsp_reference(run)));  // one worker: plain SGD
+  EXPECT_EQ(run.observed.final_parameters, as_vector(bsp_reference(run)));  // one worker: plain SGD
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, run.setup.total_iterations}}));
 }
@@ -126,11 +129,11 @@ class ApproximateRule : public ::testing::TestWithParam<int> {};
 TEST_P(ApproximateRule, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
   const SimulatedRun run =
       simulate(scenario_text(8, "{strategy: approximate, threshold: 0.08, max_delay: 4}") + random_speeds(GetParam()));
-  ASSERT_FALSE(run.record.pushes.empty());
+  ASSERT_FALSE(run.observed.pushes.empty());
   int by_threshold = 0;
   int by_delay = 0;
   std::int64_t steps = 0;
-  for (const auto& push : run.record.pushes) {
+  for (const auto& push : run.observed.pushes) {
     EXPECT_TRUE(push.relative > 0.08 || push.delay >= 4 || push.last)
         << "worker " << push.worker << " pushed " << push.relative << " after " << push.delay << " steps";
     by_threshold += push.relative > 0.08 && push.delay < 4 ? 1 : 0;
@@ -140,8 +143,8 @@ TEST_P(ApproximateRule, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
   EXPECT_GT(by_threshold, 0);
   EXPECT_GT(by_delay, 0);
   EXPECT_EQ(steps, 8 * run.setup.total_iterations);  // every step's gradient reached the server once
-  EXPECT_LT(static_cast<std::int64_t>(run.record.pushes.size()), 8 * run.setup.total_iterations);
-  EXPECT_EQ(run.record.updates_applied, static_cast<std::int64_t>(run.record.pushes.size()));
+  EXPECT_LT(static_cast<std::int64_t>(run.observed.pushes.size()), 8 * run.setup.total_iterations);
+  EXPECT_EQ(run.record.updates_applied, static_cast<std::int64_t>(run.observed.pushes.size()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ApproximateRule, ::testing::Range(1, 21));
@@ -157,9 +160,9 @@ TEST_P(StalenessAwareRate, EachAppliedUpdateStepsAtTheLearningRateOverItsStalene
   const std::string plain = "optimizer: {learning_rate: 0.4}";
   text.replace(text.find(plain), plain.size(), "optimizer: {kind: " + GetParam() + ", learning_rate: 0.05}");
   const SimulatedRun run = simulate(text, true);
-  ASSERT_EQ(static_cast<std::int64_t>(run.record.applied.size()), 8 * run.setup.total_iterations);
+  ASSERT_EQ(static_cast<std::int64_t>(run.observed.applied.size()), 8 * run.setup.total_iterations);
   std::int64_t stale = 0;
-  for (const auto& update : run.record.applied) {
+  for (const auto& update : run.observed.applied) {
     const double expected = update.staleness <= 1 ? 1.0 : 1.0 / static_cast<double>(update.staleness);
     EXPECT_NEAR(update.rate_factor, expected, 1e-3 * expected) << "staleness " << update.staleness;
     stale += update.staleness > 1 ? 1 : 0;
@@ -171,8 +174,8 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, StalenessAwareRate, ::testing::Values("sgd"
 
 TEST(Async, EachAppliedUpdateUsesTheFullLearningRate) {
   const SimulatedRun run = simulate(scenario_text(8, "{strategy: async}") + random_speeds(3), true);
-  ASSERT_FALSE(run.record.applied.empty());
-  for (const auto& update : run.record.applied) EXPECT_NEAR(update.rate_factor, 1.0, 1e-3);
+  ASSERT_FALSE(run.observed.applied.empty());
+  for (const auto& update : run.observed.applied) EXPECT_NEAR(update.rate_factor, 1.0, 1e-3);
 }
 
 // Gathering 2 gradients per update, one worker: its second gradient of each pair is computed on the same
@@ -193,7 +196,7 @@ TEST(StalenessAware, GathersAccumulateGradientsIntoOneUpdate) {
     for (float& value : sum) value *= 0.5F;
     optimizer.apply(parameters, Eigen::Map<const models::Parameters>(sum.data(), parameters.size()));
   }
-  EXPECT_EQ(run.record.final_parameters, as_vector(parameters));
+  EXPECT_EQ(run.observed.final_parameters, as_vector(parameters));
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations / 2);
 }
 
@@ -230,7 +233,7 @@ models::Parameters model_averaging_reference(const SimulatedRun& run) {
 TEST(LocalSgd, WithOneLocalStepIsModelAveraging) {
   const SimulatedRun run = simulate(allreduce_text("{strategy: local_sgd, local_steps: 1}"));
   const models::Parameters reference = model_averaging_reference(run);
-  const Eigen::Map<const models::Parameters> simulated(run.record.final_parameters.data(), reference.size());
+  const Eigen::Map<const models::Parameters> simulated(run.observed.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).norm(), 1e-6 * reference.norm());
   EXPECT_GT(reference.norm(), 0.5);
 }
@@ -257,14 +260,14 @@ std::string gossip_text(const std::string& topology, const std::string& sync) {
 // for bit (both sum in worker order from zero).
 TEST(Gossip, WithAllNeighboursOnACompleteGraphIsModelAveraging) {
   const SimulatedRun run = simulate(gossip_text("mesh", "{strategy: gossip, peers: all}"));
-  EXPECT_EQ(run.record.final_parameters, as_vector(model_averaging_reference(run)));
+  EXPECT_EQ(run.observed.final_parameters, as_vector(model_averaging_reference(run)));
 }
 
 // With one random neighbour per round on a ring the models spread slowly: worker 0 does not hold the
 // model-averaging result, yet training makes progress.
 TEST(Gossip, WithRandomPeersOnARingDriftsButLearns) {
   const SimulatedRun run = simulate(gossip_text("ring", "{strategy: gossip, peers: random}"));
-  EXPECT_NE(run.record.final_parameters, as_vector(model_averaging_reference(run)));
+  EXPECT_NE(run.observed.final_parameters, as_vector(model_averaging_reference(run)));
   EXPECT_LT(run.record.evaluations.back().val_loss, 0.9 * run.record.evaluations.front().val_loss);
 }
 
@@ -302,7 +305,7 @@ class BitwiseBspOnAllreduce : public ::testing::TestWithParam<std::string> {};
 // update before the next gradient, so it ends bit for bit where BSP does (each equals the same reference).
 TEST_P(BitwiseBspOnAllreduce, EqualsTheAllreduceReferenceExactly) {
   const SimulatedRun run = simulate(allreduce_text(GetParam()) + "stragglers: [{workers: [1], slowdown: 3}]\n");
-  EXPECT_EQ(run.record.final_parameters, as_vector(allreduce_reference(run)));
+  EXPECT_EQ(run.observed.final_parameters, as_vector(allreduce_reference(run)));
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, 4 * run.setup.total_iterations}}));
 }
