@@ -68,29 +68,42 @@ std::filesystem::path data_folder() {
   return DTSIM_DATA_DIR;
 }
 
-DataShape data_shape(const scenario::Scenario& s) {
+LoadedData load_data(const scenario::Scenario& s) {
   const std::string& kind = s.data.kind.value;
   if (kind == "low_rank_ratings") {
-    return {.samples = static_cast<std::size_t>(s.data.samples), .features = 2, .kind = SampleKind::Rating};
+    return {.shape = {.samples = static_cast<std::size_t>(s.data.samples), .features = 2, .kind = SampleKind::Rating},
+            .data = std::nullopt};
   }
   if (is_text(kind)) {
     std::size_t words = 0;
-    const models::SplitDataset pairs = cooccurrence(s, words);
-    return {.samples = pairs.train.size() + pairs.validation.size(),
-            .features = 2,
-            .kind = SampleKind::Cooccurrence,
-            .words = words};
+    models::SplitDataset pairs = cooccurrence(s, words);
+    const DataShape shape{.samples = pairs.train.size() + pairs.validation.size(),
+                          .features = 2,
+                          .kind = SampleKind::Cooccurrence,
+                          .words = words};
+    return {.shape = shape, .data = std::move(pairs)};
   }
   if (is_real(kind)) {
-    const models::LabelledTable table = read_table(s);
-    return {.samples = static_cast<std::size_t>(table.features.rows()),
-            .features = static_cast<std::size_t>(table.features.cols()),
-            .classes = table.class_names.size()};
+    models::LabelledTable table = read_table(s);
+    const DataShape shape{.samples = static_cast<std::size_t>(table.features.rows()),
+                          .features = static_cast<std::size_t>(table.features.cols()),
+                          .classes = table.class_names.size()};
+    // A split leaving either part empty is reported by the checks, at the scenario's keys; the run never
+    // gets there.
+    const std::size_t validation = validation_count(s, shape);
+    if (validation == 0 || validation >= shape.samples) return {.shape = shape, .data = std::nullopt};
+    return {.shape = shape,
+            .data = models::split_and_standardize(table, s.data.validation_fraction, s.seed, kind)};
   }
   const std::size_t classes = kind == "gaussian_blobs" ? static_cast<std::size_t>(s.data.classes) : 2;
-  return {.samples = static_cast<std::size_t>(s.data.samples),
-          .features = static_cast<std::size_t>(s.data.features),
-          .classes = classes};
+  return {.shape = {.samples = static_cast<std::size_t>(s.data.samples),
+                    .features = static_cast<std::size_t>(s.data.features),
+                    .classes = classes},
+          .data = std::nullopt};
+}
+
+std::size_t validation_count(const scenario::Scenario& s, const DataShape& data) {
+  return static_cast<std::size_t>(std::llround(static_cast<double>(data.samples) * s.data.validation_fraction));
 }
 
 models::SplitDataset make_data(const scenario::Scenario& s) {

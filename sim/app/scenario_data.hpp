@@ -8,6 +8,7 @@
 #include "sim/scenario/scenario.hpp"
 
 #include <filesystem>
+#include <optional>
 
 namespace dtsim::app {
 
@@ -26,9 +27,19 @@ struct DataShape {
 /// built from.
 std::filesystem::path data_folder();
 
-/// The shape of the scenario's data, without generating it (real data sets are read: they are small).
+/// The scenario's data as far as checking needs it: its shape, and the data set itself where finding the
+/// shape already made it (a file or a text corpus is read and tokenised once, for the checks and the run).
+/// Generated data are not generated here: their shape follows from the scenario.
+struct LoadedData {
+  DataShape shape;
+  std::optional<models::SplitDataset> data;
+};
+
 /// Throws core::InputError for a data file that cannot be read.
-DataShape data_shape(const scenario::Scenario& s);
+LoadedData load_data(const scenario::Scenario& s);
+
+/// How many of `data`'s samples are held out for validation.
+std::size_t validation_count(const scenario::Scenario& s, const DataShape& data);
 
 /// The scenario's data, split into training and validation parts.
 models::SplitDataset make_data(const scenario::Scenario& s);

@@ -27,10 +27,6 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
   return total;
 }
 
-std::size_t validation_count(const scenario::Scenario& s, const DataShape& data) {
-  return static_cast<std::size_t>(std::llround(static_cast<double>(data.samples) * s.data.validation_fraction));
-}
-
 /// The scenario's synchronization strategy, configured from `training.sync`.
 std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries) {
   return registries.strategies.find(s.training.sync_strategy.value)
@@ -101,31 +97,42 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
   for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
 }
 
-}  // namespace
+/// What checking a scenario builds, handed on to the run so that nothing is built twice: the topology, the
+/// strategy, the data (a corpus tokenised once) and the model.
+struct Prepared {
+  topology::TopologyGraph graph;
+  std::unique_ptr<sync::SyncStrategy> strategy;
+  LoadedData data;                                 ///< empty for timing-only runs
+  std::unique_ptr<models::TrainableModel> model;   ///< null for timing-only runs
+};
 
-void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
+Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries& registries) {
   const auto& s = scenario;
   core::DiagnosticSink sink;
   // The schema has already rejected names this version does not simulate, so a failed lookup here is
   // a registry out of step with the schema: an internal error, caught by the registries' test.
-  topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
-  std::unique_ptr<sync::SyncStrategy> strategy = make_strategy(s, registries);
+  Prepared prepared{.graph = registries.topologies.find(s.topology.kind.value).factory(s),
+                    .strategy = make_strategy(s, registries),
+                    .data = {},
+                    .model = nullptr};
+  const topology::TopologyGraph& graph = prepared.graph;
+  const sync::SyncStrategy* strategy = prepared.strategy.get();
   check_backend(s, sink);
   check_link_names(s, graph, sink);
   check_failures(s, *strategy, sink);
   if (s.model.is_profile()) {
     check_profile_run(s, *strategy, sink);
     sink.throw_if_any();
-    return;
+    return prepared;
   }
 
   const scenario::Architecture architecture = s.training.architecture;
   const std::string architecture_name(scenario::to_string(architecture));
-  const DataShape data = data_shape(s);
+  prepared.data = load_data(s);
+  const DataShape& data = prepared.data.shape;
   // Built only for data it can train on (its shape comes from the data).
-  const std::unique_ptr<models::TrainableModel> model =
-      check_model_fits_data(s, data, sink) ? registries.models.find(s.model.kind.value).factory(model_shape(s, data))
-                                           : nullptr;
+  if (check_model_fits_data(s, data, sink)) prepared.model = registries.models.find(s.model.kind.value).factory(model_shape(s, data));
+  const models::TrainableModel* model = prepared.model.get();
   const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
 
   if (scenario::has_servers(architecture) && graph.servers().empty()) {
@@ -218,21 +225,28 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
                          : "lower training.batch.per_worker or cluster.workers");
   }
   sink.throw_if_any();
+  return prepared;
+}
+
+}  // namespace
+
+void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
+  static_cast<void>(prepare_and_check(scenario, registries));
 }
 
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries) {
-  check_scenario(scenario, registries);
+  Prepared prepared = prepare_and_check(scenario, registries);
   const auto& s = scenario;
   if (s.model.is_profile()) {
     // No data: one global batch stands for the schedule, and the run lasts training.stop.iterations.
     const auto workers = static_cast<std::size_t>(s.cluster.workers);
     const auto batch = static_cast<std::size_t>(s.training.batch_per_worker);
     return runtime::TrainingSetup{
-        .graph = registries.topologies.find(s.topology.kind.value).factory(s),
+        .graph = std::move(prepared.graph),
         .model = nullptr,
         .profile = models::find_profile(s.model.profile_name(),
                                         {.sequence = static_cast<std::size_t>(s.model.sequence_length)}),
-        .sync = make_strategy(s, registries),
+        .sync = std::move(prepared.strategy),
         .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory(),
         .data = {},
         .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
@@ -241,19 +255,19 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .backend_notice = "",
     };
   }
-  const DataShape data = data_shape(s);
+  const DataShape& data = prepared.data.shape;
   const std::size_t train = data.samples - validation_count(s, data);
   models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
-  models::SplitDataset data_set = make_data(s);
+  models::SplitDataset data_set = prepared.data.data ? std::move(*prepared.data.data) : make_data(s);
   partition(s, schedule, data_set);
-  std::unique_ptr<models::TrainableModel> model = registries.models.find(s.model.kind.value).factory(model_shape(s, data));
+  std::unique_ptr<models::TrainableModel> model = std::move(prepared.model);
   std::string backend_notice = apply_backend(s, *model);
   return runtime::TrainingSetup{
-      .graph = registries.topologies.find(s.topology.kind.value).factory(s),
+      .graph = std::move(prepared.graph),
       .model = std::move(model),
       .profile = std::nullopt,
-      .sync = make_strategy(s, registries),
+      .sync = std::move(prepared.strategy),
       .allreduce = scenario::has_allreduce(s.training.architecture)
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,
