@@ -24,6 +24,22 @@ std::string plugin_section(const std::string& title, const Registry& registry, c
   return out;
 }
 
+/// Each strategy with the parameters its entry declares (under training.sync) and its example.
+std::string strategy_section(const sync::SyncRegistry& registry) {
+  std::string out = "sync strategies (training.sync.strategy), with their own keys under training.sync:\n";
+  for (const std::string& name : registry.registration_order()) {
+    const auto& entry = registry.find(name);
+    out += fmt::format("  {:<24} {}\n", name, entry.description);
+    for (const scenario::SchemaNode& parameter : entry.factory.parameters) {
+      const std::string given = parameter.required ? "required" : "default " + parameter.default_value;
+      out += fmt::format("    {:<22} {}; {}: {}\n", parameter.key, scenario::expected_value(parameter), given,
+                         parameter.description);
+    }
+    out += fmt::format("    {:<22} sync: {}\n", "example", entry.factory.example);
+  }
+  return out;
+}
+
 std::string device_section() {
   std::string out = "devices (cluster.device.name):\n";
   for (const auto& device : scenario::builtin_devices()) {
@@ -84,8 +100,7 @@ std::string list_command(const Registries& registries, const std::string& topic)
     }
   }
   if (topic.empty() || topic == "strategies") {
-    sections.push_back(
-        plugin_section("sync strategies (training.sync.strategy)", registries.strategies, "training.sync.strategy"));
+    sections.push_back(strategy_section(registries.strategies));
   }
   if (topic.empty() || topic == "models") {
     sections.push_back(plugin_section("models (model.kind)", registries.models, "model.kind"));

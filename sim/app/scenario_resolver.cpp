@@ -29,16 +29,7 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
 
 /// The scenario's synchronization strategy, configured from `training.sync`.
 std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries) {
-  return registries.strategies.find(s.training.sync_strategy.value)
-      .factory({.staleness = s.training.staleness,
-                .accumulate = s.training.accumulate,
-                .local_steps = s.training.local_steps,
-                .gossip_with_all = s.training.gossip_with_all,
-                .staleness_min = s.training.staleness_min,
-                .staleness_max = s.training.staleness_max,
-                .threshold = s.training.threshold,
-                .max_delay = s.training.max_delay,
-                .lock = s.training.lock});
+  return registries.strategies.find(s.training.sync_strategy.value).factory.make(s.training.sync_parameters);
 }
 
 /// What a timing-only run needs: an allreduce with bsp or local SGD (the loops that run without values),

@@ -40,6 +40,7 @@ class Registry {
   void add(std::string name, std::string description, Factory factory) {
     if (entries_.contains(name)) throw std::logic_error(fmt::format("{} '{}' registered twice", kind_, name));
     Entry entry{name, std::move(description), std::move(factory)};
+    order_.push_back(name);
     entries_.emplace(std::move(name), std::move(entry));
   }
 
@@ -62,12 +63,16 @@ class Registry {
     return out;
   }
 
+  /// Registered names in the order they were added (the order a reference lists them in).
+  [[nodiscard]] const std::vector<std::string>& registration_order() const { return order_; }
+
   [[nodiscard]] const std::map<std::string, Entry>& entries() const { return entries_; }
   [[nodiscard]] const std::string& kind() const { return kind_; }
 
  private:
   std::string kind_;
   std::map<std::string, Entry> entries_;
+  std::vector<std::string> order_;
 };
 
 }  // namespace dtsim::core

@@ -103,26 +103,6 @@ void set_dotted(ConfigNode& root, const std::string& path, const ConfigNode& val
   node->set(keys.back(), value, where);
 }
 
-std::optional<std::int64_t> parse_integer(const std::string& text) {
-  std::string_view digits = text;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || error != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
-  return value;
-}
-
-std::optional<double> parse_number(const std::string& text) {
-  std::string_view digits = text;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-  double value = 0.0;
-  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || error != std::errc{} || end != digits.data() + digits.size() || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 bool same_value(const ConfigNode& a, const ConfigNode& b) {
   if (a.kind != b.kind || a.scalar != b.scalar || a.items.size() != b.items.size() ||
       a.entries.size() != b.entries.size()) {

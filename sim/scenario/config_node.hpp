@@ -3,6 +3,7 @@
 // came from, so that values merged in from included files still point at their own lines.
 
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/parameter_values.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -63,10 +64,8 @@ ConfigNode* find_dotted(ConfigNode& root, const std::string& path);
 /// Sets the value at a dotted path, creating (or replacing non-mapping values with) mappings on the way.
 void set_dotted(ConfigNode& root, const std::string& path, const ConfigNode& value, const core::SourcePosition& where);
 
-/// A scalar read as a whole number ("42", "+7", "-3"), or nullopt.
-std::optional<std::int64_t> parse_integer(const std::string& text);
-/// A scalar read as a finite number ("0.5", "1e-3"), or nullopt.
-std::optional<double> parse_number(const std::string& text);
+using core::parse_integer;
+using core::parse_number;
 
 /// Deep equality of values (positions and `defaulted` ignored).
 bool same_value(const ConfigNode& a, const ConfigNode& b);

@@ -1,7 +1,7 @@
 #pragma once
 // The scenario format as a JSON Schema (draft-07), for editors with a YAML language server.
 
-#include "sim/scenario/schema.hpp"
+#include "sim/scenario/schema_names.hpp"
 
 #include <nlohmann/json.hpp>
 

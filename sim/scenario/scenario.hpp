@@ -2,6 +2,7 @@
 // The validated scenario: plain structs with units resolved. Nothing past sim/scenario sees YAML.
 
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/parameter_values.hpp"
 #include "sim/scenario/config_node.hpp"
 #include "sim/core/units.hpp"
 
@@ -227,15 +228,9 @@ struct TrainingSpec {
   core::SourcePosition batch_at;
   OptimizerSpec optimizer;
   Located<std::string> sync_strategy;
-  int staleness = 0;  ///< ssp: clocks a worker may run ahead
-  int accumulate = 1; ///< staleness_aware: gradients per update
-  int local_steps = 1; ///< local_sgd: steps between averagings
-  bool gossip_with_all = false;  ///< gossip: average with every neighbour, not one random one
-  int staleness_min = 0;  ///< adaptive_ssp
-  int staleness_max = 0;  ///< adaptive_ssp
-  double threshold = 0.0;        ///< approximate: significant relative update
-  std::int64_t max_delay = 1;    ///< approximate: steps after which a worker pushes anyway
-  bool lock = false;             ///< on arrival: the server applies updates under a lock
+  /// The strategy's own parameters (`training.sync` beside `strategy`), as its registry entry declares them;
+  /// only the strategy reads them.
+  core::ParameterValues sync_parameters;
   Architecture architecture = Architecture::Allreduce;
   core::SourcePosition architecture_at;
   Located<std::string> allreduce_algorithm;

@@ -4,6 +4,7 @@
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/node_catalog.hpp"
 #include "sim/scenario/config_view.hpp"
+#include "sim/scenario/plugin_schema.hpp"
 #include "sim/scenario/device_reader.hpp"
 #include "sim/scenario/energy_reader.hpp"
 #include "sim/scenario/failure_reader.hpp"
@@ -329,20 +330,14 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.optimizer.epsilon = optimizer.number("epsilon").value_or(1e-8);
   const View sync = training.at("sync");
   out.sync_strategy = sync.located("strategy");
-  out.staleness = static_cast<int>(sync.integer("staleness").value_or(0));
-  out.accumulate = static_cast<int>(sync.integer("accumulate").value_or(1));
-  out.local_steps = static_cast<int>(sync.integer("local_steps").value_or(1));
-  out.gossip_with_all = sync.text("peers") == "all";
-  out.staleness_min = static_cast<int>(sync.integer("staleness_min").value_or(0));
-  out.staleness_max = static_cast<int>(sync.integer("staleness_max").value_or(0));
-  out.threshold = sync.number("threshold").value_or(0.0);
-  out.max_delay = sync.integer("max_delay").value_or(1);
-  out.lock = sync.text("lock", "false") == "true";
-  if (sync.text("strategy") == "adaptive_ssp" && sync.integer("staleness_min").value_or(0) >
-                                                     sync.integer("staleness_max").value_or(1'000'000)) {
-    sink.error(sync.where("staleness_min"), "training.sync.staleness_min",
-               fmt::format("is greater than staleness_max ({})", *sync.integer("staleness_max")));
+  // The chosen strategy's own parameters, as validated (defaults filled), for it alone to read and check.
+  const auto& strategy = builtin_sync_strategies().find(out.sync_strategy.value).factory;
+  for (const SchemaNode& parameter : strategy.parameters) {
+    if (sync.has(parameter.key)) {
+      out.sync_parameters.set(parameter.key, sync.text(parameter.key), sync.where(parameter.key));
+    }
   }
+  if (strategy.check) strategy.check(out.sync_parameters, sink);
   const View architecture = training.at("architecture");
   out.architecture_at = architecture.where("kind");
   const std::string kind = architecture.text("kind");

@@ -125,21 +125,8 @@ nlohmann::ordered_json optimizer_json(const OptimizerSpec& o) {
 
 /// The strategy and the settings that apply to it.
 nlohmann::ordered_json sync_json(const TrainingSpec& t) {
-  const std::string& strategy = t.sync_strategy.value;
-  nlohmann::ordered_json out = {{"strategy", strategy}};
-  if (strategy == "ssp") out["staleness"] = t.staleness;
-  if (strategy == "adaptive_ssp") {
-    out["staleness_min"] = t.staleness_min;
-    out["staleness_max"] = t.staleness_max;
-  }
-  if (strategy == "approximate") {
-    out["threshold"] = t.threshold;
-    out["max_delay"] = t.max_delay;
-  }
-  if (strategy == "staleness_aware") out["accumulate"] = t.accumulate;
-  if (strategy == "approximate" || strategy == "async" || strategy == "staleness_aware") out["lock"] = t.lock;
-  if (strategy == "local_sgd") out["local_steps"] = t.local_steps;
-  if (strategy == "gossip") out["peers"] = t.gossip_with_all ? "all" : "random";
+  nlohmann::ordered_json out = {{"strategy", t.sync_strategy.value}};
+  for (const auto& [key, value] : t.sync_parameters.values()) out[key] = value.text;
   return out;
 }
 

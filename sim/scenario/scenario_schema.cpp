@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_schema.hpp"
 
 #include "sim/scenario/config_node.hpp"
+#include "sim/scenario/plugin_schema.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -286,50 +287,8 @@ SchemaNode data() {
 }
 
 SchemaNode sync() {
-  return map_of(
-      "sync", "when workers exchange and apply updates",
-      {
-          choice_of("strategy", "sync strategy", "the synchronization strategy",
-                    {
-                        {"bsp", "bulk-synchronous: a barrier every iteration"},
-                        {"ssp", "stale-synchronous with bound `staleness` (parameter server)"},
-                        {"adaptive_ssp", "staleness bound moving within [staleness_min, staleness_max] (parameter server)"},
-                        {"approximate", "send an update only when it is significant (parameter server)"},
-                        {"async", "barrierless asynchronous updates (parameter server)"},
-                        {"staleness_aware", "asynchronous, learning rate divided by staleness (parameter server)"},
-                        {"local_sgd", "`local_steps` local steps, then model averaging (allreduce)"},
-                        {"gossip", "average with neighbours on a peer-to-peer graph (allreduce architecture)"},
-                    })
-              .fallback("bsp"),
-          integer("staleness", 0, 1'000'000, "clocks a worker may run ahead of the last complete update")
-              .fallback("0")
-              .when("strategy", {"ssp"}),
-          integer("staleness_min", 0, 1'000'000, "lowest staleness bound, where it starts")
-              .fallback("0")
-              .when("strategy", {"adaptive_ssp"}),
-          integer("staleness_max", 0, 1'000'000, "highest staleness bound").require().when("strategy", {"adaptive_ssp"}),
-          number("threshold", 0.0, kInf, "relative update magnitude worth sending")
-              .require()
-              .exclusive_min()
-              .when("strategy", {"approximate"}),
-          integer("max_delay", 1, kMaxCount, "iterations after which an update is sent anyway")
-              .fallback("10")
-              .when("strategy", {"approximate"}),
-          boolean("lock", "the server applies each update under a lock, and replies once it is applied; lock-free by "
-                          "default (the update's time overlaps the reply and other updates)")
-              .fallback("false")
-              .when("strategy", {"approximate", "async", "staleness_aware"}),
-          integer("accumulate", 1, kMaxCount, "gradients the server gathers into one update")
-              .fallback("1")
-              .when("strategy", {"staleness_aware"}),
-          integer("local_steps", 1, kMaxCount, "local steps between averagings")
-              .fallback("1")
-              .when("strategy", {"local_sgd"}),
-          choice_of("peers", "gossip peers", "whom a worker averages with",
-                    {{"random", "one neighbour, by a seeded random matching each step"}, {"all", "every neighbour"}})
-              .fallback("random")
-              .when("strategy", {"gossip"}),
-      });
+  return map_of("sync", "when workers exchange and apply updates",
+                plugin_keys(builtin_sync_strategies(), "strategy", "sync strategy", "the synchronization strategy", "bsp"));
 }
 
 SchemaNode training() {

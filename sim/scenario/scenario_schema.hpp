@@ -2,7 +2,7 @@
 // The declared scenario format (see schema.hpp): every key dtsim reads, with its type, unit, range,
 // default and whether this version simulates it.
 
-#include "sim/scenario/schema.hpp"
+#include "sim/scenario/schema_names.hpp"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The scenario reference tables of docs/scenario-reference.md, generated from the schema.
 
-#include "sim/scenario/schema.hpp"
+#include "sim/scenario/schema_names.hpp"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/config_node.hpp"
-#include "sim/scenario/schema.hpp"
+#include "sim/scenario/schema_names.hpp"
 
 #include <string>
 

@@ -2,13 +2,17 @@
 // Synchronization strategies decide when updates happen and how an arriving gradient is applied; they
 // never move bytes themselves. The runtime asks them; the parameter server and the workers obey.
 
+#include "sim/core/diagnostic.hpp"
+#include "sim/core/parameter_values.hpp"
 #include "sim/core/registry.hpp"
+#include "sim/core/schema.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 namespace dtsim::sync {
 
@@ -199,21 +203,19 @@ class Gossip final : public SyncStrategy {
   bool with_all_;
 };
 
-/// What a strategy may be configured with, from `training.sync`.
-struct SyncParameters {
-  int staleness = 0;
-  int accumulate = 1;
-  int local_steps = 1;
-  bool gossip_with_all = false;
-  int staleness_min = 0;
-  int staleness_max = 0;
-  double threshold = 0.0;
-  std::int64_t max_delay = 1;
-  bool lock = false;
+/// A strategy as a plug-in, the whole of it in its registry entry: its parameters (under `training.sync`,
+/// each declared once with its type, default, range and doc; the scenario schema, the JSON Schema and the
+/// reference are generated from them), a factory reading their values, its own consistency rules, and an
+/// example `training.sync` that the reference shows and the tests check.
+struct StrategyPlugin {
+  std::vector<core::SchemaNode> parameters;
+  std::function<std::unique_ptr<SyncStrategy>(const core::ParameterValues&)> make;
+  /// Reports values that pass each parameter's own range but not together; empty when there are none.
+  std::function<void(const core::ParameterValues&, core::DiagnosticSink&)> check;
+  std::string example;
 };
 
-using SyncFactory = std::function<std::unique_ptr<SyncStrategy>(const SyncParameters&)>;
-using SyncRegistry = core::Registry<SyncFactory>;
+using SyncRegistry = core::Registry<StrategyPlugin>;
 
 void register_builtin_strategies(SyncRegistry& registry);
 

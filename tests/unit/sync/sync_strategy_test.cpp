@@ -23,17 +23,48 @@ TEST(AdaptiveSsp, TheBoundGrowsWhenWorkersWaitAndShrinksWhenNoneDoes) {
   EXPECT_EQ(Ssp(2).next_staleness_bound(2, true), 2);
 }
 
-TEST(SyncRegistry, EveryStrategyIsConfiguredFromItsParameters) {
+core::ParameterValues values(std::initializer_list<std::pair<const char*, const char*>> pairs) {
+  core::ParameterValues out;
+  for (const auto& [key, text] : pairs) out.set(key, text, core::SourcePosition("s.yaml"));
+  return out;
+}
+
+TEST(SyncRegistry, EveryStrategyIsConfiguredFromItsOwnParameters) {
   SyncRegistry registry("sync strategy");
   register_builtin_strategies(registry);
-  const SyncParameters parameters{.staleness = 3, .accumulate = 4};
-  EXPECT_EQ(registry.find("ssp").factory(parameters)->staleness_bound(), 3);
-  EXPECT_EQ(registry.find("bsp").factory(parameters)->staleness_bound(), 0);
-  EXPECT_LT(registry.find("async").factory(parameters)->staleness_bound(), 0);
-  EXPECT_EQ(registry.find("staleness_aware").factory(parameters)->accumulate(), 4);
-  EXPECT_TRUE(registry.find("bsp").factory(parameters)->lock_step());
-  for (const char* stale : {"ssp", "async", "staleness_aware"}) EXPECT_FALSE(registry.find(stale).factory(parameters)->lock_step());
-  EXPECT_DOUBLE_EQ(registry.find("async").factory(parameters)->learning_rate_scale(7), 1.0);
+  EXPECT_EQ(registry.find("ssp").factory.make(values({{"staleness", "3"}}))->staleness_bound(), 3);
+  EXPECT_EQ(registry.find("bsp").factory.make(values({}))->staleness_bound(), 0);
+  EXPECT_LT(registry.find("async").factory.make(values({{"lock", "false"}}))->staleness_bound(), 0);
+  const auto aware = registry.find("staleness_aware").factory.make(values({{"accumulate", "4"}, {"lock", "true"}}));
+  EXPECT_EQ(aware->accumulate(), 4);
+  EXPECT_TRUE(aware->locked());
+  EXPECT_TRUE(registry.find("bsp").factory.make(values({}))->lock_step());
+  EXPECT_TRUE(registry.find("gossip").factory.make(values({{"peers", "all"}}))->gossip_with_all());
+  EXPECT_EQ(registry.find("local_sgd").factory.make(values({{"local_steps", "4"}}))->local_steps(), 4);
+  const auto approximate =
+      registry.find("approximate").factory.make(values({{"threshold", "0.5"}, {"max_delay", "3"}, {"lock", "false"}}));
+  EXPECT_FALSE(approximate->send_now(0.4, 2));
+  EXPECT_TRUE(approximate->send_now(0.6, 2));
+  EXPECT_TRUE(approximate->send_now(0.1, 3));
+  EXPECT_DOUBLE_EQ(aware->learning_rate_scale(4), 0.25);
+}
+
+// A strategy reads only what it declared: asking for anything else is a bug, reported as one.
+TEST(SyncRegistry, AnUndeclaredParameterIsALogicError) {
+  SyncRegistry registry("sync strategy");
+  register_builtin_strategies(registry);
+  EXPECT_THROW(static_cast<void>(registry.find("ssp").factory.make(values({}))), std::logic_error);
+}
+
+TEST(SyncRegistry, AdaptiveBoundsMustNotCross) {
+  SyncRegistry registry("sync strategy");
+  register_builtin_strategies(registry);
+  core::DiagnosticSink sink;
+  registry.find("adaptive_ssp").factory.check(values({{"staleness_min", "5"}, {"staleness_max", "2"}}), sink);
+  ASSERT_FALSE(sink.empty());
+  core::DiagnosticSink fine;
+  registry.find("adaptive_ssp").factory.check(values({{"staleness_min", "1"}, {"staleness_max", "2"}}), fine);
+  EXPECT_TRUE(fine.empty());
 }
 
 }  // namespace

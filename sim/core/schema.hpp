@@ -1,7 +1,8 @@
 #pragma once
 // The scenario format, declared once as data. The validator, `dtsim explain` (defaults), `dtsim schema`
 // (JSON Schema) and docs/scenario-reference.md are all derived from these declarations, so the reader,
-// the editor support and the reference cannot drift apart.
+// the editor support and the reference cannot drift apart. It lives in core so that every plug-in can
+// declare its own parameters with it (sim/scenario assembles the whole format from them).
 
 #include "sim/core/units.hpp"
 
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace dtsim::scenario {
+namespace dtsim::core {
 
 enum class ValueKind {
   Map,         ///< fixed keys, declared as children
@@ -26,7 +27,7 @@ enum class ValueKind {
   AnyScalar,   ///< any single value (sweep axis values, checked once substituted)
 };
 
-using Unit = core::UnitFamily;
+using Unit = UnitFamily;
 
 struct Choice {
   std::string name;
@@ -97,4 +98,4 @@ SchemaNode file_list(std::string key, std::string description);
 /// "a whole number", "a bandwidth such as \"10Gbps\"": what a value of this node looks like.
 std::string expected_value(const SchemaNode& node);
 
-}  // namespace dtsim::scenario
+}  // namespace dtsim::core

@@ -1,11 +1,11 @@
-#include "sim/scenario/schema.hpp"
+#include "sim/core/schema.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <utility>
 
-namespace dtsim::scenario {
+namespace dtsim::core {
 namespace {
 
 SchemaNode make(std::string key, ValueKind kind, std::string description) {
@@ -164,4 +164,4 @@ std::string expected_value(const SchemaNode& node) {
   return "a value";
 }
 
-}  // namespace dtsim::scenario
+}  // namespace dtsim::core
