@@ -204,6 +204,13 @@ void ParameterServer::operator()() {
     }
     if (records) ++context_.record->updates_applied;
   };
+  // The gathered gradients as one update; combining several costs a multiply and an add per parameter each.
+  const auto apply_gathered = [&] {
+    const std::size_t combined = gathered.size();
+    const Combined update = combine(gathered);
+    apply(update.gradient, combined > 1 ? 2.0 * count * static_cast<double>(combined) : 0.0, update.rate_scale);
+    gathered.clear();
+  };
   const auto reply = [&](std::size_t w) {
     read_version[w] = version;
     deferred[w] = false;
@@ -295,11 +302,8 @@ void ParameterServer::operator()() {
           plain_step = parameters - plain;
         }
         const models::Parameters before = measure ? parameters : models::Parameters();
-        const std::size_t combined = gathered.size();
-        Combined update = combine(gathered);
-        apply(update.gradient, combined > 1 ? 2.0 * count * static_cast<double>(combined) : 0.0, update.rate_scale);
+        apply_gathered();
         if (measure) context_.observer->on_update_applied(staleness, (before - parameters).norm() / plain_step.norm());
-        gathered.clear();
         ++version;
       }
       reply(w);
@@ -315,11 +319,7 @@ void ParameterServer::operator()() {
     deferred[w] = true;
     complete_clocks();
   }
-  if (!gathered.empty()) {
-    const std::size_t combined = gathered.size();
-    Combined update = combine(gathered);
-    apply(update.gradient, combined > 1 ? 2.0 * count * static_cast<double>(combined) : 0.0, update.rate_scale);
-  }
+  if (!gathered.empty()) apply_gathered();
   for (auto& exec : updating) exec->wait();
   collect_finished();
   activity.compute_s += covered(std::move(updated));
