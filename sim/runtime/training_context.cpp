@@ -18,6 +18,10 @@ std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context
                                 size);
 }
 
+comm::Buffer to_buffer(const models::Parameters& values) {
+  return comm::Buffer(std::vector<float>(values.data(), values.data() + values.size()));
+}
+
 void charge_compute(metrics::HostActivity& activity, double flops) {
   if (flops <= 0.0) return;
   const double started = simgrid::s4u::Engine::get_clock();

@@ -2,6 +2,7 @@
 // What all actors of one training run share: read-only setup, and the record they fill in.
 
 #include "models/optimizer.hpp"
+#include "sim/comm/payload.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
@@ -51,6 +52,9 @@ double step_factor(const TrainingContext& context, int rank);
 
 /// The scenario's optimizer, with state for `size` parameters.
 std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context, std::size_t size);
+
+/// `values` as a message.
+comm::Buffer to_buffer(const models::Parameters& values);
 
 /// Charges `flops` of computation to this actor's host.
 void charge_compute(metrics::HostActivity& activity, double flops);

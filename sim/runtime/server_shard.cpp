@@ -1,0 +1,247 @@
+#include "sim/runtime/server_shard.hpp"
+
+#include "sim/comm/parameter_server_protocol.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+
+#include <algorithm>
+#include <span>
+#include <tuple>
+
+namespace dtsim::runtime {
+namespace {
+
+/// The time covered by the union of [start, finish] intervals.
+double covered(std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0.0;
+  double until = -1.0;
+  for (const auto& [start, finish] : intervals) {
+    const double from = std::max(start, until);
+    if (finish > from) {
+      total += finish - from;
+      until = finish;
+    }
+  }
+  return total;
+}
+
+models::Parameters shard_of(const TrainingContext& context, int shard) {
+  const models::Parameters initial = context.setup->model->initial_parameters();
+  const comm::ChunkBounds range =
+      comm::chunk_bounds(static_cast<std::size_t>(initial.size()), context.scenario->training.shards, shard);
+  return initial.segment(static_cast<Eigen::Index>(range.begin), static_cast<Eigen::Index>(range.end - range.begin));
+}
+
+}  // namespace
+
+ServerShard::ServerShard(const TrainingContext& context, int shard)
+    : context_(context),
+      setup_(*context.setup),
+      strategy_(*context.setup->sync),
+      workers_(static_cast<std::size_t>(context.scenario->cluster.workers)),
+      activity_(context.record->hosts[workers_ + static_cast<std::size_t>(shard)]),
+      transport_(kParameterServerGroup, static_cast<int>(workers_) + shard, static_cast<int>(workers_) + context.scenario->training.shards,
+                 activity_),
+      parameters_(shard_of(context, shard)),
+      count_(static_cast<double>(parameters_.size())),
+      optimizer_(make_optimizer(context, static_cast<std::size_t>(parameters_.size()))),
+      recovery_(context, shard, &parameters_, &optimizer_),
+      records_(shard == 0),
+      lock_free_(strategy_.apply() == sync::Apply::OnArrival && !strategy_.locked()),
+      pushed_(workers_, 0),
+      read_version_(workers_, 0),
+      deferred_(workers_, false),
+      left_(workers_, false),
+      bound_(strategy_.staleness_bound()),
+      receiving_(workers_),
+      replies_(workers_) {
+  transport_.set_traffic(context.traffic);
+  for (std::size_t w = 0; w < workers_; ++w) receiving_[w] = transport_.post_recv(static_cast<int>(w), 0);
+}
+
+void ServerShard::serve() {
+  const bool counted = strategy_.accumulates_locally();
+  while (auto message = next_message()) {
+    auto& [w, gradient] = *message;
+    if (comm::is_leave(gradient)) {
+      on_leave(w);
+      continue;
+    }
+    std::int64_t steps = 1;
+    if (counted) std::tie(gradient, steps) = comm::take_steps(gradient);
+    pushed_[w] += steps;
+    const std::int64_t clock = pushed_[w];
+    receiving_[w] = clock < setup_.total_iterations ? transport_.post_recv(static_cast<int>(w), 0) : nullptr;
+    if (strategy_.apply() == sync::Apply::OnArrival) {
+      on_arrival(w, std::move(gradient));
+    } else {
+      on_clock(w, std::move(gradient), clock);
+    }
+  }
+  finish();
+}
+
+std::optional<std::pair<std::size_t, comm::Buffer>> ServerShard::next_message() {
+  recovery_.between_messages(version_);
+  std::vector<comm::Pending*> open;
+  std::vector<std::size_t> owner;
+  for (std::size_t w = 0; w < workers_; ++w) {
+    if (receiving_[w]) {
+      open.push_back(receiving_[w].get());
+      owner.push_back(w);
+    }
+  }
+  if (open.empty()) return std::nullopt;
+  const std::size_t w = owner[transport_.wait_any(open)];
+  return std::make_pair(w, receiving_[w]->wait());
+}
+
+void ServerShard::on_leave(std::size_t worker) {
+  // A worker that died for good: no reply, no more gradients; clocks complete without it.
+  left_[worker] = true;
+  receiving_[worker] = nullptr;
+  deferred_[worker] = false;
+  complete_clocks();
+}
+
+void ServerShard::on_arrival(std::size_t worker, comm::Buffer gradient) {
+  const std::int64_t staleness = version_ - read_version_[worker];
+  if (records_) ++context_.record->staleness[staleness];
+  gathered_.push_back({std::move(gradient), strategy_.learning_rate_scale(staleness)});
+  if (static_cast<int>(gathered_.size()) == strategy_.accumulate()) {
+    const bool measure = records_ && context_.observer != nullptr && context_.observer->measures_updates() &&
+                         gathered_.size() == 1;
+    const models::Parameters plain = measure ? plain_step(gathered_.front().gradient) : models::Parameters();
+    const models::Parameters before = measure ? parameters_ : models::Parameters();
+    apply_gathered();
+    if (measure) context_.observer->on_update_applied(staleness, (before - parameters_).norm() / plain.norm());
+    ++version_;
+  }
+  reply(worker);
+}
+
+void ServerShard::on_clock(std::size_t worker, comm::Buffer gradient, std::int64_t clock) {
+  // The gradient was computed on the parameters of version read_version_[worker], clock - 1 - that many
+  // clocks behind.
+  if (records_) ++context_.record->staleness[clock - 1 - read_version_[worker]];
+  Clock& open_clock = by_clock_[clock];
+  if (open_clock.gradients.empty()) open_clock.gradients.resize(workers_);
+  open_clock.gradients[worker] = std::move(gradient);
+  ++open_clock.arrived;
+  deferred_[worker] = true;
+  complete_clocks();
+}
+
+void ServerShard::complete_clocks() {
+  // Clocks complete in order: a worker cannot push clock k + 1 before its clock k reply, which needs clock
+  // k - bound complete; so only the oldest open clock can become complete.
+  while (!by_clock_.empty() && by_clock_.begin()->first == version_ + 1 &&
+         by_clock_.begin()->second.arrived == expected(by_clock_.begin()->first)) {
+    // Averaging n gradients, in rank order: n-1 additions and one scaling per parameter.
+    std::vector<comm::Buffer> gradients;
+    for (comm::Buffer& gradient : by_clock_.begin()->second.gradients) {
+      if (gradient.size() > 0) gradients.push_back(std::move(gradient));
+    }
+    apply(comm::mean_of(gradients), count_ * static_cast<double>(gradients.size()));
+    by_clock_.erase(by_clock_.begin());
+    ++version_;
+    bound_ = strategy_.next_staleness_bound(bound_, someone_waited_);
+    someone_waited_ = false;
+  }
+  for (std::size_t v = 0; v < workers_; ++v) {
+    if (!deferred_[v]) continue;
+    if (may_go_on(v)) {
+      reply(v);
+    } else {
+      someone_waited_ = true;
+    }
+  }
+}
+
+void ServerShard::apply(const comm::Buffer& gradient, double extra_flops, double rate_scale) {
+  optimizer_->begin_update(rate_scale);
+  optimizer_->update(std::span<float>(parameters_.data(), static_cast<std::size_t>(parameters_.size())),
+                     gradient.values(), 0);
+  const double flops = extra_flops + optimizer_->flops(static_cast<std::size_t>(count_));
+  if (lock_free_) {
+    collect_finished();
+    updating_.push_back(simgrid::s4u::this_actor::exec_async(flops));
+  } else {
+    charge_compute(activity_, flops);
+  }
+  if (records_) ++context_.record->updates_applied;
+}
+
+void ServerShard::apply_gathered() {
+  // Combining several gradients costs a multiply and an add per parameter each.
+  const std::size_t combined = gathered_.size();
+  const Combined update = combine();
+  apply(update.gradient, combined > 1 ? 2.0 * count_ * static_cast<double>(combined) : 0.0, update.rate_scale);
+  gathered_.clear();
+}
+
+ServerShard::Combined ServerShard::combine() {
+  // Their mean weighted by their learning-rate factors, applied at the mean factor. With plain SGD this is
+  // each gradient at its own rate (lr/n sum s_i g_i); a lone gradient passes unchanged at its factor, and
+  // factors of 1 give the plain mean at the plain rate, bit for bit.
+  if (gathered_.size() == 1) return {std::move(gathered_.front().gradient), gathered_.front().scale};
+  std::vector<float> sum(static_cast<std::size_t>(parameters_.size()), 0.0F);
+  double total = 0.0;
+  for (const Scaled& item : gathered_) {
+    const auto scale = static_cast<float>(item.scale);
+    total += item.scale;
+    const std::span<const float> values = item.gradient.values();
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += scale * values[i];
+  }
+  const float share = 1.0F / static_cast<float>(total);
+  for (float& value : sum) value *= share;
+  return {comm::Buffer(std::move(sum)), total / static_cast<double>(gathered_.size())};
+}
+
+models::Parameters ServerShard::plain_step(const comm::Buffer& gradient) const {
+  models::Parameters plain = parameters_;
+  const std::unique_ptr<models::Optimizer> copy = optimizer_->clone();
+  copy->begin_update();
+  copy->update(std::span<float>(plain.data(), static_cast<std::size_t>(plain.size())), gradient.values(), 0);
+  return parameters_ - plain;
+}
+
+void ServerShard::reply(std::size_t worker) {
+  read_version_[worker] = version_;
+  deferred_[worker] = false;
+  if (replies_[worker]) static_cast<void>(replies_[worker]->wait());
+  replies_[worker] = transport_.post_send(static_cast<int>(worker), to_buffer(parameters_), 0);
+}
+
+bool ServerShard::may_go_on(std::size_t worker) const {
+  return bound_ < 0 || version_ >= pushed_[worker] - bound_;
+}
+
+std::size_t ServerShard::expected(std::int64_t clock) const {
+  // One gradient from every worker that has not left before reaching the clock.
+  std::size_t n = 0;
+  for (std::size_t v = 0; v < workers_; ++v) n += !left_[v] || pushed_[v] >= clock ? 1 : 0;
+  return n;
+}
+
+void ServerShard::collect_finished() {
+  std::erase_if(updating_, [&](const simgrid::s4u::ExecPtr& exec) {
+    if (!exec->test()) return false;
+    updated_.emplace_back(exec->get_start_time(), exec->get_finish_time());
+    return true;
+  });
+}
+
+void ServerShard::finish() {
+  if (!gathered_.empty()) apply_gathered();
+  for (auto& exec : updating_) exec->wait();
+  collect_finished();
+  activity_.compute_s += covered(std::move(updated_));
+  if (records_ && context_.scenario->failures.enabled) context_.record->gradients_by_worker = pushed_;
+  for (auto& sent : replies_) {
+    if (sent) static_cast<void>(sent->wait());
+  }
+}
+
+}  // namespace dtsim::runtime
