@@ -115,6 +115,37 @@ void Optimizer::apply(Parameters& parameters, const Parameters& gradient) {
          std::span<const float>(gradient.data(), static_cast<std::size_t>(gradient.size())), 0);
 }
 
+void register_builtin_optimizers(OptimizerRegistry& registry) {
+  registry.add("sgd", "plain stochastic gradient descent",
+               {.parameters = {},
+                .make = [](double learning_rate, const core::ParameterValues&,
+                           std::size_t size) -> std::unique_ptr<Optimizer> {
+                  return std::make_unique<SgdOptimizer>(learning_rate, size);
+                },
+                .example = "{kind: sgd, learning_rate: 0.1}"});
+  registry.add("momentum", "SGD with (heavy-ball) momentum",
+               {.parameters = {core::number("momentum", 0.0, 1.0, "momentum factor").fallback("0.9")},
+                .make = [](double learning_rate, const core::ParameterValues& p,
+                           std::size_t size) -> std::unique_ptr<Optimizer> {
+                  return std::make_unique<MomentumOptimizer>(learning_rate, p.number("momentum"), size);
+                },
+                .example = "{kind: momentum, learning_rate: 0.1, momentum: 0.9}"});
+  registry.add("adam", "Adam, with bias correction; lazy on sparse rows",
+               {.parameters = {core::number("beta1", 0.0, 1.0, "first-moment decay").fallback("0.9"),
+                               core::number("beta2", 0.0, 1.0, "second-moment decay").fallback("0.999"),
+                               core::number("epsilon", 0.0, 1.0, "denominator guard").exclusive_min().fallback("1e-8")},
+                .make = [](double learning_rate, const core::ParameterValues& p,
+                           std::size_t size) -> std::unique_ptr<Optimizer> {
+                  return std::make_unique<AdamOptimizer>(OptimizerSettings{.kind = "adam",
+                                                                           .learning_rate = learning_rate,
+                                                                           .beta1 = p.number("beta1"),
+                                                                           .beta2 = p.number("beta2"),
+                                                                           .epsilon = p.number("epsilon")},
+                                                         size);
+                },
+                .example = "{kind: adam, learning_rate: 0.001, beta2: 0.99}"});
+}
+
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& settings, std::size_t size) {
   if (settings.kind == "sgd") return std::make_unique<SgdOptimizer>(settings.learning_rate, size);
   if (settings.kind == "momentum") return std::make_unique<MomentumOptimizer>(settings.learning_rate, settings.momentum, size);

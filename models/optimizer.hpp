@@ -3,10 +3,15 @@
 // owns one, with state for the parameters it updates.
 
 #include "models/dataset.hpp"
+#include "sim/core/parameter_values.hpp"
+#include "sim/core/registry.hpp"
+#include "sim/core/schema.hpp"
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace dtsim::models {
 
@@ -53,8 +58,22 @@ class Optimizer {
   double rate_scale_ = 1.0;
 };
 
-/// The optimizer `settings` name, with state for `size` parameters. Throws std::invalid_argument for an
-/// unknown kind.
+/// An optimizer as a plug-in, the whole of it in its registry entry: its own parameters (beside
+/// `training.optimizer.kind` and `learning_rate`, which every optimizer has), a factory reading their values
+/// (for state of `size` parameters), and an example `training.optimizer`.
+struct OptimizerPlugin {
+  std::vector<core::SchemaNode> parameters;
+  std::function<std::unique_ptr<Optimizer>(double learning_rate, const core::ParameterValues&, std::size_t size)> make;
+  std::string example;
+};
+
+using OptimizerRegistry = core::Registry<OptimizerPlugin>;
+
+/// Adds sgd, momentum and adam. Called from main (no self-registering statics).
+void register_builtin_optimizers(OptimizerRegistry& registry);
+
+/// The optimizer `settings` name, with state for `size` parameters (for tests and benchmarks that build
+/// one directly). Throws std::invalid_argument for an unknown kind.
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& settings, std::size_t size);
 
 }  // namespace dtsim::models

@@ -24,9 +24,10 @@ std::string plugin_section(const std::string& title, const Registry& registry, c
   return out;
 }
 
-/// Each strategy with the parameters its entry declares (under training.sync) and its example.
-std::string strategy_section(const sync::SyncRegistry& registry) {
-  std::string out = "sync strategies (training.sync.strategy), with their own keys under training.sync:\n";
+/// Each self-describing plug-in with the parameters its entry declares and its example (`key: example`).
+template <class Registry>
+std::string described_section(const std::string& title, const Registry& registry, const std::string& key) {
+  std::string out = title + "\n";
   for (const std::string& name : registry.registration_order()) {
     const auto& entry = registry.find(name);
     out += fmt::format("  {:<24} {}\n", name, entry.description);
@@ -35,7 +36,7 @@ std::string strategy_section(const sync::SyncRegistry& registry) {
       out += fmt::format("    {:<22} {}; {}: {}\n", parameter.key, scenario::expected_value(parameter), given,
                          parameter.description);
     }
-    out += fmt::format("    {:<22} sync: {}\n", "example", entry.factory.example);
+    out += fmt::format("    {:<22} {}: {}\n", "example", key, entry.factory.example);
   }
   return out;
 }
@@ -78,7 +79,7 @@ std::string profile_section() {
 
 const std::vector<std::string>& list_topics() {
   static const std::vector<std::string> topics{"devices", "nodes", "topologies", "collectives", "strategies",
-                                               "models", "profiles"};
+                                               "optimizers", "models", "profiles"};
   return topics;
 }
 
@@ -100,7 +101,12 @@ std::string list_command(const Registries& registries, const std::string& topic)
     }
   }
   if (topic.empty() || topic == "strategies") {
-    sections.push_back(strategy_section(registries.strategies));
+    sections.push_back(described_section(
+        "sync strategies (training.sync.strategy), with their own keys under training.sync:", registries.strategies, "sync"));
+  }
+  if (topic.empty() || topic == "optimizers") {
+    sections.push_back(described_section("optimizers (training.optimizer.kind), with their own keys beside learning_rate:",
+                                         registries.optimizers, "optimizer"));
   }
   if (topic.empty() || topic == "models") {
     sections.push_back(plugin_section("models (model.kind)", registries.models, "model.kind"));

@@ -7,6 +7,7 @@ Registries make_builtin_registries() {
   topologies::register_builtin_topologies(registries.topologies);
   models::register_builtin_models(registries.models);
   sync::register_builtin_strategies(registries.strategies);
+  models::register_builtin_optimizers(registries.optimizers);
   comm::register_builtin_collectives(registries.collectives);
   return registries;
 }

@@ -2,6 +2,7 @@
 // Every plug-in registry, filled with the built-in plug-ins. Built once in main and passed down.
 
 #include "models/model_registry.hpp"
+#include "models/optimizer.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "topologies/topology_registry.hpp"
@@ -15,6 +16,7 @@ struct Registries {
   topologies::TopologyRegistry topologies{"topology"};
   models::ModelRegistry models{"model"};
   sync::SyncRegistry strategies{"sync strategy"};
+  models::OptimizerRegistry optimizers{"optimizer"};
   comm::CollectiveCatalog collectives;
 };
 

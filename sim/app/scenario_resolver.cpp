@@ -32,6 +32,16 @@ std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, c
   return registries.strategies.find(s.training.sync_strategy.value).factory.make(s.training.sync_parameters);
 }
 
+/// The scenario's optimizer, configured from `training.optimizer`, for each holder of parameters to make its own.
+std::function<std::unique_ptr<models::Optimizer>(std::size_t)> optimizer_factory(const scenario::Scenario& s,
+                                                                                 const Registries& registries) {
+  // The setup may outlive the registries (tests keep it): it holds its own copy of the factory.
+  return [make = registries.optimizers.find(s.training.optimizer.kind.value).factory.make,
+          rate = s.training.optimizer.learning_rate, values = s.training.optimizer.parameters](std::size_t size) {
+    return make(rate, values, size);
+  };
+}
+
 /// What a timing-only run needs: an allreduce with bsp or local SGD (the loops that run without values),
 /// a number of iterations, no loss target, a sequence the model has positions for.
 void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
@@ -238,6 +248,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .profile = models::find_profile(s.model.profile_name(),
                                         {.sequence = static_cast<std::size_t>(s.model.sequence_length)}),
         .sync = std::move(prepared.strategy),
+        .make_optimizer = optimizer_factory(s, registries),
         .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory(),
         .data = {},
         .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
@@ -259,6 +270,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .model = std::move(model),
       .profile = std::nullopt,
       .sync = std::move(prepared.strategy),
+      .make_optimizer = optimizer_factory(s, registries),
       .allreduce = scenario::has_allreduce(s.training.architecture)
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
                        : nullptr,

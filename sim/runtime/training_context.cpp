@@ -8,14 +8,7 @@
 namespace dtsim::runtime {
 
 std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context, std::size_t size) {
-  const scenario::OptimizerSpec& spec = context.scenario->training.optimizer;
-  return models::make_optimizer({.kind = spec.kind.value.empty() ? "sgd" : spec.kind.value,
-                                 .learning_rate = spec.learning_rate,
-                                 .momentum = spec.momentum,
-                                 .beta1 = spec.beta1,
-                                 .beta2 = spec.beta2,
-                                 .epsilon = spec.epsilon},
-                                size);
+  return context.setup->make_optimizer(size);
 }
 
 comm::Buffer to_buffer(const models::Parameters& values) {

@@ -4,6 +4,7 @@
 #include "models/batch_schedule.hpp"
 #include "models/dataset.hpp"
 #include "models/model_profile.hpp"
+#include "models/optimizer.hpp"
 #include "models/trainable_model.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -23,6 +24,9 @@ struct TrainingSetup {
   /// The layer table of a timing-only run (no values: compute time and message sizes only).
   std::optional<models::ModelProfile> profile;
   std::unique_ptr<sync::SyncStrategy> sync;
+  /// The scenario's optimizer, configured, with state for `size` parameters: each holder of parameters
+  /// makes its own.
+  std::function<std::unique_ptr<models::Optimizer>(std::size_t size)> make_optimizer;
   /// The allreduce algorithm (allreduce architecture only; null otherwise).
   std::unique_ptr<comm::CollectiveAlgorithm> allreduce;
   models::SplitDataset data;

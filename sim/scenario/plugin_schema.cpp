@@ -11,4 +11,13 @@ const sync::SyncRegistry& builtin_sync_strategies() {
   return registry;
 }
 
+const models::OptimizerRegistry& builtin_optimizers() {
+  static const models::OptimizerRegistry registry = [] {
+    models::OptimizerRegistry built("optimizer");
+    models::register_builtin_optimizers(built);
+    return built;
+  }();
+  return registry;
+}
+
 }  // namespace dtsim::scenario

@@ -4,6 +4,7 @@
 // chosen. Generated from the registry, so the format, the JSON Schema and the reference list exactly the
 // registered plug-ins and their own parameters.
 
+#include "models/optimizer.hpp"
 #include "sim/core/registry.hpp"
 #include "sim/scenario/schema_names.hpp"
 #include "sim/sync/sync_strategy.hpp"
@@ -16,8 +17,19 @@
 
 namespace dtsim::scenario {
 
-/// The built-in sync strategies, registered once: the scenario format is generated from them.
+/// The built-in sync strategies and optimizers, registered once: the scenario format is generated from them.
 const sync::SyncRegistry& builtin_sync_strategies();
+const models::OptimizerRegistry& builtin_optimizers();
+
+/// The values of the parameters `declared` from the validated mapping `section`, each with its position.
+template <class View>
+core::ParameterValues declared_values(const std::vector<SchemaNode>& declared, const View& section) {
+  core::ParameterValues out;
+  for (const SchemaNode& parameter : declared) {
+    if (section.has(parameter.key)) out.set(parameter.key, section.text(parameter.key), section.where(parameter.key));
+  }
+  return out;
+}
 
 /// `selector` (a choice of the registered names, in registration order, defaulting to `fallback`) and every
 /// parameter any entry declares, applying when one of the entries declaring it is chosen. A key declared by

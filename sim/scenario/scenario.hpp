@@ -205,10 +205,9 @@ struct DataSpec {
 struct OptimizerSpec {
   Located<std::string> kind;
   double learning_rate = 0.1;
-  double momentum = 0.9;  ///< momentum
-  double beta1 = 0.9;     ///< adam
-  double beta2 = 0.999;   ///< adam
-  double epsilon = 1e-8;  ///< adam
+  /// The optimizer's own parameters (`training.optimizer` beside `kind` and `learning_rate`), as its registry
+  /// entry declares them; only the optimizer reads them.
+  core::ParameterValues parameters;
 };
 
 /// Hybrid: dense parameters averaged by allreduce, sparse rows (embeddings) through parameter servers.

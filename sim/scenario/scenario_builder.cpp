@@ -324,19 +324,13 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   const View optimizer = training.at("optimizer");
   out.optimizer.kind = optimizer.located("kind");
   out.optimizer.learning_rate = *optimizer.number("learning_rate");
-  out.optimizer.momentum = optimizer.number("momentum").value_or(0.9);
-  out.optimizer.beta1 = optimizer.number("beta1").value_or(0.9);
-  out.optimizer.beta2 = optimizer.number("beta2").value_or(0.999);
-  out.optimizer.epsilon = optimizer.number("epsilon").value_or(1e-8);
+  out.optimizer.parameters =
+      declared_values(builtin_optimizers().find(out.optimizer.kind.value).factory.parameters, optimizer);
   const View sync = training.at("sync");
   out.sync_strategy = sync.located("strategy");
   // The chosen strategy's own parameters, as validated (defaults filled), for it alone to read and check.
   const auto& strategy = builtin_sync_strategies().find(out.sync_strategy.value).factory;
-  for (const SchemaNode& parameter : strategy.parameters) {
-    if (sync.has(parameter.key)) {
-      out.sync_parameters.set(parameter.key, sync.text(parameter.key), sync.where(parameter.key));
-    }
-  }
+  out.sync_parameters = declared_values(strategy.parameters, sync);
   if (strategy.check) strategy.check(out.sync_parameters, sink);
   const View architecture = training.at("architecture");
   out.architecture_at = architecture.where("kind");

@@ -114,12 +114,7 @@ nlohmann::ordered_json data_json(const DataSpec& d) {
 
 nlohmann::ordered_json optimizer_json(const OptimizerSpec& o) {
   nlohmann::ordered_json out = {{"kind", o.kind.value}, {"learning_rate", o.learning_rate}};
-  if (o.kind.value == "momentum") out["momentum"] = o.momentum;
-  if (o.kind.value == "adam") {
-    out["beta1"] = o.beta1;
-    out["beta2"] = o.beta2;
-    out["epsilon"] = o.epsilon;
-  }
+  for (const auto& [key, value] : o.parameters.values()) out[key] = value.text;
   return out;
 }
 

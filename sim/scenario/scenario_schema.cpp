@@ -291,6 +291,13 @@ SchemaNode sync() {
                 plugin_keys(builtin_sync_strategies(), "strategy", "sync strategy", "the synchronization strategy", "bsp"));
 }
 
+/// The optimizer's kind, the learning rate every optimizer has, then each optimizer's own keys.
+std::vector<SchemaNode> optimizer_keys() {
+  std::vector<SchemaNode> keys = plugin_keys(builtin_optimizers(), "kind", "optimizer", "the optimizer", "sgd");
+  keys.insert(keys.begin() + 1, number("learning_rate", 0.0, 1e6, "step size").exclusive_min().require());
+  return keys;
+}
+
 SchemaNode training() {
   const std::vector<std::string> staged{"pipeline", "hybrid"};
   const std::vector<std::string> with_allreduce{"allreduce", "hybrid"};
@@ -320,23 +327,7 @@ SchemaNode training() {
                  })
               .require()
               .alternatives(),
-          map_of("optimizer", "how gradients become updates",
-                 {
-                     choice_of("kind", "optimizer", "the optimizer",
-                               {{"sgd", "plain stochastic gradient descent"},
-                                {"momentum", "SGD with (heavy-ball) momentum"},
-                                {"adam", "Adam, with bias correction; lazy on sparse rows"}})
-                         .fallback("sgd"),
-                     number("learning_rate", 0.0, 1e6, "step size").exclusive_min().require(),
-                     number("momentum", 0.0, 1.0, "momentum factor").fallback("0.9").when("kind", {"momentum"}),
-                     number("beta1", 0.0, 1.0, "first-moment decay").fallback("0.9").when("kind", {"adam"}),
-                     number("beta2", 0.0, 1.0, "second-moment decay").fallback("0.999").when("kind", {"adam"}),
-                     number("epsilon", 0.0, 1.0, "denominator guard")
-                         .exclusive_min()
-                         .fallback("1e-8")
-                         .when("kind", {"adam"}),
-                 })
-              .require(),
+          map_of("optimizer", "how gradients become updates", optimizer_keys()).require(),
           sync(),
           map_of("architecture", "how updates travel",
                  {
