@@ -1,22 +1,24 @@
 #include "sim/scenario/plugin_schema.hpp"
 
 namespace dtsim::scenario {
+namespace {
+
+template <class Registry>
+Registry filled(const char* kind, void (*add_builtins)(Registry&)) {
+  Registry registry(kind);
+  add_builtins(registry);
+  return registry;
+}
+
+}  // namespace
 
 const sync::SyncRegistry& builtin_sync_strategies() {
-  static const sync::SyncRegistry registry = [] {
-    sync::SyncRegistry built("sync strategy");
-    sync::register_builtin_strategies(built);
-    return built;
-  }();
+  static const auto registry = filled<sync::SyncRegistry>("sync strategy", sync::register_builtin_strategies);
   return registry;
 }
 
 const models::OptimizerRegistry& builtin_optimizers() {
-  static const models::OptimizerRegistry registry = [] {
-    models::OptimizerRegistry built("optimizer");
-    models::register_builtin_optimizers(built);
-    return built;
-  }();
+  static const auto registry = filled<models::OptimizerRegistry>("optimizer", models::register_builtin_optimizers);
   return registry;
 }
 
