@@ -1,8 +1,8 @@
 #include "sim/runtime/step_slowdown.hpp"
 
+#include "sim/core/slowdown_distribution.hpp"
+
 #include <algorithm>
-#include <cmath>
-#include <stdexcept>
 #include <string>
 
 namespace dtsim::runtime {
@@ -22,10 +22,7 @@ StepSlowdown::StepSlowdown(const std::vector<scenario::RandomSlowdown>& rules, s
 }
 
 double StepSlowdown::draw(const scenario::RandomSlowdown& rule, core::RandomEngine& engine) {
-  if (rule.distribution == "lognormal") return std::exp(rule.sigma * core::standard_normal(engine));
-  if (rule.distribution == "exponential") return 1.0 - rule.mean * std::log1p(-core::uniform01(engine));
-  if (rule.distribution == "bernoulli") return core::uniform01(engine) < rule.probability ? rule.factor : 1.0;
-  throw std::invalid_argument("unknown slowdown distribution '" + rule.distribution + "'");
+  return core::builtin_slowdowns().find(rule.distribution).factory.draw(rule.parameters, engine);
 }
 
 double StepSlowdown::next() {
@@ -35,10 +32,7 @@ double StepSlowdown::next() {
 }
 
 double StepSlowdown::mean_factor(const scenario::RandomSlowdown& rule) {
-  if (rule.distribution == "lognormal") return std::exp(rule.sigma * rule.sigma / 2.0);
-  if (rule.distribution == "exponential") return 1.0 + rule.mean;
-  if (rule.distribution == "bernoulli") return 1.0 + rule.probability * (rule.factor - 1.0);
-  throw std::invalid_argument("unknown slowdown distribution '" + rule.distribution + "'");
+  return core::builtin_slowdowns().find(rule.distribution).factory.mean(rule.parameters);
 }
 
 }  // namespace dtsim::runtime

@@ -90,11 +90,9 @@ struct BackgroundTraffic {
 /// A straggler rule with a random factor on every gradient step (`stragglers[].distribution`).
 struct RandomSlowdown {
   std::vector<int> workers;  ///< empty: every worker
-  std::string distribution;  ///< lognormal, exponential or bernoulli
-  double sigma = 0.0;        ///< lognormal
-  double mean = 0.0;         ///< exponential: the mean extra factor
-  double probability = 0.0;  ///< bernoulli
-  double factor = 1.0;       ///< bernoulli: a slow step's factor
+  std::string distribution;  ///< a core::builtin_slowdowns() name
+  /// The distribution's own parameters, as its registry entry declares them.
+  core::ParameterValues parameters;
   bool cluster_wide = false; ///< scope cluster: every worker's n-th step gets the same draw
 };
 

@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_builder.hpp"
 
 #include "sim/core/name_match.hpp"
+#include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/node_catalog.hpp"
 #include "sim/scenario/config_view.hpp"
@@ -232,13 +233,12 @@ std::vector<RandomSlowdown> read_random_slowdowns(const View& root) {
   for (std::size_t i = 0; rules != nullptr && i < rules->items.size(); ++i) {
     const View rule(&rules->items[i], "");
     if (!rule.has("distribution")) continue;
-    RandomSlowdown random{.workers = {},
-                          .distribution = rule.text("distribution"),
-                          .sigma = rule.number("sigma").value_or(0.0),
-                          .mean = rule.number("mean").value_or(0.0),
-                          .probability = rule.number("probability").value_or(0.0),
-                          .factor = rule.number("factor").value_or(1.0),
-                          .cluster_wide = rule.text("scope", "worker") == "cluster"};
+    const std::string distribution = rule.text("distribution");
+    RandomSlowdown random{
+        .workers = {},
+        .distribution = distribution,
+        .parameters = declared_values(core::builtin_slowdowns().find(distribution).factory.parameters, rule),
+        .cluster_wide = rule.text("scope", "worker") == "cluster"};
     if (const ConfigNode* ranks = rule.at("workers").node()) {
       for (const auto& item : ranks->items) random.workers.push_back(static_cast<int>(parse_integer(item.scalar).value_or(-1)));
     }

@@ -190,12 +190,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario) {
     nlohmann::ordered_json entry = {{"distribution", rule.distribution}};
     if (!rule.workers.empty()) entry["workers"] = rule.workers;
     if (rule.cluster_wide) entry["scope"] = "cluster";
-    if (rule.distribution == "lognormal") entry["sigma"] = rule.sigma;
-    if (rule.distribution == "exponential") entry["mean"] = rule.mean;
-    if (rule.distribution == "bernoulli") {
-      entry["probability"] = rule.probability;
-      entry["factor"] = rule.factor;
-    }
+    for (const auto& [key, value] : rule.parameters.values()) entry[key] = value.text;
     random.push_back(entry);
   }
   if (!random.empty()) out["random_stragglers"] = random;

@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_schema.hpp"
 
 #include "sim/scenario/config_node.hpp"
+#include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 
 #include <algorithm>
@@ -405,36 +406,24 @@ SchemaNode background_traffic() {
 }
 
 SchemaNode stragglers() {
-  return list_of(
-             "stragglers", "workers slower than their device",
-             map_of("[]", "one straggler rule",
-                    {
-                        list_of("workers", "worker ranks this rule slows; every worker when absent",
-                                integer("[]", 0, kMaxWorkers, "a worker rank")),
-                        number("slowdown", 1.0, 1e6, "fixed factor on every compute step (the worker's device runs "
-                                                     "that many times slower)"),
-                        choice_of("distribution", "slowdown distribution",
-                                  "random factor on each gradient step, drawn per worker and step (seeded)",
-                                  {{"lognormal", "factor exp(sigma N(0, 1)); mean exp(sigma^2 / 2)"},
-                                   {"exponential", "factor 1 + Exp with mean `mean` (a long tail); mean 1 + mean"},
-                                   {"bernoulli", "factor `factor` with probability `probability`, else 1"}}),
-                        choice_of("scope", "straggler scope", "whose steps share a draw",
-                                  {{"worker", "each worker draws its own factors"},
-                                   {"cluster", "one draw per step for all the rule's workers (a cluster-wide slow period)"}})
-                            .fallback("worker")
-                            .when("distribution", {"lognormal", "exponential", "bernoulli"}),
-                        number("sigma", 0.0, 10.0, "log-normal spread")
-                            .exclusive_min()
-                            .require()
-                            .when("distribution", {"lognormal"}),
-                        number("mean", 0.0, 1e6, "mean extra factor")
-                            .exclusive_min()
-                            .require()
-                            .when("distribution", {"exponential"}),
-                        number("probability", 0.0, 1.0, "chance of a slow step").require().when("distribution", {"bernoulli"}),
-                        number("factor", 1.0, 1e6, "slowdown of a slow step").require().when("distribution", {"bernoulli"}),
-                        trace_of("trace", "time-varying speed: the device runs at `factor` x its speed from each point on"),
-                    }));
+  std::vector<SchemaNode> rule{
+      list_of("workers", "worker ranks this rule slows; every worker when absent",
+              integer("[]", 0, kMaxWorkers, "a worker rank")),
+      number("slowdown", 1.0, 1e6, "fixed factor on every compute step (the worker's device runs that many times slower)"),
+  };
+  // The distribution (optional: no default), whose draws `scope` shares, then each distribution's own keys.
+  std::vector<SchemaNode> random =
+      plugin_keys(core::builtin_slowdowns(), "distribution", "slowdown distribution",
+                  "random factor on each gradient step, drawn per worker and step (seeded)", "");
+  random.insert(random.begin() + 1,
+                choice_of("scope", "straggler scope", "whose steps share a draw",
+                          {{"worker", "each worker draws its own factors"},
+                           {"cluster", "one draw per step for all the rule's workers (a cluster-wide slow period)"}})
+                    .fallback("worker")
+                    .when("distribution", core::builtin_slowdowns().registration_order()));
+  rule.insert(rule.end(), std::make_move_iterator(random.begin()), std::make_move_iterator(random.end()));
+  rule.push_back(trace_of("trace", "time-varying speed: the device runs at `factor` x its speed from each point on"));
+  return list_of("stragglers", "workers slower than their device", map_of("[]", "one straggler rule", std::move(rule)));
 }
 
 SchemaNode failures() {

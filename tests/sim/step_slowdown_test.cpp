@@ -8,13 +8,22 @@
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace dtsim {
 namespace {
 
 scenario::RandomSlowdown rule(std::string distribution, double sigma, double mean, double probability, double factor) {
-  return scenario::RandomSlowdown{{}, std::move(distribution), sigma, mean, probability, factor};
+  scenario::RandomSlowdown out{.workers = {}, .distribution = std::move(distribution), .parameters = {}, .cluster_wide = false};
+  const auto set = [&](const char* key, double value) { out.parameters.set(key, fmt::format("{}", value), {}); };
+  if (out.distribution == "lognormal") set("sigma", sigma);
+  if (out.distribution == "exponential") set("mean", mean);
+  if (out.distribution == "bernoulli") {
+    set("probability", probability);
+    set("factor", factor);
+  }
+  return out;
 }
 
 TEST(StepSlowdown, EveryDistributionAveragesToItsDeclaredMeanWithinTwoPercent) {

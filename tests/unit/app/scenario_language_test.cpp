@@ -4,6 +4,7 @@
 #include "models/model_profile.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/registries.hpp"
+#include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "sim/scenario/scenario_schema.hpp"
@@ -312,6 +313,29 @@ TEST(Schema, EveryOptimizerEntryAcceptsItsExampleAndRefusesBadValues) {
         const std::string error = first_error(with(prefix + bad));
         EXPECT_NE(error.find("entry.yaml:8:"), std::string::npos) << error;
         EXPECT_NE(error.find("training.optimizer." + parameter.key), std::string::npos) << error;
+      }
+    }
+  }
+}
+
+TEST(Schema, EverySlowdownDistributionEntryAcceptsItsExampleAndRefusesBadValues) {
+  const auto with = [](const std::string& rule) { return kSweepBase + "stragglers:\n  - " + rule + "\n"; };
+  const core::SlowdownRegistry& registry = core::builtin_slowdowns();
+  for (const std::string& name : registry.registration_order()) {
+    SCOPED_TRACE(name);
+    const auto& entry = registry.find(name).factory;
+    const auto s = scenario::read_scenario_text(with(entry.example), "entry.yaml");
+    ASSERT_EQ(s.cluster.random_slowdowns.size(), 1U);
+    EXPECT_EQ(s.cluster.random_slowdowns.front().distribution, name);
+    EXPECT_GE(entry.mean(s.cluster.random_slowdowns.front().parameters), 1.0);
+    for (const scenario::SchemaNode& parameter : entry.parameters) {
+      SCOPED_TRACE(parameter.key);
+      for (const std::string bad : {"many}", "-5}", "[1, 2]}"}) {
+        std::string rule = entry.example;
+        rule.replace(rule.find(parameter.key + ": "), std::string::npos, parameter.key + ": " + bad);
+        const std::string error = first_error(with(rule));
+        EXPECT_NE(error.find("entry.yaml:11:"), std::string::npos) << error;
+        EXPECT_NE(error.find("stragglers[0]." + parameter.key), std::string::npos) << error;
       }
     }
   }
