@@ -59,8 +59,8 @@ class ServerShard {
   void apply(const comm::Buffer& gradient, double extra_flops, double rate_scale = 1.0);
   void apply_gathered();
   Combined combine();
-  /// The factor on the learning rate the next update really takes, for observers that ask for it: its step
-  /// over the step a copy of the optimizer, in the same state, takes at the plain rate.
+  /// The step a copy of the optimizer, in the same state, takes with `gradient` at the plain learning rate:
+  /// the measure against which observers that ask for it get the factor an update really applied.
   [[nodiscard]] models::Parameters plain_step(const comm::Buffer& gradient) const;
   void reply(std::size_t worker);
   [[nodiscard]] bool may_go_on(std::size_t worker) const;

@@ -1,7 +1,5 @@
 #include "sim/runtime/step_slowdown.hpp"
 
-#include "sim/core/slowdown_distribution.hpp"
-
 #include <algorithm>
 #include <string>
 
@@ -17,17 +15,15 @@ StepSlowdown::StepSlowdown(const std::vector<scenario::RandomSlowdown>& rules, s
       shared_.push_back(core::random_stream(seed, "stragglers/cluster/" + std::to_string(index)));
       shared = shared_.size();
     }
-    rules_.push_back({rule, shared});
+    rules_.push_back({rule, &core::builtin_slowdowns().find(rule.distribution).factory, shared});
   }
-}
-
-double StepSlowdown::draw(const scenario::RandomSlowdown& rule, core::RandomEngine& engine) {
-  return core::builtin_slowdowns().find(rule.distribution).factory.draw(rule.parameters, engine);
 }
 
 double StepSlowdown::next() {
   double factor = 1.0;
-  for (const Rule& rule : rules_) factor *= draw(rule.spec, rule.shared == 0 ? engine_ : shared_[rule.shared - 1]);
+  for (const Rule& rule : rules_) {
+    factor *= rule.distribution->draw(rule.spec.parameters, rule.shared == 0 ? engine_ : shared_[rule.shared - 1]);
+  }
   return factor;
 }
 

@@ -3,6 +3,7 @@
 // straggler rules that name it.
 
 #include "sim/core/rng.hpp"
+#include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <vector>
@@ -21,16 +22,16 @@ class StepSlowdown {
   double next();
   [[nodiscard]] bool empty() const { return rules_.empty(); }
 
-  /// A rule's mean factor: exp(sigma^2 / 2), 1 + mean, or 1 + probability (factor - 1).
+  /// A rule's mean factor, as its distribution gives it (lognormal exp(sigma^2 / 2), ...).
   static double mean_factor(const scenario::RandomSlowdown& rule);
 
  private:
   struct Rule {
     scenario::RandomSlowdown spec;
+    /// Its distribution, looked up once: next() runs on every gradient step.
+    const core::SlowdownDistribution* distribution = nullptr;
     std::size_t shared = 0;  ///< cluster-wide: 1 + its index in shared_; 0 for the worker's own stream
   };
-  /// A draw of `rule`'s factor from `engine`.
-  static double draw(const scenario::RandomSlowdown& rule, core::RandomEngine& engine);
 
   core::RandomEngine engine_;
   std::vector<core::RandomEngine> shared_;  // cluster-wide rules' streams (indices, not pointers: movable)
