@@ -1,13 +1,13 @@
 #pragma once
 
-#include "sim/scenario/scenario.hpp"
+#include "topologies/topology_plugin.hpp"
 #include "sim/topology/topology_graph.hpp"
 
 namespace dtsim::topologies {
 
-/// The nodes and links a `custom` topology declares, in declaration order (workers take ranks, and
-/// servers indices, in that order). The scenario reader has already checked that every link joins two
-/// declared nodes and that the graph is connected.
-topology::TopologyGraph build_custom(const scenario::TopologySpec& spec);
+/// The nodes and links a `custom` topology section declares, in declaration order (workers take ranks, and
+/// servers indices, in that order); a link's class is its key in `link_classes`, `link` when it names none.
+/// The section must have passed the custom topology's check: every link joins two declared nodes.
+topology::TopologyGraph build_custom(const core::View& section);
 
 }  // namespace dtsim::topologies

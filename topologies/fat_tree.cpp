@@ -6,7 +6,7 @@
 
 namespace dtsim::topologies {
 
-topology::TopologyGraph build_fat_tree(int workers, int arity, double oversubscription, const scenario::LinkSpec& link) {
+topology::TopologyGraph build_fat_tree(int workers, int arity, double oversubscription, const LinkSpec& link) {
   topology::TopologyGraph graph;
   for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
   const int leaves = (workers + arity - 1) / arity;
@@ -24,6 +24,17 @@ topology::TopologyGraph build_fat_tree(int workers, int arity, double oversubscr
     for (const topology::NodeId leaf : leaf_switches) graph.add_link(leaf, node, link.bandwidth, link.latency, "spine");
   }
   return graph;
+}
+
+void register_fat_tree(TopologyRegistry& registry) {
+  registry.add("fat_tree", "two-level leaf-spine fat tree with optional oversubscription",
+               {.parameters = {arity_parameter(), oversubscription_parameter()},
+                .make = [](const core::View& t, const TopologyContext& c) {
+                  return build_fat_tree(c.workers, static_cast<int>(t.integer("arity").value_or(2)),
+                                        t.number("oversubscription").value_or(1.0), read_link(t.at("link")));
+                },
+                .check = {},
+                .example = "{kind: fat_tree, arity: 4, oversubscription: 2}"});
 }
 
 }  // namespace dtsim::topologies

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/scenario/scenario.hpp"
+#include "topologies/topology_plugin.hpp"
 #include "sim/topology/topology_graph.hpp"
 
 namespace dtsim::topologies {
@@ -15,6 +15,6 @@ namespace dtsim::topologies {
 ///        leaf-0        leaf-1          each leaf linked to both spines)
 ///        |    |        |    |
 ///      w-0    w-1    w-2    w-3
-topology::TopologyGraph build_fat_tree(int workers, int arity, double oversubscription, const scenario::LinkSpec& link);
+topology::TopologyGraph build_fat_tree(int workers, int arity, double oversubscription, const LinkSpec& link);
 
 }  // namespace dtsim::topologies

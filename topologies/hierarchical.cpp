@@ -1,12 +1,8 @@
 #include "topologies/hierarchical.hpp"
 
-#include "topologies/fat_tree.hpp"
-#include "topologies/mesh.hpp"
-#include "topologies/parameter_server.hpp"
-#include "topologies/ring.hpp"
-#include "topologies/tree.hpp"
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include <optional>
 #include <stdexcept>
@@ -14,14 +10,26 @@
 namespace dtsim::topologies {
 namespace {
 
-topology::TopologyGraph build_fabric(const scenario::Scenario& s, int endpoints) {
-  const scenario::TopologySpec& t = s.topology;
-  if (t.fabric == "ring") return build_ring(endpoints, t.link);
-  if (t.fabric == "tree") return build_tree(endpoints, t.arity, t.link);
-  if (t.fabric == "fat_tree") return build_fat_tree(endpoints, t.arity, t.oversubscription, t.link);
-  if (t.fabric == "parameter_server") return build_parameter_server(endpoints, parameter_servers(s), t.link, t.server_link);
-  if (t.fabric == "mesh") return build_mesh(endpoints, t.link);
-  throw std::invalid_argument(fmt::format("a hierarchical topology cannot use a '{}' fabric", t.fabric));
+/// Fabrics the NICs can form: their own builders, with this section's `link` (the NIC link), `arity`,
+/// `oversubscription` and `server_link`. A torus needs dimensions of its own.
+const std::vector<core::Choice> kFabrics{{"ring", "NICs in a ring"},
+                                         {"tree", "k-ary tree of switches"},
+                                         {"fat_tree", "leaf-spine fat tree"},
+                                         {"parameter_server", "one switch, with the servers behind it"},
+                                         {"mesh", "every NIC linked to every other"},
+                                         {"torus", "torus of NICs", true}};
+/// Fabrics with switches, where a NIC per device cannot link the devices of a node to each other.
+const std::vector<std::string> kSwitchedFabrics{"tree", "fat_tree", "parameter_server"};
+
+topology::TopologyGraph build_fabric(const core::View& t, const TopologyContext& c, int endpoints) {
+  const std::string fabric = t.text("fabric", "fat_tree");
+  if (c.registry == nullptr || !c.registry->contains(fabric)) {
+    throw std::invalid_argument(fmt::format("a hierarchical topology cannot use a '{}' fabric", fabric));
+  }
+  TopologyContext over_nics = c;
+  over_nics.workers = endpoints;
+  over_nics.nodes.clear();
+  return c.registry->find(fabric).factory.make(t, over_nics);
 }
 
 /// NVLink connections between the 8 GPUs of a DGX-1 (V100), as `nvidia-smi topo -m` reports them there:
@@ -33,21 +41,21 @@ constexpr int kCubeMeshLinks[8][8] = {
 
 /// The links inside one node (class intra_node), as its type says. Returns the node's switch, if it has one.
 std::optional<topology::NodeId> join_node(topology::TopologyGraph& graph, const std::vector<topology::NodeId>& devices,
-                                          scenario::IntraNode intra, const scenario::LinkSpec& link, std::size_t machine) {
+                                          IntraNode intra, const LinkSpec& link, std::size_t machine) {
   switch (intra) {
-    case scenario::IntraNode::AllToAll:
+    case IntraNode::AllToAll:
       for (std::size_t a = 0; a < devices.size(); ++a) {
         for (std::size_t b = a + 1; b < devices.size(); ++b) {
           graph.add_link(devices[a], devices[b], link.bandwidth, link.latency, "intra_node");
         }
       }
       return std::nullopt;
-    case scenario::IntraNode::Switch: {
+    case IntraNode::Switch: {
       const topology::NodeId hub = graph.add_switch(fmt::format("node-{}-nvswitch", machine));
       for (const topology::NodeId device : devices) graph.add_link(device, hub, link.bandwidth, link.latency, "intra_node");
       return hub;
     }
-    case scenario::IntraNode::CubeMesh:
+    case IntraNode::CubeMesh:
       if (devices.size() > 8) throw std::invalid_argument("a cube-mesh node holds at most 8 devices");
       for (std::size_t a = 0; a < devices.size(); ++a) {
         for (std::size_t b = a + 1; b < devices.size(); ++b) {
@@ -63,33 +71,34 @@ std::optional<topology::NodeId> join_node(topology::TopologyGraph& graph, const 
 
 }  // namespace
 
-topology::TopologyGraph build_hierarchical(const scenario::Scenario& s) {
+topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyContext& c) {
   topology::TopologyGraph graph;
+  const LinkSpec nic_link = read_link(t.at("link"));
   // Devices first, node by node, so that ranks follow nodes; each node's intra-node link class with it.
   std::vector<std::vector<topology::NodeId>> machines;
-  std::vector<scenario::LinkSpec> intra_links;
-  std::vector<scenario::IntraNode> intra;
+  std::vector<LinkSpec> intra_links;
+  std::vector<IntraNode> intra;
   int placed = 0;
-  for (const scenario::NodeGroup& group : s.cluster.nodes) {
-    for (int n = 0; n < group.count && placed < s.cluster.workers; ++n) {
+  for (const NodeShape& group : c.nodes) {
+    for (int n = 0; n < group.count && placed < c.workers; ++n) {
       const int machine = static_cast<int>(machines.size());
       std::vector<topology::NodeId>& devices = machines.emplace_back();
-      for (int d = 0; d < group.devices && placed < s.cluster.workers; ++d, ++placed) {
+      for (int d = 0; d < group.devices && placed < c.workers; ++d, ++placed) {
         devices.push_back(graph.add_worker(fmt::format("node-{}-dev-{}", machine, d), machine));
       }
       intra_links.push_back(group.intra_link);
       intra.push_back(group.intra);
     }
   }
-  if (placed < s.cluster.workers) {
+  if (placed < c.workers) {
     throw std::invalid_argument(
-        fmt::format("{} workers need one device each, but the nodes hold only {}", s.cluster.workers, placed));
+        fmt::format("{} workers need one device each, but the nodes hold only {}", c.workers, placed));
   }
   std::vector<std::optional<topology::NodeId>> hubs;
   for (std::size_t m = 0; m < machines.size(); ++m) hubs.push_back(join_node(graph, machines[m], intra[m], intra_links[m], m));
 
   std::vector<topology::NodeId> endpoints;
-  if (s.topology.nic_per_device) {
+  if (t.text("nic") == "per_device") {
     for (std::size_t m = 0; m < machines.size(); ++m) {
       for (std::size_t d = 0; d < machines[m].size(); ++d) {
         if (!hubs[m]) {
@@ -99,7 +108,7 @@ topology::TopologyGraph build_hierarchical(const scenario::Scenario& s) {
         // Behind a node switch each device reaches its NIC over a link of its own (at the fabric's rate), so
         // that the way between two devices of the node through the fabric is longer than through the switch.
         const topology::NodeId nic = graph.add_switch(fmt::format("node-{}-dev-{}-nic", m, d));
-        graph.add_link(machines[m][d], nic, s.topology.link.bandwidth, s.topology.link.latency, "nic");
+        graph.add_link(machines[m][d], nic, nic_link.bandwidth, nic_link.latency, "nic");
         endpoints.push_back(nic);
       }
     }
@@ -119,7 +128,7 @@ topology::TopologyGraph build_hierarchical(const scenario::Scenario& s) {
     }
   }
 
-  const topology::TopologyGraph fabric = build_fabric(s, static_cast<int>(endpoints.size()));
+  const topology::TopologyGraph fabric = build_fabric(t, c, static_cast<int>(endpoints.size()));
   std::vector<topology::NodeId> joined(fabric.node_count());
   for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) joined[fabric.workers()[rank]] = endpoints[rank];
   for (topology::NodeId node = 0; node < fabric.node_count(); ++node) {
@@ -136,6 +145,41 @@ topology::TopologyGraph build_hierarchical(const scenario::Scenario& s) {
                    "fabric/" + fabric.link(id).link_class);
   }
   return graph;
+}
+
+void register_hierarchical(TopologyRegistry& registry) {
+  registry.add(
+      "hierarchical", "multi-device nodes (`cluster.nodes`) joined by a fabric",
+      {.parameters = {server_link_parameter(), arity_parameter(), oversubscription_parameter(),
+                      core::choice_of("fabric", "topology", "how the NICs are connected, with `link` as the NIC link",
+                                      kFabrics)
+                          .fallback("fat_tree"),
+                      core::choice_of("nic", "nic placement", "network interfaces into the fabric",
+                                      {{"per_node", "one NIC per node, shared by its devices"},
+                                       {"per_device", "one NIC per device (needs a switched fabric: tree, fat_tree, "
+                                                      "parameter_server)"}})
+                          .fallback("per_node")},
+       .make = build_hierarchical,
+       .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
+         if (!c.nodes_declared) {
+           sink.error(t.where("kind"), "topology.kind",
+                      "a hierarchical topology needs multi-device nodes: declare cluster.node_types and cluster.nodes",
+                      "node_types: {dgx: {devices: 8, intra_link: {bandwidth: 300GBps, latency: 1us}}}, nodes: [{type: "
+                      "dgx, count: 4}]");
+         }
+         const std::string fabric = t.text("fabric", "fat_tree");
+         if (t.text("nic") == "per_device" &&
+             std::find(kSwitchedFabrics.begin(), kSwitchedFabrics.end(), fabric) == kSwitchedFabrics.end()) {
+           sink.error(t.where("nic"), "topology.nic",
+                      fmt::format("per-device NICs on a {} fabric would link devices of one node both inside the node "
+                                  "and through the fabric, and their traffic could leave the node",
+                                  fabric),
+                      "use fabric: fat_tree, tree or parameter_server, or nic: per_node");
+         }
+       },
+       .example = "{kind: hierarchical, fabric: fat_tree, arity: 4, nic: per_device}",
+       .example_cluster = "{workers: 16, device: {name: v100}, nodes: [{type: dgx1, count: 2}]}",
+       .places_nodes = true});
 }
 
 }  // namespace dtsim::topologies

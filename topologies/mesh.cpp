@@ -4,7 +4,7 @@
 
 namespace dtsim::topologies {
 
-topology::TopologyGraph build_mesh(int workers, const scenario::LinkSpec& link) {
+topology::TopologyGraph build_mesh(int workers, const LinkSpec& link) {
   topology::TopologyGraph graph;
   for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
   const auto nodes = graph.workers();
@@ -12,6 +12,14 @@ topology::TopologyGraph build_mesh(int workers, const scenario::LinkSpec& link) 
     for (std::size_t b = a + 1; b < nodes.size(); ++b) graph.add_link(nodes[a], nodes[b], link.bandwidth, link.latency, "mesh");
   }
   return graph;
+}
+
+void register_mesh(TopologyRegistry& registry) {
+  registry.add("mesh", "every worker linked to every other",
+               {.parameters = {},
+                .make = [](const core::View& t, const TopologyContext& c) { return build_mesh(c.workers, read_link(t.at("link"))); },
+                .check = {},
+                .example = "{kind: mesh}"});
 }
 
 }  // namespace dtsim::topologies

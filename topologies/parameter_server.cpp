@@ -4,12 +4,8 @@
 
 namespace dtsim::topologies {
 
-int parameter_servers(const scenario::Scenario& s) {
-  return scenario::has_servers(s.training.architecture) ? s.training.shards : 1;
-}
-
-topology::TopologyGraph build_parameter_server(int workers, int servers, const scenario::LinkSpec& worker_link,
-                                               const scenario::LinkSpec& server_link) {
+topology::TopologyGraph build_parameter_server(int workers, int servers, const LinkSpec& worker_link,
+                                               const LinkSpec& server_link) {
   topology::TopologyGraph graph;
   for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
   for (int index = 0; index < servers; ++index) graph.add_server(fmt::format("server-{}", index));
@@ -21,6 +17,18 @@ topology::TopologyGraph build_parameter_server(int workers, int servers, const s
     graph.add_link(server, hub, server_link.bandwidth, server_link.latency, "server");
   }
   return graph;
+}
+
+void register_parameter_server(TopologyRegistry& registry) {
+  registry.add("parameter_server", "workers and parameter servers around one switch (a star)",
+               {.parameters = {server_link_parameter()},
+                .make = [](const core::View& t, const TopologyContext& c) {
+                  const LinkSpec link = read_link(t.at("link"));
+                  return build_parameter_server(c.workers, c.servers, link,
+                                                t.has("server_link") ? read_link(t.at("server_link")) : link);
+                },
+                .check = {},
+                .example = "{kind: parameter_server, server_link: {bandwidth: 40Gbps, latency: 5us}}"});
 }
 
 }  // namespace dtsim::topologies

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/scenario/scenario.hpp"
+#include "topologies/topology_plugin.hpp"
 #include "sim/topology/topology_graph.hpp"
 
 namespace dtsim::topologies {
@@ -14,10 +14,7 @@ namespace dtsim::topologies {
 ///              server-0
 ///
 /// Worker links use `worker_link`, server links `server_link`.
-/// Servers a star needs for `s`: one per parameter shard under a parameter-server architecture, else one.
-int parameter_servers(const scenario::Scenario& s);
-
-topology::TopologyGraph build_parameter_server(int workers, int servers, const scenario::LinkSpec& worker_link,
-                                               const scenario::LinkSpec& server_link);
+topology::TopologyGraph build_parameter_server(int workers, int servers, const LinkSpec& worker_link,
+                                               const LinkSpec& server_link);
 
 }  // namespace dtsim::topologies

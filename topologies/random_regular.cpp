@@ -40,7 +40,7 @@ Pairs draw(int workers, int degree, core::RandomEngine& engine) {
 }  // namespace
 
 topology::TopologyGraph build_random_regular(int workers, int degree, std::uint64_t seed,
-                                             const scenario::LinkSpec& link) {
+                                             const LinkSpec& link) {
   core::RandomEngine engine = core::random_stream(seed, "topology/random_regular");
   for (int attempt = 0; attempt < 1000; ++attempt) {
     Pairs pairs = draw(workers, degree, engine);
@@ -57,6 +57,29 @@ topology::TopologyGraph build_random_regular(int workers, int degree, std::uint6
     return graph;
   }
   throw std::runtime_error(fmt::format("found no connected {}-regular graph on {} workers in 1000 draws", degree, workers));
+}
+
+void register_random_regular(TopologyRegistry& registry) {
+  registry.add(
+      "random_regular", "seeded random graph in which every worker has `degree` links",
+      {.parameters = {core::integer("degree", 1, 1024, "links per worker").require()},
+       .make = [](const core::View& t, const TopologyContext& c) {
+         return build_random_regular(c.workers, static_cast<int>(*t.integer("degree")), c.seed, read_link(t.at("link")));
+       },
+       .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
+         const std::int64_t degree = t.integer("degree").value_or(0);
+         if (degree >= c.workers) {
+           sink.error(t.where("degree"), "topology.degree",
+                      fmt::format("a worker can have at most {} links to the other {} workers, got {}", c.workers - 1,
+                                  c.workers - 1, degree),
+                      "lower topology.degree or raise cluster.workers");
+         } else if ((static_cast<std::int64_t>(c.workers) * degree) % 2 != 0) {
+           sink.error(t.where("degree"), "topology.degree",
+                      fmt::format("{} workers with {} links each would leave one link end unpaired", c.workers, degree),
+                      "make cluster.workers or topology.degree even");
+         }
+       },
+       .example = "{kind: random_regular, degree: 3}"});
 }
 
 }  // namespace dtsim::topologies

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/scenario/scenario.hpp"
+#include "topologies/topology_plugin.hpp"
 #include "sim/topology/topology_graph.hpp"
 
 #include <cstdint>
@@ -13,6 +13,6 @@ namespace dtsim::topologies {
 /// self-link, no double link, and connects every worker. Throws std::runtime_error if no such graph
 /// turns up in 1000 draws.
 topology::TopologyGraph build_random_regular(int workers, int degree, std::uint64_t seed,
-                                             const scenario::LinkSpec& link);
+                                             const LinkSpec& link);
 
 }  // namespace dtsim::topologies

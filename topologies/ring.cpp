@@ -4,7 +4,7 @@
 
 namespace dtsim::topologies {
 
-topology::TopologyGraph build_ring(int workers, const scenario::LinkSpec& link, bool bidirectional) {
+topology::TopologyGraph build_ring(int workers, const LinkSpec& link, bool bidirectional) {
   topology::TopologyGraph graph;
   for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
   const auto nodes = graph.workers();
@@ -14,6 +14,17 @@ topology::TopologyGraph build_ring(int workers, const scenario::LinkSpec& link, 
                    link.bandwidth, link.latency, "ring", !bidirectional);
   }
   return graph;
+}
+
+void register_ring(TopologyRegistry& registry) {
+  registry.add("ring", "workers in a ring, each linked to the next",
+               {.parameters = {core::boolean("bidirectional", "ring links carry traffic both ways; false: one way only, i to i+1")
+                                   .fallback("true")},
+                .make = [](const core::View& t, const TopologyContext& c) {
+                  return build_ring(c.workers, read_link(t.at("link")), t.text("bidirectional", "true") == "true");
+                },
+                .check = {},
+                .example = "{kind: ring, bidirectional: false}"});
 }
 
 }  // namespace dtsim::topologies

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/scenario/scenario.hpp"
+#include "topologies/topology_plugin.hpp"
 #include "sim/topology/topology_graph.hpp"
 
 namespace dtsim::topologies {
@@ -12,6 +12,6 @@ namespace dtsim::topologies {
 ///
 /// Two workers share one link; one worker has none. Not `bidirectional`: the links are one-way, i to i+1,
 /// so traffic only goes round one way (two workers then have a link each way).
-topology::TopologyGraph build_ring(int workers, const scenario::LinkSpec& link, bool bidirectional = true);
+topology::TopologyGraph build_ring(int workers, const LinkSpec& link, bool bidirectional = true);
 
 }  // namespace dtsim::topologies

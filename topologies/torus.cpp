@@ -7,7 +7,7 @@
 
 namespace dtsim::topologies {
 
-topology::TopologyGraph build_torus(const std::vector<int>& dimensions, const scenario::LinkSpec& link) {
+topology::TopologyGraph build_torus(const std::vector<int>& dimensions, const LinkSpec& link) {
   const int workers = std::accumulate(dimensions.begin(), dimensions.end(), 1, std::multiplies<>());
   topology::TopologyGraph graph;
   for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
@@ -26,6 +26,35 @@ topology::TopologyGraph build_torus(const std::vector<int>& dimensions, const sc
     stride *= size;
   }
   return graph;
+}
+
+void register_torus(TopologyRegistry& registry) {
+  registry.add(
+      "torus", "2D or 3D torus, wrapping around in every dimension",
+      {.parameters = {core::list_of("dimensions", "size of each torus dimension (2 or 3 of them)",
+                                    core::integer("[]", 2, 4096, "workers along one dimension"))
+                          .require()},
+       .make = [](const core::View& t, const TopologyContext&) {
+         std::vector<int> dimensions;
+         for (const core::ConfigNode& d : t.at("dimensions").node()->items) {
+           dimensions.push_back(static_cast<int>(core::parse_integer(d.scalar).value_or(2)));
+         }
+         return build_torus(dimensions, read_link(t.at("link")));
+       },
+       .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
+         const core::ConfigNode* dims = t.at("dimensions").node();
+         if (dims == nullptr) return;
+         std::int64_t product = 1;
+         for (const auto& d : dims->items) product *= core::parse_integer(d.scalar).value_or(1);
+         if (dims->items.size() < 2 || dims->items.size() > 3) {
+           sink.error(dims->where, "topology.dimensions",
+                      fmt::format("a torus has 2 or 3 dimensions, got {}", dims->items.size()));
+         } else if (product != c.workers) {
+           sink.error(dims->where, "topology.dimensions",
+                      fmt::format("the torus holds {} workers but cluster.workers is {}", product, c.workers));
+         }
+       },
+       .example = "{kind: torus, dimensions: [2, 4]}"});
 }
 
 }  // namespace dtsim::topologies

@@ -4,7 +4,7 @@
 
 namespace dtsim::topologies {
 
-topology::TopologyGraph build_tree(int workers, int arity, const scenario::LinkSpec& link) {
+topology::TopologyGraph build_tree(int workers, int arity, const LinkSpec& link) {
   topology::TopologyGraph graph;
   for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
   std::vector<topology::NodeId> level(graph.workers().begin(), graph.workers().end());
@@ -21,6 +21,16 @@ topology::TopologyGraph build_tree(int workers, int arity, const scenario::LinkS
     level = std::move(parents);
   }
   return graph;
+}
+
+void register_tree(TopologyRegistry& registry) {
+  registry.add("tree", "k-ary tree of switches with workers at the leaves",
+               {.parameters = {arity_parameter()},
+                .make = [](const core::View& t, const TopologyContext& c) {
+                  return build_tree(c.workers, static_cast<int>(t.integer("arity").value_or(2)), read_link(t.at("link")));
+                },
+                .check = {},
+                .example = "{kind: tree, arity: 4}"});
 }
 
 }  // namespace dtsim::topologies

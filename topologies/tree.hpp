@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/scenario/scenario.hpp"
+#include "topologies/topology_plugin.hpp"
 #include "sim/topology/topology_graph.hpp"
 
 namespace dtsim::topologies {
@@ -15,6 +15,6 @@ namespace dtsim::topologies {
 ///  worker-0 worker-1 worker-2 worker-3
 ///
 /// Every link is `link`. A single worker has no switch and no link.
-topology::TopologyGraph build_tree(int workers, int arity, const scenario::LinkSpec& link);
+topology::TopologyGraph build_tree(int workers, int arity, const LinkSpec& link);
 
 }  // namespace dtsim::topologies

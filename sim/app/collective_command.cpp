@@ -2,6 +2,7 @@
 
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/collective_run.hpp"
+#include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
@@ -78,6 +79,29 @@ std::vector<int> parse_dimensions(const std::string& text) {
   }
 }
 
+void set_scalar(core::ConfigNode& map, const std::string& key, std::string text) {
+  map.set(key, core::ConfigNode::make_scalar(std::move(text), {}), {});
+}
+
+/// The `topology` section the options describe, as a scenario file would give it.
+core::ConfigNode topology_section(const CollectiveOptions& options, const std::vector<int>& dimensions) {
+  core::ConfigNode section = core::ConfigNode::make_map({});
+  set_scalar(section, "kind", options.topology);
+  core::ConfigNode link = core::ConfigNode::make_map({});
+  set_scalar(link, "bandwidth", options.bandwidth);
+  set_scalar(link, "latency", options.latency);
+  section.set("link", link, {});
+  set_scalar(section, "arity", std::to_string(options.arity));
+  set_scalar(section, "oversubscription", fmt::format("{}", options.oversubscription));
+  set_scalar(section, "degree", std::to_string(options.degree));
+  set_scalar(section, "bidirectional", options.unidirectional ? "false" : "true");
+  core::ConfigNode sizes;
+  sizes.kind = core::ConfigNode::Kind::List;
+  for (const int d : dimensions) sizes.items.push_back(core::ConfigNode::make_scalar(std::to_string(d), {}));
+  section.set("dimensions", sizes, {});
+  return section;
+}
+
 scenario::Scenario from_options(const CollectiveOptions& options) {
   scenario::Scenario s;
   if (options.scenario) {
@@ -90,24 +114,20 @@ scenario::Scenario from_options(const CollectiveOptions& options) {
   s.topology.link = {parse_option("--bandwidth", options.bandwidth, core::parse_bandwidth),
                      parse_option("--latency", options.latency, core::parse_duration)};
   if (s.topology.link.bandwidth.value() <= 0.0) usage_error("--bandwidth", "must be greater than zero");
-  s.topology.server_link = s.topology.link;
-  s.topology.arity = options.arity;
-  s.topology.oversubscription = options.oversubscription;
-  s.topology.degree = options.degree;
   if (options.unidirectional && options.topology != "ring") {
     usage_error("--unidirectional", fmt::format("applies to a ring only, and the topology is '{}'", options.topology));
   }
-  s.topology.bidirectional = !options.unidirectional;
   if (options.network_model == "tcp") {
     s.topology.network_model = scenario::NetworkModel::Tcp;
   } else if (options.network_model != "alpha_beta") {
     usage_error("--network-model", fmt::format("unknown network model '{}'", options.network_model),
                 "valid network model names: alpha_beta, tcp");
   }
+  std::vector<int> dimensions;
   if (options.topology == "torus") {
-    s.topology.dimensions = parse_dimensions(options.dimensions);
+    dimensions = parse_dimensions(options.dimensions);
     int product = 1;
-    for (const int d : s.topology.dimensions) product *= d;
+    for (const int d : dimensions) product *= d;
     if (!options.ranks) s.cluster.workers = product;
     if (product != s.cluster.workers) {
       usage_error("--dimensions", fmt::format("the torus holds {} ranks but --ranks is {}", product, s.cluster.workers));
@@ -118,6 +138,7 @@ scenario::Scenario from_options(const CollectiveOptions& options) {
     usage_error("--degree", fmt::format("a random regular graph on {} ranks needs an even ranks x degree and "
                                         "1 <= degree < ranks, got {}", s.cluster.workers, options.degree));
   }
+  s.topology.section = topology_section(options, dimensions);
   return s;
 }
 
@@ -172,7 +193,7 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     usage_error("--topology", fmt::format("unknown or unsupported topology '{}'", s.topology.kind.value),
                 fmt::format("valid: {}", core::join_names(registries.topologies.names())));
   }
-  const topology::TopologyGraph graph = registries.topologies.find(s.topology.kind.value).factory(s);
+  const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
   // The hierarchical allreduce on a flat topology would be the ring allreduce under another name.
   const std::span<const int> machines = graph.worker_machines();
   const bool flat = std::set<int>(machines.begin(), machines.end()).size() == machines.size();

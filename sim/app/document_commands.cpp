@@ -2,6 +2,7 @@
 
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/scenario/config_yaml.hpp"
+#include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/json_schema.hpp"
 #include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_reader.hpp"
@@ -62,7 +63,7 @@ std::string explain_command(const std::filesystem::path& file, const Registries&
   if (document.points.size() > 1) header += fmt::format("# the sweep below makes {} runs\n", document.points.size());
   std::string footer;
   for (const auto& point : document.points) {
-    const auto graph = registries.topologies.find(point.topology.kind.value).factory(point);
+    const auto graph = scenario::build_topology(point, registries.topologies);
     const std::string label = point.sweep_point.empty() ? "" : point.sweep_point + ": ";
     footer += fmt::format("# {}{}\n", label, describe_topology(point.topology.kind.value, topology::compute_statistics(graph)));
   }

@@ -32,7 +32,9 @@ std::string described_section(const std::string& title, const Registry& registry
     const auto& entry = registry.find(name);
     out += fmt::format("  {:<24} {}\n", name, entry.description);
     for (const scenario::SchemaNode& parameter : entry.factory.parameters) {
-      const std::string given = parameter.required ? "required" : "default " + parameter.default_value;
+      const std::string given = parameter.required                ? "required"
+                                : parameter.default_value.empty() ? "optional"
+                                                                  : "default " + parameter.default_value;
       out += fmt::format("    {:<22} {}; {}: {}\n", parameter.key, scenario::expected_value(parameter), given,
                          parameter.description);
     }
@@ -88,7 +90,8 @@ std::string list_command(const Registries& registries, const std::string& topic)
   if (topic.empty() || topic == "devices") sections.push_back(device_section());
   if (topic.empty() || topic == "nodes") sections.push_back(node_section());
   if (topic.empty() || topic == "topologies") {
-    sections.push_back(plugin_section("topologies (topology.kind)", registries.topologies, "topology.kind"));
+    sections.push_back(described_section("topologies (topology.kind), with their own keys under topology:",
+                                         registries.topologies, "topology"));
   }
   if (topic.empty() || topic == "collectives") {
     sections.push_back(plugin_section("allreduce algorithms (training.architecture.algorithm, dtsim collective --op allreduce)",

@@ -5,7 +5,7 @@
 #include "models/optimizer.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/sync/sync_strategy.hpp"
-#include "topologies/topology_registry.hpp"
+#include "topologies/topology_plugin.hpp"
 
 #include <string>
 #include <vector>

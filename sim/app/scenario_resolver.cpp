@@ -2,6 +2,7 @@
 
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/platform_spec.hpp"
+#include "sim/scenario/scenario_builder.hpp"
 
 #include "sim/app/compute_backend.hpp"
 #include "sim/app/failure_checks.hpp"
@@ -112,7 +113,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   core::DiagnosticSink sink;
   // The schema has already rejected names this version does not simulate, so a failed lookup here is
   // a registry out of step with the schema: an internal error, caught by the registries' test.
-  Prepared prepared{.graph = registries.topologies.find(s.topology.kind.value).factory(s),
+  Prepared prepared{.graph = scenario::build_topology(s, registries.topologies),
                     .strategy = make_strategy(s, registries),
                     .data = {},
                     .model = nullptr};

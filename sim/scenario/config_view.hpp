@@ -1,64 +1,14 @@
 #pragma once
-// Read access to a validated scenario document, for the readers that turn it into Scenario structs.
+// Read access to a validated scenario document (sim/core/config_view.hpp), for the readers that turn it
+// into Scenario structs.
 
+#include "sim/core/config_view.hpp"
 #include "sim/scenario/config_node.hpp"
 #include "sim/scenario/scenario.hpp"
 
-#include <optional>
-#include <string>
-#include <string_view>
-
 namespace dtsim::scenario {
 
-/// Read access to a validated mapping: every value has already been checked, so conversions succeed.
-class View {
- public:
-  View(const ConfigNode* node, std::string path) : node_(node), path_(std::move(path)) {}
-
-  [[nodiscard]] bool has(std::string_view key) const { return node_ != nullptr && node_->find(key) != nullptr; }
-  [[nodiscard]] View at(const std::string& key) const {
-    return {node_ == nullptr ? nullptr : node_->find(key), path_.empty() ? key : path_ + "." + key};
-  }
-  /// Present and written by the user, not filled in from a default.
-  [[nodiscard]] bool written(std::string_view key) const { return has(key) && !node_->find(key)->defaulted; }
-  [[nodiscard]] const ConfigNode* node() const { return node_; }
-  [[nodiscard]] const std::string& path() const { return path_; }
-  [[nodiscard]] core::SourcePosition where() const { return node_ == nullptr ? core::SourcePosition{} : node_->where; }
-  [[nodiscard]] std::string text(const std::string& key, const std::string& fallback = {}) const {
-    return has(key) ? node_->find(key)->scalar : fallback;
-  }
-  [[nodiscard]] std::optional<std::int64_t> integer(const std::string& key) const {
-    return has(key) ? parse_integer(node_->find(key)->scalar) : std::nullopt;
-  }
-  [[nodiscard]] std::optional<double> number(const std::string& key) const {
-    return has(key) ? parse_number(node_->find(key)->scalar) : std::nullopt;
-  }
-  template <class Q>
-  [[nodiscard]] std::optional<Q> quantity(const std::string& key, Q (*parse)(std::string_view)) const {
-    return has(key) ? std::optional<Q>(parse(node_->find(key)->scalar)) : std::nullopt;
-  }
-  [[nodiscard]] Located<std::string> located(const std::string& key) const {
-    const ConfigNode* value = node_ == nullptr ? nullptr : node_->find(key);
-    if (value == nullptr) return {std::string{}, where()};
-    return {value->scalar, value->where};
-  }
-  [[nodiscard]] core::SourcePosition where(const std::string& key) const {
-    const ConfigNode* value = node_ == nullptr ? nullptr : node_->find(key);
-    return value == nullptr ? where() : value->where;
-  }
-  [[nodiscard]] core::SourcePosition key_where(const std::string& key) const {
-    const ConfigEntry* entry = node_ == nullptr ? nullptr : node_->find_entry(key);
-    return entry == nullptr ? where() : entry->key_where;
-  }
-
- private:
-  const ConfigNode* node_;
-  std::string path_;
-};
-
-/// A `{bandwidth, latency}` mapping.
-inline LinkSpec read_link(const View& link) {
-  return LinkSpec{*link.quantity("bandwidth", core::parse_bandwidth), *link.quantity("latency", core::parse_duration)};
-}
+using core::View;
+using topologies::read_link;
 
 }  // namespace dtsim::scenario

@@ -22,4 +22,9 @@ const models::OptimizerRegistry& builtin_optimizers() {
   return registry;
 }
 
+const topologies::TopologyRegistry& builtin_topologies() {
+  static const auto registry = filled<topologies::TopologyRegistry>("topology", topologies::register_builtin_topologies);
+  return registry;
+}
+
 }  // namespace dtsim::scenario

@@ -8,6 +8,7 @@
 #include "sim/core/registry.hpp"
 #include "sim/scenario/schema_names.hpp"
 #include "sim/sync/sync_strategy.hpp"
+#include "topologies/topology_plugin.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -17,9 +18,10 @@
 
 namespace dtsim::scenario {
 
-/// The built-in sync strategies and optimizers, registered once: the scenario format is generated from them.
+/// The built-in plug-ins, registered once: the scenario format is generated from them.
 const sync::SyncRegistry& builtin_sync_strategies();
 const models::OptimizerRegistry& builtin_optimizers();
+const topologies::TopologyRegistry& builtin_topologies();
 
 /// The values of the parameters `declared` from the validated mapping `section`, each with its position.
 template <class View>

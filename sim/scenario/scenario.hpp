@@ -3,8 +3,10 @@
 
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/parameter_values.hpp"
-#include "sim/scenario/config_node.hpp"
+#include "sim/core/config_view.hpp"
 #include "sim/core/units.hpp"
+#include "sim/scenario/config_node.hpp"
+#include "topologies/topology_plugin.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -14,13 +16,7 @@
 
 namespace dtsim::scenario {
 
-/// A value named by the user together with where it was written, so later stages (registry lookups,
-/// cross-checks against the topology) can still point at the line.
-template <class T>
-struct Located {
-  T value{};
-  core::SourcePosition where;
-};
+using core::Located;
 
 /// How fast one device computes: a step of F FLOPs takes F / (peak_flops * efficiency) seconds.
 struct DeviceProfile {
@@ -38,18 +34,8 @@ struct DeviceProfile {
   std::optional<core::Watts> busy_power;
 };
 
-/// A full-duplex link: each direction has this bandwidth and latency.
-struct LinkSpec {
-  core::BytesPerSecond bandwidth;
-  core::Seconds latency;
-};
-
-/// How the devices inside a node are joined.
-enum class IntraNode {
-  AllToAll,  ///< a link between every pair of devices
-  Switch,    ///< each device linked to one switch of the node (NVSwitch)
-  CubeMesh,  ///< 8 devices: two fully linked quads, device i linked to i + 4 (DGX-1's hybrid cube-mesh)
-};
+using topologies::IntraNode;
+using topologies::LinkSpec;
 
 /// `count` nodes of one type from `cluster.nodes`, with the type's figures resolved.
 struct NodeGroup {
@@ -130,36 +116,12 @@ enum class NetworkModel {
   Tcp,        ///< SimGrid's calibrated TCP model (latency x13.01, bandwidth x0.97, window bound)
 };
 
-enum class CustomNodeKind { Worker, Server, Switch };
-
-struct CustomNode {
-  std::string name;
-  CustomNodeKind kind = CustomNodeKind::Worker;
-};
-
-/// A link of a `custom` topology between two declared nodes, with its link class resolved.
-struct CustomLink {
-  std::string from;
-  std::string to;
-  LinkSpec link;
-  std::string link_class;  ///< its key in topology.link_classes; empty for topology.link
-};
-
 struct TopologySpec {
   Located<std::string> kind;
   LinkSpec link;
-  /// Link from the switch to each server (parameter_server only); equals `link` unless set.
-  LinkSpec server_link;
   NetworkModel network_model = NetworkModel::AlphaBeta;
-  int arity = 2;                 ///< tree: children per switch; fat_tree: workers per leaf switch
-  double oversubscription = 1.0; ///< fat_tree: leaf downlink / uplink capacity
-  int degree = 0;                ///< random_regular: links per worker
-  std::vector<int> dimensions;   ///< torus: workers along each dimension
-  std::vector<CustomNode> nodes; ///< custom: in declaration order (workers get ranks in this order)
-  std::vector<CustomLink> links; ///< custom
-  bool bidirectional = true;       ///< ring: full-duplex links; false: one-way links i -> i+1
-  std::string fabric = "fat_tree"; ///< hierarchical: the topology joining the NICs
-  bool nic_per_device = false;     ///< hierarchical: a NIC per device rather than per node
+  /// The validated `topology` mapping, defaults filled in: the chosen topology reads its own keys from it.
+  ConfigNode section;
 };
 
 struct ModelSpec {

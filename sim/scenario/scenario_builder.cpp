@@ -22,75 +22,25 @@
 namespace dtsim::scenario {
 namespace {
 
-void read_topology_parameters(const View& topology, int workers, TopologySpec& out, core::DiagnosticSink& sink) {
-  out.arity = static_cast<int>(topology.integer("arity").value_or(2));
-  out.oversubscription = topology.number("oversubscription").value_or(1.0);
-  out.degree = static_cast<int>(topology.integer("degree").value_or(0));
-  if (const ConfigNode* dims = topology.at("dimensions").node()) {
-    for (const auto& d : dims->items) out.dimensions.push_back(static_cast<int>(parse_integer(d.scalar).value_or(2)));
-  }
-  if (topology.text("kind") == "random_regular") {
-    if (out.degree >= workers) {
-      sink.error(topology.where("degree"), "topology.degree",
-                 fmt::format("a worker can have at most {} links to the other {} workers, got {}", workers - 1,
-                             workers - 1, out.degree),
-                 "lower topology.degree or raise cluster.workers");
-    } else if ((static_cast<std::int64_t>(workers) * out.degree) % 2 != 0) {
-      sink.error(topology.where("degree"), "topology.degree",
-                 fmt::format("{} workers with {} links each would leave one link end unpaired", workers, out.degree),
-                 "make cluster.workers or topology.degree even");
-    }
-  }
-  const ConfigNode* nodes = topology.at("nodes").node();
-  if (nodes == nullptr) return;
-  int declared_workers = 0;
-  for (const auto& item : nodes->items) {
-    const std::string kind = item.find("kind") != nullptr ? item.find("kind")->scalar : "worker";
-    const CustomNodeKind node_kind = kind == "server"   ? CustomNodeKind::Server
-                                     : kind == "switch" ? CustomNodeKind::Switch
-                                                        : CustomNodeKind::Worker;
-    declared_workers += node_kind == CustomNodeKind::Worker ? 1 : 0;
-    out.nodes.push_back(CustomNode{item.find("name")->scalar, node_kind});
-  }
-  if (declared_workers != workers) {
-    sink.error(topology.key_where("nodes"), "topology.nodes",
-               fmt::format("declares {} worker node{} but cluster.workers is {}", declared_workers,
-                           declared_workers == 1 ? "" : "s", workers),
-               "declare one node of kind worker per worker");
-  }
-  const View classes = topology.at("link_classes");
-  if (const ConfigNode* links = topology.at("links").node()) {
-    for (std::size_t i = 0; i < links->items.size(); ++i) {
-      const View link(&links->items[i], "");
-      const View link_class = classes.at(link.text("class"));
-      out.links.push_back(CustomLink{link.text("from"), link.text("to"),
-                                     link_class.node() != nullptr ? read_link(link_class) : out.link,
-                                     link_class.node() != nullptr ? link.text("class") : ""});
-    }
-  }
-}
-
-/// `cluster.nodes` and `topology.kind: hierarchical` need each other; per-device NICs need switches.
-void check_hierarchy(const View& root, const Scenario& s, core::DiagnosticSink& sink) {
+/// Multi-device nodes need a topology that places workers on them; the hierarchical allreduce needs nodes
+/// that the workers fill evenly.
+void check_hierarchy(const View& root, const Scenario& s, const topologies::TopologyPlugin& topology,
+                     core::DiagnosticSink& sink) {
   const View cluster = root.at("cluster");
-  const View topology = root.at("topology");
-  const bool hierarchical = s.topology.kind.value == "hierarchical";
   const bool has_nodes = cluster.has("nodes");
-  if (hierarchical && !has_nodes) {
-    sink.error(topology.where("kind"), "topology.kind",
-               "a hierarchical topology needs multi-device nodes: declare cluster.node_types and cluster.nodes",
-               "node_types: {dgx: {devices: 8, intra_link: {bandwidth: 300GBps, latency: 1us}}}, nodes: [{type: dgx, "
-               "count: 4}]");
-  }
-  if (!hierarchical && has_nodes) {
+  if (!topology.places_nodes && has_nodes) {
+    std::vector<std::string> placing;
+    for (const std::string& name : builtin_topologies().registration_order()) {
+      if (builtin_topologies().find(name).factory.places_nodes) placing.push_back(name);
+    }
     sink.error(cluster.key_where("nodes"), "cluster.nodes",
-               fmt::format("multi-device nodes are simulated by topology.kind: hierarchical only, and the kind is '{}'",
-                           s.topology.kind.value),
-               fmt::format("use kind: hierarchical with fabric: {}, or remove cluster.nodes", s.topology.kind.value));
+               fmt::format("multi-device nodes are simulated by topology.kind: {} only, and the kind is '{}'",
+                           core::join_names(placing), s.topology.kind.value),
+               fmt::format("use kind: {} with fabric: {}, or remove cluster.nodes", placing.front(), s.topology.kind.value));
   }
   const View architecture = root.at("training").at("architecture");
   if (architecture.text("algorithm") == "hierarchical") {
-    if (!hierarchical) {
+    if (!has_nodes) {
       sink.error(architecture.where("algorithm"), "training.architecture.algorithm",
                  "the hierarchical allreduce needs multi-device nodes, and the topology is flat",
                  "use topology.kind: hierarchical with cluster.nodes, or another algorithm");
@@ -110,16 +60,6 @@ void check_hierarchy(const View& root, const Scenario& s, core::DiagnosticSink& 
                                "fill the nodes unevenly", s.cluster.workers),
                    "make cluster.workers a multiple of the devices per node, with nodes of one size");
       }
-    }
-  }
-  if (hierarchical && s.topology.nic_per_device) {
-    const std::vector<std::string> switched{"tree", "fat_tree", "parameter_server"};
-    if (std::find(switched.begin(), switched.end(), s.topology.fabric) == switched.end()) {
-      sink.error(topology.where("nic"), "topology.nic",
-                 fmt::format("per-device NICs on a {} fabric would link devices of one node both inside the node and "
-                             "through the fabric, and their traffic could leave the node",
-                             s.topology.fabric),
-                 "use fabric: fat_tree, tree or parameter_server, or nic: per_node");
     }
   }
 }
@@ -154,76 +94,6 @@ int total_devices(const View& cluster, core::DiagnosticSink& sink) {
   }
   if (!complete) return -1;
   return static_cast<int>(std::min<std::int64_t>(devices, 1'000'000'000));
-}
-
-void check_custom_topology(const View& topology, core::DiagnosticSink& sink) {
-  const ConfigNode* nodes = topology.at("nodes").node();
-  const ConfigNode* links = topology.at("links").node();
-  if (topology.text("kind") != "custom") return;
-  if (nodes == nullptr || nodes->items.empty()) {
-    sink.error(topology.where(), "topology.nodes", "a custom topology needs a list of nodes",
-               "nodes: [{name: w0}, {name: w1}]");
-    return;
-  }
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < nodes->items.size(); ++i) {
-    const View node(&nodes->items[i], fmt::format("topology.nodes[{}]", i));
-    if (!index.emplace(node.text("name"), i).second) {
-      sink.error(node.where("name"), node.path() + ".name", fmt::format("node '{}' is declared twice", node.text("name")),
-                 "node names must be unique");
-    }
-  }
-  std::vector<std::size_t> rank(nodes->items.size());
-  std::vector<std::size_t> parent(nodes->items.size());
-  boost::disjoint_sets<std::size_t*, std::size_t*> components(rank.data(), parent.data());
-  for (std::size_t i = 0; i < nodes->items.size(); ++i) components.make_set(i);
-  std::vector<std::string> names;
-  names.reserve(index.size());
-  for (const auto& [name, i] : index) names.push_back(name);
-  const View classes = topology.at("link_classes");
-  const std::size_t errors_before = sink.size();
-  for (std::size_t i = 0; links != nullptr && i < links->items.size(); ++i) {
-    const View link(&links->items[i], fmt::format("topology.links[{}]", i));
-    std::vector<std::size_t> ends;
-    for (const std::string end : {"from", "to"}) {
-      const auto it = index.find(link.text(end));
-      if (it != index.end()) {
-        ends.push_back(it->second);
-        continue;
-      }
-      std::string hint = fmt::format("declared nodes: {}", core::join_names(names));
-      if (const auto closest = core::closest_name(link.text(end), names)) hint = fmt::format("did you mean '{}'?", *closest);
-      sink.error(link.where(end), link.path() + "." + end, fmt::format("no node is named '{}'", link.text(end)), hint);
-    }
-    if (link.has("class") && classes.at(link.text("class")).node() == nullptr) {
-      std::vector<std::string> declared;
-      if (classes.node() != nullptr) {
-        for (const auto& entry : classes.node()->entries) declared.push_back(entry.key);
-      }
-      std::string hint = "declare it under topology.link_classes";
-      if (const auto closest = core::closest_name(link.text("class"), declared)) hint = fmt::format("did you mean '{}'?", *closest);
-      sink.error(link.where("class"), link.path() + ".class", fmt::format("no link class is named '{}'", link.text("class")),
-                 hint);
-    }
-    if (ends.size() == 2) {
-      if (ends[0] == ends[1]) {
-        sink.error(link.where("to"), link.path() + ".to", "a link must join two different nodes");
-      }
-      components.union_set(ends[0], ends[1]);
-    }
-  }
-  if (sink.size() != errors_before) return;
-  std::vector<std::string> unreachable;
-  const std::size_t first = components.find_set(0);
-  for (std::size_t i = 1; i < nodes->items.size(); ++i) {
-    if (components.find_set(i) != first) unreachable.push_back(nodes->items[i].find("name")->scalar);
-  }
-  if (!unreachable.empty()) {
-    sink.error(topology.key_where("links"), "topology.links",
-               fmt::format("the topology is disconnected: {} cannot reach {}", core::join_names(unreachable),
-                           nodes->items[0].find("name")->scalar),
-               "add links so that every node can reach every other");
-  }
 }
 
 /// Per worker: the product of the fixed slowdowns of the straggler rules that name it (or name no one).
@@ -383,24 +253,15 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
 
   const View topology = root.at("topology");
   s.topology.kind = topology.located("kind");
-  s.topology.fabric = topology.text("fabric", "fat_tree");
-  s.topology.bidirectional = topology.text("bidirectional", "true") == "true";
-  s.topology.nic_per_device = topology.text("nic") == "per_device";
-  check_hierarchy(root, s, sink);
   s.topology.link = read_link(topology.at("link"));
-  s.topology.server_link = topology.has("server_link") ? read_link(topology.at("server_link")) : s.topology.link;
   s.topology.network_model = topology.text("network_model") == "tcp" ? NetworkModel::Tcp : NetworkModel::AlphaBeta;
-  check_custom_topology(topology, sink);
-  read_topology_parameters(topology, s.cluster.workers, s.topology, sink);
-  if (const ConfigNode* dims = topology.at("dimensions").node()) {
-    std::int64_t product = 1;
-    for (const auto& d : dims->items) product *= parse_integer(d.scalar).value_or(1);
-    if (dims->items.size() < 2 || dims->items.size() > 3) {
-      sink.error(dims->where, "topology.dimensions", fmt::format("a torus has 2 or 3 dimensions, got {}", dims->items.size()));
-    } else if (product != s.cluster.workers) {
-      sink.error(dims->where, "topology.dimensions",
-                 fmt::format("the torus holds {} workers but cluster.workers is {}", product, s.cluster.workers));
-    }
+  s.topology.section = *topology.node();
+  const topologies::TopologyPlugin& plugin = builtin_topologies().find(s.topology.kind.value).factory;
+  check_hierarchy(root, s, plugin, sink);
+  if (plugin.check) {
+    topologies::TopologyContext context = topology_context(s);
+    context.nodes_declared = root.at("cluster").has("nodes");
+    plugin.check(topology, context, sink);
   }
 
   s.model.kind = root.at("model").located("kind");
@@ -470,6 +331,23 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.target_loss = root.at("outputs").number("target_loss");
   s.target_loss_at = root.at("outputs").where("target_loss");
   return s;
+}
+
+topologies::TopologyContext topology_context(const Scenario& s) {
+  topologies::TopologyContext context;
+  context.workers = s.cluster.workers;
+  context.seed = s.seed;
+  context.servers = has_servers(s.training.architecture) ? s.training.shards : 1;
+  context.nodes_declared = !s.cluster.nodes.empty();
+  for (const NodeGroup& group : s.cluster.nodes) {
+    context.nodes.push_back({group.count, group.devices, group.intra_link, group.intra});
+  }
+  return context;
+}
+
+topology::TopologyGraph build_topology(const Scenario& s, const topologies::TopologyRegistry& registry) {
+  return topologies::build_topology(registry, s.topology.kind.value, View(&s.topology.section, "topology"),
+                                    topology_context(s));
 }
 
 std::string_view to_string(NetworkModel model) { return model == NetworkModel::AlphaBeta ? "alpha_beta" : "tcp"; }

@@ -15,4 +15,10 @@ namespace dtsim::scenario {
 Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
                         core::DiagnosticSink& sink);
 
+/// What `s`'s topology is built for besides its section: workers, seed, servers and nodes.
+topologies::TopologyContext topology_context(const Scenario& s);
+
+/// `s`'s network graph, built by its topology's entry in `registry`.
+topology::TopologyGraph build_topology(const Scenario& s, const topologies::TopologyRegistry& registry);
+
 }  // namespace dtsim::scenario

@@ -19,16 +19,7 @@ const std::vector<std::string> kSyntheticData{"synthetic_classification", "gauss
 const std::vector<std::string> kTextData{"kjv", "text", "zipf_text"};
 
 SchemaNode link(std::string key, std::string description) {
-  return map_of(std::move(key), std::move(description),
-                {
-                    quantity("bandwidth", Unit::Bandwidth, "bandwidth of each direction").require().exclusive_min()
-                        .for_example("\"10Gbps\""),
-                    quantity("latency", Unit::Duration, "one-way latency").require().for_example("\"5us\""),
-                    choice_of("sharing", "link sharing", "how flows crossing the link share it",
-                              {{"shared", "each direction is shared fairly by the flows crossing it"},
-                               {"fatpipe", "every flow gets the full bandwidth (a non-blocking switch)", true}})
-                        .fallback("shared"),
-                });
+  return topologies::link_schema(std::move(key), std::move(description));
 }
 
 std::vector<SchemaNode> device_fields() {
@@ -106,82 +97,15 @@ SchemaNode cluster() {
 }
 
 SchemaNode topology() {
-  const std::vector<std::string> trees{"tree", "fat_tree"};
-  return map_of(
-      "topology", "how the workers are connected",
-      {
-          choice_of("kind", "topology", "the shape of the network",
-                    {
-                        {"ring", "workers in a ring, each linked to the next"},
-                        {"parameter_server", "workers and parameter servers around one switch (a star)"},
-                        {"tree", "k-ary tree of switches with workers at the leaves"},
-                        {"fat_tree", "two-level leaf-spine fat tree with optional oversubscription"},
-                        {"mesh", "every worker linked to every other"},
-                        {"random_regular", "seeded random graph in which every worker has `degree` links"},
-                        {"torus", "2D or 3D torus, wrapping around in every dimension"},
-                        {"hierarchical", "multi-device nodes (`cluster.nodes`) joined by a fabric"},
-                        {"custom", "explicit `nodes` and `links`"},
-                    })
-              .require(),
-          link("link", "the link class of every worker link").require(),
-          link("server_link", "link from the switch to each server; defaults to `link`")
-              .when("kind", {"parameter_server", "hierarchical"}),
-          choice_of("network_model", "network model", "how SimGrid times messages",
-                    {{"alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
-                     {"tcp", "SimGrid's calibrated TCP model"}})
-              .fallback("alpha_beta"),
-          boolean("bidirectional", "ring links carry traffic both ways; false: one way only, i to i+1")
-              .fallback("true")
-              .when("kind", {"ring"}),
-          integer("arity", 2, 64, "children per switch (tree), workers per leaf switch (fat_tree); for hierarchical, "
-                                  "the fabric's")
-              .fallback("2")
-              .when("kind", {"tree", "fat_tree", "hierarchical"}),
-          number("oversubscription", 1.0, 64.0, "a leaf's downlink capacity over its uplink capacity")
-              .fallback("1")
-              .when("kind", {"fat_tree", "hierarchical"}),
-          integer("degree", 1, 1024, "links per worker").require().when("kind", {"random_regular"}),
-          list_of("dimensions", "size of each torus dimension (2 or 3 of them)",
-                  integer("[]", 2, 4096, "workers along one dimension"))
-              .require()
-              .when("kind", {"torus"}),
-          choice_of("fabric", "topology", "how the NICs are connected, with `link` as the NIC link",
-                    {{"ring", "NICs in a ring"},
-                     {"tree", "k-ary tree of switches"},
-                     {"fat_tree", "leaf-spine fat tree"},
-                     {"parameter_server", "one switch, with the servers behind it"},
-                     {"mesh", "every NIC linked to every other"},
-                     {"torus", "torus of NICs", true}})
-              .fallback("fat_tree")
-              .when("kind", {"hierarchical"}),
-          choice_of("nic", "nic placement", "network interfaces into the fabric",
-                    {{"per_node", "one NIC per node, shared by its devices"},
-                     {"per_device", "one NIC per device (needs a switched fabric: tree, fat_tree, parameter_server)"}})
-              .fallback("per_node")
-              .when("kind", {"hierarchical"}),
-          dictionary_of("link_classes", "named link classes that custom links can refer to",
-                        link("<name>", "one link class"))
-              .when("kind", {"custom"}),
-          list_of("nodes", "the nodes of a custom topology",
-                  map_of("[]", "one node",
-                         {
-                             text("name", "unique node name; workers take ranks in the order listed").require(),
-                             choice_of("kind", "node kind", "what the node is",
-                                       {{"worker", ""}, {"server", ""}, {"switch", ""}})
-                                 .fallback("worker"),
-                         }))
-              .require()
-              .when("kind", {"custom"}),
-          list_of("links", "the links of a custom topology",
-                  map_of("[]", "one link",
-                         {
-                             text("from", "node name").require(),
-                             text("to", "node name").require(),
-                             text("class", "a key of `topology.link_classes`; defaults to `topology.link`"),
-                         }))
-              .require()
-              .when("kind", {"custom"}),
-      });
+  std::vector<SchemaNode> keys = plugin_keys(builtin_topologies(), "kind", "topology", "the shape of the network", "");
+  keys.front().required = true;
+  keys.insert(keys.begin() + 1,
+              {link("link", "the link class of every worker link").require(),
+               choice_of("network_model", "network model", "how SimGrid times messages",
+                         {{"alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
+                          {"tcp", "SimGrid's calibrated TCP model"}})
+                   .fallback("alpha_beta")});
+  return map_of("topology", "how the workers are connected", std::move(keys));
 }
 
 SchemaNode model() {

@@ -3,7 +3,7 @@
 // (explain) and read again, the round trip `dtsim explain` promises.
 
 #include "sim/scenario/config_yaml.hpp"
-#include "sim/scenario/scenario_json.hpp"
+#include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <cstddef>
@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto again = scenario::read_scenario_document_text(explained, "fuzz.yaml", no_files);
     if (again.points.size() != document.points.size()) std::abort();
     for (std::size_t i = 0; i < again.points.size(); ++i) {
-      auto a = scenario::to_json(again.points[i]);
-      auto b = scenario::to_json(document.points[i]);
+      auto a = scenario::resolved_json(again.points[i].resolved);
+      auto b = scenario::resolved_json(document.points[i].resolved);
       if (a != b) std::abort();
     }
   } catch (const core::InputError&) {

@@ -8,7 +8,7 @@
 #include "sim/topology/routing.hpp"
 #include "sim/comm/hierarchical_allreduce.hpp"
 #include "topologies/fat_tree.hpp"
-#include "topologies/hierarchical.hpp"
+#include "sim/scenario/config_loader.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 #include "topologies/tree.hpp"
@@ -20,7 +20,7 @@
 namespace dtsim {
 namespace {
 
-const scenario::LinkSpec kLink{core::parse_bandwidth("10Gbps"), core::parse_duration("5us")};
+const topologies::LinkSpec kLink{core::parse_bandwidth("10Gbps"), core::parse_duration("5us")};
 
 std::vector<std::vector<float>> integer_inputs(int ranks, std::size_t elements) {
   std::vector<std::vector<float>> out(static_cast<std::size_t>(ranks), std::vector<float>(elements));
@@ -247,14 +247,17 @@ INSTANTIATE_TEST_SUITE_P(Shapes, RingContention,
 TEST(HierarchicalAllreduce, MatchesItsTwoLevelClosedForm) {
   constexpr int kPerNode = 4;
   constexpr int kNodes = 4;
-  scenario::Scenario s;
-  s.cluster.workers = kPerNode * kNodes;
-  const scenario::LinkSpec intra{core::parse_bandwidth("300GBps"), core::parse_duration("1us")};
-  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", kNodes, kPerNode, intra, scenario::IntraNode::AllToAll, {}});
-  s.topology.kind.value = "hierarchical";
-  s.topology.fabric = "ring";
-  s.topology.link = kLink;
-  const topology::TopologyGraph graph = topologies::build_hierarchical(s);
+  const topologies::LinkSpec intra{core::parse_bandwidth("300GBps"), core::parse_duration("1us")};
+  core::DiagnosticSink sink;
+  const core::ConfigNode section = scenario::load_config_text(
+      "{kind: hierarchical, fabric: ring, link: {bandwidth: 10Gbps, latency: 5us}}", "topology.yaml", sink);
+  topologies::TopologyRegistry registry("topology");
+  topologies::register_builtin_topologies(registry);
+  topologies::TopologyContext context;
+  context.workers = kPerNode * kNodes;
+  context.nodes = {topologies::NodeShape{kNodes, kPerNode, intra, topologies::IntraNode::AllToAll}};
+  const topology::TopologyGraph graph =
+      topologies::build_topology(registry, "hierarchical", core::View(&section, "topology"), context);
   const auto algorithm = make("allreduce/hierarchical");
   std::vector<runtime::CollectiveCase> cases;
   for (const std::size_t elements : {std::size_t{1} << 18U, std::size_t{1} << 24U}) cases.push_back({algorithm.get(), elements});

@@ -5,7 +5,8 @@
 #include "sim/app/document_commands.hpp"
 #include "sim/app/registries.hpp"
 #include "sim/core/slowdown_distribution.hpp"
-#include "sim/scenario/scenario_json.hpp"
+#include "sim/scenario/resolved_json.hpp"
+#include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/schema_reference.hpp"
@@ -44,9 +45,7 @@ std::string slurp(const std::filesystem::path& path) {
 std::vector<nlohmann::ordered_json> points_json(const scenario::ScenarioDocument& document) {
   std::vector<nlohmann::ordered_json> out;
   for (const auto& point : document.points) {
-    auto json = scenario::to_json(point);
-    json.erase("source");
-    out.push_back(json);
+    out.push_back(scenario::resolved_json(point.resolved));
   }
   return out;
 }
@@ -290,6 +289,45 @@ TEST(Schema, EverySyncStrategyEntryAcceptsItsExampleAndRefusesBadValues) {
       } else if (parameter.kind == scenario::ValueKind::Choice || parameter.kind == scenario::ValueKind::Boolean) {
         const std::string unknown = first_error(with_sync(prefix + "sometimes}"));
         EXPECT_NE(unknown.find(at), std::string::npos) << unknown;
+      }
+    }
+  }
+}
+
+/// kSweepBase with a topology entry's example (and `link`) on its line 3 and the cluster it fits on line 2.
+std::string with_topology(const topologies::TopologyPlugin& entry, const std::string& topology) {
+  const std::string cluster = testing::replace_once(kSweepBase, R"(cluster: {workers: 4, device: {peak_flops: "10TFLOPS"}})",
+                                                    "cluster: " + entry.example_cluster);
+  return testing::replace_once(cluster, R"(topology: {kind: ring, link: {bandwidth: "10Gbps", latency: "5us"}})",
+                               "topology: " + testing::replace_once(topology, "{", "{link: {bandwidth: 10Gbps, latency: 5us}, "));
+}
+
+TEST(Schema, EveryTopologyEntryAcceptsItsExampleAndRefusesBadValues) {
+  const Registries registries = make_builtin_registries();
+  for (const std::string& name : registries.topologies.registration_order()) {
+    SCOPED_TRACE(name);
+    const auto& entry = registries.topologies.find(name).factory;
+    const auto s = scenario::read_scenario_text(with_topology(entry, entry.example), "entry.yaml");
+    EXPECT_EQ(s.topology.kind.value, name);
+    const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
+    EXPECT_EQ(graph.workers().size(), static_cast<std::size_t>(s.cluster.workers));
+    for (const scenario::SchemaNode& parameter : entry.parameters) {
+      SCOPED_TRACE(parameter.key);
+      const std::string prefix = "{kind: " + name + ", " + parameter.key + ": ";
+      std::vector<std::string> bad;
+      if (parameter.kind == scenario::ValueKind::Integer || parameter.kind == scenario::ValueKind::Number) {
+        bad = {"many", "-5", "[1, 2]"};
+      } else if (parameter.kind == scenario::ValueKind::Choice || parameter.kind == scenario::ValueKind::Boolean) {
+        bad = {"sometimes", "[1, 2]"};
+      } else if (parameter.kind == scenario::ValueKind::Map || parameter.kind == scenario::ValueKind::Dictionary) {
+        bad = {"[1, 2]", "{bandwidth: 10 parsecs, latency: 1us}"};
+      } else if (parameter.kind == scenario::ValueKind::List) {
+        bad = {"{a: 1}"};
+      }
+      for (const std::string& value : bad) {
+        const std::string error = first_error(with_topology(entry, prefix + value + "}"));
+        EXPECT_NE(error.find("entry.yaml:3:"), std::string::npos) << value << ": " << error;
+        EXPECT_NE(error.find("topology." + parameter.key), std::string::npos) << value << ": " << error;
       }
     }
   }

@@ -1,3 +1,4 @@
+#include "sim/scenario/config_loader.hpp"
 #include "sim/scenario/node_catalog.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/graph_statistics.hpp"
@@ -19,23 +20,38 @@
 namespace dtsim::topologies {
 namespace {
 
-const scenario::LinkSpec kLink{core::BytesPerSecond(1.25e9), core::Seconds(5e-6)};
+const LinkSpec kLink{core::BytesPerSecond(1.25e9), core::Seconds(5e-6)};
 
-scenario::Scenario hierarchical(int workers, std::string fabric, bool nic_per_device) {
-  scenario::Scenario s;
-  s.cluster.workers = workers;
-  s.cluster.nodes.push_back(scenario::NodeGroup{"quad", 2, 4, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}, scenario::IntraNode::AllToAll, {}});
-  s.cluster.nodes.push_back(scenario::NodeGroup{"pair", 1, 2, {core::BytesPerSecond(300e9), core::Seconds(1e-6)}, scenario::IntraNode::AllToAll, {}});
-  s.topology.kind.value = "hierarchical";
-  s.topology.fabric = std::move(fabric);
-  s.topology.nic_per_device = nic_per_device;
-  s.topology.link = kLink;
-  return s;
+/// A `topology` section written as YAML (a scenario file's, before defaults are filled in).
+core::ConfigNode section(const std::string& yaml) {
+  core::DiagnosticSink sink;
+  core::ConfigNode node = scenario::load_config_text(yaml, "section.yaml", sink);
+  EXPECT_TRUE(sink.empty());
+  return node;
+}
+
+const std::string kLinkYaml = "link: {bandwidth: 10Gbps, latency: 5us}";
+
+/// The hierarchical topology's graph over `nodes`, built through the registry as a run builds it.
+topology::TopologyGraph build_hierarchical_over(int workers, std::vector<NodeShape> nodes, const std::string& keys) {
+  TopologyRegistry registry("topology");
+  register_builtin_topologies(registry);
+  const core::ConfigNode t = section("{kind: hierarchical, " + kLinkYaml + ", " + keys + "}");
+  TopologyContext context;
+  context.workers = workers;
+  context.nodes = std::move(nodes);
+  return build_topology(registry, "hierarchical", core::View(&t, "topology"), context);
+}
+
+topology::TopologyGraph hierarchical(int workers, const std::string& fabric, bool nic_per_device) {
+  const LinkSpec intra{core::BytesPerSecond(300e9), core::Seconds(1e-6)};
+  return build_hierarchical_over(workers, {NodeShape{2, 4, intra, IntraNode::AllToAll}, NodeShape{1, 2, intra, IntraNode::AllToAll}},
+                                 "fabric: " + fabric + (nic_per_device ? ", nic: per_device" : ""));
 }
 
 TEST(HierarchicalBuilder, NodesAllToAllInsideAndANicPerNodeOnTheFabric) {
   // Nodes of 4, 4 and 2 devices; 10 workers fill all three.
-  const auto graph = build_hierarchical(hierarchical(10, "ring", false));
+  const auto graph = (hierarchical(10, "ring", false));
   const auto stats = topology::compute_statistics(graph);
   EXPECT_EQ(stats.workers, 10U);
   EXPECT_EQ(stats.switches, 3U);                         // one NIC per node
@@ -49,7 +65,7 @@ TEST(HierarchicalBuilder, NodesAllToAllInsideAndANicPerNodeOnTheFabric) {
 }
 
 TEST(HierarchicalBuilder, PerDeviceNicsKeepTrafficInsideANodeOnItsOwnLinks) {
-  const auto graph = build_hierarchical(hierarchical(8, "fat_tree", true));  // the first two nodes only
+  const auto graph = (hierarchical(8, "fat_tree", true));  // the first two nodes only
   const topology::RoutingTable routes(graph);
   for (std::size_t a = 0; a < 8; ++a) {
     for (std::size_t b = 0; b < 8; ++b) {
@@ -62,24 +78,18 @@ TEST(HierarchicalBuilder, PerDeviceNicsKeepTrafficInsideANodeOnItsOwnLinks) {
       }
     }
   }
-  EXPECT_THROW(build_hierarchical(hierarchical(11, "ring", false)), std::invalid_argument);
+  EXPECT_THROW((hierarchical(11, "ring", false)), std::invalid_argument);
 }
 
-scenario::Scenario one_node(const scenario::CatalogNode& node) {
-  scenario::Scenario s;
-  s.cluster.workers = node.devices;
-  s.cluster.nodes.push_back(scenario::NodeGroup{node.name, 1, node.devices, node.intra_link, node.intra, {}});
-  s.topology.kind.value = "hierarchical";
-  s.topology.fabric = "ring";
-  s.topology.link = kLink;
-  return s;
+topology::TopologyGraph one_node(const scenario::CatalogNode& node, int count = 1, const std::string& keys = "fabric: ring") {
+  return build_hierarchical_over(node.devices * count, {NodeShape{count, node.devices, node.intra_link, node.intra}}, keys);
 }
 
 // NVSwitch nodes: every device has one link to the node's switch, so any two devices are two hops apart and
 // a device's traffic to all the others shares its one link.
 TEST(HierarchicalBuilder, SwitchNodesLinkEachDeviceToOneSwitch) {
   const scenario::CatalogNode dgx = *scenario::find_builtin_node("dgx_a100");
-  const auto graph = build_hierarchical(one_node(dgx));
+  const auto graph = one_node(dgx);
   const topology::RoutingTable routes(graph);
   for (std::size_t a = 0; a < 8; ++a) {
     for (std::size_t b = a + 1; b < 8; ++b) {
@@ -93,13 +103,7 @@ TEST(HierarchicalBuilder, SwitchNodesLinkEachDeviceToOneSwitch) {
   EXPECT_EQ(topology::compute_statistics(graph).links, 8U);
   // With a NIC per device, a device's NIC hangs off it: traffic between devices of one node still takes the
   // switch, two hops, against four through the fabric.
-  scenario::Scenario two = one_node(dgx);
-  two.cluster.workers = 16;
-  two.cluster.nodes[0].count = 2;
-  two.topology.nic_per_device = true;
-  two.topology.fabric = "fat_tree";
-  two.topology.arity = 4;
-  const auto rails = build_hierarchical(two);
+  const auto rails = one_node(dgx, 2, "nic: per_device, fabric: fat_tree, arity: 4");
   const topology::RoutingTable rail_routes(rails);
   for (std::size_t b = 1; b < 8; ++b) {
     const auto& route = rail_routes.route(rails.workers()[0], rails.workers()[b]);
@@ -116,7 +120,7 @@ TEST(HierarchicalBuilder, SwitchNodesLinkEachDeviceToOneSwitch) {
 // (0 and 5, say) are two hops apart.
 TEST(HierarchicalBuilder, CubeMeshNodesFollowTheDgx1Wiring) {
   const scenario::CatalogNode dgx1 = *scenario::find_builtin_node("dgx1");
-  const auto graph = build_hierarchical(one_node(dgx1));
+  const auto graph = one_node(dgx1);
   const topology::RoutingTable routes(graph);
   for (std::size_t a = 0; a < 8; ++a) {
     double nvlink = 0.0;
@@ -177,7 +181,7 @@ TEST(RingBuilder, TwoWorkersShareOneLinkAndOneHasNone) {
 }
 
 TEST(ParameterServerBuilder, StarThroughOneSwitch) {
-  const scenario::LinkSpec server_link{core::BytesPerSecond(1e10), core::Seconds(1e-6)};
+  const LinkSpec server_link{core::BytesPerSecond(1e10), core::Seconds(1e-6)};
   const auto graph = build_parameter_server(4, 1, kLink, server_link);
   EXPECT_EQ(graph.node_count(), 6U);  // 4 workers, 1 server, 1 switch
   EXPECT_EQ(graph.link_count(), 5U);
@@ -260,14 +264,11 @@ TEST(RandomRegularBuilder, EveryWorkerHasTheDegreeAndTheSeedDecides) {
 }
 
 TEST(CustomBuilder, DeclaredNodesAndLinksWithTheirClasses) {
-  scenario::TopologySpec spec;
-  spec.nodes = {{"a", scenario::CustomNodeKind::Worker},
-                {"hub", scenario::CustomNodeKind::Switch},
-                {"b", scenario::CustomNodeKind::Worker},
-                {"ps", scenario::CustomNodeKind::Server}};
-  const scenario::LinkSpec fast{core::BytesPerSecond(1e10), core::Seconds(1e-6)};
-  spec.links = {{"a", "hub", kLink, ""}, {"b", "hub", kLink, ""}, {"ps", "hub", fast, "fast"}};
-  const auto graph = build_custom(spec);
+  const core::ConfigNode t = section(
+      "{kind: custom, link: {bandwidth: 10Gbps, latency: 5us}, link_classes: {fast: {bandwidth: 80Gbps, latency: 1us}},"
+      " nodes: [{name: a}, {name: hub, kind: switch}, {name: b, kind: worker}, {name: ps, kind: server}],"
+      " links: [{from: a, to: hub}, {from: b, to: hub}, {from: ps, to: hub, class: fast}]}");
+  const auto graph = build_custom(core::View(&t, "topology"));
   ASSERT_EQ(graph.workers().size(), 2U);
   EXPECT_EQ(graph.node(graph.workers()[1]).name, "b");
   ASSERT_EQ(graph.servers().size(), 1U);

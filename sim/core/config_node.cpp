@@ -1,4 +1,4 @@
-#include "sim/scenario/config_node.hpp"
+#include "sim/core/config_node.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <utility>
 
-namespace dtsim::scenario {
+namespace dtsim::core {
 
-ConfigNode ConfigNode::make_scalar(std::string text, core::SourcePosition where) {
+ConfigNode ConfigNode::make_scalar(std::string text, SourcePosition where) {
   ConfigNode node;
   node.kind = Kind::Scalar;
   node.scalar = std::move(text);
@@ -17,7 +17,7 @@ ConfigNode ConfigNode::make_scalar(std::string text, core::SourcePosition where)
   return node;
 }
 
-ConfigNode ConfigNode::make_map(core::SourcePosition where) {
+ConfigNode ConfigNode::make_map(SourcePosition where) {
   ConfigNode node;
   node.kind = Kind::Map;
   node.where = std::move(where);
@@ -38,7 +38,7 @@ ConfigNode* ConfigNode::find(std::string_view key) {
   return const_cast<ConfigNode*>(std::as_const(*this).find(key));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
-void ConfigNode::set(const std::string& key, ConfigNode value, const core::SourcePosition& key_where) {
+void ConfigNode::set(const std::string& key, ConfigNode value, const SourcePosition& key_where) {
   if (ConfigNode* existing = find(key)) {
     *existing = std::move(value);
     return;
@@ -84,7 +84,7 @@ ConfigNode* find_dotted(ConfigNode& root, const std::string& path) {
   return const_cast<ConfigNode*>(find_dotted(std::as_const(root), path));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
-void set_dotted(ConfigNode& root, const std::string& path, const ConfigNode& value, const core::SourcePosition& where) {
+void set_dotted(ConfigNode& root, const std::string& path, const ConfigNode& value, const SourcePosition& where) {
   const std::vector<std::string> keys = split_dotted(path);
   ConfigNode* node = &root;
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
@@ -132,4 +132,4 @@ void merge_into(ConfigNode& base, const ConfigNode& overlay, const std::function
   }
 }
 
-}  // namespace dtsim::scenario
+}  // namespace dtsim::core

@@ -1,0 +1,92 @@
+#pragma once
+// A topology as a plug-in: one registry entry holds its parameters (the keys of `topology` beside `kind`,
+// `link` and `network_model`, each declared with its type, range, default and doc), the builder that reads
+// them from the validated section, its own consistency rules, and an example. The scenario format, the JSON
+// Schema, the reference and `dtsim list topologies` are generated from the entries.
+
+#include "sim/core/config_view.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/core/registry.hpp"
+#include "sim/core/schema.hpp"
+#include "sim/core/units.hpp"
+#include "sim/topology/topology_graph.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dtsim::topologies {
+
+/// A full-duplex link: each direction has this bandwidth and latency.
+struct LinkSpec {
+  core::BytesPerSecond bandwidth;
+  core::Seconds latency;
+};
+
+/// A validated `{bandwidth, latency}` mapping.
+LinkSpec read_link(const core::View& link);
+
+/// How the devices inside a node are joined.
+enum class IntraNode {
+  AllToAll,  ///< a link between every pair of devices
+  Switch,    ///< each device linked to one switch of the node (NVSwitch)
+  CubeMesh,  ///< 8 devices: two fully linked quads, device i linked to i + 4 (DGX-1's hybrid cube-mesh)
+};
+
+/// `count` multi-device nodes of one shape (a group of `cluster.nodes`).
+struct NodeShape {
+  int count = 1;
+  int devices = 1;
+  LinkSpec intra_link;
+  IntraNode intra = IntraNode::AllToAll;
+};
+
+struct TopologyPlugin;
+using TopologyRegistry = core::Registry<TopologyPlugin>;
+
+/// What a topology is built for, besides its own section.
+struct TopologyContext {
+  int workers = 0;
+  std::uint64_t seed = 0;  ///< for topologies drawn at random
+  int servers = 1;         ///< servers a star holds: one per parameter shard under a parameter-server architecture
+  std::vector<NodeShape> nodes;  ///< `cluster.nodes`; empty without
+  /// Whether `cluster.nodes` is written (its groups may still be in error, and missing from `nodes`).
+  bool nodes_declared = false;
+  /// The registry the topology came from, for topologies built of others (a hierarchical fabric).
+  const TopologyRegistry* registry = nullptr;
+};
+
+struct TopologyPlugin {
+  /// Its keys of the `topology` section; they apply only when this topology is chosen.
+  std::vector<core::SchemaNode> parameters;
+  /// Builds the graph from the validated `topology` section (defaults filled in, `link` among its keys).
+  std::function<topology::TopologyGraph(const core::View& section, const TopologyContext&)> make;
+  /// Reports what passes each key's own declaration but not the cluster or the other keys (a torus whose
+  /// size is not the worker count), at the value's position; empty when there is nothing to check.
+  std::function<void(const core::View& section, const TopologyContext&, core::DiagnosticSink&)> check;
+  /// A `topology` mapping without `link`, and the `cluster` mapping it fits: the reference shows them and
+  /// the tests read them.
+  std::string example;
+  std::string example_cluster = "{workers: 8, device: {name: v100}}";
+  /// Whether it places the workers on `cluster.nodes` (the others refuse multi-device nodes).
+  bool places_nodes = false;
+};
+
+/// A `{bandwidth, latency, sharing}` mapping declared under `key`.
+core::SchemaNode link_schema(std::string key, std::string description);
+
+/// Keys that several topologies read, declared once so that each declares them alike: switches' fan-out,
+/// a fat tree's oversubscription, the servers' link.
+core::SchemaNode arity_parameter();
+core::SchemaNode oversubscription_parameter();
+core::SchemaNode server_link_parameter();
+
+/// Adds every built-in topology, each from its own file (the list is in topologies/CMakeLists.txt).
+void register_builtin_topologies(TopologyRegistry& registry);
+
+/// `kind`'s graph for `section` (the validated `topology` mapping).
+topology::TopologyGraph build_topology(const TopologyRegistry& registry, const std::string& kind,
+                                       const core::View& section, const TopologyContext& context);
+
+}  // namespace dtsim::topologies
