@@ -200,9 +200,8 @@ class Validator {
       if (c.planned) planned.push_back(c.name);
     }
     if (!planned.empty()) hint += fmt::format("; not supported yet: {}", core::join_names(planned));
-    if (const auto closest = core::closest_name(name, schema.all_choices())) {
-      hint = fmt::format("did you mean '{}'? {}", *closest, hint);
-    }
+    // A close name is the likely fix; the whole list (which grows with every plug-in) only when there is none.
+    if (const auto closest = core::closest_name(name, schema.all_choices())) hint = fmt::format("did you mean '{}'?", *closest);
     error(value.where, path, fmt::format("unknown {} '{}'", schema.choice_label, name), hint);
   }
 

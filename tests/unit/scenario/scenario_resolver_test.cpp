@@ -1,5 +1,6 @@
 #include "sim/app/compute_backend.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/scenario/plugin_schema.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include "scenario_text.hpp"
@@ -60,8 +61,12 @@ TEST(ScenarioResolver, HierarchicalTopologyNeedsNodes) {
 TEST(ScenarioResolver, MisspelledTopologySuggestsTheClosest) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "kind: ring", "kind: rnig")),
             "s.yaml:6:9: error: topology.kind: unknown topology 'rnig'\n"
-            "  hint: did you mean 'ring'? valid topology names: ring, parameter_server, tree, fat_tree, mesh, "
-            "random_regular, torus, hierarchical, custom");
+            "  hint: did you mean 'ring'?");
+  // With no close name, every registered topology.
+  const std::string far = error_of(testing::replace_once(kBase, "kind: ring", "kind: banana"));
+  for (const std::string& name : scenario::builtin_topologies().registration_order()) {
+    EXPECT_NE(far.find(name), std::string::npos) << name << " missing from " << far;
+  }
 }
 
 TEST(ScenarioResolver, ParameterServerArchitectureNeedsAServer) {
