@@ -77,8 +77,10 @@ void ParameterServerWorker::operator()() {
       const bool significant = strategy.send_now(relative, held);
       if (significant || last) {
         if (context_.observer != nullptr) context_.observer->on_push(rank_, relative, held, last && !significant);
+        const std::span<float> own(parameters.data(), static_cast<std::size_t>(parameters.size()));
+        strategy.on_push(own, std::span<float>(accumulated.data(), static_cast<std::size_t>(accumulated.size())));
         const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(accumulated), held);
-        parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
+        strategy.on_pull(own, pulled.values(), context_.scenario->training.optimizer.learning_rate);
         accumulated.setZero();
         held = 0;
       }

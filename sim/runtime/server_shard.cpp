@@ -108,6 +108,17 @@ void ServerShard::on_leave(std::size_t worker) {
 void ServerShard::on_arrival(std::size_t worker, comm::Buffer gradient) {
   const std::int64_t staleness = version_ - read_version_[worker];
   if (records_) ++context_.record->staleness[staleness];
+  std::vector<float> answer;
+  if (const std::optional<double> flops = strategy_.on_server_receive(
+          std::span<float>(parameters_.data(), static_cast<std::size_t>(parameters_.size())), gradient.values(), answer,
+          context_.scenario->training.optimizer.learning_rate)) {
+    // The strategy's own update: computed before the reply, which carries what it says.
+    charge_compute(activity_, *flops);
+    if (records_) ++context_.record->updates_applied;
+    ++version_;
+    send_reply(worker, comm::Buffer(std::move(answer)));
+    return;
+  }
   gathered_.push_back({std::move(gradient), strategy_.learning_rate_scale(staleness)});
   if (static_cast<int>(gathered_.size()) == strategy_.accumulate()) {
     const bool measure = records_ && context_.observer != nullptr && context_.observer->measures_updates() &&
@@ -207,11 +218,13 @@ models::Parameters ServerShard::plain_step(const comm::Buffer& gradient) const {
   return parameters_ - plain;
 }
 
-void ServerShard::reply(std::size_t worker) {
+void ServerShard::reply(std::size_t worker) { send_reply(worker, to_buffer(parameters_)); }
+
+void ServerShard::send_reply(std::size_t worker, comm::Buffer contents) {
   read_version_[worker] = version_;
   deferred_[worker] = false;
   if (replies_[worker]) static_cast<void>(replies_[worker]->wait());
-  replies_[worker] = transport_.post_send(static_cast<int>(worker), to_buffer(parameters_), 0);
+  replies_[worker] = transport_.post_send(static_cast<int>(worker), std::move(contents), 0);
 }
 
 bool ServerShard::may_go_on(std::size_t worker) const {

@@ -62,7 +62,9 @@ class ServerShard {
   /// The step a copy of the optimizer, in the same state, takes with `gradient` at the plain learning rate:
   /// the measure against which observers that ask for it get the factor an update really applied.
   [[nodiscard]] models::Parameters plain_step(const comm::Buffer& gradient) const;
+  /// Sends the worker the shard's parameters.
   void reply(std::size_t worker);
+  void send_reply(std::size_t worker, comm::Buffer contents);
   [[nodiscard]] bool may_go_on(std::size_t worker) const;
   [[nodiscard]] std::size_t expected(std::int64_t clock) const;
   void collect_finished();

@@ -201,7 +201,7 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   // The chosen strategy's own parameters, as validated (defaults filled), for it alone to read and check.
   const auto& strategy = builtin_sync_strategies().find(out.sync_strategy.value).factory;
   out.sync_parameters = declared_values(strategy.parameters, sync);
-  if (strategy.check) strategy.check(out.sync_parameters, sink);
+  if (strategy.check) strategy.check(out.sync_parameters, {out.optimizer.learning_rate, workers}, sink);
   const View architecture = training.at("architecture");
   out.architecture_at = architecture.where("kind");
   const std::string kind = architecture.text("kind");

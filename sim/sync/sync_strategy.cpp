@@ -18,7 +18,9 @@ core::SchemaNode lock_parameter() {
 
 }  // namespace
 
-void register_builtin_strategies(SyncRegistry& registry) {
+/// The strategies that came first: bsp, ssp, adaptive_ssp, approximate, async, staleness_aware, local_sgd and
+/// gossip. Later ones have a file each.
+void register_sync_strategy(SyncRegistry& registry) {
   registry.add("bsp", "bulk-synchronous: a barrier every iteration, every worker's gradient in each update",
                {.parameters = {},
                 .make = [](const core::ParameterValues&) { return std::make_unique<Bsp>(); },
@@ -41,7 +43,7 @@ void register_builtin_strategies(SyncRegistry& registry) {
                                                   static_cast<int>(p.integer("staleness_max")));
            },
        .check =
-           [](const core::ParameterValues& p, core::DiagnosticSink& sink) {
+           [](const core::ParameterValues& p, const StrategyContext&, core::DiagnosticSink& sink) {
              if (p.integer("staleness_min") > p.integer("staleness_max")) {
                sink.error(p.where("staleness_min"), "training.sync.staleness_min",
                           fmt::format("is greater than staleness_max ({})", p.integer("staleness_max")));

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -66,6 +68,33 @@ class SyncStrategy {
   [[nodiscard]] virtual bool locked() const { return false; }
   /// On arrival: the factor on the learning rate for a gradient `staleness` updates old.
   [[nodiscard]] virtual double learning_rate_scale(std::int64_t /*staleness*/) const { return 1.0; }
+
+  // Hooks the parameter-server runtime calls around a push of a worker that steps locally
+  // (accumulates_locally()), each on one shard's slice of the values. The defaults push the accumulated
+  // gradients, let the server's optimizer apply them, and continue from the server's parameters.
+
+  /// Worker, before a push: turns `message` (the gradients accumulated since the last push) into what is
+  /// sent, given the worker's own `parameters`.
+  virtual void on_push(std::span<const float> parameters, std::span<float> message) const {
+    static_cast<void>(parameters);
+    static_cast<void>(message);
+  }
+  /// Server, when a push arrives: whether the strategy updates `shard` itself with `message` (then `reply`,
+  /// resized by it, is what goes back to the worker) rather than the optimizer applying it as a gradient.
+  /// Returns the floating-point operations the update costs, or nullopt to leave it to the optimizer.
+  [[nodiscard]] virtual std::optional<double> on_server_receive(std::span<float> shard, std::span<const float> message,
+                                                                std::vector<float>& reply, double learning_rate) const {
+    static_cast<void>(shard);
+    static_cast<void>(message);
+    static_cast<void>(reply);
+    static_cast<void>(learning_rate);
+    return std::nullopt;
+  }
+  /// Worker, when the server's reply arrives: its parameters from now on. Those of the server by default.
+  virtual void on_pull(std::span<float> parameters, std::span<const float> reply, double learning_rate) const {
+    static_cast<void>(learning_rate);
+    std::copy(reply.begin(), reply.end(), parameters.begin());
+  }
 };
 
 /// Bulk synchronous parallel: every step, every worker's gradient goes into one update, and no worker
@@ -207,16 +236,24 @@ class Gossip final : public SyncStrategy {
 /// each declared once with its type, default, range and doc; the scenario schema, the JSON Schema and the
 /// reference are generated from them), a factory reading their values, its own consistency rules, and an
 /// example `training.sync` that the reference shows and the tests check.
+/// What a strategy's values are checked against besides each other.
+struct StrategyContext {
+  double learning_rate = 0.0;  ///< training.optimizer.learning_rate
+  int workers = 0;
+};
+
 struct StrategyPlugin {
   std::vector<core::SchemaNode> parameters;
   std::function<std::unique_ptr<SyncStrategy>(const core::ParameterValues&)> make;
-  /// Reports values that pass each parameter's own range but not together; empty when there are none.
-  std::function<void(const core::ParameterValues&, core::DiagnosticSink&)> check;
+  /// Reports values that pass each parameter's own range but not together (or not with the learning rate);
+  /// empty when there are none.
+  std::function<void(const core::ParameterValues&, const StrategyContext&, core::DiagnosticSink&)> check;
   std::string example;
 };
 
 using SyncRegistry = core::Registry<StrategyPlugin>;
 
+/// Adds every built-in strategy, each plug-in file's (the list is in sim/sync/CMakeLists.txt).
 void register_builtin_strategies(SyncRegistry& registry);
 
 }  // namespace dtsim::sync

@@ -60,10 +60,10 @@ TEST(SyncRegistry, AdaptiveBoundsMustNotCross) {
   SyncRegistry registry("sync strategy");
   register_builtin_strategies(registry);
   core::DiagnosticSink sink;
-  registry.find("adaptive_ssp").factory.check(values({{"staleness_min", "5"}, {"staleness_max", "2"}}), sink);
+  registry.find("adaptive_ssp").factory.check(values({{"staleness_min", "5"}, {"staleness_max", "2"}}), {}, sink);
   ASSERT_FALSE(sink.empty());
   core::DiagnosticSink fine;
-  registry.find("adaptive_ssp").factory.check(values({{"staleness_min", "1"}, {"staleness_max", "2"}}), fine);
+  registry.find("adaptive_ssp").factory.check(values({{"staleness_min", "1"}, {"staleness_max", "2"}}), {}, fine);
   EXPECT_TRUE(fine.empty());
 }
 
