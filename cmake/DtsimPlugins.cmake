@@ -2,7 +2,7 @@
 # of one kind, one file each. Plug-in `a` is a.cpp beside this CMakeLists.txt, defining
 # `void register_a(REGISTRY&)`; the generated FUNCTION calls them in the order listed (the order `dtsim list`
 # and the reference show). Naming a plug-in here is its registration: nothing else lists it. Its test, when
-# it has one of its own, is tests/unit/<folder>/<a>_test.cpp (dtsim_plugin_tests adds it).
+# it has one of its own, is tests/unit/<folder's last part>/<a>_test.cpp (dtsim_plugin_tests adds it).
 function(dtsim_plugins library)
   cmake_parse_arguments(ARG "" "HEADER;NAMESPACE;REGISTRY;FUNCTION" "PLUGINS" ${ARGN})
   set(generated ${PROJECT_BINARY_DIR}/generated/${library}_registrations.cpp)
@@ -26,12 +26,13 @@ ${calls}}
 }  // namespace ${ARG_NAMESPACE}
 ")
   target_sources(${library} PRIVATE ${generated})
-  file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set_property(GLOBAL PROPERTY DTSIM_PLUGINS_${library} ${ARG_PLUGINS})
   set_property(GLOBAL PROPERTY DTSIM_PLUGIN_FOLDER_${library} ${folder})
 endfunction()
 
-# The tests of LIBRARY's plug-ins that have a test file of their own, tests/unit/<folder>/<plugin>_test.cpp.
+# The tests of LIBRARY's plug-ins that have a test file of their own, tests/unit/<folder>/<plugin>_test.cpp
+# (topologies/dragonfly.cpp: tests/unit/topologies/dragonfly_test.cpp; sim/sync/easgd.cpp: tests/unit/sync/easgd_test.cpp).
 function(dtsim_plugin_tests out library)
   get_property(plugins GLOBAL PROPERTY DTSIM_PLUGINS_${library})
   get_property(folder GLOBAL PROPERTY DTSIM_PLUGIN_FOLDER_${library})
