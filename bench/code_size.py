@@ -2,6 +2,7 @@
 # Lines of C++ in a folder at a revision, and its longest function (a definition whose opening line ends in
 # "{", measured by brace matching; a heuristic, enough to follow how the actor loops and readers shrink).
 # Usage: bench/code_size.py REV [REV...]   e.g. bench/code_size.py 888d7f8 HEAD
+import re, subprocess, sys
 def longest(rev, folder):
     files=subprocess.run(['git','ls-tree','-r','--name-only',rev,folder],capture_output=True,text=True).stdout.split()
     total=0; best=(0,'')
