@@ -11,13 +11,10 @@
 #include "sim/scenario/failure_reader.hpp"
 #include "sim/scenario/trace_reader.hpp"
 
-#include <boost/pending/disjoint_sets.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include <map>
-#include <set>
 
 namespace dtsim::scenario {
 namespace {
