@@ -81,7 +81,7 @@ std::string profile_section() {
 
 const std::vector<std::string>& list_topics() {
   static const std::vector<std::string> topics{"devices", "nodes", "topologies", "collectives", "strategies",
-                                               "optimizers", "models", "profiles"};
+                                               "optimizers", "models", "profiles", "data"};
   return topics;
 }
 
@@ -115,6 +115,10 @@ std::string list_command(const Registries& registries, const std::string& topic)
     sections.push_back(plugin_section("models (model.kind)", registries.models, "model.kind"));
   }
   if (topic.empty() || topic == "profiles") sections.push_back(profile_section());
+  if (topic.empty() || topic == "data") {
+    sections.push_back(described_section("data sets (data.kind), with their own keys under data:", registries.data_sets,
+                                         "data"));
+  }
   std::string out;
   for (const auto& section : sections) out += (out.empty() ? "" : "\n") + section;
   return out;

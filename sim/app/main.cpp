@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
 
   std::string topic;
   CLI::App* list = app.add_subcommand("list", "list devices, nodes, topologies, collectives, sync strategies, models and model profiles");
-  list->add_option("topic", topic, "one of: devices, nodes, topologies, collectives, strategies, models, profiles")
+  list->add_option("topic", topic, "one of: devices, nodes, topologies, collectives, strategies, optimizers, models, profiles, data")
       ->check(CLI::IsMember(dtsim::app::list_topics()));
 
   dtsim::app::CollectiveOptions collective_options;

@@ -1,6 +1,7 @@
 #pragma once
 // Every plug-in registry, filled with the built-in plug-ins. Built once in main and passed down.
 
+#include "datasets/data_plugin.hpp"
 #include "models/model_registry.hpp"
 #include "models/optimizer.hpp"
 #include "sim/comm/collective_algorithm.hpp"
@@ -15,6 +16,7 @@ namespace dtsim::app {
 struct Registries {
   topologies::TopologyRegistry topologies{"topology"};
   models::ModelRegistry models{"model"};
+  datasets::DataRegistry data_sets{"data set"};
   sync::SyncRegistry strategies{"sync strategy"};
   models::OptimizerRegistry optimizers{"optimizer"};
   comm::CollectiveCatalog collectives;

@@ -130,7 +130,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
 
   const scenario::Architecture architecture = s.training.architecture;
   const std::string architecture_name(scenario::to_string(architecture));
-  prepared.data = load_data(s);
+  prepared.data = load_data(s, registries.data_sets);
   const DataShape& data = prepared.data.shape;
   // Built only for data it can train on (its shape comes from the data).
   if (check_model_fits_data(s, data, sink)) prepared.model = registries.models.find(s.model.kind.value).factory(model_shape(s, data));
@@ -219,8 +219,9 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   }
   if (train < needed) {
     // Generated data have a sample count to raise; read data have the samples their file has.
-    const bool generated = s.data.samples > 0;
-    sink.error(generated ? s.data.samples_at : s.data.kind.where, generated ? "data.samples" : "data.kind",
+    const bool generated = registries.data_sets.find(s.data.kind.value).factory.generated;
+    const core::SourcePosition samples_at = core::View(&s.data.section, "data").where("samples");
+    sink.error(generated ? samples_at : s.data.kind.where, generated ? "data.samples" : "data.kind",
                fmt::format("{} training samples cannot fill one batch of {} on each of {} workers ({} needed)", train,
                            s.training.batch_per_worker, s.cluster.workers, needed),
                generated ? "raise data.samples, or lower training.batch.per_worker or cluster.workers"
@@ -262,7 +263,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   const std::size_t train = data.samples - validation_count(s, data);
   models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
-  models::SplitDataset data_set = prepared.data.data ? std::move(*prepared.data.data) : make_data(s);
+  models::SplitDataset data_set = prepared.data.data ? std::move(*prepared.data.data) : make_data(s, registries.data_sets);
   partition(s, schedule, data_set);
   std::unique_ptr<models::TrainableModel> model = std::move(prepared.model);
   std::string backend_notice = apply_backend(s, *model);

@@ -27,4 +27,9 @@ const topologies::TopologyRegistry& builtin_topologies() {
   return registry;
 }
 
+const datasets::DataRegistry& builtin_data_sets() {
+  static const auto registry = filled<datasets::DataRegistry>("data set", datasets::register_builtin_data_sets);
+  return registry;
+}
+
 }  // namespace dtsim::scenario

@@ -4,6 +4,7 @@
 // chosen. Generated from the registry, so the format, the JSON Schema and the reference list exactly the
 // registered plug-ins and their own parameters.
 
+#include "datasets/data_plugin.hpp"
 #include "models/optimizer.hpp"
 #include "sim/core/registry.hpp"
 #include "sim/scenario/schema_names.hpp"
@@ -22,6 +23,7 @@ namespace dtsim::scenario {
 const sync::SyncRegistry& builtin_sync_strategies();
 const models::OptimizerRegistry& builtin_optimizers();
 const topologies::TopologyRegistry& builtin_topologies();
+const datasets::DataRegistry& builtin_data_sets();
 
 /// The values of the parameters `declared` from the validated mapping `section`, each with its position.
 template <class View>

@@ -138,28 +138,17 @@ struct ModelSpec {
   [[nodiscard]] std::string profile_name() const { return is_profile() ? kind.value.substr(8) : std::string(); }
 };
 
-/// A seeded synthetic binary classification set: x ~ N(0, I), y = [w*.x + noise > 0].
+/// What the model trains on: the data set's kind, its own keys (read by the data set's entry), and how its
+/// samples are held out and split over the workers, which every data set shares.
 struct DataSpec {
   Located<std::string> kind;
-  int samples = 0;
-  core::SourcePosition samples_at;
-  int features = 0;
   double validation_fraction = 0.2;
   core::SourcePosition validation_fraction_at;
-  double label_noise = 0.0;  ///< standard deviation of the noise added to the true logit
-  int classes = 3;           ///< gaussian_blobs
-  int active = 8;            ///< sparse_clicks: features set per sample
-  int users = 0;             ///< low_rank_ratings
-  int items = 0;             ///< low_rank_ratings
-  int rank = 4;              ///< low_rank_ratings
-  double noise = 0.1;        ///< low_rank_ratings: standard deviation of each rating's noise
-  int vocabulary = 2000;     ///< text: words kept
-  int window = 5;            ///< text: co-occurrence window
   std::string partitioning = "iid";  ///< iid, by_label or dirichlet
   core::SourcePosition partitioning_at;
   double alpha = 1.0;  ///< dirichlet concentration
-  std::filesystem::path path;  ///< csv, text: the file, resolved against the scenario's folder
-  core::SourcePosition path_at;
+  /// The validated `data` mapping, defaults filled in: the chosen data set reads its own keys from it.
+  ConfigNode section;
 };
 
 struct OptimizerSpec {

@@ -264,25 +264,13 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.model.kind = root.at("model").located("kind");
   const View data = root.at("data");
   s.data.kind = data.located("kind");
-  s.data.samples = static_cast<int>(data.integer("samples").value_or(0));
-  s.data.samples_at = data.where("samples");
-  s.data.features = static_cast<int>(data.integer("features").value_or(0));
   s.data.validation_fraction = data.number("validation_fraction").value_or(0.2);
   s.data.validation_fraction_at = data.where("validation_fraction");
-  s.data.label_noise = data.number("label_noise").value_or(0.0);
-  s.data.classes = static_cast<int>(data.integer("classes").value_or(3));
-  s.data.active = static_cast<int>(data.integer("active").value_or(8));
-  if (s.data.kind.value == "sparse_clicks" && s.data.active > s.data.features && s.data.features > 0) {
-    sink.error(data.where("active"), "data.active",
-               fmt::format("{} active features per sample out of {} features", s.data.active, s.data.features),
-               fmt::format("use at most {}", s.data.features));
+  if (data.node() != nullptr) s.data.section = *data.node();
+  if (!s.data.kind.value.empty()) {
+    const datasets::DataPlugin& data_set = builtin_data_sets().find(s.data.kind.value).factory;
+    if (data_set.check) data_set.check(data, sink);
   }
-  s.data.users = static_cast<int>(data.integer("users").value_or(0));
-  s.data.items = static_cast<int>(data.integer("items").value_or(0));
-  s.data.rank = static_cast<int>(data.integer("rank").value_or(4));
-  s.data.noise = data.number("noise").value_or(0.1);
-  s.data.vocabulary = static_cast<int>(data.integer("vocabulary").value_or(2000));
-  s.data.window = static_cast<int>(data.integer("window").value_or(5));
   s.model.dimensions = static_cast<int>(root.at("model").integer("dimensions").value_or(8));
   s.model.x_max = root.at("model").number("x_max").value_or(100.0);
   s.model.alpha = root.at("model").number("alpha").value_or(0.75);
@@ -308,13 +296,6 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.partitioning = data.at("partitioning").text("kind", "iid");
   s.data.partitioning_at = data.at("partitioning").where("kind");
   s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
-  if (data.has("path")) {
-    // Relative to the file that declares it, like includes.
-    const core::SourcePosition at = data.where("path");
-    s.data.path = std::filesystem::path(at.file).parent_path() / data.text("path");
-    s.data.path_at = at;
-  }
-
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
   check_stragglers_and_failures(root, s.cluster.workers, sink);
   s.cluster.slowdown = read_slowdowns(root, s.cluster.workers);

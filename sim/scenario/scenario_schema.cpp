@@ -14,9 +14,6 @@ constexpr std::int64_t kMaxCount = 1'000'000'000;
 constexpr std::int64_t kMaxWorkers = 1'000'000;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kSyntheticData{"synthetic_classification", "gaussian_blobs", "sparse_clicks",
-                                              "zipf_text", "low_rank_ratings"};
-const std::vector<std::string> kTextData{"kjv", "text", "zipf_text"};
 
 SchemaNode link(std::string key, std::string description) {
   return topologies::link_schema(std::move(key), std::move(description));
@@ -152,63 +149,23 @@ SchemaNode model() {
 }
 
 SchemaNode data() {
-  return map_of(
-      "data", "what the model is trained on; needed by every model but the timing-only profiles",
-      {
-          choice_of("kind", "data kind", "where the samples come from",
-                    {
-                        {"synthetic_classification", "seeded linearly separable classes with label noise"},
-                        {"gaussian_blobs", "seeded Gaussian clusters, one per class"},
-                        {"sparse_clicks", "seeded click-through data: binary features, `active` of them per sample"},
-                        {"zipf_text", "seeded Zipf-distributed text with topics, as word co-occurrences"},
-                        {"low_rank_ratings", "seeded low-rank ratings matrix"},
-                        {"csv", "a CSV file named by `path`: features, then the class index"},
-                        {"digits", "handwritten digits (8x8 pixels, 10 classes, 1797 samples)"},
-                        {"iris", "iris flowers (4 features, 3 classes, 150 samples)"},
-                        {"wine", "wine cultivars (13 features, 3 classes, 178 samples)"},
-                        {"breast_cancer", "breast cancer diagnoses (30 features, 2 classes, 569 samples)"},
-                        {"kjv", "the King James Bible (31,102 verses), as word co-occurrences"},
-                        {"text", "a text file named by `path` (plain or .gz, a sentence per line), as word co-occurrences"},
-                    })
-              .require(),
-          integer("samples", 2, 100'000'000, "number of samples generated").require().when("kind", kSyntheticData),
-          integer("features", 1, 1'000'000, "features per sample")
-              .require()
-              .when("kind", {"synthetic_classification", "gaussian_blobs", "sparse_clicks"}),
-          integer("users", 1, 1 << 24, "rows of the ratings matrix").require().when("kind", {"low_rank_ratings"}),
-          integer("items", 1, 1 << 24, "columns of the ratings matrix").require().when("kind", {"low_rank_ratings"}),
-          integer("rank", 1, 1000, "rank of the hidden ratings matrix").fallback("4").when("kind", {"low_rank_ratings"}),
-          number("noise", 0.0, 1e6, "standard deviation of the noise added to each rating")
-              .fallback("0.1")
-              .when("kind", {"low_rank_ratings"}),
-          integer("classes", 2, 1000, "number of classes").fallback("3").when("kind", {"gaussian_blobs"}),
-          integer("active", 1, 1'000'000, "features set to 1 in each sample (at most features)")
-              .fallback("8")
-              .when("kind", {"sparse_clicks"}),
-          number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
-              .fallback("0")
-              .when("kind", {"synthetic_classification"}),
-          text("path", "the file, relative to the scenario").require().when("kind", {"csv", "text"}),
-          integer("vocabulary", 1, 1 << 24, "text: the most frequent words kept (the others are dropped)")
-              .fallback("2000")
-              .when("kind", kTextData),
-          integer("window", 1, 100, "text: words at most this far apart in a sentence co-occur, weighted 1/distance")
-              .fallback("5")
-              .when("kind", kTextData),
-          number("validation_fraction", 0.0, 0.9, "share of samples held out for validation").fallback("0.2"),
-          map_of("partitioning", "how training samples are split over workers",
-                 {
-                     choice_of("kind", "partitioning", "the split",
-                               {{"iid", "contiguous shards of the data in their (random) order"},
-                                {"by_label", "the training set sorted by label, then cut: each worker sees few labels"},
-                                {"dirichlet", "each worker's label shares drawn from a Dirichlet distribution"}})
-                         .fallback("iid"),
-                     number("alpha", 0.0, kInf, "Dirichlet concentration: small, few labels per worker")
-                         .exclusive_min()
-                         .require()
-                         .when("kind", {"dirichlet"}),
-                 }),
-      });
+  std::vector<SchemaNode> keys = plugin_keys(builtin_data_sets(), "kind", "data kind", "where the samples come from", "");
+  keys.front().required = true;
+  keys.push_back(number("validation_fraction", 0.0, 0.9, "share of samples held out for validation").fallback("0.2"));
+  keys.push_back(map_of("partitioning", "how training samples are split over workers",
+                        {
+                            choice_of("kind", "partitioning", "the split",
+                                      {{"iid", "contiguous shards of the data in their (random) order"},
+                                       {"by_label", "the training set sorted by label, then cut: each worker sees few labels"},
+                                       {"dirichlet", "each worker's label shares drawn from a Dirichlet distribution"}})
+                                .fallback("iid"),
+                            number("alpha", 0.0, kInf, "Dirichlet concentration: small, few labels per worker")
+                                .exclusive_min()
+                                .require()
+                                .when("kind", {"dirichlet"}),
+                        }));
+  return map_of("data", "what the model is trained on; needed by every model but the timing-only profiles",
+                std::move(keys));
 }
 
 SchemaNode sync() {

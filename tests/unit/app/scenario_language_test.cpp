@@ -4,6 +4,7 @@
 #include "models/model_profile.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/registries.hpp"
+#include "sim/app/scenario_data.hpp"
 #include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_builder.hpp"
@@ -242,6 +243,8 @@ TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
   for (const std::string& profile : models::profile_names()) trainable_and_profiles.push_back("profile:" + profile);
   std::sort(trainable_and_profiles.begin(), trainable_and_profiles.end());
   EXPECT_EQ(models, trainable_and_profiles);
+  auto data_sets = scenario::find_schema("data.kind")->supported_choices();
+  EXPECT_EQ(data_sets, registries.data_sets.registration_order());
   auto strategies = scenario::find_schema("training.sync.strategy")->supported_choices();
   std::sort(strategies.begin(), strategies.end());
   EXPECT_EQ(strategies, registries.strategies.names());
@@ -374,6 +377,50 @@ TEST(Schema, EverySlowdownDistributionEntryAcceptsItsExampleAndRefusesBadValues)
         const std::string error = first_error(with(rule));
         EXPECT_NE(error.find("entry.yaml:11:"), std::string::npos) << error;
         EXPECT_NE(error.find("stragglers[0]." + parameter.key), std::string::npos) << error;
+      }
+    }
+  }
+}
+
+/// kSweepBase with a data set entry's `data` mapping on its line 5 and the model that trains on it on line 4.
+std::string with_data(const datasets::DataPlugin& entry, const std::string& data) {
+  const std::string model =
+      testing::replace_once(kSweepBase, "model: {kind: logistic_regression}", "model: " + entry.example_model);
+  return testing::replace_once(model, "data: {kind: synthetic_classification, samples: 1000, features: 8}",
+                               "data: " + data);
+}
+
+// Every data set's entry: the `data` it documents reads and makes samples of the shape it announces (files
+// its example names lie beside the scenario), and each parameter it declares refuses a value of the wrong
+// type or out of its range at the value's file:line:col.
+TEST(Schema, EveryDataSetEntryAcceptsItsExampleAndRefusesBadValues) {
+  const Registries registries = make_builtin_registries();
+  const std::filesystem::path folder = scratch("data_sets");
+  std::filesystem::copy_file(kSource / "data/iris.csv", folder / "table.csv");
+  write(folder / "corpus.txt", "the cat sat on the mat\nthe dog sat on the log\na cat and a dog\n"
+                               "the mat and the log\non the mat the cat sat\n");
+  for (const std::string& name : registries.data_sets.registration_order()) {
+    SCOPED_TRACE(name);
+    const auto& entry = registries.data_sets.find(name).factory;
+    write(folder / "entry.yaml", with_data(entry, entry.example));
+    const scenario::Scenario s = scenario::read_scenario_file(folder / "entry.yaml");
+    EXPECT_EQ(s.data.kind.value, name);
+    const LoadedData loaded = load_data(s, registries.data_sets);
+    EXPECT_GT(loaded.shape.samples, 0U);
+    EXPECT_EQ(loaded.data.has_value(), !entry.generated || entry.make == nullptr);
+    const models::SplitDataset made = make_data(s, registries.data_sets);
+    EXPECT_EQ(made.train.size() + made.validation.size(), loaded.shape.samples);
+    for (const scenario::SchemaNode& parameter : entry.parameters) {
+      SCOPED_TRACE(parameter.key);
+      const std::string prefix = "{kind: " + name + ", " + parameter.key + ": ";
+      std::vector<std::string> bad{"[1, 2]"};
+      if (parameter.kind == scenario::ValueKind::Integer || parameter.kind == scenario::ValueKind::Number) {
+        bad.insert(bad.end(), {"many", "-5"});
+      }
+      for (const std::string& value : bad) {
+        const std::string error = first_error(with_data(entry, prefix + value + "}"));
+        EXPECT_NE(error.find("entry.yaml:5:"), std::string::npos) << value << ": " << error;
+        EXPECT_NE(error.find("data." + parameter.key), std::string::npos) << value << ": " << error;
       }
     }
   }

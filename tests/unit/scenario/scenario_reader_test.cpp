@@ -57,7 +57,7 @@ TEST(ScenarioReader, ReadsEverySectionWithUnitsAndDefaults) {
   EXPECT_DOUBLE_EQ(s.topology.link.bandwidth.value(), 1.25e9);
   EXPECT_DOUBLE_EQ(s.topology.link.latency.value(), 5e-6);
   EXPECT_EQ(s.topology.network_model, NetworkModel::AlphaBeta);
-  EXPECT_EQ(s.data.samples, 1000);
+  EXPECT_EQ(core::View(&s.data.section, "data").integer("samples"), 1000);
   EXPECT_DOUBLE_EQ(s.data.validation_fraction, 0.2);
   EXPECT_EQ(s.training.batch_per_worker, 16);
   EXPECT_EQ(s.training.optimizer.kind.value, "sgd");
