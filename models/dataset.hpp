@@ -24,4 +24,18 @@ struct SplitDataset {
   Dataset validation;
 };
 
+/// What a sample is: a labelled feature vector, a (user, item) rating, or a (word, context) co-occurrence.
+enum class SampleKind { Classified, Rating, Cooccurrence };
+
+/// What a model needs to know of its data before any sample is made.
+struct DataShape {
+  std::size_t samples = 0;
+  std::size_t features = 0;
+  std::size_t classes = 0;  ///< 0 for ratings and co-occurrences
+  SampleKind kind = SampleKind::Classified;
+  std::size_t words = 0;  ///< co-occurrences: the vocabulary
+  std::size_t users = 0;  ///< ratings: rows of the matrix
+  std::size_t items = 0;  ///< ratings: columns of the matrix
+};
+
 }  // namespace dtsim::models

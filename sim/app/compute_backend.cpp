@@ -8,9 +8,6 @@
 namespace dtsim::app {
 namespace {
 
-/// The models the CUDA backend computes: the dense classifiers.
-bool runs_on_cuda(const std::string& model) { return model == "softmax_regression" || model == "mlp"; }
-
 struct LoadedBackend {
   std::unique_ptr<CudaBackendModule> module;
   std::string why;  ///< why it is not loaded
@@ -33,7 +30,7 @@ bool built_with_cuda() { return loaded_backend().module != nullptr; }
 
 int cuda_devices() { return built_with_cuda() ? loaded_backend().module->device_count() : 0; }
 
-void check_backend(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+void check_backend(const scenario::Scenario& s, const models::ModelRegistry& models, core::DiagnosticSink& sink) {
   if (s.training.backend != scenario::Backend::Cuda) return;
   const core::SourcePosition& at = s.training.backend_at;
   if (!built_with_cuda()) {
@@ -42,16 +39,16 @@ void check_backend(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   } else if (cuda_devices() == 0) {
     sink.error(at, "training.backend", "no CUDA device is visible to this process",
                "use backend: auto (the CPU when there is no device) or cpu");
-  } else if (!s.model.is_profile() && !runs_on_cuda(s.model.kind.value)) {
+  } else if (!s.model.timing_only && !models.find(s.model.kind.value).factory.runs_on_cuda) {
+    const std::string computed = models::model_names(models, [](const models::ModelPlugin& m) { return m.runs_on_cuda; });
     sink.error(at, "training.backend",
-               fmt::format("the CUDA backend computes softmax_regression and mlp, and the model is '{}'",
-                           s.model.kind.value),
+               fmt::format("the CUDA backend computes {}, and the model is '{}'", computed, s.model.kind.value),
                "use backend: auto or cpu");
   }
 }
 
-std::string apply_backend(const scenario::Scenario& s, models::TrainableModel& model) {
-  if (s.training.backend == scenario::Backend::Cpu || !runs_on_cuda(s.model.kind.value)) return "";
+std::string apply_backend(const scenario::Scenario& s, const models::ModelRegistry& models, models::TrainableModel& model) {
+  if (s.training.backend == scenario::Backend::Cpu || !models.find(s.model.kind.value).factory.runs_on_cuda) return "";
   auto* dense = dynamic_cast<models::DenseClassifier*>(&model);
   if (dense == nullptr) return "";
   if (!built_with_cuda()) return fmt::format("training.backend auto: {}; computing on the CPU", loaded_backend().why);

@@ -24,7 +24,7 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
   // Link failures re-route on any architecture; what follows is about workers.
   if (f.events.empty() && !f.mtbf_s) return;
   const std::string& name = s.training.sync_strategy.value;
-  if (s.model.is_profile()) {
+  if (s.model.timing_only) {
     sink.error(f.where, "failures", "worker failures are not supported yet in timing-only (profile) runs",
                "use a model that trains on data, or fail links only");
     return;

@@ -112,7 +112,8 @@ std::string list_command(const Registries& registries, const std::string& topic)
                                          registries.optimizers, "optimizer"));
   }
   if (topic.empty() || topic == "models") {
-    sections.push_back(plugin_section("models (model.kind)", registries.models, "model.kind"));
+    sections.push_back(
+        described_section("models (model.kind), with their own keys under model:", registries.models, "model"));
   }
   if (topic.empty() || topic == "profiles") sections.push_back(profile_section());
   if (topic.empty() || topic == "data") {

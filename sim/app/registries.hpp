@@ -2,7 +2,7 @@
 // Every plug-in registry, filled with the built-in plug-ins. Built once in main and passed down.
 
 #include "datasets/data_plugin.hpp"
-#include "models/model_registry.hpp"
+#include "models/model_plugin.hpp"
 #include "models/optimizer.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/sync/sync_strategy.hpp"

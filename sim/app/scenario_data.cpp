@@ -42,55 +42,38 @@ void partition(const scenario::Scenario& s, const models::BatchSchedule& schedul
   models::reorder(data.train, models::partition_order(data.train, schedule, kind, s.data.alpha, s.seed));
 }
 
-models::ModelShape model_shape(const scenario::Scenario& s, const DataShape& data) {
-  std::vector<std::size_t> hidden;
-  for (const int width : s.model.layers) hidden.push_back(static_cast<std::size_t>(width));
-  return {.features = data.features,
-          .classes = data.classes,
-          .hidden = std::move(hidden),
-          .tanh = s.model.activation == "tanh",
-          .users = data.users,
-          .items = data.items,
-          .dimensions = static_cast<std::size_t>(s.model.dimensions),
-          .words = data.words,
-          .x_max = s.model.x_max,
-          .alpha = s.model.alpha,
-          .seed = s.seed};
-}
-
-bool check_model_fits_data(const scenario::Scenario& s, const DataShape& data, core::DiagnosticSink& sink) {
+std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, const DataShape& data,
+                                                   const models::ModelRegistry& registry, core::DiagnosticSink& sink) {
   const std::string& model = s.model.kind.value;
   const std::string& kind = s.data.kind.value;
-  // Each sample kind has the models that read it.
-  const auto trains_on = [](const std::string& m) {
-    if (m == "matrix_factorization") return SampleKind::Rating;
-    if (m == "glove") return SampleKind::Cooccurrence;
-    return SampleKind::Classified;
-  };
-  if (trains_on(model) != data.kind) {
+  const models::ModelPlugin& entry = registry.find(model).factory;
+  if (entry.trains_on != data.kind) {
     const char* what = data.kind == SampleKind::Rating         ? "are ratings"
                        : data.kind == SampleKind::Cooccurrence ? "are word co-occurrences"
                                                                : "are labelled feature vectors";
-    const char* hint = data.kind == SampleKind::Rating         ? "use model.kind: matrix_factorization"
-                       : data.kind == SampleKind::Cooccurrence ? "use model.kind: glove"
-                                                               : "use model.kind: softmax_regression, mlp or logistic_regression";
+    const std::string readers =
+        models::model_names(registry, [&](const models::ModelPlugin& other) { return other.trains_on == data.kind; });
     sink.error(s.model.kind.where, "model.kind", fmt::format("'{}' cannot train on '{}' data, which {}", model, kind, what),
-               hint);
-    return false;
+               "use model.kind: " + readers);
+    return nullptr;
   }
   if (data.kind != SampleKind::Classified && s.data.partitioning != "iid") {
     sink.error(s.data.partitioning_at, "data.partitioning.kind",
                fmt::format("'{}' splits samples by label, and '{}' samples have none", s.data.partitioning, kind),
                "use data.partitioning.kind: iid");
-    return false;
+    return nullptr;
   }
-  if (model == "logistic_regression" && data.classes != 2) {
-    sink.error(s.model.kind.where, "model.kind",
-               fmt::format("'logistic_regression' has two classes, and the '{}' data have {}", kind, data.classes),
-               "use model.kind: softmax_regression or mlp");
-    return false;
+  const core::View section(&s.model.section, "model");
+  const models::ModelContext context{.data = data, .data_kind = kind, .seed = s.seed};
+  if (entry.check) {
+    core::DiagnosticSink found;
+    entry.check(section, context, found);
+    if (!found.empty()) {
+      sink.append(found);
+      return nullptr;
+    }
   }
-  return true;
+  return entry.make(section, context);
 }
 
 }  // namespace dtsim::app

@@ -5,11 +5,12 @@
 #include "datasets/data_plugin.hpp"
 #include "models/batch_schedule.hpp"
 #include "models/dataset.hpp"
-#include "models/model_registry.hpp"
+#include "models/model_plugin.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <filesystem>
+#include <memory>
 
 namespace dtsim::app {
 
@@ -35,11 +36,9 @@ models::SplitDataset make_data(const scenario::Scenario& s, const datasets::Data
 /// `data.partitioning` gives each worker.
 void partition(const scenario::Scenario& s, const models::BatchSchedule& schedule, models::SplitDataset& data);
 
-/// The shape the model is built for.
-models::ModelShape model_shape(const scenario::Scenario& s, const DataShape& data);
-
-/// Reports a model that cannot train on the data (a classifier on ratings, a binary model on more
-/// classes, ...) into `sink`; returns whether they fit.
-bool check_model_fits_data(const scenario::Scenario& s, const DataShape& data, core::DiagnosticSink& sink);
+/// The scenario's model for data of `data`'s shape, or null after reporting into `sink` why it cannot train
+/// on them (a classifier on ratings, a binary model on more classes, ...).
+std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, const DataShape& data,
+                                                   const models::ModelRegistry& registry, core::DiagnosticSink& sink);
 
 }  // namespace dtsim::app

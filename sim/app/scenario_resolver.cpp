@@ -45,7 +45,8 @@ std::function<std::unique_ptr<models::Optimizer>(std::size_t)> optimizer_factory
 
 /// What a timing-only run needs: an allreduce with bsp or local SGD (the loops that run without values),
 /// a number of iterations, no loss target, a sequence the model has positions for.
-void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
+void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const models::ModelPlugin& model,
+                       core::DiagnosticSink& sink) {
   if (s.training.architecture != scenario::Architecture::Allreduce) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
                fmt::format("timing-only profiles run on an allreduce for now, and the architecture is '{}'",
@@ -68,8 +69,7 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
                "remove outputs.target_loss");
   }
   try {
-    static_cast<void>(models::find_profile(s.model.profile_name(),
-                                           {.sequence = static_cast<std::size_t>(s.model.sequence_length)}));
+    static_cast<void>(model.profile(core::View(&s.model.section, "model")));
   } catch (const std::invalid_argument& error) {
     sink.error(s.model.kind.where, "model.sequence_length", error.what(), "use a shorter model.sequence_length");
   }
@@ -119,11 +119,11 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                     .model = nullptr};
   const topology::TopologyGraph& graph = prepared.graph;
   const sync::SyncStrategy* strategy = prepared.strategy.get();
-  check_backend(s, sink);
+  check_backend(s, registries.models, sink);
   check_link_names(s, graph, sink);
   check_failures(s, *strategy, sink);
-  if (s.model.is_profile()) {
-    check_profile_run(s, *strategy, sink);
+  if (s.model.timing_only) {
+    check_profile_run(s, *strategy, registries.models.find(s.model.kind.value).factory, sink);
     sink.throw_if_any();
     return prepared;
   }
@@ -133,7 +133,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   prepared.data = load_data(s, registries.data_sets);
   const DataShape& data = prepared.data.shape;
   // Built only for data it can train on (its shape comes from the data).
-  if (check_model_fits_data(s, data, sink)) prepared.model = registries.models.find(s.model.kind.value).factory(model_shape(s, data));
+  prepared.model = make_model(s, data, registries.models, sink);
   const models::TrainableModel* model = prepared.model.get();
   const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
 
@@ -240,15 +240,14 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries) {
   Prepared prepared = prepare_and_check(scenario, registries);
   const auto& s = scenario;
-  if (s.model.is_profile()) {
+  if (s.model.timing_only) {
     // No data: one global batch stands for the schedule, and the run lasts training.stop.iterations.
     const auto workers = static_cast<std::size_t>(s.cluster.workers);
     const auto batch = static_cast<std::size_t>(s.training.batch_per_worker);
     return runtime::TrainingSetup{
         .graph = std::move(prepared.graph),
         .model = nullptr,
-        .profile = models::find_profile(s.model.profile_name(),
-                                        {.sequence = static_cast<std::size_t>(s.model.sequence_length)}),
+        .profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model")),
         .sync = std::move(prepared.strategy),
         .make_optimizer = optimizer_factory(s, registries),
         .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory(),
@@ -266,7 +265,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   models::SplitDataset data_set = prepared.data.data ? std::move(*prepared.data.data) : make_data(s, registries.data_sets);
   partition(s, schedule, data_set);
   std::unique_ptr<models::TrainableModel> model = std::move(prepared.model);
-  std::string backend_notice = apply_backend(s, *model);
+  std::string backend_notice = apply_backend(s, registries.models, *model);
   return runtime::TrainingSetup{
       .graph = std::move(prepared.graph),
       .model = std::move(model),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 namespace dtsim::core {
@@ -152,7 +153,10 @@ std::string expected_value(const SchemaNode& node) {
     case ValueKind::Dictionary: return "a mapping of names to values";
     case ValueKind::List: return "a list";
     case ValueKind::String: return "a string";
-    case ValueKind::Choice: return fmt::format("a {} name", node.choice_label);
+    case ValueKind::Choice: {
+      const bool vowel = !node.choice_label.empty() && std::string_view("aeiou").find(node.choice_label.front()) != std::string_view::npos;
+      return fmt::format("{} {} name", vowel ? "an" : "a", node.choice_label);
+    }
     case ValueKind::Integer: return "a whole number";
     case ValueKind::Number: return "a number";
     case ValueKind::Boolean: return "true or false";

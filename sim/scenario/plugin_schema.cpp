@@ -32,4 +32,9 @@ const datasets::DataRegistry& builtin_data_sets() {
   return registry;
 }
 
+const models::ModelRegistry& builtin_models() {
+  static const auto registry = filled<models::ModelRegistry>("model", models::register_builtin_models);
+  return registry;
+}
+
 }  // namespace dtsim::scenario

@@ -5,6 +5,7 @@
 // registered plug-ins and their own parameters.
 
 #include "datasets/data_plugin.hpp"
+#include "models/model_plugin.hpp"
 #include "models/optimizer.hpp"
 #include "sim/core/registry.hpp"
 #include "sim/scenario/schema_names.hpp"
@@ -24,6 +25,7 @@ const sync::SyncRegistry& builtin_sync_strategies();
 const models::OptimizerRegistry& builtin_optimizers();
 const topologies::TopologyRegistry& builtin_topologies();
 const datasets::DataRegistry& builtin_data_sets();
+const models::ModelRegistry& builtin_models();
 
 /// The values of the parameters `declared` from the validated mapping `section`, each with its position.
 template <class View>

@@ -126,16 +126,10 @@ struct TopologySpec {
 
 struct ModelSpec {
   Located<std::string> kind;
-  int dimensions = 8;  ///< embedding size (matrix_factorization, glove)
-  double x_max = 100.0;  ///< glove: count from which a pair gets full weight
-  double alpha = 0.75;   ///< glove: weighting exponent
-  std::vector<int> layers;         ///< mlp: hidden layer widths
-  std::string activation = "relu";  ///< mlp: relu or tanh
-  int sequence_length = 0;  ///< transformer profiles: tokens per sample (0: the model's own)
-
-  /// Whether the model is a timing-only layer table (`profile:<name>`), and that name.
-  [[nodiscard]] bool is_profile() const { return kind.value.rfind("profile:", 0) == 0; }
-  [[nodiscard]] std::string profile_name() const { return is_profile() ? kind.value.substr(8) : std::string(); }
+  /// Whether the model is a timing-only layer table (`profile:<name>`): time and traffic, no data, no values.
+  bool timing_only = false;
+  /// The validated `model` mapping, defaults filled in: the chosen model reads its own keys from it.
+  ConfigNode section;
 };
 
 /// What the model trains on: the data set's kind, its own keys (read by the data set's entry), and how its

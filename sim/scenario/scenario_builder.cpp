@@ -262,6 +262,8 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   }
 
   s.model.kind = root.at("model").located("kind");
+  s.model.section = *root.at("model").node();
+  s.model.timing_only = builtin_models().find(s.model.kind.value).factory.timing_only();
   const View data = root.at("data");
   s.data.kind = data.located("kind");
   s.data.validation_fraction = data.number("validation_fraction").value_or(0.2);
@@ -271,24 +273,16 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
     const datasets::DataPlugin& data_set = builtin_data_sets().find(s.data.kind.value).factory;
     if (data_set.check) data_set.check(data, sink);
   }
-  s.model.dimensions = static_cast<int>(root.at("model").integer("dimensions").value_or(8));
-  s.model.x_max = root.at("model").number("x_max").value_or(100.0);
-  s.model.alpha = root.at("model").number("alpha").value_or(0.75);
-  if (const ConfigNode* layers = root.at("model").at("layers").node()) {
-    for (const auto& width : layers->items) s.model.layers.push_back(static_cast<int>(parse_integer(width.scalar).value_or(1)));
-  }
-  s.model.activation = root.at("model").text("activation", "relu");
-  s.model.sequence_length = static_cast<int>(root.at("model").integer("sequence_length").value_or(0));
   // Profiles are timing-only: no data, so no epochs; every other model needs data.
-  if (!s.model.is_profile() && s.data.kind.value.empty()) {
+  if (!s.model.timing_only && s.data.kind.value.empty()) {
     sink.error(root.where(), "data", "missing required key", "add what the model trains on, for example `data: {kind: digits}`");
   }
-  if (s.model.is_profile() && !s.data.kind.value.empty()) {
+  if (s.model.timing_only && !s.data.kind.value.empty()) {
     sink.error(root.key_where("data"), "data",
                fmt::format("'{}' is a timing-only layer table, which trains on no data", s.model.kind.value),
                "remove data; the run computes no values, only time and traffic");
   }
-  if (s.model.is_profile() && root.at("training").at("stop").has("epochs")) {
+  if (s.model.timing_only && root.at("training").at("stop").has("epochs")) {
     sink.error(root.at("training").at("stop").key_where("epochs"), "training.stop.epochs",
                "epochs are passes over a data set, and a timing-only profile has none",
                "give training.stop.iterations (iterations = epochs x samples / global batch)");

@@ -106,46 +106,9 @@ SchemaNode topology() {
 }
 
 SchemaNode model() {
-  return map_of("model", "what is trained",
-                {
-                    choice_of("kind", "model", "the model family",
-                              {
-                                  {"logistic_regression", "binary logistic regression"},
-                                  {"softmax_regression", "multi-class softmax regression"},
-                                  {"mlp", "multi-layer perceptron"},
-                                  {"glove", "GloVe word embeddings trained on word co-occurrences"},
-                                  {"matrix_factorization", "embeddings per row and column of a ratings matrix"},
-                                  {"profile:resnet50", "timing only: ResNet-50 layer table (25.6M parameters)"},
-                                  {"profile:bert_base", "timing only: BERT-Base layer table (110M parameters)"},
-                                  {"profile:bert_large", "timing only: BERT-Large layer table (335M parameters)"},
-                                  {"profile:gpt2_small", "timing only: GPT-2 small layer table (124M parameters)"},
-                                  {"profile:gpt2_medium", "timing only: GPT-2 medium layer table (355M parameters)"},
-                                  {"profile:gpt2_large", "timing only: GPT-2 large layer table (774M parameters)"},
-                                  {"profile:gpt2_xl", "timing only: GPT-2 XL layer table (1.56B parameters)"},
-                              })
-                        .require(),
-                    list_of("layers", "hidden layer widths", integer("[]", 1, 1'000'000, "width"))
-                        .require()
-                        .when("kind", {"mlp"}),
-                    choice_of("activation", "activation", "hidden-layer activation",
-                              {{"relu", "max(0, x)"}, {"tanh", "hyperbolic tangent"}})
-                        .fallback("relu")
-                        .when("kind", {"mlp"}),
-                    integer("dimensions", 1, 100'000, "embedding size")
-                        .fallback("8")
-                        .when("kind", {"glove", "matrix_factorization"}),
-                    number("x_max", 0.0, kInf, "co-occurrence count from which a pair gets full weight")
-                        .exclusive_min()
-                        .fallback("100")
-                        .when("kind", {"glove"}),
-                    number("alpha", 0.0, 10.0, "exponent of the weight (x / x_max)^alpha below x_max")
-                        .exclusive_min()
-                        .fallback("0.75")
-                        .when("kind", {"glove"}),
-                    integer("sequence_length", 1, 1024, "tokens per sample of a transformer profile")
-                        .when("kind", {"profile:bert_base", "profile:bert_large", "profile:gpt2_small",
-                                       "profile:gpt2_medium", "profile:gpt2_large", "profile:gpt2_xl"}),
-                });
+  std::vector<SchemaNode> keys = plugin_keys(builtin_models(), "kind", "model", "the model family", "");
+  keys.front().required = true;
+  return map_of("model", "what is trained", std::move(keys));
 }
 
 SchemaNode data() {

@@ -237,12 +237,9 @@ TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
   for (const auto& name : scenario::find_schema("topology.kind")->supported_choices()) {
     EXPECT_TRUE(registries.topologies.contains(name)) << name;
   }
-  auto models = scenario::find_schema("model.kind")->supported_choices();
-  std::sort(models.begin(), models.end());
-  std::vector<std::string> trainable_and_profiles = registries.models.names();
-  for (const std::string& profile : models::profile_names()) trainable_and_profiles.push_back("profile:" + profile);
-  std::sort(trainable_and_profiles.begin(), trainable_and_profiles.end());
-  EXPECT_EQ(models, trainable_and_profiles);
+  EXPECT_EQ(scenario::find_schema("model.kind")->supported_choices(), registries.models.registration_order());
+  // Every layer table is a model entry.
+  for (const std::string& profile : models::profile_names()) EXPECT_TRUE(registries.models.contains("profile:" + profile));
   auto data_sets = scenario::find_schema("data.kind")->supported_choices();
   EXPECT_EQ(data_sets, registries.data_sets.registration_order());
   auto strategies = scenario::find_schema("training.sync.strategy")->supported_choices();
@@ -421,6 +418,57 @@ TEST(Schema, EveryDataSetEntryAcceptsItsExampleAndRefusesBadValues) {
         const std::string error = first_error(with_data(entry, prefix + value + "}"));
         EXPECT_NE(error.find("entry.yaml:5:"), std::string::npos) << value << ": " << error;
         EXPECT_NE(error.find("data." + parameter.key), std::string::npos) << value << ": " << error;
+      }
+    }
+  }
+}
+
+/// kSweepBase with a model entry's `model` mapping on its line 4 and the data it trains on on line 5 (none,
+/// and a number of iterations, for a timing-only layer table).
+std::string with_model(const models::ModelPlugin& entry, const std::string& model) {
+  std::string text = testing::replace_once(kSweepBase, "model: {kind: logistic_regression}", "model: " + model);
+  const std::string data = "data: {kind: synthetic_classification, samples: 1000, features: 8}";
+  if (!entry.timing_only()) return testing::replace_once(text, data, "data: " + entry.example_data);
+  text = testing::replace_once(text, data, "# no data");
+  return testing::replace_once(text, "stop: {epochs: 1}", "stop: {iterations: 2}");
+}
+
+// Every model's entry: the `model` it documents reads and builds for the data it documents (or gives its
+// layer table), and each parameter it declares refuses a value of the wrong type or out of its range at the
+// value's file:line:col.
+TEST(Schema, EveryModelEntryAcceptsItsExampleAndRefusesBadValues) {
+  const Registries registries = make_builtin_registries();
+  for (const std::string& name : registries.models.registration_order()) {
+    SCOPED_TRACE(name);
+    const auto& entry = registries.models.find(name).factory;
+    const scenario::Scenario s = scenario::read_scenario_text(with_model(entry, entry.example), "entry.yaml");
+    EXPECT_EQ(s.model.kind.value, name);
+    EXPECT_EQ(s.model.timing_only, entry.timing_only());
+    const core::View section(&s.model.section, "model");
+    if (entry.timing_only()) {
+      EXPECT_GT(entry.profile(section).parameters(), 0.0);
+    } else {
+      core::DiagnosticSink sink;
+      const auto model = make_model(s, load_data(s, registries.data_sets).shape, registries.models, sink);
+      EXPECT_TRUE(sink.empty());
+      ASSERT_NE(model, nullptr);
+      EXPECT_GT(model->parameter_count(), 0U);
+    }
+    for (const scenario::SchemaNode& parameter : entry.parameters) {
+      SCOPED_TRACE(parameter.key);
+      const std::string prefix = "{kind: \"" + name + "\", " + parameter.key + ": ";
+      std::vector<std::string> bad{"{a: 1}"};
+      if (parameter.kind == scenario::ValueKind::Integer || parameter.kind == scenario::ValueKind::Number) {
+        bad.insert(bad.end(), {"many", "-5", "[1, 2]"});
+      } else if (parameter.kind == scenario::ValueKind::Choice) {
+        bad.insert(bad.end(), {"sometimes", "[1, 2]"});
+      } else if (parameter.kind == scenario::ValueKind::List) {
+        bad.push_back("[0, many]");
+      }
+      for (const std::string& value : bad) {
+        const std::string error = first_error(with_model(entry, prefix + value + "}"));
+        EXPECT_NE(error.find("entry.yaml:4:"), std::string::npos) << value << ": " << error;
+        EXPECT_NE(error.find("model." + parameter.key), std::string::npos) << value << ": " << error;
       }
     }
   }

@@ -1,0 +1,41 @@
+#include "models/model_plugin.hpp"
+
+namespace dtsim::models {
+namespace {
+
+core::SchemaNode sequence_length_parameter() {
+  return core::integer("sequence_length", 1, 1024, "tokens per sample of a transformer profile");
+}
+
+/// The timing-only entry of profile `name`, with a sequence length when it is a transformer.
+ModelPlugin layer_table(const std::string& name, bool transformer) {
+  return {.parameters = transformer ? std::vector<core::SchemaNode>{sequence_length_parameter()}
+                                    : std::vector<core::SchemaNode>{},
+          .trains_on = std::nullopt,
+          .make = {},
+          .profile = [name](const core::View& m) {
+            return find_profile(name, {.sequence = static_cast<std::size_t>(m.integer("sequence_length").value_or(0))});
+          },
+          .check = {},
+          .example = "{kind: profile:" + name + (transformer ? ", sequence_length: 128}" : "}"),
+          .example_data = ""};
+}
+
+}  // namespace
+
+/// Layer tables of published models too large to train here: time and traffic without values.
+void register_layer_profiles(ModelRegistry& registry) {
+  registry.add("profile:resnet50", "timing only: ResNet-50 layer table (25.6M parameters)", layer_table("resnet50", false));
+  registry.add("profile:bert_base", "timing only: BERT-Base layer table (110M parameters)", layer_table("bert_base", true));
+  registry.add("profile:bert_large", "timing only: BERT-Large layer table (335M parameters)",
+               layer_table("bert_large", true));
+  registry.add("profile:gpt2_small", "timing only: GPT-2 small layer table (124M parameters)",
+               layer_table("gpt2_small", true));
+  registry.add("profile:gpt2_medium", "timing only: GPT-2 medium layer table (355M parameters)",
+               layer_table("gpt2_medium", true));
+  registry.add("profile:gpt2_large", "timing only: GPT-2 large layer table (774M parameters)",
+               layer_table("gpt2_large", true));
+  registry.add("profile:gpt2_xl", "timing only: GPT-2 XL layer table (1.56B parameters)", layer_table("gpt2_xl", true));
+}
+
+}  // namespace dtsim::models
