@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
-#include <set>
+#include <map>
 
 namespace dtsim::app {
 namespace {
@@ -194,19 +194,22 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                 fmt::format("valid: {}", core::join_names(registries.topologies.names())));
   }
   const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
-  // The hierarchical allreduce on a flat topology would be the ring allreduce under another name.
-  const std::span<const int> machines = graph.worker_machines();
-  const bool flat = std::set<int>(machines.begin(), machines.end()).size() == machines.size();
-  if (flat && *operation == comm::Operation::allreduce) {
-    if (options.algorithm == "hierarchical") {
-      usage_error("--algo", "the hierarchical allreduce needs multi-device nodes, and this topology is flat",
-                  "use --scenario with a file whose topology.kind is hierarchical");
-    }
-    std::erase(names, "hierarchical");
-  }
+  // Algorithms that need a placement of the workers (the hierarchical allreduce: several on each node) are
+  // refused when asked for by name, and left out of `all`.
+  std::map<int, int> per_machine;
+  for (const int machine : graph.worker_machines()) ++per_machine[machine];
+  std::vector<int> workers_per_machine;
+  for (const auto& [machine, count] : per_machine) workers_per_machine.push_back(count);
+  const bool flat = per_machine.size() == graph.worker_machines().size();
+  std::erase_if(names, [&](const std::string& name) {
+    const comm::CollectivePlugin& algorithm = registry.find(name).factory;
+    const auto refusal = algorithm.refuses ? algorithm.refuses(workers_per_machine) : std::nullopt;
+    if (refusal && options.algorithm != "all") usage_error("--algo", refusal->message, refusal->hint);
+    return refusal.has_value();
+  });
 
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
-  for (const auto& name : names) algorithms.push_back(registry.find(name).factory());
+  for (const auto& name : names) algorithms.push_back(registry.find(name).factory.make());
   std::vector<runtime::CollectiveCase> cases;
   for (const double size : sizes) {
     for (const auto& algorithm : algorithms) {

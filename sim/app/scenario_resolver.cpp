@@ -250,7 +250,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model")),
         .sync = std::move(prepared.strategy),
         .make_optimizer = optimizer_factory(s, registries),
-        .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory(),
+        .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory.make(),
         .data = {},
         .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
         .total_iterations = *s.training.iterations,
@@ -273,7 +273,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .sync = std::move(prepared.strategy),
       .make_optimizer = optimizer_factory(s, registries),
       .allreduce = scenario::has_allreduce(s.training.architecture)
-                       ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory()
+                       ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory.make()
                        : nullptr,
       .data = std::move(data_set),
       .schedule = schedule,

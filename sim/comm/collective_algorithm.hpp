@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,8 +61,21 @@ class CollectiveAlgorithm {
   [[nodiscard]] virtual std::string uncontended_on() const = 0;
 };
 
-using CollectiveFactory = std::function<std::unique_ptr<CollectiveAlgorithm>()>;
-using CollectiveRegistry = core::Registry<CollectiveFactory>;
+/// Why an algorithm cannot run on a placement of the workers, and what to do instead.
+struct PlacementRefusal {
+  std::string message;
+  std::string hint;
+};
+
+/// An algorithm's registry entry: how to make it, and the placements of workers it needs.
+struct CollectivePlugin {
+  std::function<std::unique_ptr<CollectiveAlgorithm>()> make;
+  /// Given the number of workers on each machine in use (in machine order; all 1 on a flat topology), why
+  /// the algorithm cannot run there; empty when it runs anywhere.
+  std::function<std::optional<PlacementRefusal>(std::span<const int> workers_per_machine)> refuses;
+};
+
+using CollectiveRegistry = core::Registry<CollectivePlugin>;
 
 /// One registry of algorithms per operation.
 struct CollectiveCatalog {

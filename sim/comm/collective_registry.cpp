@@ -6,6 +6,10 @@
 #include "sim/comm/hierarchical_allreduce.hpp"
 #include "sim/comm/ring_collectives.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -21,8 +25,25 @@ constexpr std::array<std::pair<Operation, std::string_view>, 5> kOperations{{
 }};
 
 template <class Algorithm>
-CollectiveFactory make() {
-  return [] { return std::make_unique<Algorithm>(); };
+CollectivePlugin make() {
+  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = {}};
+}
+
+/// The hierarchical allreduce runs inside nodes and across them: it needs several workers per machine, the
+/// same number on each (a flat topology would make it the ring allreduce under another name).
+std::optional<PlacementRefusal> hierarchical_refuses(std::span<const int> workers_per_machine) {
+  if (std::all_of(workers_per_machine.begin(), workers_per_machine.end(), [](int n) { return n == 1; })) {
+    return PlacementRefusal{"the hierarchical allreduce needs multi-device nodes, and the topology is flat",
+                            "use topology.kind: hierarchical with cluster.nodes, or another algorithm"};
+  }
+  if (std::any_of(workers_per_machine.begin(), workers_per_machine.end(),
+                  [&](int n) { return n != workers_per_machine.front(); })) {
+    return PlacementRefusal{fmt::format("the hierarchical allreduce needs the same number of workers on every node, "
+                                        "and they fill the nodes unevenly ({} per node)",
+                                        fmt::join(workers_per_machine, ", ")),
+                            "make cluster.workers a multiple of the devices per node, with nodes of one size"};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -100,7 +121,7 @@ void register_builtin_collectives(CollectiveCatalog& catalog) {
                         make<DoubleBinaryTreeAllreduce>());
   catalog.allreduce.add("hierarchical",
                         "ring reduce-scatter inside each node, ring allreduce across nodes, ring allgather inside",
-                        make<HierarchicalAllreduce>());
+                        {.make = make<HierarchicalAllreduce>().make, .refuses = hierarchical_refuses});
   catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
                         make<DirectAllreduce>());
 

@@ -37,4 +37,13 @@ const models::ModelRegistry& builtin_models() {
   return registry;
 }
 
+const comm::CollectiveCatalog& builtin_collectives() {
+  static const comm::CollectiveCatalog catalog = [] {
+    comm::CollectiveCatalog filled;
+    comm::register_builtin_collectives(filled);
+    return filled;
+  }();
+  return catalog;
+}
+
 }  // namespace dtsim::scenario

@@ -7,6 +7,7 @@
 #include "datasets/data_plugin.hpp"
 #include "models/model_plugin.hpp"
 #include "models/optimizer.hpp"
+#include "sim/comm/collective_algorithm.hpp"
 #include "sim/core/registry.hpp"
 #include "sim/scenario/schema_names.hpp"
 #include "sim/sync/sync_strategy.hpp"
@@ -26,6 +27,7 @@ const models::OptimizerRegistry& builtin_optimizers();
 const topologies::TopologyRegistry& builtin_topologies();
 const datasets::DataRegistry& builtin_data_sets();
 const models::ModelRegistry& builtin_models();
+const comm::CollectiveCatalog& builtin_collectives();
 
 /// The values of the parameters `declared` from the validated mapping `section`, each with its position.
 template <class View>

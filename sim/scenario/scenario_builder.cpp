@@ -19,8 +19,8 @@
 namespace dtsim::scenario {
 namespace {
 
-/// Multi-device nodes need a topology that places workers on them; the hierarchical allreduce needs nodes
-/// that the workers fill evenly.
+/// Multi-device nodes need a topology that places workers on them; an allreduce algorithm may need a
+/// placement of the workers (the hierarchical one: nodes that they fill evenly).
 void check_hierarchy(const View& root, const Scenario& s, const topologies::TopologyPlugin& topology,
                      core::DiagnosticSink& sink) {
   const View cluster = root.at("cluster");
@@ -36,28 +36,24 @@ void check_hierarchy(const View& root, const Scenario& s, const topologies::Topo
                fmt::format("use kind: {} with fabric: {}, or remove cluster.nodes", placing.front(), s.topology.kind.value));
   }
   const View architecture = root.at("training").at("architecture");
-  if (architecture.text("algorithm") == "hierarchical") {
-    if (!has_nodes) {
-      sink.error(architecture.where("algorithm"), "training.architecture.algorithm",
-                 "the hierarchical allreduce needs multi-device nodes, and the topology is flat",
-                 "use topology.kind: hierarchical with cluster.nodes, or another algorithm");
-    } else {
-      // Workers fill the nodes in order: every node used must end up with the same number of them.
-      std::vector<int> filled;
-      int left = s.cluster.workers;
-      for (const NodeGroup& group : s.cluster.nodes) {
-        for (int n = 0; n < group.count && left > 0; ++n) {
-          filled.push_back(std::min(left, group.devices));
-          left -= filled.back();
-        }
-      }
-      if (!filled.empty() && std::any_of(filled.begin(), filled.end(), [&](int f) { return f != filled.front(); })) {
-        sink.error(architecture.where("algorithm"), "training.architecture.algorithm",
-                   fmt::format("the hierarchical allreduce needs the same number of workers on every node; {} workers "
-                               "fill the nodes unevenly", s.cluster.workers),
-                   "make cluster.workers a multiple of the devices per node, with nodes of one size");
+  if (!architecture.has("algorithm")) return;
+  const comm::CollectivePlugin& algorithm = builtin_collectives().allreduce.find(architecture.text("algorithm")).factory;
+  if (!algorithm.refuses) return;
+  // Workers fill the nodes in order, one per device; without nodes, each is a machine of its own.
+  std::vector<int> filled;
+  int left = s.cluster.workers;
+  if (has_nodes) {
+    for (const NodeGroup& group : s.cluster.nodes) {
+      for (int n = 0; n < group.count && left > 0; ++n) {
+        filled.push_back(std::min(left, group.devices));
+        left -= filled.back();
       }
     }
+  } else {
+    filled.assign(static_cast<std::size_t>(std::max(left, 0)), 1);
+  }
+  if (const auto refusal = algorithm.refuses(filled)) {
+    sink.error(architecture.where("algorithm"), "training.architecture.algorithm", refusal->message, refusal->hint);
   }
 }
 

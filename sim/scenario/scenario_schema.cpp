@@ -131,6 +131,14 @@ SchemaNode data() {
                 std::move(keys));
 }
 
+/// Every registered name with its description, in registration order.
+template <class Registry>
+std::vector<Choice> registered_choices(const Registry& registry) {
+  std::vector<Choice> choices;
+  for (const std::string& name : registry.registration_order()) choices.push_back({name, registry.find(name).description});
+  return choices;
+}
+
 SchemaNode sync() {
   return map_of("sync", "when workers exchange and apply updates",
                 plugin_keys(builtin_sync_strategies(), "strategy", "sync strategy", "the synchronization strategy", "bsp"));
@@ -182,12 +190,7 @@ SchemaNode training() {
                                 {"hybrid", "dense parameters by allreduce, sparse ones through servers"}})
                          .fallback("allreduce"),
                      choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
-                               {{"ring", "reduce-scatter then allgather around the ring"},
-                                {"tree", "binomial reduce then broadcast"},
-                                {"double_binary_tree", "two complementary binary trees, half the buffer each"},
-                                {"halving_doubling", "recursive halving and doubling"},
-                                {"hierarchical", "within nodes, across nodes, within nodes (needs topology.kind: hierarchical)"},
-                                {"direct", "every rank sends to every rank"}})
+                               registered_choices(builtin_collectives().allreduce))
                          .fallback("ring")
                          .when("kind", with_allreduce),
                      integer("shards", 1, 1024, "parameter servers, each holding one contiguous range of the parameters")

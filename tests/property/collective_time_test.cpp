@@ -48,7 +48,7 @@ std::vector<std::string> algorithms() {
 
 std::unique_ptr<comm::CollectiveAlgorithm> make(const std::string& qualified) {
   const std::size_t slash = qualified.find('/');
-  return builtin().of(*comm::operation_named(qualified.substr(0, slash))).find(qualified.substr(slash + 1)).factory();
+  return builtin().of(*comm::operation_named(qualified.substr(0, slash))).find(qualified.substr(slash + 1)).factory.make();
 }
 
 topology::TopologyGraph uncontended_topology(const comm::CollectiveAlgorithm& algorithm, int ranks) {

@@ -35,7 +35,7 @@ std::vector<std::string> algorithms() {
 std::unique_ptr<CollectiveAlgorithm> make(const std::string& qualified) {
   const std::size_t slash = qualified.find('/');
   const auto operation = operation_named(qualified.substr(0, slash));
-  return builtin().of(*operation).find(qualified.substr(slash + 1)).factory();
+  return builtin().of(*operation).find(qualified.substr(slash + 1)).factory.make();
 }
 
 // Small integers keep float sums exact, whatever the order of additions.
@@ -230,6 +230,32 @@ TEST(CollectiveMessages, DirectSendsOneChunkToEveryOtherRankTwice) {
   run_on(*make("allreduce/direct"), buffers, network);
   EXPECT_EQ(network.log().size(), 2U * ranks * (ranks - 1));
   for (const auto& message : network.log()) EXPECT_EQ(message.elements, 2U);
+}
+
+}  // namespace
+}  // namespace dtsim::comm
+
+namespace dtsim::comm {
+namespace {
+
+// Placement rules travel with the entries: the hierarchical allreduce refuses a flat placement and uneven
+// nodes (naming the counts); every other algorithm runs on any placement.
+TEST(CollectivePlacement, OnlyTheHierarchicalAllreduceNeedsEvenMultiDeviceNodes) {
+  const CollectiveCatalog catalog = builtin();
+  const CollectivePlugin& hierarchical = catalog.allreduce.find("hierarchical").factory;
+  ASSERT_TRUE(hierarchical.refuses);
+  const std::vector<int> flat{1, 1, 1, 1};
+  const std::vector<int> uneven{4, 2};
+  const std::vector<int> even{4, 4};
+  EXPECT_NE(hierarchical.refuses(flat)->message.find("flat"), std::string::npos);
+  EXPECT_NE(hierarchical.refuses(uneven)->message.find("(4, 2 per node)"), std::string::npos);
+  EXPECT_FALSE(hierarchical.refuses(even).has_value());
+  for (const Operation operation : all_operations()) {
+    for (const auto& [name, entry] : catalog.of(operation).entries()) {
+      if (operation == Operation::allreduce && name == "hierarchical") continue;
+      EXPECT_FALSE(entry.factory.refuses) << to_string(operation) << "/" << name;
+    }
+  }
 }
 
 }  // namespace
