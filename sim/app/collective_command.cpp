@@ -2,12 +2,14 @@
 
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/collective_run.hpp"
+#include "sim/scenario/named_values.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -117,12 +119,13 @@ scenario::Scenario from_options(const CollectiveOptions& options) {
   if (options.unidirectional && options.topology != "ring") {
     usage_error("--unidirectional", fmt::format("applies to a ring only, and the topology is '{}'", options.topology));
   }
-  if (options.network_model == "tcp") {
-    s.topology.network_model = scenario::NetworkModel::Tcp;
-  } else if (options.network_model != "alpha_beta") {
+  std::vector<std::string> models;
+  for (const auto& model : scenario::network_models()) models.emplace_back(model.name);
+  if (std::find(models.begin(), models.end(), options.network_model) == models.end()) {
     usage_error("--network-model", fmt::format("unknown network model '{}'", options.network_model),
-                "valid network model names: alpha_beta, tcp");
+                fmt::format("valid network model names: {}", core::join_names(models)));
   }
+  s.topology.network_model = scenario::value_named(scenario::network_models(), options.network_model);
   std::vector<int> dimensions;
   if (options.topology == "torus") {
     dimensions = parse_dimensions(options.dimensions);

@@ -172,9 +172,12 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                  "use fewer users and items");
     }
   }
-  if (architecture == scenario::Architecture::Hybrid && s.training.sync_strategy.value != "bsp") {
+  // The hybrid loop exchanges every worker's gradient every step, in lock step: bulk-synchronous updates.
+  const bool bulk_synchronous = strategy->lock_step() && strategy->local_steps() == 0 && !strategy->gossip();
+  if (architecture == scenario::Architecture::Hybrid && !bulk_synchronous) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
-               fmt::format("the hybrid architecture runs bsp only, and the strategy is '{}'", s.training.sync_strategy.value),
+               fmt::format("the hybrid architecture runs bulk-synchronous updates (bsp) only, and the strategy is '{}'",
+                           s.training.sync_strategy.value),
                "use training.sync.strategy: bsp, or training.architecture.kind: parameter_server or allreduce");
   }
   if (s.training.architecture == scenario::Architecture::ParameterServer && strategy->local_steps() > 0) {

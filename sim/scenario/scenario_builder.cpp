@@ -5,6 +5,7 @@
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/node_catalog.hpp"
 #include "sim/scenario/config_view.hpp"
+#include "sim/scenario/named_values.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 #include "sim/scenario/device_reader.hpp"
 #include "sim/scenario/energy_reader.hpp"
@@ -163,7 +164,7 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 
 void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
   const std::string backend = training.text("backend", "auto");
-  out.backend = backend == "cpu" ? Backend::Cpu : backend == "cuda" ? Backend::Cuda : Backend::Auto;
+  out.backend = value_named(backends(), backend);
   out.backend_at = training.where("backend");
   const View batch = training.at("batch");
   out.batch_at = batch.where();
@@ -198,9 +199,7 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   const View architecture = training.at("architecture");
   out.architecture_at = architecture.where("kind");
   const std::string kind = architecture.text("kind");
-  out.architecture = kind == "parameter_server" ? Architecture::ParameterServer
-                     : kind == "hybrid"         ? Architecture::Hybrid
-                                                : Architecture::Allreduce;
+  out.architecture = value_named(architectures(), kind);
   out.allreduce_algorithm = architecture.located("algorithm");
   out.shards = static_cast<int>(architecture.integer("shards").value_or(1));
   out.shards_at = architecture.has("shards") ? architecture.where("shards") : architecture.where("kind");
@@ -247,7 +246,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   const View topology = root.at("topology");
   s.topology.kind = topology.located("kind");
   s.topology.link = read_link(topology.at("link"));
-  s.topology.network_model = topology.text("network_model") == "tcp" ? NetworkModel::Tcp : NetworkModel::AlphaBeta;
+  s.topology.network_model = value_named(network_models(), topology.text("network_model"));
   s.topology.section = *topology.node();
   const topologies::TopologyPlugin& plugin = builtin_topologies().find(s.topology.kind.value).factory;
   check_hierarchy(root, s, plugin, sink);
@@ -316,21 +315,6 @@ topologies::TopologyContext topology_context(const Scenario& s) {
 topology::TopologyGraph build_topology(const Scenario& s, const topologies::TopologyRegistry& registry) {
   return topologies::build_topology(registry, s.topology.kind.value, View(&s.topology.section, "topology"),
                                     topology_context(s));
-}
-
-std::string_view to_string(NetworkModel model) { return model == NetworkModel::AlphaBeta ? "alpha_beta" : "tcp"; }
-
-std::string_view to_string(Architecture architecture) {
-  switch (architecture) {
-    case Architecture::Allreduce: return "allreduce";
-    case Architecture::ParameterServer: return "parameter_server";
-    case Architecture::Hybrid: return "hybrid";
-  }
-  return "allreduce";
-}
-
-std::string_view to_string(Backend backend) {
-  return backend == Backend::Cpu ? "cpu" : backend == Backend::Cuda ? "cuda" : "auto";
 }
 
 }  // namespace dtsim::scenario

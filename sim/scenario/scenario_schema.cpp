@@ -2,6 +2,7 @@
 
 #include "sim/scenario/config_node.hpp"
 #include "sim/core/slowdown_distribution.hpp"
+#include "sim/scenario/named_values.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 
 #include <algorithm>
@@ -98,9 +99,7 @@ SchemaNode topology() {
   keys.front().required = true;
   keys.insert(keys.begin() + 1,
               {link("link", "the link class of every worker link").require(),
-               choice_of("network_model", "network model", "how SimGrid times messages",
-                         {{"alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
-                          {"tcp", "SimGrid's calibrated TCP model"}})
+               choice_of("network_model", "network model", "how SimGrid times messages", choices_of(network_models()))
                    .fallback("alpha_beta")});
   return map_of("topology", "how the workers are connected", std::move(keys));
 }
@@ -168,10 +167,7 @@ SchemaNode training() {
                      integer("stages", 1, 1024, "pipeline stages").when("kind", staged),
                      integer("micro_batches", 1, 1'000'000, "micro-batches per batch").when("kind", staged),
                  }),
-          choice_of("backend", "compute backend", "where the real math runs",
-                    {{"auto", "CUDA when a device is present, otherwise CPU"},
-                     {"cpu", "Eigen on the CPU"},
-                     {"cuda", "CUDA kernels and cuBLAS (softmax_regression, mlp); an error without a device"}})
+          choice_of("backend", "compute backend", "where the real math runs", choices_of(backends()))
               .fallback("auto"),
           map_of("batch", "samples per iteration; give exactly one of the two",
                  {
@@ -184,10 +180,7 @@ SchemaNode training() {
           sync(),
           map_of("architecture", "how updates travel",
                  {
-                     choice_of("kind", "architecture", "the communication architecture",
-                               {{"allreduce", "peer-to-peer collective"},
-                                {"parameter_server", "workers push to and pull from servers"},
-                                {"hybrid", "dense parameters by allreduce, sparse ones through servers"}})
+                     choice_of("kind", "architecture", "the communication architecture", choices_of(architectures()))
                          .fallback("allreduce"),
                      choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
                                registered_choices(builtin_collectives().allreduce))

@@ -1,0 +1,35 @@
+#include "sim/scenario/named_values.hpp"
+
+namespace dtsim::scenario {
+
+const std::vector<NamedValue<NetworkModel>>& network_models() {
+  static const std::vector<NamedValue<NetworkModel>> table{
+      {NetworkModel::AlphaBeta, "alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
+      {NetworkModel::Tcp, "tcp", "SimGrid's calibrated TCP model"},
+  };
+  return table;
+}
+
+const std::vector<NamedValue<Architecture>>& architectures() {
+  static const std::vector<NamedValue<Architecture>> table{
+      {Architecture::Allreduce, "allreduce", "peer-to-peer collective"},
+      {Architecture::ParameterServer, "parameter_server", "workers push to and pull from servers"},
+      {Architecture::Hybrid, "hybrid", "dense parameters by allreduce, sparse ones through servers"},
+  };
+  return table;
+}
+
+const std::vector<NamedValue<Backend>>& backends() {
+  static const std::vector<NamedValue<Backend>> table{
+      {Backend::Auto, "auto", "CUDA when a device is present, otherwise CPU"},
+      {Backend::Cpu, "cpu", "Eigen on the CPU"},
+      {Backend::Cuda, "cuda", "CUDA kernels and cuBLAS (softmax_regression, mlp); an error without a device"},
+  };
+  return table;
+}
+
+std::string_view to_string(NetworkModel model) { return name_of(network_models(), model); }
+std::string_view to_string(Architecture architecture) { return name_of(architectures(), architecture); }
+std::string_view to_string(Backend backend) { return name_of(backends(), backend); }
+
+}  // namespace dtsim::scenario

@@ -1,0 +1,52 @@
+#pragma once
+// The closed sets of the scenario language that are not plug-ins (network models, architectures, compute
+// backends): each value's name and description in one table, from which the schema's choices, the reading
+// of a validated name and the name written back are all taken.
+
+#include "sim/core/schema.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace dtsim::scenario {
+
+template <class Enum>
+struct NamedValue {
+  Enum value;
+  std::string_view name;
+  std::string_view description;
+  bool planned = false;  ///< in the language, not simulated yet
+};
+
+const std::vector<NamedValue<NetworkModel>>& network_models();
+const std::vector<NamedValue<Architecture>>& architectures();
+const std::vector<NamedValue<Backend>>& backends();
+
+/// The value called `name` (validated against the same table's choices, so it is there).
+template <class Enum>
+Enum value_named(const std::vector<NamedValue<Enum>>& table, std::string_view name) {
+  for (const auto& entry : table) {
+    if (entry.name == name) return entry.value;
+  }
+  throw std::logic_error("unvalidated name '" + std::string(name) + "'");
+}
+
+template <class Enum>
+std::string_view name_of(const std::vector<NamedValue<Enum>>& table, Enum value) {
+  for (const auto& entry : table) {
+    if (entry.value == value) return entry.name;
+  }
+  throw std::logic_error("a value without a name");
+}
+
+/// The table as the schema's choices, in table order.
+template <class Enum>
+std::vector<core::Choice> choices_of(const std::vector<NamedValue<Enum>>& table) {
+  std::vector<core::Choice> out;
+  for (const auto& entry : table) out.push_back({std::string(entry.name), std::string(entry.description), entry.planned});
+  return out;
+}
+
+}  // namespace dtsim::scenario
