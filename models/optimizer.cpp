@@ -2,7 +2,10 @@
 
 #include "models/sgd.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -147,10 +150,21 @@ void register_builtin_optimizers(OptimizerRegistry& registry) {
 }
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& settings, std::size_t size) {
-  if (settings.kind == "sgd") return std::make_unique<SgdOptimizer>(settings.learning_rate, size);
-  if (settings.kind == "momentum") return std::make_unique<MomentumOptimizer>(settings.learning_rate, settings.momentum, size);
-  if (settings.kind == "adam") return std::make_unique<AdamOptimizer>(settings, size);
-  throw std::invalid_argument("unknown optimizer '" + settings.kind + "'");
+  static const OptimizerRegistry registry = [] {
+    OptimizerRegistry filled("optimizer");
+    register_builtin_optimizers(filled);
+    return filled;
+  }();
+  if (!registry.contains(settings.kind)) throw std::invalid_argument("unknown optimizer '" + settings.kind + "'");
+  const OptimizerPlugin& entry = registry.find(settings.kind).factory;
+  // The settings as the entry's own keys, each given its declared default by the settings' fields.
+  const std::map<std::string, double> fields{
+      {"momentum", settings.momentum}, {"beta1", settings.beta1}, {"beta2", settings.beta2}, {"epsilon", settings.epsilon}};
+  core::ParameterValues values;
+  for (const core::SchemaNode& parameter : entry.parameters) {
+    values.set(parameter.key, fmt::format("{}", fields.at(parameter.key)), {});
+  }
+  return entry.make(settings.learning_rate, values, size);
 }
 
 }  // namespace dtsim::models

@@ -16,7 +16,7 @@
 namespace dtsim::models {
 
 struct OptimizerSettings {
-  std::string kind = "sgd";  ///< sgd, momentum or adam
+  std::string kind = "sgd";  ///< a registered optimizer; the fields below are its keys where it declares them
   double learning_rate = 0.1;
   double momentum = 0.9;  ///< momentum
   double beta1 = 0.9;     ///< adam
@@ -73,7 +73,7 @@ using OptimizerRegistry = core::Registry<OptimizerPlugin>;
 void register_builtin_optimizers(OptimizerRegistry& registry);
 
 /// The optimizer `settings` name, with state for `size` parameters (for tests and benchmarks that build
-/// one directly). Throws std::invalid_argument for an unknown kind.
+/// one directly), built by its registry entry from the settings. Throws std::invalid_argument for an unknown kind.
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& settings, std::size_t size);
 
 }  // namespace dtsim::models
