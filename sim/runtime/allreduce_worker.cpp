@@ -5,9 +5,26 @@
 #include "sim/runtime/stale_synchronous_allreduce.hpp"
 #include "sim/sync/gossip_matching.hpp"
 
+#include <functional>
 #include <optional>
 
 namespace dtsim::runtime {
+namespace {
+
+/// The lock-step actions on one worker's state, each given as the loop's own code.
+struct WorkerActions final : sync::LockStepActions {
+  std::function<void()> averaged_gradient;
+  std::function<void()> own_gradient;
+  std::function<void()> parameters;
+  std::function<void(bool)> with_neighbours;
+
+  void apply_averaged_gradient() override { averaged_gradient(); }
+  void apply_own_gradient() override { own_gradient(); }
+  void average_parameters() override { parameters(); }
+  void gossip(bool with_all) override { with_neighbours(with_all); }
+};
+
+}  // namespace
 
 AllreduceWorker::AllreduceWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
 
@@ -28,12 +45,8 @@ void AllreduceWorker::operator()() {
   models::Parameters gradient;
   JobRecovery recovery(context_, rank_, WorkerState{&parameters, &optimizer, &batches});
 
-  const int local_steps = setup.sync->local_steps();
   const auto count = static_cast<std::size_t>(parameters.size());
-  std::vector<std::vector<int>> neighbours;
-  if (setup.sync->gossip()) {
-    for (int r = 0; r < workers; ++r) neighbours.push_back(topology::worker_neighbours(setup.graph, r));
-  }
+  std::vector<std::vector<int>> neighbours;  // gossip's, found on first use
   // An elastic job allreduces among the workers still in it, and its lowest rank evaluates.
   std::optional<ElasticGroup> elastic;
   if (context_.elastic != nullptr) elastic.emplace(context_, rank_, activity);
@@ -41,31 +54,37 @@ void AllreduceWorker::operator()() {
   const auto group_size = [&] { return static_cast<float>(elastic ? elastic->size() : workers); };
   const auto evaluates = [&] { return elastic ? elastic->evaluates() : rank_ == 0; };
 
-  if (rank_ == 0) after_iteration(context_, 0, parameters);
-  for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
-    if (setup.sync->gossip()) {
-      optimizer->apply(parameters, gradient);
-      charge_compute(activity, optimizer->flops(count));
-      gossip(transport, neighbours, iteration, parameters);
-    } else if (local_steps == 0) {
-      // Gradient averaging: every step, every gradient fresh.
-      ++context_.record->staleness[0];
-      if (evaluates()) ++context_.record->updates_applied;
-      setup.allreduce->run(group(), comm::Block(std::span<float>(gradient.data(), count)));
-      gradient /= group_size();
-      optimizer->apply(parameters, gradient);
-      charge_compute(activity, optimizer->flops(count));
-    } else {
-      // Local SGD: a local step, and every local_steps steps (and after the last) the models averaged.
-      optimizer->apply(parameters, gradient);
-      charge_compute(activity, optimizer->flops(count));
-      if (iteration % local_steps == 0 || iteration == setup.total_iterations) {
-        setup.allreduce->run(group(), comm::Block(std::span<float>(parameters.data(), count)));
-        parameters /= group_size();
-        charge_compute(activity, static_cast<double>(count));
-      }
+  std::int64_t iteration = 1;
+  WorkerActions actions;
+  actions.averaged_gradient = [&] {
+    // Every step, every gradient fresh.
+    ++context_.record->staleness[0];
+    if (evaluates()) ++context_.record->updates_applied;
+    setup.allreduce->run(group(), comm::Block(std::span<float>(gradient.data(), count)));
+    gradient /= group_size();
+    optimizer->apply(parameters, gradient);
+    charge_compute(activity, optimizer->flops(count));
+  };
+  actions.own_gradient = [&] {
+    optimizer->apply(parameters, gradient);
+    charge_compute(activity, optimizer->flops(count));
+  };
+  actions.parameters = [&] {
+    setup.allreduce->run(group(), comm::Block(std::span<float>(parameters.data(), count)));
+    parameters /= group_size();
+    charge_compute(activity, static_cast<double>(count));
+  };
+  actions.with_neighbours = [&](bool with_all) {
+    if (neighbours.empty()) {
+      for (int r = 0; r < workers; ++r) neighbours.push_back(topology::worker_neighbours(setup.graph, r));
     }
+    gossip(transport, neighbours, iteration, parameters, with_all);
+  };
+
+  if (rank_ == 0) after_iteration(context_, 0, parameters);
+  for (; iteration <= setup.total_iterations; ++iteration) {
+    compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
+    setup.sync->after_gradient(iteration, setup.total_iterations, actions);
     if (const std::int64_t resumed = recovery.end_of_iteration(iteration); resumed != iteration) {
       iteration = resumed;  // rolled back: the loop goes on from the checkpoint's next iteration
       continue;
@@ -76,14 +95,14 @@ void AllreduceWorker::operator()() {
 }
 
 void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::vector<int>>& neighbours,
-                             std::int64_t round, models::Parameters& parameters) {
+                             std::int64_t round, models::Parameters& parameters, bool with_all) {
   metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
   const auto count = static_cast<std::size_t>(parameters.size());
   const auto own = [&] { return comm::Buffer(std::vector<float>(parameters.data(), parameters.data() + count)); };
   const auto as_map = [&](const comm::Buffer& b) {
     return Eigen::Map<const models::Parameters>(b.values().data(), static_cast<Eigen::Index>(count));
   };
-  if (context_.setup->sync->gossip_with_all()) {
+  if (with_all) {
     const std::vector<int>& peers = neighbours[static_cast<std::size_t>(rank_)];
     const std::vector<comm::Buffer> theirs = transport.exchange(peers, std::vector<comm::Buffer>(peers.size(), own()), peers);
     // Summed from zero in rank order, own parameters in their place, so that a complete graph gives every

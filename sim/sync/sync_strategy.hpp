@@ -24,6 +24,22 @@ enum class Apply {
   OnArrival,  ///< each gradient on its own, as it arrives
 };
 
+/// The steps the allreduce runtime offers a lock-step strategy once a worker's gradient is computed; the
+/// strategy's after_gradient() says which to take, in order.
+class LockStepActions {
+ public:
+  virtual ~LockStepActions() = default;
+  /// Averages the gradient over the workers by allreduce, then applies it (one update from every gradient).
+  virtual void apply_averaged_gradient() = 0;
+  /// Applies the worker's own gradient to its own parameters (a local step).
+  virtual void apply_own_gradient() = 0;
+  /// Averages the parameters themselves over the workers by allreduce.
+  virtual void average_parameters() = 0;
+  /// Averages the parameters with the worker's topology neighbours: all of them, or the one a seeded
+  /// random matching pairs it with this round.
+  virtual void gossip(bool with_all) = 0;
+};
+
 class SyncStrategy {
  public:
   virtual ~SyncStrategy() = default;
@@ -68,6 +84,14 @@ class SyncStrategy {
   [[nodiscard]] virtual bool locked() const { return false; }
   /// On arrival: the factor on the learning rate for a gradient `staleness` updates old.
   [[nodiscard]] virtual double learning_rate_scale(std::int64_t /*staleness*/) const { return 1.0; }
+
+  /// Allreduce, lock step: what a worker does with its gradient of `iteration` (1-based, of `last`).
+  /// Gradient averaging by default.
+  virtual void after_gradient(std::int64_t iteration, std::int64_t last, LockStepActions& actions) const {
+    static_cast<void>(iteration);
+    static_cast<void>(last);
+    actions.apply_averaged_gradient();
+  }
 
   // Hooks the parameter-server runtime calls around a push of a worker that steps locally
   // (accumulates_locally()), each on one shard's slice of the values. The defaults push the accumulated
@@ -211,6 +235,11 @@ class LocalSgd final : public SyncStrategy {
   [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
   [[nodiscard]] int staleness_bound() const override { return 0; }
   [[nodiscard]] int local_steps() const override { return local_steps_; }
+  /// A local step, and every local_steps steps (and after the last) the models averaged.
+  void after_gradient(std::int64_t iteration, std::int64_t last, LockStepActions& actions) const override {
+    actions.apply_own_gradient();
+    if (iteration % local_steps_ == 0 || iteration == last) actions.average_parameters();
+  }
 
  private:
   int local_steps_;
@@ -227,6 +256,10 @@ class Gossip final : public SyncStrategy {
   [[nodiscard]] int staleness_bound() const override { return 0; }
   [[nodiscard]] bool gossip() const override { return true; }
   [[nodiscard]] bool gossip_with_all() const override { return with_all_; }
+  void after_gradient(std::int64_t /*iteration*/, std::int64_t /*last*/, LockStepActions& actions) const override {
+    actions.apply_own_gradient();
+    actions.gossip(with_all_);
+  }
 
  private:
   bool with_all_;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace dtsim::sync {
 namespace {
 
@@ -27,6 +29,33 @@ core::ParameterValues values(std::initializer_list<std::pair<const char*, const 
   core::ParameterValues out;
   for (const auto& [key, text] : pairs) out.set(key, text, core::SourcePosition("s.yaml"));
   return out;
+}
+
+/// The lock-step actions a strategy takes, one letter each: G averaged gradient, O own gradient, P averaged
+/// parameters, N/A gossip with one neighbour / all.
+struct RecordedActions final : LockStepActions {
+  std::string taken;
+  void apply_averaged_gradient() override { taken += 'G'; }
+  void apply_own_gradient() override { taken += 'O'; }
+  void average_parameters() override { taken += 'P'; }
+  void gossip(bool with_all) override { taken += with_all ? 'A' : 'N'; }
+};
+
+std::string actions_of(const SyncStrategy& strategy, std::int64_t iterations) {
+  RecordedActions actions;
+  for (std::int64_t i = 1; i <= iterations; ++i) {
+    strategy.after_gradient(i, iterations, actions);
+    actions.taken += ' ';
+  }
+  return actions.taken;
+}
+
+TEST(LockStep, EachStrategySaysWhatFollowsAGradient) {
+  EXPECT_EQ(actions_of(Bsp(), 3), "G G G ");
+  // Averaged every third step, and after the last.
+  EXPECT_EQ(actions_of(LocalSgd(3), 7), "O O OP O O OP OP ");
+  EXPECT_EQ(actions_of(Gossip(true), 2), "OA OA ");
+  EXPECT_EQ(actions_of(Gossip(false), 2), "ON ON ");
 }
 
 TEST(SyncRegistry, EveryStrategyIsConfiguredFromItsOwnParameters) {
