@@ -28,6 +28,13 @@ std::filesystem::path named_file(const core::View& section, const std::string& k
   return std::filesystem::path(section.where(key).file).parent_path() / section.text(key);
 }
 
+LoadedData generated_vectors(const core::View& section, std::size_t classes) {
+  return {.shape = {.samples = static_cast<std::size_t>(*section.integer("samples")),
+                    .features = static_cast<std::size_t>(*section.integer("features")),
+                    .classes = classes},
+          .data = std::nullopt};
+}
+
 LoadedData cooccurrences(const models::TokenizedText& text, const core::View& section, const DataContext& context) {
   models::SplitDataset pairs = models::make_cooccurrence(text, static_cast<std::size_t>(*section.integer("window")),
                                                          context.validation_fraction, context.seed);

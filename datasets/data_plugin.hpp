@@ -79,6 +79,9 @@ auto read_pointing_at(const core::SourcePosition& named_at, Read read) -> declty
   }
 }
 
+/// The shape of generated labelled vectors: the section's `samples` and `features`, and `classes` classes.
+LoadedData generated_vectors(const core::View& section, std::size_t classes);
+
 /// A text's word co-occurrences within the section's `window`, as a data set and its shape.
 LoadedData cooccurrences(const models::TokenizedText& text, const core::View& section, const DataContext& context);
 

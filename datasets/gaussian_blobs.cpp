@@ -9,10 +9,7 @@ void register_gaussian_blobs(DataRegistry& registry) {
       {.parameters = {samples_parameter(), features_parameter(),
                       core::integer("classes", 2, 1000, "number of classes").fallback("3")},
        .load = [](const core::View& d, const DataContext&) {
-         return LoadedData{.shape = {.samples = static_cast<std::size_t>(*d.integer("samples")),
-                                     .features = static_cast<std::size_t>(*d.integer("features")),
-                                     .classes = static_cast<std::size_t>(*d.integer("classes"))},
-                           .data = std::nullopt};
+         return generated_vectors(d, static_cast<std::size_t>(*d.integer("classes")));
        },
        .make = [](const core::View& d, const DataContext& c) {
          return models::make_gaussian_blobs({.samples = static_cast<std::size_t>(*d.integer("samples")),

@@ -11,12 +11,7 @@ void register_sparse_clicks(DataRegistry& registry) {
       {.parameters = {samples_parameter(), features_parameter(),
                       core::integer("active", 1, 1'000'000, "features set to 1 in each sample (at most features)")
                           .fallback("8")},
-       .load = [](const core::View& d, const DataContext&) {
-         return LoadedData{.shape = {.samples = static_cast<std::size_t>(*d.integer("samples")),
-                                     .features = static_cast<std::size_t>(*d.integer("features")),
-                                     .classes = 2},
-                           .data = std::nullopt};
-       },
+       .load = [](const core::View& d, const DataContext&) { return generated_vectors(d, 2); },
        .make = [](const core::View& d, const DataContext& c) {
          return models::make_sparse_clicks({.samples = static_cast<std::size_t>(*d.integer("samples")),
                                             .features = static_cast<std::size_t>(*d.integer("features")),

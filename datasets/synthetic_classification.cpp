@@ -9,12 +9,7 @@ void register_synthetic_classification(DataRegistry& registry) {
       {.parameters = {samples_parameter(), features_parameter(),
                       core::number("label_noise", 0.0, 1e6, "standard deviation of noise added to the true logit")
                           .fallback("0")},
-       .load = [](const core::View& d, const DataContext&) {
-         return LoadedData{.shape = {.samples = static_cast<std::size_t>(*d.integer("samples")),
-                                     .features = static_cast<std::size_t>(*d.integer("features")),
-                                     .classes = 2},
-                           .data = std::nullopt};
-       },
+       .load = [](const core::View& d, const DataContext&) { return generated_vectors(d, 2); },
        .make = [](const core::View& d, const DataContext& c) {
          return models::make_synthetic_classification({.samples = static_cast<std::size_t>(*d.integer("samples")),
                                                        .features = static_cast<std::size_t>(*d.integer("features")),
