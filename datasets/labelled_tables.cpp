@@ -1,7 +1,6 @@
 #include "datasets/data_plugin.hpp"
 #include "models/labelled_csv.hpp"
 
-#include <cmath>
 
 namespace dtsim::datasets {
 namespace {
@@ -16,8 +15,7 @@ LoadedData table(const std::filesystem::path& file, const core::SourcePosition& 
                         .classes = read.class_names.size()};
   // A split leaving either part empty is reported by the checks, at the scenario's keys; the run never gets
   // there.
-  const auto validation =
-      static_cast<std::size_t>(std::llround(static_cast<double>(shape.samples) * c.validation_fraction));
+  const std::size_t validation = models::held_out(shape.samples, c.validation_fraction);
   if (validation == 0 || validation >= shape.samples) return {.shape = shape, .data = std::nullopt};
   return {.shape = shape, .data = models::split_and_standardize(read, c.validation_fraction, c.seed, name)};
 }

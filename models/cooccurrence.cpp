@@ -32,7 +32,7 @@ SplitDataset make_cooccurrence(const TokenizedText& text, std::size_t window, do
   core::shuffle(std::span(entries), engine);
 
   const auto validation =
-      static_cast<std::size_t>(std::llround(static_cast<double>(entries.size()) * validation_fraction));
+      held_out(entries.size(), validation_fraction);
   const std::size_t train = entries.size() - validation;
   SplitDataset out;
   for (Dataset* part : {&out.train, &out.validation}) {

@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 
+#include <cmath>
 #include <cstddef>
 
 namespace dtsim::models {
@@ -23,6 +24,11 @@ struct SplitDataset {
   Dataset train;
   Dataset validation;
 };
+
+/// How many of `samples` a split holds out for validation at `fraction` (rounded to the nearest).
+inline std::size_t held_out(std::size_t samples, double fraction) {
+  return static_cast<std::size_t>(std::llround(static_cast<double>(samples) * fraction));
+}
 
 /// What a sample is: a labelled feature vector, a (user, item) rating, or a (word, context) co-occurrence.
 enum class SampleKind { Classified, Rating, Cooccurrence };

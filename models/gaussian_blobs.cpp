@@ -16,7 +16,7 @@ SplitDataset make_gaussian_blobs(const GaussianBlobsParams& params, std::uint64_
     for (Eigen::Index j = 0; j < features; ++j) centers(k, j) = params.center_spread * core::standard_normal(engine);
   }
   const auto validation =
-      static_cast<std::size_t>(std::llround(static_cast<double>(params.samples) * params.validation_fraction));
+      held_out(params.samples, params.validation_fraction);
   const std::size_t train = params.samples - validation;
   SplitDataset out;
   for (Dataset* part : {&out.train, &out.validation}) {

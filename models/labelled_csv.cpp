@@ -109,7 +109,7 @@ SplitDataset split_and_standardize(const LabelledTable& table, double validation
   std::iota(order.begin(), order.end(), 0);
   core::RandomEngine engine = core::random_stream(seed, "data/" + name + "/split");
   core::shuffle(std::span<std::size_t>(order), engine);
-  const auto validation = static_cast<std::size_t>(std::llround(static_cast<double>(samples) * validation_fraction));
+  const auto validation = held_out(samples, validation_fraction);
   const std::size_t train = samples - validation;
   const std::vector<Eigen::Index> train_rows(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(train));
   const std::vector<Eigen::Index> validation_rows(order.begin() + static_cast<std::ptrdiff_t>(train), order.end());

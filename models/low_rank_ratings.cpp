@@ -27,7 +27,7 @@ SplitDataset make_low_rank_ratings(const LowRankRatingsParams& params, std::uint
   const Eigen::MatrixXd items = factors(params.items);
 
   const auto validation =
-      static_cast<std::size_t>(std::llround(static_cast<double>(params.samples) * params.validation_fraction));
+      held_out(params.samples, params.validation_fraction);
   const std::size_t train = params.samples - validation;
   SplitDataset out;
   out.train.features.resize(static_cast<Eigen::Index>(train), 2);

@@ -22,7 +22,7 @@ SplitDataset make_sparse_clicks(const SparseClicksParams& params, std::uint64_t 
   for (double& value : cdf) value /= total;
 
   const auto validation =
-      static_cast<std::size_t>(std::llround(static_cast<double>(params.samples) * params.validation_fraction));
+      held_out(params.samples, params.validation_fraction);
   const std::size_t train = params.samples - validation;
   SplitDataset out;
   for (Dataset* part : {&out.train, &out.validation}) {

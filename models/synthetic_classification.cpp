@@ -7,7 +7,7 @@
 namespace dtsim::models {
 
 std::size_t validation_samples(const SyntheticClassificationParams& params) {
-  return static_cast<std::size_t>(std::llround(static_cast<double>(params.samples) * params.validation_fraction));
+  return held_out(params.samples, params.validation_fraction);
 }
 
 SplitDataset make_synthetic_classification(const SyntheticClassificationParams& params, std::uint64_t seed) {

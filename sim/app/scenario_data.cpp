@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdlib>
 
 namespace dtsim::app {
@@ -28,7 +27,7 @@ LoadedData load_data(const scenario::Scenario& s, const datasets::DataRegistry& 
 }
 
 std::size_t validation_count(const scenario::Scenario& s, const DataShape& data) {
-  return static_cast<std::size_t>(std::llround(static_cast<double>(data.samples) * s.data.validation_fraction));
+  return models::held_out(data.samples, s.data.validation_fraction);
 }
 
 models::SplitDataset make_data(const scenario::Scenario& s, const datasets::DataRegistry& data_sets) {
