@@ -64,14 +64,9 @@ std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, 
   }
   const core::View section(&s.model.section, "model");
   const models::ModelContext context{.data = data, .data_kind = kind, .seed = s.seed};
-  if (entry.check) {
-    core::DiagnosticSink found;
-    entry.check(section, context, found);
-    if (!found.empty()) {
-      sink.append(found);
-      return nullptr;
-    }
-  }
+  const std::size_t reported = sink.size();
+  if (entry.check) entry.check(section, context, sink);
+  if (sink.size() > reported) return nullptr;
   return entry.make(section, context);
 }
 
