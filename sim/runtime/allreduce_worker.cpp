@@ -34,9 +34,9 @@ void AllreduceWorker::operator()() {
     run_stale_synchronous_allreduce(context_, rank_);
     return;
   }
-  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
+  const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
-  S4uTransport transport("allreduce", rank_, workers, activity);
+  S4uTransport transport("allreduce", rank_, workers, meter);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_traffic(context_.traffic);
   std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
@@ -49,7 +49,7 @@ void AllreduceWorker::operator()() {
   std::vector<std::vector<int>> neighbours;  // gossip's, found on first use
   // An elastic job allreduces among the workers still in it, and its lowest rank evaluates.
   std::optional<ElasticGroup> elastic;
-  if (context_.elastic != nullptr) elastic.emplace(context_, rank_, activity);
+  if (context_.elastic != nullptr) elastic.emplace(context_, rank_, meter);
   const auto group = [&]() -> S4uTransport& { return elastic ? elastic->transport() : transport; };
   const auto group_size = [&] { return static_cast<float>(elastic ? elastic->size() : workers); };
   const auto evaluates = [&] { return elastic ? elastic->evaluates() : rank_ == 0; };
@@ -58,21 +58,21 @@ void AllreduceWorker::operator()() {
   WorkerActions actions;
   actions.averaged_gradient = [&] {
     // Every step, every gradient fresh.
-    ++context_.record->staleness[0];
-    if (evaluates()) ++context_.record->updates_applied;
+    context_.observer->on_gradient_staleness(0);
+    if (evaluates()) context_.observer->on_update();
     setup.allreduce->run(group(), comm::Block(std::span<float>(gradient.data(), count)));
     gradient /= group_size();
     optimizer->apply(parameters, gradient);
-    charge_compute(activity, optimizer->flops(count));
+    charge_compute(meter, optimizer->flops(count));
   };
   actions.own_gradient = [&] {
     optimizer->apply(parameters, gradient);
-    charge_compute(activity, optimizer->flops(count));
+    charge_compute(meter, optimizer->flops(count));
   };
   actions.parameters = [&] {
     setup.allreduce->run(group(), comm::Block(std::span<float>(parameters.data(), count)));
     parameters /= group_size();
-    charge_compute(activity, static_cast<double>(count));
+    charge_compute(meter, static_cast<double>(count));
   };
   actions.with_neighbours = [&](bool with_all) {
     if (neighbours.empty()) {
@@ -83,7 +83,7 @@ void AllreduceWorker::operator()() {
 
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (; iteration <= setup.total_iterations; ++iteration) {
-    compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
+    compute_gradient(context_, meter, rank_, parameters, batches.next(), gradient);
     setup.sync->after_gradient(iteration, setup.total_iterations, actions);
     if (const std::int64_t resumed = recovery.end_of_iteration(iteration); resumed != iteration) {
       iteration = resumed;  // rolled back: the loop goes on from the checkpoint's next iteration
@@ -96,7 +96,7 @@ void AllreduceWorker::operator()() {
 
 void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::vector<int>>& neighbours,
                              std::int64_t round, models::Parameters& parameters, bool with_all) {
-  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
+  const Meter meter = context_.meter(rank_);
   const auto count = static_cast<std::size_t>(parameters.size());
   const auto own = [&] { return comm::Buffer(std::vector<float>(parameters.data(), parameters.data() + count)); };
   const auto as_map = [&](const comm::Buffer& b) {
@@ -118,7 +118,7 @@ void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::
     }
     if (!own_added) sum += parameters;
     parameters = sum / static_cast<float>(peers.size() + 1);
-    charge_compute(activity, static_cast<double>(count * (peers.size() + 1)));
+    charge_compute(meter, static_cast<double>(count * (peers.size() + 1)));
     return;
   }
   const int partner = sync::random_matching(neighbours, context_.scenario->seed, round)[static_cast<std::size_t>(rank_)];
@@ -126,7 +126,7 @@ void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::
   const comm::Buffer theirs = transport.send_recv(partner, own(), partner);
   // a + b is b + a in floating point: both partners end with the same values.
   parameters = (parameters + as_map(theirs)) * 0.5F;
-  charge_compute(activity, 2.0 * static_cast<double>(count));
+  charge_compute(meter, 2.0 * static_cast<double>(count));
 }
 
 }  // namespace dtsim::runtime

@@ -24,14 +24,14 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
   EngineSession session(graph, network_model, platform::uniform_platform(kIdleSpeed));
   const auto workers = graph.workers();
   const int ranks = static_cast<int>(workers.size());
-  std::vector<metrics::HostActivity> activity(workers.size());
+  RunObserver unobserved;  // only the collective's duration is wanted
   std::vector<double> finished(workers.size(), 0.0);
   CollectiveOutcome outcome;
   outcome.results = std::move(inputs);
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
-      S4uTransport transport("collective", rank, ranks, activity[static_cast<std::size_t>(rank)]);
+      S4uTransport transport("collective", rank, ranks, Meter(unobserved, Lane{rank}));
       transport.set_machines(graph.worker_machines());
       algorithm.run(transport, outcome.results[static_cast<std::size_t>(rank)]);
       finished[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
@@ -49,7 +49,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
   const int ranks = static_cast<int>(workers.size());
   const PhaseShortcut shortcut(graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
                                network_model == scenario::NetworkModel::Tcp);
-  std::vector<metrics::HostActivity> activity(workers.size());
+  RunObserver unobserved;
   std::vector<double> started(cases.size(), 0.0);
   std::vector<double> finished(cases.size(), 0.0);
   const simgrid::s4u::BarrierPtr barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(ranks));
@@ -58,7 +58,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
       for (std::size_t index = 0; index < cases.size(); ++index) {
         // Mailbox names differ per case, so a late message of one case can never match the next.
-        S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, activity[static_cast<std::size_t>(rank)],
+        S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, Meter(unobserved, Lane{rank}),
                                cases[index].phase_shortcut ? &shortcut : nullptr);
         transport.set_machines(graph.worker_machines());
         barrier->wait();

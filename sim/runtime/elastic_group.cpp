@@ -7,10 +7,10 @@
 
 namespace dtsim::runtime {
 
-ElasticGroup::ElasticGroup(const TrainingContext& context, int rank, metrics::HostActivity& activity)
+ElasticGroup::ElasticGroup(const TrainingContext& context, int rank, Meter meter)
     : context_(&context),
       rank_(rank),
-      activity_(&activity),
+      meter_(meter),
       membership_(context.elastic),
       schedule_(context.scenario->failures, context.scenario->cluster.workers, context.scenario->seed) {
   join_current_membership();
@@ -23,7 +23,7 @@ void ElasticGroup::join_current_membership() {
   machines_.clear();
   for (const int member : alive) machines_.push_back(all_machines[static_cast<std::size_t>(member)]);
   // A new group name per membership, so that no message of the old group is read by the new one.
-  transport_ = std::make_unique<S4uTransport>("allreduce/" + std::to_string(generation_), position, size(), *activity_);
+  transport_ = std::make_unique<S4uTransport>("allreduce/" + std::to_string(generation_), position, size(), meter_);
   transport_->set_machines(machines_);
   transport_->set_traffic(context_->traffic);
   transport_->set_hosts(alive);
@@ -49,7 +49,7 @@ bool ElasticGroup::end_of_iteration(std::int64_t iteration) {
   if (membership_->members.size() == generation_ + 1) {
     for (const Failure& failure : met) {
       // Noticed at the end of the step it happened in, whose gradient was already averaged: nothing lost.
-      context_->record->failures.push_back({failure.worker, failure.at_s, now, 0, 0.0, 0.0, true, false});
+      context_->observer->on_failure({failure.worker, failure.at_s, now, 0, 0.0, 0.0, true, false});
     }
     membership_->members.push_back(survivors);
     membership_->meetings.push_back(s4u::Barrier::create(static_cast<unsigned>(survivors.size())));

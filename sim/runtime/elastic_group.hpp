@@ -24,7 +24,7 @@ struct ElasticMembership {
 
 class ElasticGroup {
  public:
-  ElasticGroup(const TrainingContext& context, int rank, metrics::HostActivity& activity);
+  ElasticGroup(const TrainingContext& context, int rank, Meter meter);
 
   [[nodiscard]] S4uTransport& transport() { return *transport_; }
   /// Workers in the job now.
@@ -40,7 +40,7 @@ class ElasticGroup {
 
   const TrainingContext* context_;
   int rank_;
-  metrics::HostActivity* activity_;
+  Meter meter_;
   ElasticMembership* membership_;
   FailureSchedule schedule_;
   std::size_t generation_ = 0;

@@ -68,13 +68,13 @@ void HybridWorker::operator()() {
   const TrainingSetup& setup = *context_.setup;
   const models::TrainableModel& model = *setup.model;
   const models::SparseLayout layout = *model.sparse_layout();
-  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
+  const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
-  S4uTransport dense_transport("allreduce", rank_, workers, activity);
+  S4uTransport dense_transport("allreduce", rank_, workers, meter);
   dense_transport.set_machines(setup.graph.worker_machines());
   dense_transport.set_traffic(context_.traffic);
-  S4uTransport row_transport(kGroup, rank_, workers + shards, activity);
+  S4uTransport row_transport(kGroup, rank_, workers + shards, meter);
   row_transport.set_traffic(context_.traffic);
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);
@@ -105,8 +105,8 @@ void HybridWorker::operator()() {
   if (rank_ == 0) observe(0);
 
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    compute_gradient(context_, activity, rank_, parameters, rows, gradient);
-    ++context_.record->staleness[0];
+    compute_gradient(context_, meter, rank_, parameters, rows, gradient);
+    context_.observer->on_gradient_staleness(0);
 
     // Dense part: averaged over all workers, as gradient averaging does.
     models::Parameters dense_gradient = gradient.head(dense);
@@ -115,7 +115,7 @@ void HybridWorker::operator()() {
     models::Parameters dense_parameters = parameters.head(dense);
     optimizer->apply(dense_parameters, dense_gradient);
     parameters.head(dense) = dense_parameters;
-    charge_compute(activity, optimizer->flops(layout.dense));
+    charge_compute(meter, optimizer->flops(layout.dense));
 
     // Sparse part: the touched rows' gradients to their servers, the next batch's rows back.
     std::vector<std::size_t> next_rows;
@@ -154,7 +154,7 @@ void HybridWorker::operator()() {
     rows = std::move(next_rows);
     touched.swap(next_touched);
     if (rank_ == 0) {
-      ++context_.record->updates_applied;
+      context_.observer->on_update();
       observe(iteration);
     }
   }
@@ -168,8 +168,8 @@ void HybridServer::operator()() {
   const models::SparseLayout layout = *setup.model->sparse_layout();
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
-  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(workers + shard_)];
-  S4uTransport transport(kGroup, workers + shard_, workers + shards, activity);
+  const Meter meter = context_.meter(workers + shard_);
+  S4uTransport transport(kGroup, workers + shard_, workers + shards, meter);
   transport.set_traffic(context_.traffic);
   std::vector<int> peers(static_cast<std::size_t>(workers));
   std::iota(peers.begin(), peers.end(), 0);
@@ -201,7 +201,7 @@ void HybridServer::operator()() {
                         std::span<const float>(sum.data(), layout.row_width), row * layout.row_width);
       flops += static_cast<double>(workers + 1) * static_cast<double>(width) + optimizer->flops(layout.row_width);
     }
-    charge_compute(activity, flops);
+    charge_compute(meter, flops);
     std::vector<comm::Buffer> replies;
     for (const RowMessage& push : pushes) {
       std::vector<float> values;

@@ -49,7 +49,7 @@ std::int64_t JobRecovery::end_of_iteration(std::int64_t iteration) {
         record.lost_steps = i == 0 ? iteration - checkpoint_.iteration : 0;
         record.lost_s = i == 0 ? now - checkpoint_.written_s : 0.0;
         record.downtime_s = i == 0 ? downtime : 0.0;
-        context_->record->failures.push_back(record);
+        context_->observer->on_failure(record);
       }
     }
     s4u::this_actor::sleep_for(downtime);
@@ -62,11 +62,9 @@ std::int64_t JobRecovery::end_of_iteration(std::int64_t iteration) {
   }
   if (spec.checkpoint_every && iteration % *spec.checkpoint_every == 0) {
     const double write = transfer_s();
+    const double started = s4u::Engine::get_clock();
     s4u::this_actor::sleep_for(write);
-    if (rank_ == 0) {
-      ++context_->record->checkpoints;
-      context_->record->checkpoint_s += write;
-    }
+    if (rank_ == 0) context_->observer->on_checkpoint(started, write);
     checkpoint_.iteration = iteration;
     checkpoint_.written_s = s4u::Engine::get_clock();
     checkpoint_.parameters = *state_.parameters;

@@ -11,8 +11,8 @@
 namespace dtsim::runtime {
 
 LinkFailures::LinkFailures(const scenario::FailureSpec& spec, const topology::TopologyGraph& graph,
-                           platform::GraphZone& zone, metrics::RunRecord& record)
-    : graph_(&graph), zone_(&zone), record_(&record) {
+                           platform::GraphZone& zone, RunObserver& observer)
+    : graph_(&graph), zone_(&zone), observer_(&observer) {
   for (const scenario::LinkFailure& failure : spec.link_events) {
     const std::optional<std::size_t> link = find_link(graph, failure.link.value);
     // check_scenario has reported unknown names as input errors.
@@ -29,11 +29,11 @@ void LinkFailures::operator()() {
     s4u::this_actor::sleep_until(change.at_s);
     zone_->set_link_down(change.link, change.down);
     const std::string& name = graph_->link(change.link).name;
-    record_->link_events.push_back({name, s4u::Engine::get_clock(), change.down});
+    observer_->on_link_change(name, s4u::Engine::get_clock(), change.down);
     if (!change.down) continue;
     if (const auto cut = zone_->routes().partition()) {
-      record_->partition =
-          metrics::Partition{s4u::Engine::get_clock(), name, graph_->node(cut->first).name, graph_->node(cut->second).name};
+      observer_->on_partition(
+          metrics::Partition{s4u::Engine::get_clock(), name, graph_->node(cut->first).name, graph_->node(cut->second).name});
       s4u::Actor::kill_all();
       return;
     }

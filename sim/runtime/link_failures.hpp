@@ -2,10 +2,10 @@
 // Links that fail, and come back after their repair: a daemon actor takes each out of the routes at its
 // time (messages that start afterwards go around it; those already crossing it finish) and puts it back.
 // When a failed link leaves two hosts without any route, the job is partitioned: the partition is
-// recorded and every actor stops.
+// reported and every actor stops.
 
-#include "sim/metrics/run_record.hpp"
 #include "sim/platform/graph_zone.hpp"
+#include "sim/runtime/run_observer.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/topology_graph.hpp"
 
@@ -16,7 +16,7 @@ namespace dtsim::runtime {
 class LinkFailures {
  public:
   LinkFailures(const scenario::FailureSpec& spec, const topology::TopologyGraph& graph, platform::GraphZone& zone,
-               metrics::RunRecord& record);
+               RunObserver& observer);
   void operator()();
 
  private:
@@ -28,7 +28,7 @@ class LinkFailures {
   std::vector<Change> changes_;  ///< in time order
   const topology::TopologyGraph* graph_;
   platform::GraphZone* zone_;
-  metrics::RunRecord* record_;
+  RunObserver* observer_;
 };
 
 }  // namespace dtsim::runtime

@@ -16,10 +16,10 @@ ParameterServerWorker::ParameterServerWorker(TrainingContext context, int rank)
 
 void ParameterServerWorker::operator()() {
   const TrainingSetup& setup = *context_.setup;
-  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
+  const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
-  S4uTransport transport(kParameterServerGroup, rank_, workers + shards, activity);
+  S4uTransport transport(kParameterServerGroup, rank_, workers + shards, meter);
   transport.set_traffic(context_.traffic);
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);
@@ -40,18 +40,18 @@ void ParameterServerWorker::operator()() {
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     const double step_started = simgrid::s4u::Engine::get_clock();
-    compute_gradient(context_, activity, rank_, parameters, batches.next(), gradient);
+    compute_gradient(context_, meter, rank_, parameters, batches.next(), gradient);
     if (failures) {
       if (const std::optional<Failure> failure = failures->take_due(simgrid::s4u::Engine::get_clock())) {
         const double now = simgrid::s4u::Engine::get_clock();
         metrics::FailureRecord record{rank_, failure->at_s, now, 1 + held, now - step_started, 0.0, !failure->repair_s};
         if (!failure->repair_s) {
-          context_.record->failures.push_back(record);
+          context_.observer->on_failure(record);
           comm::leave(transport, servers);
           return;
         }
         record.downtime_s = *failure->repair_s + context_.scenario->failures.restart_s;
-        context_.record->failures.push_back(record);
+        context_.observer->on_failure(record);
         simgrid::s4u::this_actor::sleep_for(record.downtime_s);
         accumulated.setZero();
         held = 0;
@@ -68,7 +68,7 @@ void ParameterServerWorker::operator()() {
       optimizer->apply(parameters, gradient);
       accumulated += gradient;
       ++held;
-      charge_compute(activity, optimizer->flops(static_cast<std::size_t>(parameters.size())) +
+      charge_compute(meter, optimizer->flops(static_cast<std::size_t>(parameters.size())) +
                                    static_cast<double>(parameters.size()));
       const double norm = parameters.norm();
       const double relative =
@@ -76,7 +76,7 @@ void ParameterServerWorker::operator()() {
       const bool last = iteration == setup.total_iterations;
       const bool significant = strategy.send_now(relative, held);
       if (significant || last) {
-        if (context_.observer != nullptr) context_.observer->on_push(rank_, relative, held, last && !significant);
+        context_.observer->on_push(rank_, relative, held, last && !significant);
         const std::span<float> own(parameters.data(), static_cast<std::size_t>(parameters.size()));
         strategy.on_push(own, std::span<float>(accumulated.data(), static_cast<std::size_t>(accumulated.size())));
         const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(accumulated), held);

@@ -1,26 +1,118 @@
 #pragma once
-// Watching a training run from outside: what its result files do not hold (each push decision, the factor
-// an update really applied, the final parameters) reaches an observer through these hooks, instead of the
-// actors filling record fields that only tests read.
+// What a run measures reaches observers as events: each actor's compute, communication and waiting spans
+// (compute from SimGrid's completion signal, see compute_spans.hpp; communication from the transport), the bytes
+// it sends, the staleness of gradients, the updates applied, pushes, evaluations, failures, checkpoints
+// and link changes. The run's record is one observer (RunRecorder); a timeline or a test is another. The
+// actors only report; none of them writes the record.
+
+#include "sim/metrics/run_record.hpp"
 
 #include <cstdint>
 #include <span>
+#include <string_view>
+#include <vector>
 
 namespace dtsim::runtime {
+
+/// One actor's timeline on a host (workers by rank, then servers): its main actor (0) or a helper beside it
+/// (1: a stale-synchronous worker's averaging actor, a lock-free server's background updates).
+/// A `concurrent` lane's activities may overlap; its time is the union of their spans.
+struct Lane {
+  int host = 0;
+  int actor = 0;
+  bool concurrent = false;
+};
+
+/// [start, end], simulated seconds.
+struct Span {
+  double start = 0.0;
+  double end = 0.0;
+};
 
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
+
+  /// `lane` executed FLOPs over `span`.
+  virtual void on_compute(Lane /*lane*/, Span /*span*/) {}
+  /// `lane` was blocked in a send or receive over `blocked`; its messages were moving during `moving`
+  /// (disjoint, in time order, within `blocked`), and the rest of the time it waited for a peer.
+  virtual void on_communication(Lane /*lane*/, Span /*blocked*/, std::span<const Span> /*moving*/) {}
+  /// `lane` waited over `span` for something other than a message (a staleness bound).
+  virtual void on_wait(Lane /*lane*/, Span /*span*/) {}
+  /// `lane` sent `messages` messages of `bytes` in all.
+  virtual void on_sent(Lane /*lane*/, double /*bytes*/, std::int64_t /*messages*/) {}
+  /// `lane`'s actor ended: nothing more comes from it.
+  virtual void on_lane_done(Lane /*lane*/) {}
+
+  /// A gradient went into an update `staleness` behind: by clock, the clocks between the parameters it was
+  /// computed on and its own clock; on arrival, the updates applied since its worker read its parameters.
+  /// Once per gradient (the first shard's count, which every shard shares).
+  virtual void on_gradient_staleness(std::int64_t /*staleness*/) {}
+  /// An update was applied to the model (once per update, not per shard).
+  virtual void on_update() {}
   /// Approximate synchronous: `worker` decided to push the update it held for `delay` steps, whose norm over
   /// the parameters' norm is `relative`; `last` for the final push, sent whatever its size.
   virtual void on_push(int /*worker*/, double /*relative*/, std::int64_t /*delay*/, bool /*last*/) {}
   /// On arrival, one gradient per update (first shard): its staleness, and the factor on the learning rate the
   /// update really applied (its step over the step the same optimizer takes at the plain rate). Called only
   /// when measures_updates() says so: measuring copies the optimizer for every update.
-  virtual void on_update_applied(std::int64_t /*staleness*/, double /*rate_factor*/) {}
+  virtual void on_update_measured(std::int64_t /*staleness*/, double /*rate_factor*/) {}
   [[nodiscard]] virtual bool measures_updates() const { return false; }
+  /// An evaluation of worker 0's parameters. Its bytes_sent is left to the observer that counts bytes.
+  virtual void on_evaluation(const metrics::EvaluationRow& /*row*/) {}
   /// Worker 0's parameters after the last iteration.
   virtual void on_final_parameters(std::span<const float> /*parameters*/) {}
+
+  /// A worker or server shard failed (see FailureRecord).
+  virtual void on_failure(const metrics::FailureRecord& /*failure*/) {}
+  /// A checkpoint was written from `at_s`, for `write_s` seconds.
+  virtual void on_checkpoint(double /*at_s*/, double /*write_s*/) {}
+  /// Link `link` went down (or came back) at `at_s`.
+  virtual void on_link_change(std::string_view /*link*/, double /*at_s*/, bool /*down*/) {}
+  /// A failed link cut the hosts in two: the job stops.
+  virtual void on_partition(const metrics::Partition& /*partition*/) {}
+  /// Parameter-server runs with failures, at the end: the gradients the first shard received from each worker.
+  virtual void on_gradients_received(std::span<const std::int64_t> /*by_worker*/) {}
+};
+
+/// Several observers as one: every event goes to each, in the order they were added.
+class ObserverList final : public RunObserver {
+ public:
+  void add(RunObserver& observer) { observers_.push_back(&observer); }
+
+  void on_compute(Lane lane, Span span) override;
+  void on_communication(Lane lane, Span blocked, std::span<const Span> moving) override;
+  void on_wait(Lane lane, Span span) override;
+  void on_sent(Lane lane, double bytes, std::int64_t messages) override;
+  void on_lane_done(Lane lane) override;
+  void on_gradient_staleness(std::int64_t staleness) override;
+  void on_update() override;
+  void on_push(int worker, double relative, std::int64_t delay, bool last) override;
+  void on_update_measured(std::int64_t staleness, double rate_factor) override;
+  [[nodiscard]] bool measures_updates() const override;
+  void on_evaluation(const metrics::EvaluationRow& row) override;
+  void on_final_parameters(std::span<const float> parameters) override;
+  void on_failure(const metrics::FailureRecord& failure) override;
+  void on_checkpoint(double at_s, double write_s) override;
+  void on_link_change(std::string_view link, double at_s, bool down) override;
+  void on_partition(const metrics::Partition& partition) override;
+  void on_gradients_received(std::span<const std::int64_t> by_worker) override;
+
+ private:
+  std::vector<RunObserver*> observers_;
+};
+
+/// One actor's handle for reporting: the run's observers and the actor's lane.
+class Meter {
+ public:
+  Meter(RunObserver& observer, Lane lane) : observer_(&observer), lane_(lane) {}
+  [[nodiscard]] RunObserver& observer() const { return *observer_; }
+  [[nodiscard]] Lane lane() const { return lane_; }
+
+ private:
+  RunObserver* observer_;
+  Lane lane_;
 };
 
 }  // namespace dtsim::runtime

@@ -42,9 +42,8 @@ class S4uPending final : public comm::Pending {
 
 }  // namespace
 
-S4uTransport::S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity,
-                           const PhaseShortcut* shortcut)
-    : group_(std::move(group)), rank_(rank), size_(size), activity_(&activity), shortcut_(shortcut) {}
+S4uTransport::S4uTransport(std::string group, int rank, int size, Meter meter, const PhaseShortcut* shortcut)
+    : group_(std::move(group)), rank_(rank), size_(size), meter_(meter), shortcut_(shortcut) {}
 
 s4u::Mailbox* S4uTransport::mailbox(int from, int to, int tag) {
   const int peer = from == rank_ ? to : from;
@@ -62,8 +61,7 @@ s4u::Mailbox* S4uTransport::mailbox(int from, int to, int tag) {
 
 s4u::CommPtr S4uTransport::start_send(int to, comm::Buffer data, int tag) {
   const auto bytes = static_cast<std::uint64_t>(comm::wire_bytes(data));
-  activity_->bytes_sent += static_cast<double>(bytes);
-  activity_->messages_sent += 1;
+  meter_.observer().on_sent(meter_.lane(), static_cast<double>(bytes), 1);
   if (traffic_ != nullptr) {
     const auto host = [this](int rank) { return hosts_.empty() ? rank : hosts_[static_cast<std::size_t>(rank)]; };
     traffic_->add(host(rank_), host(to), static_cast<double>(bytes));
@@ -89,18 +87,17 @@ void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& co
   intervals.reserve(comms.size());
   for (const auto& comm : comms) intervals.emplace_back(comm->get_start_time(), comm->get_finish_time());
   std::sort(intervals.begin(), intervals.end());
-  double busy = 0.0;
+  std::vector<Span> moving;
   double covered_until = since;
   for (const auto& [start, finish] : intervals) {
     const double from = std::max(start, covered_until);
     const double to = std::min(finish, now);
     if (to > from) {
-      busy += to - from;
+      moving.push_back({from, to});
       covered_until = to;
     }
   }
-  activity_->communication_s += busy;
-  activity_->wait_s += std::max(0.0, now - since - busy);
+  meter_.observer().on_communication(meter_.lane(), {since, now}, moving);
   booked_until_ = now;
 }
 
@@ -196,12 +193,14 @@ void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int roun
   const double rest = s4u::Engine::get_clock() - rest_start;
   const double pause = round * (rounds - 1) - rest;
   if (pause > 0.0) {
+    const double paused_at = s4u::Engine::get_clock();
     s4u::this_actor::sleep_for(pause);
-    activity_->communication_s += pause;
     booked_until_ = s4u::Engine::get_clock();
+    const Span span{paused_at, booked_until_};
+    meter_.observer().on_communication(meter_.lane(), span, std::span<const Span>(&span, 1));
   }
   // Count the messages the rounds would have sent one by one.
-  activity_->messages_sent += rounds - 2;
+  meter_.observer().on_sent(meter_.lane(), 0.0, rounds - 2);
 }
 
 }  // namespace dtsim::runtime

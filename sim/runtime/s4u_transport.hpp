@@ -2,8 +2,8 @@
 // comm::Transport over SimGrid mailboxes: every message is a SimGrid communication over the routed links.
 
 #include "sim/comm/transport.hpp"
-#include "sim/metrics/run_record.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
+#include "sim/runtime/run_observer.hpp"
 #include "sim/topology/link_traffic.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -19,12 +19,11 @@ namespace dtsim::runtime {
 /// One rank's endpoint. Mailbox "<group>/<from>-><to>" (with "#<tag>" for channels other than 0) carries
 /// messages from rank `from` to rank `to`. Time spent waiting in each call is split into communication (some
 /// transfer of this call is moving bytes) and wait (none is: the peer has not posted its side yet); both,
-/// and the bytes sent, go to `activity`, each instant counted once even when posted messages overlap.
+/// and the bytes sent, are reported to `meter`, each instant counted once even when posted messages overlap.
 /// With a `shortcut`, timing-only ring phases it approves take two transfers instead of one per round.
 class S4uTransport final : public comm::Transport {
  public:
-  S4uTransport(std::string group, int rank, int size, metrics::HostActivity& activity,
-               const PhaseShortcut* shortcut = nullptr);
+  S4uTransport(std::string group, int rank, int size, Meter meter, const PhaseShortcut* shortcut = nullptr);
 
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return size_; }
@@ -53,7 +52,7 @@ class S4uTransport final : public comm::Transport {
   /// uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
 
-  /// Books the time from `posted_at` (or from the last booking, if later) to now as communication or wait.
+  /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
 
  private:
@@ -64,7 +63,7 @@ class S4uTransport final : public comm::Transport {
   std::string group_;
   int rank_;
   int size_;
-  metrics::HostActivity* activity_;
+  Meter meter_;
   const PhaseShortcut* shortcut_;
   double booked_until_ = 0.0;
   std::span<const int> machines_;

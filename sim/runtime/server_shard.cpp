@@ -11,21 +11,6 @@
 namespace dtsim::runtime {
 namespace {
 
-/// The time covered by the union of [start, finish] intervals.
-double covered(std::vector<std::pair<double, double>> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  double total = 0.0;
-  double until = -1.0;
-  for (const auto& [start, finish] : intervals) {
-    const double from = std::max(start, until);
-    if (finish > from) {
-      total += finish - from;
-      until = finish;
-    }
-  }
-  return total;
-}
-
 models::Parameters shard_of(const TrainingContext& context, int shard) {
   const models::Parameters initial = context.setup->model->initial_parameters();
   const comm::ChunkBounds range =
@@ -40,9 +25,10 @@ ServerShard::ServerShard(const TrainingContext& context, int shard)
       setup_(*context.setup),
       strategy_(*context.setup->sync),
       workers_(static_cast<std::size_t>(context.scenario->cluster.workers)),
-      activity_(context.record->hosts[workers_ + static_cast<std::size_t>(shard)]),
+      meter_(context.meter(static_cast<int>(workers_) + shard)),
+      updates_meter_(context.meter(static_cast<int>(workers_) + shard, 1, true)),
       transport_(kParameterServerGroup, static_cast<int>(workers_) + shard, static_cast<int>(workers_) + context.scenario->training.shards,
-                 activity_),
+                 meter_),
       parameters_(shard_of(context, shard)),
       count_(static_cast<double>(parameters_.size())),
       optimizer_(make_optimizer(context, static_cast<std::size_t>(parameters_.size()))),
@@ -107,26 +93,25 @@ void ServerShard::on_leave(std::size_t worker) {
 
 void ServerShard::on_arrival(std::size_t worker, comm::Buffer gradient) {
   const std::int64_t staleness = version_ - read_version_[worker];
-  if (records_) ++context_.record->staleness[staleness];
+  if (records_) context_.observer->on_gradient_staleness(staleness);
   std::vector<float> answer;
   if (const std::optional<double> flops = strategy_.on_server_receive(
           std::span<float>(parameters_.data(), static_cast<std::size_t>(parameters_.size())), gradient.values(), answer,
           context_.scenario->training.optimizer.learning_rate)) {
     // The strategy's own update: computed before the reply, which carries what it says.
-    charge_compute(activity_, *flops);
-    if (records_) ++context_.record->updates_applied;
+    charge_compute(meter_, *flops);
+    if (records_) context_.observer->on_update();
     ++version_;
     send_reply(worker, comm::Buffer(std::move(answer)));
     return;
   }
   gathered_.push_back({std::move(gradient), strategy_.learning_rate_scale(staleness)});
   if (static_cast<int>(gathered_.size()) == strategy_.accumulate()) {
-    const bool measure = records_ && context_.observer != nullptr && context_.observer->measures_updates() &&
-                         gathered_.size() == 1;
+    const bool measure = records_ && context_.observer->measures_updates() && gathered_.size() == 1;
     const models::Parameters plain = measure ? plain_step(gathered_.front().gradient) : models::Parameters();
     const models::Parameters before = measure ? parameters_ : models::Parameters();
     apply_gathered();
-    if (measure) context_.observer->on_update_applied(staleness, (before - parameters_).norm() / plain.norm());
+    if (measure) context_.observer->on_update_measured(staleness, (before - parameters_).norm() / plain.norm());
     ++version_;
   }
   reply(worker);
@@ -135,7 +120,7 @@ void ServerShard::on_arrival(std::size_t worker, comm::Buffer gradient) {
 void ServerShard::on_clock(std::size_t worker, comm::Buffer gradient, std::int64_t clock) {
   // The gradient was computed on the parameters of version read_version_[worker], clock - 1 - that many
   // clocks behind.
-  if (records_) ++context_.record->staleness[clock - 1 - read_version_[worker]];
+  if (records_) context_.observer->on_gradient_staleness(clock - 1 - read_version_[worker]);
   Clock& open_clock = by_clock_[clock];
   if (open_clock.gradients.empty()) open_clock.gradients.resize(workers_);
   open_clock.gradients[worker] = std::move(gradient);
@@ -177,11 +162,11 @@ void ServerShard::apply(const comm::Buffer& gradient, double extra_flops, double
   const double flops = extra_flops + optimizer_->flops(static_cast<std::size_t>(count_));
   if (lock_free_) {
     collect_finished();
-    updating_.push_back(simgrid::s4u::this_actor::exec_async(flops));
+    updating_.push_back(start_compute(updates_meter_, flops));
   } else {
-    charge_compute(activity_, flops);
+    charge_compute(meter_, flops);
   }
-  if (records_) ++context_.record->updates_applied;
+  if (records_) context_.observer->on_update();
 }
 
 void ServerShard::apply_gathered() {
@@ -239,19 +224,15 @@ std::size_t ServerShard::expected(std::int64_t clock) const {
 }
 
 void ServerShard::collect_finished() {
-  std::erase_if(updating_, [&](const simgrid::s4u::ExecPtr& exec) {
-    if (!exec->test()) return false;
-    updated_.emplace_back(exec->get_start_time(), exec->get_finish_time());
-    return true;
-  });
+  std::erase_if(updating_, [](const simgrid::s4u::ExecPtr& exec) { return exec->test(); });
 }
 
 void ServerShard::finish() {
   if (!gathered_.empty()) apply_gathered();
   for (auto& exec : updating_) exec->wait();
-  collect_finished();
-  activity_.compute_s += covered(std::move(updated_));
-  if (records_ && context_.scenario->failures.enabled) context_.record->gradients_by_worker = pushed_;
+  updating_.clear();
+  context_.observer->on_lane_done(updates_meter_.lane());
+  if (records_ && context_.scenario->failures.enabled) context_.observer->on_gradients_received(pushed_);
   for (auto& sent : replies_) {
     if (sent) static_cast<void>(sent->wait());
   }

@@ -74,7 +74,9 @@ class ServerShard {
   const TrainingSetup& setup_;
   const sync::SyncStrategy& strategy_;
   const std::size_t workers_;
-  metrics::HostActivity& activity_;
+  const Meter meter_;
+  /// Lock-free updates run beside the server's actor, overlapping each other: a lane of their own.
+  const Meter updates_meter_;
   S4uTransport transport_;
   models::Parameters parameters_;
   double count_;  ///< parameters in the shard
@@ -103,7 +105,6 @@ class ServerShard {
   /// down with their number.
   std::vector<std::unique_ptr<comm::Pending>> replies_;
   std::vector<simgrid::s4u::ExecPtr> updating_;
-  std::vector<std::pair<double, double>> updated_;  ///< [start, finish] of finished background updates
 };
 
 }  // namespace dtsim::runtime

@@ -51,7 +51,7 @@ void ShardRecovery::between_messages(std::int64_t updates) {
     record.lost_steps = updates - checkpoint_updates_;
     record.lost_s = now - checkpoint_s_;
     record.downtime_s = failure->repair_s.value_or(0.0) + spec.restart_s + read;
-    context_->record->failures.push_back(record);
+    context_->observer->on_failure(record);
     s4u::this_actor::sleep_for(record.downtime_s);
     *parameters_ = checkpoint_parameters_;
     *optimizer_ = checkpoint_optimizer_->clone();
@@ -62,9 +62,9 @@ void ShardRecovery::between_messages(std::int64_t updates) {
   }
   if (spec.checkpoint_every && updates >= checkpoint_updates_ + *spec.checkpoint_every) {
     const double write = transfer_s();
+    const double started = s4u::Engine::get_clock();
     s4u::this_actor::sleep_for(write);
-    ++context_->record->checkpoints;
-    context_->record->checkpoint_s += write;
+    context_->observer->on_checkpoint(started, write);
     checkpoint_updates_ = updates;
     checkpoint_s_ = s4u::Engine::get_clock();
     checkpoint_parameters_ = *parameters_;

@@ -27,8 +27,9 @@ struct Shared {
 void average_in_order(const TrainingContext& context, int rank, const std::shared_ptr<Shared>& shared) {
   const TrainingSetup& setup = *context.setup;
   const int workers = context.scenario->cluster.workers;
-  metrics::HostActivity background;
-  S4uTransport transport("allreduce", rank, workers, background);
+  // The averaging actor's own lane: its time joins the host's when it ends.
+  const Meter meter = context.meter(rank, 1);
+  S4uTransport transport("allreduce", rank, workers, meter);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_traffic(context.traffic);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context, setup.model->parameter_count());
@@ -46,7 +47,7 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
     // The worker may read the parameters while the step's time passes: it sees them before or after.
     models::Parameters next = shared->parameters;
     optimizer->apply(next, gradient);
-    charge_compute(background, optimizer->flops(count));
+    charge_compute(meter, optimizer->flops(count));
     {
       const std::unique_lock lock(*shared->mutex);
       shared->parameters = std::move(next);
@@ -54,22 +55,18 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
       shared->changed->notify_all();
     }
     if (rank == 0) {
-      ++context.record->updates_applied;
+      context.observer->on_update();
       after_iteration(context, clock, shared->parameters);
     }
   }
-  metrics::HostActivity& host = context.record->hosts[static_cast<std::size_t>(rank)];
-  host.compute_s += background.compute_s;
-  host.communication_s += background.communication_s;
-  host.bytes_sent += background.bytes_sent;
-  host.messages_sent += background.messages_sent;
+  context.observer->on_lane_done(meter.lane());
 }
 
 }  // namespace
 
 void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
   const TrainingSetup& setup = *context.setup;
-  metrics::HostActivity& activity = context.record->hosts[static_cast<std::size_t>(rank)];
+  const Meter meter = context.meter(rank);
   auto shared = std::make_shared<Shared>();
   shared->parameters = setup.model->initial_parameters();
   s4u::Actor::create(s4u::this_actor::get_name() + "/averaging", s4u::this_actor::get_host(),
@@ -86,12 +83,12 @@ void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
       const double blocked_at = s4u::Engine::get_clock();
       std::unique_lock lock(*shared->mutex);
       shared->changed->wait(lock, [&] { return shared->averaged >= clock - 1 - bound; });
-      activity.wait_s += s4u::Engine::get_clock() - blocked_at;
+      context.observer->on_wait(meter.lane(), {blocked_at, s4u::Engine::get_clock()});
       parameters = shared->parameters;
       version = shared->averaged;
     }
-    ++context.record->staleness[clock - 1 - version];
-    compute_gradient(context, activity, rank, parameters, batches.next(), gradient);
+    context.observer->on_gradient_staleness(clock - 1 - version);
+    compute_gradient(context, meter, rank, parameters, batches.next(), gradient);
     const std::unique_lock lock(*shared->mutex);
     shared->gradients.push_back(gradient);
     shared->changed->notify_all();

@@ -17,9 +17,9 @@ void TimingOnlyWorker::operator()() {
     throw std::logic_error("a timing-only worker needs a profile and bsp or local SGD");
   }
   const models::ModelProfile& profile = *setup.profile;
-  metrics::HostActivity& activity = context_.record->hosts[static_cast<std::size_t>(rank_)];
+  const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
-  S4uTransport transport("allreduce", rank_, workers, activity, context_.shortcut);
+  S4uTransport transport("allreduce", rank_, workers, meter, context_.shortcut);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_traffic(context_.traffic);
   // The optimizer's cost per parameter needs no state: it is made for none.
@@ -35,17 +35,17 @@ void TimingOnlyWorker::operator()() {
                                                     profile.training_bytes(batch, device.precision == "mixed"), device);
   const int local_steps = setup.sync->local_steps();
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    charge_compute(activity, step_flops * step_factor(context_, rank_));
+    charge_compute(meter, step_flops * step_factor(context_, rank_));
     if (local_steps == 0) {
-      if (rank_ == 0) ++context_.record->updates_applied;
-      ++context_.record->staleness[0];
+      if (rank_ == 0) context_.observer->on_update();
+      context_.observer->on_gradient_staleness(0);
       setup.allreduce->run(transport, comm::Block::sized(count));
-      charge_compute(activity, optimizer->flops(parameters));
+      charge_compute(meter, optimizer->flops(parameters));
     } else {
-      charge_compute(activity, optimizer->flops(parameters));
+      charge_compute(meter, optimizer->flops(parameters));
       if (iteration % local_steps == 0 || iteration == setup.total_iterations) {
         setup.allreduce->run(transport, comm::Block::sized(count));
-        charge_compute(activity, static_cast<double>(parameters));
+        charge_compute(meter, static_cast<double>(parameters));
       }
     }
     if (rank_ == 0 && context_.progress) {

@@ -15,26 +15,19 @@ comm::Buffer to_buffer(const models::Parameters& values) {
   return comm::Buffer(std::vector<float>(values.data(), values.data() + values.size()));
 }
 
-void charge_compute(metrics::HostActivity& activity, double flops) {
-  if (flops <= 0.0) return;
-  const double started = simgrid::s4u::Engine::get_clock();
-  simgrid::s4u::this_actor::execute(flops);
-  activity.compute_s += simgrid::s4u::Engine::get_clock() - started;
-}
-
 double step_factor(const TrainingContext& context, int rank) {
   if (context.step_slowdowns == nullptr) return 1.0;
   return (*context.step_slowdowns).at(static_cast<std::size_t>(rank)).next();
 }
 
-double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity, int rank,
+double compute_gradient(const TrainingContext& context, const Meter& meter, int rank,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient) {
   const models::TrainableModel& model = *context.setup->model;
   const double loss = model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient);
   const double flops = compute::roofline_flops(model.training_flops_per_sample() * static_cast<double>(rows.size()),
                                                model.training_bytes(rows.size()), context.scenario->cluster.device_of(rank));
-  charge_compute(activity, flops * step_factor(context, rank));
+  charge_compute(meter, flops * step_factor(context, rank));
   return loss;
 }
 
@@ -56,11 +49,10 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
     row.train_accuracy = train.accuracy;
     row.val_loss = validation.loss;
     row.val_accuracy = validation.accuracy;
-    row.bytes_sent = context.record->total_bytes_sent();
     if (context.energy != nullptr) row.energy_j = context.energy->joules_now();
-    context.record->evaluations.push_back(row);
+    context.observer->on_evaluation(row);
   }
-  if (iteration == setup.total_iterations && context.observer != nullptr) {
+  if (iteration == setup.total_iterations) {
     context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
   }
   if (context.progress && iteration > 0) context.progress(Progress{iteration, setup.total_iterations, now});

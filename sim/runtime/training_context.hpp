@@ -1,9 +1,9 @@
 #pragma once
-// What all actors of one training run share: read-only setup, and the record they fill in.
+// What all actors of one training run share: read-only setup, and the observers they report to.
 
 #include "models/optimizer.hpp"
 #include "sim/comm/payload.hpp"
-#include "sim/metrics/run_record.hpp"
+#include "sim/runtime/compute_spans.hpp"
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/run_observer.hpp"
@@ -21,7 +21,8 @@ struct ElasticMembership;
 struct TrainingContext {
   const scenario::Scenario* scenario = nullptr;
   const TrainingSetup* setup = nullptr;
-  metrics::RunRecord* record = nullptr;
+  /// Where every actor reports what it does (the run's record among them); never null.
+  RunObserver* observer = nullptr;
   ProgressCallback progress;
   /// Bytes per link, filled by every transport of the run.
   topology::LinkTraffic* traffic = nullptr;
@@ -36,14 +37,17 @@ struct TrainingContext {
   simgrid::s4u::Barrier* barrier = nullptr;
   /// Elastic allreduce runs with failures: who is still in the job (shared by its workers).
   ElasticMembership* elastic = nullptr;
-  /// Who watches the run from outside (tests); null for none.
-  RunObserver* observer = nullptr;
+
+  /// The handle of actor `actor` on host `host` (workers by rank, then servers).
+  [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {
+    return Meter(*observer, Lane{host, actor, concurrent});
+  }
 };
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's
-/// host: the roofline of the batch's forward and backward FLOPs and its memory traffic, times worker
+/// host (reported to `meter`): the roofline of the batch's forward and backward FLOPs and its memory traffic, times worker
 /// `rank`'s random straggler factor for the step. Returns the batch loss.
-double compute_gradient(const TrainingContext& context, metrics::HostActivity& activity, int rank,
+double compute_gradient(const TrainingContext& context, const Meter& meter, int rank,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient);
 
@@ -55,9 +59,6 @@ std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context
 
 /// `values` as a message.
 comm::Buffer to_buffer(const models::Parameters& values);
-
-/// Charges `flops` of computation to this actor's host.
-void charge_compute(metrics::HostActivity& activity, double flops);
 
 /// Whether after_iteration() evaluates after `iteration`: every `evaluate_every` iterations and after the last.
 bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration);

@@ -9,6 +9,7 @@
 #include "sim/runtime/link_failures.hpp"
 #include "sim/runtime/parameter_server_actors.hpp"
 #include "sim/runtime/platform_spec.hpp"
+#include "sim/runtime/run_recorder.hpp"
 #include "sim/runtime/timing_only_worker.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -33,6 +34,10 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
       setup.profile ? static_cast<std::size_t>(std::llround(setup.profile->parameters())) : setup.model->parameter_count();
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
+  RunRecorder recorder(record);
+  ObserverList observers;
+  observers.add(recorder);
+  if (observer != nullptr) observers.add(*observer);
 
   topology::LinkTraffic traffic(setup.graph, session.routes());
   // In a timing-only run the allreduce is the only traffic, and with equal workers every rank enters it at
@@ -70,15 +75,14 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   }
   const TrainingContext context{&scenario,
                                 &setup,
-                                &record,
+                                &observers,
                                 progress,
                                 &traffic,
                                 shorten ? &shortcut : nullptr,
                                 random ? &step_slowdowns : nullptr,
                                 energy ? &*energy : nullptr,
                                 barrier.get(),
-                                elastic.members.empty() ? nullptr : &elastic,
-                                observer};
+                                elastic.members.empty() ? nullptr : &elastic};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
@@ -120,7 +124,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   if (!scenario.failures.link_events.empty()) {
     // On worker 0's host: the actor only sleeps and changes routes. A daemon, so that it ends with training.
     simgrid::s4u::Actor::create("link-failures", session.host(workers[0]),
-                                LinkFailures(scenario.failures, setup.graph, *session.platform().zone, record))
+                                LinkFailures(scenario.failures, setup.graph, *session.platform().zone, observers))
         ->daemonize();
   }
   record.simulated_s = session.run();

@@ -20,7 +20,7 @@ struct RecordingObserver final : runtime::RunObserver {
     double rate_factor = 0.0;
   };
 
-  bool measure_updates = false;  ///< ask for on_update_applied
+  bool measure_updates = false;  ///< ask for on_update_measured
   std::vector<Push> pushes;
   std::vector<AppliedUpdate> applied;
   std::vector<float> final_parameters;
@@ -28,7 +28,7 @@ struct RecordingObserver final : runtime::RunObserver {
   void on_push(int worker, double relative, std::int64_t delay, bool last) override {
     pushes.push_back({worker, relative, delay, last});
   }
-  void on_update_applied(std::int64_t staleness, double rate_factor) override {
+  void on_update_measured(std::int64_t staleness, double rate_factor) override {
     applied.push_back({staleness, rate_factor});
   }
   [[nodiscard]] bool measures_updates() const override { return measure_updates; }

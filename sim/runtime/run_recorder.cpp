@@ -1,0 +1,88 @@
+#include "sim/runtime/run_recorder.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace dtsim::runtime {
+namespace {
+
+/// The time covered by the union of the spans.
+double covered(std::vector<Span> spans) {
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.start < b.start || (a.start == b.start && a.end < b.end); });
+  double total = 0.0;
+  double until = -1.0;
+  for (const Span& span : spans) {
+    const double from = std::max(span.start, until);
+    if (span.end > from) {
+      total += span.end - from;
+      until = span.end;
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+metrics::HostActivity& RunRecorder::activity_of(Lane lane) {
+  if (lane.actor == 0 && !lane.concurrent) return record_->hosts.at(static_cast<std::size_t>(lane.host));
+  return helpers_[{lane.host, lane.actor}].activity;
+}
+
+void RunRecorder::on_compute(Lane lane, Span span) {
+  if (lane.concurrent) {
+    helpers_[{lane.host, lane.actor}].spans.push_back(span);
+    return;
+  }
+  activity_of(lane).compute_s += span.end - span.start;
+}
+
+void RunRecorder::on_communication(Lane lane, Span blocked, std::span<const Span> moving) {
+  double busy = 0.0;
+  for (const Span& span : moving) busy += span.end - span.start;
+  metrics::HostActivity& activity = activity_of(lane);
+  activity.communication_s += busy;
+  activity.wait_s += std::max(0.0, blocked.end - blocked.start - busy);
+}
+
+void RunRecorder::on_wait(Lane lane, Span span) { activity_of(lane).wait_s += span.end - span.start; }
+
+void RunRecorder::on_sent(Lane lane, double bytes, std::int64_t messages) {
+  metrics::HostActivity& activity = activity_of(lane);
+  activity.bytes_sent += bytes;
+  activity.messages_sent += messages;
+}
+
+void RunRecorder::on_lane_done(Lane lane) {
+  const auto found = helpers_.find({lane.host, lane.actor});
+  if (found == helpers_.end()) return;
+  Helper& helper = found->second;
+  if (lane.concurrent) helper.activity.compute_s += covered(std::move(helper.spans));
+  metrics::HostActivity& host = record_->hosts.at(static_cast<std::size_t>(lane.host));
+  host.compute_s += helper.activity.compute_s;
+  host.communication_s += helper.activity.communication_s;
+  host.bytes_sent += helper.activity.bytes_sent;
+  host.messages_sent += helper.activity.messages_sent;
+  helpers_.erase(found);
+}
+
+void RunRecorder::on_evaluation(const metrics::EvaluationRow& row) {
+  metrics::EvaluationRow counted = row;
+  counted.bytes_sent = record_->total_bytes_sent();
+  record_->evaluations.push_back(counted);
+}
+
+void RunRecorder::on_checkpoint(double /*at_s*/, double write_s) {
+  ++record_->checkpoints;
+  record_->checkpoint_s += write_s;
+}
+
+void RunRecorder::on_link_change(std::string_view link, double at_s, bool down) {
+  record_->link_events.push_back({std::string(link), at_s, down});
+}
+
+void RunRecorder::on_gradients_received(std::span<const std::int64_t> by_worker) {
+  record_->gradients_by_worker.assign(by_worker.begin(), by_worker.end());
+}
+
+}  // namespace dtsim::runtime
