@@ -11,6 +11,70 @@
 
 namespace dtsim::runtime {
 
+namespace {
+
+/// A worker's own parameters and what it holds since its last push, and the steps the strategy may take
+/// with its gradient.
+class WorkerPushes final : public sync::PushActions {
+ public:
+  WorkerPushes(const TrainingContext& context, int rank, const Meter& meter, S4uTransport& transport,
+               std::span<const int> servers, models::Parameters& parameters, const models::Parameters& gradient)
+      : context_(context), rank_(rank), meter_(meter), transport_(transport), servers_(servers), parameters_(parameters),
+        gradient_(gradient), optimizer_(make_optimizer(context, static_cast<std::size_t>(parameters.size()))),
+        held_(models::Parameters::Zero(parameters.size())),
+        learning_rate_(context.scenario->training.optimizer.learning_rate) {}
+
+  void push_gradient() override {
+    const comm::Buffer pulled = comm::push_and_pull(transport_, servers_, to_buffer(gradient_));
+    parameters_ = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
+  }
+
+  sync::Held step_locally() override {
+    optimizer_->apply(parameters_, gradient_);
+    held_ += gradient_;
+    ++steps_;
+    charge_compute(meter_, optimizer_->flops(static_cast<std::size_t>(parameters_.size())) +
+                               static_cast<double>(parameters_.size()));
+    const double norm = parameters_.norm();
+    relative_ = learning_rate_ * held_.norm() / (norm > 0.0 ? norm : 1.0);
+    return {relative_, steps_};
+  }
+
+  void push_held(bool forced) override {
+    context_.observer->on_push(rank_, relative_, steps_, forced);
+    const std::span<float> own(parameters_.data(), static_cast<std::size_t>(parameters_.size()));
+    const sync::SyncStrategy& strategy = *context_.setup->sync;
+    strategy.on_push(own, std::span<float>(held_.data(), static_cast<std::size_t>(held_.size())));
+    const comm::Buffer pulled = comm::push_and_pull(transport_, servers_, to_buffer(held_), steps_);
+    strategy.on_pull(own, pulled.values(), learning_rate_);
+    forget();
+  }
+
+  /// Drops what is held (the worker died and computes again from its parameters).
+  void forget() {
+    held_.setZero();
+    steps_ = 0;
+  }
+  /// Steps held since the last push.
+  [[nodiscard]] std::int64_t steps() const { return steps_; }
+
+ private:
+  const TrainingContext& context_;
+  int rank_;
+  const Meter& meter_;
+  S4uTransport& transport_;
+  std::span<const int> servers_;
+  models::Parameters& parameters_;
+  const models::Parameters& gradient_;
+  std::unique_ptr<models::Optimizer> optimizer_;
+  models::Parameters held_;
+  std::int64_t steps_ = 0;
+  double relative_ = 0.0;
+  double learning_rate_;
+};
+
+}  // namespace
+
 ParameterServerWorker::ParameterServerWorker(TrainingContext context, int rank)
     : context_(std::move(context)), rank_(rank) {}
 
@@ -26,11 +90,7 @@ void ParameterServerWorker::operator()() {
   models::BatchStream batches(setup.schedule, rank_);
   models::Parameters parameters = setup.model->initial_parameters();
   models::Parameters gradient;
-
-  const sync::SyncStrategy& strategy = *setup.sync;
-  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
-  models::Parameters accumulated = models::Parameters::Zero(parameters.size());
-  std::int64_t held = 0;  // steps accumulated since the last push
+  WorkerPushes pushes(context_, rank_, meter, transport, servers, parameters, gradient);
 
   // This worker's failures: it dies during a step, and comes back after its repair to compute that step
   // again, or leaves for good (the servers go on without it).
@@ -44,7 +104,7 @@ void ParameterServerWorker::operator()() {
     if (failures) {
       if (const std::optional<Failure> failure = failures->take_due(simgrid::s4u::Engine::get_clock())) {
         const double now = simgrid::s4u::Engine::get_clock();
-        metrics::FailureRecord record{rank_, failure->at_s, now, 1 + held, now - step_started, 0.0, !failure->repair_s};
+        metrics::FailureRecord record{rank_, failure->at_s, now, 1 + pushes.steps(), now - step_started, 0.0, !failure->repair_s};
         if (!failure->repair_s) {
           context_.observer->on_failure(record);
           comm::leave(transport, servers);
@@ -53,38 +113,12 @@ void ParameterServerWorker::operator()() {
         record.downtime_s = *failure->repair_s + context_.scenario->failures.restart_s;
         context_.observer->on_failure(record);
         simgrid::s4u::this_actor::sleep_for(record.downtime_s);
-        accumulated.setZero();
-        held = 0;
+        pushes.forget();
         --iteration;  // the step it died in, computed again
         continue;
       }
     }
-    if (!strategy.accumulates_locally()) {
-      const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(gradient));
-      parameters = Eigen::Map<const models::Parameters>(pulled.values().data(), static_cast<Eigen::Index>(pulled.size()));
-    } else {
-      // Approximate: step locally, and push the accumulated gradients only when they make a significant
-      // update (or have waited long enough, or training ends).
-      optimizer->apply(parameters, gradient);
-      accumulated += gradient;
-      ++held;
-      charge_compute(meter, optimizer->flops(static_cast<std::size_t>(parameters.size())) +
-                                   static_cast<double>(parameters.size()));
-      const double norm = parameters.norm();
-      const double relative =
-          context_.scenario->training.optimizer.learning_rate * accumulated.norm() / (norm > 0.0 ? norm : 1.0);
-      const bool last = iteration == setup.total_iterations;
-      const bool significant = strategy.send_now(relative, held);
-      if (significant || last) {
-        context_.observer->on_push(rank_, relative, held, last && !significant);
-        const std::span<float> own(parameters.data(), static_cast<std::size_t>(parameters.size()));
-        strategy.on_push(own, std::span<float>(accumulated.data(), static_cast<std::size_t>(accumulated.size())));
-        const comm::Buffer pulled = comm::push_and_pull(transport, servers, to_buffer(accumulated), held);
-        strategy.on_pull(own, pulled.values(), context_.scenario->training.optimizer.learning_rate);
-        accumulated.setZero();
-        held = 0;
-      }
-    }
+    setup.sync->after_gradient_with_servers(iteration, setup.total_iterations, pushes);
     if (rank_ == 0) after_iteration(context_, iteration, parameters);
   }
 }

@@ -8,13 +8,49 @@
 #include <stdexcept>
 
 namespace dtsim::runtime {
+namespace {
+
+/// The lock-step actions as time only: the allreduce of `count` elements and the FLOPs of each step.
+class TimedSteps final : public sync::LockStepActions {
+ public:
+  TimedSteps(const TrainingContext& context, const Meter& meter, S4uTransport& transport, std::size_t count,
+             std::size_t parameters, const models::Optimizer& optimizer)
+      : context_(context), meter_(meter), transport_(transport), count_(count), parameters_(parameters),
+        optimizer_(optimizer) {}
+
+  void apply_averaged_gradient() override {
+    if (transport_.rank() == 0) context_.observer->on_update();
+    context_.observer->on_gradient_staleness(0);
+    context_.setup->allreduce->run(transport_, comm::Block::sized(count_));
+    charge_compute(meter_, optimizer_.flops(parameters_));
+  }
+  void apply_own_gradient() override { charge_compute(meter_, optimizer_.flops(parameters_)); }
+  void average_parameters() override {
+    context_.setup->allreduce->run(transport_, comm::Block::sized(count_));
+    charge_compute(meter_, static_cast<double>(parameters_));
+  }
+  void gossip(bool /*with_all*/) override {
+    // The scenario check refuses timing-only models under gossip, which needs every worker's parameters.
+    throw std::logic_error("a timing-only worker cannot gossip");
+  }
+
+ private:
+  const TrainingContext& context_;
+  const Meter& meter_;
+  S4uTransport& transport_;
+  std::size_t count_;
+  std::size_t parameters_;
+  const models::Optimizer& optimizer_;
+};
+
+}  // namespace
 
 TimingOnlyWorker::TimingOnlyWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
 
 void TimingOnlyWorker::operator()() {
   const TrainingSetup& setup = *context_.setup;
-  if (!setup.profile || !setup.sync->lock_step() || setup.sync->gossip()) {
-    throw std::logic_error("a timing-only worker needs a profile and bsp or local SGD");
+  if (!setup.profile || !setup.sync->lock_step()) {
+    throw std::logic_error("a timing-only worker needs a profile and a lock-step strategy");
   }
   const models::ModelProfile& profile = *setup.profile;
   const Meter meter = context_.meter(rank_);
@@ -33,21 +69,10 @@ void TimingOnlyWorker::operator()() {
   const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
   const double step_flops = compute::roofline_flops(profile.training_flops() * static_cast<double>(batch),
                                                     profile.training_bytes(batch, device.precision == "mixed"), device);
-  const int local_steps = setup.sync->local_steps();
+  TimedSteps steps(context_, meter, transport, count, parameters, *optimizer);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     charge_compute(meter, step_flops * step_factor(context_, rank_));
-    if (local_steps == 0) {
-      if (rank_ == 0) context_.observer->on_update();
-      context_.observer->on_gradient_staleness(0);
-      setup.allreduce->run(transport, comm::Block::sized(count));
-      charge_compute(meter, optimizer->flops(parameters));
-    } else {
-      charge_compute(meter, optimizer->flops(parameters));
-      if (iteration % local_steps == 0 || iteration == setup.total_iterations) {
-        setup.allreduce->run(transport, comm::Block::sized(count));
-        charge_compute(meter, static_cast<double>(parameters));
-      }
-    }
+    setup.sync->after_gradient(iteration, setup.total_iterations, steps);
     if (rank_ == 0 && context_.progress) {
       context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});
     }

@@ -22,6 +22,9 @@ class Easgd final : public SyncStrategy {
   [[nodiscard]] bool accumulates_locally() const override { return true; }
   [[nodiscard]] bool send_now(double /*relative*/, std::int64_t delay) const override { return delay >= tau_; }
   [[nodiscard]] bool locked() const override { return true; }
+  void after_gradient_with_servers(std::int64_t iteration, std::int64_t last, PushActions& actions) const override {
+    push_when_due(iteration, last, actions);
+  }
 
   void on_push(std::span<const float> parameters, std::span<float> message) const override {
     std::copy(parameters.begin(), parameters.end(), message.begin());

@@ -40,6 +40,26 @@ class LockStepActions {
   virtual void gossip(bool with_all) = 0;
 };
 
+/// What a parameter-server worker holds between pushes when it steps on its own parameters.
+struct Held {
+  double relative = 0.0;   ///< the held update's norm (at the learning rate) over the parameters' norm
+  std::int64_t steps = 0;  ///< local steps since the last push
+};
+
+/// The steps the parameter-server runtime offers a worker once its gradient is computed; the strategy's
+/// after_gradient_with_servers() says which to take.
+class PushActions {
+ public:
+  virtual ~PushActions() = default;
+  /// Pushes the gradient to the servers and goes on from the parameters they reply with.
+  virtual void push_gradient() = 0;
+  /// Applies the gradient to the worker's own parameters and adds it to what is held since the last push.
+  virtual Held step_locally() = 0;
+  /// Pushes what is held (shaped by on_push(), the reply taken by on_pull()); `forced` when it goes only
+  /// because training ends.
+  virtual void push_held(bool forced) = 0;
+};
+
 class SyncStrategy {
  public:
   virtual ~SyncStrategy() = default;
@@ -67,8 +87,8 @@ class SyncStrategy {
   /// (all of them, or the one a seeded random matching pairs it with) instead of any allreduce.
   [[nodiscard]] virtual bool gossip() const { return false; }
   [[nodiscard]] virtual bool gossip_with_all() const { return false; }
-  /// Parameter server: whether workers keep their own parameters between pushes and push the gradients
-  /// they accumulated, only when send_now() says so (approximate synchronous).
+  /// Parameter server: whether workers keep their own parameters between pushes, so that a push carries
+  /// the count of local steps it holds (approximate synchronous, elastic averaging).
   [[nodiscard]] virtual bool accumulates_locally() const { return false; }
   /// Whether a worker whose accumulated update has magnitude `relative` (its norm over the parameters'
   /// norm) and holds `delay` steps sends it now.
@@ -91,6 +111,14 @@ class SyncStrategy {
     static_cast<void>(iteration);
     static_cast<void>(last);
     actions.apply_averaged_gradient();
+  }
+
+  /// Parameter server: what a worker does with its gradient of `iteration` (1-based, of `last`). Pushing it by
+  /// default; strategies that step locally override it with push_when_due().
+  virtual void after_gradient_with_servers(std::int64_t iteration, std::int64_t last, PushActions& actions) const {
+    static_cast<void>(iteration);
+    static_cast<void>(last);
+    actions.push_gradient();
   }
 
   // Hooks the parameter-server runtime calls around a push of a worker that steps locally
@@ -118,6 +146,14 @@ class SyncStrategy {
   virtual void on_pull(std::span<float> parameters, std::span<const float> reply, double learning_rate) const {
     static_cast<void>(learning_rate);
     std::copy(reply.begin(), reply.end(), parameters.begin());
+  }
+
+ protected:
+  /// A local step, and a push of what is held when send_now() says so, or after the last step.
+  void push_when_due(std::int64_t iteration, std::int64_t last, PushActions& actions) const {
+    const Held held = actions.step_locally();
+    const bool due = send_now(held.relative, held.steps);
+    if (due || iteration == last) actions.push_held(!due);
   }
 };
 
@@ -163,6 +199,9 @@ class Approximate final : public SyncStrategy {
     return relative > threshold_ || delay >= max_delay_;
   }
   [[nodiscard]] bool locked() const override { return lock_; }
+  void after_gradient_with_servers(std::int64_t iteration, std::int64_t last, PushActions& actions) const override {
+    push_when_due(iteration, last, actions);
+  }
 
  private:
   double threshold_;

@@ -58,6 +58,46 @@ TEST(LockStep, EachStrategySaysWhatFollowsAGradient) {
   EXPECT_EQ(actions_of(Gossip(false), 2), "ON ON ");
 }
 
+/// The push actions a parameter-server worker takes, one letter each: P pushes its gradient, L steps locally,
+/// H pushes what it holds, F pushes it only because training ends. A local step makes an update of relative
+/// size `step_size`, held until pushed.
+struct RecordedPushes final : PushActions {
+  explicit RecordedPushes(double size) : step_size(size) {}
+  double step_size;
+  Held held;
+  std::string taken;
+  void push_gradient() override { taken += 'P'; }
+  Held step_locally() override {
+    taken += 'L';
+    held.relative += step_size;
+    ++held.steps;
+    return held;
+  }
+  void push_held(bool forced) override {
+    taken += forced ? 'F' : 'H';
+    held = {};
+  }
+};
+
+std::string pushes_of(const SyncStrategy& strategy, std::int64_t iterations, double step_size = 0.0) {
+  RecordedPushes actions(step_size);
+  for (std::int64_t i = 1; i <= iterations; ++i) {
+    strategy.after_gradient_with_servers(i, iterations, actions);
+    actions.taken += ' ';
+  }
+  return actions.taken;
+}
+
+TEST(ParameterServerWorker, EachStrategySaysWhatFollowsAGradient) {
+  EXPECT_EQ(pushes_of(Async(), 3), "P P P ");
+  EXPECT_EQ(pushes_of(Ssp(2), 2), "P P ");
+  EXPECT_EQ(pushes_of(StalenessAware(2), 2), "P P ");
+  // At most three steps held; small steps wait for the limit, and what is left goes after the last.
+  EXPECT_EQ(pushes_of(Approximate(1.0, 3), 7, 0.1), "L L LH L L LH LF ");
+  // Steps of 0.4 pass the threshold of 0.5 on the second.
+  EXPECT_EQ(pushes_of(Approximate(0.5, 10), 5, 0.4), "L LH L LH LF ");
+}
+
 TEST(SyncRegistry, EveryStrategyIsConfiguredFromItsOwnParameters) {
   SyncRegistry registry("sync strategy");
   register_builtin_strategies(registry);
