@@ -34,6 +34,7 @@ void charge_compute(const Meter& meter, double flops) {
   s4u::ExecPtr exec = metered(meter, flops);
   exec->start();
   exec->wait();
+  meter.account_until(exec->get_finish_time());
 }
 
 s4u::ExecPtr start_compute(const Meter& meter, double flops) {

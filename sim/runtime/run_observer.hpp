@@ -7,7 +7,9 @@
 
 #include "sim/metrics/run_record.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -103,16 +105,24 @@ class ObserverList final : public RunObserver {
   std::vector<RunObserver*> observers_;
 };
 
-/// One actor's handle for reporting: the run's observers and the actor's lane.
+/// One actor's handle for reporting: the run's observers, the actor's lane, and how far the lane's time is
+/// accounted for. Copies (one per transport of the actor) share that mark, so that a span never covers
+/// time the lane already reported: a server that computes while its receives are posted does not count
+/// that time again as waiting.
 class Meter {
  public:
-  Meter(RunObserver& observer, Lane lane) : observer_(&observer), lane_(lane) {}
+  Meter(RunObserver& observer, Lane lane)
+      : observer_(&observer), lane_(lane), accounted_until_(std::make_shared<double>(0.0)) {}
   [[nodiscard]] RunObserver& observer() const { return *observer_; }
   [[nodiscard]] Lane lane() const { return lane_; }
+  /// The end of the last span the lane reported.
+  [[nodiscard]] double accounted_until() const { return *accounted_until_; }
+  void account_until(double at_s) const { *accounted_until_ = std::max(*accounted_until_, at_s); }
 
  private:
   RunObserver* observer_;
   Lane lane_;
+  std::shared_ptr<double> accounted_until_;
 };
 
 }  // namespace dtsim::runtime

@@ -79,7 +79,7 @@ s4u::CommPtr S4uTransport::start_recv(int from, comm::Buffer** payload, int tag)
 
 void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& comms) {
   const double now = s4u::Engine::get_clock();
-  const double since = std::max(posted_at, booked_until_);
+  const double since = std::max(posted_at, meter_.accounted_until());
   if (now <= since) return;
   // Communication time is the union of the transfers' [start, finish] intervals within [since, now]; the
   // rest was spent waiting for peers.
@@ -98,7 +98,7 @@ void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& co
     }
   }
   meter_.observer().on_communication(meter_.lane(), {since, now}, moving);
-  booked_until_ = now;
+  meter_.account_until(now);
 }
 
 void S4uTransport::send(int to, comm::Buffer data) {
@@ -195,8 +195,8 @@ void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int roun
   if (pause > 0.0) {
     const double paused_at = s4u::Engine::get_clock();
     s4u::this_actor::sleep_for(pause);
-    booked_until_ = s4u::Engine::get_clock();
-    const Span span{paused_at, booked_until_};
+    const Span span{paused_at, s4u::Engine::get_clock()};
+    meter_.account_until(span.end);
     meter_.observer().on_communication(meter_.lane(), span, std::span<const Span>(&span, 1));
   }
   // Count the messages the rounds would have sent one by one.

@@ -65,7 +65,6 @@ class S4uTransport final : public comm::Transport {
   int size_;
   Meter meter_;
   const PhaseShortcut* shortcut_;
-  double booked_until_ = 0.0;
   std::span<const int> machines_;
   topology::LinkTraffic* traffic_ = nullptr;
   std::span<const int> hosts_;

@@ -167,6 +167,17 @@ TEST(RunObservers, LockFreeServerUpdatesOverlapInTheirOwnLane) {
   for (int worker = 0; worker < 4; ++worker) expect_sequential(observed.timeline, {worker, 0});
 }
 
+// A server posts its receives, computes an update, and then waits for the next message: the wait counts
+// from the update's end, not from the receives' posting (which counted the update twice).
+TEST(RunObservers, AServerNeverCountsItsComputeAgainAsWaiting) {
+  const Observed observed = run("  architecture: {kind: parameter_server, shards: 1}\n", "parameter_server");
+  expect_adds_up(observed);
+  expect_sequential(observed.timeline, {4, 0});
+  for (const metrics::HostActivity& host : observed.record.hosts) {
+    EXPECT_LE(host.compute_s + host.communication_s + host.wait_s, observed.record.simulated_s * (1 + 1e-12)) << host.name;
+  }
+}
+
 TEST(RunRecorder, HelperLanesJoinTheirHostWithoutTheirWaitsAndConcurrentOnesAsAUnion) {
   metrics::RunRecord record;
   record.hosts = {{"worker-0", "worker"}, {"server-0", "server"}};
