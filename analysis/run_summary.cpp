@@ -1,10 +1,13 @@
 #include "analysis/run_summary.hpp"
 
 #include "sim/core/diagnostic.hpp"
+#include "sim/scenario/named_values.hpp"
+#include "sim/scenario/plugin_schema.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 namespace dtsim::analysis {
@@ -43,8 +46,13 @@ std::string describe_stragglers(const nlohmann::json& scenario) {
 
 std::string describe_architecture(const std::string& strategy, const nlohmann::json& architecture) {
   const std::string kind = architecture.at("kind").get<std::string>();
-  if (strategy == "gossip") return "peer to peer";  // gossip averages with neighbours; no allreduce runs
-  if (kind == "hybrid") return "hybrid (" + architecture.at("algorithm").get<std::string>() + ")";
+  const sync::SyncRegistry& strategies = scenario::builtin_sync_strategies();
+  if (strategies.contains(strategy) && !strategies.find(strategy).factory.exchange.empty()) {
+    return strategies.find(strategy).factory.exchange;
+  }
+  const auto& kinds = scenario::architectures();
+  const bool known = std::any_of(kinds.begin(), kinds.end(), [&](const auto& named) { return named.name == kind; });
+  if (known && scenario::value_named(kinds, kind) == scenario::Architecture::Hybrid) return "hybrid (" + architecture.at("algorithm").get<std::string>() + ")";
   if (architecture.contains("algorithm")) return architecture.at("algorithm").get<std::string>() + " allreduce";
   return kind;
 }

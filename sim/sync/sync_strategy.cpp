@@ -94,7 +94,8 @@ void register_sync_strategy(SyncRegistry& registry) {
                                    .fallback("random")},
                 .make = [](const core::ParameterValues& p) { return std::make_unique<Gossip>(p.text("peers") == "all"); },
                 .check = {},
-                .example = "{strategy: gossip, peers: all}"});
+                .example = "{strategy: gossip, peers: all}",
+                .exchange = "peer to peer"});  // averages with neighbours; no allreduce runs
 }
 
 }  // namespace dtsim::sync

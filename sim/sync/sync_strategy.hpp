@@ -321,6 +321,9 @@ struct StrategyPlugin {
   /// empty when there are none.
   std::function<void(const core::ParameterValues&, const StrategyContext&, core::DiagnosticSink&)> check;
   std::string example;
+  /// How workers exchange under this strategy when it is not the architecture's way (gossip: "peer to
+  /// peer"); empty otherwise. Reports name the run's exchange with it.
+  std::string exchange = {};
 };
 
 using SyncRegistry = core::Registry<StrategyPlugin>;
