@@ -104,7 +104,24 @@ core::ConfigNode topology_section(const CollectiveOptions& options, const std::v
   return section;
 }
 
-scenario::Scenario from_options(const CollectiveOptions& options) {
+/// Whether topology `kind` has the key `key` in its section.
+bool declares(const topologies::TopologyRegistry& topologies, const std::string& kind, std::string_view key) {
+  const auto& parameters = topologies.find(kind).factory.parameters;
+  return std::any_of(parameters.begin(), parameters.end(), [&](const core::SchemaNode& node) { return node.key == key; });
+}
+
+/// The topologies that have `key`, for a hint.
+std::string topologies_with(const topologies::TopologyRegistry& topologies, std::string_view key) {
+  std::vector<std::string> out;
+  for (const std::string& name : topologies.names()) {
+    if (declares(topologies, name, key)) out.push_back(name);
+  }
+  return core::join_names(out);
+}
+
+/// The scenario the options describe. The topology options set its keys; each applies to the topologies
+/// that declare the key (`--unidirectional` sets `bidirectional`, `--dimensions` and `--degree` their own).
+scenario::Scenario from_options(const CollectiveOptions& options, const topologies::TopologyRegistry& topologies) {
   scenario::Scenario s;
   if (options.scenario) {
     s = scenario::read_scenario_file(*options.scenario);
@@ -113,11 +130,17 @@ scenario::Scenario from_options(const CollectiveOptions& options) {
   }
   s.cluster.workers = options.ranks.value_or(8);
   s.topology.kind.value = options.topology;
+  if (!topologies.contains(options.topology)) {
+    usage_error("--topology", fmt::format("unknown or unsupported topology '{}'", options.topology),
+                fmt::format("valid: {}", core::join_names(topologies.names())));
+  }
+  const auto has = [&](std::string_view key) { return declares(topologies, options.topology, key); };
   s.topology.link = {parse_option("--bandwidth", options.bandwidth, core::parse_bandwidth),
                      parse_option("--latency", options.latency, core::parse_duration)};
   if (s.topology.link.bandwidth.value() <= 0.0) usage_error("--bandwidth", "must be greater than zero");
-  if (options.unidirectional && options.topology != "ring") {
-    usage_error("--unidirectional", fmt::format("applies to a ring only, and the topology is '{}'", options.topology));
+  if (options.unidirectional && !has("bidirectional")) {
+    usage_error("--unidirectional", fmt::format("applies to a topology with one-way links, and '{}' has none", options.topology),
+                fmt::format("topologies with a `bidirectional` key: {}", topologies_with(topologies, "bidirectional")));
   }
   std::vector<std::string> models;
   for (const auto& model : scenario::network_models()) models.emplace_back(model.name);
@@ -127,19 +150,22 @@ scenario::Scenario from_options(const CollectiveOptions& options) {
   }
   s.topology.network_model = scenario::value_named(scenario::network_models(), options.network_model);
   std::vector<int> dimensions;
-  if (options.topology == "torus") {
+  if (has("dimensions")) {
+    // Sizes whose product is the ranks: they give the ranks when --ranks is not.
     dimensions = parse_dimensions(options.dimensions);
     int product = 1;
     for (const int d : dimensions) product *= d;
     if (!options.ranks) s.cluster.workers = product;
     if (product != s.cluster.workers) {
-      usage_error("--dimensions", fmt::format("the torus holds {} ranks but --ranks is {}", product, s.cluster.workers));
+      usage_error("--dimensions",
+                  fmt::format("the {} holds {} ranks but --ranks is {}", options.topology, product, s.cluster.workers));
     }
   }
-  if (options.topology == "random_regular" &&
+  if (has("degree") &&
       (options.degree < 1 || options.degree >= s.cluster.workers || (options.degree * s.cluster.workers) % 2 != 0)) {
-    usage_error("--degree", fmt::format("a random regular graph on {} ranks needs an even ranks x degree and "
-                                        "1 <= degree < ranks, got {}", s.cluster.workers, options.degree));
+    // `degree` links at every rank: each link has two ends, and no rank links to itself.
+    usage_error("--degree", fmt::format("a {} graph on {} ranks needs an even ranks x degree and 1 <= degree < ranks, "
+                                        "got {}", options.topology, s.cluster.workers, options.degree));
   }
   s.topology.section = topology_section(options, dimensions);
   return s;
@@ -191,11 +217,7 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     names = {options.algorithm};
   }
   const std::vector<double> sizes = size_range(options.sizes);
-  const scenario::Scenario s = from_options(options);
-  if (!registries.topologies.contains(s.topology.kind.value)) {
-    usage_error("--topology", fmt::format("unknown or unsupported topology '{}'", s.topology.kind.value),
-                fmt::format("valid: {}", core::join_names(registries.topologies.names())));
-  }
+  const scenario::Scenario s = from_options(options, registries.topologies);
   const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
   // Algorithms that need a placement of the workers (the hierarchical allreduce: several on each node) are
   // refused when asked for by name, and left out of `all`.

@@ -56,14 +56,14 @@ int main(int argc, char** argv) {
   CLI::Option* collective_scenario = collective->add_option("--scenario", scenario_for_collective,
                                                             "take the topology and network model from this scenario");
   collective->add_option("--topology", collective_options.topology, "topology kind")->capture_default_str();
-  collective->add_flag("--unidirectional", collective_options.unidirectional, "ring of one-way links");
+  collective->add_flag("--unidirectional", collective_options.unidirectional, "one-way links (topologies with a `bidirectional` key, such as ring)");
   collective->add_option("--bandwidth", collective_options.bandwidth, "link bandwidth")->capture_default_str();
   collective->add_option("--latency", collective_options.latency, "link latency")->capture_default_str();
-  collective->add_option("--arity", collective_options.arity, "tree / fat_tree arity")->capture_default_str();
-  collective->add_option("--oversubscription", collective_options.oversubscription, "fat_tree oversubscription")
+  collective->add_option("--arity", collective_options.arity, "switch fan-out (topologies with an `arity` key, such as tree and fat_tree)")->capture_default_str();
+  collective->add_option("--oversubscription", collective_options.oversubscription, "oversubscription (topologies with an `oversubscription` key)")
       ->capture_default_str();
-  collective->add_option("--degree", collective_options.degree, "random_regular degree");
-  collective->add_option("--dimensions", collective_options.dimensions, "torus dimensions, such as 4x4");
+  collective->add_option("--degree", collective_options.degree, "links per rank (topologies with a `degree` key, such as random_regular)");
+  collective->add_option("--dimensions", collective_options.dimensions, "sizes such as 4x4 (topologies with a `dimensions` key, such as torus)");
   collective->add_option("--network-model", collective_options.network_model, "alpha_beta or tcp")->capture_default_str();
   bool round_by_round = false;
   collective->add_flag("--round-by-round", round_by_round,

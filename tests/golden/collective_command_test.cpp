@@ -55,6 +55,13 @@ TEST(CollectiveCommand, BadOptionsAreUsageErrors) {
   const CommandResult torus = run_dtsim("collective --topology torus --dimensions 3x3 --ranks 8");
   EXPECT_EQ(torus.exit_status, 2);
   EXPECT_NE(torus.err.find("the torus holds 9 ranks but --ranks is 8"), std::string::npos) << torus.err;
+  // A topology option applies to the topologies that declare its key; the hint lists them from the registry.
+  const CommandResult one_way = run_dtsim("collective --topology mesh --unidirectional");
+  EXPECT_EQ(one_way.exit_status, 2);
+  EXPECT_NE(one_way.err.find("--unidirectional: applies to a topology with one-way links, and 'mesh' has none"),
+            std::string::npos)
+      << one_way.err;
+  EXPECT_NE(one_way.err.find("topologies with a `bidirectional` key: ring"), std::string::npos) << one_way.err;
 }
 
 // Every operation: the rows match the closed forms on a mesh for the mesh algorithms, and busbw uses the
