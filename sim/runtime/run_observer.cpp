@@ -4,6 +4,22 @@
 
 namespace dtsim::runtime {
 
+std::vector<Span> disjoint_union(std::vector<Span> spans, Span within) {
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.start < b.start || (a.start == b.start && a.end < b.end); });
+  std::vector<Span> out;
+  double covered_until = within.start;
+  for (const Span& span : spans) {
+    const double from = std::max(span.start, covered_until);
+    const double to = std::min(span.end, within.end);
+    if (to > from) {
+      out.push_back({from, to});
+      covered_until = to;
+    }
+  }
+  return out;
+}
+
 void ObserverList::on_compute(Lane lane, Span span) {
   for (RunObserver* o : observers_) o->on_compute(lane, span);
 }

@@ -31,6 +31,10 @@ struct Span {
   double end = 0.0;
 };
 
+/// The union of `spans` within `within`, as disjoint spans in time order (a span starting where another
+/// ends stays separate).
+std::vector<Span> disjoint_union(std::vector<Span> spans, Span within);
+
 class RunObserver {
  public:
   virtual ~RunObserver() = default;

@@ -1,24 +1,15 @@
 #include "sim/runtime/run_recorder.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace dtsim::runtime {
 namespace {
 
-/// The time covered by the union of the spans.
-double covered(std::vector<Span> spans) {
-  std::sort(spans.begin(), spans.end(),
-            [](const Span& a, const Span& b) { return a.start < b.start || (a.start == b.start && a.end < b.end); });
+double total_of(std::span<const Span> spans) {
   double total = 0.0;
-  double until = -1.0;
-  for (const Span& span : spans) {
-    const double from = std::max(span.start, until);
-    if (span.end > from) {
-      total += span.end - from;
-      until = span.end;
-    }
-  }
+  for (const Span& span : spans) total += span.end - span.start;
   return total;
 }
 
@@ -38,8 +29,7 @@ void RunRecorder::on_compute(Lane lane, Span span) {
 }
 
 void RunRecorder::on_communication(Lane lane, Span blocked, std::span<const Span> moving) {
-  double busy = 0.0;
-  for (const Span& span : moving) busy += span.end - span.start;
+  const double busy = total_of(moving);
   metrics::HostActivity& activity = activity_of(lane);
   activity.communication_s += busy;
   activity.wait_s += std::max(0.0, blocked.end - blocked.start - busy);
@@ -57,7 +47,10 @@ void RunRecorder::on_lane_done(Lane lane) {
   const auto found = helpers_.find({lane.host, lane.actor});
   if (found == helpers_.end()) return;
   Helper& helper = found->second;
-  if (lane.concurrent) helper.activity.compute_s += covered(std::move(helper.spans));
+  if (lane.concurrent) {
+    constexpr double kForever = std::numeric_limits<double>::infinity();
+    helper.activity.compute_s += total_of(disjoint_union(std::move(helper.spans), {-kForever, kForever}));
+  }
   metrics::HostActivity& host = record_->hosts.at(static_cast<std::size_t>(lane.host));
   host.compute_s += helper.activity.compute_s;
   host.communication_s += helper.activity.communication_s;

@@ -83,21 +83,10 @@ void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& co
   if (now <= since) return;
   // Communication time is the union of the transfers' [start, finish] intervals within [since, now]; the
   // rest was spent waiting for peers.
-  std::vector<std::pair<double, double>> intervals;
-  intervals.reserve(comms.size());
-  for (const auto& comm : comms) intervals.emplace_back(comm->get_start_time(), comm->get_finish_time());
-  std::sort(intervals.begin(), intervals.end());
-  std::vector<Span> moving;
-  double covered_until = since;
-  for (const auto& [start, finish] : intervals) {
-    const double from = std::max(start, covered_until);
-    const double to = std::min(finish, now);
-    if (to > from) {
-      moving.push_back({from, to});
-      covered_until = to;
-    }
-  }
-  meter_.observer().on_communication(meter_.lane(), {since, now}, moving);
+  std::vector<Span> transfers;
+  transfers.reserve(comms.size());
+  for (const auto& comm : comms) transfers.push_back({comm->get_start_time(), comm->get_finish_time()});
+  meter_.observer().on_communication(meter_.lane(), {since, now}, disjoint_union(std::move(transfers), {since, now}));
   meter_.account_until(now);
 }
 
