@@ -4,6 +4,7 @@
 #include "sim/app/collective_command.hpp"
 #include "sim/app/compare_command.hpp"
 #include "sim/app/document_commands.hpp"
+#include "sim/app/interrupts.hpp"
 #include "sim/app/list_command.hpp"
 #include "sim/app/registries.hpp"
 #include "sim/app/run_command.hpp"
@@ -94,6 +95,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  dtsim::app::exit_on_interrupt();
   try {
     const dtsim::app::Registries registries = dtsim::app::make_builtin_registries();
     if (run->parsed()) {
@@ -121,6 +123,9 @@ int main(int argc, char** argv) {
       fmt::print("{}", dtsim::app::list_command(registries, topic));
     }
     return 0;
+  } catch (const dtsim::app::Interrupted& interrupted) {
+    // The child that was running has said so already.
+    return interrupted.exit_status();
   } catch (const dtsim::core::InputError& input_error) {
     fmt::print(stderr, "{}\n", input_error.what());
     return 2;

@@ -4,6 +4,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/name_match.hpp"
+#include "sim/core/result_folder.hpp"
 #include "sim/metrics/run_writers.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
@@ -17,13 +18,19 @@
 namespace dtsim::app {
 namespace {
 
-/// A one-line progress indicator on stderr, redrawn at most every whole percent, only on a terminal.
+/// A one-line progress indicator on stderr, only on a terminal: redrawn at each whole percent, and at least
+/// twice a second in between, so that a long run's line keeps moving. Wall-clock time decides only when to
+/// draw, never anything simulated.
 runtime::ProgressCallback progress_line(bool enabled) {
   if (!enabled || ::isatty(STDERR_FILENO) == 0) return {};
-  return [last_percent = std::int64_t{-1}](const runtime::Progress& progress) mutable {
+  using Clock = std::chrono::steady_clock;
+  return [last_percent = std::int64_t{-1}, last_drawn = Clock::time_point{}](const runtime::Progress& progress) mutable {
     const std::int64_t percent = 100 * progress.iteration / progress.total_iterations;
-    if (percent == last_percent) return;
+    const Clock::time_point now = Clock::now();
+    const bool finished = progress.iteration == progress.total_iterations;
+    if (percent == last_percent && !finished && now - last_drawn < std::chrono::milliseconds(500)) return;
     last_percent = percent;
+    last_drawn = now;
     fmt::print(stderr, "\r  iteration {}/{} ({:3}%), simulated {:.6f} s", progress.iteration,
                progress.total_iterations, percent, progress.sim_time_s);
     if (progress.iteration == progress.total_iterations) fmt::print(stderr, "\n");
@@ -56,15 +63,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   const metrics::RunRecord record = runtime::run_training(scenario, setup, progress_line(!options.quiet));
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  try {
-    metrics::write_run_outputs(folder, scenario, record);
-  } catch (const std::filesystem::filesystem_error& error) {
-    core::Diagnostic diagnostic;
-    diagnostic.where.file = folder.string();
-    diagnostic.message = fmt::format("cannot write the results: {}", error.code().message());
-    diagnostic.hint = "choose another folder with -o";
-    throw core::InputError(std::move(diagnostic));
-  }
+  metrics::write_run_outputs(folder, scenario, record);
   if (!options.quiet) {
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));
     fmt::print("results in {}/: summary.json, metrics.csv, links.csv\n", folder.string());
@@ -78,6 +77,7 @@ void run_command(const RunCommandOptions& options, const Registries& registries)
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
+  core::check_result_folder(folder);
   if (options.point) {
     // A chosen point writes exactly where it is told: the sweep runner passes <folder>/<point> itself.
     run_one(options, pick_point(document, *options.point, options.scenario_file), folder, registries);

@@ -1,5 +1,7 @@
 #include "sim/core/atomic_file.hpp"
 
+#include "sim/core/result_folder.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,13 +18,14 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   const std::filesystem::path temporary = path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", temporary.string(), std::strerror(errno)));
+    if (!out) throw_write_error(path, std::strerror(errno));
     out.write(content.data(), static_cast<std::streamsize>(content.size()));
     out.flush();
     if (!out) {
+      const int reason = errno;
       std::error_code ignored;
       std::filesystem::remove(temporary, ignored);
-      throw std::runtime_error(fmt::format("cannot write {}: {}", temporary.string(), std::strerror(errno)));
+      throw_write_error(path, std::strerror(reason));
     }
   }
   std::error_code error;
@@ -30,7 +33,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   if (error) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);
-    throw std::runtime_error(fmt::format("cannot move {} into place: {}", path.string(), error.message()));
+    throw_write_error(path, error.message());
   }
 }
 

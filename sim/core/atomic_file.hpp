@@ -7,7 +7,7 @@
 namespace dtsim::core {
 
 /// Writes `content` to `path` atomically (temporary file in the same folder, then rename).
-/// Throws std::runtime_error naming the path when the file cannot be written.
+/// Throws InputError naming the path and the system's reason when the file cannot be written.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace dtsim::core

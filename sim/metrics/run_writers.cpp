@@ -1,6 +1,6 @@
 #include "sim/metrics/run_writers.hpp"
 
-#include "sim/core/atomic_file.hpp"
+#include "sim/core/result_folder.hpp"
 #include "sim/core/version.hpp"
 #include "sim/scenario/resolved_json.hpp"
 
@@ -213,10 +213,11 @@ std::string links_csv(const RunRecord& record) {
 }
 
 void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record) {
-  std::filesystem::create_directories(folder);
-  core::write_file_atomically(folder / "summary.json", summary_json(scenario, record));
-  core::write_file_atomically(folder / "metrics.csv", metrics_csv(record));
-  core::write_file_atomically(folder / "links.csv", links_csv(record));
+  core::StagedFolder staged(folder);
+  staged.write_file("summary.json", summary_json(scenario, record));
+  staged.write_file("metrics.csv", metrics_csv(record));
+  staged.write_file("links.csv", links_csv(record));
+  staged.commit();
 }
 
 }  // namespace dtsim::metrics

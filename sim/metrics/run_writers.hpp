@@ -20,7 +20,8 @@ std::string metrics_csv(const RunRecord& record);
 /// the direction could carry in the run's simulated time).
 std::string links_csv(const RunRecord& record);
 
-/// Creates `folder` if needed and writes summary.json, metrics.csv and links.csv into it, each atomically.
+/// Writes summary.json, metrics.csv and links.csv as `folder`, all together or not at all: they are written
+/// into a staging folder that then takes the folder's place (the previous results go as a whole).
 void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record);
 
 }  // namespace dtsim::metrics

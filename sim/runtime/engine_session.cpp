@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <csignal>
 
 namespace dtsim::runtime {
 
@@ -16,7 +17,12 @@ EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::Net
   // SimGrid's informational messages (configuration changes) would drown dtsim's own output.
   std::array<char*, 3> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"), nullptr};
   int argc = 2;
+  // SimGrid's engine installs a SIGINT handler that exits with status 1; the program's own handling of
+  // SIGINT (dtsim's: stop with 130) stays in force.
+  struct sigaction on_interrupt {};
+  ::sigaction(SIGINT, nullptr, &on_interrupt);
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
+  ::sigaction(SIGINT, &on_interrupt, nullptr);
   platform::configure_network_model(network_model);
   if (spec.energy) {
     sg_host_energy_plugin_init();

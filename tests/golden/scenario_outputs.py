@@ -3,10 +3,11 @@
 
     scenario_outputs.py DTSIM SCENARIO.yaml OUTPUT_DIR GOLDEN_DIR [--update]
 
-Every result file (summary.json, metrics.csv, links.csv, sweep.csv, in every sweep point's folder) must
+Every result file (summary.json, metrics.csv, links.csv, sweep.csv, sweep.json, in every sweep point's folder) must
 equal its stored copy. summary.json's `scenario` member (the echo of the resolved scenario, which grows as the
-language does) and `origin` (the scenario's absolute file name) are left out of the comparison; everything
-the run measured must stay the same. With --update the stored copies are replaced by this run's files.
+language does) and `origin` (the scenario's absolute file name), and sweep.json's `fingerprint` (a hash of
+that echo, file names included), are left out of the comparison; everything the run measured must stay the
+same. With --update the stored copies are replaced by this run's files.
 """
 
 import json
@@ -15,11 +16,15 @@ import shutil
 import subprocess
 import sys
 
-RESULT_FILES = {"summary.json", "metrics.csv", "links.csv", "sweep.csv"}
+RESULT_FILES = {"summary.json", "metrics.csv", "links.csv", "sweep.csv", "sweep.json"}
 
 
 def measured(path: pathlib.Path) -> bytes:
     """The bytes of a result file that the comparison covers."""
+    if path.name == "sweep.json":
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest.pop("fingerprint", None)
+        return (json.dumps(manifest, indent=2, sort_keys=False) + "\n").encode("utf-8")
     if path.name != "summary.json":
         return path.read_bytes()
     summary = json.loads(path.read_text(encoding="utf-8"))

@@ -1,4 +1,5 @@
 #include "sim/core/atomic_file.hpp"
+#include "sim/core/diagnostic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +38,7 @@ TEST(AtomicFile, MissingFolderIsAnErrorNamingThePath) {
   try {
     write_file_atomically(folder / "nowhere" / "a.txt", "x");
     FAIL();
-  } catch (const std::runtime_error& error) {
+  } catch (const InputError& error) {
     EXPECT_NE(std::string(error.what()).find("nowhere"), std::string::npos) << error.what();
   }
 }

@@ -1,0 +1,155 @@
+#include "sim/core/result_folder.hpp"
+
+#include "sim/core/diagnostic.hpp"
+
+#include <fmt/format.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+namespace dtsim::core {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void refuse(const fs::path& folder, std::string message, std::string hint) {
+  Diagnostic diagnostic;
+  diagnostic.where.file = folder.string();
+  diagnostic.message = std::move(message);
+  diagnostic.hint = std::move(hint);
+  throw InputError(std::move(diagnostic));
+}
+
+constexpr const char* kChooseAnother = "choose another folder with -o";
+
+bool holds_results(const fs::path& folder) {
+  return fs::exists(folder / "summary.json") || fs::exists(folder / "sweep.json") || fs::exists(folder / "sweep.csv");
+}
+
+/// Staging folders of runs that were killed while writing: `.<name>.partial-<pid>` of a process now gone.
+void remove_abandoned_staging(const fs::path& target) {
+  const std::string prefix = "." + target.filename().string() + ".partial-";
+  std::error_code error;
+  for (fs::directory_iterator entry(target.parent_path(), error), end; !error && entry != end; entry.increment(error)) {
+    const std::string name = entry->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(entry->path(), ignored);
+    }
+  }
+}
+
+}  // namespace
+
+void throw_write_error(const fs::path& path, const std::string& reason) {
+  refuse(path, fmt::format("cannot write the results: {}", reason),
+         "check the free space and the permissions there, or " + std::string(kChooseAnother));
+}
+
+void check_result_folder(const fs::path& folder) {
+  if (folder.empty()) refuse(folder, "the result folder's name is empty", kChooseAnother);
+  for (const fs::path& part : folder) {
+    if (part.string().size() > NAME_MAX) {
+      refuse(folder, fmt::format("a name in the folder's path is {} bytes long, more than the {} a file system allows",
+                                 part.string().size(), NAME_MAX),
+             kChooseAnother);
+    }
+  }
+  const fs::path absolute = fs::absolute(folder).lexically_normal();
+  // The staging folder beside it adds its own suffix to the longest name.
+  if (absolute.string().size() + 32 > PATH_MAX) {
+    refuse(folder, fmt::format("the folder's path is {} bytes long, too long to write files under", absolute.string().size()),
+           kChooseAnother);
+  }
+  std::error_code error;
+  const fs::file_status status = fs::status(folder, error);
+  if (error && error != std::errc::no_such_file_or_directory) {
+    refuse(folder, fmt::format("cannot use this folder: {}", error.message()), kChooseAnother);
+  }
+  if (fs::exists(status)) {
+    if (!fs::is_directory(status)) refuse(folder, "is a file, not a folder", kChooseAnother);
+    fs::directory_iterator entries(folder, error);
+    if (error) refuse(folder, fmt::format("cannot read this folder: {}", error.message()), kChooseAnother);
+    if (entries != fs::directory_iterator() && !holds_results(folder)) {
+      refuse(folder,
+             fmt::format("holds files that are not dtsim results (such as {}); dtsim replaces a result folder as a "
+                         "whole",
+                         entries->path().filename().string()),
+             "choose a new or empty folder with -o");
+    }
+  }
+  // Where the staging folder will go: the nearest folder that exists on the way to the target.
+  fs::path existing = absolute.parent_path();
+  while (!fs::exists(existing, error) && existing.has_relative_path()) existing = existing.parent_path();
+  if (!fs::is_directory(existing, error)) {
+    refuse(folder, fmt::format("{} is a file, not a folder", existing.string()), kChooseAnother);
+  }
+  const fs::path probe = existing / fmt::format(".dtsim-probe-{}", ::getpid());
+  if (::mkdir(probe.c_str(), 0700) != 0) {
+    refuse(folder, fmt::format("cannot create a folder in {}: {}", existing.string(), std::strerror(errno)),
+           kChooseAnother);
+  }
+  ::rmdir(probe.c_str());
+}
+
+StagedFolder::StagedFolder(fs::path target, std::string tag, bool keep_on_failure)
+    : target_(fs::absolute(target).lexically_normal()), keep_on_failure_(keep_on_failure) {
+  if (target_.filename().empty()) target_ = target_.parent_path();
+  std::error_code error;
+  const fs::path parent = target_.parent_path();
+  fs::create_directories(parent, error);
+  if (error) throw_write_error(parent, error.message());
+  if (tag.empty()) {
+    remove_abandoned_staging(target_);
+    tag = fmt::format("partial-{}", ::getpid());
+  }
+  staging_ = parent / fmt::format(".{}.{}", target_.filename().string(), tag);
+  if (!keep_on_failure_) fs::remove_all(staging_, error);
+  fs::create_directories(staging_, error);
+  if (error) throw_write_error(staging_, error.message());
+}
+
+StagedFolder::~StagedFolder() {
+  if (committed_ || keep_on_failure_) return;
+  std::error_code ignored;
+  fs::remove_all(staging_, ignored);
+}
+
+void StagedFolder::write_file(const std::string& name, std::string_view content) const {
+  std::ofstream out(staging_ / name, std::ios::binary | std::ios::trunc);
+  if (out) {
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.close();
+  }
+  if (!out) throw_write_error(target_ / name, std::strerror(errno));
+}
+
+void StagedFolder::commit() {
+  std::error_code error;
+  if (!fs::exists(target_, error)) {
+    fs::rename(staging_, target_, error);
+    if (error) throw_write_error(target_, error.message());
+  } else if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(staging_, error);  // now the old results
+  } else {
+    // A file system without an atomic exchange: the target is briefly absent, never mixed.
+    const fs::path old = fs::path(staging_).concat(".old");
+    fs::rename(target_, old, error);
+    if (error) throw_write_error(target_, error.message());
+    fs::rename(staging_, target_, error);
+    if (error) throw_write_error(target_, error.message());
+    fs::remove_all(old, error);
+  }
+  committed_ = true;
+}
+
+}  // namespace dtsim::core

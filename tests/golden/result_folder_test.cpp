@@ -1,0 +1,222 @@
+// What is on disk after a run or a sweep that cannot write, is refused, or is interrupted: the complete
+// previous results or the complete new ones, never a mix, and nothing before the simulation when the folder
+// cannot take results.
+
+#include "run_dtsim.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <thread>
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace dtsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Every file under `folder` (hidden ones too) with its bytes.
+std::map<std::string, std::string> contents(const fs::path& folder) {
+  std::map<std::string, std::string> files;
+  if (!fs::exists(folder)) return files;
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) {
+    if (entry.is_regular_file()) files[fs::relative(entry.path(), folder).string()] = read_file(entry.path());
+  }
+  return files;
+}
+
+std::vector<std::string> hidden_entries(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.path().filename().string().front() == '.') names.push_back(entry.path().filename().string());
+  }
+  return names;
+}
+
+/// A quickstart with its own seed: the same files each time for one seed, other files for another.
+fs::path small_scenario(const fs::path& folder, int seed, bool sweep = false) {
+  const fs::path file = folder / ((sweep ? "sweep-" : "run-") + std::to_string(seed) + ".yaml");
+  std::ofstream out(file);
+  out << "include: " << scenario_path("quickstart.yaml").string() << "\nseed: " << seed << "\n";
+  if (sweep) out << "sweep:\n  axes:\n    training.batch.per_worker: [16, 32, 64]\n";
+  return file;
+}
+
+/// Starts `dtsim <arguments...>` with its output discarded; returns its process id.
+pid_t start_dtsim(const std::vector<std::string>& arguments) {
+  std::vector<std::string> all{DTSIM_BINARY};
+  all.insert(all.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (auto& argument : all) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// Processes whose command line mentions `text`.
+int processes_mentioning(const std::string& text) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string command = read_file(entry.path() / "cmdline");
+    if (command.find(text) != std::string::npos && ::getpid() != std::stoi(name)) ++count;
+  }
+  return count;
+}
+
+
+TEST(ResultFolder, AFileAsTheFolderIsRefusedBeforeAnySimulation) {
+  const auto folder = fresh_output_folder("result_folder_file");
+  std::ofstream(folder / "taken") << "mine";
+  const CommandResult run = run_dtsim("run " + small_scenario(folder, 1, true).string() + " -o " + (folder / "taken").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(run.err, (folder / "taken").string() + ": error: is a file, not a folder\n  hint: choose another folder with -o\n");
+  EXPECT_EQ(run.out, "") << "no sweep point may run before the folder is checked";
+  EXPECT_EQ(read_file(folder / "taken"), "mine");
+}
+
+TEST(ResultFolder, ANameTooLongIsRefusedBeforeAnySimulation) {
+  const auto folder = fresh_output_folder("result_folder_long");
+  const std::string name(300, 'a');
+  const CommandResult run = run_dtsim("run " + small_scenario(folder, 1, true).string() + " -o " + (folder / name).string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("error: a name in the folder's path is 300 bytes long, more than the 255 a file system allows"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.out, "");
+}
+
+TEST(ResultFolder, AFolderThatCannotBeCreatedIsRefusedBeforeAnySimulation) {
+  const auto folder = fresh_output_folder("result_folder_unwritable");
+  const CommandResult run = run_dtsim("run " + small_scenario(folder, 1, true).string() + " -o /proc/dtsim/out");
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(run.err.rfind("/proc/dtsim/out: error: cannot create a folder in /proc: ", 0), 0U) << run.err;
+  EXPECT_EQ(run.out, "");
+}
+
+TEST(ResultFolder, AFolderHoldingOtherFilesIsNotTouched) {
+  const auto folder = fresh_output_folder("result_folder_foreign");
+  fs::create_directories(folder / "mine");
+  std::ofstream(folder / "mine" / "notes.txt") << "keep";
+  const CommandResult run = run_dtsim("run " + small_scenario(folder, 1).string() + " -o " + (folder / "mine").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(run.err, (folder / "mine").string() +
+                         ": error: holds files that are not dtsim results (such as notes.txt); dtsim replaces a result "
+                         "folder as a whole\n  hint: choose a new or empty folder with -o\n");
+  EXPECT_EQ(contents(folder / "mine"), (std::map<std::string, std::string>{{"notes.txt", "keep"}}));
+}
+
+TEST(ResultFolder, ARerunReplacesTheWholeFolder) {
+  const auto folder = fresh_output_folder("result_folder_rerun");
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 1).string() + " -q -o " + (folder / "a").string()).exit_status, 0);
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 2).string() + " -q -o " + (folder / "b").string()).exit_status, 0);
+  std::ofstream(folder / "a" / "trace.json") << "{}";  // a file the new results do not have
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 2).string() + " -q -o " + (folder / "a").string()).exit_status, 0);
+  EXPECT_EQ(contents(folder / "a"), contents(folder / "b"));
+  EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
+}
+
+// The file-size limit makes every write past its first kilobyte fail, as a full disk would.
+TEST(ResultFolder, AFailedWriteIsAClearErrorAndKeepsThePreviousResults) {
+  const auto folder = fresh_output_folder("result_folder_full");
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 1).string() + " -q -o " + (folder / "out").string()).exit_status, 0);
+  const auto before = contents(folder / "out");
+  const std::string limited = "sh -c \"trap '' XFSZ; ulimit -f 2; exec " + std::string(DTSIM_BINARY) + " run " +
+                              small_scenario(folder, 2).string() + " -q -o " + (folder / "out").string() + "\"";
+  const std::string capture = (folder / "err").string();
+  const int status = std::system((limited + " 2> " + capture).c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string err = read_file(capture);
+  EXPECT_EQ(err.rfind((folder / "out").string() + "/summary.json: error: cannot write the results: File too large\n", 0), 0U)
+      << err;
+  EXPECT_EQ(contents(folder / "out"), before);
+  EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
+}
+
+// Interrupted at any moment, a run leaves the complete previous results or the complete new ones.
+TEST(ResultFolder, ARunInterruptedAtAnyMomentLeavesOldOrNewResults) {
+  const auto folder = fresh_output_folder("result_folder_interrupted_run");
+  const auto out = folder / "out";
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 1).string() + " -q -o " + (folder / "new").string()).exit_status, 0);
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 2).string() + " -q -o " + out.string()).exit_status, 0);
+  const auto old_results = contents(out);
+  const auto new_results = contents(folder / "new");
+  int interrupted = 0;
+  for (int delay_ms = 0; delay_ms <= 400; delay_ms += 50) {
+    const pid_t run = start_dtsim({"run", small_scenario(folder, 1).string(), "-q", "-o", out.string()});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(run, delay_ms % 100 == 0 ? SIGTERM : SIGINT);
+    const int status = wait_for(run);
+    EXPECT_TRUE(status == 0 || status == 130 || status == 143) << status;
+    if (status != 0) ++interrupted;
+    const auto now = contents(out);
+    EXPECT_TRUE(now == old_results || now == new_results) << "after " << delay_ms << " ms";
+    // Back to the old results for the next try.
+    ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 2).string() + " -q -o " + out.string()).exit_status, 0);
+  }
+  EXPECT_GT(interrupted, 0);
+  EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
+}
+
+// SIGTERM to a sweep stops its running point (no process outlives it), exits 143, and leaves the previous
+// sweep whole; the same sweep run again goes on from the points it had finished, and is then complete.
+TEST(ResultFolder, AnInterruptedSweepStopsItsChildAndNeverMixesSweeps) {
+  const auto folder = fresh_output_folder("result_folder_interrupted_sweep");
+  const auto out = folder / "sweep-out";
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 1, true).string() + " -q -o " + out.string()).exit_status, 0);
+  const auto old_sweep = contents(out);
+  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 2, true).string() + " -q -o " + (folder / "reference").string())
+                .exit_status,
+            0);
+  const auto new_sweep = contents(folder / "reference");
+  ASSERT_NE(old_sweep, new_sweep);
+
+  const pid_t sweep = start_dtsim({"run", small_scenario(folder, 2, true).string(), "-o", out.string()});
+  // Once the first point's folder is done, the sweep is busy with the second.
+  const auto staged_first_point = [&] {
+    for (const auto& entry : fs::directory_iterator(folder)) {
+      if (entry.path().filename().string().rfind(".sweep-out.sweep-", 0) == 0 &&
+          fs::exists(entry.path() / "per_worker=16" / "summary.json")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (int waited = 0; !staged_first_point() && waited < 6000; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(sweep, SIGTERM);
+  EXPECT_EQ(wait_for(sweep), 143);
+  EXPECT_EQ(processes_mentioning(out.string()), 0);
+  EXPECT_EQ(contents(out), old_sweep);
+
+  const CommandResult rerun = run_dtsim("run " + small_scenario(folder, 2, true).string() + " -o " + out.string());
+  EXPECT_EQ(rerun.exit_status, 0) << rerun.err;
+  EXPECT_NE(rerun.out.find("[1/3] per_worker=16 (done before)"), std::string::npos) << rerun.out;
+  EXPECT_EQ(contents(out), new_sweep);
+  EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace dtsim::testing
