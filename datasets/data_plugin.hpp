@@ -66,15 +66,18 @@ core::SchemaNode window_parameter();
 /// The file named by `key`, relative to the file that declares it (as includes are).
 std::filesystem::path named_file(const core::View& section, const std::string& key);
 
-/// Runs `read`; a core::InputError it throws (a bad line of a data file) is reported as reached from the
-/// scenario's `named_at`, the key that named the file.
+/// Runs `read`; a core::InputError it throws (a bad line of a data file) is reported under `key` (such as
+/// `data.path`) as reached from the scenario's `named_at`, where that key named the file.
 template <class Read>
-auto read_pointing_at(const core::SourcePosition& named_at, Read read) -> decltype(read()) {
+auto read_pointing_at(const core::SourcePosition& named_at, const std::string& key, Read read) -> decltype(read()) {
   try {
     return read();
   } catch (const core::InputError& error) {
     std::vector<core::Diagnostic> diagnostics = error.diagnostics();
-    for (core::Diagnostic& diagnostic : diagnostics) diagnostic.where.included_from.push_back(named_at);
+    for (core::Diagnostic& diagnostic : diagnostics) {
+      diagnostic.where.included_from.push_back(named_at);
+      if (diagnostic.key.empty()) diagnostic.key = key;
+    }
     throw core::InputError(std::move(diagnostics));
   }
 }

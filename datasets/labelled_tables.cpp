@@ -7,9 +7,9 @@ namespace {
 
 /// A CSV table of features then a class, read (errors pointing at the key that named it), standardised and
 /// split; `name` labels it in messages.
-LoadedData table(const std::filesystem::path& file, const core::SourcePosition& named_at, const std::string& name,
-                 const DataContext& c) {
-  const models::LabelledTable read = read_pointing_at(named_at, [&] { return models::read_labelled_csv(file); });
+LoadedData table(const std::filesystem::path& file, const core::SourcePosition& named_at, const std::string& key,
+                 const std::string& name, const DataContext& c) {
+  const models::LabelledTable read = read_pointing_at(named_at, key, [&] { return models::read_labelled_csv(file); });
   const DataShape shape{.samples = static_cast<std::size_t>(read.features.rows()),
                         .features = static_cast<std::size_t>(read.features.cols()),
                         .classes = read.class_names.size()};
@@ -24,7 +24,7 @@ LoadedData table(const std::filesystem::path& file, const core::SourcePosition& 
 DataPlugin bundled(const std::string& name) {
   return {.parameters = {},
           .load = [name](const core::View& d, const DataContext& c) {
-            return table(c.data_folder / (name + ".csv"), d.where("kind"), name, c);
+            return table(c.data_folder / (name + ".csv"), d.where("kind"), "data.kind", name, c);
           },
           .make = {},
           .check = {},
@@ -38,7 +38,7 @@ void register_labelled_tables(DataRegistry& registry) {
   registry.add("csv", "a CSV file named by `path`: features, then the class index",
                {.parameters = {path_parameter()},
                 .load = [](const core::View& d, const DataContext& c) {
-                  return table(named_file(d, "path"), d.where("path"), "csv", c);
+                  return table(named_file(d, "path"), d.where("path"), "data.path", "csv", c);
                 },
                 .make = {},
                 .check = {},

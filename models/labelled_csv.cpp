@@ -1,15 +1,19 @@
 #include "models/labelled_csv.hpp"
 
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/rng.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <fstream>
 #include <numeric>
 #include <optional>
+#include <set>
 
 namespace dtsim::models {
 namespace {
@@ -25,66 +29,141 @@ std::vector<std::string_view> split_fields(std::string_view line) {
   }
 }
 
-std::optional<double> number(std::string_view text) {
+std::string trimmed(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\r')) text.remove_suffix(1);
+  return std::string(text);
+}
+
+std::optional<double> number(std::string_view text) {
+  const std::string cell = trimmed(text);
   double value = 0.0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  const auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (error != std::errc() || end != cell.data() + cell.size() || cell.empty()) return std::nullopt;
   return value;
 }
 
-[[noreturn]] void fail(const std::filesystem::path& path, int line, const std::string& message, const std::string& hint = "") {
-  throw core::InputError(core::Diagnostic{core::SourcePosition(path.string(), line, 1), "", message, hint});
+/// Problems are collected, up to a bound, so that one run names every bad row of a table a user can fix.
+constexpr std::size_t kReportedProblems = 20;
+
+class TableProblems {
+ public:
+  explicit TableProblems(std::filesystem::path path) : path_(std::move(path)) {}
+
+  void add(int line, int column, std::string message, std::string hint = "") {
+    if (sink_.size() < kReportedProblems) {
+      sink_.error(core::SourcePosition(path_.string(), line, column), "", std::move(message), std::move(hint));
+    } else {
+      ++unreported_;
+    }
+  }
+  [[noreturn]] void fail(int line, std::string message, std::string hint = "") {
+    add(line, line > 0 ? 1 : 0, std::move(message), std::move(hint));
+    throw_if_any();
+    std::abort();  // unreachable: add() recorded a problem
+  }
+  void throw_if_any() {
+    if (unreported_ > 0) {
+      sink_.error(core::SourcePosition(path_.string()), "",
+                  fmt::format("{} more problems like these are not listed", unreported_));
+    }
+    sink_.throw_if_any();
+  }
+
+ private:
+  std::filesystem::path path_;
+  core::DiagnosticSink sink_;
+  std::size_t unreported_ = 0;
+};
+
+/// The 1-based column where field `index` of `line` starts.
+int column_of(const std::vector<std::string_view>& fields, std::size_t index, std::string_view line) {
+  return static_cast<int>(fields[index].data() - line.data()) + 1;
 }
 
 }  // namespace
 
 LabelledTable read_labelled_csv(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, 0, "cannot read this file", "check the path (relative paths start at the scenario's folder)");
+  TableProblems problems(path);
+  std::string reason;
+  const std::optional<std::string> text = core::read_input_file(path, core::kDataFileLimit, reason);
+  if (!text) problems.fail(0, "cannot read this data file: " + reason, "data.path names a CSV file, relative to the scenario's folder");
   std::vector<std::vector<double>> rows;
   std::optional<std::size_t> declared_samples;
   LabelledTable out;
-  std::string line;
   int number_of_line = 0;
   std::size_t width = 0;
-  while (std::getline(in, line)) {
+  std::size_t bad_rows = 0;
+  constexpr const char* kRowHint = "a row is the features, then the class index: 5.1,3.5,1.4,0.2,0";
+  for (std::size_t begin = 0; begin < text->size();) {
+    std::size_t newline = text->find('\n', begin);
+    if (newline == std::string::npos) newline = text->size();
+    const std::string_view line(text->data() + begin, newline - begin);
+    begin = newline + 1;
     ++number_of_line;
     if (line.empty() || line == "\r") continue;
     const std::vector<std::string_view> fields = split_fields(line);
     std::vector<double> values;
-    bool numeric = true;
-    for (const std::string_view field : fields) {
-      const std::optional<double> value = number(field);
+    std::optional<std::size_t> not_a_number;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const std::optional<double> value = number(fields[i]);
       if (!value) {
-        numeric = false;
+        not_a_number = i;
         break;
       }
       values.push_back(*value);
     }
-    if (!numeric && rows.empty() && !declared_samples && fields.size() >= 2 && number(fields[0]) && number(fields[1])) {
+    if (not_a_number && rows.empty() && bad_rows == 0 && !declared_samples && fields.size() >= 2 &&
+        number(fields[0]) && number(fields[1])) {
       declared_samples = static_cast<std::size_t>(*number(fields[0]));
       width = static_cast<std::size_t>(*number(fields[1])) + 1;
       for (std::size_t i = 2; i < fields.size(); ++i) out.class_names.emplace_back(fields[i]);
       continue;
     }
-    if (!numeric) fail(path, number_of_line, "a row that is not all numbers", "rows are the features, then the class index");
-    if (width == 0) width = values.size();
-    if (values.size() != width || width < 2) {
-      fail(path, number_of_line, fmt::format("a row of {} values where the table has {}", values.size(), width));
+    bool good = true;
+    if (not_a_number) {
+      problems.add(number_of_line, column_of(fields, *not_a_number, line),
+                   fmt::format("'{}' is not a number", core::printable(trimmed(fields[*not_a_number]))), kRowHint);
+      good = false;
+    } else if (const auto infinite = std::find_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); });
+               infinite != values.end()) {
+      const auto index = static_cast<std::size_t>(infinite - values.begin());
+      problems.add(number_of_line, column_of(fields, index, line),
+                   fmt::format("'{}' is not a finite number", trimmed(fields[index])),
+                   "fill in the missing value, or leave the row out");
+      good = false;
+    } else if (values.size() < 2) {
+      problems.add(number_of_line, 1, "a row of one value; a row needs at least one feature and a class",
+                   kRowHint);
+      good = false;
+    } else {
+      if (width == 0) width = values.size();
+      if (values.size() != width) {
+        problems.add(number_of_line, 1, fmt::format("a row of {} values where the table has {}", values.size(), width),
+                     fmt::format("every row has {} features and a class", width - 1));
+        good = false;
+      } else {
+        const double label = values.back();
+        if (label < 0 || label != std::floor(label) ||
+            (!out.class_names.empty() && label >= static_cast<double>(out.class_names.size()))) {
+          problems.add(number_of_line, column_of(fields, fields.size() - 1, line),
+                       fmt::format("label {} is not a class index", label),
+                       out.class_names.empty() ? "the last value of a row is its class: 0, 1, 2, ..."
+                                               : fmt::format("classes are 0..{}", out.class_names.size() - 1));
+          good = false;
+        }
+      }
     }
-    const double label = values.back();
-    if (label < 0 || label != std::floor(label) ||
-        (!out.class_names.empty() && label >= static_cast<double>(out.class_names.size()))) {
-      fail(path, number_of_line, fmt::format("label {} is not a class index", label),
-           out.class_names.empty() ? "" : fmt::format("classes are 0..{}", out.class_names.size() - 1));
+    if (good) {
+      rows.push_back(std::move(values));
+    } else {
+      ++bad_rows;
     }
-    rows.push_back(std::move(values));
   }
-  if (rows.empty()) fail(path, number_of_line, "no samples");
+  problems.throw_if_any();
+  if (rows.empty()) problems.fail(0, "the file holds no rows of numbers", kRowHint);
   if (declared_samples && *declared_samples != rows.size()) {
-    fail(path, 1, fmt::format("the header declares {} samples and the file has {}", *declared_samples, rows.size()));
+    problems.fail(1, fmt::format("the header declares {} samples and the file has {}", *declared_samples, rows.size()));
   }
   out.features.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(width - 1));
   out.labels.resize(static_cast<Eigen::Index>(rows.size()));
@@ -98,6 +177,11 @@ LabelledTable read_labelled_csv(const std::filesystem::path& path) {
   }
   if (out.class_names.empty()) {
     for (int k = 0; k <= static_cast<int>(largest); ++k) out.class_names.push_back(std::to_string(k));
+  }
+  const std::set<float> present(out.labels.begin(), out.labels.end());
+  if (present.size() < 2) {
+    problems.fail(0, fmt::format("every row has class {}: a classifier needs samples of at least two classes", *present.begin()),
+                  "the last value of each row is its class");
   }
   return out;
 }

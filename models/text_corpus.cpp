@@ -1,6 +1,7 @@
 #include "models/text_corpus.hpp"
 
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -19,14 +20,29 @@ namespace {
 
 /// The whole file, inflated when it is gzip-compressed (zlib reads plain files through unchanged).
 std::string read_all(const std::filesystem::path& file) {
+  constexpr const char* kPathHint = "check the path (relative paths start at the scenario's folder)";
+  if (const std::string problem = core::input_file_problem(file, core::kDataFileLimit); !problem.empty()) {
+    fail(file.string(), "cannot read this data file: " + problem, kPathHint);
+  }
   const std::unique_ptr<gzFile_s, int (*)(gzFile)> in(gzopen(file.c_str(), "rb"), gzclose);
-  if (in == nullptr) fail(file.string(), "cannot read this file", "check the path (relative paths start at the scenario's folder)");
+  if (in == nullptr) fail(file.string(), "cannot read this data file", kPathHint);
   std::string out;
   std::array<char, 1 << 16> buffer{};
   for (;;) {
     const int got = gzread(in.get(), buffer.data(), static_cast<unsigned>(buffer.size()));
-    if (got < 0) fail(file.string(), "the file is damaged (not valid gzip data)");
+    int error = Z_OK;
+    gzerror(in.get(), &error);
+    // zlib hands out what it could inflate, then says the stream ended early: never train on part of a file.
+    if (got < 0 || (error != Z_OK && error != Z_STREAM_END)) {
+      fail(file.string(), error == Z_BUF_ERROR ? "the gzip file is truncated (it ends before its last block)"
+                                               : "the file is damaged (not valid gzip data)",
+           "download or compress it again");
+    }
     if (got == 0) return out;
+    if (out.size() + static_cast<std::size_t>(got) > core::kDataFileLimit) {
+      fail(file.string(), fmt::format("the text inflates to more than {}", core::describe_size(core::kDataFileLimit)),
+           "use a smaller corpus");
+    }
     out.append(buffer.data(), static_cast<std::size_t>(got));
   }
 }

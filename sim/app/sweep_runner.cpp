@@ -23,7 +23,7 @@ namespace {
 /// A folder built for another manifest is never mixed with this one.
 nlohmann::ordered_json sweep_manifest(const RunCommandOptions& options, const scenario::ScenarioDocument& document) {
   const std::uint64_t seed = options.seed.value_or(document.points.front().seed);
-  const std::string resolved = scenario::resolved_json(document.resolved).dump();
+  const std::string resolved = scenario::resolved_json(document.resolved).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   for (const auto& point : document.points) points.push_back(point.sweep_point);
   return {{"scenario", options.scenario_file.filename().string()},
@@ -60,7 +60,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
                const std::filesystem::path& folder) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   const nlohmann::ordered_json manifest = sweep_manifest(options, document);
-  const std::string manifest_text = manifest.dump(2) + "\n";
+  const std::string manifest_text = manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   // The sweep is built beside its folder and takes its place when every point is done. An interrupted sweep
   // leaves its staging folder, named by the manifest's fingerprint, and the same sweep run again goes on
   // from the points it finished; any other sweep starts afresh.

@@ -7,17 +7,31 @@
 
 namespace dtsim::core {
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string format_position(const SourcePosition& where) {
-  if (where.line <= 0) return where.file;
-  return fmt::format("{}:{}:{}", where.file, where.line, where.column);
+  if (where.line <= 0) return printable(where.file);
+  return fmt::format("{}:{}:{}", printable(where.file), where.line, where.column);
 }
 
 std::string Diagnostic::format() const {
   std::string out = format_position(where) + ": error: ";
-  if (!key.empty()) out += key + ": ";
-  out += message;
+  if (!key.empty()) out += printable(key) + ": ";
+  out += printable(message);
   for (const auto& site : where.included_from) out += "\n  included from " + format_position(site);
-  if (!hint.empty()) out += "\n  hint: " + hint;
+  if (!hint.empty()) out += "\n  hint: " + printable(hint);
   return out;
 }
 

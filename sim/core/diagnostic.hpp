@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dtsim::core {
@@ -19,6 +20,10 @@ struct SourcePosition {
   /// Where `file` was included from, innermost first; empty for the file named on the command line.
   std::vector<SourcePosition> included_from;
 };
+
+/// `text` with control characters (a NUL, an escape sequence, a newline) written as \xNN: a message that
+/// quotes a binary file or an odd file name prints as one readable line.
+std::string printable(std::string_view text);
 
 /// "file:line:col", or "file" when the line is unknown.
 std::string format_position(const SourcePosition& where);

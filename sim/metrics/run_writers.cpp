@@ -23,6 +23,14 @@ nlohmann::ordered_json evaluation_json(const EvaluationRow& row) {
           {"val_accuracy", rounded(row.val_accuracy)}};
 }
 
+/// The scenario file by its canonical absolute name, however it was named on the command line ("./x.yaml",
+/// "/home/u/x.yaml"): the same file gives the same bytes.
+std::string origin_file(const std::filesystem::path& source) {
+  if (source.empty()) return {};
+  std::error_code ignored;
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(source), ignored).string();
+}
+
 double utilization(const LinkLoad& link, double simulated_s) {
   const double capacity = link.bandwidth_bytes_per_s * simulated_s;
   return capacity > 0.0 ? link.bytes / capacity : 0.0;
@@ -183,12 +191,12 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       {"dtsim_version", core::kDtsimVersion},
       {"simgrid_version", record.simgrid_version},
       {"seed", scenario.seed},
-      {"origin", {{"file", scenario.source.string()}, {"sweep_point", scenario.sweep_point}}},
+      {"origin", {{"file", origin_file(scenario.source)}, {"sweep_point", scenario.sweep_point}}},
       {"scenario", scenario::resolved_json(scenario.resolved)},
       {"result", result},
       {"hosts", hosts},
   };
-  return summary.dump(2) + "\n";
+  return summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string metrics_csv(const RunRecord& record) {

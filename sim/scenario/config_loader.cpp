@@ -1,5 +1,6 @@
 #include "sim/scenario/config_loader.hpp"
 
+#include "sim/core/input_file.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 
 #include <fmt/format.h>
@@ -122,19 +123,12 @@ class YamlConverter {
 };
 
 std::optional<std::string> read_text(const std::filesystem::path& path, std::string& reason) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    reason = "it is a folder";
+  auto text = core::read_input_file(path, core::kScenarioFileLimit, reason);
+  if (text && text->find('\0') != std::string::npos) {
+    reason = "it is a binary file, not YAML text";
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    reason = std::strerror(errno);
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return text;
 }
 
 class IncludeResolver {
@@ -203,6 +197,11 @@ class IncludeResolver {
   ConfigNode load_included(const ConfigNode& name, const core::SourcePosition& including) {
     if (!options_.allow_includes) {
       sink_->error(name.where, "include", "include is not available here", "include works in scenario files on disk");
+      return {};
+    }
+    if (including.included_from.size() + 1 > kIncludeDepthLimit) {
+      sink_->error(name.where, "include", fmt::format("includes nest more than {} files deep", kIncludeDepthLimit),
+                   "include the shared files from one file, side by side: include: [a.yaml, b.yaml]");
       return {};
     }
     const std::filesystem::path path =

@@ -10,6 +10,9 @@
 
 namespace dtsim::scenario {
 
+/// How many files deep `include:` may nest (a file including one that includes another: 2).
+inline constexpr std::size_t kIncludeDepthLimit = 32;
+
 struct LoadOptions {
   /// When false, `include:` is an error: for text that has no place on disk (the fuzzer, tests).
   bool allow_includes = true;

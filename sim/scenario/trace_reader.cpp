@@ -1,7 +1,11 @@
 #include "sim/scenario/trace_reader.hpp"
 
+#include "sim/core/input_file.hpp"
+
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -11,9 +15,11 @@ namespace {
 /// Rows `time,factor` (a header line and blank lines allowed); times in seconds.
 void read_trace_file(const std::filesystem::path& path, const core::SourcePosition& named_at, const std::string& key,
                      Trace& out, core::DiagnosticSink& sink) {
+  std::string problem = core::input_file_problem(path, core::kDataFileLimit);
   std::ifstream in(path);
-  if (!in) {
-    sink.error(named_at, key, fmt::format("cannot read the trace file '{}'", path.generic_string()),
+  if (problem.empty() && !in) problem = std::strerror(errno);
+  if (!problem.empty()) {
+    sink.error(named_at, key, fmt::format("cannot read the trace file '{}': {}", path.generic_string(), problem),
                "the path is relative to the scenario file that names it");
     return;
   }

@@ -73,7 +73,8 @@ TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
   EXPECT_EQ(summary["scenario"]["name"], "tiny");
   EXPECT_EQ(summary["scenario"]["topology"]["link"]["latency"], "1us");
   EXPECT_EQ(summary["scenario"]["training"]["sync"]["strategy"], "bsp") << "defaults are filled in";
-  EXPECT_EQ(summary["origin"]["file"], "tiny.yaml");
+  EXPECT_EQ(summary["origin"]["file"], (std::filesystem::current_path() / "tiny.yaml").string())
+      << "the scenario file by its absolute name, however it was named";
   EXPECT_EQ(summary["result"]["simulated_s"], 0.123456789);  // nine significant digits
   EXPECT_EQ(summary["result"]["iterations"], 10);
   EXPECT_EQ(summary["result"]["epochs"], 2.0);

@@ -19,8 +19,11 @@ std::string error_of(const std::string& text) {
   try {
     static_cast<void>(read_labelled_csv(write("bad.csv", text)));
   } catch (const core::InputError& error) {
-    const std::string what = error.what();
-    return what.substr(what.find("bad.csv"));
+    // Names the file as bad.csv, wherever the test writes it.
+    std::string what = error.what();
+    const std::string folder = (std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "labelled_csv").string() + "/";
+    for (std::size_t at = what.find(folder); at != std::string::npos; at = what.find(folder)) what.erase(at, folder.size());
+    return what;
   }
   return "no error";
 }
@@ -39,12 +42,60 @@ TEST(LabelledCsv, WithoutAHeaderTheClassesGoToTheLargestLabel) {
   EXPECT_EQ(table.class_names.size(), 3U);
 }
 
-TEST(LabelledCsv, BadRowsAreNamedByLine) {
-  EXPECT_EQ(error_of("2,1,a,b\n1,0\n2,x\n"), "bad.csv:3:1: error: a row that is not all numbers\n"
-                                             "  hint: rows are the features, then the class index");
-  EXPECT_EQ(error_of("1,2,0\n1,2\n"), "bad.csv:2:1: error: a row of 2 values where the table has 3");
-  EXPECT_EQ(error_of("2,1,a,b\n1,0\n2,5\n"), "bad.csv:3:1: error: label 5 is not a class index\n  hint: classes are 0..1");
+constexpr const char* kRowHint = "  hint: a row is the features, then the class index: 5.1,3.5,1.4,0.2,0";
+
+TEST(LabelledCsv, BadRowsAreNamedByLineAndColumn) {
+  EXPECT_EQ(error_of("2,1,a,b\n1,0\n2,x\n"), std::string("bad.csv:3:3: error: 'x' is not a number\n") + kRowHint);
+  EXPECT_EQ(error_of("1,2,0\n1,2\n"),
+            "bad.csv:2:1: error: a row of 2 values where the table has 3\n  hint: every row has 2 features and a class");
+  EXPECT_EQ(error_of("2,1,a,b\n1,0\n2,5\n"), "bad.csv:3:3: error: label 5 is not a class index\n  hint: classes are 0..1");
   EXPECT_EQ(error_of("3,1,a,b\n1,0\n2,1\n"), "bad.csv:1:1: error: the header declares 3 samples and the file has 2");
+}
+
+TEST(LabelledCsv, EveryBadRowIsReportedInOneRun) {
+  EXPECT_EQ(error_of("1,2,0\n1,x,1\n1,2,1\n1,2\n0,0,7.5\n"),
+            std::string("bad.csv:2:3: error: 'x' is not a number\n") + kRowHint +
+                "\nbad.csv:4:1: error: a row of 2 values where the table has 3\n  hint: every row has 2 features and a class"
+                "\nbad.csv:5:5: error: label 7.5 is not a class index\n  hint: the last value of a row is its class: 0, 1, 2, ...");
+  std::string many = "1,2,0\n1,2,1\n";
+  for (int i = 0; i < 30; ++i) many += "1,y,0\n";
+  const std::string report = error_of(many);
+  EXPECT_NE(report.find("bad.csv:22:3: error: 'y' is not a number"), std::string::npos);
+  EXPECT_EQ(report.find("bad.csv:23:3"), std::string::npos) << "twenty problems are listed";
+  EXPECT_NE(report.find("bad.csv: error: 10 more problems like these are not listed"), std::string::npos) << report;
+}
+
+TEST(LabelledCsv, NotANumberAndInfinityAreRefused) {
+  EXPECT_EQ(error_of("1,2,0\nnan,2,1\n1, inf,0\n"),
+            "bad.csv:2:1: error: 'nan' is not a finite number\n  hint: fill in the missing value, or leave the row out\n"
+            "bad.csv:3:3: error: 'inf' is not a finite number\n  hint: fill in the missing value, or leave the row out");
+}
+
+TEST(LabelledCsv, ATableAClassifierCannotLearnFromIsRefused) {
+  EXPECT_EQ(error_of("1,2,0\n3,4,0\n"),
+            "bad.csv: error: every row has class 0: a classifier needs samples of at least two classes\n"
+            "  hint: the last value of each row is its class");
+  EXPECT_EQ(error_of("0\n1\n"), std::string("bad.csv:1:1: error: a row of one value; a row needs at least one feature and "
+                                             "a class\n") + kRowHint + "\nbad.csv:2:1: error: a row of one value; a row "
+                                             "needs at least one feature and a class\n" + kRowHint);
+  EXPECT_EQ(error_of("\n\n"), std::string("bad.csv: error: the file holds no rows of numbers\n") + kRowHint);
+}
+
+TEST(LabelledCsv, OnlyARegularFileIsRead) {
+  const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "labelled_csv";
+  try {
+    static_cast<void>(read_labelled_csv(folder));
+    FAIL();
+  } catch (const core::InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("error: cannot read this data file: it is a folder, not a file"), std::string::npos);
+  }
+  try {
+    static_cast<void>(read_labelled_csv("/dev/zero"));
+    FAIL();
+  } catch (const core::InputError& error) {
+    EXPECT_EQ(std::string(error.what()), "/dev/zero: error: cannot read this data file: it is a device, not a file\n"
+                                         "  hint: data.path names a CSV file, relative to the scenario's folder");
+  }
 }
 
 TEST(LabelledCsv, SplitIsSeededAndStandardizedByTheTrainingPart) {

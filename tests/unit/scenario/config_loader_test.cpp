@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace dtsim::scenario {
 namespace {
 
@@ -50,6 +52,32 @@ TEST(ConfigLoader, TextMustBeUtf8WithoutControlCharacters) {
 TEST(ConfigLoader, IncludesAreRefusedWhereThereIsNoFile) {
   EXPECT_EQ(first_error("include: other.yaml\nname: x\n"),
             "s.yaml:1:10: error: include: include is not available here\n  hint: include works in scenario files on disk");
+}
+
+// A chain of includes stops at the depth limit, with one error, instead of reading (and echoing) thousands.
+TEST(ConfigLoader, IncludesNestAtMostThirtyTwoDeep) {
+  const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "include_chain";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  for (int i = 0; i < 200; ++i) std::ofstream(folder / fmt::format("c{}.yaml", i)) << fmt::format("include: c{}.yaml\n", i + 1);
+  std::ofstream(folder / "c200.yaml") << "name: x\n";
+  core::DiagnosticSink sink;
+  load_config_file(folder / "c0.yaml", sink);
+  ASSERT_EQ(sink.size(), 1U);
+  const core::Diagnostic& error = sink.diagnostics().front();
+  EXPECT_EQ(error.where.file, (folder / "c32.yaml").string());
+  EXPECT_EQ(error.message, "includes nest more than 32 files deep");
+  EXPECT_EQ(error.where.included_from.size(), 32U);
+}
+
+TEST(ConfigLoader, AScenarioFileLargerThanTheLimitIsNotRead) {
+  const auto file = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "large.yaml";
+  { std::ofstream create(file); }
+  std::filesystem::resize_file(file, (16U << 20U) + 1);
+  core::DiagnosticSink sink;
+  load_config_file(file, sink);
+  ASSERT_EQ(sink.size(), 1U);
+  EXPECT_EQ(sink.diagnostics().front().message, "cannot read scenario file: it is 16777217 bytes, more than the 16 MiB such a file may be");
 }
 
 TEST(ConfigLoader, MergeOverlaysMappingsAndReplacesTheRest) {

@@ -1,0 +1,51 @@
+#include "sim/core/input_file.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace dtsim::core {
+
+std::string describe_size(std::uintmax_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  auto value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.3g} {}", value, kUnits[unit]);
+}
+
+std::string input_file_problem(const std::filesystem::path& path, std::uintmax_t limit) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return std::strerror(errno);
+  if (S_ISDIR(status.st_mode)) return "it is a folder, not a file";
+  if (S_ISCHR(status.st_mode) || S_ISBLK(status.st_mode)) return "it is a device, not a file";
+  if (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)) return "it is a pipe or a socket, not a file";
+  if (!S_ISREG(status.st_mode)) return "it is not a regular file";
+  if (static_cast<std::uintmax_t>(status.st_size) > limit) {
+    return fmt::format("it is {} bytes, more than the {} such a file may be", status.st_size, describe_size(limit));
+  }
+  return {};
+}
+
+std::optional<std::string> read_input_file(const std::filesystem::path& path, std::uintmax_t limit, std::string& reason) {
+  reason = input_file_problem(path, limit);
+  if (!reason.empty()) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    reason = std::strerror(errno);
+    return std::nullopt;
+  }
+  // A file that grows while it is read stops at the limit too.
+  std::string text(static_cast<std::size_t>(std::filesystem::file_size(path)), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+}  // namespace dtsim::core
