@@ -17,6 +17,25 @@
 #include <cstdio>
 #include <exception>
 
+namespace {
+
+/// A whole number from 0 to 2^64-1, written as such: CLI11 alone would wrap -1 and saturate larger values.
+CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+          return "a seed is a whole number from 0 to 18446744073709551615, got '" + text + "'";
+        }
+        if (text.size() > 20 || (text.size() == 20 && text > "18446744073709551615")) {
+          return "a seed is at most 18446744073709551615 (2^64-1), got " + text;
+        }
+        return {};
+      },
+      "SEED");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"dtsim: simulate distributed machine-learning training on a modelled cluster"};
   app.set_version_flag("--version", std::string(dtsim::core::kDtsimVersion));
@@ -29,7 +48,8 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "simulate one scenario file (every point of its sweep) and write results");
   run->add_option("scenario", run_options.scenario_file, "scenario YAML file")->required();
   CLI::Option* output_option = run->add_option("-o,--output", output_folder, "result folder (default: out/<scenario name>)");
-  CLI::Option* seed_option = run->add_option("--seed", seed, "random seed, overriding the scenario's");
+  CLI::Option* seed_option = run->add_option("--seed", seed, "random seed, overriding the scenario's (0 to 2^64-1)")
+                                  ->check(seed_check());
   CLI::Option* point_option = run->add_option("--point", point, "run only this sweep point (as named by `explain`)");
   run->add_flag("-q,--quiet", run_options.quiet, "print nothing but errors");
 

@@ -38,21 +38,6 @@ runtime::ProgressCallback progress_line(bool enabled) {
   };
 }
 
-scenario::Scenario pick_point(scenario::ScenarioDocument& document, const std::string& label,
-                              const std::filesystem::path& file) {
-  std::vector<std::string> labels;
-  for (auto& point : document.points) {
-    if (point.sweep_point == label) return std::move(point);
-    labels.push_back(point.sweep_point);
-  }
-  core::Diagnostic diagnostic;
-  diagnostic.where.file = file.string();
-  diagnostic.message = fmt::format("the scenario has no sweep point '{}'", label);
-  diagnostic.hint = labels.size() == 1 && labels.front().empty() ? "this scenario has no sweep"
-                                                                 : "its points are: " + core::join_names(labels);
-  throw core::InputError(std::move(diagnostic));
-}
-
 void run_one(const RunCommandOptions& options, scenario::Scenario scenario, const std::filesystem::path& folder,
              const Registries& registries) {
   if (options.seed) scenario.seed = *options.seed;
@@ -73,14 +58,14 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
 }  // namespace
 
 void run_command(const RunCommandOptions& options, const Registries& registries) {
-  scenario::ScenarioDocument document = scenario::read_scenario_document_file(options.scenario_file);
+  scenario::ScenarioDocument document = scenario::read_scenario_document_file(options.scenario_file, options.point);
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
   core::check_result_folder(folder);
   if (options.point) {
     // A chosen point writes exactly where it is told: the sweep runner passes <folder>/<point> itself.
-    run_one(options, pick_point(document, *options.point, options.scenario_file), folder, registries);
+    run_one(options, std::move(document.points.front()), folder, registries);
     return;
   }
   if (document.points.size() == 1) {

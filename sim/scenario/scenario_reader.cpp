@@ -6,7 +6,12 @@
 #include "sim/scenario/schema_validator.hpp"
 #include "sim/scenario/sweep.hpp"
 
+#include "sim/core/name_match.hpp"
+
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
 
 namespace dtsim::scenario {
 namespace {
@@ -50,7 +55,43 @@ ConfigNode resolve_for_explain(const ConfigNode& merged, const std::vector<Confi
   return resolved;
 }
 
-ScenarioDocument read_document(const ConfigNode& merged, const std::string& source, core::DiagnosticSink& sink) {
+/// A value the sweep replaces at every point is checked all the same: `workers: [1, 2]` or `rate: 1` under a
+/// swept key is a mistake the user will meet once the sweep is gone.
+void check_replaced_values(const ConfigNode& merged, core::DiagnosticSink& sink) {
+  const ConfigNode* sweep = merged.find("sweep");
+  const ConfigNode* axes = sweep != nullptr && sweep->is_map() ? sweep->find("axes") : nullptr;
+  if (axes == nullptr || !axes->is_map()) return;
+  ConfigNode base = merged;
+  base.erase("sweep");
+  core::DiagnosticSink problems;
+  core::DiagnosticSink unsupported;
+  validate_scenario_document(base, problems, &unsupported);
+  for (const core::Diagnostic& problem : problems.diagnostics()) {
+    for (const ConfigEntry& axis : axes->entries) {
+      const bool at_axis = problem.key == axis.key || problem.key.rfind(axis.key + ".", 0) == 0 ||
+                           problem.key.rfind(axis.key + "[", 0) == 0;
+      if (!at_axis || find_dotted(base, axis.key) == nullptr) continue;
+      const std::string note = "the sweep replaces this value at every point, and it must still be valid";
+      sink.error(problem.where, problem.key, problem.message,
+                 problem.hint.empty() ? note + ": correct it or leave it out" : problem.hint + " (" + note + ")");
+    }
+  }
+}
+
+[[noreturn]] void no_such_point(const std::string& source, const std::string& label,
+                                const std::vector<SweepPoint>& points) {
+  std::vector<std::string> labels;
+  for (const auto& point : points) labels.push_back(point.label);
+  core::Diagnostic diagnostic;
+  diagnostic.where.file = source;
+  diagnostic.message = fmt::format("the scenario has no sweep point '{}'", label);
+  diagnostic.hint = labels.size() == 1 && labels.front().empty() ? "this scenario has no sweep"
+                                                                 : "its points are: " + core::join_names(labels);
+  throw core::InputError(std::move(diagnostic));
+}
+
+ScenarioDocument read_document(const ConfigNode& merged, const std::string& source, core::DiagnosticSink& sink,
+                               const std::optional<std::string>& only_point = std::nullopt) {
   // Text that is not YAML at all has nothing more to check.
   if (merged.is_null() && !sink.empty()) sink.throw_if_any();
   ScenarioDocument out;
@@ -59,6 +100,13 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
     sink.throw_if_any();
   }
   std::vector<SweepPoint> points = expand_sweep(merged, sink);
+  check_replaced_values(merged, sink);
+  if (only_point && sink.empty()) {
+    // One point of a sweep (a sweep's child process): only that point is validated and built.
+    const auto chosen = std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) { return p.label == *only_point; });
+    if (chosen == points.end()) no_such_point(source, *only_point, points);
+    points = {*chosen};
+  }
   std::vector<ConfigNode> validated;
   for (const auto& point : points) {
     core::DiagnosticSink structural;
@@ -95,10 +143,10 @@ Scenario only_point(ScenarioDocument document, const std::string& source) {
 
 }  // namespace
 
-ScenarioDocument read_scenario_document_file(const std::filesystem::path& path) {
+ScenarioDocument read_scenario_document_file(const std::filesystem::path& path, const std::optional<std::string>& only_point) {
   core::DiagnosticSink sink;
   const ConfigNode merged = load_config_file(path, sink);
-  return read_document(merged, path.string(), sink);
+  return read_document(merged, path.string(), sink, only_point);
 }
 
 ScenarioDocument read_scenario_document_text(const std::string& text, const std::string& file_name,

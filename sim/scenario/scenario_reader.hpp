@@ -8,6 +8,7 @@
 #include "sim/scenario/scenario.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,10 @@ struct ScenarioDocument {
   ConfigNode resolved;
 };
 
-ScenarioDocument read_scenario_document_file(const std::filesystem::path& path);
+/// With `only_point`, the document holds that sweep point alone (the others are named but not validated), or
+/// InputError lists the points there are.
+ScenarioDocument read_scenario_document_file(const std::filesystem::path& path,
+                                             const std::optional<std::string>& only_point = std::nullopt);
 ScenarioDocument read_scenario_document_text(const std::string& text, const std::string& file_name,
                                              const LoadOptions& options = {});
 

@@ -149,18 +149,37 @@ std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::Diagnosti
   }
   const bool zip = checked.find("combine")->scalar == "zip";
   if (zip) {
+    bool matched = true;
     for (const auto& axis : axes) {
       if (axis.values.size() == axes.front().values.size()) continue;
       sink.error(axis.where, dotted_key("sweep.axes", axis.path),
                  fmt::format("has {} values but {} has {}; zip pairs values up one to one", axis.values.size(),
                              axes.front().path, axes.front().values.size()),
                  "give every axis the same number of values, or use combine: cartesian");
-      return {};
+      matched = false;
     }
+    if (!matched) return {};
   }
 
+  // Counted without overflow: a grid of many long axes is refused, never wrapped around.
   std::size_t count = 1;
-  for (const auto& axis : axes) count = zip ? axis.values.size() : count * axis.values.size();
+  bool overflow = false;
+  for (const auto& axis : axes) {
+    if (zip) {
+      count = axis.values.size();
+    } else {
+      overflow = overflow || __builtin_mul_overflow(count, axis.values.size(), &count);
+    }
+  }
+  if (overflow || count > kSweepPointLimit) {
+    std::string sizes;
+    for (const auto& axis : axes) sizes += (sizes.empty() ? "" : " x ") + std::to_string(axis.values.size());
+    sink.error(sweep->key_where, "sweep",
+               fmt::format("the sweep has {} points ({}), more than the {} one sweep may have",
+                           overflow ? "too many" : std::to_string(count), zip ? "zip" : sizes, kSweepPointLimit),
+               "split it over several scenario files, each sweeping part of the values");
+    return {};
+  }
   const std::vector<std::string> names = axis_names(axes);
   ConfigNode base = document;
   base.erase("sweep");

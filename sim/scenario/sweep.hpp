@@ -10,6 +10,9 @@
 
 namespace dtsim::scenario {
 
+/// The most points one sweep may have: each is a run of its own, in its own process and folder.
+inline constexpr std::size_t kSweepPointLimit = 10'000;
+
 struct SweepPoint {
   std::string label;    ///< "" for a scenario without a sweep
   ConfigNode document;  ///< the document as written, with this point's values set and `sweep` removed

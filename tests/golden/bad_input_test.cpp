@@ -44,6 +44,29 @@ TEST(BadInput, InvalidScenarioExitsTwoAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(folder / "out"));
 }
 
+TEST(BadInput, ASeedOutsideSixtyFourBitsIsAUsageErrorNotAWrappedNumber) {
+  const std::string scenario = scenario_path("quickstart.yaml").string();
+  const CommandResult negative = run_dtsim("run " + scenario + " --seed -1");
+  EXPECT_EQ(negative.exit_status, 2);
+  EXPECT_EQ(negative.err.rfind("--seed: a seed is a whole number from 0 to 18446744073709551615, got '-1'\n", 0), 0U)
+      << negative.err;
+  const CommandResult large = run_dtsim("run " + scenario + " --seed 18446744073709551616");
+  EXPECT_EQ(large.exit_status, 2);
+  EXPECT_EQ(large.err.rfind("--seed: a seed is at most 18446744073709551615 (2^64-1), got 18446744073709551616\n", 0), 0U)
+      << large.err;
+}
+
+TEST(BadInput, ASweepPointThatDoesNotExistListsThePoints) {
+  const CommandResult run =
+      run_dtsim("run " + scenario_path("faults/straggler-sweep-bsp.yaml").string() + " --point slowdown=3 -o /tmp/never");
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("error: the scenario has no sweep point 'slowdown=3'\n  hint: its points are: slowdown=1, "
+                         "slowdown=2, slowdown=4"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/never"));
+}
+
 TEST(BadInput, UnknownOptionIsAUsageErrorWithExitTwo) {
   const CommandResult run = run_dtsim("run --frobnicate");
   EXPECT_EQ(run.exit_status, 2);
