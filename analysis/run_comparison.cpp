@@ -13,6 +13,12 @@ std::string optional_cell(const std::optional<double>& value, const char* format
   return value ? fmt::format(fmt::runtime(format), *value) : std::string();
 }
 
+/// The final validation loss; "diverged@k" for a run whose loss stopped being a number by iteration k.
+std::string final_loss_cell(const RunSummary& run) {
+  if (run.diverged_at_iteration) return fmt::format("diverged@{}", *run.diverged_at_iteration);
+  return run.final_val_loss ? fmt::format("{:.4f}", *run.final_val_loss) : "-";
+}
+
 }  // namespace
 
 std::string comparison_table(std::span<const RunSummary> runs) {
@@ -34,8 +40,7 @@ std::string comparison_table(std::span<const RunSummary> runs) {
                        width, run.strategy, run.architecture, run.stragglers, straggler_width, run.simulated_s,
                        run.time_to_target_s ? fmt::format("{:.6f}", *run.time_to_target_s)
                                             : (run.target_loss ? "not reached" : "-"),
-                       run.final_val_loss ? fmt::format("{:.4f}", *run.final_val_loss) : "-",
-                       run.mean_staleness ? fmt::format("{:.2f}", *run.mean_staleness) : "-",
+                       final_loss_cell(run), run.mean_staleness ? fmt::format("{:.2f}", *run.mean_staleness) : "-",
                        100.0 * run.waiting_fraction, core::format_size(core::Bytes(run.bytes_sent)));
   }
   return out;
@@ -44,12 +49,12 @@ std::string comparison_table(std::span<const RunSummary> runs) {
 std::string comparison_csv(std::span<const RunSummary> runs) {
   std::string out =
       "run,strategy,architecture,stragglers,simulated_s,time_to_target_s,final_val_loss,mean_staleness,"
-      "waiting_fraction,bytes_sent\n";
+      "waiting_fraction,bytes_sent,diverged_at_iteration\n";
   for (const RunSummary& run : runs) {
-    out += fmt::format("{},{},{},{},{:.9g},{},{},{},{:.6f},{:.0f}\n", run.run, run.strategy, run.architecture,
+    out += fmt::format("{},{},{},{},{:.9g},{},{},{},{:.6f},{:.0f},{}\n", run.run, run.strategy, run.architecture,
                        run.stragglers, run.simulated_s, optional_cell(run.time_to_target_s, "{:.9g}"),
                        optional_cell(run.final_val_loss, "{:.9g}"), optional_cell(run.mean_staleness, "{:.9g}"), run.waiting_fraction,
-                       run.bytes_sent);
+                       run.bytes_sent, run.diverged_at_iteration ? std::to_string(*run.diverged_at_iteration) : "");
   }
   return out;
 }

@@ -95,6 +95,7 @@ RunSummary read_run_summary(const std::filesystem::path& folder) {
     out.iterations = result.at("iterations").get<std::int64_t>();
     out.simulated_s = result.at("simulated_s").get<double>();
     out.bytes_sent = result.at("bytes_sent").get<double>();
+    if (result.contains("diverged")) out.diverged_at_iteration = result.at("diverged").at("iteration").get<std::int64_t>();
     if (result.contains("final")) {
       out.final_val_loss = number_at(result.at("final"), "val_loss");
       out.final_val_accuracy = number_at(result.at("final"), "val_accuracy");

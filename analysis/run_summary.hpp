@@ -28,6 +28,7 @@ struct RunSummary {
   double waiting_fraction = 0.0;             ///< the workers' wait_s over (workers x simulated_s)
   std::optional<double> energy_j;            ///< energy runs
   std::optional<double> energy_waiting_share;
+  std::optional<std::int64_t> diverged_at_iteration;  ///< the first evaluation whose loss was not a number
 };
 
 /// The run folders `folder` stands for: itself when it holds a summary.json, else, for a sweep's folder

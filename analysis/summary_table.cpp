@@ -2,6 +2,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/core/version.hpp"
+#include "sim/metrics/unmet_failures.hpp"
 
 #include <fmt/format.h>
 
@@ -56,6 +57,11 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        last.val_loss, first.train_loss, last.train_loss);
     out += fmt::format("  accuracy   validation {:.4f} -> {:.4f}\n", first.val_accuracy, last.val_accuracy);
   }
+  if (const metrics::EvaluationRow* diverged = record.first_diverged()) {
+    out += fmt::format("  diverged   the loss is not a number from iteration {} (simulated {:.6f} s): lower the learning "
+                       "rate\n",
+                       diverged->iteration, diverged->sim_time_s);
+  }
   if (s.target_loss) {
     const metrics::EvaluationRow* reached = record.first_reaching(*s.target_loss);
     out += reached != nullptr ? fmt::format("  target     validation loss {} reached at {:.6f} s (iteration {})\n",
@@ -89,6 +95,14 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
     for (const metrics::LinkEvent& e : record.link_events) {
       out += fmt::format("  link       {} {} at {:.6f} s{}\n", e.link, e.down ? "down" : "back up", e.at_s,
                          e.down && !record.partition ? ", routed around" : "");
+    }
+    for (const metrics::UnmetFailure& f : metrics::unmet_failures(s.failures, record)) {
+      out += fmt::format("  not met    {} at {:.6f} s: the run ended (at {:.6f} s) before a step noticed it\n", f.what,
+                         f.at_s, record.simulated_s);
+    }
+    if (record.job_lost_s) {
+      out += fmt::format("  JOB LOST   at {:.6f} s every worker had failed for good: the job stopped\n",
+                         *record.job_lost_s);
     }
     if (record.partition) {
       out += fmt::format("  PARTITION  at {:.6f} s the loss of {} cut {} off from {} (no route left): the job stopped\n",

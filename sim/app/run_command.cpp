@@ -6,6 +6,7 @@
 #include "sim/core/name_match.hpp"
 #include "sim/core/result_folder.hpp"
 #include "sim/metrics/run_writers.hpp"
+#include "sim/runtime/failure_schedule.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
@@ -38,6 +39,23 @@ runtime::ProgressCallback progress_line(bool enabled) {
   };
 }
 
+/// A run that met the failure limit spent its time recovering, not training: an error, not a result.
+void refuse_runaway_failures(const scenario::Scenario& scenario, const metrics::RunRecord& record) {
+  if (record.failures.size() < runtime::kFailureLimit) return;
+  const scenario::FailureSpec& spec = scenario.failures;
+  core::Diagnostic diagnostic;
+  diagnostic.where = spec.mtbf_s ? spec.random_at : spec.where;
+  diagnostic.key = spec.mtbf_s ? "failures.random.mtbf" : "failures";
+  diagnostic.message = fmt::format("the job met {} failures by {:.6g} s of simulated time, the most a run may meet: "
+                                   "failures this frequent leave no time to train",
+                                   runtime::kFailureLimit, record.failures[runtime::kFailureLimit - 1].noticed_s);
+  diagnostic.hint = spec.mtbf_s ? fmt::format("a worker fails every {:.3g} s on average; raise failures.random.mtbf "
+                                              "(clusters see hours to days between failures of one device)",
+                                              *spec.mtbf_s)
+                                : "declare fewer failures";
+  throw core::InputError(std::move(diagnostic));
+}
+
 void run_one(const RunCommandOptions& options, scenario::Scenario scenario, const std::filesystem::path& folder,
              const Registries& registries) {
   if (options.seed) scenario.seed = *options.seed;
@@ -47,7 +65,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   const auto started = std::chrono::steady_clock::now();
   const metrics::RunRecord record = runtime::run_training(scenario, setup, progress_line(!options.quiet));
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
+  refuse_runaway_failures(scenario, record);
   metrics::write_run_outputs(folder, scenario, record);
   if (!options.quiet) {
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));

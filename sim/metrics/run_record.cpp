@@ -1,5 +1,7 @@
 #include "sim/metrics/run_record.hpp"
 
+#include <cmath>
+
 namespace dtsim::metrics {
 
 double RunRecord::total_bytes_sent() const {
@@ -11,6 +13,13 @@ double RunRecord::total_bytes_sent() const {
 const EvaluationRow* RunRecord::first_reaching(double target) const {
   for (const EvaluationRow& row : evaluations) {
     if (row.val_loss <= target) return &row;
+  }
+  return nullptr;
+}
+
+const EvaluationRow* RunRecord::first_diverged() const {
+  for (const EvaluationRow& row : evaluations) {
+    if (!std::isfinite(row.train_loss) || !std::isfinite(row.val_loss)) return &row;
   }
   return nullptr;
 }

@@ -103,6 +103,8 @@ struct RunRecord {
   /// Links that went down or came back, in time order; and the partition that stopped the job, if one did.
   std::vector<LinkEvent> link_events;
   std::optional<Partition> partition;
+  /// When every worker had failed for good (an elastic job), and the job stopped.
+  std::optional<double> job_lost_s;
   /// Parameter-server runs with failures: gradients the first shard received from each worker.
   std::vector<std::int64_t> gradients_by_worker;
   /// Set in energy runs.
@@ -117,6 +119,8 @@ struct RunRecord {
   [[nodiscard]] double total_bytes_sent() const;
   /// The first evaluation whose validation loss is at or below `target`, if any.
   [[nodiscard]] const EvaluationRow* first_reaching(double target) const;
+  /// The first evaluation whose training or validation loss is not a finite number: the run diverged by then.
+  [[nodiscard]] const EvaluationRow* first_diverged() const;
 };
 
 }  // namespace dtsim::metrics

@@ -1,11 +1,14 @@
 #include "sim/metrics/run_writers.hpp"
 
+#include "sim/metrics/unmet_failures.hpp"
+
 #include "sim/core/result_folder.hpp"
 #include "sim/core/version.hpp"
 #include "sim/scenario/resolved_json.hpp"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -29,6 +32,13 @@ std::string origin_file(const std::filesystem::path& source) {
   if (source.empty()) return {};
   std::error_code ignored;
   return std::filesystem::weakly_canonical(std::filesystem::absolute(source), ignored).string();
+}
+
+/// A loss for metrics.csv: "nan" or "inf" once a run has diverged (never the platform's "-nan").
+std::string loss_cell(double loss) {
+  if (std::isnan(loss)) return "nan";
+  if (std::isinf(loss)) return loss > 0 ? "inf" : "-inf";
+  return fmt::format("{:.9g}", loss);
 }
 
 double utilization(const LinkLoad& link, double simulated_s) {
@@ -96,7 +106,7 @@ nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const Run
 }
 
 /// Each failure, what they cost together, and the checkpoints' overhead.
-nlohmann::ordered_json failures_json(const RunRecord& record) {
+nlohmann::ordered_json failures_json(const scenario::FailureSpec& spec, const RunRecord& record) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   std::int64_t lost_steps = 0;
   double lost_s = 0.0;
@@ -127,6 +137,15 @@ nlohmann::ordered_json failures_json(const RunRecord& record) {
       links.push_back({{"link", e.link}, {"at_s", rounded(e.at_s)}, {"state", e.down ? "down" : "up"}});
     }
     out["link_events"] = links;
+  }
+  const std::vector<UnmetFailure> unmet = unmet_failures(spec, record);
+  if (!unmet.empty()) {
+    nlohmann::ordered_json never = nlohmann::ordered_json::array();
+    for (const UnmetFailure& f : unmet) never.push_back({{"failure", f.what}, {"at_s", rounded(f.at_s)}});
+    out["not_reached"] = never;
+  }
+  if (record.job_lost_s) {
+    out["job_lost"] = {{"at_s", rounded(*record.job_lost_s)}, {"reason", "every worker had failed for good"}};
   }
   if (record.partition) {
     out["partition"] = {{"at_s", rounded(record.partition->at_s)},
@@ -181,8 +200,11 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
   }
   add_traffic(record, result);
   if (record.energy) result["energy"] = energy_json(scenario, record);
-  if (scenario.failures.enabled) result["failures"] = failures_json(record);
+  if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);
   if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);
+  if (const EvaluationRow* diverged = record.first_diverged()) {
+    result["diverged"] = {{"iteration", diverged->iteration}, {"sim_time_s", rounded(diverged->sim_time_s)}};
+  }
   if (!record.evaluations.empty()) {
     result["initial"] = evaluation_json(record.evaluations.front());
     result["final"] = evaluation_json(record.evaluations.back());
@@ -204,8 +226,9 @@ std::string metrics_csv(const RunRecord& record) {
   std::string out = "sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent";
   out += energy ? ",energy_j\n" : "\n";
   for (const auto& row : record.evaluations) {
-    out += fmt::format("{:.9g},{},{:.6f},{:.9g},{:.6f},{:.9g},{:.6f},{:.0f}", row.sim_time_s, row.iteration, row.epoch,
-                       row.train_loss, row.train_accuracy, row.val_loss, row.val_accuracy, row.bytes_sent);
+    out += fmt::format("{:.9g},{},{:.6f},{},{:.6f},{},{:.6f},{:.0f}", row.sim_time_s, row.iteration, row.epoch,
+                       loss_cell(row.train_loss), row.train_accuracy, loss_cell(row.val_loss), row.val_accuracy,
+                       row.bytes_sent);
     out += energy ? fmt::format(",{:.9g}\n", row.energy_j) : "\n";
   }
   return out;

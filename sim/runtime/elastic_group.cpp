@@ -38,12 +38,20 @@ bool ElasticGroup::end_of_iteration(std::int64_t iteration) {
   std::vector<Failure> met;
   while (const std::optional<Failure> failure = schedule_.take_due(now)) {
     const auto it = std::find(survivors.begin(), survivors.end(), failure->worker);
-    // One worker always stays; a worker that already left cannot fail again.
-    if (it == survivors.end() || survivors.size() == 1) continue;
+    // A worker that already left cannot fail again.
+    if (it == survivors.end()) continue;
     survivors.erase(it);
     met.push_back(*failure);
   }
   if (met.empty()) return true;
+  if (survivors.empty()) {
+    // The last worker failed too: nothing is left to train, and the job is lost. Every member reaches this
+    // decision at the same meeting; the first one says so and stops the simulation.
+    for (const Failure& failure : met) context_->observer->on_failure({failure.worker, failure.at_s, now, 0, 0.0, 0.0, true, false});
+    context_->observer->on_job_lost(now);
+    s4u::Actor::kill_all();
+    return false;
+  }
   // Every member takes the same decisions (the same schedule, asked at the same moment); the first of them
   // to get here writes them down and opens the next membership.
   if (membership_->members.size() == generation_ + 1) {

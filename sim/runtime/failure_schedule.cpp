@@ -33,6 +33,7 @@ FailureSchedule::FailureSchedule(const scenario::FailureSpec& spec, int workers,
 double FailureSchedule::draw(core::RandomEngine& engine) const { return -mtbf_s_ * std::log1p(-core::uniform01(engine)); }
 
 std::optional<Failure> FailureSchedule::take_due(double now) {
+  if (taken_ >= kFailureLimit) return std::nullopt;
   const Failure* fixed = fixed_.empty() ? nullptr : &fixed_.front();
   RandomWorker* random = nullptr;
   for (RandomWorker& process : random_) {
@@ -42,11 +43,13 @@ std::optional<Failure> FailureSchedule::take_due(double now) {
   if (take_fixed && fixed->at_s <= now) {
     const Failure out = *fixed;
     fixed_.erase(fixed_.begin());
+    ++taken_;
     return out;
   }
   if (!take_fixed && random != nullptr && random->next_s <= now) {
     const Failure out{random->worker, random->next_s, random_repair_s_};
     random->next_s += random_repair_s_.value_or(0.0) + draw(random->engine);
+    ++taken_;
     return out;
   }
   return std::nullopt;

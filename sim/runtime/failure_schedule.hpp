@@ -23,6 +23,11 @@ struct Failure {
 /// the scenario's storage bandwidth: 4 bytes per value; 0 without a storage bandwidth.
 double checkpoint_transfer_s(const scenario::FailureSpec& spec, std::size_t parameters, const models::Optimizer& optimizer);
 
+/// The most failures one schedule hands out. Failures more frequent than a job can recover from (an mtbf of
+/// nanoseconds) would otherwise roll the job back for ever; past the limit the run goes on without failures,
+/// and the command reports the limit as an error instead of writing results.
+inline constexpr std::size_t kFailureLimit = 10'000;
+
 class FailureSchedule {
  public:
   /// The failures of `only` (every worker when unset).
@@ -44,6 +49,7 @@ class FailureSchedule {
   std::vector<Failure> fixed_;  ///< not yet taken, by time
   std::vector<RandomWorker> random_;
   double mtbf_s_ = 0.0;
+  std::size_t taken_ = 0;
   std::optional<double> random_repair_s_;
 };
 

@@ -67,6 +67,10 @@ void ObserverList::on_checkpoint(double at_s, double write_s) {
 void ObserverList::on_link_change(std::string_view link, double at_s, bool down) {
   for (RunObserver* o : observers_) o->on_link_change(link, at_s, down);
 }
+void ObserverList::on_job_lost(double at_s) {
+  for (RunObserver* o : observers_) o->on_job_lost(at_s);
+}
+
 void ObserverList::on_partition(const metrics::Partition& partition) {
   for (RunObserver* o : observers_) o->on_partition(partition);
 }

@@ -78,6 +78,8 @@ class RunObserver {
   virtual void on_link_change(std::string_view /*link*/, double /*at_s*/, bool /*down*/) {}
   /// A failed link cut the hosts in two: the job stops.
   virtual void on_partition(const metrics::Partition& /*partition*/) {}
+  /// Every worker has failed for good (an elastic job's last one): the job stopped at `at_s`.
+  virtual void on_job_lost(double /*at_s*/) {}
   /// Parameter-server runs with failures, at the end: the gradients the first shard received from each worker.
   virtual void on_gradients_received(std::span<const std::int64_t> /*by_worker*/) {}
 };
@@ -103,6 +105,7 @@ class ObserverList final : public RunObserver {
   void on_checkpoint(double at_s, double write_s) override;
   void on_link_change(std::string_view link, double at_s, bool down) override;
   void on_partition(const metrics::Partition& partition) override;
+  void on_job_lost(double at_s) override;
   void on_gradients_received(std::span<const std::int64_t> by_worker) override;
 
  private:

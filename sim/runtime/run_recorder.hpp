@@ -32,6 +32,7 @@ class RunRecorder final : public RunObserver {
   void on_checkpoint(double at_s, double write_s) override;
   void on_link_change(std::string_view link, double at_s, bool down) override;
   void on_partition(const metrics::Partition& partition) override { record_->partition = partition; }
+  void on_job_lost(double at_s) override { record_->job_lost_s = at_s; }
   void on_gradients_received(std::span<const std::int64_t> by_worker) override;
 
  private:

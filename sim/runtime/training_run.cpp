@@ -73,10 +73,16 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   } else if (meets) {
     barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(workers.size()));
   }
+  // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
+  std::int64_t reached = 0;
+  const ProgressCallback counting = [&reached, &progress](const Progress& now) {
+    reached = std::max(reached, now.iteration);
+    if (progress) progress(now);
+  };
   const TrainingContext context{&scenario,
                                 &setup,
                                 &observers,
-                                progress,
+                                counting,
                                 &traffic,
                                 shorten ? &shortcut : nullptr,
                                 random ? &step_slowdowns : nullptr,
@@ -128,6 +134,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
         ->daemonize();
   }
   record.simulated_s = session.run();
+  if (record.partition || record.job_lost_s) record.iterations = reached;
   if (energy) energy->finish(record);
   for (std::size_t id = 0; id < setup.graph.link_count(); ++id) {
     const topology::LinkProperties& link = setup.graph.link(id);

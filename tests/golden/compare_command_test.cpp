@@ -39,9 +39,10 @@ TEST(CompareCommand, OneRowPerRunWithTheNumbersOfItsSummary) {
   const auto rows = split(csv.out, '\n');
   ASSERT_EQ(rows.size(), 3U);
   EXPECT_EQ(rows[0], "run,strategy,architecture,stragglers,simulated_s,time_to_target_s,final_val_loss,mean_staleness,"
-                     "waiting_fraction,bytes_sent");
+                     "waiting_fraction,bytes_sent,diverged_at_iteration");
   const auto async = split(rows[2], ',');
-  ASSERT_EQ(async.size(), 10U) << rows[2];
+  ASSERT_EQ(async.size(), 10U) << rows[2];  // getline drops the empty last cell
+  EXPECT_EQ(rows[2].back(), ',') << "diverged_at_iteration is empty for a run that did not diverge";
   const auto summary = nlohmann::json::parse(read_file(root / "straggler-async" / "summary.json"));
   EXPECT_EQ(async[0], "straggler-async");
   EXPECT_EQ(async[1], "async");

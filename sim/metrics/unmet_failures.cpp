@@ -1,0 +1,29 @@
+#include "sim/metrics/unmet_failures.hpp"
+
+#include <algorithm>
+
+namespace dtsim::metrics {
+
+std::vector<UnmetFailure> unmet_failures(const scenario::FailureSpec& spec, const RunRecord& record) {
+  std::vector<UnmetFailure> out;
+  const auto met = [&](int who, double at_s, bool server) {
+    return std::any_of(record.failures.begin(), record.failures.end(), [&](const FailureRecord& f) {
+      return f.worker == who && f.at_s == at_s && f.server == server;
+    });
+  };
+  for (const scenario::WorkerFailure& event : spec.events) {
+    if (!met(event.worker, event.at_s, false)) out.push_back({"worker " + std::to_string(event.worker), event.at_s});
+  }
+  for (const scenario::ServerFailure& event : spec.server_events) {
+    if (!met(event.shard, event.at_s, true)) out.push_back({"server " + std::to_string(event.shard), event.at_s});
+  }
+  for (const scenario::LinkFailure& event : spec.link_events) {
+    const bool seen = std::any_of(record.link_events.begin(), record.link_events.end(), [&](const LinkEvent& e) {
+      return e.down && e.link == event.link.value && e.at_s == event.at_s;
+    });
+    if (!seen) out.push_back({"link " + event.link.value, event.at_s});
+  }
+  return out;
+}
+
+}  // namespace dtsim::metrics

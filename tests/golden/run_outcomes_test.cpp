@@ -1,0 +1,100 @@
+// Runs that do not end as planned say so: a diverged loss, a job that lost every worker, failures timed after
+// the end, and failures too frequent to train through. None of them may pass for an ordinary result.
+
+#include "run_dtsim.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scenario_file(const fs::path& folder, const std::string& name, const std::string& text) {
+  std::ofstream(folder / name) << text;
+  return folder / name;
+}
+
+nlohmann::json summary_of(const fs::path& folder) { return nlohmann::json::parse(read_file(folder / "summary.json")); }
+
+TEST(RunOutcomes, ADivergedRunIsFlaggedInTheSummaryOnStdoutAndInCompare) {
+  const auto folder = fresh_output_folder("outcome_diverged");
+  const auto file = scenario_file(folder, "diverged.yaml",
+                                  "include: " + scenario_path("quickstart.yaml").string() +
+                                      "\nmodel: {kind: mlp, layers: [32]}\ntraining: {optimizer: {learning_rate: 1000000}}\n");
+  const CommandResult run = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.out.find("  diverged   the loss is not a number from iteration 25 (simulated 0.002193 s): lower the "
+                         "learning rate\n"),
+            std::string::npos)
+      << run.out;
+  const auto summary = summary_of(folder / "out");
+  EXPECT_EQ(summary["result"]["diverged"]["iteration"], 25);
+  EXPECT_EQ(summary["result"]["diverged"]["sim_time_s"], 0.0021927508);
+  const std::string metrics = read_file(folder / "out" / "metrics.csv");
+  EXPECT_NE(metrics.find("0.0021927508,25,0.403226,nan,0.501875,nan,"), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("-nan"), std::string::npos);
+  const CommandResult compare = run_dtsim("compare " + (folder / "out").string());
+  EXPECT_EQ(compare.exit_status, 0) << compare.err;
+  EXPECT_NE(compare.out.find("diverged@25"), std::string::npos) << compare.out;
+  const CommandResult csv = run_dtsim("compare --csv " + (folder / "out").string());
+  EXPECT_NE(csv.out.find(",diverged_at_iteration\n"), std::string::npos) << csv.out;
+  EXPECT_EQ(csv.out.back(), '\n');
+  EXPECT_NE(csv.out.find(",25\n"), std::string::npos) << csv.out;
+}
+
+TEST(RunOutcomes, AFailureTimedAfterTheEndIsNamedAsNotMet) {
+  const auto folder = fresh_output_folder("outcome_late_failure");
+  const auto file = scenario_file(folder, "late.yaml",
+                                  "include: " + scenario_path("faults/failure-elastic.yaml").string() +
+                                      "\nfailures:\n  events:\n    - {kind: worker, target: \"2\", at: 40ms}\n"
+                                      "    - {kind: worker, target: \"1\", at: 500s}\n");
+  const CommandResult run = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.out.find("  not met    worker 1 at 500.000000 s: the run ended (at 0.053946 s) before a step noticed it\n"),
+            std::string::npos)
+      << run.out;
+  const auto failures = summary_of(folder / "out")["result"]["failures"];
+  EXPECT_EQ(failures["count"], 1);
+  EXPECT_EQ(failures["not_reached"], nlohmann::json::parse(R"([{"failure": "worker 1", "at_s": 500.0}])"));
+}
+
+TEST(RunOutcomes, AnElasticJobWhoseLastWorkerFailsIsLost) {
+  const auto folder = fresh_output_folder("outcome_job_lost");
+  const auto file = scenario_file(folder, "lost.yaml",
+                                  "include: " + scenario_path("faults/failure-elastic.yaml").string() +
+                                      "\nfailures:\n  events:\n    - {kind: worker, target: \"0\", at: 10ms}\n"
+                                      "    - {kind: worker, target: \"1\", at: 10ms}\n"
+                                      "    - {kind: worker, target: \"2\", at: 20ms}\n"
+                                      "    - {kind: worker, target: \"3\", at: 30ms}\n");
+  const CommandResult run = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.out.find("  JOB LOST   at 0.030027 s every worker had failed for good: the job stopped\n"), std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("not met"), std::string::npos) << "the last failure is met, not dropped";
+  const auto result = summary_of(folder / "out")["result"];
+  EXPECT_EQ(result["failures"]["count"], 4);
+  EXPECT_EQ(result["failures"]["job_lost"]["at_s"], 0.0300266288);
+  EXPECT_LT(result["iterations"].get<int>(), 440) << "the iterations the job finished, not the ones it planned";
+}
+
+TEST(RunOutcomes, FailuresTooFrequentToTrainThroughAreAnErrorNotAResult) {
+  const auto folder = fresh_output_folder("outcome_runaway_failures");
+  const auto file = scenario_file(folder, "mtbf.yaml",
+                                  "include: " + scenario_path("faults/failure-checkpoints.yaml").string() +
+                                      "\nfailures:\n  random: {mtbf: 1ns}\n");
+  const CommandResult run = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find(file.string() + ":3:3: error: failures.random.mtbf: the job met 10000 failures by 0.000120782 s of "
+                                         "simulated time, the most a run may meet: failures this frequent leave no time "
+                                         "to train\n  hint: a worker fails every 1e-09 s on average"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(fs::exists(folder / "out"));
+}
+
+}  // namespace
+}  // namespace dtsim::testing
