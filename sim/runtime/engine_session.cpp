@@ -15,8 +15,13 @@ namespace dtsim::runtime {
 EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::NetworkModel network_model,
                              const platform::PlatformSpec& spec) {
   // SimGrid's informational messages (configuration changes) would drown dtsim's own output.
-  std::array<char*, 3> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"), nullptr};
-  int argc = 2;
+  // A guard page under every actor's stack splits its memory mapping in two, and Linux allows 65,530 mappings
+  // per process by default (vm.max_map_count): some 32,000 actors. Large clusters run without guard pages, so
+  // that the stacks' mappings merge; an actor's stack (8 MiB) is far deeper than dtsim's actors need.
+  const bool many_actors = graph.node_count() > kGuardedHostLimit;
+  std::array<char*, 4> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"),
+                            const_cast<char*>("--cfg=contexts/guard-size:0"), nullptr};
+  int argc = many_actors ? 3 : 2;
   // SimGrid's engine installs a SIGINT handler that exits with status 1; the program's own handling of
   // SIGINT (dtsim's: stop with 130) stays in force.
   struct sigaction on_interrupt {};

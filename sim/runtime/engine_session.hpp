@@ -14,6 +14,9 @@
 
 namespace dtsim::runtime {
 
+/// Above this many nodes (hosts and switches), actors' stacks have no guard pages (engine_session.cpp says why).
+inline constexpr std::size_t kGuardedHostLimit = 8'192;
+
 class EngineSession {
  public:
   /// With spec.energy, SimGrid's energy plugins meter the hosts (and links with power figures).

@@ -38,7 +38,7 @@ TEST(BadInput, InvalidScenarioExitsTwoAndWritesNothing) {
   std::ofstream(invalid) << "name: x\ncluster: {workers: 0}\n";
   const CommandResult run = run_dtsim("run " + invalid.string() + " -o " + (folder / "out").string());
   EXPECT_EQ(run.exit_status, 2);
-  EXPECT_NE(run.err.find(invalid.string() + ":2:20: error: cluster.workers: must be between 1 and 1000000, got 0"),
+  EXPECT_NE(run.err.find(invalid.string() + ":2:20: error: cluster.workers: must be between 1 and 65536, got 0"),
             std::string::npos)
       << run.err;
   EXPECT_FALSE(std::filesystem::exists(folder / "out"));

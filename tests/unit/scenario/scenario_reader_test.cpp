@@ -80,7 +80,7 @@ TEST(ScenarioReader, BareNumberWhereAUnitIsNeeded) {
 
 TEST(ScenarioReader, OutOfRangeValue) {
   EXPECT_EQ(error_of(testing::replace_once(kValid, "workers: 4", "workers: 0")),
-            "s.yaml:4:12: error: cluster.workers: must be between 1 and 1000000, got 0");
+            "s.yaml:4:12: error: cluster.workers: must be between 1 and 65536, got 0");
 }
 
 TEST(ScenarioReader, WrongType) {
