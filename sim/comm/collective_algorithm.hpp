@@ -62,6 +62,9 @@ class CollectiveAlgorithm {
 };
 
 /// Why an algorithm cannot run on a placement of the workers, and what to do instead.
+/// The most ranks an every-to-every ("direct") reduce-scatter, allgather or allreduce is simulated with.
+inline constexpr int kMaxAllToAllRanks = 128;
+
 struct PlacementRefusal {
   std::string message;
   std::string hint;

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <numeric>
 #include <array>
 #include <utility>
 
@@ -44,6 +45,23 @@ std::optional<PlacementRefusal> hierarchical_refuses(std::span<const int> worker
                             "make cluster.workers a multiple of the devices per node, with nodes of one size"};
   }
   return std::nullopt;
+}
+
+/// Every-to-every algorithms post p(p-1) messages at once, and the network model shares bandwidth among all
+/// of them at every event: 64 ranks take seconds, 128 minutes, 4,096 never end and fill the memory. They are
+/// refused past kMaxAllToAllRanks ranks.
+std::optional<PlacementRefusal> all_to_all_refuses(std::span<const int> workers_per_machine) {
+  const int ranks = std::accumulate(workers_per_machine.begin(), workers_per_machine.end(), 0);
+  if (ranks <= kMaxAllToAllRanks) return std::nullopt;
+  return PlacementRefusal{fmt::format("the direct algorithm posts p(p-1) = {} messages at once, and simulates at most "
+                                      "{} ranks ({} here)",
+                                      static_cast<std::int64_t>(ranks) * (ranks - 1), kMaxAllToAllRanks, ranks),
+                          "use ring (or tree, halving_doubling) at this scale"};
+}
+
+template <class Algorithm>
+CollectivePlugin all_to_all() {
+  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = all_to_all_refuses};
 }
 
 }  // namespace
@@ -123,13 +141,13 @@ void register_builtin_collectives(CollectiveCatalog& catalog) {
                         "ring reduce-scatter inside each node, ring allreduce across nodes, ring allgather inside",
                         {.make = make<HierarchicalAllreduce>().make, .refuses = hierarchical_refuses});
   catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
-                        make<DirectAllreduce>());
+                        all_to_all<DirectAllreduce>());
 
   catalog.reduce_scatter.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", make<RingReduceScatter>());
-  catalog.reduce_scatter.add("direct", "every rank sends chunk j to rank j at once: a + n/(pB)", make<DirectReduceScatter>());
+  catalog.reduce_scatter.add("direct", "every rank sends chunk j to rank j at once: a + n/(pB)", all_to_all<DirectReduceScatter>());
 
   catalog.allgather.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", make<RingAllgather>());
-  catalog.allgather.add("direct", "every rank sends its chunk to every other at once: a + n/(pB)", make<DirectAllgather>());
+  catalog.allgather.add("direct", "every rank sends its chunk to every other at once: a + n/(pB)", all_to_all<DirectAllgather>());
 
   catalog.broadcast.add("tree", "binomial tree from rank 0: ceil(log2 p)(a + n/B)", make<BinomialTreeBroadcast>());
   catalog.broadcast.add("direct", "rank 0 sends to every rank at once: a + n/B", make<DirectBroadcast>());

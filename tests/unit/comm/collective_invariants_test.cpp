@@ -240,7 +240,7 @@ namespace {
 
 // Placement rules travel with the entries: the hierarchical allreduce refuses a flat placement and uneven
 // nodes (naming the counts); every other algorithm runs on any placement.
-TEST(CollectivePlacement, OnlyTheHierarchicalAllreduceNeedsEvenMultiDeviceNodes) {
+TEST(CollectivePlacement, TheHierarchicalAllreduceNeedsEvenMultiDeviceNodes) {
   const CollectiveCatalog catalog = builtin();
   const CollectivePlugin& hierarchical = catalog.allreduce.find("hierarchical").factory;
   ASSERT_TRUE(hierarchical.refuses);
@@ -250,12 +250,29 @@ TEST(CollectivePlacement, OnlyTheHierarchicalAllreduceNeedsEvenMultiDeviceNodes)
   EXPECT_NE(hierarchical.refuses(flat)->message.find("flat"), std::string::npos);
   EXPECT_NE(hierarchical.refuses(uneven)->message.find("(4, 2 per node)"), std::string::npos);
   EXPECT_FALSE(hierarchical.refuses(even).has_value());
+  // Placement aside, every other algorithm runs on any even layout of up to 128 ranks.
+  const std::vector<int> flat_many(128, 1);
   for (const Operation operation : all_operations()) {
     for (const auto& [name, entry] : catalog.of(operation).entries()) {
       if (operation == Operation::allreduce && name == "hierarchical") continue;
-      EXPECT_FALSE(entry.factory.refuses) << to_string(operation) << "/" << name;
+      EXPECT_TRUE(!entry.factory.refuses || !entry.factory.refuses(flat_many)) << to_string(operation) << "/" << name;
     }
   }
+}
+
+// Every-to-every algorithms post p(p-1) messages at once: past 128 ranks they are refused with the count.
+TEST(CollectivePlacement, TheDirectAlgorithmsAreRefusedPastTheirRankLimit) {
+  const CollectiveCatalog catalog = builtin();
+  const std::vector<int> ranks_129(129, 1);
+  const std::vector<int> nodes_of_eight(512, 8);
+  for (const Operation operation : {Operation::allreduce, Operation::reduce_scatter, Operation::allgather}) {
+    const CollectivePlugin& direct = catalog.of(operation).find("direct").factory;
+    ASSERT_TRUE(direct.refuses) << to_string(operation);
+    EXPECT_EQ(direct.refuses(ranks_129)->message,
+              "the direct algorithm posts p(p-1) = 16512 messages at once, and simulates at most 128 ranks (129 here)");
+    EXPECT_NE(direct.refuses(nodes_of_eight)->message.find("(4096 here)"), std::string::npos);
+  }
+  EXPECT_FALSE(catalog.broadcast.find("direct").factory.refuses) << "p-1 messages: no limit";
 }
 
 }  // namespace
