@@ -67,6 +67,12 @@ TEST(BadInput, ASweepPointThatDoesNotExistListsThePoints) {
   EXPECT_FALSE(std::filesystem::exists("/tmp/never"));
 }
 
+TEST(BadInput, ADeviceIsNotReadAsAScenario) {
+  const CommandResult run = run_dtsim("validate /dev/zero");
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(run.err, "/dev/zero: error: cannot read scenario file: it is a device, not a file\n");
+}
+
 TEST(BadInput, UnknownOptionIsAUsageErrorWithExitTwo) {
   const CommandResult run = run_dtsim("run --frobnicate");
   EXPECT_EQ(run.exit_status, 2);

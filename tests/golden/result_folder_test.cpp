@@ -218,5 +218,19 @@ TEST(ResultFolder, AnInterruptedSweepStopsItsChildAndNeverMixesSweeps) {
   EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
 }
 
+// A previous result folder whose summary.json became a folder, and a scenario file name that is not UTF-8:
+// both used to end in an internal error after the whole simulation.
+TEST(ResultFolder, OddNamesAndOddPreviousFoldersStillGiveResults) {
+  const auto folder = fresh_output_folder("result_folder_odd");
+  fs::create_directories(folder / "out" / "summary.json");
+  const fs::path odd = folder / "caf\xe9-\xff.yaml";
+  fs::copy_file(small_scenario(folder, 1), odd);
+  const CommandResult run = run_dtsim("run '" + odd.string() + "' -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_TRUE(fs::is_regular_file(folder / "out" / "summary.json"));
+  const std::string summary = read_file(folder / "out" / "summary.json");
+  EXPECT_NE(summary.find("caf\xef\xbf\xbd-\xef\xbf\xbd.yaml"), std::string::npos) << "bytes that are not UTF-8 become U+FFFD";
+}
+
 }  // namespace
 }  // namespace dtsim::testing

@@ -10,6 +10,11 @@ TEST(Diagnostic, FormatsPositionKeyMessageAndHint) {
   EXPECT_EQ(diagnostic.format(), "s.yaml:12:5: error: training.epochs: must be >= 1, got 0\n  hint: try 1");
 }
 
+TEST(Diagnostic, ControlBytesArePrintedAsEscapes) {
+  const Diagnostic quoting_binary{{std::string("bin\x1b[2J.yaml"), 1, 2}, "", std::string("unknown escape character: \0\x7f", 28), ""};
+  EXPECT_EQ(quoting_binary.format(), "bin\\x1b[2J.yaml:1:2: error: unknown escape character: \\x00\\x7f");
+}
+
 TEST(Diagnostic, WithoutPositionOrKey) {
   const Diagnostic diagnostic{{"s.yaml", 0, 0}, "", "cannot read scenario file: No such file or directory", ""};
   EXPECT_EQ(diagnostic.format(), "s.yaml: error: cannot read scenario file: No such file or directory");
