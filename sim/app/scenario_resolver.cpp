@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace dtsim::app {
@@ -75,6 +76,23 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
   }
 }
 
+/// A link joining the two ends that `name` names ("b--a" for the link "a--b", or "a--b" for the one-way
+/// "a->-b"): closer than any spelling suggestion, which would pick a neighbour's link.
+std::optional<std::string> link_between_the_same_ends(const std::string& name, const topology::TopologyGraph& graph) {
+  for (const std::string separator : {"->-", "--"}) {
+    const std::size_t at = name.find(separator);
+    if (at == std::string::npos) continue;
+    const std::string first = name.substr(0, at);
+    const std::string second = name.substr(at + separator.size());
+    for (const std::string joint : {"--", "->-"}) {
+      for (const std::string& candidate : {first + joint + second, second + joint + first}) {
+        if (candidate != name && runtime::find_link(graph, candidate)) return candidate;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 /// Every link a trace, background traffic or a failure names exists in the topology built.
 void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
   std::vector<std::string> names;
@@ -84,6 +102,9 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
     std::string hint = fmt::format("the '{}' topology's links are named like '{}' (see links.csv of a run)",
                                    s.topology.kind.value, names.empty() ? std::string() : names.front());
     if (const auto closest = core::closest_name(name.value, names)) hint = fmt::format("did you mean '{}'?", *closest);
+    if (const auto same_ends = link_between_the_same_ends(name.value, graph)) {
+      hint = fmt::format("did you mean '{}'? A link is named by its two ends in the topology's order", *same_ends);
+    }
     sink.error(name.where, key, fmt::format("the topology has no link named '{}'", name.value), hint);
   };
   for (std::size_t i = 0; i < s.link_traces.size(); ++i) {
