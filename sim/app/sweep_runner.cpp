@@ -4,15 +4,14 @@
 #include "sim/app/interrupts.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/result_folder.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/scenario/resolved_json.hpp"
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,28 +31,6 @@ nlohmann::ordered_json sweep_manifest(const RunCommandOptions& options, const sc
           {"points", points}};
 }
 
-/// Staging folders of earlier, different sweeps into the same folder: their points cannot be reused.
-void remove_other_sweeps(const std::filesystem::path& folder, const std::string& ours) {
-  const std::filesystem::path absolute = std::filesystem::absolute(folder).lexically_normal();
-  const std::string prefix = "." + absolute.filename().string() + ".sweep-";
-  std::error_code error;
-  for (std::filesystem::directory_iterator entry(absolute.parent_path(), error), end; !error && entry != end;
-       entry.increment(error)) {
-    const std::string name = entry->path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name != prefix + ours) {
-      std::error_code ignored;
-      std::filesystem::remove_all(entry->path(), ignored);
-    }
-  }
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
@@ -65,10 +42,10 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
   // leaves its staging folder, named by the manifest's fingerprint, and the same sweep run again goes on
   // from the points it finished; any other sweep starts afresh.
   const std::string fingerprint = manifest["fingerprint"].get<std::string>();
-  remove_other_sweeps(folder, fingerprint);
   core::StagedFolder staged(folder, "sweep-" + fingerprint, /*keep_on_failure=*/true);
   const std::filesystem::path manifest_path = staged.path() / "sweep.json";
-  const bool resuming = read_text(manifest_path) == manifest_text;
+  std::string unreadable;
+  const bool resuming = core::read_input_file(manifest_path, core::kScenarioFileLimit, unreadable) == manifest_text;
   if (!resuming) core::write_file_atomically(manifest_path, manifest_text);
 
   std::string csv =

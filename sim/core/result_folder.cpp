@@ -33,15 +33,24 @@ bool holds_results(const fs::path& folder) {
   return fs::exists(folder / "summary.json") || fs::exists(folder / "sweep.json") || fs::exists(folder / "sweep.csv");
 }
 
-/// Staging folders of runs that were killed while writing: `.<name>.partial-<pid>` of a process now gone.
-void remove_abandoned_staging(const fs::path& target) {
-  const std::string prefix = "." + target.filename().string() + ".partial-";
+/// Staging folders beside `target` that no run will finish: `.<name>.partial-<pid>` of a process that is gone
+/// (killed while writing), and `.<name>.sweep-<fingerprint>` of another sweep than `ours` (its points cannot
+/// be reused).
+void remove_abandoned_staging(const fs::path& target, const std::string& ours) {
+  const std::string prefix = "." + target.filename().string() + ".";
   std::error_code error;
   for (fs::directory_iterator entry(target.parent_path(), error), end; !error && entry != end; entry.increment(error)) {
     const std::string name = entry->path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+    if (name.rfind(prefix, 0) != 0 || name == prefix + ours) continue;
+    const std::string tag = name.substr(prefix.size());
+    bool abandoned = false;
+    if (tag.rfind("partial-", 0) == 0) {
+      const long pid = std::strtol(tag.c_str() + std::strlen("partial-"), nullptr, 10);
+      abandoned = pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    } else if (tag.rfind("sweep-", 0) == 0) {
+      abandoned = ours.rfind("sweep-", 0) == 0;
+    }
+    if (abandoned) {
       std::error_code ignored;
       fs::remove_all(entry->path(), ignored);
     }
@@ -108,10 +117,8 @@ StagedFolder::StagedFolder(fs::path target, std::string tag, bool keep_on_failur
   const fs::path parent = target_.parent_path();
   fs::create_directories(parent, error);
   if (error) throw_write_error(parent, error.message());
-  if (tag.empty()) {
-    remove_abandoned_staging(target_);
-    tag = fmt::format("partial-{}", ::getpid());
-  }
+  if (tag.empty()) tag = fmt::format("partial-{}", ::getpid());
+  remove_abandoned_staging(target_, tag);
   staging_ = parent / fmt::format(".{}.{}", target_.filename().string(), tag);
   if (!keep_on_failure_) fs::remove_all(staging_, error);
   fs::create_directories(staging_, error);

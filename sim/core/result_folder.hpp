@@ -18,8 +18,9 @@ void check_result_folder(const std::filesystem::path& folder);
 /// committed. Failures throw InputError naming the path and the system's reason.
 class StagedFolder {
  public:
-  /// `tag` names the staging folder; by default one per process. A sweep passes its manifest's fingerprint
-  /// and `keep_on_failure`, so that a rerun of the same sweep resumes from the points already done.
+  /// `tag` names the staging folder; by default one per process ("partial-<pid>"). A sweep passes
+  /// "sweep-<its manifest's fingerprint>" and `keep_on_failure`, so that a rerun of the same sweep resumes from
+  /// the points already done. Staging folders no run will finish (of dead processes, of other sweeps) go.
   explicit StagedFolder(std::filesystem::path target, std::string tag = {}, bool keep_on_failure = false);
   StagedFolder(const StagedFolder&) = delete;
   StagedFolder& operator=(const StagedFolder&) = delete;
