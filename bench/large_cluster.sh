@@ -24,4 +24,4 @@ training:
   stop: {iterations: 1}
 YAML
 /usr/bin/time -f "%e %M" -o "$out/usage" "$dtsim" run "$out/large.yaml" -q -o "$out/run"
-awk -v workers="$workers" '{ printf "%d workers, one iteration: wall time %.1f s, peak memory %.2f GB\n", workers, $1, $2 / 1048576 }' "$out/usage"
+awk -v workers="$workers" '{ printf "%d workers, one iteration: wall time %.1f s, peak memory %.2f GiB\n", workers, $1, $2 / 1048576 }' "$out/usage"

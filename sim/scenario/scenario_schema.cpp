@@ -12,7 +12,7 @@ namespace dtsim::scenario {
 namespace {
 
 constexpr std::int64_t kMaxCount = 1'000'000'000;
-// The largest cluster simulated end to end: 65,536 workers ran one timing-only iteration in 67 s and 9.8 GB
+// The largest cluster simulated end to end: 65,536 workers ran one timing-only iteration in 67 s and 9.3 GiB
 // on a 2-core machine (bench/large_cluster.sh); a million would need some 150 GB.
 constexpr std::int64_t kMaxWorkers = 65'536;
 constexpr double kInf = std::numeric_limits<double>::infinity();
