@@ -17,20 +17,7 @@ namespace {
 
 scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries) {
   scenario::ScenarioDocument document = scenario::read_scenario_document_file(file);
-  std::vector<core::Diagnostic> diagnostics;
-  for (const auto& point : document.points) {
-    try {
-      check_scenario(point, registries);
-    } catch (const core::InputError& error) {
-      for (const auto& d : error.diagnostics()) {
-        const bool seen = std::any_of(diagnostics.begin(), diagnostics.end(), [&](const core::Diagnostic& other) {
-          return other.format() == d.format();
-        });
-        if (!seen) diagnostics.push_back(d);
-      }
-    }
-  }
-  if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
+  check_every_point(document, registries);
   return document;
 }
 

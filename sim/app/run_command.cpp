@@ -90,7 +90,7 @@ void run_command(const RunCommandOptions& options, const Registries& registries)
     run_one(options, std::move(document.points.front()), folder, registries);
     return;
   }
-  for (const auto& point : document.points) check_scenario(point, registries);
+  check_every_point(document, registries);
   run_sweep(options, document, folder);
 }
 

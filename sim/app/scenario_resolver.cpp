@@ -261,6 +261,40 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
   static_cast<void>(prepare_and_check(scenario, registries));
 }
 
+void check_every_point(const scenario::ScenarioDocument& document, const Registries& registries) {
+  // The swept keys, as the document's sweep names them.
+  std::vector<std::string> swept;
+  if (const core::ConfigNode* sweep = document.resolved.find("sweep"); sweep != nullptr && sweep->is_map()) {
+    if (const core::ConfigNode* axes = sweep->find("axes"); axes != nullptr) {
+      for (const auto& axis : axes->entries) swept.push_back(axis.key);
+    }
+  }
+  std::vector<core::Diagnostic> diagnostics;
+  for (const auto& point : document.points) {
+    try {
+      check_scenario(point, registries);
+    } catch (const core::InputError& error) {
+      std::string origin;
+      for (const std::string& path : swept) {
+        const core::ConfigNode* value = find_dotted(point.resolved, path);
+        if (value == nullptr) continue;
+        origin += fmt::format("{}{} = {} at {}", origin.empty() ? "" : ", ", path, value->scalar,
+                              core::format_position(value->where));
+      }
+      for (core::Diagnostic d : error.diagnostics()) {
+        if (!point.sweep_point.empty()) {
+          const std::string note = fmt::format("in sweep point {}: {}", point.sweep_point, origin);
+          d.hint = d.hint.empty() ? note : d.hint + " (" + note + ")";
+        }
+        const bool seen = std::any_of(diagnostics.begin(), diagnostics.end(),
+                                      [&](const core::Diagnostic& other) { return other.format() == d.format(); });
+        if (!seen) diagnostics.push_back(std::move(d));
+      }
+    }
+  }
+  if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
+}
+
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries) {
   Prepared prepared = prepare_and_check(scenario, registries);
   const auto& s = scenario;

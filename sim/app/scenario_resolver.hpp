@@ -5,12 +5,18 @@
 #include "sim/app/registries.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/scenario_reader.hpp"
 
 namespace dtsim::app {
 
 /// The checks that need the plug-ins (a server in the topology, data enough for one batch), without
 /// building the data set: what `dtsim validate` runs after reading.
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries);
+
+/// check_scenario on every point of a document, all problems reported together (each once). A problem of a
+/// sweep point names, in its hint, the point and where the sweep sets each of its values: the error's own
+/// line is the key it found at fault, which the swept value may have put there.
+void check_every_point(const scenario::ScenarioDocument& document, const Registries& registries);
 
 /// check_scenario, then everything a run needs.
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries);
