@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
 #include <cmath>
-#include <fstream>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -59,18 +57,21 @@ class TableProblems {
   }
   [[noreturn]] void fail(int line, std::string message, std::string hint = "") {
     add(line, line > 0 ? 1 : 0, std::move(message), std::move(hint));
-    throw_if_any();
-    std::abort();  // unreachable: add() recorded a problem
+    throw_all();
   }
   void throw_if_any() {
+    if (!sink_.empty()) throw_all();
+  }
+
+ private:
+  [[noreturn]] void throw_all() {
     if (unreported_ > 0) {
       sink_.error(core::SourcePosition(path_.string()), "",
                   fmt::format("{} more problems like these are not listed", unreported_));
     }
-    sink_.throw_if_any();
+    throw core::InputError(sink_.diagnostics());
   }
 
- private:
   std::filesystem::path path_;
   core::DiagnosticSink sink_;
   std::size_t unreported_ = 0;

@@ -81,11 +81,8 @@ void run_command(const RunCommandOptions& options, const Registries& registries)
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
   core::check_result_folder(folder);
-  if (options.point) {
-    // A chosen point writes exactly where it is told: the sweep runner passes <folder>/<point> itself.
-    run_one(options, std::move(document.points.front()), folder, registries);
-    return;
-  }
+  // With --point the document holds that point alone, which writes exactly where it is told: the sweep runner
+  // passes <folder>/<point> itself.
   if (document.points.size() == 1) {
     run_one(options, std::move(document.points.front()), folder, registries);
     return;
