@@ -3,6 +3,7 @@
 #include "sim/core/rng.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -25,7 +26,10 @@ std::filesystem::path fresh_output_folder(const std::string& name) {
 }
 
 CommandResult run_dtsim(const std::string& arguments) {
-  const auto capture = fresh_output_folder("capture-" + std::to_string(core::stable_hash(arguments)));
+  // Two tests may run the same command at once (CTest runs two processes): each process
+  // captures into its own folder.
+  const auto capture = fresh_output_folder("capture-" + std::to_string(::getpid()) + "-" +
+                                           std::to_string(core::stable_hash(arguments)));
   const std::string command = std::string(DTSIM_BINARY) + " " + arguments + " > " + (capture / "out").string() +
                               " 2> " + (capture / "err").string();
   const int status = std::system(command.c_str());
@@ -33,6 +37,7 @@ CommandResult run_dtsim(const std::string& arguments) {
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = read_file(capture / "out");
   result.err = read_file(capture / "err");
+  std::filesystem::remove_all(capture);
   return result;
 }
 

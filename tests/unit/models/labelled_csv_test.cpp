@@ -8,8 +8,15 @@
 namespace dtsim::models {
 namespace {
 
+// CTest runs each test as its own process, two at a time: a folder per test keeps them from
+// overwriting each other's bad.csv.
+std::filesystem::path test_folder() {
+  return std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "labelled_csv" /
+         ::testing::UnitTest::GetInstance()->current_test_info()->name();
+}
+
 std::filesystem::path write(const std::string& name, const std::string& text) {
-  const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "labelled_csv";
+  const auto folder = test_folder();
   std::filesystem::create_directories(folder);
   std::ofstream(folder / name) << text;
   return folder / name;
@@ -21,7 +28,7 @@ std::string error_of(const std::string& text) {
   } catch (const core::InputError& error) {
     // Names the file as bad.csv, wherever the test writes it.
     std::string what = error.what();
-    const std::string folder = (std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "labelled_csv").string() + "/";
+    const std::string folder = test_folder().string() + "/";
     for (std::size_t at = what.find(folder); at != std::string::npos; at = what.find(folder)) what.erase(at, folder.size());
     return what;
   }
@@ -82,7 +89,8 @@ TEST(LabelledCsv, ATableAClassifierCannotLearnFromIsRefused) {
 }
 
 TEST(LabelledCsv, OnlyARegularFileIsRead) {
-  const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "labelled_csv";
+  const auto folder = test_folder();
+  std::filesystem::create_directories(folder);
   try {
     static_cast<void>(read_labelled_csv(folder));
     FAIL();
