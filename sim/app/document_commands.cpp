@@ -1,5 +1,6 @@
 #include "sim/app/document_commands.hpp"
 
+#include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/scenario/config_yaml.hpp"
 #include "sim/scenario/scenario_builder.hpp"
@@ -16,7 +17,7 @@ namespace dtsim::app {
 namespace {
 
 scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries) {
-  scenario::ScenarioDocument document = scenario::read_scenario_document_file(file);
+  scenario::ScenarioDocument document = read_document_and_data(file, registries.data_sets);
   check_every_point(document, registries);
   return document;
 }

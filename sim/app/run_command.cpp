@@ -1,6 +1,7 @@
 #include "sim/app/run_command.hpp"
 
 #include "analysis/summary_table.hpp"
+#include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/name_match.hpp"
@@ -76,7 +77,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
 }  // namespace
 
 void run_command(const RunCommandOptions& options, const Registries& registries) {
-  scenario::ScenarioDocument document = scenario::read_scenario_document_file(options.scenario_file, options.point);
+  scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, options.point);
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));

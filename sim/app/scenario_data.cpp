@@ -22,6 +22,30 @@ std::filesystem::path data_folder() {
   return DTSIM_DATA_DIR;
 }
 
+scenario::ScenarioDocument read_document_and_data(const std::filesystem::path& path,
+                                                  const datasets::DataRegistry& data_sets,
+                                                  const std::optional<std::string>& only_point) {
+  try {
+    return scenario::read_scenario_document_file(path, only_point);
+  } catch (const core::InputError& error) {
+    const std::optional<scenario::DataSection> sound = scenario::sound_data_section(path, error.diagnostics());
+    const core::ConfigNode* kind = sound ? sound->data.find("kind") : nullptr;
+    if (kind == nullptr || !data_sets.contains(kind->scalar)) throw;
+    const core::View section(&sound->data, "data");
+    const datasets::DataContext context{.seed = sound->seed,
+                                        .validation_fraction = section.number("validation_fraction").value_or(0.2),
+                                        .data_folder = data_folder()};
+    try {
+      static_cast<void>(data_sets.find(kind->scalar).factory.load(section, context));
+    } catch (const core::InputError& data_error) {
+      std::vector<core::Diagnostic> all = error.diagnostics();
+      all.insert(all.end(), data_error.diagnostics().begin(), data_error.diagnostics().end());
+      throw core::InputError(std::move(all));
+    }
+    throw;
+  }
+}
+
 LoadedData load_data(const scenario::Scenario& s, const datasets::DataRegistry& data_sets) {
   return data_sets.find(s.data.kind.value).factory.load(data_section(s), data_context(s));
 }

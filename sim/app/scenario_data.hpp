@@ -8,9 +8,12 @@
 #include "models/model_plugin.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/scenario_reader.hpp"
 
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace dtsim::app {
 
@@ -21,6 +24,13 @@ using datasets::SampleKind;
 /// The folder of the real data sets: $DTSIM_DATA if set, else the data/ folder of the sources dtsim was
 /// built from.
 std::filesystem::path data_folder();
+
+/// The scenario document at `path`. When the file has errors and its data section has none, the data file
+/// is read as well and its problems are reported with the others (the scenario's errors would otherwise hide
+/// them until fixed).
+scenario::ScenarioDocument read_document_and_data(const std::filesystem::path& path,
+                                                  const datasets::DataRegistry& data_sets,
+                                                  const std::optional<std::string>& only_point = std::nullopt);
 
 /// The scenario's data as far as checking needs it: its shape, and the data set itself where finding the
 /// shape already made it. Throws core::InputError for a data file that cannot be read.

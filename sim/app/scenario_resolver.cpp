@@ -151,10 +151,18 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
 
   const scenario::Architecture architecture = s.training.architecture;
   const std::string architecture_name(scenario::to_string(architecture));
-  prepared.data = load_data(s, registries.data_sets);
+  // A data file at fault is reported with the problems found without it; the checks that need its samples
+  // (the model's shape, a batch's size) wait until it can be read.
+  bool data_read = true;
+  try {
+    prepared.data = load_data(s, registries.data_sets);
+  } catch (const core::InputError& error) {
+    for (const core::Diagnostic& d : error.diagnostics()) sink.error(d.where, d.key, d.message, d.hint);
+    data_read = false;
+  }
   const DataShape& data = prepared.data.shape;
   // Built only for data it can train on (its shape comes from the data).
-  prepared.model = make_model(s, data, registries.models, sink);
+  if (data_read) prepared.model = make_model(s, data, registries.models, sink);
   const models::TrainableModel* model = prepared.model.get();
   const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
 
@@ -233,6 +241,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                "local_sgd, gossip");
   }
 
+  if (!data_read) sink.throw_if_any();
   const std::size_t validation = validation_count(s, data);
   const std::size_t train = data.samples - validation;
   const auto needed = static_cast<std::size_t>(s.cluster.workers) * static_cast<std::size_t>(s.training.batch_per_worker);

@@ -156,6 +156,39 @@ ScenarioDocument read_scenario_document_text(const std::string& text, const std:
   return read_document(merged, file_name, sink);
 }
 
+std::optional<DataSection> sound_data_section(const std::filesystem::path& path,
+                                              const std::vector<core::Diagnostic>& problems) {
+  const auto touches_data = [](const std::string& key) {
+    return key.empty() || key == "data" || key.starts_with("data.") || key == "seed" || key.starts_with("include");
+  };
+  if (std::any_of(problems.begin(), problems.end(), [&](const core::Diagnostic& d) { return touches_data(d.key); })) {
+    return std::nullopt;
+  }
+  core::DiagnosticSink sink;
+  const ConfigNode merged = load_config_file(path, sink);
+  if (!sink.empty() || !merged.is_map() || merged.find("data") == nullptr) return std::nullopt;
+  if (const ConfigNode* sweep = merged.find("sweep"); sweep != nullptr && sweep->is_map()) {
+    if (const ConfigNode* axes = sweep->find("axes"); axes != nullptr) {
+      for (const auto& axis : axes->entries) {
+        if (touches_data(axis.key)) return std::nullopt;
+      }
+    }
+  }
+  // The other sections' problems are known already; only the data section and the seed are taken.
+  const ConfigNode checked = validate_scenario_document(merged, sink);
+  const ConfigNode* data = checked.find("data");
+  if (data == nullptr || !data->is_map()) return std::nullopt;
+  DataSection out{.data = *data, .seed = 1};
+  if (const ConfigNode* seed = checked.find("seed"); seed != nullptr && seed->is_scalar()) {
+    try {
+      out.seed = std::stoull(seed->scalar);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 Scenario read_scenario_file(const std::filesystem::path& path) {
   return only_point(read_scenario_document_file(path), path.string());
 }

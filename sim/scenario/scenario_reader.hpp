@@ -7,6 +7,7 @@
 #include "sim/scenario/config_node.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,6 +29,18 @@ ScenarioDocument read_scenario_document_file(const std::filesystem::path& path,
                                              const std::optional<std::string>& only_point = std::nullopt);
 ScenarioDocument read_scenario_document_text(const std::string& text, const std::string& file_name,
                                              const LoadOptions& options = {});
+
+/// A document's `data` section and seed, validated, defaults filled.
+struct DataSection {
+  ConfigNode data;
+  std::uint64_t seed = 1;
+};
+
+/// The data section of the file at `path` when none of `problems` (what reading it found) is in that
+/// section or the seed, and no sweep changes them: sound enough for its data set to read the data file,
+/// so that one run reports the file's problems beside the other sections'.
+std::optional<DataSection> sound_data_section(const std::filesystem::path& path,
+                                              const std::vector<core::Diagnostic>& problems);
 
 /// A scenario file without a sweep (or a sweep of one point).
 Scenario read_scenario_file(const std::filesystem::path& path);
