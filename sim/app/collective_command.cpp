@@ -12,30 +12,37 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 
 namespace dtsim::app {
 namespace {
 
-[[noreturn]] void usage_error(const std::string& option, std::string message, std::string hint = {}) {
-  core::Diagnostic diagnostic;
-  diagnostic.where.file = "dtsim collective";
-  diagnostic.key = option;
-  diagnostic.message = std::move(message);
-  diagnostic.hint = std::move(hint);
-  throw core::InputError(std::move(diagnostic));
-}
+/// The options' problems, every one of them reported together: a user fixes all flags in one go.
+class OptionProblems {
+ public:
+  void add(const std::string& option, std::string message, std::string hint = {}) {
+    sink_.error(core::SourcePosition("dtsim collective"), option, std::move(message), std::move(hint));
+  }
+  [[nodiscard]] bool any() const { return !sink_.empty(); }
+  void throw_if_any() const { sink_.throw_if_any(); }
+
+ private:
+  core::DiagnosticSink sink_;
+};
 
 template <class Q>
-Q parse_option(const std::string& option, const std::string& text, Q (*parse)(std::string_view)) {
+std::optional<Q> parse_option(const std::string& option, const std::string& text, Q (*parse)(std::string_view),
+                              OptionProblems& problems) {
   try {
     return parse(text);
   } catch (const core::UnitError& error) {
-    usage_error(option, error.what(), error.hint());
+    problems.add(option, error.what(), error.hint());
+    return std::nullopt;
   }
 }
 
-/// FROM:TO[:FACTOR] -> the sizes in bytes, FROM, FROM x FACTOR, ... up to TO.
-std::vector<double> size_range(const std::string& text) {
+/// FROM:TO[:FACTOR] -> the sizes in bytes, FROM, FROM x FACTOR, ... up to TO; empty after a problem.
+std::vector<double> size_range(const std::string& text, OptionProblems& problems) {
   std::vector<std::string> parts;
   for (std::size_t start = 0;;) {
     const std::size_t colon = text.find(':', start);
@@ -44,28 +51,38 @@ std::vector<double> size_range(const std::string& text) {
     start = colon + 1;
   }
   if (parts.size() < 2 || parts.size() > 3) {
-    usage_error("--sizes", fmt::format("expected FROM:TO or FROM:TO:FACTOR, got \"{}\"", text), "for example 1KiB:256MiB");
+    problems.add("--sizes", fmt::format("expected FROM:TO or FROM:TO:FACTOR, got \"{}\"", text), "for example 1KiB:256MiB");
+    return {};
   }
-  const double from = parse_option("--sizes", parts[0], core::parse_size).value();
-  const double to = parse_option("--sizes", parts[1], core::parse_size).value();
+  const auto from = parse_option("--sizes", parts[0], core::parse_size, problems);
+  const auto to = parse_option("--sizes", parts[1], core::parse_size, problems);
   double factor = 2.0;
   if (parts.size() == 3) {
     const auto [end, error] = std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), factor);
     if (error != std::errc{} || end != parts[2].data() + parts[2].size() || factor <= 1.0) {
-      usage_error("--sizes", fmt::format("the factor must be a number above 1, got \"{}\"", parts[2]));
+      problems.add("--sizes", fmt::format("the factor must be a number above 1, got \"{}\"", parts[2]));
+      return {};
     }
   }
-  if (from < 4.0 || to < from) usage_error("--sizes", fmt::format("expected 4 B <= FROM <= TO, got \"{}\"", text));
+  if (!from || !to) return {};
+  if (from->value() < 4.0 || to->value() < from->value()) {
+    problems.add("--sizes", fmt::format("expected 4 B <= FROM <= TO, got \"{}\"", text));
+    return {};
+  }
   std::vector<double> sizes;
-  for (double size = from; size <= to * (1 + 1e-12); size *= factor) {
+  for (double size = from->value(); size <= to->value() * (1 + 1e-12); size *= factor) {
     const double bytes = 4.0 * std::round(size / 4.0);
-    if (bytes != size) usage_error("--sizes", fmt::format("{} B is not a whole number of 4-byte floats", size));
+    if (bytes != size) {
+      problems.add("--sizes", fmt::format("{} B is not a whole number of 4-byte floats", size));
+      return {};
+    }
     sizes.push_back(bytes);
   }
   return sizes;
 }
 
-std::vector<int> parse_dimensions(const std::string& text) {
+/// "4x4x2" -> {4, 4, 2}; empty after a problem.
+std::vector<int> parse_dimensions(const std::string& text, OptionProblems& problems) {
   std::vector<int> out;
   for (std::size_t start = 0;;) {
     const std::size_t x = text.find('x', start);
@@ -73,7 +90,8 @@ std::vector<int> parse_dimensions(const std::string& text) {
     int value = 0;
     const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
     if (error != std::errc{} || end != part.data() + part.size() || value < 2) {
-      usage_error("--dimensions", fmt::format("expected sizes of at least 2 such as 4x4, got \"{}\"", text));
+      problems.add("--dimensions", fmt::format("expected sizes of at least 2 such as 4x4, got \"{}\"", text));
+      return {};
     }
     out.push_back(value);
     if (x == std::string::npos) return out;
@@ -121,7 +139,9 @@ std::string topologies_with(const topologies::TopologyRegistry& topologies, std:
 
 /// The scenario the options describe. The topology options set its keys; each applies to the topologies
 /// that declare the key (`--unidirectional` sets `bidirectional`, `--dimensions` and `--degree` their own).
-scenario::Scenario from_options(const CollectiveOptions& options, const topologies::TopologyRegistry& topologies) {
+/// Every problem of the options goes to `problems`; the scenario is whole only when there are none.
+scenario::Scenario from_options(const CollectiveOptions& options, const topologies::TopologyRegistry& topologies,
+                                OptionProblems& problems) {
   scenario::Scenario s;
   if (options.scenario) {
     s = scenario::read_scenario_file(*options.scenario);
@@ -130,42 +150,49 @@ scenario::Scenario from_options(const CollectiveOptions& options, const topologi
   }
   s.cluster.workers = options.ranks.value_or(8);
   s.topology.kind.value = options.topology;
-  if (!topologies.contains(options.topology)) {
-    usage_error("--topology", fmt::format("unknown or unsupported topology '{}'", options.topology),
-                fmt::format("valid: {}", core::join_names(topologies.names())));
+  const bool known = topologies.contains(options.topology);
+  if (!known) {
+    std::string hint = fmt::format("valid: {}", core::join_names(topologies.names()));
+    if (const auto closest = core::closest_name(options.topology, topologies.names())) {
+      hint = fmt::format("did you mean '{}'? {}", *closest, hint);
+    }
+    problems.add("--topology", fmt::format("unknown or unsupported topology '{}'", options.topology), hint);
   }
-  const auto has = [&](std::string_view key) { return declares(topologies, options.topology, key); };
-  s.topology.link = {parse_option("--bandwidth", options.bandwidth, core::parse_bandwidth),
-                     parse_option("--latency", options.latency, core::parse_duration)};
-  if (s.topology.link.bandwidth.value() <= 0.0) usage_error("--bandwidth", "must be greater than zero");
-  if (options.unidirectional && !has("bidirectional")) {
-    usage_error("--unidirectional", fmt::format("applies to a topology with one-way links, and '{}' has none", options.topology),
-                fmt::format("topologies with a `bidirectional` key: {}", topologies_with(topologies, "bidirectional")));
+  // The options that only some topologies have are checked against a topology that exists.
+  const auto has = [&](std::string_view key) { return known && declares(topologies, options.topology, key); };
+  const auto bandwidth = parse_option("--bandwidth", options.bandwidth, core::parse_bandwidth, problems);
+  const auto latency = parse_option("--latency", options.latency, core::parse_duration, problems);
+  if (bandwidth && latency) s.topology.link = {*bandwidth, *latency};
+  if (bandwidth && bandwidth->value() <= 0.0) problems.add("--bandwidth", "must be greater than zero");
+  if (known && options.unidirectional && !has("bidirectional")) {
+    problems.add("--unidirectional", fmt::format("applies to a topology with one-way links, and '{}' has none", options.topology),
+                 fmt::format("topologies with a `bidirectional` key: {}", topologies_with(topologies, "bidirectional")));
   }
   std::vector<std::string> models;
   for (const auto& model : scenario::network_models()) models.emplace_back(model.name);
   if (std::find(models.begin(), models.end(), options.network_model) == models.end()) {
-    usage_error("--network-model", fmt::format("unknown network model '{}'", options.network_model),
-                fmt::format("valid network model names: {}", core::join_names(models)));
+    problems.add("--network-model", fmt::format("unknown network model '{}'", options.network_model),
+                 fmt::format("valid network model names: {}", core::join_names(models)));
+  } else {
+    s.topology.network_model = scenario::value_named(scenario::network_models(), options.network_model);
   }
-  s.topology.network_model = scenario::value_named(scenario::network_models(), options.network_model);
   std::vector<int> dimensions;
   if (has("dimensions")) {
     // Sizes whose product is the ranks: they give the ranks when --ranks is not.
-    dimensions = parse_dimensions(options.dimensions);
+    dimensions = parse_dimensions(options.dimensions, problems);
     int product = 1;
     for (const int d : dimensions) product *= d;
-    if (!options.ranks) s.cluster.workers = product;
-    if (product != s.cluster.workers) {
-      usage_error("--dimensions",
-                  fmt::format("the {} holds {} ranks but --ranks is {}", options.topology, product, s.cluster.workers));
+    if (!options.ranks && !dimensions.empty()) s.cluster.workers = product;
+    if (!dimensions.empty() && product != s.cluster.workers) {
+      problems.add("--dimensions",
+                   fmt::format("the {} holds {} ranks but --ranks is {}", options.topology, product, s.cluster.workers));
     }
   }
   if (has("degree") &&
       (options.degree < 1 || options.degree >= s.cluster.workers || (options.degree * s.cluster.workers) % 2 != 0)) {
     // `degree` links at every rank: each link has two ends, and no rank links to itself.
-    usage_error("--degree", fmt::format("a {} graph on {} ranks needs an even ranks x degree and 1 <= degree < ranks, "
-                                        "got {}", options.topology, s.cluster.workers, options.degree));
+    problems.add("--degree", fmt::format("a {} graph on {} ranks needs an even ranks x degree and 1 <= degree < ranks, "
+                                         "got {}", options.topology, s.cluster.workers, options.degree));
   }
   s.topology.section = topology_section(options, dimensions);
   return s;
@@ -192,32 +219,37 @@ struct Row {
 }  // namespace
 
 std::string collective_command(const CollectiveOptions& options, const Registries& registries) {
+  OptionProblems problems;
   const auto operation = comm::operation_named(options.operation);
   if (!operation) {
     std::vector<std::string> valid;
     for (const comm::Operation op : comm::all_operations()) valid.emplace_back(comm::to_string(op));
     std::string hint = fmt::format("valid: {}", core::join_names(valid));
     if (const auto closest = core::closest_name(options.operation, valid)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
-    usage_error("--op", fmt::format("unknown collective '{}'", options.operation), hint);
+    problems.add("--op", fmt::format("unknown collective '{}'", options.operation), hint);
   }
   if (options.ranks && (*options.ranks < 1 || *options.ranks > 4096)) {
-    usage_error("--ranks", fmt::format("must be between 1 and 4096, got {}", *options.ranks));
+    problems.add("--ranks", fmt::format("must be between 1 and 4096, got {}", *options.ranks));
   }
   if (options.repeat < 1 || options.repeat > 1000) {
-    usage_error("--repeat", fmt::format("must be between 1 and 1000, got {}", options.repeat));
+    problems.add("--repeat", fmt::format("must be between 1 and 1000, got {}", options.repeat));
   }
-  const comm::CollectiveRegistry& registry = registries.collectives.of(*operation);
+  // An algorithm is named within its operation: checked when the operation is known.
+  const comm::CollectiveRegistry& registry = registries.collectives.of(operation.value_or(comm::Operation::allreduce));
   std::vector<std::string> names = registry.names();
-  if (options.algorithm != "all") {
+  if (operation && options.algorithm != "all") {
     if (!registry.contains(options.algorithm)) {
       std::string hint = fmt::format("valid: all, {}", core::join_names(names));
       if (const auto closest = core::closest_name(options.algorithm, names)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
-      usage_error("--algo", fmt::format("unknown {} '{}'", registry.kind(), options.algorithm), hint);
+      problems.add("--algo", fmt::format("unknown {} '{}'", registry.kind(), options.algorithm), hint);
     }
     names = {options.algorithm};
   }
-  const std::vector<double> sizes = size_range(options.sizes);
-  const scenario::Scenario s = from_options(options, registries.topologies);
+  const std::vector<double> sizes = size_range(options.sizes, problems);
+  // A scenario file's own problems are its InputError; the options' are reported first, together.
+  if (options.scenario) problems.throw_if_any();
+  const scenario::Scenario s = from_options(options, registries.topologies, problems);
+  problems.throw_if_any();
   const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
   // Algorithms that need a placement of the workers (the hierarchical allreduce: several on each node) are
   // refused when asked for by name, and left out of `all`.
@@ -229,9 +261,10 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   std::erase_if(names, [&](const std::string& name) {
     const comm::CollectivePlugin& algorithm = registry.find(name).factory;
     const auto refusal = algorithm.refuses ? algorithm.refuses(workers_per_machine) : std::nullopt;
-    if (refusal && options.algorithm != "all") usage_error("--algo", refusal->message, refusal->hint);
+    if (refusal && options.algorithm != "all") problems.add("--algo", refusal->message, refusal->hint);
     return refusal.has_value();
   });
+  problems.throw_if_any();
 
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
   for (const auto& name : names) algorithms.push_back(registry.find(name).factory.make());

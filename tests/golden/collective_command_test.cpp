@@ -3,6 +3,7 @@
 
 #include "run_dtsim.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,26 @@ TEST(CollectiveCommand, TableShowsRingExactOnARingAndOthersSlower) {
   ASSERT_NE(line_start, std::string::npos) << run.out;
   const std::string line = run.out.substr(line_start, run.out.find('\n', line_start) - line_start);
   EXPECT_EQ(line.substr(line.size() - 6), "1.0000") << line;
+}
+
+// A user fixes every flag in one go: each bad flag is reported, not the first alone.
+TEST(CollectiveCommand, EveryBadOptionIsReportedInOneRun) {
+  const CommandResult bad = run_dtsim(
+      "collective --op allgahter --ranks 0 --repeat 0 --sizes 1KiB:2 --topology rng --bandwidth 10Gbsp --latency 5 "
+      "--network-model foo");
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_EQ(bad.out, "");
+  for (const char* flag : {"--op", "--ranks", "--repeat", "--sizes", "--topology", "--bandwidth", "--latency",
+                           "--network-model"}) {
+    EXPECT_NE(bad.err.find(fmt::format("dtsim collective: error: {}: ", flag)), std::string::npos) << flag << "\n" << bad.err;
+  }
+  EXPECT_NE(bad.err.find("did you mean 'ring'?"), std::string::npos) << bad.err;
+  // Options of a topology are checked once the topology is known: a torus's dimensions with a bad latency.
+  const CommandResult torus = run_dtsim("collective --topology torus --dimensions 3x1 --latency 5lightyears");
+  EXPECT_EQ(torus.exit_status, 2);
+  EXPECT_NE(torus.err.find("--latency: "), std::string::npos) << torus.err;
+  EXPECT_NE(torus.err.find("--dimensions: expected sizes of at least 2 such as 4x4, got \"3x1\""), std::string::npos)
+      << torus.err;
 }
 
 TEST(CollectiveCommand, BadOptionsAreUsageErrors) {
