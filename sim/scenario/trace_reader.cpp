@@ -76,6 +76,7 @@ Trace read_trace(const View& trace, core::DiagnosticSink& sink) {
       out.points.push_back({at, *point.number("factor")});
     }
   }
+  static_assert(kTraceChangesPerSecondLimit == 1e6, "the message below calls the limit a million");
   if (auto period = trace.quantity("period", core::parse_duration)) {
     out.period_s = period->value();
     if (!out.points.empty() && *out.period_s <= out.points.back().at_s) {
@@ -83,6 +84,16 @@ Trace read_trace(const View& trace, core::DiagnosticSink& sink) {
                  fmt::format("the period ({} s) must end after the last point ({} s)", *out.period_s,
                              out.points.back().at_s),
                  "a periodic trace repeats its points every period");
+    }
+    const auto changes = static_cast<double>(out.points.size());
+    if (*out.period_s > 0.0 && changes / *out.period_s > kTraceChangesPerSecondLimit) {
+      sink.error(trace.where("period"), trace.path() + ".period",
+                 fmt::format("{} points every {} change the factor {:.3g} times per simulated second, more than "
+                             "the million a trace may",
+                             out.points.size(), core::format_duration(core::Seconds(*out.period_s)),
+                             changes / *out.period_s),
+                 fmt::format("use a period of at least {}", core::format_duration(core::Seconds(
+                                                                changes / kTraceChangesPerSecondLimit))));
     }
   }
   return out;

@@ -8,8 +8,14 @@
 
 namespace dtsim::scenario {
 
+/// The most times a periodic trace may change its factor per simulated second. Every change is an event
+/// of the simulation (some 0.3 us of wall time each): a period of nanoseconds would take hours of wall
+/// time per simulated second, a run that seems to hang.
+inline constexpr double kTraceChangesPerSecondLimit = 1e6;
+
 /// The trace a `{points | file, period}` mapping declares; a file is read relative to the file that names it.
-/// Problems (unreadable file, bad rows, times not increasing, a period not past the last point) go to `sink`.
+/// Problems (unreadable file, bad rows, times not increasing, a period not past the last point, a period
+/// that repeats the points faster than kTraceChangesPerSecondLimit) go to `sink`.
 Trace read_trace(const View& trace, core::DiagnosticSink& sink);
 
 /// Per worker rank, the speed trace of the straggler rules that have one (a worker may have one at most).
