@@ -79,5 +79,16 @@ TEST(BadInput, UnknownOptionIsAUsageErrorWithExitTwo) {
   EXPECT_FALSE(run.err.empty());
 }
 
+// The sanitizer build's notice is left out of what the tests compare; dtsim's own lines are kept whole.
+TEST(RunDtsim, TheSanitizersNoticeIsLeftOutOfTheErrors) {
+  const std::string notice =
+      "==20834==WARNING: ASan is ignoring requested __asan_handle_no_return: stack type: default top: 0x7ffe; "
+      "bottom 0x7f25; size: 0x00d8 (929874980864)\nFalse positive error reports may follow\n"
+      "For details see https://github.com/google/sanitizers/issues/189\n";
+  EXPECT_EQ(without_sanitizer_notices(notice + "s.yaml: error: x\n  hint: y\n"), "s.yaml: error: x\n  hint: y\n");
+  EXPECT_EQ(without_sanitizer_notices("a\n" + notice + "b"), "a\nb");
+  EXPECT_EQ(without_sanitizer_notices("False positive error reports may follow\n"), "False positive error reports may follow\n");
+}
+
 }  // namespace
 }  // namespace dtsim::testing

@@ -17,6 +17,10 @@ CommandResult run_dtsim(const std::string& arguments);
 
 std::string read_file(const std::filesystem::path& path);
 
+/// `err` without the notice AddressSanitizer prints when SimGrid switches to an actor's stack (three lines,
+/// harmless): the sanitizer build runs the same tests, which compare dtsim's own messages exactly.
+std::string without_sanitizer_notices(const std::string& err);
+
 /// A fresh, empty folder for one test's outputs.
 std::filesystem::path fresh_output_folder(const std::string& name);
 
