@@ -69,6 +69,13 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                               : fmt::format("  target     validation loss {} not reached\n", *s.target_loss);
   }
   out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
+  for (const metrics::DeviceMemory& m : record.memory) {
+    const std::string where = m.device.empty() ? "its device" : m.device;
+    out += fmt::format("  memory     {} per worker on {}{}\n", core::format_size(core::Bytes(m.total())), where,
+                       !m.capacity   ? ""
+                       : m.fits()    ? fmt::format(" (of {})", core::format_size(core::Bytes(*m.capacity)))
+                                     : fmt::format(": DOES NOT FIT its {}", core::format_size(core::Bytes(*m.capacity))));
+  }
   if (record.energy) {
     const metrics::EnergyTotals& e = *record.energy;
     out += fmt::format("  energy     {:.6g} J ({:.4g} kWh); devices {:.0f}% computing, {:.0f}% communicating, {:.0f}% "

@@ -1,5 +1,6 @@
 #include "sim/app/document_commands.hpp"
 
+#include "sim/app/memory_checks.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/scenario/config_yaml.hpp"
@@ -54,8 +55,21 @@ std::string explain_command(const std::filesystem::path& file, const Registries&
     const auto graph = scenario::build_topology(point, registries.topologies);
     const std::string label = point.sweep_point.empty() ? "" : point.sweep_point + ": ";
     footer += fmt::format("# {}{}\n", label, describe_topology(point.topology.kind.value, topology::compute_statistics(graph)));
+    if (point.model.timing_only) {
+      const auto profile = registries.models.find(point.model.kind.value).factory.profile(core::View(&point.model.section, "model"));
+      for (const metrics::DeviceMemory& m : device_memory(point, profile, registries)) footer += "# " + label + describe_memory(m) + "\n";
+    }
   }
   return header + scenario::to_yaml(document.resolved) + footer;
+}
+
+std::string describe_memory(const metrics::DeviceMemory& m) {
+  const auto size = [](double bytes) { return core::format_size(core::Bytes(bytes)); };
+  return fmt::format("memory of a worker on {} ({}): parameters {} + gradients {} + optimizer state {} + activations {} "
+                     "= {}{}",
+                     m.device.empty() ? "its device" : m.device, m.precision, size(m.parameters), size(m.gradients),
+                     size(m.optimizer), size(m.activations), size(m.total()),
+                     m.capacity ? fmt::format(" of {}{}", size(*m.capacity), m.fits() ? "" : ": does not fit") : "");
 }
 
 std::string describe_topology(const std::string& kind, const topology::GraphStatistics& stats) {

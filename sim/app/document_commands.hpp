@@ -2,6 +2,7 @@
 // The commands that read scenario files without simulating them: validate, explain, schema.
 
 #include "sim/app/registries.hpp"
+#include "sim/metrics/run_record.hpp"
 #include "sim/topology/graph_statistics.hpp"
 
 #include <filesystem>
@@ -23,6 +24,9 @@ ValidateResult validate_command(const std::vector<std::filesystem::path>& files,
 /// `dtsim explain FILE`: the scenario as dtsim understands it, as YAML (includes merged, defaults filled).
 /// Throws core::InputError when the file is invalid.
 std::string explain_command(const std::filesystem::path& file, const Registries& registries);
+
+/// One line about what a worker on one kind of device holds, and whether it fits.
+std::string describe_memory(const metrics::DeviceMemory& memory);
 
 /// One line about a built topology: counts, hops, bisection bandwidth.
 std::string describe_topology(const std::string& kind, const topology::GraphStatistics& stats);

@@ -6,6 +6,7 @@
 
 #include "sim/app/compute_backend.hpp"
 #include "sim/app/failure_checks.hpp"
+#include "sim/app/memory_checks.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "models/model_profile.hpp"
 
@@ -76,6 +77,42 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
   }
 }
 
+/// ZeRO (`training.parallelism.zero` 1 to 3) partitions the state of bulk-synchronous steps of a timing-only
+/// model, and moves it with the architecture's algorithm for reduce-scatter and allgather.
+void check_zero(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const Registries& registries,
+                core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& parallelism = s.training.parallelism;
+  if (parallelism.zero == 0) return;
+  if (!s.model.timing_only) {
+    sink.error(parallelism.zero_at, "training.parallelism.zero",
+               fmt::format("ZeRO runs on timing-only models in this version, and '{}' trains for real",
+                           s.model.kind.value),
+               "use a model.kind: profile:..., or training.parallelism.zero: 0");
+    return;
+  }
+  if (strategy.local_steps() > 0) {
+    sink.error(parallelism.zero_at, "training.parallelism.zero",
+               fmt::format("ZeRO partitions the state of bulk-synchronous steps, and '{}' keeps a whole model on "
+                           "every worker between its averages",
+                           s.training.sync_strategy.value),
+               "use training.sync.strategy: bsp, or training.parallelism.zero: 0");
+  }
+  const std::string& algorithm = s.training.allreduce_algorithm.value;
+  const comm::CollectiveRegistry& reduce_scatter = registries.collectives.of(comm::Operation::reduce_scatter);
+  const comm::CollectiveRegistry& allgather = registries.collectives.of(comm::Operation::allgather);
+  if (!reduce_scatter.contains(algorithm) || !allgather.contains(algorithm)) {
+    std::vector<std::string> both;
+    for (const std::string& name : reduce_scatter.names()) {
+      if (allgather.contains(name)) both.push_back(name);
+    }
+    sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
+               fmt::format("ZeRO runs a reduce-scatter and an allgather with the architecture's algorithm, and '{}' "
+                           "has no such pair",
+                           algorithm),
+               fmt::format("use an algorithm with all three operations: {}", core::join_names(both)));
+  }
+}
+
 /// A link joining the two ends that `name` names ("b--a" for the link "a--b", or "a--b" for the one-way
 /// "a->-b"): closer than any spelling suggestion, which would pick a neighbour's link.
 std::optional<std::string> link_between_the_same_ends(const std::string& name, const topology::TopologyGraph& graph) {
@@ -127,6 +164,7 @@ struct Prepared {
   std::unique_ptr<sync::SyncStrategy> strategy;
   LoadedData data;                                 ///< empty for timing-only runs
   std::unique_ptr<models::TrainableModel> model;   ///< null for timing-only runs
+  std::vector<metrics::DeviceMemory> memory;       ///< timing-only runs
 };
 
 Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries& registries) {
@@ -137,14 +175,21 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   Prepared prepared{.graph = scenario::build_topology(s, registries.topologies),
                     .strategy = make_strategy(s, registries),
                     .data = {},
-                    .model = nullptr};
+                    .model = nullptr,
+                    .memory = {}};
   const topology::TopologyGraph& graph = prepared.graph;
   const sync::SyncStrategy* strategy = prepared.strategy.get();
   check_backend(s, registries.models, sink);
   check_link_names(s, graph, sink);
   check_failures(s, *strategy, sink);
+  check_zero(s, *strategy, registries, sink);
   if (s.model.timing_only) {
-    check_profile_run(s, *strategy, registries.models.find(s.model.kind.value).factory, sink);
+    const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;
+    check_profile_run(s, *strategy, entry, sink);
+    if (sink.empty()) {
+      prepared.memory = device_memory(s, entry.profile(core::View(&s.model.section, "model")), registries);
+      check_memory(s, prepared.memory, sink);
+    }
     sink.throw_if_any();
     return prepared;
   }
@@ -264,6 +309,13 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   return prepared;
 }
 
+/// The architecture's algorithm for `operation`, in a ZeRO run; null otherwise.
+std::unique_ptr<comm::CollectiveAlgorithm> zero_collective(const scenario::Scenario& s, const Registries& registries,
+                                                           comm::Operation operation) {
+  if (s.training.parallelism.zero == 0) return nullptr;
+  return registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make();
+}
+
 }  // namespace
 
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
@@ -318,6 +370,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .sync = std::move(prepared.strategy),
         .make_optimizer = optimizer_factory(s, registries),
         .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory.make(),
+        .reduce_scatter = zero_collective(s, registries, comm::Operation::reduce_scatter),
+        .allgather = zero_collective(s, registries, comm::Operation::allgather),
+        .zero_stage = s.training.parallelism.zero,
+        .memory = std::move(prepared.memory),
         .data = {},
         .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
         .total_iterations = *s.training.iterations,
@@ -342,6 +398,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .allreduce = scenario::has_allreduce(s.training.architecture)
                        ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory.make()
                        : nullptr,
+      .reduce_scatter = nullptr,
+      .allgather = nullptr,
+      .zero_stage = 0,
+      .memory = {},
       .data = std::move(data_set),
       .schedule = schedule,
       .total_iterations = total_iterations(s.training, iterations_per_epoch),

@@ -86,6 +86,22 @@ struct Partition {
   std::string to;
 };
 
+/// What each worker on one kind of device holds (bytes): its share of the parameters, gradients, optimizer
+/// state and activations, and the device's memory where its profile gives one.
+struct DeviceMemory {
+  std::string device;
+  std::string precision;
+  int workers = 0;  ///< workers on this device
+  double parameters = 0.0;
+  double gradients = 0.0;
+  double optimizer = 0.0;
+  double activations = 0.0;
+  std::optional<double> capacity;
+
+  [[nodiscard]] double total() const { return parameters + gradients + optimizer + activations; }
+  [[nodiscard]] bool fits() const { return !capacity || total() <= *capacity; }
+};
+
 struct RunRecord {
   double simulated_s = 0.0;
   std::int64_t iterations = 0;
@@ -109,6 +125,8 @@ struct RunRecord {
   std::vector<std::int64_t> gradients_by_worker;
   /// Set in energy runs.
   std::optional<EnergyTotals> energy;
+  /// Timing-only runs: what a device holds, per kind of device.
+  std::vector<DeviceMemory> memory;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
   /// 0 for allreduce runs.
   std::int64_t updates_applied = 0;

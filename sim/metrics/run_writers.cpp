@@ -78,6 +78,24 @@ nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
 }
 
 /// Joules by where they went, kWh, and what they cost: CO2 and money where the scenario gives the rates.
+/// Per kind of device, what one worker holds (bytes), its capacity and whether it fits.
+nlohmann::ordered_json memory_json(const std::vector<DeviceMemory>& memory) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const DeviceMemory& m : memory) {
+    out.push_back({{"device", m.device},
+                   {"precision", m.precision},
+                   {"workers", m.workers},
+                   {"parameters_bytes", rounded(m.parameters)},
+                   {"gradients_bytes", rounded(m.gradients)},
+                   {"optimizer_bytes", rounded(m.optimizer)},
+                   {"activations_bytes", rounded(m.activations)},
+                   {"total_bytes", rounded(m.total())},
+                   {"capacity_bytes", m.capacity ? nlohmann::ordered_json(rounded(*m.capacity)) : nlohmann::ordered_json(nullptr)},
+                   {"fits", m.fits()}});
+  }
+  return out;
+}
+
 nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const RunRecord& record) {
   const EnergyTotals& e = *record.energy;
   const double kwh = e.total_j() / 3.6e6;
@@ -199,6 +217,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                            {"histogram", histogram}};
   }
   add_traffic(record, result);
+  if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
   if (record.energy) result["energy"] = energy_json(scenario, record);
   if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);
   if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);

@@ -21,8 +21,17 @@ class TimedSteps final : public sync::LockStepActions {
   void apply_averaged_gradient() override {
     if (transport_.rank() == 0) context_.observer->on_update();
     context_.observer->on_gradient_staleness(0);
-    context_.setup->allreduce->run(transport_, comm::Block::sized(count_));
-    charge_compute(meter_, optimizer_.flops(parameters_));
+    const TrainingSetup& setup = *context_.setup;
+    if (setup.zero_stage == 0) {
+      setup.allreduce->run(transport_, comm::Block::sized(count_));
+      charge_compute(meter_, optimizer_.flops(parameters_));
+      return;
+    }
+    // ZeRO: each worker sums and updates its own chunk of the parameters; stages 1 and 2 then gather the
+    // updated chunks, stage 3 gathers each layer when it is next needed.
+    setup.reduce_scatter->run(transport_, comm::Block::sized(count_));
+    charge_compute(meter_, optimizer_.flops(count_ / static_cast<std::size_t>(transport_.size())));
+    if (setup.zero_stage < 3) setup.allgather->run(transport_, comm::Block::sized(count_));
   }
   void apply_own_gradient() override { charge_compute(meter_, optimizer_.flops(parameters_)); }
   void average_parameters() override {
@@ -70,8 +79,23 @@ void TimingOnlyWorker::operator()() {
   const double step_flops = compute::roofline_flops(profile.training_flops() * static_cast<double>(batch),
                                                     profile.training_bytes(batch, device.precision == "mixed"), device);
   TimedSteps steps(context_, meter, transport, count, parameters, *optimizer);
+  // ZeRO stage 3 holds a chunk of each layer: the layer is gathered before its forward and its backward pass.
+  const auto gathered_pass = [&](double factor) {
+    const double training_flops = profile.training_flops();
+    const auto layer_pass = [&](const models::LayerProfile& layer, double flops) {
+      const auto elements = static_cast<std::size_t>(std::llround(layer.parameters));
+      if (elements > 0) setup.allgather->run(transport, comm::Block::sized((elements + ranks - 1) / ranks * ranks));
+      charge_compute(meter, step_flops * factor * flops / training_flops);
+    };
+    for (const models::LayerProfile& layer : profile.layers) layer_pass(layer, layer.forward_flops);
+    for (auto layer = profile.layers.rbegin(); layer != profile.layers.rend(); ++layer) layer_pass(*layer, layer->backward_flops);
+  };
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    charge_compute(meter, step_flops * step_factor(context_, rank_));
+    if (setup.zero_stage == 3) {
+      gathered_pass(step_factor(context_, rank_));
+    } else {
+      charge_compute(meter, step_flops * step_factor(context_, rank_));
+    }
     setup.sync->after_gradient(iteration, setup.total_iterations, steps);
     if (rank_ == 0 && context_.progress) {
       context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});

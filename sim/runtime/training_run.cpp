@@ -28,6 +28,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   metrics::RunRecord record;
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;
+  record.memory = setup.memory;
   // A timing-only run has no data, so no epochs.
   record.iterations_per_epoch = setup.profile ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
   record.parameter_count =

@@ -7,6 +7,7 @@
 #include "models/optimizer.hpp"
 #include "models/trainable_model.hpp"
 #include "sim/comm/collective_algorithm.hpp"
+#include "sim/metrics/run_record.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "sim/topology/topology_graph.hpp"
@@ -14,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace dtsim::runtime {
 
@@ -29,6 +31,13 @@ struct TrainingSetup {
   std::function<std::unique_ptr<models::Optimizer>(std::size_t size)> make_optimizer;
   /// The allreduce algorithm (allreduce architecture only; null otherwise).
   std::unique_ptr<comm::CollectiveAlgorithm> allreduce;
+  /// ZeRO runs (`training.parallelism.zero` 1 to 3): gradients are reduce-scattered and parameters
+  /// allgathered instead of allreduced; null otherwise.
+  std::unique_ptr<comm::CollectiveAlgorithm> reduce_scatter;
+  std::unique_ptr<comm::CollectiveAlgorithm> allgather;
+  int zero_stage = 0;
+  /// Timing-only runs: what a worker holds, per kind of device.
+  std::vector<metrics::DeviceMemory> memory;
   models::SplitDataset data;
   models::BatchSchedule schedule;
   std::int64_t total_iterations = 0;

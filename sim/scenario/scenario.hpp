@@ -163,7 +163,19 @@ inline bool has_allreduce(Architecture a) { return a != Architecture::ParameterS
 
 enum class Backend { Auto, Cpu, Cuda };
 
+/// How the work is split (`training.parallelism`). Tensor and pipeline degrees are 1 in this version.
+struct ParallelismSpec {
+  int data = 1;  ///< data-parallel degree: cluster.workers / (tensor x pipeline)
+  core::SourcePosition data_at;
+  int zero = 0;  ///< ZeRO stage: 1 optimizer state, 2 also gradients, 3 also parameters partitioned
+  core::SourcePosition zero_at;
+};
+
 struct TrainingSpec {
+  ParallelismSpec parallelism;
+  /// Refuse, before simulating, a run whose devices cannot hold their share (`training.check_memory`).
+  bool check_memory = true;
+  core::SourcePosition check_memory_at;
   Backend backend = Backend::Auto;
   core::SourcePosition backend_at;
   int batch_per_worker = 0;

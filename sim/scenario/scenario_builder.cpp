@@ -162,7 +162,24 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 }
 
 
+/// `training.parallelism`: the degrees multiply to the workers.
+void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
+  out.data = static_cast<int>(parallelism.integer("data").value_or(workers));
+  out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();
+  out.zero = static_cast<int>(parallelism.integer("zero").value_or(0));
+  out.zero_at = parallelism.where("zero");
+  if (out.data != workers) {
+    sink.error(parallelism.where("data"), "training.parallelism.data",
+               fmt::format("data x tensor x pipeline = {} x 1 x 1 = {} workers, and cluster.workers is {}", out.data,
+                           out.data, workers),
+               fmt::format("use data: {} (cluster.workers / (tensor x pipeline)), or leave it out", workers));
+  }
+}
+
 void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
+  read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
+  out.check_memory = training.text("check_memory", "true") == "true";
+  out.check_memory_at = training.where("check_memory");
   const std::string backend = training.text("backend", "auto");
   out.backend = value_named(backends(), backend);
   out.backend_at = training.where("backend");

@@ -153,22 +153,37 @@ std::vector<SchemaNode> optimizer_keys() {
 }
 
 SchemaNode training() {
-  const std::vector<std::string> staged{"pipeline", "hybrid"};
   const std::vector<std::string> with_allreduce{"allreduce", "hybrid"};
   const std::vector<std::string> with_servers{"parameter_server", "hybrid"};
   return map_of(
       "training", "the training recipe",
       {
-          map_of("parallelism", "how the work is split",
+          map_of("parallelism", "how the work is split over the workers: data x tensor x pipeline = cluster.workers",
                  {
-                     choice_of("kind", "parallelism", "the kind of parallelism",
-                               {{"data", "every worker holds the whole model and a share of the data"},
-                                {"pipeline", "the model's layers are split into stages", true},
-                                {"hybrid", "pipeline stages, each data-parallel", true}})
-                         .fallback("data"),
-                     integer("stages", 1, 1024, "pipeline stages").when("kind", staged),
-                     integer("micro_batches", 1, 1'000'000, "micro-batches per batch").when("kind", staged),
+                     integer("data", 1, 65'536,
+                             "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
+                             "/ (tensor x pipeline) when absent"),
+                     integer("tensor", 1, 1024, "tensor-parallel degree: each layer's weights split over this many "
+                                                "devices").plan(),
+                     integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
+                                                  "stages").plan(),
+                     integer("zero", 0, 3,
+                             "ZeRO stage over the data-parallel group: 1 partitions the optimizer state, 2 also "
+                             "the gradients, 3 also the parameters (timing-only models)")
+                         .fallback("0"),
+                     integer("microbatches", 1, 1'000'000, "micro-batches per batch in the pipeline").plan(),
+                     integer("virtual_stages", 1, 1024, "pipeline stages per device (interleaving)").plan(),
+                     choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
+                               {{"gpipe", "every forward pass, then every backward pass", true},
+                                {"1f1b", "one forward, one backward", true},
+                                {"interleaved_1f1b", "1f1b over virtual stages", true},
+                                {"zero_bubble", "ZB-H1: the backward split into input and weight gradients", true}})
+                         .plan(),
                  }),
+          boolean("check_memory", "stop before simulating when a device cannot hold its share of the model, its "
+                                  "gradients, optimizer state and activations; false simulates anyway and reports the "
+                                  "need")
+              .fallback("true"),
           choice_of("backend", "compute backend", "where the real math runs", choices_of(backends()))
               .fallback("auto"),
           map_of("batch", "samples per iteration; give exactly one of the two",

@@ -149,14 +149,15 @@ TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
   EXPECT_EQ(document.points[0].sweep_point, "topology.link.latency=1us,topology.server_link.latency=2us");
 }
 
-TEST(Sweep, AValueThatMakesAKeyInapplicableIsReportedAtThatValue) {
+TEST(Sweep, AValueThatContradictsTheRestIsReportedAtThatValue) {
   try {
-    scenario::read_scenario_document_text(
-        kSweepBase + "sweep:\n  axes:\n    training.parallelism.kind: [data, pipeline]\n", "grid.yaml");
-    FAIL() << "a planned parallelism in a sweep was accepted";
+    scenario::read_scenario_document_text(kSweepBase + "sweep:\n  axes:\n    training.parallelism.data: [4, 2]\n",
+                                          "grid.yaml");
+    FAIL() << "a data-parallel degree other than the workers was accepted";
   } catch (const core::InputError& error) {
-    EXPECT_STREQ(error.what(), "grid.yaml:12:39: error: training.parallelism.kind: parallelism 'pipeline' is not "
-                               "supported yet\n  hint: supported parallelism names: data");
+    EXPECT_STREQ(error.what(), "grid.yaml:12:36: error: training.parallelism.data: data x tensor x pipeline = 2 x 1 x "
+                               "1 = 2 workers, and cluster.workers is 4\n  hint: use data: 4 (cluster.workers / "
+                               "(tensor x pipeline)), or leave it out");
   }
 }
 

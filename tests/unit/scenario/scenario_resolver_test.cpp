@@ -82,9 +82,9 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
 }
 
 TEST(ScenarioResolver, PlannedParallelismIsNotSupportedYet) {
-  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  parallelism: {kind: pipeline}\n  stop:")),
-            "s.yaml:13:23: error: training.parallelism.kind: parallelism 'pipeline' is not supported yet\n"
-            "  hint: supported parallelism names: data");
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  parallelism: {pipeline: 2}\n  stop:")),
+            "s.yaml:13:17: error: training.parallelism.pipeline: not supported yet\n"
+            "  hint: dtsim checks this key but cannot simulate it yet; remove it");
 }
 
 TEST(ScenarioResolver, HybridNeedsServersAndASparseModel) {

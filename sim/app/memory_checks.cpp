@@ -1,0 +1,68 @@
+#include "sim/app/memory_checks.hpp"
+
+#include "models/memory_footprint.hpp"
+#include "sim/core/units.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace dtsim::app {
+
+std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, const models::ModelProfile& profile,
+                                                 const Registries& registries) {
+  const scenario::OptimizerSpec& optimizer = s.training.optimizer;
+  // The optimizer's state per parameter, from an instance with state for none.
+  const int optimizer_values = registries.optimizers.find(optimizer.kind.value)
+                                   .factory.make(optimizer.learning_rate, optimizer.parameters, 0)
+                                   ->state_per_parameter();
+  std::vector<metrics::DeviceMemory> out;
+  for (int rank = 0; rank < s.cluster.workers; ++rank) {
+    const scenario::DeviceProfile& device = s.cluster.device_of(rank);
+    const auto same = [&](const metrics::DeviceMemory& m) { return m.device == device.name && m.precision == device.precision; };
+    if (const auto found = std::find_if(out.begin(), out.end(), same); found != out.end()) {
+      ++found->workers;
+      continue;
+    }
+    const models::MemoryFootprint need = models::memory_footprint(
+        {.parameters = profile.parameters(),
+         .activation_bytes_per_sample = profile.activation_bytes(),
+         .samples = static_cast<std::size_t>(s.training.batch_per_worker),
+         .data_parallel = s.training.parallelism.data,
+         .zero_stage = s.training.parallelism.zero,
+         .mixed_precision = device.precision == "mixed",
+         .optimizer_values = optimizer_values});
+    out.push_back({.device = device.name,
+                   .precision = device.precision,
+                   .workers = 1,
+                   .parameters = need.parameters,
+                   .gradients = need.gradients,
+                   .optimizer = need.optimizer,
+                   .activations = need.activations,
+                   .capacity = device.memory ? std::optional<double>(device.memory->value()) : std::nullopt});
+  }
+  return out;
+}
+
+void check_memory(const scenario::Scenario& s, const std::vector<metrics::DeviceMemory>& memory,
+                  core::DiagnosticSink& sink) {
+  if (!s.training.check_memory) return;
+  const core::ConfigNode* device_key = core::find_dotted(s.resolved, "cluster.device");
+  const core::SourcePosition at = device_key != nullptr ? device_key->where : s.training.batch_at;
+  const auto size = [](double bytes) { return core::format_size(core::Bytes(bytes)); };
+  for (const metrics::DeviceMemory& m : memory) {
+    if (m.fits()) continue;
+    sink.error(at, "cluster.device",
+               fmt::format("a worker needs {} on its {} ({} parameters, {} gradients, {} optimizer state, {} "
+                           "activations), and it holds {}",
+                           size(m.total()), m.device.empty() ? "device" : m.device, size(m.parameters),
+                           size(m.gradients), size(m.optimizer), size(m.activations), size(*m.capacity)),
+               s.training.parallelism.zero < 3
+                   ? "partition the state with training.parallelism.zero (1 to 3), lower training.batch.per_worker, "
+                     "or set training.check_memory: false to simulate anyway"
+                   : "lower training.batch.per_worker, use devices with more memory, or set training.check_memory: "
+                     "false to simulate anyway");
+  }
+}
+
+}  // namespace dtsim::app

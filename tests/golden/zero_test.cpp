@@ -1,0 +1,72 @@
+// ZeRO against Rajbhandari et al. 2020: the bytes each device sends per step (2 Psi for stages 0 to 2, 3 Psi
+// for stage 3, in units of the gradient's size) and what each device holds (16 Psi, 4 Psi + 12 Psi / N,
+// 2 Psi + 14 Psi / N, 16 Psi / N for mixed-precision Adam), measured from dtsim's own results.
+
+#include "run_dtsim.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json result_of(const fs::path& folder) {
+  return nlohmann::json::parse(read_file(folder / "summary.json"))["result"];
+}
+
+TEST(Zero, EachStageSendsAndHoldsWhatThePaperGives) {
+  const auto folder = fresh_output_folder("zero_stages");
+  const fs::path file = folder / "zero.yaml";
+  std::ofstream(file) << "include: " << scenario_path("parallelism/gpt2-xl-zero.yaml").string()
+                      << "\ncluster: {workers: 8}\nmodel: {kind: \"profile:bert_base\"}\ntraining: {stop: {iterations: 2}}\n";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const double p = 8.0;
+  const double iterations = 2.0;
+  std::vector<double> time;
+  for (int stage = 0; stage <= 3; ++stage) {
+    const nlohmann::json result = result_of(folder / "out" / ("zero=" + std::to_string(stage)));
+    const double psi = result["parameters"].get<double>();
+    // A ring reduce-scatter or allgather sends (p-1)/p of the block from each device; an allreduce twice that.
+    // Blocks are padded to a multiple of the devices, per layer under stage 3: a few elements in 110 million.
+    const double gradient_sizes = result["bytes_sent"].get<double>() / (iterations * p) / (4.0 * psi) * p / (p - 1);
+    EXPECT_NEAR(gradient_sizes, stage == 3 ? 3.0 : 2.0, 1e-4) << "stage " << stage;
+    const nlohmann::json& memory = result["memory"][0];
+    const double state = memory["total_bytes"].get<double>() - memory["activations_bytes"].get<double>();
+    const double expected[] = {16 * psi, 4 * psi + 12 * psi / p, 2 * psi + 14 * psi / p, 16 * psi / p};
+    EXPECT_NEAR(state / expected[stage], 1.0, 1e-6) << "stage " << stage;
+    EXPECT_TRUE(memory["fits"].get<bool>());
+    time.push_back(result["simulated_s"].get<double>());
+  }
+  // Stage 3 gathers each layer twice a step, before its forward and its backward pass: more time on the wire.
+  EXPECT_GT(time[3], time[0]);
+}
+
+TEST(Zero, ARunThatDoesNotFitIsRefusedOrSimulatedWhenAskedTo) {
+  const auto folder = fresh_output_folder("zero_memory");
+  const fs::path file = folder / "big.yaml";
+  const auto write = [&](const std::string& training) {
+    std::ofstream(file) << "include: " << scenario_path("parallelism/gpt2-xl-zero.yaml").string() << "\ntraining: "
+                        << training << "\nsweep: {axes: {training.parallelism.zero: [0]}}\n";
+  };
+  // 12 sequences of GPT-2 XL's activations (85.6 GiB) alone exceed an A100's 80 GiB.
+  write("{batch: {per_worker: 12}}");
+  const CommandResult refused = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_NE(refused.err.find("error: cluster.device: a worker needs 108.8 GiB on its a100"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(folder / "out"));
+  write("{check_memory: false, batch: {per_worker: 12}}");
+  const CommandResult anyway = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(anyway.exit_status, 0) << anyway.err;
+  EXPECT_NE(anyway.out.find("  memory     108.8 GiB per worker on a100: DOES NOT FIT its 80 GiB"), std::string::npos)
+      << anyway.out;
+  EXPECT_FALSE(result_of(folder / "out")["memory"][0]["fits"].get<bool>());
+}
+
+}  // namespace
+}  // namespace dtsim::testing
