@@ -99,7 +99,7 @@ TEST(ScenarioLanguage, ExplainFillsEveryDefault) {
   const Registries registries = make_builtin_registries();
   const std::string explained = explain_command(kSource / "scenarios/quickstart.yaml", registries);
   for (const std::string key : {"sharing: shared  # default", "backend: auto  # default", "kind: iid  # default",
-                                "kind: data  # default"}) {
+                                "zero: 0  # default", "check_memory: true  # default"}) {
     EXPECT_NE(explained.find(key), std::string::npos) << key << " missing from\n" << explained;
   }
 }
