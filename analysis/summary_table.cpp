@@ -71,7 +71,8 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
   out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
   for (const metrics::DeviceMemory& m : record.memory) {
     const std::string where = m.device.empty() ? "its device" : m.device;
-    out += fmt::format("  memory     {} per worker on {}{}\n", core::format_size(core::Bytes(m.total())), where,
+    out += fmt::format("  memory     {} per worker{} on {}{}\n", core::format_size(core::Bytes(m.total())),
+                       m.stage >= 0 ? fmt::format(" of stage {}", m.stage) : "", where,
                        !m.capacity   ? ""
                        : m.fits()    ? fmt::format(" (of {})", core::format_size(core::Bytes(*m.capacity)))
                                      : fmt::format(": DOES NOT FIT its {}", core::format_size(core::Bytes(*m.capacity))));

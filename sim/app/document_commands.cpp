@@ -65,8 +65,9 @@ std::string explain_command(const std::filesystem::path& file, const Registries&
 
 std::string describe_memory(const metrics::DeviceMemory& m) {
   const auto size = [](double bytes) { return core::format_size(core::Bytes(bytes)); };
-  return fmt::format("memory of a worker on {} ({}): parameters {} + gradients {} + optimizer state {} + activations {} "
+  return fmt::format("memory of a worker{} on {} ({}): parameters {} + gradients {} + optimizer state {} + activations {} "
                      "= {}{}",
+                     m.stage >= 0 ? fmt::format(" of pipeline stage {}", m.stage) : "",
                      m.device.empty() ? "its device" : m.device, m.precision, size(m.parameters), size(m.gradients),
                      size(m.optimizer), size(m.activations), size(m.total()),
                      m.capacity ? fmt::format(" of {}{}", size(*m.capacity), m.fits() ? "" : ": does not fit") : "");

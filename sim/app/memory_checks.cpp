@@ -1,6 +1,7 @@
 #include "sim/app/memory_checks.hpp"
 
 #include "models/memory_footprint.hpp"
+#include "models/pipeline_plan.hpp"
 #include "sim/core/units.hpp"
 
 #include <fmt/format.h>
@@ -16,18 +17,35 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
   const int optimizer_values = registries.optimizers.find(optimizer.kind.value)
                                    .factory.make(optimizer.learning_rate, optimizer.parameters, 0)
                                    ->state_per_parameter();
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const bool pipelined = plan.pipeline > 1;
+  const std::vector<std::size_t> stage_layers =
+      pipelined ? models::split_into_stages(profile, plan.pipeline) : std::vector<std::size_t>{0, profile.layers.size()};
+  const auto microbatch = static_cast<std::size_t>(std::max(1, s.training.batch_per_worker / plan.microbatches));
+  const models::PipelineSchedule schedule =
+      plan.schedule == "gpipe" ? models::PipelineSchedule::GPipe : models::PipelineSchedule::OneForwardOneBackward;
   std::vector<metrics::DeviceMemory> out;
   for (int rank = 0; rank < s.cluster.workers; ++rank) {
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);
-    const auto same = [&](const metrics::DeviceMemory& m) { return m.device == device.name && m.precision == device.precision; };
+    const int stage = pipelined ? rank % plan.pipeline : -1;
+    const auto same = [&](const metrics::DeviceMemory& m) {
+      return m.device == device.name && m.precision == device.precision && m.stage == stage;
+    };
     if (const auto found = std::find_if(out.begin(), out.end(), same); found != out.end()) {
       ++found->workers;
       continue;
     }
+    const std::size_t index = pipelined ? static_cast<std::size_t>(stage) : 0;
+    const models::ModelProfile layers = models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]);
+    // A pipeline stage holds the activations of the micro-batches in flight; without one, the whole batch's.
+    const std::size_t samples =
+        pipelined ? microbatch * static_cast<std::size_t>(models::activations_in_flight(
+                                     models::pipeline_passes(schedule, plan.pipeline, stage, plan.microbatches)))
+                  : static_cast<std::size_t>(s.training.batch_per_worker);
     const models::MemoryFootprint need = models::memory_footprint(
-        {.parameters = profile.parameters(),
-         .activation_bytes_per_sample = profile.activation_bytes(),
-         .samples = static_cast<std::size_t>(s.training.batch_per_worker),
+        {.parameters = layers.parameters(),
+         .activation_bytes_per_sample = layers.activation_bytes(),
+         .samples = samples,
          .data_parallel = s.training.parallelism.data,
          .zero_stage = s.training.parallelism.zero,
          .mixed_precision = device.precision == "mixed",
@@ -35,6 +53,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
     out.push_back({.device = device.name,
                    .precision = device.precision,
                    .workers = 1,
+                   .stage = stage,
                    .parameters = need.parameters,
                    .gradients = need.gradients,
                    .optimizer = need.optimizer,
@@ -53,9 +72,10 @@ void check_memory(const scenario::Scenario& s, const std::vector<metrics::Device
   for (const metrics::DeviceMemory& m : memory) {
     if (m.fits()) continue;
     sink.error(at, "cluster.device",
-               fmt::format("a worker needs {} on its {} ({} parameters, {} gradients, {} optimizer state, {} "
+               fmt::format("a worker{} needs {} on its {} ({} parameters, {} gradients, {} optimizer state, {} "
                            "activations), and it holds {}",
-                           size(m.total()), m.device.empty() ? "device" : m.device, size(m.parameters),
+                           m.stage >= 0 ? fmt::format(" of pipeline stage {}", m.stage) : "", size(m.total()),
+                           m.device.empty() ? "device" : m.device, size(m.parameters),
                            size(m.gradients), size(m.optimizer), size(m.activations), size(*m.capacity)),
                s.training.parallelism.zero < 3
                    ? "partition the state with training.parallelism.zero (1 to 3), lower training.batch.per_worker, "

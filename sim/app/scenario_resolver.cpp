@@ -9,6 +9,7 @@
 #include "sim/app/memory_checks.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "models/model_profile.hpp"
+#include "models/pipeline_plan.hpp"
 
 #include <fmt/format.h>
 
@@ -113,6 +114,58 @@ void check_zero(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
   }
 }
 
+/// A pipeline (`training.parallelism.pipeline` > 1) runs a timing-only model's layers in stages, under
+/// bulk-synchronous steps with the stages' replicas averaging by allreduce; micro-batches split the batch.
+void check_pipeline(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const Registries& registries,
+                    core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (plan.pipeline == 1) {
+    if (plan.microbatches > 1) {
+      sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+                 "micro-batches split a batch on its way through a pipeline, and there is none (pipeline: 1)",
+                 "set training.parallelism.pipeline above 1, or leave microbatches out");
+    }
+    return;
+  }
+  const std::string key = "training.parallelism.pipeline";
+  if (!s.model.timing_only) {
+    sink.error(plan.pipeline_at, key,
+               fmt::format("pipelines run timing-only models in this version, and '{}' trains for real", s.model.kind.value),
+               "use a model.kind: profile:..., or training.parallelism.pipeline: 1");
+    return;
+  }
+  if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
+    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+               fmt::format("a pipeline runs bulk-synchronous steps (bsp), and the strategy is '{}'",
+                           s.training.sync_strategy.value),
+               "use training.sync.strategy: bsp");
+  }
+  if (s.training.architecture != scenario::Architecture::Allreduce) {
+    sink.error(s.training.architecture_at, "training.architecture.kind",
+               "a pipeline's stages average their gradients by allreduce", "use training.architecture.kind: allreduce");
+  }
+  if (plan.zero > 0) {
+    sink.error(plan.zero_at, "training.parallelism.zero", "ZeRO inside a pipeline is not simulated yet",
+               "use training.parallelism.zero: 0 with a pipeline");
+  }
+  if (s.failures.enabled) {
+    sink.error(s.failures.where, "failures", "failures of a pipeline's workers are not simulated yet",
+               "remove failures, or training.parallelism.pipeline");
+  }
+  if (s.training.batch_per_worker % plan.microbatches != 0) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("{} micro-batches do not divide a batch of {} samples", plan.microbatches,
+                           s.training.batch_per_worker),
+               "use a number of micro-batches that divides training.batch.per_worker");
+  }
+  try {
+    const auto profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
+    static_cast<void>(models::split_into_stages(profile, plan.pipeline));
+  } catch (const std::invalid_argument& error) {
+    sink.error(plan.pipeline_at, key, error.what(), "use fewer stages");
+  }
+}
+
 /// A link joining the two ends that `name` names ("b--a" for the link "a--b", or "a--b" for the one-way
 /// "a->-b"): closer than any spelling suggestion, which would pick a neighbour's link.
 std::optional<std::string> link_between_the_same_ends(const std::string& name, const topology::TopologyGraph& graph) {
@@ -183,6 +236,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   check_link_names(s, graph, sink);
   check_failures(s, *strategy, sink);
   check_zero(s, *strategy, registries, sink);
+  check_pipeline(s, *strategy, registries, sink);
   if (s.model.timing_only) {
     const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;
     check_profile_run(s, *strategy, entry, sink);
@@ -363,16 +417,21 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
     // No data: one global batch stands for the schedule, and the run lasts training.stop.iterations.
     const auto workers = static_cast<std::size_t>(s.cluster.workers);
     const auto batch = static_cast<std::size_t>(s.training.batch_per_worker);
+    const models::ModelProfile profile =
+        registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
     return runtime::TrainingSetup{
         .graph = std::move(prepared.graph),
         .model = nullptr,
-        .profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model")),
+        .profile = profile,
         .sync = std::move(prepared.strategy),
         .make_optimizer = optimizer_factory(s, registries),
         .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory.make(),
         .reduce_scatter = zero_collective(s, registries, comm::Operation::reduce_scatter),
         .allgather = zero_collective(s, registries, comm::Operation::allgather),
         .zero_stage = s.training.parallelism.zero,
+        .stage_layers = s.training.parallelism.pipeline > 1
+                            ? models::split_into_stages(profile, s.training.parallelism.pipeline)
+                            : std::vector<std::size_t>{},
         .memory = std::move(prepared.memory),
         .data = {},
         .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
@@ -401,6 +460,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .reduce_scatter = nullptr,
       .allgather = nullptr,
       .zero_stage = 0,
+      .stage_layers = {},
       .memory = {},
       .data = std::move(data_set),
       .schedule = schedule,

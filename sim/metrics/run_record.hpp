@@ -92,6 +92,7 @@ struct DeviceMemory {
   std::string device;
   std::string precision;
   int workers = 0;  ///< workers on this device
+  int stage = -1;   ///< the pipeline stage they run; -1 without a pipeline
   double parameters = 0.0;
   double gradients = 0.0;
   double optimizer = 0.0;

@@ -82,9 +82,9 @@ nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
 nlohmann::ordered_json memory_json(const std::vector<DeviceMemory>& memory) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const DeviceMemory& m : memory) {
-    out.push_back({{"device", m.device},
-                   {"precision", m.precision},
-                   {"workers", m.workers},
+    nlohmann::ordered_json row = {{"device", m.device}, {"precision", m.precision}, {"workers", m.workers}};
+    if (m.stage >= 0) row["stage"] = m.stage;
+    row.update(nlohmann::ordered_json{
                    {"parameters_bytes", rounded(m.parameters)},
                    {"gradients_bytes", rounded(m.gradients)},
                    {"optimizer_bytes", rounded(m.optimizer)},
@@ -92,6 +92,7 @@ nlohmann::ordered_json memory_json(const std::vector<DeviceMemory>& memory) {
                    {"total_bytes", rounded(m.total())},
                    {"capacity_bytes", m.capacity ? nlohmann::ordered_json(rounded(*m.capacity)) : nlohmann::ordered_json(nullptr)},
                    {"fits", m.fits()}});
+    out.push_back(std::move(row));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include "sim/runtime/parameter_server_actors.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/run_recorder.hpp"
+#include "sim/runtime/pipeline_worker.hpp"
 #include "sim/runtime/timing_only_worker.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -52,7 +53,9 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                       scenario.link_traces.empty() && scenario.failures.link_events.empty() &&
                       scenario.background_traffic.empty() &&
                       scenario.cluster.uniform_devices();
-  const bool shorten = setup.profile && equal_workers && steady && setup.phase_shortcut;
+  // A pipeline's activations cross the links while a stage's replicas allreduce: the shortcut's premise
+  // (the allreduce alone on the network) does not hold.
+  const bool shorten = setup.profile && setup.stage_layers.empty() && equal_workers && steady && setup.phase_shortcut;
   std::vector<StepSlowdown> step_slowdowns;
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     step_slowdowns.emplace_back(scenario.cluster.random_slowdowns, scenario.seed, static_cast<int>(rank));
@@ -99,7 +102,9 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     const auto r = static_cast<int>(rank);
     switch (architecture) {
       case scenario::Architecture::Allreduce:
-        if (setup.profile) {
+        if (setup.profile && !setup.stage_layers.empty()) {
+          simgrid::s4u::Actor::create(host->get_name(), host, PipelineWorker(context, r));
+        } else if (setup.profile) {
           simgrid::s4u::Actor::create(host->get_name(), host, TimingOnlyWorker(context, r));
         } else {
           simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, r));

@@ -36,6 +36,8 @@ struct TrainingSetup {
   std::unique_ptr<comm::CollectiveAlgorithm> reduce_scatter;
   std::unique_ptr<comm::CollectiveAlgorithm> allgather;
   int zero_stage = 0;
+  /// Pipeline runs: the first layer of each stage of the profile, then the layer count; empty otherwise.
+  std::vector<std::size_t> stage_layers;
   /// Timing-only runs: what a worker holds, per kind of device.
   std::vector<metrics::DeviceMemory> memory;
   models::SplitDataset data;

@@ -163,12 +163,17 @@ inline bool has_allreduce(Architecture a) { return a != Architecture::ParameterS
 
 enum class Backend { Auto, Cpu, Cuda };
 
-/// How the work is split (`training.parallelism`). Tensor and pipeline degrees are 1 in this version.
+/// How the work is split (`training.parallelism`). The tensor degree is 1 in this version.
 struct ParallelismSpec {
   int data = 1;  ///< data-parallel degree: cluster.workers / (tensor x pipeline)
   core::SourcePosition data_at;
   int zero = 0;  ///< ZeRO stage: 1 optimizer state, 2 also gradients, 3 also parameters partitioned
   core::SourcePosition zero_at;
+  int pipeline = 1;  ///< stages; worker r is stage r % pipeline of replica r / pipeline
+  core::SourcePosition pipeline_at;
+  int microbatches = 1;
+  core::SourcePosition microbatches_at;
+  std::string schedule = "1f1b";  ///< gpipe or 1f1b
 };
 
 struct TrainingSpec {

@@ -164,16 +164,30 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 
 /// `training.parallelism`: the degrees multiply to the workers.
 void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
-  out.data = static_cast<int>(parallelism.integer("data").value_or(workers));
+  out.pipeline = static_cast<int>(parallelism.integer("pipeline").value_or(1));
+  out.pipeline_at = parallelism.where("pipeline");
+  out.microbatches = static_cast<int>(parallelism.integer("microbatches").value_or(1));
+  out.microbatches_at = parallelism.where("microbatches");
+  out.schedule = parallelism.text("schedule", "1f1b");
+  out.data = static_cast<int>(parallelism.integer("data").value_or(std::max(1, workers / out.pipeline)));
   out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();
   out.zero = static_cast<int>(parallelism.integer("zero").value_or(0));
   out.zero_at = parallelism.where("zero");
-  if (out.data != workers) {
-    sink.error(parallelism.where("data"), "training.parallelism.data",
-               fmt::format("data x tensor x pipeline = {} x 1 x 1 = {} workers, and cluster.workers is {}", out.data,
-                           out.data, workers),
-               fmt::format("use data: {} (cluster.workers / (tensor x pipeline)), or leave it out", workers));
+  if (out.data * out.pipeline == workers) return;
+  const bool data_given = parallelism.has("data") && !parallelism.node()->find("data")->defaulted;
+  if (!data_given) {
+    sink.error(parallelism.where("pipeline"), "training.parallelism.pipeline",
+               fmt::format("{} pipeline stages do not divide cluster.workers ({})", out.pipeline, workers),
+               "use a pipeline degree that divides the workers, or more workers");
+    return;
   }
+  sink.error(parallelism.where("data"), "training.parallelism.data",
+             fmt::format("data x tensor x pipeline = {} x 1 x {} = {} workers, and cluster.workers is {}", out.data,
+                         out.pipeline, out.data * out.pipeline, workers),
+             workers % out.pipeline == 0
+                 ? fmt::format("use data: {} (cluster.workers / (tensor x pipeline)), or leave it out",
+                               workers / out.pipeline)
+                 : "make cluster.workers a multiple of tensor x pipeline");
 }
 
 void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
@@ -193,14 +207,17 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
     out.batch_per_worker = static_cast<int>(*per_worker);
     out.batch_at = batch.where("per_worker");
   } else {
+    // The stages of one pipeline pass the same samples along: the batch is split over the replicas.
+    const int replicas = out.parallelism.data;
     const std::int64_t global = *batch.integer("global");
     out.batch_at = batch.where("global");
-    if (global % workers != 0) {
+    if (global % replicas != 0) {
       sink.error(batch.where("global"), "training.batch.global",
-                 fmt::format("{} samples cannot be split evenly over {} workers", global, workers),
-                 fmt::format("use a multiple of {}, such as {}", workers, (global / workers + 1) * workers));
+                 fmt::format("{} samples cannot be split evenly over {} {}", global, replicas,
+                             out.parallelism.pipeline > 1 ? "data-parallel replicas" : "workers"),
+                 fmt::format("use a multiple of {}, such as {}", replicas, (global / replicas + 1) * replicas));
     }
-    out.batch_per_worker = static_cast<int>(std::max<std::int64_t>(1, global / workers));
+    out.batch_per_worker = static_cast<int>(std::max<std::int64_t>(1, global / replicas));
   }
   const View optimizer = training.at("optimizer");
   out.optimizer.kind = optimizer.located("kind");

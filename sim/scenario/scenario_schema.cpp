@@ -166,19 +166,23 @@ SchemaNode training() {
                      integer("tensor", 1, 1024, "tensor-parallel degree: each layer's weights split over this many "
                                                 "devices").plan(),
                      integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
-                                                  "stages").plan(),
+                                                  "stages, each on its own worker (timing-only models)")
+                         .fallback("1"),
                      integer("zero", 0, 3,
                              "ZeRO stage over the data-parallel group: 1 partitions the optimizer state, 2 also "
                              "the gradients, 3 also the parameters (timing-only models)")
                          .fallback("0"),
-                     integer("microbatches", 1, 1'000'000, "micro-batches per batch in the pipeline").plan(),
+                     integer("microbatches", 1, 1'000'000,
+                             "micro-batches each batch is split into on its way through the pipeline")
+                         .fallback("1"),
                      integer("virtual_stages", 1, 1024, "pipeline stages per device (interleaving)").plan(),
                      choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
-                               {{"gpipe", "every forward pass, then every backward pass", true},
-                                {"1f1b", "one forward, one backward", true},
+                               {{"gpipe", "every forward pass, then every backward pass"},
+                                {"1f1b", "after a warm-up, one forward then one backward: at most as many "
+                                         "micro-batches in flight as stages"},
                                 {"interleaved_1f1b", "1f1b over virtual stages", true},
                                 {"zero_bubble", "ZB-H1: the backward split into input and weight gradients", true}})
-                         .plan(),
+                         .fallback("1f1b"),
                  }),
           boolean("check_memory", "stop before simulating when a device cannot hold its share of the model, its "
                                   "gradients, optimizer state and activations; false simulates anyway and reports the "

@@ -1,0 +1,109 @@
+#include "sim/runtime/pipeline_worker.hpp"
+
+#include "models/pipeline_plan.hpp"
+#include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/s4u_transport.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+namespace dtsim::runtime {
+namespace {
+
+constexpr int kActivations = 1;
+constexpr int kActivationGradients = 2;
+
+}  // namespace
+
+PipelineWorker::PipelineWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
+
+void PipelineWorker::operator()() {
+  const TrainingSetup& setup = *context_.setup;
+  const scenario::Scenario& s = *context_.scenario;
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const int stages = plan.pipeline;
+  const int replicas = plan.data;
+  const int stage = rank_ % stages;
+  const int replica = rank_ / stages;
+  const auto first = setup.stage_layers[static_cast<std::size_t>(stage)];
+  const auto last = setup.stage_layers[static_cast<std::size_t>(stage) + 1];
+  const models::ModelProfile layers = models::stage_profile(*setup.profile, first, last);
+  const Meter meter = context_.meter(rank_);
+  const std::span<const int> all_machines = setup.graph.worker_machines();
+
+  // The replica's stages, one after the other, and the stage's replicas.
+  std::vector<int> line_hosts;
+  std::vector<int> line_machines;
+  for (int other = 0; other < stages; ++other) {
+    line_hosts.push_back(replica * stages + other);
+    line_machines.push_back(all_machines[static_cast<std::size_t>(replica * stages + other)]);
+  }
+  S4uTransport line("pipeline/" + std::to_string(replica), stage, stages, meter);
+  line.set_hosts(line_hosts);
+  line.set_machines(line_machines);
+  line.set_traffic(context_.traffic);
+  std::vector<int> group_hosts;
+  std::vector<int> group_machines;
+  for (int other = 0; other < replicas; ++other) {
+    group_hosts.push_back(other * stages + stage);
+    group_machines.push_back(all_machines[static_cast<std::size_t>(other * stages + stage)]);
+  }
+  S4uTransport group("stage/" + std::to_string(stage), replica, replicas, meter);
+  group.set_hosts(group_hosts);
+  group.set_machines(group_machines);
+  group.set_traffic(context_.traffic);
+
+  const scenario::DeviceProfile& device = s.cluster.device_of(rank_);
+  const bool mixed = device.precision == "mixed";
+  const auto microbatch = static_cast<std::size_t>(s.training.batch_per_worker / plan.microbatches);
+  const double pass_flops =
+      compute::roofline_flops(layers.training_flops() * static_cast<double>(microbatch),
+                              layers.training_bytes(microbatch, mixed), device);
+  const double forward_flops = pass_flops * layers.forward_flops() / layers.training_flops();
+  const double backward_flops = pass_flops - forward_flops;
+  // The last layer's output, for each sample of a micro-batch, at the precision activations are kept in.
+  const double boundary_bytes =
+      layers.layers.back().activation_bytes * static_cast<double>(microbatch) * (mixed ? 0.5 : 1.0);
+  const auto boundary = static_cast<std::size_t>(std::ceil(boundary_bytes / 4.0));
+  const auto parameters = static_cast<std::size_t>(std::llround(layers.parameters()));
+  const auto ranks = static_cast<std::size_t>(replicas);
+  const std::size_t count = (parameters + ranks - 1) / ranks * ranks;
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
+  const std::vector<models::PipelinePass> passes = models::pipeline_passes(
+      plan.schedule == "gpipe" ? models::PipelineSchedule::GPipe : models::PipelineSchedule::OneForwardOneBackward,
+      stages, stage, plan.microbatches);
+
+  for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    const double factor = step_factor(context_, rank_);
+    std::vector<std::unique_ptr<comm::Pending>> sent;
+    for (const models::PipelinePass& pass : passes) {
+      if (pass.forward) {
+        if (stage > 0) static_cast<void>(line.post_recv(stage - 1, kActivations)->wait());
+        charge_compute(meter, forward_flops * factor);
+        if (stage + 1 < stages) sent.push_back(line.post_send(stage + 1, comm::Buffer::sized(boundary), kActivations));
+      } else {
+        if (stage + 1 < stages) static_cast<void>(line.post_recv(stage + 1, kActivationGradients)->wait());
+        charge_compute(meter, backward_flops * factor);
+        if (stage > 0) {
+          // The gradient of this stage's input: as large as the previous stage's output.
+          const auto& before = setup.profile->layers[first - 1];
+          const auto elements = static_cast<std::size_t>(
+              std::ceil(before.activation_bytes * static_cast<double>(microbatch) * (mixed ? 0.5 : 1.0) / 4.0));
+          sent.push_back(line.post_send(stage - 1, comm::Buffer::sized(elements), kActivationGradients));
+        }
+      }
+    }
+    for (const auto& pending : sent) static_cast<void>(pending->wait());
+    if (replicas > 1) setup.allreduce->run(group, comm::Block::sized(count));
+    charge_compute(meter, optimizer->flops(parameters));
+    if (rank_ == 0) context_.observer->on_update();
+    if (rank_ == 0 && context_.progress) {
+      context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});
+    }
+  }
+}
+
+}  // namespace dtsim::runtime

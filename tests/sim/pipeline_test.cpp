@@ -1,0 +1,99 @@
+// Pipeline parallelism against its closed forms (Huang et al. 2019, Narayanan et al. 2021): with equal
+// stages and free communication, an iteration of m micro-batches over p stages takes (m + p - 1) passes, so
+// the bubble is (p - 1)/m of the compute, for GPipe and 1F1B alike; the stages' activations travel between
+// them as sized messages.
+
+#include "models/model_profile.hpp"
+#include "models/pipeline_plan.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+
+namespace dtsim {
+namespace {
+
+struct PipelineRun {
+  scenario::Scenario scenario;
+  runtime::TrainingSetup setup;
+  metrics::RunRecord record;
+};
+
+/// `stages` x `replicas` workers on links fast enough to be free, running a profile of 8 equal layers.
+PipelineRun simulate(int stages, int microbatches, const std::string& schedule, int replicas = 1,
+                     const std::string& link = "{bandwidth: \"1000000Tbps\", latency: \"0s\"}") {
+  const std::string text = fmt::format(R"(name: pipeline
+cluster: {{workers: {}, device: {{peak_flops: "100TFLOPS"}}}}
+topology: {{kind: ring, link: {}}}
+model: {{kind: "profile:bert_base"}}
+training:
+  parallelism: {{pipeline: {}, microbatches: {}, schedule: {}}}
+  batch: {{per_worker: {}}}
+  optimizer: {{kind: sgd, learning_rate: 0.1}}
+  stop: {{iterations: 2}}
+)",
+                                       stages * replicas, link, stages, microbatches, schedule, 4 * microbatches);
+  auto scenario = scenario::read_scenario_text(text, "pipeline.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  auto setup = app::resolve_scenario(scenario, registries);
+  // Equal stages: 8 identical layers of one parameter each, so that the optimizer costs nothing.
+  models::ModelProfile equal{"equal", "", "", {}};
+  for (int i = 0; i < 8; ++i) equal.layers.push_back({"layer", 1.0, 1e9, 2e9, 4096.0});
+  setup.profile = equal;
+  setup.stage_layers = models::split_into_stages(equal, stages);
+  auto record = runtime::run_training(scenario, setup);
+  return {std::move(scenario), std::move(setup), std::move(record)};
+}
+
+double bubble_fraction(const PipelineRun& run) {
+  double busiest = 0.0;
+  for (const auto& host : run.record.hosts) busiest = std::max(busiest, host.compute_s);
+  return run.record.simulated_s / busiest - 1.0;
+}
+
+// One simulation per process (SimGrid's engine): one test per schedule, p and m.
+class PipelineBubble : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
+
+TEST_P(PipelineBubble, IsStagesLessOneOverMicrobatches) {
+  const auto& [schedule, p, m] = GetParam();
+  const PipelineRun run = simulate(p, m, schedule);
+  const double expected = static_cast<double>(p - 1) / m;
+  RecordProperty("bubble_fraction", fmt::format("{:.6f}", bubble_fraction(run)));
+  EXPECT_NEAR(bubble_fraction(run) / expected, 1.0, 0.01) << bubble_fraction(run);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, PipelineBubble,
+                         ::testing::Combine(::testing::Values("gpipe", "1f1b"), ::testing::Values(2, 4, 8),
+                                            ::testing::Values(4, 8, 32)),
+                         [](const auto& param_info) {
+                           return std::get<0>(param_info.param) + "_p" + std::to_string(std::get<1>(param_info.param)) + "_m" +
+                                  std::to_string(std::get<2>(param_info.param));
+                         });
+
+TEST(Pipeline, ActivationsTravelForwardAndTheirGradientsBack) {
+  // Every stage but the last sends each micro-batch's activations on (4 samples x 4096 bytes), every stage
+  // but the first sends their gradients back: 2 (p - 1) m messages an iteration.
+  const PipelineRun run = simulate(4, 8, "1f1b");
+  double sent = 0.0;
+  for (const auto& host : run.record.hosts) sent += host.bytes_sent;
+  EXPECT_DOUBLE_EQ(sent, 2.0 * 2 * 3 * 8 * 4 * 4096.0);
+  EXPECT_DOUBLE_EQ(run.record.hosts[0].bytes_sent, 2.0 * 8 * 4 * 4096.0);
+  EXPECT_DOUBLE_EQ(run.record.hosts[3].bytes_sent, 2.0 * 8 * 4 * 4096.0);
+}
+
+TEST(Pipeline, ReplicasOfAStageAverageItsGradients) {
+  // Two replicas of 2 stages: besides its activations, each worker sends half its stage's 4 one-parameter
+  // layers (a ring allreduce of 2 ranks sends (p-1)/p of the block twice) each iteration.
+  const PipelineRun run = simulate(2, 4, "1f1b", 2);
+  const double activations = 4 * 4 * 4096.0;  // 4 micro-batches of 4 samples, one way
+  EXPECT_DOUBLE_EQ(run.record.hosts[0].bytes_sent, 2 * (activations + 2 * 0.5 * 4 * 4));
+  EXPECT_DOUBLE_EQ(run.record.hosts[3].bytes_sent, 2 * (activations + 2 * 0.5 * 4 * 4));
+}
+
+}  // namespace
+}  // namespace dtsim

@@ -1,0 +1,47 @@
+#include "models/pipeline_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace dtsim::models {
+namespace {
+
+std::string text(const std::vector<PipelinePass>& passes) {
+  std::string out;
+  for (const PipelinePass& pass : passes) out += (pass.forward ? "F" : "B") + std::to_string(pass.microbatch) + " ";
+  return out;
+}
+
+TEST(PipelinePlan, OneForwardOneBackwardWarmsUpByTheStagesAfter) {
+  EXPECT_EQ(text(pipeline_passes(PipelineSchedule::OneForwardOneBackward, 4, 0, 6)), "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5 ");
+  EXPECT_EQ(text(pipeline_passes(PipelineSchedule::OneForwardOneBackward, 4, 3, 6)), "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 ");
+  EXPECT_EQ(text(pipeline_passes(PipelineSchedule::OneForwardOneBackward, 4, 1, 2)), "F0 F1 B0 B1 ");
+  EXPECT_EQ(text(pipeline_passes(PipelineSchedule::GPipe, 4, 2, 3)), "F0 F1 F2 B0 B1 B2 ");
+}
+
+// 1F1B keeps at most p micro-batches of activations on the first stage (p - s on stage s); GPipe keeps m.
+TEST(PipelinePlan, OneForwardOneBackwardHoldsAtMostTheStagesGPipeEveryMicrobatch) {
+  for (const int p : {2, 4, 8}) {
+    for (const int m : {4, 8, 32}) {
+      for (int s = 0; s < p; ++s) {
+        EXPECT_EQ(activations_in_flight(pipeline_passes(PipelineSchedule::GPipe, p, s, m)), m);
+        EXPECT_EQ(activations_in_flight(pipeline_passes(PipelineSchedule::OneForwardOneBackward, p, s, m)),
+                  std::min(p - s, m));
+      }
+    }
+  }
+}
+
+TEST(PipelinePlan, StagesGetContiguousLayersOfNearlyEqualWork) {
+  ModelProfile profile{"m", "", "", {}};
+  for (int i = 0; i < 8; ++i) profile.layers.push_back({"l", 1.0, 1.0, 2.0, 4.0});
+  EXPECT_EQ(split_into_stages(profile, 4), (std::vector<std::size_t>{0, 2, 4, 6, 8}));
+  profile.layers[0].forward_flops = 20.0;  // one heavy layer takes a stage of its own
+  EXPECT_EQ(split_into_stages(profile, 2), (std::vector<std::size_t>{0, 1, 8}));
+  EXPECT_EQ(stage_profile(profile, 1, 3).layers.size(), 2U);
+  EXPECT_THROW(static_cast<void>(split_into_stages(profile, 9)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dtsim::models
