@@ -69,6 +69,16 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                               : fmt::format("  target     validation loss {} not reached\n", *s.target_loss);
   }
   out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
+  if (s.training.parallelism.pipeline > 1) {
+    double busiest = 0.0;
+    for (const metrics::HostActivity& host : record.hosts) busiest = std::max(busiest, host.compute_s);
+    const scenario::ParallelismSpec& plan = s.training.parallelism;
+    out += fmt::format("  pipeline   {} stages, {} micro-batches, {}: idle {:.1f}% of the busiest stage's compute "
+                       "(the bubble alone, (p-1)/m: {:.1f}%)\n",
+                       plan.pipeline, plan.microbatches, plan.schedule,
+                       busiest > 0.0 ? 100.0 * (record.simulated_s / busiest - 1.0) : 0.0,
+                       100.0 * (plan.pipeline - 1) / plan.microbatches);
+  }
   for (const metrics::DeviceMemory& m : record.memory) {
     const std::string where = m.device.empty() ? "its device" : m.device;
     out += fmt::format("  memory     {} per worker{} on {}{}\n", core::format_size(core::Bytes(m.total())),

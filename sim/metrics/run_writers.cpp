@@ -78,6 +78,21 @@ nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
 }
 
 /// Joules by where they went, kWh, and what they cost: CO2 and money where the scenario gives the rates.
+/// A pipeline's shape and its idle time: the run's time beyond the busiest stage's compute, as a fraction of
+/// that compute. With equal stages and free communication that is the bubble, (p - 1)/m, given beside it;
+/// communication that compute does not hide (activations, the stages' allreduces) adds to it.
+nlohmann::ordered_json pipeline_json(const scenario::Scenario& scenario, const RunRecord& record) {
+  const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+  double busiest = 0.0;
+  for (const HostActivity& host : record.hosts) busiest = std::max(busiest, host.compute_s);
+  return {{"stages", plan.pipeline},
+          {"microbatches", plan.microbatches},
+          {"schedule", plan.schedule},
+          {"busiest_stage_compute_s", rounded(busiest)},
+          {"idle_fraction", busiest > 0.0 ? rounded(record.simulated_s / busiest - 1.0) : 0.0},
+          {"bubble_closed_form", rounded(static_cast<double>(plan.pipeline - 1) / plan.microbatches)}};
+}
+
 /// Per kind of device, what one worker holds (bytes), its capacity and whether it fits.
 nlohmann::ordered_json memory_json(const std::vector<DeviceMemory>& memory) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -218,6 +233,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                            {"histogram", histogram}};
   }
   add_traffic(record, result);
+  if (scenario.training.parallelism.pipeline > 1) result["pipeline"] = pipeline_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
   if (record.energy) result["energy"] = energy_json(scenario, record);
   if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);
