@@ -64,13 +64,14 @@ void PipelineWorker::operator()() {
                               layers.training_bytes(microbatch, mixed), device);
   const double forward_flops = pass_flops * layers.forward_flops() / layers.training_flops();
   const double backward_flops = pass_flops - forward_flops;
-  // The last layer's output, for each sample of a micro-batch, at the precision activations are kept in.
-  const double boundary_bytes =
-      layers.layers.back().activation_bytes * static_cast<double>(microbatch) * (mixed ? 0.5 : 1.0);
-  const auto boundary = static_cast<std::size_t>(std::ceil(boundary_bytes / 4.0));
+  // The layer tables give activations at 4 bytes a value; they travel at the activations' wire precision.
+  const scenario::WirePrecision& wire = s.training.wire;
+  const auto activation_message = [&](const models::LayerProfile& layer) {
+    return wire_elements(layer.activation_bytes / 4.0 * static_cast<double>(microbatch), wire.activations, 1);
+  };
+  const std::size_t boundary = activation_message(layers.layers.back());
   const auto parameters = static_cast<std::size_t>(std::llround(layers.parameters()));
-  const auto ranks = static_cast<std::size_t>(replicas);
-  const std::size_t count = (parameters + ranks - 1) / ranks * ranks;
+  const std::size_t count = wire_elements(layers.parameters(), wire.gradients, static_cast<std::size_t>(replicas));
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const std::vector<models::PipelinePass> passes = models::pipeline_passes(
       plan.schedule == "gpipe" ? models::PipelineSchedule::GPipe : models::PipelineSchedule::OneForwardOneBackward,
@@ -89,9 +90,7 @@ void PipelineWorker::operator()() {
         charge_compute(meter, backward_flops * factor);
         if (stage > 0) {
           // The gradient of this stage's input: as large as the previous stage's output.
-          const auto& before = setup.profile->layers[first - 1];
-          const auto elements = static_cast<std::size_t>(
-              std::ceil(before.activation_bytes * static_cast<double>(microbatch) * (mixed ? 0.5 : 1.0) / 4.0));
+          const std::size_t elements = activation_message(setup.profile->layers[first - 1]);
           sent.push_back(line.post_send(stage - 1, comm::Buffer::sized(elements), kActivationGradients));
         }
       }

@@ -13,29 +13,30 @@ namespace {
 /// The lock-step actions as time only: the allreduce of `count` elements and the FLOPs of each step.
 class TimedSteps final : public sync::LockStepActions {
  public:
-  TimedSteps(const TrainingContext& context, const Meter& meter, S4uTransport& transport, std::size_t count,
-             std::size_t parameters, const models::Optimizer& optimizer)
-      : context_(context), meter_(meter), transport_(transport), count_(count), parameters_(parameters),
-        optimizer_(optimizer) {}
+  TimedSteps(const TrainingContext& context, const Meter& meter, S4uTransport& transport, std::size_t gradients,
+             std::size_t weights, std::size_t parameters, const models::Optimizer& optimizer)
+      : context_(context), meter_(meter), transport_(transport), gradients_(gradients), weights_(weights),
+        parameters_(parameters), optimizer_(optimizer) {}
 
   void apply_averaged_gradient() override {
     if (transport_.rank() == 0) context_.observer->on_update();
     context_.observer->on_gradient_staleness(0);
     const TrainingSetup& setup = *context_.setup;
     if (setup.zero_stage == 0) {
-      setup.allreduce->run(transport_, comm::Block::sized(count_));
+      setup.allreduce->run(transport_, comm::Block::sized(gradients_));
       charge_compute(meter_, optimizer_.flops(parameters_));
       return;
     }
     // ZeRO: each worker sums and updates its own chunk of the parameters; stages 1 and 2 then gather the
     // updated chunks, stage 3 gathers each layer when it is next needed.
-    setup.reduce_scatter->run(transport_, comm::Block::sized(count_));
-    charge_compute(meter_, optimizer_.flops(count_ / static_cast<std::size_t>(transport_.size())));
-    if (setup.zero_stage < 3) setup.allgather->run(transport_, comm::Block::sized(count_));
+    setup.reduce_scatter->run(transport_, comm::Block::sized(gradients_));
+    const auto ranks = static_cast<std::size_t>(transport_.size());
+    charge_compute(meter_, optimizer_.flops((parameters_ + ranks - 1) / ranks));
+    if (setup.zero_stage < 3) setup.allgather->run(transport_, comm::Block::sized(weights_));
   }
   void apply_own_gradient() override { charge_compute(meter_, optimizer_.flops(parameters_)); }
   void average_parameters() override {
-    context_.setup->allreduce->run(transport_, comm::Block::sized(count_));
+    context_.setup->allreduce->run(transport_, comm::Block::sized(weights_));
     charge_compute(meter_, static_cast<double>(parameters_));
   }
   void gossip(bool /*with_all*/) override {
@@ -47,7 +48,8 @@ class TimedSteps final : public sync::LockStepActions {
   const TrainingContext& context_;
   const Meter& meter_;
   S4uTransport& transport_;
-  std::size_t count_;
+  std::size_t gradients_;  ///< message elements (4 bytes each) of the gradients at their wire precision
+  std::size_t weights_;    ///< the same for the parameters
   std::size_t parameters_;
   const models::Optimizer& optimizer_;
 };
@@ -73,18 +75,21 @@ void TimingOnlyWorker::operator()() {
   // Messages are padded to a multiple of the workers (at most workers - 1 extra elements, as collective
   // libraries pad), so that every ring round moves equal chunks and identical rounds can be shortened.
   const auto ranks = static_cast<std::size_t>(workers);
-  const std::size_t count = (parameters + ranks - 1) / ranks * ranks;
+  const scenario::WirePrecision& wire = context_.scenario->training.wire;
+  const std::size_t gradients = wire_elements(profile.parameters(), wire.gradients, ranks);
+  const std::size_t weights = wire_elements(profile.parameters(), wire.parameters, ranks);
   const auto batch = static_cast<std::size_t>(context_.scenario->training.batch_per_worker);
   const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
   const double step_flops = compute::roofline_flops(profile.training_flops() * static_cast<double>(batch),
                                                     profile.training_bytes(batch, device.precision == "mixed"), device);
-  TimedSteps steps(context_, meter, transport, count, parameters, *optimizer);
+  TimedSteps steps(context_, meter, transport, gradients, weights, parameters, *optimizer);
   // ZeRO stage 3 holds a chunk of each layer: the layer is gathered before its forward and its backward pass.
   const auto gathered_pass = [&](double factor) {
     const double training_flops = profile.training_flops();
     const auto layer_pass = [&](const models::LayerProfile& layer, double flops) {
-      const auto elements = static_cast<std::size_t>(std::llround(layer.parameters));
-      if (elements > 0) setup.allgather->run(transport, comm::Block::sized((elements + ranks - 1) / ranks * ranks));
+      if (layer.parameters > 0) {
+        setup.allgather->run(transport, comm::Block::sized(wire_elements(layer.parameters, wire.parameters, ranks)));
+      }
       charge_compute(meter, step_flops * factor * flops / training_flops);
     };
     for (const models::LayerProfile& layer : profile.layers) layer_pass(layer, layer.forward_flops);

@@ -1,5 +1,7 @@
 #include "sim/runtime/training_context.hpp"
 
+#include <cmath>
+
 #include "sim/compute/device_cost_model.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -56,6 +58,11 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
     context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
   }
   if (context.progress && iteration > 0) context.progress(Progress{iteration, setup.total_iterations, now});
+}
+
+std::size_t wire_elements(double values, int bytes, std::size_t ranks) {
+  const auto elements = static_cast<std::size_t>(std::ceil(std::llround(values) * static_cast<double>(bytes) / 4.0));
+  return (elements + ranks - 1) / ranks * ranks;
 }
 
 }  // namespace dtsim::runtime

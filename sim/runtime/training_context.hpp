@@ -54,6 +54,10 @@ double compute_gradient(const TrainingContext& context, const Meter& meter, int 
 /// Worker `rank`'s random straggler factor for its next gradient step (1 without random stragglers).
 double step_factor(const TrainingContext& context, int rank);
 
+/// Message elements (4 bytes each, the transport's unit) carrying `values` values of `bytes` bytes each,
+/// padded to a multiple of `ranks` as collective libraries pad.
+std::size_t wire_elements(double values, int bytes, std::size_t ranks);
+
 /// The scenario's optimizer, with state for `size` parameters.
 std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context, std::size_t size);
 

@@ -176,8 +176,18 @@ struct ParallelismSpec {
   std::string schedule = "1f1b";  ///< gpipe or 1f1b
 };
 
+/// Bytes a value takes on the wire (`training.communication_precision`), resolved from `auto`.
+struct WirePrecision {
+  int gradients = 4;
+  int parameters = 4;
+  int activations = 4;
+  core::SourcePosition at;  ///< the section, for errors
+  bool declared = false;    ///< some value other than auto was given
+};
+
 struct TrainingSpec {
   ParallelismSpec parallelism;
+  WirePrecision wire;
   /// Refuse, before simulating, a run whose devices cannot hold their share (`training.check_memory`).
   bool check_memory = true;
   core::SourcePosition check_memory_at;

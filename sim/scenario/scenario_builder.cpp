@@ -190,6 +190,20 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
                  : "make cluster.workers a multiple of tensor x pipeline");
 }
 
+/// `training.communication_precision`: `auto` is 2 bytes for timing-only models on mixed-precision devices.
+void read_wire_precision(const View& section, bool sixteen_bit_default, WirePrecision& out) {
+  out.at = section.where();
+  const auto bytes = [&](const std::string& key) {
+    const std::string value = section.text(key, "auto");
+    if (value != "auto") out.declared = true;
+    if (value == "auto") return sixteen_bit_default ? 2 : 4;
+    return value == "fp32" ? 4 : 2;
+  };
+  out.gradients = bytes("gradients");
+  out.parameters = bytes("parameters");
+  out.activations = bytes("activations");
+}
+
 void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
   read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
   out.check_memory = training.text("check_memory", "true") == "true";
@@ -320,6 +334,16 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.partitioning_at = data.at("partitioning").where("kind");
   s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
+  bool every_device_mixed = s.cluster.device.precision == "mixed";
+  for (int rank = 0; rank < s.cluster.workers; ++rank) every_device_mixed &= s.cluster.device_of(rank).precision == "mixed";
+  const View wire = root.at("training").at("communication_precision");
+  read_wire_precision(wire, s.model.timing_only && every_device_mixed, s.training.wire);
+  if (!s.model.timing_only && s.training.wire.declared &&
+      (s.training.wire.gradients != 4 || s.training.wire.parameters != 4 || s.training.wire.activations != 4)) {
+    sink.error(wire.where(), "training.communication_precision",
+               fmt::format("'{}' trains for real, and its values travel as fp32", s.model.kind.value),
+               "leave communication_precision out, or use fp32");
+  }
   check_stragglers_and_failures(root, s.cluster.workers, sink);
   s.cluster.slowdown = read_slowdowns(root, s.cluster.workers);
   s.cluster.random_slowdowns = read_random_slowdowns(root);

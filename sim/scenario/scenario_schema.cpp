@@ -152,6 +152,13 @@ std::vector<SchemaNode> optimizer_keys() {
   return keys;
 }
 
+std::vector<core::Choice> wire_precisions() {
+  return {{"auto", "16 bits where the device computes in mixed precision (timing-only models), else 32"},
+          {"fp32", "4 bytes a value"},
+          {"bf16", "2 bytes a value"},
+          {"fp16", "2 bytes a value"}};
+}
+
 SchemaNode training() {
   const std::vector<std::string> with_allreduce{"allreduce", "hybrid"};
   const std::vector<std::string> with_servers{"parameter_server", "hybrid"};
@@ -183,6 +190,18 @@ SchemaNode training() {
                                 {"interleaved_1f1b", "1f1b over virtual stages", true},
                                 {"zero_bubble", "ZB-H1: the backward split into input and weight gradients", true}})
                          .fallback("1f1b"),
+                 }),
+          map_of("communication_precision",
+                 "the precision values travel in, and so the bytes each message takes (timing-only models; values "
+                 "trained for real travel as fp32)",
+                 {
+                     choice_of("gradients", "precision", "gradients averaged or reduce-scattered", wire_precisions())
+                         .fallback("auto"),
+                     choice_of("parameters", "precision", "parameters gathered (ZeRO)", wire_precisions())
+                         .fallback("auto"),
+                     choice_of("activations", "precision", "activations and their gradients between pipeline stages",
+                               wire_precisions())
+                         .fallback("auto"),
                  }),
           boolean("check_memory", "stop before simulating when a device cannot hold its share of the model, its "
                                   "gradients, optimizer state and activations; false simulates anyway and reports the "

@@ -33,7 +33,8 @@ TEST(Zero, EachStageSendsAndHoldsWhatThePaperGives) {
     const double psi = result["parameters"].get<double>();
     // A ring reduce-scatter or allgather sends (p-1)/p of the block from each device; an allreduce twice that.
     // Blocks are padded to a multiple of the devices, per layer under stage 3: a few elements in 110 million.
-    const double gradient_sizes = result["bytes_sent"].get<double>() / (iterations * p) / (4.0 * psi) * p / (p - 1);
+    // Mixed precision: gradients and parameters travel in 16 bits (communication_precision: auto).
+    const double gradient_sizes = result["bytes_sent"].get<double>() / (iterations * p) / (2.0 * psi) * p / (p - 1);
     EXPECT_NEAR(gradient_sizes, stage == 3 ? 3.0 : 2.0, 1e-4) << "stage " << stage;
     const nlohmann::json& memory = result["memory"][0];
     const double state = memory["total_bytes"].get<double>() - memory["activations_bytes"].get<double>();
@@ -44,6 +45,34 @@ TEST(Zero, EachStageSendsAndHoldsWhatThePaperGives) {
   }
   // Stage 3 gathers each layer twice a step, before its forward and its backward pass: more time on the wire.
   EXPECT_GT(time[3], time[0]);
+}
+
+// Values travel at the declared precision: fp32 gradients and parameters take twice the bytes of the 16-bit
+// values a mixed-precision device sends by default.
+TEST(CommunicationPrecision, BytesFollowThePrecisionValuesTravelIn) {
+  const auto folder = fresh_output_folder("wire_precision");
+  const fs::path file = folder / "wire.yaml";
+  std::ofstream(file) << R"(name: wire
+cluster: {workers: 4, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "200Gbps", latency: "2us"}}
+model: {kind: "profile:bert_base"}
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+sweep:
+  axes:
+    training.communication_precision.gradients: [auto, fp32]
+    training.communication_precision.parameters: [auto, fp32]
+  combine: zip
+)";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const double sixteen = result_of(folder / "out" / "gradients=auto,parameters=auto")["bytes_sent"].get<double>();
+  const double thirty_two = result_of(folder / "out" / "gradients=fp32,parameters=fp32")["bytes_sent"].get<double>();
+  const double psi = result_of(folder / "out" / "gradients=auto,parameters=auto")["parameters"].get<double>();
+  EXPECT_NEAR(sixteen, 2 * 3 * 2 * psi, 2 * 3 * 2 * 8.0);  // an allreduce: 2 (p-1)/p of 2 Psi bytes from 4 devices
+  EXPECT_NEAR(thirty_two / sixteen, 2.0, 1e-6);
 }
 
 TEST(Zero, ARunThatDoesNotFitIsRefusedOrSimulatedWhenAskedTo) {
