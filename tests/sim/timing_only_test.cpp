@@ -7,6 +7,7 @@
 #include "sim/comm/ring_collectives.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/runtime/training_context.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
@@ -43,14 +44,17 @@ ProfileRun simulate(const std::string& text, bool shortcut = true) {
   return {std::move(scenario), std::move(setup), std::move(record)};
 }
 
-/// Compute for the batch (the roofline: FLOPs at the sustained rate or bytes at the memory bandwidth), the ring allreduce of the padded model, and momentum's 4
+/// Compute for the batch (the roofline: FLOPs at the sustained rate or bytes at the memory bandwidth), the ring allreduce of the padded gradients, and momentum's 4
 /// FLOPs per parameter, per iteration.
 double closed_form(const ProfileRun& run) {
   const models::ModelProfile& profile = *run.setup.profile;
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
   const int p = run.scenario.cluster.workers;
-  const double padded = std::ceil(profile.parameters() / p) * p;
+  // The gradients at their wire precision (16 bits on a mixed-precision device), in 4-byte elements padded
+  // to a multiple of the workers.
+  const auto padded = static_cast<double>(
+      runtime::wire_elements(profile.parameters(), run.scenario.training.wire.gradients, static_cast<std::size_t>(p)));
   const double compute = std::max(compute::compute_time(profile.training_flops() * 32, device).value(),
                                   profile.training_bytes(32, device.precision == "mixed") /
                                       device.memory_bandwidth->value());
