@@ -2,6 +2,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/core/version.hpp"
+#include "sim/metrics/throughput.hpp"
 #include "sim/metrics/unmet_failures.hpp"
 
 #include <fmt/format.h>
@@ -69,6 +70,10 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                               : fmt::format("  target     validation loss {} not reached\n", *s.target_loss);
   }
   out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
+  if (const std::optional<metrics::Throughput> rate = metrics::throughput(s, record)) {
+    out += fmt::format("  throughput {:.6g} samples/s; model FLOPs utilization {:.1f}% of the workers' peak\n",
+                       rate->samples_per_s, 100.0 * rate->model_flops_utilization);
+  }
   if (s.training.parallelism.pipeline > 1) {
     double busiest = 0.0;
     for (const metrics::HostActivity& host : record.hosts) busiest = std::max(busiest, host.compute_s);

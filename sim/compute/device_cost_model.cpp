@@ -6,11 +6,10 @@
 namespace dtsim::compute {
 
 core::FlopsPerSecond sustained_rate(const scenario::DeviceProfile& device) {
-  if (device.precision == "mixed") {
-    if (!device.half_flops) throw std::logic_error("mixed precision on a device without half_flops");
-    return *device.half_flops * device.efficiency;
+  if (device.precision == "mixed" && !device.half_flops) {
+    throw std::logic_error("mixed precision on a device without half_flops");
   }
-  return device.peak_flops * device.efficiency;
+  return device.peak() * device.efficiency;
 }
 
 core::Seconds compute_time(double flops, const scenario::DeviceProfile& device) {

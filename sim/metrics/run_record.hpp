@@ -128,6 +128,10 @@ struct RunRecord {
   std::optional<EnergyTotals> energy;
   /// Timing-only runs: what a device holds, per kind of device.
   std::vector<DeviceMemory> memory;
+  /// Timing-only runs: the model's training FLOPs per sample and the samples of one iteration (all
+  /// replicas), for throughput and model FLOPs utilization; 0 otherwise.
+  double model_flops_per_sample = 0.0;
+  std::int64_t samples_per_iteration = 0;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
   /// 0 for allreduce runs.
   std::int64_t updates_applied = 0;

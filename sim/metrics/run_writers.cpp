@@ -1,5 +1,7 @@
 #include "sim/metrics/run_writers.hpp"
 
+#include "sim/metrics/throughput.hpp"
+
 #include "sim/metrics/unmet_failures.hpp"
 
 #include "sim/core/result_folder.hpp"
@@ -233,6 +235,10 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                            {"histogram", histogram}};
   }
   add_traffic(record, result);
+  if (const std::optional<Throughput> rate = throughput(scenario, record)) {
+    result["throughput"] = {{"samples_per_s", rounded(rate->samples_per_s)},
+                            {"model_flops_utilization", rounded(rate->model_flops_utilization)}};
+  }
   if (scenario.training.parallelism.pipeline > 1) result["pipeline"] = pipeline_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
   if (record.energy) result["energy"] = energy_json(scenario, record);

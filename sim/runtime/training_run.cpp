@@ -30,6 +30,11 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;
   record.memory = setup.memory;
+  if (setup.profile) {
+    record.model_flops_per_sample = setup.profile->training_flops();
+    record.samples_per_iteration =
+        static_cast<std::int64_t>(scenario.training.batch_per_worker) * scenario.training.parallelism.data;
+  }
   // A timing-only run has no data, so no epochs.
   record.iterations_per_epoch = setup.profile ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
   record.parameter_count =

@@ -28,6 +28,11 @@ struct DeviceProfile {
   /// math dtsim runs is float32 either way.
   std::string precision = "fp32";
   double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]
+
+  /// The peak of the precision it computes in: half_flops under mixed precision, else peak_flops.
+  [[nodiscard]] core::FlopsPerSecond peak() const {
+    return precision == "mixed" && half_flops ? *half_flops : peak_flops;
+  }
   std::optional<core::BytesPerSecond> memory_bandwidth;
   std::optional<core::Bytes> memory;
   std::optional<core::Watts> idle_power;

@@ -1,4 +1,5 @@
 #include "sim/metrics/run_writers.hpp"
+#include "sim/metrics/throughput.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -82,6 +83,23 @@ TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
   EXPECT_EQ(summary["result"]["final"]["val_accuracy"], 0.88);
   ASSERT_EQ(summary["hosts"].size(), 2U);
   EXPECT_EQ(summary["hosts"][0]["wait_s"], 0.3);
+}
+
+// Model FLOPs utilization: the model's FLOPs done per second over the workers' summed peak. Two 1 GFLOPS
+// workers running 10 iterations of 10 samples of 1e7 FLOPs each in 1 s: 100 samples/s, 1e9 FLOP/s, half the peak.
+TEST(RunWriters, ThroughputIsSamplesPerSecondAndTheFractionOfThePeakTheModelUsed) {
+  RunRecord record = tiny_record();
+  EXPECT_FALSE(throughput(tiny_scenario(), record)) << "a model trained for real has no layer table";
+  record.simulated_s = 1.0;
+  record.iterations = 10;
+  record.samples_per_iteration = 10;
+  record.model_flops_per_sample = 1e7;
+  const std::optional<Throughput> rate = throughput(tiny_scenario(), record);
+  ASSERT_TRUE(rate);
+  EXPECT_DOUBLE_EQ(rate->samples_per_s, 100.0);
+  EXPECT_DOUBLE_EQ(rate->model_flops_utilization, 0.5);
+  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), record));
+  EXPECT_EQ(summary["result"]["throughput"]["model_flops_utilization"], 0.5);
 }
 
 TEST(RunWriters, WritesTheThreeFilesIntoANewFolder) {
