@@ -13,6 +13,28 @@
 namespace dtsim::runtime {
 namespace {
 
+/// A transport among some of the workers (by rank), and what it reads while it lives.
+class WorkerGroup {
+ public:
+  WorkerGroup(const TrainingContext& context, const std::string& name, std::vector<int> members, int position,
+              const Meter& meter)
+      : members_(std::move(members)),
+        transport_(std::make_unique<S4uTransport>(name, position, static_cast<int>(members_.size()), meter)) {
+    const std::span<const int> all = context.setup->graph.worker_machines();
+    for (const int member : members_) machines_.push_back(all[static_cast<std::size_t>(member)]);
+    transport_->set_hosts(members_);
+    transport_->set_machines(machines_);
+    transport_->set_traffic(context.traffic);
+  }
+  [[nodiscard]] S4uTransport& operator*() const { return *transport_; }
+  [[nodiscard]] S4uTransport* operator->() const { return transport_.get(); }
+
+ private:
+  std::vector<int> members_;
+  std::vector<int> machines_;
+  std::unique_ptr<S4uTransport> transport_;
+};
+
 constexpr int kActivations = 1;
 constexpr int kActivationGradients = 2;
 
@@ -32,29 +54,14 @@ void PipelineWorker::operator()() {
   const auto last = setup.stage_layers[static_cast<std::size_t>(stage) + 1];
   const models::ModelProfile layers = models::stage_profile(*setup.profile, first, last);
   const Meter meter = context_.meter(rank_);
-  const std::span<const int> all_machines = setup.graph.worker_machines();
 
   // The replica's stages, one after the other, and the stage's replicas.
-  std::vector<int> line_hosts;
-  std::vector<int> line_machines;
-  for (int other = 0; other < stages; ++other) {
-    line_hosts.push_back(replica * stages + other);
-    line_machines.push_back(all_machines[static_cast<std::size_t>(replica * stages + other)]);
-  }
-  S4uTransport line("pipeline/" + std::to_string(replica), stage, stages, meter);
-  line.set_hosts(line_hosts);
-  line.set_machines(line_machines);
-  line.set_traffic(context_.traffic);
-  std::vector<int> group_hosts;
-  std::vector<int> group_machines;
-  for (int other = 0; other < replicas; ++other) {
-    group_hosts.push_back(other * stages + stage);
-    group_machines.push_back(all_machines[static_cast<std::size_t>(other * stages + stage)]);
-  }
-  S4uTransport group("stage/" + std::to_string(stage), replica, replicas, meter);
-  group.set_hosts(group_hosts);
-  group.set_machines(group_machines);
-  group.set_traffic(context_.traffic);
+  std::vector<int> line_members;
+  for (int other = 0; other < stages; ++other) line_members.push_back(replica * stages + other);
+  std::vector<int> group_members;
+  for (int other = 0; other < replicas; ++other) group_members.push_back(other * stages + stage);
+  const WorkerGroup line(context_, "pipeline/" + std::to_string(replica), line_members, stage, meter);
+  const WorkerGroup group(context_, "stage/" + std::to_string(stage), group_members, replica, meter);
 
   const scenario::DeviceProfile& device = s.cluster.device_of(rank_);
   const bool mixed = device.precision == "mixed";
@@ -82,21 +89,21 @@ void PipelineWorker::operator()() {
     std::vector<std::unique_ptr<comm::Pending>> sent;
     for (const models::PipelinePass& pass : passes) {
       if (pass.forward) {
-        if (stage > 0) static_cast<void>(line.post_recv(stage - 1, kActivations)->wait());
+        if (stage > 0) static_cast<void>(line->post_recv(stage - 1, kActivations)->wait());
         charge_compute(meter, forward_flops * factor);
-        if (stage + 1 < stages) sent.push_back(line.post_send(stage + 1, comm::Buffer::sized(boundary), kActivations));
+        if (stage + 1 < stages) sent.push_back(line->post_send(stage + 1, comm::Buffer::sized(boundary), kActivations));
       } else {
-        if (stage + 1 < stages) static_cast<void>(line.post_recv(stage + 1, kActivationGradients)->wait());
+        if (stage + 1 < stages) static_cast<void>(line->post_recv(stage + 1, kActivationGradients)->wait());
         charge_compute(meter, backward_flops * factor);
         if (stage > 0) {
           // The gradient of this stage's input: as large as the previous stage's output.
           const std::size_t elements = activation_message(setup.profile->layers[first - 1]);
-          sent.push_back(line.post_send(stage - 1, comm::Buffer::sized(elements), kActivationGradients));
+          sent.push_back(line->post_send(stage - 1, comm::Buffer::sized(elements), kActivationGradients));
         }
       }
     }
     for (const auto& pending : sent) static_cast<void>(pending->wait());
-    if (replicas > 1) setup.allreduce->run(group, comm::Block::sized(count));
+    if (replicas > 1) setup.allreduce->run(*group, comm::Block::sized(count));
     charge_compute(meter, optimizer->flops(parameters));
     if (rank_ == 0) context_.observer->on_update();
     if (rank_ == 0 && context_.progress) {
