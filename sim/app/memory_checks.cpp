@@ -77,7 +77,10 @@ void check_memory(const scenario::Scenario& s, const std::vector<metrics::Device
                            m.stage >= 0 ? fmt::format(" of pipeline stage {}", m.stage) : "", size(m.total()),
                            m.device.empty() ? "device" : m.device, size(m.parameters),
                            size(m.gradients), size(m.optimizer), size(m.activations), size(*m.capacity)),
-               s.training.parallelism.zero < 3
+               m.stage >= 0
+                   ? "split the model into more pipeline stages, or the batch into more micro-batches, lower "
+                     "training.batch.per_worker, or set training.check_memory: false to simulate anyway"
+               : s.training.parallelism.zero < 3
                    ? "partition the state with training.parallelism.zero (1 to 3), lower training.batch.per_worker, "
                      "or set training.check_memory: false to simulate anyway"
                    : "lower training.batch.per_worker, use devices with more memory, or set training.check_memory: "
