@@ -74,6 +74,11 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
     out += fmt::format("  throughput {:.6g} samples/s; model FLOPs utilization {:.1f}% of the workers' peak\n",
                        rate->samples_per_s, 100.0 * rate->model_flops_utilization);
   }
+  if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.pipeline > 1 || plan.tensor > 1) {
+    out += fmt::format("  parallel   data {} x tensor {} x pipeline {}{}{}\n", plan.data, plan.tensor, plan.pipeline,
+                       plan.sequence_parallel ? ", sequence parallel" : "",
+                       s.training.recomputation != "none" ? ", " + s.training.recomputation + " recomputation" : "");
+  }
   if (s.training.parallelism.pipeline > 1) {
     double busiest = 0.0;
     for (const metrics::HostActivity& host : record.hosts) busiest = std::max(busiest, host.compute_s);

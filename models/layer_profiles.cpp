@@ -4,7 +4,7 @@ namespace dtsim::models {
 namespace {
 
 core::SchemaNode sequence_length_parameter() {
-  return core::integer("sequence_length", 1, 1024, "tokens per sample of a transformer profile");
+  return core::integer("sequence_length", 1, 131'072, "tokens per sample of a transformer profile (at most its positions)");
 }
 
 /// The timing-only entry of profile `name`, with a sequence length when it is a transformer.
@@ -36,6 +36,14 @@ void register_layer_profiles(ModelRegistry& registry) {
   registry.add("profile:gpt2_large", "timing only: GPT-2 large layer table (774M parameters)",
                layer_table("gpt2_large", true));
   registry.add("profile:gpt2_xl", "timing only: GPT-2 XL layer table (1.56B parameters)", layer_table("gpt2_xl", true));
+  registry.add("profile:gpt3_175b", "timing only: GPT-3 175B layer table (175B parameters)",
+               layer_table("gpt3_175b", true));
+  registry.add("profile:llama2_7b", "timing only: Llama 2 7B layer table (6.74B parameters)",
+               layer_table("llama2_7b", true));
+  registry.add("profile:llama2_70b", "timing only: Llama 2 70B layer table (69.0B parameters, grouped-query attention)",
+               layer_table("llama2_70b", true));
+  registry.add("profile:llama3_405b", "timing only: Llama 3.1 405B layer table (406B parameters)",
+               layer_table("llama3_405b", true));
 }
 
 }  // namespace dtsim::models

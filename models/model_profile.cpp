@@ -25,6 +25,10 @@ const std::map<std::string, Builder>& builders() {
       {"gpt2_medium", [](const ProfileOptions& o) { return gpt2_profile("medium", o); }},
       {"gpt2_large", [](const ProfileOptions& o) { return gpt2_profile("large", o); }},
       {"gpt2_xl", [](const ProfileOptions& o) { return gpt2_profile("xl", o); }},
+      {"gpt3_175b", [](const ProfileOptions& o) { return gpt3_profile(o); }},
+      {"llama2_7b", [](const ProfileOptions& o) { return llama_profile("2_7b", o); }},
+      {"llama2_70b", [](const ProfileOptions& o) { return llama_profile("2_70b", o); }},
+      {"llama3_405b", [](const ProfileOptions& o) { return llama_profile("3_405b", o); }},
   };
   return all;
 }

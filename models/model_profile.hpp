@@ -4,9 +4,19 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtsim::models {
+
+/// How a layer splits over a tensor-parallel group (Megatron-LM, Shoeybi et al. 2019). A split layer's
+/// weights, FLOPs and kept activations are divided over the group.
+enum class TensorSplit {
+  Replicated,  ///< every device of the group computes it whole (norms, residual additions)
+  Column,      ///< weights split by output columns: the gradient of its input is summed over the group
+  Heads,       ///< attention split by heads: no communication
+  Row,         ///< weights split by input rows: its output is summed over the group
+};
 
 struct LayerProfile {
   std::string name;
@@ -14,6 +24,34 @@ struct LayerProfile {
   double forward_flops = 0.0;     ///< per sample
   double backward_flops = 0.0;    ///< per sample: gradients of the inputs and of the weights
   double activation_bytes = 0.0;  ///< per sample: the layer's output, kept for the backward pass (FP32)
+  TensorSplit tensor = TensorSplit::Replicated;
+  /// Per sample: the values a Column or Row layer sums over its tensor group (the hidden state, s x h).
+  double tensor_sum_elements = 0.0;
+  /// The transformer block (encoder or decoder layer) this layer belongs to; -1 outside the blocks.
+  int block = -1;
+};
+
+/// A layer computed whole by every device of a tensor group, outside the transformer blocks.
+inline LayerProfile whole_layer(std::string name, double parameters, double forward_flops, double backward_flops,
+                                double activation_bytes) {
+  LayerProfile out;
+  out.name = std::move(name);
+  out.parameters = parameters;
+  out.forward_flops = forward_flops;
+  out.backward_flops = backward_flops;
+  out.activation_bytes = activation_bytes;
+  return out;
+}
+
+/// The shape a tensor-parallel split must divide: attention heads, key-value heads (grouped-query
+/// attention) and the feed-forward width. Zero for a model without attention (no tensor parallelism).
+struct TransformerShape {
+  int layers = 0;
+  int width = 0;
+  int heads = 0;
+  int key_value_heads = 0;
+  int feed_forward = 0;
+  int sequence = 0;
 };
 
 struct ModelProfile {
@@ -21,6 +59,7 @@ struct ModelProfile {
   std::string description;
   std::string sample;  ///< what one sample is ("a 224x224 image", "a sequence of 512 tokens")
   std::vector<LayerProfile> layers;
+  TransformerShape shape;
 
   [[nodiscard]] double parameters() const;
   [[nodiscard]] double forward_flops() const;
@@ -48,8 +87,16 @@ ModelProfile bert_profile(const std::string& size, const ProfileOptions& options
 /// sequence 1024.
 ModelProfile gpt2_profile(const std::string& size, const ProfileOptions& options);
 
+/// GPT-3 175B (Brown et al. 2020): 96 layers, 12288 wide, 96 heads, GPT-2's vocabulary, 2048 learned
+/// positions (the default sequence), language-model head tied to the embeddings.
+ModelProfile gpt3_profile(const ProfileOptions& options);
+/// Llama decoders (pre-norm RMSNorm, SwiGLU feed-forward, rotary positions, no biases, untied head):
+/// Llama 2 7B and 70B (Touvron et al. 2023; 70B with grouped-query attention, 8 key-value heads) and Llama 3
+/// 405B (Dubey et al. 2024). `size` is 2_7b, 2_70b or 3_405b.
+ModelProfile llama_profile(const std::string& size, const ProfileOptions& options);
+
 /// The profile called `name` (resnet50, bert_base, bert_large, gpt2_small, gpt2_medium, gpt2_large,
-/// gpt2_xl). Throws std::invalid_argument for another name.
+/// gpt2_xl, gpt3_175b, llama2_7b, llama2_70b, llama3_405b). Throws std::invalid_argument for another name.
 ModelProfile find_profile(const std::string& name, const ProfileOptions& options = {});
 /// Every profile name, sorted.
 std::vector<std::string> profile_names();

@@ -41,9 +41,17 @@ int activations_in_flight(const std::vector<PipelinePass>& passes) {
 
 std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stages) {
   const std::size_t layers = profile.layers.size();
-  if (stages < 1 || static_cast<std::size_t>(stages) > layers) {
-    throw std::invalid_argument(fmt::format("{} stages of a model of {} layers would leave a stage without one",
-                                            stages, layers));
+  // Where a stage may end: after any layer outside the transformer blocks, and between blocks; a cut inside
+  // a block would send its attention scores or feed-forward activations between devices.
+  std::vector<std::size_t> cuts;
+  for (std::size_t end = 1; end < layers; ++end) {
+    const int before = profile.layers[end - 1].block;
+    if (before < 0 || before != profile.layers[end].block) cuts.push_back(end);
+  }
+  if (stages < 1 || static_cast<std::size_t>(stages) > cuts.size() + 1) {
+    throw std::invalid_argument(fmt::format("{} stages of a model that can be cut into at most {} would leave a "
+                                            "stage without a layer or a transformer block",
+                                            stages, cuts.size() + 1));
   }
   std::vector<double> cumulative;
   double total = 0.0;
@@ -52,23 +60,24 @@ std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stag
     cumulative.push_back(total);
   }
   std::vector<std::size_t> first{0};
+  std::size_t lowest = 0;  // the first cut the next boundary may take
   for (int s = 1; s < stages; ++s) {
     const double target = total * s / stages;
-    // The boundary after layer i: nearest the target, leaving a layer for each stage before and after.
-    const std::size_t lowest = first.back() + 1;
-    const std::size_t highest = layers - static_cast<std::size_t>(stages - s);
+    // The cut nearest the target, leaving a cut for each boundary after it.
+    const std::size_t highest = cuts.size() - static_cast<std::size_t>(stages - s);
     std::size_t best = lowest;
-    for (std::size_t end = lowest; end <= highest; ++end) {
-      if (std::abs(cumulative[end - 1] - target) < std::abs(cumulative[best - 1] - target)) best = end;
+    for (std::size_t k = lowest; k <= highest; ++k) {
+      if (std::abs(cumulative[cuts[k] - 1] - target) < std::abs(cumulative[cuts[best] - 1] - target)) best = k;
     }
-    first.push_back(best);
+    first.push_back(cuts[best]);
+    lowest = best + 1;
   }
   first.push_back(layers);
   return first;
 }
 
 ModelProfile stage_profile(const ModelProfile& profile, std::size_t first, std::size_t last) {
-  ModelProfile out{profile.name, profile.description, profile.sample, {}};
+  ModelProfile out{profile.name, profile.description, profile.sample, {}, profile.shape};
   out.layers.assign(profile.layers.begin() + static_cast<std::ptrdiff_t>(first),
                     profile.layers.begin() + static_cast<std::ptrdiff_t>(last));
   return out;

@@ -27,9 +27,9 @@ std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages,
 int activations_in_flight(const std::vector<PipelinePass>& passes);
 
 /// Contiguous ranges of `profile`'s layers, one per stage, balanced by training FLOPs: stage s ends where the
-/// running total comes nearest (s+1)/stages of the whole. Returns the first layer of each stage and, last,
-/// the layer count. Every stage has at least one layer; throws std::invalid_argument when stages exceed
-/// the layers.
+/// running total comes nearest (s+1)/stages of the whole, between transformer blocks, never inside one.
+/// Returns the first layer of each stage and, last, the layer count. Every stage has at least one layer;
+/// throws std::invalid_argument when stages exceed the places to cut.
 std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stages);
 
 /// The layers [first, last) of `profile` as a profile of their own.

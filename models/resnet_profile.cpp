@@ -21,12 +21,12 @@ class ConvNetTable {
     const double weights = static_cast<double>(k) * k * in * out;
     const double forward = 2.0 * weights * out_size * out_size + (relu ? 5.0 : 4.0) * elements;
     // Backward: the gradient of the input and of the weights, each as costly as the forward product.
-    layers_.push_back({name, weights + 2.0 * out, forward, 2.0 * forward, elements * kFloatBytes});
+    layers_.push_back(whole_layer(name, weights + 2.0 * out, forward, 2.0 * forward, elements * kFloatBytes));
     return out_size;
   }
 
   void elementwise(const std::string& name, double elements, double flops_per_element) {
-    layers_.push_back({name, 0.0, flops_per_element * elements, flops_per_element * elements, elements * kFloatBytes});
+    layers_.push_back(whole_layer(name, 0.0, flops_per_element * elements, flops_per_element * elements, elements * kFloatBytes));
   }
 
  private:
@@ -39,7 +39,7 @@ class ConvNetTable {
 // downsampling on each stage's first 3x3 convolution). torchvision lists 25,557,032 parameters and 4.09
 // GMACs (8.2 GFLOPs) per 224x224 image forward.
 ModelProfile resnet50_profile() {
-  ModelProfile out{"resnet50", "ResNet-50 v1.5 image classifier (ImageNet, 1000 classes)", "a 224x224 RGB image", {}};
+  ModelProfile out{"resnet50", "ResNet-50 v1.5 image classifier (ImageNet, 1000 classes)", "a 224x224 RGB image", {}, {}};
   ConvNetTable table(out.layers);
   int size = table.conv("conv1", 224, 7, 3, 64, 2, true);  // 112
   size /= 2;                                                // 3x3 max pool, stride 2: 56
@@ -66,8 +66,8 @@ ModelProfile resnet50_profile() {
   table.elementwise("avgpool", static_cast<double>(in) * size * size, 1.0);
   const double classes = 1000.0;
   // The classifier: 2048 x 1000 weights and biases, then softmax cross-entropy (5 FLOPs per class).
-  out.layers.push_back({"fc", in * classes + classes, 2.0 * in * classes + 6.0 * classes, 4.0 * in * classes + classes,
-                        classes * kFloatBytes});
+  out.layers.push_back(whole_layer("fc", in * classes + classes, 2.0 * in * classes + 6.0 * classes,
+                                   4.0 * in * classes + classes, classes * kFloatBytes));
   return out;
 }
 

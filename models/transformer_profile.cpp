@@ -13,54 +13,107 @@ struct Transformer {
   int layers = 0;
   double width = 0;      ///< d
   double heads = 0;
+  double key_value_heads = 0;  ///< grouped-query attention; the heads when equal
+  double feed_forward = 0;     ///< the feed-forward block's inner width
   double vocabulary = 0;
   double positions = 0;  ///< learned position embeddings
   double types = 0;      ///< token-type embeddings (BERT's segments)
   double sequence = 0;   ///< tokens per sample
+  bool gated = false;    ///< SwiGLU feed-forward (gate and up projections) instead of GELU
+  bool biases = true;
+  double norm_parameters = 2;  ///< per channel: LayerNorm's gain and bias, RMSNorm's gain
 };
 
-/// A matrix product layer: `in` x `out` weights and biases applied to every token.
-LayerProfile dense(const std::string& name, double tokens, double in, double out) {
-  const double forward = 2.0 * tokens * in * out + tokens * out;
-  return {name, in * out + out, forward, 2.0 * forward, tokens * out * kFloatBytes};
+/// A matrix product layer: `in` x `out` weights (and biases) applied to every token.
+LayerProfile dense(const std::string& name, double tokens, double in, double out, bool bias = true) {
+  const double forward = 2.0 * tokens * in * out + (bias ? tokens * out : 0.0);
+  return whole_layer(name, in * out + (bias ? out : 0.0), forward, 2.0 * forward, tokens * out * kFloatBytes);
 }
 
-/// Residual addition then layer normalization (about 9 FLOPs per element; gain and bias per channel).
-LayerProfile add_norm(const std::string& name, double tokens, double width) {
+/// A layer split over a tensor-parallel group that sums `elements` hidden values per sample.
+LayerProfile split(LayerProfile layer, TensorSplit how, double elements) {
+  layer.tensor = how;
+  layer.tensor_sum_elements = elements;
+  return layer;
+}
+
+/// Residual addition then normalization (about 9 FLOPs per element; `per_channel` parameters per channel).
+LayerProfile add_norm(const std::string& name, double tokens, double width, double per_channel = 2.0) {
   const double flops = 9.0 * tokens * width;
-  return {name, 2.0 * width, flops, 2.0 * flops, tokens * width * kFloatBytes};
+  return whole_layer(name, per_channel * width, flops, 2.0 * flops, tokens * width * kFloatBytes);
 }
 
-/// One encoder or decoder layer: self-attention and a 4d feed-forward block, each followed by add & norm
-/// (post-norm as BERT; GPT-2 normalizes first, which costs the same).
-void block(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
+/// One encoder or decoder layer: self-attention and a feed-forward block, each followed by add & norm
+/// (post-norm as BERT; GPT-2 and Llama normalize first, which costs the same). Split for tensor parallelism
+/// as Megatron-LM does: the query-key-value and first feed-forward products by columns, attention by heads,
+/// the attention output and second feed-forward products by rows.
+void block(std::vector<LayerProfile>& out, int index, const std::string& prefix, const Transformer& t) {
+  const std::size_t first = out.size();
   const double s = t.sequence;
   const double d = t.width;
-  out.push_back(dense(prefix + ".attention.qkv", s, d, 3.0 * d));
+  const double hidden = s * d;
+  const double key_values = 2.0 * d * t.key_value_heads / t.heads;
+  out.push_back(split(dense(prefix + ".attention.qkv", s, d, d + key_values, t.biases), TensorSplit::Column, hidden));
   // Scores Q K^T over all heads (2 s^2 d), softmax (5 per score), and the weighted sum of values (2 s^2 d);
   // kept: the scores and the probabilities, then the context.
   const double scores = t.heads * s * s;
   const double score_flops = 2.0 * s * s * d + 5.0 * scores;
-  out.push_back({prefix + ".attention.scores", 0.0, score_flops, 2.0 * score_flops, 2.0 * scores * kFloatBytes});
+  out.push_back(split(whole_layer(prefix + ".attention.scores", 0.0, score_flops, 2.0 * score_flops,
+                                  2.0 * scores * kFloatBytes),
+                      TensorSplit::Heads, 0.0));
   const double context_flops = 2.0 * s * s * d;
-  out.push_back({prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops, s * d * kFloatBytes});
-  out.push_back(dense(prefix + ".attention.output", s, d, d));
-  out.push_back(add_norm(prefix + ".attention.norm", s, d));
-  LayerProfile up = dense(prefix + ".ffn.up", s, d, 4.0 * d);
-  // GELU: about 8 FLOPs per element; its input is kept too.
-  up.forward_flops += 8.0 * s * 4.0 * d;
-  up.backward_flops += 16.0 * s * 4.0 * d;
-  up.activation_bytes *= 2.0;
-  out.push_back(up);
-  out.push_back(dense(prefix + ".ffn.down", s, 4.0 * d, d));
-  out.push_back(add_norm(prefix + ".ffn.norm", s, d));
+  out.push_back(split(whole_layer(prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops,
+                                  hidden * kFloatBytes),
+                      TensorSplit::Heads, 0.0));
+  out.push_back(split(dense(prefix + ".attention.output", s, d, d, t.biases), TensorSplit::Row, hidden));
+  out.push_back(add_norm(prefix + ".attention.norm", s, d, t.norm_parameters));
+  const double inner = t.feed_forward;
+  LayerProfile up = dense(prefix + ".ffn.up", s, d, (t.gated ? 2.0 : 1.0) * inner, t.biases);
+  if (t.gated) {
+    // SwiGLU: SiLU of the gate (about 4 FLOPs) times the up projection; kept: both and their product.
+    up.forward_flops += 5.0 * s * inner;
+    up.backward_flops += 10.0 * s * inner;
+    up.activation_bytes = 3.0 * s * inner * kFloatBytes;
+  } else {
+    // GELU: about 8 FLOPs per element; its input is kept too.
+    up.forward_flops += 8.0 * s * inner;
+    up.backward_flops += 16.0 * s * inner;
+    up.activation_bytes *= 2.0;
+  }
+  out.push_back(split(up, TensorSplit::Column, hidden));
+  out.push_back(split(dense(prefix + ".ffn.down", s, inner, d, t.biases), TensorSplit::Row, hidden));
+  out.push_back(add_norm(prefix + ".ffn.norm", s, d, t.norm_parameters));
+  for (std::size_t i = first; i < out.size(); ++i) out[i].block = index;
 }
 
-LayerProfile embeddings(const Transformer& t) {
-  // Table lookups and the sum of token, position (and type) vectors: about 2 FLOPs per element each way.
+/// The token table, split by vocabulary rows over a tensor group (each device looks up the tokens it holds,
+/// then the group sums), and the learned position and type tables, replicated; a FLOP per element each
+/// way for the lookup and one for the sum of the tables; the sum is what the backward pass keeps.
+void embeddings(std::vector<LayerProfile>& out, const Transformer& t) {
   const double elements = t.sequence * t.width;
-  return {"embeddings", (t.vocabulary + t.positions + t.types) * t.width, 2.0 * elements, 2.0 * elements,
-          elements * kFloatBytes};
+  out.push_back(split(whole_layer("embeddings.tokens", t.vocabulary * t.width, elements, elements, elements * kFloatBytes),
+                      TensorSplit::Row, elements));
+  if (t.positions + t.types > 0) {
+    out.push_back(whole_layer("embeddings.positions", (t.positions + t.types) * t.width, elements, elements, 0.0));
+  }
+}
+
+TransformerShape shape_of(const Transformer& t) {
+  return {t.layers,
+          static_cast<int>(t.width),
+          static_cast<int>(t.heads),
+          static_cast<int>(t.key_value_heads),
+          static_cast<int>(t.feed_forward),
+          static_cast<int>(t.sequence)};
+}
+
+/// The head that turns the final hidden states into logits over the vocabulary, then softmax cross-entropy
+/// (5 FLOPs per logit); split by vocabulary columns. `tied`: it reuses the token table (no parameters).
+LayerProfile language_model_head(const Transformer& t, bool tied) {
+  const double logits = t.sequence * t.vocabulary;
+  const double head = 2.0 * t.sequence * t.width * t.vocabulary + 5.0 * logits;
+  return split(whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes),
+               TensorSplit::Column, t.sequence * t.width);
 }
 
 std::size_t sequence_or(const ProfileOptions& options, std::size_t fallback, std::size_t positions) {
@@ -84,14 +137,16 @@ ModelProfile bert_profile(const std::string& size, const ProfileOptions& options
   } else {
     throw std::invalid_argument("BERT comes in base and large");
   }
+  t.key_value_heads = t.heads, t.feed_forward = 4.0 * t.width;
   t.vocabulary = 30522, t.positions = 512, t.types = 2;
   t.sequence = static_cast<double>(sequence_or(options, 512, 512));
   ModelProfile out{"bert_" + size, fmt::format("BERT-{} encoder with pooler ({} layers, {} wide, {} heads)",
                                                  size == "base" ? "Base" : "Large", t.layers, t.width, t.heads),
-                   fmt::format("a sequence of {} tokens", t.sequence), {}};
-  out.layers.push_back(embeddings(t));
+                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+  out.shape = shape_of(t);
+  embeddings(out.layers, t);
   out.layers.push_back(add_norm("embeddings.norm", t.sequence, t.width));
-  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, fmt::format("encoder.{}", layer), t);
+  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("encoder.{}", layer), t);
   // The pooler: a dense tanh layer on the first token only.
   LayerProfile pooler = dense("pooler", 1.0, t.width, t.width);
   pooler.forward_flops += 4.0 * t.width;
@@ -116,23 +171,76 @@ ModelProfile gpt2_profile(const std::string& size, const ProfileOptions& options
     throw std::invalid_argument("GPT-2 comes in small, medium, large and xl");
   }
   t.heads = t.width / 64;
+  t.key_value_heads = t.heads, t.feed_forward = 4.0 * t.width;
   t.vocabulary = 50257, t.positions = 1024, t.types = 0;
   t.sequence = static_cast<double>(sequence_or(options, 1024, 1024));
   ModelProfile out{"gpt2_" + size,
                    fmt::format("GPT-2 {} decoder ({} layers, {} wide, {} heads), language-model head tied to the "
                                "embeddings",
                                size, t.layers, t.width, t.heads),
-                   fmt::format("a sequence of {} tokens", t.sequence), {}};
-  out.layers.push_back(embeddings(t));
-  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, fmt::format("decoder.{}", layer), t);
+                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+  out.shape = shape_of(t);
+  embeddings(out.layers, t);
+  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
   out.layers.push_back(add_norm("final_norm", t.sequence, t.width));
-  // The head reuses the token embeddings (no parameters of its own): logits for every token, then softmax
-  // cross-entropy (5 FLOPs per logit).
-  const double logits = t.sequence * t.vocabulary;
-  const double head = 2.0 * t.sequence * t.width * t.vocabulary + 5.0 * logits;
-  out.layers.push_back({"lm_head", 0.0, head, 2.0 * head, logits * kFloatBytes});
+  out.layers.push_back(language_model_head(t, true));
   // Each layer's norm has 2d parameters; the first block's norm sits before attention, not after the
   // embeddings: the count is the same.
+  return out;
+}
+
+// Brown et al. 2020, Table 2.1: GPT-3 175B has 96 layers, d = 12288, 96 heads of 128, a 2048-token context;
+// dense attention (the sparse bands of the paper's alternating layers cost the same here).
+ModelProfile gpt3_profile(const ProfileOptions& options) {
+  Transformer t;
+  t.layers = 96, t.width = 12288, t.heads = 96, t.key_value_heads = 96, t.feed_forward = 4.0 * 12288;
+  t.vocabulary = 50257, t.positions = 2048, t.types = 0;
+  t.sequence = static_cast<double>(sequence_or(options, 2048, 2048));
+  ModelProfile out{"gpt3_175b", "GPT-3 175B decoder (96 layers, 12288 wide, 96 heads), head tied to the embeddings",
+                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+  out.shape = shape_of(t);
+  embeddings(out.layers, t);
+  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
+  out.layers.push_back(add_norm("final_norm", t.sequence, t.width));
+  out.layers.push_back(language_model_head(t, true));
+  return out;
+}
+
+// The released checkpoints' configurations: Llama 2 7B (32 layers, 4096 wide, 32 heads, feed-forward 11008,
+// 6,738,415,616 parameters), Llama 2 70B (80, 8192, 64 heads and 8 key-value heads, 28672,
+// 68,976,648,192), both with a 32,000-token vocabulary and 4096 positions; Llama 3.1 405B (126, 16384, 128
+// heads and 8 key-value heads, 53248, vocabulary 128,256, 405,853,388,800), default sequence 8192.
+ModelProfile llama_profile(const std::string& size, const ProfileOptions& options) {
+  Transformer t;
+  std::size_t positions = 4096;
+  std::size_t sequence = 4096;
+  if (size == "2_7b") {
+    t.layers = 32, t.width = 4096, t.heads = 32, t.key_value_heads = 32, t.feed_forward = 11008;
+    t.vocabulary = 32000;
+  } else if (size == "2_70b") {
+    t.layers = 80, t.width = 8192, t.heads = 64, t.key_value_heads = 8, t.feed_forward = 28672;
+    t.vocabulary = 32000;
+  } else if (size == "3_405b") {
+    t.layers = 126, t.width = 16384, t.heads = 128, t.key_value_heads = 8, t.feed_forward = 53248;
+    t.vocabulary = 128256;
+    positions = 131072, sequence = 8192;
+  } else {
+    throw std::invalid_argument("the Llama profiles are 2_7b, 2_70b and 3_405b");
+  }
+  t.positions = 0, t.types = 0;  // rotary positions: no table
+  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  t.sequence = static_cast<double>(sequence_or(options, sequence, positions));
+  const std::string name = "llama" + size;
+  ModelProfile out{name,
+                   fmt::format("Llama {} decoder ({} layers, {} wide, {} heads, {} key-value heads), SwiGLU, "
+                               "untied head",
+                               size.substr(0, 1) + " " + size.substr(2), t.layers, t.width, t.heads, t.key_value_heads),
+                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+  out.shape = shape_of(t);
+  embeddings(out.layers, t);
+  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
+  out.layers.push_back(add_norm("final_norm", t.sequence, t.width, t.norm_parameters));
+  out.layers.push_back(language_model_head(t, false));
   return out;
 }
 

@@ -1,7 +1,9 @@
 #include "sim/app/memory_checks.hpp"
 
 #include "models/memory_footprint.hpp"
+#include "models/device_share.hpp"
 #include "models/pipeline_plan.hpp"
+#include "sim/scenario/parallel_layout.hpp"
 #include "sim/core/units.hpp"
 
 #include <fmt/format.h>
@@ -24,10 +26,11 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
   const auto microbatch = static_cast<std::size_t>(std::max(1, s.training.batch_per_worker / plan.microbatches));
   const models::PipelineSchedule schedule =
       plan.schedule == "gpipe" ? models::PipelineSchedule::GPipe : models::PipelineSchedule::OneForwardOneBackward;
+  const models::DeviceShare share = scenario::device_share_of(s.training);
   std::vector<metrics::DeviceMemory> out;
   for (int rank = 0; rank < s.cluster.workers; ++rank) {
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);
-    const int stage = pipelined ? rank % plan.pipeline : -1;
+    const int stage = pipelined ? scenario::coordinates_of(plan, rank).pipeline : -1;
     const auto same = [&](const metrics::DeviceMemory& m) {
       return m.device == device.name && m.precision == device.precision && m.stage == stage;
     };
@@ -36,12 +39,11 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
       continue;
     }
     const std::size_t index = pipelined ? static_cast<std::size_t>(stage) : 0;
-    const models::ModelProfile layers = models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]);
-    // A pipeline stage holds the activations of the micro-batches in flight; without one, the whole batch's.
-    const std::size_t samples =
-        pipelined ? microbatch * static_cast<std::size_t>(models::activations_in_flight(
-                                     models::pipeline_passes(schedule, plan.pipeline, stage, plan.microbatches)))
-                  : static_cast<std::size_t>(s.training.batch_per_worker);
+    const models::ModelProfile layers =
+        models::device_share(models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]), share);
+    // The activations of the micro-batches in flight (a batch of one micro-batch without model parallelism).
+    const std::size_t samples = microbatch * static_cast<std::size_t>(models::activations_in_flight(models::pipeline_passes(
+                                                 schedule, plan.pipeline, std::max(stage, 0), plan.microbatches)));
     const models::MemoryFootprint need = models::memory_footprint(
         {.parameters = layers.parameters(),
          .activation_bytes_per_sample = layers.activation_bytes(),

@@ -114,43 +114,132 @@ void check_zero(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
   }
 }
 
-/// A pipeline (`training.parallelism.pipeline` > 1) runs a timing-only model's layers in stages, under
-/// bulk-synchronous steps with the stages' replicas averaging by allreduce; micro-batches split the batch.
-void check_pipeline(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const Registries& registries,
-                    core::DiagnosticSink& sink) {
+/// Tensor parallelism splits a transformer profile's layers: the degree divides the heads, the key-value
+/// heads and the feed-forward width; sequence parallelism needs a reduce-scatter and an allgather.
+void check_tensor(const scenario::Scenario& s, const models::ModelProfile& profile, const Registries& registries,
+                  core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
-  if (plan.pipeline == 1) {
-    if (plan.microbatches > 1) {
-      sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-                 "micro-batches split a batch on its way through a pipeline, and there is none (pipeline: 1)",
-                 "set training.parallelism.pipeline above 1, or leave microbatches out");
+  const std::string key = "training.parallelism.tensor";
+  if (plan.tensor == 1) {
+    if (plan.sequence_parallel) {
+      sink.error(plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
+                 "sequence parallelism splits work over a tensor group, and there is none (tensor: 1)",
+                 "set training.parallelism.tensor above 1, or leave sequence_parallel out");
     }
     return;
   }
-  const std::string key = "training.parallelism.pipeline";
+  const models::TransformerShape& shape = profile.shape;
+  if (shape.heads == 0) {
+    sink.error(plan.tensor_at, key,
+               fmt::format("tensor parallelism splits attention and feed-forward layers, and '{}' has none",
+                           s.model.kind.value),
+               "use a transformer profile (profile:gpt3_175b, profile:llama2_70b, ...), or tensor: 1");
+    return;
+  }
+  const auto divides = [&](int count, const std::string& what) {
+    if (count % plan.tensor == 0) return true;
+    std::vector<int> fits;
+    for (int t = 2; t <= count && t <= 64; ++t) {
+      if (count % t == 0 && shape.key_value_heads % t == 0 && shape.heads % t == 0 && shape.feed_forward % t == 0) {
+        fits.push_back(t);
+      }
+    }
+    sink.error(plan.tensor_at, key,
+               fmt::format("a tensor degree of {} does not divide {}'s {} {}", plan.tensor, s.model.kind.value, count,
+                           what),
+               fits.empty() ? std::string("use tensor: 1")
+                            : fmt::format("use a degree that divides the heads, the key-value heads and the "
+                                          "feed-forward width: {}",
+                                          fmt::join(fits, ", ")));
+    return false;
+  };
+  if (divides(shape.heads, "attention heads") && shape.key_value_heads != shape.heads) {
+    divides(shape.key_value_heads, "key-value heads");
+  }
+  divides(shape.feed_forward, "feed-forward channels");
+  if (plan.sequence_parallel) {
+    const std::string& algorithm = s.training.allreduce_algorithm.value;
+    if (!registries.collectives.of(comm::Operation::reduce_scatter).contains(algorithm) ||
+        !registries.collectives.of(comm::Operation::allgather).contains(algorithm)) {
+      sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
+                 fmt::format("sequence parallelism reduce-scatters and allgathers with the architecture's algorithm, "
+                             "and '{}' has no such pair",
+                             algorithm),
+                 "use ring, or sequence_parallel: false");
+    }
+  }
+}
+
+/// Recomputation drops a transformer's activations: it needs a timing-only transformer profile.
+void check_recomputation(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
+  if (s.training.recomputation == "none") return;
+  const std::string key = "training.recomputation";
   if (!s.model.timing_only) {
-    sink.error(plan.pipeline_at, key,
-               fmt::format("pipelines run timing-only models in this version, and '{}' trains for real", s.model.kind.value),
-               "use a model.kind: profile:..., or training.parallelism.pipeline: 1");
+    sink.error(s.training.recomputation_at, key,
+               fmt::format("recomputation runs on timing-only models in this version, and '{}' trains for real",
+                           s.model.kind.value),
+               "use a model.kind: profile:..., or training.recomputation: none");
+    return;
+  }
+  try {
+    const auto profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
+    if (profile.shape.heads == 0) {
+      sink.error(s.training.recomputation_at, key,
+                 fmt::format("recomputation drops transformer blocks' activations, and '{}' has no blocks",
+                             s.model.kind.value),
+                 "use a transformer profile, or training.recomputation: none");
+    }
+  } catch (const std::invalid_argument&) {
+    // the sequence length's own check names it
+  }
+}
+
+/// Model parallelism (a pipeline, `training.parallelism.pipeline` > 1, or tensor groups, `tensor` > 1) runs
+/// a timing-only model's layers split over workers, under bulk-synchronous steps with the replicas
+/// averaging by allreduce; micro-batches split the batch.
+void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
+                          const Registries& registries, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (plan.pipeline == 1 && plan.tensor == 1) {
+    if (plan.microbatches > 1) {
+      sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+                 "micro-batches split a batch on its way through a pipeline or a tensor group, and there is none "
+                 "(pipeline: 1, tensor: 1)",
+                 "set training.parallelism.pipeline above 1, or leave microbatches out");
+    }
+    if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
+    return;
+  }
+  const bool pipelined = plan.pipeline > 1;
+  const std::string key = pipelined ? "training.parallelism.pipeline" : "training.parallelism.tensor";
+  const core::SourcePosition at = pipelined ? plan.pipeline_at : plan.tensor_at;
+  const std::string what = pipelined ? "pipelines" : "tensor-parallel groups";
+  if (!s.model.timing_only) {
+    sink.error(at, key,
+               fmt::format("{} run timing-only models in this version, and '{}' trains for real", what,
+                           s.model.kind.value),
+               fmt::format("use a model.kind: profile:..., or {}: 1", key));
     return;
   }
   if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
-               fmt::format("a pipeline runs bulk-synchronous steps (bsp), and the strategy is '{}'",
+               fmt::format("{} run bulk-synchronous steps (bsp), and the strategy is '{}'", what,
                            s.training.sync_strategy.value),
                "use training.sync.strategy: bsp");
   }
   if (s.training.architecture != scenario::Architecture::Allreduce) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
-               "a pipeline's stages average their gradients by allreduce", "use training.architecture.kind: allreduce");
+               "model-parallel replicas average their gradients by allreduce",
+               "use training.architecture.kind: allreduce");
   }
   if (plan.zero > 0) {
-    sink.error(plan.zero_at, "training.parallelism.zero", "ZeRO inside a pipeline is not simulated yet",
-               "use training.parallelism.zero: 0 with a pipeline");
+    sink.error(plan.zero_at, "training.parallelism.zero",
+               fmt::format("ZeRO inside {} is not simulated yet", pipelined ? "a pipeline" : "tensor-parallel groups"),
+               "use training.parallelism.zero: 0 with a pipeline or tensor parallelism");
   }
   if (s.failures.enabled) {
-    sink.error(s.failures.where, "failures", "failures of a pipeline's workers are not simulated yet",
-               "remove failures, or training.parallelism.pipeline");
+    sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",
+               fmt::format("remove failures, or {}", key));
   }
   if (s.training.batch_per_worker % plan.microbatches != 0) {
     sink.error(plan.microbatches_at, "training.parallelism.microbatches",
@@ -158,11 +247,17 @@ void check_pipeline(const scenario::Scenario& s, const sync::SyncStrategy& strat
                            s.training.batch_per_worker),
                "use a number of micro-batches that divides training.batch.per_worker");
   }
+  models::ModelProfile profile;
   try {
-    const auto profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
+    profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
+  } catch (const std::invalid_argument&) {
+    return;  // the sequence length's own check names it
+  }
+  check_tensor(s, profile, registries, sink);
+  try {
     static_cast<void>(models::split_into_stages(profile, plan.pipeline));
   } catch (const std::invalid_argument& error) {
-    sink.error(plan.pipeline_at, key, error.what(), "use fewer stages");
+    sink.error(plan.pipeline_at, "training.parallelism.pipeline", error.what(), "use fewer stages");
   }
 }
 
@@ -236,7 +331,8 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   check_link_names(s, graph, sink);
   check_failures(s, *strategy, sink);
   check_zero(s, *strategy, registries, sink);
-  check_pipeline(s, *strategy, registries, sink);
+  check_model_parallel(s, *strategy, registries, sink);
+  check_recomputation(s, registries, sink);
   if (s.model.timing_only) {
     const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;
     check_profile_run(s, *strategy, entry, sink);
@@ -366,7 +462,8 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
 /// The architecture's algorithm for `operation`, in a ZeRO run; null otherwise.
 std::unique_ptr<comm::CollectiveAlgorithm> zero_collective(const scenario::Scenario& s, const Registries& registries,
                                                            comm::Operation operation) {
-  if (s.training.parallelism.zero == 0) return nullptr;
+  // ZeRO and sequence parallelism reduce-scatter and allgather with the architecture's algorithm.
+  if (s.training.parallelism.zero == 0 && !s.training.parallelism.sequence_parallel) return nullptr;
   return registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make();
 }
 
@@ -429,7 +526,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .reduce_scatter = zero_collective(s, registries, comm::Operation::reduce_scatter),
         .allgather = zero_collective(s, registries, comm::Operation::allgather),
         .zero_stage = s.training.parallelism.zero,
-        .stage_layers = s.training.parallelism.pipeline > 1
+        .stage_layers = s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1
                             ? models::split_into_stages(profile, s.training.parallelism.pipeline)
                             : std::vector<std::size_t>{},
         .memory = std::move(prepared.memory),

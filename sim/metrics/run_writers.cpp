@@ -6,6 +6,7 @@
 
 #include "sim/core/result_folder.hpp"
 #include "sim/core/version.hpp"
+#include "sim/scenario/parallel_layout.hpp"
 #include "sim/scenario/resolved_json.hpp"
 
 #include <fmt/format.h>
@@ -80,19 +81,55 @@ nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
 }
 
 /// Joules by where they went, kWh, and what they cost: CO2 and money where the scenario gives the rates.
+/// The degrees of a model-parallel run and how its ranks are placed.
+nlohmann::ordered_json parallelism_json(const scenario::Scenario& scenario) {
+  const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+  nlohmann::ordered_json placement = nlohmann::ordered_json::array();
+  for (const scenario::ParallelAxis axis : plan.placement) {
+    placement.push_back(axis == scenario::ParallelAxis::Tensor     ? "tensor"
+                        : axis == scenario::ParallelAxis::Pipeline ? "pipeline"
+                                                                   : "data");
+  }
+  return {{"data", plan.data},
+          {"tensor", plan.tensor},
+          {"pipeline", plan.pipeline},
+          {"sequence_parallel", plan.sequence_parallel},
+          {"recomputation", scenario.training.recomputation},
+          {"placement", std::move(placement)}};
+}
+
 /// A pipeline's shape and its idle time: the run's time beyond the busiest stage's compute, as a fraction of
 /// that compute. With equal stages and free communication that is the bubble, (p - 1)/m, given beside it;
-/// communication that compute does not hide (activations, the stages' allreduces) adds to it.
+/// communication that compute does not hide (activations, tensor sums, the stages' allreduces) adds to it.
+/// Per stage, the mean over its workers of their compute, communication and waiting.
 nlohmann::ordered_json pipeline_json(const scenario::Scenario& scenario, const RunRecord& record) {
   const scenario::ParallelismSpec& plan = scenario.training.parallelism;
   double busiest = 0.0;
   for (const HostActivity& host : record.hosts) busiest = std::max(busiest, host.compute_s);
+  std::vector<HostActivity> stages(static_cast<std::size_t>(plan.pipeline));
+  const int workers = scenario.cluster.workers;
+  for (int rank = 0; rank < workers && static_cast<std::size_t>(rank) < record.hosts.size(); ++rank) {
+    HostActivity& stage = stages[static_cast<std::size_t>(scenario::coordinates_of(plan, rank).pipeline)];
+    const HostActivity& host = record.hosts[static_cast<std::size_t>(rank)];
+    stage.compute_s += host.compute_s;
+    stage.communication_s += host.communication_s;
+    stage.wait_s += host.wait_s;
+  }
+  const double per_stage = static_cast<double>(workers) / plan.pipeline;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    rows.push_back({{"stage", s},
+                    {"compute_s", rounded(stages[s].compute_s / per_stage)},
+                    {"communication_s", rounded(stages[s].communication_s / per_stage)},
+                    {"wait_s", rounded(stages[s].wait_s / per_stage)}});
+  }
   return {{"stages", plan.pipeline},
           {"microbatches", plan.microbatches},
           {"schedule", plan.schedule},
           {"busiest_stage_compute_s", rounded(busiest)},
           {"idle_fraction", busiest > 0.0 ? rounded(record.simulated_s / busiest - 1.0) : 0.0},
-          {"bubble_closed_form", rounded(static_cast<double>(plan.pipeline - 1) / plan.microbatches)}};
+          {"bubble_closed_form", rounded(static_cast<double>(plan.pipeline - 1) / plan.microbatches)},
+          {"per_stage", std::move(rows)}};
 }
 
 /// Per kind of device, what one worker holds (bytes), its capacity and whether it fits.
@@ -238,6 +275,9 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
   if (const std::optional<Throughput> rate = throughput(scenario, record)) {
     result["throughput"] = {{"samples_per_s", rounded(rate->samples_per_s)},
                             {"model_flops_utilization", rounded(rate->model_flops_utilization)}};
+  }
+  if (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1) {
+    result["parallelism"] = parallelism_json(scenario);
   }
   if (scenario.training.parallelism.pipeline > 1) result["pipeline"] = pipeline_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);

@@ -1,6 +1,8 @@
 #include "sim/runtime/timing_only_worker.hpp"
 
+#include "models/device_share.hpp"
 #include "sim/compute/device_cost_model.hpp"
+#include "sim/scenario/parallel_layout.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -63,7 +65,8 @@ void TimingOnlyWorker::operator()() {
   if (!setup.profile || !setup.sync->lock_step()) {
     throw std::logic_error("a timing-only worker needs a profile and a lock-step strategy");
   }
-  const models::ModelProfile& profile = *setup.profile;
+  const models::ModelProfile profile =
+      models::device_share(*setup.profile, scenario::device_share_of(context_.scenario->training));
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
   S4uTransport transport("allreduce", rank_, workers, meter, context_.shortcut);

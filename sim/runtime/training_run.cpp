@@ -10,7 +10,7 @@
 #include "sim/runtime/parameter_server_actors.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/run_recorder.hpp"
-#include "sim/runtime/pipeline_worker.hpp"
+#include "sim/runtime/model_parallel_worker.hpp"
 #include "sim/runtime/timing_only_worker.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -108,7 +108,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     switch (architecture) {
       case scenario::Architecture::Allreduce:
         if (setup.profile && !setup.stage_layers.empty()) {
-          simgrid::s4u::Actor::create(host->get_name(), host, PipelineWorker(context, r));
+          simgrid::s4u::Actor::create(host->get_name(), host, ModelParallelWorker(context, r));
         } else if (setup.profile) {
           simgrid::s4u::Actor::create(host->get_name(), host, TimingOnlyWorker(context, r));
         } else {

@@ -168,13 +168,24 @@ inline bool has_allreduce(Architecture a) { return a != Architecture::ParameterS
 
 enum class Backend { Auto, Cpu, Cuda };
 
-/// How the work is split (`training.parallelism`). The tensor degree is 1 in this version.
+/// A degree of `training.parallelism`, for the placement of ranks.
+enum class ParallelAxis { Tensor, Pipeline, Data };
+
+/// How the work is split (`training.parallelism`).
 struct ParallelismSpec {
   int data = 1;  ///< data-parallel degree: cluster.workers / (tensor x pipeline)
   core::SourcePosition data_at;
+  int tensor = 1;
+  core::SourcePosition tensor_at;
+  bool sequence_parallel = false;
+  core::SourcePosition sequence_parallel_at;
+  /// The degrees over the ranks, innermost first: by default a tensor group is consecutive ranks (one node),
+  /// then the stages of a pipeline, then the replicas.
+  std::vector<ParallelAxis> placement{ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data};
+  core::SourcePosition placement_at;
   int zero = 0;  ///< ZeRO stage: 1 optimizer state, 2 also gradients, 3 also parameters partitioned
   core::SourcePosition zero_at;
-  int pipeline = 1;  ///< stages; worker r is stage r % pipeline of replica r / pipeline
+  int pipeline = 1;  ///< stages
   core::SourcePosition pipeline_at;
   int microbatches = 1;
   core::SourcePosition microbatches_at;
@@ -196,6 +207,8 @@ struct TrainingSpec {
   /// Refuse, before simulating, a run whose devices cannot hold their share (`training.check_memory`).
   bool check_memory = true;
   core::SourcePosition check_memory_at;
+  std::string recomputation = "none";  ///< none, selective or full
+  core::SourcePosition recomputation_at;
   Backend backend = Backend::Auto;
   core::SourcePosition backend_at;
   int batch_per_worker = 0;

@@ -162,31 +162,70 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 }
 
 
+/// `training.parallelism.placement`: each of the three degrees once.
+void read_placement(const View& parallelism, ParallelismSpec& out, core::DiagnosticSink& sink) {
+  const core::ConfigNode* list = parallelism.has("placement") ? parallelism.node()->find("placement") : nullptr;
+  if (list == nullptr) return;
+  out.placement_at = list->where;
+  std::vector<ParallelAxis> axes;
+  for (const core::ConfigNode& item : list->items) {
+    const ParallelAxis axis = item.scalar == "tensor"     ? ParallelAxis::Tensor
+                              : item.scalar == "pipeline" ? ParallelAxis::Pipeline
+                                                          : ParallelAxis::Data;
+    if (std::find(axes.begin(), axes.end(), axis) != axes.end()) {
+      sink.error(item.where, "training.parallelism.placement", fmt::format("'{}' is listed twice", item.scalar),
+                 "list tensor, pipeline and data once each, innermost first");
+      return;
+    }
+    axes.push_back(axis);
+  }
+  if (axes.size() != 3) {
+    sink.error(list->where, "training.parallelism.placement",
+               fmt::format("expected the three degrees tensor, pipeline and data in some order, got {}", axes.size()),
+               "for example [tensor, pipeline, data]: tensor groups on consecutive ranks, replicas outermost");
+    return;
+  }
+  out.placement = axes;
+}
+
 /// `training.parallelism`: the degrees multiply to the workers.
 void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
   out.pipeline = static_cast<int>(parallelism.integer("pipeline").value_or(1));
   out.pipeline_at = parallelism.where("pipeline");
+  out.tensor = static_cast<int>(parallelism.integer("tensor").value_or(1));
+  out.tensor_at = parallelism.where("tensor");
+  out.sequence_parallel = parallelism.text("sequence_parallel", "false") == "true";
+  out.sequence_parallel_at = parallelism.where("sequence_parallel");
   out.microbatches = static_cast<int>(parallelism.integer("microbatches").value_or(1));
   out.microbatches_at = parallelism.where("microbatches");
   out.schedule = parallelism.text("schedule", "1f1b");
-  out.data = static_cast<int>(parallelism.integer("data").value_or(std::max(1, workers / out.pipeline)));
+  const int model_parallel = out.tensor * out.pipeline;
+  out.data = static_cast<int>(parallelism.integer("data").value_or(std::max(1, workers / model_parallel)));
   out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();
   out.zero = static_cast<int>(parallelism.integer("zero").value_or(0));
   out.zero_at = parallelism.where("zero");
-  if (out.data * out.pipeline == workers) return;
+  read_placement(parallelism, out, sink);
+  if (out.data * model_parallel == workers) return;
   const bool data_given = parallelism.has("data") && !parallelism.node()->find("data")->defaulted;
   if (!data_given) {
-    sink.error(parallelism.where("pipeline"), "training.parallelism.pipeline",
-               fmt::format("{} pipeline stages do not divide cluster.workers ({})", out.pipeline, workers),
-               "use a pipeline degree that divides the workers, or more workers");
+    const bool tensor_given = out.tensor > 1;
+    sink.error(parallelism.where(tensor_given ? "tensor" : "pipeline"),
+               tensor_given ? "training.parallelism.tensor" : "training.parallelism.pipeline",
+               out.tensor > 1 && out.pipeline > 1
+                   ? fmt::format("tensor x pipeline = {} x {} = {} does not divide cluster.workers ({})", out.tensor,
+                                 out.pipeline, model_parallel, workers)
+               : tensor_given
+                   ? fmt::format("a tensor degree of {} does not divide cluster.workers ({})", out.tensor, workers)
+                   : fmt::format("{} pipeline stages do not divide cluster.workers ({})", out.pipeline, workers),
+               "use degrees whose product divides the workers, or more workers");
     return;
   }
   sink.error(parallelism.where("data"), "training.parallelism.data",
-             fmt::format("data x tensor x pipeline = {} x 1 x {} = {} workers, and cluster.workers is {}", out.data,
-                         out.pipeline, out.data * out.pipeline, workers),
-             workers % out.pipeline == 0
+             fmt::format("data x tensor x pipeline = {} x {} x {} = {} workers, and cluster.workers is {}", out.data,
+                         out.tensor, out.pipeline, out.data * model_parallel, workers),
+             workers % model_parallel == 0
                  ? fmt::format("use data: {} (cluster.workers / (tensor x pipeline)), or leave it out",
-                               workers / out.pipeline)
+                               workers / model_parallel)
                  : "make cluster.workers a multiple of tensor x pipeline");
 }
 
@@ -208,6 +247,8 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
   out.check_memory = training.text("check_memory", "true") == "true";
   out.check_memory_at = training.where("check_memory");
+  out.recomputation = training.text("recomputation", "none");
+  out.recomputation_at = training.where("recomputation");
   const std::string backend = training.text("backend", "auto");
   out.backend = value_named(backends(), backend);
   out.backend_at = training.where("backend");

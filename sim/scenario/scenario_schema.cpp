@@ -170,8 +170,22 @@ SchemaNode training() {
                      integer("data", 1, 65'536,
                              "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
                              "/ (tensor x pipeline) when absent"),
-                     integer("tensor", 1, 1024, "tensor-parallel degree: each layer's weights split over this many "
-                                                "devices").plan(),
+                     integer("tensor", 1, 1024,
+                             "tensor-parallel degree: each transformer layer's weights split over this many devices "
+                             "(timing-only transformer models; it divides the heads)")
+                         .fallback("1"),
+                     boolean("sequence_parallel",
+                             "split the norms' work by tokens over the tensor group too, which then reduce-scatters "
+                             "and allgathers instead of allreducing")
+                         .fallback("false"),
+                     list_of("placement",
+                             "the order of the degrees over the worker ranks, innermost (consecutive ranks) first; "
+                             "[tensor, pipeline, data] when absent",
+                             choice_of("[]", "degree", "a parallelism degree",
+                                       {{"tensor", "tensor-parallel groups"},
+                                        {"pipeline", "pipeline stages"},
+                                        {"data", "model replicas"}}))
+                         .for_example("[tensor, pipeline, data]"),
                      integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
                                                   "stages, each on its own worker (timing-only models)")
                          .fallback("1"),
@@ -207,6 +221,13 @@ SchemaNode training() {
                                   "gradients, optimizer state and activations; false simulates anyway and reports the "
                                   "need")
               .fallback("true"),
+          choice_of("recomputation", "recomputation",
+                    "activations dropped in the forward pass and recomputed in the backward pass, trading compute for "
+                    "memory (timing-only transformer models)",
+                    {{"none", "every layer's activations kept"},
+                     {"selective", "the attention scores and probabilities recomputed (Korthikanti et al. 2022)"},
+                     {"full", "only each transformer block's input kept; the block's forward pass rerun"}})
+              .fallback("none"),
           choice_of("backend", "compute backend", "where the real math runs", choices_of(backends()))
               .fallback("auto"),
           map_of("batch", "samples per iteration; give exactly one of the two",

@@ -42,8 +42,8 @@ training:
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   // Equal stages: 8 identical layers of one parameter each, so that the optimizer costs nothing.
-  models::ModelProfile equal{"equal", "", "", {}};
-  for (int i = 0; i < 8; ++i) equal.layers.push_back({"layer", 1.0, 1e9, 2e9, 4096.0});
+  models::ModelProfile equal{"equal", "", "", {}, {}};
+  for (int i = 0; i < 8; ++i) equal.layers.push_back(models::whole_layer("layer", 1.0, 1e9, 2e9, 4096.0));
   setup.profile = equal;
   setup.stage_layers = models::split_into_stages(equal, stages);
   auto record = runtime::run_training(scenario, setup);

@@ -21,6 +21,11 @@ TEST(ModelProfile, ParameterCountsMatchTheReleasedModelsWithinOnePercent) {
   expect_within(find_profile("gpt2_medium").parameters(), 354'823'168, 0.01, "gpt2_medium");
   expect_within(find_profile("gpt2_large").parameters(), 774'030'080, 0.01, "gpt2_large");
   expect_within(find_profile("gpt2_xl").parameters(), 1'557'611'200, 0.01, "gpt2_xl");
+  // GPT-3's paper gives 175.0B; the Llama checkpoints' configurations count exactly.
+  expect_within(find_profile("gpt3_175b").parameters(), 175.0e9, 0.01, "gpt3_175b");
+  EXPECT_DOUBLE_EQ(find_profile("llama2_7b").parameters(), 6'738'415'616);
+  EXPECT_DOUBLE_EQ(find_profile("llama2_70b").parameters(), 68'976'648'192);
+  EXPECT_DOUBLE_EQ(find_profile("llama3_405b").parameters(), 405'853'388'800);
   // The papers' round figures: 110M (BERT-Base), 340M (BERT-Large, 1.4% above its checkpoint), 1.5B
   // (GPT-2 XL).
   expect_within(find_profile("bert_base").parameters(), 110e6, 0.01, "bert_base (paper)");
@@ -42,6 +47,17 @@ TEST(ModelProfile, ForwardFlopsPerSampleMatchPublishedFiguresWithinTenPercent) {
                 "bert_large at 128 tokens");
   expect_within(find_profile("gpt2_small").forward_flops(), megatron(1024, 12, 768, 50257), 0.10, "gpt2_small");
   expect_within(find_profile("gpt2_xl").forward_flops(), megatron(1024, 48, 1600, 50257), 0.10, "gpt2_xl");
+  expect_within(find_profile("gpt3_175b").forward_flops(), megatron(2048, 96, 12288, 50257), 0.10, "gpt3_175b");
+  // Llama (Dubey et al. 2024, section 3.2.1's accounting): 2 FLOPs per parameter and token outside the
+  // embeddings, and 4 s^2 d per layer for the attention scores and context.
+  const auto llama = [](const std::string& name, double s, double layers, double d) {
+    const ModelProfile p = find_profile(name);
+    const double embeddings = p.layers.front().parameters;
+    expect_within(p.forward_flops(), 2 * s * (p.parameters() - embeddings) + 4 * s * s * d * layers, 0.10, name);
+  };
+  llama("llama2_7b", 4096, 32, 4096);
+  llama("llama2_70b", 4096, 80, 8192);
+  llama("llama3_405b", 8192, 126, 16384);
 }
 
 TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
@@ -58,7 +74,7 @@ TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
       EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
     }
   }
-  EXPECT_EQ(profile_names().size(), 7U);
+  EXPECT_EQ(profile_names().size(), 11U);
   EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
   EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
 }

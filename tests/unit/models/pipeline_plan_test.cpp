@@ -34,13 +34,30 @@ TEST(PipelinePlan, OneForwardOneBackwardHoldsAtMostTheStagesGPipeEveryMicrobatch
 }
 
 TEST(PipelinePlan, StagesGetContiguousLayersOfNearlyEqualWork) {
-  ModelProfile profile{"m", "", "", {}};
-  for (int i = 0; i < 8; ++i) profile.layers.push_back({"l", 1.0, 1.0, 2.0, 4.0});
+  ModelProfile profile{"m", "", "", {}, {}};
+  for (int i = 0; i < 8; ++i) profile.layers.push_back(whole_layer("l", 1.0, 1.0, 2.0, 4.0));
   EXPECT_EQ(split_into_stages(profile, 4), (std::vector<std::size_t>{0, 2, 4, 6, 8}));
   profile.layers[0].forward_flops = 20.0;  // one heavy layer takes a stage of its own
   EXPECT_EQ(split_into_stages(profile, 2), (std::vector<std::size_t>{0, 1, 8}));
   EXPECT_EQ(stage_profile(profile, 1, 3).layers.size(), 2U);
   EXPECT_THROW(static_cast<void>(split_into_stages(profile, 9)), std::invalid_argument);
+}
+
+// A cut inside a transformer block would send attention scores between devices: stages end between blocks.
+TEST(PipelinePlan, StagesEndBetweenTransformerBlocks) {
+  const ModelProfile gpt = find_profile("gpt2_small");
+  for (const int stages : {2, 3, 4, 8, 13}) {
+    const std::vector<std::size_t> first = split_into_stages(gpt, stages);
+    ASSERT_EQ(first.size(), static_cast<std::size_t>(stages) + 1);
+    for (std::size_t s = 1; s + 1 < first.size(); ++s) {
+      const LayerProfile& before = gpt.layers[first[s] - 1];
+      const LayerProfile& after = gpt.layers[first[s]];
+      EXPECT_TRUE(before.block < 0 || before.block != after.block) << stages << " stages: " << before.name << " | " << after.name;
+    }
+  }
+  // 12 blocks, the embeddings (two tables) and the final norm and head: 16 places, so 15 cuts at most.
+  EXPECT_NO_THROW(static_cast<void>(split_into_stages(gpt, 16)));
+  EXPECT_THROW(static_cast<void>(split_into_stages(gpt, 17)), std::invalid_argument);
 }
 
 }  // namespace

@@ -82,8 +82,8 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
 }
 
 TEST(ScenarioResolver, PlannedParallelismIsNotSupportedYet) {
-  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  parallelism: {tensor: 2}\n  stop:")),
-            "s.yaml:13:17: error: training.parallelism.tensor: not supported yet\n"
+  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  parallelism: {virtual_stages: 2}\n  stop:")),
+            "s.yaml:13:17: error: training.parallelism.virtual_stages: not supported yet\n"
             "  hint: dtsim checks this key but cannot simulate it yet; remove it");
 }
 

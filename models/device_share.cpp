@@ -1,0 +1,43 @@
+#include "models/device_share.hpp"
+
+#include <stdexcept>
+
+namespace dtsim::models {
+namespace {
+
+bool is_scores(const LayerProfile& layer) {
+  const std::string suffix = ".attention.scores";
+  return layer.name.size() > suffix.size() && layer.name.ends_with(suffix);
+}
+
+}  // namespace
+
+ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share) {
+  if (share.tensor < 1) throw std::invalid_argument("a tensor-parallel degree is at least 1");
+  const double t = share.tensor;
+  ModelProfile out = profile;
+  int block = -1;
+  for (LayerProfile& layer : out.layers) {
+    const bool split = layer.tensor != TensorSplit::Replicated;
+    // Sequence parallelism splits the unsplit layers' tokens, not their weights.
+    const double work = split || share.sequence_parallel ? t : 1.0;
+    if (split) layer.parameters /= t;
+    layer.forward_flops /= work;
+    layer.backward_flops /= work;
+    layer.activation_bytes /= work;
+    if (share.recomputation == Recomputation::Selective && is_scores(layer)) {
+      layer.activation_bytes = 0.0;
+      layer.backward_flops += layer.forward_flops;
+    }
+    if (share.recomputation == Recomputation::Full && layer.block >= 0) {
+      // The block's input (the hidden state, whole on each device unless split by tokens) is all it keeps.
+      layer.activation_bytes =
+          layer.block != block ? layer.tensor_sum_elements * 4.0 / (share.sequence_parallel ? t : 1.0) : 0.0;
+      layer.backward_flops += layer.forward_flops;
+      block = layer.block;
+    }
+  }
+  return out;
+}
+
+}  // namespace dtsim::models

@@ -1,0 +1,26 @@
+#pragma once
+// The layer table as one device of a tensor-parallel group runs it: the layers Megatron-LM splits (by
+// columns, rows or heads) divided over the group, and the activations kept for the backward pass as the
+// recomputation mode leaves them (Korthikanti et al. 2022).
+
+#include "models/model_profile.hpp"
+
+namespace dtsim::models {
+
+enum class Recomputation {
+  None,       ///< every layer's activations kept
+  Selective,  ///< the attention scores and probabilities dropped, their forward pass rerun in the backward pass
+  Full,       ///< only each block's input kept, the whole block's forward pass rerun in its backward pass
+};
+
+struct DeviceShare {
+  int tensor = 1;                  ///< the tensor-parallel degree
+  bool sequence_parallel = false;  ///< the unsplit layers' work and activations divided by tokens too
+  Recomputation recomputation = Recomputation::None;
+};
+
+/// `profile`'s layers as one device computes and holds them. Each layer keeps its tensor_sum_elements
+/// (the whole hidden state a group sums). Throws std::invalid_argument for a degree below 1.
+ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share);
+
+}  // namespace dtsim::models

@@ -1,0 +1,95 @@
+// Tensor parallelism against Megatron-LM's accounting (Shoeybi et al. 2019; Korthikanti et al. 2022): each
+// transformer layer sums the hidden state (b x s x h values) over its tensor group twice forward and twice
+// backward, counted here from the bytes dtsim's runs send; sequence parallelism moves the same bytes as
+// reduce-scatters and allgathers and holds fewer activations; the placement puts tensor groups inside a node.
+
+#include "run_dtsim.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json result_of(const fs::path& folder) {
+  return nlohmann::json::parse(read_file(folder / "summary.json"))["result"];
+}
+
+TEST(TensorParallel, FourSumsOfTheHiddenStatePerLayerAndMicrobatch) {
+  const auto folder = fresh_output_folder("tensor_sums");
+  const fs::path file = folder / "tensor.yaml";
+  std::ofstream(file) << R"(name: tensor
+cluster: {workers: 4, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "200Gbps", latency: "2us"}}
+model: {kind: "profile:gpt2_small"}
+training:
+  parallelism: {tensor: 4, microbatches: 2}
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+sweep:
+  axes:
+    training.parallelism.sequence_parallel: [false, true]
+)";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const double t = 4.0;
+  const double layers = 12.0;
+  const double microbatches = 2.0;
+  // A micro-batch of 2 sequences of 1024 tokens, 768 wide, in 16 bits.
+  const double hidden_bytes = 2.0 * 1024 * 768 * 2.0;
+  for (const std::string point : {"sequence_parallel=false", "sequence_parallel=true"}) {
+    const nlohmann::json result = result_of(folder / "out" / point);
+    // A ring allreduce sends 2 (t-1)/t of the block from each of the t devices; a reduce-scatter or an
+    // allgather half that, twice as often. No data parallelism: nothing else is sent.
+    const double sums = result["bytes_sent"].get<double>() / (t * 2.0 * (t - 1.0) / t * hidden_bytes);
+    // 4 per layer, one for the token table (vocabulary-parallel) and one for the head, per micro-batch.
+    EXPECT_NEAR(sums, (4.0 * layers + 2.0) * microbatches, 1e-9) << point;
+  }
+  const double whole = result_of(folder / "out" / "sequence_parallel=false")["memory"][0]["activations_bytes"].get<double>();
+  const double split = result_of(folder / "out" / "sequence_parallel=true")["memory"][0]["activations_bytes"].get<double>();
+  EXPECT_LT(split, whole);
+}
+
+// Two DGX A100 nodes, tensor groups of 8 and two replicas. By default a tensor group is a node, and only the
+// replicas' gradient allreduce crosses the NICs; with data innermost, each tensor group spans both nodes
+// (even ranks, or odd ones) and two hops of each ring cross, while the replicas share a node.
+TEST(TensorParallel, TensorGroupsSitInsideANodeUnlessPlacedOtherwise) {
+  const auto folder = fresh_output_folder("tensor_placement");
+  const auto run_placed = [&](const std::string& name, const std::string& placement) {
+    const fs::path file = folder / (name + ".yaml");
+    std::ofstream(file) << R"(name: placement
+cluster:
+  workers: 16
+  device: {name: a100, precision: mixed}
+  nodes: [{type: dgx_a100, count: 2}]
+topology: {kind: hierarchical, fabric: fat_tree, nic: per_device, link: {bandwidth: "200Gbps", latency: "2us"}}
+model: {kind: "profile:gpt2_medium"}
+training:
+  parallelism: {tensor: 8, placement: )" << placement << R"(}
+  batch: {per_worker: 2}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+)";
+    const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / name).string());
+    EXPECT_EQ(run.exit_status, 0) << run.err;
+    return result_of(folder / name);
+  };
+  const nlohmann::json inside = run_placed("inside", "[tensor, pipeline, data]");
+  const nlohmann::json across = run_placed("across", "[data, tensor, pipeline]");
+  // A message that leaves a node crosses two NIC links, its sender's and its receiver's.
+  const double gradient_bytes = inside["memory"][0]["gradients_bytes"].get<double>();
+  // A ring allreduce of two ranks sends the whole block from each: the 16 devices' gradient shards.
+  EXPECT_NEAR(inside["bytes_by_link_class"]["nic"].get<double>() / (2.0 * 16.0 * gradient_bytes), 1.0, 1e-6);
+  // 24 layers x 4 sums + 2, each a ring of 8 in which a hop sends 2 x 7/8 of the hidden state (2 sequences
+  // of 1024 tokens, 1024 wide, 16 bits); two groups, two crossing hops each.
+  const double hop = 2.0 * 7.0 / 8.0 * (2.0 * 1024 * 1024 * 2.0);
+  EXPECT_NEAR(across["bytes_by_link_class"]["nic"].get<double>() / (2.0 * 2.0 * 2.0 * 98.0 * hop), 1.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace dtsim::testing

@@ -1,0 +1,79 @@
+#include "models/device_share.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace dtsim::models {
+namespace {
+
+double split_parameters(const ModelProfile& profile) {
+  double out = 0.0;
+  for (const LayerProfile& layer : profile.layers) out += layer.tensor != TensorSplit::Replicated ? layer.parameters : 0.0;
+  return out;
+}
+
+// Megatron-LM's split: the two matrices of attention and of the feed-forward block, and the vocabulary, over
+// the group; the norms and the position table whole on every device.
+TEST(DeviceShare, TensorGroupsSplitTheMatricesAndReplicateTheRest) {
+  const ModelProfile gpt3 = find_profile("gpt3_175b");
+  const double split = split_parameters(gpt3);
+  const double replicated = gpt3.parameters() - split;
+  // 96 layers x 2 norms x 2 x 12288, the final norm, and 2048 positions x 12288.
+  EXPECT_DOUBLE_EQ(replicated, 96.0 * 4 * 12288 + 2 * 12288 + 2048.0 * 12288);
+  const ModelProfile device = device_share(gpt3, {.tensor = 8});
+  EXPECT_DOUBLE_EQ(device.parameters(), split / 8 + replicated);
+  EXPECT_NEAR(device.training_flops() / gpt3.training_flops(), 1.0 / 8, 0.002);
+  EXPECT_EQ(device.layers.size(), gpt3.layers.size());
+  // Sequence parallelism splits the rest of the work by tokens, not the weights.
+  const ModelProfile sequence = device_share(gpt3, {.tensor = 8, .sequence_parallel = true});
+  EXPECT_DOUBLE_EQ(sequence.parameters(), device.parameters());
+  EXPECT_DOUBLE_EQ(sequence.training_flops(), gpt3.training_flops() / 8);
+  EXPECT_DOUBLE_EQ(sequence.activation_bytes(), gpt3.activation_bytes() / 8);
+  // 4 sums of the hidden state per block, one for the token table and one for the head.
+  int sums = 0;
+  for (const LayerProfile& layer : gpt3.layers) {
+    if (layer.tensor == TensorSplit::Column || layer.tensor == TensorSplit::Row) {
+      ++sums;
+      EXPECT_DOUBLE_EQ(layer.tensor_sum_elements, 2048.0 * 12288) << layer.name;
+    }
+  }
+  EXPECT_EQ(sums, 4 * 96 + 2);
+  EXPECT_THROW(static_cast<void>(device_share(gpt3, {.tensor = 0})), std::invalid_argument);
+}
+
+// Full recomputation keeps each block's input (s x h values) and reruns each block's forward pass; selective
+// drops only the attention scores and probabilities (2 x heads x s^2 per layer) and reruns their forward.
+TEST(DeviceShare, RecomputationTradesActivationsForAForwardPass) {
+  const ModelProfile llama = find_profile("llama2_7b");
+  const double s = 4096;
+  const double h = 4096;
+  double outside = 0.0;  // the embeddings, final norm and head keep theirs
+  double block_forward = 0.0;
+  double scores_forward = 0.0;
+  for (const LayerProfile& layer : llama.layers) {
+    if (layer.block < 0) outside += layer.activation_bytes;
+    if (layer.block >= 0) block_forward += layer.forward_flops;
+    if (layer.name.ends_with(".attention.scores")) scores_forward += layer.forward_flops;
+  }
+  const ModelProfile full = device_share(llama, {.recomputation = Recomputation::Full});
+  EXPECT_DOUBLE_EQ(full.activation_bytes(), outside + 32 * s * h * 4.0);
+  EXPECT_DOUBLE_EQ(full.training_flops(), llama.training_flops() + block_forward);
+  EXPECT_DOUBLE_EQ(full.parameters(), llama.parameters());
+  const ModelProfile selective = device_share(llama, {.recomputation = Recomputation::Selective});
+  EXPECT_DOUBLE_EQ(selective.activation_bytes(), llama.activation_bytes() - 32 * 2.0 * 32 * s * s * 4.0);
+  EXPECT_DOUBLE_EQ(selective.training_flops(), llama.training_flops() + scores_forward);
+  // Under a tensor group the kept input is whole on every device, unless split by tokens.
+  const ModelProfile full_split = device_share(llama, {.tensor = 4, .recomputation = Recomputation::Full});
+  const ModelProfile full_sequence =
+      device_share(llama, {.tensor = 4, .sequence_parallel = true, .recomputation = Recomputation::Full});
+  double outside_split = 0.0;
+  for (const LayerProfile& layer : device_share(llama, {.tensor = 4}).layers) {
+    if (layer.block < 0) outside_split += layer.activation_bytes;
+  }
+  EXPECT_DOUBLE_EQ(full_split.activation_bytes(), outside_split + 32 * s * h * 4.0);
+  EXPECT_LT(full_sequence.activation_bytes(), full_split.activation_bytes());
+}
+
+}  // namespace
+}  // namespace dtsim::models
