@@ -71,8 +71,10 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
   }
   out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
   if (const std::optional<metrics::Throughput> rate = metrics::throughput(s, record)) {
-    out += fmt::format("  throughput {:.6g} samples/s; model FLOPs utilization {:.1f}% of the workers' peak\n",
-                       rate->samples_per_s, 100.0 * rate->model_flops_utilization);
+    out += fmt::format("  throughput {:.6g} samples/s{}; model FLOPs utilization {:.1f}% of the workers' peak\n",
+                       rate->samples_per_s,
+                       rate->tokens_per_s ? fmt::format(" ({:.6g} tokens/s)", *rate->tokens_per_s) : "",
+                       100.0 * rate->model_flops_utilization);
   }
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.pipeline > 1 || plan.tensor > 1) {
     out += fmt::format("  parallel   data {} x tensor {} x pipeline {}{}{}\n", plan.data, plan.tensor, plan.pipeline,

@@ -170,6 +170,24 @@ void check_tensor(const scenario::Scenario& s, const models::ModelProfile& profi
   }
 }
 
+/// Why gradient buckets cannot be allreduced during the backward pass of this run; empty when they can.
+std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy& strategy) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (!s.model.timing_only) {
+    return fmt::format("'{}' trains for real, and overlap needs a layer table to say when each gradient is ready",
+                       s.model.kind.value);
+  }
+  if (s.training.architecture != scenario::Architecture::Allreduce) return "overlap buckets an allreduce's gradients";
+  if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
+    return fmt::format("overlap allreduces every step's gradients (bsp), and the strategy is '{}'",
+                       s.training.sync_strategy.value);
+  }
+  if (plan.zero > 0) return "overlap of ZeRO's reduce-scatters is not simulated yet";
+  if (plan.pipeline > 1 || plan.tensor > 1) return "overlap inside model-parallel runs is not simulated yet";
+  if (s.failures.enabled) return "overlap with failures is not simulated yet";
+  return {};
+}
+
 /// Recomputation drops a transformer's activations: it needs a timing-only transformer profile.
 void check_recomputation(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
   if (s.training.recomputation == "none") return;
@@ -332,6 +350,11 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   check_failures(s, *strategy, sink);
   check_zero(s, *strategy, registries, sink);
   check_model_parallel(s, *strategy, registries, sink);
+  if (s.training.overlap.value_or(false)) {
+    if (const std::string why = why_no_overlap(s, *strategy); !why.empty()) {
+      sink.error(s.training.overlap_at, "training.overlap", why, "leave training.overlap out, or set it to false");
+    }
+  }
   check_recomputation(s, registries, sink);
   if (s.model.timing_only) {
     const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;
@@ -516,6 +539,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
     const auto batch = static_cast<std::size_t>(s.training.batch_per_worker);
     const models::ModelProfile profile =
         registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
+    const bool overlap = s.training.overlap.value_or(why_no_overlap(s, *prepared.strategy).empty());
     return runtime::TrainingSetup{
         .graph = std::move(prepared.graph),
         .model = nullptr,
@@ -535,6 +559,8 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .total_iterations = *s.training.iterations,
         .evaluate_every = *s.training.iterations,
         .backend_notice = "",
+        .overlap = overlap,
+        .bucket_bytes = s.training.bucket_bytes,
     };
   }
   const DataShape& data = prepared.data.shape;

@@ -18,6 +18,9 @@ struct HostActivity {
   double wait_s = 0.0;          ///< blocked in a send or receive before the transfer could start
   double bytes_sent = 0.0;
   std::int64_t messages_sent = 0;
+  /// Overlapped runs: the gradient stream's transfers, beside the compute. The part the host waited for
+  /// after its backward pass is in communication_s too.
+  double overlapped_communication_s = 0.0;
   /// Energy runs: what the host's device drew while computing (at busy power), while its messages moved
   /// (idle power), and the rest of the run (idle power: blocked at a barrier, or done before the others).
   double compute_j = 0.0;
@@ -131,6 +134,8 @@ struct RunRecord {
   /// Timing-only runs: the model's training FLOPs per sample and the samples of one iteration (all
   /// replicas), for throughput and model FLOPs utilization; 0 otherwise.
   double model_flops_per_sample = 0.0;
+  /// Transformer profiles: tokens in a sample (its sequence); 0 otherwise.
+  std::int64_t tokens_per_sample = 0;
   std::int64_t samples_per_iteration = 0;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
   /// 0 for allreduce runs.

@@ -241,6 +241,9 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                      {"wait_s", rounded(host.wait_s)},
                      {"bytes_sent", rounded(host.bytes_sent)},
                      {"messages_sent", host.messages_sent}});
+    if (host.overlapped_communication_s > 0.0) {
+      hosts.back()["overlapped_communication_s"] = rounded(host.overlapped_communication_s);
+    }
     if (record.energy) {
       hosts.back()["compute_j"] = rounded(host.compute_j);
       hosts.back()["communication_j"] = rounded(host.communication_j);
@@ -275,6 +278,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
   if (const std::optional<Throughput> rate = throughput(scenario, record)) {
     result["throughput"] = {{"samples_per_s", rounded(rate->samples_per_s)},
                             {"model_flops_utilization", rounded(rate->model_flops_utilization)}};
+    if (rate->tokens_per_s) result["throughput"]["tokens_per_s"] = rounded(*rate->tokens_per_s);
   }
   if (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1) {
     result["parallelism"] = parallelism_json(scenario);

@@ -10,6 +10,7 @@ std::optional<Throughput> throughput(const scenario::Scenario& scenario, const R
   Throughput out;
   out.samples_per_s = samples / record.simulated_s;
   out.model_flops_utilization = peak > 0.0 ? out.samples_per_s * record.model_flops_per_sample / peak : 0.0;
+  if (record.tokens_per_sample > 0) out.tokens_per_s = out.samples_per_s * static_cast<double>(record.tokens_per_sample);
   return out;
 }
 

@@ -13,6 +13,7 @@ namespace dtsim::metrics {
 struct Throughput {
   double samples_per_s = 0.0;
   double model_flops_utilization = 0.0;  ///< a fraction of the peak
+  std::optional<double> tokens_per_s;    ///< transformer profiles: samples_per_s times the sequence
 };
 
 /// Empty for runs that trained for real (their models' FLOPs are not a layer table's) or took no time.

@@ -23,6 +23,9 @@ struct Lane {
   int host = 0;
   int actor = 0;
   bool concurrent = false;
+  /// Its communication runs beside the host's main actor (a gradient stream overlapping the backward pass):
+  /// counted as the host's overlapped_communication_s; the main actor reports the part it waits for.
+  bool overlapped = false;
 };
 
 /// [start, end], simulated seconds.

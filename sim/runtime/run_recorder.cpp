@@ -53,7 +53,7 @@ void RunRecorder::on_lane_done(Lane lane) {
   }
   metrics::HostActivity& host = record_->hosts.at(static_cast<std::size_t>(lane.host));
   host.compute_s += helper.activity.compute_s;
-  host.communication_s += helper.activity.communication_s;
+  (lane.overlapped ? host.overlapped_communication_s : host.communication_s) += helper.activity.communication_s;
   host.bytes_sent += helper.activity.bytes_sent;
   host.messages_sent += helper.activity.messages_sent;
   helpers_.erase(found);

@@ -1,12 +1,15 @@
 #include "sim/runtime/timing_only_worker.hpp"
 
 #include "models/device_share.hpp"
+#include "models/gradient_buckets.hpp"
 #include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/gradient_stream.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace dtsim::runtime {
@@ -20,10 +23,18 @@ class TimedSteps final : public sync::LockStepActions {
       : context_(context), meter_(meter), transport_(transport), gradients_(gradients), weights_(weights),
         parameters_(parameters), optimizer_(optimizer) {}
 
+  /// Overlapped runs: the gradients are already on their way, bucket by bucket.
+  void overlap_with(GradientStream* stream) { stream_ = stream; }
+
   void apply_averaged_gradient() override {
     if (transport_.rank() == 0) context_.observer->on_update();
     context_.observer->on_gradient_staleness(0);
     const TrainingSetup& setup = *context_.setup;
+    if (stream_ != nullptr) {
+      stream_->wait_for_all(meter_);
+      charge_compute(meter_, optimizer_.flops(parameters_));
+      return;
+    }
     if (setup.zero_stage == 0) {
       setup.allreduce->run(transport_, comm::Block::sized(gradients_));
       charge_compute(meter_, optimizer_.flops(parameters_));
@@ -54,6 +65,7 @@ class TimedSteps final : public sync::LockStepActions {
   std::size_t weights_;    ///< the same for the parameters
   std::size_t parameters_;
   const models::Optimizer& optimizer_;
+  GradientStream* stream_ = nullptr;
 };
 
 }  // namespace
@@ -98,9 +110,33 @@ void TimingOnlyWorker::operator()() {
     for (const models::LayerProfile& layer : profile.layers) layer_pass(layer, layer.forward_flops);
     for (auto layer = profile.layers.rbegin(); layer != profile.layers.rend(); ++layer) layer_pass(*layer, layer->backward_flops);
   };
+  // Overlap: the backward pass runs bucket by bucket, handing each over to the gradient stream as it is done.
+  std::optional<GradientStream> stream;
+  std::vector<models::GradientBucket> buckets;
+  if (setup.overlap) {
+    buckets = models::gradient_buckets(profile, setup.bucket_bytes, wire.gradients);
+    std::vector<std::size_t> messages;
+    for (const models::GradientBucket& bucket : buckets) {
+      if (bucket.parameters > 0) messages.push_back(wire_elements(bucket.parameters, wire.gradients, ranks));
+    }
+    stream.emplace(context_, rank_, std::move(messages), setup.total_iterations);
+    steps.overlap_with(&*stream);
+  }
+  const auto overlapped_pass = [&](double factor) {
+    const double scale = step_flops * factor / profile.training_flops();
+    charge_compute(meter, profile.forward_flops() * scale);
+    for (const models::GradientBucket& bucket : buckets) {
+      double flops = 0.0;
+      for (std::size_t layer = bucket.first; layer < bucket.end; ++layer) flops += profile.layers[layer].backward_flops;
+      charge_compute(meter, flops * scale);
+      if (bucket.parameters > 0) stream->hand_over();
+    }
+  };
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     if (setup.zero_stage == 3) {
       gathered_pass(step_factor(context_, rank_));
+    } else if (stream) {
+      overlapped_pass(step_factor(context_, rank_));
     } else {
       charge_compute(meter, step_flops * step_factor(context_, rank_));
     }

@@ -32,6 +32,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   record.memory = setup.memory;
   if (setup.profile) {
     record.model_flops_per_sample = setup.profile->training_flops();
+    record.tokens_per_sample = setup.profile->shape.sequence;
     record.samples_per_iteration =
         static_cast<std::int64_t>(scenario.training.batch_per_worker) * scenario.training.parallelism.data;
   }

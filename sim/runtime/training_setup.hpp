@@ -46,6 +46,10 @@ struct TrainingSetup {
   std::int64_t evaluate_every = 0;
   /// A line for the user when `training.backend: auto` computes on the CPU although the model could use CUDA.
   std::string backend_notice;
+  /// Timing-only data-parallel runs: gradients allreduced in buckets of `bucket_bytes` (at their wire
+  /// precision) while the backward pass goes on.
+  bool overlap = false;
+  double bucket_bytes = 0.0;
   /// Timing-only runs of equal workers simulate identical ring rounds as one transfer; tests turn it off to
   /// compare with the rounds one by one.
   bool phase_shortcut = true;

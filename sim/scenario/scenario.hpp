@@ -207,6 +207,10 @@ struct TrainingSpec {
   /// Refuse, before simulating, a run whose devices cannot hold their share (`training.check_memory`).
   bool check_memory = true;
   core::SourcePosition check_memory_at;
+  /// Gradient buckets allreduced during the backward pass (`training.overlap`); unset: decided by the run.
+  std::optional<bool> overlap;
+  core::SourcePosition overlap_at;
+  double bucket_bytes = 25.0 * 1024 * 1024;
   std::string recomputation = "none";  ///< none, selective or full
   core::SourcePosition recomputation_at;
   Backend backend = Backend::Auto;

@@ -247,6 +247,11 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
   out.check_memory = training.text("check_memory", "true") == "true";
   out.check_memory_at = training.where("check_memory");
+  if (training.has("overlap") && !training.node()->find("overlap")->defaulted) {
+    out.overlap = training.text("overlap") == "true";
+  }
+  out.overlap_at = training.where("overlap");
+  out.bucket_bytes = training.quantity("bucket_size", &core::parse_size).value_or(core::Bytes(out.bucket_bytes)).value();
   out.recomputation = training.text("recomputation", "none");
   out.recomputation_at = training.where("recomputation");
   const std::string backend = training.text("backend", "auto");

@@ -221,6 +221,13 @@ SchemaNode training() {
                                   "gradients, optimizer state and activations; false simulates anyway and reports the "
                                   "need")
               .fallback("true"),
+          boolean("overlap",
+                  "start each bucket of gradients' allreduce as soon as the backward pass has computed it, while the "
+                  "backward pass goes on (PyTorch DDP); when absent, on for timing-only data-parallel runs under "
+                  "bsp without ZeRO, model parallelism or failures, off otherwise"),
+          quantity("bucket_size", Unit::Size, "gradients per bucket when overlapping (PyTorch DDP's bucket_cap_mb)")
+              .exclusive_min()
+              .fallback("25MiB"),
           choice_of("recomputation", "recomputation",
                     "activations dropped in the forward pass and recomputed in the backward pass, trading compute for "
                     "memory (timing-only transformer models)",

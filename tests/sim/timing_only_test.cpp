@@ -23,6 +23,7 @@ topology:
   link: {bandwidth: "100Gbps", latency: "2us"}
 model: {kind: "profile:resnet50"}
 training:
+  overlap: false  # compute, then the allreduce: the closed form below
   batch: {per_worker: 32}
   optimizer: {kind: momentum, learning_rate: 0.1}
   stop: {iterations: 3}

@@ -100,6 +100,9 @@ TEST(RunWriters, ThroughputIsSamplesPerSecondAndTheFractionOfThePeakTheModelUsed
   EXPECT_DOUBLE_EQ(rate->model_flops_utilization, 0.5);
   const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), record));
   EXPECT_EQ(summary["result"]["throughput"]["model_flops_utilization"], 0.5);
+  EXPECT_FALSE(summary["result"]["throughput"].contains("tokens_per_s")) << "samples without a sequence";
+  record.tokens_per_sample = 2048;
+  EXPECT_DOUBLE_EQ(*throughput(tiny_scenario(), record)->tokens_per_s, 204800.0);
 }
 
 TEST(RunWriters, WritesTheThreeFilesIntoANewFolder) {

@@ -1,0 +1,100 @@
+#include "sim/runtime/gradient_stream.hpp"
+
+#include "sim/runtime/s4u_transport.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <mutex>
+#include <vector>
+
+namespace dtsim::runtime {
+namespace s4u = simgrid::s4u;
+
+struct GradientStream::Shared {
+  s4u::MutexPtr mutex = s4u::Mutex::create();
+  s4u::ConditionVariablePtr changed = s4u::ConditionVariable::create();
+  std::int64_t handed = 0;    ///< buckets handed over since the start
+  std::int64_t averaged = 0;  ///< buckets whose allreduce is done
+  std::vector<Span> moving;   ///< the stream's transfers not yet matched with a wait of the worker
+};
+
+namespace {
+
+/// What the stream's transport reports, passed on, with the spans its messages moved kept aside: a
+/// worker waiting for the stream is communicating while they move and waiting for peers otherwise.
+class StreamObserver final : public RunObserver {
+ public:
+  StreamObserver(RunObserver& next, std::shared_ptr<GradientStream::Shared> shared)
+      : next_(next), shared_(std::move(shared)) {}
+  void on_compute(Lane lane, Span span) override { next_.on_compute(lane, span); }
+  void on_communication(Lane lane, Span blocked, std::span<const Span> moving) override {
+    shared_->moving.insert(shared_->moving.end(), moving.begin(), moving.end());
+    next_.on_communication(lane, blocked, moving);
+  }
+  void on_wait(Lane lane, Span span) override { next_.on_wait(lane, span); }
+  void on_sent(Lane lane, double bytes, std::int64_t messages) override { next_.on_sent(lane, bytes, messages); }
+  void on_lane_done(Lane lane) override { next_.on_lane_done(lane); }
+
+ private:
+  RunObserver& next_;
+  std::shared_ptr<GradientStream::Shared> shared_;
+};
+
+void run_stream(const TrainingContext& context, int rank, const std::vector<std::size_t>& buckets,
+                std::int64_t iterations, const std::shared_ptr<GradientStream::Shared>& shared) {
+  const TrainingSetup& setup = *context.setup;
+  // The stream's own lane: its transfers are the host's overlapped communication.
+  StreamObserver observer(*context.observer, shared);
+  const Meter meter(observer, Lane{rank, 1, false, true});
+  S4uTransport transport("allreduce", rank, context.scenario->cluster.workers, meter, context.shortcut);
+  transport.set_machines(setup.graph.worker_machines());
+  transport.set_traffic(context.traffic);
+  std::int64_t next = 0;
+  for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {
+    for (const std::size_t elements : buckets) {
+      {
+        std::unique_lock lock(*shared->mutex);
+        shared->changed->wait(lock, [&] { return shared->handed > next; });
+      }
+      setup.allreduce->run(transport, comm::Block::sized(elements));
+      const std::unique_lock lock(*shared->mutex);
+      shared->averaged = ++next;
+      shared->changed->notify_all();
+    }
+  }
+  context.observer->on_lane_done(meter.lane());
+}
+
+}  // namespace
+
+GradientStream::GradientStream(const TrainingContext& context, int rank, std::vector<std::size_t> buckets,
+                               std::int64_t iterations)
+    : shared_(std::make_shared<Shared>()) {
+  s4u::Actor::create(s4u::this_actor::get_name() + "/gradients", s4u::this_actor::get_host(),
+                     [context, rank, buckets = std::move(buckets), iterations, shared = shared_] {
+                       run_stream(context, rank, buckets, iterations, shared);
+                     });
+}
+
+void GradientStream::hand_over() {
+  const std::unique_lock lock(*shared_->mutex);
+  ++shared_->handed;
+  shared_->changed->notify_all();
+}
+
+void GradientStream::wait_for_all(const Meter& meter) {
+  const double blocked_at = s4u::Engine::get_clock();
+  std::unique_lock lock(*shared_->mutex);
+  shared_->changed->wait(lock, [&] { return shared_->averaged >= shared_->handed; });
+  // Waiting for the last buckets: the communication the compute did not hide while the stream's messages
+  // move, waiting for slower peers while they do not.
+  const Span blocked{blocked_at, s4u::Engine::get_clock()};
+  const std::vector<Span> moving = disjoint_union(std::move(shared_->moving), blocked);
+  shared_->moving.clear();
+  meter.observer().on_communication(meter.lane(), blocked, moving);
+}
+
+}  // namespace dtsim::runtime

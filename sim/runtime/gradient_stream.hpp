@@ -1,0 +1,30 @@
+#pragma once
+// A worker's gradient allreduces run beside its backward pass: an actor on the same host (a communication
+// stream) allreduces the buckets in the order the worker hands them over, while the worker computes on.
+
+#include "sim/runtime/training_context.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace dtsim::runtime {
+
+class GradientStream {
+ public:
+  /// Starts the stream's actor on the calling actor's host. Each of `iterations` steps it allreduces one
+  /// block per entry of `buckets` (message elements), in order, each once the worker has handed it over.
+  GradientStream(const TrainingContext& context, int rank, std::vector<std::size_t> buckets, std::int64_t iterations);
+
+  /// The next bucket's gradients are computed: its allreduce may start.
+  void hand_over();
+  /// Blocks until every bucket handed over is averaged; the time blocked is the worker's waiting.
+  void wait_for_all(const Meter& meter);
+
+  struct Shared;
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace dtsim::runtime
