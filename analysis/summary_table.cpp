@@ -86,10 +86,10 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
     for (const metrics::HostActivity& host : record.hosts) busiest = std::max(busiest, host.compute_s);
     const scenario::ParallelismSpec& plan = s.training.parallelism;
     out += fmt::format("  pipeline   {} stages, {} micro-batches, {}: idle {:.1f}% of the busiest stage's compute "
-                       "(the bubble alone, (p-1)/m: {:.1f}%)\n",
+                       "(the bubble alone, in closed form: {:.1f}%)\n",
                        plan.pipeline, plan.microbatches, plan.schedule,
                        busiest > 0.0 ? 100.0 * (record.simulated_s / busiest - 1.0) : 0.0,
-                       100.0 * (plan.pipeline - 1) / plan.microbatches);
+                       100.0 * record.bubble_closed_form);
   }
   for (const metrics::DeviceMemory& m : record.memory) {
     const std::string where = m.device.empty() ? "its device" : m.device;

@@ -4,15 +4,94 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace dtsim::models {
 
-std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches) {
+namespace {
+
+/// Megatron-LM's interleaved order: forward k runs chunk (k / p) mod v of micro-batch (k / pv) p + k mod p,
+/// backward k the chunks in reverse; device d warms up with 2 (p - d - 1) + (v - 1) p forwards.
+std::vector<PipelinePass> interleaved_passes(int p, int d, int m, int v) {
+  if (m % p != 0) {
+    throw std::invalid_argument(fmt::format(
+        "the interleaved schedule runs micro-batches in groups of the {} stages, and {} is not a multiple", p, m));
+  }
+  const int total = m * v;
+  const auto pass = [&](int k, bool forward) {
+    const int chunk = (k / p) % v;
+    return PipelinePass{forward, (k / (p * v)) * p + k % p, forward ? chunk : v - 1 - chunk, false};
+  };
+  const int warmup = m == p ? total : std::min(2 * (p - d - 1) + (v - 1) * p, total);
+  std::vector<PipelinePass> out;
+  for (int k = 0; k < warmup; ++k) out.push_back(pass(k, true));
+  for (int k = 0; k < total - warmup; ++k) {
+    out.push_back(pass(warmup + k, true));
+    out.push_back(pass(k, false));
+  }
+  for (int k = total - warmup; k < total; ++k) out.push_back(pass(k, false));
+  return out;
+}
+
+/// ZB-H1 by list scheduling passes of one time unit each over all stages: whenever a stage is free it runs
+/// a backward pass whose gradient has come, else a forward pass whose input has come (at most p - s held),
+/// else a weight-gradient pass, else it waits for the next pass to end anywhere.
+std::vector<PipelinePass> zero_bubble_passes(int p, int stage, int m) {
+  constexpr int kNever = std::numeric_limits<int>::max();
+  // When each stage's forward and backward of each micro-batch ends (kNever: not yet).
+  std::vector<std::vector<int>> forward_done(static_cast<std::size_t>(p), std::vector<int>(static_cast<std::size_t>(m), kNever));
+  std::vector<std::vector<int>> backward_done = forward_done;
+  struct Cursor {
+    int free_at = 0;
+    int forwards = 0;
+    int backwards = 0;
+    int weights = 0;
+    std::vector<PipelinePass> order;
+  };
+  std::vector<Cursor> stages(static_cast<std::size_t>(p));
+  const auto at = [](std::vector<std::vector<int>>& table, int s, int j) -> int& {
+    return table[static_cast<std::size_t>(s)][static_cast<std::size_t>(j)];
+  };
+  for (int now = 0;; ++now) {
+    bool all_done = true;
+    for (int s = 0; s < p; ++s) {
+      Cursor& c = stages[static_cast<std::size_t>(s)];
+      if (c.weights < m) all_done = false;
+      if (c.free_at > now || c.weights == m) continue;
+      const int b = c.backwards;
+      const int f = c.forwards;
+      if (b < f && (s == p - 1 ? at(forward_done, s, b) <= now : at(backward_done, s + 1, b) <= now)) {
+        c.order.push_back({false, b, 0, false});
+        at(backward_done, s, b) = now + 1;
+        ++c.backwards;
+      } else if (f < m && f - b < p - s && (s == 0 || at(forward_done, s - 1, f) <= now)) {
+        c.order.push_back({true, f, 0, false});
+        at(forward_done, s, f) = now + 1;
+        ++c.forwards;
+      } else if (c.weights < c.backwards) {
+        c.order.push_back({false, c.weights, 0, true});
+        ++c.weights;
+      } else {
+        continue;
+      }
+      c.free_at = now + 1;
+    }
+    if (all_done) break;
+  }
+  return stages[static_cast<std::size_t>(stage)].order;
+}
+
+}  // namespace
+
+std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
+                                          int chunks) {
+  if (schedule == PipelineSchedule::Interleaved) return interleaved_passes(stages, stage, microbatches, chunks);
+  if (schedule == PipelineSchedule::ZeroBubble) return zero_bubble_passes(stages, stage, microbatches);
   std::vector<PipelinePass> out;
   if (schedule == PipelineSchedule::GPipe) {
-    for (int m = 0; m < microbatches; ++m) out.push_back({true, m});
-    for (int m = 0; m < microbatches; ++m) out.push_back({false, m});
+    for (int m = 0; m < microbatches; ++m) out.push_back({true, m, 0, false});
+    for (int m = 0; m < microbatches; ++m) out.push_back({false, m, 0, false});
     return out;
   }
   // 1F1B (PipeDream-Flush): the last stage alternates at once; each earlier stage runs one more forward
@@ -20,12 +99,12 @@ std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages,
   const int warmup = std::min(stages - stage - 1, microbatches);
   int forward = 0;
   int backward = 0;
-  for (; forward < warmup; ++forward) out.push_back({true, forward});
+  for (; forward < warmup; ++forward) out.push_back({true, forward, 0, false});
   while (forward < microbatches) {
-    out.push_back({true, forward++});
-    out.push_back({false, backward++});
+    out.push_back({true, forward++, 0, false});
+    out.push_back({false, backward++, 0, false});
   }
-  while (backward < microbatches) out.push_back({false, backward++});
+  while (backward < microbatches) out.push_back({false, backward++, 0, false});
   return out;
 }
 
@@ -33,6 +112,7 @@ int activations_in_flight(const std::vector<PipelinePass>& passes) {
   int held = 0;
   int most = 0;
   for (const PipelinePass& pass : passes) {
+    if (pass.weights) continue;
     held += pass.forward ? 1 : -1;
     most = std::max(most, held);
   }
@@ -75,6 +155,29 @@ std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stag
   first.push_back(layers);
   return first;
 }
+
+double peak_activations(const std::vector<PipelinePass>& passes, const std::vector<double>& per_chunk) {
+  double held = 0.0;
+  double most = 0.0;
+  for (const PipelinePass& pass : passes) {
+    if (pass.weights) continue;
+    held += (pass.forward ? 1.0 : -1.0) * per_chunk.at(static_cast<std::size_t>(pass.chunk));
+    most = std::max(most, held);
+  }
+  return most;
+}
+
+double bubble_closed_form(PipelineSchedule schedule, int stages, int microbatches, int chunks, double forward,
+                          double input_backward, double weight_backward) {
+  const double p = stages;
+  const double m = microbatches;
+  if (schedule == PipelineSchedule::ZeroBubble) {
+    return (p - 1.0) * (forward + input_backward - weight_backward) / (m * (forward + input_backward + weight_backward));
+  }
+  return (p - 1.0) / (m * (schedule == PipelineSchedule::Interleaved ? chunks : 1));
+}
+
+double weight_gradient_flops(const LayerProfile& layer) { return layer.parameters > 0.0 ? layer.backward_flops / 2.0 : 0.0; }
 
 ModelProfile stage_profile(const ModelProfile& profile, std::size_t first, std::size_t last) {
   ModelProfile out{profile.name, profile.description, profile.sample, {}, profile.shape};

@@ -1,7 +1,9 @@
 #pragma once
 // How a pipeline runs a model: the layers split into stages, and the order in which each stage runs the
 // forward and backward passes of the micro-batches (GPipe: every forward, then every backward; 1F1B:
-// after a warm-up, one forward then one backward, which bounds the activations a stage holds).
+// after a warm-up, one forward then one backward, which bounds the activations a stage holds; interleaved
+// 1F1B: the same over several model chunks per device; zero bubble: the backward split into the input's
+// gradient and the weights' gradient, the latter filling the waits).
 
 #include "models/model_profile.hpp"
 
@@ -11,20 +13,45 @@
 
 namespace dtsim::models {
 
-enum class PipelineSchedule { GPipe, OneForwardOneBackward };
+enum class PipelineSchedule { GPipe, OneForwardOneBackward, Interleaved, ZeroBubble };
 
 struct PipelinePass {
   bool forward = true;
   int microbatch = 0;
+  /// Interleaved: the device's model chunk (virtual stage); chunk c of device d is stage c x devices + d.
+  int chunk = 0;
+  /// Zero bubble: the gradient of the weights (a backward pass then computes only its input's gradient).
+  bool weights = false;
 
   bool operator==(const PipelinePass&) const = default;
 };
 
-/// The passes stage `stage` of `stages` runs in one iteration of `microbatches` micro-batches, in order.
-std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches);
+/// The passes device `stage` of `stages` runs in one iteration of `microbatches` micro-batches, in order.
+/// Interleaved: `chunks` model chunks per device, in Megatron-LM's order (Narayanan et al. 2021), which
+/// needs the micro-batches to be a multiple of the devices. Zero bubble: ZB-H1 (Qi et al. 2024), each
+/// device at most stages - stage micro-batches ahead as under 1F1B, its order found by list scheduling
+/// passes of equal length (a backward pass first when its gradient has come, then a forward pass, then a
+/// weight-gradient pass). Throws std::invalid_argument for an interleaved order the micro-batches do not fit.
+std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
+                                          int chunks = 1);
 
-/// The most micro-batches whose activations are held at once along `passes` (forward done, backward not).
+/// The most micro-batches whose activations are held at once along `passes` (forward done, backward not;
+/// counted per chunk under interleaving).
 int activations_in_flight(const std::vector<PipelinePass>& passes);
+
+/// The most activation bytes held at once along `passes`, a forward pass of chunk c adding `per_chunk[c]`
+/// and its backward pass (not its weight-gradient pass) releasing them.
+double peak_activations(const std::vector<PipelinePass>& passes, const std::vector<double>& per_chunk);
+
+/// The bubble over a stage's compute with equal stages and free communication: (p-1)/m for GPipe and 1F1B,
+/// (p-1)/(v m) interleaved, and ZB-H1's (p-1)(T_F + T_B - T_W) over m (T_F + T_B + T_W), from a stage's
+/// forward, input-gradient and weight-gradient times (or FLOPs).
+double bubble_closed_form(PipelineSchedule schedule, int stages, int microbatches, int chunks, double forward,
+                          double input_backward, double weight_backward);
+
+/// The part of a layer's backward FLOPs that computes its weights' gradient (zero bubble's W pass): half of
+/// it for a layer with weights (one matrix product of the two), none without.
+double weight_gradient_flops(const LayerProfile& layer);
 
 /// Contiguous ranges of `profile`'s layers, one per stage, balanced by training FLOPs: stage s ends where the
 /// running total comes nearest (s+1)/stages of the whole, between transformer blocks, never inside one.

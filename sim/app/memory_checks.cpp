@@ -21,11 +21,10 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
                                    ->state_per_parameter();
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const bool pipelined = plan.pipeline > 1;
-  const std::vector<std::size_t> stage_layers =
-      pipelined ? models::split_into_stages(profile, plan.pipeline) : std::vector<std::size_t>{0, profile.layers.size()};
+  const int chunks = pipelined ? plan.virtual_stages : 1;
+  const std::vector<std::size_t> stage_layers = models::split_into_stages(profile, plan.pipeline * chunks);
   const auto microbatch = static_cast<std::size_t>(std::max(1, s.training.batch_per_worker / plan.microbatches));
-  const models::PipelineSchedule schedule =
-      plan.schedule == "gpipe" ? models::PipelineSchedule::GPipe : models::PipelineSchedule::OneForwardOneBackward;
+  const models::PipelineSchedule schedule = scenario::schedule_of(plan);
   const models::DeviceShare share = scenario::device_share_of(s.training);
   std::vector<metrics::DeviceMemory> out;
   for (int rank = 0; rank < s.cluster.workers; ++rank) {
@@ -38,15 +37,25 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
       ++found->workers;
       continue;
     }
-    const std::size_t index = pipelined ? static_cast<std::size_t>(stage) : 0;
-    const models::ModelProfile layers =
-        models::device_share(models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]), share);
-    // The activations of the micro-batches in flight (a batch of one micro-batch without model parallelism).
-    const std::size_t samples = microbatch * static_cast<std::size_t>(models::activations_in_flight(models::pipeline_passes(
-                                                 schedule, plan.pipeline, std::max(stage, 0), plan.microbatches)));
+    // The device's chunks (one without interleaving): chunk c is stage c x pipeline + device.
+    double parameters = 0.0;
+    std::vector<double> chunk_activations;
+    for (int c = 0; c < chunks; ++c) {
+      const auto index = static_cast<std::size_t>(c * plan.pipeline + std::max(stage, 0));
+      const models::ModelProfile layers =
+          models::device_share(models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]), share);
+      parameters += layers.parameters();
+      chunk_activations.push_back(layers.activation_bytes());
+    }
+    // The activations of the micro-batches in flight (a batch of one micro-batch without model parallelism),
+    // per sample of a micro-batch.
+    const double activations_per_sample = models::peak_activations(
+        models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), plan.microbatches, chunks),
+        chunk_activations);
+    const std::size_t samples = microbatch;
     const models::MemoryFootprint need = models::memory_footprint(
-        {.parameters = layers.parameters(),
-         .activation_bytes_per_sample = layers.activation_bytes(),
+        {.parameters = parameters,
+         .activation_bytes_per_sample = activations_per_sample,
          .samples = samples,
          .data_parallel = s.training.parallelism.data,
          .zero_stage = s.training.parallelism.zero,

@@ -226,6 +226,16 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                  "set training.parallelism.pipeline above 1, or leave microbatches out");
     }
     if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
+    if (plan.schedule == "interleaved_1f1b" || plan.schedule == "zero_bubble" || plan.virtual_stages > 1) {
+      sink.error(plan.virtual_stages > 1 ? plan.virtual_stages_at : plan.schedule_at,
+                 plan.virtual_stages > 1 ? "training.parallelism.virtual_stages" : "training.parallelism.schedule",
+                 plan.virtual_stages > 1
+                     ? std::string("virtual stages split a pipeline's stages into chunks, and there is one stage "
+                                   "(pipeline: 1)")
+                     : fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage (pipeline: 1)",
+                                   plan.schedule),
+                 "set training.parallelism.pipeline above 1, or leave it out");
+    }
     return;
   }
   const bool pipelined = plan.pipeline > 1;
@@ -265,6 +275,30 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                            s.training.batch_per_worker),
                "use a number of micro-batches that divides training.batch.per_worker");
   }
+  const bool interleaved = plan.schedule == "interleaved_1f1b";
+  if (interleaved != (plan.virtual_stages > 1)) {
+    sink.error(interleaved ? plan.schedule_at : plan.virtual_stages_at,
+               interleaved ? "training.parallelism.schedule" : "training.parallelism.virtual_stages",
+               interleaved ? "the interleaved schedule runs several model chunks per device, and virtual_stages is 1"
+                           : fmt::format("{} model chunks per device run under the interleaved schedule, and the "
+                                         "schedule is '{}'",
+                                         plan.virtual_stages, plan.schedule),
+               interleaved ? "set training.parallelism.virtual_stages to 2 or more"
+                           : "use schedule: interleaved_1f1b, or leave virtual_stages out");
+  }
+  if (interleaved && plan.pipeline > 1 && plan.microbatches % plan.pipeline != 0) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("the interleaved schedule runs micro-batches in groups of the {} stages, and {} is not a "
+                           "multiple of {}",
+                           plan.pipeline, plan.microbatches, plan.pipeline),
+               fmt::format("use {} micro-batches, or another multiple of the pipeline degree",
+                           (plan.microbatches / plan.pipeline + 1) * plan.pipeline));
+  }
+  if (plan.pipeline == 1 && (interleaved || plan.schedule == "zero_bubble")) {
+    sink.error(plan.schedule_at, "training.parallelism.schedule",
+               fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage", plan.schedule),
+               "set training.parallelism.pipeline above 1, or leave schedule out");
+  }
   models::ModelProfile profile;
   try {
     profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
@@ -273,9 +307,10 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   }
   check_tensor(s, profile, registries, sink);
   try {
-    static_cast<void>(models::split_into_stages(profile, plan.pipeline));
+    static_cast<void>(models::split_into_stages(profile, plan.pipeline * plan.virtual_stages));
   } catch (const std::invalid_argument& error) {
-    sink.error(plan.pipeline_at, "training.parallelism.pipeline", error.what(), "use fewer stages");
+    sink.error(plan.pipeline_at, "training.parallelism.pipeline", error.what(),
+               plan.virtual_stages > 1 ? "use fewer stages or virtual stages" : "use fewer stages");
   }
 }
 
@@ -551,7 +586,8 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .allgather = zero_collective(s, registries, comm::Operation::allgather),
         .zero_stage = s.training.parallelism.zero,
         .stage_layers = s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1
-                            ? models::split_into_stages(profile, s.training.parallelism.pipeline)
+                            ? models::split_into_stages(profile, s.training.parallelism.pipeline *
+                                                                     s.training.parallelism.virtual_stages)
                             : std::vector<std::size_t>{},
         .memory = std::move(prepared.memory),
         .data = {},

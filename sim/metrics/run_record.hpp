@@ -134,6 +134,8 @@ struct RunRecord {
   /// Timing-only runs: the model's training FLOPs per sample and the samples of one iteration (all
   /// replicas), for throughput and model FLOPs utilization; 0 otherwise.
   double model_flops_per_sample = 0.0;
+  /// Pipelines: the bubble over a stage's compute with equal stages and free communication.
+  double bubble_closed_form = 0.0;
   /// Transformer profiles: tokens in a sample (its sequence); 0 otherwise.
   std::int64_t tokens_per_sample = 0;
   std::int64_t samples_per_iteration = 0;

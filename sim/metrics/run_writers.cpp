@@ -128,7 +128,8 @@ nlohmann::ordered_json pipeline_json(const scenario::Scenario& scenario, const R
           {"schedule", plan.schedule},
           {"busiest_stage_compute_s", rounded(busiest)},
           {"idle_fraction", busiest > 0.0 ? rounded(record.simulated_s / busiest - 1.0) : 0.0},
-          {"bubble_closed_form", rounded(static_cast<double>(plan.pipeline - 1) / plan.microbatches)},
+          {"virtual_stages", plan.virtual_stages},
+          {"bubble_closed_form", rounded(record.bubble_closed_form)},
           {"per_stage", std::move(rows)}};
 }
 

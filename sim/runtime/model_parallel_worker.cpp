@@ -58,10 +58,18 @@ class LayerPasses {
     }
     flush(factor);
   }
-  void backward(double factor) {
+  /// The backward pass, or under zero bubble its input-gradient part (which carries the tensor group's
+  /// sums) and, later, its weight-gradient part (local).
+  enum class Part { Whole, Input, Weights };
+  void backward(double factor, Part part = Part::Whole) {
     for (auto layer = layers_.layers.rbegin(); layer != layers_.layers.rend(); ++layer) {
+      const double weights = models::weight_gradient_flops(*layer);
+      if (part == Part::Weights) {
+        pending_ += weights;
+        continue;
+      }
       if (sequence_parallel() && layer->tensor == models::TensorSplit::Row) gather(*layer, factor);
-      pending_ += layer->backward_flops;
+      pending_ += part == Part::Whole ? layer->backward_flops : layer->backward_flops - weights;
       if (split() && layer->tensor == models::TensorSplit::Column) reduce(*layer, factor);
     }
     flush(factor);
@@ -111,30 +119,23 @@ void ModelParallelWorker::operator()() {
   const scenario::Scenario& s = *context_.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank_);
-  const int stages = plan.pipeline;
-  const int stage = at.pipeline;
+  const int devices = plan.pipeline;
+  const int device_index = at.pipeline;
+  const int stages = devices * plan.virtual_stages;  // model stages: chunk c of device d is stage c x devices + d
   const int replicas = plan.data;
-  const auto first = setup.stage_layers[static_cast<std::size_t>(stage)];
-  const auto last = setup.stage_layers[static_cast<std::size_t>(stage) + 1];
-  const models::ModelProfile whole = models::stage_profile(*setup.profile, first, last);
-  const models::ModelProfile layers = models::device_share(whole, scenario::device_share_of(s.training));
   const Meter meter = context_.meter(rank_);
 
   using scenario::ParallelAxis;
   const WorkerGroup line(context_, fmt::format("pipeline/{}/{}", at.data, at.tensor),
-                         scenario::group_along(plan, rank_, ParallelAxis::Pipeline), stage, meter);
-  const WorkerGroup group(context_, fmt::format("replicas/{}/{}", stage, at.tensor),
+                         scenario::group_along(plan, rank_, ParallelAxis::Pipeline), device_index, meter);
+  const WorkerGroup group(context_, fmt::format("replicas/{}/{}", device_index, at.tensor),
                           scenario::group_along(plan, rank_, ParallelAxis::Data), at.data, meter);
-  const WorkerGroup tensor(context_, fmt::format("tensor/{}/{}", at.data, stage),
+  const WorkerGroup tensor(context_, fmt::format("tensor/{}/{}", at.data, device_index),
                            scenario::group_along(plan, rank_, ParallelAxis::Tensor), at.tensor, meter);
 
   const scenario::DeviceProfile& device = s.cluster.device_of(rank_);
   const bool mixed = device.precision == "mixed";
   const auto microbatch = static_cast<std::size_t>(s.training.batch_per_worker / plan.microbatches);
-  const double pass_flops =
-      compute::roofline_flops(layers.training_flops() * static_cast<double>(microbatch),
-                              layers.training_bytes(microbatch, mixed), device);
-  LayerPasses passes_through(context_, layers, meter, *tensor, pass_flops / layers.training_flops(), microbatch);
   // The layer tables give activations at 4 bytes a value; they travel at the activations' wire precision,
   // split by tokens over the tensor group under sequence parallelism.
   const scenario::WirePrecision& wire = s.training.wire;
@@ -143,29 +144,71 @@ void ModelParallelWorker::operator()() {
     return wire_elements(layer.activation_bytes / 4.0 * static_cast<double>(microbatch) / token_split,
                          wire.activations, 1);
   };
-  const std::size_t boundary = activation_message(whole.layers.back());
-  const auto parameters = static_cast<std::size_t>(std::llround(layers.parameters()));
-  const std::size_t count = wire_elements(layers.parameters(), wire.gradients, static_cast<std::size_t>(replicas));
+  // The device's model chunks (one without interleaving): their layers as it computes them, and the
+  // messages at their ends.
+  struct Chunk {
+    int stage = 0;
+    models::ModelProfile layers;
+    std::size_t to_next = 0;      ///< activations sent to the next stage
+    std::size_t to_previous = 0;  ///< activation gradients sent to the previous stage
+    std::unique_ptr<LayerPasses> passes;
+  };
+  std::vector<Chunk> chunks(static_cast<std::size_t>(plan.virtual_stages));
+  double parameters_held = 0.0;
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    Chunk& chunk = chunks[c];
+    chunk.stage = static_cast<int>(c) * devices + device_index;
+    const auto first = setup.stage_layers[static_cast<std::size_t>(chunk.stage)];
+    const auto last = setup.stage_layers[static_cast<std::size_t>(chunk.stage) + 1];
+    const models::ModelProfile whole = models::stage_profile(*setup.profile, first, last);
+    chunk.layers = models::device_share(whole, scenario::device_share_of(s.training));
+    chunk.to_next = activation_message(whole.layers.back());
+    // The gradient of the chunk's input: as large as the previous stage's output.
+    if (first > 0) chunk.to_previous = activation_message(setup.profile->layers[first - 1]);
+    const double pass_flops =
+        compute::roofline_flops(chunk.layers.training_flops() * static_cast<double>(microbatch),
+                                chunk.layers.training_bytes(microbatch, mixed), device);
+    chunk.passes = std::make_unique<LayerPasses>(context_, chunk.layers, meter, *tensor,
+                                                 pass_flops / chunk.layers.training_flops(), microbatch);
+    parameters_held += chunk.layers.parameters();
+  }
+  const auto parameters = static_cast<std::size_t>(std::llround(parameters_held));
+  const std::size_t count = wire_elements(parameters_held, wire.gradients, static_cast<std::size_t>(replicas));
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
-  const std::vector<models::PipelinePass> passes = models::pipeline_passes(
-      plan.schedule == "gpipe" ? models::PipelineSchedule::GPipe : models::PipelineSchedule::OneForwardOneBackward,
-      stages, stage, plan.microbatches);
+  const models::PipelineSchedule schedule = scenario::schedule_of(plan);
+  const std::vector<models::PipelinePass> passes =
+      models::pipeline_passes(schedule, devices, device_index, plan.microbatches, plan.virtual_stages);
+  const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;
+  // Messages are told apart by the chunk they go to: activations on odd tags, their gradients on even ones.
+  const auto activations_tag = [](int stage_to, int per) { return 1 + 2 * (stage_to / per); };
+  const auto gradients_tag = [](int stage_to, int per) { return 2 + 2 * (stage_to / per); };
 
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     const double factor = step_factor(context_, rank_);
     std::vector<std::unique_ptr<comm::Pending>> sent;
     for (const models::PipelinePass& pass : passes) {
-      if (pass.forward) {
-        if (stage > 0) static_cast<void>(line->post_recv(stage - 1, kActivations)->wait());
-        passes_through.forward(factor);
-        if (stage + 1 < stages) sent.push_back(line->post_send(stage + 1, comm::Buffer::sized(boundary), kActivations));
+      Chunk& chunk = chunks[static_cast<std::size_t>(pass.chunk)];
+      const int before = chunk.stage - 1;
+      const int after = chunk.stage + 1;
+      if (pass.weights) {
+        chunk.passes->backward(factor, LayerPasses::Part::Weights);
+      } else if (pass.forward) {
+        if (before >= 0) {
+          static_cast<void>(line->post_recv(before % devices, activations_tag(chunk.stage, devices))->wait());
+        }
+        chunk.passes->forward(factor);
+        if (after < stages) {
+          sent.push_back(line->post_send(after % devices, comm::Buffer::sized(chunk.to_next),
+                                         activations_tag(after, devices)));
+        }
       } else {
-        if (stage + 1 < stages) static_cast<void>(line->post_recv(stage + 1, kActivationGradients)->wait());
-        passes_through.backward(factor);
-        if (stage > 0) {
-          // The gradient of this stage's input: as large as the previous stage's output.
-          const std::size_t elements = activation_message(setup.profile->layers[first - 1]);
-          sent.push_back(line->post_send(stage - 1, comm::Buffer::sized(elements), kActivationGradients));
+        if (after < stages) {
+          static_cast<void>(line->post_recv(after % devices, gradients_tag(chunk.stage, devices))->wait());
+        }
+        chunk.passes->backward(factor, split_backward ? LayerPasses::Part::Input : LayerPasses::Part::Whole);
+        if (before >= 0) {
+          sent.push_back(line->post_send(before % devices, comm::Buffer::sized(chunk.to_previous),
+                                         gradients_tag(before, devices)));
         }
       }
     }

@@ -1,5 +1,8 @@
 #include "sim/runtime/training_run.hpp"
 
+#include "models/pipeline_plan.hpp"
+#include "sim/scenario/parallel_layout.hpp"
+
 #include "sim/runtime/allreduce_worker.hpp"
 #include "sim/runtime/background_traffic.hpp"
 #include "sim/runtime/elastic_group.hpp"
@@ -33,6 +36,22 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   if (setup.profile) {
     record.model_flops_per_sample = setup.profile->training_flops();
     record.tokens_per_sample = setup.profile->shape.sequence;
+    const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+    if (plan.pipeline > 1) {
+      // ZB-H1's bubble depends on how the backward pass splits: read from the first stage's layers.
+      double forward = 0.0;
+      double weights = 0.0;
+      double backward = 0.0;
+      for (std::size_t layer = setup.stage_layers[0]; layer < setup.stage_layers[1]; ++layer) {
+        const models::LayerProfile& l = setup.profile->layers[layer];
+        forward += l.forward_flops;
+        backward += l.backward_flops;
+        weights += models::weight_gradient_flops(l);
+      }
+      record.bubble_closed_form =
+          models::bubble_closed_form(scenario::schedule_of(plan), plan.pipeline, plan.microbatches, plan.virtual_stages,
+                                     forward, backward - weights, weights);
+    }
     record.samples_per_iteration =
         static_cast<std::int64_t>(scenario.training.batch_per_worker) * scenario.training.parallelism.data;
   }

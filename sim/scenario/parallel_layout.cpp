@@ -61,4 +61,11 @@ models::DeviceShare device_share_of(const TrainingSpec& training) {
                                                  : models::Recomputation::None};
 }
 
+models::PipelineSchedule schedule_of(const ParallelismSpec& plan) {
+  if (plan.schedule == "gpipe") return models::PipelineSchedule::GPipe;
+  if (plan.schedule == "interleaved_1f1b") return models::PipelineSchedule::Interleaved;
+  if (plan.schedule == "zero_bubble") return models::PipelineSchedule::ZeroBubble;
+  return models::PipelineSchedule::OneForwardOneBackward;
+}
+
 }  // namespace dtsim::scenario

@@ -3,6 +3,7 @@
 // the innermost degree varies fastest over consecutive ranks.
 
 #include "models/device_share.hpp"
+#include "models/pipeline_plan.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <vector>
@@ -27,5 +28,8 @@ std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis
 /// How one device of `training`'s tensor groups runs its layers: the degree, sequence parallelism and
 /// recomputation.
 models::DeviceShare device_share_of(const TrainingSpec& training);
+
+/// The schedule `plan.schedule` names.
+models::PipelineSchedule schedule_of(const ParallelismSpec& plan);
 
 }  // namespace dtsim::scenario

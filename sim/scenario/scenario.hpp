@@ -189,7 +189,10 @@ struct ParallelismSpec {
   core::SourcePosition pipeline_at;
   int microbatches = 1;
   core::SourcePosition microbatches_at;
-  std::string schedule = "1f1b";  ///< gpipe or 1f1b
+  int virtual_stages = 1;  ///< model chunks per device (interleaved_1f1b)
+  core::SourcePosition virtual_stages_at;
+  std::string schedule = "1f1b";  ///< gpipe, 1f1b, interleaved_1f1b or zero_bubble
+  core::SourcePosition schedule_at;
 };
 
 /// Bytes a value takes on the wire (`training.communication_precision`), resolved from `auto`.

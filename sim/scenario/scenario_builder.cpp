@@ -199,6 +199,9 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.microbatches = static_cast<int>(parallelism.integer("microbatches").value_or(1));
   out.microbatches_at = parallelism.where("microbatches");
   out.schedule = parallelism.text("schedule", "1f1b");
+  out.schedule_at = parallelism.where("schedule");
+  out.virtual_stages = static_cast<int>(parallelism.integer("virtual_stages").value_or(1));
+  out.virtual_stages_at = parallelism.where("virtual_stages");
   const int model_parallel = out.tensor * out.pipeline;
   out.data = static_cast<int>(parallelism.integer("data").value_or(std::max(1, workers / model_parallel)));
   out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();

@@ -196,13 +196,18 @@ SchemaNode training() {
                      integer("microbatches", 1, 1'000'000,
                              "micro-batches each batch is split into on its way through the pipeline")
                          .fallback("1"),
-                     integer("virtual_stages", 1, 1024, "pipeline stages per device (interleaving)").plan(),
+                     integer("virtual_stages", 1, 1024,
+                             "model chunks per device under schedule: interleaved_1f1b (chunk c of device d is "
+                             "stage c x pipeline + d)")
+                         .fallback("1"),
                      choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
                                {{"gpipe", "every forward pass, then every backward pass"},
                                 {"1f1b", "after a warm-up, one forward then one backward: at most as many "
                                          "micro-batches in flight as stages"},
-                                {"interleaved_1f1b", "1f1b over virtual stages", true},
-                                {"zero_bubble", "ZB-H1: the backward split into input and weight gradients", true}})
+                                {"interleaved_1f1b", "1f1b over virtual_stages model chunks per device: the bubble "
+                                                     "shrinks by their number"},
+                                {"zero_bubble", "ZB-H1: the backward split into input and weight gradients, the "
+                                                "latter filling the waits"}})
                          .fallback("1f1b"),
                  }),
           map_of("communication_precision",

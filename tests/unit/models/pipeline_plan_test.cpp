@@ -9,7 +9,10 @@ namespace {
 
 std::string text(const std::vector<PipelinePass>& passes) {
   std::string out;
-  for (const PipelinePass& pass : passes) out += (pass.forward ? "F" : "B") + std::to_string(pass.microbatch) + " ";
+  for (const PipelinePass& pass : passes) {
+    out += std::string(pass.forward ? "F" : pass.weights ? "W" : "B") + std::to_string(pass.microbatch) +
+           (pass.chunk > 0 ? "." + std::to_string(pass.chunk) : "") + " ";
+  }
   return out;
 }
 
@@ -41,6 +44,35 @@ TEST(PipelinePlan, StagesGetContiguousLayersOfNearlyEqualWork) {
   EXPECT_EQ(split_into_stages(profile, 2), (std::vector<std::size_t>{0, 1, 8}));
   EXPECT_EQ(stage_profile(profile, 1, 3).layers.size(), 2U);
   EXPECT_THROW(static_cast<void>(split_into_stages(profile, 9)), std::invalid_argument);
+}
+
+// Megatron-LM's interleaved order: micro-batches in groups of p per chunk; the last device warms up with
+// (v - 1) p forwards, the first with 2 (p - 1) more.
+TEST(PipelinePlan, InterleavedRunsChunksInGroupsOfTheStages) {
+  EXPECT_EQ(text(pipeline_passes(PipelineSchedule::Interleaved, 2, 1, 4, 2)),
+            "F0 F1 F0.1 B0.1 F1.1 B1.1 F2 B0 F3 B1 F2.1 B2.1 F3.1 B3.1 B2 B3 ");
+  for (const int d : {0, 1, 2, 3}) {
+    const auto passes = pipeline_passes(PipelineSchedule::Interleaved, 4, d, 8, 2);
+    EXPECT_EQ(passes.size(), 2U * 8 * 2);
+    int forwards = 0;
+    for (const PipelinePass& pass : passes) forwards += pass.forward ? 1 : 0;
+    EXPECT_EQ(forwards, 16);
+  }
+  EXPECT_THROW(static_cast<void>(pipeline_passes(PipelineSchedule::Interleaved, 4, 0, 6, 2)), std::invalid_argument);
+}
+
+// ZB-H1: each backward split in two; a device holds at most p - s micro-batches, as under 1F1B.
+TEST(PipelinePlan, ZeroBubbleRunsEveryPassOnceAndHoldsNoMoreThanOneForwardOneBackward) {
+  EXPECT_EQ(text(pipeline_passes(PipelineSchedule::ZeroBubble, 2, 0, 4)), "F0 F1 B0 F2 B1 F3 B2 W0 B3 W1 W2 W3 ");
+  for (const int p : {2, 4, 8}) {
+    for (const int m : {4, 8, 32}) {
+      for (int s = 0; s < p; ++s) {
+        const auto passes = pipeline_passes(PipelineSchedule::ZeroBubble, p, s, m);
+        EXPECT_EQ(passes.size(), 3U * static_cast<std::size_t>(m));
+        EXPECT_LE(activations_in_flight(passes), std::min(p - s, m));
+      }
+    }
+  }
 }
 
 // A cut inside a transformer block would send attention scores between devices: stages end between blocks.

@@ -81,12 +81,6 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
             "needed)\n  hint: raise data.samples, or lower training.batch.per_worker or cluster.workers");
 }
 
-TEST(ScenarioResolver, PlannedParallelismIsNotSupportedYet) {
-  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  parallelism: {virtual_stages: 2}\n  stop:")),
-            "s.yaml:13:17: error: training.parallelism.virtual_stages: not supported yet\n"
-            "  hint: dtsim checks this key but cannot simulate it yet; remove it");
-}
-
 TEST(ScenarioResolver, HybridNeedsServersAndASparseModel) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  architecture: {kind: hybrid}\n  stop:")),
             "s.yaml:13:24: error: training.architecture.kind: a hybrid architecture needs a server, and a 'ring' "
