@@ -76,6 +76,12 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        rate->tokens_per_s ? fmt::format(" ({:.6g} tokens/s)", *rate->tokens_per_s) : "",
                        100.0 * rate->model_flops_utilization);
   }
+  if (!record.hosts.empty() && record.hosts.front().overlapped_communication_s > 0.0) {
+    const metrics::HostActivity& first = record.hosts.front();
+    out += fmt::format("  overlap    {}'s gradient allreduces moved data for {:.6f} s beside its backward passes; it "
+                       "waited {:.6f} s for them after (training.overlap)\n",
+                       first.name, first.overlapped_communication_s, first.communication_s);
+  }
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.pipeline > 1 || plan.tensor > 1) {
     out += fmt::format("  parallel   data {} x tensor {} x pipeline {}{}{}\n", plan.data, plan.tensor, plan.pipeline,
                        plan.sequence_parallel ? ", sequence parallel" : "",
