@@ -260,10 +260,12 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                "model-parallel replicas average their gradients by allreduce",
                "use training.architecture.kind: allreduce");
   }
-  if (plan.zero > 0) {
+  if (plan.zero == 3) {
+    // Stage 3 would gather each layer before every micro-batch's passes; stages 1 and 2 partition the
+    // optimizer state and gradients over the replicas as Megatron-LM's distributed optimizer does.
     sink.error(plan.zero_at, "training.parallelism.zero",
-               fmt::format("ZeRO inside {} is not simulated yet", pipelined ? "a pipeline" : "tensor-parallel groups"),
-               "use training.parallelism.zero: 0 with a pipeline or tensor parallelism");
+               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : "tensor-parallel groups"),
+               "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
   }
   if (s.failures.enabled) {
     sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",

@@ -174,6 +174,7 @@ void ModelParallelWorker::operator()() {
   }
   const auto parameters = static_cast<std::size_t>(std::llround(parameters_held));
   const std::size_t count = wire_elements(parameters_held, wire.gradients, static_cast<std::size_t>(replicas));
+  const std::size_t weights = wire_elements(parameters_held, wire.parameters, static_cast<std::size_t>(replicas));
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const models::PipelineSchedule schedule = scenario::schedule_of(plan);
   const std::vector<models::PipelinePass> passes =
@@ -213,8 +214,17 @@ void ModelParallelWorker::operator()() {
       }
     }
     for (const auto& pending : sent) static_cast<void>(pending->wait());
-    if (replicas > 1) setup.allreduce->run(*group, comm::Block::sized(count));
-    charge_compute(meter, optimizer->flops(parameters));
+    if (setup.zero_stage > 0) {
+      // ZeRO 1 and 2 over the replicas: each sums and updates its chunk of the device's parameters, then the
+      // replicas gather the updated chunks.
+      setup.reduce_scatter->run(*group, comm::Block::sized(count));
+      charge_compute(meter, optimizer->flops((parameters + static_cast<std::size_t>(replicas) - 1) /
+                                             static_cast<std::size_t>(replicas)));
+      setup.allgather->run(*group, comm::Block::sized(weights));
+    } else {
+      if (replicas > 1) setup.allreduce->run(*group, comm::Block::sized(count));
+      charge_compute(meter, optimizer->flops(parameters));
+    }
     if (rank_ == 0) context_.observer->on_update();
     if (rank_ == 0 && context_.progress) {
       context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});

@@ -47,6 +47,39 @@ TEST(Zero, EachStageSendsAndHoldsWhatThePaperGives) {
   EXPECT_GT(time[3], time[0]);
 }
 
+// ZeRO 1 inside a pipeline (Megatron-LM's distributed optimizer): each stage's replicas reduce-scatter its
+// gradients and allgather its parameters, the same bytes as their allreduce on a ring, and each device holds
+// 4 Psi_s + 12 Psi_s / N of its stage's Psi_s parameters.
+TEST(Zero, InsideAPipelineEachStagePartitionsOverItsReplicas) {
+  const auto folder = fresh_output_folder("zero_pipeline");
+  const fs::path file = folder / "zero.yaml";
+  std::ofstream(file) << R"(name: zero-pipeline
+cluster: {workers: 8, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "200Gbps", latency: "2us"}}
+model: {kind: "profile:bert_base"}
+training:
+  parallelism: {pipeline: 2, microbatches: 2}
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+sweep:
+  axes:
+    training.parallelism.zero: [0, 1]
+)";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const nlohmann::json whole = result_of(folder / "out" / "zero=0");
+  const nlohmann::json partitioned = result_of(folder / "out" / "zero=1");
+  EXPECT_NEAR(partitioned["bytes_sent"].get<double>() / whole["bytes_sent"].get<double>(), 1.0, 1e-6);
+  ASSERT_EQ(partitioned["memory"].size(), 2U);
+  for (std::size_t stage = 0; stage < 2; ++stage) {
+    const double psi = whole["memory"][stage]["parameters_bytes"].get<double>() / 2.0;
+    const nlohmann::json& memory = partitioned["memory"][stage];
+    const double state = memory["total_bytes"].get<double>() - memory["activations_bytes"].get<double>();
+    EXPECT_NEAR(state / (4 * psi + 12 * psi / 4), 1.0, 1e-6) << "stage " << stage;  // nine digits in JSON
+  }
+}
+
 // Values travel at the declared precision: fp32 gradients and parameters take twice the bytes of the 16-bit
 // values a mixed-precision device sends by default.
 TEST(CommunicationPrecision, BytesFollowThePrecisionValuesTravelIn) {
