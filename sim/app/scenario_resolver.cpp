@@ -10,6 +10,7 @@
 #include "sim/app/scenario_data.hpp"
 #include "models/model_profile.hpp"
 #include "models/pipeline_plan.hpp"
+#include "models/split_mlp.hpp"
 
 #include <fmt/format.h>
 
@@ -188,6 +189,31 @@ std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy
   return {};
 }
 
+/// A dense classifier split for real: a stage per layer at most, and every layer split by output rows a
+/// width the tensor group divides.
+void check_split_classifier(const scenario::Scenario& s, const models::DenseClassifier& model,
+                            core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::size_t layers = model.widths().size() - 1;
+  std::vector<std::size_t> first;
+  try {
+    first = models::split_layers(layers, plan.pipeline);
+  } catch (const std::invalid_argument& error) {
+    sink.error(plan.pipeline_at, "training.parallelism.pipeline", error.what(),
+               fmt::format("use at most {} stages, or more hidden layers (model.layers)", layers));
+    return;
+  }
+  try {
+    for (int stage = 0; stage < plan.pipeline; ++stage) {
+      static_cast<void>(models::StageShare(model, first[static_cast<std::size_t>(stage)],
+                                           first[static_cast<std::size_t>(stage) + 1], plan.tensor, 0));
+    }
+  } catch (const std::invalid_argument& error) {
+    sink.error(plan.tensor_at, "training.parallelism.tensor", error.what(),
+               "use hidden widths (model.layers) that the tensor degree divides");
+  }
+}
+
 /// Recomputation drops a transformer's activations: it needs a timing-only transformer profile.
 void check_recomputation(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
   if (s.training.recomputation == "none") return;
@@ -243,11 +269,29 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   const core::SourcePosition at = pipelined ? plan.pipeline_at : plan.tensor_at;
   const std::string what = pipelined ? "pipelines" : "tensor-parallel groups";
   if (!s.model.timing_only) {
-    sink.error(at, key,
-               fmt::format("{} run timing-only models in this version, and '{}' trains for real", what,
-                           s.model.kind.value),
-               fmt::format("use a model.kind: profile:..., or {}: 1", key));
-    return;
+    // Real math splits the dense classifiers (softmax regression and the MLP) across devices.
+    const std::string& kind = s.model.kind.value;
+    if (kind != "mlp" && kind != "softmax_regression") {
+      sink.error(at, key,
+                 fmt::format("{} split real math for the dense classifiers (mlp, softmax_regression) in this version, "
+                             "and '{}' is another model",
+                             what, kind),
+                 fmt::format("use model.kind: mlp, a model.kind: profile:..., or {}: 1", key));
+      return;
+    }
+    const auto refuse = [&](bool when, core::SourcePosition where, const std::string& at_key, const std::string& why,
+                            const std::string& hint) {
+      if (when) sink.error(where, at_key, why, hint);
+    };
+    refuse(plan.schedule != "gpipe" && plan.schedule != "1f1b", plan.schedule_at, "training.parallelism.schedule",
+           fmt::format("a model trained for real runs the gpipe or 1f1b schedule, and the schedule is '{}'",
+                       plan.schedule),
+           "use schedule: 1f1b");
+    refuse(plan.zero > 0, plan.zero_at, "training.parallelism.zero", "ZeRO runs on timing-only models in this version",
+           "use training.parallelism.zero: 0");
+    refuse(plan.sequence_parallel, plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
+           "sequence parallelism splits transformer layers, and a dense classifier has none",
+           "leave sequence_parallel out");
   }
   if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
@@ -301,6 +345,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage", plan.schedule),
                "set training.parallelism.pipeline above 1, or leave schedule out");
   }
+  if (!s.model.timing_only) return;  // the model's own shape is checked once it is made
   models::ModelProfile profile;
   try {
     profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
@@ -420,6 +465,10 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   if (data_read) prepared.model = make_model(s, data, registries.models, sink);
   const models::TrainableModel* model = prepared.model.get();
   const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
+  if (const auto* dense = dynamic_cast<const models::DenseClassifier*>(model);
+      dense != nullptr && (s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1)) {
+    check_split_classifier(s, *dense, sink);
+  }
 
   if (scenario::has_servers(architecture) && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -603,7 +652,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   }
   const DataShape& data = prepared.data.shape;
   const std::size_t train = data.samples - validation_count(s, data);
-  models::BatchSchedule schedule(train, s.cluster.workers, s.training.batch_per_worker, s.seed);
+  // A split model's replicas each take a batch; the devices of one replica share it.
+  const bool split = s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1;
+  models::BatchSchedule schedule(train, split ? s.training.parallelism.data : s.cluster.workers,
+                                 s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());
   models::SplitDataset data_set = prepared.data.data ? std::move(*prepared.data.data) : make_data(s, registries.data_sets);
   partition(s, schedule, data_set);

@@ -4,6 +4,7 @@
 #include "models/pipeline_plan.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/s4u_transport.hpp"
+#include "sim/runtime/worker_group.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <fmt/format.h>
@@ -15,31 +16,6 @@
 
 namespace dtsim::runtime {
 namespace {
-
-/// A transport among some of the workers (by rank), and what it reads while it lives.
-class WorkerGroup {
- public:
-  WorkerGroup(const TrainingContext& context, const std::string& name, std::vector<int> members, int position,
-              const Meter& meter)
-      : members_(std::move(members)),
-        transport_(std::make_unique<S4uTransport>(name, position, static_cast<int>(members_.size()), meter)) {
-    const std::span<const int> all = context.setup->graph.worker_machines();
-    for (const int member : members_) machines_.push_back(all[static_cast<std::size_t>(member)]);
-    transport_->set_hosts(members_);
-    transport_->set_machines(machines_);
-    transport_->set_traffic(context.traffic);
-  }
-  [[nodiscard]] S4uTransport& operator*() const { return *transport_; }
-  [[nodiscard]] S4uTransport* operator->() const { return transport_.get(); }
-
- private:
-  std::vector<int> members_;
-  std::vector<int> machines_;
-  std::unique_ptr<S4uTransport> transport_;
-};
-
-constexpr int kActivations = 1;
-constexpr int kActivationGradients = 2;
 
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
 /// the tensor group's sums (Megatron-LM's f and g operators).

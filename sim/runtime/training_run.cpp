@@ -14,6 +14,7 @@
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/run_recorder.hpp"
 #include "sim/runtime/model_parallel_worker.hpp"
+#include "sim/runtime/split_mlp_worker.hpp"
 #include "sim/runtime/timing_only_worker.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -54,6 +55,11 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     }
     record.samples_per_iteration =
         static_cast<std::int64_t>(scenario.training.batch_per_worker) * scenario.training.parallelism.data;
+  }
+  if (!setup.profile && scenario.training.parallelism.pipeline > 1) {
+    const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+    record.bubble_closed_form =
+        models::bubble_closed_form(scenario::schedule_of(plan), plan.pipeline, plan.microbatches, 1, 0.0, 0.0, 0.0);
   }
   // A timing-only run has no data, so no epochs.
   record.iterations_per_epoch = setup.profile ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
@@ -122,6 +128,9 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
   if (architecture == scenario::Architecture::Hybrid) server_rows = setup.model->initial_parameters();
+  // A model trained for real split over devices: their shares assemble the whole for the evaluations.
+  const bool split = !setup.profile && (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1);
+  const std::shared_ptr<SplitAssembly> assembly = split ? SplitMlpWorker::make_assembly(setup) : nullptr;
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     simgrid::s4u::Host* host = session.host(workers[rank]);
     const auto r = static_cast<int>(rank);
@@ -131,6 +140,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
           simgrid::s4u::Actor::create(host->get_name(), host, ModelParallelWorker(context, r));
         } else if (setup.profile) {
           simgrid::s4u::Actor::create(host->get_name(), host, TimingOnlyWorker(context, r));
+        } else if (split) {
+          simgrid::s4u::Actor::create(host->get_name(), host, SplitMlpWorker(context, r, assembly));
         } else {
           simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, r));
         }
