@@ -183,7 +183,6 @@ std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy
     return fmt::format("overlap allreduces every step's gradients (bsp), and the strategy is '{}'",
                        s.training.sync_strategy.value);
   }
-  if (plan.zero > 0) return "overlap of ZeRO's reduce-scatters is not simulated yet";
   if (plan.pipeline > 1 || plan.tensor > 1) return "overlap inside model-parallel runs is not simulated yet";
   if (s.failures.enabled) return "overlap with failures is not simulated yet";
   return {};

@@ -43,13 +43,15 @@ class StreamObserver final : public RunObserver {
   std::shared_ptr<GradientStream::Shared> shared_;
 };
 
-void run_stream(const TrainingContext& context, int rank, const std::vector<std::size_t>& buckets,
-                std::int64_t iterations, const std::shared_ptr<GradientStream::Shared>& shared) {
+void run_stream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
+                const std::vector<std::size_t>& buckets, std::int64_t iterations,
+                const std::shared_ptr<GradientStream::Shared>& shared) {
   const TrainingSetup& setup = *context.setup;
   // The stream's own lane: its transfers are the host's overlapped communication.
   StreamObserver observer(*context.observer, shared);
   const Meter meter(observer, Lane{rank, 1, false, true});
-  S4uTransport transport("allreduce", rank, context.scenario->cluster.workers, meter, context.shortcut);
+  // Its own channels: under ZeRO stage 3 the worker gathers parameters while the stream reduces gradients.
+  S4uTransport transport("gradients", rank, context.scenario->cluster.workers, meter, context.shortcut);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_traffic(context.traffic);
   std::int64_t next = 0;
@@ -59,7 +61,7 @@ void run_stream(const TrainingContext& context, int rank, const std::vector<std:
         std::unique_lock lock(*shared->mutex);
         shared->changed->wait(lock, [&] { return shared->handed > next; });
       }
-      setup.allreduce->run(transport, comm::Block::sized(elements));
+      collective.run(transport, comm::Block::sized(elements));
       const std::unique_lock lock(*shared->mutex);
       shared->averaged = ++next;
       shared->changed->notify_all();
@@ -70,12 +72,12 @@ void run_stream(const TrainingContext& context, int rank, const std::vector<std:
 
 }  // namespace
 
-GradientStream::GradientStream(const TrainingContext& context, int rank, std::vector<std::size_t> buckets,
-                               std::int64_t iterations)
+GradientStream::GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
+                               std::vector<std::size_t> buckets, std::int64_t iterations)
     : shared_(std::make_shared<Shared>()) {
   s4u::Actor::create(s4u::this_actor::get_name() + "/gradients", s4u::this_actor::get_host(),
-                     [context, rank, buckets = std::move(buckets), iterations, shared = shared_] {
-                       run_stream(context, rank, buckets, iterations, shared);
+                     [context, rank, &collective, buckets = std::move(buckets), iterations, shared = shared_] {
+                       run_stream(context, rank, collective, buckets, iterations, shared);
                      });
 }
 

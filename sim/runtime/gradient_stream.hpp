@@ -2,6 +2,7 @@
 // A worker's gradient allreduces run beside its backward pass: an actor on the same host (a communication
 // stream) allreduces the buckets in the order the worker hands them over, while the worker computes on.
 
+#include "sim/comm/collective_algorithm.hpp"
 #include "sim/runtime/training_context.hpp"
 
 #include <cstddef>
@@ -12,9 +13,11 @@ namespace dtsim::runtime {
 
 class GradientStream {
  public:
-  /// Starts the stream's actor on the calling actor's host. Each of `iterations` steps it allreduces one
-  /// block per entry of `buckets` (message elements), in order, each once the worker has handed it over.
-  GradientStream(const TrainingContext& context, int rank, std::vector<std::size_t> buckets, std::int64_t iterations);
+  /// Starts the stream's actor on the calling actor's host. Each of `iterations` steps it runs `collective`
+  /// (the allreduce, or ZeRO's reduce-scatter) on one block per entry of `buckets` (message elements), in
+  /// order, each once the worker has handed it over.
+  GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
+                 std::vector<std::size_t> buckets, std::int64_t iterations);
 
   /// The next bucket's gradients are computed: its allreduce may start.
   void hand_over();

@@ -31,8 +31,15 @@ class TimedSteps final : public sync::LockStepActions {
     context_.observer->on_gradient_staleness(0);
     const TrainingSetup& setup = *context_.setup;
     if (stream_ != nullptr) {
+      // The buckets were allreduced (or, under ZeRO, reduce-scattered) during the backward pass.
       stream_->wait_for_all(meter_);
-      charge_compute(meter_, optimizer_.flops(parameters_));
+      if (setup.zero_stage == 0) {
+        charge_compute(meter_, optimizer_.flops(parameters_));
+        return;
+      }
+      const auto ranks = static_cast<std::size_t>(transport_.size());
+      charge_compute(meter_, optimizer_.flops((parameters_ + ranks - 1) / ranks));
+      if (setup.zero_stage < 3) setup.allgather->run(transport_, comm::Block::sized(weights_));
       return;
     }
     if (setup.zero_stage == 0) {
@@ -119,24 +126,46 @@ void TimingOnlyWorker::operator()() {
     for (const models::GradientBucket& bucket : buckets) {
       if (bucket.parameters > 0) messages.push_back(wire_elements(bucket.parameters, wire.gradients, ranks));
     }
-    stream.emplace(context_, rank_, std::move(messages), setup.total_iterations);
+    stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
+                   std::move(messages), setup.total_iterations);
     steps.overlap_with(&*stream);
   }
   const auto overlapped_pass = [&](double factor) {
     const double scale = step_flops * factor / profile.training_flops();
-    charge_compute(meter, profile.forward_flops() * scale);
+    // ZeRO stage 3 gathers each layer before its forward and its backward pass, in the worker's own channels.
+    const bool gather = setup.zero_stage == 3;
+    const auto gathered = [&](const models::LayerProfile& layer) {
+      if (gather && layer.parameters > 0) {
+        setup.allgather->run(transport, comm::Block::sized(wire_elements(layer.parameters, wire.parameters, ranks)));
+      }
+    };
+    if (gather) {
+      for (const models::LayerProfile& layer : profile.layers) {
+        gathered(layer);
+        charge_compute(meter, layer.forward_flops * scale);
+      }
+    } else {
+      charge_compute(meter, profile.forward_flops() * scale);
+    }
     for (const models::GradientBucket& bucket : buckets) {
       double flops = 0.0;
-      for (std::size_t layer = bucket.first; layer < bucket.end; ++layer) flops += profile.layers[layer].backward_flops;
+      for (std::size_t layer = bucket.end; layer-- > bucket.first;) {
+        if (gather) {
+          charge_compute(meter, flops * scale);
+          flops = 0.0;
+          gathered(profile.layers[layer]);
+        }
+        flops += profile.layers[layer].backward_flops;
+      }
       charge_compute(meter, flops * scale);
       if (bucket.parameters > 0) stream->hand_over();
     }
   };
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    if (setup.zero_stage == 3) {
-      gathered_pass(step_factor(context_, rank_));
-    } else if (stream) {
+    if (stream) {
       overlapped_pass(step_factor(context_, rank_));
+    } else if (setup.zero_stage == 3) {
+      gathered_pass(step_factor(context_, rank_));
     } else {
       charge_compute(meter, step_flops * step_factor(context_, rank_));
     }
