@@ -173,7 +173,6 @@ void check_tensor(const scenario::Scenario& s, const models::ModelProfile& profi
 
 /// Why gradient buckets cannot be allreduced during the backward pass of this run; empty when they can.
 std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy& strategy) {
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
   if (!s.model.timing_only) {
     return fmt::format("'{}' trains for real, and overlap needs a layer table to say when each gradient is ready",
                        s.model.kind.value);
@@ -183,7 +182,6 @@ std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy
     return fmt::format("overlap allreduces every step's gradients (bsp), and the strategy is '{}'",
                        s.training.sync_strategy.value);
   }
-  if (plan.pipeline > 1 || plan.tensor > 1) return "overlap inside model-parallel runs is not simulated yet";
   if (s.failures.enabled) return "overlap with failures is not simulated yet";
   return {};
 }

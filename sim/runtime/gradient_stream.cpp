@@ -8,6 +8,8 @@
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <mutex>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -43,16 +45,34 @@ class StreamObserver final : public RunObserver {
   std::shared_ptr<GradientStream::Shared> shared_;
 };
 
+/// Who the stream reduces with: every worker, or a group of them.
+struct StreamGroup {
+  std::string name;
+  std::vector<int> members;  ///< empty: every worker, by rank
+  int position = 0;
+};
+
 void run_stream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
-                const std::vector<std::size_t>& buckets, std::int64_t iterations,
+                const std::vector<std::size_t>& buckets, std::int64_t iterations, const StreamGroup& group,
                 const std::shared_ptr<GradientStream::Shared>& shared) {
   const TrainingSetup& setup = *context.setup;
   // The stream's own lane: its transfers are the host's overlapped communication.
   StreamObserver observer(*context.observer, shared);
   const Meter meter(observer, Lane{rank, 1, false, true});
   // Its own channels: under ZeRO stage 3 the worker gathers parameters while the stream reduces gradients.
-  S4uTransport transport("gradients", rank, context.scenario->cluster.workers, meter, context.shortcut);
-  transport.set_machines(setup.graph.worker_machines());
+  const bool everyone = group.members.empty();
+  S4uTransport transport(group.name, everyone ? rank : group.position,
+                         everyone ? context.scenario->cluster.workers : static_cast<int>(group.members.size()), meter,
+                         everyone ? context.shortcut : nullptr);
+  std::vector<int> machines;
+  if (everyone) {
+    transport.set_machines(setup.graph.worker_machines());
+  } else {
+    const std::span<const int> all = setup.graph.worker_machines();
+    for (const int member : group.members) machines.push_back(all[static_cast<std::size_t>(member)]);
+    transport.set_hosts(group.members);
+    transport.set_machines(machines);
+  }
   transport.set_traffic(context.traffic);
   std::int64_t next = 0;
   for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {
@@ -74,10 +94,16 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
 
 GradientStream::GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                                std::vector<std::size_t> buckets, std::int64_t iterations)
+    : GradientStream(context, rank, collective, std::move(buckets), iterations, "gradients", {}, rank) {}
+
+GradientStream::GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
+                               std::vector<std::size_t> buckets, std::int64_t iterations, std::string name,
+                               std::vector<int> members, int position)
     : shared_(std::make_shared<Shared>()) {
   s4u::Actor::create(s4u::this_actor::get_name() + "/gradients", s4u::this_actor::get_host(),
-                     [context, rank, &collective, buckets = std::move(buckets), iterations, shared = shared_] {
-                       run_stream(context, rank, collective, buckets, iterations, shared);
+                     [context, rank, &collective, buckets = std::move(buckets), iterations,
+                      group = StreamGroup{std::move(name), std::move(members), position}, shared = shared_] {
+                       run_stream(context, rank, collective, buckets, iterations, group, shared);
                      });
 }
 

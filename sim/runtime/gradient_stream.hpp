@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -18,6 +19,11 @@ class GradientStream {
   /// order, each once the worker has handed it over.
   GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                  std::vector<std::size_t> buckets, std::int64_t iterations);
+  /// The same among `members` (worker ranks; this worker at `position`) on channels called `name`: a
+  /// model-parallel device's replicas.
+  GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
+                 std::vector<std::size_t> buckets, std::int64_t iterations, std::string name, std::vector<int> members,
+                 int position);
 
   /// The next bucket's gradients are computed: its allreduce may start.
   void hand_over();

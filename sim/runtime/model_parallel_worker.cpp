@@ -1,8 +1,10 @@
 #include "sim/runtime/model_parallel_worker.hpp"
 
 #include "models/device_share.hpp"
+#include "models/gradient_buckets.hpp"
 #include "models/pipeline_plan.hpp"
 #include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/gradient_stream.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/worker_group.hpp"
 #include "sim/scenario/parallel_layout.hpp"
@@ -12,6 +14,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace dtsim::runtime {
@@ -37,16 +40,26 @@ class LayerPasses {
   /// The backward pass, or under zero bubble its input-gradient part (which carries the tensor group's
   /// sums) and, later, its weight-gradient part (local).
   enum class Part { Whole, Input, Weights };
-  void backward(double factor, Part part = Part::Whole) {
-    for (auto layer = layers_.layers.rbegin(); layer != layers_.layers.rend(); ++layer) {
-      const double weights = models::weight_gradient_flops(*layer);
+  /// With `stream`, the pass that finishes the step's gradients: each bucket is handed over to the replicas'
+  /// gradient stream once its layers are done.
+  void backward(double factor, Part part = Part::Whole, GradientStream* stream = nullptr,
+                const std::vector<models::GradientBucket>* buckets = nullptr) {
+    std::size_t next = 0;  // the next bucket to hand over
+    for (std::size_t i = layers_.layers.size(); i-- > 0;) {
+      const models::LayerProfile& layer = layers_.layers[i];
+      const double weights = models::weight_gradient_flops(layer);
       if (part == Part::Weights) {
         pending_ += weights;
-        continue;
+      } else {
+        if (sequence_parallel() && layer.tensor == models::TensorSplit::Row) gather(layer, factor);
+        pending_ += part == Part::Whole ? layer.backward_flops : layer.backward_flops - weights;
+        if (split() && layer.tensor == models::TensorSplit::Column) reduce(layer, factor);
       }
-      if (sequence_parallel() && layer->tensor == models::TensorSplit::Row) gather(*layer, factor);
-      pending_ += part == Part::Whole ? layer->backward_flops : layer->backward_flops - weights;
-      if (split() && layer->tensor == models::TensorSplit::Column) reduce(*layer, factor);
+      if (stream != nullptr && part != Part::Input && next < buckets->size() && (*buckets)[next].first == i) {
+        flush(factor);
+        if ((*buckets)[next].parameters > 0) stream->hand_over();
+        ++next;
+      }
     }
     flush(factor);
   }
@@ -156,6 +169,35 @@ void ModelParallelWorker::operator()() {
   const std::vector<models::PipelinePass> passes =
       models::pipeline_passes(schedule, devices, device_index, plan.microbatches, plan.virtual_stages);
   const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;
+  // Overlap: the pass that finishes each chunk's gradients (its last micro-batch's backward pass, or weight
+  // pass under zero bubble) hands them to the replicas' stream bucket by bucket.
+  std::vector<std::vector<models::GradientBucket>> buckets(chunks.size());
+  std::vector<const models::PipelinePass*> finishing(chunks.size(), nullptr);
+  std::optional<GradientStream> stream;
+  if (setup.overlap && replicas > 1) {
+    for (const models::PipelinePass& pass : passes) {
+      if (!pass.forward && pass.weights == split_backward && pass.microbatch == plan.microbatches - 1) {
+        finishing[static_cast<std::size_t>(pass.chunk)] = &pass;
+      }
+    }
+    std::vector<std::size_t> messages;
+    for (const models::PipelinePass& pass : passes) {
+      const auto c = static_cast<std::size_t>(pass.chunk);
+      if (finishing[c] != &pass) continue;
+      buckets[c] = models::gradient_buckets(chunks[c].layers, setup.bucket_bytes, wire.gradients);
+      for (const models::GradientBucket& bucket : buckets[c]) {
+        if (bucket.parameters > 0) {
+          messages.push_back(wire_elements(bucket.parameters, wire.gradients, static_cast<std::size_t>(replicas)));
+        }
+      }
+    }
+    stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
+                   std::move(messages), setup.total_iterations, fmt::format("gradients/{}/{}", device_index, at.tensor),
+                   scenario::group_along(plan, rank_, ParallelAxis::Data), at.data);
+  }
+  const auto stream_for = [&](const models::PipelinePass& pass) {
+    return stream && finishing[static_cast<std::size_t>(pass.chunk)] == &pass ? &*stream : nullptr;
+  };
   // Messages are told apart by the chunk they go to: activations on odd tags, their gradients on even ones.
   const auto activations_tag = [](int stage_to, int per) { return 1 + 2 * (stage_to / per); };
   const auto gradients_tag = [](int stage_to, int per) { return 2 + 2 * (stage_to / per); };
@@ -168,7 +210,7 @@ void ModelParallelWorker::operator()() {
       const int before = chunk.stage - 1;
       const int after = chunk.stage + 1;
       if (pass.weights) {
-        chunk.passes->backward(factor, LayerPasses::Part::Weights);
+        chunk.passes->backward(factor, LayerPasses::Part::Weights, stream_for(pass), &buckets[static_cast<std::size_t>(pass.chunk)]);
       } else if (pass.forward) {
         if (before >= 0) {
           static_cast<void>(line->post_recv(before % devices, activations_tag(chunk.stage, devices))->wait());
@@ -182,7 +224,8 @@ void ModelParallelWorker::operator()() {
         if (after < stages) {
           static_cast<void>(line->post_recv(after % devices, gradients_tag(chunk.stage, devices))->wait());
         }
-        chunk.passes->backward(factor, split_backward ? LayerPasses::Part::Input : LayerPasses::Part::Whole);
+        chunk.passes->backward(factor, split_backward ? LayerPasses::Part::Input : LayerPasses::Part::Whole,
+                               stream_for(pass), &buckets[static_cast<std::size_t>(pass.chunk)]);
         if (before >= 0) {
           sent.push_back(line->post_send(before % devices, comm::Buffer::sized(chunk.to_previous),
                                          gradients_tag(before, devices)));
@@ -190,7 +233,13 @@ void ModelParallelWorker::operator()() {
       }
     }
     for (const auto& pending : sent) static_cast<void>(pending->wait());
-    if (setup.zero_stage > 0) {
+    if (stream) {
+      // The gradients were reduced during the last backward passes.
+      stream->wait_for_all(meter);
+      const auto share = setup.zero_stage > 0 ? static_cast<std::size_t>(replicas) : std::size_t{1};
+      charge_compute(meter, optimizer->flops((parameters + share - 1) / share));
+      if (setup.zero_stage > 0) setup.allgather->run(*group, comm::Block::sized(weights));
+    } else if (setup.zero_stage > 0) {
       // ZeRO 1 and 2 over the replicas: each sums and updates its chunk of the device's parameters, then the
       // replicas gather the updated chunks.
       setup.reduce_scatter->run(*group, comm::Block::sized(count));

@@ -91,5 +91,33 @@ training:
   EXPECT_NEAR(across["bytes_by_link_class"]["nic"].get<double>() / (2.0 * 2.0 * 2.0 * 98.0 * hop), 1.0, 1e-6);
 }
 
+// A pipeline's replicas reduce each device's gradients during the passes that finish them (the last
+// micro-batch's backward pass of each chunk), bucket by bucket: the same bytes, in less time.
+TEST(PipelineOverlap, TheReplicasReduceDuringTheLastBackwardPass) {
+  const auto folder = fresh_output_folder("pipeline_overlap");
+  const fs::path file = folder / "overlap.yaml";
+  std::ofstream(file) << R"(name: overlap
+cluster: {workers: 8, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "100Gbps", latency: "2us"}}
+model: {kind: "profile:bert_base"}
+training:
+  parallelism: {pipeline: 2, tensor: 2, microbatches: 4}
+  batch: {per_worker: 8}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 2}
+sweep:
+  axes:
+    training.overlap: [false, true]
+)";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const nlohmann::json after = nlohmann::json::parse(read_file(folder / "out" / "overlap=false" / "summary.json"));
+  const nlohmann::json during = nlohmann::json::parse(read_file(folder / "out" / "overlap=true" / "summary.json"));
+  EXPECT_EQ(during["result"]["bytes_sent"], after["result"]["bytes_sent"]);
+  EXPECT_LT(during["result"]["simulated_s"].get<double>(), after["result"]["simulated_s"].get<double>());
+  EXPECT_GT(during["hosts"][0]["overlapped_communication_s"].get<double>(), 0.0);
+  EXPECT_FALSE(after["hosts"][0].contains("overlapped_communication_s"));
+}
+
 }  // namespace
 }  // namespace dtsim::testing
