@@ -116,6 +116,16 @@ LayerProfile language_model_head(const Transformer& t, bool tied) {
                TensorSplit::Column, t.sequence * t.width);
 }
 
+/// A decoder's layers: the embeddings, the blocks, the final norm and the language-model head (`tied`: it
+/// reuses the token table).
+void decoder(ModelProfile& out, const Transformer& t, bool tied) {
+  out.shape = shape_of(t);
+  embeddings(out.layers, t);
+  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
+  out.layers.push_back(add_norm("final_norm", t.sequence, t.width, t.norm_parameters));
+  out.layers.push_back(language_model_head(t, tied));
+}
+
 std::size_t sequence_or(const ProfileOptions& options, std::size_t fallback, std::size_t positions) {
   const std::size_t s = options.sequence == 0 ? fallback : options.sequence;
   if (s > positions) {
@@ -179,11 +189,7 @@ ModelProfile gpt2_profile(const std::string& size, const ProfileOptions& options
                                "embeddings",
                                size, t.layers, t.width, t.heads),
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
-  out.shape = shape_of(t);
-  embeddings(out.layers, t);
-  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
-  out.layers.push_back(add_norm("final_norm", t.sequence, t.width));
-  out.layers.push_back(language_model_head(t, true));
+  decoder(out, t, true);
   // Each layer's norm has 2d parameters; the first block's norm sits before attention, not after the
   // embeddings: the count is the same.
   return out;
@@ -198,11 +204,7 @@ ModelProfile gpt3_profile(const ProfileOptions& options) {
   t.sequence = static_cast<double>(sequence_or(options, 2048, 2048));
   ModelProfile out{"gpt3_175b", "GPT-3 175B decoder (96 layers, 12288 wide, 96 heads), head tied to the embeddings",
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
-  out.shape = shape_of(t);
-  embeddings(out.layers, t);
-  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
-  out.layers.push_back(add_norm("final_norm", t.sequence, t.width));
-  out.layers.push_back(language_model_head(t, true));
+  decoder(out, t, true);
   return out;
 }
 
@@ -236,11 +238,7 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
                                "untied head",
                                size.substr(0, 1) + " " + size.substr(2), t.layers, t.width, t.heads, t.key_value_heads),
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
-  out.shape = shape_of(t);
-  embeddings(out.layers, t);
-  for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
-  out.layers.push_back(add_norm("final_norm", t.sequence, t.width, t.norm_parameters));
-  out.layers.push_back(language_model_head(t, false));
+  decoder(out, t, false);
   return out;
 }
 

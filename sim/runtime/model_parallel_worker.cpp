@@ -115,12 +115,10 @@ void ModelParallelWorker::operator()() {
   const Meter meter = context_.meter(rank_);
 
   using scenario::ParallelAxis;
-  const WorkerGroup line(context_, fmt::format("pipeline/{}/{}", at.data, at.tensor),
-                         scenario::group_along(plan, rank_, ParallelAxis::Pipeline), device_index, meter);
-  const WorkerGroup group(context_, fmt::format("replicas/{}/{}", device_index, at.tensor),
-                          scenario::group_along(plan, rank_, ParallelAxis::Data), at.data, meter);
-  const WorkerGroup tensor(context_, fmt::format("tensor/{}/{}", at.data, device_index),
-                           scenario::group_along(plan, rank_, ParallelAxis::Tensor), at.tensor, meter);
+  const ParallelGroups groups(context_, rank_, meter);
+  const WorkerGroup& line = groups.line;
+  const WorkerGroup& group = groups.replicas;
+  const WorkerGroup& tensor = groups.tensor;
 
   const scenario::DeviceProfile& device = s.cluster.device_of(rank_);
   const bool mixed = device.precision == "mixed";

@@ -67,13 +67,10 @@ void SplitMlpWorker::operator()() {
   models::Parameters local = share.take(assembly_->whole);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, share.parameter_count());
   const Meter meter = context_.meter(rank_);
-  using scenario::ParallelAxis;
-  const WorkerGroup line(context_, fmt::format("pipeline/{}/{}", at.data, at.tensor),
-                         scenario::group_along(plan, rank_, ParallelAxis::Pipeline), stage, meter);
-  const WorkerGroup replicas(context_, fmt::format("replicas/{}/{}", stage, at.tensor),
-                             scenario::group_along(plan, rank_, ParallelAxis::Data), at.data, meter);
-  const WorkerGroup tensor(context_, fmt::format("tensor/{}/{}", at.data, stage),
-                           scenario::group_along(plan, rank_, ParallelAxis::Tensor), at.tensor, meter);
+  const ParallelGroups groups(context_, rank_, meter);
+  const WorkerGroup& line = groups.line;
+  const WorkerGroup& replicas = groups.replicas;
+  const WorkerGroup& tensor = groups.tensor;
   const models::StageShare::GroupSum sum = [&](models::RowMatrix& m) {
     if (plan.tensor > 1) setup.allreduce->run(*tensor, comm::Block(std::span<float>(m.data(), static_cast<std::size_t>(m.size()))));
   };

@@ -1,5 +1,9 @@
 #include "sim/runtime/worker_group.hpp"
 
+#include "sim/scenario/parallel_layout.hpp"
+
+#include <fmt/format.h>
+
 namespace dtsim::runtime {
 
 WorkerGroup::WorkerGroup(const TrainingContext& context, const std::string& name, std::vector<int> members,
@@ -12,5 +16,33 @@ WorkerGroup::WorkerGroup(const TrainingContext& context, const std::string& name
   transport_->set_machines(machines_);
   transport_->set_traffic(context.traffic);
 }
+
+namespace {
+
+using scenario::ParallelAxis;
+
+WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, ParallelAxis axis) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  switch (axis) {
+    case ParallelAxis::Pipeline:
+      return {context, fmt::format("pipeline/{}/{}", at.data, at.tensor), scenario::group_along(plan, rank, axis),
+              at.pipeline, meter};
+    case ParallelAxis::Data:
+      return {context, fmt::format("replicas/{}/{}", at.pipeline, at.tensor), scenario::group_along(plan, rank, axis),
+              at.data, meter};
+    case ParallelAxis::Tensor:
+      break;
+  }
+  return {context, fmt::format("tensor/{}/{}", at.data, at.pipeline), scenario::group_along(plan, rank, axis),
+          at.tensor, meter};
+}
+
+}  // namespace
+
+ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const Meter& meter)
+    : line(along(context, rank, meter, ParallelAxis::Pipeline)),
+      replicas(along(context, rank, meter, ParallelAxis::Data)),
+      tensor(along(context, rank, meter, ParallelAxis::Tensor)) {}
 
 }  // namespace dtsim::runtime

@@ -25,4 +25,14 @@ class WorkerGroup {
   std::unique_ptr<S4uTransport> transport_;
 };
 
+/// A model-parallel device's groups (by training.parallelism.placement): its replica's pipeline stages, the
+/// replicas of its share, and its tensor group.
+struct ParallelGroups {
+  ParallelGroups(const TrainingContext& context, int rank, const Meter& meter);
+
+  WorkerGroup line;      ///< the stages of its replica, at its stage
+  WorkerGroup replicas;  ///< the devices holding the same share, at its replica
+  WorkerGroup tensor;    ///< its tensor group, at its tensor rank
+};
+
 }  // namespace dtsim::runtime
