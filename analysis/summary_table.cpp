@@ -2,6 +2,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/core/version.hpp"
+#include "sim/metrics/energy_cost.hpp"
 #include "sim/metrics/throughput.hpp"
 #include "sim/metrics/unmet_failures.hpp"
 
@@ -12,6 +13,60 @@
 #include <vector>
 
 namespace dtsim::analysis {
+
+namespace {
+
+std::string host_row(const std::string& name, double compute_s, double communication_s, double wait_s, double sent) {
+  return fmt::format("  {:<12} {:>12.6f} {:>14.6f} {:>12.6f} {:>12}\n", name, compute_s, communication_s, wait_s,
+                     core::format_size(core::Bytes(sent)));
+}
+
+/// The value at quantile `q` (0 min, 0.5 median, 1 max) of `values`, which it sorts; the lower middle for
+/// an even count, so that the median is a host's own number.
+double quantile(std::vector<double>& values, double q) {
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(q * static_cast<double>(values.size() - 1))];
+}
+
+/// One line per host up to kHostRows; beyond, min / median / max of each column and the slowest hosts (the
+/// most compute, which the others wait for), so that a thousand hosts still fit on a screen.
+std::string host_table(const std::vector<metrics::HostActivity>& hosts) {
+  constexpr std::size_t kHostRows = 32;
+  constexpr std::size_t kSlowest = 5;
+  std::string out =
+      fmt::format("  {:<12} {:>12} {:>14} {:>12} {:>12}\n", "host", "compute_s", "communication_s", "wait_s", "sent");
+  if (hosts.size() <= kHostRows) {
+    for (const auto& h : hosts) out += host_row(h.name, h.compute_s, h.communication_s, h.wait_s, h.bytes_sent);
+    return out;
+  }
+  std::vector<double> compute;
+  std::vector<double> communication;
+  std::vector<double> wait;
+  std::vector<double> sent;
+  for (const auto& h : hosts) {
+    compute.push_back(h.compute_s);
+    communication.push_back(h.communication_s);
+    wait.push_back(h.wait_s);
+    sent.push_back(h.bytes_sent);
+  }
+  for (const auto& [label, q] : {std::pair{"min", 0.0}, std::pair{"median", 0.5}, std::pair{"max", 1.0}}) {
+    out += host_row(fmt::format("({})", label), quantile(compute, q), quantile(communication, q), quantile(wait, q),
+                    quantile(sent, q));
+  }
+  std::vector<const metrics::HostActivity*> slowest;
+  for (const auto& h : hosts) slowest.push_back(&h);
+  std::stable_sort(slowest.begin(), slowest.end(),
+                   [](const auto* a, const auto* b) { return a->compute_s > b->compute_s; });
+  out += fmt::format("  slowest {} of {} hosts (most compute):\n", kSlowest, hosts.size());
+  for (std::size_t i = 0; i < kSlowest; ++i) {
+    const auto& h = *slowest[i];
+    out += host_row(h.name, h.compute_s, h.communication_s, h.wait_s, h.bytes_sent);
+  }
+  out += "  every host: hosts[] in summary.json\n";
+  return out;
+}
+
+}  // namespace
 
 std::string summary_table(const scenario::Scenario& scenario, const metrics::RunRecord& record, double wall_s) {
   const auto& s = scenario;
@@ -112,6 +167,15 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        e.total_j(), e.total_j() / 3.6e6, e.devices_j > 0 ? 100.0 * e.compute_j / e.devices_j : 0.0,
                        e.devices_j > 0 ? 100.0 * e.communication_j / e.devices_j : 0.0,
                        e.devices_j > 0 ? 100.0 * e.waiting_j / e.devices_j : 0.0);
+    const metrics::EnergyCost cost = *metrics::energy_cost(s, record);
+    if (cost.co2_kg || cost.cost) {
+      std::string line;
+      if (cost.co2_kg) line = fmt::format("{:.6g} kg CO2", *cost.co2_kg);
+      if (cost.cost) {
+        line += fmt::format("{}{:.6g} {}", line.empty() ? "" : ", ", *cost.cost, s.energy.currency);
+      }
+      out += fmt::format("  cost       {}\n", line);
+    }
   }
   if (s.failures.enabled) {
     std::int64_t lost_steps = 0;
@@ -146,11 +210,7 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
     }
   }
   out += "\n";
-  out += fmt::format("  {:<12} {:>12} {:>14} {:>12} {:>12}\n", "host", "compute_s", "communication_s", "wait_s", "sent");
-  for (const auto& host : record.hosts) {
-    out += fmt::format("  {:<12} {:>12.6f} {:>14.6f} {:>12.6f} {:>12}\n", host.name, host.compute_s,
-                       host.communication_s, host.wait_s, core::format_size(core::Bytes(host.bytes_sent)));
-  }
+  out += host_table(record.hosts);
   return out;
 }
 

@@ -116,6 +116,8 @@ struct RunRecord {
   /// Every link direction traffic may take, in link order (forward, then backward).
   std::vector<LinkLoad> links;
   std::vector<EvaluationRow> evaluations;
+  /// Timing-only runs: when worker 0 finished each iteration (simulated seconds), first to last.
+  std::vector<double> iteration_ends;
   /// Runs with failures: each one, in the order the job met them; checkpoints written and their time.
   std::vector<FailureRecord> failures;
   std::int64_t checkpoints = 0;

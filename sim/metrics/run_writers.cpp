@@ -1,5 +1,6 @@
 #include "sim/metrics/run_writers.hpp"
 
+#include "sim/metrics/energy_cost.hpp"
 #include "sim/metrics/throughput.hpp"
 
 #include "sim/metrics/unmet_failures.hpp"
@@ -19,14 +20,11 @@
 namespace dtsim::metrics {
 namespace {
 
-// Nine significant digits: far beyond what the model's accuracy justifies, and identical on every run.
-double rounded(double value) { return std::strtod(fmt::format("{:.9g}", value).c_str(), nullptr); }
-
 nlohmann::ordered_json evaluation_json(const EvaluationRow& row) {
-  return {{"sim_time_s", rounded(row.sim_time_s)}, {"iteration", row.iteration},
-          {"epoch", rounded(row.epoch)},           {"train_loss", rounded(row.train_loss)},
-          {"train_accuracy", rounded(row.train_accuracy)}, {"val_loss", rounded(row.val_loss)},
-          {"val_accuracy", rounded(row.val_accuracy)}};
+  return {{"sim_time_s", row.sim_time_s}, {"iteration", row.iteration},
+          {"epoch", row.epoch},           {"train_loss", row.train_loss},
+          {"train_accuracy", row.train_accuracy}, {"val_loss", row.val_loss},
+          {"val_accuracy", row.val_accuracy}};
 }
 
 /// The scenario file by its canonical absolute name, however it was named on the command line ("./x.yaml",
@@ -53,19 +51,20 @@ double utilization(const LinkLoad& link, double simulated_s) {
 void add_traffic(const RunRecord& record, nlohmann::ordered_json& result) {
   if (record.links.empty()) return;
   std::map<std::string, double> by_class;
+  // By utilization, not bytes: a fast link that carried the most bytes may still have idled most of the run.
   const LinkLoad* busiest = &record.links.front();
   for (const LinkLoad& link : record.links) {
     by_class[link.link_class] += link.bytes;
-    if (link.bytes > busiest->bytes) busiest = &link;
+    if (utilization(link, record.simulated_s) > utilization(*busiest, record.simulated_s)) busiest = &link;
   }
   nlohmann::ordered_json classes = nlohmann::ordered_json::object();
-  for (const auto& [name, bytes] : by_class) classes[name] = rounded(bytes);
+  for (const auto& [name, bytes] : by_class) classes[name] = bytes;
   result["bytes_by_link_class"] = classes;
   result["busiest_link"] = {{"link", busiest->name},
                             {"from", busiest->from},
                             {"to", busiest->to},
-                            {"bytes", rounded(busiest->bytes)},
-                            {"utilization", rounded(utilization(*busiest, record.simulated_s))}};
+                            {"bytes", busiest->bytes},
+                            {"utilization", utilization(*busiest, record.simulated_s)}};
 }
 
 /// The first evaluation at or below the target validation loss.
@@ -74,10 +73,10 @@ nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
   if (row == nullptr) return {{"target_loss", target}, {"reached", false}};
   return {{"target_loss", target},
           {"reached", true},
-          {"sim_time_s", rounded(row->sim_time_s)},
+          {"sim_time_s", row->sim_time_s},
           {"iteration", row->iteration},
-          {"epoch", rounded(row->epoch)},
-          {"bytes_sent", rounded(row->bytes_sent)}};
+          {"epoch", row->epoch},
+          {"bytes_sent", row->bytes_sent}};
 }
 
 /// Joules by where they went, kWh, and what they cost: CO2 and money where the scenario gives the rates.
@@ -119,17 +118,17 @@ nlohmann::ordered_json pipeline_json(const scenario::Scenario& scenario, const R
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (std::size_t s = 0; s < stages.size(); ++s) {
     rows.push_back({{"stage", s},
-                    {"compute_s", rounded(stages[s].compute_s / per_stage)},
-                    {"communication_s", rounded(stages[s].communication_s / per_stage)},
-                    {"wait_s", rounded(stages[s].wait_s / per_stage)}});
+                    {"compute_s", stages[s].compute_s / per_stage},
+                    {"communication_s", stages[s].communication_s / per_stage},
+                    {"wait_s", stages[s].wait_s / per_stage}});
   }
   return {{"stages", plan.pipeline},
           {"microbatches", plan.microbatches},
           {"schedule", plan.schedule},
-          {"busiest_stage_compute_s", rounded(busiest)},
-          {"idle_fraction", busiest > 0.0 ? rounded(record.simulated_s / busiest - 1.0) : 0.0},
+          {"busiest_stage_compute_s", busiest},
+          {"idle_fraction", busiest > 0.0 ? record.simulated_s / busiest - 1.0 : 0.0},
           {"virtual_stages", plan.virtual_stages},
-          {"bubble_closed_form", rounded(record.bubble_closed_form)},
+          {"bubble_closed_form", record.bubble_closed_form},
           {"per_stage", std::move(rows)}};
 }
 
@@ -140,12 +139,12 @@ nlohmann::ordered_json memory_json(const std::vector<DeviceMemory>& memory) {
     nlohmann::ordered_json row = {{"device", m.device}, {"precision", m.precision}, {"workers", m.workers}};
     if (m.stage >= 0) row["stage"] = m.stage;
     row.update(nlohmann::ordered_json{
-                   {"parameters_bytes", rounded(m.parameters)},
-                   {"gradients_bytes", rounded(m.gradients)},
-                   {"optimizer_bytes", rounded(m.optimizer)},
-                   {"activations_bytes", rounded(m.activations)},
-                   {"total_bytes", rounded(m.total())},
-                   {"capacity_bytes", m.capacity ? nlohmann::ordered_json(rounded(*m.capacity)) : nlohmann::ordered_json(nullptr)},
+                   {"parameters_bytes", m.parameters},
+                   {"gradients_bytes", m.gradients},
+                   {"optimizer_bytes", m.optimizer},
+                   {"activations_bytes", m.activations},
+                   {"total_bytes", m.total()},
+                   {"capacity_bytes", m.capacity ? nlohmann::ordered_json(*m.capacity) : nlohmann::ordered_json(nullptr)},
                    {"fits", m.fits()}});
     out.push_back(std::move(row));
   }
@@ -154,27 +153,24 @@ nlohmann::ordered_json memory_json(const std::vector<DeviceMemory>& memory) {
 
 nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const RunRecord& record) {
   const EnergyTotals& e = *record.energy;
-  const double kwh = e.total_j() / 3.6e6;
-  nlohmann::ordered_json out = {{"total_j", rounded(e.total_j())},
-                                {"kwh", rounded(kwh)},
-                                {"devices_j", rounded(e.devices_j)},
-                                {"compute_j", rounded(e.compute_j)},
-                                {"communication_j", rounded(e.communication_j)},
-                                {"waiting_j", rounded(e.waiting_j)},
-                                {"static_j", rounded(e.static_j)},
-                                {"links_j", rounded(e.links_j)},
-                                {"waiting_share", rounded(e.devices_j > 0.0 ? e.waiting_j / e.devices_j : 0.0)}};
-  const scenario::EnergySpec& spec = scenario.energy;
-  if (spec.carbon_g_per_kwh) out["co2_kg"] = rounded(kwh * *spec.carbon_g_per_kwh / 1000.0);
-  if (spec.price_per_kwh || spec.price_per_device_hour) {
-    const double device_hours = static_cast<double>(scenario.cluster.workers) * record.simulated_s / 3600.0;
-    const double cost = spec.price_per_kwh.value_or(0.0) * kwh + spec.price_per_device_hour.value_or(0.0) * device_hours;
-    out["cost"] = rounded(cost);
-    out["currency"] = spec.currency;
+  const EnergyCost cost = *energy_cost(scenario, record);
+  nlohmann::ordered_json out = {{"total_j", e.total_j()},
+                                {"kwh", cost.kwh},
+                                {"devices_j", e.devices_j},
+                                {"compute_j", e.compute_j},
+                                {"communication_j", e.communication_j},
+                                {"waiting_j", e.waiting_j},
+                                {"static_j", e.static_j},
+                                {"links_j", e.links_j},
+                                {"waiting_share", e.devices_j > 0.0 ? e.waiting_j / e.devices_j : 0.0}};
+  if (cost.co2_kg) out["co2_kg"] = *cost.co2_kg;
+  if (cost.cost) {
+    out["cost"] = *cost.cost;
+    out["currency"] = scenario.energy.currency;
   }
   if (scenario.target_loss) {
     const EvaluationRow* row = record.first_reaching(*scenario.target_loss);
-    out["to_target_j"] = row == nullptr ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rounded(row->energy_j));
+    out["to_target_j"] = row == nullptr ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row->energy_j);
   }
   return out;
 }
@@ -187,11 +183,11 @@ nlohmann::ordered_json failures_json(const scenario::FailureSpec& spec, const Ru
   double downtime_s = 0.0;
   for (const FailureRecord& f : record.failures) {
     events.push_back({{f.server ? "server" : "worker", f.worker},
-                      {"at_s", rounded(f.at_s)},
-                      {"noticed_s", rounded(f.noticed_s)},
+                      {"at_s", f.at_s},
+                      {"noticed_s", f.noticed_s},
                       {"lost_steps", f.lost_steps},
-                      {"lost_s", rounded(f.lost_s)},
-                      {"downtime_s", rounded(f.downtime_s)},
+                      {"lost_s", f.lost_s},
+                      {"downtime_s", f.downtime_s},
                       {"left", f.left}});
     lost_steps += f.lost_steps;
     lost_s += f.lost_s;
@@ -199,33 +195,55 @@ nlohmann::ordered_json failures_json(const scenario::FailureSpec& spec, const Ru
   }
   nlohmann::ordered_json out = {{"count", record.failures.size()},
                                 {"lost_steps", lost_steps},
-                                {"lost_s", rounded(lost_s)},
-                                {"downtime_s", rounded(downtime_s)},
+                                {"lost_s", lost_s},
+                                {"downtime_s", downtime_s},
                                 {"checkpoints", record.checkpoints},
-                                {"checkpoint_s", rounded(record.checkpoint_s)},
+                                {"checkpoint_s", record.checkpoint_s},
                                 {"events", events}};
   if (!record.gradients_by_worker.empty()) out["gradients_by_worker"] = record.gradients_by_worker;
   if (!record.link_events.empty()) {
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const LinkEvent& e : record.link_events) {
-      links.push_back({{"link", e.link}, {"at_s", rounded(e.at_s)}, {"state", e.down ? "down" : "up"}});
+      links.push_back({{"link", e.link}, {"at_s", e.at_s}, {"state", e.down ? "down" : "up"}});
     }
     out["link_events"] = links;
   }
   const std::vector<UnmetFailure> unmet = unmet_failures(spec, record);
   if (!unmet.empty()) {
     nlohmann::ordered_json never = nlohmann::ordered_json::array();
-    for (const UnmetFailure& f : unmet) never.push_back({{"failure", f.what}, {"at_s", rounded(f.at_s)}});
+    for (const UnmetFailure& f : unmet) never.push_back({{"failure", f.what}, {"at_s", f.at_s}});
     out["not_reached"] = never;
   }
   if (record.job_lost_s) {
-    out["job_lost"] = {{"at_s", rounded(*record.job_lost_s)}, {"reason", "every worker had failed for good"}};
+    out["job_lost"] = {{"at_s", *record.job_lost_s}, {"reason", "every worker had failed for good"}};
   }
   if (record.partition) {
-    out["partition"] = {{"at_s", rounded(record.partition->at_s)},
+    out["partition"] = {{"at_s", record.partition->at_s},
                         {"link", record.partition->link},
                         {"from", record.partition->from},
                         {"to", record.partition->to}};
+  }
+  return out;
+}
+
+/// A timing-only run has no losses to evaluate: one row per iteration instead, as worker 0 saw it.
+std::string iterations_csv(const scenario::Scenario& scenario, const RunRecord& record) {
+  const bool tokens = record.tokens_per_sample > 0;
+  std::string out = "iteration,sim_time_s,iteration_s,samples_per_s,";
+  out += tokens ? "tokens_per_s,model_flops_utilization\n" : "model_flops_utilization\n";
+  double previous = 0.0;
+  for (std::size_t i = 0; i < record.iteration_ends.size(); ++i) {
+    const double end = record.iteration_ends[i];
+    const std::optional<Throughput> rate = throughput_over(scenario, record, 1.0, end - previous);
+    out += fmt::format("{},{:.9g},{:.9g},", i + 1, end, end - previous);
+    if (rate) {
+      out += fmt::format("{:.9g},", rate->samples_per_s);
+      if (tokens) out += fmt::format("{:.9g},", rate->tokens_per_s.value_or(0.0));
+      out += fmt::format("{:.9g}\n", rate->model_flops_utilization);
+    } else {
+      out += tokens ? ",,\n" : ",\n";
+    }
+    previous = end;
   }
   return out;
 }
@@ -237,29 +255,29 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
   for (const auto& host : record.hosts) {
     hosts.push_back({{"name", host.name},
                      {"role", host.role},
-                     {"compute_s", rounded(host.compute_s)},
-                     {"communication_s", rounded(host.communication_s)},
-                     {"wait_s", rounded(host.wait_s)},
-                     {"bytes_sent", rounded(host.bytes_sent)},
+                     {"compute_s", host.compute_s},
+                     {"communication_s", host.communication_s},
+                     {"wait_s", host.wait_s},
+                     {"bytes_sent", host.bytes_sent},
                      {"messages_sent", host.messages_sent}});
     if (host.overlapped_communication_s > 0.0) {
-      hosts.back()["overlapped_communication_s"] = rounded(host.overlapped_communication_s);
+      hosts.back()["overlapped_communication_s"] = host.overlapped_communication_s;
     }
     if (record.energy) {
-      hosts.back()["compute_j"] = rounded(host.compute_j);
-      hosts.back()["communication_j"] = rounded(host.communication_j);
-      hosts.back()["waiting_j"] = rounded(host.waiting_j);
+      hosts.back()["compute_j"] = host.compute_j;
+      hosts.back()["communication_j"] = host.communication_j;
+      hosts.back()["waiting_j"] = host.waiting_j;
     }
   }
   nlohmann::ordered_json result = {
-      {"simulated_s", rounded(record.simulated_s)},
+      {"simulated_s", record.simulated_s},
       {"iterations", record.iterations},
       {"iterations_per_epoch", record.iterations_per_epoch},
-      {"epochs", rounded(record.iterations_per_epoch > 0 ? static_cast<double>(record.iterations) /
+      {"epochs", record.iterations_per_epoch > 0 ? static_cast<double>(record.iterations) /
                                                                static_cast<double>(record.iterations_per_epoch)
-                                                         : 0.0)},
+                                                         : 0.0},
       {"parameters", record.parameter_count},
-      {"bytes_sent", rounded(record.total_bytes_sent())},
+      {"bytes_sent", record.total_bytes_sent()},
   };
   if (record.updates_applied > 0) {
     result["updates_applied"] = record.updates_applied;
@@ -271,15 +289,15 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       gradients += count;
       total += static_cast<double>(staleness * count);
     }
-    result["staleness"] = {{"mean", rounded(gradients > 0 ? total / static_cast<double>(gradients) : 0.0)},
+    result["staleness"] = {{"mean", gradients > 0 ? total / static_cast<double>(gradients) : 0.0},
                            {"max", record.staleness.empty() ? 0 : record.staleness.rbegin()->first},
                            {"histogram", histogram}};
   }
   add_traffic(record, result);
   if (const std::optional<Throughput> rate = throughput(scenario, record)) {
-    result["throughput"] = {{"samples_per_s", rounded(rate->samples_per_s)},
-                            {"model_flops_utilization", rounded(rate->model_flops_utilization)}};
-    if (rate->tokens_per_s) result["throughput"]["tokens_per_s"] = rounded(*rate->tokens_per_s);
+    result["throughput"] = {{"samples_per_s", rate->samples_per_s},
+                            {"model_flops_utilization", rate->model_flops_utilization}};
+    if (rate->tokens_per_s) result["throughput"]["tokens_per_s"] = *rate->tokens_per_s;
   }
   if (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1) {
     result["parallelism"] = parallelism_json(scenario);
@@ -290,7 +308,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
   if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);
   if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);
   if (const EvaluationRow* diverged = record.first_diverged()) {
-    result["diverged"] = {{"iteration", diverged->iteration}, {"sim_time_s", rounded(diverged->sim_time_s)}};
+    result["diverged"] = {{"iteration", diverged->iteration}, {"sim_time_s", diverged->sim_time_s}};
   }
   if (!record.evaluations.empty()) {
     result["initial"] = evaluation_json(record.evaluations.front());
@@ -308,7 +326,8 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
   return summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::string metrics_csv(const RunRecord& record) {
+std::string metrics_csv(const scenario::Scenario& scenario, const RunRecord& record) {
+  if (record.evaluations.empty() && !record.iteration_ends.empty()) return iterations_csv(scenario, record);
   const bool energy = record.energy.has_value();
   std::string out = "sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent";
   out += energy ? ",energy_j\n" : "\n";
@@ -333,7 +352,7 @@ std::string links_csv(const RunRecord& record) {
 void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record) {
   core::StagedFolder staged(folder);
   staged.write_file("summary.json", summary_json(scenario, record));
-  staged.write_file("metrics.csv", metrics_csv(record));
+  staged.write_file("metrics.csv", metrics_csv(scenario, record));
   staged.write_file("links.csv", links_csv(record));
   staged.commit();
 }

@@ -14,7 +14,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
 
 /// One row per evaluation: sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent
 /// (and energy_j, joules since the start, in energy runs).
-std::string metrics_csv(const RunRecord& record);
+std::string metrics_csv(const scenario::Scenario& scenario, const RunRecord& record);
 
 /// One row per link direction: link,class,from,to,bandwidth_bytes_per_s,bytes,utilization (bytes over what
 /// the direction could carry in the run's simulated time).

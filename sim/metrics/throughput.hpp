@@ -18,5 +18,8 @@ struct Throughput {
 
 /// Empty for runs that trained for real (their models' FLOPs are not a layer table's) or took no time.
 std::optional<Throughput> throughput(const scenario::Scenario& scenario, const RunRecord& record);
+/// The same rates over `iterations` iterations that took `seconds` (one iteration of a timing-only run).
+std::optional<Throughput> throughput_over(const scenario::Scenario& scenario, const RunRecord& record,
+                                          double iterations, double seconds);
 
 }  // namespace dtsim::metrics

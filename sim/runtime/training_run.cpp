@@ -24,6 +24,7 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace dtsim::runtime {
 
@@ -110,8 +111,12 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   }
   // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
   std::int64_t reached = 0;
-  const ProgressCallback counting = [&reached, &progress](const Progress& now) {
+  const bool timing_only = setup.profile.has_value();
+  const ProgressCallback counting = [&reached, &progress, &record, timing_only](const Progress& now) {
     reached = std::max(reached, now.iteration);
+    if (timing_only && std::cmp_greater(now.iteration, record.iteration_ends.size())) {
+      record.iteration_ends.push_back(now.sim_time_s);
+    }
     if (progress) progress(now);
   };
   const TrainingContext context{&scenario,

@@ -38,7 +38,7 @@ RunRecord tiny_record() {
 }
 
 TEST(RunWriters, MetricsCsvHasOneRowPerEvaluation) {
-  EXPECT_EQ(metrics_csv(tiny_record()),
+  EXPECT_EQ(metrics_csv(tiny_scenario(), tiny_record()),
             "sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent\n"
             "0,0,0.000000,0.69,0.500000,0.7,0.490000,0\n"
             "0.12,10,2.000000,0.2,0.900000,0.25,0.880000,800\n");
@@ -67,6 +67,33 @@ TEST(RunWriters, SummaryJsonTotalsBytesPerLinkClassAndNamesTheBusiestLink) {
   EXPECT_EQ(summary["result"]["busiest_link"]["utilization"], 0.3);
 }
 
+TEST(RunWriters, TheBusiestLinkIsTheMostUtilizedNotTheOneThatCarriedMostBytes) {
+  RunRecord record = tiny_record();
+  record.simulated_s = 1.0;
+  // An NVSwitch port carries more bytes at 5% of its rate than a spine link at 18% of its own.
+  record.links = {{"nvswitch", "nvlink", "gpu", "sw", 300e9, 15e9}, {"spine", "ib", "leaf", "spine", 50e9, 9e9}};
+  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), record));
+  EXPECT_EQ(summary["result"]["busiest_link"]["link"], "spine");
+  EXPECT_DOUBLE_EQ(summary["result"]["busiest_link"]["utilization"].get<double>(), 0.18);
+}
+
+TEST(RunWriters, TimingOnlyRunsWriteOneMetricsRowPerIteration) {
+  RunRecord record = tiny_record();
+  record.evaluations.clear();
+  record.iteration_ends = {0.5, 0.75, 1.0};
+  record.samples_per_iteration = 10;
+  record.model_flops_per_sample = 1e8;  // 10 samples in 0.25 s on 2 x 1 GFLOPS: 40 samples/s, MFU 2
+  record.iterations = 3;
+  EXPECT_EQ(metrics_csv(tiny_scenario(), record),
+            "iteration,sim_time_s,iteration_s,samples_per_s,model_flops_utilization\n"
+            "1,0.5,0.5,20,1\n"
+            "2,0.75,0.25,40,2\n"
+            "3,1,0.25,40,2\n");
+  record.tokens_per_sample = 4;
+  EXPECT_EQ(metrics_csv(tiny_scenario(), record).substr(0, 89),
+            "iteration,sim_time_s,iteration_s,samples_per_s,tokens_per_s,model_flops_utilization\n1,0.5");
+}
+
 TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
   const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), tiny_record()));
   EXPECT_EQ(summary["seed"], 5);
@@ -76,7 +103,7 @@ TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
   EXPECT_EQ(summary["scenario"]["training"]["sync"]["strategy"], "bsp") << "defaults are filled in";
   EXPECT_EQ(summary["origin"]["file"], (std::filesystem::current_path() / "tiny.yaml").string())
       << "the scenario file by its absolute name, however it was named";
-  EXPECT_EQ(summary["result"]["simulated_s"], 0.123456789);  // nine significant digits
+  EXPECT_EQ(summary["result"]["simulated_s"], 0.123456789123);  // full precision
   EXPECT_EQ(summary["result"]["iterations"], 10);
   EXPECT_EQ(summary["result"]["epochs"], 2.0);
   EXPECT_EQ(summary["result"]["bytes_sent"], 800.0);
