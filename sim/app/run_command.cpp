@@ -8,6 +8,7 @@
 #include "sim/core/result_folder.hpp"
 #include "sim/metrics/run_writers.hpp"
 #include "sim/runtime/failure_schedule.hpp"
+#include "sim/runtime/trace_recorder.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace dtsim::app {
 namespace {
@@ -63,14 +65,34 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   const runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
 
+  std::optional<runtime::TraceRecorder> trace;
+  if (scenario.outputs.trace) {
+    std::vector<std::string> hosts;
+    for (const topology::NodeId node : setup.graph.workers()) hosts.push_back(setup.graph.node(node).name);
+    for (const topology::NodeId node : setup.graph.servers()) hosts.push_back(setup.graph.node(node).name);
+    trace.emplace(std::move(hosts), setup.graph,
+                  runtime::TraceBounds{scenario.outputs.trace_iterations, scenario.outputs.trace_hosts,
+                                       scenario.outputs.trace_events},
+                  scenario.training.parallelism.pipeline > 1);
+  }
   const auto started = std::chrono::steady_clock::now();
-  const metrics::RunRecord record = runtime::run_training(scenario, setup, progress_line(!options.quiet));
+  const metrics::RunRecord record =
+      runtime::run_training(scenario, setup, progress_line(!options.quiet), trace ? &*trace : nullptr);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   refuse_runaway_failures(scenario, record);
-  metrics::write_run_outputs(folder, scenario, record);
+  std::optional<metrics::Timeline> timeline;
+  if (trace) timeline = trace->take();
+  const auto files = metrics::run_files(scenario, record, timeline ? &*timeline : nullptr);
+  metrics::write_run_outputs(folder, files);
   if (!options.quiet) {
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));
-    fmt::print("results in {}/: summary.json, metrics.csv, links.csv\n", folder.string());
+    if (timeline && !timeline->cut_reason.empty()) {
+      fmt::print("trace.json covers the run up to {:.6f} s of {:.6f} s: {}\n", timeline->until_s, record.simulated_s,
+                 timeline->cut_reason);
+    }
+    std::string names;
+    for (const auto& file : files) names += (names.empty() ? "" : ", ") + file.first;
+    fmt::print("results in {}/: {}\n", folder.string(), names);
   }
 }
 

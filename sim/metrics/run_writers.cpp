@@ -2,6 +2,7 @@
 
 #include "sim/metrics/energy_cost.hpp"
 #include "sim/metrics/throughput.hpp"
+#include "sim/metrics/trace_json.hpp"
 
 #include "sim/metrics/unmet_failures.hpp"
 
@@ -349,11 +350,21 @@ std::string links_csv(const RunRecord& record) {
   return out;
 }
 
-void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record) {
+std::vector<std::pair<std::string, std::string>> run_files(const scenario::Scenario& scenario, const RunRecord& record,
+                                                           const Timeline* timeline) {
+  std::vector<std::pair<std::string, std::string>> files{{"summary.json", summary_json(scenario, record)},
+                                                         {"metrics.csv", metrics_csv(scenario, record)},
+                                                         {"links.csv", links_csv(record)}};
+  if (timeline != nullptr) {
+    const std::string name = scenario.sweep_point.empty() ? scenario.name : scenario.name + " " + scenario.sweep_point;
+    files.emplace_back("trace.json", trace_json(name, record, *timeline));
+  }
+  return files;
+}
+
+void write_run_outputs(const std::filesystem::path& folder, const std::vector<std::pair<std::string, std::string>>& files) {
   core::StagedFolder staged(folder);
-  staged.write_file("summary.json", summary_json(scenario, record));
-  staged.write_file("metrics.csv", metrics_csv(scenario, record));
-  staged.write_file("links.csv", links_csv(record));
+  for (const auto& [name, text] : files) staged.write_file(name, text);
   staged.commit();
 }
 

@@ -2,10 +2,13 @@
 // summary.json and metrics.csv: deterministic text (fixed precision, fixed key order), written atomically.
 
 #include "sim/metrics/run_record.hpp"
+#include "sim/metrics/timeline.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dtsim::metrics {
 
@@ -20,8 +23,13 @@ std::string metrics_csv(const scenario::Scenario& scenario, const RunRecord& rec
 /// the direction could carry in the run's simulated time).
 std::string links_csv(const RunRecord& record);
 
-/// Writes summary.json, metrics.csv and links.csv as `folder`, all together or not at all: they are written
-/// into a staging folder that then takes the folder's place (the previous results go as a whole).
-void write_run_outputs(const std::filesystem::path& folder, const scenario::Scenario& scenario, const RunRecord& record);
+/// A run's result files by name: summary.json, metrics.csv, links.csv, and trace.json where a timeline
+/// was recorded.
+std::vector<std::pair<std::string, std::string>> run_files(const scenario::Scenario& scenario, const RunRecord& record,
+                                                           const Timeline* timeline);
+
+/// Writes `files` as `folder`, all together or not at all: they are written into a staging folder that
+/// then takes the folder's place (the previous results go as a whole).
+void write_run_outputs(const std::filesystem::path& folder, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace dtsim::metrics

@@ -35,6 +35,17 @@ void ObserverList::on_sent(Lane lane, double bytes, std::int64_t messages) {
 void ObserverList::on_lane_done(Lane lane) {
   for (RunObserver* o : observers_) o->on_lane_done(lane);
 }
+void ObserverList::on_message(std::string_view from_host, Lane to, Span transfer, double bytes) {
+  for (RunObserver* o : observers_) {
+    if (o->wants_messages()) o->on_message(from_host, to, transfer, bytes);
+  }
+}
+bool ObserverList::wants_messages() const {
+  return std::any_of(observers_.begin(), observers_.end(), [](const RunObserver* o) { return o->wants_messages(); });
+}
+void ObserverList::on_iteration(std::int64_t iteration, double at_s, const topology::LinkTraffic& traffic) {
+  for (RunObserver* o : observers_) o->on_iteration(iteration, at_s, traffic);
+}
 void ObserverList::on_gradient_staleness(std::int64_t staleness) {
   for (RunObserver* o : observers_) o->on_gradient_staleness(staleness);
 }

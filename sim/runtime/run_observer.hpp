@@ -6,6 +6,7 @@
 // actors only report; none of them writes the record.
 
 #include "sim/metrics/run_record.hpp"
+#include "sim/topology/link_traffic.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -53,6 +54,13 @@ class RunObserver {
   virtual void on_sent(Lane /*lane*/, double /*bytes*/, std::int64_t /*messages*/) {}
   /// `lane`'s actor ended: nothing more comes from it.
   virtual void on_lane_done(Lane /*lane*/) {}
+  /// A message of `bytes` from a host named `from_host` reached `to`, moving over `transfer`. Called only
+  /// when wants_messages() says so: finding the sender costs a lookup per message.
+  virtual void on_message(std::string_view /*from_host*/, Lane /*to*/, Span /*transfer*/, double /*bytes*/) {}
+  [[nodiscard]] virtual bool wants_messages() const { return false; }
+  /// Worker 0 finished iteration `iteration` at `at_s` (after a rollback, an iteration may come again);
+  /// `traffic` holds every link's bytes so far.
+  virtual void on_iteration(std::int64_t /*iteration*/, double /*at_s*/, const topology::LinkTraffic& /*traffic*/) {}
 
   /// A gradient went into an update `staleness` behind: by clock, the clocks between the parameters it was
   /// computed on and its own clock; on arrival, the updates applied since its worker read its parameters.
@@ -97,6 +105,9 @@ class ObserverList final : public RunObserver {
   void on_wait(Lane lane, Span span) override;
   void on_sent(Lane lane, double bytes, std::int64_t messages) override;
   void on_lane_done(Lane lane) override;
+  void on_message(std::string_view from_host, Lane to, Span transfer, double bytes) override;
+  [[nodiscard]] bool wants_messages() const override;
+  void on_iteration(std::int64_t iteration, double at_s, const topology::LinkTraffic& traffic) override;
   void on_gradient_staleness(std::int64_t staleness) override;
   void on_update() override;
   void on_push(int worker, double relative, std::int64_t delay, bool last) override;

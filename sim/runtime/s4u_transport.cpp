@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <fmt/format.h>
 
@@ -78,6 +79,8 @@ s4u::CommPtr S4uTransport::start_recv(int from, comm::Buffer** payload, int tag)
 }
 
 void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& comms) {
+  // Messages first: several may complete at one instant, after the first has accounted for it.
+  if (meter_.observer().wants_messages()) report_messages(comms);
   const double now = s4u::Engine::get_clock();
   const double since = std::max(posted_at, meter_.accounted_until());
   if (now <= since) return;
@@ -88,6 +91,20 @@ void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& co
   for (const auto& comm : comms) transfers.push_back({comm->get_start_time(), comm->get_finish_time()});
   meter_.observer().on_communication(meter_.lane(), {since, now}, disjoint_union(std::move(transfers), {since, now}));
   meter_.account_until(now);
+}
+
+void S4uTransport::report_messages(const std::vector<s4u::CommPtr>& comms) {
+  // A receive is the side that knows both ends: the sender's actor, and the payload with its size. A
+  // message waited for twice (wait_any, then wait) is reported once: the first report marks it.
+  static const char reported = 0;
+  for (const auto& comm : comms) {
+    auto* const* received = static_cast<comm::Buffer* const*>(comm->get_dst_data());
+    if (received == nullptr || *received == nullptr || comm->get_sender() == nullptr) continue;
+    if (comm->get_data<const char>() == &reported) continue;
+    comm->set_data(const_cast<char*>(&reported));  // SimGrid's data slot is untyped; only compared here
+    meter_.observer().on_message(comm->get_sender()->get_host()->get_name(), meter_.lane(),
+                                 {comm->get_start_time(), comm->get_finish_time()}, comm::wire_bytes(**received));
+  }
 }
 
 void S4uTransport::send(int to, comm::Buffer data) {

@@ -54,6 +54,8 @@ class S4uTransport final : public comm::Transport {
 
   /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
+  /// Reports each received message among `comms` (complete) to observers that want messages.
+  void report_messages(const std::vector<simgrid::s4u::CommPtr>& comms);
 
  private:
   simgrid::s4u::Mailbox* mailbox(int from, int to, int tag);

@@ -112,8 +112,10 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
   std::int64_t reached = 0;
   const bool timing_only = setup.profile.has_value();
-  const ProgressCallback counting = [&reached, &progress, &record, timing_only](const Progress& now) {
+  const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic,
+                                     timing_only](const Progress& now) {
     reached = std::max(reached, now.iteration);
+    observers.on_iteration(now.iteration, now.sim_time_s, traffic);
     if (timing_only && std::cmp_greater(now.iteration, record.iteration_ends.size())) {
       record.iteration_ends.push_back(now.sim_time_s);
     }

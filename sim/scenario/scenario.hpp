@@ -281,6 +281,15 @@ struct FailureSpec {
   core::SourcePosition elastic_at;
 };
 
+/// Which optional result files a run writes, and how far its timeline reaches.
+struct OutputChoices {
+  bool trace = false;
+  std::int64_t trace_iterations = 10;  ///< 0: all
+  std::int64_t trace_hosts = 64;       ///< 0: all
+  std::int64_t trace_events = 400'000;
+  bool report = false;
+};
+
 /// `energy`: what a run's power draw costs. Device powers come from the device profiles.
 struct EnergySpec {
   bool enabled = false;
@@ -318,6 +327,8 @@ struct Scenario {
   /// `outputs.target_loss`: the validation loss whose first reaching is reported.
   std::optional<double> target_loss;
   core::SourcePosition target_loss_at;
+  /// `outputs.trace`, `outputs.report`: trace.json and report.html beside the other results.
+  OutputChoices outputs;
   /// This scenario as dtsim read it (includes merged, this sweep point's values set, defaults filled, file
   /// names absolute): what `dtsim explain` prints and summary.json echoes. Null for a scenario built by hand.
   ConfigNode resolved;

@@ -404,6 +404,12 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
   s.target_loss = root.at("outputs").number("target_loss");
   s.target_loss_at = root.at("outputs").where("target_loss");
+  const View outputs = root.at("outputs");
+  s.outputs.trace = outputs.text("trace", "false") == "true";
+  s.outputs.trace_iterations = outputs.integer("trace_iterations").value_or(10);
+  s.outputs.trace_hosts = outputs.integer("trace_hosts").value_or(64);
+  s.outputs.trace_events = outputs.integer("trace_events").value_or(400'000);
+  s.outputs.report = outputs.text("report", "false") == "true";
   return s;
 }
 

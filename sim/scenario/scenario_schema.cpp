@@ -415,8 +415,21 @@ SchemaNode outputs() {
                            "validation loss whose first reaching summary.json reports (result.time_to_target); "
                            "training still runs to its stop condition")
                         .exclusive_min(),
-                    boolean("trace", "write trace.json (Chrome/Perfetto trace events)").plan(),
-                    boolean("report", "write report.html").plan(),
+                    boolean("trace", "write trace.json, the run's timeline in the Trace Event Format (Perfetto, "
+                                     "chrome://tracing)")
+                        .fallback("false"),
+                    integer("trace_iterations", 0, std::numeric_limits<std::int32_t>::max(),
+                            "the timeline covers the first this many iterations (by worker 0's clock); 0: all")
+                        .fallback("10"),
+                    integer("trace_hosts", 0, kMaxWorkers,
+                            "the timeline follows at most this many hosts, spread evenly over the ranks; 0: all")
+                        .fallback("64"),
+                    integer("trace_events", 1000, 100'000'000,
+                            "the timeline stops where it holds this many spans and messages (about 100 bytes "
+                            "each in trace.json)")
+                        .fallback("400000"),
+                    boolean("report", "write report.html: charts of the run, one file that opens offline")
+                        .fallback("false"),
                 });
 }
 

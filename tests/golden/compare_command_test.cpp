@@ -3,6 +3,7 @@
 
 #include "run_dtsim.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -44,17 +45,21 @@ TEST(CompareCommand, OneRowPerRunWithTheNumbersOfItsSummary) {
   ASSERT_EQ(async.size(), 10U) << rows[2];  // getline drops the empty last cell
   EXPECT_EQ(rows[2].back(), ',') << "diverged_at_iteration is empty for a run that did not diverge";
   const auto summary = nlohmann::json::parse(read_file(root / "straggler-async" / "summary.json"));
+  // The CSV prints nine significant digits of summary.json's full-precision numbers.
+  const auto expect_nine_digits = [](const std::string& cell, double value) {
+    EXPECT_NEAR(std::stod(cell), value, 1e-8 * std::abs(value)) << cell;
+  };
   EXPECT_EQ(async[0], "straggler-async");
   EXPECT_EQ(async[1], "async");
   EXPECT_EQ(async[3], "w3x4");
-  EXPECT_DOUBLE_EQ(std::stod(async[4]), summary["result"]["simulated_s"].get<double>());
-  EXPECT_DOUBLE_EQ(std::stod(async[5]), summary["result"]["time_to_target"]["sim_time_s"].get<double>());
-  EXPECT_DOUBLE_EQ(std::stod(async[6]), summary["result"]["final"]["val_loss"].get<double>());
-  EXPECT_DOUBLE_EQ(std::stod(async[7]), summary["result"]["staleness"]["mean"].get<double>());
+  expect_nine_digits(async[4], summary["result"]["simulated_s"].get<double>());
+  expect_nine_digits(async[5], summary["result"]["time_to_target"]["sim_time_s"].get<double>());
+  expect_nine_digits(async[6], summary["result"]["final"]["val_loss"].get<double>());
+  expect_nine_digits(async[7], summary["result"]["staleness"]["mean"].get<double>());
   double wait = 0.0;
   for (int rank = 0; rank < 8; ++rank) wait += summary["hosts"][rank]["wait_s"].get<double>();
   EXPECT_NEAR(std::stod(async[8]), wait / (8 * summary["result"]["simulated_s"].get<double>()), 1e-6);
-  EXPECT_DOUBLE_EQ(std::stod(async[9]), summary["result"]["bytes_sent"].get<double>());
+  expect_nine_digits(async[9], summary["result"]["bytes_sent"].get<double>());
 }
 
 // Timing-only runs have no loss: their row says so instead of refusing the summary; a sweep's folder stands

@@ -135,7 +135,7 @@ TEST(RunWriters, ThroughputIsSamplesPerSecondAndTheFractionOfThePeakTheModelUsed
 TEST(RunWriters, WritesTheThreeFilesIntoANewFolder) {
   const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "run_writers" / "nested" / "folder";
   std::filesystem::remove_all(folder.parent_path());
-  write_run_outputs(folder, tiny_scenario(), tiny_record());
+  write_run_outputs(folder, run_files(tiny_scenario(), tiny_record(), nullptr));
   EXPECT_TRUE(std::filesystem::exists(folder / "summary.json"));
   EXPECT_TRUE(std::filesystem::exists(folder / "metrics.csv"));
   EXPECT_TRUE(std::filesystem::exists(folder / "links.csv"));

@@ -1,0 +1,165 @@
+#include "sim/metrics/trace_json.hpp"
+
+#include "sim/core/version.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace dtsim::metrics {
+namespace {
+
+/// Microseconds, the format's unit, in the shortest text that reads back as the same double: a host's spans
+/// add up to its totals in summary.json.
+std::string us(double seconds) { return fmt::format("{}", seconds * 1e6); }
+
+std::string quoted(const std::string& text) { return nlohmann::json(text).dump(); }
+
+/// Appends events separated by commas.
+class EventList {
+ public:
+  void add(const std::string& event) {
+    if (!text_.empty()) text_ += ",\n";
+    text_ += event;
+  }
+  [[nodiscard]] const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+void name_process(EventList& events, std::size_t pid, const std::string& name) {
+  events.add(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})", pid, quoted(name)));
+  events.add(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})", pid, pid));
+}
+
+void name_thread(EventList& events, std::size_t pid, int tid, const std::string& name) {
+  events.add(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})", pid, tid, quoted(name)));
+}
+
+void add_span(EventList& events, std::string_view name, std::size_t pid, int tid, double start, double end,
+              const std::string& args = {}) {
+  events.add(fmt::format(R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{}{}}})", name, name, pid,
+                         tid, us(start), us(end - start), args.empty() ? "" : ",\"args\":" + args));
+}
+
+/// The link directions with the highest utilization over the run, most utilized first.
+std::vector<std::size_t> busiest_links(const RunRecord& record) {
+  std::vector<std::size_t> order(record.links.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto utilization = [&record](std::size_t i) {
+    const LinkLoad& link = record.links[i];
+    return link.bandwidth_bytes_per_s > 0.0 ? link.bytes / link.bandwidth_bytes_per_s : 0.0;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return utilization(a) > utilization(b); });
+  while (!order.empty() && record.links[order.back()].bytes <= 0.0) order.pop_back();
+  order.resize(std::min(order.size(), kTracedLinks));
+  return order;
+}
+
+void add_link_counters(EventList& events, std::size_t pid, const RunRecord& record, const Timeline& timeline) {
+  for (const std::size_t link : busiest_links(record)) {
+    const LinkLoad& load = record.links[link];
+    const std::string name = quoted(fmt::format("link {} -> {}", load.from, load.to));
+    double since = 0.0;
+    double carried = 0.0;
+    for (const TimelineIteration& it : timeline.iterations) {
+      if (link >= it.link_bytes.size() || it.at_s <= since) continue;
+      const double share = (it.link_bytes[link] - carried) / (load.bandwidth_bytes_per_s * (it.at_s - since));
+      events.add(fmt::format(R"({{"name":{},"ph":"C","pid":{},"tid":0,"ts":{},"args":{{"utilization":{}}}}})", name, pid,
+                             us(since), share));
+      since = it.at_s;
+      carried = it.link_bytes[link];
+    }
+    if (since > 0.0) {
+      events.add(fmt::format(R"({{"name":{},"ph":"C","pid":{},"tid":0,"ts":{},"args":{{"utilization":0}}}})", name, pid, us(since)));
+    }
+  }
+}
+
+/// A loss for the counter track: JSON has no NaN or infinity, so a diverged value is left out.
+std::string loss_args(const EvaluationRow& row) {
+  std::string args;
+  for (const auto& [key, value] : {std::pair{"train", row.train_loss}, std::pair{"validation", row.val_loss}}) {
+    if (!std::isfinite(value)) continue;
+    args += fmt::format("{}\"{}\":{}", args.empty() ? "" : ",", key, value);
+  }
+  return "{" + args + "}";
+}
+
+}  // namespace
+
+std::string_view span_name(SpanKind kind) {
+  switch (kind) {
+    case SpanKind::Compute: return "compute";
+    case SpanKind::Communication: return "communication";
+    case SpanKind::OverlappedCommunication: return "overlapped communication";
+    case SpanKind::Wait: return "wait";
+    case SpanKind::Bubble: return "pipeline bubble";
+  }
+  return "unknown";
+}
+
+std::string trace_json(const std::string& run_name, const RunRecord& record, const Timeline& timeline) {
+  EventList events;
+  const std::size_t run_pid = record.hosts.size();
+  for (const std::int32_t host : timeline.hosts) {
+    const HostActivity& activity = record.hosts[static_cast<std::size_t>(host)];
+    name_process(events, static_cast<std::size_t>(host), fmt::format("{} ({})", activity.name, activity.role));
+    name_thread(events, static_cast<std::size_t>(host), 0, "main");
+    if (activity.overlapped_communication_s > 0.0) name_thread(events, static_cast<std::size_t>(host), 1, "gradient stream");
+  }
+  for (const TimelineSpan& span : timeline.spans) {
+    add_span(events, span_name(span.kind), static_cast<std::size_t>(span.host), span.lane, span.start, span.end);
+  }
+  std::size_t flow = 0;
+  for (const TimelineMessage& m : timeline.messages) {
+    ++flow;
+    events.add(fmt::format(R"({{"name":"message","cat":"message","ph":"s","id":{},"pid":{},"tid":0,"ts":{}}})", flow,
+                           m.from, us(m.start)));
+    events.add(fmt::format(R"({{"name":"message","cat":"message","ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{},"args":{{"bytes":{}}}}})",
+                           flow, m.to, m.to_lane, us(m.end), m.bytes));
+  }
+  name_process(events, run_pid, "run");
+  name_thread(events, run_pid, 0, "iterations (worker 0)");
+  double since = 0.0;
+  for (const TimelineIteration& it : timeline.iterations) {
+    add_span(events, "iteration", run_pid, 0, since, it.at_s, fmt::format(R"({{"iteration":{}}})", it.iteration));
+    since = it.at_s;
+  }
+  if (!timeline.checkpoints.empty()) name_thread(events, run_pid, 1, "checkpoints");
+  for (const auto& [start, end] : timeline.checkpoints) add_span(events, "checkpoint", run_pid, 1, start, end);
+  if (!record.failures.empty()) name_thread(events, run_pid, 2, "failures");
+  for (const FailureRecord& f : record.failures) {
+    if (f.at_s >= timeline.until_s) continue;
+    add_span(events, "failure", run_pid, 2, f.at_s, f.noticed_s + f.downtime_s,
+             fmt::format(R"({{"{}":{},"lost_steps":{},"left":{}}})", f.server ? "server" : "worker", f.worker,
+                         f.lost_steps, f.left));
+  }
+  for (const LinkEvent& e : record.link_events) {
+    if (e.at_s >= timeline.until_s) continue;
+    events.add(fmt::format(R"({{"name":{},"cat":"link","ph":"i","s":"g","pid":{},"tid":0,"ts":{}}})",
+                           quoted(fmt::format("{} {}", e.link, e.down ? "down" : "up")), run_pid, us(e.at_s)));
+  }
+  for (const EvaluationRow& row : record.evaluations) {
+    events.add(fmt::format(R"({{"name":"loss","ph":"C","pid":{},"tid":0,"ts":{},"args":{}}})", run_pid,
+                           us(row.sim_time_s), loss_args(row)));
+  }
+  add_link_counters(events, run_pid, record, timeline);
+  nlohmann::ordered_json other = {{"dtsim_version", core::kDtsimVersion},
+                                  {"run", run_name},
+                                  {"simulated_s", record.simulated_s},
+                                  {"hosts", record.hosts.size()},
+                                  {"hosts_followed", timeline.hosts.size()}};
+  if (!timeline.cut_reason.empty()) {
+    other["until_s"] = timeline.until_s;
+    other["cut"] = "spans and messages end at until_s: " + timeline.cut_reason;
+  }
+  return fmt::format("{{\"displayTimeUnit\":\"ms\",\n\"otherData\":{},\n\"traceEvents\":[\n{}\n]}}\n",
+                     other.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace), events.text());
+}
+
+}  // namespace dtsim::metrics
