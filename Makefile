@@ -4,7 +4,7 @@
 #   make fuzz  builds the scenario reader's libFuzzer target with clang and runs it for FUZZ_SECONDS
 PACKAGES := cmake g++ make pkg-config libsimgrid-dev libboost-graph-dev libfmt-dev libyaml-cpp-dev \
             libgtest-dev libgmock-dev libeigen3-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev \
-            python3 python3-jsonschema python3-yaml
+            python3 python3-jsonschema python3-yaml chromium
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 PRESET ?= release
 JOBS ?= 2
@@ -20,6 +20,7 @@ test: build
 
 deps:
 	@sh cmake/install-deps.sh $(PACKAGES)
+	@sh cmake/install-js.sh
 
 build: deps
 	cmake --preset $(PRESET)
@@ -32,6 +33,7 @@ bench: build
 
 fuzz:
 	@sh cmake/install-deps.sh $(PACKAGES) $(FUZZ_PACKAGES)
+	@sh cmake/install-js.sh
 	cmake --preset fuzz
 	cmake --build --preset fuzz -j $(JOBS)
 	sh tests/fuzz/run_fuzzer.sh build/fuzz/tests/fuzz/scenario_reader_fuzz $(FUZZ_SECONDS)

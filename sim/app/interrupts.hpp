@@ -3,6 +3,8 @@
 // has nothing on disk to undo until its results are complete (they are staged, then renamed into place),
 // and a sweep stops its running point first.
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,5 +24,12 @@ void exit_on_interrupt();
 /// passed on to the child, and Interrupted is thrown once the child has ended. The child is also sent SIGTERM
 /// if this process dies first.
 int run_child_process(const std::vector<std::string>& arguments);
+
+/// Runs `commands` as child processes, at most `jobs` at once, in order; `finished(index, exit status)` is
+/// called as each ends, and returning false starts no more (those running are waited for). Signals as
+/// run_child_process: a SIGINT or SIGTERM goes to every running child, and Interrupted is thrown once they
+/// have ended; an exception from `finished` is thrown once they have ended too.
+void run_child_processes(const std::vector<std::vector<std::string>>& commands, int jobs,
+                         const std::function<bool(std::size_t, int)>& finished);
 
 }  // namespace dtsim::app

@@ -7,6 +7,7 @@
 #include "sim/app/interrupts.hpp"
 #include "sim/app/list_command.hpp"
 #include "sim/app/registries.hpp"
+#include "sim/app/report_command.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/version.hpp"
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
                                   ->check(seed_check());
   CLI::Option* point_option = run->add_option("--point", point, "run only this sweep point (as named by `explain`)");
   run->add_flag("-q,--quiet", run_options.quiet, "print nothing but errors");
+  run->add_flag("--report", run_options.report, "also write report.html (as outputs.report: true)");
+  run->add_flag("--force", run_options.force, "a sweep runs every point again, even those already done");
+  run->add_option("-j,--jobs", run_options.jobs, "a sweep's points run at once (default: the cores)")
+      ->check(CLI::Range(1, 1024));
 
   std::vector<std::filesystem::path> validate_files;
   CLI::App* validate = app.add_subcommand("validate", "check scenario files without simulating; prints ok or every error");
@@ -100,6 +105,15 @@ int main(int argc, char** argv) {
   compare->add_option("folders", compare_folders, "result folders written by `dtsim run`")->required();
   compare->add_flag("--csv", compare_csv, "print CSV instead of a table");
 
+  std::vector<std::filesystem::path> report_folders;
+  std::filesystem::path report_output;
+  CLI::App* report = app.add_subcommand(
+      "report", "report.html of finished runs: one run, a sweep's folder, or several runs on shared axes");
+  report->add_option("folders", report_folders, "result folders written by `dtsim run`")->required();
+  CLI::Option* report_output_option =
+      report->add_option("-o,--output", report_output, "the file to write (default: DIR/report.html for one folder, "
+                                                       "./report.html for several)");
+
   bool reference = false;
   CLI::App* schema = app.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
   schema->add_flag("--reference", reference, "print the Markdown key reference instead");
@@ -137,6 +151,10 @@ int main(int argc, char** argv) {
       fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
     } else if (compare->parsed()) {
       fmt::print("{}", dtsim::app::compare_command(compare_folders, compare_csv));
+    } else if (report->parsed()) {
+      const std::filesystem::path written = dtsim::app::report_command(
+          report_folders, *report_output_option ? std::optional(report_output) : std::nullopt);
+      fmt::print("wrote {}\n", written.string());
     } else if (schema->parsed()) {
       fmt::print("{}", dtsim::app::schema_command(reference));
     } else if (list->parsed()) {

@@ -1,5 +1,6 @@
 #include "sim/app/run_command.hpp"
 
+#include "analysis/report_html.hpp"
 #include "analysis/summary_table.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
@@ -17,6 +18,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <optional>
 
 namespace dtsim::app {
@@ -65,8 +67,10 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   const runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
 
+  const bool report = options.report || scenario.outputs.report;
+  // The report's Gantt view draws the timeline: recorded for it even when trace.json is not written.
   std::optional<runtime::TraceRecorder> trace;
-  if (scenario.outputs.trace) {
+  if (scenario.outputs.trace || report) {
     std::vector<std::string> hosts;
     for (const topology::NodeId node : setup.graph.workers()) hosts.push_back(setup.graph.node(node).name);
     for (const topology::NodeId node : setup.graph.servers()) hosts.push_back(setup.graph.node(node).name);
@@ -82,7 +86,13 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   refuse_runaway_failures(scenario, record);
   std::optional<metrics::Timeline> timeline;
   if (trace) timeline = trace->take();
-  const auto files = metrics::run_files(scenario, record, timeline ? &*timeline : nullptr);
+  auto files = metrics::run_files(scenario, record, timeline ? &*timeline : nullptr);
+  if (report) {
+    const analysis::ReportRun drawn =
+        analysis::report_run(std::map<std::string, std::string>(files.begin(), files.end()), folder.string());
+    if (!scenario.outputs.trace) std::erase_if(files, [](const auto& file) { return file.first == "trace.json"; });
+    files.emplace_back("report.html", analysis::report_html({drawn}));
+  }
   metrics::write_run_outputs(folder, files);
   if (!options.quiet) {
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));

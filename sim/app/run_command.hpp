@@ -15,6 +15,9 @@ struct RunCommandOptions {
   std::optional<std::uint64_t> seed;                   ///< overrides the scenario's seed
   std::optional<std::string> point;                    ///< run only this sweep point
   bool quiet = false;                                  ///< no progress line, no summary table
+  bool report = false;                                 ///< write report.html (as outputs.report: true)
+  bool force = false;                                  ///< a sweep runs every point again, done or not
+  int jobs = 0;                                        ///< a sweep's points at once; 0: the cores
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.

@@ -1,5 +1,7 @@
 #include "sim/app/sweep_runner.hpp"
 
+#include "analysis/report_html.hpp"
+#include "analysis/run_comparison.hpp"
 #include "analysis/run_summary.hpp"
 #include "sim/app/interrupts.hpp"
 #include "sim/core/atomic_file.hpp"
@@ -10,9 +12,12 @@
 #include "sim/scenario/resolved_json.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace dtsim::app {
@@ -31,6 +36,94 @@ nlohmann::ordered_json sweep_manifest(const RunCommandOptions& options, const sc
           {"points", points}};
 }
 
+/// The axes' dotted paths, in the order point labels name them.
+std::vector<std::string> axis_paths(const scenario::ScenarioDocument& document) {
+  std::vector<std::string> paths;
+  const core::ConfigNode* sweep = document.resolved.find("sweep");
+  const core::ConfigNode* axes = sweep == nullptr ? nullptr : sweep->find("axes");
+  if (axes != nullptr) {
+    for (const core::ConfigEntry& entry : axes->entries) paths.push_back(entry.key);
+  }
+  return paths;
+}
+
+/// The values a point label gives its axes ("lr=0.5,workers=8" -> 0.5, 8): label values hold neither ','
+/// nor '=' (sweep.cpp writes them so).
+std::vector<std::string> axis_values(const std::string& label) {
+  std::vector<std::string> values;
+  std::size_t start = 0;
+  while (start <= label.size()) {
+    const std::size_t end = std::min(label.find(',', start), label.size());
+    const std::string pair = label.substr(start, end - start);
+    const std::size_t equals = pair.find('=');
+    values.push_back(equals == std::string::npos ? pair : pair.substr(equals + 1));
+    start = end + 1;
+  }
+  return values;
+}
+
+/// A point's results are complete when its folder holds a summary.json that reads as one: results are
+/// written all together or not at all, so the rest is there too.
+bool done(const std::filesystem::path& point_folder) {
+  try {
+    static_cast<void>(analysis::read_run_summary(point_folder));
+    return true;
+  } catch (const core::InputError&) {
+    return false;
+  }
+}
+
+/// Progress on a terminal: one line, redrawn as points finish.
+class SweepProgress {
+ public:
+  SweepProgress(std::size_t total, bool quiet) : total_(total), quiet_(quiet), terminal_(::isatty(STDOUT_FILENO) != 0) {}
+
+  void skipped(std::size_t index, const std::string& point) {
+    if (quiet_) return;
+    ++finished_;
+    fmt::print("[{}/{}] {} (done before)\n", index + 1, total_, point);
+  }
+  void finished(std::size_t index, const std::string& point, std::size_t running) {
+    ++finished_;
+    if (quiet_) return;
+    if (terminal_) {
+      fmt::print("\r\033[K{}/{} points done, {} running; last: {}", finished_, total_, running, point);
+      if (finished_ == total_) fmt::print("\n");
+    } else {
+      fmt::print("[{}/{}] {}\n", index + 1, total_, point);
+    }
+    std::fflush(stdout);
+  }
+  void end_line() {
+    if (!quiet_ && terminal_ && finished_ != total_) fmt::print("\n");
+  }
+
+ private:
+  std::size_t total_;
+  bool quiet_;
+  bool terminal_;
+  std::size_t finished_ = 0;
+};
+
+std::string sweep_csv(const scenario::ScenarioDocument& document, const std::filesystem::path& folder) {
+  const std::vector<std::string> axes = axis_paths(document);
+  std::string csv = "point";
+  for (const std::string& axis : axes) csv += "," + axis;
+  csv += ",iterations,simulated_s,bytes_sent,final_val_loss,final_val_accuracy,time_to_target_s,energy_j,"
+         "energy_waiting_share\n";
+  const auto cell = [](const std::optional<double>& value) { return value ? fmt::format("{:.9g}", *value) : std::string(); };
+  for (const auto& point : document.points) {
+    const analysis::RunSummary summary = analysis::read_run_summary(folder / point.sweep_point);
+    csv += fmt::format("\"{}\"", point.sweep_point);
+    const std::vector<std::string> values = axis_values(point.sweep_point);
+    for (std::size_t a = 0; a < axes.size(); ++a) csv += "," + (a < values.size() ? values[a] : std::string());
+    csv += fmt::format(",{},{:.9g},{:.0f},{},{},{},{},{}\n", summary.iterations, summary.simulated_s, summary.bytes_sent,
+                       cell(summary.final_val_loss), cell(summary.final_val_accuracy), cell(summary.time_to_target_s),
+                       cell(summary.energy_j), cell(summary.energy_waiting_share));
+  }
+  return csv;
+}
+
 }  // namespace
 
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
@@ -40,54 +133,88 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
   const std::string manifest_text = manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   // The sweep is built beside its folder and takes its place when every point is done. An interrupted sweep
   // leaves its staging folder, named by the manifest's fingerprint, and the same sweep run again goes on
-  // from the points it finished; any other sweep starts afresh.
+  // from the points it finished; any other sweep starts afresh. A finished sweep run again takes its
+  // points from the folder itself.
   const std::string fingerprint = manifest["fingerprint"].get<std::string>();
   core::StagedFolder staged(folder, "sweep-" + fingerprint, /*keep_on_failure=*/true);
   const std::filesystem::path manifest_path = staged.path() / "sweep.json";
   std::string unreadable;
-  const bool resuming = core::read_input_file(manifest_path, core::kScenarioFileLimit, unreadable) == manifest_text;
-  if (!resuming) core::write_file_atomically(manifest_path, manifest_text);
+  const auto same_sweep = [&](const std::filesystem::path& where) {
+    return core::read_input_file(where / "sweep.json", core::kScenarioFileLimit, unreadable) == manifest_text;
+  };
+  const bool resuming = !options.force && same_sweep(staged.path());
+  const bool finished_before = !options.force && !resuming && same_sweep(folder);
+  if (!resuming) {
+    if (options.force) {
+      for (const auto& point : document.points) std::filesystem::remove_all(staged.path() / point.sweep_point);
+    }
+    core::write_file_atomically(manifest_path, manifest_text);
+  }
 
-  std::string csv =
-      "point,iterations,simulated_s,bytes_sent,final_val_loss,final_val_accuracy,time_to_target_s,energy_j,"
-      "energy_waiting_share\n";
   const std::size_t count = document.points.size();
+  SweepProgress progress(count, options.quiet);
+  std::vector<std::vector<std::string>> commands;
+  std::vector<std::size_t> command_point;
   for (std::size_t i = 0; i < count; ++i) {
     const auto& point = document.points[i];
     const std::filesystem::path point_folder = staged.path() / point.sweep_point;
-    if (resuming && std::filesystem::exists(point_folder / "summary.json")) {
-      if (!options.quiet) fmt::print("[{}/{}] {} (done before)\n", i + 1, count, point.sweep_point);
-    } else {
-      std::vector<std::string> arguments{self, "run", options.scenario_file.string(), "--point", point.sweep_point,
-                                         "-o", point_folder.string(), "-q"};
-      if (options.seed) {
-        arguments.emplace_back("--seed");
-        arguments.push_back(std::to_string(*options.seed));
-      }
-      if (!options.quiet) fmt::print("[{}/{}] {}\n", i + 1, count, point.sweep_point);
-      std::fflush(stdout);
-      if (const int status = run_child_process(arguments); status != 0) {
-        core::Diagnostic diagnostic;
-        diagnostic.where.file = options.scenario_file.string();
-        diagnostic.key = "sweep";
-        diagnostic.message = fmt::format("point {} failed (exit status {}); {} is unchanged", point.sweep_point,
-                                         status, folder.string());
-        diagnostic.hint = "the points done so far are kept: the same sweep run again goes on from this point";
-        throw core::InputError(std::move(diagnostic));
-      }
+    if (finished_before && done(folder / point.sweep_point) && !done(point_folder)) {
+      // Hard links: the finished sweep stays as it is until the new one takes its place.
+      std::filesystem::remove_all(point_folder);
+      std::filesystem::copy(folder / point.sweep_point, point_folder,
+                            std::filesystem::copy_options::recursive | std::filesystem::copy_options::create_hard_links);
     }
-    const analysis::RunSummary summary = analysis::read_run_summary(point_folder);
-    const auto cell = [](const std::optional<double>& value) {
-      return value ? fmt::format("{:.9g}", *value) : std::string();
-    };
-    csv += fmt::format("\"{}\",{},{:.9g},{:.0f},{},{},{},{},{}\n", point.sweep_point, summary.iterations,
-                       summary.simulated_s, summary.bytes_sent, cell(summary.final_val_loss),
-                       cell(summary.final_val_accuracy), cell(summary.time_to_target_s), cell(summary.energy_j),
-                       cell(summary.energy_waiting_share));
+    if ((resuming || finished_before) && done(point_folder)) {
+      progress.skipped(i, point.sweep_point);
+      continue;
+    }
+    std::vector<std::string> arguments{self, "run", options.scenario_file.string(), "--point", point.sweep_point,
+                                       "-o", point_folder.string(), "-q"};
+    if (options.seed) {
+      arguments.emplace_back("--seed");
+      arguments.push_back(std::to_string(*options.seed));
+    }
+    if (options.report) arguments.emplace_back("--report");
+    commands.push_back(std::move(arguments));
+    command_point.push_back(i);
   }
-  staged.write_file("sweep.csv", csv);
+  const int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  std::optional<core::Diagnostic> failed;
+  std::size_t ended = 0;
+  std::fflush(stdout);
+  run_child_processes(commands, jobs, [&](std::size_t command, int status) {
+    const std::size_t i = command_point[command];
+    const std::string& point = document.points[i].sweep_point;
+    ++ended;
+    // What runs next: the pool refills up to `jobs` from the points left.
+    const std::size_t running = std::min(static_cast<std::size_t>(jobs), commands.size() - ended);
+    if (status != 0) {
+      core::Diagnostic diagnostic;
+      diagnostic.where.file = options.scenario_file.string();
+      diagnostic.key = "sweep";
+      diagnostic.message = fmt::format("point {} failed (exit status {}); {} is unchanged", point, status, folder.string());
+      diagnostic.hint = "the points done so far are kept: the same sweep run again goes on from them";
+      if (!failed) failed = std::move(diagnostic);
+      return false;
+    }
+    progress.finished(i, point, running);
+    return true;
+  });
+  progress.end_line();
+  if (failed) throw core::InputError(std::move(*failed));
+
+  staged.write_file("sweep.csv", sweep_csv(document, staged.path()));
+  std::vector<analysis::RunSummary> summaries;
+  for (const auto& point : document.points) summaries.push_back(analysis::read_run_summary(staged.path() / point.sweep_point));
+  if (options.report || document.points.front().outputs.report) {
+    staged.write_file("report.html", analysis::report_html(analysis::read_report_runs({staged.path()})));
+  }
   staged.commit();
-  if (!options.quiet) fmt::print("{} runs; one folder per point and sweep.csv in {}/\n", count, folder.string());
+  if (!options.quiet) {
+    fmt::print("\n{}", analysis::comparison_table(summaries));
+    fmt::print("{} runs; one folder per point, sweep.csv{} in {}/\n", count,
+               options.report || document.points.front().outputs.report ? " and report.html" : "", folder.string());
+  }
 }
 
 }  // namespace dtsim::app

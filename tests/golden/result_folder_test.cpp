@@ -218,6 +218,43 @@ TEST(ResultFolder, AnInterruptedSweepStopsItsChildAndNeverMixesSweeps) {
   EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
 }
 
+// A finished sweep run again skips every point (its folder unchanged); --force runs them all again, to the
+// same bytes.
+TEST(ResultFolder, AFinishedSweepRunAgainSkipsItsPointsAndForceRunsThemAgain) {
+  const auto folder = fresh_output_folder("result_folder_sweep_rerun");
+  const auto out = folder / "out";
+  const std::string run = "run " + small_scenario(folder, 4, true).string() + " -o " + out.string();
+  ASSERT_EQ(run_dtsim(run).exit_status, 0);
+  const auto first = contents(out);
+  const CommandResult again = run_dtsim(run);
+  ASSERT_EQ(again.exit_status, 0) << again.err;
+  for (const char* point : {"[1/3] per_worker=16 (done before)", "[2/3] per_worker=32 (done before)",
+                            "[3/3] per_worker=64 (done before)"}) {
+    EXPECT_NE(again.out.find(point), std::string::npos) << again.out;
+  }
+  EXPECT_EQ(contents(out), first);
+  const CommandResult forced = run_dtsim(run + " --force");
+  ASSERT_EQ(forced.exit_status, 0) << forced.err;
+  EXPECT_EQ(forced.out.find("done before"), std::string::npos) << forced.out;
+  EXPECT_EQ(contents(out), first);
+  EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
+}
+
+// Points run side by side give the same folder as one at a time; sweep.csv has a column per axis.
+TEST(ResultFolder, ASweepsPointsInParallelGiveTheSameFilesAsOneAtATime) {
+  const auto folder = fresh_output_folder("result_folder_sweep_jobs");
+  const fs::path scenario = small_scenario(folder, 5, true);
+  ASSERT_EQ(run_dtsim("run " + scenario.string() + " -q -j 1 -o " + (folder / "serial").string()).exit_status, 0);
+  const CommandResult parallel = run_dtsim("run " + scenario.string() + " -j 3 -o " + (folder / "parallel").string());
+  ASSERT_EQ(parallel.exit_status, 0) << parallel.err;
+  EXPECT_EQ(contents(folder / "parallel"), contents(folder / "serial"));
+  const std::string csv = read_file(folder / "serial" / "sweep.csv");
+  EXPECT_EQ(csv.rfind("point,training.batch.per_worker,iterations,simulated_s,", 0), 0U) << csv;
+  EXPECT_NE(csv.find("\n\"per_worker=32\",32,"), std::string::npos) << csv;
+  EXPECT_NE(parallel.out.find("per_worker=64"), std::string::npos) << "the sweep ends with its results table";
+  EXPECT_NE(parallel.out.find("final loss"), std::string::npos) << parallel.out;
+}
+
 // A previous result folder whose summary.json became a folder, and a scenario file name that is not UTF-8:
 // both used to end in an internal error after the whole simulation.
 TEST(ResultFolder, OddNamesAndOddPreviousFoldersStillGiveResults) {

@@ -94,8 +94,8 @@ TEST(ScenarioReader, MissingKeyPointsAtItsMapping) {
 }
 
 TEST(ScenarioReader, FeatureOfALaterVersionIsNotSupportedYetNotIgnored) {
-  EXPECT_EQ(error_of(kValid + "outputs:\n  report: true\n"),
-            "s.yaml:27:3: error: outputs.report: not supported yet\n"
+  EXPECT_EQ(error_of(testing::replace_once(kValid, "    epochs: 2\n", "    epochs: 2\n    sim_time: 1s\n")),
+            "s.yaml:26:5: error: training.stop.sim_time: not supported yet\n"
             "  hint: dtsim checks this key but cannot simulate it yet; remove it");
 }
 

@@ -1,0 +1,280 @@
+#include "analysis/report_charts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace dtsim::analysis {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kWidth = 760;
+constexpr int kHeight = 280;
+
+json axis_field(const std::string& field, const std::string& type, const std::string& title) {
+  return {{"field", field}, {"type", type}, {"title", title}};
+}
+
+json run_colour(const std::vector<ReportRun>& runs) {
+  json labels = json::array();
+  for (const ReportRun& run : runs) labels.push_back(run.label);
+  return {{"field", "run"}, {"type", "nominal"}, {"title", "run"}, {"sort", labels},
+          {"scale", {{"scheme", runs.size() > 10 ? "category20" : "tableau10"}}}};
+}
+
+json base_spec(json values, const std::string& description) {
+  return {{"description", description},
+          {"width", kWidth},
+          {"height", kHeight},
+          {"data", {{"values", std::move(values)}}}};
+}
+
+bool is_number(const json& row, const char* key) { return row.contains(key) && row.at(key).is_number(); }
+
+/// Training and validation `what` ("loss" or "accuracy") against `x` ("sim_time_s" or "iteration").
+std::optional<Chart> curve(const std::vector<ReportRun>& runs, const std::string& what, const std::string& x) {
+  json values = json::array();
+  for (const ReportRun& run : runs) {
+    for (const json& row : run.metrics) {
+      if (!is_number(row, x.c_str())) continue;
+      for (const auto& [split, key] : {std::pair{"training", "train_"}, std::pair{"validation", "val_"}}) {
+        const std::string column = key + what;
+        if (is_number(row, column.c_str())) {
+          values.push_back({{"run", run.label}, {"x", row.at(x)}, {"value", row.at(column)}, {"split", split}});
+        }
+      }
+    }
+  }
+  if (values.empty()) return std::nullopt;
+  const bool time = x == "sim_time_s";
+  json spec = base_spec(std::move(values), what + " against " + (time ? "simulated time" : "iterations"));
+  spec["mark"] = {{"type", "line"}, {"point", false}};
+  spec["encoding"] = {{"x", axis_field("x", "quantitative", time ? "simulated time (s)" : "iteration")},
+                      {"y", axis_field("value", "quantitative", what)},
+                      {"color", run_colour(runs)},
+                      {"strokeDash", {{"field", "split"}, {"type", "nominal"}, {"title", "data"},
+                                      {"scale", {{"domain", {"validation", "training"}}}}}},
+                      {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("split", "nominal", "data"),
+                                               axis_field("x", "quantitative", time ? "s" : "iteration"),
+                                               axis_field("value", "quantitative", what)})}};
+  const std::string title = fmt::format("{} against {}", what == "loss" ? "Loss" : "Accuracy",
+                                        time ? "simulated time" : "iterations");
+  return Chart{title,
+               time ? "Solid: validation, dashed: training. Against simulated time a strategy that waits less "
+                      "gets there sooner even when it needs more iterations."
+                    : "Per iteration, stale or approximate updates show as a slower fall.",
+               std::move(spec)};
+}
+
+/// Timing-only runs: a column of metrics.csv's per-iteration rows against the iteration.
+std::optional<Chart> per_iteration(const std::vector<ReportRun>& runs, const std::string& column,
+                                   const std::string& title, const std::string& axis, const std::string& caption) {
+  json values = json::array();
+  for (const ReportRun& run : runs) {
+    for (const json& row : run.metrics) {
+      if (is_number(row, "iteration_s") && is_number(row, column.c_str())) {
+        values.push_back({{"run", run.label}, {"iteration", row.at("iteration")}, {"value", row.at(column)}});
+      }
+    }
+  }
+  if (values.empty()) return std::nullopt;
+  json spec = base_spec(std::move(values), title);
+  spec["mark"] = {{"type", "line"}, {"point", true}};
+  spec["encoding"] = {{"x", axis_field("iteration", "quantitative", "iteration")},
+                      {"y", axis_field("value", "quantitative", axis)},
+                      {"color", run_colour(runs)},
+                      {"tooltip", json::array({axis_field("run", "nominal", "run"),
+                                               axis_field("iteration", "quantitative", "iteration"),
+                                               axis_field("value", "quantitative", axis)})}};
+  return Chart{title, caption, std::move(spec)};
+}
+
+/// Indices of at most kChartHosts of `count` hosts, spread evenly (all of them when they fit).
+std::vector<std::size_t> host_sample(std::size_t count) {
+  std::vector<std::size_t> out(std::min(count, kChartHosts));
+  if (out.size() == count) {
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = i * (count - 1) / (out.size() - 1);
+  return out;
+}
+
+Chart time_per_host(const std::vector<ReportRun>& runs) {
+  json values = json::array();
+  const std::vector<std::pair<const char*, const char*>> parts{
+      {"compute_s", "compute"}, {"communication_s", "communication"}, {"wait_s", "waiting"}};
+  std::string caption;
+  if (runs.size() == 1) {
+    const json& hosts = runs.front().summary.at("hosts");
+    const std::vector<std::size_t> sample = host_sample(hosts.size());
+    for (const std::size_t h : sample) {
+      for (const auto& [key, part] : parts) {
+        values.push_back({{"host", hosts[h].at("name")}, {"order", h}, {"part", part}, {"seconds", hosts[h].at(key)}});
+      }
+    }
+    caption = "Each host's simulated time. A straggler computes longest; the others' waiting is the time they "
+              "spent blocked for it.";
+    if (sample.size() < hosts.size()) {
+      caption += fmt::format(" {} of the {} hosts, spread evenly; summary.json lists all.", sample.size(), hosts.size());
+    }
+  } else {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const json& hosts = runs[r].summary.at("hosts");
+      for (const auto& [key, part] : parts) {
+        double total = 0.0;
+        for (const json& host : hosts) total += host.at(key).get<double>();
+        values.push_back({{"host", runs[r].label}, {"order", r}, {"part", part},
+                          {"seconds", hosts.empty() ? 0.0 : total / static_cast<double>(hosts.size())}});
+      }
+    }
+    caption = "Per run, the mean over its hosts of compute, communication and waiting.";
+  }
+  json spec = base_spec(std::move(values), "time per host");
+  spec["mark"] = "bar";
+  spec["encoding"] = {
+      {"x", {{"field", "host"}, {"type", "nominal"}, {"title", runs.size() == 1 ? "host" : "run"},
+             {"sort", {{"field", "order"}}}}},
+      {"y", {{"field", "seconds"}, {"type", "quantitative"}, {"title", "simulated seconds"}, {"stack", "zero"}}},
+      {"color", {{"field", "part"}, {"type", "nominal"}, {"title", "time spent"},
+                 {"scale", {{"domain", {"compute", "communication", "waiting"}}, {"range", {"#4c78a8", "#f58518", "#e45756"}}}}}},
+      {"tooltip", json::array({axis_field("host", "nominal", "host"), axis_field("part", "nominal", "part"),
+                               axis_field("seconds", "quantitative", "s")})}};
+  return Chart{runs.size() == 1 ? "Time per host" : "Time per host (mean)", caption, std::move(spec)};
+}
+
+std::optional<Chart> busiest_links(const std::vector<ReportRun>& runs) {
+  json values = json::array();
+  for (const ReportRun& run : runs) {
+    std::vector<const json*> links;
+    for (const json& link : run.links) {
+      if (is_number(link, "utilization") && link.at("utilization").get<double>() > 0.0) links.push_back(&link);
+    }
+    std::stable_sort(links.begin(), links.end(), [](const json* a, const json* b) {
+      return a->at("utilization").get<double>() > b->at("utilization").get<double>();
+    });
+    if (links.size() > kChartLinks) links.resize(kChartLinks);
+    for (const json* link : links) {
+      values.push_back({{"run", run.label},
+                        {"link", fmt::format("{} -> {}", link->at("from").get<std::string>(), link->at("to").get<std::string>())},
+                        {"class", link->at("class")},
+                        {"utilization", link->at("utilization")}});
+    }
+  }
+  if (values.empty()) return std::nullopt;
+  json spec = base_spec(std::move(values), "busiest links");
+  spec["mark"] = "bar";
+  spec["encoding"] = {{"y", {{"field", "link"}, {"type", "nominal"}, {"title", nullptr}, {"sort", "-x"}}},
+                      {"x", {{"field", "utilization"}, {"type", "quantitative"}, {"title", "utilization (share of the run at full rate)"},
+                             {"axis", {{"format", "%"}}}}},
+                      {"color", run_colour(runs)},
+                      {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("link", "nominal", "link"),
+                                               axis_field("class", "nominal", "class"),
+                                               axis_field("utilization", "quantitative", "utilization")})}};
+  if (runs.size() > 1) spec["encoding"]["yOffset"] = {{"field", "run"}, {"type", "nominal"}};
+  spec.erase("height");
+  return Chart{"Busiest links", fmt::format("The {} most utilized link directions of each run: bytes carried over what "
+                                            "the direction could carry in the run.", kChartLinks),
+               std::move(spec)};
+}
+
+std::optional<Chart> staleness(const std::vector<ReportRun>& runs) {
+  json values = json::array();
+  for (const ReportRun& run : runs) {
+    const json& result = run.summary.at("result");
+    if (!result.contains("staleness")) continue;
+    for (const auto& [stale, count] : result.at("staleness").at("histogram").items()) {
+      values.push_back({{"run", run.label}, {"staleness", std::stoll(stale)}, {"gradients", count}});
+    }
+  }
+  if (values.empty()) return std::nullopt;
+  json spec = base_spec(std::move(values), "staleness histogram");
+  spec["mark"] = "bar";
+  spec["encoding"] = {{"x", axis_field("staleness", "ordinal", "staleness (clocks or updates behind)")},
+                      {"y", axis_field("gradients", "quantitative", "gradients")},
+                      {"color", run_colour(runs)},
+                      {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("staleness", "ordinal", "staleness"),
+                                               axis_field("gradients", "quantitative", "gradients")})}};
+  if (runs.size() > 1) spec["encoding"]["xOffset"] = {{"field", "run"}, {"type", "nominal"}};
+  return Chart{"Staleness", "How far behind the model each gradient was when it was applied.", std::move(spec)};
+}
+
+std::optional<Chart> energy(const std::vector<ReportRun>& runs) {
+  json values = json::array();
+  for (const ReportRun& run : runs) {
+    const json& result = run.summary.at("result");
+    if (!result.contains("energy")) continue;
+    for (const auto& [key, part] : {std::pair{"compute_j", "devices computing"}, std::pair{"communication_j", "devices communicating"},
+                                    std::pair{"waiting_j", "devices waiting"}, std::pair{"static_j", "nodes (static)"},
+                                    std::pair{"links_j", "links"}}) {
+      values.push_back({{"run", run.label}, {"part", part}, {"joules", result.at("energy").at(key)}});
+    }
+  }
+  if (values.empty()) return std::nullopt;
+  json spec = base_spec(std::move(values), "energy split");
+  spec["mark"] = "bar";
+  spec["encoding"] = {{"y", {{"field", "run"}, {"type", "nominal"}, {"title", nullptr}}},
+                      {"x", {{"field", "joules"}, {"type", "quantitative"}, {"title", "energy (J)"}, {"stack", "zero"}}},
+                      {"color", axis_field("part", "nominal", "drawn by")},
+                      {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("part", "nominal", "part"),
+                                               axis_field("joules", "quantitative", "J")})}};
+  spec.erase("height");
+  return Chart{"Energy", "Where the joules went: a device waiting at a barrier still draws its idle power.", std::move(spec)};
+}
+
+std::optional<Chart> gantt(const ReportRun& run, bool several) {
+  if (run.gantt.empty()) return std::nullopt;
+  json spec = base_spec(run.gantt, "timeline of the first iterations");
+  spec["mark"] = "bar";
+  spec["encoding"] = {
+      {"y", {{"field", "host"}, {"type", "nominal"}, {"title", nullptr}, {"sort", {{"field", "rank"}}}}},
+      {"x", {{"field", "start_ms"}, {"type", "quantitative"}, {"title", "simulated time (ms)"}}},
+      {"x2", {{"field", "end_ms"}}},
+      {"color", {{"field", "kind"}, {"type", "nominal"}, {"title", "span"},
+                 {"scale", {{"domain", {"compute", "communication", "overlapped communication", "wait", "pipeline bubble"}},
+                            {"range", {"#4c78a8", "#f58518", "#ffbf79", "#e45756", "#b279a2"}}}}}},
+      {"tooltip", json::array({axis_field("host", "nominal", "host"), axis_field("kind", "nominal", "span"),
+                               axis_field("start_ms", "quantitative", "from (ms)"), axis_field("end_ms", "quantitative", "to (ms)")})}};
+  spec.erase("height");
+  return Chart{several ? "Timeline of the first iterations: " + run.label : "Timeline of the first iterations",
+               fmt::format("The first {} iteration{} of the run's timeline: the spans trace.json holds (outputs.trace: "
+                           "true writes it; Perfetto opens it with every message as an arrow).",
+                           run.gantt_iterations, run.gantt_iterations == 1 ? "" : "s"),
+               std::move(spec)};
+}
+
+}  // namespace
+
+std::vector<Chart> run_charts(const std::vector<ReportRun>& runs) {
+  std::vector<Chart> charts;
+  const auto add = [&charts](std::optional<Chart> chart) {
+    if (chart) charts.push_back(std::move(*chart));
+  };
+  add(curve(runs, "loss", "sim_time_s"));
+  add(curve(runs, "loss", "iteration"));
+  add(curve(runs, "accuracy", "sim_time_s"));
+  add(curve(runs, "accuracy", "iteration"));
+  add(per_iteration(runs, "iteration_s", "Iteration time", "iteration time (s)",
+                    "Timing-only runs: each iteration's simulated time, as worker 0 finished it."));
+  add(per_iteration(runs, "samples_per_s", "Throughput", "samples per second",
+                    "Samples of one iteration (all replicas) over its time."));
+  charts.push_back(time_per_host(runs));
+  add(busiest_links(runs));
+  add(staleness(runs));
+  add(energy(runs));
+  // One Gantt view per run with a timeline, up to four: beyond, they would bury the rest.
+  std::size_t gantts = 0;
+  for (const ReportRun& run : runs) {
+    if (gantts == 4) break;
+    if (std::optional<Chart> chart = gantt(run, runs.size() > 1)) {
+      charts.push_back(std::move(*chart));
+      ++gantts;
+    }
+  }
+  return charts;
+}
+
+}  // namespace dtsim::analysis

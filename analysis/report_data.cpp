@@ -1,0 +1,168 @@
+#include "analysis/report_data.hpp"
+
+#include "analysis/run_summary.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace dtsim::analysis {
+namespace {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.push_back(std::move(cell));
+      cell.clear();
+    } else {
+      cell += c;
+    }
+  }
+  cells.push_back(std::move(cell));
+  return cells;
+}
+
+nlohmann::json cell_value(const std::string& cell) {
+  if (cell.empty()) return nullptr;
+  char* end = nullptr;
+  const double value = std::strtod(cell.c_str(), &end);
+  if (end != cell.c_str() + cell.size()) return cell;
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+void emit(YAML::Emitter& out, const nlohmann::json& value) {
+  if (value.is_object()) {
+    out << YAML::BeginMap;
+    for (const auto& [key, item] : value.items()) {
+      out << YAML::Key << key << YAML::Value;
+      emit(out, item);
+    }
+    out << YAML::EndMap;
+  } else if (value.is_array()) {
+    out << YAML::BeginSeq;
+    for (const auto& item : value) emit(out, item);
+    out << YAML::EndSeq;
+  } else if (value.is_string()) {
+    out << value.get<std::string>();
+  } else if (value.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << value.dump();
+  }
+}
+
+/// The Gantt view's spans: those of the hosts' processes that start before the end of the timeline's
+/// kGanttIterations-th iteration, at most kGanttSpans of them (the earliest).
+void read_gantt(const std::string& trace_text, const nlohmann::json& summary, ReportRun& run) {
+  const nlohmann::json trace = nlohmann::json::parse(trace_text);
+  const std::size_t hosts = summary.at("hosts").size();
+  double until_us = std::numeric_limits<double>::infinity();
+  std::size_t iterations = 0;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") == "X" && e.at("name") == "iteration" && iterations < kGanttIterations) {
+      ++iterations;
+      until_us = e.at("ts").get<double>() + e.at("dur").get<double>();
+    }
+  }
+  std::vector<const nlohmann::json*> spans;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "X" || e.at("pid").get<std::size_t>() >= hosts) continue;
+    if (iterations == kGanttIterations && e.at("ts").get<double>() >= until_us) continue;
+    spans.push_back(&e);
+  }
+  std::stable_sort(spans.begin(), spans.end(), [](const auto* a, const auto* b) {
+    return a->at("ts").template get<double>() < b->at("ts").template get<double>();
+  });
+  if (spans.size() > kGanttSpans) spans.resize(kGanttSpans);
+  run.gantt = nlohmann::json::array();
+  for (const nlohmann::json* e : spans) {
+    const std::size_t pid = e->at("pid").get<std::size_t>();
+    const double start = e->at("ts").get<double>();
+    std::string host = summary.at("hosts").at(pid).at("name").get<std::string>();
+    if (e->at("tid").get<int>() > 0) host += " (stream)";
+    run.gantt.push_back({{"host", host},
+                         {"rank", 2 * pid + e->at("tid").get<std::size_t>()},
+                         {"kind", e->at("name")},
+                         {"start_ms", start / 1e3},
+                         {"end_ms", std::min(start + e->at("dur").get<double>(), until_us) / 1e3}});
+  }
+  run.gantt_iterations = iterations;
+}
+
+}  // namespace
+
+nlohmann::json csv_rows(const std::string& csv) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::istringstream in(csv);
+  std::string line;
+  if (!std::getline(in, line)) return rows;
+  const std::vector<std::string> header = split_csv_line(line);
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> cells = split_csv_line(line);
+    nlohmann::json row = nlohmann::json::object();
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cell_value(cells[i]);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string yaml_text(const nlohmann::json& value) {
+  YAML::Emitter out;
+  emit(out, value);
+  return std::string(out.c_str()) + "\n";
+}
+
+ReportRun report_run(const std::map<std::string, std::string>& files, const std::string& where) {
+  const auto text = [&files](const std::string& name) {
+    const auto found = files.find(name);
+    return found == files.end() ? std::string() : found->second;
+  };
+  ReportRun run;
+  try {
+    run.summary = nlohmann::json::parse(text("summary.json"));
+    run.label = run.summary.at("scenario").at("name").get<std::string>();
+    const std::string point = run.summary.at("origin").value("sweep_point", std::string());
+    if (!point.empty()) run.label += " [" + point + "]";
+    run.metrics = csv_rows(text("metrics.csv"));
+    run.links = csv_rows(text("links.csv"));
+    if (files.count("trace.json") > 0) read_gantt(text("trace.json"), run.summary, run);
+  } catch (const nlohmann::json::exception& error) {
+    throw core::InputError(core::Diagnostic{core::SourcePosition(where), "",
+                                            fmt::format("not the results of a dtsim run: {}", error.what()),
+                                            "give result folders that `dtsim run` wrote (a sweep's folder stands for all its points)"});
+  }
+  return run;
+}
+
+std::vector<ReportRun> read_report_runs(const std::vector<std::filesystem::path>& folders) {
+  std::vector<ReportRun> runs;
+  for (const auto& given : folders) {
+    for (const auto& folder : run_folders(given)) {
+      std::map<std::string, std::string> files;
+      for (const char* name : {"summary.json", "metrics.csv", "links.csv", "trace.json"}) {
+        std::string reason;
+        // Results may be large (a thousand hosts' links); the limit only guards against reading a disk image.
+        if (auto text = core::read_input_file(folder / name, std::uintmax_t{1} << 30U, reason)) {
+          files.emplace(name, std::move(*text));
+        }
+      }
+      if (files.count("summary.json") == 0) static_cast<void>(read_run_summary(folder));  // names the folder
+      runs.push_back(report_run(files, (folder / "summary.json").string()));
+    }
+  }
+  return runs;
+}
+
+}  // namespace dtsim::analysis

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""report.html as a reader opens it: written by `dtsim run --report` and by `dtsim report` for one run, a
+comparison of several, a sweep's folder and an energy run; each opened in headless Chromium with every
+host name unresolvable (a page that fetched anything would fail), every chart drawn without a console error
+or warning, a screenshot taken; each chart's Vega-Lite spec valid against the Vega-Lite JSON schema; and
+nothing in the page loading a file or address outside it.
+
+  report_test.py DTSIM SOURCE_DIR OUTPUT_DIR
+Exit status 77 (skipped) where Chromium is not installed: `make test` installs it.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import jsonschema
+
+DTSIM, SOURCE, OUT = sys.argv[1:4]
+CHROMIUM = shutil.which("chromium")
+if CHROMIUM is None:
+    print("skipped: chromium is not installed (make test installs it with the other packages)")
+    sys.exit(77)
+SCHEMA = json.load(open(os.path.join(SOURCE, "node_modules", "vega-lite", "build", "vega-lite-schema.json")))
+VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+def dtsim(*arguments):
+    run = subprocess.run([DTSIM, *arguments], capture_output=True, text=True, timeout=600)
+    if run.returncode != 0:
+        sys.exit(f"dtsim {' '.join(arguments)} failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
+    return run.stdout
+
+
+def chromium(page, *arguments):
+    profile = os.path.join(OUT, "chromium-profile")
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}",
+               "--virtual-time-budget=30000", *arguments, "file://" + os.path.abspath(page)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+
+def check_report(name, page, expected_titles):
+    text = open(page, encoding="utf-8").read()
+    # Self-contained: no element loads anything (the inlined libraries' own code aside, which builds
+    # elements only for features the report does not use), no style imports or fetches.
+    tags = re.findall(r"<script\b[^>]*>", text)
+    check(not any("src" in tag for tag in tags), f"{name}: a script loads a file or address: {tags}")
+    markup = re.sub(r"<script\b[^>]*>.*?</script>", "", text, flags=re.S)
+    check(not re.search(r"<(img|link|iframe|source|video|audio|embed|object)\b", markup, re.I),
+          f"{name}: an element that loads a file or address")
+    check(not re.search(r"\b(src|href)\s*=", markup, re.I), f"{name}: a src or href attribute")
+    style = "".join(re.findall(r"<style>(.*?)</style>", text, re.S))
+    check("url(" not in style and "@import" not in style, f"{name}: the style loads something")
+    # Every chart's spec is valid Vega-Lite.
+    specs = re.findall(r'<script type="application/json" class="dtsim-spec" data-target="([^"]+)">(.*?)</script>', text, re.S)
+    check(len(specs) > 0, f"{name}: no charts")
+    for target, spec in specs:
+        errors = list(VALIDATOR.iter_errors(json.loads(spec)))
+        check(not errors, f"{name} {target}: not valid Vega-Lite: {[e.message[:300] for e in errors[:3]]}")
+    titles = re.findall(r"<h2>(.*?)</h2>", text)
+    for title in expected_titles:
+        check(any(t.startswith(title) for t in titles), f"{name}: no chart titled '{title}' (has {titles})")
+    # Drawn in Chromium: the page records how many charts it drew and what the console said.
+    dom = chromium(page, "--dump-dom")
+    body = re.search(r"<body data-charts[^>]*>", dom.stdout)
+    check(body is not None, f"{name}: Chromium gave no page: {dom.stderr[-2000:]}")
+    if body is None:
+        return
+    attributes = dict(re.findall(r'data-([a-z]+)="([^"]*)"', body.group(0)))
+    check(attributes.get("rendered") == str(len(specs)),
+          f"{name}: {attributes.get('rendered')} of {len(specs)} charts drawn ({body.group(0)})")
+    check(attributes.get("errors") == "0" and attributes.get("warnings") == "0",
+          f"{name}: console errors or warnings: {re.findall(r'id=.dtsim-status.>([^<]*)', dom.stdout)}")
+    check(dom.stdout.count("<svg") >= len(specs), f"{name}: fewer drawings than charts")
+    shot = os.path.join(OUT, name + ".png")
+    if os.path.exists(shot):
+        os.remove(shot)
+    chromium(page, "--hide-scrollbars", "--window-size=1000,3000", f"--screenshot={shot}")
+    check(os.path.exists(shot) and os.path.getsize(shot) > 20000, f"{name}: no screenshot")
+    print(f"{name}: {len(specs)} charts drawn, screenshot {shot}")
+
+
+os.makedirs(OUT, exist_ok=True)
+scenarios = os.path.join(SOURCE, "scenarios")
+
+one = os.path.join(OUT, "straggler")
+dtsim("run", os.path.join(scenarios, "compare", "straggler.yaml"), "-q", "--report", "-o", one)
+check_report("one-run", os.path.join(one, "report.html"),
+             ["Loss against simulated time", "Accuracy against iterations", "Time per host", "Busiest links",
+              "Staleness", "Timeline of the first iterations", "Scenarios as dtsim read them"])
+check(not os.path.exists(os.path.join(one, "trace.json")), "--report alone writes no trace.json")
+
+folders = []
+for scenario in ["no-straggler", "straggler-ssp", "straggler-async", "allreduce-straggler"]:
+    folder = os.path.join(OUT, scenario)
+    dtsim("run", os.path.join(scenarios, "compare", scenario + ".yaml"), "-q", "-o", folder)
+    folders.append(folder)
+comparison = os.path.join(OUT, "comparison.html")
+print(dtsim("report", *folders, "-o", comparison).strip())
+check_report("comparison", comparison, ["Loss against simulated time", "Time per host (mean)", "Staleness"])
+
+sweep = os.path.join(OUT, "pipeline-sweep")
+dtsim("run", os.path.join(scenarios, "parallelism", "bert-large-pipeline.yaml"), "-q", "-o", sweep)
+print(dtsim("report", sweep).strip())
+check_report("sweep", os.path.join(sweep, "report.html"), ["Iteration time", "Throughput", "Time per host (mean)"])
+
+energy = os.path.join(OUT, "energy")
+dtsim("run", os.path.join(scenarios, "energy", "cost-of-waiting.yaml"), "-q", "--report", "-o", energy)
+for page in sorted(p for p in os.listdir(energy) if p == "report.html"):
+    check_report("energy", os.path.join(energy, page), ["Energy"])
+
+if failures:
+    sys.exit(f"{len(failures)} check(s) failed")
+print("every report drawn")
