@@ -23,7 +23,9 @@ ScalingStudy scaling_study(ScalingMode mode, std::vector<ScalingPoint> points) {
     const double n = point.workers;
     row.speedup = base.samples_per_s > 0.0 ? base.workers * point.samples_per_s / base.samples_per_s : 0.0;
     row.efficiency = row.speedup / n;
-    if (point.workers > 1 && row.speedup > 0.0) row.karp_flatt = (1.0 / row.speedup - 1.0 / n) / (1.0 - 1.0 / n);
+    if (point.workers > base.workers && row.speedup > 0.0) {
+      row.karp_flatt = (1.0 / row.speedup - 1.0 / n) / (1.0 - 1.0 / n);
+    }
     if (point.workers > base.workers && row.speedup > 0.0) {
       const double a = mode == ScalingMode::Strong ? 1.0 - 1.0 / n : n - 1.0;
       const double y = mode == ScalingMode::Strong ? 1.0 / row.speedup - 1.0 / n : n - row.speedup;

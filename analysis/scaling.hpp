@@ -29,7 +29,7 @@ struct ScalingRow {
   /// n T(n0) / T(n). Ideal: the workers.
   double speedup = 0.0;
   double efficiency = 0.0;  ///< speedup / workers
-  /// The experimentally determined serial fraction (1/S - 1/n) / (1 - 1/n); none for one worker.
+  /// The experimentally determined serial fraction (1/S - 1/n) / (1 - 1/n); none for the smallest run.
   std::optional<double> karp_flatt;
 };
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace dtsim::analysis {
 namespace {
 
@@ -18,9 +20,16 @@ json mode_colour() {
           {"scale", {{"domain", {"strong", "weak"}}, {"range", {"#4c78a8", "#f58518"}}}}};
 }
 
-json workers_axis() {
+/// Workers on a log scale, ticked at the counts the study ran.
+json workers_axis(const std::vector<ScalingStudy>& studies) {
+  json ticks = json::array();
+  std::set<int> seen;
+  for (const ScalingStudy& study : studies) {
+    for (const ScalingRow& row : study.rows) seen.insert(row.point.workers);
+  }
+  for (const int workers : seen) ticks.push_back(workers);
   return {{"field", "workers"}, {"type", "quantitative"}, {"title", "workers"},
-          {"scale", {{"type", "log"}, {"base", 2}}}, {"axis", {{"tickMinStep", 1}}}};
+          {"scale", {{"type", "log"}, {"base", 2}}}, {"axis", {{"values", ticks}, {"format", "d"}}}};
 }
 
 /// `measure` of each row against the workers, one line per mode; with the ideal as a dashed line.
@@ -45,7 +54,7 @@ Chart per_workers(const std::vector<ScalingStudy>& studies, const std::string& k
   }
   json layer_measured = {{"transform", json::array({{{"filter", "datum.mode !== 'ideal'"}}})},
                          {"mark", {{"type", "line"}, {"point", true}}},
-                         {"encoding", {{"x", workers_axis()},
+                         {"encoding", {{"x", workers_axis(studies)},
                                        {"y", {{"field", "value"}, {"type", "quantitative"}, {"title", axis},
                                               {"scale", {{"zero", key != "speedup"}}}}},
                                        {"color", mode_colour()},
@@ -56,7 +65,7 @@ Chart per_workers(const std::vector<ScalingStudy>& studies, const std::string& k
   if (ideal) {
     json layer_ideal = {{"transform", json::array({{{"filter", "datum.mode === 'ideal'"}}})},
                         {"mark", {{"type", "line"}, {"strokeDash", {4, 4}}, {"color", "#888"}}},
-                        {"encoding", {{"x", workers_axis()}, {"y", {{"field", "value"}, {"type", "quantitative"}}}}}};
+                        {"encoding", {{"x", workers_axis(studies)}, {"y", {{"field", "value"}, {"type", "quantitative"}}}}}};
     spec["layer"] = json::array({layer_ideal, layer_measured});
   } else {
     spec["layer"] = json::array({layer_measured});
@@ -77,6 +86,8 @@ Chart shares(const std::vector<ScalingStudy>& studies) {
     }
   }
   json spec = {{"description", "where the workers' time goes"},
+               {"width", 340},
+               {"height", 240},
                {"data", {{"values", values}}},
                {"mark", "bar"},
                {"encoding",

@@ -8,6 +8,7 @@
 #include "sim/app/list_command.hpp"
 #include "sim/app/registries.hpp"
 #include "sim/app/report_command.hpp"
+#include "sim/app/scale_command.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/version.hpp"
@@ -114,6 +115,28 @@ int main(int argc, char** argv) {
       report->add_option("-o,--output", report_output, "the file to write (default: DIR/report.html for one folder, "
                                                        "./report.html for several)");
 
+  dtsim::app::ScaleOptions scale_options;
+  std::filesystem::path scale_output;
+  std::uint64_t scale_seed = 0;
+  CLI::App* scale = app.add_subcommand(
+      "scale", "a weak and strong scaling study: the scenario over worker counts, with speedup, efficiency and fits");
+  scale->add_option("scenario", scale_options.scenario_file, "scenario YAML file")->required();
+  scale->add_option("--workers", scale_options.workers, "worker counts, such as 1,2,4,8")
+      ->required()
+      ->delimiter(',')
+      ->check(CLI::Range(1, 65536));
+  scale->add_option("--mode", scale_options.mode, "weak (each worker keeps its batch), strong (the global batch "
+                                                  "stays) or both")
+      ->check(CLI::IsMember({"weak", "strong", "both"}))
+      ->capture_default_str();
+  CLI::Option* scale_output_option =
+      scale->add_option("-o,--output", scale_output, "result folder (default: out/<scenario name>-scaling)");
+  CLI::Option* scale_seed_option =
+      scale->add_option("--seed", scale_seed, "random seed, overriding the scenario's")->check(seed_check());
+  scale->add_option("-j,--jobs", scale_options.jobs, "points run at once (default: the cores)")->check(CLI::Range(1, 1024));
+  scale->add_flag("--force", scale_options.force, "run every point again, even those already done");
+  scale->add_flag("-q,--quiet", scale_options.quiet, "print nothing but errors");
+
   bool reference = false;
   CLI::App* schema = app.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
   schema->add_flag("--reference", reference, "print the Markdown key reference instead");
@@ -151,6 +174,10 @@ int main(int argc, char** argv) {
       fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
     } else if (compare->parsed()) {
       fmt::print("{}", dtsim::app::compare_command(compare_folders, compare_csv));
+    } else if (scale->parsed()) {
+      if (*scale_output_option) scale_options.output_folder = scale_output;
+      if (*scale_seed_option) scale_options.seed = scale_seed;
+      dtsim::app::scale_command(scale_options, registries);
     } else if (report->parsed()) {
       const std::filesystem::path written = dtsim::app::report_command(
           report_folders, *report_output_option ? std::optional(report_output) : std::nullopt);

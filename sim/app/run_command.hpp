@@ -18,6 +18,7 @@ struct RunCommandOptions {
   bool report = false;                                 ///< write report.html (as outputs.report: true)
   bool force = false;                                  ///< a sweep runs every point again, done or not
   int jobs = 0;                                        ///< a sweep's points at once; 0: the cores
+  bool summary_table = true;                           ///< a sweep ends with its results table
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.

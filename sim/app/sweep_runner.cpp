@@ -210,7 +210,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     staged.write_file("report.html", analysis::report_html(analysis::read_report_runs({staged.path()})));
   }
   staged.commit();
-  if (!options.quiet) {
+  if (!options.quiet && options.summary_table) {
     fmt::print("\n{}", analysis::comparison_table(summaries));
     fmt::print("{} runs; one folder per point, sweep.csv{} in {}/\n", count,
                options.report || document.points.front().outputs.report ? " and report.html" : "", folder.string());

@@ -119,6 +119,25 @@ dtsim("run", os.path.join(scenarios, "energy", "cost-of-waiting.yaml"), "-q", "-
 for page in sorted(p for p in os.listdir(energy) if p == "report.html"):
     check_report("energy", os.path.join(energy, page), ["Energy"])
 
+study = os.path.join(OUT, "scaling")
+with open(os.path.join(OUT, "compute-only.yaml"), "w") as scenario:
+    scenario.write("""name: compute-only
+cluster:
+  workers: 4
+  device: {name: flat, peak_flops: "1TFLOPS", efficiency: 1}
+topology:
+  kind: ring
+  link: {bandwidth: "100Gbps", latency: "5us"}
+model: {kind: "profile:resnet50"}
+training:
+  batch: {per_worker: 16}
+  optimizer: {kind: sgd, learning_rate: 0.1}
+  stop: {iterations: 2}
+""")
+dtsim("scale", os.path.join(OUT, "compute-only.yaml"), "--workers", "1,2,4,8", "-q", "-o", study)
+check_report("scaling", os.path.join(study, "report.html"), ["Speedup", "Parallel efficiency", "Iteration time",
+                                                            "Where the time goes", "Weak scaling", "Strong scaling"])
+
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")
 print("every report drawn")

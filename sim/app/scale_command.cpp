@@ -1,0 +1,140 @@
+#include "sim/app/scale_command.hpp"
+
+#include "analysis/run_summary.hpp"
+#include "analysis/scaling_report.hpp"
+#include "sim/app/run_command.hpp"
+#include "sim/app/scenario_data.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/app/sweep_runner.hpp"
+#include "sim/core/atomic_file.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace dtsim::app {
+namespace {
+
+[[noreturn]] void refuse(const std::filesystem::path& file, const std::string& key, const std::string& message,
+                         const std::string& hint) {
+  core::Diagnostic diagnostic;
+  diagnostic.where.file = file.string();
+  diagnostic.key = key;
+  diagnostic.message = message;
+  diagnostic.hint = hint;
+  throw core::InputError(std::move(diagnostic));
+}
+
+std::string yaml_list(const std::vector<std::int64_t>& values) {
+  std::string out;
+  for (const std::int64_t value : values) out += (out.empty() ? "" : ", ") + std::to_string(value);
+  return "[" + out + "]";
+}
+
+/// The generated scenario of one mode: the user's scenario included, with a zip sweep over the worker counts.
+std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario& base, analysis::ScalingMode mode) {
+  const auto& file = options.scenario_file;
+  std::vector<std::int64_t> workers(options.workers.begin(), options.workers.end());
+  std::string axes = fmt::format("    cluster.workers: {}\n", yaml_list(workers));
+  if (mode == analysis::ScalingMode::Strong) {
+    const std::int64_t global = static_cast<std::int64_t>(base.training.batch_per_worker) * base.cluster.workers;
+    std::vector<std::int64_t> batches;
+    std::vector<std::int64_t> fitting;
+    for (const std::int64_t n : workers) {
+      if (global % n == 0) fitting.push_back(n);
+      batches.push_back(global / n);
+    }
+    if (fitting.size() != workers.size()) {
+      refuse(file, "training.batch.per_worker",
+             fmt::format("strong scaling keeps the global batch, {} ({} workers x {}), which {} of the worker counts "
+                         "cannot split evenly",
+                         global, base.cluster.workers, base.training.batch_per_worker, workers.size() - fitting.size()),
+             fitting.empty() ? "choose worker counts that divide the global batch"
+                             : fmt::format("worker counts that divide it: {}", yaml_list(fitting)));
+    }
+    axes += fmt::format("    training.batch.per_worker: {}\n", yaml_list(batches));
+  }
+  if (!base.cluster.nodes.empty()) {
+    const int devices = base.cluster.nodes.front().devices;
+    std::vector<std::int64_t> counts;
+    for (const std::int64_t n : workers) {
+      if (n % devices != 0) {
+        refuse(file, "cluster.nodes",
+               fmt::format("{} workers do not fill whole nodes of {} devices", n, devices),
+               "choose worker counts that are multiples of the devices per node");
+      }
+      counts.push_back(n / devices);
+    }
+    axes += fmt::format("    cluster.nodes.0.count: {}\n", yaml_list(counts));
+  }
+  return fmt::format("# A {} scaling study of {}, written by `dtsim scale`: the scenario over the worker counts{}.\n"
+                     "include: {}\nsweep:\n  combine: zip\n  axes:\n{}",
+                     analysis::mode_name(mode), file.filename().string(),
+                     mode == analysis::ScalingMode::Strong ? ", the global batch split over them" : ", each with its batch",
+                     nlohmann::json(std::filesystem::absolute(file).string()).dump(), axes);
+}
+
+}  // namespace
+
+void scale_command(const ScaleOptions& options, const Registries& registries) {
+  const scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets);
+  if (document.points.size() != 1) {
+    refuse(options.scenario_file, "sweep", "a scaling study sweeps the workers itself; this scenario has a sweep of its own",
+           "run `dtsim scale` on a scenario without `sweep:` (one of its points, written out)");
+  }
+  const scenario::Scenario& base = document.points.front();
+  if (base.training.parallelism.tensor > 1 || base.training.parallelism.pipeline > 1) {
+    refuse(options.scenario_file, "training.parallelism",
+           "scaling studies vary data-parallel workers; with tensor or pipeline parallelism that is not supported yet",
+           "study the data-parallel degree with a sweep over cluster.workers and training.parallelism.data");
+  }
+  if (base.cluster.nodes.size() > 1) {
+    refuse(options.scenario_file, "cluster.nodes", "a scaling study grows one kind of node; this cluster has several",
+           "declare one node group");
+  }
+  std::vector<analysis::ScalingMode> modes;
+  if (options.mode != "strong") modes.push_back(analysis::ScalingMode::Weak);
+  if (options.mode != "weak") modes.push_back(analysis::ScalingMode::Strong);
+  const std::filesystem::path folder =
+      options.output_folder.value_or(std::filesystem::path("out") / (base.name + "-scaling"));
+  std::filesystem::create_directories(folder);
+
+  std::vector<analysis::ScalingStudy> studies;
+  for (const analysis::ScalingMode mode : modes) {
+    const std::string name(analysis::mode_name(mode));
+    const std::filesystem::path generated = folder / (name + ".yaml");
+    core::write_file_atomically(generated, mode_scenario(options, base, mode));
+    RunCommandOptions run;
+    run.scenario_file = generated;
+    run.seed = options.seed;
+    run.quiet = options.quiet;
+    run.force = options.force;
+    run.jobs = options.jobs;
+    run.summary_table = false;
+    const scenario::ScenarioDocument points = read_document_and_data(generated, registries.data_sets);
+    check_every_point(points, registries);
+    if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
+    run_sweep(run, points, folder / name);
+    std::vector<analysis::ScalingPoint> measured;
+    for (const auto& point : points.points) {
+      std::string reason;
+      const auto text = core::read_input_file(folder / name / point.sweep_point / "summary.json", std::uintmax_t{1} << 30U, reason);
+      if (!text) static_cast<void>(analysis::read_run_summary(folder / name / point.sweep_point));  // names the file
+      measured.push_back(analysis::scaling_point(nlohmann::json::parse(*text)));
+    }
+    studies.push_back(analysis::scaling_study(mode, std::move(measured)));
+  }
+  core::write_file_atomically(folder / "scaling.csv", analysis::scaling_csv(studies));
+  core::write_file_atomically(folder / "report.html", analysis::scaling_report_html(base.name, studies));
+  if (!options.quiet) {
+    fmt::print("\n{}", analysis::scaling_table(studies));
+    std::string runs;
+    for (const analysis::ScalingMode mode : modes) runs += (runs.empty() ? "" : " and ") + std::string(analysis::mode_name(mode)) + "/";
+    fmt::print("results in {}/: scaling.csv, report.html, and each point's run in {}\n", folder.string(), runs);
+  }
+}
+
+}  // namespace dtsim::app

@@ -1,0 +1,33 @@
+#pragma once
+// `dtsim scale SCENARIO --workers 1,2,4,... --mode weak|strong|both`: a scaling study. Each mode is a sweep
+// of the scenario over the worker counts (weak keeps each worker's batch; strong keeps the global batch,
+// splitting it over the workers), run as sweeps are (points in parallel processes, resumable), then read
+// back into scaling.csv, report.html and a table on stdout.
+
+#include "sim/app/registries.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::app {
+
+struct ScaleOptions {
+  std::filesystem::path scenario_file;
+  std::vector<int> workers;                            ///< the worker counts, at least one
+  std::string mode = "both";                           ///< weak, strong or both
+  std::optional<std::filesystem::path> output_folder;  ///< default: out/<scenario name>-scaling
+  std::optional<std::uint64_t> seed;
+  int jobs = 0;       ///< points at once; 0: the cores
+  bool force = false; ///< run points again even when done
+  bool quiet = false;
+};
+
+/// Runs the study into the output folder: weak/ and strong/ (sweep folders, one point per worker count,
+/// with their generated scenarios weak.yaml and strong.yaml beside them), scaling.csv and report.html.
+/// Throws core::InputError for a scenario that cannot be scaled as asked (a sweep of its own, tensor or
+/// pipeline parallelism, a global batch the workers cannot split evenly, nodes the workers do not fill).
+void scale_command(const ScaleOptions& options, const Registries& registries);
+
+}  // namespace dtsim::app
