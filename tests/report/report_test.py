@@ -100,14 +100,24 @@ check_report("one-run", os.path.join(one, "report.html"),
               "Staleness", "Timeline of the first iterations", "Scenarios as dtsim read them"])
 check(not os.path.exists(os.path.join(one, "trace.json")), "--report alone writes no trace.json")
 
+# Every run of the comparison set on shared axes.
 folders = []
-for scenario in ["no-straggler", "straggler-ssp", "straggler-async", "allreduce-straggler"]:
-    folder = os.path.join(OUT, scenario)
-    dtsim("run", os.path.join(scenarios, "compare", scenario + ".yaml"), "-q", "-o", folder)
+for scenario in sorted(os.listdir(os.path.join(scenarios, "compare"))):
+    if scenario == "base.yaml":
+        continue
+    folder = os.path.join(OUT, "compare", scenario[:-len(".yaml")])
+    dtsim("run", os.path.join(scenarios, "compare", scenario), "-q", "-o", folder)
     folders.append(folder)
 comparison = os.path.join(OUT, "comparison.html")
 print(dtsim("report", *folders, "-o", comparison).strip())
 check_report("comparison", comparison, ["Loss against simulated time", "Time per host (mean)", "Staleness"])
+
+# Every teaching scenario (some are sweeps: their folder stands for their points).
+for scenario in sorted(os.listdir(os.path.join(scenarios, "teaching"))):
+    folder = os.path.join(OUT, "teaching", scenario[:-len(".yaml")])
+    dtsim("run", os.path.join(scenarios, "teaching", scenario), "-q", "-o", folder)
+    dtsim("report", folder)
+    check_report("teaching-" + scenario[:-len(".yaml")], os.path.join(folder, "report.html"), ["Time per host"])
 
 sweep = os.path.join(OUT, "pipeline-sweep")
 dtsim("run", os.path.join(scenarios, "parallelism", "bert-large-pipeline.yaml"), "-q", "-o", sweep)
