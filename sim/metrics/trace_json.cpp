@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
+#include <utility>
 
 namespace dtsim::metrics {
 namespace {
@@ -106,11 +108,17 @@ std::string_view span_name(SpanKind kind) {
 std::string trace_json(const std::string& run_name, const RunRecord& record, const Timeline& timeline) {
   EventList events;
   const std::size_t run_pid = record.hosts.size();
+  std::set<std::pair<std::int32_t, std::int32_t>> lanes;
+  for (const TimelineSpan& span : timeline.spans) lanes.emplace(span.host, span.lane);
   for (const std::int32_t host : timeline.hosts) {
     const HostActivity& activity = record.hosts[static_cast<std::size_t>(host)];
     name_process(events, static_cast<std::size_t>(host), fmt::format("{} ({})", activity.name, activity.role));
     name_thread(events, static_cast<std::size_t>(host), 0, "main");
-    if (activity.overlapped_communication_s > 0.0) name_thread(events, static_cast<std::size_t>(host), 1, "gradient stream");
+    if (lanes.count({host, 1}) > 0) {
+      // A helper's waiting is shown, and, as in summary.json, not counted: the main actor was busy meanwhile.
+      name_thread(events, static_cast<std::size_t>(host), 1,
+                  activity.overlapped_communication_s > 0.0 ? "gradient stream" : "helper (waits not counted)");
+    }
   }
   for (const TimelineSpan& span : timeline.spans) {
     add_span(events, span_name(span.kind), static_cast<std::size_t>(span.host), span.lane, span.start, span.end);

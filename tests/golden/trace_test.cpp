@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -58,11 +59,13 @@ void expect_well_formed(const nlohmann::json& trace) {
   }
 }
 
-/// Seconds per (host, span name), from the complete events of the hosts' processes.
+/// Seconds per (host, span name), from the complete events of the hosts' processes: every thread's, but
+/// for waiting, the main thread's only (a helper's waits are not the host's, as in summary.json).
 std::map<std::pair<int, std::string>, double> span_totals(const nlohmann::json& trace, std::size_t hosts) {
   std::map<std::pair<int, std::string>, double> totals;
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] != "X" || e["pid"].get<std::size_t>() >= hosts) continue;
+    if (e["name"] == "wait" && e["tid"] != 0) continue;
     totals[{e["pid"].get<int>(), e["name"].get<std::string>()}] += e["dur"].get<double>() / 1e6;
   }
   return totals;
@@ -72,19 +75,29 @@ void expect_same_seconds(double trace, double summary, const std::string& what) 
   EXPECT_NEAR(trace, summary, 1e-9 * std::max(1.0, std::abs(summary))) << what;
 }
 
-TEST(Trace, EachHostsSpansAddUpToItsTotalsAndEveryMessageIsAnArrowFromSenderToReceiver) {
-  const TracedRun run = traced_run("trace_totals", "compare/straggler.yaml", "{trace: true, trace_iterations: 0}");
-  expect_well_formed(run.trace);
+/// Each host's compute, communication and waiting spans add up to its totals in summary.json.
+void expect_totals_match(const TracedRun& run) {
   const auto& hosts = run.summary["hosts"];
   const auto totals = span_totals(run.trace, hosts.size());
+  const auto total = [&totals](int pid, const char* name) {
+    return totals.count({pid, name}) > 0 ? totals.at({pid, name}) : 0.0;
+  };
   for (std::size_t h = 0; h < hosts.size(); ++h) {
     const int pid = static_cast<int>(h);
     const std::string name = hosts[h]["name"];
-    expect_same_seconds(totals.count({pid, "compute"}) ? totals.at({pid, "compute"}) : 0.0, hosts[h]["compute_s"], name);
-    expect_same_seconds(totals.count({pid, "communication"}) ? totals.at({pid, "communication"}) : 0.0,
-                        hosts[h]["communication_s"], name);
-    expect_same_seconds(totals.count({pid, "wait"}) ? totals.at({pid, "wait"}) : 0.0, hosts[h]["wait_s"], name);
+    expect_same_seconds(total(pid, "compute"), hosts[h]["compute_s"], name + " compute");
+    expect_same_seconds(total(pid, "communication"), hosts[h]["communication_s"], name + " communication");
+    expect_same_seconds(total(pid, "wait"), hosts[h]["wait_s"], name + " wait");
   }
+}
+
+
+TEST(Trace, EachHostsSpansAddUpToItsTotalsAndEveryMessageIsAnArrowFromSenderToReceiver) {
+  const TracedRun run = traced_run("trace_totals", "compare/straggler.yaml", "{trace: true, trace_iterations: 0}");
+  expect_well_formed(run.trace);
+  expect_totals_match(run);
+  const auto& hosts = run.summary["hosts"];
+  const auto totals = span_totals(run.trace, hosts.size());
   EXPECT_GT(totals.at({3, "compute"}), 3.9 * totals.at({0, "compute"})) << "worker 3 is the straggler";
   EXPECT_GT(totals.at({0, "wait"}), 10.0 * totals.at({3, "wait"})) << "the others wait for it";
 
@@ -110,6 +123,18 @@ TEST(Trace, EachHostsSpansAddUpToItsTotalsAndEveryMessageIsAnArrowFromSenderToRe
   }
   for (std::size_t h = 0; h < hosts.size(); ++h) {
     EXPECT_EQ(sent_by[static_cast<int>(h)], hosts[h]["messages_sent"].get<std::int64_t>()) << hosts[h]["name"];
+  }
+}
+
+TEST(Trace, HelperThreadsAndFailuresAddUpToo) {
+  for (const char* scenario : {"compare/allreduce-straggler-ssp.yaml", "faults/failure-checkpoints.yaml",
+                               "faults/link-failure-ring.yaml", "compare/straggler-gossip.yaml"}) {
+    SCOPED_TRACE(scenario);
+    std::string folder = std::string("trace_") + scenario;
+    std::replace_if(folder.begin(), folder.end(), [](char c) { return c == '/' || c == '.'; }, '_');
+    const TracedRun run = traced_run(folder, scenario, "{trace: true, trace_iterations: 0}");
+    expect_well_formed(run.trace);
+    expect_totals_match(run);
   }
 }
 
