@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kWidth = 760;
+constexpr int kWidth = 660;
 constexpr int kHeight = 280;
 
 json axis_field(const std::string& field, const std::string& type, const std::string& title) {

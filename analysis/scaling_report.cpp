@@ -61,7 +61,7 @@ Chart per_workers(const std::vector<ScalingStudy>& studies, const std::string& k
                                        {"tooltip", json::array({field("mode", "nominal", "scaling"),
                                                                 field("workers", "quantitative", "workers"),
                                                                 field("value", "quantitative", axis)})}}}};
-  json spec = {{"description", title}, {"width", 760}, {"height", 280}, {"data", {{"values", values}}}};
+  json spec = {{"description", title}, {"width", 660}, {"height", 280}, {"data", {{"values", values}}}};
   if (ideal) {
     json layer_ideal = {{"transform", json::array({{{"filter", "datum.mode === 'ideal'"}}})},
                         {"mark", {{"type", "line"}, {"strokeDash", {4, 4}}, {"color", "#888"}}},
