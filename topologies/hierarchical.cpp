@@ -15,11 +15,12 @@ namespace {
 const std::vector<core::Choice> kFabrics{{"ring", "NICs in a ring"},
                                          {"tree", "k-ary tree of switches"},
                                          {"fat_tree", "leaf-spine fat tree"},
+                                         {"k_ary_fat_tree", "three-tier k-ary fat tree (edge, aggregation, core)"},
                                          {"parameter_server", "one switch, with the servers behind it"},
                                          {"mesh", "every NIC linked to every other"},
                                          {"torus", "torus of NICs", true}};
 /// Fabrics with switches, where a NIC per device cannot link the devices of a node to each other.
-const std::vector<std::string> kSwitchedFabrics{"tree", "fat_tree", "parameter_server"};
+const std::vector<std::string> kSwitchedFabrics{"tree", "fat_tree", "k_ary_fat_tree", "parameter_server"};
 
 topology::TopologyGraph build_fabric(const core::View& t, const TopologyContext& c, int endpoints) {
   const std::string fabric = t.text("fabric", "fat_tree");
@@ -150,14 +151,14 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
 void register_hierarchical(TopologyRegistry& registry) {
   registry.add(
       "hierarchical", "multi-device nodes (`cluster.nodes`) joined by a fabric",
-      {.parameters = {server_link_parameter(), arity_parameter(), oversubscription_parameter(),
+      {.parameters = {server_link_parameter(), arity_parameter(), oversubscription_parameter(), radix_parameter(),
                       core::choice_of("fabric", "topology", "how the NICs are connected, with `link` as the NIC link",
                                       kFabrics)
                           .fallback("fat_tree"),
                       core::choice_of("nic", "nic placement", "network interfaces into the fabric",
                                       {{"per_node", "one NIC per node, shared by its devices"},
                                        {"per_device", "one NIC per device (needs a switched fabric: tree, fat_tree, "
-                                                      "parameter_server)"}})
+                                                      "k_ary_fat_tree, parameter_server)"}})
                           .fallback("per_node")},
        .make = build_hierarchical,
        .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
@@ -168,13 +169,31 @@ void register_hierarchical(TopologyRegistry& registry) {
                       "dgx, count: 4}]");
          }
          const std::string fabric = t.text("fabric", "fat_tree");
+         if (fabric == "k_ary_fat_tree") {
+           // The fabric's ports: a NIC per device, or per node the workers fill.
+           int ports = 0;
+           int placed = 0;
+           for (const NodeShape& group : c.nodes) {
+             for (int n = 0; n < group.count && placed < c.workers; ++n, ++ports) placed += group.devices;
+           }
+           if (t.text("nic") == "per_device") ports = c.workers;
+           const std::int64_t k = t.integer("k").value_or(4);
+           if (k % 2 != 0 || static_cast<std::int64_t>(ports) > k * k * k / 4) {
+             std::int64_t fits = std::max<std::int64_t>(2, k + (k % 2));
+             while (fits * fits * fits / 4 < ports) fits += 2;
+             sink.error(t.where("k"), "topology.k",
+                        fmt::format("a k-ary fat tree needs an even k with k^3/4 ports for the {} NICs, got k = {}",
+                                    ports, k),
+                        fmt::format("k: {} holds them", fits));
+           }
+         }
          if (t.text("nic") == "per_device" &&
              std::find(kSwitchedFabrics.begin(), kSwitchedFabrics.end(), fabric) == kSwitchedFabrics.end()) {
            sink.error(t.where("nic"), "topology.nic",
                       fmt::format("per-device NICs on a {} fabric would link devices of one node both inside the node "
                                   "and through the fabric, and their traffic could leave the node",
                                   fabric),
-                      "use fabric: fat_tree, tree or parameter_server, or nic: per_node");
+                      "use fabric: fat_tree, k_ary_fat_tree, tree or parameter_server, or nic: per_node");
          }
        },
        .example = "{kind: hierarchical, fabric: fat_tree, arity: 4, nic: per_device}",

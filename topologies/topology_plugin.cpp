@@ -32,6 +32,11 @@ core::SchemaNode oversubscription_parameter() {
   return core::number("oversubscription", 1.0, 64.0, "a leaf's downlink capacity over its uplink capacity").fallback("1");
 }
 
+core::SchemaNode radix_parameter() {
+  return core::integer("k", 2, 256, "ports per switch of a k-ary fat tree (even): k pods, k^3/4 hosts at most")
+      .fallback("4");
+}
+
 core::SchemaNode server_link_parameter() {
   return link_schema("server_link", "link from the switch to each server; defaults to `link`");
 }

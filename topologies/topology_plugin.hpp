@@ -80,6 +80,7 @@ core::SchemaNode link_schema(std::string key, std::string description);
 /// a fat tree's oversubscription, the servers' link.
 core::SchemaNode arity_parameter();
 core::SchemaNode oversubscription_parameter();
+core::SchemaNode radix_parameter();
 core::SchemaNode server_link_parameter();
 
 /// Adds every built-in topology, each from its own file (the list is in topologies/CMakeLists.txt).

@@ -1,0 +1,84 @@
+#include "topologies/k_ary_fat_tree.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace dtsim::topologies {
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+topology::TopologyGraph build_k_ary_fat_tree(int workers, int k, double oversubscription, const LinkSpec& link) {
+  if (k % 2 != 0 || workers > k * k * k / 4) {
+    throw std::logic_error(fmt::format("a {}-ary fat tree cannot hold {} hosts: the scenario's checks let it through", k, workers));
+  }
+  const int half = k / 2;
+  const int per_pod = half * half;
+  topology::TopologyGraph graph;
+  for (int rank = 0; rank < workers; ++rank) graph.add_worker(fmt::format("worker-{}", rank));
+  const int edges = ceil_div(workers, half);
+  const int pods = ceil_div(workers, per_pod);
+  std::vector<topology::NodeId> edge_switches;
+  for (int e = 0; e < edges; ++e) {
+    edge_switches.push_back(graph.add_switch(fmt::format("pod-{}-edge-{}", e / half, e % half)));
+  }
+  const auto hosts = graph.workers();
+  for (int rank = 0; rank < workers; ++rank) {
+    graph.add_link(hosts[static_cast<std::size_t>(rank)], edge_switches[static_cast<std::size_t>(rank / half)],
+                   link.bandwidth, link.latency, "edge");
+  }
+  if (edges == 1) return graph;
+  const int aggregations = std::max(1, static_cast<int>(std::ceil(half / oversubscription - 1e-9)));
+  // aggregation[pod][a]
+  std::vector<std::vector<topology::NodeId>> aggregation(static_cast<std::size_t>(pods));
+  for (int pod = 0; pod < pods; ++pod) {
+    for (int a = 0; a < aggregations; ++a) {
+      const topology::NodeId node = graph.add_switch(fmt::format("pod-{}-aggregation-{}", pod, a));
+      aggregation[static_cast<std::size_t>(pod)].push_back(node);
+      for (int e = pod * half; e < std::min(edges, (pod + 1) * half); ++e) {
+        graph.add_link(edge_switches[static_cast<std::size_t>(e)], node, link.bandwidth, link.latency, "aggregation");
+      }
+    }
+  }
+  if (pods == 1) return graph;
+  for (int a = 0; a < aggregations; ++a) {
+    for (int c = 0; c < half; ++c) {
+      const topology::NodeId core = graph.add_switch(fmt::format("core-{}", a * half + c));
+      for (int pod = 0; pod < pods; ++pod) {
+        graph.add_link(aggregation[static_cast<std::size_t>(pod)][static_cast<std::size_t>(a)], core, link.bandwidth,
+                       link.latency, "core");
+      }
+    }
+  }
+  return graph;
+}
+
+void register_k_ary_fat_tree(TopologyRegistry& registry) {
+  registry.add("k_ary_fat_tree", "three-tier k-ary fat tree of k-port switches (edge, aggregation, core; Al-Fares 2008)",
+               {.parameters = {radix_parameter(), oversubscription_parameter()},
+                .make = [](const core::View& t, const TopologyContext& c) {
+                  return build_k_ary_fat_tree(c.workers, static_cast<int>(t.integer("k").value_or(4)),
+                                              t.number("oversubscription").value_or(1.0), read_link(t.at("link")));
+                },
+                .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
+                  const std::int64_t k = t.integer("k").value_or(4);
+                  if (k % 2 != 0) {
+                    sink.error(t.where("k"), "topology.k", fmt::format("k must be even (k/2 ports down, k/2 up), got {}", k),
+                               fmt::format("use {} or {}", k - 1, k + 1));
+                  } else if (static_cast<std::int64_t>(c.workers) > k * k * k / 4) {
+                    std::int64_t fits = k;
+                    while (fits * fits * fits / 4 < c.workers) fits += 2;
+                    sink.error(t.where("k"), "topology.k",
+                               fmt::format("a {}-ary fat tree holds {} hosts at most, fewer than the {} workers", k,
+                                           k * k * k / 4, c.workers),
+                               fmt::format("k: {} holds them", fits));
+                  }
+                },
+                .example = "{kind: k_ary_fat_tree, k: 4}"});
+}
+
+}  // namespace dtsim::topologies

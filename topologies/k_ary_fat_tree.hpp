@@ -1,0 +1,22 @@
+#pragma once
+
+#include "topologies/topology_plugin.hpp"
+#include "sim/topology/topology_graph.hpp"
+
+namespace dtsim::topologies {
+
+/// A k-ary three-tier fat tree (Al-Fares, Loukissas and Vahdat, SIGCOMM 2008), built of k-port switches:
+/// k pods, each of k/2 edge switches (k/2 hosts each) and k/2 aggregation switches, every edge linked to
+/// every aggregation switch of its pod; (k/2)^2 core switches, core j linked to aggregation switch j / (k/2)
+/// of every pod. k^3/4 hosts at most; workers fill them in order (worker i under edge i / (k/2), in pod
+/// i / (k^2/4)), and only the pods and edges they need are built (one edge needs no aggregation, one pod no
+/// core). With `oversubscription` o, a pod has ceil(k / 2o) aggregation switches, so an edge switch's
+/// uplink capacity is its hosts' capacity over o (1 = full bisection), and the core has
+/// ceil(k / 2o) x k/2 switches. Routes spread over the aggregation and core switches as equal-cost
+/// multipath routing does (sim/topology/routing.hpp).
+///
+/// Hops between hosts: 2 under one edge switch, 4 within a pod, 6 across pods. Bisection bandwidth (full
+/// pods, o = 1): hosts / 2 x the link bandwidth.
+topology::TopologyGraph build_k_ary_fat_tree(int workers, int k, double oversubscription, const LinkSpec& link);
+
+}  // namespace dtsim::topologies
