@@ -8,6 +8,8 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
+#include <vector>
 
 namespace dtsim::testing {
 namespace {
@@ -22,6 +24,45 @@ TEST(ReportCommand, AFolderWithoutResultsIsAnErrorNamingIt) {
   EXPECT_NE(run.err.find((folder / "empty" / "summary.json").string() + ": error: no summary.json here"), std::string::npos)
       << run.err;
   EXPECT_FALSE(fs::exists(folder / "empty" / "report.html"));
+}
+
+/// The Vega-Lite specs of a report page, parsed.
+std::vector<nlohmann::json> chart_specs(const std::string& page) {
+  std::vector<nlohmann::json> specs;
+  const std::regex spec(R"re(<script type="application/json" class="dtsim-spec" data-target="chart-\d+">([^<]*)</script>)re");
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), spec); it != std::sregex_iterator(); ++it) {
+    specs.push_back(nlohmann::json::parse((*it)[1].str()));
+  }
+  return specs;
+}
+
+// The report's own test draws pages in Chromium (tests/report/report_test.py); this one writes them under
+// the sanitizers too: a run's page, several runs' page, and a page that reads a trace.
+TEST(ReportCommand, RunsAndComparisonsGetAPageOfChartsWithTheirDataInside) {
+  const fs::path folder = fresh_output_folder("report_pages");
+  const CommandResult one = run_dtsim("run " + scenario_path("compare/straggler.yaml").string() + " -q --report -o " +
+                                      (folder / "straggler").string());
+  ASSERT_EQ(one.exit_status, 0) << one.err;
+  EXPECT_FALSE(fs::exists(folder / "straggler" / "trace.json")) << "--report alone writes no trace.json";
+  const std::string page = read_file(folder / "straggler" / "report.html");
+  const auto specs = chart_specs(page);
+  EXPECT_NE(page.find("<body data-charts=\"" + std::to_string(specs.size()) + "\">"), std::string::npos);
+  ASSERT_GE(specs.size(), 8U);
+  for (const auto& spec : specs) EXPECT_TRUE(spec.contains("mark") || spec.contains("layer")) << spec;
+  EXPECT_NE(page.find("<h2>Timeline of the first iterations</h2>"), std::string::npos);
+
+  const CommandResult other = run_dtsim("run " + scenario_path("compare/straggler-async.yaml").string() + " -q -o " +
+                                        (folder / "async").string());
+  ASSERT_EQ(other.exit_status, 0) << other.err;
+  const CommandResult both = run_dtsim("report " + (folder / "straggler").string() + " " + (folder / "async").string() +
+                                       " -o " + (folder / "both.html").string());
+  ASSERT_EQ(both.exit_status, 0) << both.err;
+  EXPECT_EQ(both.out, "wrote " + (folder / "both.html").string() + "\n");
+  const auto compared = chart_specs(read_file(folder / "both.html"));
+  ASSERT_FALSE(compared.empty());
+  std::set<std::string> runs;
+  for (const auto& row : compared.front()["data"]["values"]) runs.insert(row["run"].get<std::string>());
+  EXPECT_EQ(runs, (std::set<std::string>{"straggler", "straggler-async"})) << "one line per run on shared axes";
 }
 
 TEST(ReportCommand, ARunWithEnergyRatesPrintsItsCo2AndCost) {
