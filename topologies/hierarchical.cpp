@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <optional>
 #include <stdexcept>
@@ -16,11 +17,48 @@ const std::vector<core::Choice> kFabrics{{"ring", "NICs in a ring"},
                                          {"tree", "k-ary tree of switches"},
                                          {"fat_tree", "leaf-spine fat tree"},
                                          {"k_ary_fat_tree", "three-tier k-ary fat tree (edge, aggregation, core)"},
+                                         {"rail", "rail-optimized: the i-th NIC of every node on rail switch i, rails joined by spines"},
                                          {"parameter_server", "one switch, with the servers behind it"},
                                          {"mesh", "every NIC linked to every other"},
                                          {"torus", "torus of NICs", true}};
 /// Fabrics with switches, where a NIC per device cannot link the devices of a node to each other.
-const std::vector<std::string> kSwitchedFabrics{"tree", "fat_tree", "k_ary_fat_tree", "parameter_server"};
+const std::vector<std::string> kSwitchedFabrics{"tree", "fat_tree", "k_ary_fat_tree", "parameter_server", "rail"};
+
+/// The rail-optimized fabric of DGX SuperPOD-like clusters, over one NIC per device: NIC d of every node on
+/// rail d, whose leaf switches hold `arity` nodes each; every leaf of every rail linked to each of
+/// ceil(arity / oversubscription) spines (none when there is one leaf in all).
+topology::TopologyGraph build_rail_fabric(const std::vector<std::vector<topology::NodeId>>& nics_by_node, int arity,
+                                          double oversubscription, const LinkSpec& link) {
+  topology::TopologyGraph fabric;
+  std::size_t rails = 0;
+  for (const auto& nics : nics_by_node) rails = std::max(rails, nics.size());
+  // The fabric's hosts are the NICs, in endpoint order (node by node, device by device).
+  std::vector<std::vector<topology::NodeId>> ports(nics_by_node.size());
+  int port = 0;
+  for (std::size_t m = 0; m < nics_by_node.size(); ++m) {
+    for (std::size_t d = 0; d < nics_by_node[m].size(); ++d) ports[m].push_back(fabric.add_worker(fmt::format("nic-{}", port++)));
+  }
+  const std::size_t groups = (nics_by_node.size() + static_cast<std::size_t>(arity) - 1) / static_cast<std::size_t>(arity);
+  std::vector<topology::NodeId> leaves;
+  for (std::size_t rail = 0; rail < rails; ++rail) {
+    for (std::size_t group = 0; group < groups; ++group) {
+      const topology::NodeId leaf = fabric.add_switch(fmt::format("rail-{}-leaf-{}", rail, group));
+      leaves.push_back(leaf);
+      for (std::size_t m = group * static_cast<std::size_t>(arity);
+           m < std::min(nics_by_node.size(), (group + 1) * static_cast<std::size_t>(arity)); ++m) {
+        if (rail < ports[m].size()) fabric.add_link(ports[m][rail], leaf, link.bandwidth, link.latency, "rail");
+      }
+    }
+  }
+  if (leaves.size() > 1) {
+    const int spines = std::max(1, static_cast<int>(std::ceil(arity / oversubscription - 1e-9)));
+    for (int s = 0; s < spines; ++s) {
+      const topology::NodeId spine = fabric.add_switch(fmt::format("rail-spine-{}", s));
+      for (const topology::NodeId leaf : leaves) fabric.add_link(leaf, spine, link.bandwidth, link.latency, "spine");
+    }
+  }
+  return fabric;
+}
 
 topology::TopologyGraph build_fabric(const core::View& t, const TopologyContext& c, int endpoints) {
   const std::string fabric = t.text("fabric", "fat_tree");
@@ -129,7 +167,13 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
     }
   }
 
-  const topology::TopologyGraph fabric = build_fabric(t, c, static_cast<int>(endpoints.size()));
+  std::vector<std::vector<topology::NodeId>> nics_by_node;
+  for (const auto& devices : machines) nics_by_node.emplace_back(devices.size());
+  const topology::TopologyGraph fabric =
+      t.text("fabric", "fat_tree") == "rail"
+          ? build_rail_fabric(nics_by_node, static_cast<int>(t.integer("arity").value_or(2)),
+                              t.number("oversubscription").value_or(1.0), nic_link)
+          : build_fabric(t, c, static_cast<int>(endpoints.size()));
   std::vector<topology::NodeId> joined(fabric.node_count());
   for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) joined[fabric.workers()[rank]] = endpoints[rank];
   for (topology::NodeId node = 0; node < fabric.node_count(); ++node) {
@@ -158,7 +202,7 @@ void register_hierarchical(TopologyRegistry& registry) {
                       core::choice_of("nic", "nic placement", "network interfaces into the fabric",
                                       {{"per_node", "one NIC per node, shared by its devices"},
                                        {"per_device", "one NIC per device (needs a switched fabric: tree, fat_tree, "
-                                                      "k_ary_fat_tree, parameter_server)"}})
+                                                      "k_ary_fat_tree, rail, parameter_server)"}})
                           .fallback("per_node")},
        .make = build_hierarchical,
        .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
@@ -187,13 +231,18 @@ void register_hierarchical(TopologyRegistry& registry) {
                         fmt::format("k: {} holds them", fits));
            }
          }
+         if (fabric == "rail" && t.text("nic") != "per_device") {
+           sink.error(t.where("fabric"), "topology.fabric",
+                      "a rail-optimized fabric puts the i-th NIC of every node on rail i: it needs a NIC per device",
+                      "add nic: per_device");
+         }
          if (t.text("nic") == "per_device" &&
              std::find(kSwitchedFabrics.begin(), kSwitchedFabrics.end(), fabric) == kSwitchedFabrics.end()) {
            sink.error(t.where("nic"), "topology.nic",
                       fmt::format("per-device NICs on a {} fabric would link devices of one node both inside the node "
                                   "and through the fabric, and their traffic could leave the node",
                                   fabric),
-                      "use fabric: fat_tree, k_ary_fat_tree, tree or parameter_server, or nic: per_node");
+                      "use fabric: fat_tree, k_ary_fat_tree, rail, tree or parameter_server, or nic: per_node");
          }
        },
        .example = "{kind: hierarchical, fabric: fat_tree, arity: 4, nic: per_device}",

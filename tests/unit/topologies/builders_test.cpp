@@ -13,8 +13,10 @@
 #include "topologies/tree.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 namespace dtsim::topologies {
@@ -48,6 +50,30 @@ topology::TopologyGraph hierarchical(int workers, const std::string& fabric, boo
   return build_hierarchical_over(workers, {NodeShape{2, 4, intra, IntraNode::AllToAll}, NodeShape{1, 2, intra, IntraNode::AllToAll}},
                                  "fabric: " + fabric + (nic_per_device ? ", nic: per_device" : ""));
 }
+
+// Rail-optimized: 8 nodes of 8 devices behind an NVSwitch, NIC d of every node on rail d, 4 nodes per rail
+// leaf (arity), every leaf linked to ceil(4 / o) spines.
+class RailFabric : public ::testing::TestWithParam<double> {};
+
+TEST_P(RailFabric, MatchesItsFormulas) {
+  const double oversubscription = GetParam();
+  const int spines = static_cast<int>(std::ceil(4 / oversubscription));
+  const LinkSpec intra{core::BytesPerSecond(450e9), core::Seconds(1e-6)};
+  const auto graph = build_hierarchical_over(
+      64, {NodeShape{8, 8, intra, IntraNode::Switch}},
+      fmt::format("fabric: rail, nic: per_device, arity: 4, oversubscription: {}", oversubscription));
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.switches, static_cast<std::size_t>(8 + 64 + 8 * 2 + spines));  // NVSwitches, NICs, rail leaves, spines
+  EXPECT_EQ(stats.links, static_cast<std::size_t>(64 + 64 + 64 + 16 * spines));
+  EXPECT_EQ(stats.diameter_hops, 6);
+  // From a device: 7 in its node (2 hops), its rail's 3 other nodes under its leaf (4), the 53 others (6).
+  EXPECT_NEAR(stats.average_hops, (7 * 2 + 3 * 4 + 53 * 6) / 63.0, 1e-12);
+  // Nodes 0-3 against 4-7: the first leaf group's spine links, workers / 2 x B / o.
+  EXPECT_NEAR(stats.bisection_bandwidth.value(), 32 * 1.25e9 / oversubscription, 1e-3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Oversubscription, RailFabric, ::testing::Values(1.0, 2.0, 4.0),
+                         [](const auto& param_info) { return "o" + std::to_string(static_cast<int>(param_info.param)); });
 
 TEST(HierarchicalBuilder, NodesAllToAllInsideAndANicPerNodeOnTheFabric) {
   // Nodes of 4, 4 and 2 devices; 10 workers fill all three.
