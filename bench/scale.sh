@@ -1,0 +1,92 @@
+#!/bin/sh
+# Scale of one simulation: wall time and peak memory (medians of 3) of
+#  - one timing-only GPT-2 XL iteration on dgx_h100 nodes (8 GPUs each, a NIC per GPU) joined by a three-tier
+#    k-ary fat tree (the smallest even k whose k^3/4 ports hold the NICs), with the hierarchical and the
+#    ring allreduce, at 1,024 / 4,096 / 16,384 / 65,536 GPUs;
+#  - a 64 MiB ring and direct allreduce on a two-level fat tree (arity 16) at 256 / 1,024 / 4,096 ranks;
+# and the growth exponent of wall time between consecutive sizes (log(t2/t1) / log(n2/n1)). A case that
+# runs past LIMIT seconds (default 120) is reported as such, and its larger sizes are skipped.
+#   usage: bench/scale.sh [path/to/dtsim] [LIMIT] [largest GPU count]
+set -eu
+dtsim=${1:-build/release/dtsim}
+limit=${2:-120}
+largest=${3:-65536}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# median of three "seconds kib" lines on stdin
+median() { sort -n | sed -n 2p; }
+
+# runs "$@" three times under the limit; prints "seconds kib", or "timeout"
+measure() {
+  : > "$out/samples"
+  for i in 1 2 3; do
+    if ! timeout "$limit" /usr/bin/time -f "%e %M" -o "$out/usage" "$@" > /dev/null 2> "$out/err"; then
+      echo timeout
+      return
+    fi
+    cat "$out/usage" >> "$out/samples"
+  done
+  median < "$out/samples"
+}
+
+radix_for() {  # the smallest even k with k^3/4 >= $1
+  k=2
+  while [ $((k * k * k / 4)) -lt "$1" ]; do k=$((k + 2)); done
+  echo "$k"
+}
+
+report() {  # case, size, "seconds kib" or timeout, previous size, previous seconds
+  if [ "$3" = timeout ]; then
+    printf '%-34s %7s  > %s s\n' "$1" "$2" "$limit"
+    return
+  fi
+  # case, size, seconds, kib, previous size, previous seconds
+  set -- "$1" "$2" $3 "$4" "$5"
+  growth=-
+  [ "$5" != - ] && growth=$(awk -v t1="$6" -v t2="$3" -v n1="$5" -v n2="$2" 'BEGIN { printf "%.2f", log(t2 / t1) / log(n2 / n1) }')
+  printf '%-34s %7s  %8.2f s  %6.2f GiB  growth %s\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k / 1048576 }')" "$growth"
+}
+
+for algorithm in hierarchical ring; do
+  previous=- ; previous_s=-
+  for gpus in 1024 4096 16384 65536; do
+    [ "$gpus" -gt "$largest" ] && break
+    k=$(radix_for "$gpus")
+    cat > "$out/step.yaml" <<YAML
+name: scale
+cluster:
+  workers: $gpus
+  device: {name: h100, precision: mixed, efficiency: 0.5}
+  nodes:
+    - {type: dgx_h100, count: $((gpus / 8))}
+topology:
+  kind: hierarchical
+  fabric: k_ary_fat_tree
+  k: $k
+  nic: per_device
+  link: {bandwidth: "400Gbps", latency: "2us"}
+model: {kind: "profile:gpt2_xl"}
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  architecture: {kind: allreduce, algorithm: $algorithm}
+  stop: {iterations: 1}
+YAML
+    result=$(measure "$dtsim" run "$out/step.yaml" -q -o "$out/run")
+    report "gpt2-xl step, $algorithm, k=$k" "$gpus" "$result" "$previous" "$previous_s"
+    [ "$result" = timeout ] && break
+    previous=$gpus ; previous_s=${result% *}
+  done
+done
+
+for algorithm in ring direct; do
+  previous=- ; previous_s=-
+  for ranks in 256 1024 4096; do
+    result=$(measure "$dtsim" collective --topology fat_tree --arity 16 --ranks "$ranks" --algo "$algorithm" \
+               --sizes 64MiB:64MiB --bandwidth 400Gbps --latency 2us)
+    report "64 MiB $algorithm allreduce, fat_tree" "$ranks" "$result" "$previous" "$previous_s"
+    [ "$result" = timeout ] && break
+    previous=$ranks ; previous_s=${result% *}
+  done
+done
