@@ -96,7 +96,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   metrics::write_run_outputs(folder, files);
   if (!options.quiet) {
     fmt::print("{}\n", analysis::summary_table(scenario, record, wall_s));
-    if (timeline && !timeline->cut_reason.empty()) {
+    if (scenario.outputs.trace && !timeline->cut_reason.empty()) {
       fmt::print("trace.json covers the run up to {:.6f} s of {:.6f} s: {}\n", timeline->until_s, record.simulated_s,
                  timeline->cut_reason);
     }
