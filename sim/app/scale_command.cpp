@@ -9,11 +9,13 @@
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
+#include "sim/core/result_folder.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 
 namespace dtsim::app {
 namespace {
@@ -77,6 +79,27 @@ std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario&
                      nlohmann::json(std::filesystem::absolute(file).string()).dump(), axes);
 }
 
+/// A study writes its own files into its folder, which may therefore hold nothing else: a folder of the
+/// user's files is refused before anything is simulated, never written into.
+void refuse_foreign_files(const std::filesystem::path& folder) {
+  std::error_code ignored;
+  if (!std::filesystem::exists(folder, ignored)) return;
+  if (!std::filesystem::is_directory(folder, ignored)) {
+    refuse(folder, "", "the output folder of a scaling study is a file", "give a folder with -o");
+  }
+  const std::set<std::string> own{"weak", "strong", "weak.yaml", "strong.yaml", "scaling.csv", "report.html"};
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (own.count(name) == 0 && name.front() != '.') {
+      refuse(folder, "",
+             fmt::format("the folder holds '{}', which is not part of a scaling study: a study writes weak/, strong/, "
+                         "scaling.csv and report.html there",
+                         name),
+             "give another folder with -o");
+    }
+  }
+}
+
 }  // namespace
 
 void scale_command(const ScaleOptions& options, const Registries& registries) {
@@ -100,6 +123,8 @@ void scale_command(const ScaleOptions& options, const Registries& registries) {
   if (options.mode != "weak") modes.push_back(analysis::ScalingMode::Strong);
   const std::filesystem::path folder =
       options.output_folder.value_or(std::filesystem::path("out") / (base.name + "-scaling"));
+  refuse_foreign_files(folder);
+  for (const analysis::ScalingMode mode : modes) core::check_result_folder(folder / std::string(analysis::mode_name(mode)));
   std::filesystem::create_directories(folder);
 
   std::vector<analysis::ScalingStudy> studies;

@@ -93,5 +93,17 @@ TEST(ScaleCommand, AGlobalBatchTheWorkersCannotSplitIsAnErrorNamingTheCountsThat
   EXPECT_FALSE(fs::exists(folder / "study" / "scaling.csv"));
 }
 
+TEST(ScaleCommand, AFolderOfOtherFilesIsRefusedAndLeftAsItWas) {
+  const fs::path folder = fresh_output_folder("scale_foreign");
+  fs::create_directories(folder / "study");
+  std::ofstream(folder / "study" / "notes.txt") << "mine";
+  const CommandResult run = run_dtsim("scale " + compute_only(folder).string() + " --workers 1,2 -o " +
+                                      (folder / "study").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("the folder holds 'notes.txt', which is not part of a scaling study"), std::string::npos) << run.err;
+  EXPECT_EQ(read_file(folder / "study" / "notes.txt"), "mine");
+  EXPECT_FALSE(fs::exists(folder / "study" / "weak.yaml"));
+}
+
 }  // namespace
 }  // namespace dtsim::testing
