@@ -1,5 +1,7 @@
 #include "topologies/hierarchical.hpp"
 
+#include "topologies/k_ary_fat_tree.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,25 +29,25 @@ const std::vector<std::string> kSwitchedFabrics{"tree", "fat_tree", "k_ary_fat_t
 /// The rail-optimized fabric of DGX SuperPOD-like clusters, over one NIC per device: NIC d of every node on
 /// rail d, whose leaf switches hold `arity` nodes each; every leaf of every rail linked to each of
 /// ceil(arity / oversubscription) spines (none when there is one leaf in all).
-topology::TopologyGraph build_rail_fabric(const std::vector<std::vector<topology::NodeId>>& nics_by_node, int arity,
+topology::TopologyGraph build_rail_fabric(const std::vector<std::size_t>& devices_per_node, int arity,
                                           double oversubscription, const LinkSpec& link) {
   topology::TopologyGraph fabric;
-  std::size_t rails = 0;
-  for (const auto& nics : nics_by_node) rails = std::max(rails, nics.size());
+  const std::size_t rails = *std::max_element(devices_per_node.begin(), devices_per_node.end());
   // The fabric's hosts are the NICs, in endpoint order (node by node, device by device).
-  std::vector<std::vector<topology::NodeId>> ports(nics_by_node.size());
+  std::vector<std::vector<topology::NodeId>> ports(devices_per_node.size());
   int port = 0;
-  for (std::size_t m = 0; m < nics_by_node.size(); ++m) {
-    for (std::size_t d = 0; d < nics_by_node[m].size(); ++d) ports[m].push_back(fabric.add_worker(fmt::format("nic-{}", port++)));
+  for (std::size_t m = 0; m < devices_per_node.size(); ++m) {
+    for (std::size_t d = 0; d < devices_per_node[m]; ++d) ports[m].push_back(fabric.add_worker(fmt::format("nic-{}", port++)));
   }
-  const std::size_t groups = (nics_by_node.size() + static_cast<std::size_t>(arity) - 1) / static_cast<std::size_t>(arity);
+  const std::size_t nodes = devices_per_node.size();
+  const std::size_t groups = (nodes + static_cast<std::size_t>(arity) - 1) / static_cast<std::size_t>(arity);
   std::vector<topology::NodeId> leaves;
   for (std::size_t rail = 0; rail < rails; ++rail) {
     for (std::size_t group = 0; group < groups; ++group) {
       const topology::NodeId leaf = fabric.add_switch(fmt::format("rail-{}-leaf-{}", rail, group));
       leaves.push_back(leaf);
       for (std::size_t m = group * static_cast<std::size_t>(arity);
-           m < std::min(nics_by_node.size(), (group + 1) * static_cast<std::size_t>(arity)); ++m) {
+           m < std::min(nodes, (group + 1) * static_cast<std::size_t>(arity)); ++m) {
         if (rail < ports[m].size()) fabric.add_link(ports[m][rail], leaf, link.bandwidth, link.latency, "rail");
       }
     }
@@ -167,11 +169,11 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
     }
   }
 
-  std::vector<std::vector<topology::NodeId>> nics_by_node;
-  for (const auto& devices : machines) nics_by_node.emplace_back(devices.size());
+  std::vector<std::size_t> devices_per_node;
+  for (const auto& devices : machines) devices_per_node.push_back(devices.size());
   const topology::TopologyGraph fabric =
       t.text("fabric", "fat_tree") == "rail"
-          ? build_rail_fabric(nics_by_node, static_cast<int>(t.integer("arity").value_or(2)),
+          ? build_rail_fabric(devices_per_node, static_cast<int>(t.integer("arity").value_or(2)),
                               t.number("oversubscription").value_or(1.0), nic_link)
           : build_fabric(t, c, static_cast<int>(endpoints.size()));
   std::vector<topology::NodeId> joined(fabric.node_count());
@@ -223,12 +225,10 @@ void register_hierarchical(TopologyRegistry& registry) {
            if (t.text("nic") == "per_device") ports = c.workers;
            const std::int64_t k = t.integer("k").value_or(4);
            if (k % 2 != 0 || static_cast<std::int64_t>(ports) > k * k * k / 4) {
-             std::int64_t fits = std::max<std::int64_t>(2, k + (k % 2));
-             while (fits * fits * fits / 4 < ports) fits += 2;
              sink.error(t.where("k"), "topology.k",
                         fmt::format("a k-ary fat tree needs an even k with k^3/4 ports for the {} NICs, got k = {}",
                                     ports, k),
-                        fmt::format("k: {} holds them", fits));
+                        fmt::format("k: {} holds them", smallest_radix(ports, k)));
            }
          }
          if (fabric == "rail" && t.text("nic") != "per_device") {

@@ -57,6 +57,12 @@ topology::TopologyGraph build_k_ary_fat_tree(int workers, int k, double oversubs
   return graph;
 }
 
+std::int64_t smallest_radix(std::int64_t hosts, std::int64_t at_least) {
+  std::int64_t k = std::max<std::int64_t>(2, at_least + at_least % 2);
+  while (k * k * k / 4 < hosts) k += 2;
+  return k;
+}
+
 void register_k_ary_fat_tree(TopologyRegistry& registry) {
   registry.add("k_ary_fat_tree", "three-tier k-ary fat tree of k-port switches (edge, aggregation, core; Al-Fares 2008)",
                {.parameters = {radix_parameter(), oversubscription_parameter()},
@@ -70,12 +76,10 @@ void register_k_ary_fat_tree(TopologyRegistry& registry) {
                     sink.error(t.where("k"), "topology.k", fmt::format("k must be even (k/2 ports down, k/2 up), got {}", k),
                                fmt::format("use {} or {}", k - 1, k + 1));
                   } else if (static_cast<std::int64_t>(c.workers) > k * k * k / 4) {
-                    std::int64_t fits = k;
-                    while (fits * fits * fits / 4 < c.workers) fits += 2;
                     sink.error(t.where("k"), "topology.k",
                                fmt::format("a {}-ary fat tree holds {} hosts at most, fewer than the {} workers", k,
                                            k * k * k / 4, c.workers),
-                               fmt::format("k: {} holds them", fits));
+                               fmt::format("k: {} holds them", smallest_radix(c.workers, k)));
                   }
                 },
                 .example = "{kind: k_ary_fat_tree, k: 4}"});

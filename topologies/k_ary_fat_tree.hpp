@@ -19,4 +19,8 @@ namespace dtsim::topologies {
 /// pods, o = 1): hosts / 2 x the link bandwidth.
 topology::TopologyGraph build_k_ary_fat_tree(int workers, int k, double oversubscription, const LinkSpec& link);
 
+/// The smallest even k, from `at_least` (rounded up to even) on, whose k^3/4 ports hold `hosts`: the hint
+/// for a fat tree too small.
+std::int64_t smallest_radix(std::int64_t hosts, std::int64_t at_least);
+
 }  // namespace dtsim::topologies

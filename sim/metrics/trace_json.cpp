@@ -92,8 +92,7 @@ std::string loss_args(const EvaluationRow& row) {
   return "{" + args + "}";
 }
 
-}  // namespace
-
+/// The names report.html's Gantt view colours by (analysis/report_charts.cpp).
 std::string_view span_name(SpanKind kind) {
   switch (kind) {
     case SpanKind::Compute: return "compute";
@@ -104,6 +103,8 @@ std::string_view span_name(SpanKind kind) {
   }
   return "unknown";
 }
+
+}  // namespace
 
 std::string trace_json(const std::string& run_name, const RunRecord& record, const Timeline& timeline) {
   EventList events;

@@ -14,9 +14,6 @@ namespace dtsim::metrics {
 /// How many link directions get a utilization counter: the most utilized over the run.
 inline constexpr std::size_t kTracedLinks = 8;
 
-/// The name trace.json gives a span kind (the report's Gantt view uses the same).
-std::string_view span_name(SpanKind kind);
-
 std::string trace_json(const std::string& run_name, const RunRecord& record, const Timeline& timeline);
 
 }  // namespace dtsim::metrics
