@@ -6,6 +6,9 @@
 #  - a 64 MiB ring and direct allreduce on a two-level fat tree (arity 16) at 256 / 1,024 / 4,096 ranks;
 # and the growth exponent of wall time between consecutive sizes (log(t2/t1) / log(n2/n1)). A case that
 # runs past LIMIT seconds (default 120) is reported as such, and its larger sizes are skipped.
+# Each step runs with `network_model: alpha_beta` (every message through SimGrid) and `analytical` (ring phases
+# timed at once per group); the ring allreduce on the fat tree too. MODELS (default "analytical alpha_beta")
+# picks which.
 #   usage: bench/scale.sh [path/to/dtsim] [LIMIT] [largest GPU count]
 set -eu
 dtsim=${1:-build/release/dtsim}
@@ -38,16 +41,18 @@ radix_for() {  # the smallest even k with k^3/4 >= $1
 
 report() {  # case, size, "seconds kib" or timeout, previous size, previous seconds
   if [ "$3" = timeout ]; then
-    printf '%-34s %7s  > %s s\n' "$1" "$2" "$limit"
+    printf '%-52s %7s  > %s s\n' "$1" "$2" "$limit"
     return
   fi
   # case, size, seconds, kib, previous size, previous seconds
   set -- "$1" "$2" $3 "$4" "$5"
   growth=-
   [ "$5" != - ] && growth=$(awk -v t1="$6" -v t2="$3" -v n1="$5" -v n2="$2" 'BEGIN { printf "%.2f", log(t2 / t1) / log(n2 / n1) }')
-  printf '%-34s %7s  %8.2f s  %6.2f GiB  growth %s\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k / 1048576 }')" "$growth"
+  printf '%-52s %7s  %8.2f s  %6.2f GiB  growth %s\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k / 1048576 }')" "$growth"
 }
 
+models=${MODELS:-analytical alpha_beta}
+for model in $models; do
 for algorithm in hierarchical ring; do
   previous=- ; previous_s=-
   for gpus in 1024 4096 16384 65536; do
@@ -65,6 +70,7 @@ topology:
   fabric: k_ary_fat_tree
   k: $k
   nic: per_device
+  network_model: $model
   link: {bandwidth: "400Gbps", latency: "2us"}
 model: {kind: "profile:gpt2_xl"}
 training:
@@ -74,18 +80,21 @@ training:
   stop: {iterations: 1}
 YAML
     result=$(measure "$dtsim" run "$out/step.yaml" -q -o "$out/run")
-    report "gpt2-xl step, $algorithm, k=$k" "$gpus" "$result" "$previous" "$previous_s"
+    report "gpt2-xl step, $algorithm, k=$k, $model" "$gpus" "$result" "$previous" "$previous_s"
     [ "$result" = timeout ] && break
     previous=$gpus ; previous_s=${result% *}
   done
 done
+done
 
-for algorithm in ring direct; do
+for case in "ring analytical" "ring alpha_beta" "direct alpha_beta"; do
+  set -- $case
+  algorithm=$1 ; model=$2
   previous=- ; previous_s=-
   for ranks in 256 1024 4096; do
     result=$(measure "$dtsim" collective --topology fat_tree --arity 16 --ranks "$ranks" --algo "$algorithm" \
-               --sizes 64MiB:64MiB --bandwidth 400Gbps --latency 2us)
-    report "64 MiB $algorithm allreduce, fat_tree" "$ranks" "$result" "$previous" "$previous_s"
+               --sizes 64MiB:64MiB --bandwidth 400Gbps --latency 2us --network-model "$model")
+    report "64 MiB $algorithm allreduce, fat_tree, $model" "$ranks" "$result" "$previous" "$previous_s"
     [ "$result" = timeout ] && break
     previous=$ranks ; previous_s=${result% *}
   done

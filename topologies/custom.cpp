@@ -152,7 +152,8 @@ void register_custom(TopologyRegistry& registry) {
        .check = check_custom,
        .example = "{kind: custom, nodes: [{name: a}, {name: b}, {name: hub, kind: switch}], links: [{from: a, to: hub}, "
                   "{from: b, to: hub}]}",
-       .example_cluster = "{workers: 2, device: {name: v100}}"});
+       .example_cluster = "{workers: 2, device: {name: v100}}",
+       .places_servers = true});
 }
 
 }  // namespace dtsim::topologies

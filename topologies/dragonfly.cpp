@@ -76,9 +76,10 @@ void check_dragonfly(const core::View& t, const TopologyContext& context, core::
   const std::int64_t hosts = static_cast<std::int64_t>(d.groups) * d.routers * d.hosts;
   if (hosts != context.workers) {
     sink.error(t.where("groups"), "topology.groups",
-               fmt::format("the dragonfly holds {} x {} x {} = {} workers but cluster.workers is {}", d.groups, d.routers,
-                           d.hosts, hosts, context.workers),
-               "make groups x routers x hosts equal cluster.workers");
+               fmt::format("the dragonfly holds {} x {} x {} = {} hosts but the cluster has {}", d.groups, d.routers,
+                           d.hosts, hosts, context.host_count()),
+               context.attached == 0 ? "make groups x routers x hosts equal cluster.workers"
+                                     : "make groups x routers x hosts equal the workers and servers together");
   }
   if (d.groups > 1 && static_cast<std::int64_t>(d.routers) * d.global_links < d.groups - 1) {
     sink.error(t.where("global_links"), "topology.global_links",

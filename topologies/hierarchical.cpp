@@ -70,7 +70,8 @@ topology::TopologyGraph build_fabric(const core::View& t, const TopologyContext&
   TopologyContext over_nics = c;
   over_nics.workers = endpoints;
   over_nics.nodes.clear();
-  return c.registry->find(fabric).factory.make(t, over_nics);
+  // Parameter servers, where the architecture has them, take fabric ports after the NICs.
+  return build_topology(*c.registry, fabric, t, over_nics);
 }
 
 /// NVLink connections between the 8 GPUs of a DGX-1 (V100), as `nvidia-smi topo -m` reports them there:
@@ -119,6 +120,7 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
   std::vector<std::vector<topology::NodeId>> machines;
   std::vector<LinkSpec> intra_links;
   std::vector<IntraNode> intra;
+  std::vector<int> nics;
   int placed = 0;
   for (const NodeShape& group : c.nodes) {
     for (int n = 0; n < group.count && placed < c.workers; ++n) {
@@ -129,6 +131,7 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
       }
       intra_links.push_back(group.intra_link);
       intra.push_back(group.intra);
+      nics.push_back(group.nics);
     }
   }
   if (placed < c.workers) {
@@ -139,9 +142,12 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
   for (std::size_t m = 0; m < machines.size(); ++m) hubs.push_back(join_node(graph, machines[m], intra[m], intra_links[m], m));
 
   std::vector<topology::NodeId> endpoints;
+  // Per fabric port, how many NICs it stands for: one per device, or all of a node's on its one port.
+  std::vector<int> port_nics;
   if (t.text("nic") == "per_device") {
     for (std::size_t m = 0; m < machines.size(); ++m) {
       for (std::size_t d = 0; d < machines[m].size(); ++d) {
+        port_nics.push_back(1);
         if (!hubs[m]) {
           endpoints.push_back(machines[m][d]);
           continue;
@@ -155,6 +161,7 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
     }
   } else {
     for (std::size_t m = 0; m < machines.size(); ++m) {
+      port_nics.push_back(nics[m]);
       // A node with a switch reaches the fabric through it: a second path between its devices through a NIC
       // would compete with the switch.
       if (hubs[m]) {
@@ -186,10 +193,13 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
       joined[node] = graph.add_server("fabric-" + properties.name);
     }
   }
+  std::vector<int> width(fabric.node_count(), 1);
+  for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) width[fabric.workers()[rank]] = port_nics[rank];
   for (std::size_t id = 0; id < fabric.link_count(); ++id) {
     const topology::LinkEnds& ends = fabric.link_ends(id);
-    graph.add_link(joined[ends.a], joined[ends.b], fabric.link(id).bandwidth, fabric.link(id).latency,
-                   "fabric/" + fabric.link(id).link_class);
+    const int wide = std::max(width[ends.a], width[ends.b]);
+    graph.add_link(joined[ends.a], joined[ends.b], fabric.link(id).bandwidth * static_cast<double>(wide),
+                   fabric.link(id).latency, "fabric/" + fabric.link(id).link_class);
   }
   return graph;
 }
@@ -223,13 +233,19 @@ void register_hierarchical(TopologyRegistry& registry) {
              for (int n = 0; n < group.count && placed < c.workers; ++n, ++ports) placed += group.devices;
            }
            if (t.text("nic") == "per_device") ports = c.workers;
+           if (c.attach_servers) ports += c.servers;
            const std::int64_t k = t.integer("k").value_or(4);
            if (k % 2 != 0 || static_cast<std::int64_t>(ports) > k * k * k / 4) {
              sink.error(t.where("k"), "topology.k",
-                        fmt::format("a k-ary fat tree needs an even k with k^3/4 ports for the {} NICs, got k = {}",
-                                    ports, k),
+                        fmt::format("a k-ary fat tree needs an even k with k^3/4 ports for the {} NICs{}, got k = {}",
+                                    ports, c.attach_servers ? " and servers" : "", k),
                         fmt::format("k: {} holds them", smallest_radix(ports, k)));
            }
+         }
+         if (fabric == "rail" && c.attach_servers) {
+           sink.error(t.where("fabric"), "topology.fabric",
+                      "a rail-optimized fabric has a rail per device of a node, and no port for parameter servers",
+                      "use fabric: k_ary_fat_tree or fat_tree, whose host ports take the servers after the NICs");
          }
          if (fabric == "rail" && t.text("nic") != "per_device") {
            sink.error(t.where("fabric"), "topology.fabric",
@@ -247,7 +263,8 @@ void register_hierarchical(TopologyRegistry& registry) {
        },
        .example = "{kind: hierarchical, fabric: fat_tree, arity: 4, nic: per_device}",
        .example_cluster = "{workers: 16, device: {name: v100}, nodes: [{type: dgx1, count: 2}]}",
-       .places_nodes = true});
+       .places_nodes = true,
+       .places_servers = true});
 }
 
 }  // namespace dtsim::topologies

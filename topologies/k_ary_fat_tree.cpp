@@ -77,8 +77,8 @@ void register_k_ary_fat_tree(TopologyRegistry& registry) {
                                fmt::format("use {} or {}", k - 1, k + 1));
                   } else if (static_cast<std::int64_t>(c.workers) > k * k * k / 4) {
                     sink.error(t.where("k"), "topology.k",
-                               fmt::format("a {}-ary fat tree holds {} hosts at most, fewer than the {} workers", k,
-                                           k * k * k / 4, c.workers),
+                               fmt::format("a {}-ary fat tree holds {} hosts at most, fewer than the {}", k,
+                                           k * k * k / 4, c.host_count()),
                                fmt::format("k: {} holds them", smallest_radix(c.workers, k)));
                   }
                 },

@@ -28,7 +28,8 @@ void register_parameter_server(TopologyRegistry& registry) {
                                                 t.has("server_link") ? read_link(t.at("server_link")) : link);
                 },
                 .check = {},
-                .example = "{kind: parameter_server, server_link: {bandwidth: 40Gbps, latency: 5us}}"});
+                .example = "{kind: parameter_server, server_link: {bandwidth: 40Gbps, latency: 5us}}",
+                .places_servers = true});
 }
 
 }  // namespace dtsim::topologies

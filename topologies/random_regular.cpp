@@ -70,12 +70,12 @@ void register_random_regular(TopologyRegistry& registry) {
          const std::int64_t degree = t.integer("degree").value_or(0);
          if (degree >= c.workers) {
            sink.error(t.where("degree"), "topology.degree",
-                      fmt::format("a worker can have at most {} links to the other {} workers, got {}", c.workers - 1,
-                                  c.workers - 1, degree),
+                      fmt::format("a {} can have at most {} links to the other {} {}, got {}", c.attached == 0 ? "worker" : "host",
+                                  c.workers - 1, c.workers - 1, c.attached == 0 ? "workers" : "hosts", degree),
                       "lower topology.degree or raise cluster.workers");
          } else if ((static_cast<std::int64_t>(c.workers) * degree) % 2 != 0) {
            sink.error(t.where("degree"), "topology.degree",
-                      fmt::format("{} workers with {} links each would leave one link end unpaired", c.workers, degree),
+                      fmt::format("{} with {} links each would leave one link end unpaired", c.host_count(), degree),
                       "make cluster.workers or topology.degree even");
          }
        },

@@ -1,5 +1,9 @@
 #include "topologies/topology_plugin.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 namespace dtsim::topologies {
 
 LinkSpec read_link(const core::View& link) {
@@ -41,11 +45,77 @@ core::SchemaNode server_link_parameter() {
   return link_schema("server_link", "link from the switch to each server; defaults to `link`");
 }
 
+std::string TopologyContext::host_count() const {
+  if (attached == 0) return fmt::format("{} workers", workers);
+  return fmt::format("{} workers and {} server{}", workers - attached, attached, attached == 1 ? "" : "s");
+}
+
+namespace {
+
+/// The context `kind`'s builder and check see: attached servers counted among its hosts.
+TopologyContext context_for(const TopologyRegistry& registry, const TopologyPlugin& plugin, const TopologyContext& context) {
+  TopologyContext out = context;
+  out.registry = &registry;
+  if (context.attach_servers && !plugin.places_servers && context.attached == 0) {
+    out.attached = context.servers;
+    out.workers += context.servers;
+  }
+  return out;
+}
+
+}  // namespace
+
 topology::TopologyGraph build_topology(const TopologyRegistry& registry, const std::string& kind,
                                        const core::View& section, const TopologyContext& context) {
-  TopologyContext with_registry = context;
-  with_registry.registry = &registry;
-  return registry.find(kind).factory.make(section, with_registry);
+  const TopologyPlugin& plugin = registry.find(kind).factory;
+  const TopologyContext hosts = context_for(registry, plugin, context);
+  topology::TopologyGraph graph = plugin.make(section, hosts);
+  if (hosts.attached == 0) return graph;
+  return with_servers_on_last_hosts(graph, hosts.attached);
+}
+
+void check_topology(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
+                    const TopologyContext& context, core::DiagnosticSink& sink) {
+  const TopologyPlugin& plugin = registry.find(kind).factory;
+  if (plugin.check) plugin.check(section, context_for(registry, plugin, context), sink);
+}
+
+topology::TopologyGraph with_servers_on_last_hosts(const topology::TopologyGraph& graph, int servers) {
+  const auto workers = graph.workers();
+  if (servers < 0 || static_cast<std::size_t>(servers) > workers.size() || !graph.servers().empty()) {
+    throw std::invalid_argument(fmt::format("cannot make {} of {} hosts servers", servers, workers.size()));
+  }
+  const std::size_t kept = workers.size() - static_cast<std::size_t>(servers);
+  std::vector<int> server_index(graph.node_count(), -1);
+  for (std::size_t i = kept; i < workers.size(); ++i) server_index[workers[i]] = static_cast<int>(i - kept);
+  std::vector<int> rank_of(graph.node_count(), -1);
+  for (std::size_t rank = 0; rank < kept; ++rank) rank_of[workers[rank]] = static_cast<int>(rank);
+
+  // Nodes in their original order keep their ids; workers keep their ranks as long as builders add them in
+  // rank order, which the check below makes sure of.
+  topology::TopologyGraph out;
+  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
+    const topology::NodeProperties& properties = graph.node(node);
+    topology::NodeId added = 0;
+    if (server_index[node] >= 0) {
+      added = out.add_server(fmt::format("server-{}", server_index[node]));
+    } else if (properties.kind == topology::NodeKind::Worker) {
+      const int rank = rank_of[node];
+      added = out.add_worker(properties.name, graph.worker_machines()[static_cast<std::size_t>(rank)]);
+      if (out.workers().size() != static_cast<std::size_t>(rank) + 1) {
+        throw std::logic_error("a topology builder added its workers out of rank order");
+      }
+    } else {
+      added = out.add_switch(properties.name);
+    }
+    if (added != node) throw std::logic_error("node ids changed while attaching servers");
+  }
+  for (std::size_t id = 0; id < graph.link_count(); ++id) {
+    const topology::LinkEnds& ends = graph.link_ends(id);
+    const topology::LinkProperties& link = graph.link(id);
+    out.add_link(ends.a, ends.b, link.bandwidth, link.latency, link.link_class, link.one_way);
+  }
+  return out;
 }
 
 }  // namespace dtsim::topologies

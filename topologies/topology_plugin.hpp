@@ -40,6 +40,9 @@ struct NodeShape {
   int devices = 1;
   LinkSpec intra_link;
   IntraNode intra = IntraNode::AllToAll;
+  /// Network adapters of a node: with one NIC port per node (`nic: per_node`) the port carries all of them,
+  /// `nics` times the fabric link's bandwidth.
+  int nics = 1;
 };
 
 struct TopologyPlugin;
@@ -50,11 +53,20 @@ struct TopologyContext {
   int workers = 0;
   std::uint64_t seed = 0;  ///< for topologies drawn at random
   int servers = 1;         ///< servers a star holds: one per parameter shard under a parameter-server architecture
+  /// Whether the architecture has parameter servers: a topology without servers of its own then gets
+  /// `servers` of them on its host ports, after the workers.
+  bool attach_servers = false;
+  /// Of `workers`, how many host ports are left for attached servers: a builder sees them as workers, and
+  /// a check phrases counts with host_count().
+  int attached = 0;
   std::vector<NodeShape> nodes;  ///< `cluster.nodes`; empty without
   /// Whether `cluster.nodes` is written (its groups may still be in error, and missing from `nodes`).
   bool nodes_declared = false;
   /// The registry the topology came from, for topologies built of others (a hierarchical fabric).
   const TopologyRegistry* registry = nullptr;
+
+  /// The hosts a builder places, for messages: "14 workers" or "14 workers and 2 servers".
+  [[nodiscard]] std::string host_count() const;
 };
 
 struct TopologyPlugin {
@@ -71,6 +83,9 @@ struct TopologyPlugin {
   std::string example_cluster = "{workers: 8, device: {name: v100}}";
   /// Whether it places the workers on `cluster.nodes` (the others refuse multi-device nodes).
   bool places_nodes = false;
+  /// Whether it places parameter servers itself (a star, a custom graph, the fabric of a hierarchical one);
+  /// the others get them on host ports after the workers.
+  bool places_servers = false;
 };
 
 /// A `{bandwidth, latency, sharing}` mapping declared under `key`.
@@ -86,8 +101,17 @@ core::SchemaNode server_link_parameter();
 /// Adds every built-in topology, each from its own file (the list is in topologies/CMakeLists.txt).
 void register_builtin_topologies(TopologyRegistry& registry);
 
-/// `kind`'s graph for `section` (the validated `topology` mapping).
+/// `kind`'s graph for `section` (the validated `topology` mapping), with attached servers where the context
+/// asks for them and the topology does not place its own.
 topology::TopologyGraph build_topology(const TopologyRegistry& registry, const std::string& kind,
                                        const core::View& section, const TopologyContext& context);
+
+/// Runs `kind`'s own checks on `section`, counting the host ports attached servers take.
+void check_topology(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
+                    const TopologyContext& context, core::DiagnosticSink& sink);
+
+/// `graph` with its last `servers` workers made parameter servers "server-0", "server-1", ...: the same
+/// nodes, ids and links, the links renamed after their ends.
+topology::TopologyGraph with_servers_on_last_hosts(const topology::TopologyGraph& graph, int servers);
 
 }  // namespace dtsim::topologies

@@ -51,7 +51,7 @@ void register_torus(TopologyRegistry& registry) {
                       fmt::format("a torus has 2 or 3 dimensions, got {}", dims->items.size()));
          } else if (product != c.workers) {
            sink.error(dims->where, "topology.dimensions",
-                      fmt::format("the torus holds {} workers but cluster.workers is {}", product, c.workers));
+                      fmt::format("the torus holds {} hosts but the cluster has {}", product, c.host_count()));
          }
        },
        .example = "{kind: torus, dimensions: [2, 4]}"});

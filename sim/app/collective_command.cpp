@@ -112,6 +112,7 @@ core::ConfigNode topology_section(const CollectiveOptions& options, const std::v
   set_scalar(link, "latency", options.latency);
   section.set("link", link, {});
   set_scalar(section, "arity", std::to_string(options.arity));
+  set_scalar(section, "k", std::to_string(options.k));
   set_scalar(section, "oversubscription", fmt::format("{}", options.oversubscription));
   set_scalar(section, "degree", std::to_string(options.degree));
   set_scalar(section, "bidirectional", options.unidirectional ? "false" : "true");
@@ -195,6 +196,37 @@ scenario::Scenario from_options(const CollectiveOptions& options, const topologi
                                          "got {}", options.topology, s.cluster.workers, options.degree));
   }
   s.topology.section = topology_section(options, dimensions);
+  if (known) {
+    // Keys a topology must be given that no option of this command sets: it takes them from a scenario.
+    static const std::vector<std::string> settable{"arity", "k", "oversubscription", "degree", "dimensions", "bidirectional"};
+    std::vector<std::string> missing;
+    for (const core::SchemaNode& parameter : topologies.find(options.topology).factory.parameters) {
+      if (parameter.required && std::find(settable.begin(), settable.end(), parameter.key) == settable.end()) {
+        missing.push_back(parameter.key);
+      }
+    }
+    if (!missing.empty()) {
+      problems.add("--topology",
+                   fmt::format("'{}' needs {}, which dtsim collective has no options for", options.topology,
+                               core::join_names(missing)),
+                   "write the topology in a scenario file and pass it with --scenario");
+    }
+  }
+  if (known && s.cluster.workers >= 1 && !problems.any()) {
+    // The topology's own rules (a k-ary fat tree holds k^3/4 ranks), each under the option that sets its key.
+    core::DiagnosticSink sink;
+    topologies::TopologyContext context;
+    context.workers = s.cluster.workers;
+    topologies::check_topology(topologies, options.topology, core::View(&s.topology.section, "topology"), context, sink);
+    for (const core::Diagnostic& d : sink.diagnostics()) {
+      std::string option = d.key == "topology.kind"             ? "--topology"
+                           : d.key.starts_with("topology.") ? "--" + d.key.substr(9)
+                                                            : d.key;
+      std::replace(option.begin(), option.end(), '_', '-');
+      problems.add(option, d.message,
+                   d.hint.empty() ? "" : (d.hint.starts_with("k: ") ? "--k " + d.hint.substr(3) : d.hint));
+    }
+  }
   return s;
 }
 
@@ -262,8 +294,25 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     const comm::CollectivePlugin& algorithm = registry.find(name).factory;
     const auto refusal = algorithm.refuses ? algorithm.refuses(workers_per_machine) : std::nullopt;
     if (refusal && options.algorithm != "all") problems.add("--algo", refusal->message, refusal->hint);
-    return refusal.has_value();
+    if (refusal) return true;
+    // The analytical network times ring phases; an algorithm of other messages would be SimGrid's as usual.
+    if (s.topology.network_model == scenario::NetworkModel::Analytical && !algorithm.ring_phases) {
+      if (options.algorithm != "all") {
+        problems.add("--algo", fmt::format("the analytical network times ring phases, and '{}' sends its messages one by "
+                                           "one",
+                                           name),
+                     "use ring (or hierarchical), or --network-model alpha_beta");
+      }
+      return true;
+    }
+    return false;
   });
+  if (names.empty() && options.algorithm == "all") {
+    problems.add("--algo", fmt::format("no {} runs here", registry.kind()),
+                 s.topology.network_model == scenario::NetworkModel::Analytical
+                     ? "the analytical network times ring phases only: use --network-model alpha_beta"
+                     : "");
+  }
   problems.throw_if_any();
 
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;

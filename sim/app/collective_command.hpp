@@ -22,6 +22,7 @@ struct CollectiveOptions {
   std::string bandwidth = "10Gbps";
   std::string latency = "5us";
   int arity = 2;
+  int k = 4;  ///< ports per switch of a k_ary_fat_tree
   double oversubscription = 1.0;
   int degree = 0;
   std::string dimensions;                 ///< torus: "4x4" or "4x4x2"

@@ -9,6 +9,7 @@
 #include "sim/app/registries.hpp"
 #include "sim/app/report_command.hpp"
 #include "sim/app/scale_command.hpp"
+#include "sim/app/slurm_sweep.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/version.hpp"
@@ -47,17 +48,37 @@ int main(int argc, char** argv) {
   std::string output_folder;
   std::uint64_t seed = 0;
   std::string point;
+  std::string sbatch_options;
+  // `dtsim sweep` is `dtsim run` for a scenario with a sweep: the same options, bound to the same variables
+  // (one subcommand is parsed).
+  struct RunFlags {
+    CLI::Option* output = nullptr;
+    CLI::Option* seed = nullptr;
+    CLI::Option* point = nullptr;
+  };
+  const auto add_run_options = [&](CLI::App* command) {
+    RunFlags flags;
+    command->add_option("scenario", run_options.scenario_file, "scenario YAML file")->required();
+    flags.output = command->add_option("-o,--output", output_folder, "result folder (default: out/<scenario name>)");
+    flags.seed = command->add_option("--seed", seed, "random seed, overriding the scenario's (0 to 2^64-1)")
+                     ->check(seed_check());
+    flags.point = command->add_option("--point", point, "run only this sweep point (as named by `explain`)");
+    command->add_flag("-q,--quiet", run_options.quiet, "print nothing but errors");
+    command->add_flag("--report", run_options.report, "also write report.html (as outputs.report: true)");
+    command->add_flag("--force", run_options.force, "a sweep runs every point again, even those already done");
+    command->add_option("-j,--jobs", run_options.jobs, "a sweep's points run at once (default: the cores)")
+        ->check(CLI::Range(1, 1024));
+    command->add_flag("--slurm", run_options.slurm,
+                      "submit the sweep's points as a Slurm job array (sbatch --array), one task per point not done yet");
+    command->add_option("--sbatch", sbatch_options, "with --slurm: options for sbatch, such as \"--partition=debug "
+                                                    "--time=00:30:00\"");
+    return flags;
+  };
   CLI::App* run = app.add_subcommand("run", "simulate one scenario file (every point of its sweep) and write results");
-  run->add_option("scenario", run_options.scenario_file, "scenario YAML file")->required();
-  CLI::Option* output_option = run->add_option("-o,--output", output_folder, "result folder (default: out/<scenario name>)");
-  CLI::Option* seed_option = run->add_option("--seed", seed, "random seed, overriding the scenario's (0 to 2^64-1)")
-                                  ->check(seed_check());
-  CLI::Option* point_option = run->add_option("--point", point, "run only this sweep point (as named by `explain`)");
-  run->add_flag("-q,--quiet", run_options.quiet, "print nothing but errors");
-  run->add_flag("--report", run_options.report, "also write report.html (as outputs.report: true)");
-  run->add_flag("--force", run_options.force, "a sweep runs every point again, even those already done");
-  run->add_option("-j,--jobs", run_options.jobs, "a sweep's points run at once (default: the cores)")
-      ->check(CLI::Range(1, 1024));
+  const RunFlags run_flags = add_run_options(run);
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "run every point of a scenario's sweep: here (-j), or on a Slurm cluster (--slurm)");
+  const RunFlags sweep_flags = add_run_options(sweep);
 
   std::vector<std::filesystem::path> validate_files;
   CLI::App* validate = app.add_subcommand("validate", "check scenario files without simulating; prints ok or every error");
@@ -87,11 +108,13 @@ int main(int argc, char** argv) {
   collective->add_option("--bandwidth", collective_options.bandwidth, "link bandwidth")->capture_default_str();
   collective->add_option("--latency", collective_options.latency, "link latency")->capture_default_str();
   collective->add_option("--arity", collective_options.arity, "switch fan-out (topologies with an `arity` key, such as tree and fat_tree)")->capture_default_str();
+  collective->add_option("--k", collective_options.k, "ports per switch (k_ary_fat_tree: k^3/4 ranks at most)")
+      ->capture_default_str();
   collective->add_option("--oversubscription", collective_options.oversubscription, "oversubscription (topologies with an `oversubscription` key)")
       ->capture_default_str();
   collective->add_option("--degree", collective_options.degree, "links per rank (topologies with a `degree` key, such as random_regular)");
   collective->add_option("--dimensions", collective_options.dimensions, "sizes such as 4x4 (topologies with a `dimensions` key, such as torus)");
-  collective->add_option("--network-model", collective_options.network_model, "alpha_beta or tcp")->capture_default_str();
+  collective->add_option("--network-model", collective_options.network_model, "alpha_beta, tcp or analytical")->capture_default_str();
   bool round_by_round = false;
   collective->add_flag("--round-by-round", round_by_round,
                        "simulate every round of ring phases instead of one transfer per phase (same times, slower)");
@@ -155,10 +178,17 @@ int main(int argc, char** argv) {
   dtsim::app::exit_on_interrupt();
   try {
     const dtsim::app::Registries registries = dtsim::app::make_builtin_registries();
-    if (run->parsed()) {
-      if (*output_option) run_options.output_folder = output_folder;
-      if (*seed_option) run_options.seed = seed;
-      if (*point_option) run_options.point = point;
+    if (run->parsed() || sweep->parsed()) {
+      const RunFlags& flags = run->parsed() ? run_flags : sweep_flags;
+      if (*flags.output) run_options.output_folder = output_folder;
+      if (*flags.seed) run_options.seed = seed;
+      if (*flags.point) run_options.point = point;
+      run_options.sbatch_options = dtsim::app::split_options(sbatch_options);
+      if (!sbatch_options.empty() && !run_options.slurm) {
+        fmt::print(stderr, "error: --sbatch: applies with --slurm\n  hint: add --slurm, or leave --sbatch out\n");
+        return 2;
+      }
+      run_options.sweep_only = sweep->parsed();
       dtsim::app::run_command(run_options, registries);
     } else if (validate->parsed()) {
       const auto result = dtsim::app::validate_command(validate_files, registries);

@@ -4,6 +4,7 @@
 #include "analysis/summary_table.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/app/slurm_sweep.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/name_match.hpp"
 #include "sim/core/result_folder.hpp"
@@ -106,6 +107,32 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   }
 }
 
+/// `dtsim sweep` needs a sweep, and --slurm runs every point of one as a job array task.
+void check_sweep_options(const RunCommandOptions& options, const scenario::ScenarioDocument& document) {
+  core::Diagnostic diagnostic;
+  diagnostic.where.file = options.scenario_file.string();
+  diagnostic.key = options.slurm ? "--slurm" : "sweep";
+  if (!options.slurm && document.resolved.find("sweep") == nullptr) {
+    diagnostic.message = "dtsim sweep runs the points of a sweep, and the scenario has no sweep";
+    diagnostic.hint = "use dtsim run, or give the scenario sweep.axes";
+  } else if (!options.slurm) {
+    return;
+  } else if (!on_path("sbatch")) {
+    diagnostic.message = "sbatch was not found on the PATH";
+    diagnostic.hint = "install Slurm's client commands (Debian: slurm-client) on this machine, or run the sweep without "
+                      "--slurm";
+  } else if (options.point) {
+    diagnostic.message = "--slurm submits every point of the sweep, and --point names one";
+    diagnostic.hint = "leave out --point (points already done are not submitted again)";
+  } else if (document.resolved.find("sweep") == nullptr) {
+    diagnostic.message = "--slurm runs a sweep's points as a Slurm job array, and the scenario has no sweep";
+    diagnostic.hint = "run it without --slurm, or give it sweep.axes";
+  } else {
+    return;
+  }
+  throw core::InputError(std::move(diagnostic));
+}
+
 }  // namespace
 
 void run_command(const RunCommandOptions& options, const Registries& registries) {
@@ -114,9 +141,10 @@ void run_command(const RunCommandOptions& options, const Registries& registries)
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
   core::check_result_folder(folder);
+  if (options.slurm || options.sweep_only) check_sweep_options(options, document);
   // With --point the document holds that point alone, which writes exactly where it is told: the sweep runner
   // passes <folder>/<point> itself.
-  if (document.points.size() == 1) {
+  if (document.points.size() == 1 && !options.slurm) {
     run_one(options, std::move(document.points.front()), folder, registries);
     return;
   }

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -19,6 +21,9 @@ struct RunCommandOptions {
   bool force = false;                                  ///< a sweep runs every point again, done or not
   int jobs = 0;                                        ///< a sweep's points at once; 0: the cores
   bool summary_table = true;                           ///< a sweep ends with its results table
+  bool slurm = false;                                  ///< a sweep's points as a Slurm job array
+  std::vector<std::string> sbatch_options;             ///< with `slurm`: passed on to sbatch
+  bool sweep_only = false;                             ///< `dtsim sweep`: refuse a scenario without a sweep
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.

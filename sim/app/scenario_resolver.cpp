@@ -402,6 +402,39 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
   for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
 }
 
+/// `network_model: analytical` times the ring phases of timing-only data-parallel collectives; everything it
+/// would leave to SimGrid message by message, or could not see, is refused rather than timed otherwise.
+void check_analytical_network(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
+  if (s.topology.network_model != scenario::NetworkModel::Analytical) return;
+  const auto refuse = [&](const std::string& why, const std::string& hint) {
+    sink.error(s.topology.network_model_at, "topology.network_model", "the analytical network " + why, hint);
+  };
+  const std::string use_alpha_beta = "use network_model: alpha_beta, which times every message";
+  const std::string& algorithm = s.training.allreduce_algorithm.value;
+  if (!s.model.timing_only) {
+    refuse(fmt::format("times the collectives of timing-only runs, and '{}' trains for real, its values sent message "
+                       "by message",
+                       s.model.kind.value),
+           use_alpha_beta);
+  } else if (s.training.architecture != scenario::Architecture::Allreduce) {
+    refuse("times allreduce collectives, and a parameter server's pushes and pulls are messages", use_alpha_beta);
+  } else if (s.training.parallelism.tensor > 1 || s.training.parallelism.pipeline > 1) {
+    refuse("times data-parallel groups only (tensor and pipeline degree 1), not a pipeline's activations or tensor "
+           "groups yet",
+           use_alpha_beta);
+  } else if (registries.collectives.allreduce.contains(algorithm) &&
+             !registries.collectives.allreduce.find(algorithm).factory.ring_phases) {
+    refuse(fmt::format("times ring phases (the ring and hierarchical algorithms), and '{}' sends its messages one by "
+                       "one",
+                       algorithm),
+           "use training.architecture.algorithm: ring or hierarchical, or " + use_alpha_beta);
+  } else if (s.failures.enabled || !s.background_traffic.empty() || !s.link_traces.empty()) {
+    refuse("shares the links among a phase's own flows only: failures, background traffic and link traces would go "
+           "unseen",
+           use_alpha_beta);
+  }
+}
+
 /// What checking a scenario builds, handed on to the run so that nothing is built twice: the topology, the
 /// strategy, the data (a corpus tokenised once) and the model.
 struct Prepared {
@@ -426,6 +459,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   const sync::SyncStrategy* strategy = prepared.strategy.get();
   check_backend(s, registries.models, sink);
   check_link_names(s, graph, sink);
+  check_analytical_network(s, registries, sink);
   check_failures(s, *strategy, sink);
   check_zero(s, *strategy, registries, sink);
   check_model_parallel(s, *strategy, registries, sink);
@@ -471,7 +505,8 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
     sink.error(s.training.architecture_at, "training.architecture.kind",
                fmt::format("a {} architecture needs a server, and a '{}' topology has none", architecture_name,
                            s.topology.kind.value),
-               "set topology.kind to parameter_server");
+               "declare a node with kind: server in topology.nodes (the other topologies attach "
+               "cluster.servers to their host ports themselves)");
   }
   if (scenario::has_servers(architecture) && !graph.servers().empty() && model) {
     const auto servers = static_cast<int>(graph.servers().size());

@@ -4,6 +4,7 @@
 #include "analysis/run_comparison.hpp"
 #include "analysis/run_summary.hpp"
 #include "sim/app/interrupts.hpp"
+#include "sim/app/slurm_sweep.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
@@ -83,11 +84,12 @@ class SweepProgress {
     ++finished_;
     fmt::print("[{}/{}] {} (done before)\n", index + 1, total_, point);
   }
-  void finished(std::size_t index, const std::string& point, std::size_t running) {
+  /// `others` says what the points not done yet are doing ("3 running").
+  void finished(std::size_t index, const std::string& point, const std::string& others) {
     ++finished_;
     if (quiet_) return;
     if (terminal_) {
-      fmt::print("\r\033[K{}/{} points done, {} running; last: {}", finished_, total_, running, point);
+      fmt::print("\r\033[K{}/{} points done, {}; last: {}", finished_, total_, others, point);
       if (finished_ == total_) fmt::print("\n");
     } else {
       fmt::print("[{}/{}] {}\n", index + 1, total_, point);
@@ -122,6 +124,94 @@ std::string sweep_csv(const scenario::ScenarioDocument& document, const std::fil
                        cell(summary.energy_j), cell(summary.energy_waiting_share));
   }
   return csv;
+}
+
+/// Runs the points' commands as child processes of this one, `options.jobs` at once; throws on the first
+/// that fails, once those running have ended.
+void run_points_here(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
+                     const std::filesystem::path& folder, const std::vector<std::vector<std::string>>& commands,
+                     const std::vector<std::size_t>& command_point, SweepProgress& progress) {
+  const int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  std::optional<core::Diagnostic> failed;
+  std::size_t ended = 0;
+  std::fflush(stdout);
+  run_child_processes(commands, jobs, [&](std::size_t command, int status) {
+    const std::size_t i = command_point[command];
+    const std::string& point = document.points[i].sweep_point;
+    ++ended;
+    // What runs next: the pool refills up to `jobs` from the points left.
+    const std::size_t running = std::min(static_cast<std::size_t>(jobs), commands.size() - ended);
+    if (status != 0) {
+      core::Diagnostic diagnostic;
+      diagnostic.where.file = options.scenario_file.string();
+      diagnostic.key = "sweep";
+      diagnostic.message = fmt::format("point {} failed (exit status {}); {} is unchanged", point, status, folder.string());
+      diagnostic.hint = "the points done so far are kept: the same sweep run again goes on from them";
+      if (!failed) failed = std::move(diagnostic);
+      return false;
+    }
+    progress.finished(i, point, fmt::format("{} running", running));
+    return true;
+  });
+  progress.end_line();
+  if (failed) throw core::InputError(std::move(*failed));
+}
+
+/// The last `lines` lines of a log file, indented, or nothing when it cannot be read.
+std::string log_tail(const std::filesystem::path& log, std::size_t lines) {
+  std::string unreadable;
+  const std::string text = core::read_input_file(log, core::kScenarioFileLimit, unreadable).value_or("");
+  std::vector<std::string> all;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    all.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  std::string out;
+  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "\n    " + all[i];
+  return out;
+}
+
+/// Runs the points' commands as one Slurm job array; throws, naming the points and their logs, when some
+/// did not finish. Their logs stay in the staging folder's slurm/ until the sweep is complete.
+void run_points_on_slurm(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
+                         const std::filesystem::path& staging, const std::vector<std::vector<std::string>>& commands,
+                         const std::vector<std::size_t>& command_point, SweepProgress& progress) {
+  std::vector<SlurmTask> tasks;
+  for (std::size_t c = 0; c < commands.size(); ++c) {
+    tasks.push_back({document.points[command_point[c]].sweep_point, commands[c]});
+  }
+  const SlurmSubmission submission{std::filesystem::absolute(staging / "slurm"), "dtsim-" + document.points.front().name,
+                                   options.sbatch_options, options.quiet};
+  std::size_t finished = 0;
+  std::fflush(stdout);
+  const std::vector<std::size_t> unfinished = run_on_slurm(
+      tasks, submission, [&](std::size_t task) { return done(staging / tasks[task].point); },
+      [&](std::size_t task) {
+        ++finished;
+        progress.finished(command_point[task], tasks[task].point, fmt::format("{} in Slurm's queue", tasks.size() - finished));
+      });
+  progress.end_line();
+  if (!unfinished.empty()) {
+    std::string names;
+    for (const std::size_t task : unfinished) names += (names.empty() ? "" : ", ") + tasks[task].point;
+    const std::filesystem::path first_log = submission.folder / (tasks[unfinished.front()].point + ".log");
+    core::Diagnostic diagnostic;
+    diagnostic.where.file = options.scenario_file.string();
+    diagnostic.key = "sweep";
+    const std::string tail = log_tail(first_log, 5);
+    diagnostic.message =
+        fmt::format("{} of {} points did not finish under Slurm: {}; {}", unfinished.size(), tasks.size(), names,
+                    tail.empty() ? fmt::format("{}'s task wrote no log (it never started, or Slurm cancelled it; "
+                                               "Slurm's own words are in {}/slurm-*.out)",
+                                               tasks[unfinished.front()].point, submission.folder.string())
+                                 : fmt::format("{} ends with:{}", first_log.string(), tail));
+    diagnostic.hint = fmt::format("the points done so far are kept, and the logs in {}/: the same sweep run again "
+                                  "submits only the others",
+                                  submission.folder.string());
+    throw core::InputError(std::move(diagnostic));
+  }
 }
 
 }  // namespace
@@ -168,8 +258,12 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
       progress.skipped(i, point.sweep_point);
       continue;
     }
-    std::vector<std::string> arguments{self, "run", options.scenario_file.string(), "--point", point.sweep_point,
-                                       "-o", point_folder.string(), "-q"};
+    // Slurm's tasks start elsewhere, in a folder of Slurm's choosing: they get absolute paths.
+    const auto where = [&](const std::filesystem::path& path) {
+      return (options.slurm ? std::filesystem::absolute(path) : path).string();
+    };
+    std::vector<std::string> arguments{self, "run", where(options.scenario_file), "--point", point.sweep_point,
+                                       "-o", where(point_folder), "-q"};
     if (options.seed) {
       arguments.emplace_back("--seed");
       arguments.push_back(std::to_string(*options.seed));
@@ -178,31 +272,13 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     commands.push_back(std::move(arguments));
     command_point.push_back(i);
   }
-  const int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  std::optional<core::Diagnostic> failed;
-  std::size_t ended = 0;
-  std::fflush(stdout);
-  run_child_processes(commands, jobs, [&](std::size_t command, int status) {
-    const std::size_t i = command_point[command];
-    const std::string& point = document.points[i].sweep_point;
-    ++ended;
-    // What runs next: the pool refills up to `jobs` from the points left.
-    const std::size_t running = std::min(static_cast<std::size_t>(jobs), commands.size() - ended);
-    if (status != 0) {
-      core::Diagnostic diagnostic;
-      diagnostic.where.file = options.scenario_file.string();
-      diagnostic.key = "sweep";
-      diagnostic.message = fmt::format("point {} failed (exit status {}); {} is unchanged", point, status, folder.string());
-      diagnostic.hint = "the points done so far are kept: the same sweep run again goes on from them";
-      if (!failed) failed = std::move(diagnostic);
-      return false;
-    }
-    progress.finished(i, point, running);
-    return true;
-  });
-  progress.end_line();
-  if (failed) throw core::InputError(std::move(*failed));
-
+  if (options.slurm) {
+    run_points_on_slurm(options, document, staged.path(), commands, command_point, progress);
+  } else {
+    run_points_here(options, document, folder, commands, command_point, progress);
+  }
+  // The Slurm tasks' logs of a sweep that failed before; a complete sweep has the layout of a local one.
+  std::filesystem::remove_all(staged.path() / "slurm");
   staged.write_file("sweep.csv", sweep_csv(document, staged.path()));
   std::vector<analysis::RunSummary> summaries;
   for (const auto& point : document.points) summaries.push_back(analysis::read_run_summary(staged.path() / point.sweep_point));

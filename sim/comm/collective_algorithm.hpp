@@ -76,6 +76,9 @@ struct CollectivePlugin {
   /// Given the number of workers on each machine in use (in machine order; all 1 on a flat topology), why
   /// the algorithm cannot run there; empty when it runs anywhere.
   std::function<std::optional<PlacementRefusal>(std::span<const int> workers_per_machine)> refuses;
+  /// Whether its timing-only messages are all ring phases (Transport::shift_rounds), which
+  /// `network_model: analytical` times at once; the others' messages go one by one.
+  bool ring_phases = false;
 };
 
 using CollectiveRegistry = core::Registry<CollectivePlugin>;

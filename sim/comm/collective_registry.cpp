@@ -30,6 +30,12 @@ CollectivePlugin make() {
   return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = {}};
 }
 
+/// An algorithm made of ring phases.
+template <class Algorithm>
+CollectivePlugin ring_phased() {
+  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = {}, .ring_phases = true};
+}
+
 /// The hierarchical allreduce runs inside nodes and across them: it needs several workers per machine, the
 /// same number on each (a flat topology would make it the ring allreduce under another name).
 std::optional<PlacementRefusal> hierarchical_refuses(std::span<const int> workers_per_machine) {
@@ -128,7 +134,7 @@ Block chunk_of(const Block& data, int parts, int index) {
 }
 
 void register_builtin_collectives(CollectiveCatalog& catalog) {
-  catalog.allreduce.add("ring", "reduce-scatter then allgather around the ring: 2(p-1)(a + n/(pB))", make<RingAllreduce>());
+  catalog.allreduce.add("ring", "reduce-scatter then allgather around the ring: 2(p-1)(a + n/(pB))", ring_phased<RingAllreduce>());
   catalog.allreduce.add("tree", "binomial-tree reduce to rank 0, then binomial broadcast: 2 ceil(log2 p)(a + n/B)",
                         make<BinomialTreeAllreduce>());
   catalog.allreduce.add("halving_doubling",
@@ -139,14 +145,14 @@ void register_builtin_collectives(CollectiveCatalog& catalog) {
                         make<DoubleBinaryTreeAllreduce>());
   catalog.allreduce.add("hierarchical",
                         "ring reduce-scatter inside each node, ring allreduce across nodes, ring allgather inside",
-                        {.make = make<HierarchicalAllreduce>().make, .refuses = hierarchical_refuses});
+                        {.make = make<HierarchicalAllreduce>().make, .refuses = hierarchical_refuses, .ring_phases = true});
   catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
                         all_to_all<DirectAllreduce>());
 
-  catalog.reduce_scatter.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", make<RingReduceScatter>());
+  catalog.reduce_scatter.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", ring_phased<RingReduceScatter>());
   catalog.reduce_scatter.add("direct", "every rank sends chunk j to rank j at once: a + n/(pB)", all_to_all<DirectReduceScatter>());
 
-  catalog.allgather.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", make<RingAllgather>());
+  catalog.allgather.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", ring_phased<RingAllgather>());
   catalog.allgather.add("direct", "every rank sends its chunk to every other at once: a + n/(pB)", all_to_all<DirectAllgather>());
 
   catalog.broadcast.add("tree", "binomial tree from rank 0: ceil(log2 p)(a + n/B)", make<BinomialTreeBroadcast>());

@@ -5,10 +5,18 @@
 
 namespace dtsim::comm {
 
-GroupTransport::GroupTransport(Transport& parent, std::vector<int> members) : parent_(&parent), members_(std::move(members)) {
-  const auto own = std::find(members_.begin(), members_.end(), parent.rank());
-  if (own == members_.end()) throw std::invalid_argument("a group must include the rank that uses it");
-  rank_ = static_cast<int>(own - members_.begin());
+GroupTransport::GroupTransport(Transport& parent, std::vector<int> members)
+    : parent_(&parent), members_(std::make_shared<const std::vector<int>>(std::move(members))) {
+  const auto own = std::find(members_->begin(), members_->end(), parent.rank());
+  if (own == members_->end()) throw std::invalid_argument("a group must include the rank that uses it");
+  rank_ = static_cast<int>(own - members_->begin());
+}
+
+GroupTransport::GroupTransport(Transport& parent, std::shared_ptr<const std::vector<int>> members, int rank)
+    : parent_(&parent), members_(std::move(members)), rank_(rank) {
+  if (rank_ < 0 || rank_ >= size() || parent_rank(rank_) != parent.rank()) {
+    throw std::invalid_argument("a group must include the rank that uses it");
+  }
 }
 
 std::vector<int> GroupTransport::parent_ranks(std::span<const int> members) const {

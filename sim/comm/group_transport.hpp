@@ -5,6 +5,7 @@
 
 #include "sim/comm/transport.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace dtsim::comm {
@@ -13,9 +14,12 @@ class GroupTransport final : public Transport {
  public:
   /// `members` are ranks of `parent`, including the parent's own rank; `parent` must outlive the group.
   GroupTransport(Transport& parent, std::vector<int> members);
+  /// The same over members shared by the group's ranks, the parent's rank being `members[rank]`: no copy
+  /// and no search, for groups built at every collective of a large job.
+  GroupTransport(Transport& parent, std::shared_ptr<const std::vector<int>> members, int rank);
 
   [[nodiscard]] int rank() const override { return rank_; }
-  [[nodiscard]] int size() const override { return static_cast<int>(members_.size()); }
+  [[nodiscard]] int size() const override { return static_cast<int>(members_->size()); }
   void send(int to, Buffer data) override;
   Buffer recv(int from) override;
   Buffer send_recv(int to, Buffer data, int from) override;
@@ -25,13 +29,20 @@ class GroupTransport final : public Transport {
   std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) override;
   std::unique_ptr<Pending> post_recv(int from, int tag) override;
   std::size_t wait_any(std::span<Pending* const> pending) override { return parent_->wait_any(pending); }
+  void shift_rounds(int to, int from, std::size_t elements, int rounds) override {
+    parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds);
+  }
+  void group_rounds(int to, int from, std::size_t elements, int rounds) override {
+    parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds);
+  }
+  [[nodiscard]] bool times_phases_at_once() const override { return parent_->times_phases_at_once(); }
 
  private:
-  [[nodiscard]] int parent_rank(int member) const { return members_.at(static_cast<std::size_t>(member)); }
+  [[nodiscard]] int parent_rank(int member) const { return members_->at(static_cast<std::size_t>(member)); }
   [[nodiscard]] std::vector<int> parent_ranks(std::span<const int> members) const;
 
   Transport* parent_;
-  std::vector<int> members_;
+  std::shared_ptr<const std::vector<int>> members_;
   int rank_ = -1;
 };
 

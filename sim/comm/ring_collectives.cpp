@@ -12,9 +12,10 @@ void ring_phase(Transport& transport, const Block& data, int first, Combine comb
   const int rank = transport.rank();
   const int next = (rank + 1) % p;
   const int previous = (rank + p - 1) % p;
-  if (!data.has_values() && data.size() % static_cast<std::size_t>(p) == 0) {
+  if (!data.has_values() && (data.size() % static_cast<std::size_t>(p) == 0 || transport.times_phases_at_once())) {
     // Timing-only with equal chunks: every rank's every step is the same, which a transport may exploit.
-    transport.shift_rounds(next, previous, data.size() / static_cast<std::size_t>(p), p - 1);
+    // (A transport that times phases at once takes uneven chunks as the largest, one element more at most.)
+    transport.shift_rounds(next, previous, chunk_bounds(data.size(), p, 0).end, p - 1);
     return;
   }
   for (int step = 0; step < p - 1; ++step) {

@@ -5,6 +5,7 @@
 
 #include "sim/comm/payload.hpp"
 
+#include <any>
 #include <memory>
 #include <span>
 #include <vector>
@@ -60,8 +61,28 @@ class Transport {
   /// one shift d (as a ring phase does): that lets a transport replace the rounds with fewer transfers where
   /// it can prove the rounds take identical times. This default runs the rounds one by one.
   virtual void shift_rounds(int to, int from, std::size_t elements, int rounds) {
+    group_rounds(to, from, elements, rounds);
+  }
+  /// shift_rounds() of a subgroup (GroupTransport), in this transport's ranks: the phase is this rank's part
+  /// of one that every rank of this transport enters at the same place in its sequence of phases (all the
+  /// subgroups of a hierarchical allreduce run theirs at once), but the shift is the subgroup's. This default
+  /// runs the rounds one by one.
+  virtual void group_rounds(int to, int from, std::size_t elements, int rounds) {
     for (int round = 0; round < rounds; ++round) static_cast<void>(send_recv(to, Buffer::sized(elements), from));
   }
+  /// Whether shift_rounds() takes a phase's rounds at once whatever their chunk size: a timing-only phase
+  /// then passes its largest chunk rather than sending chunks that differ by one element one by one.
+  [[nodiscard]] virtual bool times_phases_at_once() const { return false; }
+
+  /// Where a collective keeps what it derives from machines() (the hierarchical allreduce: which ranks
+  /// share a node), so as to derive it once per transport; emptied whenever machines() changes.
+  [[nodiscard]] std::any& placement_scratch() { return placement_scratch_; }
+
+ protected:
+  void forget_placement_scratch() { placement_scratch_.reset(); }
+
+ private:
+  std::any placement_scratch_;
 };
 
 }  // namespace dtsim::comm

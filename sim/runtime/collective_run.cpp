@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace dtsim::runtime {
 namespace {
@@ -28,11 +29,14 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
   std::vector<double> finished(workers.size(), 0.0);
   CollectiveOutcome outcome;
   outcome.results = std::move(inputs);
+  std::optional<AnalyticalNetwork> analytical;
+  if (network_model == scenario::NetworkModel::Analytical) analytical.emplace(graph, session.routes());
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
       S4uTransport transport("collective", rank, ranks, Meter(unobserved, Lane{rank}));
       transport.set_machines(graph.worker_machines());
+      if (analytical) transport.set_analytical(&*analytical);
       algorithm.run(transport, outcome.results[static_cast<std::size_t>(rank)]);
       finished[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
     });
@@ -53,6 +57,8 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
   std::vector<double> started(cases.size(), 0.0);
   std::vector<double> finished(cases.size(), 0.0);
   const simgrid::s4u::BarrierPtr barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(ranks));
+  std::optional<AnalyticalNetwork> analytical;
+  if (network_model == scenario::NetworkModel::Analytical) analytical.emplace(graph, session.routes());
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
@@ -61,6 +67,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
         S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, Meter(unobserved, Lane{rank}),
                                cases[index].phase_shortcut ? &shortcut : nullptr);
         transport.set_machines(graph.worker_machines());
+        if (analytical) transport.set_analytical(&*analytical);
         barrier->wait();
         started[index] = simgrid::s4u::Engine::get_clock();
         cases[index].algorithm->run(transport, comm::Block::sized(cases[index].elements));

@@ -29,7 +29,7 @@ EnergyMeter::EnergyMeter(const scenario::Scenario& scenario, const topology::Top
   }
   for (const topology::NodeId node : graph.servers()) {
     hosts_.push_back(platform.host_of_node.at(node));
-    devices_.push_back(scenario.cluster.device);
+    devices_.push_back(scenario.cluster.server_device);
   }
   if (scenario.energy.link_idle_power || scenario.energy.link_busy_power) {
     for (simgrid::s4u::SplitDuplexLink* link : platform.links) {

@@ -3,11 +3,8 @@
 #include "sim/runtime/s4u_transport.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 
-#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,12 +12,32 @@
 namespace dtsim::runtime {
 namespace s4u = simgrid::s4u;
 
+// The worker and its stream meet through these counters. SimGrid runs one actor at a time and switches only
+// at its calls, so no lock guards them; whoever waits suspends itself, and the other resumes it: two calls
+// a hand-over, where a mutex and condition variable took some ten (a bucket at a time, that was most of a
+// large job's simulation).
 struct GradientStream::Shared {
-  s4u::MutexPtr mutex = s4u::Mutex::create();
-  s4u::ConditionVariablePtr changed = s4u::ConditionVariable::create();
   std::int64_t handed = 0;    ///< buckets handed over since the start
   std::int64_t averaged = 0;  ///< buckets whose allreduce is done
   std::vector<Span> moving;   ///< the stream's transfers not yet matched with a wait of the worker
+  s4u::ActorPtr stream_waiting;  ///< the stream, suspended until a bucket is handed over
+  s4u::ActorPtr worker_waiting;  ///< the worker, suspended until every bucket handed over is averaged
+
+  /// Suspends the calling actor, recorded in `slot`, until `ready()` holds.
+  template <class Ready>
+  static void wait_until(s4u::ActorPtr& slot, Ready ready) {
+    while (!ready()) {
+      slot = s4u::Actor::self();
+      s4u::this_actor::suspend();
+    }
+  }
+  /// Resumes the actor in `slot`, if one waits there.
+  static void wake(s4u::ActorPtr& slot) {
+    if (!slot) return;
+    const s4u::ActorPtr waiting = std::move(slot);
+    slot = nullptr;
+    waiting->resume();
+  }
 };
 
 namespace {
@@ -64,6 +81,7 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
   S4uTransport transport(group.name, everyone ? rank : group.position,
                          everyone ? context.scenario->cluster.workers : static_cast<int>(group.members.size()), meter,
                          everyone ? context.shortcut : nullptr);
+  transport.set_analytical(context.analytical);
   std::vector<int> machines;
   if (everyone) {
     transport.set_machines(setup.graph.worker_machines());
@@ -77,14 +95,10 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
   std::int64_t next = 0;
   for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {
     for (const std::size_t elements : buckets) {
-      {
-        std::unique_lock lock(*shared->mutex);
-        shared->changed->wait(lock, [&] { return shared->handed > next; });
-      }
+      GradientStream::Shared::wait_until(shared->stream_waiting, [&] { return shared->handed > next; });
       collective.run(transport, comm::Block::sized(elements));
-      const std::unique_lock lock(*shared->mutex);
       shared->averaged = ++next;
-      shared->changed->notify_all();
+      GradientStream::Shared::wake(shared->worker_waiting);
     }
   }
   context.observer->on_lane_done(meter.lane());
@@ -108,15 +122,13 @@ GradientStream::GradientStream(const TrainingContext& context, int rank, const c
 }
 
 void GradientStream::hand_over() {
-  const std::unique_lock lock(*shared_->mutex);
   ++shared_->handed;
-  shared_->changed->notify_all();
+  Shared::wake(shared_->stream_waiting);
 }
 
 void GradientStream::wait_for_all(const Meter& meter) {
   const double blocked_at = s4u::Engine::get_clock();
-  std::unique_lock lock(*shared_->mutex);
-  shared_->changed->wait(lock, [&] { return shared_->averaged >= shared_->handed; });
+  Shared::wait_until(shared_->worker_waiting, [&] { return shared_->averaged >= shared_->handed; });
   // Waiting for the last buckets: the communication the compute did not hide while the stream's messages
   // move, waiting for slower peers while they do not.
   const Span blocked{blocked_at, s4u::Engine::get_clock()};

@@ -36,7 +36,7 @@ platform::PlatformSpec platform_spec(const scenario::Scenario& scenario, const t
     spec.workers.push_back(host_spec(cluster.device_of(rank), r < cluster.slowdown.size() ? cluster.slowdown[r] : 1.0, energy));
     if (r < cluster.speed_traces.size()) spec.workers.back().speed_trace = cluster.speed_traces[r];
   }
-  spec.server = host_spec(cluster.device, 1.0, energy);
+  spec.server = host_spec(cluster.server_device, 1.0, energy);
   if (scenario.energy.link_busy_power) {
     spec.link_power = std::pair{scenario.energy.link_idle_power.value_or(core::Watts(0.0)).value(),
                                 scenario.energy.link_busy_power->value()};

@@ -184,7 +184,35 @@ std::size_t S4uTransport::wait_any(std::span<comm::Pending* const> pending) {
   return index;
 }
 
+void S4uTransport::group_rounds(int to, int from, std::size_t elements, int rounds) {
+  if (analytical_ != nullptr) {
+    analytical_rounds(to, elements, rounds);
+    return;
+  }
+  comm::Transport::group_rounds(to, from, elements, rounds);
+}
+
+void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds) {
+  const double arrived = s4u::Engine::get_clock();
+  const double bytes = static_cast<double>(comm::wire_bytes(comm::Buffer::sized(elements)));
+  const AnalyticalNetwork::Phase phase =
+      analytical_->enter(group_, size_, phases_entered_++, rank_, host(rank_), host(to), bytes, rounds);
+  s4u::this_actor::sleep_until(phase.end);
+  meter_.observer().on_sent(meter_.lane(), bytes * rounds, rounds);
+  if (traffic_ != nullptr) traffic_->add(host(rank_), host(to), bytes * rounds);
+  const double since = std::max(arrived, meter_.accounted_until());
+  if (phase.end > since) {
+    const Span moving{std::max(phase.start, since), phase.end};
+    meter_.observer().on_communication(meter_.lane(), {since, phase.end}, std::span<const Span>(&moving, 1));
+    meter_.account_until(phase.end);
+  }
+}
+
 void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int rounds) {
+  if (analytical_ != nullptr) {
+    analytical_rounds(to, elements, rounds);
+    return;
+  }
   const int shift = ((to - rank_) % size_ + size_) % size_;
   const bool mirrored = ((rank_ - from) % size_ + size_) % size_ == shift;
   if (rounds < 3 || shortcut_ == nullptr || !mirrored || !shortcut_->applies(shift)) {

@@ -2,6 +2,7 @@
 // comm::Transport over SimGrid mailboxes: every message is a SimGrid communication over the routed links.
 
 #include "sim/comm/transport.hpp"
+#include "sim/runtime/analytical_network.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/topology/link_traffic.hpp"
@@ -29,13 +30,19 @@ class S4uTransport final : public comm::Transport {
   [[nodiscard]] int size() const override { return size_; }
   [[nodiscard]] std::span<const int> machines() const override { return machines_; }
   /// Tells the collectives which ranks share a machine; `machines` must outlive the transport.
-  void set_machines(std::span<const int> machines) { machines_ = machines; }
+  void set_machines(std::span<const int> machines) {
+    machines_ = machines;
+    forget_placement_scratch();
+  }
   /// Adds every message sent to `traffic` (null: none), from this rank's host to the peer's: the group's
   /// ranks must be host numbers (workers by rank, then servers).
   void set_traffic(topology::LinkTraffic* traffic) { traffic_ = traffic; }
   /// The host number of each rank of the group, for the traffic, when ranks are not host numbers (the
   /// survivors of an elastic job); must outlive the transport.
   void set_hosts(std::span<const int> host_of_rank) { hosts_ = host_of_rank; }
+  /// Times timing-only ring phases with `network` (null: message by message, or by the shortcut); every rank
+  /// of the group must use it, and `network` must outlive the transport.
+  void set_analytical(AnalyticalNetwork* network) { analytical_ = network; }
   void send(int to, comm::Buffer data) override;
   comm::Buffer recv(int from) override;
   comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
@@ -51,6 +58,8 @@ class S4uTransport final : public comm::Transport {
   /// rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on an
   /// uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
+  void group_rounds(int to, int from, std::size_t elements, int rounds) override;
+  [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
 
   /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
@@ -61,6 +70,9 @@ class S4uTransport final : public comm::Transport {
   simgrid::s4u::Mailbox* mailbox(int from, int to, int tag);
   simgrid::s4u::CommPtr start_send(int to, comm::Buffer data, int tag = 0);
   simgrid::s4u::CommPtr start_recv(int from, comm::Buffer** payload, int tag = 0);
+  /// A phase timed by analytical_: waits for the group, then for the phase's end; reports it as a transfer.
+  void analytical_rounds(int to, std::size_t elements, int rounds);
+  [[nodiscard]] int host(int rank) const { return hosts_.empty() ? rank : hosts_[static_cast<std::size_t>(rank)]; }
 
   std::string group_;
   int rank_;
@@ -70,6 +82,8 @@ class S4uTransport final : public comm::Transport {
   std::span<const int> machines_;
   topology::LinkTraffic* traffic_ = nullptr;
   std::span<const int> hosts_;
+  AnalyticalNetwork* analytical_ = nullptr;
+  std::uint64_t phases_entered_ = 0;
   // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
   // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;

@@ -3,6 +3,7 @@
 
 #include "models/optimizer.hpp"
 #include "sim/comm/payload.hpp"
+#include "sim/runtime/analytical_network.hpp"
 #include "sim/runtime/compute_spans.hpp"
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
@@ -29,6 +30,8 @@ struct TrainingContext {
   /// Timing-only runs whose workers enter each allreduce together: the ring phases that may be simulated as
   /// one transfer (see PhaseShortcut); null otherwise.
   const PhaseShortcut* shortcut = nullptr;
+  /// `network_model: analytical`: times the ring phases of every data-parallel group; null otherwise.
+  AnalyticalNetwork* analytical = nullptr;
   /// Per worker rank, the random straggler factors of its gradient steps; null without random stragglers.
   std::vector<StepSlowdown>* step_slowdowns = nullptr;
   /// Energy runs: reads the joules drawn so far into each evaluation; null otherwise.

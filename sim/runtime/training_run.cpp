@@ -121,12 +121,15 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     }
     if (progress) progress(now);
   };
+  std::optional<AnalyticalNetwork> analytical;
+  if (scenario.topology.network_model == scenario::NetworkModel::Analytical) analytical.emplace(setup.graph, session.routes());
   const TrainingContext context{&scenario,
                                 &setup,
                                 &observers,
                                 counting,
                                 &traffic,
-                                shorten ? &shortcut : nullptr,
+                                shorten && !analytical ? &shortcut : nullptr,
+                                analytical ? &*analytical : nullptr,
                                 random ? &step_slowdowns : nullptr,
                                 energy ? &*energy : nullptr,
                                 barrier.get(),

@@ -116,7 +116,7 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile
                                        ? cluster_device
                                        : resolve_device(cluster, builtin->device, group.where("type"),
                                                         group.path() + ".type", sink);
-      groups.push_back(NodeGroup{type, count, builtin->devices, builtin->intra_link, builtin->intra, device});
+      groups.push_back(NodeGroup{type, count, builtin->devices, builtin->intra_link, builtin->intra, device, builtin->nics});
       continue;
     }
     if (!declared.has("intra_link")) continue;  // the schema reports it missing
@@ -131,9 +131,16 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile
                                intra == "switch"      ? IntraNode::Switch
                                : intra == "cube_mesh" ? IntraNode::CubeMesh
                                                       : IntraNode::AllToAll,
-                               device});
+                               device, static_cast<int>(declared.integer("nics").value_or(1))});
   }
   return groups;
+}
+
+DeviceProfile read_server_device(const View& cluster, const DeviceProfile& cluster_device, core::DiagnosticSink& sink) {
+  const View servers = cluster.at("servers");
+  const std::string name = servers.text("device", cluster_device.name);
+  if (name == cluster_device.name) return cluster_device;
+  return resolve_device(cluster, name, servers.where("device"), "cluster.servers.device", sink);
 }
 
 std::vector<DeviceProfile> read_worker_devices(const View& cluster, int workers, const DeviceProfile& cluster_device,

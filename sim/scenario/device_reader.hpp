@@ -18,6 +18,9 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink);
 std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile& cluster_device,
                                         core::DiagnosticSink& sink);
 
+/// The parameter servers' device: `cluster.servers.device`, or `cluster_device`.
+DeviceProfile read_server_device(const View& cluster, const DeviceProfile& cluster_device, core::DiagnosticSink& sink);
+
 /// Per worker rank, the device it runs on: its node's (workers fill `nodes` in order), then
 /// `cluster.worker_devices` where it names the rank, else `cluster_device`.
 std::vector<DeviceProfile> read_worker_devices(const View& cluster, int workers, const DeviceProfile& cluster_device,

@@ -9,7 +9,7 @@ namespace {
 std::optional<std::pair<std::string, std::string>> missing_power(const ClusterSpec& cluster, bool has_servers) {
   std::vector<const DeviceProfile*> devices;
   for (int rank = 0; rank < cluster.workers; ++rank) devices.push_back(&cluster.device_of(rank));
-  if (has_servers) devices.push_back(&cluster.device);
+  if (has_servers) devices.push_back(&cluster.server_device);
   for (const DeviceProfile* device : devices) {
     if (!device->idle_power) return std::pair{device->name, std::string("idle_power")};
     if (!device->busy_power) return std::pair{device->name, std::string("busy_power")};

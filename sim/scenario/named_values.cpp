@@ -6,6 +6,9 @@ const std::vector<NamedValue<NetworkModel>>& network_models() {
   static const std::vector<NamedValue<NetworkModel>> table{
       {NetworkModel::AlphaBeta, "alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
       {NetworkModel::Tcp, "tcp", "SimGrid's calibrated TCP model"},
+      {NetworkModel::Analytical, "analytical",
+       "alpha_beta, with each ring phase of a timing-only collective timed at once for the whole group by max-min "
+       "sharing of its links (fast at scale)"},
   };
   return table;
 }

@@ -50,6 +50,7 @@ struct NodeGroup {
   LinkSpec intra_link; ///< each link inside a node
   IntraNode intra = IntraNode::AllToAll;
   DeviceProfile device;  ///< what each of its devices is
+  int nics = 1;          ///< network adapters for the fabric
 };
 
 /// A piecewise-constant factor over simulated time (a SimGrid profile): from each point's time on, its
@@ -101,6 +102,11 @@ struct ClusterSpec {
   std::vector<RandomSlowdown> random_slowdowns;
   /// Per worker rank, the trace of its device's speed (a fraction of full speed); empty without one.
   std::vector<Trace> speed_traces;
+  /// `cluster.servers.count`: parameter-server hosts; unset, one per shard.
+  std::optional<int> server_count;
+  core::SourcePosition server_count_at;
+  /// `cluster.servers.device`: what the servers run on; `device` unless declared.
+  DeviceProfile server_device;
 
   /// Worker `rank`'s device (`device` when worker_devices is not filled in, as in hand-made specs).
   [[nodiscard]] const DeviceProfile& device_of(int rank) const {
@@ -119,12 +125,16 @@ struct ClusterSpec {
 enum class NetworkModel {
   AlphaBeta,  ///< textbook: time = latency + size / bandwidth, fair sharing, no TCP effects
   Tcp,        ///< SimGrid's calibrated TCP model (latency x13.01, bandwidth x0.97, window bound)
+  /// alpha_beta, with the timing-only ring phases of collectives timed for the whole group at once by the
+  /// fluid max-min model (topology/fluid_flows) instead of message by message
+  Analytical,
 };
 
 struct TopologySpec {
   Located<std::string> kind;
   LinkSpec link;
   NetworkModel network_model = NetworkModel::AlphaBeta;
+  core::SourcePosition network_model_at;
   /// The validated `topology` mapping, defaults filled in: the chosen topology reads its own keys from it.
   ConfigNode section;
 };

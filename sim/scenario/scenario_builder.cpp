@@ -310,6 +310,26 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   if (auto every = training.integer("evaluate_every")) out.evaluate_every = static_cast<int>(*every);
 }
 
+/// Declared servers hold one shard each: fewer leave shards without a server, more stand idle.
+void check_server_count(const Scenario& s, core::DiagnosticSink& sink) {
+  if (!s.cluster.server_count) return;
+  const int servers = *s.cluster.server_count;
+  if (!has_servers(s.training.architecture)) {
+    sink.error(s.cluster.server_count_at, "cluster.servers.count",
+               fmt::format("the {} architecture has no parameter servers", to_string(s.training.architecture)),
+               "remove cluster.servers, or use training.architecture.kind: parameter_server or hybrid");
+  } else if (servers != s.training.shards) {
+    sink.error(s.cluster.server_count_at, "cluster.servers.count",
+               servers < s.training.shards
+                   ? fmt::format("{} shards need one server each, and {} are declared", s.training.shards, servers)
+                   : fmt::format("{} servers for {} shard{} would leave {} server{} idle", servers, s.training.shards,
+                                 s.training.shards == 1 ? "" : "s", servers - s.training.shards,
+                                 servers - s.training.shards == 1 ? "" : "s"),
+               fmt::format("set training.architecture.shards: {}, or cluster.servers.count: {}", servers,
+                           s.training.shards));
+  }
+}
+
 }  // namespace
 
 Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
@@ -339,19 +359,20 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
 
   s.cluster.nodes = read_node_groups(cluster, s.cluster.device, sink);
   s.cluster.worker_devices = read_worker_devices(cluster, s.cluster.workers, s.cluster.device, s.cluster.nodes, sink);
+  s.cluster.server_device = read_server_device(cluster, s.cluster.device, sink);
+  if (const auto count = cluster.at("servers").integer("count")) {
+    s.cluster.server_count = static_cast<int>(*count);
+    s.cluster.server_count_at = cluster.at("servers").where("count");
+  }
 
   const View topology = root.at("topology");
   s.topology.kind = topology.located("kind");
   s.topology.link = read_link(topology.at("link"));
   s.topology.network_model = value_named(network_models(), topology.text("network_model"));
+  s.topology.network_model_at = topology.where("network_model");
   s.topology.section = *topology.node();
   const topologies::TopologyPlugin& plugin = builtin_topologies().find(s.topology.kind.value).factory;
   check_hierarchy(root, s, plugin, sink);
-  if (plugin.check) {
-    topologies::TopologyContext context = topology_context(s);
-    context.nodes_declared = root.at("cluster").has("nodes");
-    plugin.check(topology, context, sink);
-  }
 
   s.model.kind = root.at("model").located("kind");
   s.model.section = *root.at("model").node();
@@ -383,6 +404,13 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.data.partitioning_at = data.at("partitioning").where("kind");
   s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
+  {
+    // After the training section: attached parameter servers take host ports.
+    topologies::TopologyContext context = topology_context(s);
+    context.nodes_declared = root.at("cluster").has("nodes");
+    topologies::check_topology(builtin_topologies(), s.topology.kind.value, topology, context, sink);
+  }
+  check_server_count(s, sink);
   bool every_device_mixed = s.cluster.device.precision == "mixed";
   for (int rank = 0; rank < s.cluster.workers; ++rank) every_device_mixed &= s.cluster.device_of(rank).precision == "mixed";
   const View wire = root.at("training").at("communication_precision");
@@ -417,10 +445,11 @@ topologies::TopologyContext topology_context(const Scenario& s) {
   topologies::TopologyContext context;
   context.workers = s.cluster.workers;
   context.seed = s.seed;
-  context.servers = has_servers(s.training.architecture) ? s.training.shards : 1;
+  context.attach_servers = has_servers(s.training.architecture);
+  context.servers = context.attach_servers ? s.cluster.server_count.value_or(s.training.shards) : 1;
   context.nodes_declared = !s.cluster.nodes.empty();
   for (const NodeGroup& group : s.cluster.nodes) {
-    context.nodes.push_back({group.count, group.devices, group.intra_link, group.intra});
+    context.nodes.push_back({group.count, group.devices, group.intra_link, group.intra, group.nics});
   }
   return context;
 }

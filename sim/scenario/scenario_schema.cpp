@@ -78,6 +78,10 @@ SchemaNode cluster() {
                                        .fallback("all_to_all"),
                                    link("intra_link", "each link inside the node (per NVLink connection for cube_mesh)")
                                        .require(),
+                                   integer("nics", 1, 64,
+                                           "network adapters into the fabric: with `topology.nic: per_node` the "
+                                           "node's port carries nics x the fabric link's bandwidth")
+                                       .fallback("1"),
                                })),
           list_of("nodes", "how many nodes of each type",
                   map_of("[]", "one group of nodes",
@@ -87,12 +91,13 @@ SchemaNode cluster() {
                                  .require(),
                              integer("count", 1, kMaxWorkers, "number of such nodes").fallback("1"),
                          })),
-          map_of("servers", "parameter-server nodes",
+          map_of("servers", "parameter-server hosts, attached to the topology's host ports after the workers",
                  {
-                     integer("count", 1, 1024, "number of server nodes").fallback("1"),
-                     text("device", "device profile name of the servers"),
-                 })
-              .plan(),
+                     integer("count", 1, 1024,
+                             "number of server hosts; one per `training.architecture.shards` when absent"),
+                     text("device", "the servers' device: a built-in device or one from `cluster.devices`; "
+                                    "`cluster.device` when absent"),
+                 }),
       });
 }
 

@@ -120,6 +120,19 @@ TEST(CollectiveCommand, TakesTheTopologyFromAScenario) {
               1e-3 * report["rows"][0]["closed_form_s"].get<double>());
 }
 
+TEST(CollectiveCommand, TopologiesTakeTheirOwnChecksAndRefuseKeysWithoutOptions) {
+  const CommandResult small = run_dtsim("collective --topology k_ary_fat_tree --ranks 64 --algo ring --sizes 1KiB:1KiB");
+  EXPECT_EQ(small.exit_status, 2);
+  EXPECT_EQ(small.err, "dtsim collective: error: --k: a 4-ary fat tree holds 16 hosts at most, fewer than the 64 workers\n"
+                       "  hint: --k 8 holds them\n");
+  EXPECT_EQ(run_dtsim("collective --topology k_ary_fat_tree --k 8 --ranks 64 --algo ring --sizes 1KiB:1KiB").exit_status, 0);
+  const CommandResult dragonfly = run_dtsim("collective --topology dragonfly --ranks 8 --algo ring --sizes 1KiB:1KiB");
+  EXPECT_EQ(dragonfly.exit_status, 2);
+  EXPECT_EQ(dragonfly.err, "dtsim collective: error: --topology: 'dragonfly' needs groups, routers, hosts, global_links, "
+                           "which dtsim collective has no options for\n  hint: write the topology in a scenario file and "
+                           "pass it with --scenario\n");
+}
+
 TEST(CollectiveCommand, TheDirectAlgorithmIsRefusedPastItsRankLimit) {
   const CommandResult direct = run_dtsim("collective --ranks 4096 --algo direct --sizes 1KiB:1KiB");
   EXPECT_EQ(direct.exit_status, 2);

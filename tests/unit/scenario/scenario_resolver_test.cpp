@@ -1,6 +1,7 @@
 #include "sim/app/compute_backend.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/scenario/plugin_schema.hpp"
+#include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include "scenario_text.hpp"
@@ -69,10 +70,14 @@ TEST(ScenarioResolver, MisspelledTopologySuggestsTheClosest) {
   }
 }
 
-TEST(ScenarioResolver, ParameterServerArchitectureNeedsAServer) {
-  EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  architecture: {kind: parameter_server}\n  stop:")),
-            "s.yaml:13:24: error: training.architecture.kind: a parameter_server architecture needs a server, and a "
-            "'ring' topology has none\n  hint: set topology.kind to parameter_server");
+TEST(ScenarioResolver, AParameterServerJoinsTheRingAfterTheWorkers) {
+  const auto scenario = scenario::read_scenario_text(
+      testing::replace_once(kBase, "  stop:", "  architecture: {kind: parameter_server, shards: 2}\n  stop:"), "s.yaml");
+  EXPECT_NO_THROW(check_scenario(scenario, make_builtin_registries()));
+  const auto graph = scenario::build_topology(scenario, make_builtin_registries().topologies);
+  EXPECT_EQ(graph.workers().size(), 4U);
+  ASSERT_EQ(graph.servers().size(), 2U);
+  EXPECT_EQ(graph.node(graph.servers()[0]).name, "server-0");
 }
 
 TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
@@ -81,10 +86,8 @@ TEST(ScenarioResolver, TooFewSamplesForOneBatchPerWorker) {
             "needed)\n  hint: raise data.samples, or lower training.batch.per_worker or cluster.workers");
 }
 
-TEST(ScenarioResolver, HybridNeedsServersAndASparseModel) {
+TEST(ScenarioResolver, HybridNeedsASparseModel) {
   EXPECT_EQ(error_of(testing::replace_once(kBase, "  stop:", "  architecture: {kind: hybrid}\n  stop:")),
-            "s.yaml:13:24: error: training.architecture.kind: a hybrid architecture needs a server, and a 'ring' "
-            "topology has none\n  hint: set topology.kind to parameter_server\n"
             "s.yaml:13:24: error: training.architecture.kind: hybrid sends sparse rows through servers, and "
             "'logistic_regression' has no sparse parameters\n"
             "  hint: use a model with embeddings (matrix_factorization), or training.architecture.kind: allreduce");

@@ -104,7 +104,7 @@ TEST(DragonflyTopology, RefusesAWrongSizeAndGroupsItCannotJoin) {
   core::DiagnosticSink sink;
   dragonfly().check(core::View(&t, "topology"), context, sink);
   ASSERT_EQ(sink.size(), 2U);
-  EXPECT_NE(sink.diagnostics()[0].message.find("9 x 4 x 2 = 72 workers but cluster.workers is 64"), std::string::npos);
+  EXPECT_NE(sink.diagnostics()[0].message.find("9 x 4 x 2 = 72 hosts but the cluster has 64 workers"), std::string::npos);
   EXPECT_EQ(sink.diagnostics()[0].where.line, 1);
   EXPECT_NE(sink.diagnostics()[1].message.find("4 x 1 global ports, too few to reach the 8 other groups"),
             std::string::npos);
