@@ -70,6 +70,9 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1024));
     command->add_flag("--slurm", run_options.slurm,
                       "submit the sweep's points as a Slurm job array (sbatch --array), one task per point not done yet");
+    command->add_flag("--every-rank", run_options.every_rank,
+                      "network_model: analytical: simulate every worker even where all behave alike (the same "
+                      "results, slower)");
     command->add_option("--sbatch", sbatch_options, "with --slurm: options for sbatch, such as \"--partition=debug "
                                                     "--time=00:30:00\"");
     return flags;

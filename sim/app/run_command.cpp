@@ -65,7 +65,8 @@ void refuse_runaway_failures(const scenario::Scenario& scenario, const metrics::
 void run_one(const RunCommandOptions& options, scenario::Scenario scenario, const std::filesystem::path& folder,
              const Registries& registries) {
   if (options.seed) scenario.seed = *options.seed;
-  const runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
+  runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
+  setup.mirror_ranks = !options.every_rank;
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
 
   const bool report = options.report || scenario.outputs.report;

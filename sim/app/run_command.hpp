@@ -24,6 +24,7 @@ struct RunCommandOptions {
   bool slurm = false;                                  ///< a sweep's points as a Slurm job array
   std::vector<std::string> sbatch_options;             ///< with `slurm`: passed on to sbatch
   bool sweep_only = false;                             ///< `dtsim sweep`: refuse a scenario without a sweep
+  bool every_rank = false;                             ///< simulate every worker even where they behave alike
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.

@@ -432,6 +432,9 @@ void check_analytical_network(const scenario::Scenario& s, const Registries& reg
     refuse("shares the links among a phase's own flows only: failures, background traffic and link traces would go "
            "unseen",
            use_alpha_beta);
+  } else if (s.energy.enabled && s.energy.link_busy_power) {
+    refuse("times phases without loading SimGrid's links, so energy.link_busy_power would count none of their bytes",
+           "leave link_busy_power out (link_idle_power is counted), or " + use_alpha_beta);
   }
 }
 

@@ -269,6 +269,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
       arguments.push_back(std::to_string(*options.seed));
     }
     if (options.report) arguments.emplace_back("--report");
+    if (options.every_rank) arguments.emplace_back("--every-rank");
     commands.push_back(std::move(arguments));
     command_point.push_back(i);
   }

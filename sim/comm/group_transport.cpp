@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace dtsim::comm {
 
@@ -17,6 +18,12 @@ GroupTransport::GroupTransport(Transport& parent, std::shared_ptr<const std::vec
   if (rank_ < 0 || rank_ >= size() || parent_rank(rank_) != parent.rank()) {
     throw std::invalid_argument("a group must include the rank that uses it");
   }
+}
+
+GroupTransport::GroupTransport(Transport& parent, std::shared_ptr<const std::vector<int>> members, int rank,
+                               std::shared_ptr<const RingSet::Rings> siblings)
+    : GroupTransport(parent, std::move(members), rank) {
+  siblings_ = std::move(siblings);
 }
 
 std::vector<int> GroupTransport::parent_ranks(std::span<const int> members) const {

@@ -17,6 +17,11 @@ class GroupTransport final : public Transport {
   /// The same over members shared by the group's ranks, the parent's rank being `members[rank]`: no copy
   /// and no search, for groups built at every collective of a large job.
   GroupTransport(Transport& parent, std::shared_ptr<const std::vector<int>> members, int rank);
+  /// The same, one of `siblings`: groups of the parent's ranks (this one among them, together every rank of
+  /// the parent once) that run their ring phases at the same moments, as the subgroups of a hierarchical
+  /// allreduce do. A phase of the group then tells the parent what every one of its ranks sends.
+  GroupTransport(Transport& parent, std::shared_ptr<const std::vector<int>> members, int rank,
+                 std::shared_ptr<const RingSet::Rings> siblings);
 
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return static_cast<int>(members_->size()); }
@@ -30,10 +35,12 @@ class GroupTransport final : public Transport {
   std::unique_ptr<Pending> post_recv(int from, int tag) override;
   std::size_t wait_any(std::span<Pending* const> pending) override { return parent_->wait_any(pending); }
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override {
-    parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds);
+    parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds,
+                          RingSet{siblings_, false, ((to - rank_) % size() + size()) % size()});
   }
-  void group_rounds(int to, int from, std::size_t elements, int rounds) override {
-    parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds);
+  /// A subgroup's phase, in this group's ranks: the parent is told only this rank's part.
+  void group_rounds(int to, int from, std::size_t elements, int rounds, const RingSet& /*phase*/) override {
+    parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds, RingSet{});
   }
   [[nodiscard]] bool times_phases_at_once() const override { return parent_->times_phases_at_once(); }
 
@@ -44,6 +51,7 @@ class GroupTransport final : public Transport {
   Transport* parent_;
   std::shared_ptr<const std::vector<int>> members_;
   int rank_ = -1;
+  std::shared_ptr<const RingSet::Rings> siblings_;
 };
 
 }  // namespace dtsim::comm

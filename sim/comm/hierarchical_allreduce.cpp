@@ -58,12 +58,17 @@ void HierarchicalAllreduce::run(Transport& transport, Block data) const {
   using Shared = std::shared_ptr<const Layout>;
   std::any& scratch = transport.placement_scratch();
   if (std::any_cast<Shared>(&scratch) == nullptr) scratch = layout(transport.machines(), p);
-  const Layout& placement = **std::any_cast<Shared>(&scratch);
+  const Shared& shared = *std::any_cast<Shared>(&scratch);
+  const Layout& placement = *shared;
   const auto rank = static_cast<std::size_t>(transport.rank());
   const auto machine = static_cast<std::size_t>(placement.machine_of[rank]);
   const int local_index = placement.local_index[rank];
-  GroupTransport local(transport, placement.machine_ranks[machine], local_index);
-  GroupTransport across(transport, placement.peers[static_cast<std::size_t>(local_index)], static_cast<int>(machine));
+  // Every machine's ring runs at once, then every local index's: each group names all of them as siblings,
+  // so that a transport may time a phase for every rank.
+  GroupTransport local(transport, placement.machine_ranks[machine], local_index,
+                       std::shared_ptr<const RingSet::Rings>(shared, &placement.machine_ranks));
+  GroupTransport across(transport, placement.peers[static_cast<std::size_t>(local_index)], static_cast<int>(machine),
+                        std::shared_ptr<const RingSet::Rings>(shared, &placement.peers));
   const int k = static_cast<int>(placement.machine_ranks[machine]->size());
   ring_reduce_scatter(local, data, -1);
   const Block own_chunk = chunk_of(data, k, local_index);

@@ -12,6 +12,20 @@
 
 namespace dtsim::comm {
 
+/// Where every rank of a transport sends in one ring phase, so that a transport may time the phase for all
+/// of them from any one: the rings the ranks form (each a list of the transport's ranks, together every
+/// rank once), each rank sending to the rank `shift` places after it in its own ring.
+struct RingSet {
+  using Rings = std::vector<std::shared_ptr<const std::vector<int>>>;
+  /// The rings; null with `all_ranks` false: the phase is not known beyond the caller's own part.
+  std::shared_ptr<const Rings> rings;
+  /// One ring of all the transport's ranks in rank order (`rings` is then null).
+  bool all_ranks = false;
+  int shift = 1;
+
+  [[nodiscard]] bool known() const { return all_ranks || rings != nullptr; }
+};
+
 /// A message posted without waiting for it: wait() blocks until it is complete. Every posted message must
 /// be waited for before the collective returns.
 class Pending {
@@ -61,13 +75,15 @@ class Transport {
   /// one shift d (as a ring phase does): that lets a transport replace the rounds with fewer transfers where
   /// it can prove the rounds take identical times. This default runs the rounds one by one.
   virtual void shift_rounds(int to, int from, std::size_t elements, int rounds) {
-    group_rounds(to, from, elements, rounds);
+    group_rounds(to, from, elements, rounds, RingSet{nullptr, true, ((to - rank()) % size() + size()) % size()});
   }
   /// shift_rounds() of a subgroup (GroupTransport), in this transport's ranks: the phase is this rank's part
   /// of one that every rank of this transport enters at the same place in its sequence of phases (all the
-  /// subgroups of a hierarchical allreduce run theirs at once), but the shift is the subgroup's. This default
-  /// runs the rounds one by one.
-  virtual void group_rounds(int to, int from, std::size_t elements, int rounds) {
+  /// subgroups of a hierarchical allreduce run theirs at once), but the shift is the subgroup's. `phase`
+  /// says, where the caller knows it, what every rank of this transport sends in it. This default runs the
+  /// rounds one by one.
+  virtual void group_rounds(int to, int from, std::size_t elements, int rounds, const RingSet& phase) {
+    static_cast<void>(phase);
     for (int round = 0; round < rounds; ++round) static_cast<void>(send_recv(to, Buffer::sized(elements), from));
   }
   /// Whether shift_rounds() takes a phase's rounds at once whatever their chunk size: a timing-only phase

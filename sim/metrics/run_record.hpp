@@ -112,6 +112,9 @@ struct RunRecord {
   std::int64_t iterations_per_epoch = 0;
   std::size_t parameter_count = 0;
   std::string simgrid_version;
+  /// Worker 0 was simulated for every worker, all behaving alike (see runtime/mirrored_ranks.hpp). Said on
+  /// stdout only: the result files are the same either way.
+  bool mirrored_workers = false;
   std::vector<HostActivity> hosts;  ///< workers by rank, then servers
   /// Every link direction traffic may take, in link order (forward, then backward).
   std::vector<LinkLoad> links;

@@ -10,7 +10,9 @@
 // traffic), and the ranks start each phase together where, message by message, a rank starts its rounds when
 // its neighbours are ready.
 
+#include "sim/comm/transport.hpp"
 #include "sim/topology/fluid_flows.hpp"
+#include "sim/topology/link_traffic.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_graph.hpp"
 
@@ -18,6 +20,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,12 +42,29 @@ class AnalyticalNetwork {
   /// Rank `rank` of group `group` (of `ranks` ranks) enters its `index`-th phase: `rounds` rounds of
   /// `bytes` from host `from` to host `to` (host numbers: workers by rank, then servers). Blocks the calling actor until every rank of the group
   /// has entered it; returns the phase's start (the last arrival) and end (the caller waits until then).
+  /// Every rank's bytes are added to `traffic` (null: none) when the phase starts, so that a reading of the
+  /// links' bytes never holds part of a phase, whichever rank is resumed first at its end.
   Phase enter(const std::string& group, int ranks, std::uint64_t index, int rank, int from, int to, double bytes,
-              int rounds);
+              int rounds, topology::LinkTraffic* traffic);
+
+  /// The duration of a phase that every rank of a group of `ranks` enters at the same moment, timed from
+  /// one of them without waiting for the others (ranks that behave alike, simulated once: see
+  /// mirrored_ranks.hpp): `phase` says where each rank sends `rounds` rounds of `bytes`, `host_of_rank` is
+  /// each rank's host number (empty: the rank itself).
+  double phase_for_all(int ranks, std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes,
+                       int rounds);
+  /// Counts the bytes of such a phase, every rank's, for the links; flush() adds them to a LinkTraffic.
+  void count_for_all(int ranks, std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes,
+                     int rounds);
+  /// Adds the bytes counted by count_for_all() since the last flush to `traffic`. A phase's bytes are whole
+  /// numbers, so their sums are exact: adding them later, pattern by pattern, gives the same totals as adding
+  /// each rank's message as it arrives.
+  void flush(topology::LinkTraffic& traffic);
 
  private:
   struct Meeting {
     std::vector<topology::Flow> flows;  ///< by rank
+    std::vector<std::tuple<int, int, double>> sent;  ///< by rank: host numbers and bytes of all its rounds
     int arrived = 0;
     int rounds = 0;
     Phase phase;
@@ -54,11 +75,26 @@ class AnalyticalNetwork {
   /// One round's time: the last arrival of the flows started together. Cached: a job repeats its phases.
   double round_time(const std::vector<topology::Flow>& flows);
 
+  /// Every rank's (from, to) host numbers in a phase of a group, computed once per group and pattern.
+  const std::vector<std::pair<int, int>>& pairs_of(int ranks, std::span<const int> host_of_rank,
+                                                   const comm::RingSet& phase);
+
   const topology::TopologyGraph* graph_;
   const topology::RoutingTable* routes_;
   std::vector<topology::NodeId> hosts_;
   std::map<std::pair<std::string, std::uint64_t>, Meeting> meetings_;
   std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, double> rounds_;
+  /// By (rings, ranks, shift, host table): the rings are kept alive here, so that their address names them.
+  using PatternKey = std::tuple<const void*, int, int, const int*>;
+  struct Pattern {
+    std::shared_ptr<const comm::RingSet::Rings> rings;
+    std::vector<std::pair<int, int>> pairs;
+    std::map<double, double> round_s;  ///< by bytes
+    /// Each link direction the pattern's flows cross, with how many cross it; computed at the first flush.
+    std::vector<std::pair<topology::Hop, double>> crossings;
+    double unflushed_bytes = 0.0;  ///< of each flow, since the last flush
+  };
+  std::map<PatternKey, Pattern> patterns_;
 };
 
 }  // namespace dtsim::runtime

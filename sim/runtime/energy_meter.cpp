@@ -4,6 +4,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <cmath>
+#include <utility>
 
 namespace dtsim::runtime {
 
@@ -40,6 +41,12 @@ EnergyMeter::EnergyMeter(const scenario::Scenario& scenario, const topology::Top
   if (scenario.energy.node_static_power) {
     static_w_ = scenario.energy.node_static_power->value() *
                 powered_nodes(scenario.cluster, static_cast<int>(graph.servers().size()));
+  }
+}
+
+void EnergyMeter::read_workers_from_first(int workers) {
+  for (int host = 1; host < workers && std::cmp_less(host, hosts_.size()); ++host) {
+    hosts_[static_cast<std::size_t>(host)] = hosts_[0];
   }
 }
 

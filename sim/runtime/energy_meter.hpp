@@ -21,10 +21,13 @@ class EnergyMeter {
   [[nodiscard]] double joules_now() const;
   /// At the end of the run: each host's split, and the totals.
   void finish(metrics::RunRecord& record) const;
+  /// Worker 0 stands for every worker (see mirrored_ranks.hpp): each worker's device draws what its host does.
+  void read_workers_from_first(int workers);
 
  private:
   [[nodiscard]] double links_joules() const;
 
+  /// Where each host's joules are read: its own SimGrid host, or worker 0's for mirrored workers.
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<scenario::DeviceProfile> devices_;  ///< of each host
   std::vector<simgrid::s4u::Link*> metered_links_;

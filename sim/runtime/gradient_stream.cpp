@@ -82,6 +82,7 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
                          everyone ? context.scenario->cluster.workers : static_cast<int>(group.members.size()), meter,
                          everyone ? context.shortcut : nullptr);
   transport.set_analytical(context.analytical);
+  transport.set_mirrored(context.mirrored && everyone);
   std::vector<int> machines;
   if (everyone) {
     transport.set_machines(setup.graph.worker_machines());

@@ -184,22 +184,27 @@ std::size_t S4uTransport::wait_any(std::span<comm::Pending* const> pending) {
   return index;
 }
 
-void S4uTransport::group_rounds(int to, int from, std::size_t elements, int rounds) {
+void S4uTransport::group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) {
   if (analytical_ != nullptr) {
-    analytical_rounds(to, elements, rounds);
+    analytical_rounds(to, elements, rounds, phase);
     return;
   }
-  comm::Transport::group_rounds(to, from, elements, rounds);
+  comm::Transport::group_rounds(to, from, elements, rounds, phase);
 }
 
-void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds) {
+void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds, const comm::RingSet& ring_set) {
   const double arrived = s4u::Engine::get_clock();
   const double bytes = static_cast<double>(comm::wire_bytes(comm::Buffer::sized(elements)));
-  const AnalyticalNetwork::Phase phase =
-      analytical_->enter(group_, size_, phases_entered_++, rank_, host(rank_), host(to), bytes, rounds);
+  AnalyticalNetwork::Phase phase;
+  // Every rank's bytes are counted as the phase starts (see AnalyticalNetwork::enter).
+  if (mirrored_) {
+    phase = {arrived, arrived + analytical_->phase_for_all(size_, hosts_, ring_set, bytes, rounds)};
+    if (traffic_ != nullptr) analytical_->count_for_all(size_, hosts_, ring_set, bytes, rounds);
+  } else {
+    phase = analytical_->enter(group_, size_, phases_entered_++, rank_, host(rank_), host(to), bytes, rounds, traffic_);
+  }
   s4u::this_actor::sleep_until(phase.end);
   meter_.observer().on_sent(meter_.lane(), bytes * rounds, rounds);
-  if (traffic_ != nullptr) traffic_->add(host(rank_), host(to), bytes * rounds);
   const double since = std::max(arrived, meter_.accounted_until());
   if (phase.end > since) {
     const Span moving{std::max(phase.start, since), phase.end};
@@ -209,14 +214,14 @@ void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds) {
 }
 
 void S4uTransport::shift_rounds(int to, int from, std::size_t elements, int rounds) {
+  const int shift = ((to - rank_) % size_ + size_) % size_;
   if (analytical_ != nullptr) {
-    analytical_rounds(to, elements, rounds);
+    analytical_rounds(to, elements, rounds, comm::RingSet{nullptr, true, shift});
     return;
   }
-  const int shift = ((to - rank_) % size_ + size_) % size_;
   const bool mirrored = ((rank_ - from) % size_ + size_) % size_ == shift;
   if (rounds < 3 || shortcut_ == nullptr || !mirrored || !shortcut_->applies(shift)) {
-    comm::Transport::shift_rounds(to, from, elements, rounds);
+    comm::Transport::group_rounds(to, from, elements, rounds, comm::RingSet{nullptr, true, shift});
     return;
   }
   const double start = s4u::Engine::get_clock();

@@ -43,6 +43,9 @@ class S4uTransport final : public comm::Transport {
   /// Times timing-only ring phases with `network` (null: message by message, or by the shortcut); every rank
   /// of the group must use it, and `network` must outlive the transport.
   void set_analytical(AnalyticalNetwork* network) { analytical_ = network; }
+  /// This rank stands for every rank of its group, which behave alike and are not simulated (see
+  /// mirrored_ranks.hpp): each analytical phase is timed from what every rank sends, without a meeting.
+  void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
   void send(int to, comm::Buffer data) override;
   comm::Buffer recv(int from) override;
   comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
@@ -58,7 +61,7 @@ class S4uTransport final : public comm::Transport {
   /// rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on an
   /// uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
-  void group_rounds(int to, int from, std::size_t elements, int rounds) override;
+  void group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) override;
   [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
 
   /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
@@ -71,7 +74,7 @@ class S4uTransport final : public comm::Transport {
   simgrid::s4u::CommPtr start_send(int to, comm::Buffer data, int tag = 0);
   simgrid::s4u::CommPtr start_recv(int from, comm::Buffer** payload, int tag = 0);
   /// A phase timed by analytical_: waits for the group, then for the phase's end; reports it as a transfer.
-  void analytical_rounds(int to, std::size_t elements, int rounds);
+  void analytical_rounds(int to, std::size_t elements, int rounds, const comm::RingSet& phase);
   [[nodiscard]] int host(int rank) const { return hosts_.empty() ? rank : hosts_[static_cast<std::size_t>(rank)]; }
 
   std::string group_;
@@ -83,6 +86,7 @@ class S4uTransport final : public comm::Transport {
   topology::LinkTraffic* traffic_ = nullptr;
   std::span<const int> hosts_;
   AnalyticalNetwork* analytical_ = nullptr;
+  bool mirrored_ = false;
   std::uint64_t phases_entered_ = 0;
   // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
   // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).

@@ -40,6 +40,8 @@ struct TrainingContext {
   simgrid::s4u::Barrier* barrier = nullptr;
   /// Elastic allreduce runs with failures: who is still in the job (shared by its workers).
   ElasticMembership* elastic = nullptr;
+  /// Worker 0 stands for every worker, which behave alike and are not simulated (see mirrored_ranks.hpp).
+  bool mirrored = false;
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {

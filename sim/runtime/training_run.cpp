@@ -10,6 +10,7 @@
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/hybrid_actors.hpp"
 #include "sim/runtime/link_failures.hpp"
+#include "sim/runtime/mirrored_ranks.hpp"
 #include "sim/runtime/parameter_server_actors.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/run_recorder.hpp"
@@ -70,7 +71,14 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
   RunRecorder recorder(record);
   ObserverList observers;
-  observers.add(recorder);
+  // Worker 0 alone, for every worker: the record copies its activity at the end, other observers (a
+  // timeline) hear its events once per worker.
+  const bool mirrored = ranks_behave_alike(scenario, setup);
+  const int worker_count = static_cast<int>(setup.graph.workers().size());
+  std::optional<MirroredRanks> mirrored_record;
+  std::optional<MirroredRanks> mirrored_observer;
+  observers.add(mirrored ? mirrored_record.emplace(recorder, worker_count, false) : static_cast<RunObserver&>(recorder));
+  if (observer != nullptr && mirrored) observer = &mirrored_observer.emplace(*observer, worker_count, true);
   if (observer != nullptr) observers.add(*observer);
 
   topology::LinkTraffic traffic(setup.graph, session.routes());
@@ -95,6 +103,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   const bool random = !scenario.cluster.random_slowdowns.empty();
   std::optional<EnergyMeter> energy;
   if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform());
+  if (energy && mirrored) energy->read_workers_from_first(worker_count);
   // Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
   // together, or (elastic) those still in the job, to go on without the failed ones.
   simgrid::s4u::BarrierPtr barrier;
@@ -112,17 +121,18 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
   std::int64_t reached = 0;
   const bool timing_only = setup.profile.has_value();
-  const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic,
+  std::optional<AnalyticalNetwork> analytical;
+  if (scenario.topology.network_model == scenario::NetworkModel::Analytical) analytical.emplace(setup.graph, session.routes());
+  const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic, &analytical,
                                      timing_only](const Progress& now) {
     reached = std::max(reached, now.iteration);
+    if (analytical) analytical->flush(traffic);
     observers.on_iteration(now.iteration, now.sim_time_s, traffic);
     if (timing_only && std::cmp_greater(now.iteration, record.iteration_ends.size())) {
       record.iteration_ends.push_back(now.sim_time_s);
     }
     if (progress) progress(now);
   };
-  std::optional<AnalyticalNetwork> analytical;
-  if (scenario.topology.network_model == scenario::NetworkModel::Analytical) analytical.emplace(setup.graph, session.routes());
   const TrainingContext context{&scenario,
                                 &setup,
                                 &observers,
@@ -133,7 +143,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 random ? &step_slowdowns : nullptr,
                                 energy ? &*energy : nullptr,
                                 barrier.get(),
-                                elastic.members.empty() ? nullptr : &elastic};
+                                elastic.members.empty() ? nullptr : &elastic,
+                                mirrored};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
@@ -141,7 +152,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   // A model trained for real split over devices: their shares assemble the whole for the evaluations.
   const bool split = !setup.profile && (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1);
   const std::shared_ptr<SplitAssembly> assembly = split ? SplitMlpWorker::make_assembly(setup) : nullptr;
-  for (std::size_t rank = 0; rank < workers.size(); ++rank) {
+  for (std::size_t rank = 0; rank < (mirrored ? 1 : workers.size()); ++rank) {
     simgrid::s4u::Host* host = session.host(workers[rank]);
     const auto r = static_cast<int>(rank);
     switch (architecture) {
@@ -186,7 +197,10 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
         ->daemonize();
   }
   record.simulated_s = session.run();
+  if (analytical) analytical->flush(traffic);
   if (record.partition || record.job_lost_s) record.iterations = reached;
+  record.mirrored_workers = mirrored;
+  if (mirrored) copy_first_worker(record, worker_count);
   if (energy) energy->finish(record);
   for (std::size_t id = 0; id < setup.graph.link_count(); ++id) {
     const topology::LinkProperties& link = setup.graph.link(id);

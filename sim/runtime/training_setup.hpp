@@ -53,6 +53,9 @@ struct TrainingSetup {
   /// Timing-only runs of equal workers simulate identical ring rounds as one transfer; tests turn it off to
   /// compare with the rounds one by one.
   bool phase_shortcut = true;
+  /// Analytical runs whose ranks behave alike simulate worker 0 for all (see mirrored_ranks.hpp); `dtsim run
+  /// --every-rank` and tests turn it off to compare with every rank simulated.
+  bool mirror_ranks = true;
 };
 
 /// Called after each iteration of worker 0, for progress display.

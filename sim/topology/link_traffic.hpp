@@ -16,6 +16,8 @@ class LinkTraffic {
 
   /// A message of `bytes` from host `from` to host `to`.
   void add(int from, int to, double bytes);
+  /// `bytes` over one link, in the hop's direction.
+  void add_on(Hop hop, double bytes) { (hop.forward ? forward_ : backward_).at(hop.link) += bytes; }
 
   /// Bytes that crossed link `link` from its first end to its second (forward) or back.
   [[nodiscard]] double forward(std::size_t link) const { return forward_.at(link); }

@@ -116,6 +116,67 @@ training:
   }
 }
 
+/// A scenario of 64 H100s whose ranks behave alike, with `training` appended to its training section.
+std::filesystem::path alike_scenario(const std::filesystem::path& folder, const std::string& name,
+                                     const std::string& algorithm, const std::string& training,
+                                     const std::string& cluster = "") {
+  const auto path = folder / (name + ".yaml");
+  std::ofstream(path) << fmt::format(R"(name: {}
+cluster:
+  workers: 64
+  device: {{name: h100, precision: mixed, efficiency: 0.5, idle_power: 60W, busy_power: 700W}}
+  nodes: [{{type: dgx_h100, count: 8}}]
+{}topology: {{kind: hierarchical, fabric: k_ary_fat_tree, k: 8, nic: per_device, network_model: analytical, link: {{bandwidth: 400Gbps, latency: 2us}}}}
+model: {{kind: "profile:gpt2_xl"}}
+energy: {{node_static_power: 500W, link_idle_power: 2W}}
+outputs: {{trace: true}}
+training:
+  batch: {{per_worker: 4}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  architecture: {{kind: allreduce, algorithm: {}}}
+  stop: {{iterations: 3}}
+{})",
+                                     name, cluster, algorithm, training);
+  return path;
+}
+
+TEST(AnalyticalNetwork, WorkerZeroStandsForEveryWorkerWithTheSameResults) {
+  // Ring and hierarchical allreduce; overlapped buckets, ZeRO stages, local SGD: worker 0 alone gives
+  // every output file of a run of all 64, byte for byte.
+  const auto folder = fresh_output_folder("analytical-mirrored");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"ring", ""},
+      {"hierarchical", ""},
+      {"hierarchical", "  overlap: false\n"},
+      {"ring", "  parallelism: {zero: 1}\n"},
+      {"ring", "  parallelism: {zero: 3}\n"},
+      {"ring", "  overlap: false\n  sync: {strategy: local_sgd, local_steps: 2}\n"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].first + " " + cases[i].second);
+    const auto path = alike_scenario(folder, fmt::format("alike-{}", i), cases[i].first, cases[i].second);
+    const auto mirrored = folder / fmt::format("mirrored-{}", i);
+    const auto every = folder / fmt::format("every-{}", i);
+    const CommandResult one = run_dtsim("run " + path.string() + " -o " + mirrored.string());
+    ASSERT_EQ(one.exit_status, 0) << one.err;
+    EXPECT_NE(one.out.find("simulated  worker 0 for all 64 workers"), std::string::npos) << one.out;
+    const CommandResult all = run_dtsim("run " + path.string() + " --every-rank -o " + every.string());
+    ASSERT_EQ(all.exit_status, 0) << all.err;
+    EXPECT_EQ(all.out.find("simulated  worker 0"), std::string::npos) << all.out;
+    for (const std::string file : {"summary.json", "metrics.csv", "links.csv", "trace.json"}) {
+      EXPECT_EQ(read_file(mirrored / file), read_file(every / file)) << file;
+    }
+  }
+}
+
+TEST(AnalyticalNetwork, WorkersThatDifferAreEachSimulated) {
+  const auto folder = fresh_output_folder("analytical-unlike");
+  const auto path = alike_scenario(folder, "straggler", "ring", "stragglers: [{workers: [3], slowdown: 1.5}]\n");
+  const CommandResult run = run_dtsim("run " + path.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_EQ(run.out.find("simulated  worker 0"), std::string::npos) << run.out;
+}
+
 TEST(AnalyticalNetwork, RefusesWhatItWouldNotTime) {
   const CommandResult tree = run_dtsim("collective --algo tree --network-model analytical --ranks 8");
   EXPECT_EQ(tree.exit_status, 2);
