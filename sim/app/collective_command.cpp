@@ -295,13 +295,14 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     const auto refusal = algorithm.refuses ? algorithm.refuses(workers_per_machine) : std::nullopt;
     if (refusal && options.algorithm != "all") problems.add("--algo", refusal->message, refusal->hint);
     if (refusal) return true;
-    // The analytical network times ring phases; an algorithm of other messages would be SimGrid's as usual.
-    if (s.topology.network_model == scenario::NetworkModel::Analytical && !algorithm.ring_phases) {
+    // The analytical network times ring phases and steps of the whole group; an algorithm of other messages
+    // would be SimGrid's as usual.
+    if (s.topology.network_model == scenario::NetworkModel::Analytical && !algorithm.timed_at_once) {
       if (options.algorithm != "all") {
-        problems.add("--algo", fmt::format("the analytical network times ring phases, and '{}' sends its messages one by "
-                                           "one",
+        problems.add("--algo", fmt::format("the analytical network times ring phases and steps of the whole group, and "
+                                           "'{}' sends its messages one by one",
                                            name),
-                     "use ring (or hierarchical), or --network-model alpha_beta");
+                     "use another algorithm (every one but double_binary_tree), or --network-model alpha_beta");
       }
       return true;
     }
@@ -310,7 +311,8 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   if (names.empty() && options.algorithm == "all") {
     problems.add("--algo", fmt::format("no {} runs here", registry.kind()),
                  s.topology.network_model == scenario::NetworkModel::Analytical
-                     ? "the analytical network times ring phases only: use --network-model alpha_beta"
+                     ? "the analytical network times ring phases and steps of the whole group only: use "
+                       "--network-model alpha_beta"
                      : "");
   }
   problems.throw_if_any();

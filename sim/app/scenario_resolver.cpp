@@ -423,11 +423,10 @@ void check_analytical_network(const scenario::Scenario& s, const Registries& reg
            "groups yet",
            use_alpha_beta);
   } else if (registries.collectives.allreduce.contains(algorithm) &&
-             !registries.collectives.allreduce.find(algorithm).factory.ring_phases) {
-    refuse(fmt::format("times ring phases (the ring and hierarchical algorithms), and '{}' sends its messages one by "
-                       "one",
+             !registries.collectives.allreduce.find(algorithm).factory.timed_at_once) {
+    refuse(fmt::format("times ring phases and steps of the whole group, and '{}' sends its messages one by one",
                        algorithm),
-           "use training.architecture.algorithm: ring or hierarchical, or " + use_alpha_beta);
+           "use another training.architecture.algorithm (every one but double_binary_tree), or " + use_alpha_beta);
   } else if (s.failures.enabled || !s.background_traffic.empty() || !s.link_traces.empty()) {
     refuse("shares the links among a phase's own flows only: failures, background traffic and link traces would go "
            "unseen",

@@ -1,5 +1,7 @@
 #include "sim/comm/binomial_tree_collectives.hpp"
 
+#include <vector>
+
 namespace dtsim::comm {
 namespace {
 
@@ -10,6 +12,29 @@ int parent_distance(int rank, int ranks) {
   int mask = 1;
   while (mask < top && (rank & mask) == 0) mask <<= 1;
   return mask;
+}
+
+/// Timing-only blocks on a transport that times a collective at once: the same messages as this rank's steps.
+bool as_steps(const Transport& transport, const Block& data) {
+  return transport.size() > 1 && !data.has_values() && transport.times_phases_at_once();
+}
+
+/// The reduce's steps of rank `rank`: a receive from each child, in turn, then the send to its parent.
+void reduce_steps(int rank, int p, std::size_t elements, std::vector<Step>& steps) {
+  const int up = parent_distance(rank, p);
+  for (int mask = 1; mask < up; mask <<= 1) {
+    if (rank + mask < p) steps.push_back(Step{{}, {rank + mask}, elements});
+  }
+  if (rank != 0) steps.push_back(Step{{rank - up}, {}, elements});
+}
+
+/// The broadcast's steps of rank `rank`: the receive from its parent, then a send to each child, in turn.
+void broadcast_steps(int rank, int p, std::size_t elements, std::vector<Step>& steps) {
+  const int up = parent_distance(rank, p);
+  if (rank != 0) steps.push_back(Step{{}, {rank - up}, elements});
+  for (int mask = up >> 1; mask >= 1; mask >>= 1) {
+    if (rank + mask < p) steps.push_back(Step{{rank + mask}, {}, elements});
+  }
 }
 
 void binomial_reduce(Transport& transport, const Block& data) {
@@ -45,6 +70,13 @@ int binomial_rounds(int ranks) {
 }
 
 void BinomialTreeAllreduce::run(Transport& transport, Block data) const {
+  if (as_steps(transport, data)) {
+    std::vector<Step> steps;
+    reduce_steps(transport.rank(), transport.size(), data.size(), steps);
+    broadcast_steps(transport.rank(), transport.size(), data.size(), steps);
+    transport.run_steps(steps);
+    return;
+  }
   binomial_reduce(transport, data);
   binomial_broadcast(transport, data);
 }
@@ -53,13 +85,29 @@ core::Seconds BinomialTreeAllreduce::predicted_time(int ranks, core::Bytes size,
   return tree_time(ranks, size, cost) * 2.0;
 }
 
-void BinomialTreeReduce::run(Transport& transport, Block data) const { binomial_reduce(transport, data); }
+void BinomialTreeReduce::run(Transport& transport, Block data) const {
+  if (as_steps(transport, data)) {
+    std::vector<Step> steps;
+    reduce_steps(transport.rank(), transport.size(), data.size(), steps);
+    transport.run_steps(steps);
+    return;
+  }
+  binomial_reduce(transport, data);
+}
 
 core::Seconds BinomialTreeReduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return tree_time(ranks, size, cost);
 }
 
-void BinomialTreeBroadcast::run(Transport& transport, Block data) const { binomial_broadcast(transport, data); }
+void BinomialTreeBroadcast::run(Transport& transport, Block data) const {
+  if (as_steps(transport, data)) {
+    std::vector<Step> steps;
+    broadcast_steps(transport.rank(), transport.size(), data.size(), steps);
+    transport.run_steps(steps);
+    return;
+  }
+  binomial_broadcast(transport, data);
+}
 
 core::Seconds BinomialTreeBroadcast::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return tree_time(ranks, size, cost);

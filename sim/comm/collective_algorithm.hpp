@@ -59,6 +59,10 @@ class CollectiveAlgorithm {
 
   /// A built-in topology on which that holds for every rank count ("ring" or "mesh").
   [[nodiscard]] virtual std::string uncontended_on() const = 0;
+
+  /// Whether its timing-only phases tell the transport where every rank sends (comm::RingSet), so that one
+  /// rank may stand for all (runtime/mirrored_ranks.hpp).
+  [[nodiscard]] virtual bool names_every_rank() const { return false; }
 };
 
 /// Why an algorithm cannot run on a placement of the workers, and what to do instead.
@@ -76,9 +80,10 @@ struct CollectivePlugin {
   /// Given the number of workers on each machine in use (in machine order; all 1 on a flat topology), why
   /// the algorithm cannot run there; empty when it runs anywhere.
   std::function<std::optional<PlacementRefusal>(std::span<const int> workers_per_machine)> refuses;
-  /// Whether its timing-only messages are all ring phases (Transport::shift_rounds), which
-  /// `network_model: analytical` times at once; the others' messages go one by one.
-  bool ring_phases = false;
+  /// Whether its timing-only messages are all ring phases (Transport::shift_rounds) or steps of the whole
+  /// group (Transport::step), which `network_model: analytical` times at once; the others' messages go one
+  /// by one.
+  bool timed_at_once = false;
 };
 
 using CollectiveRegistry = core::Registry<CollectivePlugin>;

@@ -30,10 +30,10 @@ CollectivePlugin make() {
   return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = {}};
 }
 
-/// An algorithm made of ring phases.
+/// An algorithm made of ring phases or steps of the whole group, which the analytical network times at once.
 template <class Algorithm>
-CollectivePlugin ring_phased() {
-  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = {}, .ring_phases = true};
+CollectivePlugin phased() {
+  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = {}, .timed_at_once = true};
 }
 
 /// The hierarchical allreduce runs inside nodes and across them: it needs several workers per machine, the
@@ -67,7 +67,7 @@ std::optional<PlacementRefusal> all_to_all_refuses(std::span<const int> workers_
 
 template <class Algorithm>
 CollectivePlugin all_to_all() {
-  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = all_to_all_refuses};
+  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = all_to_all_refuses, .timed_at_once = true};
 }
 
 }  // namespace
@@ -134,32 +134,32 @@ Block chunk_of(const Block& data, int parts, int index) {
 }
 
 void register_builtin_collectives(CollectiveCatalog& catalog) {
-  catalog.allreduce.add("ring", "reduce-scatter then allgather around the ring: 2(p-1)(a + n/(pB))", ring_phased<RingAllreduce>());
+  catalog.allreduce.add("ring", "reduce-scatter then allgather around the ring: 2(p-1)(a + n/(pB))", phased<RingAllreduce>());
   catalog.allreduce.add("tree", "binomial-tree reduce to rank 0, then binomial broadcast: 2 ceil(log2 p)(a + n/B)",
-                        make<BinomialTreeAllreduce>());
+                        phased<BinomialTreeAllreduce>());
   catalog.allreduce.add("halving_doubling",
                         "recursive halving reduce-scatter, recursive doubling allgather (Rabenseifner), any p",
-                        make<HalvingDoublingAllreduce>());
+                        phased<HalvingDoublingAllreduce>());
   catalog.allreduce.add("double_binary_tree",
                         "each half reduced and broadcast on its own binary tree, both at once: 2 floor(log2 p)(a + n/(2B))",
                         make<DoubleBinaryTreeAllreduce>());
   catalog.allreduce.add("hierarchical",
                         "ring reduce-scatter inside each node, ring allreduce across nodes, ring allgather inside",
-                        {.make = make<HierarchicalAllreduce>().make, .refuses = hierarchical_refuses, .ring_phases = true});
+                        {.make = make<HierarchicalAllreduce>().make, .refuses = hierarchical_refuses, .timed_at_once = true});
   catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
                         all_to_all<DirectAllreduce>());
 
-  catalog.reduce_scatter.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", ring_phased<RingReduceScatter>());
+  catalog.reduce_scatter.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", phased<RingReduceScatter>());
   catalog.reduce_scatter.add("direct", "every rank sends chunk j to rank j at once: a + n/(pB)", all_to_all<DirectReduceScatter>());
 
-  catalog.allgather.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", ring_phased<RingAllgather>());
+  catalog.allgather.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", phased<RingAllgather>());
   catalog.allgather.add("direct", "every rank sends its chunk to every other at once: a + n/(pB)", all_to_all<DirectAllgather>());
 
-  catalog.broadcast.add("tree", "binomial tree from rank 0: ceil(log2 p)(a + n/B)", make<BinomialTreeBroadcast>());
-  catalog.broadcast.add("direct", "rank 0 sends to every rank at once: a + n/B", make<DirectBroadcast>());
+  catalog.broadcast.add("tree", "binomial tree from rank 0: ceil(log2 p)(a + n/B)", phased<BinomialTreeBroadcast>());
+  catalog.broadcast.add("direct", "rank 0 sends to every rank at once: a + n/B", phased<DirectBroadcast>());
 
-  catalog.reduce.add("tree", "binomial tree to rank 0: ceil(log2 p)(a + n/B)", make<BinomialTreeReduce>());
-  catalog.reduce.add("direct", "every rank sends to rank 0 at once: a + n/B", make<DirectReduce>());
+  catalog.reduce.add("tree", "binomial tree to rank 0: ceil(log2 p)(a + n/B)", phased<BinomialTreeReduce>());
+  catalog.reduce.add("direct", "every rank sends to rank 0 at once: a + n/B", phased<DirectReduce>());
 }
 
 }  // namespace dtsim::comm

@@ -28,10 +28,25 @@ void sum_in_rank_order(const Block& target, int rank, const Buffer& own, std::sp
   if (!own_added) target.add(own);
 }
 
+/// Timing-only blocks on a transport that times a collective at once: the same messages as this rank's steps
+/// (chunks that differ by one element sent as the largest).
+bool as_steps(const Transport& transport, const Block& data) { return !data.has_values() && transport.times_phases_at_once(); }
+
+/// Every rank sends each other rank a chunk at once: the step of a direct reduce-scatter or allgather.
+Step every_to_every(const Transport& transport, const Block& data) {
+  const std::vector<int> others = others_than(transport.rank(), transport.size());
+  return Step{others, others, chunk_bounds(data.size(), transport.size(), 0).end};
+}
+
 void direct_reduce_scatter(Transport& transport, const Block& data) {
   const int p = transport.size();
   const int rank = transport.rank();
   const std::vector<int> others = others_than(rank, p);
+  if (as_steps(transport, data)) {
+    const Step step = every_to_every(transport, data);
+    transport.run_steps(std::span<const Step>(&step, 1));
+    return;
+  }
   std::vector<Buffer> outgoing;
   outgoing.reserve(others.size());
   for (const int r : others) outgoing.push_back(chunk_of(data, p, r).copy());
@@ -44,6 +59,11 @@ void direct_allgather(Transport& transport, const Block& data) {
   const int p = transport.size();
   const int rank = transport.rank();
   const std::vector<int> others = others_than(rank, p);
+  if (as_steps(transport, data)) {
+    const Step step = every_to_every(transport, data);
+    transport.run_steps(std::span<const Step>(&step, 1));
+    return;
+  }
   const Buffer mine = chunk_of(data, p, rank).copy();
   const std::vector<Buffer> chunks = transport.exchange(others, std::vector<Buffer>(others.size(), mine), others);
   for (std::size_t i = 0; i < others.size(); ++i) chunk_of(data, p, others[i]).assign(chunks[i]);
@@ -55,6 +75,12 @@ core::Seconds one_round(core::Bytes size, const AlphaBeta& cost) { return cost.a
 
 void DirectAllreduce::run(Transport& transport, Block data) const {
   if (transport.size() == 1) return;
+  if (as_steps(transport, data)) {
+    // Both halves in one schedule: a rank's allgather starts when its own reduce-scatter is done.
+    const std::vector<Step> steps(2, every_to_every(transport, data));
+    transport.run_steps(steps);
+    return;
+  }
   direct_reduce_scatter(transport, data);
   direct_allgather(transport, data);
 }
@@ -85,6 +111,11 @@ core::Seconds DirectAllgather::predicted_time(int ranks, core::Bytes size, const
 void DirectBroadcast::run(Transport& transport, Block data) const {
   const int p = transport.size();
   if (p == 1) return;
+  if (as_steps(transport, data)) {
+    const Step step = transport.rank() == 0 ? Step{others_than(0, p), {}, data.size()} : Step{{}, {0}, data.size()};
+    transport.run_steps(std::span<const Step>(&step, 1));
+    return;
+  }
   if (transport.rank() != 0) {
     data.assign(transport.recv(0));
     return;
@@ -101,6 +132,11 @@ core::Seconds DirectBroadcast::predicted_time(int ranks, core::Bytes size, const
 void DirectReduce::run(Transport& transport, Block data) const {
   const int p = transport.size();
   if (p == 1) return;
+  if (as_steps(transport, data)) {
+    const Step step = transport.rank() == 0 ? Step{{}, others_than(0, p), data.size()} : Step{{0}, {}, data.size()};
+    transport.run_steps(std::span<const Step>(&step, 1));
+    return;
+  }
   if (transport.rank() != 0) {
     transport.send(0, data.copy());
     return;

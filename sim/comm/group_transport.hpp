@@ -42,6 +42,7 @@ class GroupTransport final : public Transport {
   void group_rounds(int to, int from, std::size_t elements, int rounds, const RingSet& /*phase*/) override {
     parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds, RingSet{});
   }
+  /// A subgroup's steps are not the parent's (its other ranks do not take them): the messages go one by one.
   [[nodiscard]] bool times_phases_at_once() const override { return parent_->times_phases_at_once(); }
 
  private:

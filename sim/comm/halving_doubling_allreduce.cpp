@@ -1,5 +1,6 @@
 #include "sim/comm/halving_doubling_allreduce.hpp"
 
+#include <vector>
 
 namespace dtsim::comm {
 namespace {
@@ -10,11 +11,69 @@ int largest_power_of_two_at_most(int p) {
   return power;
 }
 
+/// The same messages as this rank's steps, for a transport that times a collective at once.
+std::vector<Step> steps_of(const Transport& transport, const Block& data) {
+  const int p = transport.size();
+  const int rank = transport.rank();
+  const int core = largest_power_of_two_at_most(p);
+  const int extra = p - core;
+  const std::size_t n = data.size();
+  std::vector<Step> steps;
+  const std::vector<int> none;
+  const auto one = [](int r) { return std::vector<int>{r}; };
+  // Elements of chunks [lo, hi) of the core's chunks.
+  const auto elements = [&](int lo, int hi) {
+    return chunk_bounds(n, core, hi - 1).end - chunk_bounds(n, core, lo).begin;
+  };
+  if (extra > 0) {
+    if (rank >= core) {
+      steps.push_back(Step{one(rank - core), none, n});
+    } else if (rank < extra) {
+      steps.push_back(Step{none, one(rank + core), n});
+    }
+  }
+  int lo = 0;
+  int hi = core;
+  // The ranks past the largest power of two only hand their block over and get the result back.
+  for (int distance = core / 2; distance >= 1 && rank < core; distance /= 2) {
+    const int mid = (lo + hi) / 2;
+    const bool upper = (rank & distance) != 0;
+    steps.push_back(Step{one(rank ^ distance), one(rank ^ distance), upper ? elements(lo, mid) : elements(mid, hi)});
+    if (upper) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  for (int distance = 1; distance < core && rank < core; distance *= 2) {
+    const int width = hi - lo;
+    const bool upper = (rank & distance) != 0;
+    steps.push_back(Step{one(rank ^ distance), one(rank ^ distance), elements(lo, hi)});
+    if (upper) {
+      lo -= width;
+    } else {
+      hi += width;
+    }
+  }
+  if (extra > 0) {
+    if (rank >= core) {
+      steps.push_back(Step{none, one(rank - core), n});
+    } else if (rank < extra) {
+      steps.push_back(Step{one(rank + core), none, n});
+    }
+  }
+  return steps;
+}
+
 }  // namespace
 
 void HalvingDoublingAllreduce::run(Transport& transport, Block data) const {
   const int p = transport.size();
   const int rank = transport.rank();
+  if (p > 1 && !data.has_values() && transport.times_phases_at_once()) {
+    transport.run_steps(steps_of(transport, data));
+    return;
+  }
   const int core = largest_power_of_two_at_most(p);
   const int extra = p - core;
   if (rank >= core) {

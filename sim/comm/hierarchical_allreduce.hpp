@@ -31,6 +31,7 @@ class HierarchicalAllreduce final : public CollectiveAlgorithm {
   /// With every rank a machine of its own: the ring allreduce's 2(p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
+  [[nodiscard]] bool names_every_rank() const override { return true; }
 
  private:
   /// The layout of `machines` (one entry per rank; empty: a machine per rank), computed once per placement

@@ -20,6 +20,7 @@ class RingAllreduce final : public CollectiveAlgorithm {
   /// 2(p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
+  [[nodiscard]] bool names_every_rank() const override { return true; }
 };
 
 class RingReduceScatter final : public CollectiveAlgorithm {
@@ -29,6 +30,7 @@ class RingReduceScatter final : public CollectiveAlgorithm {
   /// (p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
+  [[nodiscard]] bool names_every_rank() const override { return true; }
 };
 
 class RingAllgather final : public CollectiveAlgorithm {
@@ -38,6 +40,7 @@ class RingAllgather final : public CollectiveAlgorithm {
   /// (p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
+  [[nodiscard]] bool names_every_rank() const override { return true; }
 };
 
 /// Ring reduce-scatter after which rank r holds the complete sum of chunk (r + 1 + shift) mod p.

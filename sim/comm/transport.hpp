@@ -26,6 +26,14 @@ struct RingSet {
   [[nodiscard]] bool known() const { return all_ranks || rings != nullptr; }
 };
 
+/// One step of a timing-only collective, for one rank: it sends `elements` floats to each rank in `to` while
+/// receiving as many from each rank in `from`, all at once (either list may be empty).
+struct Step {
+  std::vector<int> to;
+  std::vector<int> from;
+  std::size_t elements = 0;
+};
+
 /// A message posted without waiting for it: wait() blocks until it is complete. Every posted message must
 /// be waited for before the collective returns.
 class Pending {
@@ -85,6 +93,16 @@ class Transport {
   virtual void group_rounds(int to, int from, std::size_t elements, int rounds, const RingSet& phase) {
     static_cast<void>(phase);
     for (int round = 0; round < rounds; ++round) static_cast<void>(send_recv(to, Buffer::sized(elements), from));
+  }
+  /// A timing-only collective as this rank's steps, each starting when its previous one is done. Every rank
+  /// of the transport calls it at the same place with its own steps, so that a transport may time the whole
+  /// collective for the group at once (times_phases_at_once()). This default exchanges the messages step
+  /// by step.
+  virtual void run_steps(std::span<const Step> steps) {
+    for (const Step& step : steps) {
+      if (step.to.empty() && step.from.empty()) continue;
+      static_cast<void>(exchange(step.to, std::vector<Buffer>(step.to.size(), Buffer::sized(step.elements)), step.from));
+    }
   }
   /// Whether shift_rounds() takes a phase's rounds at once whatever their chunk size: a timing-only phase
   /// then passes its largest chunk rather than sending chunks that differ by one element one by one.

@@ -3,6 +3,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -30,7 +31,7 @@ double AnalyticalNetwork::round_time(const std::vector<topology::Flow>& flows) {
 }
 
 AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int ranks, std::uint64_t index, int rank,
-                                                  int from, int to, double bytes, int rounds,
+                                                  int from, std::span<const Send> sends, int rounds,
                                                   topology::LinkTraffic* traffic) {
   // SimGrid runs one actor at a time and switches only at its calls (suspend here): the meeting needs no lock.
   const auto key = std::pair{group, index};
@@ -42,18 +43,24 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
   if (rank < 0 || rank >= ranks || static_cast<int>(meeting.flows.size()) != ranks) {
     throw std::logic_error("a rank entered a phase of a group it is not in");
   }
-  meeting.flows[static_cast<std::size_t>(rank)] =
-      topology::Flow{hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(to)), bytes, 0.0};
-  meeting.sent[static_cast<std::size_t>(rank)] = {from, to, bytes * rounds};
+  for (const Send& send : sends) {
+    meeting.flows[static_cast<std::size_t>(rank)].push_back(
+        topology::Flow{hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(send.to)), send.bytes, 0.0, {}});
+    meeting.sent[static_cast<std::size_t>(rank)].emplace_back(from, send.to, send.bytes * rounds);
+  }
   // Subgroups of one phase may run different numbers of rounds only if they are of different sizes; the
   // phase lasts as long as the longest.
   meeting.rounds = std::max(meeting.rounds, rounds);
   if (++meeting.arrived == ranks) {
     const double now = simgrid::s4u::Engine::get_clock();
-    meeting.phase = Phase{now, now + meeting.rounds * round_time(meeting.flows)};
+    std::vector<topology::Flow> flows;
+    for (const auto& of_rank : meeting.flows) flows.insert(flows.end(), of_rank.begin(), of_rank.end());
+    meeting.phase = Phase{now, now + meeting.rounds * round_time(flows)};
     meeting.timed = true;
     if (traffic != nullptr) {
-      for (const auto& [sender, receiver, total] : meeting.sent) traffic->add(sender, receiver, total);
+      for (const auto& of_rank : meeting.sent) {
+        for (const auto& [sender, receiver, total] : of_rank) traffic->add(sender, receiver, total);
+      }
     }
     for (const simgrid::s4u::ActorPtr& actor : meeting.waiting) actor->resume();
     meeting.waiting.clear();
@@ -132,11 +139,127 @@ double AnalyticalNetwork::phase_for_all(int ranks, std::span<const int> host_of_
   std::vector<topology::Flow> flows;
   flows.reserve(pairs.size());
   for (const auto& [from, to] : pairs) {
-    flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(to)), bytes, 0.0});
+    flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(to)), bytes, 0.0, {}});
   }
   const double round = round_time(flows);
   pattern.round_s.emplace(bytes, round);
   return rounds * round;
+}
+
+AnalyticalNetwork::Phase AnalyticalNetwork::enter_steps(const std::string& group, int ranks, std::uint64_t index,
+                                                        int rank, int host, std::span<const comm::Step> steps,
+                                                        double bytes_per_element, topology::LinkTraffic* traffic) {
+  const auto key = std::pair{group, index};
+  StepsMeeting& meeting = steps_meetings_[key];
+  if (meeting.steps.empty()) {
+    meeting.steps.resize(static_cast<std::size_t>(ranks));
+    meeting.hosts.assign(static_cast<std::size_t>(ranks), -1);
+    meeting.arrivals.assign(static_cast<std::size_t>(ranks), 0.0);
+  }
+  if (rank < 0 || rank >= ranks || std::cmp_not_equal(meeting.steps.size(), ranks)) {
+    throw std::logic_error("a rank entered a phase of a group it is not in");
+  }
+  meeting.steps[static_cast<std::size_t>(rank)].assign(steps.begin(), steps.end());
+  meeting.hosts[static_cast<std::size_t>(rank)] = host;
+  meeting.arrivals[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
+  if (++meeting.arrived == ranks) {
+    time_steps(meeting, simgrid::s4u::Engine::get_clock(), bytes_per_element, traffic);
+    for (const simgrid::s4u::ActorPtr& actor : meeting.waiting) actor->resume();
+    meeting.waiting.clear();
+  } else {
+    meeting.waiting.push_back(simgrid::s4u::Actor::self());
+    while (!meeting.timed) simgrid::s4u::this_actor::suspend();
+  }
+  const Phase phase{meeting.arrivals[static_cast<std::size_t>(rank)], meeting.ends[static_cast<std::size_t>(rank)]};
+  if (--meeting.arrived == 0) steps_meetings_.erase(key);
+  return phase;
+}
+
+void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double bytes_per_element,
+                                   topology::LinkTraffic* traffic) {
+  const auto ranks = static_cast<int>(meeting.steps.size());
+  std::vector<topology::Flow> flows;
+  // Each rank's steps, as the messages it takes part in (sent or received), to make one step wait for the last.
+  std::vector<std::vector<std::vector<std::size_t>>> step_messages(static_cast<std::size_t>(ranks));
+  struct Sent {
+    int sender;
+    std::size_t step;
+  };
+  std::vector<Sent> sent_at;
+  // Messages between two ranks meet their receives in order, as on one mailbox.
+  std::map<std::pair<int, int>, std::deque<std::size_t>> unmatched;
+  const auto check_rank = [&](int peer) {
+    if (peer < 0 || peer >= ranks) throw std::logic_error("a step names a rank outside its group");
+  };
+  for (int r = 0; r < ranks; ++r) {
+    const std::vector<comm::Step>& steps = meeting.steps[static_cast<std::size_t>(r)];
+    step_messages[static_cast<std::size_t>(r)].resize(steps.size());
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      for (const int to : steps[k].to) {
+        check_rank(to);
+        const std::size_t id = flows.size();
+        flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(meeting.hosts[static_cast<std::size_t>(r)])),
+                                       hosts_.at(static_cast<std::size_t>(meeting.hosts[static_cast<std::size_t>(to)])),
+                                       static_cast<double>(steps[k].elements) * bytes_per_element,
+                                       std::max(meeting.arrivals[static_cast<std::size_t>(r)],
+                                                meeting.arrivals[static_cast<std::size_t>(to)]),
+                                       {}});
+        sent_at.push_back({r, k});
+        step_messages[static_cast<std::size_t>(r)][k].push_back(id);
+        unmatched[{r, to}].push_back(id);
+      }
+    }
+  }
+  std::vector<std::size_t> received_at(flows.size(), 0);
+  std::vector<int> receiver(flows.size(), -1);
+  for (int r = 0; r < ranks; ++r) {
+    const std::vector<comm::Step>& steps = meeting.steps[static_cast<std::size_t>(r)];
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      for (const int from : steps[k].from) {
+        check_rank(from);
+        std::deque<std::size_t>& queue = unmatched[{from, r}];
+        if (queue.empty()) throw std::logic_error("a step receives a message no step sends");
+        const std::size_t id = queue.front();
+        queue.pop_front();
+        received_at[id] = k;
+        receiver[id] = r;
+        step_messages[static_cast<std::size_t>(r)][k].push_back(id);
+      }
+    }
+  }
+  for (const auto& [pair, queue] : unmatched) {
+    if (!queue.empty()) throw std::logic_error("a step sends a message no step receives");
+  }
+  // A message is posted when its sender's previous step and its receiver's previous step are done.
+  const auto previous = [&](int r, std::size_t k) -> const std::vector<std::size_t>* {
+    const auto& of_rank = step_messages[static_cast<std::size_t>(r)];
+    while (k-- > 0) {
+      if (!of_rank[k].empty()) return &of_rank[k];
+    }
+    return nullptr;
+  };
+  for (std::size_t id = 0; id < flows.size(); ++id) {
+    for (const auto* before : {previous(sent_at[id].sender, sent_at[id].step), previous(receiver[id], received_at[id])}) {
+      if (before != nullptr) flows[id].after.insert(flows[id].after.end(), before->begin(), before->end());
+    }
+  }
+  const std::vector<double> done = topology::fluid_completion_times(*graph_, *routes_, flows);
+  // A rank whose messages were all done before the last arrival ends then: its time is only known now.
+  meeting.ends.assign(static_cast<std::size_t>(ranks), now);
+  for (int r = 0; r < ranks; ++r) {
+    for (const auto& messages : step_messages[static_cast<std::size_t>(r)]) {
+      for (const std::size_t id : messages) {
+        meeting.ends[static_cast<std::size_t>(r)] = std::max(meeting.ends[static_cast<std::size_t>(r)], done[id]);
+      }
+    }
+  }
+  if (traffic != nullptr) {
+    for (std::size_t id = 0; id < flows.size(); ++id) {
+      traffic->add(meeting.hosts[static_cast<std::size_t>(sent_at[id].sender)],
+                   meeting.hosts[static_cast<std::size_t>(receiver[id])], flows[id].bytes);
+    }
+  }
+  meeting.timed = true;
 }
 
 }  // namespace dtsim::runtime

@@ -39,13 +39,29 @@ class AnalyticalNetwork {
     double end = 0.0;
   };
 
-  /// Rank `rank` of group `group` (of `ranks` ranks) enters its `index`-th phase: `rounds` rounds of
-  /// `bytes` from host `from` to host `to` (host numbers: workers by rank, then servers). Blocks the calling actor until every rank of the group
+  /// One message of a phase: `bytes` to host `to` (host numbers: workers by rank, then servers).
+  struct Send {
+    int to = 0;
+    double bytes = 0.0;
+  };
+
+  /// Rank `rank` of group `group` (of `ranks` ranks) enters its `index`-th phase: `rounds` rounds, in each of
+  /// which it sends `sends` from host `from` (none: it sits the phase out). Blocks the calling actor until every rank of the group
   /// has entered it; returns the phase's start (the last arrival) and end (the caller waits until then).
   /// Every rank's bytes are added to `traffic` (null: none) when the phase starts, so that a reading of the
   /// links' bytes never holds part of a phase, whichever rank is resumed first at its end.
-  Phase enter(const std::string& group, int ranks, std::uint64_t index, int rank, int from, int to, double bytes,
+  Phase enter(const std::string& group, int ranks, std::uint64_t index, int rank, int from, std::span<const Send> sends,
               int rounds, topology::LinkTraffic* traffic);
+
+  /// Rank `rank` (on host `host`) of group `group` enters its `index`-th phase, a collective given as its own
+  /// steps (comm::Step, peers by rank in the group). Blocks until every rank of the group has entered; then
+  /// every rank's messages are timed together, each posted when both its sender and its receiver have
+  /// reached its step (entered the phase, and finished their previous steps), as message by message, under
+  /// max-min sharing of the links. Returns this rank's arrival and its end (its last step done, and not
+  /// before the last arrival: the time is computed then). Every message's bytes go to `traffic` (null: none)
+  /// once the last rank has entered.
+  Phase enter_steps(const std::string& group, int ranks, std::uint64_t index, int rank, int host,
+                    std::span<const comm::Step> steps, double bytes_per_element, topology::LinkTraffic* traffic);
 
   /// The duration of a phase that every rank of a group of `ranks` enters at the same moment, timed from
   /// one of them without waiting for the others (ranks that behave alike, simulated once: see
@@ -63,14 +79,27 @@ class AnalyticalNetwork {
 
  private:
   struct Meeting {
-    std::vector<topology::Flow> flows;  ///< by rank
-    std::vector<std::tuple<int, int, double>> sent;  ///< by rank: host numbers and bytes of all its rounds
+    std::vector<std::vector<topology::Flow>> flows;                ///< by rank: a round's
+    std::vector<std::vector<std::tuple<int, int, double>>> sent;  ///< by rank: host numbers, bytes of all rounds
     int arrived = 0;
     int rounds = 0;
     Phase phase;
     bool timed = false;
     std::vector<simgrid::s4u::ActorPtr> waiting;  ///< suspended until the last rank arrives
   };
+
+  /// A collective of steps met by every rank (see enter_steps).
+  struct StepsMeeting {
+    std::vector<int> hosts;                     ///< by rank
+    std::vector<double> arrivals;               ///< by rank
+    std::vector<std::vector<comm::Step>> steps;  ///< by rank
+    int arrived = 0;
+    bool timed = false;
+    std::vector<double> ends;  ///< by rank
+    std::vector<simgrid::s4u::ActorPtr> waiting;
+  };
+  /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
+  void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
 
   /// One round's time: the last arrival of the flows started together. Cached: a job repeats its phases.
   double round_time(const std::vector<topology::Flow>& flows);
@@ -83,6 +112,7 @@ class AnalyticalNetwork {
   const topology::RoutingTable* routes_;
   std::vector<topology::NodeId> hosts_;
   std::map<std::pair<std::string, std::uint64_t>, Meeting> meetings_;
+  std::map<std::pair<std::string, std::uint64_t>, StepsMeeting> steps_meetings_;
   std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, double> rounds_;
   /// By (rings, ranks, shift, host table): the rings are kept alive here, so that their address names them.
   using PatternKey = std::tuple<const void*, int, int, const int*>;

@@ -10,7 +10,13 @@ bool ranks_behave_alike(const scenario::Scenario& scenario, const TrainingSetup&
       std::all_of(cluster.slowdown.begin(), cluster.slowdown.end(), [](double factor) { return factor == 1.0; });
   // Only the analytical network gives every rank of a phase the same start and end; message by message, a
   // rank's rounds end when its own messages do.
+  // The collectives must say where every rank sends (ring phases), so that worker 0 may time them for all.
+  const auto names_every_rank = [](const std::unique_ptr<comm::CollectiveAlgorithm>& algorithm) {
+    return algorithm == nullptr || algorithm->names_every_rank();
+  };
   return setup.mirror_ranks && scenario.topology.network_model == scenario::NetworkModel::Analytical &&
+         setup.allreduce != nullptr && names_every_rank(setup.allreduce) &&
+         (setup.zero_stage == 0 || (names_every_rank(setup.reduce_scatter) && names_every_rank(setup.allgather))) &&
          setup.profile && setup.stage_layers.empty() && scenario.training.parallelism.tensor == 1 &&
          scenario.training.architecture == scenario::Architecture::Allreduce && setup.sync->lock_step() &&
          equal_workers && cluster.uniform_devices() && cluster.random_slowdowns.empty() &&

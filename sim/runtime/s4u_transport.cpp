@@ -201,10 +201,36 @@ void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds, c
     phase = {arrived, arrived + analytical_->phase_for_all(size_, hosts_, ring_set, bytes, rounds)};
     if (traffic_ != nullptr) analytical_->count_for_all(size_, hosts_, ring_set, bytes, rounds);
   } else {
-    phase = analytical_->enter(group_, size_, phases_entered_++, rank_, host(rank_), host(to), bytes, rounds, traffic_);
+    const AnalyticalNetwork::Send send{host(to), bytes};
+    phase = analytical_->enter(group_, size_, phases_entered_++, rank_, host(rank_),
+                               std::span<const AnalyticalNetwork::Send>(&send, 1), rounds, traffic_);
   }
-  s4u::this_actor::sleep_until(phase.end);
   meter_.observer().on_sent(meter_.lane(), bytes * rounds, rounds);
+  wait_for_phase(arrived, phase);
+}
+
+void S4uTransport::run_steps(std::span<const comm::Step> steps) {
+  if (analytical_ == nullptr) {
+    comm::Transport::run_steps(steps);
+    return;
+  }
+  if (mirrored_) throw std::logic_error("a rank standing for others ran steps that do not say where they send");
+  const double arrived = s4u::Engine::get_clock();
+  const auto bytes_per_element = static_cast<double>(comm::wire_bytes(comm::Buffer::sized(1)));
+  double bytes = 0.0;
+  std::int64_t messages = 0;
+  for (const comm::Step& step : steps) {
+    bytes += static_cast<double>(step.to.size() * step.elements) * bytes_per_element;
+    messages += static_cast<std::int64_t>(step.to.size());
+  }
+  const AnalyticalNetwork::Phase phase = analytical_->enter_steps(group_, size_, phases_entered_++, rank_, host(rank_),
+                                                                  steps, bytes_per_element, traffic_);
+  if (messages > 0) meter_.observer().on_sent(meter_.lane(), bytes, messages);
+  wait_for_phase(arrived, phase);
+}
+
+void S4uTransport::wait_for_phase(double arrived, AnalyticalNetwork::Phase phase) {
+  s4u::this_actor::sleep_until(phase.end);
   const double since = std::max(arrived, meter_.accounted_until());
   if (phase.end > since) {
     const Span moving{std::max(phase.start, since), phase.end};

@@ -62,6 +62,9 @@ class S4uTransport final : public comm::Transport {
   /// uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
   void group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) override;
+  /// With the analytical network, the collective is timed for the whole group at once (every rank's steps,
+  /// see AnalyticalNetwork::enter_steps); otherwise its messages go one by one.
+  void run_steps(std::span<const comm::Step> steps) override;
   [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
 
   /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
@@ -75,6 +78,8 @@ class S4uTransport final : public comm::Transport {
   simgrid::s4u::CommPtr start_recv(int from, comm::Buffer** payload, int tag = 0);
   /// A phase timed by analytical_: waits for the group, then for the phase's end; reports it as a transfer.
   void analytical_rounds(int to, std::size_t elements, int rounds, const comm::RingSet& phase);
+  /// Waits from `arrived` until the end of `phase`, and reports the wait as a transfer.
+  void wait_for_phase(double arrived, AnalyticalNetwork::Phase phase);
   [[nodiscard]] int host(int rank) const { return hosts_.empty() ? rank : hosts_[static_cast<std::size_t>(rank)]; }
 
   std::string group_;

@@ -77,6 +77,7 @@ std::vector<double> fluid_completion_times(const TopologyGraph& graph, const Rou
   std::vector<double> moving_from(n, 0.0);
   std::vector<double> left(n, 0.0);
   std::vector<double> done(n, -1.0);
+  std::vector<double> route_latency(n, 0.0);
   // Each link direction a flow crosses is one capacity (links are full duplex), numbered as first crossed:
   // the sharing then scans the directions in use, not the whole fabric's.
   std::vector<double> capacity;
@@ -96,32 +97,63 @@ std::vector<double> fluid_completion_times(const TopologyGraph& graph, const Rou
     }
     // SimGrid's sharing penalty is the route's latency (1 for none); a flow's share is its inverse.
     weight[i] = latency > 0.0 ? 1.0 / latency : 1.0;
-    moving_from[i] = flows[i].start + latency;
+    route_latency[i] = latency;
+    moving_from[i] = flows[i].after.empty() ? flows[i].start + latency : kInfinity;
     left[i] = flows[i].bytes;
+    for (const std::size_t before : flows[i].after) {
+      if (before >= n) throw std::invalid_argument("a flow waits for a flow outside the set");
+    }
   }
-
-  double now = n == 0 ? 0.0 : kInfinity;
-  for (std::size_t i = 0; i < n; ++i) now = std::min(now, moving_from[i]);
+  // A flow waiting for others is posted when the last of them arrives (or at its own start, if later):
+  // each arrival counts down its dependents' waits.
+  std::vector<std::vector<std::size_t>> dependents(n);
+  std::vector<std::size_t> waiting(n, 0);
+  std::vector<double> posted(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const std::size_t before : flows[i].after) dependents[before].push_back(i);
+    waiting[i] = flows[i].after.size();
+    posted[i] = flows[i].start;
+  }
   std::size_t remaining = n;
+  bool released_at_once = false;  ///< a flow was released with no latency left to pay
+  const auto finish = [&](std::size_t i, double at) {
+    done[i] = at;
+    --remaining;
+    for (const std::size_t next : dependents[i]) {
+      posted[next] = std::max(posted[next], at);
+      if (--waiting[next] == 0) {
+        moving_from[next] = posted[next] + route_latency[next];
+        released_at_once = released_at_once || moving_from[next] <= at;
+      }
+    }
+  };
+
+  double now = kInfinity;
+  for (std::size_t i = 0; i < n; ++i) now = std::min(now, moving_from[i]);
+  if (n == 0) now = 0.0;
+  if (now == kInfinity) throw std::invalid_argument("flows that wait for each other in a cycle");
   std::vector<std::size_t> moving;
   while (remaining > 0) {
-    // Flows whose latency is paid by now start moving bytes; those with none to move are done.
+    // Flows whose latency is paid by now and with no bytes left are done; their arrival may release others,
+    // which are looked at again at once.
+    do {
+      released_at_once = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (done[i] < 0.0 && moving_from[i] <= now && left[i] <= 0.0) finish(i, now);
+      }
+    } while (released_at_once);
+    if (remaining == 0) break;
     moving.clear();
     double next_start = kInfinity;
     for (std::size_t i = 0; i < n; ++i) {
       if (done[i] >= 0.0) continue;
       if (moving_from[i] > now) {
         next_start = std::min(next_start, moving_from[i]);
-        continue;
+      } else {
+        moving.push_back(i);
       }
-      if (left[i] <= 0.0) {
-        done[i] = now;
-        --remaining;
-        continue;
-      }
-      moving.push_back(i);
     }
-    if (remaining == 0) break;
+    if (moving.empty() && next_start == kInfinity) throw std::invalid_argument("flows that wait for each other in a cycle");
     std::vector<std::vector<std::size_t>> moving_uses;
     std::vector<double> moving_weight;
     std::vector<double> moving_bound;
@@ -140,10 +172,7 @@ std::vector<double> fluid_completion_times(const TopologyGraph& graph, const Rou
       const std::size_t i = moving[k];
       const bool ends = rate[k] > 0.0 && now + left[i] / rate[k] <= next * (1.0 + kSameLevel);
       left[i] = ends ? 0.0 : left[i] - rate[k] * (next - now);
-      if (ends) {
-        done[i] = next;
-        --remaining;
-      }
+      if (ends) finish(i, next);
     }
     now = next;
   }

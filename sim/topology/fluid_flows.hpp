@@ -16,15 +16,18 @@
 
 namespace dtsim::topology {
 
-/// `bytes` from host `from` to host `to`, posted at `start` seconds.
+/// `bytes` from host `from` to host `to`, posted at `start` seconds, or later: once every flow in `after`
+/// (indices into the same set) has arrived, as a message posted when earlier ones are done.
 struct Flow {
   NodeId from = 0;
   NodeId to = 0;
   double bytes = 0.0;
   double start = 0.0;
+  std::vector<std::size_t> after;
 };
 
-/// When each flow's last byte arrives, in seconds, in the order of `flows`.
+/// When each flow's last byte arrives, in seconds, in the order of `flows`. Throws std::invalid_argument
+/// when flows wait for each other in a cycle.
 std::vector<double> fluid_completion_times(const TopologyGraph& graph, const RoutingTable& routes,
                                            std::span<const Flow> flows);
 

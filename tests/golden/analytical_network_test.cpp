@@ -31,13 +31,14 @@ std::vector<double> collective_times(const std::string& arguments) {
   return out;
 }
 
-void expect_same(const std::string& arguments, const std::string& analytical, const std::string& exact) {
+void expect_same(const std::string& arguments, const std::string& analytical, const std::string& exact,
+                 double bound = kBound) {
   SCOPED_TRACE(arguments);
   const std::vector<double> fast = collective_times(arguments + " " + analytical);
   const std::vector<double> slow = collective_times(arguments + " " + exact + " --round-by-round");
   ASSERT_EQ(fast.size(), slow.size());
   ASSERT_FALSE(fast.empty());
-  for (std::size_t i = 0; i < fast.size(); ++i) EXPECT_LE(std::abs(fast[i] - slow[i]) / slow[i], kBound) << fast[i] << " " << slow[i];
+  for (std::size_t i = 0; i < fast.size(); ++i) EXPECT_LE(std::abs(fast[i] - slow[i]) / slow[i], bound) << fast[i] << " " << slow[i];
 }
 
 TEST(AnalyticalNetwork, RingPhasesEqualMessageByMessageOnFlatTopologies) {
@@ -51,6 +52,36 @@ TEST(AnalyticalNetwork, RingPhasesEqualMessageByMessageOnFlatTopologies) {
       "--op allreduce --ranks 256 --topology torus --dimensions 16x16",
   };
   for (const std::string& c : cases) expect_same(c + " --algo ring", "--network-model analytical", "--network-model alpha_beta");
+}
+
+TEST(AnalyticalNetwork, CollectiveStepsEqualMessageByMessage) {
+  // Binomial trees, recursive halving and doubling, and direct: each rank's steps timed at once, every
+  // message posted when its sender's and its receiver's previous steps are done, as message by message.
+  const std::vector<std::string> cases{
+      "--op allreduce --algo tree --ranks 256 --topology fat_tree --arity 8 --oversubscription 2",
+      "--op allreduce --algo tree --ranks 100 --topology k_ary_fat_tree --k 8",
+      "--op allreduce --algo halving_doubling --ranks 256 --topology fat_tree --arity 8",
+      "--op allreduce --algo halving_doubling --ranks 24 --topology fat_tree --arity 8 --oversubscription 2",
+      "--op allreduce --algo halving_doubling --ranks 64 --topology k_ary_fat_tree --k 8",
+      "--op allreduce --algo direct --ranks 64 --topology mesh",
+      "--op reduce_scatter --algo direct --ranks 64 --topology fat_tree --arity 8 --oversubscription 2",
+      "--op allgather --algo direct --ranks 32 --topology k_ary_fat_tree --k 8",
+      "--op broadcast --algo tree --ranks 256 --topology mesh",
+      "--op broadcast --algo direct --ranks 64 --topology ring",
+      "--op reduce --algo tree --ranks 64 --topology ring",
+      "--op reduce --algo direct --ranks 64 --topology fat_tree --arity 8 --oversubscription 2",
+  };
+  for (const std::string& c : cases) expect_same(c, "--network-model analytical", "--network-model alpha_beta");
+}
+
+TEST(AnalyticalNetwork, CollectiveStepsStayWithinTheirMeasuredBounds) {
+  // Where the fluid model and SimGrid part (docs/how-it-works.md#the-analytical-network): recursive halving
+  // and doubling on a torus, measured -0.08% to +0.05%; a direct allreduce on an oversubscribed fat tree,
+  // whose second half starts rank by rank, +3.2% at 64 ranks.
+  expect_same("--op allreduce --algo halving_doubling --ranks 200 --topology torus --dimensions 20x10",
+              "--network-model analytical", "--network-model alpha_beta", 0.002);
+  expect_same("--op allreduce --algo direct --ranks 64 --topology fat_tree --arity 8 --oversubscription 2",
+              "--network-model analytical", "--network-model alpha_beta", 0.035);
 }
 
 std::filesystem::path hierarchical_scenario(const std::filesystem::path& folder, const std::string& fabric,
@@ -78,7 +109,7 @@ TEST(AnalyticalNetwork, RingPhasesEqualMessageByMessageOnHierarchicalFabrics) {
                                    "k_ary_fat_tree, k: 8, oversubscription: 2, nic: per_device"}) {
     const auto analytical = hierarchical_scenario(folder, fabric, "analytical");
     const auto exact = hierarchical_scenario(folder, fabric, "alpha_beta");
-    for (const std::string algorithm : {"hierarchical", "ring"}) {
+    for (const std::string algorithm : {"hierarchical", "ring", "halving_doubling", "tree"}) {
       expect_same("--op allreduce --algo " + algorithm, "--scenario " + analytical.string(), "--scenario " + exact.string());
     }
   }
@@ -86,9 +117,12 @@ TEST(AnalyticalNetwork, RingPhasesEqualMessageByMessageOnHierarchicalFabrics) {
 
 TEST(AnalyticalNetwork, ATrainingStepTakesTheSameSimulatedTime) {
   // GPT-2 XL on 8 DGX H100 over a three-tier fat tree, gradients in 25 MiB buckets overlapping the backward
-  // pass: about 60 ring phases a step, each of every rank.
+  // pass: about 60 collectives a step. Recursive halving and doubling ends rank by rank, so that message by
+  // message the next bucket's first steps overlap the last steps of the one before, which the analytical
+  // network times apart: measured -2.1%.
   const auto folder = fresh_output_folder("analytical-step");
-  for (const std::string algorithm : {"ring", "hierarchical"}) {
+  for (const auto& [algorithm, bound] : std::vector<std::pair<std::string, double>>{
+           {"ring", kBound}, {"hierarchical", kBound}, {"tree", kBound}, {"halving_doubling", 0.025}}) {
     SCOPED_TRACE(algorithm);
     std::vector<double> simulated;
     for (const std::string model : {"analytical", "alpha_beta"}) {
@@ -112,7 +146,7 @@ training:
       ASSERT_EQ(run.exit_status, 0) << run.err;
       simulated.push_back(nlohmann::json::parse(read_file(out / "summary.json"))["result"]["simulated_s"].get<double>());
     }
-    EXPECT_LE(std::abs(simulated[0] - simulated[1]) / simulated[1], kBound) << simulated[0] << " " << simulated[1];
+    EXPECT_LE(std::abs(simulated[0] - simulated[1]) / simulated[1], bound) << simulated[0] << " " << simulated[1];
   }
 }
 
@@ -178,14 +212,12 @@ TEST(AnalyticalNetwork, WorkersThatDifferAreEachSimulated) {
 }
 
 TEST(AnalyticalNetwork, RefusesWhatItWouldNotTime) {
-  const CommandResult tree = run_dtsim("collective --algo tree --network-model analytical --ranks 8");
+  const CommandResult tree = run_dtsim("collective --algo double_binary_tree --network-model analytical --ranks 8");
   EXPECT_EQ(tree.exit_status, 2);
-  EXPECT_NE(tree.err.find("--algo: the analytical network times ring phases, and 'tree' sends its messages one by one"),
+  EXPECT_NE(tree.err.find("--algo: the analytical network times ring phases and steps of the whole group, and "
+                          "'double_binary_tree' sends its messages one by one"),
             std::string::npos)
       << tree.err;
-  const CommandResult broadcast = run_dtsim("collective --op broadcast --network-model analytical --ranks 8");
-  EXPECT_EQ(broadcast.exit_status, 2);
-  EXPECT_NE(broadcast.err.find("no broadcast algorithm runs here"), std::string::npos) << broadcast.err;
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ std::vector<Case> cases_on(const std::string& component, const std::vector<NodeI
   std::vector<Case> out;
   const auto shift = [&](int d, double bytes) {
     Case c{fmt::format("{}: shift +{}, {} MiB each", component, d, bytes / 1048576.0), {}};
-    for (int i = 0; i < h; ++i) c.flows.push_back({at(i), at(i + d), bytes, 0.0});
+    for (int i = 0; i < h; ++i) c.flows.push_back({at(i), at(i + d), bytes, 0.0, {}});
     return c;
   };
   out.push_back(shift(1, 8.0 * 1048576));
@@ -133,14 +133,14 @@ std::vector<Case> cases_on(const std::string& component, const std::vector<NodeI
     std::shuffle(order.begin(), order.end(), rng);
     for (int i = 0; i < h; ++i) {
       const int to = order[static_cast<std::size_t>(i)];
-      if (to != i) c.flows.push_back({at(i), at(to), size_between(65536.0, 16.0 * 1048576), 0.0});
+      if (to != i) c.flows.push_back({at(i), at(to), size_between(65536.0, 16.0 * 1048576), 0.0, {}});
     }
     out.push_back(std::move(c));
   }
   {
     Case c{fmt::format("{}: incast of {} onto one host, 4 MiB each, and one flow out", component, h - 1), {}};
-    for (int i = 1; i < h; ++i) c.flows.push_back({at(i), at(0), 4.0 * 1048576, 0.0});
-    c.flows.push_back({at(0), at(1), 4.0 * 1048576, 0.0});
+    for (int i = 1; i < h; ++i) c.flows.push_back({at(i), at(0), 4.0 * 1048576, 0.0, {}});
+    c.flows.push_back({at(0), at(1), 4.0 * 1048576, 0.0, {}});
     out.push_back(std::move(c));
   }
   {
@@ -148,7 +148,7 @@ std::vector<Case> cases_on(const std::string& component, const std::vector<NodeI
     Case c{fmt::format("{}: all-to-all of {} hosts, 256 KiB to 4 MiB", component, k), {}};
     for (int a = 0; a < k; ++a) {
       for (int b = 0; b < k; ++b) {
-        if (a != b) c.flows.push_back({at(a * (h / k)), at(b * (h / k)), size_between(262144.0, 4.0 * 1048576), 0.0});
+        if (a != b) c.flows.push_back({at(a * (h / k)), at(b * (h / k)), size_between(262144.0, 4.0 * 1048576), 0.0, {}});
       }
     }
     out.push_back(std::move(c));
@@ -156,8 +156,8 @@ std::vector<Case> cases_on(const std::string& component, const std::vector<NodeI
   {
     Case c{fmt::format("{}: shift +1 and +3 starting 20 us apart, mixed sizes", component), {}};
     for (int i = 0; i < h; ++i) {
-      c.flows.push_back({at(i), at(i + 1), size_between(1048576.0, 8.0 * 1048576), 20e-6 * i});
-      c.flows.push_back({at(i), at(i + 3), size_between(1048576.0, 8.0 * 1048576), 20e-6 * (h - i)});
+      c.flows.push_back({at(i), at(i + 1), size_between(1048576.0, 8.0 * 1048576), 20e-6 * i, {}});
+      c.flows.push_back({at(i), at(i + 3), size_between(1048576.0, 8.0 * 1048576), 20e-6 * (h - i), {}});
     }
     out.push_back(std::move(c));
   }

@@ -48,12 +48,12 @@ TEST(FluidCompletion, TwoFlowsOnOneLinkShareItUntilTheSmallerEnds) {
   const RoutingTable routes(graph);
   // After the 1 s latency both move at 50 B/s: the 100 B flow ends at 1 + 2 = 3 s, having left the other
   // 300 - 100 = 200 B, which then go at 100 B/s: 5 s.
-  const std::vector<Flow> flows{{a, b, 100.0, 0.0}, {a, b, 300.0, 0.0}};
+  const std::vector<Flow> flows{{a, b, 100.0, 0.0, {}}, {a, b, 300.0, 0.0, {}}};
   const auto done = fluid_completion_times(graph, routes, flows);
   EXPECT_DOUBLE_EQ(done[0], 3.0);
   EXPECT_DOUBLE_EQ(done[1], 5.0);
   // Opposite directions of a full-duplex link do not share.
-  const std::vector<Flow> both_ways{{a, b, 100.0, 0.0}, {b, a, 100.0, 0.5}};
+  const std::vector<Flow> both_ways{{a, b, 100.0, 0.0, {}}, {b, a, 100.0, 0.5, {}}};
   const auto apart = fluid_completion_times(graph, routes, both_ways);
   EXPECT_DOUBLE_EQ(apart[0], 2.0);
   EXPECT_DOUBLE_EQ(apart[1], 2.5);
