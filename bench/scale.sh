@@ -3,12 +3,14 @@
 #  - one timing-only GPT-2 XL iteration on dgx_h100 nodes (8 GPUs each, a NIC per GPU) joined by a three-tier
 #    k-ary fat tree (the smallest even k whose k^3/4 ports hold the NICs), with the hierarchical and the
 #    ring allreduce, at 1,024 / 4,096 / 16,384 / 65,536 GPUs;
-#  - a 64 MiB ring and direct allreduce on a two-level fat tree (arity 16) at 256 / 1,024 / 4,096 ranks;
+#  - a 64 MiB ring, direct and halving-doubling allreduce on a two-level fat tree (arity 16) at 256 / 1,024 /
+#    4,096 ranks;
 # and the growth exponent of wall time between consecutive sizes (log(t2/t1) / log(n2/n1)). A case that
-# runs past LIMIT seconds (default 120) is reported as such, and its larger sizes are skipped.
-# Each step runs with `network_model: alpha_beta` (every message through SimGrid) and `analytical` (ring phases
-# timed at once per group); the ring allreduce on the fat tree too. MODELS (default "analytical alpha_beta")
-# picks which.
+# runs past LIMIT seconds (default 120) is reported as such, one dtsim refuses with its error; either way its
+# larger sizes are skipped.
+# Each step runs with `network_model: analytical` (collectives timed at once per group; the workers, all
+# alike, simulated as one) and `alpha_beta` (every message through SimGrid); the collectives on the fat tree
+# too. MODELS (default "analytical alpha_beta") picks which for the steps.
 #   usage: bench/scale.sh [path/to/dtsim] [LIMIT] [largest GPU count]
 set -eu
 dtsim=${1:-build/release/dtsim}
@@ -20,11 +22,17 @@ trap 'rm -rf "$out"' EXIT
 # median of three "seconds kib" lines on stdin
 median() { sort -n | sed -n 2p; }
 
-# runs "$@" three times under the limit; prints "seconds kib", or "timeout"
+# runs "$@" three times under the limit; prints "seconds kib", "timeout", or "refused" (dtsim's exit status 2:
+# the case is not simulated at all, its error in $out/err)
 measure() {
   : > "$out/samples"
   for i in 1 2 3; do
-    if ! timeout "$limit" /usr/bin/time -f "%e %M" -o "$out/usage" "$@" > /dev/null 2> "$out/err"; then
+    status=0
+    timeout "$limit" /usr/bin/time -f "%e %M" -o "$out/usage" "$@" > /dev/null 2> "$out/err" || status=$?
+    if [ "$status" = 2 ]; then
+      echo refused
+      return
+    elif [ "$status" != 0 ]; then
       echo timeout
       return
     fi
@@ -42,6 +50,10 @@ radix_for() {  # the smallest even k with k^3/4 >= $1
 report() {  # case, size, "seconds kib" or timeout, previous size, previous seconds
   if [ "$3" = timeout ]; then
     printf '%-52s %7s  > %s s\n' "$1" "$2" "$limit"
+    return
+  fi
+  if [ "$3" = refused ]; then
+    printf '%-52s %7s  refused: %s\n' "$1" "$2" "$(grep -m1 error "$out/err" | sed 's/.*error: //')"
     return
   fi
   # case, size, seconds, kib, previous size, previous seconds
@@ -81,13 +93,13 @@ training:
 YAML
     result=$(measure "$dtsim" run "$out/step.yaml" -q -o "$out/run")
     report "gpt2-xl step, $algorithm, k=$k, $model" "$gpus" "$result" "$previous" "$previous_s"
-    [ "$result" = timeout ] && break
+    case $result in timeout|refused) break ;; esac
     previous=$gpus ; previous_s=${result% *}
   done
 done
 done
 
-for case in "ring analytical" "ring alpha_beta" "direct alpha_beta"; do
+for case in "ring analytical" "ring alpha_beta" "direct analytical" "direct alpha_beta" "halving_doubling analytical"; do
   set -- $case
   algorithm=$1 ; model=$2
   previous=- ; previous_s=-
@@ -95,7 +107,7 @@ for case in "ring analytical" "ring alpha_beta" "direct alpha_beta"; do
     result=$(measure "$dtsim" collective --topology fat_tree --arity 16 --ranks "$ranks" --algo "$algorithm" \
                --sizes 64MiB:64MiB --bandwidth 400Gbps --latency 2us --network-model "$model")
     report "64 MiB $algorithm allreduce, fat_tree, $model" "$ranks" "$result" "$previous" "$previous_s"
-    [ "$result" = timeout ] && break
+    case $result in timeout|refused) break ;; esac
     previous=$ranks ; previous_s=${result% *}
   done
 done

@@ -402,7 +402,7 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
   for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
 }
 
-/// `network_model: analytical` times the ring phases of timing-only data-parallel collectives; everything it
+/// `network_model: analytical` times the timing-only data-parallel collectives; everything it
 /// would leave to SimGrid message by message, or could not see, is refused rather than timed otherwise.
 void check_analytical_network(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
   if (s.topology.network_model != scenario::NetworkModel::Analytical) return;

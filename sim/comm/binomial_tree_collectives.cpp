@@ -37,7 +37,19 @@ void broadcast_steps(int rank, int p, std::size_t elements, std::vector<Step>& s
   }
 }
 
+/// Runs this rank's steps of `parts` (the reduce's, the broadcast's, or both in turn) as one collective.
+template <class... Parts>
+void run_as_steps(Transport& transport, const Block& data, Parts... parts) {
+  std::vector<Step> steps;
+  (parts(transport.rank(), transport.size(), data.size(), steps), ...);
+  transport.run_steps(steps);
+}
+
 void binomial_reduce(Transport& transport, const Block& data) {
+  if (as_steps(transport, data)) {
+    run_as_steps(transport, data, reduce_steps);
+    return;
+  }
   const int p = transport.size();
   const int rank = transport.rank();
   const int up = parent_distance(rank, p);
@@ -48,6 +60,10 @@ void binomial_reduce(Transport& transport, const Block& data) {
 }
 
 void binomial_broadcast(Transport& transport, const Block& data) {
+  if (as_steps(transport, data)) {
+    run_as_steps(transport, data, broadcast_steps);
+    return;
+  }
   const int p = transport.size();
   const int rank = transport.rank();
   const int up = parent_distance(rank, p);
@@ -70,11 +86,9 @@ int binomial_rounds(int ranks) {
 }
 
 void BinomialTreeAllreduce::run(Transport& transport, Block data) const {
+  // One collective of both halves: a rank's broadcast starts when its own part of the reduce is done.
   if (as_steps(transport, data)) {
-    std::vector<Step> steps;
-    reduce_steps(transport.rank(), transport.size(), data.size(), steps);
-    broadcast_steps(transport.rank(), transport.size(), data.size(), steps);
-    transport.run_steps(steps);
+    run_as_steps(transport, data, reduce_steps, broadcast_steps);
     return;
   }
   binomial_reduce(transport, data);
@@ -85,29 +99,13 @@ core::Seconds BinomialTreeAllreduce::predicted_time(int ranks, core::Bytes size,
   return tree_time(ranks, size, cost) * 2.0;
 }
 
-void BinomialTreeReduce::run(Transport& transport, Block data) const {
-  if (as_steps(transport, data)) {
-    std::vector<Step> steps;
-    reduce_steps(transport.rank(), transport.size(), data.size(), steps);
-    transport.run_steps(steps);
-    return;
-  }
-  binomial_reduce(transport, data);
-}
+void BinomialTreeReduce::run(Transport& transport, Block data) const { binomial_reduce(transport, data); }
 
 core::Seconds BinomialTreeReduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return tree_time(ranks, size, cost);
 }
 
-void BinomialTreeBroadcast::run(Transport& transport, Block data) const {
-  if (as_steps(transport, data)) {
-    std::vector<Step> steps;
-    broadcast_steps(transport.rank(), transport.size(), data.size(), steps);
-    transport.run_steps(steps);
-    return;
-  }
-  binomial_broadcast(transport, data);
-}
+void BinomialTreeBroadcast::run(Transport& transport, Block data) const { binomial_broadcast(transport, data); }
 
 core::Seconds BinomialTreeBroadcast::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return tree_time(ranks, size, cost);

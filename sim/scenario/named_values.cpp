@@ -7,8 +7,8 @@ const std::vector<NamedValue<NetworkModel>>& network_models() {
       {NetworkModel::AlphaBeta, "alpha_beta", "textbook: latency + size / bandwidth, fair sharing"},
       {NetworkModel::Tcp, "tcp", "SimGrid's calibrated TCP model"},
       {NetworkModel::Analytical, "analytical",
-       "alpha_beta, with each ring phase of a timing-only collective timed at once for the whole group by max-min "
-       "sharing of its links (fast at scale)"},
+       "alpha_beta, with each timing-only collective timed at once for the whole group by max-min sharing of its "
+       "links, and workers that behave alike simulated as one (fast at scale)"},
   };
   return table;
 }

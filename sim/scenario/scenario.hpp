@@ -125,7 +125,7 @@ struct ClusterSpec {
 enum class NetworkModel {
   AlphaBeta,  ///< textbook: time = latency + size / bandwidth, fair sharing, no TCP effects
   Tcp,        ///< SimGrid's calibrated TCP model (latency x13.01, bandwidth x0.97, window bound)
-  /// alpha_beta, with the timing-only ring phases of collectives timed for the whole group at once by the
+  /// alpha_beta, with timing-only collectives (ring phases, steps) timed for the whole group at once by the
   /// fluid max-min model (topology/fluid_flows) instead of message by message
   Analytical,
 };
