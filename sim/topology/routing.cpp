@@ -23,8 +23,13 @@ std::uint64_t mix(std::uint64_t from, std::uint64_t to, std::uint64_t hop) {
 
 }  // namespace
 
+RoutingTable::RoutingTable(const TopologyGraph& topology, Search search) : RoutingTable(topology) {
+  search_ = search;
+}
+
 RoutingTable::RoutingTable(const TopologyGraph& topology)
-    : graph_(&topology), down_(topology.link_count(), false), hops_(topology.node_count(), kUnreached) {
+    : graph_(&topology), down_(topology.link_count(), false), hops_(topology.node_count(), kUnreached),
+      from_source_(topology.node_count(), kUnreached), on_path_(topology.node_count(), false) {
   const std::vector<NodeId> hosts = topology.hosts();
   if (hosts.empty()) return;
   if (const auto lost = unreachable_from(hosts.front())) {
@@ -76,6 +81,11 @@ bool RoutingTable::search_from(NodeId destination, NodeId source) const {
 void RoutingTable::clear_search() const {
   for (const NodeId node : reached_) hops_[node] = kUnreached;
   reached_.clear();
+  for (const NodeId node : reached_from_source_) {
+    from_source_[node] = kUnreached;
+    on_path_[node] = false;
+  }
+  reached_from_source_.clear();
 }
 
 void RoutingTable::set_down(std::size_t link, bool down) {
@@ -91,6 +101,67 @@ std::optional<std::pair<NodeId, NodeId>> RoutingTable::partition() const {
   return std::nullopt;
 }
 
+int RoutingTable::meet(NodeId source, NodeId destination) const {
+  const Graph& graph = graph_->graph();
+  std::vector<NodeId> to_level{destination};
+  std::vector<NodeId> from_level{source};
+  hops_[destination] = 0;
+  reached_.push_back(destination);
+  from_source_[source] = 0;
+  reached_from_source_.push_back(source);
+  int to_radius = 0;
+  int from_radius = 0;
+  int distance = std::numeric_limits<int>::max();
+  const auto consider = [&](NodeId node) {
+    if (hops_[node] != kUnreached && from_source_[node] != kUnreached) {
+      distance = std::min(distance, hops_[node] + from_source_[node]);
+    }
+  };
+  consider(source);
+  std::vector<NodeId> next_level;
+  // Both searches hold complete levels; once they share a node, the shortest path is the least sum over
+  // the shared nodes (one node of every shortest path is within both radii).
+  while (distance == std::numeric_limits<int>::max()) {
+    const bool grow_destination = to_level.size() <= from_level.size();
+    std::vector<NodeId>& level = grow_destination ? to_level : from_level;
+    std::vector<int>& hops = grow_destination ? hops_ : from_source_;
+    std::vector<NodeId>& reached = grow_destination ? reached_ : reached_from_source_;
+    if (level.empty()) return kUnreached;
+    next_level.clear();
+    for (const NodeId node : level) {
+      for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
+        const NodeId next = boost::target(edge, graph);
+        if (hops[next] != kUnreached || !usable(graph[edge].link, next)) continue;
+        hops[next] = hops[node] + 1;
+        reached.push_back(next);
+        next_level.push_back(next);
+      }
+    }
+    level.swap(next_level);
+    ++(grow_destination ? to_radius : from_radius);
+    for (const NodeId node : level) consider(node);
+  }
+  // Nodes of the source's search on a shortest path, from its outer level in: those the destination's
+  // search reached at the remaining distance, and those one hop before a node on the path.
+  std::vector<std::vector<NodeId>> by_hops(static_cast<std::size_t>(from_radius) + 1);
+  for (const NodeId node : reached_from_source_) by_hops[static_cast<std::size_t>(from_source_[node])].push_back(node);
+  for (int k = from_radius; k >= 0; --k) {
+    for (const NodeId node : by_hops[static_cast<std::size_t>(k)]) {
+      bool on = hops_[node] != kUnreached && hops_[node] == distance - k;
+      for (auto edge = boost::out_edges(node, graph).first; !on && edge != boost::out_edges(node, graph).second; ++edge) {
+        on = on_shortest_path(boost::target(*edge, graph), k + 1, distance) && usable(graph[*edge].link, node);
+      }
+      on_path_[node] = on;
+    }
+  }
+  return distance;
+}
+
+bool RoutingTable::on_shortest_path(NodeId node, int hops, int distance) const {
+  if (hops_[node] != kUnreached) return hops_[node] == distance - hops;
+  return from_source_[node] == hops && on_path_[node];
+}
+
 const Route& RoutingTable::route(NodeId from, NodeId to) const {
   if (const auto it = routes_.find({from, to}); it != routes_.end()) return it->second;
   if (from == to || from >= graph_->node_count() || to >= graph_->node_count()) {
@@ -99,21 +170,29 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
   // Without one-way links a route is computed from the lower id to the higher, and the other direction is
   // its reverse; with them, each direction is its own search.
   const bool directed = graph_->has_one_way_links();
+  const bool whole = directed || search_ == Search::from_destination;
   const NodeId start = directed ? from : std::min(from, to);
   const NodeId end = directed ? to : std::max(from, to);
   const Graph& graph = graph_->graph();
-  if (!search_from(end, start)) {
+  // Undirected graphs meet in the middle; one-way links search the whole way back from the destination.
+  const int distance = whole ? (search_from(end, start) ? hops_[start] : kUnreached) : meet(start, end);
+  if (distance == kUnreached) {
     clear_search();
     throw std::out_of_range(fmt::format("no route between nodes {} and {}", from, to));
   }
   Route route;
   std::vector<std::size_t> candidates;
-  for (NodeId at = start; at != end;) {
-    // Every neighbour one hop closer starts a shortest path; out-edges come in insertion order.
+  int walked = 0;
+  for (NodeId at = start; at != end; ++walked) {
+    // Every neighbour one hop closer to the destination starts a shortest path; out-edges come in insertion
+    // order. (A node's hop count to the destination is known near it; nearer the source, a neighbour one
+    // hop further from the source on a shortest path is one hop closer.)
     candidates.clear();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(at, graph))) {
       const std::size_t link = graph[edge].link;
-      if (hops_[boost::target(edge, graph)] == hops_[at] - 1 && usable(link, at)) candidates.push_back(link);
+      const NodeId next = boost::target(edge, graph);
+      const bool closer = whole ? hops_[next] == hops_[at] - 1 : on_shortest_path(next, walked + 1, distance);
+      if (closer && usable(link, at)) candidates.push_back(link);
     }
     const std::size_t link = candidates[mix(start, end, route.size()) % candidates.size()];
     const LinkEnds& ends = graph_->link_ends(link);

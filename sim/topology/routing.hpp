@@ -33,6 +33,11 @@ class RoutingTable {
   /// Keeps a reference to `graph`, which must outlive the table. Throws std::runtime_error naming two
   /// hosts that cannot reach each other.
   explicit RoutingTable(const TopologyGraph& graph);
+  /// How a route's hop counts are found on a graph without one-way links: searches from both ends that meet
+  /// in the middle (the default), or one search back from the destination (what one-way links need; tests
+  /// compare the two). Both give the same routes.
+  enum class Search { both_ends, from_destination };
+  RoutingTable(const TopologyGraph& graph, Search search);
 
   [[nodiscard]] const Route& route(NodeId from, NodeId to) const;
 
@@ -50,16 +55,28 @@ class RoutingTable {
   bool search_from(NodeId destination, NodeId source) const;
   /// Whether every host reaches `start` and `start` reaches every host.
   [[nodiscard]] std::optional<NodeId> unreachable_from(NodeId start) const;
-  /// Sets the nodes search_from() reached back to unreached.
+  /// Sets the nodes search_from() and meet() reached back to unreached.
   void clear_search() const;
+  /// On a graph without one-way links: grows breadth-first searches from `destination` (into hops_) and
+  /// from `source` (into from_source_) a level at a time, the smaller frontier first, until they meet, and
+  /// marks on_path_ the nodes of the source's search that lie on a shortest path. Returns the distance, or
+  /// -1 when there is no route. A route across a large fabric then costs the two small balls around its
+  /// ends, not every node nearer the destination than the source.
+  int meet(NodeId source, NodeId destination) const;
+  /// After meet(): whether `node`, `hops` from the source, lies on a shortest path of `distance` hops.
+  [[nodiscard]] bool on_shortest_path(NodeId node, int hops, int distance) const;
 
   /// Whether a route may cross `link` from `at`: the graph allows it, and the link is not down.
   [[nodiscard]] bool usable(std::size_t link, NodeId at) const { return !down_[link] && graph_->can_leave(link, at); }
 
   const TopologyGraph* graph_;
+  Search search_ = Search::both_ends;
   std::vector<bool> down_;
   mutable std::vector<int> hops_;        ///< hops to the current search's destination, or -1
   mutable std::vector<NodeId> reached_;  ///< nodes with hops_ set, to clear after the search
+  mutable std::vector<int> from_source_;  ///< meet(): hops from the source, or -1
+  mutable std::vector<bool> on_path_;     ///< meet(): nodes of the source's search on a shortest path
+  mutable std::vector<NodeId> reached_from_source_;
   mutable std::map<std::pair<NodeId, NodeId>, Route> routes_;
 };
 

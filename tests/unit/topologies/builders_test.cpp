@@ -5,6 +5,7 @@
 #include "topologies/custom.hpp"
 #include "topologies/fat_tree.hpp"
 #include "topologies/hierarchical.hpp"
+#include "topologies/k_ary_fat_tree.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/parameter_server.hpp"
 #include "topologies/random_regular.hpp"
@@ -351,6 +352,41 @@ TEST(GraphStatistics, RingHasTwoLinksAcrossItsMiddle) {
 
 TEST(GraphStatistics, TreeBisectionIsTheRootLink) {
   EXPECT_DOUBLE_EQ(topology::compute_statistics(build_tree(4, 2, kLink)).bisection_bandwidth.value(), 1.25e9);
+}
+
+}  // namespace
+}  // namespace dtsim::topologies
+
+namespace dtsim::topologies {
+namespace {
+
+// Routes found by searches from both ends that meet in the middle equal those of one search back from the
+// destination, link for link, among shortest paths that tie (ECMP on fat trees and tori, irregular graphs).
+TEST(Routing, SearchesFromBothEndsGiveTheSameRoutesAsOneFromTheDestination) {
+  const LinkSpec link{core::BytesPerSecond(1e9), core::Seconds(1e-6)};
+  const std::vector<topology::TopologyGraph> graphs{
+      build_random_regular(64, 3, 11, link), build_random_regular(48, 5, 3, link), build_torus({6, 5}, link),
+      build_fat_tree(64, 8, 2.0, link), build_k_ary_fat_tree(128, 8, 2.0, link), build_ring(9, link)};
+  for (const topology::TopologyGraph& graph : graphs) {
+    const topology::RoutingTable both(graph);
+    const topology::RoutingTable one(graph, topology::RoutingTable::Search::from_destination);
+    const std::vector<topology::NodeId> hosts = graph.hosts();
+    std::size_t compared = 0;
+    for (std::size_t a = 0; a < hosts.size(); ++a) {
+      for (std::size_t b = 0; b < hosts.size(); b += 1 + a % 3) {
+        if (a == b) continue;
+        const topology::Route& fast = both.route(hosts[a], hosts[b]);
+        const topology::Route& whole = one.route(hosts[a], hosts[b]);
+        ASSERT_EQ(fast.size(), whole.size()) << a << " " << b;
+        for (std::size_t hop = 0; hop < fast.size(); ++hop) {
+          EXPECT_EQ(fast[hop].link, whole[hop].link) << a << " " << b << " hop " << hop;
+          EXPECT_EQ(fast[hop].forward, whole[hop].forward);
+        }
+        ++compared;
+      }
+    }
+    EXPECT_GT(compared, hosts.size());
+  }
 }
 
 }  // namespace
