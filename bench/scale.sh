@@ -3,6 +3,7 @@
 #  - one timing-only GPT-2 XL iteration on dgx_h100 nodes (8 GPUs each, a NIC per GPU) joined by a three-tier
 #    k-ary fat tree (the smallest even k whose k^3/4 ports hold the NICs), with the hierarchical and the
 #    ring allreduce, at 1,024 / 4,096 / 16,384 / 65,536 GPUs;
+#  - one timing-only GPT-3 175B iteration, tensor 8 x pipeline 8 x data (GPUs / 64), on the same fabrics;
 #  - a 64 MiB ring, direct and halving-doubling allreduce on a two-level fat tree (arity 16) at 256 / 1,024 /
 #    4,096 ranks;
 # and the growth exponent of wall time between consecutive sizes (log(t2/t1) / log(n2/n1)). A case that
@@ -97,6 +98,42 @@ YAML
     previous=$gpus ; previous_s=${result% *}
   done
 done
+done
+
+# Tensor 8 x pipeline 8 x data: GPT-3 175B on dgx_h100 nodes (a node a tensor group), 1F1B over 8
+# micro-batches; every rank simulated (workers simulated as one cover data parallelism only).
+for model in $models; do
+  previous=- ; previous_s=-
+  for gpus in 1024 4096 16384 65536; do
+    [ "$gpus" -gt "$largest" ] && break
+    k=$(radix_for "$gpus")
+    cat > "$out/model-parallel.yaml" <<YAML
+name: scale-model-parallel
+cluster:
+  workers: $gpus
+  device: {name: h100, precision: mixed, efficiency: 0.5}
+  nodes:
+    - {type: dgx_h100, count: $((gpus / 8))}
+topology:
+  kind: hierarchical
+  fabric: k_ary_fat_tree
+  k: $k
+  nic: per_device
+  network_model: $model
+  link: {bandwidth: "400Gbps", latency: "2us"}
+model: {kind: "profile:gpt3_175b"}
+training:
+  parallelism: {tensor: 8, pipeline: 8, microbatches: 8, schedule: 1f1b}
+  recomputation: full
+  batch: {per_worker: 8}
+  optimizer: {kind: adam, learning_rate: 0.00006}
+  stop: {iterations: 1}
+YAML
+    result=$(measure "$dtsim" run "$out/model-parallel.yaml" -q -o "$out/run")
+    report "gpt3-175b step, t8 x p8 x d$((gpus / 64)), k=$k, $model" "$gpus" "$result" "$previous" "$previous_s"
+    case $result in timeout|refused) break ;; esac
+    previous=$gpus ; previous_s=${result% *}
+  done
 done
 
 for case in "ring analytical" "ring alpha_beta" "direct analytical" "direct alpha_beta" "halving_doubling analytical"; do

@@ -402,7 +402,7 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
   for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
 }
 
-/// `network_model: analytical` times the timing-only data-parallel collectives; everything it
+/// `network_model: analytical` times the timing-only collectives and a pipeline's messages; everything it
 /// would leave to SimGrid message by message, or could not see, is refused rather than timed otherwise.
 void check_analytical_network(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
   if (s.topology.network_model != scenario::NetworkModel::Analytical) return;
@@ -418,10 +418,6 @@ void check_analytical_network(const scenario::Scenario& s, const Registries& reg
            use_alpha_beta);
   } else if (s.training.architecture != scenario::Architecture::Allreduce) {
     refuse("times allreduce collectives, and a parameter server's pushes and pulls are messages", use_alpha_beta);
-  } else if (s.training.parallelism.tensor > 1 || s.training.parallelism.pipeline > 1) {
-    refuse("times data-parallel groups only (tensor and pipeline degree 1), not a pipeline's activations or tensor "
-           "groups yet",
-           use_alpha_beta);
   } else if (registries.collectives.allreduce.contains(algorithm) &&
              !registries.collectives.allreduce.find(algorithm).factory.timed_at_once) {
     refuse(fmt::format("times ring phases and steps of the whole group, and '{}' sends its messages one by one",

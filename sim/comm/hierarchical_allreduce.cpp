@@ -15,6 +15,7 @@ namespace dtsim::comm {
 std::shared_ptr<const HierarchicalAllreduce::Layout> HierarchicalAllreduce::layout(std::span<const int> machines,
                                                                                   int ranks) const {
   const auto key = std::pair{machines.data(), ranks};
+  const std::lock_guard lock(layouts_mutex_);
   if (const auto found = layouts_.find(key);
       found != layouts_.end() && std::equal(machines.begin(), machines.end(), found->second.machines.begin(),
                                             found->second.machines.end())) {

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -43,8 +44,10 @@ class HierarchicalAllreduce final : public CollectiveAlgorithm {
     std::vector<int> machines;  ///< what it was computed from: storage may be reused for another placement
     std::shared_ptr<const Layout> layout;
   };
-  // Actors run one at a time in SimGrid, so the cache needs no lock. Keyed by the placement's storage
-  // (usually the graph's, shared by every rank), checked against its content.
+  // Keyed by the placement's storage (usually the graph's, shared by every rank), checked against its
+  // content. SimGrid runs actors one at a time, but run() is const and may be called from threads (the
+  // thread transport of the tests does), so the cache is locked; each transport asks once.
+  mutable std::mutex layouts_mutex_;
   mutable std::map<std::pair<const int*, int>, CachedLayout> layouts_;
 };
 

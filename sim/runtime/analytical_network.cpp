@@ -146,6 +146,105 @@ double AnalyticalNetwork::phase_for_all(int ranks, std::span<const int> host_of_
   return rounds * round;
 }
 
+std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::post_send(const std::string& channel, int from, int to,
+                                                                         comm::Buffer data, topology::LinkTraffic* traffic,
+                                                                         std::string joint, int joint_size) {
+  Channel& queue = channels_[channel];
+  std::shared_ptr<Message> message;
+  if (queue.receives.empty()) {
+    message = std::make_shared<Message>();
+    queue.sends.push_back(message);
+  } else {
+    message = std::move(queue.receives.front());
+    queue.receives.pop_front();
+  }
+  message->from = from;
+  message->to = to;
+  message->bytes = comm::wire_bytes(data);
+  message->data = std::move(data);
+  message->joint = std::move(joint);
+  message->joint_size = joint_size;
+  message->sent_at = simgrid::s4u::Engine::get_clock();
+  if (traffic != nullptr) traffic->add(from, to, message->bytes);
+  if (message->received_at >= 0.0) ready(message);
+  if (queue.sends.empty() && queue.receives.empty()) channels_.erase(channel);
+  return message;
+}
+
+std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::post_recv(const std::string& channel) {
+  Channel& queue = channels_[channel];
+  std::shared_ptr<Message> message;
+  if (queue.sends.empty()) {
+    message = std::make_shared<Message>();
+    queue.receives.push_back(message);
+  } else {
+    message = std::move(queue.sends.front());
+    queue.sends.pop_front();
+  }
+  message->received_at = simgrid::s4u::Engine::get_clock();
+  if (message->sent_at >= 0.0) ready(message);
+  if (queue.sends.empty() && queue.receives.empty()) channels_.erase(channel);
+  return message;
+}
+
+void AnalyticalNetwork::ready(const std::shared_ptr<Message>& message) {
+  if (message->joint.empty() || message->joint_size <= 1) {
+    start_moving({message});
+    return;
+  }
+  std::vector<std::shared_ptr<Message>>& joint = joints_[message->joint];
+  joint.push_back(message);
+  if (std::cmp_less(joint.size(), message->joint_size)) return;
+  const std::vector<std::shared_ptr<Message>> together = std::move(joint);
+  joints_.erase(message->joint);
+  start_moving(together);
+}
+
+void AnalyticalNetwork::start_moving(const std::vector<std::shared_ptr<Message>>& messages) {
+  const double now = simgrid::s4u::Engine::get_clock();
+  std::vector<std::tuple<topology::NodeId, topology::NodeId, double>> key;
+  key.reserve(messages.size());
+  for (const auto& message : messages) {
+    key.emplace_back(hosts_.at(static_cast<std::size_t>(message->from)), hosts_.at(static_cast<std::size_t>(message->to)),
+                     message->bytes);
+  }
+  auto cached = joint_times_.find(key);
+  if (cached == joint_times_.end()) {
+    // A message from a host to itself crosses no link.
+    std::vector<topology::Flow> flows;
+    std::vector<std::size_t> moving;
+    for (std::size_t i = 0; i < key.size(); ++i) {
+      const auto& [from, to, bytes] = key[i];
+      if (from == to) continue;
+      flows.push_back(topology::Flow{from, to, bytes, 0.0, {}});
+      moving.push_back(i);
+    }
+    const std::vector<double> done = topology::fluid_completion_times(*graph_, *routes_, flows);
+    std::vector<double> times(key.size(), 0.0);
+    for (std::size_t f = 0; f < moving.size(); ++f) times[moving[f]] = done[f];
+    cached = joint_times_.emplace(std::move(key), std::move(times)).first;
+  }
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    Message& message = *messages[i];
+    message.moved = Phase{now, now + cached->second[i]};
+    for (const simgrid::s4u::ActorPtr& actor : message.waiting) actor->resume();
+    message.waiting.clear();
+  }
+}
+
+AnalyticalNetwork::Phase AnalyticalNetwork::wait(Message& message) {
+  if (message.moved.end < 0.0) {
+    message.waiting.push_back(simgrid::s4u::Actor::self());
+    while (message.moved.end < 0.0) simgrid::s4u::this_actor::suspend();
+  }
+  simgrid::s4u::this_actor::sleep_until(message.moved.end);
+  return message.moved;
+}
+
+const std::string& AnalyticalNetwork::host_name(int host) const {
+  return graph_->node(hosts_.at(static_cast<std::size_t>(host))).name;
+}
+
 AnalyticalNetwork::Phase AnalyticalNetwork::enter_steps(const std::string& group, int ranks, std::uint64_t index,
                                                         int rank, int host, std::span<const comm::Step> steps,
                                                         double bytes_per_element, topology::LinkTraffic* traffic) {

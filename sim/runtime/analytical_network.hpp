@@ -6,9 +6,13 @@
 // (topology::fluid_completion_times), and the phase takes `rounds` such rounds. No message of the phase
 // goes through SimGrid, so a phase costs each rank one wait instead of a message per round.
 //
-// What this leaves out: the phase's flows do not contend with other traffic (SimGrid's messages, background
-// traffic), and the ranks start each phase together where, message by message, a rank starts its rounds when
-// its neighbours are ready.
+// Point-to-point messages (a pipeline's activations and their gradients) are timed by it too: each moves
+// as a flow alone on its route from the moment both its sender and its receiver have posted it, as on a
+// SimGrid mailbox, and no message of it goes through SimGrid either.
+//
+// What this leaves out: a phase's or a message's flows do not contend with other phases, other messages or
+// other traffic (background traffic), and the ranks start each phase together where, message by message, a
+// rank starts its rounds when its neighbours are ready.
 
 #include "sim/comm/transport.hpp"
 #include "sim/topology/fluid_flows.hpp"
@@ -19,6 +23,7 @@
 #include <simgrid/s4u/Actor.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <span>
@@ -72,6 +77,35 @@ class AnalyticalNetwork {
   /// Counts the bytes of such a phase, every rank's, for the links; flush() adds them to a LinkTraffic.
   void count_for_all(int ranks, std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes,
                      int rounds);
+  /// One point-to-point message, shared by its sender's and its receiver's handles.
+  struct Message {
+    int from = -1;  ///< host numbers; -1 until the send is posted
+    int to = -1;
+    comm::Buffer data;
+    double bytes = 0.0;
+    double sent_at = -1.0;      ///< when the sender posted it; -1: not yet
+    double received_at = -1.0;  ///< when the receiver posted its receive; -1: not yet
+    Phase moved{-1.0, -1.0};    ///< when it moved: set once both sides have posted
+    std::string joint;          ///< the messages it moves with (see post_send); empty: alone
+    int joint_size = 0;
+    std::vector<simgrid::s4u::ActorPtr> waiting;
+  };
+  /// Posts `data` from host `from` to host `to` on `channel` (a sender-receiver pair's channel: messages on
+  /// one channel meet the receives posted on it in order). Its bytes go to `traffic` (null: none) now, as a
+  /// SimGrid message's do when it is posted.
+  /// With a `joint` name, the message moves together with the other `joint_size` - 1 messages posted under
+  /// that name (the same message of every replica of a pipeline, which runs in step with the others): once
+  /// all of them have both sides posted, they share the links under max-min, as they do message by message.
+  std::shared_ptr<Message> post_send(const std::string& channel, int from, int to, comm::Buffer data,
+                                     topology::LinkTraffic* traffic, std::string joint = {}, int joint_size = 0);
+  /// Posts a receive on `channel`.
+  std::shared_ptr<Message> post_recv(const std::string& channel);
+  /// Blocks the calling actor until `message` has arrived (both sides posted, then its flow's time alone on
+  /// its route); returns when it moved.
+  Phase wait(Message& message);
+  /// The name of host number `host` (workers by rank, then servers).
+  [[nodiscard]] const std::string& host_name(int host) const;
+
   /// Adds the bytes counted by count_for_all() since the last flush to `traffic`. A phase's bytes are whole
   /// numbers, so their sums are exact: adding them later, pattern by pattern, gives the same totals as adding
   /// each rank's message as it arrives.
@@ -98,6 +132,17 @@ class AnalyticalNetwork {
     std::vector<double> ends;  ///< by rank
     std::vector<simgrid::s4u::ActorPtr> waiting;
   };
+  /// The messages of a channel not matched yet: sends waiting for receives, or receives waiting for sends.
+  struct Channel {
+    std::deque<std::shared_ptr<Message>> sends;
+    std::deque<std::shared_ptr<Message>> receives;
+  };
+  /// Both sides of `message` have posted, now: it moves (alone, or once the messages it moves with are
+  /// ready too), and whoever waits for it is woken at its end.
+  void ready(const std::shared_ptr<Message>& message);
+  /// Times `messages`, all ready, together from now.
+  void start_moving(const std::vector<std::shared_ptr<Message>>& messages);
+
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
   void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
 
@@ -113,6 +158,10 @@ class AnalyticalNetwork {
   std::vector<topology::NodeId> hosts_;
   std::map<std::pair<std::string, std::uint64_t>, Meeting> meetings_;
   std::map<std::pair<std::string, std::uint64_t>, StepsMeeting> steps_meetings_;
+  std::map<std::string, Channel> channels_;
+  std::map<std::string, std::vector<std::shared_ptr<Message>>> joints_;  ///< ready messages, by joint name
+  /// Each flow's time, for sets of flows started together: a pipeline repeats its messages.
+  std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, std::vector<double>> joint_times_;
   std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, double> rounds_;
   /// By (rings, ranks, shift, host table): the rings are kept alive here, so that their address names them.
   using PatternKey = std::tuple<const void*, int, int, const int*>;

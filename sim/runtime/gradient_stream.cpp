@@ -67,6 +67,7 @@ struct StreamGroup {
   std::string name;
   std::vector<int> members;  ///< empty: every worker, by rank
   int position = 0;
+  AnalyticalMeeting meeting;  ///< empty name: none
 };
 
 void run_stream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
@@ -83,6 +84,7 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
                          everyone ? context.shortcut : nullptr);
   transport.set_analytical(context.analytical);
   transport.set_mirrored(context.mirrored && everyone);
+  transport.set_meeting(group.meeting);
   std::vector<int> machines;
   if (everyone) {
     transport.set_machines(setup.graph.worker_machines());
@@ -113,11 +115,11 @@ GradientStream::GradientStream(const TrainingContext& context, int rank, const c
 
 GradientStream::GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                                std::vector<std::size_t> buckets, std::int64_t iterations, std::string name,
-                               std::vector<int> members, int position)
+                               std::vector<int> members, int position, AnalyticalMeeting meeting)
     : shared_(std::make_shared<Shared>()) {
   s4u::Actor::create(s4u::this_actor::get_name() + "/gradients", s4u::this_actor::get_host(),
                      [context, rank, &collective, buckets = std::move(buckets), iterations,
-                      group = StreamGroup{std::move(name), std::move(members), position}, shared = shared_] {
+                      group = StreamGroup{std::move(name), std::move(members), position, std::move(meeting)}, shared = shared_] {
                        run_stream(context, rank, collective, buckets, iterations, group, shared);
                      });
 }

@@ -3,6 +3,7 @@
 // stream) allreduces the buckets in the order the worker hands them over, while the worker computes on.
 
 #include "sim/comm/collective_algorithm.hpp"
+#include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/training_context.hpp"
 
 #include <cstddef>
@@ -20,10 +21,10 @@ class GradientStream {
   GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                  std::vector<std::size_t> buckets, std::int64_t iterations);
   /// The same among `members` (worker ranks; this worker at `position`) on channels called `name`: a
-  /// model-parallel device's replicas.
+  /// model-parallel device's replicas, meeting in `meeting`.
   GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                  std::vector<std::size_t> buckets, std::int64_t iterations, std::string name, std::vector<int> members,
-                 int position);
+                 int position, AnalyticalMeeting meeting = {});
 
   /// The next bucket's gradients are computed: its allreduce may start.
   void hand_over();

@@ -191,7 +191,8 @@ void ModelParallelWorker::operator()() {
     }
     stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
                    std::move(messages), setup.total_iterations, fmt::format("gradients/{}/{}", device_index, at.tensor),
-                   scenario::group_along(plan, rank_, ParallelAxis::Data), at.data);
+                   scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
+                   replicas_meeting(plan, at, "gradients"));
   }
   const auto stream_for = [&](const models::PipelinePass& pass) {
     return stream && finishing[static_cast<std::size_t>(pass.chunk)] == &pass ? &*stream : nullptr;

@@ -41,22 +41,50 @@ class S4uPending final : public comm::Pending {
   double posted_at_;
 };
 
+/// A message posted under the analytical network; wait() books its time on the transport that posted it.
+class AnalyticalPending final : public comm::Pending {
+ public:
+  AnalyticalPending(S4uTransport& owner, AnalyticalNetwork& network, std::shared_ptr<AnalyticalNetwork::Message> message,
+                    bool receive)
+      : owner_(&owner), network_(&network), message_(std::move(message)), receive_(receive),
+        posted_at_(s4u::Engine::get_clock()) {}
+
+  comm::Buffer wait() override {
+    const AnalyticalNetwork::Phase moved = network_->wait(*message_);
+    owner_->account_analytical(posted_at_, moved, receive_ ? message_.get() : nullptr);
+    if (!receive_) return {};
+    return std::move(message_->data);
+  }
+
+ private:
+  S4uTransport* owner_;
+  AnalyticalNetwork* network_;
+  std::shared_ptr<AnalyticalNetwork::Message> message_;
+  bool receive_;
+  double posted_at_;
+};
+
 }  // namespace
 
 S4uTransport::S4uTransport(std::string group, int rank, int size, Meter meter, const PhaseShortcut* shortcut)
     : group_(std::move(group)), rank_(rank), size_(size), meter_(meter), shortcut_(shortcut) {}
 
-s4u::Mailbox* S4uTransport::mailbox(int from, int to, int tag) {
-  const int peer = from == rank_ ? to : from;
+void S4uTransport::check_peer(int peer, int tag) const {
   if (peer < 0 || peer >= size_) throw std::out_of_range(fmt::format("rank {} of {}", peer, size_));
   if (tag < 0 || tag > kMaxTag) throw std::out_of_range(fmt::format("channel {} outside 0..{}", tag, kMaxTag));
+}
+
+std::string S4uTransport::channel(int from, int to, int tag) const {
+  return tag == 0 ? fmt::format("{}/{}->{}", group_, from, to) : fmt::format("{}/{}->{}#{}", group_, from, to, tag);
+}
+
+s4u::Mailbox* S4uTransport::mailbox(int from, int to, int tag) {
+  const int peer = from == rank_ ? to : from;
+  check_peer(peer, tag);
   const std::uint64_t key = (static_cast<std::uint64_t>(peer) << 17U) | (static_cast<std::uint64_t>(tag) << 1U) |
                             (from == rank_ ? 1U : 0U);
   s4u::Mailbox*& slot = mailboxes_[key];
-  if (slot == nullptr) {
-    slot = s4u::Mailbox::by_name(tag == 0 ? fmt::format("{}/{}->{}", group_, from, to)
-                                          : fmt::format("{}/{}->{}#{}", group_, from, to, tag));
-  }
+  if (slot == nullptr) slot = s4u::Mailbox::by_name(channel(from, to, tag));
   return slot;
 }
 
@@ -93,6 +121,21 @@ void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& co
   meter_.account_until(now);
 }
 
+void S4uTransport::account_analytical(double posted_at, AnalyticalNetwork::Phase moved,
+                                      const AnalyticalNetwork::Message* received) {
+  if (received != nullptr && meter_.observer().wants_messages()) {
+    meter_.observer().on_message(analytical_->host_name(received->from), meter_.lane(), {moved.start, moved.end},
+                                 received->bytes);
+  }
+  const double now = s4u::Engine::get_clock();
+  const double since = std::max(posted_at, meter_.accounted_until());
+  if (now <= since) return;
+  const Span moving{std::clamp(moved.start, since, now), std::clamp(moved.end, since, now)};
+  meter_.observer().on_communication(meter_.lane(), {since, now},
+                                     moving.end > moving.start ? std::span<const Span>(&moving, 1) : std::span<const Span>());
+  meter_.account_until(now);
+}
+
 void S4uTransport::report_messages(const std::vector<s4u::CommPtr>& comms) {
   // A receive is the side that knows both ends: the sender's actor, and the payload with its size. A
   // message waited for twice (wait_any, then wait) is reported once: the first report marks it.
@@ -108,6 +151,10 @@ void S4uTransport::report_messages(const std::vector<s4u::CommPtr>& comms) {
 }
 
 void S4uTransport::send(int to, comm::Buffer data) {
+  if (analytical_ != nullptr) {
+    static_cast<void>(post_send(to, std::move(data), 0)->wait());
+    return;
+  }
   const double posted_at = s4u::Engine::get_clock();
   s4u::CommPtr comm = start_send(to, std::move(data));
   comm->wait();
@@ -115,6 +162,7 @@ void S4uTransport::send(int to, comm::Buffer data) {
 }
 
 comm::Buffer S4uTransport::recv(int from) {
+  if (analytical_ != nullptr) return post_recv(from, 0)->wait();
   const double posted_at = s4u::Engine::get_clock();
   comm::Buffer* payload = nullptr;
   s4u::CommPtr comm = start_recv(from, &payload);
@@ -124,6 +172,12 @@ comm::Buffer S4uTransport::recv(int from) {
 }
 
 comm::Buffer S4uTransport::send_recv(int to, comm::Buffer data, int from) {
+  if (analytical_ != nullptr) {
+    const std::unique_ptr<comm::Pending> sending = post_send(to, std::move(data), 0);
+    comm::Buffer received = post_recv(from, 0)->wait();
+    static_cast<void>(sending->wait());
+    return received;
+  }
   const double posted_at = s4u::Engine::get_clock();
   s4u::CommPtr sending = start_send(to, std::move(data));
   comm::Buffer* payload = nullptr;
@@ -138,6 +192,17 @@ std::vector<comm::Buffer> S4uTransport::recv_from_each(std::span<const int> from
 
 std::vector<comm::Buffer> S4uTransport::exchange(std::span<const int> to, std::vector<comm::Buffer> data,
                                                  std::span<const int> from) {
+  if (analytical_ != nullptr) {
+    std::vector<std::unique_ptr<comm::Pending>> pending;
+    for (std::size_t i = 0; i < to.size(); ++i) pending.push_back(post_send(to[i], std::move(data[i]), 0));
+    for (const int peer : from) pending.push_back(post_recv(peer, 0));
+    std::vector<comm::Buffer> out;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      comm::Buffer message = pending[i]->wait();
+      if (i >= to.size()) out.push_back(std::move(message));
+    }
+    return out;
+  }
   const double posted_at = s4u::Engine::get_clock();
   std::vector<s4u::CommPtr> comms;
   comms.reserve(to.size() + from.size());
@@ -157,10 +222,30 @@ void S4uTransport::send_to_each(std::span<const int> to, std::vector<comm::Buffe
 }
 
 std::unique_ptr<comm::Pending> S4uTransport::post_send(int to, comm::Buffer data, int tag) {
+  if (analytical_ != nullptr) {
+    check_peer(to, tag);
+    if (mirrored_) throw std::logic_error("a rank standing for others sent a message of its own");
+    meter_.observer().on_sent(meter_.lane(), comm::wire_bytes(data), 1);
+    std::string joint;
+    if (!meeting_.name.empty()) {
+      // The n-th message of this channel in every group of the meeting moves together.
+      const auto key = (static_cast<std::uint64_t>(to) << 17U) | static_cast<std::uint64_t>(tag);
+      joint = fmt::format("{}/{}->{}#{}/{}", meeting_.name, rank_, to, tag, joint_messages_[key]++);
+    }
+    return std::make_unique<AnalyticalPending>(*this, *analytical_,
+                                               analytical_->post_send(channel(rank_, to, tag), host(rank_), host(to),
+                                                                      std::move(data), traffic_, std::move(joint),
+                                                                      meeting_.size),
+                                               false);
+  }
   return std::make_unique<S4uPending>(*this, start_send(to, std::move(data), tag), nullptr);
 }
 
 std::unique_ptr<comm::Pending> S4uTransport::post_recv(int from, int tag) {
+  if (analytical_ != nullptr) {
+    check_peer(from, tag);
+    return std::make_unique<AnalyticalPending>(*this, *analytical_, analytical_->post_recv(channel(from, rank_, tag)), true);
+  }
   auto payload = std::make_unique<comm::Buffer*>(nullptr);
   s4u::CommPtr comm = start_recv(from, payload.get(), tag);
   return std::make_unique<S4uPending>(*this, std::move(comm), std::move(payload));
@@ -172,7 +257,10 @@ std::size_t S4uTransport::wait_any(std::span<comm::Pending* const> pending) {
   double posted_at = s4u::Engine::get_clock();
   for (comm::Pending* one : pending) {
     const auto* posted = dynamic_cast<const S4uPending*>(one);
-    if (posted == nullptr) throw std::logic_error("wait_any on a message another transport posted");
+    if (posted == nullptr) {
+      throw std::logic_error(analytical_ != nullptr ? "wait_any on messages timed by the analytical network"
+                                                    : "wait_any on a message another transport posted");
+    }
     comms.push_back(posted->comm());
     posted_at = std::min(posted_at, posted->posted_at());
   }
@@ -202,7 +290,9 @@ void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds, c
     if (traffic_ != nullptr) analytical_->count_for_all(size_, hosts_, ring_set, bytes, rounds);
   } else {
     const AnalyticalNetwork::Send send{host(to), bytes};
-    phase = analytical_->enter(group_, size_, phases_entered_++, rank_, host(rank_),
+    const bool joined = !meeting_.name.empty();
+    phase = analytical_->enter(joined ? meeting_.name : group_, joined ? meeting_.size : size_, phases_entered_++,
+                               meeting_.offset + rank_, host(rank_),
                                std::span<const AnalyticalNetwork::Send>(&send, 1), rounds, traffic_);
   }
   meter_.observer().on_sent(meter_.lane(), bytes * rounds, rounds);
@@ -223,8 +313,20 @@ void S4uTransport::run_steps(std::span<const comm::Step> steps) {
     bytes += static_cast<double>(step.to.size() * step.elements) * bytes_per_element;
     messages += static_cast<std::int64_t>(step.to.size());
   }
-  const AnalyticalNetwork::Phase phase = analytical_->enter_steps(group_, size_, phases_entered_++, rank_, host(rank_),
-                                                                  steps, bytes_per_element, traffic_);
+  AnalyticalNetwork::Phase phase;
+  if (meeting_.name.empty()) {
+    phase = analytical_->enter_steps(group_, size_, phases_entered_++, rank_, host(rank_), steps, bytes_per_element,
+                                     traffic_);
+  } else {
+    // Peers by rank in the meeting.
+    std::vector<comm::Step> shifted(steps.begin(), steps.end());
+    for (comm::Step& step : shifted) {
+      for (int& peer : step.to) peer += meeting_.offset;
+      for (int& peer : step.from) peer += meeting_.offset;
+    }
+    phase = analytical_->enter_steps(meeting_.name, meeting_.size, phases_entered_++, meeting_.offset + rank_, host(rank_),
+                                     shifted, bytes_per_element, traffic_);
+  }
   if (messages > 0) meter_.observer().on_sent(meter_.lane(), bytes, messages);
   wait_for_phase(arrived, phase);
 }

@@ -17,6 +17,15 @@
 
 namespace dtsim::runtime {
 
+/// Under the analytical network, where a group's collectives are timed together with those of sibling groups
+/// that run the same collectives at the same moments: one meeting of `size` ranks called `name`, in which the
+/// group's ranks come from `offset` on. An empty name: the group meets alone.
+struct AnalyticalMeeting {
+  std::string name;
+  int size = 0;
+  int offset = 0;
+};
+
 /// One rank's endpoint. Mailbox "<group>/<from>-><to>" (with "#<tag>" for channels other than 0) carries
 /// messages from rank `from` to rank `to`. Time spent waiting in each call is split into communication (some
 /// transfer of this call is moving bytes) and wait (none is: the peer has not posted its side yet); both,
@@ -43,6 +52,8 @@ class S4uTransport final : public comm::Transport {
   /// Times timing-only ring phases with `network` (null: message by message, or by the shortcut); every rank
   /// of the group must use it, and `network` must outlive the transport.
   void set_analytical(AnalyticalNetwork* network) { analytical_ = network; }
+  /// Under the analytical network, this group's collectives are timed in `meeting` (see AnalyticalMeeting).
+  void set_meeting(AnalyticalMeeting meeting) { meeting_ = std::move(meeting); }
   /// This rank stands for every rank of its group, which behave alike and are not simulated (see
   /// mirrored_ranks.hpp): each analytical phase is timed from what every rank sends, without a meeting.
   void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
@@ -69,10 +80,18 @@ class S4uTransport final : public comm::Transport {
 
   /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
+  /// The same for a message timed by the analytical network that moved over `moved`; `received` (null for
+  /// a send) is reported to observers that want messages.
+  void account_analytical(double posted_at, AnalyticalNetwork::Phase moved, const AnalyticalNetwork::Message* received);
   /// Reports each received message among `comms` (complete) to observers that want messages.
   void report_messages(const std::vector<simgrid::s4u::CommPtr>& comms);
 
  private:
+  /// Throws std::out_of_range for a rank outside the group or a channel outside 0..65535.
+  void check_peer(int peer, int tag) const;
+  /// "<group>/<from>-><to>", with "#<tag>" for channels other than 0: a mailbox's name, or the analytical
+  /// network's channel.
+  [[nodiscard]] std::string channel(int from, int to, int tag) const;
   simgrid::s4u::Mailbox* mailbox(int from, int to, int tag);
   simgrid::s4u::CommPtr start_send(int to, comm::Buffer data, int tag = 0);
   simgrid::s4u::CommPtr start_recv(int from, comm::Buffer** payload, int tag = 0);
@@ -93,6 +112,9 @@ class S4uTransport final : public comm::Transport {
   AnalyticalNetwork* analytical_ = nullptr;
   bool mirrored_ = false;
   std::uint64_t phases_entered_ = 0;
+  AnalyticalMeeting meeting_;
+  /// Under a meeting: messages posted so far, by (peer, tag), to name each one's joint messages.
+  std::unordered_map<std::uint64_t, std::uint64_t> joint_messages_;
   // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
   // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;

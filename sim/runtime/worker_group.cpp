@@ -15,6 +15,7 @@ WorkerGroup::WorkerGroup(const TrainingContext& context, const std::string& name
   transport_->set_hosts(members_);
   transport_->set_machines(machines_);
   transport_->set_traffic(context.traffic);
+  transport_->set_analytical(context.analytical);
 }
 
 namespace {
@@ -43,6 +44,17 @@ WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, 
 ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const Meter& meter)
     : line(along(context, rank, meter, ParallelAxis::Pipeline)),
       replicas(along(context, rank, meter, ParallelAxis::Data)),
-      tensor(along(context, rank, meter, ParallelAxis::Tensor)) {}
+      tensor(along(context, rank, meter, ParallelAxis::Tensor)) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  replicas->set_meeting(replicas_meeting(plan, at, "replicas"));
+  // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments.
+  line->set_meeting(AnalyticalMeeting{"pipeline", plan.data * plan.tensor, 0});
+}
+
+AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
+                              const std::string& channels) {
+  return {fmt::format("{}/{}", channels, at.pipeline), plan.data * plan.tensor, at.tensor * plan.data};
+}
 
 }  // namespace dtsim::runtime

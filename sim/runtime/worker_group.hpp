@@ -4,6 +4,7 @@
 
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/training_context.hpp"
+#include "sim/scenario/parallel_layout.hpp"
 
 #include <memory>
 #include <string>
@@ -24,6 +25,12 @@ class WorkerGroup {
   std::vector<int> machines_;
   std::unique_ptr<S4uTransport> transport_;
 };
+
+/// Where a stage's replica groups meet under the analytical network (channels "<channels>/<stage>"): the
+/// replicas of every tensor share of a stage reach each collective together (their tensor groups keep them
+/// in step), so their phases are timed as one, sharing the links as they do message by message.
+AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
+                              const std::string& channels);
 
 /// A model-parallel device's groups (by training.parallelism.placement): its replica's pipeline stages, the
 /// replicas of its share, and its tensor group.
