@@ -64,9 +64,36 @@ report() {  # case, size, "seconds kib" or timeout, previous size, previous seco
   printf '%-52s %7s  %8.2f s  %6.2f GiB  growth %s\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k / 1048576 }')" "$growth"
 }
 
+# The model and training sections of each step case: GPT-2 XL data parallel with the hierarchical or the ring
+# allreduce; GPT-3 175B tensor 8 x pipeline 8 x data (a node a tensor group), 1F1B over 8 micro-batches,
+# every rank simulated (workers simulated as one cover data parallelism only).
+sections() {
+  case $1 in
+    model-parallel) cat <<YAML
+model: {kind: "profile:gpt3_175b"}
+training:
+  parallelism: {tensor: 8, pipeline: 8, microbatches: 8, schedule: 1f1b}
+  recomputation: full
+  batch: {per_worker: 8}
+  optimizer: {kind: adam, learning_rate: 0.00006}
+  stop: {iterations: 1}
+YAML
+    ;;
+    *) cat <<YAML
+model: {kind: "profile:gpt2_xl"}
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  architecture: {kind: allreduce, algorithm: $1}
+  stop: {iterations: 1}
+YAML
+    ;;
+  esac
+}
+
 models=${MODELS:-analytical alpha_beta}
+for case in hierarchical ring model-parallel; do
 for model in $models; do
-for algorithm in hierarchical ring; do
   previous=- ; previous_s=-
   for gpus in 1024 4096 16384 65536; do
     [ "$gpus" -gt "$largest" ] && break
@@ -85,55 +112,19 @@ topology:
   nic: per_device
   network_model: $model
   link: {bandwidth: "400Gbps", latency: "2us"}
-model: {kind: "profile:gpt2_xl"}
-training:
-  batch: {per_worker: 4}
-  optimizer: {kind: adam, learning_rate: 0.0001}
-  architecture: {kind: allreduce, algorithm: $algorithm}
-  stop: {iterations: 1}
+$(sections "$case")
 YAML
     result=$(measure "$dtsim" run "$out/step.yaml" -q -o "$out/run")
-    report "gpt2-xl step, $algorithm, k=$k, $model" "$gpus" "$result" "$previous" "$previous_s"
+    if [ "$case" = model-parallel ]; then
+      label="gpt3-175b step, t8 x p8 x d$((gpus / 64)), k=$k, $model"
+    else
+      label="gpt2-xl step, $case, k=$k, $model"
+    fi
+    report "$label" "$gpus" "$result" "$previous" "$previous_s"
     case $result in timeout|refused) break ;; esac
     previous=$gpus ; previous_s=${result% *}
   done
 done
-done
-
-# Tensor 8 x pipeline 8 x data: GPT-3 175B on dgx_h100 nodes (a node a tensor group), 1F1B over 8
-# micro-batches; every rank simulated (workers simulated as one cover data parallelism only).
-for model in $models; do
-  previous=- ; previous_s=-
-  for gpus in 1024 4096 16384 65536; do
-    [ "$gpus" -gt "$largest" ] && break
-    k=$(radix_for "$gpus")
-    cat > "$out/model-parallel.yaml" <<YAML
-name: scale-model-parallel
-cluster:
-  workers: $gpus
-  device: {name: h100, precision: mixed, efficiency: 0.5}
-  nodes:
-    - {type: dgx_h100, count: $((gpus / 8))}
-topology:
-  kind: hierarchical
-  fabric: k_ary_fat_tree
-  k: $k
-  nic: per_device
-  network_model: $model
-  link: {bandwidth: "400Gbps", latency: "2us"}
-model: {kind: "profile:gpt3_175b"}
-training:
-  parallelism: {tensor: 8, pipeline: 8, microbatches: 8, schedule: 1f1b}
-  recomputation: full
-  batch: {per_worker: 8}
-  optimizer: {kind: adam, learning_rate: 0.00006}
-  stop: {iterations: 1}
-YAML
-    result=$(measure "$dtsim" run "$out/model-parallel.yaml" -q -o "$out/run")
-    report "gpt3-175b step, t8 x p8 x d$((gpus / 64)), k=$k, $model" "$gpus" "$result" "$previous" "$previous_s"
-    case $result in timeout|refused) break ;; esac
-    previous=$gpus ; previous_s=${result% *}
-  done
 done
 
 for case in "ring analytical" "ring alpha_beta" "direct analytical" "direct alpha_beta" "halving_doubling analytical"; do

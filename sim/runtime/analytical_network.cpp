@@ -146,18 +146,26 @@ double AnalyticalNetwork::phase_for_all(int ranks, std::span<const int> host_of_
   return rounds * round;
 }
 
+std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::match(const std::string& channel, bool sending) {
+  Channel& queue = channels_[channel];
+  std::deque<std::shared_ptr<Message>>& own = sending ? queue.sends : queue.receives;
+  std::deque<std::shared_ptr<Message>>& other = sending ? queue.receives : queue.sends;
+  std::shared_ptr<Message> message;
+  if (other.empty()) {
+    message = std::make_shared<Message>();
+    own.push_back(message);
+  } else {
+    message = std::move(other.front());
+    other.pop_front();
+  }
+  if (queue.sends.empty() && queue.receives.empty()) channels_.erase(channel);
+  return message;
+}
+
 std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::post_send(const std::string& channel, int from, int to,
                                                                          comm::Buffer data, topology::LinkTraffic* traffic,
                                                                          std::string joint, int joint_size) {
-  Channel& queue = channels_[channel];
-  std::shared_ptr<Message> message;
-  if (queue.receives.empty()) {
-    message = std::make_shared<Message>();
-    queue.sends.push_back(message);
-  } else {
-    message = std::move(queue.receives.front());
-    queue.receives.pop_front();
-  }
+  std::shared_ptr<Message> message = match(channel, true);
   message->from = from;
   message->to = to;
   message->bytes = comm::wire_bytes(data);
@@ -167,23 +175,13 @@ std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::post_send(const s
   message->sent_at = simgrid::s4u::Engine::get_clock();
   if (traffic != nullptr) traffic->add(from, to, message->bytes);
   if (message->received_at >= 0.0) ready(message);
-  if (queue.sends.empty() && queue.receives.empty()) channels_.erase(channel);
   return message;
 }
 
 std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::post_recv(const std::string& channel) {
-  Channel& queue = channels_[channel];
-  std::shared_ptr<Message> message;
-  if (queue.sends.empty()) {
-    message = std::make_shared<Message>();
-    queue.receives.push_back(message);
-  } else {
-    message = std::move(queue.sends.front());
-    queue.sends.pop_front();
-  }
+  std::shared_ptr<Message> message = match(channel, false);
   message->received_at = simgrid::s4u::Engine::get_clock();
   if (message->sent_at >= 0.0) ready(message);
-  if (queue.sends.empty() && queue.receives.empty()) channels_.erase(channel);
   return message;
 }
 

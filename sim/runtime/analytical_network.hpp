@@ -137,6 +137,9 @@ class AnalyticalNetwork {
     std::deque<std::shared_ptr<Message>> sends;
     std::deque<std::shared_ptr<Message>> receives;
   };
+  /// The message a send (`sending`) or a receive posted on `channel` is: the oldest one of the other side
+  /// waiting there, or a new one left waiting.
+  std::shared_ptr<Message> match(const std::string& channel, bool sending);
   /// Both sides of `message` have posted, now: it moves (alone, or once the messages it moves with are
   /// ready too), and whoever waits for it is woken at its end.
   void ready(const std::shared_ptr<Message>& message);
