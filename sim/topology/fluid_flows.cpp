@@ -215,6 +215,10 @@ std::vector<double> fluid_completion_times(const TopologyGraph& graph, const Rou
   double now = starts.empty() ? kInfinity : starts.top().first;
   if (n == 0) now = 0.0;
   if (now == kInfinity) throw std::invalid_argument("flows that wait for each other in a cycle");
+  const auto queue_released = [&] {
+    for (const std::size_t i : released) starts.emplace(moving_from[i], i);
+    released.clear();
+  };
   std::vector<std::size_t> moving;
   std::vector<std::size_t> local_of;  // max_min's scratch, by capacity
   while (remaining > 0) {
@@ -238,8 +242,7 @@ std::vector<double> fluid_completion_times(const TopologyGraph& graph, const Rou
         }
       }
       moving.resize(kept);
-      for (const std::size_t i : released) starts.emplace(moving_from[i], i);
-      released.clear();
+      queue_released();
     } while (released_at_once);
     if (remaining == 0) break;
     const double next_start = starts.empty() ? kInfinity : starts.top().first;
@@ -264,8 +267,7 @@ std::vector<double> fluid_completion_times(const TopologyGraph& graph, const Rou
       }
     }
     moving.resize(kept);
-    for (const std::size_t i : released) starts.emplace(moving_from[i], i);
-    released.clear();
+    queue_released();
     now = next;
   }
   return done;
