@@ -1,5 +1,5 @@
 #pragma once
-// `network_model: analytical`: the timing-only ring phases of collectives, timed for a whole group at once.
+// `network_model: analytical`: the timing-only collectives, timed for a whole group at once.
 // Every rank of a group reaches its phase (a ring phase of the group, or of one of its subgroups, which all
 // run theirs at the same place), says where its rounds go, and waits; when the last rank is there, the
 // phase starts for all: one round is every rank's flow started together under max-min sharing of the links
@@ -7,8 +7,9 @@
 // goes through SimGrid, so a phase costs each rank one wait instead of a message per round.
 //
 // Point-to-point messages (a pipeline's activations and their gradients) are timed by it too: each moves
-// as a flow alone on its route from the moment both its sender and its receiver have posted it, as on a
-// SimGrid mailbox, and no message of it goes through SimGrid either.
+// as a flow on its route from the moment both its sender and its receiver have posted it, as on a SimGrid
+// mailbox, alone or with the messages named joint with it (every replica's n-th message between the same two
+// stages), and no message of it goes through SimGrid either.
 //
 // What this leaves out: a phase's or a message's flows do not contend with other phases, other messages or
 // other traffic (background traffic), and the ranks start each phase together where, message by message, a

@@ -8,7 +8,7 @@ const std::vector<NamedValue<NetworkModel>>& network_models() {
       {NetworkModel::Tcp, "tcp", "SimGrid's calibrated TCP model"},
       {NetworkModel::Analytical, "analytical",
        "alpha_beta, with each timing-only collective timed at once for the whole group by max-min sharing of its "
-       "links, and workers that behave alike simulated as one (fast at scale)"},
+       "links, a pipeline's messages as flows, and workers that behave alike simulated as one (fast at scale)"},
   };
   return table;
 }
