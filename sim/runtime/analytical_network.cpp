@@ -13,21 +13,28 @@ namespace dtsim::runtime {
 AnalyticalNetwork::AnalyticalNetwork(const topology::TopologyGraph& graph, const topology::RoutingTable& routes)
     : graph_(&graph), routes_(&routes), hosts_(graph.hosts()) {}
 
-double AnalyticalNetwork::round_time(const std::vector<topology::Flow>& flows) {
-  // A rank whose peer is itself (a group of one) sends nothing over the network.
+const std::vector<double>& AnalyticalNetwork::flow_times(const std::vector<topology::Flow>& flows) {
   std::vector<std::tuple<topology::NodeId, topology::NodeId, double>> key;
+  key.reserve(flows.size());
+  for (const topology::Flow& flow : flows) key.emplace_back(flow.from, flow.to, flow.bytes);
+  if (const auto cached = flow_times_.find(key); cached != flow_times_.end()) return cached->second;
+  // A flow from a host to itself (a rank whose peer is itself, in a group of one) crosses no link.
   std::vector<topology::Flow> moving;
-  for (const topology::Flow& flow : flows) {
-    if (flow.from == flow.to) continue;
-    key.emplace_back(flow.from, flow.to, flow.bytes);
-    moving.push_back(flow);
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (flows[i].from == flows[i].to) continue;
+    moving.push_back(flows[i]);
+    index.push_back(i);
   }
-  const auto cached = rounds_.find(key);
-  if (cached != rounds_.end()) return cached->second;
   const std::vector<double> done = topology::fluid_completion_times(*graph_, *routes_, moving);
-  const double time = done.empty() ? 0.0 : *std::max_element(done.begin(), done.end());
-  rounds_.emplace(std::move(key), time);
-  return time;
+  std::vector<double> times(flows.size(), 0.0);
+  for (std::size_t f = 0; f < index.size(); ++f) times[index[f]] = done[f];
+  return flow_times_.emplace(std::move(key), std::move(times)).first->second;
+}
+
+double AnalyticalNetwork::round_time(const std::vector<topology::Flow>& flows) {
+  const std::vector<double>& times = flow_times(flows);
+  return times.empty() ? 0.0 : *std::max_element(times.begin(), times.end());
 }
 
 AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int ranks, std::uint64_t index, int rank,
@@ -200,31 +207,16 @@ void AnalyticalNetwork::ready(const std::shared_ptr<Message>& message) {
 
 void AnalyticalNetwork::start_moving(const std::vector<std::shared_ptr<Message>>& messages) {
   const double now = simgrid::s4u::Engine::get_clock();
-  std::vector<std::tuple<topology::NodeId, topology::NodeId, double>> key;
-  key.reserve(messages.size());
+  std::vector<topology::Flow> flows;
+  flows.reserve(messages.size());
   for (const auto& message : messages) {
-    key.emplace_back(hosts_.at(static_cast<std::size_t>(message->from)), hosts_.at(static_cast<std::size_t>(message->to)),
-                     message->bytes);
+    flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(message->from)),
+                                   hosts_.at(static_cast<std::size_t>(message->to)), message->bytes, 0.0, {}});
   }
-  auto cached = joint_times_.find(key);
-  if (cached == joint_times_.end()) {
-    // A message from a host to itself crosses no link.
-    std::vector<topology::Flow> flows;
-    std::vector<std::size_t> moving;
-    for (std::size_t i = 0; i < key.size(); ++i) {
-      const auto& [from, to, bytes] = key[i];
-      if (from == to) continue;
-      flows.push_back(topology::Flow{from, to, bytes, 0.0, {}});
-      moving.push_back(i);
-    }
-    const std::vector<double> done = topology::fluid_completion_times(*graph_, *routes_, flows);
-    std::vector<double> times(key.size(), 0.0);
-    for (std::size_t f = 0; f < moving.size(); ++f) times[moving[f]] = done[f];
-    cached = joint_times_.emplace(std::move(key), std::move(times)).first;
-  }
+  const std::vector<double>& times = flow_times(flows);
   for (std::size_t i = 0; i < messages.size(); ++i) {
     Message& message = *messages[i];
-    message.moved = Phase{now, now + cached->second[i]};
+    message.moved = Phase{now, now + times[i]};
     for (const simgrid::s4u::ActorPtr& actor : message.waiting) actor->resume();
     message.waiting.clear();
   }

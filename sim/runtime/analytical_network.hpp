@@ -150,7 +150,10 @@ class AnalyticalNetwork {
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
   void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
 
-  /// One round's time: the last arrival of the flows started together. Cached: a job repeats its phases.
+  /// Each flow's time, for flows started together under max-min sharing (0 for one from a host to itself).
+  /// Cached: a job repeats its phases and its pipeline's messages.
+  const std::vector<double>& flow_times(const std::vector<topology::Flow>& flows);
+  /// One round's time: the last arrival of the flows started together.
   double round_time(const std::vector<topology::Flow>& flows);
 
   /// Every rank's (from, to) host numbers in a phase of a group, computed once per group and pattern.
@@ -164,9 +167,7 @@ class AnalyticalNetwork {
   std::map<std::pair<std::string, std::uint64_t>, StepsMeeting> steps_meetings_;
   std::map<std::string, Channel> channels_;
   std::map<std::string, std::vector<std::shared_ptr<Message>>> joints_;  ///< ready messages, by joint name
-  /// Each flow's time, for sets of flows started together: a pipeline repeats its messages.
-  std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, std::vector<double>> joint_times_;
-  std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, double> rounds_;
+  std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, std::vector<double>> flow_times_;
   /// By (rings, ranks, shift, host table): the rings are kept alive here, so that their address names them.
   using PatternKey = std::tuple<const void*, int, int, const int*>;
   struct Pattern {

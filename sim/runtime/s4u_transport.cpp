@@ -232,10 +232,10 @@ std::unique_ptr<comm::Pending> S4uTransport::post_send(int to, comm::Buffer data
       const auto key = (static_cast<std::uint64_t>(to) << 17U) | static_cast<std::uint64_t>(tag);
       joint = fmt::format("{}/{}->{}#{}/{}", meeting_.name, rank_, to, tag, joint_messages_[key]++);
     }
+    const int groups = meeting_.name.empty() ? 1 : meeting_.size / size_;
     return std::make_unique<AnalyticalPending>(*this, *analytical_,
                                                analytical_->post_send(channel(rank_, to, tag), host(rank_), host(to),
-                                                                      std::move(data), traffic_, std::move(joint),
-                                                                      meeting_.size),
+                                                                      std::move(data), traffic_, std::move(joint), groups),
                                                false);
   }
   return std::make_unique<S4uPending>(*this, start_send(to, std::move(data), tag), nullptr);

@@ -19,7 +19,8 @@ namespace dtsim::runtime {
 
 /// Under the analytical network, where a group's collectives are timed together with those of sibling groups
 /// that run the same collectives at the same moments: one meeting of `size` ranks called `name`, in which the
-/// group's ranks come from `offset` on. An empty name: the group meets alone.
+/// group's ranks come from `offset` on. A point-to-point message moves with the same message of every group of
+/// the meeting (size / the group's size of them). An empty name: the group meets alone.
 struct AnalyticalMeeting {
   std::string name;
   int size = 0;

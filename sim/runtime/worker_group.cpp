@@ -49,7 +49,8 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
   replicas->set_meeting(replicas_meeting(plan, at, "replicas"));
   // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments.
-  line->set_meeting(AnalyticalMeeting{"pipeline", plan.data * plan.tensor, 0});
+  line->set_meeting(AnalyticalMeeting{"pipeline", plan.data * plan.tensor * plan.pipeline,
+                                      (at.data * plan.tensor + at.tensor) * plan.pipeline});
 }
 
 AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
