@@ -131,10 +131,14 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        rate->tokens_per_s ? fmt::format(" ({:.6g} tokens/s)", *rate->tokens_per_s) : "",
                        100.0 * rate->model_flops_utilization);
   }
-  if (record.mirrored_workers) {
+  if (record.simulated_workers == 1) {
     out += fmt::format("  simulated  worker 0 for all {} workers: they behave alike under the analytical network "
                        "(--every-rank simulates each, with the same results)\n",
                        s.cluster.workers);
+  } else if (record.simulated_workers > 1) {
+    out += fmt::format("  simulated  replica 0's {} ranks for all {} workers: the replicas behave alike under the "
+                       "analytical network (--every-rank simulates each)\n",
+                       record.simulated_workers, s.cluster.workers);
   }
   if (!record.hosts.empty() && record.hosts.front().overlapped_communication_s > 0.0) {
     const metrics::HostActivity& first = record.hosts.front();

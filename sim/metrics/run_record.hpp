@@ -112,9 +112,10 @@ struct RunRecord {
   std::int64_t iterations_per_epoch = 0;
   std::size_t parameter_count = 0;
   std::string simgrid_version;
-  /// Worker 0 was simulated for every worker, all behaving alike (see runtime/mirrored_ranks.hpp). Said on
-  /// stdout only: the result files are the same either way.
-  bool mirrored_workers = false;
+  /// How many workers were simulated when some stood for others, behaving alike (worker 0 for all, or
+  /// replica 0's ranks for every replica: see runtime/mirrored_ranks.hpp); 0 when each was. Said on stdout
+  /// only: the result files are the same either way.
+  int simulated_workers = 0;
   std::vector<HostActivity> hosts;  ///< workers by rank, then servers
   /// Every link direction traffic may take, in link order (forward, then backward).
   std::vector<LinkLoad> links;

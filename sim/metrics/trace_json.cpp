@@ -9,6 +9,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <utility>
 
 namespace dtsim::metrics {
@@ -124,8 +125,14 @@ std::string trace_json(const std::string& run_name, const RunRecord& record, con
   for (const TimelineSpan& span : timeline.spans) {
     add_span(events, span_name(span.kind), static_cast<std::size_t>(span.host), span.lane, span.start, span.end);
   }
+  // Messages by when they left, from whom, to whom: messages received at one instant are heard in the
+  // order their receivers happen to run, which is no part of the result.
+  std::vector<TimelineMessage> messages = timeline.messages;
+  std::stable_sort(messages.begin(), messages.end(), [](const TimelineMessage& a, const TimelineMessage& b) {
+    return std::tie(a.start, a.from, a.to, a.to_lane, a.end, a.bytes) < std::tie(b.start, b.from, b.to, b.to_lane, b.end, b.bytes);
+  });
   std::size_t flow = 0;
-  for (const TimelineMessage& m : timeline.messages) {
+  for (const TimelineMessage& m : messages) {
     ++flow;
     events.add(fmt::format(R"({{"name":"message","cat":"message","ph":"s","id":{},"pid":{},"tid":0,"ts":{}}})", flow,
                            m.from, us(m.start)));

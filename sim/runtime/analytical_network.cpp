@@ -38,8 +38,7 @@ double AnalyticalNetwork::round_time(const std::vector<topology::Flow>& flows) {
 }
 
 AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int ranks, std::uint64_t index, int rank,
-                                                  int from, std::span<const Send> sends, int rounds,
-                                                  topology::LinkTraffic* traffic) {
+                                                  std::span<const Send> sends, int rounds, topology::LinkTraffic* traffic) {
   // SimGrid runs one actor at a time and switches only at its calls (suspend here): the meeting needs no lock.
   const auto key = std::pair{group, index};
   Meeting& meeting = meetings_[key];
@@ -52,8 +51,8 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
   }
   for (const Send& send : sends) {
     meeting.flows[static_cast<std::size_t>(rank)].push_back(
-        topology::Flow{hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(send.to)), send.bytes, 0.0, {}});
-    meeting.sent[static_cast<std::size_t>(rank)].emplace_back(from, send.to, send.bytes * rounds);
+        topology::Flow{hosts_.at(static_cast<std::size_t>(send.from)), hosts_.at(static_cast<std::size_t>(send.to)), send.bytes, 0.0, {}});
+    meeting.sent[static_cast<std::size_t>(rank)].emplace_back(send.from, send.to, send.bytes * rounds);
   }
   // Subgroups of one phase may run different numbers of rounds only if they are of different sizes; the
   // phase lasts as long as the longest.
@@ -66,7 +65,9 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
     meeting.timed = true;
     if (traffic != nullptr) {
       for (const auto& of_rank : meeting.sent) {
-        for (const auto& [sender, receiver, total] : of_rank) traffic->add(sender, receiver, total);
+        for (const auto& [sender, receiver, total] : of_rank) {
+          for_each_copy(sender, receiver, [&](int from, int to) { traffic->add(from, to, total); });
+        }
       }
     }
     for (const simgrid::s4u::ActorPtr& actor : meeting.waiting) actor->resume();
@@ -79,6 +80,14 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
   // The last rank to read the phase forgets the meeting.
   if (--meeting.arrived == 0) meetings_.erase(key);
   return phase;
+}
+
+AnalyticalNetwork::Phase AnalyticalNetwork::enter_for_group(const std::string& meeting, int groups, std::uint64_t index,
+                                                            int group, int ranks, std::span<const int> host_of_rank,
+                                                            const comm::RingSet& phase, double bytes, int rounds) {
+  std::vector<Send> sends;
+  for (const auto& [from, to] : pairs_of(ranks, host_of_rank, phase)) sends.push_back(Send{from, to, bytes});
+  return enter(meeting, groups, index, group, sends, rounds, nullptr);
 }
 
 const std::vector<std::pair<int, int>>& AnalyticalNetwork::pairs_of(int ranks, std::span<const int> host_of_rank,
@@ -180,7 +189,7 @@ std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::post_send(const s
   message->joint = std::move(joint);
   message->joint_size = joint_size;
   message->sent_at = simgrid::s4u::Engine::get_clock();
-  if (traffic != nullptr) traffic->add(from, to, message->bytes);
+  if (traffic != nullptr) for_each_copy(from, to, [&](int sender, int receiver) { traffic->add(sender, receiver, message->bytes); });
   if (message->received_at >= 0.0) ready(message);
   return message;
 }
@@ -207,16 +216,21 @@ void AnalyticalNetwork::ready(const std::shared_ptr<Message>& message) {
 
 void AnalyticalNetwork::start_moving(const std::vector<std::shared_ptr<Message>>& messages) {
   const double now = simgrid::s4u::Engine::get_clock();
+  // Each message's flows: its own, and every replica's copy of it.
   std::vector<topology::Flow> flows;
-  flows.reserve(messages.size());
-  for (const auto& message : messages) {
-    flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(message->from)),
-                                   hosts_.at(static_cast<std::size_t>(message->to)), message->bytes, 0.0, {}});
+  std::vector<std::size_t> first(messages.size() + 1, 0);
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    for_each_copy(messages[i]->from, messages[i]->to, [&](int from, int to) {
+      flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(to)),
+                                     messages[i]->bytes, 0.0, {}});
+    });
+    first[i + 1] = flows.size();
   }
   const std::vector<double>& times = flow_times(flows);
   for (std::size_t i = 0; i < messages.size(); ++i) {
     Message& message = *messages[i];
-    message.moved = Phase{now, now + times[i]};
+    message.moved = Phase{now, now + *std::max_element(times.begin() + static_cast<std::ptrdiff_t>(first[i]),
+                                                       times.begin() + static_cast<std::ptrdiff_t>(first[i + 1]))};
     for (const simgrid::s4u::ActorPtr& actor : message.waiting) actor->resume();
     message.waiting.clear();
   }
@@ -344,8 +358,9 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
   }
   if (traffic != nullptr) {
     for (std::size_t id = 0; id < flows.size(); ++id) {
-      traffic->add(meeting.hosts[static_cast<std::size_t>(sent_at[id].sender)],
-                   meeting.hosts[static_cast<std::size_t>(receiver[id])], flows[id].bytes);
+      for_each_copy(meeting.hosts[static_cast<std::size_t>(sent_at[id].sender)],
+                    meeting.hosts[static_cast<std::size_t>(receiver[id])],
+                    [&](int from, int to) { traffic->add(from, to, flows[id].bytes); });
     }
   }
   meeting.timed = true;

@@ -45,19 +45,35 @@ class AnalyticalNetwork {
     double end = 0.0;
   };
 
-  /// One message of a phase: `bytes` to host `to` (host numbers: workers by rank, then servers).
+  /// One message of a phase: `bytes` from host `from` to host `to` (host numbers: workers by rank, then
+  /// servers).
   struct Send {
+    int from = 0;
     int to = 0;
     double bytes = 0.0;
   };
 
   /// Rank `rank` of group `group` (of `ranks` ranks) enters its `index`-th phase: `rounds` rounds, in each of
-  /// which it sends `sends` from host `from` (none: it sits the phase out). Blocks the calling actor until every rank of the group
-  /// has entered it; returns the phase's start (the last arrival) and end (the caller waits until then).
-  /// Every rank's bytes are added to `traffic` (null: none) when the phase starts, so that a reading of the
-  /// links' bytes never holds part of a phase, whichever rank is resumed first at its end.
-  Phase enter(const std::string& group, int ranks, std::uint64_t index, int rank, int from, std::span<const Send> sends,
+  /// which it sends `sends` (none: it sits the phase out). Blocks the calling actor until every rank of the
+  /// group has entered it; returns the phase's start (the last arrival) and end (the caller waits until then).
+  /// Every rank's bytes (and every replica's copy of them, see set_replicas) are added to `traffic` (null:
+  /// none) when the phase starts, so that a reading of the links' bytes never holds part of a phase,
+  /// whichever rank is resumed first at its end.
+  Phase enter(const std::string& group, int ranks, std::uint64_t index, int rank, std::span<const Send> sends,
               int rounds, topology::LinkTraffic* traffic);
+
+  /// Group `group` of the `groups` groups that meet as `meeting` enters its `index`-th phase, its ranks
+  /// (`ranks` of them, hosts `host_of_rank`) behaving alike and simulated by one standing for all (see
+  /// mirrored_ranks.hpp): every rank sends `rounds` rounds of `bytes` where `phase` says. As enter(); the
+  /// bytes are not counted (count_for_all() does).
+  Phase enter_for_group(const std::string& meeting, int groups, std::uint64_t index, int group, int ranks,
+                        std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes, int rounds);
+
+  /// Ranks standing for others, replica by replica (see mirrored_ranks.hpp): `copies[h]` are the host numbers
+  /// host h stands for, itself first (empty: none, or h is not simulated). A point-to-point message then
+  /// moves together with its copy between each pair of counterparts (the i-th host of each side's copies)
+  /// and takes as long as the slowest copy; every copy's bytes are counted on the links, of phases too.
+  void set_replicas(std::vector<std::vector<int>> copies) { replicas_ = std::move(copies); }
 
   /// Rank `rank` (on host `host`) of group `group` enters its `index`-th phase, a collective given as its own
   /// steps (comm::Step, peers by rank in the group). Blocks until every rank of the group has entered; then
@@ -150,6 +166,23 @@ class AnalyticalNetwork {
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
   void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
 
+  /// Calls `each(from, to)` for the message from host `from` to host `to` and every replica's copy of it.
+  template <class Each>
+  void for_each_copy(int from, int to, Each each) const {
+    const auto at = [&](int host) -> const std::vector<int>* {
+      return std::cmp_less(host, replicas_.size()) && !replicas_[static_cast<std::size_t>(host)].empty()
+                 ? &replicas_[static_cast<std::size_t>(host)]
+                 : nullptr;
+    };
+    const std::vector<int>* senders = at(from);
+    const std::vector<int>* receivers = at(to);
+    if (senders == nullptr || receivers == nullptr || senders->size() != receivers->size()) {
+      each(from, to);
+      return;
+    }
+    for (std::size_t copy = 0; copy < senders->size(); ++copy) each((*senders)[copy], (*receivers)[copy]);
+  }
+
   /// Each flow's time, for flows started together under max-min sharing (0 for one from a host to itself).
   /// Cached: a job repeats its phases and its pipeline's messages.
   const std::vector<double>& flow_times(const std::vector<topology::Flow>& flows);
@@ -163,6 +196,7 @@ class AnalyticalNetwork {
   const topology::TopologyGraph* graph_;
   const topology::RoutingTable* routes_;
   std::vector<topology::NodeId> hosts_;
+  std::vector<std::vector<int>> replicas_;  ///< see set_replicas
   std::map<std::pair<std::string, std::uint64_t>, Meeting> meetings_;
   std::map<std::pair<std::string, std::uint64_t>, StepsMeeting> steps_meetings_;
   std::map<std::string, Channel> channels_;

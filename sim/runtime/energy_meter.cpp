@@ -44,9 +44,9 @@ EnergyMeter::EnergyMeter(const scenario::Scenario& scenario, const topology::Top
   }
 }
 
-void EnergyMeter::read_workers_from_first(int workers) {
-  for (int host = 1; host < workers && std::cmp_less(host, hosts_.size()); ++host) {
-    hosts_[static_cast<std::size_t>(host)] = hosts_[0];
+void EnergyMeter::read_workers_from(const std::function<int(int)>& stand_in, int workers) {
+  for (int host = 0; host < workers && std::cmp_less(host, hosts_.size()); ++host) {
+    hosts_[static_cast<std::size_t>(host)] = hosts_.at(static_cast<std::size_t>(stand_in(host)));
   }
 }
 

@@ -8,6 +8,7 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/topology_graph.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -21,13 +22,14 @@ class EnergyMeter {
   [[nodiscard]] double joules_now() const;
   /// At the end of the run: each host's split, and the totals.
   void finish(metrics::RunRecord& record) const;
-  /// Worker 0 stands for every worker (see mirrored_ranks.hpp): each worker's device draws what its host does.
-  void read_workers_from_first(int workers);
+  /// Some workers stand for others (see mirrored_ranks.hpp): worker r's device draws what the host of
+  /// `stand_in(r)` does.
+  void read_workers_from(const std::function<int(int)>& stand_in, int workers);
 
  private:
   [[nodiscard]] double links_joules() const;
 
-  /// Where each host's joules are read: its own SimGrid host, or worker 0's for mirrored workers.
+  /// Where each host's joules are read: its own SimGrid host, or its stand-in's for mirrored workers.
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<scenario::DeviceProfile> devices_;  ///< of each host
   std::vector<simgrid::s4u::Link*> metered_links_;

@@ -83,7 +83,8 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
                          everyone ? context.scenario->cluster.workers : static_cast<int>(group.members.size()), meter,
                          everyone ? context.shortcut : nullptr);
   transport.set_analytical(context.analytical);
-  transport.set_mirrored(context.mirrored && everyone);
+  // Worker 0 stands for every worker's stream, or replica 0's rank for its replicas' (the stream's group).
+  transport.set_mirrored(everyone ? context.mirroring == Mirroring::every_worker : context.mirroring == Mirroring::replicas);
   transport.set_meeting(group.meeting);
   std::vector<int> machines;
   if (everyone) {

@@ -1,27 +1,85 @@
 #include "sim/runtime/mirrored_ranks.hpp"
 
+#include "sim/scenario/parallel_layout.hpp"
+
 #include <algorithm>
 
 namespace dtsim::runtime {
 
-bool ranks_behave_alike(const scenario::Scenario& scenario, const TrainingSetup& setup) {
+Mirroring ranks_behave_alike(const scenario::Scenario& scenario, const TrainingSetup& setup) {
   const scenario::ClusterSpec& cluster = scenario.cluster;
+  const scenario::ParallelismSpec& plan = scenario.training.parallelism;
   const bool equal_workers =
       std::all_of(cluster.slowdown.begin(), cluster.slowdown.end(), [](double factor) { return factor == 1.0; });
   // Only the analytical network gives every rank of a phase the same start and end; message by message, a
   // rank's rounds end when its own messages do.
-  // The collectives must say where every rank sends (ring phases), so that worker 0 may time them for all.
+  // The collectives must say where every rank sends (ring phases), so that one rank may time them for all.
   const auto names_every_rank = [](const std::unique_ptr<comm::CollectiveAlgorithm>& algorithm) {
     return algorithm == nullptr || algorithm->names_every_rank();
   };
-  return setup.mirror_ranks && scenario.topology.network_model == scenario::NetworkModel::Analytical &&
-         setup.allreduce != nullptr && names_every_rank(setup.allreduce) &&
-         (setup.zero_stage == 0 || (names_every_rank(setup.reduce_scatter) && names_every_rank(setup.allgather))) &&
-         setup.profile && setup.stage_layers.empty() && scenario.training.parallelism.tensor == 1 &&
-         scenario.training.architecture == scenario::Architecture::Allreduce && setup.sync->lock_step() &&
-         equal_workers && cluster.uniform_devices() && cluster.random_slowdowns.empty() &&
-         cluster.speed_traces.empty() && !scenario.failures.enabled && scenario.failures.link_events.empty() &&
-         scenario.background_traffic.empty() && scenario.link_traces.empty();
+  const bool alike = setup.mirror_ranks && scenario.topology.network_model == scenario::NetworkModel::Analytical &&
+                     setup.allreduce != nullptr && names_every_rank(setup.allreduce) &&
+                     (setup.zero_stage == 0 || (names_every_rank(setup.reduce_scatter) && names_every_rank(setup.allgather))) &&
+                     setup.profile && scenario.training.architecture == scenario::Architecture::Allreduce &&
+                     setup.sync->lock_step() && equal_workers && cluster.uniform_devices() &&
+                     cluster.random_slowdowns.empty() && cluster.speed_traces.empty() && !scenario.failures.enabled &&
+                     scenario.failures.link_events.empty() && scenario.background_traffic.empty() &&
+                     scenario.link_traces.empty();
+  if (!alike) return Mirroring::none;
+  if (setup.stage_layers.empty() && plan.tensor == 1) return Mirroring::every_worker;
+  // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike.
+  return !setup.stage_layers.empty() && plan.data > 1 ? Mirroring::replicas : Mirroring::none;
+}
+
+StandIns::StandIns(const scenario::ParallelismSpec& plan, int workers, Mirroring mirroring)
+    : stand_in_(static_cast<std::size_t>(workers)), stands_for_(static_cast<std::size_t>(workers)) {
+  for (int rank = 0; rank < workers; ++rank) {
+    const auto r = static_cast<std::size_t>(rank);
+    switch (mirroring) {
+      case Mirroring::none:
+        stand_in_[r] = rank;
+        stands_for_[r] = {rank};
+        break;
+      case Mirroring::every_worker:
+        stand_in_[r] = 0;
+        stands_for_[0].push_back(rank);
+        break;
+      case Mirroring::replicas: {
+        scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+        at.data = 0;
+        stand_in_[r] = scenario::rank_of(plan, at);
+        if (stand_in_[r] != rank) break;
+        for (int replica = 0; replica < plan.data; ++replica) {
+          at.data = replica;
+          stands_for_[r].push_back(scenario::rank_of(plan, at));
+        }
+        break;
+      }
+    }
+    if (!stands_for_[r].empty()) simulated_.push_back(rank);
+  }
+}
+
+MirroredRanks::MirroredRanks(RunObserver& next, const StandIns& stand_ins, const std::vector<std::string>& host_names,
+                             bool lanes)
+    : next_(next), stand_ins_(stand_ins), host_names_(host_names), lanes_(lanes) {
+  for (std::size_t rank = 0; rank < host_names.size(); ++rank) rank_of_host_.emplace(host_names[rank], static_cast<int>(rank));
+}
+
+void MirroredRanks::on_message(std::string_view from_host, Lane to, Span transfer, double bytes) {
+  const auto sender = rank_of_host_.find(from_host);
+  if (!lanes_ || sender == rank_of_host_.end() || to.host >= stand_ins_.workers() ||
+      stand_ins_.stands_for(to.host).empty() || stand_ins_.stands_for(sender->second).empty()) {
+    next_.on_message(from_host, to, transfer, bytes);
+    return;
+  }
+  // Each replica's copy of the message, between the ranks that copy stands for.
+  const std::vector<int>& senders = stand_ins_.stands_for(sender->second);
+  const std::vector<int>& receivers = stand_ins_.stands_for(to.host);
+  for (std::size_t copy = 0; copy < senders.size() && copy < receivers.size(); ++copy) {
+    to.host = receivers[copy];
+    next_.on_message(host_names_.at(static_cast<std::size_t>(senders[copy])), to, transfer, bytes);
+  }
 }
 
 void MirroredRanks::on_compute(Lane lane, Span span) {
@@ -44,13 +102,14 @@ void MirroredRanks::on_lane_done(Lane lane) {
   for_each_worker(lane, [&](Lane each) { next_.on_lane_done(each); });
 }
 
-void copy_first_worker(metrics::RunRecord& record, int workers) {
-  const metrics::HostActivity first = record.hosts.at(0);
-  for (int host = 1; host < workers; ++host) {
-    metrics::HostActivity& copy = record.hosts.at(static_cast<std::size_t>(host));
+void copy_stand_ins(metrics::RunRecord& record, const StandIns& stand_ins) {
+  for (int rank = 0; rank < stand_ins.workers(); ++rank) {
+    const int from = stand_ins.stand_in(rank);
+    if (from == rank) continue;
+    metrics::HostActivity& copy = record.hosts.at(static_cast<std::size_t>(rank));
     const std::string name = std::move(copy.name);
     const std::string role = std::move(copy.role);
-    copy = first;
+    copy = record.hosts.at(static_cast<std::size_t>(from));
     copy.name = name;
     copy.role = role;
   }

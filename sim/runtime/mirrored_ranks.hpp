@@ -8,38 +8,70 @@
 // from what every rank sends (AnalyticalNetwork::phase_for_all) and count every rank's bytes on the links;
 // what it reports is repeated for every worker (MirroredRanks, copy_first_worker), and the energy meter
 // reads its host for all. The outputs equal those of a run of every rank (tested, file by file).
+//
+// A timing-only model-parallel job (tensor and pipeline groups, replicated over data parallelism) of equal
+// workers is alike along the data axis only: the ranks of replica 0 run every stage and tensor share, and
+// each stands for the same rank of every other replica. They are simulated; their tensor groups meet as
+// usual, each pipeline message moves with every replica's copy of it (AnalyticalNetwork::set_replicas), and
+// each stage's replica groups are timed from every replica's flows. Bytes on the links are counted for every
+// replica's copy.
 
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/training_context.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace dtsim::runtime {
 
-/// Whether worker 0 may stand for every worker of `scenario` (see above).
-[[nodiscard]] bool ranks_behave_alike(const scenario::Scenario& scenario, const TrainingSetup& setup);
+/// Which ranks of `scenario` may stand for others (see above).
+[[nodiscard]] Mirroring ranks_behave_alike(const scenario::Scenario& scenario, const TrainingSetup& setup);
+
+/// The workers a run simulates, and whom each stands for.
+class StandIns {
+ public:
+  StandIns(const scenario::ParallelismSpec& plan, int workers, Mirroring mirroring);
+
+  /// The ranks simulated, ascending.
+  [[nodiscard]] const std::vector<int>& simulated() const { return simulated_; }
+  /// The simulated rank that stands for `rank`.
+  [[nodiscard]] int stand_in(int rank) const { return stand_in_.at(static_cast<std::size_t>(rank)); }
+  /// The ranks simulated rank `rank` stands for, itself first, in replica order; empty for one not simulated.
+  [[nodiscard]] const std::vector<int>& stands_for(int rank) const { return stands_for_.at(static_cast<std::size_t>(rank)); }
+  [[nodiscard]] int workers() const { return static_cast<int>(stand_in_.size()); }
+
+ private:
+  std::vector<int> simulated_;
+  std::vector<int> stand_in_;
+  std::vector<std::vector<int>> stands_for_;
+};
 
 /// Passes every event on to `next`: an event every worker reports of itself (a gradient's staleness) once
-/// per worker, and with `lanes`, a lane event of worker 0 once for each worker's host. (The run's record
-/// takes worker 0's lanes once and copies its activity at the end, copy_first_worker: cheaper than p events.)
+/// per worker, and with `lanes`, a lane event of a simulated rank once for each rank it stands for, a
+/// message once for each replica's copy. (The run's record takes the simulated lanes once and copies their
+/// activity at the end, copy_stand_ins: cheaper than p events.) `stand_ins` and `host_names` (the workers'
+/// host names, by rank) must outlive it.
 class MirroredRanks final : public RunObserver {
  public:
-  MirroredRanks(RunObserver& next, int workers, bool lanes) : next_(next), workers_(workers), lanes_(lanes) {}
+  MirroredRanks(RunObserver& next, const StandIns& stand_ins, const std::vector<std::string>& host_names, bool lanes);
 
   void on_compute(Lane lane, Span span) override;
   void on_communication(Lane lane, Span blocked, std::span<const Span> moving) override;
   void on_wait(Lane lane, Span span) override;
   void on_sent(Lane lane, double bytes, std::int64_t messages) override;
   void on_lane_done(Lane lane) override;
-  void on_message(std::string_view from_host, Lane to, Span transfer, double bytes) override {
-    next_.on_message(from_host, to, transfer, bytes);
-  }
+  void on_message(std::string_view from_host, Lane to, Span transfer, double bytes) override;
   [[nodiscard]] bool wants_messages() const override { return next_.wants_messages(); }
   void on_iteration(std::int64_t iteration, double at_s, const topology::LinkTraffic& traffic) override {
     next_.on_iteration(iteration, at_s, traffic);
   }
   void on_gradient_staleness(std::int64_t staleness) override {
-    for (int worker = 0; worker < workers_; ++worker) next_.on_gradient_staleness(staleness);
+    const std::size_t each = stand_ins_.stands_for(stand_ins_.simulated().front()).size();
+    for (std::size_t worker = 0; worker < each; ++worker) next_.on_gradient_staleness(staleness);
   }
   void on_update() override { next_.on_update(); }
   void on_push(int worker, double relative, std::int64_t delay, bool last) override {
@@ -61,25 +93,29 @@ class MirroredRanks final : public RunObserver {
   }
 
  private:
-  /// Calls `event` with worker 0's lane moved to each worker's host in turn (other lanes once, unchanged).
+  /// Calls `event` with a simulated rank's lane moved to each rank it stands for in turn (other lanes once,
+  /// unchanged).
   template <class Event>
   void for_each_worker(Lane lane, Event event) {
-    if (lane.host != 0 || !lanes_) {
+    if (!lanes_ || lane.host >= stand_ins_.workers() || stand_ins_.stands_for(lane.host).empty()) {
       event(lane);
       return;
     }
-    for (int host = 0; host < workers_; ++host) {
+    for (const int host : stand_ins_.stands_for(lane.host)) {
       lane.host = host;
       event(lane);
     }
   }
 
   RunObserver& next_;
-  int workers_;
+  const StandIns& stand_ins_;
+  const std::vector<std::string>& host_names_;
+  std::map<std::string, int, std::less<>> rank_of_host_;
   bool lanes_;
 };
 
-/// Gives workers 1..`workers`-1 of `record` worker 0's activity (times, bytes, messages), keeping their names.
-void copy_first_worker(metrics::RunRecord& record, int workers);
+/// Gives each worker of `record` that was not simulated its stand-in's activity (times, bytes, messages),
+/// keeping its name.
+void copy_stand_ins(metrics::RunRecord& record, const StandIns& stand_ins);
 
 }  // namespace dtsim::runtime

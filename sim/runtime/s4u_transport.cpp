@@ -285,16 +285,20 @@ void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds, c
   const double bytes = static_cast<double>(comm::wire_bytes(comm::Buffer::sized(elements)));
   AnalyticalNetwork::Phase phase;
   // Every rank's bytes are counted as the phase starts (see AnalyticalNetwork::enter).
-  if (mirrored_) {
+  const bool joined = !meeting_.name.empty();
+  if (mirrored_ && joined) {
+    // This rank stands for its group, one of the meeting's groups, each simulated by one rank.
+    phase = analytical_->enter_for_group(meeting_.name, meeting_.size / size_, phases_entered_++,
+                                         meeting_.offset / size_, size_, hosts_, ring_set, bytes, rounds);
+  } else if (mirrored_) {
     phase = {arrived, arrived + analytical_->phase_for_all(size_, hosts_, ring_set, bytes, rounds)};
-    if (traffic_ != nullptr) analytical_->count_for_all(size_, hosts_, ring_set, bytes, rounds);
   } else {
-    const AnalyticalNetwork::Send send{host(to), bytes};
-    const bool joined = !meeting_.name.empty();
+    const AnalyticalNetwork::Send send{host(rank_), host(to), bytes};
     phase = analytical_->enter(joined ? meeting_.name : group_, joined ? meeting_.size : size_, phases_entered_++,
-                               meeting_.offset + rank_, host(rank_),
-                               std::span<const AnalyticalNetwork::Send>(&send, 1), rounds, traffic_);
+                               meeting_.offset + rank_, std::span<const AnalyticalNetwork::Send>(&send, 1), rounds,
+                               traffic_);
   }
+  if (mirrored_ && traffic_ != nullptr) analytical_->count_for_all(size_, hosts_, ring_set, bytes, rounds);
   meter_.observer().on_sent(meter_.lane(), bytes * rounds, rounds);
   wait_for_phase(arrived, phase);
 }

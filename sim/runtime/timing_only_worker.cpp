@@ -91,7 +91,7 @@ void TimingOnlyWorker::operator()() {
   S4uTransport transport("allreduce", rank_, workers, meter, context_.shortcut);
   transport.set_machines(setup.graph.worker_machines());
   transport.set_analytical(context_.analytical);
-  transport.set_mirrored(context_.mirrored);
+  transport.set_mirrored(context_.mirroring == Mirroring::every_worker);
   transport.set_traffic(context_.traffic);
   // The optimizer's cost per parameter needs no state: it is made for none.
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);

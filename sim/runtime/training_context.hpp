@@ -19,6 +19,10 @@ namespace dtsim::runtime {
 
 struct ElasticMembership;
 
+/// Which ranks a run simulates: every one, worker 0 for all, or replica 0's ranks each for its counterparts in
+/// every replica (see mirrored_ranks.hpp).
+enum class Mirroring { none, every_worker, replicas };
+
 struct TrainingContext {
   const scenario::Scenario* scenario = nullptr;
   const TrainingSetup* setup = nullptr;
@@ -40,8 +44,8 @@ struct TrainingContext {
   simgrid::s4u::Barrier* barrier = nullptr;
   /// Elastic allreduce runs with failures: who is still in the job (shared by its workers).
   ElasticMembership* elastic = nullptr;
-  /// Worker 0 stands for every worker, which behave alike and are not simulated (see mirrored_ranks.hpp).
-  bool mirrored = false;
+  /// Ranks that stand for others, which behave alike and are not simulated (see mirrored_ranks.hpp).
+  Mirroring mirroring = Mirroring::none;
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {

@@ -73,12 +73,17 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   ObserverList observers;
   // Worker 0 alone, for every worker: the record copies its activity at the end, other observers (a
   // timeline) hear its events once per worker.
-  const bool mirrored = ranks_behave_alike(scenario, setup);
+  const Mirroring mirroring = ranks_behave_alike(scenario, setup);
+  const bool mirrored = mirroring != Mirroring::none;
   const int worker_count = static_cast<int>(setup.graph.workers().size());
+  const StandIns stand_ins(scenario.training.parallelism, worker_count, mirroring);
+  std::vector<std::string> worker_names;
+  for (const topology::NodeId node : setup.graph.workers()) worker_names.push_back(setup.graph.node(node).name);
   std::optional<MirroredRanks> mirrored_record;
   std::optional<MirroredRanks> mirrored_observer;
-  observers.add(mirrored ? mirrored_record.emplace(recorder, worker_count, false) : static_cast<RunObserver&>(recorder));
-  if (observer != nullptr && mirrored) observer = &mirrored_observer.emplace(*observer, worker_count, true);
+  observers.add(mirrored ? mirrored_record.emplace(recorder, stand_ins, worker_names, false)
+                         : static_cast<RunObserver&>(recorder));
+  if (observer != nullptr && mirrored) observer = &mirrored_observer.emplace(*observer, stand_ins, worker_names, true);
   if (observer != nullptr) observers.add(*observer);
 
   topology::LinkTraffic traffic(setup.graph, session.routes());
@@ -103,7 +108,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   const bool random = !scenario.cluster.random_slowdowns.empty();
   std::optional<EnergyMeter> energy;
   if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform());
-  if (energy && mirrored) energy->read_workers_from_first(worker_count);
+  if (energy && mirrored) energy->read_workers_from([&](int rank) { return stand_ins.stand_in(rank); }, worker_count);
   // Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
   // together, or (elastic) those still in the job, to go on without the failed ones.
   simgrid::s4u::BarrierPtr barrier;
@@ -123,6 +128,11 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   const bool timing_only = setup.profile.has_value();
   std::optional<AnalyticalNetwork> analytical;
   if (scenario.topology.network_model == scenario::NetworkModel::Analytical) analytical.emplace(setup.graph, session.routes());
+  if (mirroring == Mirroring::replicas) {
+    std::vector<std::vector<int>> copies(static_cast<std::size_t>(worker_count));
+    for (const int rank : stand_ins.simulated()) copies[static_cast<std::size_t>(rank)] = stand_ins.stands_for(rank);
+    analytical->set_replicas(std::move(copies));
+  }
   const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic, &analytical,
                                      timing_only](const Progress& now) {
     reached = std::max(reached, now.iteration);
@@ -144,7 +154,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 energy ? &*energy : nullptr,
                                 barrier.get(),
                                 elastic.members.empty() ? nullptr : &elastic,
-                                mirrored};
+                                mirroring};
   const scenario::Architecture architecture = scenario.training.architecture;
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
@@ -152,9 +162,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   // A model trained for real split over devices: their shares assemble the whole for the evaluations.
   const bool split = !setup.profile && (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1);
   const std::shared_ptr<SplitAssembly> assembly = split ? SplitMlpWorker::make_assembly(setup) : nullptr;
-  for (std::size_t rank = 0; rank < (mirrored ? 1 : workers.size()); ++rank) {
-    simgrid::s4u::Host* host = session.host(workers[rank]);
-    const auto r = static_cast<int>(rank);
+  for (const int r : stand_ins.simulated()) {
+    simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(r)]);
     switch (architecture) {
       case scenario::Architecture::Allreduce:
         if (setup.profile && !setup.stage_layers.empty()) {
@@ -199,8 +208,10 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   record.simulated_s = session.run();
   if (analytical) analytical->flush(traffic);
   if (record.partition || record.job_lost_s) record.iterations = reached;
-  record.mirrored_workers = mirrored;
-  if (mirrored) copy_first_worker(record, worker_count);
+  if (mirrored) {
+    record.simulated_workers = static_cast<int>(stand_ins.simulated().size());
+    copy_stand_ins(record, stand_ins);
+  }
   if (energy) energy->finish(record);
   for (std::size_t id = 0; id < setup.graph.link_count(); ++id) {
     const topology::LinkProperties& link = setup.graph.link(id);

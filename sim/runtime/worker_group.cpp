@@ -48,8 +48,12 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
   replicas->set_meeting(replicas_meeting(plan, at, "replicas"));
-  // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments.
-  line->set_meeting(AnalyticalMeeting{"pipeline", plan.data * plan.tensor * plan.pipeline,
+  // Replica 0's rank stands for its replicas: its group's phases are timed from every replica's flows.
+  const bool mirrored = context.mirroring == Mirroring::replicas;
+  replicas->set_mirrored(mirrored);
+  // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments;
+  // replica 0's lines alone when each of their messages moves with every replica's copy.
+  line->set_meeting(AnalyticalMeeting{"pipeline", (mirrored ? 1 : plan.data) * plan.tensor * plan.pipeline,
                                       (at.data * plan.tensor + at.tensor) * plan.pipeline});
 }
 
