@@ -285,6 +285,80 @@ TEST(AnalyticalNetwork, WorkerZeroStandsForEveryWorkerWithTheSameResults) {
   }
 }
 
+/// A timing-only step of 64 H100s on DGX H100 nodes over `fabric`, split by `parallelism`, with energy and a
+/// timeline, `training` appended to its training section.
+std::filesystem::path replicated_scenario(const std::filesystem::path& folder, const std::string& name,
+                                          const std::string& model, const std::string& fabric,
+                                          const std::string& parallelism, const std::string& training) {
+  const auto path = folder / (name + ".yaml");
+  std::ofstream(path) << fmt::format(R"(name: {}
+cluster:
+  workers: 64
+  device: {{name: h100, precision: mixed, efficiency: 0.5, idle_power: 60W, busy_power: 700W}}
+  nodes: [{{type: dgx_h100, count: 8}}]
+topology: {{kind: hierarchical, {}, nic: per_device, network_model: analytical, link: {{bandwidth: 400Gbps, latency: 2us}}}}
+model: {{kind: "profile:{}"}}
+energy: {{node_static_power: 500W, link_idle_power: 2W}}
+outputs: {{trace: true}}
+training:
+  batch: {{per_worker: 8}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  parallelism: {}
+  stop: {{iterations: 2}}
+{})",
+                                     name, fabric, model, parallelism, training);
+  return path;
+}
+
+TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryReplica) {
+  // Tensor x pipeline x data: replica 0's ranks are simulated, each for its counterparts in every replica.
+  // On a rail-optimised fabric every replica's copy of a message takes the same time, and every output file
+  // equals a run of every rank, byte for byte. On a fat tree whose routes hash pairs over the uplinks, copies
+  // of one message take different times: the stand-in takes the slowest, where each rank of a run of all
+  // waits for the slowest instead; the step, metrics.csv and links.csv are the same, each host's split of its
+  // waits into communication and waiting may not be.
+  const auto folder = fresh_output_folder("analytical-replicas");
+  struct Case {
+    std::string name, model, fabric, parallelism, training;
+    int replica_ranks;  ///< tensor x pipeline
+    bool every_file;
+  };
+  const std::vector<Case> cases{
+      {"zero-bubble", "gpt2_xl", "fabric: rail", "{pipeline: 8, microbatches: 8, schedule: zero_bubble}", "", 8, true},
+      {"tensor", "llama2_7b", "fabric: rail", "{tensor: 8, pipeline: 2, microbatches: 8}", "", 16, true},
+      {"hierarchical", "llama2_7b", "fabric: rail", "{tensor: 4, pipeline: 2, microbatches: 8}",
+       "  architecture: {kind: allreduce, algorithm: hierarchical}\n", 8, true},
+      {"zero", "llama2_7b", "fabric: rail", "{tensor: 2, pipeline: 4, microbatches: 8, zero: 1}", "  overlap: false\n", 8, true},
+      {"fat-tree", "llama2_7b", "fabric: k_ary_fat_tree, k: 8",
+       "{tensor: 4, pipeline: 4, microbatches: 8, sequence_parallel: true}", "", 16, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto path = replicated_scenario(folder, c.name, c.model, c.fabric, c.parallelism, c.training);
+    const auto mirrored = folder / (c.name + "-replica-0");
+    const auto every = folder / (c.name + "-every");
+    const CommandResult one = run_dtsim("run " + path.string() + " -o " + mirrored.string());
+    ASSERT_EQ(one.exit_status, 0) << one.err;
+    EXPECT_NE(one.out.find(fmt::format("simulated  replica 0's {} ranks for all 64 workers", c.replica_ranks)),
+              std::string::npos)
+        << one.out;
+    const CommandResult all = run_dtsim("run " + path.string() + " --every-rank -o " + every.string());
+    ASSERT_EQ(all.exit_status, 0) << all.err;
+    EXPECT_EQ(all.out.find("simulated  replica 0"), std::string::npos) << all.out;
+    for (const std::string file : {"metrics.csv", "links.csv"}) {
+      EXPECT_EQ(read_file(mirrored / file), read_file(every / file)) << file;
+    }
+    const auto simulated = [](const std::filesystem::path& out) {
+      return nlohmann::json::parse(read_file(out / "summary.json"))["result"]["simulated_s"].get<double>();
+    };
+    EXPECT_EQ(simulated(mirrored), simulated(every));
+    if (!c.every_file) continue;
+    for (const std::string file : {"summary.json", "trace.json"}) {
+      EXPECT_EQ(read_file(mirrored / file), read_file(every / file)) << file;
+    }
+  }
+}
+
 TEST(AnalyticalNetwork, WorkersThatDifferAreEachSimulated) {
   const auto folder = fresh_output_folder("analytical-unlike");
   const auto path = alike_scenario(folder, "straggler", "ring", "stragglers: [{workers: [3], slowdown: 1.5}]\n");
