@@ -10,7 +10,7 @@
 # runs past LIMIT seconds (default 120) is reported as such, one dtsim refuses with its error; either way its
 # larger sizes are skipped.
 # Each step runs with `network_model: analytical` (collectives timed at once per group; the workers, all
-# alike, simulated as one) and `alpha_beta` (every message through SimGrid); the collectives on the fat tree
+# alike, simulated as one, or replica 0's 64 ranks for every replica of the model-parallel job) and `alpha_beta` (every message through SimGrid); the collectives on the fat tree
 # too. MODELS (default "analytical alpha_beta") picks which for the steps.
 #   usage: bench/scale.sh [path/to/dtsim] [LIMIT] [largest GPU count]
 set -eu
@@ -65,8 +65,7 @@ report() {  # case, size, "seconds kib" or timeout, previous size, previous seco
 }
 
 # The model and training sections of each step case: GPT-2 XL data parallel with the hierarchical or the ring
-# allreduce; GPT-3 175B tensor 8 x pipeline 8 x data (a node a tensor group), 1F1B over 8 micro-batches,
-# every rank simulated (workers simulated as one cover data parallelism only).
+# allreduce; GPT-3 175B tensor 8 x pipeline 8 x data (a node a tensor group), 1F1B over 8 micro-batches.
 sections() {
   case $1 in
     model-parallel) cat <<YAML
