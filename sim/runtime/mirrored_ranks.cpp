@@ -6,7 +6,7 @@
 
 namespace dtsim::runtime {
 
-Mirroring ranks_behave_alike(const scenario::Scenario& scenario, const TrainingSetup& setup) {
+Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& setup) {
   const scenario::ClusterSpec& cluster = scenario.cluster;
   const scenario::ParallelismSpec& plan = scenario.training.parallelism;
   const bool equal_workers =

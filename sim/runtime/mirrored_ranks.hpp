@@ -6,7 +6,7 @@
 // repeats one timeline p times, a SimGrid actor switch each time: at 65,536 GPUs that is most of the run.
 // Instead worker 0 (and its gradient stream) runs alone and stands for all: its transports time each phase
 // from what every rank sends (AnalyticalNetwork::phase_for_all) and count every rank's bytes on the links;
-// what it reports is repeated for every worker (MirroredRanks, copy_first_worker), and the energy meter
+// what it reports is repeated for every worker (MirroredRanks, copy_stand_ins), and the energy meter
 // reads its host for all. The outputs equal those of a run of every rank (tested, file by file).
 //
 // A timing-only model-parallel job (tensor and pipeline groups, replicated over data parallelism) of equal
@@ -29,7 +29,7 @@
 namespace dtsim::runtime {
 
 /// Which ranks of `scenario` may stand for others (see above).
-[[nodiscard]] Mirroring ranks_behave_alike(const scenario::Scenario& scenario, const TrainingSetup& setup);
+[[nodiscard]] Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& setup);
 
 /// The workers a run simulates, and whom each stands for.
 class StandIns {
@@ -42,6 +42,8 @@ class StandIns {
   [[nodiscard]] int stand_in(int rank) const { return stand_in_.at(static_cast<std::size_t>(rank)); }
   /// The ranks simulated rank `rank` stands for, itself first, in replica order; empty for one not simulated.
   [[nodiscard]] const std::vector<int>& stands_for(int rank) const { return stands_for_.at(static_cast<std::size_t>(rank)); }
+  /// stands_for() of every rank, by rank.
+  [[nodiscard]] const std::vector<std::vector<int>>& stands_for_each() const { return stands_for_; }
   [[nodiscard]] int workers() const { return static_cast<int>(stand_in_.size()); }
 
  private:

@@ -71,9 +71,9 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
   RunRecorder recorder(record);
   ObserverList observers;
-  // Worker 0 alone, for every worker: the record copies its activity at the end, other observers (a
-  // timeline) hear its events once per worker.
-  const Mirroring mirroring = ranks_behave_alike(scenario, setup);
+  // Ranks standing for others (worker 0 for all, or replica 0's for every replica): the record copies their
+  // activity at the end, other observers (a timeline) hear their events once per rank they stand for.
+  const Mirroring mirroring = mirroring_of(scenario, setup);
   const bool mirrored = mirroring != Mirroring::none;
   const int worker_count = static_cast<int>(setup.graph.workers().size());
   const StandIns stand_ins(scenario.training.parallelism, worker_count, mirroring);
@@ -128,11 +128,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   const bool timing_only = setup.profile.has_value();
   std::optional<AnalyticalNetwork> analytical;
   if (scenario.topology.network_model == scenario::NetworkModel::Analytical) analytical.emplace(setup.graph, session.routes());
-  if (mirroring == Mirroring::replicas) {
-    std::vector<std::vector<int>> copies(static_cast<std::size_t>(worker_count));
-    for (const int rank : stand_ins.simulated()) copies[static_cast<std::size_t>(rank)] = stand_ins.stands_for(rank);
-    analytical->set_replicas(std::move(copies));
-  }
+  if (mirroring == Mirroring::replicas) analytical->set_replicas(stand_ins.stands_for_each());
   const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic, &analytical,
                                      timing_only](const Progress& now) {
     reached = std::max(reached, now.iteration);

@@ -232,28 +232,51 @@ TEST(AnalyticalNetwork, ModelParallelStepsStayWithinTheirMeasuredBounds) {
   }
 }
 
-/// A scenario of 64 H100s whose ranks behave alike, with `training` appended to its training section.
-std::filesystem::path alike_scenario(const std::filesystem::path& folder, const std::string& name,
-                                     const std::string& algorithm, const std::string& training,
-                                     const std::string& cluster = "") {
+/// A timing-only job of 64 H100s on 8 DGX H100 under the analytical network, over `fabric`, with energy and
+/// a timeline; `training` is its training section but the optimizer.
+std::filesystem::path standing_in_scenario(const std::filesystem::path& folder, const std::string& name,
+                                           const std::string& model, const std::string& fabric,
+                                           const std::string& training) {
   const auto path = folder / (name + ".yaml");
   std::ofstream(path) << fmt::format(R"(name: {}
 cluster:
   workers: 64
   device: {{name: h100, precision: mixed, efficiency: 0.5, idle_power: 60W, busy_power: 700W}}
   nodes: [{{type: dgx_h100, count: 8}}]
-{}topology: {{kind: hierarchical, fabric: k_ary_fat_tree, k: 8, nic: per_device, network_model: analytical, link: {{bandwidth: 400Gbps, latency: 2us}}}}
-model: {{kind: "profile:gpt2_xl"}}
+topology: {{kind: hierarchical, {}, nic: per_device, network_model: analytical, link: {{bandwidth: 400Gbps, latency: 2us}}}}
+model: {{kind: "profile:{}"}}
 energy: {{node_static_power: 500W, link_idle_power: 2W}}
 outputs: {{trace: true}}
 training:
-  batch: {{per_worker: 4}}
   optimizer: {{kind: adam, learning_rate: 0.0001}}
-  architecture: {{kind: allreduce, algorithm: {}}}
-  stop: {{iterations: 3}}
 {})",
-                                     name, cluster, algorithm, training);
+                                     name, fabric, model, training);
   return path;
+}
+
+/// A data-parallel GPT-2 XL job of 64 H100s whose ranks behave alike, with `training` appended to its
+/// training section.
+std::filesystem::path alike_scenario(const std::filesystem::path& folder, const std::string& name,
+                                     const std::string& algorithm, const std::string& training) {
+  return standing_in_scenario(folder, name, "gpt2_xl", "fabric: k_ary_fat_tree, k: 8",
+                              fmt::format("  batch: {{per_worker: 4}}\n  architecture: {{kind: allreduce, algorithm: {}}}\n"
+                                          "  stop: {{iterations: 3}}\n{}",
+                                          algorithm, training));
+}
+
+/// Runs `path` as it is, into `stand_in`, and with --every-rank, into `every`; both must succeed, stdout
+/// saying `said` of the first run and nothing starting `said_of_none` of the second. Returns whether both ran.
+bool run_both_ways(const std::filesystem::path& path, const std::filesystem::path& stand_in,
+                   const std::filesystem::path& every, const std::string& said, const std::string& said_of_none) {
+  const CommandResult one = run_dtsim("run " + path.string() + " -o " + stand_in.string());
+  EXPECT_EQ(one.exit_status, 0) << one.err;
+  if (one.exit_status != 0) return false;
+  EXPECT_NE(one.out.find(said), std::string::npos) << one.out;
+  const CommandResult all = run_dtsim("run " + path.string() + " --every-rank -o " + every.string());
+  EXPECT_EQ(all.exit_status, 0) << all.err;
+  if (all.exit_status != 0) return false;
+  EXPECT_EQ(all.out.find(said_of_none), std::string::npos) << all.out;
+  return true;
 }
 
 TEST(AnalyticalNetwork, WorkerZeroStandsForEveryWorkerWithTheSameResults) {
@@ -273,41 +296,11 @@ TEST(AnalyticalNetwork, WorkerZeroStandsForEveryWorkerWithTheSameResults) {
     const auto path = alike_scenario(folder, fmt::format("alike-{}", i), cases[i].first, cases[i].second);
     const auto mirrored = folder / fmt::format("mirrored-{}", i);
     const auto every = folder / fmt::format("every-{}", i);
-    const CommandResult one = run_dtsim("run " + path.string() + " -o " + mirrored.string());
-    ASSERT_EQ(one.exit_status, 0) << one.err;
-    EXPECT_NE(one.out.find("simulated  worker 0 for all 64 workers"), std::string::npos) << one.out;
-    const CommandResult all = run_dtsim("run " + path.string() + " --every-rank -o " + every.string());
-    ASSERT_EQ(all.exit_status, 0) << all.err;
-    EXPECT_EQ(all.out.find("simulated  worker 0"), std::string::npos) << all.out;
+    ASSERT_TRUE(run_both_ways(path, mirrored, every, "simulated  worker 0 for all 64 workers", "simulated  worker 0"));
     for (const std::string file : {"summary.json", "metrics.csv", "links.csv", "trace.json"}) {
       EXPECT_EQ(read_file(mirrored / file), read_file(every / file)) << file;
     }
   }
-}
-
-/// A timing-only step of 64 H100s on DGX H100 nodes over `fabric`, split by `parallelism`, with energy and a
-/// timeline, `training` appended to its training section.
-std::filesystem::path replicated_scenario(const std::filesystem::path& folder, const std::string& name,
-                                          const std::string& model, const std::string& fabric,
-                                          const std::string& parallelism, const std::string& training) {
-  const auto path = folder / (name + ".yaml");
-  std::ofstream(path) << fmt::format(R"(name: {}
-cluster:
-  workers: 64
-  device: {{name: h100, precision: mixed, efficiency: 0.5, idle_power: 60W, busy_power: 700W}}
-  nodes: [{{type: dgx_h100, count: 8}}]
-topology: {{kind: hierarchical, {}, nic: per_device, network_model: analytical, link: {{bandwidth: 400Gbps, latency: 2us}}}}
-model: {{kind: "profile:{}"}}
-energy: {{node_static_power: 500W, link_idle_power: 2W}}
-outputs: {{trace: true}}
-training:
-  batch: {{per_worker: 8}}
-  optimizer: {{kind: adam, learning_rate: 0.0001}}
-  parallelism: {}
-  stop: {{iterations: 2}}
-{})",
-                                     name, fabric, model, parallelism, training);
-  return path;
 }
 
 TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryReplica) {
@@ -334,17 +327,14 @@ TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryReplica) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const auto path = replicated_scenario(folder, c.name, c.model, c.fabric, c.parallelism, c.training);
+    const auto path = standing_in_scenario(
+        folder, c.name, c.model, c.fabric,
+        fmt::format("  batch: {{per_worker: 8}}\n  parallelism: {}\n  stop: {{iterations: 2}}\n{}", c.parallelism, c.training));
     const auto mirrored = folder / (c.name + "-replica-0");
     const auto every = folder / (c.name + "-every");
-    const CommandResult one = run_dtsim("run " + path.string() + " -o " + mirrored.string());
-    ASSERT_EQ(one.exit_status, 0) << one.err;
-    EXPECT_NE(one.out.find(fmt::format("simulated  replica 0's {} ranks for all 64 workers", c.replica_ranks)),
-              std::string::npos)
-        << one.out;
-    const CommandResult all = run_dtsim("run " + path.string() + " --every-rank -o " + every.string());
-    ASSERT_EQ(all.exit_status, 0) << all.err;
-    EXPECT_EQ(all.out.find("simulated  replica 0"), std::string::npos) << all.out;
+    ASSERT_TRUE(run_both_ways(path, mirrored, every,
+                              fmt::format("simulated  replica 0's {} ranks for all 64 workers", c.replica_ranks),
+                              "simulated  replica 0"));
     for (const std::string file : {"metrics.csv", "links.csv"}) {
       EXPECT_EQ(read_file(mirrored / file), read_file(every / file)) << file;
     }
