@@ -292,7 +292,8 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   const bool flat = per_machine.size() == graph.worker_machines().size();
   std::erase_if(names, [&](const std::string& name) {
     const comm::CollectivePlugin& algorithm = registry.find(name).factory;
-    const auto refusal = algorithm.refuses ? algorithm.refuses(workers_per_machine) : std::nullopt;
+    const auto refusal = algorithm.refuses ? algorithm.refuses(comm::Placement{
+        workers_per_machine, s.topology.network_model == scenario::NetworkModel::Analytical}) : std::nullopt;
     if (refusal && options.algorithm != "all") problems.add("--algo", refusal->message, refusal->hint);
     if (refusal) return true;
     // The analytical network times ring phases and steps of the whole group; an algorithm of other messages

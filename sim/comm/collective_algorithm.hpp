@@ -65,9 +65,21 @@ class CollectiveAlgorithm {
   [[nodiscard]] virtual bool names_every_rank() const { return false; }
 };
 
-/// Why an algorithm cannot run on a placement of the workers, and what to do instead.
-/// The most ranks an every-to-every ("direct") reduce-scatter, allgather or allreduce is simulated with.
+/// The most ranks an every-to-every ("direct") reduce-scatter, allgather or allreduce is simulated with
+/// message by message (SimGrid), or under `network_model: analytical` by the fluid model; beyond, the analytical
+/// network times it from the loads of the links (topology/every_to_every_loads.hpp), up to
+/// kMaxAllToAllRanksAnalytical ranks.
 inline constexpr int kMaxAllToAllRanks = 128;
+inline constexpr int kMaxAllToAllRanksAnalytical = 8192;
+
+/// Where an algorithm would run: the number of workers on each machine in use (in machine order; all 1 on a
+/// flat topology), and whether `network_model: analytical` times its phases.
+struct Placement {
+  std::span<const int> workers_per_machine;
+  bool analytical = false;
+};
+
+/// Why an algorithm cannot run on a placement of the workers, and what to do instead.
 
 struct PlacementRefusal {
   std::string message;
@@ -77,9 +89,8 @@ struct PlacementRefusal {
 /// An algorithm's registry entry: how to make it, and the placements of workers it needs.
 struct CollectivePlugin {
   std::function<std::unique_ptr<CollectiveAlgorithm>()> make;
-  /// Given the number of workers on each machine in use (in machine order; all 1 on a flat topology), why
-  /// the algorithm cannot run there; empty when it runs anywhere.
-  std::function<std::optional<PlacementRefusal>(std::span<const int> workers_per_machine)> refuses;
+  /// Why the algorithm cannot run on a placement; empty when it runs anywhere.
+  std::function<std::optional<PlacementRefusal>(const Placement& placement)> refuses;
   /// Whether its timing-only messages are all ring phases (Transport::shift_rounds) or steps of the whole
   /// group (Transport::step), which `network_model: analytical` times at once; the others' messages go one
   /// by one.

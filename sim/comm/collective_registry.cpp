@@ -38,7 +38,8 @@ CollectivePlugin phased() {
 
 /// The hierarchical allreduce runs inside nodes and across them: it needs several workers per machine, the
 /// same number on each (a flat topology would make it the ring allreduce under another name).
-std::optional<PlacementRefusal> hierarchical_refuses(std::span<const int> workers_per_machine) {
+std::optional<PlacementRefusal> hierarchical_refuses(const Placement& placement) {
+  const std::span<const int> workers_per_machine = placement.workers_per_machine;
   if (std::all_of(workers_per_machine.begin(), workers_per_machine.end(), [](int n) { return n == 1; })) {
     return PlacementRefusal{"the hierarchical allreduce needs multi-device nodes, and the topology is flat",
                             "use topology.kind: hierarchical with cluster.nodes, or another algorithm"};
@@ -53,16 +54,23 @@ std::optional<PlacementRefusal> hierarchical_refuses(std::span<const int> worker
   return std::nullopt;
 }
 
-/// Every-to-every algorithms post p(p-1) messages at once, and the network model shares bandwidth among all
-/// of them at every event: a 1 MiB allreduce on 64 ranks takes 7 s, on 128 more than 100 s, and 4,096 fill the
-/// memory. They are refused past kMaxAllToAllRanks ranks.
-std::optional<PlacementRefusal> all_to_all_refuses(std::span<const int> workers_per_machine) {
-  const int ranks = std::accumulate(workers_per_machine.begin(), workers_per_machine.end(), 0);
-  if (ranks <= kMaxAllToAllRanks) return std::nullopt;
-  return PlacementRefusal{fmt::format("the direct algorithm posts p(p-1) = {} messages at once, and simulates at most "
-                                      "{} ranks ({} here)",
-                                      static_cast<std::int64_t>(ranks) * (ranks - 1), kMaxAllToAllRanks, ranks),
-                          "use ring (or tree, halving_doubling) at this scale"};
+/// Every-to-every algorithms post p(p-1) messages at once, and SimGrid (or the fluid model) shares bandwidth
+/// among all of them at every event: a 1 MiB allreduce on 64 ranks takes 7 s, on 128 more than 100 s, and
+/// 4,096 fill the memory. They are refused past kMaxAllToAllRanks ranks, or under the analytical network, which
+/// times them from the links' loads beyond that, past kMaxAllToAllRanksAnalytical (each rank's steps list
+/// every other rank: memory grows with p^2).
+std::optional<PlacementRefusal> all_to_all_refuses(const Placement& placement) {
+  const int ranks = std::accumulate(placement.workers_per_machine.begin(), placement.workers_per_machine.end(), 0);
+  const int most = placement.analytical ? kMaxAllToAllRanksAnalytical : kMaxAllToAllRanks;
+  if (ranks <= most) return std::nullopt;
+  return PlacementRefusal{
+      fmt::format("the direct algorithm posts p(p-1) = {} messages at once, and simulates at most {} ranks{} ({} here)",
+                  static_cast<std::int64_t>(ranks) * (ranks - 1), most,
+                  placement.analytical ? " under the analytical network" : "", ranks),
+      placement.analytical ? "use ring (or tree, halving_doubling) at this scale"
+                           : fmt::format("use network_model: analytical (up to {} ranks), or ring (or tree, "
+                                         "halving_doubling) at this scale",
+                                         kMaxAllToAllRanksAnalytical)};
 }
 
 template <class Algorithm>

@@ -1,5 +1,8 @@
 #include "sim/runtime/analytical_network.hpp"
 
+#include "sim/comm/collective_algorithm.hpp"
+#include "sim/topology/every_to_every_loads.hpp"
+
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
@@ -278,8 +281,47 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter_steps(const std::string& group
   return phase;
 }
 
+bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element,
+                                            topology::LinkTraffic* traffic) {
+  const std::size_t ranks = meeting.steps.size();
+  if (std::cmp_less_equal(ranks, comm::kMaxAllToAllRanks) || !replicas_.empty()) return false;
+  const std::size_t count = meeting.steps.front().size();
+  std::vector<topology::NodeId> hosts(ranks);
+  std::vector<std::vector<double>> step_bytes(count, std::vector<double>(ranks, 0.0));
+  std::vector<bool> seen(ranks);
+  const auto everyone_else = [&](std::size_t rank, const std::vector<int>& peers) {
+    if (peers.size() != ranks - 1) return false;
+    seen.assign(ranks, false);
+    seen[rank] = true;
+    for (const int peer : peers) {
+      if (peer < 0 || std::cmp_greater_equal(peer, ranks) || seen[static_cast<std::size_t>(peer)]) return false;
+      seen[static_cast<std::size_t>(peer)] = true;
+    }
+    return true;
+  };
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const std::vector<comm::Step>& steps = meeting.steps[r];
+    if (steps.size() != count) return false;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!everyone_else(r, steps[k].to) || !everyone_else(r, steps[k].from)) return false;
+      step_bytes[k][r] = static_cast<double>(steps[k].elements) * bytes_per_element;
+    }
+    hosts[r] = hosts_.at(static_cast<std::size_t>(meeting.hosts[r]));
+  }
+  const topology::EveryToEveryTimes times =
+      topology::every_to_every_times(*graph_, *routes_, hosts, meeting.arrivals, step_bytes);
+  meeting.ends.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) meeting.ends[r] = std::max(now, times.ends[r]);
+  if (traffic != nullptr) {
+    for (const auto& [hop, bytes] : times.crossings) traffic->add_on(hop, bytes);
+  }
+  meeting.timed = true;
+  return true;
+}
+
 void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double bytes_per_element,
                                    topology::LinkTraffic* traffic) {
+  if (time_every_to_every(meeting, now, bytes_per_element, traffic)) return;
   const auto ranks = static_cast<int>(meeting.steps.size());
   std::vector<topology::Flow> flows;
   // Each rank's steps, as the messages it takes part in (sent or received), to make one step wait for the last.

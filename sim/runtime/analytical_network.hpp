@@ -165,6 +165,10 @@ class AnalyticalNetwork {
 
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
   void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
+  /// Past comm::kMaxAllToAllRanks ranks, a meeting of every-to-every steps only (the direct algorithms) is
+  /// timed from the loads of the links (topology/every_to_every_loads.hpp), as time_steps() does; returns
+  /// false, doing nothing, for any other meeting.
+  bool time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
 
   /// Calls `each(from, to)` for the message from host `from` to host `to` and every replica's copy of it.
   template <class Each>

@@ -53,7 +53,7 @@ void check_hierarchy(const View& root, const Scenario& s, const topologies::Topo
   } else {
     filled.assign(static_cast<std::size_t>(std::max(left, 0)), 1);
   }
-  if (const auto refusal = algorithm.refuses(filled)) {
+  if (const auto refusal = algorithm.refuses(comm::Placement{filled, s.topology.network_model == NetworkModel::Analytical})) {
     sink.error(architecture.where("algorithm"), "training.architecture.algorithm", refusal->message, refusal->hint);
   }
 }

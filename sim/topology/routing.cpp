@@ -210,4 +210,78 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
   return routes_.at({from, to});
 }
 
+void RoutingTable::for_each_route(std::span<const NodeId> hosts,
+                                  const std::function<void(NodeId from, NodeId to, const Route& route)>& each) const {
+  const Graph& graph = graph_->graph();
+  const bool directed = graph_->has_one_way_links();
+  // route() walks an undirected pair from the lower node id to the higher and reverses it for the way back; a
+  // whole search from the higher one gives the same candidates at every hop (a neighbour one hop closer to the
+  // destination lies on a shortest path), so the same hash picks the same links.
+  std::vector<NodeId> sorted(hosts.begin(), hosts.end());
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    throw std::invalid_argument("for_each_route needs distinct hosts");
+  }
+  // Hop counts of its own (each may call route(), which searches into hops_), and each node's links one hop
+  // closer to the current destination, found when a walk first reaches it.
+  std::vector<int> hops(graph_->node_count(), kUnreached);
+  std::vector<NodeId> reached;
+  std::vector<std::vector<std::size_t>> closer(graph_->node_count());
+  std::vector<std::size_t> found_for(graph_->node_count(), std::numeric_limits<std::size_t>::max());
+  Route route;
+  Route back;
+  for (std::size_t e = 0; e < sorted.size(); ++e) {
+    const NodeId end = sorted[e];
+    for (const NodeId node : reached) hops[node] = kUnreached;
+    reached.assign(1, end);
+    hops[end] = 0;
+    for (std::size_t next = 0; next < reached.size(); ++next) {
+      const NodeId node = reached[next];
+      for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
+        const NodeId neighbour = boost::target(edge, graph);
+        if (hops[neighbour] != kUnreached || !usable(graph[edge].link, neighbour)) continue;
+        hops[neighbour] = hops[node] + 1;
+        reached.push_back(neighbour);
+      }
+    }
+    const auto walk = [&](NodeId start) {
+      if (hops[start] == kUnreached) {
+        throw std::out_of_range(fmt::format("no route between nodes {} and {}", start, end));
+      }
+      route.clear();
+      for (NodeId at = start; at != end;) {
+        if (found_for[at] != e) {
+          found_for[at] = e;
+          closer[at].clear();
+          for (const auto edge : boost::make_iterator_range(boost::out_edges(at, graph))) {
+            const std::size_t link = graph[edge].link;
+            if (hops[boost::target(edge, graph)] == hops[at] - 1 && usable(link, at)) closer[at].push_back(link);
+          }
+        }
+        const std::vector<std::size_t>& candidates = closer[at];
+        const std::size_t link = candidates[mix(start, end, route.size()) % candidates.size()];
+        const LinkEnds& ends = graph_->link_ends(link);
+        const bool forward = ends.a == at;
+        route.push_back(Hop{link, forward});
+        at = forward ? ends.b : ends.a;
+      }
+    };
+    if (directed) {
+      for (const NodeId start : sorted) {
+        if (start == end) continue;
+        walk(start);
+        each(start, end, route);
+      }
+    } else {
+      for (std::size_t s = 0; s < e; ++s) {
+        walk(sorted[s]);
+        each(sorted[s], end, route);
+        back.clear();
+        for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
+        each(end, sorted[s], back);
+      }
+    }
+  }
+}
+
 }  // namespace dtsim::topology

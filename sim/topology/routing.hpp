@@ -3,9 +3,11 @@
 
 #include "sim/topology/topology_graph.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -40,6 +42,13 @@ class RoutingTable {
   RoutingTable(const TopologyGraph& graph, Search search);
 
   [[nodiscard]] const Route& route(NodeId from, NodeId to) const;
+
+  /// Calls `each(from, to, route)` for every ordered pair of distinct hosts of `hosts` (distinct node ids),
+  /// with the route route() gives them, keeping none: the p(p-1) routes of an every-to-every pattern would not
+  /// fit in memory. One search a host, each route then walked from its hop counts: p searches of the fabric
+  /// and p(p-1) short walks, where route() would search p(p-1) times. `route` is valid during the call only.
+  void for_each_route(std::span<const NodeId> hosts,
+                      const std::function<void(NodeId from, NodeId to, const Route& route)>& each) const;
 
   /// Takes link `link` out of every route (a failed link), or puts it back: routes are searched again.
   /// References returned by route() before are invalid after.

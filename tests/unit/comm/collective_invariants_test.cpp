@@ -247,15 +247,15 @@ TEST(CollectivePlacement, TheHierarchicalAllreduceNeedsEvenMultiDeviceNodes) {
   const std::vector<int> flat{1, 1, 1, 1};
   const std::vector<int> uneven{4, 2};
   const std::vector<int> even{4, 4};
-  EXPECT_NE(hierarchical.refuses(flat)->message.find("flat"), std::string::npos);
-  EXPECT_NE(hierarchical.refuses(uneven)->message.find("(4, 2 per node)"), std::string::npos);
-  EXPECT_FALSE(hierarchical.refuses(even).has_value());
+  EXPECT_NE(hierarchical.refuses(Placement{flat})->message.find("flat"), std::string::npos);
+  EXPECT_NE(hierarchical.refuses(Placement{uneven})->message.find("(4, 2 per node)"), std::string::npos);
+  EXPECT_FALSE(hierarchical.refuses(Placement{even}).has_value());
   // Placement aside, every other algorithm runs on any even layout of up to 128 ranks.
   const std::vector<int> flat_many(128, 1);
   for (const Operation operation : all_operations()) {
     for (const auto& [name, entry] : catalog.of(operation).entries()) {
       if (operation == Operation::allreduce && name == "hierarchical") continue;
-      EXPECT_TRUE(!entry.factory.refuses || !entry.factory.refuses(flat_many)) << to_string(operation) << "/" << name;
+      EXPECT_TRUE(!entry.factory.refuses || !entry.factory.refuses(Placement{flat_many})) << to_string(operation) << "/" << name;
     }
   }
 }
@@ -268,9 +268,16 @@ TEST(CollectivePlacement, TheDirectAlgorithmsAreRefusedPastTheirRankLimit) {
   for (const Operation operation : {Operation::allreduce, Operation::reduce_scatter, Operation::allgather}) {
     const CollectivePlugin& direct = catalog.of(operation).find("direct").factory;
     ASSERT_TRUE(direct.refuses) << to_string(operation);
-    EXPECT_EQ(direct.refuses(ranks_129)->message,
+    EXPECT_EQ(direct.refuses(Placement{ranks_129})->message,
               "the direct algorithm posts p(p-1) = 16512 messages at once, and simulates at most 128 ranks (129 here)");
-    EXPECT_NE(direct.refuses(nodes_of_eight)->message.find("(4096 here)"), std::string::npos);
+    EXPECT_NE(direct.refuses(Placement{ranks_129})->hint.find("network_model: analytical"), std::string::npos);
+    EXPECT_NE(direct.refuses(Placement{nodes_of_eight})->message.find("(4096 here)"), std::string::npos);
+    // The analytical network times them from the links' loads up to 8,192 ranks.
+    EXPECT_FALSE(direct.refuses(Placement{nodes_of_eight, true}).has_value());
+    const std::vector<int> nodes_of_eight_past(1025, 8);
+    EXPECT_EQ(direct.refuses(Placement{nodes_of_eight_past, true})->message,
+              "the direct algorithm posts p(p-1) = 67231800 messages at once, and simulates at most 8192 ranks under "
+              "the analytical network (8200 here)");
   }
   EXPECT_FALSE(catalog.broadcast.find("direct").factory.refuses) << "p-1 messages: no limit";
 }

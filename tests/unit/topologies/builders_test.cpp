@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <set>
 
 namespace dtsim::topologies {
@@ -387,6 +388,59 @@ TEST(Routing, SearchesFromBothEndsGiveTheSameRoutesAsOneFromTheDestination) {
     }
     EXPECT_GT(compared, hosts.size());
   }
+}
+
+}  // namespace
+}  // namespace dtsim::topologies
+
+namespace dtsim::topologies {
+namespace {
+
+void expect_each_route_as_route_gives(const topology::TopologyGraph& graph, const topology::RoutingTable& routes,
+                                      const std::vector<topology::NodeId>& hosts) {
+  std::set<std::pair<topology::NodeId, topology::NodeId>> seen;
+  routes.for_each_route(hosts, [&](topology::NodeId from, topology::NodeId to, const topology::Route& walked) {
+    EXPECT_TRUE(seen.emplace(from, to).second) << "pair given twice";
+    const topology::Route& expected = routes.route(from, to);
+    ASSERT_EQ(walked.size(), expected.size()) << from << " " << to;
+    for (std::size_t hop = 0; hop < walked.size(); ++hop) {
+      EXPECT_EQ(walked[hop].link, expected[hop].link) << from << " " << to << " hop " << hop;
+      EXPECT_EQ(walked[hop].forward, expected[hop].forward);
+    }
+  });
+  EXPECT_EQ(seen.size(), hosts.size() * (hosts.size() - 1)) << graph.node_count();
+}
+
+// Every pair's route walked from one search per host is route()'s, hop for hop: ECMP ties on fat trees, tori
+// and irregular graphs, one-way links, a failed link, and hosts given in any order.
+TEST(Routing, EveryRouteWalkedFromOneSearchPerHostIsTheRouteOfThePair) {
+  const LinkSpec link{core::BytesPerSecond(1e9), core::Seconds(1e-6)};
+  const std::vector<topology::TopologyGraph> graphs{
+      build_random_regular(40, 3, 11, link), build_torus({6, 5}, link), build_fat_tree(64, 8, 2.0, link),
+      build_k_ary_fat_tree(128, 8, 2.0, link), build_ring(9, link)};
+  for (const topology::TopologyGraph& graph : graphs) {
+    const topology::RoutingTable routes(graph);
+    std::vector<topology::NodeId> hosts = graph.hosts();
+    std::reverse(hosts.begin(), hosts.end());
+    expect_each_route_as_route_gives(graph, routes, hosts);
+    hosts.resize(hosts.size() / 2);
+    expect_each_route_as_route_gives(graph, routes, hosts);
+  }
+  topology::TopologyGraph one_way;
+  for (int i = 0; i < 6; ++i) one_way.add_worker(fmt::format("w{}", i));
+  for (std::size_t i = 0; i < 6; ++i) {
+    one_way.add_link(one_way.workers()[i], one_way.workers()[(i + 1) % 6], link.bandwidth, link.latency, "test", true);
+  }
+  one_way.add_link(one_way.workers()[0], one_way.workers()[3], link.bandwidth, link.latency, "test");
+  const topology::RoutingTable one_way_routes(one_way);
+  expect_each_route_as_route_gives(one_way, one_way_routes, one_way.hosts());
+  const topology::TopologyGraph torus = build_torus({4, 4}, link);
+  topology::RoutingTable cut(torus);
+  cut.set_down(0, true);
+  expect_each_route_as_route_gives(torus, cut, torus.hosts());
+  EXPECT_THROW(cut.for_each_route(std::vector<topology::NodeId>{torus.hosts()[0], torus.hosts()[0]},
+                                  [](topology::NodeId, topology::NodeId, const topology::Route&) {}),
+               std::invalid_argument);
 }
 
 }  // namespace
