@@ -11,7 +11,9 @@
 # larger sizes are skipped.
 # Each step runs with `network_model: analytical` (collectives timed at once per group; the workers, all
 # alike, simulated as one, or replica 0's 64 ranks for every replica of the model-parallel job) and `alpha_beta` (every message through SimGrid); the collectives on the fat tree
-# too. MODELS (default "analytical alpha_beta") picks which for the steps.
+# too (the direct allreduce past 128 ranks under the analytical network only: its every-to-every steps timed from
+# the links' loads). MODELS (default "analytical alpha_beta") picks the network models for the steps; PARTS
+# (default "steps collectives") which of the two parts run.
 #   usage: bench/scale.sh [path/to/dtsim] [LIMIT] [largest GPU count]
 set -eu
 dtsim=${1:-build/release/dtsim}
@@ -91,6 +93,8 @@ YAML
 }
 
 models=${MODELS:-analytical alpha_beta}
+parts=${PARTS:-steps collectives}
+case " $parts " in *" steps "*) ;; *) models= ;; esac
 for case in hierarchical ring model-parallel; do
 for model in $models; do
   previous=- ; previous_s=-
@@ -126,7 +130,12 @@ YAML
 done
 done
 
-for case in "ring analytical" "ring alpha_beta" "direct analytical" "direct alpha_beta" "halving_doubling analytical"; do
+collectives="ring analytical,ring alpha_beta,direct analytical,direct alpha_beta,halving_doubling analytical"
+case " $parts " in *" collectives "*) ;; *) collectives= ;; esac
+old_ifs=$IFS
+IFS=,
+for case in $collectives; do
+  IFS=$old_ifs
   set -- $case
   algorithm=$1 ; model=$2
   previous=- ; previous_s=-
@@ -138,3 +147,4 @@ for case in "ring analytical" "ring alpha_beta" "direct analytical" "direct alph
     previous=$ranks ; previous_s=${result% *}
   done
 done
+IFS=$old_ifs

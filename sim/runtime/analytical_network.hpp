@@ -11,6 +11,10 @@
 // mailbox, alone or with the messages named joint with it (every replica's n-th message between the same two
 // stages), and no message of it goes through SimGrid either.
 //
+// A collective given as steps (enter_steps) is timed the same way, each message posted when its sender and its
+// receiver are done with their previous step; past comm::kMaxAllToAllRanks ranks, every-to-every steps (the
+// direct algorithms) are timed from the links' loads instead (topology/every_to_every_loads.hpp).
+//
 // What this leaves out: a phase's or a message's flows do not contend with other phases, other messages or
 // other traffic (background traffic), and the ranks start each phase together where, message by message, a
 // rank starts its rounds when its neighbours are ready.
