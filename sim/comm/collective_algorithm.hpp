@@ -70,7 +70,7 @@ class CollectiveAlgorithm {
 /// network times it from the loads of the links (topology/every_to_every_loads.hpp), up to
 /// kMaxAllToAllRanksAnalytical ranks.
 inline constexpr int kMaxAllToAllRanks = 128;
-inline constexpr int kMaxAllToAllRanksAnalytical = 8192;
+inline constexpr int kMaxAllToAllRanksAnalytical = 4096;
 
 /// Where an algorithm would run: the number of workers on each machine in use (in machine order; all 1 on a
 /// flat topology), and whether `network_model: analytical` times its phases.

@@ -58,7 +58,7 @@ std::optional<PlacementRefusal> hierarchical_refuses(const Placement& placement)
 /// among all of them at every event: a 1 MiB allreduce on 64 ranks takes 7 s, on 128 more than 100 s, and
 /// 4,096 fill the memory. They are refused past kMaxAllToAllRanks ranks, or under the analytical network, which
 /// times them from the links' loads beyond that, past kMaxAllToAllRanksAnalytical (each rank's steps list
-/// every other rank: memory grows with p^2).
+/// every other rank, and the pattern keeps two numbers per pair: memory grows with p^2).
 std::optional<PlacementRefusal> all_to_all_refuses(const Placement& placement) {
   const int ranks = std::accumulate(placement.workers_per_machine.begin(), placement.workers_per_machine.end(), 0);
   const int most = placement.analytical ? kMaxAllToAllRanksAnalytical : kMaxAllToAllRanks;

@@ -1,12 +1,12 @@
 #include "sim/runtime/analytical_network.hpp"
 
 #include "sim/comm/collective_algorithm.hpp"
-#include "sim/topology/every_to_every_loads.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 #include <deque>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -286,8 +286,7 @@ bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, d
   const std::size_t ranks = meeting.steps.size();
   if (std::cmp_less_equal(ranks, comm::kMaxAllToAllRanks) || !replicas_.empty()) return false;
   const std::size_t count = meeting.steps.front().size();
-  std::vector<topology::NodeId> hosts(ranks);
-  std::vector<std::vector<double>> step_bytes(count, std::vector<double>(ranks, 0.0));
+  std::vector<double> step_bytes(count, 0.0);
   std::vector<bool> seen(ranks);
   const auto everyone_else = [&](std::size_t rank, const std::vector<int>& peers) {
     if (peers.size() != ranks - 1) return false;
@@ -299,21 +298,26 @@ bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, d
     }
     return true;
   };
+  std::vector<topology::NodeId> hosts(ranks);
   for (std::size_t r = 0; r < ranks; ++r) {
     const std::vector<comm::Step>& steps = meeting.steps[r];
     if (steps.size() != count) return false;
     for (std::size_t k = 0; k < count; ++k) {
       if (!everyone_else(r, steps[k].to) || !everyone_else(r, steps[k].from)) return false;
-      step_bytes[k][r] = static_cast<double>(steps[k].elements) * bytes_per_element;
+      const double bytes = static_cast<double>(steps[k].elements) * bytes_per_element;
+      if (r > 0 && bytes != step_bytes[k]) return false;
+      step_bytes[k] = bytes;
     }
     hosts[r] = hosts_.at(static_cast<std::size_t>(meeting.hosts[r]));
   }
-  const topology::EveryToEveryTimes times =
-      topology::every_to_every_times(*graph_, *routes_, hosts, meeting.arrivals, step_bytes);
+  std::unique_ptr<topology::EveryToEveryLoads>& loads = every_to_every_[hosts];
+  if (loads == nullptr) loads = std::make_unique<topology::EveryToEveryLoads>(*graph_, *routes_, hosts);
+  const std::vector<double> ends = loads->ends(meeting.arrivals, step_bytes);
   meeting.ends.resize(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) meeting.ends[r] = std::max(now, times.ends[r]);
+  for (std::size_t r = 0; r < ranks; ++r) meeting.ends[r] = std::max(now, ends[r]);
   if (traffic != nullptr) {
-    for (const auto& [hop, bytes] : times.crossings) traffic->add_on(hop, bytes);
+    const double bytes = std::accumulate(step_bytes.begin(), step_bytes.end(), 0.0);
+    for (const auto& [hop, messages] : loads->crossings()) traffic->add_on(hop, messages * bytes);
   }
   meeting.timed = true;
   return true;

@@ -20,6 +20,7 @@
 // rank starts its rounds when its neighbours are ready.
 
 #include "sim/comm/transport.hpp"
+#include "sim/topology/every_to_every_loads.hpp"
 #include "sim/topology/fluid_flows.hpp"
 #include "sim/topology/link_traffic.hpp"
 #include "sim/topology/routing.hpp"
@@ -169,9 +170,9 @@ class AnalyticalNetwork {
 
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
   void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
-  /// Past comm::kMaxAllToAllRanks ranks, a meeting of every-to-every steps only (the direct algorithms) is
-  /// timed from the loads of the links (topology/every_to_every_loads.hpp), as time_steps() does; returns
-  /// false, doing nothing, for any other meeting.
+  /// Past comm::kMaxAllToAllRanks ranks, a meeting of every-to-every steps only, each rank sending the same
+  /// bytes in a step (the direct algorithms), is timed from the loads of the links
+  /// (topology/every_to_every_loads.hpp), as time_steps() does; returns false, doing nothing, for any other.
   bool time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
 
   /// Calls `each(from, to)` for the message from host `from` to host `to` and every replica's copy of it.
@@ -208,6 +209,8 @@ class AnalyticalNetwork {
   std::map<std::pair<std::string, std::uint64_t>, Meeting> meetings_;
   std::map<std::pair<std::string, std::uint64_t>, StepsMeeting> steps_meetings_;
   std::map<std::string, Channel> channels_;
+  /// By the hosts of a group, rank by rank: its every-to-every pattern, kept for its next collectives.
+  std::map<std::vector<topology::NodeId>, std::unique_ptr<topology::EveryToEveryLoads>> every_to_every_;
   std::map<std::string, std::vector<std::shared_ptr<Message>>> joints_;  ///< ready messages, by joint name
   std::map<std::vector<std::tuple<topology::NodeId, topology::NodeId, double>>, std::vector<double>> flow_times_;
   /// By (rings, ranks, shift, host table): the rings are kept alive here, so that their address names them.

@@ -1,65 +1,73 @@
 #include "sim/topology/every_to_every_loads.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 namespace dtsim::topology {
+namespace {
 
-EveryToEveryTimes every_to_every_times(const TopologyGraph& graph, const RoutingTable& routes,
-                                       std::span<const NodeId> hosts, std::span<const double> arrivals,
-                                       std::span<const std::vector<double>> step_bytes) {
-  const std::size_t ranks = hosts.size();
-  if (arrivals.size() != ranks) throw std::invalid_argument("every_to_every_times: an arrival per rank");
-  for (const std::vector<double>& bytes : step_bytes) {
-    if (bytes.size() != ranks) throw std::invalid_argument("every_to_every_times: a step's bytes per rank");
-  }
-  std::vector<int> rank_of(graph.node_count(), -1);
-  for (std::size_t r = 0; r < ranks; ++r) rank_of[hosts[r]] = static_cast<int>(r);
-  const std::size_t steps = step_bytes.size();
-  const std::size_t directions = 2 * graph.link_count();
-  const auto direction = [](const Hop& hop) { return 2 * hop.link + (hop.forward ? 0 : 1); };
-  // Each step's bytes on each link direction: one walk over every pair's route for all steps.
-  std::vector<std::vector<double>> load(steps, std::vector<double>(directions, 0.0));
-  routes.for_each_route(hosts, [&](NodeId from, NodeId to, const Route& route) {
-    static_cast<void>(to);
-    const auto sender = static_cast<std::size_t>(rank_of[from]);
-    for (std::size_t k = 0; k < steps; ++k) {
-      const double bytes = step_bytes[k][sender];
-      for (const Hop& hop : route) load[k][direction(hop)] += bytes;
-    }
+std::size_t direction(const Hop& hop) { return 2 * hop.link + (hop.forward ? 0 : 1); }
+
+}  // namespace
+
+EveryToEveryLoads::EveryToEveryLoads(const TopologyGraph& graph, const RoutingTable& routes,
+                                     std::span<const NodeId> hosts)
+    : ranks_(hosts.size()) {
+  // for_each_route gives the pairs by the hosts' node ids, the higher one e after every lower one s: (s, e)
+  // then (e, s). Positions in that order index the pairs without storing them.
+  rank_at_.resize(ranks_);
+  std::iota(rank_at_.begin(), rank_at_.end(), std::size_t{0});
+  std::sort(rank_at_.begin(), rank_at_.end(), [&](std::size_t a, std::size_t b) { return hosts[a] < hosts[b]; });
+  std::vector<double> count(2 * graph.link_count(), 0.0);
+  routes.for_each_route(hosts, [&](NodeId, NodeId, const Route& route) {
+    for (const Hop& hop : route) count[direction(hop)] += 1.0;
   });
-  EveryToEveryTimes times;
-  for (std::size_t d = 0; d < directions; ++d) {
-    double total = 0.0;
-    for (std::size_t k = 0; k < steps; ++k) total += load[k][d];
-    if (total > 0.0) times.crossings.emplace_back(Hop{d / 2, d % 2 == 0}, total);
+  std::vector<double> seconds_per_byte(count.size());
+  for (std::size_t d = 0; d < count.size(); ++d) {
+    if (count[d] > 0.0) crossings_.emplace_back(Hop{d / 2, d % 2 == 0}, count[d]);
+    seconds_per_byte[d] = count[d] / graph.link(d / 2).bandwidth.value();
   }
-  // A link direction's time to carry a step's load at its rate; a message takes its slowest one's.
-  for (std::vector<double>& of_step : load) {
-    for (std::size_t d = 0; d < directions; ++d) of_step[d] /= graph.link(d / 2).bandwidth.value();
-  }
+  const std::size_t pairs = ranks_ * (ranks_ - (ranks_ > 0 ? 1 : 0));
+  latency_.reserve(pairs / 2);
+  drain_.reserve(pairs);
+  bool back = false;
+  routes.for_each_route(hosts, [&](NodeId, NodeId, const Route& route) {
+    double latency = 0.0;
+    double slowest = 0.0;
+    for (const Hop& hop : route) {
+      latency += graph.link(hop.link).latency.value();
+      slowest = std::max(slowest, seconds_per_byte[direction(hop)]);
+    }
+    if (!back) latency_.push_back(latency);
+    drain_.push_back(slowest);
+    back = !back;
+  });
+}
+
+std::vector<double> EveryToEveryLoads::ends(std::span<const double> arrivals, std::span<const double> step_bytes) const {
+  if (arrivals.size() != ranks_) throw std::invalid_argument("EveryToEveryLoads::ends: an arrival per rank");
   std::vector<double> done(arrivals.begin(), arrivals.end());
-  std::vector<double> next(ranks);
-  for (std::size_t k = 0; k < steps; ++k) {
+  std::vector<double> next(ranks_);
+  for (const double bytes : step_bytes) {
     next = done;
-    const std::vector<double>& drain = load[k];
-    routes.for_each_route(hosts, [&](NodeId from, NodeId to, const Route& route) {
-      const auto s = static_cast<std::size_t>(rank_of[from]);
-      const auto d = static_cast<std::size_t>(rank_of[to]);
-      double latency = 0.0;
-      double slowest = 0.0;
-      for (const Hop& hop : route) {
-        latency += graph.link(hop.link).latency.value();
-        slowest = std::max(slowest, drain[direction(hop)]);
+    std::size_t pair = 0;
+    std::size_t message = 0;
+    for (std::size_t e = 1; e < ranks_; ++e) {
+      const std::size_t high = rank_at_[e];
+      for (std::size_t s = 0; s < e; ++s, ++pair) {
+        const std::size_t low = rank_at_[s];
+        const double posted = std::max(done[low], done[high]) + latency_[pair];
+        // Both ways between the two ranks: each end takes part in both messages.
+        const double end = posted + bytes * std::max(drain_[message], drain_[message + 1]);
+        message += 2;
+        next[low] = std::max(next[low], end);
+        next[high] = std::max(next[high], end);
       }
-      const double end = std::max(done[s], done[d]) + latency + slowest;
-      next[s] = std::max(next[s], end);
-      next[d] = std::max(next[d], end);
-    });
+    }
     done.swap(next);
   }
-  times.ends = std::move(done);
-  return times;
+  return done;
 }
 
 }  // namespace dtsim::topology

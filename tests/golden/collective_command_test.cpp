@@ -137,7 +137,7 @@ TEST(CollectiveCommand, TheDirectAlgorithmIsRefusedPastItsRankLimit) {
   const CommandResult direct = run_dtsim("collective --ranks 4096 --algo direct --sizes 1KiB:1KiB");
   EXPECT_EQ(direct.exit_status, 2);
   EXPECT_EQ(direct.err, "dtsim collective: error: --algo: the direct algorithm posts p(p-1) = 16773120 messages at once, "
-                        "and simulates at most 128 ranks (4096 here)\n  hint: use network_model: analytical (up to 8192 "
+                        "and simulates at most 128 ranks (4096 here)\n  hint: use network_model: analytical (up to 4096 "
                         "ranks), or ring (or tree, halving_doubling) at this scale\n");
 }
 

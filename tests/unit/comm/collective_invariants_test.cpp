@@ -272,12 +272,12 @@ TEST(CollectivePlacement, TheDirectAlgorithmsAreRefusedPastTheirRankLimit) {
               "the direct algorithm posts p(p-1) = 16512 messages at once, and simulates at most 128 ranks (129 here)");
     EXPECT_NE(direct.refuses(Placement{ranks_129})->hint.find("network_model: analytical"), std::string::npos);
     EXPECT_NE(direct.refuses(Placement{nodes_of_eight})->message.find("(4096 here)"), std::string::npos);
-    // The analytical network times them from the links' loads up to 8,192 ranks.
+    // The analytical network times them from the links' loads up to 4,096 ranks.
     EXPECT_FALSE(direct.refuses(Placement{nodes_of_eight, true}).has_value());
-    const std::vector<int> nodes_of_eight_past(1025, 8);
+    const std::vector<int> nodes_of_eight_past(513, 8);
     EXPECT_EQ(direct.refuses(Placement{nodes_of_eight_past, true})->message,
-              "the direct algorithm posts p(p-1) = 67231800 messages at once, and simulates at most 8192 ranks under "
-              "the analytical network (8200 here)");
+              "the direct algorithm posts p(p-1) = 16838712 messages at once, and simulates at most 4096 ranks under "
+              "the analytical network (4104 here)");
   }
   EXPECT_FALSE(catalog.broadcast.find("direct").factory.refuses) << "p-1 messages: no limit";
 }

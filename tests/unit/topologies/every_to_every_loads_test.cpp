@@ -112,12 +112,12 @@ TEST(EveryToEveryLoads, TheCollectiveTakesWhatTheFluidModelGivesWithinItsBound) 
     const double bytes = 64.0 * 1024 * 1024 / static_cast<double>(hosts.size());
     for (const int steps : {1, 2}) {
       const std::vector<double> fluid = fluid_ends(c.graph, routes, hosts, arrivals, steps, bytes);
-      const std::vector<std::vector<double>> step_bytes(static_cast<std::size_t>(steps), std::vector<double>(hosts.size(), bytes));
-      const auto loads = topology::every_to_every_times(c.graph, routes, hosts, arrivals, step_bytes);
-      const double error = *std::max_element(loads.ends.begin(), loads.ends.end()) / *std::max_element(fluid.begin(), fluid.end()) - 1.0;
+      const std::vector<double> ends =
+          topology::EveryToEveryLoads(c.graph, routes, hosts).ends(arrivals, std::vector<double>(static_cast<std::size_t>(steps), bytes));
+      const double error = *std::max_element(ends.begin(), ends.end()) / *std::max_element(fluid.begin(), fluid.end()) - 1.0;
       std::printf("%-30s steps %d  %+.2f%%\n", c.name.c_str(), steps, 100.0 * error);
       if (c.name.starts_with("mesh")) {
-        for (std::size_t r = 0; r < hosts.size(); ++r) EXPECT_NEAR(loads.ends[r], fluid[r], 1e-12 * fluid[r]) << c.name;
+        for (std::size_t r = 0; r < hosts.size(); ++r) EXPECT_NEAR(ends[r], fluid[r], 1e-12 * fluid[r]) << c.name;
       }
       EXPECT_GE(error, -0.15) << c.name << " steps " << steps;
       EXPECT_LE(error, 0.01) << c.name << " steps " << steps;
@@ -137,14 +137,36 @@ TEST(EveryToEveryLoads, AMessageWaitsForBothItsEnds) {
   const std::vector<topology::NodeId> hosts = graph.hosts();
   const std::vector<double> arrivals{0.0, 3e-3, 1e-3, 0.0, 5e-4, 2e-3};
   const std::vector<double> fluid = fluid_ends(graph, routes, hosts, arrivals, 2, 1e6);
-  const std::vector<std::vector<double>> step_bytes(2, std::vector<double>(6, 1e6));
-  const auto loads = topology::every_to_every_times(graph, routes, hosts, arrivals, step_bytes);
-  for (std::size_t r = 0; r < 6; ++r) EXPECT_NEAR(loads.ends[r], fluid[r], 1e-15) << r;
+  const topology::EveryToEveryLoads loads(graph, routes, hosts);
+  const std::vector<double> ends = loads.ends(arrivals, std::vector<double>{1e6, 1e6});
+  for (std::size_t r = 0; r < 6; ++r) EXPECT_NEAR(ends[r], fluid[r], 1e-15) << r;
   // Every rank waits for the last arrival (3 ms), then two messages of 1 MB at 1 GB/s, each after 1 us.
-  EXPECT_NEAR(*std::max_element(loads.ends.begin(), loads.ends.end()), 3e-3 + 2 * (1e-6 + 1e-3), 1e-15);
-  // Every link direction carried both steps' messages.
-  ASSERT_EQ(loads.crossings.size(), 2 * graph.link_count());
-  for (const auto& [hop, bytes] : loads.crossings) EXPECT_EQ(bytes, 2e6);
+  EXPECT_NEAR(*std::max_element(ends.begin(), ends.end()), 3e-3 + 2 * (1e-6 + 1e-3), 1e-15);
+  // Every link direction carries one message a step.
+  ASSERT_EQ(loads.crossings().size(), 2 * graph.link_count());
+  for (const auto& [hop, messages] : loads.crossings()) EXPECT_EQ(messages, 1.0);
+}
+
+// The ranks need not sit on the hosts in the order of their node ids: each rank's end is its own.
+TEST(EveryToEveryLoads, RanksOnHostsInAnyOrderKeepTheirOwnEnds) {
+  const LinkSpec link{core::BytesPerSecond(1e9), core::Seconds(1e-6)};
+  const topology::TopologyGraph graph = build_fat_tree(16, 4, 2.0, link);
+  const topology::RoutingTable routes(graph);
+  std::vector<topology::NodeId> hosts = graph.hosts();
+  std::vector<double> arrivals(hosts.size(), 0.0);
+  for (std::size_t r = 0; r < hosts.size(); ++r) arrivals[r] = 1e-4 * static_cast<double>((r * 7) % 5);
+  const std::vector<double> in_order = topology::EveryToEveryLoads(graph, routes, hosts).ends(arrivals, std::vector<double>{1e5, 2e5});
+  std::vector<std::size_t> permutation(hosts.size());
+  for (std::size_t r = 0; r < hosts.size(); ++r) permutation[r] = (r * 5 + 3) % hosts.size();
+  std::vector<topology::NodeId> shuffled(hosts.size());
+  std::vector<double> shuffled_arrivals(hosts.size());
+  for (std::size_t r = 0; r < hosts.size(); ++r) {
+    shuffled[r] = hosts[permutation[r]];
+    shuffled_arrivals[r] = arrivals[permutation[r]];
+  }
+  const std::vector<double> ends = topology::EveryToEveryLoads(graph, routes, shuffled).ends(shuffled_arrivals, std::vector<double>{1e5, 2e5});
+  for (std::size_t r = 0; r < hosts.size(); ++r) EXPECT_EQ(ends[r], in_order[permutation[r]]) << r;
+  EXPECT_GT(*std::max_element(ends.begin(), ends.end()), 4e-4 + 3e5 / 1e9);
 }
 
 }  // namespace
