@@ -28,7 +28,7 @@ EveryToEveryLoads::EveryToEveryLoads(const TopologyGraph& graph, const RoutingTa
     if (count[d] > 0.0) crossings_.emplace_back(Hop{d / 2, d % 2 == 0}, count[d]);
     seconds_per_byte[d] = count[d] / graph.link(d / 2).bandwidth.value();
   }
-  const std::size_t pairs = ranks_ * (ranks_ - (ranks_ > 0 ? 1 : 0));
+  const std::size_t pairs = ranks_ > 0 ? ranks_ * (ranks_ - 1) : 0;
   latency_.reserve(pairs / 2);
   drain_.reserve(pairs);
   bool back = false;

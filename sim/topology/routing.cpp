@@ -58,24 +58,43 @@ std::optional<NodeId> RoutingTable::unreachable_from(NodeId start) const {
 }
 
 bool RoutingTable::search_from(NodeId destination, NodeId source) const {
+  return search_from(destination, source, hops_, reached_);
+}
+
+bool RoutingTable::search_from(NodeId destination, NodeId source, std::vector<int>& hops,
+                               std::vector<NodeId>& reached) const {
   const Graph& graph = graph_->graph();
   std::deque<NodeId> frontier{destination};
-  hops_[destination] = 0;
-  reached_.push_back(destination);
+  hops[destination] = 0;
+  reached.push_back(destination);
   while (!frontier.empty()) {
     const NodeId node = frontier.front();
     frontier.pop_front();
     for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
       const NodeId next = boost::target(edge, graph);
-      if (hops_[next] != kUnreached || !usable(graph[edge].link, next)) continue;
-      hops_[next] = hops_[node] + 1;
-      reached_.push_back(next);
+      if (hops[next] != kUnreached || !usable(graph[edge].link, next)) continue;
+      hops[next] = hops[node] + 1;
+      reached.push_back(next);
       // Every node nearer than the source has been reached by now: levels are completed in order.
       if (next == source) return true;
       frontier.push_back(next);
     }
   }
-  return hops_[source] != kUnreached;
+  return hops[source] != kUnreached;
+}
+
+NodeId RoutingTable::take_hop(NodeId at, std::span<const std::size_t> candidates, NodeId start, NodeId end,
+                              Route& route) const {
+  const std::size_t link = candidates[mix(start, end, route.size()) % candidates.size()];
+  const LinkEnds& ends = graph_->link_ends(link);
+  const bool forward = ends.a == at;
+  route.push_back(Hop{link, forward});
+  return forward ? ends.b : ends.a;
+}
+
+void RoutingTable::reverse_into(const Route& route, Route& back) {
+  back.clear();
+  for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
 }
 
 void RoutingTable::clear_search() const {
@@ -194,16 +213,12 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
       const bool closer = whole ? hops_[next] == hops_[at] - 1 : on_shortest_path(next, walked + 1, distance);
       if (closer && usable(link, at)) candidates.push_back(link);
     }
-    const std::size_t link = candidates[mix(start, end, route.size()) % candidates.size()];
-    const LinkEnds& ends = graph_->link_ends(link);
-    const bool forward = ends.a == at;
-    route.push_back(Hop{link, forward});
-    at = forward ? ends.b : ends.a;
+    at = take_hop(at, candidates, start, end, route);
   }
   clear_search();
   if (!directed) {
     Route back;
-    for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
+    reverse_into(route, back);
     routes_.emplace(std::pair{end, start}, std::move(back));
   }
   routes_.emplace(std::pair{start, end}, std::move(route));
@@ -233,17 +248,8 @@ void RoutingTable::for_each_route(std::span<const NodeId> hosts,
   for (std::size_t e = 0; e < sorted.size(); ++e) {
     const NodeId end = sorted[e];
     for (const NodeId node : reached) hops[node] = kUnreached;
-    reached.assign(1, end);
-    hops[end] = 0;
-    for (std::size_t next = 0; next < reached.size(); ++next) {
-      const NodeId node = reached[next];
-      for (const auto edge : boost::make_iterator_range(boost::out_edges(node, graph))) {
-        const NodeId neighbour = boost::target(edge, graph);
-        if (hops[neighbour] != kUnreached || !usable(graph[edge].link, neighbour)) continue;
-        hops[neighbour] = hops[node] + 1;
-        reached.push_back(neighbour);
-      }
-    }
+    reached.clear();
+    search_from(end, end, hops, reached);  // the whole graph: the source is the destination
     const auto walk = [&](NodeId start) {
       if (hops[start] == kUnreached) {
         throw std::out_of_range(fmt::format("no route between nodes {} and {}", start, end));
@@ -258,12 +264,7 @@ void RoutingTable::for_each_route(std::span<const NodeId> hosts,
             if (hops[boost::target(edge, graph)] == hops[at] - 1 && usable(link, at)) closer[at].push_back(link);
           }
         }
-        const std::vector<std::size_t>& candidates = closer[at];
-        const std::size_t link = candidates[mix(start, end, route.size()) % candidates.size()];
-        const LinkEnds& ends = graph_->link_ends(link);
-        const bool forward = ends.a == at;
-        route.push_back(Hop{link, forward});
-        at = forward ? ends.b : ends.a;
+        at = take_hop(at, closer[at], start, end, route);
       }
     };
     if (directed) {
@@ -276,8 +277,7 @@ void RoutingTable::for_each_route(std::span<const NodeId> hosts,
       for (std::size_t s = 0; s < e; ++s) {
         walk(sorted[s]);
         each(sorted[s], end, route);
-        back.clear();
-        for (auto it = route.rbegin(); it != route.rend(); ++it) back.push_back(Hop{it->link, !it->forward});
+        reverse_into(route, back);
         each(end, sorted[s], back);
       }
     }

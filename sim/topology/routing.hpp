@@ -62,6 +62,13 @@ class RoutingTable {
   /// itself); returns whether it was. Nodes closer to the destination than the source then carry their exact
   /// hop counts, which is all a shortest path from the source needs.
   bool search_from(NodeId destination, NodeId source) const;
+  /// The same search into `hops` and `reached` (for_each_route's own, so that its callback may call route()).
+  bool search_from(NodeId destination, NodeId source, std::vector<int>& hops, std::vector<NodeId>& reached) const;
+  /// Appends to `route` the link from `at` among `candidates` (links one hop closer to `end`) that the pair's
+  /// hash picks, and returns the node it leads to: route() and for_each_route() must pick alike.
+  NodeId take_hop(NodeId at, std::span<const std::size_t> candidates, NodeId start, NodeId end, Route& route) const;
+  /// `route` walked the other way, into `back`.
+  static void reverse_into(const Route& route, Route& back);
   /// Whether every host reaches `start` and `start` reaches every host.
   [[nodiscard]] std::optional<NodeId> unreachable_from(NodeId start) const;
   /// Sets the nodes search_from() and meet() reached back to unreached.
