@@ -72,7 +72,8 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
   const auto& s = scenario;
   std::string out = fmt::format("dtsim {} | scenario {} | seed {} | SimGrid {}\n", core::kDtsimVersion, s.name, s.seed,
                                 record.simgrid_version);
-  std::string devices = fmt::format("{} at {:.0f}% efficiency", s.cluster.device.name, 100.0 * s.cluster.device.efficiency);
+  std::string devices = fmt::format("{} at {:.0f}% efficiency", s.cluster.device.name,
+                                    100.0 * s.cluster.device.efficiency_of(models::OpClass::Gemm));
   if (!s.cluster.uniform_devices()) {
     // Mixed: how many workers run on each device, in rank order of first appearance.
     std::vector<std::pair<std::string, int>> counts;

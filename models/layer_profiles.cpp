@@ -21,6 +21,27 @@ ModelPlugin layer_table(const std::string& name, bool transformer) {
           .example_data = ""};
 }
 
+/// A GPT decoder of the shape the section declares (the Megatron-LM papers' models).
+ModelPlugin gpt_of_any_shape() {
+  return {.parameters = {core::integer("blocks", 1, 1024, "decoder layers (transformer blocks)").require(),
+                         core::integer("hidden_size", 1, 1'048'576, "hidden size (width)").require(),
+                         core::integer("heads", 1, 4096, "attention heads (they divide the width)").require(),
+                         core::integer("vocabulary", 1, 10'000'000, "tokens of the vocabulary").fallback("51200"),
+                         sequence_length_parameter()},
+          .trains_on = std::nullopt,
+          .make = {},
+          .profile = [](const core::View& m) {
+            return gpt_profile({.layers = static_cast<int>(m.integer("blocks").value_or(0)),
+                                .width = static_cast<int>(m.integer("hidden_size").value_or(0)),
+                                .heads = static_cast<int>(m.integer("heads").value_or(0)),
+                                .vocabulary = static_cast<int>(m.integer("vocabulary").value_or(51'200)),
+                                .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048))});
+          },
+          .check = {},
+          .example = "{kind: profile:gpt, blocks: 24, hidden_size: 2304, heads: 24}",
+          .example_data = ""};
+}
+
 }  // namespace
 
 /// Layer tables of published models too large to train here: time and traffic without values.
@@ -36,6 +57,8 @@ void register_layer_profiles(ModelRegistry& registry) {
   registry.add("profile:gpt2_large", "timing only: GPT-2 large layer table (774M parameters)",
                layer_table("gpt2_large", true));
   registry.add("profile:gpt2_xl", "timing only: GPT-2 XL layer table (1.56B parameters)", layer_table("gpt2_xl", true));
+  registry.add("profile:gpt", "timing only: a GPT decoder of the declared shape (blocks, hidden_size, heads)",
+               gpt_of_any_shape());
   registry.add("profile:gpt3_175b", "timing only: GPT-3 175B layer table (175B parameters)",
                layer_table("gpt3_175b", true));
   registry.add("profile:llama2_7b", "timing only: Llama 2 7B layer table (6.74B parameters)",

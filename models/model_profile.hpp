@@ -2,6 +2,8 @@
 // Layer tables of models too large to train for real: what each layer holds and costs per sample, for
 // timing-only runs (no values, the same communication and compute time).
 
+#include "models/op_class.hpp"
+
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -29,12 +31,15 @@ struct LayerProfile {
   double tensor_sum_elements = 0.0;
   /// The transformer block (encoder or decoder layer) this layer belongs to; -1 outside the blocks.
   int block = -1;
+  /// The kind of operation its FLOPs are: which sustained efficiency and which peak time it.
+  OpClass op = OpClass::Gemm;
 };
 
 /// A layer computed whole by every device of a tensor group, outside the transformer blocks.
 inline LayerProfile whole_layer(std::string name, double parameters, double forward_flops, double backward_flops,
-                                double activation_bytes) {
+                                double activation_bytes, OpClass op = OpClass::Gemm) {
   LayerProfile out;
+  out.op = op;
   out.name = std::move(name);
   out.parameters = parameters;
   out.forward_flops = forward_flops;
@@ -94,6 +99,17 @@ ModelProfile gpt3_profile(const ProfileOptions& options);
 /// Llama 2 7B and 70B (Touvron et al. 2023; 70B with grouped-query attention, 8 key-value heads) and Llama 3
 /// 405B (Dubey et al. 2024). `size` is 2_7b, 2_70b or 3_405b.
 ModelProfile llama_profile(const std::string& size, const ProfileOptions& options);
+
+/// A GPT decoder of any shape, as Megatron-LM builds it (Narayanan et al. 2021): learned positions as long
+/// as the sequence, GELU feed-forward 4 x width wide, biases, language-model head tied to the embeddings.
+struct GptShape {
+  int layers = 0;
+  int width = 0;
+  int heads = 0;
+  int vocabulary = 51'200;
+  int sequence = 2048;
+};
+ModelProfile gpt_profile(const GptShape& shape);
 
 /// The profile called `name` (resnet50, bert_base, bert_large, gpt2_small, gpt2_medium, gpt2_large,
 /// gpt2_xl, gpt3_175b, llama2_7b, llama2_70b, llama3_405b). Throws std::invalid_argument for another name.

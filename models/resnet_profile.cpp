@@ -21,12 +21,14 @@ class ConvNetTable {
     const double weights = static_cast<double>(k) * k * in * out;
     const double forward = 2.0 * weights * out_size * out_size + (relu ? 5.0 : 4.0) * elements;
     // Backward: the gradient of the input and of the weights, each as costly as the forward product.
-    layers_.push_back(whole_layer(name, weights + 2.0 * out, forward, 2.0 * forward, elements * kFloatBytes));
+    layers_.push_back(whole_layer(name, weights + 2.0 * out, forward, 2.0 * forward, elements * kFloatBytes,
+                                  OpClass::Convolution));
     return out_size;
   }
 
   void elementwise(const std::string& name, double elements, double flops_per_element) {
-    layers_.push_back(whole_layer(name, 0.0, flops_per_element * elements, flops_per_element * elements, elements * kFloatBytes));
+    layers_.push_back(whole_layer(name, 0.0, flops_per_element * elements, flops_per_element * elements,
+                                  elements * kFloatBytes, OpClass::Elementwise));
   }
 
  private:

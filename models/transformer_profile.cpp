@@ -40,7 +40,7 @@ LayerProfile split(LayerProfile layer, TensorSplit how, double elements) {
 /// Residual addition then normalization (about 9 FLOPs per element; `per_channel` parameters per channel).
 LayerProfile add_norm(const std::string& name, double tokens, double width, double per_channel = 2.0) {
   const double flops = 9.0 * tokens * width;
-  return whole_layer(name, per_channel * width, flops, 2.0 * flops, tokens * width * kFloatBytes);
+  return whole_layer(name, per_channel * width, flops, 2.0 * flops, tokens * width * kFloatBytes, OpClass::Elementwise);
 }
 
 /// One encoder or decoder layer: self-attention and a feed-forward block, each followed by add & norm
@@ -59,11 +59,11 @@ void block(std::vector<LayerProfile>& out, int index, const std::string& prefix,
   const double scores = t.heads * s * s;
   const double score_flops = 2.0 * s * s * d + 5.0 * scores;
   out.push_back(split(whole_layer(prefix + ".attention.scores", 0.0, score_flops, 2.0 * score_flops,
-                                  2.0 * scores * kFloatBytes),
+                                  2.0 * scores * kFloatBytes, OpClass::Attention),
                       TensorSplit::Heads, 0.0));
   const double context_flops = 2.0 * s * s * d;
   out.push_back(split(whole_layer(prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops,
-                                  hidden * kFloatBytes),
+                                  hidden * kFloatBytes, OpClass::Attention),
                       TensorSplit::Heads, 0.0));
   out.push_back(split(dense(prefix + ".attention.output", s, d, d, t.biases), TensorSplit::Row, hidden));
   out.push_back(add_norm(prefix + ".attention.norm", s, d, t.norm_parameters));
@@ -91,10 +91,12 @@ void block(std::vector<LayerProfile>& out, int index, const std::string& prefix,
 /// way for the lookup and one for the sum of the tables; the sum is what the backward pass keeps.
 void embeddings(std::vector<LayerProfile>& out, const Transformer& t) {
   const double elements = t.sequence * t.width;
-  out.push_back(split(whole_layer("embeddings.tokens", t.vocabulary * t.width, elements, elements, elements * kFloatBytes),
+  out.push_back(split(whole_layer("embeddings.tokens", t.vocabulary * t.width, elements, elements, elements * kFloatBytes,
+                                  OpClass::Elementwise),
                       TensorSplit::Row, elements));
   if (t.positions + t.types > 0) {
-    out.push_back(whole_layer("embeddings.positions", (t.positions + t.types) * t.width, elements, elements, 0.0));
+    out.push_back(whole_layer("embeddings.positions", (t.positions + t.types) * t.width, elements, elements, 0.0,
+                              OpClass::Elementwise));
   }
 }
 
@@ -239,6 +241,24 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
                                size.substr(0, 1) + " " + size.substr(2), t.layers, t.width, t.heads, t.key_value_heads),
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
   decoder(out, t, false);
+  return out;
+}
+
+ModelProfile gpt_profile(const GptShape& shape) {
+  if (shape.layers < 1 || shape.width < 1 || shape.heads < 1 || shape.vocabulary < 1 || shape.sequence < 1) {
+    throw std::invalid_argument("a GPT shape needs layers, width, heads, vocabulary and sequence of at least 1");
+  }
+  if (shape.width % shape.heads != 0) {
+    throw std::invalid_argument(fmt::format("the width ({}) must divide into the heads ({})", shape.width, shape.heads));
+  }
+  Transformer t;
+  t.layers = shape.layers, t.width = shape.width, t.heads = shape.heads, t.key_value_heads = shape.heads;
+  t.feed_forward = 4.0 * shape.width;
+  t.vocabulary = shape.vocabulary, t.positions = shape.sequence, t.types = 0, t.sequence = shape.sequence;
+  ModelProfile out{"gpt", fmt::format("GPT decoder ({} layers, {} wide, {} heads, vocabulary {}), head tied to the embeddings",
+                                      shape.layers, shape.width, shape.heads, shape.vocabulary),
+                   fmt::format("a sequence of {} tokens", shape.sequence), {}, {}};
+  decoder(out, t, true);
   return out;
 }
 

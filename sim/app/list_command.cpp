@@ -44,13 +44,22 @@ std::string described_section(const std::string& title, const Registry& registry
 }
 
 std::string device_section() {
-  std::string out = "devices (cluster.device.name):\n";
+  std::string out = "devices (cluster.device.name); sustained fractions of the peak by operation class, * where no "
+                    "measurement is published (the default; the run notes it):\n";
   for (const auto& device : scenario::builtin_devices()) {
     const auto& p = device.profile;
     const std::string half = p.half_flops ? fmt::format("{:>6.4g}", p.half_flops->value() / 1e12) : "     -";
-    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {:>3.0f} W max, {:>3.0f}% sustained; {}\n",
+    std::string sustained;
+    for (std::size_t op = 0; op < models::kOpClasses; ++op) {
+      const auto& measured = p.class_efficiency[op];
+      sustained += fmt::format("{}{} {}", op == 0 ? "" : ", ", models::kOpClassKeys[op],
+                               measured ? fmt::format("{:.0f}%", 100 * *measured)
+                                        : fmt::format("{:.0f}%*", 100 * p.efficiency));
+    }
+    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {:>3.0f} W max; {}\n"
+                       "           sustained: {}\n",
                        p.name, p.peak_flops.value() / 1e12, half, p.memory_bandwidth->value() / 1e9, p.busy_power->value(),
-                       100 * p.efficiency, device.description);
+                       device.description, sustained);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // dtsim: the command line. The only place that chooses exit codes: 0 success, 2 bad input or usage,
 // 1 internal failure.
 
+#include "sim/app/calibrate_command.hpp"
 #include "sim/app/collective_command.hpp"
 #include "sim/app/compare_command.hpp"
 #include "sim/app/document_commands.hpp"
@@ -163,6 +164,18 @@ int main(int argc, char** argv) {
   scale->add_flag("--force", scale_options.force, "run every point again, even those already done");
   scale->add_flag("-q,--quiet", scale_options.quiet, "print nothing but errors");
 
+  dtsim::app::CalibrateOptions calibrate_options;
+  std::filesystem::path calibrate_output;
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate", "fit devices' sustained efficiencies to measured iteration times; write a device catalog");
+  calibrate->add_option("measurements", calibrate_options.measurements,
+                        "CSV with columns scenario (a YAML file, relative to the CSV) and iteration_s (measured)")
+      ->required();
+  calibrate->add_option("--fit", calibrate_options.fit, "DEVICE.CLASS (such as a100.convolution) or DEVICE; repeatable")
+      ->required();
+  CLI::Option* calibrate_output_option =
+      calibrate->add_option("-o,--output", calibrate_output, "the catalog file to write (YAML a scenario includes)");
+
   bool reference = false;
   CLI::App* schema = app.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
   schema->add_flag("--reference", reference, "print the Markdown key reference instead");
@@ -205,6 +218,9 @@ int main(int argc, char** argv) {
       if (*collective_scenario) collective_options.scenario = scenario_for_collective;
       collective_options.phase_shortcut = !round_by_round;
       fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
+    } else if (calibrate->parsed()) {
+      if (*calibrate_output_option) calibrate_options.output = calibrate_output;
+      fmt::print("{}", dtsim::app::calibrate_command(calibrate_options, registries));
     } else if (compare->parsed()) {
       fmt::print("{}", dtsim::app::compare_command(compare_folders, compare_csv));
     } else if (scale->parsed()) {

@@ -7,6 +7,7 @@
 #include "sim/app/slurm_sweep.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/name_match.hpp"
+#include "sim/compute/device_cost_model.hpp"
 #include "sim/core/result_folder.hpp"
 #include "sim/metrics/run_writers.hpp"
 #include "sim/runtime/failure_schedule.hpp"
@@ -62,12 +63,27 @@ void refuse_runaway_failures(const scenario::Scenario& scenario, const metrics::
   throw core::InputError(std::move(diagnostic));
 }
 
+/// The devices that compute some of the run's operation classes at the documented default efficiency.
+std::string efficiency_notice(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
+  std::vector<models::OpClass> used{models::OpClass::Gemm};
+  if (setup.profile) {
+    for (const models::LayerProfile& layer : setup.profile->layers) used.push_back(layer.op);
+  }
+  std::vector<scenario::DeviceProfile> devices{scenario.cluster.device};
+  for (int rank = 0; rank < scenario.cluster.workers; ++rank) devices.push_back(scenario.cluster.device_of(rank));
+  if (!setup.graph.servers().empty()) devices.push_back(scenario.cluster.server_device);
+  return compute::assumed_efficiency_notice(devices, used);
+}
+
 void run_one(const RunCommandOptions& options, scenario::Scenario scenario, const std::filesystem::path& folder,
              const Registries& registries) {
   if (options.seed) scenario.seed = *options.seed;
   runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
   setup.mirror_ranks = !options.every_rank;
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
+  if (const std::string notice = efficiency_notice(scenario, setup); !options.quiet && !notice.empty()) {
+    fmt::print(stderr, "note: {}\n", notice);
+  }
 
   const bool report = options.report || scenario.outputs.report;
   // The report's Gantt view draws the timeline: recorded for it even when trace.json is not written.

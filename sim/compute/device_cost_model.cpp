@@ -1,5 +1,10 @@
 #include "sim/compute/device_cost_model.hpp"
 
+#include "sim/core/name_match.hpp"
+#include "sim/scenario/device_catalog.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -9,7 +14,7 @@ core::FlopsPerSecond sustained_rate(const scenario::DeviceProfile& device) {
   if (device.precision == "mixed" && !device.half_flops) {
     throw std::logic_error("mixed precision on a device without half_flops");
   }
-  return device.peak() * device.efficiency;
+  return device.peak() * device.efficiency_of(models::OpClass::Gemm);
 }
 
 core::Seconds compute_time(double flops, const scenario::DeviceProfile& device) {
@@ -19,6 +24,61 @@ core::Seconds compute_time(double flops, const scenario::DeviceProfile& device) 
 double roofline_flops(double flops, double bytes, const scenario::DeviceProfile& device) {
   if (!device.memory_bandwidth || bytes <= 0.0) return flops;
   return std::max(flops, bytes * sustained_rate(device).value() / device.memory_bandwidth->value());
+}
+
+double layer_seconds(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device) {
+  const double flops = (layer.forward_flops + layer.backward_flops) * batch;
+  const double rate = device.peak_of(layer.op).value() * device.efficiency_of(layer.op);
+  const double compute = flops / rate;
+  if (!device.memory_bandwidth) return compute;
+  const double activations = device.precision == "mixed" ? 0.5 * layer.activation_bytes : layer.activation_bytes;
+  const double bytes = 3.0 * activations * batch + 16.0 * layer.parameters;
+  return std::max(compute, bytes / device.memory_bandwidth->value());
+}
+
+models::ModelProfile host_flops(const models::ModelProfile& layers, double batch, const scenario::DeviceProfile& device) {
+  const double rate = sustained_rate(device).value();
+  models::ModelProfile out = layers;
+  for (models::LayerProfile& layer : out.layers) {
+    const double host = layer_seconds(layer, batch, device) * rate;
+    const double flops = layer.forward_flops + layer.backward_flops;
+    // A layer that only moves memory: one pass of three forward, two backward, as its traffic is.
+    const double forward_share = flops > 0.0 ? layer.forward_flops / flops : 1.0 / 3.0;
+    layer.forward_flops = host * forward_share;
+    layer.backward_flops = host - layer.forward_flops;
+  }
+  return out;
+}
+
+std::vector<models::OpClass> assumed_classes(const scenario::DeviceProfile& device, const std::vector<models::OpClass>& used) {
+  std::vector<models::OpClass> out;
+  if (!device.efficiency_assumed) return out;
+  for (const models::OpClass op : used) {
+    if (!device.class_efficiency[static_cast<std::size_t>(op)] && std::find(out.begin(), out.end(), op) == out.end()) {
+      out.push_back(op);
+    }
+  }
+  return out;
+}
+
+std::string assumed_efficiency_notice(const std::vector<scenario::DeviceProfile>& devices,
+                                      const std::vector<models::OpClass>& used) {
+  std::vector<std::string> parts;
+  std::vector<std::string> named;
+  for (const scenario::DeviceProfile& device : devices) {
+    if (std::find(named.begin(), named.end(), device.name) != named.end()) continue;
+    named.push_back(device.name);
+    const std::vector<models::OpClass> assumed = assumed_classes(device, used);
+    if (assumed.empty()) continue;
+    std::vector<std::string> keys;
+    for (const models::OpClass op : assumed) keys.emplace_back(models::key_of(op));
+    parts.push_back(fmt::format("'{}' ({})", device.name, core::join_names(keys)));
+  }
+  if (parts.empty()) return "";
+  return fmt::format("no published sustained efficiency for {}: computed at {:.0f}% of the peak, the documented "
+                     "default (docs/how-it-works.md); declare cluster.devices.<name>.efficiency or .efficiencies "
+                     "with your own measurement, or fit them with dtsim calibrate",
+                     fmt::join(parts, ", "), 100.0 * scenario::kAssumedEfficiency);
 }
 
 }  // namespace dtsim::compute

@@ -21,12 +21,13 @@ namespace dtsim::runtime {
 namespace {
 
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
-/// the tensor group's sums (Megatron-LM's f and g operators).
+/// the tensor group's sums (Megatron-LM's f and g operators). Its layers carry the FLOPs their host executes
+/// per micro-batch (compute::host_flops).
 class LayerPasses {
  public:
   LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter,
-              S4uTransport& tensor, double flops_scale, std::size_t microbatch)
-      : context_(context), layers_(layers), meter_(meter), tensor_(tensor), scale_(flops_scale),
+              S4uTransport& tensor, std::size_t microbatch)
+      : context_(context), layers_(layers), meter_(meter), tensor_(tensor),
         microbatch_(microbatch) {}
 
   void forward(double factor) {
@@ -74,7 +75,7 @@ class LayerPasses {
     return comm::Block::sized(elements);
   }
   void flush(double factor) {
-    if (pending_ > 0.0) charge_compute(meter_, pending_ * scale_ * factor);
+    if (pending_ > 0.0) charge_compute(meter_, pending_ * factor);
     pending_ = 0.0;
   }
   /// The group's sum of the hidden state: an allreduce, or a reduce-scatter by tokens under sequence
@@ -94,9 +95,8 @@ class LayerPasses {
   const models::ModelProfile& layers_;
   const Meter& meter_;
   S4uTransport& tensor_;
-  double scale_;
   std::size_t microbatch_;
-  double pending_ = 0.0;  ///< table FLOPs not charged yet
+  double pending_ = 0.0;  ///< host FLOPs not charged yet
 };
 
 }  // namespace
@@ -121,7 +121,6 @@ void ModelParallelWorker::operator()() {
   const WorkerGroup& tensor = groups.tensor;
 
   const scenario::DeviceProfile& device = s.cluster.device_of(rank_);
-  const bool mixed = device.precision == "mixed";
   const auto microbatch = static_cast<std::size_t>(s.training.batch_per_worker / plan.microbatches);
   // The layer tables give activations at 4 bytes a value; they travel at the activations' wire precision,
   // split by tokens over the tensor group under sequence parallelism.
@@ -136,6 +135,7 @@ void ModelParallelWorker::operator()() {
   struct Chunk {
     int stage = 0;
     models::ModelProfile layers;
+    models::ModelProfile timed;   ///< the layers with the FLOPs their host executes per micro-batch
     std::size_t to_next = 0;      ///< activations sent to the next stage
     std::size_t to_previous = 0;  ///< activation gradients sent to the previous stage
     std::unique_ptr<LayerPasses> passes;
@@ -152,11 +152,9 @@ void ModelParallelWorker::operator()() {
     chunk.to_next = activation_message(whole.layers.back());
     // The gradient of the chunk's input: as large as the previous stage's output.
     if (first > 0) chunk.to_previous = activation_message(setup.profile->layers[first - 1]);
-    const double pass_flops =
-        compute::roofline_flops(chunk.layers.training_flops() * static_cast<double>(microbatch),
-                                chunk.layers.training_bytes(microbatch, mixed), device);
-    chunk.passes = std::make_unique<LayerPasses>(context_, chunk.layers, meter, *tensor,
-                                                 pass_flops / chunk.layers.training_flops(), microbatch);
+    // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
+    chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
+    chunk.passes = std::make_unique<LayerPasses>(context_, chunk.timed, meter, *tensor, microbatch);
     parameters_held += chunk.layers.parameters();
   }
   const auto parameters = static_cast<std::size_t>(std::llround(parameters_held));

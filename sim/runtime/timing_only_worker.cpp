@@ -84,7 +84,7 @@ void TimingOnlyWorker::operator()() {
   if (!setup.profile || !setup.sync->lock_step()) {
     throw std::logic_error("a timing-only worker needs a profile and a lock-step strategy");
   }
-  const models::ModelProfile profile =
+  const models::ModelProfile shared =
       models::device_share(*setup.profile, scenario::device_share_of(context_.scenario->training));
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
@@ -95,6 +95,10 @@ void TimingOnlyWorker::operator()() {
   transport.set_traffic(context_.traffic);
   // The optimizer's cost per parameter needs no state: it is made for none.
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
+  const auto batch = static_cast<std::size_t>(context_.scenario->training.batch_per_worker);
+  const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
+  // The layers with the FLOPs their host executes: each layer's own roofline.
+  const models::ModelProfile profile = compute::host_flops(shared, static_cast<double>(batch), device);
   const auto parameters = static_cast<std::size_t>(std::llround(profile.parameters()));
   // Messages are padded to a multiple of the workers (at most workers - 1 extra elements, as collective
   // libraries pad), so that every ring round moves equal chunks and identical rounds can be shortened.
@@ -102,19 +106,15 @@ void TimingOnlyWorker::operator()() {
   const scenario::WirePrecision& wire = context_.scenario->training.wire;
   const std::size_t gradients = wire_elements(profile.parameters(), wire.gradients, ranks);
   const std::size_t weights = wire_elements(profile.parameters(), wire.parameters, ranks);
-  const auto batch = static_cast<std::size_t>(context_.scenario->training.batch_per_worker);
-  const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
-  const double step_flops = compute::roofline_flops(profile.training_flops() * static_cast<double>(batch),
-                                                    profile.training_bytes(batch, device.precision == "mixed"), device);
+  const double step_flops = profile.training_flops();
   TimedSteps steps(context_, meter, transport, gradients, weights, parameters, *optimizer);
   // ZeRO stage 3 holds a chunk of each layer: the layer is gathered before its forward and its backward pass.
   const auto gathered_pass = [&](double factor) {
-    const double training_flops = profile.training_flops();
     const auto layer_pass = [&](const models::LayerProfile& layer, double flops) {
       if (layer.parameters > 0) {
         setup.allgather->run(transport, comm::Block::sized(wire_elements(layer.parameters, wire.parameters, ranks)));
       }
-      charge_compute(meter, step_flops * factor * flops / training_flops);
+      charge_compute(meter, flops * factor);
     };
     for (const models::LayerProfile& layer : profile.layers) layer_pass(layer, layer.forward_flops);
     for (auto layer = profile.layers.rbegin(); layer != profile.layers.rend(); ++layer) layer_pass(*layer, layer->backward_flops);
@@ -133,7 +133,7 @@ void TimingOnlyWorker::operator()() {
     steps.overlap_with(&*stream);
   }
   const auto overlapped_pass = [&](double factor) {
-    const double scale = step_flops * factor / profile.training_flops();
+    const double scale = factor;
     // ZeRO stage 3 gathers each layer before its forward and its backward pass, in the worker's own channels.
     const bool gather = setup.zero_stage == 3;
     const auto gathered = [&](const models::LayerProfile& layer) {

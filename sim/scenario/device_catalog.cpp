@@ -5,11 +5,21 @@
 namespace dtsim::scenario {
 namespace {
 
+constexpr double kGiB = 1073741824.0;
+
+/// Sustained fractions of the peak by class (gemm, attention, convolution, elementwise); absent where no
+/// measurement was published, so that the documented default applies and the run says so.
+struct Measured {
+  std::optional<double> gemm, attention, convolution, elementwise;
+};
+
 CatalogDevice device(std::string name, double peak_flops, double half_flops, double memory_bandwidth,
-                     double memory_bytes, double max_watts, double efficiency, std::string description) {
+                     double memory_bytes, double max_watts, const Measured& measured, std::string description) {
   DeviceProfile profile;
   profile.name = std::move(name);
-  profile.efficiency = efficiency;
+  profile.efficiency = kAssumedEfficiency;
+  profile.efficiency_assumed = true;
+  profile.class_efficiency = {measured.gemm, measured.attention, measured.convolution, measured.elementwise};
   profile.peak_flops = core::FlopsPerSecond(peak_flops);
   if (half_flops > 0) profile.half_flops = core::FlopsPerSecond(half_flops);
   profile.memory_bandwidth = core::BytesPerSecond(memory_bandwidth);
@@ -19,40 +29,53 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
   return CatalogDevice{std::move(profile), std::move(description)};
 }
 
-constexpr double kGiB = 1073741824.0;
-
 }  // namespace
 
+// Sustained efficiencies, by class:
+// - gemm: large FP16/BF16 matrix products timed alone. V100 95 and A100 230 TFLOPS measured by
+//   github.com/mli/transformers-benchmarks (micro_bench.ipynb, "Matrix Multiplication FP16"): 0.76 of 125 and
+//   0.74 of 312; H100 780 TFLOPS BF16 (torch.mm of 4224 x 8192 by 8192 x 2048, gist.github.com/Chillee/
+//   2ec89696db8b7ed1c24461159e325405): 0.79 of 989.5.
+// - attention: FlashAttention-2 (Dao 2023) reaches "50-73% of the theoretical maximum FLOPs/s on A100": 0.50,
+//   the lower end, the backward pass being two thirds of the FLOPs and the slower; on H100 FlashAttention-3
+//   (Shah et al. 2024) reports FlashAttention-2 at 35% utilization: 0.35.
+// - convolution: ResNet-50 v1.5 training throughput on one GPU, mixed precision, batch 256, from NVIDIA's
+//   DeepLearningExamples (PyTorch/Classification/ConvNets/resnet50v1.5/README.md, pytorch-21.03 container):
+//   A100 80GB 2,470 img/s, V100 16GB 1,200 img/s, turned into the convolution efficiency that gives those
+//   times with this catalog's other figures (`dtsim calibrate`, docs/validation.md).
+// - elementwise: memory-bound (an add-norm does 0.75 FLOPs per byte, the ridge of an A100 is 153): its time
+//   is its bytes over the memory bandwidth; its FLOP term is bounded by the dense products' efficiency.
 const std::vector<CatalogDevice>& builtin_devices() {
   static const std::vector<CatalogDevice> devices{
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
       // (32 FP32 FLOP per cycle), eight DDR4-3200 channels (8 x 25.6 GB/s), 270 W TDP. No FP16/BF16 units.
-      // No published sustained training figure: efficiency 1 (peak) until a scenario declares one.
-      device("cpu", 40 * 2.3e9 * 32, 0, 8 * 25.6e9, 0, 270, 1.0,
+      // No published sustained training figure: the default applies.
+      device("cpu", 40 * 2.3e9 * 32, 0, 8 * 25.6e9, 0, 270, {},
              "one Intel Xeon Platinum 8380 socket: FP32 AVX-512 peak, DDR4-3200 x8, 270 W TDP"),
       // NVIDIA Tesla P100 data sheet (SXM2, 16 GB): 10.6 TFLOPS FP32, 21.2 TFLOPS FP16 (no tensor cores),
-      // 732 GB/s HBM2, 300 W.
-      // No published sustained training figure: efficiency 1 (peak) until a scenario declares one.
-      device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, 300, 1.0, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
+      // 732 GB/s HBM2, 300 W. No published sustained training figure: the default applies.
+      device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, 300, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
       // NVIDIA Tesla V100 data sheet (SXM2, 32 GB): 15.7 TFLOPS FP32, 125 TFLOPS tensor (FP16), 900 GB/s
-      // HBM2, 300 W. Sustained: Shoeybi et al. 2019 (Megatron-LM), a single V100 training GPT-2-style models
-      // in mixed precision at 39 TFLOPS, "30% of peak FLOPs".
-      device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, 300, 0.30,
+      // HBM2, 300 W. No FlashAttention on V100: attention has no measurement.
+      device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, 300,
+             {.gemm = 0.76, .attention = std::nullopt, .convolution = 0.2484, .elementwise = 0.76},
              "NVIDIA V100 SXM2 32 GB: FP32 and FP16 tensor peaks, HBM2, 300 W"),
       // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 312 TFLOPS FP16/BF16 tensor (dense; 624 with
-      // sparsity), 2,039 GB/s HBM2e, 400 W. Sustained: Narayanan et al. 2021 (Megatron-LM on 3,072 A100s),
-      // 163 TFLOPS per GPU, "52% of theoretical peak".
-      device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, 400, 0.52,
+      // sparsity), 2,039 GB/s HBM2e, 400 W.
+      device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, 400,
+             {.gemm = 0.74, .attention = 0.50, .convolution = 0.2040, .elementwise = 0.74},
              "NVIDIA A100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM2e, 400 W"),
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity, so 989.5
-      // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. Sustained: Dubey et al. 2024 (Llama 3, table 4), BF16 model
-      // FLOPs utilization of 38% to 43% on 8,192 to 16,384 H100s: 0.40.
-      device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, 700, 0.40,
+      // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind: convolution
+      // has no measurement.
+      device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, 700,
+             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 0.79},
              "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
-      // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. Sustained: the H100's 0.40 (the same GPU, with more and
-      // faster memory; no separate published figure).
-      device("h200", 67e12, 989.5e12, 4.8e12, 141e9, 700, 0.40,
+      // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
+      // H100's figures.
+      device("h200", 67e12, 989.5e12, 4.8e12, 141e9, 700,
+             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 0.79},
              "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3e, 700 W"),
   };
   return devices;

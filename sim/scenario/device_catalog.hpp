@@ -9,6 +9,10 @@
 
 namespace dtsim::scenario {
 
+/// The sustained fraction of the peak of a device with no published measurement and none declared: half,
+/// between the lowest whole-model figure of the catalog (V100, 30%) and its dense products (74% to 79%).
+inline constexpr double kAssumedEfficiency = 0.5;
+
 struct CatalogDevice {
   DeviceProfile profile;
   std::string description;  ///< what the numbers describe, and their source

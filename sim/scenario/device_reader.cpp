@@ -16,7 +16,19 @@ void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) 
   if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
   if (auto v = fields.quantity("half_flops", core::parse_flops)) out.half_flops = *v;
   if (with_defaults || fields.written("precision")) out.precision = fields.text("precision", "fp32");
-  if (with_defaults || fields.written("efficiency")) out.efficiency = fields.number("efficiency").value_or(1.0);
+  const View classes = fields.at("efficiencies");
+  if (fields.written("efficiency")) {
+    // One declared efficiency is the whole device's: it replaces the catalog's figures by class.
+    out.efficiency = *fields.number("efficiency");
+    out.class_efficiency = {};
+    out.efficiency_assumed = false;
+  } else if (with_defaults) {
+    out.efficiency = classes.number("gemm").value_or(kAssumedEfficiency);
+    out.efficiency_assumed = true;
+  }
+  for (std::size_t op = 0; op < models::kOpClasses; ++op) {
+    if (auto v = classes.number(std::string(models::kOpClassKeys[op]))) out.class_efficiency[op] = *v;
+  }
   if (auto v = fields.quantity("memory_bandwidth", core::parse_bandwidth)) out.memory_bandwidth = *v;
   if (auto v = fields.quantity("memory", core::parse_size)) out.memory = *v;
   if (auto v = fields.quantity("idle_power", core::parse_power)) out.idle_power = *v;
@@ -76,7 +88,8 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
   const View device = cluster.at("device");
   DeviceProfile out;
   out.name = device.text("name", "custom");
-  if (std::optional<DeviceProfile> named = named_device(cluster, out.name)) {
+  std::optional<DeviceProfile> named = named_device(cluster, out.name);
+  if (named) {
     out = *named;
   } else if (!device.has("peak_flops")) {
     const bool named_here = device.written("name");
@@ -86,8 +99,9 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
                           : "missing required key (the device has no name from the catalog)",
                unknown_device_hint(cluster, out.name) + "; or declare peak_flops");
   }
-  // Keys written here refine the named profile (say, a lower efficiency for an a100).
-  overlay_device(device, out, false);
+  // Keys written here refine the named profile (say, a lower efficiency for an a100); a device declared here
+  // alone takes the defaults of what it leaves out.
+  overlay_device(device, out, !named.has_value());
   if (out.precision == "mixed" && !out.half_flops) {
     sink.error(device.where("precision"), "cluster.device.precision",
                fmt::format("mixed precision needs the device's half_flops, and '{}' has none", out.name),

@@ -6,6 +6,7 @@
 #include "sim/core/config_view.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/config_node.hpp"
+#include "models/op_class.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <cstdint>
@@ -27,11 +28,23 @@ struct DeviceProfile {
   /// `fp32` or `mixed` (half-precision math, FP32 accumulation): which peak compute time uses. The real
   /// math dtsim runs is float32 either way.
   std::string precision = "fp32";
-  double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]
+  double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]: the dense matrix products' unless told
+  /// Sustained fractions of the peak by operation class; an absent one is `efficiency`.
+  models::PerOpClass class_efficiency{};
+  /// Nothing measured nor declared: `efficiency` is the documented default, and the run says so.
+  bool efficiency_assumed = false;
 
   /// The peak of the precision it computes in: half_flops under mixed precision, else peak_flops.
   [[nodiscard]] core::FlopsPerSecond peak() const {
     return precision == "mixed" && half_flops ? *half_flops : peak_flops;
+  }
+  /// The peak an operation class computes at: the tensor cores' under mixed precision, except the
+  /// elementwise operations, which run on the vector units at the FP32 peak.
+  [[nodiscard]] core::FlopsPerSecond peak_of(models::OpClass op) const {
+    return op == models::OpClass::Elementwise ? peak_flops : peak();
+  }
+  [[nodiscard]] double efficiency_of(models::OpClass op) const {
+    return class_efficiency[static_cast<std::size_t>(op)].value_or(efficiency);
   }
   std::optional<core::BytesPerSecond> memory_bandwidth;
   std::optional<core::Bytes> memory;

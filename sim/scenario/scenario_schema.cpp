@@ -34,8 +34,18 @@ std::vector<SchemaNode> device_fields() {
                  {"mixed", "half-precision math with FP32 accumulation: half_flops"}})
           .fallback("fp32"),
       number("efficiency", 0.0, 1.0,
-             "sustained fraction of peak: a built-in device's own (`dtsim list devices`), else 1 unless given")
+             "sustained fraction of peak for every operation class: a built-in device's own by class (`dtsim list "
+             "devices`), else 0.5 (the documented default, which the run notes) unless given")
           .exclusive_min(),
+      map_of("efficiencies", "sustained fraction of the peak by operation class (a layer table's layers each have "
+                             "one); a class not given takes `efficiency`",
+             {
+                 number("gemm", 0.0, 1.0, "dense matrix products (linear layers)").exclusive_min(),
+                 number("attention", 0.0, 1.0, "attention scores and context").exclusive_min(),
+                 number("convolution", 0.0, 1.0, "convolutions").exclusive_min(),
+                 number("elementwise", 0.0, 1.0, "normalizations, additions, activations, lookups (at the FP32 peak)")
+                     .exclusive_min(),
+             }),
       quantity("memory_bandwidth", Unit::Bandwidth, "memory bandwidth").exclusive_min().for_example("\"900GB/s\""),
       quantity("memory", Unit::Size, "memory size").exclusive_min().for_example("\"32GiB\""),
       quantity("idle_power", Unit::Power, "power drawn while idle").for_example("\"50W\""),

@@ -81,7 +81,7 @@ training:
     EXPECT_EQ(device.name, "v100") << rank;
     EXPECT_DOUBLE_EQ(device.peak_flops.value(), 15.7e12);  // the catalog's, refined
     EXPECT_DOUBLE_EQ(device.idle_power->value(), 40.0);
-    EXPECT_DOUBLE_EQ(device.efficiency, 0.30);
+    EXPECT_DOUBLE_EQ(device.efficiency_of(models::OpClass::Gemm), 0.76);
   }
 }
 

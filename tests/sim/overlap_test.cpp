@@ -28,7 +28,7 @@ struct OverlapRun {
 /// buckets of 1 MB so that each layer is a bucket; the first layer's backward pass costs `first_backward`.
 OverlapRun simulate(bool overlap, double first_backward) {
   const std::string text = fmt::format(R"(name: overlap
-cluster: {{workers: 2, device: {{peak_flops: "1TFLOPS"}}}}
+cluster: {{workers: 2, device: {{peak_flops: "1TFLOPS", efficiency: 1}}}}
 topology: {{kind: ring, link: {{bandwidth: "100Gbps", latency: "2us"}}}}
 model: {{kind: "profile:resnet50"}}
 training:

@@ -6,6 +6,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/comm/ring_collectives.hpp"
 #include "sim/compute/device_cost_model.hpp"
+#include "sim/scenario/device_catalog.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/runtime/training_context.hpp"
 #include "sim/runtime/training_run.hpp"
@@ -45,7 +46,23 @@ ProfileRun simulate(const std::string& text, bool shortcut = true) {
   return {std::move(scenario), std::move(setup), std::move(record)};
 }
 
-/// Compute for the batch (the roofline: FLOPs at the sustained rate or bytes at the memory bandwidth), the ring allreduce of the padded gradients, and momentum's 4
+/// Each layer's roofline, summed: its FLOPs at its class's peak (FP32 for elementwise layers) x efficiency, or
+/// its bytes (activations written once and read twice, halved under mixed precision; 16 per parameter) at the
+/// memory bandwidth.
+double layer_rooflines(const models::ModelProfile& profile, double batch, const scenario::DeviceProfile& device) {
+  const bool mixed = device.precision == "mixed";
+  double total = 0.0;
+  for (const models::LayerProfile& layer : profile.layers) {
+    const bool vector = layer.op == models::OpClass::Elementwise;
+    const double peak = mixed && !vector ? device.half_flops->value() : device.peak_flops.value();
+    const double flops = (layer.forward_flops + layer.backward_flops) * batch;
+    const double bytes = 3.0 * (mixed ? 0.5 : 1.0) * layer.activation_bytes * batch + 16.0 * layer.parameters;
+    total += std::max(flops / (peak * device.efficiency_of(layer.op)), bytes / device.memory_bandwidth->value());
+  }
+  return total;
+}
+
+/// Compute for the batch (each layer's roofline), the ring allreduce of the padded gradients, and momentum's 4
 /// FLOPs per parameter, per iteration.
 double closed_form(const ProfileRun& run) {
   const models::ModelProfile& profile = *run.setup.profile;
@@ -56,9 +73,7 @@ double closed_form(const ProfileRun& run) {
   // to a multiple of the workers.
   const auto padded = static_cast<double>(
       runtime::wire_elements(profile.parameters(), run.scenario.training.wire.gradients, static_cast<std::size_t>(p)));
-  const double compute = std::max(compute::compute_time(profile.training_flops() * 32, device).value(),
-                                  profile.training_bytes(32, device.precision == "mixed") /
-                                      device.memory_bandwidth->value());
+  const double compute = layer_rooflines(profile, 32, device);
   const double momentum = compute::compute_time(4 * profile.parameters(), device).value();
   const double allreduce = comm::ring_allreduce_time(p, core::Bytes(4 * padded), link.latency, link.bandwidth).value();
   return static_cast<double>(run.record.iterations) * (compute + allreduce + momentum);
@@ -68,11 +83,14 @@ TEST(TimingOnly, AnIterationIsRooflineComputeRingAllreduceAndTheOptimizer) {
   const ProfileRun run = simulate(profile_scenario(8, R"({peak_flops: "100TFLOPS", efficiency: 0.5, memory_bandwidth: "2TB/s"})"));
   const models::ModelProfile& resnet = *run.setup.profile;
   ASSERT_EQ(run.setup.model, nullptr);
-  // At 50 TFLOPS sustained and 2 TB/s, this batch is bound by compute.
+  // At 50 TFLOPS sustained and 2 TB/s, the batch as a whole is bound by compute; its elementwise layers
+  // (pooling, residual additions) are bound by memory, and take longer than their FLOPs would.
   ASSERT_GT(resnet.training_flops() * 32 / 50e12, resnet.training_bytes(32) / 2e12);
+  const double rooflines = layer_rooflines(resnet, 32, run.scenario.cluster.device);
+  EXPECT_GT(rooflines, resnet.training_flops() * 32 / 50e12 * 1.01);
   const double expected = closed_form(run);
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-9 * expected);
-  const double compute = resnet.training_flops() * 32 / 50e12 + 4 * resnet.parameters() / 50e12;
+  const double compute = rooflines + 4 * resnet.parameters() / 50e12;
   EXPECT_NEAR(run.record.hosts[0].compute_s, 3 * compute, 1e-12);
   EXPECT_EQ(run.record.parameter_count, 25'557'032U);
   EXPECT_EQ(run.record.iterations, 3);
@@ -85,10 +103,19 @@ TEST(TimingOnly, AnIterationIsRooflineComputeRingAllreduceAndTheOptimizer) {
 TEST(TimingOnly, SlowMemoryMakesTheBatchTakeBytesOverBandwidth) {
   const ProfileRun run = simulate(profile_scenario(2, R"({peak_flops: "100TFLOPS", memory_bandwidth: "100GB/s"})"));
   const models::ModelProfile& resnet = *run.setup.profile;
+  const scenario::DeviceProfile& device = run.scenario.cluster.device;
+  // No efficiency declared: the documented default.
+  EXPECT_DOUBLE_EQ(device.efficiency, scenario::kAssumedEfficiency);
+  EXPECT_TRUE(device.efficiency_assumed);
   const double bytes = resnet.training_bytes(32);
-  ASSERT_GT(bytes / 100e9, resnet.training_flops() * 32 / 100e12);
-  const double momentum = 4 * resnet.parameters() / 100e12;
-  EXPECT_NEAR(run.record.hosts[1].compute_s, 3 * (bytes / 100e9 + momentum), 1e-9);
+  ASSERT_GT(bytes / 100e9, resnet.training_flops() * 32 / 50e12);
+  // Most layers are bound by memory: the sum of the rooflines is a little above the whole batch's bytes over
+  // the bandwidth (the few bound by compute take longer than their bytes).
+  const double rooflines = layer_rooflines(resnet, 32, device);
+  EXPECT_GT(rooflines, bytes / 100e9);
+  EXPECT_LT(rooflines, 1.05 * bytes / 100e9);
+  const double momentum = 4 * resnet.parameters() / 50e12;
+  EXPECT_NEAR(run.record.hosts[1].compute_s, 3 * (rooflines + momentum), 1e-9);
 }
 
 // The same closed form with the rounds simulated one by one: what the shortened phases must equal.

@@ -19,7 +19,7 @@ TEST(DevicePrecision, MixedPrecisionTimesComputeByTheHalfPrecisionPeak) {
   EXPECT_DOUBLE_EQ(compute::sustained_rate(fp32.cluster.device).value(), 0.5 * 15.7e12);
   EXPECT_DOUBLE_EQ(compute::sustained_rate(mixed.cluster.device).value(), 0.5 * 125e12);
   const Scenario declared =
-      read_scenario_text(with_device("{peak_flops: \"1TFLOPS\", half_flops: \"4TFLOPS\", precision: mixed}"), "d.yaml");
+      read_scenario_text(with_device("{peak_flops: \"1TFLOPS\", half_flops: \"4TFLOPS\", precision: mixed, efficiency: 1}"), "d.yaml");
   EXPECT_DOUBLE_EQ(compute::compute_time(8e12, declared.cluster.device).value(), 2.0);
 }
 

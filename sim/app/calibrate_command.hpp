@@ -1,0 +1,52 @@
+#pragma once
+// `dtsim calibrate`: fits devices' sustained efficiencies to iteration times measured on the user's own
+// hardware, and writes them as a device catalog file that scenarios include.
+
+#include "sim/app/registries.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::app {
+
+struct CalibrateOptions {
+  /// CSV with a header and the columns `scenario` (a YAML file, relative to the CSV's folder) and
+  /// `iteration_s` (the measured seconds of one training iteration).
+  std::filesystem::path measurements;
+  /// What to fit: `DEVICE.CLASS` (such as a100.convolution) or `DEVICE` (one efficiency for every class).
+  std::vector<std::string> fit;
+  /// The catalog file to write (YAML, under `cluster.devices`); none: only the report.
+  std::optional<std::filesystem::path> output;
+};
+
+/// One fitted value: the device, the class ("" for the whole device) and the efficiency.
+struct FittedEfficiency {
+  std::string device;
+  std::string op_class;
+  double efficiency = 0.0;
+};
+
+/// One measurement against the fitted model.
+struct Residual {
+  std::string scenario;
+  double measured_s = 0.0;
+  double predicted_s = 0.0;
+};
+
+struct Calibration {
+  std::vector<FittedEfficiency> fitted;
+  std::vector<Residual> residuals;
+  std::string catalog;  ///< the YAML catalog text
+  std::string report;   ///< the fitted values and the residuals, as a table
+};
+
+/// Fits the efficiencies that make the scenarios' simulated iteration times closest to the measured ones
+/// (least squares on the logarithm of their ratio). Throws core::InputError for bad files or keys.
+Calibration calibrate(const CalibrateOptions& options, const Registries& registries);
+
+/// `calibrate`, then writes the catalog (atomically) when asked; returns the report.
+std::string calibrate_command(const CalibrateOptions& options, const Registries& registries);
+
+}  // namespace dtsim::app

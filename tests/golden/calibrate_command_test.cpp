@@ -1,0 +1,88 @@
+// `dtsim calibrate` on iteration times that dtsim itself produced with known efficiencies.
+
+#include "run_dtsim.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::testing {
+namespace {
+
+/// A timing-only run on device `lab` (declared here): ResNet-50 on one device, or BERT-Base on two.
+std::string lab_scenario(const std::string& efficiencies, bool resnet) {
+  return fmt::format(R"(name: lab
+cluster:
+  workers: {}
+  device: {{name: lab, precision: mixed}}
+  devices:
+    lab: {{peak_flops: "20TFLOPS", half_flops: "160TFLOPS", memory_bandwidth: "1TB/s"{}}}
+topology: {{kind: ring, link: {{bandwidth: "100Gbps", latency: "2us"}}}}
+model: {{kind: "{}"}}
+training:
+  batch: {{per_worker: {}}}
+  optimizer: {{kind: momentum, learning_rate: 0.1}}
+  stop: {{iterations: 2}}
+)",
+                     resnet ? 1 : 2, efficiencies, resnet ? "profile:resnet50" : "profile:bert_base", resnet ? 64 : 8);
+}
+
+void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+double iteration_s(const std::filesystem::path& scenario, const std::filesystem::path& output) {
+  const CommandResult run = run_dtsim(fmt::format("run {} -o {} -q", scenario.string(), output.string()));
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  const auto summary = nlohmann::json::parse(read_file(output / "summary.json"));
+  return summary["result"]["simulated_s"].get<double>() / summary["result"]["iterations"].get<double>();
+}
+
+TEST(CalibrateCommand, RecoversTheEfficienciesThatProducedTheTimes) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate");
+  // The truth: convolution 0.23, gemm 0.61, attention 0.42 (elementwise falls back to the device's 0.5).
+  const std::string truth = ", efficiencies: {convolution: 0.23, gemm: 0.61, attention: 0.42}";
+  write(folder / "true-resnet.yaml", lab_scenario(truth, true));
+  write(folder / "true-bert.yaml", lab_scenario(truth, false));
+  const double resnet_s = iteration_s(folder / "true-resnet.yaml", folder / "true-resnet");
+  const double bert_s = iteration_s(folder / "true-bert.yaml", folder / "true-bert");
+  // The same scenarios with the device's efficiencies unknown (the default).
+  write(folder / "resnet.yaml", lab_scenario(", efficiencies: {gemm: 0.61, attention: 0.42}", true));
+  write(folder / "bert.yaml", lab_scenario(", efficiencies: {convolution: 0.23, attention: 0.42}", false));
+  write(folder / "measured.csv", fmt::format("# produced by dtsim itself\nscenario,iteration_s\nresnet.yaml,{:.17g}\n"
+                                             "bert.yaml,{:.17g}\n",
+                                             resnet_s, bert_s));
+  const CommandResult fit = run_dtsim(fmt::format("calibrate {} --fit lab.convolution --fit lab.gemm -o {}",
+                                                  (folder / "measured.csv").string(), (folder / "lab.yaml").string()));
+  ASSERT_EQ(fit.exit_status, 0) << fit.err;
+  const std::string catalog = read_file(folder / "lab.yaml");
+  // gemm and attention both act on BERT: gemm is fitted with attention left at the declared 0.42.
+  const auto value = [&](const std::string& key) {
+    const auto at = catalog.find(key + ": ");
+    EXPECT_NE(at, std::string::npos) << catalog;
+    return std::stod(catalog.substr(at + key.size() + 2));
+  };
+  EXPECT_NEAR(value("convolution"), 0.23, 0.01 * 0.23) << fit.out;
+  EXPECT_NEAR(value("gemm"), 0.61, 0.01 * 0.61) << fit.out;
+  EXPECT_NE(fit.out.find("resnet.yaml"), std::string::npos);
+  EXPECT_NE(fit.out.find("error"), std::string::npos);
+}
+
+TEST(CalibrateCommand, BadMeasurementsNameTheirLine) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-bad");
+  write(folder / "m.csv", "scenario,iteration_s\nnone.yaml,fast\n");
+  const CommandResult bad = run_dtsim(fmt::format("calibrate {} --fit a100.gemm", (folder / "m.csv").string()));
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("m.csv:2:1"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("expected a positive number of seconds"), std::string::npos) << bad.err;
+  write(folder / "n.csv", "scenario,seconds\n");
+  const CommandResult header = run_dtsim(fmt::format("calibrate {} --fit a100.gemm", (folder / "n.csv").string()));
+  EXPECT_EQ(header.exit_status, 2);
+  EXPECT_NE(header.err.find("no column 'iteration_s'"), std::string::npos) << header.err;
+  const CommandResult key = run_dtsim(fmt::format("calibrate {} --fit a100.tensor", (folder / "m.csv").string()));
+  EXPECT_EQ(key.exit_status, 2);
+  EXPECT_NE(key.err.find("'tensor' is no operation class"), std::string::npos) << key.err;
+}
+
+}  // namespace
+}  // namespace dtsim::testing
