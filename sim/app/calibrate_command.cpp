@@ -284,9 +284,6 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   }
   Calibration out;
   const std::vector<double> predicted = predictions(values);
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    out.fitted.push_back({keys[k].device, keys[k].op ? std::string(models::key_of(*keys[k].op)) : "", values[k]});
-  }
   out.report = "fitted sustained efficiencies:\n";
   for (std::size_t k = 0; k < keys.size(); ++k) {
     out.report += fmt::format("  {:<28} {:.4f}\n", keys[k].name(), values[k]);
@@ -296,7 +293,6 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   }
   out.report += fmt::format("\n{:<44} {:>14} {:>14} {:>8}\n", "scenario", "measured s", "predicted s", "error");
   for (std::size_t i = 0; i < measurements.size(); ++i) {
-    out.residuals.push_back({measurements[i].label, measurements[i].iteration_s, predicted[i]});
     out.report += fmt::format("{:<44} {:>14.6g} {:>14.6g} {:>+7.2f}%\n", measurements[i].label,
                               measurements[i].iteration_s, predicted[i],
                               100.0 * (predicted[i] / measurements[i].iteration_s - 1.0));

@@ -21,23 +21,7 @@ struct CalibrateOptions {
   std::optional<std::filesystem::path> output;
 };
 
-/// One fitted value: the device, the class ("" for the whole device) and the efficiency.
-struct FittedEfficiency {
-  std::string device;
-  std::string op_class;
-  double efficiency = 0.0;
-};
-
-/// One measurement against the fitted model.
-struct Residual {
-  std::string scenario;
-  double measured_s = 0.0;
-  double predicted_s = 0.0;
-};
-
 struct Calibration {
-  std::vector<FittedEfficiency> fitted;
-  std::vector<Residual> residuals;
   std::string catalog;  ///< the YAML catalog text
   std::string report;   ///< the fitted values and the residuals, as a table
 };

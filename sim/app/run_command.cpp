@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -69,9 +70,16 @@ std::string efficiency_notice(const scenario::Scenario& scenario, const runtime:
   if (setup.profile) {
     for (const models::LayerProfile& layer : setup.profile->layers) used.push_back(layer.op);
   }
-  std::vector<scenario::DeviceProfile> devices{scenario.cluster.device};
-  for (int rank = 0; rank < scenario.cluster.workers; ++rank) devices.push_back(scenario.cluster.device_of(rank));
-  if (!setup.graph.servers().empty()) devices.push_back(scenario.cluster.server_device);
+  // One profile per device model: a cluster of 65,536 workers has a handful.
+  std::vector<scenario::DeviceProfile> devices;
+  const auto add = [&](const scenario::DeviceProfile& device) {
+    const bool known = std::any_of(devices.begin(), devices.end(),
+                                   [&](const scenario::DeviceProfile& d) { return d.name == device.name; });
+    if (!known) devices.push_back(device);
+  };
+  add(scenario.cluster.device);
+  for (const scenario::DeviceProfile& device : scenario.cluster.worker_devices) add(device);
+  if (!setup.graph.servers().empty()) add(scenario.cluster.server_device);
   return compute::assumed_efficiency_notice(devices, used);
 }
 

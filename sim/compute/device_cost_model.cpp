@@ -64,10 +64,7 @@ std::vector<models::OpClass> assumed_classes(const scenario::DeviceProfile& devi
 std::string assumed_efficiency_notice(const std::vector<scenario::DeviceProfile>& devices,
                                       const std::vector<models::OpClass>& used) {
   std::vector<std::string> parts;
-  std::vector<std::string> named;
   for (const scenario::DeviceProfile& device : devices) {
-    if (std::find(named.begin(), named.end(), device.name) != named.end()) continue;
-    named.push_back(device.name);
     const std::vector<models::OpClass> assumed = assumed_classes(device, used);
     if (assumed.empty()) continue;
     std::vector<std::string> keys;

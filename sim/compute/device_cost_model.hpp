@@ -38,8 +38,8 @@ models::ModelProfile host_flops(const models::ModelProfile& layers, double batch
 /// The operation classes whose efficiency `device` takes from the documented default, among `used`.
 std::vector<models::OpClass> assumed_classes(const scenario::DeviceProfile& device, const std::vector<models::OpClass>& used);
 
-/// One line naming every device of `devices` that computes some class of `used` at the default efficiency,
-/// with what to declare instead; empty when none does.
+/// One line naming every device of `devices` (one profile per device model) that computes some class of
+/// `used` at the default efficiency, with what to declare instead; empty when none does.
 std::string assumed_efficiency_notice(const std::vector<scenario::DeviceProfile>& devices,
                                       const std::vector<models::OpClass>& used);
 

@@ -133,7 +133,6 @@ void TimingOnlyWorker::operator()() {
     steps.overlap_with(&*stream);
   }
   const auto overlapped_pass = [&](double factor) {
-    const double scale = factor;
     // ZeRO stage 3 gathers each layer before its forward and its backward pass, in the worker's own channels.
     const bool gather = setup.zero_stage == 3;
     const auto gathered = [&](const models::LayerProfile& layer) {
@@ -144,22 +143,22 @@ void TimingOnlyWorker::operator()() {
     if (gather) {
       for (const models::LayerProfile& layer : profile.layers) {
         gathered(layer);
-        charge_compute(meter, layer.forward_flops * scale);
+        charge_compute(meter, layer.forward_flops * factor);
       }
     } else {
-      charge_compute(meter, profile.forward_flops() * scale);
+      charge_compute(meter, profile.forward_flops() * factor);
     }
     for (const models::GradientBucket& bucket : buckets) {
       double flops = 0.0;
       for (std::size_t layer = bucket.end; layer-- > bucket.first;) {
         if (gather) {
-          charge_compute(meter, flops * scale);
+          charge_compute(meter, flops * factor);
           flops = 0.0;
           gathered(profile.layers[layer]);
         }
         flops += profile.layers[layer].backward_flops;
       }
-      charge_compute(meter, flops * scale);
+      charge_compute(meter, flops * factor);
       if (bucket.parameters > 0) stream->hand_over();
     }
   };
