@@ -25,15 +25,19 @@ ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share)
     layer.forward_flops /= work;
     layer.backward_flops /= work;
     layer.activation_bytes /= work;
+    layer.forward_traffic /= work;
+    layer.backward_traffic /= work;
     if (share.recomputation == Recomputation::Selective && is_scores(layer)) {
       layer.activation_bytes = 0.0;
       layer.backward_flops += layer.forward_flops;
+      layer.backward_traffic += layer.forward_traffic;
     }
     if (share.recomputation == Recomputation::Full && layer.block >= 0) {
       // The block's input (the hidden state, whole on each device unless split by tokens) is all it keeps.
       layer.activation_bytes =
           layer.block != block ? layer.tensor_sum_elements * 4.0 / (share.sequence_parallel ? t : 1.0) : 0.0;
       layer.backward_flops += layer.forward_flops;
+      layer.backward_traffic += layer.forward_traffic;
       block = layer.block;
     }
   }

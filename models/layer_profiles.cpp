@@ -7,14 +7,27 @@ core::SchemaNode sequence_length_parameter() {
   return core::integer("sequence_length", 1, 131'072, "tokens per sample of a transformer profile (at most its positions)");
 }
 
+core::SchemaNode attention_parameter() {
+  return core::choice_of("attention", "attention kernel", "how attention runs, which decides its memory traffic",
+                         {{"unfused", "standard kernels: the s x s scores, their softmax and dropout go through memory "
+                                      "(Megatron-LM 2021, BERT)"},
+                          {"fused", "one kernel that keeps the scores on chip (FlashAttention)"}})
+      .fallback("unfused");
+}
+
+AttentionKernel attention_of(const core::View& m) {
+  return m.text("attention") == "fused" ? AttentionKernel::Fused : AttentionKernel::Unfused;
+}
+
 /// The timing-only entry of profile `name`, with a sequence length when it is a transformer.
 ModelPlugin layer_table(const std::string& name, bool transformer) {
-  return {.parameters = transformer ? std::vector<core::SchemaNode>{sequence_length_parameter()}
+  return {.parameters = transformer ? std::vector<core::SchemaNode>{sequence_length_parameter(), attention_parameter()}
                                     : std::vector<core::SchemaNode>{},
           .trains_on = std::nullopt,
           .make = {},
           .profile = [name](const core::View& m) {
-            return find_profile(name, {.sequence = static_cast<std::size_t>(m.integer("sequence_length").value_or(0))});
+            return find_profile(name, {.sequence = static_cast<std::size_t>(m.integer("sequence_length").value_or(0)),
+                                       .attention = attention_of(m)});
           },
           .check = {},
           .example = "{kind: profile:" + name + (transformer ? ", sequence_length: 128}" : "}"),
@@ -27,7 +40,7 @@ ModelPlugin gpt_of_any_shape() {
                          core::integer("hidden_size", 1, 1'048'576, "hidden size (width)").require(),
                          core::integer("heads", 1, 4096, "attention heads (they divide the width)").require(),
                          core::integer("vocabulary", 1, 10'000'000, "tokens of the vocabulary").fallback("51200"),
-                         sequence_length_parameter()},
+                         sequence_length_parameter(), attention_parameter()},
           .trains_on = std::nullopt,
           .make = {},
           .profile = [](const core::View& m) {
@@ -35,7 +48,8 @@ ModelPlugin gpt_of_any_shape() {
                                 .width = static_cast<int>(m.integer("hidden_size").value_or(0)),
                                 .heads = static_cast<int>(m.integer("heads").value_or(0)),
                                 .vocabulary = static_cast<int>(m.integer("vocabulary").value_or(51'200)),
-                                .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048))});
+                                .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048)),
+                                .attention = attention_of(m)});
           },
           .check = {},
           .example = "{kind: profile:gpt, blocks: 24, hidden_size: 2304, heads: 24}",

@@ -33,6 +33,12 @@ struct LayerProfile {
   int block = -1;
   /// The kind of operation its FLOPs are: which sustained efficiency and which peak time it.
   OpClass op = OpClass::Gemm;
+  /// Per sample: bytes that the memory-bound kernels around its products (bias and activation, softmax,
+  /// dropout, residual addition, normalization) read and write in the forward and in the backward pass,
+  /// counted at FP32 (half under mixed precision). Those kernels run after the products, at the memory
+  /// bandwidth, so their time adds to the layer's.
+  double forward_traffic = 0.0;
+  double backward_traffic = 0.0;
 };
 
 /// A layer computed whole by every device of a tensor group, outside the transformer blocks.
@@ -78,8 +84,14 @@ struct ModelProfile {
 };
 
 /// Options of the profile families: the sequence length of the transformers (0: the family's default).
+/// How a transformer's attention runs: `Unfused` as standard kernels (the scores, their softmax and
+/// dropout go through memory, s x s per head: Megatron-LM 2021, BERT), `Fused` as one kernel that keeps
+/// them on chip (FlashAttention, Dao et al. 2022).
+enum class AttentionKernel { Unfused, Fused };
+
 struct ProfileOptions {
   std::size_t sequence = 0;
+  AttentionKernel attention = AttentionKernel::Unfused;
 };
 
 /// ResNet-50 v1.5 (torchvision): 224x224x3 images, stride on the 3x3 convolutions, 1000 classes.
@@ -108,6 +120,7 @@ struct GptShape {
   int heads = 0;
   int vocabulary = 51'200;
   int sequence = 2048;
+  AttentionKernel attention = AttentionKernel::Unfused;
 };
 ModelProfile gpt_profile(const GptShape& shape);
 

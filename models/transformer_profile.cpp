@@ -22,7 +22,16 @@ struct Transformer {
   bool gated = false;    ///< SwiGLU feed-forward (gate and up projections) instead of GELU
   bool biases = true;
   double norm_parameters = 2;  ///< per channel: LayerNorm's gain and bias, RMSNorm's gain
+  bool fused_attention = false;  ///< FlashAttention: the scores never reach memory
 };
+
+/// Sets a layer's memory-bound kernel traffic, given in elements per sample (a one-byte dropout mask counts
+/// as half a two-byte element).
+LayerProfile& with_traffic(LayerProfile& layer, double forward_elements, double backward_elements) {
+  layer.forward_traffic = forward_elements * kFloatBytes;
+  layer.backward_traffic = backward_elements * kFloatBytes;
+  return layer;
+}
 
 /// A matrix product layer: `in` x `out` weights (and biases) applied to every token.
 LayerProfile dense(const std::string& name, double tokens, double in, double out, bool bias = true) {
@@ -38,9 +47,15 @@ LayerProfile split(LayerProfile layer, TensorSplit how, double elements) {
 }
 
 /// Residual addition then normalization (about 9 FLOPs per element; `per_channel` parameters per channel).
+/// Its kernels, as Megatron-LM fuses them: bias, dropout and residual addition (reads the product and the
+/// residual, writes the sum and a mask: 3.5 elements per value; backward reads the gradient and the mask
+/// and writes the gradient: 2.5), then the normalization (reads and writes: 2; backward reads the gradient
+/// and its input and writes the gradient: 3).
 LayerProfile add_norm(const std::string& name, double tokens, double width, double per_channel = 2.0) {
   const double flops = 9.0 * tokens * width;
-  return whole_layer(name, per_channel * width, flops, 2.0 * flops, tokens * width * kFloatBytes, OpClass::Elementwise);
+  LayerProfile out =
+      whole_layer(name, per_channel * width, flops, 2.0 * flops, tokens * width * kFloatBytes, OpClass::Elementwise);
+  return with_traffic(out, 5.5 * tokens * width, 5.5 * tokens * width);
 }
 
 /// One encoder or decoder layer: self-attention and a feed-forward block, each followed by add & norm
@@ -58,27 +73,40 @@ void block(std::vector<LayerProfile>& out, int index, const std::string& prefix,
   // kept: the scores and the probabilities, then the context.
   const double scores = t.heads * s * s;
   const double score_flops = 2.0 * s * s * d + 5.0 * scores;
-  out.push_back(split(whole_layer(prefix + ".attention.scores", 0.0, score_flops, 2.0 * score_flops,
-                                  2.0 * scores * kFloatBytes, OpClass::Attention),
-                      TensorSplit::Heads, 0.0));
+  LayerProfile score_layer = whole_layer(prefix + ".attention.scores", 0.0, score_flops, 2.0 * score_flops,
+                                         2.0 * scores * kFloatBytes, OpClass::Attention);
   const double context_flops = 2.0 * s * s * d;
-  out.push_back(split(whole_layer(prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops,
-                                  hidden * kFloatBytes, OpClass::Attention),
-                      TensorSplit::Heads, 0.0));
+  LayerProfile context_layer = whole_layer(prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops,
+                                           hidden * kFloatBytes, OpClass::Attention);
+  if (!t.fused_attention) {
+    // Unfused, the scores make round trips through memory. Forward: the product writes them (1 element
+    // each), softmax reads and writes (2), dropout reads, writes and keeps a mask (2.5), the context product
+    // reads the probabilities (1). Backward: dropout (2.5) and softmax (reads the gradient and its output,
+    // writes: 3), the scores product reads its gradient twice (2), the context product writes the
+    // probabilities' gradient and reads them (2).
+    with_traffic(score_layer, 5.5 * scores, 7.5 * scores);
+    with_traffic(context_layer, scores, 2.0 * scores);
+  }
+  out.push_back(split(score_layer, TensorSplit::Heads, 0.0));
+  out.push_back(split(context_layer, TensorSplit::Heads, 0.0));
   out.push_back(split(dense(prefix + ".attention.output", s, d, d, t.biases), TensorSplit::Row, hidden));
   out.push_back(add_norm(prefix + ".attention.norm", s, d, t.norm_parameters));
   const double inner = t.feed_forward;
   LayerProfile up = dense(prefix + ".ffn.up", s, d, (t.gated ? 2.0 : 1.0) * inner, t.biases);
   if (t.gated) {
-    // SwiGLU: SiLU of the gate (about 4 FLOPs) times the up projection; kept: both and their product.
+    // SwiGLU: SiLU of the gate (about 4 FLOPs) times the up projection; kept: both and their product. Its
+    // kernel reads both and writes the product; backward reads the gradient and both, writes two.
     up.forward_flops += 5.0 * s * inner;
     up.backward_flops += 10.0 * s * inner;
     up.activation_bytes = 3.0 * s * inner * kFloatBytes;
+    with_traffic(up, 3.0 * s * inner, 5.0 * s * inner);
   } else {
-    // GELU: about 8 FLOPs per element; its input is kept too.
+    // GELU: about 8 FLOPs per element; its input is kept too. The fused bias-GELU kernel reads and writes
+    // each element; backward reads the gradient and the input, writes the gradient.
     up.forward_flops += 8.0 * s * inner;
     up.backward_flops += 16.0 * s * inner;
     up.activation_bytes *= 2.0;
+    with_traffic(up, 2.0 * s * inner, 3.0 * s * inner);
   }
   out.push_back(split(up, TensorSplit::Column, hidden));
   out.push_back(split(dense(prefix + ".ffn.down", s, inner, d, t.biases), TensorSplit::Row, hidden));
@@ -114,8 +142,11 @@ TransformerShape shape_of(const Transformer& t) {
 LayerProfile language_model_head(const Transformer& t, bool tied) {
   const double logits = t.sequence * t.vocabulary;
   const double head = 2.0 * t.sequence * t.width * t.vocabulary + 5.0 * logits;
-  return split(whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes),
-               TensorSplit::Column, t.sequence * t.width);
+  LayerProfile out = whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes);
+  // Softmax cross-entropy reads the logits and writes the probabilities; backward reads them and writes
+  // the logits' gradient.
+  with_traffic(out, 2.0 * logits, 2.0 * logits);
+  return split(out, TensorSplit::Column, t.sequence * t.width);
 }
 
 /// A decoder's layers: the embeddings, the blocks, the final norm and the language-model head (`tied`: it
@@ -152,6 +183,7 @@ ModelProfile bert_profile(const std::string& size, const ProfileOptions& options
   t.key_value_heads = t.heads, t.feed_forward = 4.0 * t.width;
   t.vocabulary = 30522, t.positions = 512, t.types = 2;
   t.sequence = static_cast<double>(sequence_or(options, 512, 512));
+  t.fused_attention = options.attention == AttentionKernel::Fused;
   ModelProfile out{"bert_" + size, fmt::format("BERT-{} encoder with pooler ({} layers, {} wide, {} heads)",
                                                  size == "base" ? "Base" : "Large", t.layers, t.width, t.heads),
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
@@ -186,6 +218,7 @@ ModelProfile gpt2_profile(const std::string& size, const ProfileOptions& options
   t.key_value_heads = t.heads, t.feed_forward = 4.0 * t.width;
   t.vocabulary = 50257, t.positions = 1024, t.types = 0;
   t.sequence = static_cast<double>(sequence_or(options, 1024, 1024));
+  t.fused_attention = options.attention == AttentionKernel::Fused;
   ModelProfile out{"gpt2_" + size,
                    fmt::format("GPT-2 {} decoder ({} layers, {} wide, {} heads), language-model head tied to the "
                                "embeddings",
@@ -204,6 +237,7 @@ ModelProfile gpt3_profile(const ProfileOptions& options) {
   t.layers = 96, t.width = 12288, t.heads = 96, t.key_value_heads = 96, t.feed_forward = 4.0 * 12288;
   t.vocabulary = 50257, t.positions = 2048, t.types = 0;
   t.sequence = static_cast<double>(sequence_or(options, 2048, 2048));
+  t.fused_attention = options.attention == AttentionKernel::Fused;
   ModelProfile out{"gpt3_175b", "GPT-3 175B decoder (96 layers, 12288 wide, 96 heads), head tied to the embeddings",
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
   decoder(out, t, true);
@@ -234,6 +268,7 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
   t.positions = 0, t.types = 0;  // rotary positions: no table
   t.gated = true, t.biases = false, t.norm_parameters = 1;
   t.sequence = static_cast<double>(sequence_or(options, sequence, positions));
+  t.fused_attention = options.attention == AttentionKernel::Fused;
   const std::string name = "llama" + size;
   ModelProfile out{name,
                    fmt::format("Llama {} decoder ({} layers, {} wide, {} heads, {} key-value heads), SwiGLU, "
@@ -255,6 +290,7 @@ ModelProfile gpt_profile(const GptShape& shape) {
   t.layers = shape.layers, t.width = shape.width, t.heads = shape.heads, t.key_value_heads = shape.heads;
   t.feed_forward = 4.0 * shape.width;
   t.vocabulary = shape.vocabulary, t.positions = shape.sequence, t.types = 0, t.sequence = shape.sequence;
+  t.fused_attention = shape.attention == AttentionKernel::Fused;
   ModelProfile out{"gpt", fmt::format("GPT decoder ({} layers, {} wide, {} heads, vocabulary {}), head tied to the embeddings",
                                       shape.layers, shape.width, shape.heads, shape.vocabulary),
                    fmt::format("a sequence of {} tokens", shape.sequence), {}, {}};

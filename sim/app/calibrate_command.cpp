@@ -35,6 +35,7 @@ struct Measurement {
   std::string label;  ///< as the CSV names it
   double iteration_s = 0.0;
   int line = 0;
+  std::optional<double> bound_percent;  ///< the largest throughput error accepted, when the CSV gives one
 };
 
 std::vector<std::string> split_commas(const std::string& line) {
@@ -73,6 +74,9 @@ std::vector<Measurement> read_measurements(const std::filesystem::path& path) {
   };
   const std::size_t scenario_column = column("scenario");
   const std::size_t time_column = column("iteration_s");
+  const auto bound_at = std::find(header.begin(), header.end(), "bound_percent");
+  const std::optional<std::size_t> bound_column =
+      bound_at == header.end() ? std::nullopt : std::optional<std::size_t>(bound_at - header.begin());
   std::vector<Measurement> out;
   for (int number = header_line + 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
@@ -91,7 +95,16 @@ std::vector<Measurement> read_measurements(const std::filesystem::path& path) {
     if (end == cells[time_column].c_str() || *end != '\0' || !(seconds > 0.0) || !std::isfinite(seconds)) {
       bad(time_column, fmt::format("expected a positive number of seconds, got \"{}\"", cells[time_column]));
     }
-    out.push_back({path.parent_path() / cells[scenario_column], cells[scenario_column], seconds, number});
+    std::optional<double> bound;
+    if (bound_column) {
+      if (cells.size() <= *bound_column) bad(cells.size(), "the row has too few cells");
+      const double percent = std::strtod(cells[*bound_column].c_str(), &end);
+      if (end == cells[*bound_column].c_str() || *end != '\0' || !(percent > 0.0) || !std::isfinite(percent)) {
+        bad(*bound_column, fmt::format("expected a positive percentage, got \"{}\"", cells[*bound_column]));
+      }
+      bound = percent;
+    }
+    out.push_back({path.parent_path() / cells[scenario_column], cells[scenario_column], seconds, number, bound});
   }
   if (out.empty()) refuse(path.string(), "measurements", "the file has no measurement rows");
   return out;
@@ -228,8 +241,8 @@ std::string catalog_text(const CalibrateOptions& options, const std::vector<FitK
 }  // namespace
 
 Calibration calibrate(const CalibrateOptions& options, const Registries& registries) {
-  if (options.fit.empty()) {
-    refuse("dtsim calibrate", "--fit", "name what to fit",
+  if (options.fit.empty() && options.output) {
+    refuse("dtsim calibrate", "--fit", "a catalog needs something fitted",
            "for example --fit a100.convolution (an operation class of a device) or --fit cpu (every class)");
   }
   std::vector<FitKey> keys;
@@ -267,7 +280,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
     return total;
   };
   // One key at a time, each over its whole range, until a sweep over the keys no longer moves them.
-  for (int sweep = 0; sweep < (keys.size() == 1 ? 1 : 8); ++sweep) {
+  for (int sweep = 0; !keys.empty() && sweep < (keys.size() == 1 ? 1 : 8); ++sweep) {
     const std::vector<double> before = values;
     for (std::size_t k = 0; k < keys.size(); ++k) {
       values[k] = golden_minimum(
@@ -284,29 +297,47 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   }
   Calibration out;
   const std::vector<double> predicted = predictions(values);
-  out.report = "fitted sustained efficiencies:\n";
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    out.report += fmt::format("  {:<28} {:.4f}\n", keys[k].name(), values[k]);
-    if (values[k] > 0.999 || values[k] < 0.0011) {
-      out.report += "    (at the end of its range: the measurements ask for more, or less, than an efficiency can give)\n";
+  if (!keys.empty()) {
+    out.report = "fitted sustained efficiencies:\n";
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      out.report += fmt::format("  {:<28} {:.4f}\n", keys[k].name(), values[k]);
+      if (values[k] > 0.999 || values[k] < 0.0011) {
+        out.report += "    (at the end of its range: the measurements ask for more, or less, than an efficiency can give)\n";
+      }
     }
+    out.report += "\n";
   }
-  out.report += fmt::format("\n{:<44} {:>14} {:>14} {:>8}\n", "scenario", "measured s", "predicted s", "error");
+  // The error of the predicted throughput (work per second), positive where dtsim predicts faster.
+  out.report += fmt::format("{:<44} {:>14} {:>14} {:>8}  {}\n", "scenario", "measured s", "predicted s", "error", "bound");
+  std::vector<double> errors;
   for (std::size_t i = 0; i < measurements.size(); ++i) {
-    out.report += fmt::format("{:<44} {:>14.6g} {:>14.6g} {:>+7.2f}%\n", measurements[i].label,
-                              measurements[i].iteration_s, predicted[i],
-                              100.0 * (predicted[i] / measurements[i].iteration_s - 1.0));
+    const double error = 100.0 * (measurements[i].iteration_s / predicted[i] - 1.0);
+    errors.push_back(std::abs(error));
+    const std::optional<double> bound = measurements[i].bound_percent;
+    const bool over = bound && std::abs(error) > *bound;
+    out.over_bound += over ? 1 : 0;
+    out.report += fmt::format("{:<44} {:>14.6g} {:>14.6g} {:>+7.2f}%  {}\n", measurements[i].label,
+                              measurements[i].iteration_s, predicted[i], error,
+                              bound ? fmt::format("{}{:.1f}%", over ? "OVER " : "", *bound) : "");
   }
-  out.catalog = catalog_text(options, keys, values);
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  const double median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  out.report += fmt::format("error of the predicted throughput (measured s / predicted s - 1): median |error| {:.2f}%, "
+                            "largest {:.2f}%\n",
+                            median, errors.back());
+  if (out.over_bound > 0) out.report += fmt::format("{} row(s) over their bound\n", out.over_bound);
+  if (!keys.empty()) out.catalog = catalog_text(options, keys, values);
   return out;
 }
 
-std::string calibrate_command(const CalibrateOptions& options, const Registries& registries) {
+std::string calibrate_command(const CalibrateOptions& options, const Registries& registries, int* over_bound) {
   Calibration result = calibrate(options, registries);
+  if (over_bound != nullptr) *over_bound = result.over_bound;
   if (options.output) {
     core::write_file_atomically(*options.output, result.catalog);
     result.report += fmt::format("\ncatalog written to {}\n", options.output->string());
-  } else {
+  } else if (!result.catalog.empty()) {
     result.report += "\n" + result.catalog;
   }
   return result.report;

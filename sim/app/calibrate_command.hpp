@@ -13,24 +13,28 @@ namespace dtsim::app {
 
 struct CalibrateOptions {
   /// CSV with a header and the columns `scenario` (a YAML file, relative to the CSV's folder) and
-  /// `iteration_s` (the measured seconds of one training iteration).
+  /// `iteration_s` (the measured seconds of one training iteration), and optionally `bound_percent` (the
+  /// largest error of the predicted throughput the row accepts).
   std::filesystem::path measurements;
   /// What to fit: `DEVICE.CLASS` (such as a100.convolution) or `DEVICE` (one efficiency for every class).
+  /// None: the rows are only compared with their predictions (a validation table).
   std::vector<std::string> fit;
   /// The catalog file to write (YAML, under `cluster.devices`); none: only the report.
   std::optional<std::filesystem::path> output;
 };
 
 struct Calibration {
-  std::string catalog;  ///< the YAML catalog text
+  std::string catalog;  ///< the YAML catalog text; empty when nothing was fitted
   std::string report;   ///< the fitted values and the residuals, as a table
+  int over_bound = 0;   ///< rows whose error exceeds their bound_percent
 };
 
 /// Fits the efficiencies that make the scenarios' simulated iteration times closest to the measured ones
 /// (least squares on the logarithm of their ratio). Throws core::InputError for bad files or keys.
 Calibration calibrate(const CalibrateOptions& options, const Registries& registries);
 
-/// `calibrate`, then writes the catalog (atomically) when asked; returns the report.
-std::string calibrate_command(const CalibrateOptions& options, const Registries& registries);
+/// `calibrate`, then writes the catalog (atomically) when asked; returns the report. `over_bound`, when
+/// given, receives the rows over their bound.
+std::string calibrate_command(const CalibrateOptions& options, const Registries& registries, int* over_bound = nullptr);
 
 }  // namespace dtsim::app

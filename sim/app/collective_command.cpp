@@ -1,5 +1,6 @@
 #include "sim/app/collective_command.hpp"
 
+#include "sim/comm/library_collective.hpp"
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/collective_run.hpp"
 #include "sim/scenario/named_values.hpp"
@@ -242,6 +243,7 @@ std::string_view bus_factor_text(comm::Operation operation) {
 struct Row {
   double size_bytes = 0.0;
   std::string algorithm;
+  std::string protocol;  ///< the library's choice; empty without one
   double time_s = 0.0;
   double algbw = 0.0;
   double busbw = 0.0;
@@ -278,6 +280,9 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     names = {options.algorithm};
   }
   const std::vector<double> sizes = size_range(options.sizes, problems);
+  if (options.library && *options.library != "none" && *options.library != "nccl") {
+    problems.add("--library", fmt::format("unknown communication library '{}'", *options.library), "valid: none, nccl");
+  }
   // A scenario file's own problems are its InputError; the options' are reported first, together.
   if (options.scenario) problems.throw_if_any();
   const scenario::Scenario s = from_options(options, registries.topologies, problems);
@@ -318,15 +323,40 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   }
   problems.throw_if_any();
 
+  const std::string library = options.library.value_or(s.training.communication_library);
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
-  for (const auto& name : names) algorithms.push_back(registry.find(name).factory.make());
+  for (const auto& name : names) {
+    auto algorithm = registry.find(name).factory.make();
+    if (library == "nccl") algorithm = std::make_unique<comm::LibraryCollective>(std::move(algorithm));
+    algorithms.push_back(std::move(algorithm));
+  }
   std::vector<runtime::CollectiveCase> cases;
   for (const double size : sizes) {
     for (const auto& algorithm : algorithms) {
       for (int run = 0; run < options.repeat; ++run) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0), options.phase_shortcut});
     }
   }
-  const std::vector<double> all_times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
+  // The protocol the library picks for a case: the one its model gives the least time with the network's
+  // own time, which the same case without the library measures (after the others, in the same engine:
+  // SimGrid runs one per process).
+  const std::size_t library_cases = cases.size();
+  std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> bare;
+  if (library == "nccl") {
+    for (const auto& name : names) bare.push_back(registry.find(name).factory.make());
+    for (const double size : sizes) {
+      for (const auto& algorithm : bare) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0), options.phase_shortcut});
+    }
+  }
+  std::vector<double> all_times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
+  std::vector<std::string> protocols(sizes.size() * names.size());
+  if (library == "nccl") {
+    const int machines = static_cast<int>(per_machine.size());
+    for (std::size_t i = 0; i < protocols.size(); ++i) {
+      const comm::CallShape call{*operation, s.cluster.workers, machines, sizes[i / names.size()]};
+      protocols[i] = std::string(comm::to_string(comm::chosen_protocol(call, all_times[library_cases + i])));
+    }
+    all_times.resize(library_cases);
+  }
   // One time per (size, algorithm): the mean over its repetitions.
   std::vector<double> times;
   for (std::size_t first = 0; first < all_times.size(); first += static_cast<std::size_t>(options.repeat)) {
@@ -342,6 +372,7 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     Row row;
     row.size_bytes = sizes[i / algorithms.size()];
     row.algorithm = names[i % algorithms.size()];
+    row.protocol = protocols[i];
     row.time_s = times[i];
     row.algbw = times[i] > 0 ? row.size_bytes / times[i] / 1e9 : 0.0;
     row.busbw = row.algbw * comm::bus_bandwidth_factor(*operation, p);
@@ -355,11 +386,13 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                                   {"topology", s.topology.kind.value},
                                   {"network_model", std::string(scenario::to_string(s.topology.network_model))},
                                   {"repeat", options.repeat},
+                                  {"library", library},
                                   {"link", {{"bandwidth_bytes_per_s", cost.bandwidth.value()}, {"latency_s", cost.alpha.value()}}}};
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& row : rows) {
       list.push_back({{"size_bytes", row.size_bytes},
                       {"algorithm", row.algorithm},
+                      {"protocol", row.protocol.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(row.protocol)},
                       {"time_s", row.time_s},
                       {"algbw_gb_per_s", row.algbw},
                       {"busbw_gb_per_s", row.busbw},
@@ -373,16 +406,24 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                                  core::format_duration(cost.alpha), scenario::to_string(s.topology.network_model));
   text += fmt::format("# closed form: alpha-beta time with every message one link away and no link shared; busbw = algbw x {}\n",
                       bus_factor_text(*operation));
+  if (library == "nccl") {
+    text += "# library nccl: NCCL's launch and per-step latency and protocol (LL, LL128, Simple) on top of the "
+            "network's time, in the times and the closed forms\n";
+  }
   if (!flat) {
     text += "# multi-device nodes: messages cross intra-node and fabric links, so the closed forms (fabric link "
             "only) are a reference, not a prediction\n";
   }
-  text += fmt::format("{:>12}  {:<18} {:>14} {:>12} {:>12} {:>14} {:>10}\n", "size", "algorithm", "time_s", "algbw_GB/s",
-                      "busbw_GB/s", "closed_form_s", "sim/closed");
+  const bool with_protocol = library == "nccl";
+  text += fmt::format("{:>12}  {:<18} {}{:>14} {:>12} {:>12} {:>14} {:>10}\n", "size", "algorithm",
+                      with_protocol ? fmt::format("{:<9}", "protocol") : "", "time_s", "algbw_GB/s", "busbw_GB/s",
+                      "closed_form_s", "sim/closed");
   for (const auto& row : rows) {
     const std::string ratio = row.closed_form_s > 0 ? fmt::format("{:.4f}", row.time_s / row.closed_form_s) : "-";
-    text += fmt::format("{:>12}  {:<18} {:>14.6e} {:>12.4f} {:>12.4f} {:>14.6e} {:>10}\n", core::format_size(core::Bytes(row.size_bytes)),
-                        row.algorithm, row.time_s, row.algbw, row.busbw, row.closed_form_s, ratio);
+    text += fmt::format("{:>12}  {:<18} {}{:>14.6e} {:>12.4f} {:>12.4f} {:>14.6e} {:>10}\n",
+                        core::format_size(core::Bytes(row.size_bytes)), row.algorithm,
+                        with_protocol ? fmt::format("{:<9}", row.protocol) : "", row.time_s, row.algbw, row.busbw,
+                        row.closed_form_s, ratio);
   }
   return text;
 }

@@ -29,6 +29,8 @@ struct CollectiveOptions {
   std::string network_model = "alpha_beta";
   bool phase_shortcut = true;             ///< false: simulate every round of ring phases (same times, slower)
   int repeat = 1;                         ///< times each case is run, one after the other; rows give the mean
+  /// none or nccl (training.communication_library); unset: the scenario's, else none.
+  std::optional<std::string> library;
   bool json = false;
 };
 

@@ -125,6 +125,9 @@ int main(int argc, char** argv) {
   collective->add_option("--repeat", collective_options.repeat, "run each case N times in a row; rows give the mean")
       ->capture_default_str();
   collective->add_flag("--json", collective_options.json, "print the rows as JSON");
+  std::string collective_library;
+  CLI::Option* library_option = collective->add_option(
+      "--library", collective_library, "none or nccl: NCCL's launch, step and protocol costs on top (default: the scenario's, else none)");
 
   std::vector<std::filesystem::path> compare_folders;
   bool compare_csv = false;
@@ -167,12 +170,13 @@ int main(int argc, char** argv) {
   dtsim::app::CalibrateOptions calibrate_options;
   std::filesystem::path calibrate_output;
   CLI::App* calibrate = app.add_subcommand(
-      "calibrate", "fit devices' sustained efficiencies to measured iteration times; write a device catalog");
+      "calibrate", "fit devices' sustained efficiencies to measured iteration times and write a device catalog; "
+                   "without --fit, compare predictions with the measurements (exit 1 when a row is over its bound)");
   calibrate->add_option("measurements", calibrate_options.measurements,
-                        "CSV with columns scenario (a YAML file, relative to the CSV) and iteration_s (measured)")
+                        "CSV with columns scenario (a YAML file, relative to the CSV), iteration_s (measured) and, "
+                        "optionally, bound_percent")
       ->required();
-  calibrate->add_option("--fit", calibrate_options.fit, "DEVICE.CLASS (such as a100.convolution) or DEVICE; repeatable")
-      ->required();
+  calibrate->add_option("--fit", calibrate_options.fit, "DEVICE.CLASS (such as a100.convolution) or DEVICE; repeatable");
   CLI::Option* calibrate_output_option =
       calibrate->add_option("-o,--output", calibrate_output, "the catalog file to write (YAML a scenario includes)");
 
@@ -216,11 +220,14 @@ int main(int argc, char** argv) {
     } else if (collective->parsed()) {
       if (*ranks_option) collective_options.ranks = collective_ranks;
       if (*collective_scenario) collective_options.scenario = scenario_for_collective;
+      if (*library_option) collective_options.library = collective_library;
       collective_options.phase_shortcut = !round_by_round;
       fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
     } else if (calibrate->parsed()) {
       if (*calibrate_output_option) calibrate_options.output = calibrate_output;
-      fmt::print("{}", dtsim::app::calibrate_command(calibrate_options, registries));
+      int over_bound = 0;
+      fmt::print("{}", dtsim::app::calibrate_command(calibrate_options, registries, &over_bound));
+      if (over_bound > 0) return 1;
     } else if (compare->parsed()) {
       fmt::print("{}", dtsim::app::compare_command(compare_folders, compare_csv));
     } else if (scale->parsed()) {

@@ -8,6 +8,7 @@
 #include "sim/app/failure_checks.hpp"
 #include "sim/app/memory_checks.hpp"
 #include "sim/app/scenario_data.hpp"
+#include "sim/comm/library_collective.hpp"
 #include "models/model_profile.hpp"
 #include "models/pipeline_plan.hpp"
 #include "models/split_mlp.hpp"
@@ -599,11 +600,21 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
 }
 
 /// The architecture's algorithm for `operation`, in a ZeRO run; null otherwise.
+/// The scenario's algorithm for `operation`, run as its communication library runs it.
+std::unique_ptr<comm::CollectiveAlgorithm> collective(const scenario::Scenario& s, const Registries& registries,
+                                                      comm::Operation operation) {
+  auto algorithm = registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make();
+  if (s.training.communication_library == "nccl") {
+    return std::make_unique<comm::LibraryCollective>(std::move(algorithm));
+  }
+  return algorithm;
+}
+
 std::unique_ptr<comm::CollectiveAlgorithm> zero_collective(const scenario::Scenario& s, const Registries& registries,
                                                            comm::Operation operation) {
   // ZeRO and sequence parallelism reduce-scatter and allgather with the architecture's algorithm.
   if (s.training.parallelism.zero == 0 && !s.training.parallelism.sequence_parallel) return nullptr;
-  return registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make();
+  return collective(s, registries, operation);
 }
 
 }  // namespace
@@ -662,7 +673,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .profile = profile,
         .sync = std::move(prepared.strategy),
         .make_optimizer = optimizer_factory(s, registries),
-        .allreduce = registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory.make(),
+        .allreduce = collective(s, registries, comm::Operation::allreduce),
         .reduce_scatter = zero_collective(s, registries, comm::Operation::reduce_scatter),
         .allgather = zero_collective(s, registries, comm::Operation::allgather),
         .zero_stage = s.training.parallelism.zero,
@@ -697,9 +708,8 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .profile = std::nullopt,
       .sync = std::move(prepared.strategy),
       .make_optimizer = optimizer_factory(s, registries),
-      .allreduce = scenario::has_allreduce(s.training.architecture)
-                       ? registries.collectives.allreduce.find(s.training.allreduce_algorithm.value).factory.make()
-                       : nullptr,
+      .allreduce = scenario::has_allreduce(s.training.architecture) ? collective(s, registries, comm::Operation::allreduce)
+                                                                     : nullptr,
       .reduce_scatter = nullptr,
       .allgather = nullptr,
       .zero_stage = 0,

@@ -44,6 +44,8 @@ class GroupTransport final : public Transport {
   }
   /// A subgroup's steps are not the parent's (its other ranks do not take them): the messages go one by one.
   [[nodiscard]] bool times_phases_at_once() const override { return parent_->times_phases_at_once(); }
+  [[nodiscard]] double now() const override { return parent_->now(); }
+  void spend(double seconds) override { parent_->spend(seconds); }
 
  private:
   [[nodiscard]] int parent_rank(int member) const { return members_->at(static_cast<std::size_t>(member)); }

@@ -108,6 +108,12 @@ class Transport {
   /// then passes its largest chunk rather than sending chunks that differ by one element one by one.
   [[nodiscard]] virtual bool times_phases_at_once() const { return false; }
 
+  /// The simulated time now, in seconds; a transport without a clock (threads in tests) stays at 0.
+  [[nodiscard]] virtual double now() const { return 0.0; }
+  /// Spends `seconds` of this rank's simulated time as communication that moves no bytes: what a
+  /// communication library adds to the network's time (comm::LibraryCollective). No-op without a clock.
+  virtual void spend(double seconds) { static_cast<void>(seconds); }
+
   /// Where a collective keeps what it derives from machines() (the hierarchical allreduce: which ranks
   /// share a node), so as to derive it once per transport; emptied whenever machines() changes.
   [[nodiscard]] std::any& placement_scratch() { return placement_scratch_; }

@@ -26,26 +26,47 @@ double roofline_flops(double flops, double bytes, const scenario::DeviceProfile&
   return std::max(flops, bytes * sustained_rate(device).value() / device.memory_bandwidth->value());
 }
 
-double layer_seconds(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device) {
+namespace {
+
+/// Seconds of the layer's products (or their own memory traffic, when longer) and of its memory-bound
+/// kernels, for a step of `batch` samples.
+struct LayerTimes {
+  double products = 0.0;
+  double forward_kernels = 0.0;
+  double backward_kernels = 0.0;
+};
+
+LayerTimes layer_times(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device) {
   const double flops = (layer.forward_flops + layer.backward_flops) * batch;
   const double rate = device.peak_of(layer.op).value() * device.efficiency_of(layer.op);
-  const double compute = flops / rate;
-  if (!device.memory_bandwidth) return compute;
-  const double activations = device.precision == "mixed" ? 0.5 * layer.activation_bytes : layer.activation_bytes;
-  const double bytes = 3.0 * activations * batch + 16.0 * layer.parameters;
-  return std::max(compute, bytes / device.memory_bandwidth->value());
+  LayerTimes out{flops / rate, 0.0, 0.0};
+  if (!device.memory_bandwidth) return out;
+  const double element = device.precision == "mixed" ? 0.5 : 1.0;
+  const double bandwidth = device.memory_bandwidth->value();
+  const double bytes = 3.0 * element * layer.activation_bytes * batch + 16.0 * layer.parameters;
+  out.products = std::max(out.products, bytes / bandwidth);
+  out.forward_kernels = element * layer.forward_traffic * batch / bandwidth;
+  out.backward_kernels = element * layer.backward_traffic * batch / bandwidth;
+  return out;
+}
+
+}  // namespace
+
+double layer_seconds(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device) {
+  const LayerTimes t = layer_times(layer, batch, device);
+  return t.products + t.forward_kernels + t.backward_kernels;
 }
 
 models::ModelProfile host_flops(const models::ModelProfile& layers, double batch, const scenario::DeviceProfile& device) {
   const double rate = sustained_rate(device).value();
   models::ModelProfile out = layers;
   for (models::LayerProfile& layer : out.layers) {
-    const double host = layer_seconds(layer, batch, device) * rate;
+    const LayerTimes t = layer_times(layer, batch, device);
     const double flops = layer.forward_flops + layer.backward_flops;
     // A layer that only moves memory: one pass of three forward, two backward, as its traffic is.
     const double forward_share = flops > 0.0 ? layer.forward_flops / flops : 1.0 / 3.0;
-    layer.forward_flops = host * forward_share;
-    layer.backward_flops = host - layer.forward_flops;
+    layer.forward_flops = (t.products * forward_share + t.forward_kernels) * rate;
+    layer.backward_flops = (t.products * (1.0 - forward_share) + t.backward_kernels) * rate;
   }
   return out;
 }

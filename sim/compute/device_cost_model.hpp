@@ -1,6 +1,6 @@
 #pragma once
 // How long computation takes on a device: each layer by its own roofline, max(FLOPs / (its class's peak x
-// efficiency), bytes / memory bandwidth).
+// efficiency), bytes / memory bandwidth), then its memory-bound kernels' bytes / memory bandwidth.
 
 #include "models/model_profile.hpp"
 #include "sim/core/units.hpp"
@@ -25,13 +25,16 @@ core::Seconds compute_time(double flops, const scenario::DeviceProfile& device);
 double roofline_flops(double flops, double bytes, const scenario::DeviceProfile& device);
 
 /// Seconds of one training step of `batch` samples through `layer` on `device`: its forward and backward
-/// FLOPs at its class's peak x efficiency, or its memory traffic (activations written once and read twice,
-/// half of them under mixed precision; weights read twice, their gradient written and read: 16 bytes per
-/// parameter) over the memory bandwidth, whichever is longer.
+/// FLOPs at its class's peak x efficiency, or its products' memory traffic (activations written once and
+/// read twice, half of them under mixed precision; weights read twice, their gradient written and read: 16
+/// bytes per parameter) over the memory bandwidth, whichever is longer; plus the traffic of its memory-bound
+/// kernels (LayerProfile::forward_traffic and backward_traffic, halved under mixed precision) over the
+/// memory bandwidth.
 double layer_seconds(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device);
 
 /// `layers` with each layer's forward and backward FLOPs replaced by the FLOPs its host executes for a step
-/// of `batch` samples (its roofline time x the sustained rate), split between the passes as its FLOPs are.
+/// of `batch` samples (its roofline time x the sustained rate): its products' time split between the passes
+/// as its FLOPs are, each pass's kernels to that pass.
 /// Charging these to the host gives each layer its own roofline's time.
 models::ModelProfile host_flops(const models::ModelProfile& layers, double batch, const scenario::DeviceProfile& device);
 

@@ -121,6 +121,20 @@ void S4uTransport::account(double posted_at, const std::vector<s4u::CommPtr>& co
   meter_.account_until(now);
 }
 
+double S4uTransport::now() const { return s4u::Engine::get_clock(); }
+
+void S4uTransport::spend(double seconds) {
+  if (seconds <= 0.0) return;
+  const double start = s4u::Engine::get_clock();
+  s4u::this_actor::sleep_for(seconds);
+  const double end = s4u::Engine::get_clock();
+  const double since = std::max(start, meter_.accounted_until());
+  if (end <= since) return;
+  const Span spent{since, end};
+  meter_.observer().on_communication(meter_.lane(), spent, std::span<const Span>(&spent, 1));
+  meter_.account_until(end);
+}
+
 void S4uTransport::account_analytical(double posted_at, AnalyticalNetwork::Phase moved,
                                       const AnalyticalNetwork::Message* received) {
   if (received != nullptr && meter_.observer().wants_messages()) {

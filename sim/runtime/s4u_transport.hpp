@@ -78,6 +78,9 @@ class S4uTransport final : public comm::Transport {
   /// see AnalyticalNetwork::enter_steps); otherwise its messages go one by one.
   void run_steps(std::span<const comm::Step> steps) override;
   [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
+  [[nodiscard]] double now() const override;
+  /// Sleeps, and reports the time as communication (the library's time is part of the collective's).
+  void spend(double seconds) override;
 
   /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);

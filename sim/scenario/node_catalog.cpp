@@ -27,7 +27,8 @@ const std::vector<CatalogNode>& builtin_nodes() {
   static const std::vector<CatalogNode> nodes{
       // NVIDIA DGX-1 with Tesla V100 system architecture white paper: 8 V100 SXM2 in a hybrid cube-mesh of
       // NVLink 2.0, each GPU with 6 links of 25 GB/s per direction to 4 neighbours (two of them by two links;
-      // the builder doubles those), 4 EDR InfiniBand adapters of 100 Gb/s.
+      // the builder doubles those), 4 EDR InfiniBand adapters of 100 Gb/s. No published achievable rates
+      // found for NVLink 2.0 or EDR: line rates (here and for the DGX-2).
       node("dgx1", "v100", IntraNode::CubeMesh, 25e9, 4, 100e9,
            "NVIDIA DGX-1 (V100): 8 GPUs, NVLink 2.0 hybrid cube-mesh, 4 x 100 Gb/s InfiniBand EDR"),
       // NVIDIA DGX-2 data sheet: 16 V100 SXM3 32 GB, 12 NVSwitches, each GPU 6 NVLink 2.0 links of 25 GB/s
@@ -36,12 +37,20 @@ const std::vector<CatalogNode>& builtin_nodes() {
            "NVIDIA DGX-2: 16 V100 GPUs, NVSwitch (150 GB/s per GPU per direction), 8 x 100 Gb/s InfiniBand EDR"),
       // NVIDIA DGX A100 data sheet: 8 A100 80 GB, 6 NVSwitches, 600 GB/s of NVLink 3.0 per GPU (300 GB/s
       // per direction), 8 single-port ConnectX-6 200 Gb/s HDR InfiniBand adapters for the compute fabric.
-      node("dgx_a100", "a100", IntraNode::Switch, 300e9, 8, 200e9,
-           "NVIDIA DGX A100: 8 A100 GPUs, NVSwitch (300 GB/s per GPU per direction), 8 x 200 Gb/s HDR InfiniBand"),
+      // Achievable rather than line rates: NCCL's own model caps an A100's NVLink bus bandwidth at 235 GB/s
+      // (src/graph/tuning.cc, compute capability 8.0); HDR InfiniBand reached 96 GB/s of bus bandwidth on 4
+      // adapters of 8 A100s, 0.96 of the line rate (github.com/NVIDIA/nccl-tests/issues/119): 192 Gb/s.
+      node("dgx_a100", "a100", IntraNode::Switch, 235e9, 8, 192e9,
+           "NVIDIA DGX A100: 8 A100 GPUs, NVSwitch (235 GB/s achievable per GPU per direction of 300), 8 x 200 Gb/s "
+           "HDR InfiniBand (192 achievable)"),
       // NVIDIA DGX H100 data sheet: 8 H100 SXM5, 4 NVSwitches, 900 GB/s of NVLink 4.0 per GPU (450 GB/s per
-      // direction), 8 ConnectX-7 400 Gb/s adapters (in 4 OSFP ports) for the compute fabric.
-      node("dgx_h100", "h100", IntraNode::Switch, 450e9, 8, 400e9,
-           "NVIDIA DGX H100: 8 H100 GPUs, NVSwitch (450 GB/s per GPU per direction), 8 x 400 Gb/s InfiniBand NDR"),
+      // direction), 8 ConnectX-7 400 Gb/s adapters (in 4 OSFP ports) for the compute fabric. Achievable:
+      // "450GB/s is the line rate. With the protocol overhead (~20%) NCCL can get an effective NVLink
+      // bandwidth of 370GB/s" (NCCL's maintainer, github.com/NVIDIA/nccl-tests/issues/212). NDR InfiniBand:
+      // no published achievable figure found, the line rate.
+      node("dgx_h100", "h100", IntraNode::Switch, 370e9, 8, 400e9,
+           "NVIDIA DGX H100: 8 H100 GPUs, NVSwitch (370 GB/s achievable per GPU per direction of 450), 8 x 400 Gb/s "
+           "InfiniBand NDR"),
   };
   return nodes;
 }

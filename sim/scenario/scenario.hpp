@@ -239,6 +239,8 @@ struct TrainingSpec {
   double bucket_bytes = 25.0 * 1024 * 1024;
   std::string recomputation = "none";  ///< none, selective or full
   core::SourcePosition recomputation_at;
+  /// `training.communication_library`: none (the network's time alone) or nccl (comm::LibraryCollective).
+  std::string communication_library = "none";
   Backend backend = Backend::Auto;
   core::SourcePosition backend_at;
   int batch_per_worker = 0;

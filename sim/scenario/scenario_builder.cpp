@@ -257,6 +257,7 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.bucket_bytes = training.quantity("bucket_size", &core::parse_size).value_or(core::Bytes(out.bucket_bytes)).value();
   out.recomputation = training.text("recomputation", "none");
   out.recomputation_at = training.where("recomputation");
+  out.communication_library = training.text("communication_library", "none");
   const std::string backend = training.text("backend", "auto");
   out.backend = value_named(backends(), backend);
   out.backend_at = training.where("backend");

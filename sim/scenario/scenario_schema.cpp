@@ -255,6 +255,12 @@ SchemaNode training() {
                      {"selective", "the attention scores and probabilities recomputed (Korthikanti et al. 2022)"},
                      {"full", "only each transformer block's input kept; the block's forward pass rerun"}})
               .fallback("none"),
+          choice_of("communication_library", "communication library",
+                    "what the collectives cost beyond the network's time (docs/how-it-works.md)",
+                    {{"none", "the network's time alone: messages as the algorithm sends them"},
+                     {"nccl", "NCCL's cost model on top: launch and per-step latency, LL / LL128 / Simple protocol "
+                              "chosen by size"}})
+              .fallback("none"),
           choice_of("backend", "compute backend", "where the real math runs", choices_of(backends()))
               .fallback("auto"),
           map_of("batch", "samples per iteration; give exactly one of the two",

@@ -84,5 +84,29 @@ TEST(CalibrateCommand, BadMeasurementsNameTheirLine) {
   EXPECT_NE(key.err.find("'tensor' is no operation class"), std::string::npos) << key.err;
 }
 
+// Without --fit, the rows are compared with their predictions: a row over its bound_percent makes the exit
+// status 1 and is marked; within it, 0.
+TEST(CalibrateCommand, WithoutFitComparesEachRowWithItsBound) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-check");
+  write(folder / "resnet.yaml", lab_scenario(", efficiency: 0.4", true));
+  const double predicted = iteration_s(folder / "resnet.yaml", folder / "resnet");
+  // Measured 1.1 x the predicted time: the predicted throughput is 10% above the measured one.
+  write(folder / "tight.csv", fmt::format("scenario,iteration_s,bound_percent\nresnet.yaml,{:.17g},5\n", 1.1 * predicted));
+  const CommandResult over = run_dtsim(fmt::format("calibrate {}", (folder / "tight.csv").string()));
+  EXPECT_EQ(over.exit_status, 1) << over.err;
+  EXPECT_NE(over.out.find("+10.00%  OVER 5.0%"), std::string::npos) << over.out;
+  EXPECT_NE(over.out.find("1 row(s) over their bound"), std::string::npos) << over.out;
+  write(folder / "loose.csv", fmt::format("scenario,iteration_s,bound_percent\nresnet.yaml,{:.17g},12\n", 1.1 * predicted));
+  const CommandResult within = run_dtsim(fmt::format("calibrate {}", (folder / "loose.csv").string()));
+  EXPECT_EQ(within.exit_status, 0) << within.err;
+  EXPECT_NE(within.out.find("median |error| 10.00%, largest 10.00%"), std::string::npos) << within.out;
+  EXPECT_EQ(within.out.find("OVER"), std::string::npos) << within.out;
+  // A catalog needs something fitted.
+  const CommandResult nothing = run_dtsim(fmt::format("calibrate {} -o {}", (folder / "loose.csv").string(),
+                                                      (folder / "catalog.yaml").string()));
+  EXPECT_EQ(nothing.exit_status, 2);
+  EXPECT_FALSE(std::filesystem::exists(folder / "catalog.yaml"));
+}
+
 }  // namespace
 }  // namespace dtsim::testing

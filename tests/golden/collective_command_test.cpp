@@ -40,6 +40,25 @@ TEST(CollectiveCommand, TableShowsRingExactOnARingAndOthersSlower) {
 }
 
 // A user fixes every flag in one go: each bad flag is reported, not the first alone.
+// With --library nccl every row names the protocol NCCL's model picks: a low-latency one for 1 KiB,
+// Simple for 64 MiB; each time is the library's, above the bare network's closed form.
+TEST(CollectiveCommand, LibraryRowsNameTheChosenProtocol) {
+  const CommandResult run = run_dtsim(
+      "collective --ranks 8 --topology ring --bandwidth 100GBps --latency 0.1us --algo ring --library nccl "
+      "--sizes 1KiB:64MiB:8 --json");
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["library"], "nccl");
+  const auto& rows = report["rows"];
+  ASSERT_GE(rows.size(), 2U);
+  EXPECT_NE(rows.front()["protocol"], "Simple");
+  EXPECT_EQ(rows.back()["protocol"], "Simple");
+  for (const auto& row : rows) EXPECT_NEAR(row["time_s"].get<double>(), row["closed_form_s"].get<double>(), 1e-3 * row["time_s"].get<double>());
+  const CommandResult bad = run_dtsim("collective --ranks 8 --library mpi");
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("unknown communication library 'mpi'"), std::string::npos) << bad.err;
+}
+
 TEST(CollectiveCommand, EveryBadOptionIsReportedInOneRun) {
   const CommandResult bad = run_dtsim(
       "collective --op allgahter --ranks 0 --repeat 0 --sizes 1KiB:2 --topology rng --bandwidth 10Gbsp --latency 5 "

@@ -7,6 +7,7 @@
 #include "sim/runtime/collective_run.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/comm/hierarchical_allreduce.hpp"
+#include "sim/comm/library_collective.hpp"
 #include "topologies/fat_tree.hpp"
 #include "sim/scenario/config_loader.hpp"
 #include "topologies/mesh.hpp"
@@ -281,6 +282,40 @@ TEST(AllreduceOnItsTopology, TcpModelIsSlowerThanAlphaBeta) {
   const auto outcome =
       runtime::simulate_collective(graph, scenario::NetworkModel::Tcp, *ring, integer_inputs(4, 262144));
   EXPECT_GT(outcome.simulated_s, predicted * 1.01);
+}
+
+}  // namespace
+}  // namespace dtsim
+
+namespace dtsim {
+namespace {
+
+// Run as a library runs it, a ring allreduce takes NCCL's model of it: latency plus its closed-form network
+// time over the chosen protocol's bandwidth share, from latency-bound 1 KiB (a low-latency protocol) to
+// bandwidth-bound 256 MiB (Simple). On a ring topology every rank is a machine of its own: every step
+// crosses machines.
+TEST(LibraryCollective, SimulatedTimeIsTheModelsOnTheClosedFormNetworkTime) {
+  constexpr int kRanks = 8;
+  const topology::TopologyGraph graph = topologies::build_ring(kRanks, kLink);
+  const comm::AlphaBeta cost{graph.link(0).latency, graph.link(0).bandwidth};
+  const comm::LibraryCollective library(make("allreduce/ring"));
+  std::vector<runtime::CollectiveCase> cases;
+  for (double size = 1024.0; size <= 268435456.0; size *= 16.0) {
+    cases.push_back({&library, static_cast<std::size_t>(size / 4), false});
+  }
+  const std::vector<double> times = runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, cases);
+  std::vector<comm::Protocol> chosen;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const double size = 4.0 * static_cast<double>(cases[i].elements);
+    const double network = make("allreduce/ring")->predicted_time(kRanks, core::Bytes(size), cost).value();
+    const comm::CallShape call{comm::Operation::allreduce, kRanks, kRanks, size};
+    chosen.push_back(comm::chosen_protocol(call, network));
+    const double expected = comm::library_time(chosen.back(), call, network);
+    EXPECT_NEAR(times[i], expected, 1e-3 * expected) << size << " B";
+    EXPECT_NEAR(library.predicted_time(kRanks, core::Bytes(size), cost).value(), expected, 1e-9 * expected);
+  }
+  EXPECT_NE(chosen.front(), comm::Protocol::Simple);
+  EXPECT_EQ(chosen.back(), comm::Protocol::Simple);
 }
 
 }  // namespace

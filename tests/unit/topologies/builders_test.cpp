@@ -123,7 +123,7 @@ TEST(HierarchicalBuilder, SwitchNodesLinkEachDeviceToOneSwitch) {
     for (std::size_t b = a + 1; b < 8; ++b) {
       const auto& route = routes.route(graph.workers()[a], graph.workers()[b]);
       ASSERT_EQ(route.size(), 2U);
-      EXPECT_EQ(graph.link(route[0].link).bandwidth.value(), 300e9);
+      EXPECT_EQ(graph.link(route[0].link).bandwidth.value(), 235e9);
       EXPECT_EQ(graph.link(route[0].link).link_class, "intra_node");
     }
   }

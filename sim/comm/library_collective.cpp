@@ -1,0 +1,122 @@
+#include "sim/comm/library_collective.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace dtsim::comm {
+namespace {
+
+// NCCL's ring model (github.com/NVIDIA/nccl, src/graph/tuning.cc at 01afd20a, the 2.9 to 2.11 releases of
+// 2021): microseconds per call (baseLat) and per step (hwLat, NVLink and network rows), by protocol.
+constexpr double kMicro = 1e-6;
+struct Table {
+  double launch, nvlink_step, network_step;
+};
+constexpr Table kRing[] = {
+    {3.6, 0.47, 2.7},   // LL
+    {10.0, 1.9, 4.0},   // LL128
+    {8.4, 3.4, 9.6},    // Simple
+};
+
+std::size_t index_of(Protocol protocol) { return static_cast<std::size_t>(protocol); }
+
+struct Steps {
+  int all = 0;
+  int across_nodes = 0;
+};
+
+Steps ring_steps(const CallShape& call) {
+  switch (call.operation) {
+    case Operation::allreduce: return {2 * (call.ranks - 1), 2 * (call.nodes - 1)};
+    case Operation::reduce_scatter:
+    case Operation::allgather: return {call.ranks - 1, call.nodes - 1};
+    case Operation::broadcast:
+    case Operation::reduce: return {call.ranks, call.nodes};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string_view to_string(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::LL: return "LL";
+    case Protocol::LL128: return "LL128";
+    case Protocol::Simple: return "Simple";
+  }
+  return "Simple";
+}
+
+ProtocolCosts protocol_costs(Protocol protocol, const CallShape& call) {
+  const Table& row = kRing[index_of(protocol)];
+  ProtocolCosts out{row.launch * kMicro, row.nvlink_step * kMicro, row.network_step * kMicro, 1.0};
+  const bool several_nodes = call.nodes > 1;
+  switch (protocol) {
+    case Protocol::LL:
+      out.bandwidth_share = several_nodes || call.operation == Operation::allreduce || call.operation == Operation::reduce
+                                ? 1.0 / 4.0
+                                : 1.0 / 3.0;
+      if (several_nodes) out.intra_step *= 1.8;
+      break;
+    case Protocol::LL128:
+      out.bandwidth_share = call.ranks < 2 * call.nodes ? 0.7 : 0.92;
+      break;
+    case Protocol::Simple: break;
+  }
+  return out;
+}
+
+double library_time(Protocol protocol, const CallShape& call, double network_s) {
+  if (call.ranks < 2) return network_s;
+  const ProtocolCosts costs = protocol_costs(protocol, call);
+  const Steps steps = ring_steps(call);
+  // Broadcast and reduce pipeline their chunks down one ring: one step's latency, not every step's.
+  const bool pipelined = call.operation == Operation::broadcast || call.operation == Operation::reduce;
+  const double step = call.nodes > 1 ? costs.inter_step : costs.intra_step;
+  double latency = costs.launch + (pipelined ? step
+                                             : (steps.all - steps.across_nodes) * costs.intra_step +
+                                                   steps.across_nodes * costs.inter_step);
+  if (protocol == Protocol::Simple && call.nodes > 1 && call.operation == Operation::allreduce &&
+      call.bytes >= call.ranks / 16.0 * 65536.0) {
+    latency *= 1.9;
+  }
+  return latency + network_s / costs.bandwidth_share;
+}
+
+Protocol chosen_protocol(const CallShape& call, double network_s) {
+  Protocol best = Protocol::LL;
+  for (const Protocol protocol : kProtocols) {
+    if (library_time(protocol, call, network_s) < library_time(best, call, network_s)) best = protocol;
+  }
+  return best;
+}
+
+int machine_count(const Transport& transport) {
+  const std::span<const int> machines = transport.machines();
+  if (machines.empty()) return transport.size();
+  // Ranks come machine by machine in every built-in placement: count the boundaries without a copy.
+  if (std::is_sorted(machines.begin(), machines.end())) {
+    int count = 1;
+    for (std::size_t i = 1; i < machines.size(); ++i) count += machines[i] != machines[i - 1] ? 1 : 0;
+    return count;
+  }
+  std::vector<int> distinct(machines.begin(), machines.end());
+  std::sort(distinct.begin(), distinct.end());
+  return static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+}
+
+void LibraryCollective::run(Transport& transport, Block data) const {
+  const double start = transport.now();
+  inner_->run(transport, data);
+  const double network = transport.now() - start;
+  const CallShape call{operation(), transport.size(), machine_count(transport), 4.0 * static_cast<double>(data.size())};
+  transport.spend(library_time(chosen_protocol(call, network), call, network) - network);
+}
+
+core::Seconds LibraryCollective::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  const double network = inner_->predicted_time(ranks, size, cost).value();
+  const CallShape call{operation(), ranks, ranks, size.value()};
+  return core::Seconds(library_time(chosen_protocol(call, network), call, network));
+}
+
+}  // namespace dtsim::comm

@@ -1,0 +1,74 @@
+// The validation table (scenarios/validation/published.csv, docs/validation.md): each published measurement
+// against dtsim's prediction, which the scenario golden tests recompute (tests/golden/outputs/validation/,
+// byte for byte). Fails when a prediction's throughput error exceeds the bound recorded for its row.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dtsim::testing {
+namespace {
+
+struct Row {
+  std::string scenario;
+  double measured_s = 0.0;
+  double bound_percent = 0.0;
+};
+
+std::vector<Row> table() {
+  std::ifstream in(std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation/published.csv");
+  std::vector<Row> rows;
+  bool header = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.front() == '#') continue;
+    if (header) {
+      EXPECT_EQ(line, "scenario,iteration_s,bound_percent");
+      header = false;
+      continue;
+    }
+    std::stringstream cells(line);
+    Row row;
+    std::string measured;
+    std::string bound;
+    std::getline(cells, row.scenario, ',');
+    std::getline(cells, measured, ',');
+    std::getline(cells, bound, ',');
+    row.measured_s = std::stod(measured);
+    row.bound_percent = std::stod(bound);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+double predicted_iteration_s(const std::string& scenario) {
+  const std::string name = std::filesystem::path(scenario).stem().string();
+  std::ifstream in(std::filesystem::path(DTSIM_SOURCE_DIR) / "tests/golden/outputs/validation" / name / "summary.json");
+  EXPECT_TRUE(in.good()) << name << " has no golden output: add it to the scenario tests";
+  const nlohmann::json summary = nlohmann::json::parse(in);
+  return summary["result"]["simulated_s"].get<double>() / summary["result"]["iterations"].get<double>();
+}
+
+TEST(ValidationTable, EveryPredictionIsWithinItsRecordedBound) {
+  const std::vector<Row> rows = table();
+  ASSERT_GE(rows.size(), 10U);
+  std::vector<double> errors;
+  for (const Row& row : rows) {
+    const double error = 100.0 * (row.measured_s / predicted_iteration_s(row.scenario) - 1.0);
+    errors.push_back(std::abs(error));
+    EXPECT_LE(std::abs(error), row.bound_percent) << row.scenario << ": " << error << "%";
+    // A bound is a record of the error, not a licence: none above the 25%.
+    EXPECT_LE(row.bound_percent, 25.0) << row.scenario;
+  }
+  std::sort(errors.begin(), errors.end());
+  RecordProperty("largest_error_percent", std::to_string(errors.back()));
+}
+
+}  // namespace
+}  // namespace dtsim::testing
