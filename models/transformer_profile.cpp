@@ -167,6 +167,12 @@ std::size_t sequence_or(const ProfileOptions& options, std::size_t fallback, std
   return s;
 }
 
+/// The options' sequence (`fallback` when none, at most `positions`) and attention kernel.
+void take_options(Transformer& t, const ProfileOptions& options, std::size_t fallback, std::size_t positions) {
+  t.sequence = static_cast<double>(sequence_or(options, fallback, positions));
+  t.fused_attention = options.attention == AttentionKernel::Fused;
+}
+
 }  // namespace
 
 // Devlin et al. 2019: BERT-Base L=12, H=768, A=12 ("110M"), BERT-Large L=24, H=1024, A=16 ("340M"). The
@@ -182,8 +188,7 @@ ModelProfile bert_profile(const std::string& size, const ProfileOptions& options
   }
   t.key_value_heads = t.heads, t.feed_forward = 4.0 * t.width;
   t.vocabulary = 30522, t.positions = 512, t.types = 2;
-  t.sequence = static_cast<double>(sequence_or(options, 512, 512));
-  t.fused_attention = options.attention == AttentionKernel::Fused;
+  take_options(t, options, 512, 512);
   ModelProfile out{"bert_" + size, fmt::format("BERT-{} encoder with pooler ({} layers, {} wide, {} heads)",
                                                  size == "base" ? "Base" : "Large", t.layers, t.width, t.heads),
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
@@ -217,8 +222,7 @@ ModelProfile gpt2_profile(const std::string& size, const ProfileOptions& options
   t.heads = t.width / 64;
   t.key_value_heads = t.heads, t.feed_forward = 4.0 * t.width;
   t.vocabulary = 50257, t.positions = 1024, t.types = 0;
-  t.sequence = static_cast<double>(sequence_or(options, 1024, 1024));
-  t.fused_attention = options.attention == AttentionKernel::Fused;
+  take_options(t, options, 1024, 1024);
   ModelProfile out{"gpt2_" + size,
                    fmt::format("GPT-2 {} decoder ({} layers, {} wide, {} heads), language-model head tied to the "
                                "embeddings",
@@ -236,8 +240,7 @@ ModelProfile gpt3_profile(const ProfileOptions& options) {
   Transformer t;
   t.layers = 96, t.width = 12288, t.heads = 96, t.key_value_heads = 96, t.feed_forward = 4.0 * 12288;
   t.vocabulary = 50257, t.positions = 2048, t.types = 0;
-  t.sequence = static_cast<double>(sequence_or(options, 2048, 2048));
-  t.fused_attention = options.attention == AttentionKernel::Fused;
+  take_options(t, options, 2048, 2048);
   ModelProfile out{"gpt3_175b", "GPT-3 175B decoder (96 layers, 12288 wide, 96 heads), head tied to the embeddings",
                    fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
   decoder(out, t, true);
@@ -267,8 +270,7 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
   }
   t.positions = 0, t.types = 0;  // rotary positions: no table
   t.gated = true, t.biases = false, t.norm_parameters = 1;
-  t.sequence = static_cast<double>(sequence_or(options, sequence, positions));
-  t.fused_attention = options.attention == AttentionKernel::Fused;
+  take_options(t, options, sequence, positions);
   const std::string name = "llama" + size;
   ModelProfile out{name,
                    fmt::format("Llama {} decoder ({} layers, {} wide, {} heads, {} key-value heads), SwiGLU, "

@@ -324,10 +324,15 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   problems.throw_if_any();
 
   const std::string library = options.library.value_or(s.training.communication_library);
+  // Under the library, each algorithm's protocol per call (rank 0's), in the order its cases run.
+  std::vector<std::vector<comm::Protocol>> choices(names.size());
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
-  for (const auto& name : names) {
-    auto algorithm = registry.find(name).factory.make();
-    if (library == "nccl") algorithm = std::make_unique<comm::LibraryCollective>(std::move(algorithm));
+  for (std::size_t a = 0; a < names.size(); ++a) {
+    auto algorithm = registry.find(names[a]).factory.make();
+    if (library == "nccl") {
+      algorithm = std::make_unique<comm::LibraryCollective>(
+          std::move(algorithm), [&choices, a](comm::Protocol protocol) { choices[a].push_back(protocol); });
+    }
     algorithms.push_back(std::move(algorithm));
   }
   std::vector<runtime::CollectiveCase> cases;
@@ -336,26 +341,14 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
       for (int run = 0; run < options.repeat; ++run) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0), options.phase_shortcut});
     }
   }
-  // The protocol the library picks for a case: the one its model gives the least time with the network's
-  // own time, which the same case without the library measures (after the others, in the same engine:
-  // SimGrid runs one per process).
-  const std::size_t library_cases = cases.size();
-  std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> bare;
-  if (library == "nccl") {
-    for (const auto& name : names) bare.push_back(registry.find(name).factory.make());
-    for (const double size : sizes) {
-      for (const auto& algorithm : bare) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0), options.phase_shortcut});
-    }
-  }
-  std::vector<double> all_times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
+  const std::vector<double> all_times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
   std::vector<std::string> protocols(sizes.size() * names.size());
   if (library == "nccl") {
-    const int machines = static_cast<int>(per_machine.size());
     for (std::size_t i = 0; i < protocols.size(); ++i) {
-      const comm::CallShape call{*operation, s.cluster.workers, machines, sizes[i / names.size()]};
-      protocols[i] = std::string(comm::to_string(comm::chosen_protocol(call, all_times[library_cases + i])));
+      const std::vector<comm::Protocol>& made = choices[i % names.size()];
+      const std::size_t call = (i / names.size()) * static_cast<std::size_t>(options.repeat);
+      if (call < made.size()) protocols[i] = std::string(comm::to_string(made[call]));
     }
-    all_times.resize(library_cases);
   }
   // One time per (size, algorithm): the mean over its repetitions.
   std::vector<double> times;

@@ -84,9 +84,11 @@ double library_time(Protocol protocol, const CallShape& call, double network_s) 
 }
 
 Protocol chosen_protocol(const CallShape& call, double network_s) {
-  Protocol best = Protocol::LL;
+  Protocol best = kProtocols.front();
+  double least = library_time(best, call, network_s);
   for (const Protocol protocol : kProtocols) {
-    if (library_time(protocol, call, network_s) < library_time(best, call, network_s)) best = protocol;
+    const double time = library_time(protocol, call, network_s);
+    if (time < least) best = protocol, least = time;
   }
   return best;
 }
@@ -110,7 +112,9 @@ void LibraryCollective::run(Transport& transport, Block data) const {
   inner_->run(transport, data);
   const double network = transport.now() - start;
   const CallShape call{operation(), transport.size(), machine_count(transport), 4.0 * static_cast<double>(data.size())};
-  transport.spend(library_time(chosen_protocol(call, network), call, network) - network);
+  const Protocol protocol = chosen_protocol(call, network);
+  if (on_choice_ && transport.rank() == 0) on_choice_(protocol);
+  transport.spend(library_time(protocol, call, network) - network);
 }
 
 core::Seconds LibraryCollective::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

@@ -8,6 +8,7 @@
 #include "sim/comm/collective_algorithm.hpp"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -55,7 +56,11 @@ struct CallShape {
 /// network time decides, as each rank's proxy does in the library.
 class LibraryCollective final : public CollectiveAlgorithm {
  public:
-  explicit LibraryCollective(std::unique_ptr<CollectiveAlgorithm> inner) : inner_(std::move(inner)) {}
+  /// Told, when given, each call's choice by rank 0 of the transport (`dtsim collective` prints them).
+  using ChoiceSink = std::function<void(Protocol)>;
+
+  explicit LibraryCollective(std::unique_ptr<CollectiveAlgorithm> inner, ChoiceSink on_choice = {})
+      : inner_(std::move(inner)), on_choice_(std::move(on_choice)) {}
 
   [[nodiscard]] Operation operation() const override { return inner_->operation(); }
   void run(Transport& transport, Block data) const override;
@@ -65,6 +70,7 @@ class LibraryCollective final : public CollectiveAlgorithm {
 
  private:
   std::unique_ptr<CollectiveAlgorithm> inner_;
+  ChoiceSink on_choice_;
 };
 
 /// The machines among `transport`'s ranks (its size when it names none).
