@@ -64,6 +64,12 @@ void register_layer_profiles(ModelRegistry& registry) {
   registry.add("profile:bert_base", "timing only: BERT-Base layer table (110M parameters)", layer_table("bert_base", true));
   registry.add("profile:bert_large", "timing only: BERT-Large layer table (335M parameters)",
                layer_table("bert_large", true));
+  registry.add("profile:bert_base_pretraining",
+               "timing only: BERT-Base with its masked-LM and next-sentence heads (110M parameters)",
+               layer_table("bert_base_pretraining", true));
+  registry.add("profile:bert_large_pretraining",
+               "timing only: BERT-Large with its masked-LM and next-sentence heads (336M parameters)",
+               layer_table("bert_large_pretraining", true));
   registry.add("profile:gpt2_small", "timing only: GPT-2 small layer table (124M parameters)",
                layer_table("gpt2_small", true));
   registry.add("profile:gpt2_medium", "timing only: GPT-2 medium layer table (355M parameters)",

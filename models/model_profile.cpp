@@ -21,6 +21,8 @@ const std::map<std::string, Builder>& builders() {
       {"resnet50", [](const ProfileOptions&) { return resnet50_profile(); }},
       {"bert_base", [](const ProfileOptions& o) { return bert_profile("base", o); }},
       {"bert_large", [](const ProfileOptions& o) { return bert_profile("large", o); }},
+      {"bert_base_pretraining", [](const ProfileOptions& o) { return bert_pretraining_profile("base", o); }},
+      {"bert_large_pretraining", [](const ProfileOptions& o) { return bert_pretraining_profile("large", o); }},
       {"gpt2_small", [](const ProfileOptions& o) { return gpt2_profile("small", o); }},
       {"gpt2_medium", [](const ProfileOptions& o) { return gpt2_profile("medium", o); }},
       {"gpt2_large", [](const ProfileOptions& o) { return gpt2_profile("large", o); }},

@@ -79,7 +79,7 @@ std::string profile_section() {
       "model profiles (model.kind: profile:<name>; timing only), per sample: forward and training FLOPs, activations\n";
   for (const std::string& name : models::profile_names()) {
     const models::ModelProfile p = models::find_profile(name);
-    out += fmt::format("  {:<12} {:>7.1f}M parameters, {:>8.2f} / {:>8.2f} GFLOP, {:>7.1f} MB; {} ({})\n", name,
+    out += fmt::format("  {:<22} {:>7.1f}M parameters, {:>8.2f} / {:>8.2f} GFLOP, {:>7.1f} MB; {} ({})\n", name,
                        p.parameters() / 1e6, p.forward_flops() / 1e9, p.training_flops() / 1e9,
                        p.activation_bytes() / 1e6, p.description, p.sample);
   }

@@ -49,8 +49,11 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
     }
     // The activations of the micro-batches in flight (a batch of one micro-batch without model parallelism),
     // per sample of a micro-batch.
+    // Gradient accumulation (micro-batches without model parallelism) finishes each micro-batch before the
+    // next: one is in flight.
+    const int in_flight = plan.pipeline == 1 && plan.tensor == 1 ? 1 : plan.microbatches;
     const double activations_per_sample = models::peak_activations(
-        models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), plan.microbatches, chunks),
+        models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), in_flight, chunks),
         chunk_activations);
     const std::size_t samples = microbatch;
     const models::MemoryFootprint need = models::memory_footprint(

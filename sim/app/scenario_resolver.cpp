@@ -236,6 +236,16 @@ void check_recomputation(const scenario::Scenario& s, const Registries& registri
   }
 }
 
+void check_microbatches_divide(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (s.training.batch_per_worker % plan.microbatches != 0) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("{} micro-batches do not divide a batch of {} samples", plan.microbatches,
+                           s.training.batch_per_worker),
+               "use a number of micro-batches that divides training.batch.per_worker");
+  }
+}
+
 /// Model parallelism (a pipeline, `training.parallelism.pipeline` > 1, or tensor groups, `tensor` > 1) runs
 /// a timing-only model's layers split over workers, under bulk-synchronous steps with the replicas
 /// averaging by allreduce; micro-batches split the batch.
@@ -243,11 +253,16 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                           const Registries& registries, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   if (plan.pipeline == 1 && plan.tensor == 1) {
-    if (plan.microbatches > 1) {
+    // Without model parallelism, micro-batches are gradient accumulation: a timing-only worker runs them
+    // one after the other and its replicas sum the gradients once per step.
+    if (plan.microbatches > 1 && !s.model.timing_only) {
       sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-                 "micro-batches split a batch on its way through a pipeline or a tensor group, and there is none "
-                 "(pipeline: 1, tensor: 1)",
-                 "set training.parallelism.pipeline above 1, or leave microbatches out");
+                 fmt::format("micro-batches without a pipeline or a tensor group accumulate gradients of a "
+                             "timing-only model (model.kind: profile:...), and '{}' trains for real",
+                             s.model.kind.value),
+                 "leave microbatches out");
+    } else if (plan.microbatches > 1) {
+      check_microbatches_divide(s, sink);
     }
     if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
     if (plan.schedule == "interleaved_1f1b" || plan.schedule == "zero_bubble" || plan.virtual_stages > 1) {
@@ -313,12 +328,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
     sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",
                fmt::format("remove failures, or {}", key));
   }
-  if (s.training.batch_per_worker % plan.microbatches != 0) {
-    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-               fmt::format("{} micro-batches do not divide a batch of {} samples", plan.microbatches,
-                           s.training.batch_per_worker),
-               "use a number of micro-batches that divides training.batch.per_worker");
-  }
+  check_microbatches_divide(s, sink);
   const bool interleaved = plan.schedule == "interleaved_1f1b";
   if (interleaved != (plan.virtual_stages > 1)) {
     sink.error(interleaved ? plan.schedule_at : plan.virtual_stages_at,

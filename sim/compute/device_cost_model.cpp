@@ -42,7 +42,9 @@ LayerTimes layer_times(const models::LayerProfile& layer, double batch, const sc
   LayerTimes out{flops / rate, 0.0, 0.0};
   if (!device.memory_bandwidth) return out;
   const double element = device.precision == "mixed" ? 0.5 : 1.0;
-  const double bandwidth = device.memory_bandwidth->value();
+  // Memory moves at the fraction of the data sheet's bandwidth that memory-bound kernels sustain: the
+  // elementwise class's efficiency.
+  const double bandwidth = device.memory_bandwidth->value() * device.efficiency_of(models::OpClass::Elementwise);
   const double bytes = 3.0 * element * layer.activation_bytes * batch + 16.0 * layer.parameters;
   out.products = std::max(out.products, bytes / bandwidth);
   out.forward_kernels = element * layer.forward_traffic * batch / bandwidth;

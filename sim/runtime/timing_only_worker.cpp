@@ -95,7 +95,10 @@ void TimingOnlyWorker::operator()() {
   transport.set_traffic(context_.traffic);
   // The optimizer's cost per parameter needs no state: it is made for none.
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
-  const auto batch = static_cast<std::size_t>(context_.scenario->training.batch_per_worker);
+  // Micro-batches without model parallelism accumulate gradients: each runs its forward and backward pass
+  // in turn, and the last one's gradients are the step's.
+  const int microbatches = context_.scenario->training.parallelism.microbatches;
+  const auto batch = static_cast<std::size_t>(context_.scenario->training.batch_per_worker / microbatches);
   const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
   // The layers with the FLOPs their host executes: each layer's own roofline.
   const models::ModelProfile profile = compute::host_flops(shared, static_cast<double>(batch), device);
@@ -162,13 +165,20 @@ void TimingOnlyWorker::operator()() {
       if (bucket.parameters > 0) stream->hand_over();
     }
   };
-  for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    if (stream) {
-      overlapped_pass(step_factor(context_, rank_));
-    } else if (setup.zero_stage == 3) {
-      gathered_pass(step_factor(context_, rank_));
+  const auto accumulating_pass = [&](double factor) {
+    if (setup.zero_stage == 3) {
+      gathered_pass(factor);
     } else {
-      charge_compute(meter, step_flops * step_factor(context_, rank_));
+      charge_compute(meter, step_flops * factor);
+    }
+  };
+  for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    const double factor = step_factor(context_, rank_);
+    for (int micro = 1; micro < microbatches; ++micro) accumulating_pass(factor);
+    if (stream) {
+      overlapped_pass(factor);
+    } else {
+      accumulating_pass(factor);
     }
     setup.sync->after_gradient(iteration, setup.total_iterations, steps);
     if (rank_ == 0 && context_.progress) {

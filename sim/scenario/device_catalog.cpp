@@ -43,8 +43,11 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
 //   DeepLearningExamples (PyTorch/Classification/ConvNets/resnet50v1.5/README.md, pytorch-21.03 container):
 //   A100 80GB 2,470 img/s, V100 16GB 1,200 img/s, turned into the convolution efficiency that gives those
 //   times with this catalog's other figures (`dtsim calibrate`, docs/validation.md).
-// - elementwise: memory-bound (an add-norm does 0.75 FLOPs per byte, the ridge of an A100 is 153): its time
-//   is its bytes over the memory bandwidth; its FLOP term is bounded by the dense products' efficiency.
+// - elementwise: memory-bound (an add-norm does 0.75 FLOPs per byte, the ridge of an A100 is 153), so its
+//   efficiency is the fraction of the data sheet's memory bandwidth such kernels sustain, which every
+//   layer's memory traffic moves at. Measured by the same notebook ("VectorMul", a * 1.2 on 4M floats, 8
+//   bytes per element): A100 0.202 TFLOPS, 1,616 GB/s of 2,039 (0.79); V100 0.098 TFLOPS, 784 GB/s of 900
+//   (0.87). None published for H100 and H200: the default applies.
 const std::vector<CatalogDevice>& builtin_devices() {
   static const std::vector<CatalogDevice> devices{
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
@@ -58,24 +61,24 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // NVIDIA Tesla V100 data sheet (SXM2, 32 GB): 15.7 TFLOPS FP32, 125 TFLOPS tensor (FP16), 900 GB/s
       // HBM2, 300 W. No FlashAttention on V100: attention has no measurement.
       device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, 300,
-             {.gemm = 0.76, .attention = std::nullopt, .convolution = 0.2484, .elementwise = 0.76},
+             {.gemm = 0.76, .attention = std::nullopt, .convolution = 0.2503, .elementwise = 0.87},
              "NVIDIA V100 SXM2 32 GB: FP32 and FP16 tensor peaks, HBM2, 300 W"),
       // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 312 TFLOPS FP16/BF16 tensor (dense; 624 with
       // sparsity), 2,039 GB/s HBM2e, 400 W.
       device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, 400,
-             {.gemm = 0.74, .attention = 0.50, .convolution = 0.2040, .elementwise = 0.74},
+             {.gemm = 0.74, .attention = 0.50, .convolution = 0.2064, .elementwise = 0.79},
              "NVIDIA A100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM2e, 400 W"),
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity, so 989.5
-      // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind: convolution
-      // has no measurement.
+      // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind nor bandwidth
+      // measurement: convolution and elementwise have none.
       device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, 700,
-             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 0.79},
+             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = std::nullopt},
              "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
       // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
       // H100's figures.
       device("h200", 67e12, 989.5e12, 4.8e12, 141e9, 700,
-             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 0.79},
+             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = std::nullopt},
              "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3e, 700 W"),
   };
   return devices;

@@ -209,7 +209,8 @@ SchemaNode training() {
                              "the gradients, 3 also the parameters (timing-only models)")
                          .fallback("0"),
                      integer("microbatches", 1, 1'000'000,
-                             "micro-batches each batch is split into on its way through the pipeline")
+                             "micro-batches each batch is split into on its way through the pipeline; without model "
+                             "parallelism, gradient accumulation (timing-only models)")
                          .fallback("1"),
                      integer("virtual_stages", 1, 1024,
                              "model chunks per device under schedule: interleaved_1f1b (chunk c of device d is "

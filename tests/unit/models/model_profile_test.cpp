@@ -17,6 +17,10 @@ TEST(ModelProfile, ParameterCountsMatchTheReleasedModelsWithinOnePercent) {
   expect_within(find_profile("resnet50").parameters(), 25'557'032, 0.01, "resnet50");
   expect_within(find_profile("bert_base").parameters(), 109'482'240, 0.01, "bert_base");
   expect_within(find_profile("bert_large").parameters(), 335'141'888, 0.01, "bert_large");
+  // BertForPreTraining: the encoder, the masked-LM transform, norm and output biases (its weights are the
+  // token table's), and the next-sentence classifier.
+  EXPECT_DOUBLE_EQ(find_profile("bert_base_pretraining").parameters(), 110'106'428);
+  EXPECT_DOUBLE_EQ(find_profile("bert_large_pretraining").parameters(), 336'226'108);
   expect_within(find_profile("gpt2_small").parameters(), 124'439'808, 0.01, "gpt2_small");
   expect_within(find_profile("gpt2_medium").parameters(), 354'823'168, 0.01, "gpt2_medium");
   expect_within(find_profile("gpt2_large").parameters(), 774'030'080, 0.01, "gpt2_large");
@@ -45,6 +49,13 @@ TEST(ModelProfile, ForwardFlopsPerSampleMatchPublishedFiguresWithinTenPercent) {
   expect_within(find_profile("bert_large").forward_flops(), megatron(512, 24, 1024, 0), 0.10, "bert_large");
   expect_within(find_profile("bert_large", {.sequence = 128}).forward_flops(), megatron(128, 24, 1024, 0), 0.10,
                 "bert_large at 128 tokens");
+  // Its masked-LM head sees the 19 masked tokens of 128.
+  const double masked_head = 2 * 19 * 1024 * (1024 + 30522);
+  expect_within(find_profile("bert_large_pretraining", {.sequence = 128}).forward_flops(),
+                megatron(128, 24, 1024, 0) + masked_head, 0.10, "bert_large_pretraining at 128 tokens");
+  EXPECT_NEAR(find_profile("bert_large_pretraining", {.sequence = 128}).forward_flops() -
+                  find_profile("bert_large", {.sequence = 128}).forward_flops(),
+              masked_head, 0.02 * masked_head);
   expect_within(find_profile("gpt2_small").forward_flops(), megatron(1024, 12, 768, 50257), 0.10, "gpt2_small");
   expect_within(find_profile("gpt2_xl").forward_flops(), megatron(1024, 48, 1600, 50257), 0.10, "gpt2_xl");
   expect_within(find_profile("gpt3_175b").forward_flops(), megatron(2048, 96, 12288, 50257), 0.10, "gpt3_175b");
@@ -74,7 +85,7 @@ TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
       EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
     }
   }
-  EXPECT_EQ(profile_names().size(), 11U);
+  EXPECT_EQ(profile_names().size(), 13U);
   EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
   EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
 }

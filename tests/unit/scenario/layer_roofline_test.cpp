@@ -28,32 +28,34 @@ double total_seconds(const models::ModelProfile& table, double batch, const scen
   return total;
 }
 
-// Batch 8, mixed precision: a layer's bytes are 3 x half its activations x 8 + 16 per parameter.
-// A100: 312 TFLOPS tensor, 19.5 FP32, 2,039 GB/s; efficiencies 0.74 (gemm), 0.50 (attention), 0.74 (elementwise).
-//   dense:     2.4e10 FLOPs / (312e12 x 0.74) = 103.95 us; bytes 6.4e7 / 2039e9 = 31.4 us   -> compute
-//   attention: 1.2e10 / (312e12 x 0.50) = 76.92 us;           bytes 9.6e7 / 2039e9 = 47.1 us   -> compute
-//   norm:      2.4e8 / (19.5e12 x 0.74) = 16.6 us;            bytes 4.80032e8 / 2039e9 = 235.4 us -> memory
+// Batch 8, mixed precision: a layer's bytes are 3 x half its activations x 8 + 16 per parameter, moved at
+// the elementwise efficiency's fraction of the bandwidth.
+// A100: 312 TFLOPS tensor, 19.5 FP32, 2,039 GB/s; efficiencies 0.74 (gemm), 0.50 (attention), 0.79 (elementwise),
+// so 1,610.81 GB/s.
+//   dense:     2.4e10 FLOPs / (312e12 x 0.74) = 103.95 us; bytes 6.4e7 / 1610.81e9 = 39.7 us   -> compute
+//   attention: 1.2e10 / (312e12 x 0.50) = 76.92 us;           bytes 9.6e7 / 1610.81e9 = 59.6 us   -> compute
+//   norm:      2.4e8 / (19.5e12 x 0.79) = 15.6 us;            bytes 4.80032e8 / 1610.81e9 = 298.0 us -> memory
 TEST(LayerRoofline, EachLayerTakesItsOwnRooflineOnAnA100) {
   const scenario::DeviceProfile a100 = mixed("a100");
   const models::ModelProfile table = three_layers();
   EXPECT_DOUBLE_EQ(layer_seconds(table.layers[0], 8, a100), 2.4e10 / (312e12 * 0.74));
   EXPECT_DOUBLE_EQ(layer_seconds(table.layers[1], 8, a100), 1.2e10 / (312e12 * 0.50));
-  EXPECT_DOUBLE_EQ(layer_seconds(table.layers[2], 8, a100), 4.80032e8 / 2039e9);
-  EXPECT_NEAR(total_seconds(table, 8, a100), 103.95010e-6 + 76.92308e-6 + 235.42521e-6, 1e-10);
+  EXPECT_DOUBLE_EQ(layer_seconds(table.layers[2], 8, a100), 4.80032e8 / (2039e9 * 0.79));
+  EXPECT_NEAR(total_seconds(table, 8, a100), 103.95010e-6 + 76.92308e-6 + 298.00659e-6, 1e-10);
 }
 
 // V100: 125 TFLOPS tensor, 15.7 FP32, 900 GB/s; efficiencies 0.76 (gemm), none published for attention (the
-// default, 0.5), 0.76 (elementwise).
-//   dense:     2.4e10 / (125e12 x 0.76) = 252.63 us; bytes 6.4e7 / 900e9 = 71.1 us   -> compute
-//   attention: 1.2e10 / (125e12 x 0.5) = 192 us;     bytes 9.6e7 / 900e9 = 106.7 us  -> compute
-//   norm:      2.4e8 / (15.7e12 x 0.76) = 20.1 us;   bytes 4.80032e8 / 900e9 = 533.4 us -> memory
+// default, 0.5), 0.87 (elementwise), so 783 GB/s.
+//   dense:     2.4e10 / (125e12 x 0.76) = 252.63 us; bytes 6.4e7 / 783e9 = 81.7 us   -> compute
+//   attention: 1.2e10 / (125e12 x 0.5) = 192 us;     bytes 9.6e7 / 783e9 = 122.6 us  -> compute
+//   norm:      2.4e8 / (15.7e12 x 0.87) = 17.6 us;   bytes 4.80032e8 / 783e9 = 613.1 us -> memory
 TEST(LayerRoofline, EachLayerTakesItsOwnRooflineOnAV100) {
   const scenario::DeviceProfile v100 = mixed("v100");
   const models::ModelProfile table = three_layers();
   EXPECT_DOUBLE_EQ(layer_seconds(table.layers[0], 8, v100), 2.4e10 / (125e12 * 0.76));
   EXPECT_DOUBLE_EQ(layer_seconds(table.layers[1], 8, v100), 1.2e10 / (125e12 * 0.5));
-  EXPECT_DOUBLE_EQ(layer_seconds(table.layers[2], 8, v100), 4.80032e8 / 900e9);
-  EXPECT_NEAR(total_seconds(table, 8, v100), 252.63158e-6 + 192e-6 + 533.36889e-6, 1e-10);
+  EXPECT_DOUBLE_EQ(layer_seconds(table.layers[2], 8, v100), 4.80032e8 / (900e9 * 0.87));
+  EXPECT_NEAR(total_seconds(table, 8, v100), 252.63158e-6 + 192e-6 + 613.06769e-6, 1e-10);
 }
 
 TEST(LayerRoofline, TheHostExecutesFlopsThatTakeEachLayersTime) {
@@ -78,7 +80,7 @@ TEST(LayerRoofline, TheRunNamesTheClassesComputedAtTheDefault) {
   EXPECT_EQ(assumed_efficiency_notice({mixed("a100")}, transformer), "");
   EXPECT_EQ(assumed_efficiency_notice({mixed("a100"), mixed("v100")}, convolutions), "");
   const std::string h100 = assumed_efficiency_notice({mixed("h100")}, convolutions);
-  EXPECT_NE(h100.find("'h100' (convolution)"), std::string::npos) << h100;
+  EXPECT_NE(h100.find("'h100' (convolution, elementwise)"), std::string::npos) << h100;
   EXPECT_NE(h100.find("50%"), std::string::npos) << h100;
   const std::string cpu = assumed_efficiency_notice({*scenario::find_builtin_device("cpu")}, {models::OpClass::Gemm});
   EXPECT_NE(cpu.find("'cpu' (gemm)"), std::string::npos) << cpu;
