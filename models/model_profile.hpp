@@ -99,7 +99,7 @@ ModelProfile resnet50_profile();
 /// BERT encoders (Devlin et al. 2019) with the pooler: base (12 layers, 768 wide, 12 heads) and large (24,
 /// 1024, 16); WordPiece vocabulary 30,522; default sequence 512.
 ModelProfile bert_profile(const std::string& size, const ProfileOptions& options);
-/// BERT with its pre-training heads (masked language model over every position, next sentence).
+/// BERT with its pre-training heads (masked language model on the 15% masked tokens, next sentence).
 ModelProfile bert_pretraining_profile(const std::string& size, const ProfileOptions& options);
 /// GPT-2 decoders (Radford et al. 2019) with the language-model head tied to the embeddings: small (12
 /// layers, 768 wide), medium (24, 1024), large (36, 1280), xl (48, 1600); vocabulary 50,257; default

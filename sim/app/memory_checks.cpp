@@ -47,10 +47,8 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
       parameters += layers.parameters();
       chunk_activations.push_back(layers.activation_bytes());
     }
-    // The activations of the micro-batches in flight (a batch of one micro-batch without model parallelism),
-    // per sample of a micro-batch.
-    // Gradient accumulation (micro-batches without model parallelism) finishes each micro-batch before the
-    // next: one is in flight.
+    // The activations of the micro-batches in flight, per sample of a micro-batch. Without model parallelism
+    // micro-batches accumulate gradients, each finished before the next: one is in flight.
     const int in_flight = plan.pipeline == 1 && plan.tensor == 1 ? 1 : plan.microbatches;
     const double activations_per_sample = models::peak_activations(
         models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), in_flight, chunks),
