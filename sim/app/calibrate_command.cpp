@@ -1,10 +1,15 @@
 #include "sim/app/calibrate_command.hpp"
 
+#include "sim/app/collective_measurements.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/comm/library_collective.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/name_match.hpp"
+#include "sim/runtime/collective_run.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/node_catalog.hpp"
+#include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
@@ -30,26 +35,20 @@ namespace {
   throw core::InputError(std::move(diagnostic));
 }
 
+/// One measured row: a training run's iteration, or one size of one collective.
 struct Measurement {
-  std::filesystem::path scenario_file;
-  std::string label;  ///< as the CSV names it
-  double iteration_s = 0.0;
+  std::size_t scenario = 0;  ///< index into the calibration's scenarios
+  std::string label;         ///< as the measurements name it
+  double measured_s = 0.0;   ///< seconds of one iteration or one call; for a bus bandwidth, set once the ranks are known
   int line = 0;
-  std::optional<double> bound_percent;  ///< the largest throughput error accepted, when the CSV gives one
+  std::optional<double> bound_percent;  ///< the largest error of the predicted throughput accepted
+  std::optional<comm::Operation> collective;  ///< set for a collective's row
+  double size_bytes = 0.0;
+  std::optional<double> busbw_gb_per_s;  ///< a collective's measured bus bandwidth, when that is what was given
 };
 
-std::vector<std::string> split_commas(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  for (std::string cell; std::getline(in, cell, ',');) {
-    const auto first = cell.find_first_not_of(" \t\r");
-    const auto last = cell.find_last_not_of(" \t\r");
-    out.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
-  }
-  return out;
-}
-
-std::vector<Measurement> read_measurements(const std::filesystem::path& path) {
+/// The rows of an iteration-time CSV, each naming its scenario file (relative to the CSV).
+std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) refuse(path.string(), "measurements", "cannot read the file", "give a CSV with columns scenario,iteration_s");
   std::string line;
@@ -59,7 +58,7 @@ std::vector<Measurement> read_measurements(const std::filesystem::path& path) {
     ++header_line;
     if (!line.empty() && line.front() != '#') break;
   }
-  const std::vector<std::string> header = split_commas(line);
+  const std::vector<std::string> header = csv_cells(line);
   const auto column = [&](const std::string& name) {
     const auto it = std::find(header.begin(), header.end(), name);
     if (it == header.end()) {
@@ -67,7 +66,7 @@ std::vector<Measurement> read_measurements(const std::filesystem::path& path) {
       d.where = core::SourcePosition(path.string(), header_line, 1);
       d.key = name;
       d.message = fmt::format("the header has no column '{}'", name);
-      d.hint = "the first line names the columns: scenario,iteration_s";
+      d.hint = "the first line names the columns: scenario,iteration_s (or, for collectives, scenario,operation,size_B,busbw_GBps)";
       throw core::InputError(std::move(d));
     }
     return static_cast<std::size_t>(it - header.begin());
@@ -77,10 +76,10 @@ std::vector<Measurement> read_measurements(const std::filesystem::path& path) {
   const auto bound_at = std::find(header.begin(), header.end(), "bound_percent");
   const std::optional<std::size_t> bound_column =
       bound_at == header.end() ? std::nullopt : std::optional<std::size_t>(bound_at - header.begin());
-  std::vector<Measurement> out;
+  std::vector<std::pair<Measurement, std::filesystem::path>> out;
   for (int number = header_line + 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
-    const std::vector<std::string> cells = split_commas(line);
+    const std::vector<std::string> cells = csv_cells(line);
     const auto bad = [&](std::size_t cell, std::string message) {
       core::Diagnostic d;
       d.where = core::SourcePosition(path.string(), number, 1);
@@ -95,32 +94,77 @@ std::vector<Measurement> read_measurements(const std::filesystem::path& path) {
     if (end == cells[time_column].c_str() || *end != '\0' || !(seconds > 0.0) || !std::isfinite(seconds)) {
       bad(time_column, fmt::format("expected a positive number of seconds, got \"{}\"", cells[time_column]));
     }
-    std::optional<double> bound;
+    Measurement m;
+    m.label = cells[scenario_column];
+    m.measured_s = seconds;
+    m.line = number;
     if (bound_column) {
       if (cells.size() <= *bound_column) bad(cells.size(), "the row has too few cells");
       const double percent = std::strtod(cells[*bound_column].c_str(), &end);
       if (end == cells[*bound_column].c_str() || *end != '\0' || !(percent > 0.0) || !std::isfinite(percent)) {
         bad(*bound_column, fmt::format("expected a positive percentage, got \"{}\"", cells[*bound_column]));
       }
-      bound = percent;
+      m.bound_percent = percent;
     }
-    out.push_back({path.parent_path() / cells[scenario_column], cells[scenario_column], seconds, number, bound});
+    out.emplace_back(m, path.parent_path() / cells[scenario_column]);
   }
   if (out.empty()) refuse(path.string(), "measurements", "the file has no measurement rows");
   return out;
 }
 
-/// A key to fit: a device and an operation class (none: every class).
+/// Whether a CSV's header names collective columns (size_B) rather than iteration times.
+bool is_collective_csv(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.front() == '#') continue;
+    const std::vector<std::string> header = csv_cells(line);
+    return std::find(header.begin(), header.end(), "size_B") != header.end();
+  }
+  return false;
+}
+
+/// A value to fit: a device's efficiency (for one operation class, or all), a node type's intra-node link
+/// bandwidth or latency, or the topology link's.
 struct FitKey {
-  std::string device;
+  enum class Quantity { efficiency, intra_bandwidth, intra_latency, link_bandwidth, link_latency };
+  Quantity quantity = Quantity::efficiency;
+  std::string target;  ///< the device or the node type; empty for the topology's link
   std::optional<models::OpClass> op;
-  [[nodiscard]] std::string name() const { return op ? device + "." + std::string(models::key_of(*op)) : device; }
+  [[nodiscard]] std::string name() const {
+    switch (quantity) {
+      case Quantity::efficiency: return op ? target + "." + std::string(models::key_of(*op)) : target;
+      case Quantity::intra_bandwidth: return target + ".intra_link.bandwidth";
+      case Quantity::intra_latency: return target + ".intra_link.latency";
+      case Quantity::link_bandwidth: return "link.bandwidth";
+      case Quantity::link_latency: return "link.latency";
+    }
+    return target;
+  }
+  [[nodiscard]] bool is_link() const { return quantity != Quantity::efficiency; }
+  [[nodiscard]] bool is_bandwidth() const {
+    return quantity == Quantity::intra_bandwidth || quantity == Quantity::link_bandwidth;
+  }
 };
 
 FitKey parse_key(const std::string& text) {
   FitKey key;
+  const auto ends_with = [&](std::string_view tail) {
+    return text.size() > tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (text == "link.bandwidth" || text == "link.latency") {
+    key.quantity = text == "link.bandwidth" ? FitKey::Quantity::link_bandwidth : FitKey::Quantity::link_latency;
+    return key;
+  }
+  for (const auto& [tail, quantity] : {std::pair{std::string_view(".intra_link.bandwidth"), FitKey::Quantity::intra_bandwidth},
+                                       std::pair{std::string_view(".intra_link.latency"), FitKey::Quantity::intra_latency}}) {
+    if (ends_with(tail)) {
+      key.quantity = quantity;
+      key.target = text.substr(0, text.size() - tail.size());
+      return key;
+    }
+  }
   const auto dot = text.find('.');
-  key.device = text.substr(0, dot);
+  key.target = text.substr(0, dot);
   if (dot == std::string::npos) return key;
   const std::string op = text.substr(dot + 1);
   for (std::size_t c = 0; c < models::kOpClasses; ++c) {
@@ -129,13 +173,15 @@ FitKey parse_key(const std::string& text) {
   if (!key.op) {
     std::vector<std::string> names(models::kOpClassKeys.begin(), models::kOpClassKeys.end());
     refuse("dtsim calibrate", "--fit", fmt::format("'{}' is no operation class", op),
-           fmt::format("DEVICE.CLASS with CLASS one of {}, or DEVICE alone", core::join_names(names)));
+           fmt::format("DEVICE.CLASS with CLASS one of {}, or DEVICE alone; for links NODE_TYPE.intra_link.bandwidth, "
+                       "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency",
+                       core::join_names(names)));
   }
   return key;
 }
 
 void set_efficiency(scenario::DeviceProfile& device, const FitKey& key, double value) {
-  if (device.name != key.device) return;
+  if (device.name != key.target) return;
   if (key.op) {
     device.class_efficiency[static_cast<std::size_t>(*key.op)] = value;
   } else {
@@ -145,17 +191,61 @@ void set_efficiency(scenario::DeviceProfile& device, const FitKey& key, double v
   device.efficiency_assumed = false;
 }
 
+std::string bandwidth_text(double bytes_per_s) { return fmt::format("{:.6g}GBps", bytes_per_s / 1e9); }
+std::string latency_text(double seconds) { return fmt::format("{:.6g}us", seconds * 1e6); }
+
+/// Sets the topology link's figures, in the section its builder reads and in the scenario's own copy.
+void set_link(scenario::Scenario& s, const scenario::LinkSpec& link) {
+  s.topology.link = link;
+  core::ConfigNode node = core::ConfigNode::make_map({});
+  node.set("bandwidth", core::ConfigNode::make_scalar(bandwidth_text(link.bandwidth.value()), {}), {});
+  node.set("latency", core::ConfigNode::make_scalar(latency_text(link.latency.value()), {}), {});
+  if (const core::ConfigNode* old = s.topology.section.find("link")) {
+    if (const core::ConfigNode* sharing = old->find("sharing")) node.set("sharing", *sharing, {});
+  }
+  s.topology.section.set("link", node, {});
+}
+
 scenario::Scenario with_values(scenario::Scenario s, const std::vector<FitKey>& keys, const std::vector<double>& values) {
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    set_efficiency(s.cluster.device, keys[k], values[k]);
-    set_efficiency(s.cluster.server_device, keys[k], values[k]);
-    for (scenario::DeviceProfile& d : s.cluster.worker_devices) set_efficiency(d, keys[k], values[k]);
+    const FitKey& key = keys[k];
+    switch (key.quantity) {
+      case FitKey::Quantity::efficiency:
+        set_efficiency(s.cluster.device, key, values[k]);
+        set_efficiency(s.cluster.server_device, key, values[k]);
+        for (scenario::DeviceProfile& d : s.cluster.worker_devices) set_efficiency(d, key, values[k]);
+        for (scenario::NodeGroup& group : s.cluster.nodes) set_efficiency(group.device, key, values[k]);
+        break;
+      case FitKey::Quantity::intra_bandwidth:
+      case FitKey::Quantity::intra_latency:
+        for (scenario::NodeGroup& group : s.cluster.nodes) {
+          if (group.type != key.target) continue;
+          if (key.is_bandwidth()) {
+            group.intra_link.bandwidth = core::BytesPerSecond(values[k]);
+          } else {
+            group.intra_link.latency = core::Seconds(values[k]);
+          }
+        }
+        break;
+      case FitKey::Quantity::link_bandwidth:
+      case FitKey::Quantity::link_latency: {
+        scenario::LinkSpec link = s.topology.link;
+        if (key.is_bandwidth()) {
+          link.bandwidth = core::BytesPerSecond(values[k]);
+        } else {
+          link.latency = core::Seconds(values[k]);
+        }
+        set_link(s, link);
+        break;
+      }
+    }
   }
   return s;
 }
 
-/// Seconds per iteration of `s`, simulated in a child process: SimGrid runs one engine per process.
-double simulate_iteration(const scenario::Scenario& s, const Registries& registries) {
+/// What `work` returns, computed in a child process: SimGrid runs one engine per process. Its exceptions
+/// come back as the error of the simulation of `name`.
+std::string in_child_process(const std::string& name, const std::function<std::string()>& work) {
   int pipe_ends[2];
   if (::pipe(pipe_ends) != 0) throw std::runtime_error("cannot open a pipe to a simulation");
   const pid_t child = ::fork();
@@ -164,9 +254,7 @@ double simulate_iteration(const scenario::Scenario& s, const Registries& registr
     ::close(pipe_ends[0]);
     std::string answer;
     try {
-      const runtime::TrainingSetup setup = resolve_scenario(s, registries);
-      const metrics::RunRecord record = runtime::run_training(s, setup);
-      answer = fmt::format("{:.17g}", record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));
+      answer = work();
     } catch (const std::exception& error) {
       answer = std::string("!") + error.what();
     }
@@ -190,18 +278,54 @@ double simulate_iteration(const scenario::Scenario& s, const Registries& registr
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (answer.empty()) throw std::runtime_error(fmt::format("the simulation of '{}' ended without a result", s.name));
-  if (answer.front() == '!') throw std::runtime_error(fmt::format("the simulation of '{}' failed: {}", s.name, answer.substr(1)));
-  return std::stod(answer);
+  if (answer.empty()) throw std::runtime_error(fmt::format("the simulation of '{}' ended without a result", name));
+  if (answer.front() == '!') throw std::runtime_error(fmt::format("the simulation of '{}' failed: {}", name, answer.substr(1)));
+  return answer;
 }
 
-/// The minimum of a unimodal `f` over [low, high], by golden-section search to a relative width of 1e-6.
+/// Seconds per iteration of `s`.
+double simulate_iteration(const scenario::Scenario& s, const Registries& registries) {
+  return std::stod(in_child_process(s.name, [&] {
+    const runtime::TrainingSetup setup = resolve_scenario(s, registries);
+    const metrics::RunRecord record = runtime::run_training(s, setup);
+    return fmt::format("{:.17g}", record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));
+  }));
+}
+
+/// Seconds of one `operation` of each size on the workers of `s`, with the scenario's algorithm (ring where
+/// the operation has no algorithm of that name) run as its communication library runs it.
+std::vector<double> simulate_collective(const scenario::Scenario& s, const Registries& registries,
+                                        comm::Operation operation, const std::vector<double>& sizes) {
+  const std::string answer = in_child_process(s.name, [&] {
+    const comm::CollectiveRegistry& registry = registries.collectives.of(operation);
+    const std::string name = registry.contains(s.training.allreduce_algorithm.value) ? s.training.allreduce_algorithm.value : "ring";
+    std::unique_ptr<comm::CollectiveAlgorithm> algorithm = registry.find(name).factory.make();
+    if (s.training.communication_library == "nccl") algorithm = std::make_unique<comm::LibraryCollective>(std::move(algorithm));
+    const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
+    std::vector<runtime::CollectiveCase> cases;
+    for (const double size : sizes) cases.push_back({algorithm.get(), static_cast<std::size_t>(std::max(1.0, std::round(size / 4.0))), true});
+    std::string out;
+    for (const double seconds : runtime::time_collective_cases(graph, s.topology.network_model, cases)) {
+      out += fmt::format("{:.17g} ", seconds);
+    }
+    return out;
+  });
+  std::vector<double> times;
+  std::istringstream in(answer);
+  for (double t = 0.0; in >> t;) times.push_back(t);
+  if (times.size() != sizes.size()) throw std::runtime_error(fmt::format("the collectives of '{}' gave no time for every size", s.name));
+  return times;
+}
+
+/// The minimum of a unimodal `f` over [low, high], by golden-section search to a width of 1e-5 of the
+/// larger end (every trial is a simulation: finer than the measurements' own precision buys nothing).
 double golden_minimum(const std::function<double(double)>& f, double low, double high) {
   const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
   double a = low, b = high;
   double c = b - ratio * (b - a), d = a + ratio * (b - a);
   double fc = f(c), fd = f(d);
-  while (b - a > 1e-6 * b) {
+  const double width = 1e-5 * std::max(std::abs(a), std::abs(b));
+  while (b - a > width) {
     if (fc < fd) {
       b = d, d = c, fd = fc;
       c = b - ratio * (b - a), fc = f(c);
@@ -213,20 +337,31 @@ double golden_minimum(const std::function<double(double)>& f, double low, double
   return 0.5 * (a + b);
 }
 
-std::string catalog_text(const CalibrateOptions& options, const std::vector<FitKey>& keys, const std::vector<double>& values) {
-  std::string out = fmt::format("# Device efficiencies fitted by `dtsim calibrate` to the iteration times in {}.\n"
-                                "# Include it in a scenario (`include: {}`) to use them.\ncluster:\n  devices:\n",
+std::string catalog_text(const CalibrateOptions& options, const std::vector<FitKey>& keys, const std::vector<double>& values,
+                         const std::vector<scenario::Scenario>& scenarios) {
+  std::string out = fmt::format("# Values fitted by `dtsim calibrate` to the measurements in {}.\n"
+                                "# Include it in a scenario (`include: {}`) to use them.\n",
                                 options.measurements.filename().string(),
                                 options.output ? options.output->filename().string() : "this file");
-  std::vector<std::string> devices;
+  const auto seen = [](std::vector<std::string>& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+    names.push_back(name);
+    return false;
+  };
+  std::vector<std::string> devices, node_types;
   for (const FitKey& key : keys) {
-    if (std::find(devices.begin(), devices.end(), key.device) == devices.end()) devices.push_back(key.device);
+    if (key.quantity == FitKey::Quantity::efficiency) static_cast<void>(seen(devices, key.target));
+    if (key.quantity == FitKey::Quantity::intra_bandwidth || key.quantity == FitKey::Quantity::intra_latency) {
+      static_cast<void>(seen(node_types, key.target));
+    }
   }
+  if (!devices.empty() || !node_types.empty()) out += "cluster:\n";
+  if (!devices.empty()) out += "  devices:\n";
   for (const std::string& device : devices) {
     out += fmt::format("    {}:\n", device);
     std::string classes;
     for (std::size_t k = 0; k < keys.size(); ++k) {
-      if (keys[k].device != device) continue;
+      if (keys[k].quantity != FitKey::Quantity::efficiency || keys[k].target != device) continue;
       if (!keys[k].op) {
         out += fmt::format("      efficiency: {:.4f}\n", values[k]);
       } else {
@@ -235,7 +370,71 @@ std::string catalog_text(const CalibrateOptions& options, const std::vector<FitK
     }
     if (!classes.empty()) out += fmt::format("      efficiencies: {{{}}}\n", classes);
   }
+  // A declared node type replaces the built-in one of the same name whole: every figure is written out.
+  if (!node_types.empty()) out += "  node_types:\n";
+  for (const std::string& type : node_types) {
+    const scenario::NodeGroup* group = nullptr;
+    for (const scenario::Scenario& s : scenarios) {
+      for (const scenario::NodeGroup& g : s.cluster.nodes) {
+        if (group == nullptr && g.type == type) group = &g;
+      }
+    }
+    scenario::LinkSpec link = group->intra_link;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (keys[k].target != type) continue;
+      if (keys[k].quantity == FitKey::Quantity::intra_bandwidth) link.bandwidth = core::BytesPerSecond(values[k]);
+      if (keys[k].quantity == FitKey::Quantity::intra_latency) link.latency = core::Seconds(values[k]);
+    }
+    out += fmt::format("    {}:\n      devices: {}\n      device: {}\n      intra: {}\n      nics: {}\n"
+                       "      intra_link: {{bandwidth: \"{}\", latency: \"{}\"}}\n",
+                       type, group->devices, group->device.name, scenario::to_string(group->intra), group->nics,
+                       bandwidth_text(link.bandwidth.value()), latency_text(link.latency.value()));
+  }
+  std::string link;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (keys[k].quantity == FitKey::Quantity::link_bandwidth) link += fmt::format("{}bandwidth: \"{}\"", link.empty() ? "" : ", ", bandwidth_text(values[k]));
+    if (keys[k].quantity == FitKey::Quantity::link_latency) link += fmt::format("{}latency: \"{}\"", link.empty() ? "" : ", ", latency_text(values[k]));
+  }
+  if (!link.empty()) {
+    out += fmt::format("# The including scenario's own topology.link, if it has one, takes precedence: remove it there.\n"
+                       "topology:\n  link: {{{}}}\n",
+                       link);
+  }
   return out;
+}
+
+/// The range a key's value is searched over, and whether on a logarithmic scale.
+struct SearchRange {
+  double low = 0.0, high = 1.0;
+  bool logarithmic = false;
+};
+
+SearchRange range_of(const FitKey& key, double start) {
+  if (key.quantity == FitKey::Quantity::efficiency) return {1e-3, 1.0, false};
+  if (key.is_bandwidth()) return {start / 20.0, start * 5.0, true};
+  return {0.0, std::max(20.0 * start, 20e-6), false};
+}
+
+/// The starting value of `key` in `s` (a link's figure as declared; 0.5 for an efficiency); none when `s`
+/// has nothing the key names.
+std::optional<double> start_of(const FitKey& key, const scenario::Scenario& s) {
+  switch (key.quantity) {
+    case FitKey::Quantity::efficiency: {
+      bool used = s.cluster.device.name == key.target;
+      for (const scenario::DeviceProfile& d : s.cluster.worker_devices) used = used || d.name == key.target;
+      for (const scenario::NodeGroup& g : s.cluster.nodes) used = used || g.device.name == key.target;
+      return used ? std::optional<double>(0.5) : std::nullopt;
+    }
+    case FitKey::Quantity::intra_bandwidth:
+    case FitKey::Quantity::intra_latency:
+      for (const scenario::NodeGroup& g : s.cluster.nodes) {
+        if (g.type == key.target) return key.is_bandwidth() ? g.intra_link.bandwidth.value() : g.intra_link.latency.value();
+      }
+      return std::nullopt;
+    case FitKey::Quantity::link_bandwidth: return s.topology.link.bandwidth.value();
+    case FitKey::Quantity::link_latency: return s.topology.link.latency.value();
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -243,38 +442,118 @@ std::string catalog_text(const CalibrateOptions& options, const std::vector<FitK
 Calibration calibrate(const CalibrateOptions& options, const Registries& registries) {
   if (options.fit.empty() && options.output) {
     refuse("dtsim calibrate", "--fit", "a catalog needs something fitted",
-           "for example --fit a100.convolution (an operation class of a device) or --fit cpu (every class)");
+           "for example --fit a100.convolution (an operation class of a device), --fit cpu (every class), or "
+           "--fit dgx_a100.intra_link.bandwidth (a node type's links)");
   }
   std::vector<FitKey> keys;
   for (const std::string& text : options.fit) keys.push_back(parse_key(text));
-  const std::vector<Measurement> measurements = read_measurements(options.measurements);
-  std::vector<scenario::Scenario> scenarios;
-  for (const Measurement& m : measurements) {
-    scenarios.push_back(scenario::read_scenario_file(m.scenario_file));
-    check_scenario(scenarios.back(), registries);
-  }
-  for (const FitKey& key : keys) {
-    const bool used = std::any_of(scenarios.begin(), scenarios.end(), [&](const scenario::Scenario& s) {
-      if (s.cluster.device.name == key.device) return true;
-      return std::any_of(s.cluster.worker_devices.begin(), s.cluster.worker_devices.end(),
-                         [&](const scenario::DeviceProfile& d) { return d.name == key.device; });
-    });
-    if (!used) {
-      refuse("dtsim calibrate", "--fit", fmt::format("no measured scenario runs on a device called '{}'", key.device),
-             "name a device of the scenarios (cluster.device.name, or a node type's device)");
+
+  // The rows, and each distinct scenario file they name, read once.
+  std::vector<Measurement> measurements;
+  std::vector<std::filesystem::path> files;
+  const auto scenario_index = [&](const std::filesystem::path& file) {
+    const auto it = std::find(files.begin(), files.end(), file);
+    if (it != files.end()) return static_cast<std::size_t>(it - files.begin());
+    files.push_back(file);
+    return files.size() - 1;
+  };
+  const auto add_collectives = [&](const std::vector<CollectiveMeasurement>& rows) {
+    for (const CollectiveMeasurement& row : rows) {
+      Measurement m;
+      m.scenario = scenario_index(row.scenario_file);
+      m.label = fmt::format("{} {} {}", row.label, comm::to_string(row.operation), core::format_size(core::Bytes(row.size_bytes)));
+      m.measured_s = row.time_s.value_or(0.0);
+      m.line = row.line;
+      m.bound_percent = row.bound_percent;
+      m.collective = row.operation;
+      m.size_bytes = row.size_bytes;
+      if (!row.time_s) m.busbw_gb_per_s = row.busbw_gb_per_s;
+      measurements.push_back(m);
+    }
+  };
+  if (is_nccl_tests_output(options.measurements)) {
+    if (!options.scenario) {
+      refuse("dtsim calibrate", "--scenario", "nccl-tests output needs the scenario of the cluster it was measured on",
+             "add --scenario FILE: a scenario whose cluster and topology are the measured machines");
+    }
+    int ranks = 0;
+    add_collectives(read_nccl_tests(options.measurements, *options.scenario, &ranks));
+    const scenario::Scenario s = scenario::read_scenario_file(*options.scenario);
+    if (ranks > 0 && ranks != s.cluster.workers) {
+      refuse(options.measurements.string(), "measurements",
+             fmt::format("the output lists {} ranks and {} has {} workers", ranks, options.scenario->string(), s.cluster.workers),
+             "give a scenario with as many workers as the measurement had GPUs");
+    }
+  } else if (is_collective_csv(options.measurements)) {
+    add_collectives(read_collective_csv(options.measurements));
+  } else {
+    for (auto& [m, file] : read_iteration_csv(options.measurements)) {
+      m.scenario = scenario_index(file);
+      measurements.push_back(m);
     }
   }
-  std::vector<double> values(keys.size(), 0.5);
+  std::vector<scenario::Scenario> scenarios;
+  for (const std::filesystem::path& file : files) {
+    scenarios.push_back(scenario::read_scenario_file(file));
+    check_scenario(scenarios.back(), registries);
+  }
+  for (Measurement& m : measurements) {
+    // A bus bandwidth is a time once the ranks are known: busbw = size / time x the collective's factor.
+    if (m.busbw_gb_per_s) {
+      m.measured_s = m.size_bytes * comm::bus_bandwidth_factor(*m.collective, scenarios[m.scenario].cluster.workers) /
+                     (*m.busbw_gb_per_s * 1e9);
+    }
+  }
+
+  std::vector<double> values;
+  std::vector<SearchRange> ranges;
+  for (const FitKey& key : keys) {
+    std::optional<double> start;
+    for (const scenario::Scenario& s : scenarios) {
+      if (!start) start = start_of(key, s);
+    }
+    if (!start) {
+      refuse("dtsim calibrate", "--fit",
+             key.quantity == FitKey::Quantity::efficiency
+                 ? fmt::format("no measured scenario runs on a device called '{}'", key.target)
+                 : fmt::format("no measured scenario has nodes of type '{}'", key.target),
+             key.quantity == FitKey::Quantity::efficiency
+                 ? "name a device of the scenarios (cluster.device.name, or a node type's device)"
+                 : "name a node type of the scenarios' cluster.nodes");
+    }
+    values.push_back(*start);
+    ranges.push_back(range_of(key, *start));
+  }
+  // Iteration rows run one simulation each; a scenario's collective rows of one operation run together.
   const auto predictions = [&](const std::vector<double>& v) {
-    std::vector<double> out;
-    for (const scenario::Scenario& s : scenarios) out.push_back(simulate_iteration(with_values(s, keys, v), registries));
+    std::vector<double> out(measurements.size(), 0.0);
+    std::vector<bool> done(measurements.size(), false);
+    for (std::size_t i = 0; i < measurements.size(); ++i) {
+      if (done[i]) continue;
+      const scenario::Scenario s = with_values(scenarios[measurements[i].scenario], keys, v);
+      if (!measurements[i].collective) {
+        out[i] = simulate_iteration(s, registries);
+        done[i] = true;
+        continue;
+      }
+      std::vector<std::size_t> group;
+      std::vector<double> sizes;
+      for (std::size_t j = i; j < measurements.size(); ++j) {
+        if (measurements[j].scenario == measurements[i].scenario && measurements[j].collective == measurements[i].collective) {
+          group.push_back(j);
+          sizes.push_back(measurements[j].size_bytes);
+        }
+      }
+      const std::vector<double> times = simulate_collective(s, registries, *measurements[i].collective, sizes);
+      for (std::size_t g = 0; g < group.size(); ++g) out[group[g]] = times[g], done[group[g]] = true;
+    }
     return out;
   };
   const auto misfit = [&](const std::vector<double>& v) {
     const std::vector<double> predicted = predictions(v);
     double total = 0.0;
     for (std::size_t i = 0; i < predicted.size(); ++i) {
-      const double e = std::log(predicted[i] / measurements[i].iteration_s);
+      const double e = std::log(predicted[i] / measurements[i].measured_s);
       total += e * e;
     }
     return total;
@@ -283,41 +562,53 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   for (int sweep = 0; !keys.empty() && sweep < (keys.size() == 1 ? 1 : 8); ++sweep) {
     const std::vector<double> before = values;
     for (std::size_t k = 0; k < keys.size(); ++k) {
-      values[k] = golden_minimum(
+      const SearchRange& r = ranges[k];
+      const auto to_value = [&](double x) { return r.logarithmic ? std::exp(x) : x; };
+      const double found = golden_minimum(
           [&](double x) {
             std::vector<double> trial = values;
-            trial[k] = x;
+            trial[k] = to_value(x);
             return misfit(trial);
           },
-          1e-3, 1.0);
+          r.logarithmic ? std::log(r.low) : r.low, r.logarithmic ? std::log(r.high) : r.high);
+      values[k] = to_value(found);
     }
     double moved = 0.0;
-    for (std::size_t k = 0; k < keys.size(); ++k) moved = std::max(moved, std::abs(values[k] - before[k]) / values[k]);
-    if (moved < 1e-5) break;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      moved = std::max(moved, std::abs(values[k] - before[k]) / std::max(std::abs(values[k]), 1e-12));
+    }
+    if (moved < 1e-4) break;
   }
   Calibration out;
   const std::vector<double> predicted = predictions(values);
   if (!keys.empty()) {
-    out.report = "fitted sustained efficiencies:\n";
+    out.report = "fitted values:\n";
     for (std::size_t k = 0; k < keys.size(); ++k) {
-      out.report += fmt::format("  {:<28} {:.4f}\n", keys[k].name(), values[k]);
-      if (values[k] > 0.999 || values[k] < 0.0011) {
-        out.report += "    (at the end of its range: the measurements ask for more, or less, than an efficiency can give)\n";
+      const FitKey& key = keys[k];
+      const std::string value = key.quantity == FitKey::Quantity::efficiency ? fmt::format("{:.4f}", values[k])
+                                : key.is_bandwidth()                       ? bandwidth_text(values[k])
+                                                                           : latency_text(values[k]);
+      out.report += fmt::format("  {:<40} {}\n", key.name(), value);
+      const SearchRange& r = ranges[k];
+      const double span = r.high - r.low;
+      if (values[k] > r.high - 1e-3 * span || values[k] < r.low + 1e-3 * span + (r.logarithmic ? 0.0 : 1e-3 * r.low)) {
+        out.report += "    (at the end of its range: the measurements ask for more, or less, than it can give)\n";
       }
     }
     out.report += "\n";
   }
-  // The error of the predicted throughput (work per second), positive where dtsim predicts faster.
-  out.report += fmt::format("{:<44} {:>14} {:>14} {:>8}  {}\n", "scenario", "measured s", "predicted s", "error", "bound");
+  // The error of the predicted throughput (work per second; for a collective its bus bandwidth), positive
+  // where dtsim predicts faster.
+  out.report += fmt::format("{:<52} {:>14} {:>14} {:>8}  {}\n", "measurement", "measured s", "predicted s", "error", "bound");
   std::vector<double> errors;
   for (std::size_t i = 0; i < measurements.size(); ++i) {
-    const double error = 100.0 * (measurements[i].iteration_s / predicted[i] - 1.0);
+    const double error = 100.0 * (measurements[i].measured_s / predicted[i] - 1.0);
     errors.push_back(std::abs(error));
     const std::optional<double> bound = measurements[i].bound_percent;
     const bool over = bound && std::abs(error) > *bound;
     out.over_bound += over ? 1 : 0;
-    out.report += fmt::format("{:<44} {:>14.6g} {:>14.6g} {:>+7.2f}%  {}\n", measurements[i].label,
-                              measurements[i].iteration_s, predicted[i], error,
+    out.report += fmt::format("{:<52} {:>14.6g} {:>14.6g} {:>+7.2f}%  {}\n", measurements[i].label,
+                              measurements[i].measured_s, predicted[i], error,
                               bound ? fmt::format("{}{:.1f}%", over ? "OVER " : "", *bound) : "");
   }
   std::sort(errors.begin(), errors.end());
@@ -327,7 +618,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
                             "largest {:.2f}%\n",
                             median, errors.back());
   if (out.over_bound > 0) out.report += fmt::format("{} row(s) over their bound\n", out.over_bound);
-  if (!keys.empty()) out.catalog = catalog_text(options, keys, values);
+  if (!keys.empty()) out.catalog = catalog_text(options, keys, values, scenarios);
   return out;
 }
 

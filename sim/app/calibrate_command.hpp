@@ -1,6 +1,7 @@
 #pragma once
-// `dtsim calibrate`: fits devices' sustained efficiencies to iteration times measured on the user's own
-// hardware, and writes them as a device catalog file that scenarios include.
+// `dtsim calibrate`: fits devices' sustained efficiencies and links' figures to iteration times or collective
+// times (nccl-tests output, bus-bandwidth curves) measured on the user's own hardware, and writes them as a
+// catalog file that scenarios include.
 
 #include "sim/app/registries.hpp"
 
@@ -12,11 +13,15 @@
 namespace dtsim::app {
 
 struct CalibrateOptions {
-  /// CSV with a header and the columns `scenario` (a YAML file, relative to the CSV's folder) and
+  /// A CSV with a header and the columns `scenario` (a YAML file, relative to the CSV's folder) and
   /// `iteration_s` (the measured seconds of one training iteration), and optionally `bound_percent` (the
-  /// largest error of the predicted throughput the row accepts).
+  /// largest error of the predicted throughput the row accepts); or a CSV of collectives (`scenario`,
+  /// `operation`, `size_B`, and `busbw_GBps` or `time_us`); or the output of an nccl-tests program.
   std::filesystem::path measurements;
-  /// What to fit: `DEVICE.CLASS` (such as a100.convolution) or `DEVICE` (one efficiency for every class).
+  /// The cluster nccl-tests output was measured on (required for that input, unused otherwise).
+  std::optional<std::filesystem::path> scenario;
+  /// What to fit: `DEVICE.CLASS` (such as a100.convolution) or `DEVICE` (one efficiency for every class);
+  /// `NODE_TYPE.intra_link.bandwidth`, `NODE_TYPE.intra_link.latency`, `link.bandwidth`, `link.latency`.
   /// None: the rows are only compared with their predictions (a validation table).
   std::vector<std::string> fit;
   /// The catalog file to write (YAML, under `cluster.devices`); none: only the report.

@@ -170,13 +170,20 @@ int main(int argc, char** argv) {
   dtsim::app::CalibrateOptions calibrate_options;
   std::filesystem::path calibrate_output;
   CLI::App* calibrate = app.add_subcommand(
-      "calibrate", "fit devices' sustained efficiencies to measured iteration times and write a device catalog; "
-                   "without --fit, compare predictions with the measurements (exit 1 when a row is over its bound)");
+      "calibrate", "fit devices' sustained efficiencies and links' figures to measured iteration or collective times "
+                   "and write a catalog; without --fit, compare predictions with the measurements (exit 1 when a row "
+                   "is over its bound)");
   calibrate->add_option("measurements", calibrate_options.measurements,
                         "CSV with columns scenario (a YAML file, relative to the CSV), iteration_s (measured) and, "
-                        "optionally, bound_percent")
+                        "optionally, bound_percent; or a CSV with scenario,operation,size_B,busbw_GBps (or time_us); "
+                        "or the output of an nccl-tests program (with --scenario)")
       ->required();
-  calibrate->add_option("--fit", calibrate_options.fit, "DEVICE.CLASS (such as a100.convolution) or DEVICE; repeatable");
+  std::string calibrate_scenario;
+  CLI::Option* calibrate_scenario_option = calibrate->add_option(
+      "--scenario", calibrate_scenario, "the cluster nccl-tests output was measured on (a scenario file)");
+  calibrate->add_option("--fit", calibrate_options.fit,
+                        "DEVICE.CLASS (such as a100.convolution), DEVICE, NODE_TYPE.intra_link.bandwidth, "
+                        "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency; repeatable");
   CLI::Option* calibrate_output_option =
       calibrate->add_option("-o,--output", calibrate_output, "the catalog file to write (YAML a scenario includes)");
 
@@ -225,6 +232,7 @@ int main(int argc, char** argv) {
       fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
     } else if (calibrate->parsed()) {
       if (*calibrate_output_option) calibrate_options.output = calibrate_output;
+      if (*calibrate_scenario_option) calibrate_options.scenario = calibrate_scenario;
       int over_bound = 0;
       fmt::print("{}", dtsim::app::calibrate_command(calibrate_options, registries, &over_bound));
       if (over_bound > 0) return 1;

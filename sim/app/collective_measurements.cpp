@@ -1,0 +1,257 @@
+#include "sim/app/collective_measurements.hpp"
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/core/name_match.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace dtsim::app {
+namespace {
+
+[[noreturn]] void refuse_at(const std::filesystem::path& path, int line, const std::string& key, std::string message,
+                            std::string hint = {}) {
+  core::Diagnostic d;
+  d.where = core::SourcePosition(path.string(), line, 1);
+  d.key = key;
+  d.message = std::move(message);
+  d.hint = std::move(hint);
+  throw core::InputError(std::move(d));
+}
+
+std::optional<double> number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) out.push_back(word);
+  return out;
+}
+
+/// A line as the program printed it: mpirun's "[1,0]<stdout>:" tag removed.
+std::string untagged(const std::string& line) {
+  const auto tag = line.find("<stdout>:");
+  return tag == std::string::npos ? line : line.substr(tag + 9);
+}
+
+/// The collective of an nccl-tests program name (all_reduce_perf -> allreduce).
+std::optional<comm::Operation> operation_of_program(const std::string& program) {
+  static const std::vector<std::pair<std::string, comm::Operation>> programs{
+      {"all_reduce_perf", comm::Operation::allreduce},         {"reduce_scatter_perf", comm::Operation::reduce_scatter},
+      {"all_gather_perf", comm::Operation::allgather},         {"broadcast_perf", comm::Operation::broadcast},
+      {"reduce_perf", comm::Operation::reduce}};
+  for (const auto& [name, operation] : programs) {
+    if (program == name) return operation;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) {
+    const auto first = cell.find_first_not_of(" \t\r");
+    const auto last = cell.find_last_not_of(" \t\r");
+    out.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+  }
+  return out;
+}
+
+bool is_nccl_tests_output(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const std::vector<std::string> w = words(untagged(line));
+    if (w.size() > 3 && w[0] == "#" && w[1] == "size" && w[2] == "count" &&
+        std::find(w.begin(), w.end(), "busbw") != w.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& path,
+                                                   const std::filesystem::path& scenario_file, int* ranks) {
+  std::ifstream in(path);
+  if (!in) refuse_at(path, 0, "measurements", "cannot read the file", "give the output of an nccl-tests program");
+  static const std::regex rank_line(R"(^#\s+Rank\s+\d+\s)");
+  static const std::regex program_line(R"(Collective test starting:\s*(\w+))");
+  int rank_count = 0;
+  std::optional<comm::Operation> named;
+  std::vector<std::string> header;
+  std::vector<CollectiveMeasurement> rows;
+  std::vector<double> factors;  // busbw / algbw of each row, to tell the collective when the output does not
+  std::string redop;
+  int number_of_line = 0;
+  for (std::string raw; std::getline(in, raw);) {
+    ++number_of_line;
+    const std::string line = untagged(raw);
+    std::smatch match;
+    if (std::regex_search(line, match, program_line)) {
+      named = operation_of_program(match[1].str());
+      if (!named) {
+        refuse_at(path, number_of_line, "measurements", fmt::format("'{}' is no collective dtsim simulates", match[1].str()),
+                  "all_reduce_perf, reduce_scatter_perf, all_gather_perf, broadcast_perf or reduce_perf");
+      }
+      continue;
+    }
+    if (std::regex_search(line, rank_line)) {
+      ++rank_count;
+      continue;
+    }
+    const std::vector<std::string> w = words(line);
+    if (w.empty()) continue;
+    if (w[0] == "#") {
+      if (header.empty() && w.size() > 3 && w[1] == "size" && w[2] == "count") header.assign(w.begin() + 1, w.end());
+      continue;
+    }
+    if (header.empty() || w[0].front() == '#') continue;
+    // A row: the header's columns, one word each; the first "time", "algbw" and "busbw" are out of place.
+    const auto column = [&](const std::string& name) -> std::optional<std::size_t> {
+      const auto it = std::find(header.begin(), header.end(), name);
+      if (it == header.end()) return std::nullopt;
+      return static_cast<std::size_t>(it - header.begin());
+    };
+    const auto time_at = column("time");
+    const auto algbw_at = column("algbw");
+    const auto busbw_at = column("busbw");
+    if (!time_at || !algbw_at || !busbw_at) {
+      refuse_at(path, number_of_line, "measurements", "the table's header names no time, algbw and busbw columns",
+                "give the output of an nccl-tests program as it prints it");
+    }
+    const auto size = number(w[0]);
+    if (!size) continue;  // a line of another program's output between the rows
+    if (w.size() <= *busbw_at) {
+      refuse_at(path, number_of_line, "measurements", fmt::format("the row has {} columns, the header {}", w.size(), header.size()));
+    }
+    const auto time_us = number(w[*time_at]);
+    const auto algbw = number(w[*algbw_at]);
+    const auto busbw = number(w[*busbw_at]);
+    if (!time_us || !algbw || !busbw || !(*time_us > 0.0) || !(*size > 0.0)) {
+      refuse_at(path, number_of_line, "measurements",
+                fmt::format("expected a size, a time in microseconds and two bandwidths, got \"{}\"", line));
+    }
+    if (const auto redop_at = column("redop"); redop_at && w.size() > *redop_at) redop = w[*redop_at];
+    if (*algbw > 0.01) factors.push_back(*busbw / *algbw);
+    CollectiveMeasurement row;
+    row.scenario_file = scenario_file;
+    row.label = scenario_file.filename().string();
+    row.size_bytes = *size;
+    row.time_s = *time_us * 1e-6;
+    row.busbw_gb_per_s = *busbw;
+    row.line = number_of_line;
+    rows.push_back(row);
+  }
+  if (rows.empty()) refuse_at(path, number_of_line, "measurements", "the file has no rows of an nccl-tests table");
+  if (ranks != nullptr) *ranks = rank_count;
+  std::optional<comm::Operation> operation = named;
+  if (!operation && rank_count > 1 && !factors.empty()) {
+    // busbw = algbw x the collective's factor: 2(p-1)/p for allreduce, (p-1)/p for reduce-scatter and
+    // allgather, 1 for broadcast and reduce; the reduction column tells each pair apart.
+    std::sort(factors.begin(), factors.end());
+    const double factor = factors[factors.size() / 2];
+    const double p = rank_count;
+    const bool reduces = redop != "none";
+    if (std::abs(factor - 2.0 * (p - 1) / p) < 0.02 * factor) {
+      operation = comm::Operation::allreduce;
+    } else if (std::abs(factor - (p - 1) / p) < 0.02) {
+      operation = reduces ? comm::Operation::reduce_scatter : comm::Operation::allgather;
+    } else if (std::abs(factor - 1.0) < 0.02) {
+      operation = reduces ? comm::Operation::reduce : comm::Operation::broadcast;
+    }
+  }
+  if (!operation) {
+    refuse_at(path, 1, "measurements", "cannot tell which collective the output measures",
+              "keep the lines nccl-tests prints before its table (\"# Collective test starting: ...\" and the "
+              "\"#  Rank\" lines)");
+  }
+  for (CollectiveMeasurement& row : rows) row.operation = *operation;
+  return rows;
+}
+
+std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) refuse_at(path, 0, "measurements", "cannot read the file");
+  std::string line;
+  int header_line = 0;
+  while (std::getline(in, line)) {
+    ++header_line;
+    if (!line.empty() && line.front() != '#') break;
+  }
+  const std::vector<std::string> header = csv_cells(line);
+  const auto find = [&](const std::string& name) -> std::optional<std::size_t> {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const char* hint = "the first line names the columns: scenario,operation,size_B and busbw_GBps or time_us";
+  for (const char* name : {"scenario", "operation", "size_B"}) {
+    if (!find(name)) refuse_at(path, header_line, name, fmt::format("the header has no column '{}'", name), hint);
+  }
+  const auto busbw_at = find("busbw_GBps");
+  const auto time_at = find("time_us");
+  if (!busbw_at && !time_at) refuse_at(path, header_line, "busbw_GBps", "the header has neither busbw_GBps nor time_us", hint);
+  const auto bound_at = find("bound_percent");
+  std::vector<CollectiveMeasurement> rows;
+  for (int number_of_line = header_line + 1; std::getline(in, line); ++number_of_line) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
+    const std::vector<std::string> cells = csv_cells(line);
+    const auto cell = [&](std::size_t at) { return at < cells.size() ? cells[at] : std::string(); };
+    CollectiveMeasurement row;
+    row.line = number_of_line;
+    row.label = cell(*find("scenario"));
+    row.scenario_file = path.parent_path() / row.label;
+    const std::string op = cell(*find("operation"));
+    const auto operation = comm::operation_named(op);
+    if (!operation) {
+      std::vector<std::string> valid;
+      for (const comm::Operation o : comm::all_operations()) valid.emplace_back(comm::to_string(o));
+      refuse_at(path, number_of_line, "operation", fmt::format("unknown collective '{}'", op),
+                fmt::format("valid: {}", core::join_names(valid)));
+    }
+    row.operation = *operation;
+    const auto size = number(cell(*find("size_B")));
+    if (!size || !(*size > 0.0)) {
+      refuse_at(path, number_of_line, "size_B", fmt::format("expected a positive number of bytes, got \"{}\"", cell(*find("size_B"))));
+    }
+    row.size_bytes = *size;
+    if (time_at) {
+      const auto us = number(cell(*time_at));
+      if (!us || !(*us > 0.0)) {
+        refuse_at(path, number_of_line, "time_us", fmt::format("expected a positive time, got \"{}\"", cell(*time_at)));
+      }
+      row.time_s = *us * 1e-6;
+    } else {
+      const auto busbw = number(cell(*busbw_at));
+      if (!busbw || !(*busbw > 0.0)) {
+        refuse_at(path, number_of_line, "busbw_GBps", fmt::format("expected a positive bandwidth, got \"{}\"", cell(*busbw_at)));
+      }
+      row.busbw_gb_per_s = *busbw;
+    }
+    if (bound_at) {
+      const auto bound = number(cell(*bound_at));
+      if (!bound || !(*bound > 0.0)) {
+        refuse_at(path, number_of_line, "bound_percent", fmt::format("expected a positive percentage, got \"{}\"", cell(*bound_at)));
+      }
+      row.bound_percent = bound;
+    }
+    rows.push_back(row);
+  }
+  if (rows.empty()) refuse_at(path, header_line, "measurements", "the file has no measurement rows");
+  return rows;
+}
+
+}  // namespace dtsim::app

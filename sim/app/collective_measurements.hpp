@@ -1,0 +1,46 @@
+#pragma once
+// Measured collective times for `dtsim calibrate`: nccl-tests output as its programs print it
+// (all_reduce_perf and its kin), or a CSV of bus bandwidths by size (a published curve).
+
+#include "sim/comm/collective_algorithm.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::app {
+
+/// One measured size of one collective on the cluster a scenario describes.
+struct CollectiveMeasurement {
+  std::filesystem::path scenario_file;
+  std::string label;  ///< the scenario as the measurements name it
+  comm::Operation operation = comm::Operation::allreduce;
+  double size_bytes = 0.0;
+  /// The measured seconds of one call; unset when only the bus bandwidth is given (the scenario's rank
+  /// count turns it into a time).
+  std::optional<double> time_s;
+  std::optional<double> busbw_gb_per_s;
+  int line = 0;
+  std::optional<double> bound_percent;  ///< the largest error of the predicted bus bandwidth accepted
+};
+
+/// The cells of one CSV line, each without surrounding blanks (no quoting: the measurement files need none).
+[[nodiscard]] std::vector<std::string> csv_cells(const std::string& line);
+
+/// Whether `path` holds nccl-tests output (its table's header line) rather than a CSV.
+[[nodiscard]] bool is_nccl_tests_output(const std::filesystem::path& path);
+
+/// The rows of nccl-tests output, out of place, for the cluster of `scenario_file`. The collective is the
+/// one the output names ("# Collective test starting: all_reduce_perf", nccl-tests 2.13 on), else the one
+/// whose bus-bandwidth factor matches the rows for the ranks its device lines count. `ranks`, when given,
+/// receives that count. Throws core::InputError naming the line for what cannot be read.
+[[nodiscard]] std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& path,
+                                                                 const std::filesystem::path& scenario_file,
+                                                                 int* ranks = nullptr);
+
+/// A CSV with the columns scenario (relative to the CSV's folder), operation, size_B, and busbw_GBps or
+/// time_us, and optionally bound_percent; lines starting with # are comments.
+[[nodiscard]] std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::path& path);
+
+}  // namespace dtsim::app

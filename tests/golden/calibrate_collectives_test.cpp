@@ -1,0 +1,141 @@
+// `dtsim calibrate` on collective times: nccl-tests output and bus-bandwidth curves, link figures fitted
+// from times that dtsim itself produced with known ones.
+
+#include "run_dtsim.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::testing {
+namespace {
+
+void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+/// One built-in dgx_a100 node (8 A100s on NVSwitch) under NCCL; `node_types` replaces its figures.
+std::string node_scenario(const std::string& node_types, const std::string& include = {}) {
+  return fmt::format(R"({}name: node
+cluster:
+  workers: 8
+  device: {{name: a100, precision: mixed}}
+{}  nodes: [{{type: dgx_a100, count: 1}}]
+topology: {{kind: hierarchical, fabric: fat_tree, link: {{bandwidth: "200Gbps", latency: "2us"}}}}
+model: {{kind: "profile:bert_base"}}
+training:
+  communication_library: nccl
+  batch: {{per_worker: 8}}
+  optimizer: {{kind: adam, learning_rate: 0.001}}
+  stop: {{iterations: 1}}
+)",
+                     include.empty() ? "" : "include: " + include + "\n", node_types);
+}
+
+const std::string kTrueNode =
+    "  node_types:\n    dgx_a100: {devices: 8, device: a100, intra: switch, nics: 8, "
+    "intra_link: {bandwidth: \"180GBps\", latency: \"0.4us\"}}\n";
+
+/// `dtsim collective` on `scenario`: the time of each size, by size.
+std::vector<std::pair<double, double>> collective_times(const std::filesystem::path& scenario, const std::string& op) {
+  const CommandResult run = run_dtsim(fmt::format("collective --scenario {} --op {} --algo ring --sizes 64KiB:1GiB:4 --json",
+                                                  scenario.string(), op));
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  std::vector<std::pair<double, double>> out;
+  const auto table = nlohmann::json::parse(run.out);
+  for (const auto& row : table["rows"]) {
+    out.emplace_back(row["size_bytes"].get<double>(), row["time_s"].get<double>());
+  }
+  return out;
+}
+
+/// nccl-tests' table as all_reduce_perf prints it (out of place, then in place), for 8 ranks.
+std::string nccl_tests_output(const std::vector<std::pair<double, double>>& times, bool name_the_test, double factor,
+                              const std::string& redop) {
+  std::string out = name_the_test ? "# Collective test starting: all_reduce_perf\n" : "";
+  out += "# nThread 1 nGpus 1 minBytes 65536 maxBytes 1073741824 step: 4(factor) warmup iters: 5 iters: 20\n#\n"
+         "# Using devices\n";
+  for (int r = 0; r < 8; ++r) {
+    out += fmt::format("[1,0]<stdout>:#  Rank {:2d} Group  0 Pid {:6d} on      host device {:2d} [0x{:02x}] NVIDIA A100-SXM4-80GB\n",
+                       r, 1000 + r, r, 16 * r);
+  }
+  out += "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  for (const auto& [size, seconds] : times) {
+    const double us = seconds * 1e6;
+    const double algbw = size / seconds / 1e9;
+    out += fmt::format("{:12.0f} {:13.0f}     float {:>7}      -1 {:8.6f} {:7.6f} {:7.6f}      0 {:8.6f} {:7.6f} {:7.6f}      0\n",
+                       size, size / 4, redop, us, algbw, algbw * factor, us, algbw, algbw * factor);
+  }
+  return out + "# Out of bounds values : 0 OK\n";
+}
+
+TEST(CalibrateCollectives, RecoversTheNodeLinkThatProducedNcclTestsTimes) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-collectives");
+  write(folder / "true.yaml", node_scenario(kTrueNode));
+  write(folder / "all_reduce.txt", nccl_tests_output(collective_times(folder / "true.yaml", "allreduce"), true, 1.75, "sum"));
+  // The cluster as built in: NVLink at 235 GB/s and 1 us; the fit must find 180 GB/s and 0.4 us.
+  write(folder / "guess.yaml", node_scenario(""));
+  const CommandResult fit = run_dtsim(fmt::format(
+      "calibrate {} --scenario {} --fit dgx_a100.intra_link.bandwidth --fit dgx_a100.intra_link.latency -o {}",
+      (folder / "all_reduce.txt").string(), (folder / "guess.yaml").string(), (folder / "fitted.yaml").string()));
+  ASSERT_EQ(fit.exit_status, 0) << fit.err;
+  const std::string catalog = read_file(folder / "fitted.yaml");
+  const auto value = [&](const std::string& key) {
+    const auto at = catalog.find(key + ": \"");
+    EXPECT_NE(at, std::string::npos) << catalog;
+    return std::stod(catalog.substr(at + key.size() + 3));
+  };
+  EXPECT_NEAR(value("bandwidth"), 180.0, 0.01 * 180.0) << fit.out;
+  EXPECT_NEAR(value("latency"), 0.4, 0.02 * 0.4) << fit.out;
+  EXPECT_NE(fit.out.find("guess.yaml allreduce 1 GiB"), std::string::npos) << fit.out;
+  // The catalog, included by a scenario on the built-in node, gives the measured times back.
+  write(folder / "with-catalog.yaml", node_scenario("", "fitted.yaml"));
+  const auto measured = collective_times(folder / "true.yaml", "allreduce");
+  const auto refitted = collective_times(folder / "with-catalog.yaml", "allreduce");
+  ASSERT_EQ(measured.size(), refitted.size());
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    EXPECT_NEAR(refitted[i].second, measured[i].second, 0.01 * measured[i].second) << measured[i].first << " B";
+  }
+}
+
+// Without "# Collective test starting", the collective is the one whose bus-bandwidth factor the rows show
+// for the ranks listed: (p-1)/p without a reduction is an allgather.
+TEST(CalibrateCollectives, TellsTheCollectiveFromTheBusBandwidthFactor) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-op");
+  write(folder / "node.yaml", node_scenario(kTrueNode));
+  write(folder / "all_gather.txt", nccl_tests_output(collective_times(folder / "node.yaml", "allgather"), false, 7.0 / 8.0, "none"));
+  const CommandResult check = run_dtsim(fmt::format("calibrate {} --scenario {}", (folder / "all_gather.txt").string(),
+                                                    (folder / "node.yaml").string()));
+  ASSERT_EQ(check.exit_status, 0) << check.err;
+  EXPECT_NE(check.out.find("node.yaml allgather 64 KiB"), std::string::npos) << check.out;
+  // The same times predicted by the same scenario: no error beyond the printed digits.
+  EXPECT_NE(check.out.find("largest 0.00%"), std::string::npos) << check.out;
+}
+
+TEST(CalibrateCollectives, BadInputsAreNamed) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-bad");
+  write(folder / "node.yaml", node_scenario(""));
+  write(folder / "out.txt", nccl_tests_output({{65536.0, 3e-5}}, true, 1.75, "sum"));
+  const CommandResult no_scenario = run_dtsim(fmt::format("calibrate {}", (folder / "out.txt").string()));
+  EXPECT_EQ(no_scenario.exit_status, 2);
+  EXPECT_NE(no_scenario.err.find("--scenario"), std::string::npos) << no_scenario.err;
+  // Four ranks measured, eight simulated.
+  write(folder / "four.yaml", node_scenario("").replace(node_scenario("").find("workers: 8"), 10, "workers: 4"));
+  const CommandResult ranks = run_dtsim(fmt::format("calibrate {} --scenario {}", (folder / "out.txt").string(),
+                                                    (folder / "four.yaml").string()));
+  EXPECT_EQ(ranks.exit_status, 2);
+  EXPECT_NE(ranks.err.find("lists 8 ranks"), std::string::npos) << ranks.err;
+  write(folder / "curve.csv", "scenario,operation,size_B,busbw_GBps\nnode.yaml,allreduse,1024,0.5\n");
+  const CommandResult op = run_dtsim(fmt::format("calibrate {}", (folder / "curve.csv").string()));
+  EXPECT_EQ(op.exit_status, 2);
+  EXPECT_NE(op.err.find("curve.csv:2:1"), std::string::npos) << op.err;
+  EXPECT_NE(op.err.find("unknown collective 'allreduse'"), std::string::npos) << op.err;
+  const CommandResult key = run_dtsim(fmt::format("calibrate {} --scenario {} --fit dgx_h100.intra_link.bandwidth",
+                                                  (folder / "out.txt").string(), (folder / "node.yaml").string()));
+  EXPECT_EQ(key.exit_status, 2);
+  EXPECT_NE(key.err.find("no measured scenario has nodes of type 'dgx_h100'"), std::string::npos) << key.err;
+}
+
+}  // namespace
+}  // namespace dtsim::testing
