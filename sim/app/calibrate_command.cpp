@@ -299,8 +299,8 @@ std::vector<double> simulate_collective(const scenario::Scenario& s, const Regis
   const std::string answer = in_child_process(s.name, [&] {
     const comm::CollectiveRegistry& registry = registries.collectives.of(operation);
     const std::string name = registry.contains(s.training.allreduce_algorithm.value) ? s.training.allreduce_algorithm.value : "ring";
-    std::unique_ptr<comm::CollectiveAlgorithm> algorithm = registry.find(name).factory.make();
-    if (s.training.communication_library == "nccl") algorithm = std::make_unique<comm::LibraryCollective>(std::move(algorithm));
+    const std::unique_ptr<comm::CollectiveAlgorithm> algorithm =
+        as_library_runs_it(s.training.communication_library, s, registry.find(name).factory.make());
     const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
     std::vector<runtime::CollectiveCase> cases;
     for (const double size : sizes) cases.push_back({algorithm.get(), static_cast<std::size_t>(std::max(1.0, std::round(size / 4.0))), true});

@@ -1,5 +1,6 @@
 #include "sim/app/collective_command.hpp"
 
+#include "sim/app/scenario_resolver.hpp"
 #include "sim/comm/library_collective.hpp"
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/collective_run.hpp"
@@ -328,12 +329,8 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   std::vector<std::vector<comm::Protocol>> choices(names.size());
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
   for (std::size_t a = 0; a < names.size(); ++a) {
-    auto algorithm = registry.find(names[a]).factory.make();
-    if (library == "nccl") {
-      algorithm = std::make_unique<comm::LibraryCollective>(
-          std::move(algorithm), [&choices, a](comm::Protocol protocol) { choices[a].push_back(protocol); });
-    }
-    algorithms.push_back(std::move(algorithm));
+    algorithms.push_back(as_library_runs_it(library, s, registry.find(names[a]).factory.make(),
+                                            [&choices, a](comm::Protocol protocol) { choices[a].push_back(protocol); }));
   }
   std::vector<runtime::CollectiveCase> cases;
   for (const double size : sizes) {
@@ -401,7 +398,8 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                       bus_factor_text(*operation));
   if (library == "nccl") {
     text += "# library nccl: NCCL's launch and per-step latency and protocol (LL, LL128, Simple) on top of the "
-            "network's time, in the times and the closed forms\n";
+            "network's time, in the times and the closed forms; NVLS where a node's switch reduces (times only: the "
+            "closed forms stay the ring's)\n";
   }
   if (!flat) {
     text += "# multi-device nodes: messages cross intra-node and fabric links, so the closed forms (fabric link "

@@ -609,17 +609,14 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   return prepared;
 }
 
-/// The architecture's algorithm for `operation`, in a ZeRO run; null otherwise.
 /// The scenario's algorithm for `operation`, run as its communication library runs it.
 std::unique_ptr<comm::CollectiveAlgorithm> collective(const scenario::Scenario& s, const Registries& registries,
                                                       comm::Operation operation) {
-  auto algorithm = registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make();
-  if (s.training.communication_library == "nccl") {
-    return std::make_unique<comm::LibraryCollective>(std::move(algorithm));
-  }
-  return algorithm;
+  return as_library_runs_it(s.training.communication_library, s,
+                            registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make());
 }
 
+/// The architecture's algorithm for `operation`, in a ZeRO run; null otherwise.
 std::unique_ptr<comm::CollectiveAlgorithm> zero_collective(const scenario::Scenario& s, const Registries& registries,
                                                            comm::Operation operation) {
   // ZeRO and sequence parallelism reduce-scatter and allgather with the architecture's algorithm.
@@ -731,6 +728,23 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
       .evaluate_every = s.training.evaluate_every > 0 ? s.training.evaluate_every : iterations_per_epoch,
       .backend_notice = std::move(backend_notice),
   };
+}
+
+std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(const std::string& library, const scenario::Scenario& s,
+                                                              std::unique_ptr<comm::CollectiveAlgorithm> algorithm,
+                                                              comm::LibraryCollective::ChoiceSink on_choice) {
+  if (library != "nccl") return algorithm;
+  // NVLS when every node's switch reduces; its links are the slowest node type's.
+  std::optional<comm::SwitchReduction> nvls;
+  const bool every_node = !s.cluster.nodes.empty() &&
+                          std::all_of(s.cluster.nodes.begin(), s.cluster.nodes.end(),
+                                      [](const scenario::NodeGroup& group) { return group.nvls; });
+  for (const scenario::NodeGroup& group : s.cluster.nodes) {
+    if (!every_node) break;
+    const comm::SwitchReduction links{group.intra_link.bandwidth.value(), group.intra_link.latency.value()};
+    if (!nvls || links.bandwidth < nvls->bandwidth) nvls = links;
+  }
+  return std::make_unique<comm::LibraryCollective>(std::move(algorithm), std::move(on_choice), nvls);
 }
 
 }  // namespace dtsim::app

@@ -3,6 +3,7 @@
 // and the checks that need more than one section. Every failure is an InputError at the scenario line.
 
 #include "sim/app/registries.hpp"
+#include "sim/comm/library_collective.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_reader.hpp"
@@ -17,6 +18,13 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
 /// sweep point names, in its hint, the point and where the sweep sets each of its values: the error's own
 /// line is the key it found at fault, which the swept value may have put there.
 void check_every_point(const scenario::ScenarioDocument& document, const Registries& registries);
+
+/// `algorithm` run as communication library `library` ("none" or "nccl") runs it on the nodes of `s`: under
+/// NCCL, with its protocol costs, and on nodes whose switches reduce (every node type with `nvls`) with NVLS
+/// on their links. `on_choice` is told each call's choice (LibraryCollective).
+std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(const std::string& library, const scenario::Scenario& s,
+                                                              std::unique_ptr<comm::CollectiveAlgorithm> algorithm,
+                                                              comm::LibraryCollective::ChoiceSink on_choice = {});
 
 /// check_scenario, then everything a run needs.
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries);

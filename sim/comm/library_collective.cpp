@@ -1,6 +1,7 @@
 #include "sim/comm/library_collective.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace dtsim::comm {
@@ -17,6 +18,11 @@ constexpr Table kRing[] = {
     {10.0, 1.9, 4.0},   // LL128
     {8.4, 3.4, 9.6},    // Simple
 };
+
+// NVLS in NCCL's model (src/graph/tuning.cc at 5067397c): 25 us of NVLink latency, no base latency, and
+// nvlsEfficiency 0.85 for Hopper.
+constexpr double kNvlsLatency = 25e-6;
+constexpr double kNvlsEfficiency = 0.85;
 
 std::size_t index_of(Protocol protocol) { return static_cast<std::size_t>(protocol); }
 
@@ -43,11 +49,13 @@ std::string_view to_string(Protocol protocol) {
     case Protocol::LL: return "LL";
     case Protocol::LL128: return "LL128";
     case Protocol::Simple: return "Simple";
+    case Protocol::NVLS: return "NVLS";
   }
   return "Simple";
 }
 
 ProtocolCosts protocol_costs(Protocol protocol, const CallShape& call) {
+  if (protocol == Protocol::NVLS) return ProtocolCosts{kNvlsLatency, 0.0, 0.0, kNvlsEfficiency};
   const Table& row = kRing[index_of(protocol)];
   ProtocolCosts out{row.launch * kMicro, row.nvlink_step * kMicro, row.network_step * kMicro, 1.0};
   const bool several_nodes = call.nodes > 1;
@@ -61,7 +69,8 @@ ProtocolCosts protocol_costs(Protocol protocol, const CallShape& call) {
     case Protocol::LL128:
       out.bandwidth_share = call.ranks < 2 * call.nodes ? 0.7 : 0.92;
       break;
-    case Protocol::Simple: break;
+    case Protocol::Simple:
+    case Protocol::NVLS: break;
   }
   return out;
 }
@@ -81,6 +90,16 @@ double library_time(Protocol protocol, const CallShape& call, double network_s) 
     latency *= 1.9;
   }
   return latency + network_s / costs.bandwidth_share;
+}
+
+double nvls_time(double network_s) {
+  const ProtocolCosts costs = protocol_costs(Protocol::NVLS, CallShape{});
+  return costs.launch + network_s / costs.bandwidth_share;
+}
+
+double nvls_message_bytes(const CallShape& call) {
+  const double p = call.ranks;
+  return call.bytes * (1.0 + 1.0 / p) / (p - 1.0);
 }
 
 Protocol chosen_protocol(const CallShape& call, double network_s) {
@@ -107,11 +126,36 @@ int machine_count(const Transport& transport) {
   return static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
 }
 
+bool LibraryCollective::runs_nvls(const CallShape& call, bool has_values) const {
+  if (!nvls_ || has_values || call.operation != Operation::allreduce || call.nodes != 1 || call.ranks < 2) return false;
+  // Each message crosses two links, GPU to switch and switch to GPU.
+  const AlphaBeta link{core::Seconds(2.0 * nvls_->latency), core::BytesPerSecond(nvls_->bandwidth)};
+  const double ring_network = inner_->predicted_time(call.ranks, core::Bytes(call.bytes), link).value();
+  const double ring = library_time(chosen_protocol(call, ring_network), call, ring_network);
+  const double nvls_network = 2.0 * nvls_->latency + call.bytes * (1.0 + 1.0 / call.ranks) / nvls_->bandwidth;
+  return nvls_time(nvls_network) < ring;
+}
+
 void LibraryCollective::run(Transport& transport, Block data) const {
   const double start = transport.now();
+  const CallShape call{operation(), transport.size(), machine_count(transport), 4.0 * static_cast<double>(data.size())};
+  if (runs_nvls(call, data.has_values())) {
+    // The switch's traffic as messages: each rank sends its share of the bytes its link carries to each other
+    // rank, all at once, so that every link to the switch carries bytes x (1 + 1/p) each way.
+    std::vector<int> others;
+    for (int r = 0; r < transport.size(); ++r) {
+      if (r != transport.rank()) others.push_back(r);
+    }
+    const auto elements = static_cast<std::size_t>(std::ceil(nvls_message_bytes(call) / 4.0));
+    const Step step{others, others, elements};
+    transport.run_steps(std::span<const Step>(&step, 1));
+    const double network = transport.now() - start;
+    if (on_choice_ && transport.rank() == 0) on_choice_(Protocol::NVLS);
+    transport.spend(nvls_time(network) - network);
+    return;
+  }
   inner_->run(transport, data);
   const double network = transport.now() - start;
-  const CallShape call{operation(), transport.size(), machine_count(transport), 4.0 * static_cast<double>(data.size())};
   const Protocol protocol = chosen_protocol(call, network);
   if (on_choice_ && transport.rank() == 0) on_choice_(protocol);
   transport.spend(library_time(protocol, call, network) - network);

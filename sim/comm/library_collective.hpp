@@ -3,18 +3,21 @@
 // (src/graph/tuning.cc): a launch latency, a latency per ring step, and a protocol that trades latency for
 // bandwidth, chosen per call by the time it predicts. LL moves 8-byte lines of 4 bytes of data and a flag
 // (fast to start, a quarter of the bandwidth), LL128 128-byte lines of 120 bytes, Simple whole chunks
-// behind memory fences (the slowest to start, the full bandwidth).
+// behind memory fences (the slowest to start, the full bandwidth). On a node whose switch reduces (NVLink
+// SHARP), a single-node allreduce may instead run on the switch (NCCL's NVLS algorithm).
 
 #include "sim/comm/collective_algorithm.hpp"
 
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace dtsim::comm {
 
-enum class Protocol { LL, LL128, Simple };
+/// The ring's three protocols, and NVLS: the allreduce reduced in the node's switch.
+enum class Protocol { LL, LL128, Simple, NVLS };
 inline constexpr std::array<Protocol, 3> kProtocols{Protocol::LL, Protocol::LL128, Protocol::Simple};
 [[nodiscard]] std::string_view to_string(Protocol protocol);
 
@@ -51,16 +54,36 @@ struct CallShape {
 /// on a tie).
 [[nodiscard]] Protocol chosen_protocol(const CallShape& call, double network_s);
 
+/// A node's switch that reduces (NVLink SHARP): what each GPU's link to it carries per second (each
+/// direction) and its latency.
+struct SwitchReduction {
+  double bandwidth = 0.0;
+  double latency = 0.0;
+};
+
+/// NCCL's NVLS allreduce on one node of `call.ranks` GPUs: each GPU's link carries its whole buffer up (the
+/// switch reads every shard to reduce it) and its own reduced shard, and as much down (the reduced shard, then
+/// every shard multicast): bytes x (1 + 1/p) each way. NCCL's model (src/graph/tuning.cc) gives it 25 us of
+/// latency and 0.85 of the link's bandwidth on Hopper (nvlsEfficiency). `network_s` is the time of that
+/// traffic on the network.
+[[nodiscard]] double nvls_time(double network_s);
+/// The bytes each rank sends to each other rank to put NVLS's traffic on a switch's links.
+[[nodiscard]] double nvls_message_bytes(const CallShape& call);
+
 /// An algorithm run as a library runs it: the messages move as the algorithm sends them, then each rank
 /// spends what the chosen protocol adds (library_time - network time) as communication. One rank's own
-/// network time decides, as each rank's proxy does in the library.
+/// network time decides, as each rank's proxy does in the library. With a reducing switch, an allreduce
+/// of a timing-only block whose ranks are all on one node runs as NVLS when the closed forms on the switch's
+/// links say NVLS is faster than the ring with its best protocol (NCCL picks by its model the same way);
+/// a block with values keeps the ring, whose messages carry them.
 class LibraryCollective final : public CollectiveAlgorithm {
  public:
   /// Told, when given, each call's choice by rank 0 of the transport (`dtsim collective` prints them).
   using ChoiceSink = std::function<void(Protocol)>;
 
-  explicit LibraryCollective(std::unique_ptr<CollectiveAlgorithm> inner, ChoiceSink on_choice = {})
-      : inner_(std::move(inner)), on_choice_(std::move(on_choice)) {}
+  explicit LibraryCollective(std::unique_ptr<CollectiveAlgorithm> inner, ChoiceSink on_choice = {},
+                             std::optional<SwitchReduction> nvls = std::nullopt)
+      : inner_(std::move(inner)), on_choice_(std::move(on_choice)), nvls_(nvls) {}
 
   [[nodiscard]] Operation operation() const override { return inner_->operation(); }
   void run(Transport& transport, Block data) const override;
@@ -69,8 +92,11 @@ class LibraryCollective final : public CollectiveAlgorithm {
   [[nodiscard]] bool names_every_rank() const override { return inner_->names_every_rank(); }
 
  private:
+  [[nodiscard]] bool runs_nvls(const CallShape& call, bool has_values) const;
+
   std::unique_ptr<CollectiveAlgorithm> inner_;
   ChoiceSink on_choice_;
+  std::optional<SwitchReduction> nvls_;
 };
 
 /// The machines among `transport`'s ranks (its size when it names none).

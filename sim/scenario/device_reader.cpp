@@ -131,7 +131,8 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile
                                        ? cluster_device
                                        : resolve_device(cluster, builtin->device, group.where("type"),
                                                         group.path() + ".type", sink);
-      groups.push_back(NodeGroup{type, count, builtin->devices, builtin->intra_link, builtin->intra, device, builtin->nics});
+      groups.push_back(
+          NodeGroup{type, count, builtin->devices, builtin->intra_link, builtin->intra, device, builtin->nics, builtin->nvls});
       continue;
     }
     if (!declared.has("intra_link")) continue;  // the schema reports it missing
@@ -146,7 +147,13 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile
                                intra == "switch"      ? IntraNode::Switch
                                : intra == "cube_mesh" ? IntraNode::CubeMesh
                                                       : IntraNode::AllToAll,
-                               device, static_cast<int>(declared.integer("nics").value_or(1))});
+                               device, static_cast<int>(declared.integer("nics").value_or(1)),
+                               declared.text("nvls", "false") == "true"});
+    if (groups.back().nvls && groups.back().intra != IntraNode::Switch) {
+      sink.error(declared.where("nvls"), declared.path() + ".nvls",
+                 fmt::format("a node reduces in its switch only when its devices are joined by one (intra: {})", intra),
+                 "set intra: switch, or remove nvls");
+    }
   }
   return groups;
 }

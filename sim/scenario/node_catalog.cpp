@@ -10,7 +10,7 @@ namespace {
 constexpr double kNvlinkLatency = 1e-6;
 
 CatalogNode node(std::string name, std::string device, IntraNode intra, double link_bytes_per_s, int nics,
-                 double nic_bits_per_s, std::string description) {
+                 double nic_bits_per_s, std::string description, bool nvls = false) {
   return CatalogNode{std::move(name),
                      intra == IntraNode::Switch && device == "v100" ? 16 : 8,
                      std::move(device),
@@ -18,7 +18,8 @@ CatalogNode node(std::string name, std::string device, IntraNode intra, double l
                      {core::BytesPerSecond(link_bytes_per_s), core::Seconds(kNvlinkLatency)},
                      nics,
                      core::BytesPerSecond(nic_bits_per_s / 8.0),
-                     std::move(description)};
+                     std::move(description),
+                     nvls};
 }
 
 }  // namespace
@@ -48,9 +49,11 @@ const std::vector<CatalogNode>& builtin_nodes() {
       // "450GB/s is the line rate. With the protocol overhead (~20%) NCCL can get an effective NVLink
       // bandwidth of 370GB/s" (NCCL's maintainer, github.com/NVIDIA/nccl-tests/issues/212). NDR InfiniBand:
       // no published achievable figure found, the line rate.
+      // Its third-generation NVSwitches reduce in the switch (NVLink SHARP), NCCL's NVLS algorithm.
       node("dgx_h100", "h100", IntraNode::Switch, 370e9, 8, 400e9,
-           "NVIDIA DGX H100: 8 H100 GPUs, NVSwitch (370 GB/s achievable per GPU per direction of 450), 8 x 400 Gb/s "
-           "InfiniBand NDR"),
+           "NVIDIA DGX H100: 8 H100 GPUs, NVSwitch with NVLink SHARP (370 GB/s achievable per GPU per direction of "
+           "450), 8 x 400 Gb/s InfiniBand NDR",
+           true),
   };
   return nodes;
 }

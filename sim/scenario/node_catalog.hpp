@@ -18,6 +18,7 @@ struct CatalogNode {
   int nics = 0;         ///< network adapters for the compute fabric
   core::BytesPerSecond nic_bandwidth;
   std::string description;  ///< what the numbers describe, and their source
+  bool nvls = false;        ///< the switch reduces (NVLink SHARP): NCCL's NVLS allreduce runs on it
 };
 
 const std::vector<CatalogNode>& builtin_nodes();

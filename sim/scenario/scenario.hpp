@@ -64,6 +64,7 @@ struct NodeGroup {
   IntraNode intra = IntraNode::AllToAll;
   DeviceProfile device;  ///< what each of its devices is
   int nics = 1;          ///< network adapters for the fabric
+  bool nvls = false;     ///< the switch reduces (NVLink SHARP): NCCL's single-node allreduce may run on it
 };
 
 /// A piecewise-constant factor over simulated time (a SimGrid profile): from each point's time on, its

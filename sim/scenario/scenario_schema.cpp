@@ -92,6 +92,11 @@ SchemaNode cluster() {
                                            "network adapters into the fabric: with `topology.nic: per_node` the "
                                            "node's port carries nics x the fabric link's bandwidth")
                                        .fallback("1"),
+                                   boolean("nvls",
+                                           "the switch reduces (NVLink SHARP, NVSwitch 3 and later): NCCL's single-node "
+                                           "allreduce runs on it (NVLS) when that is faster than its ring; needs "
+                                           "`intra: switch`")
+                                       .fallback("false"),
                                })),
           list_of("nodes", "how many nodes of each type",
                   map_of("[]", "one group of nodes",

@@ -137,5 +137,32 @@ TEST(CalibrateCollectives, BadInputsAreNamed) {
   EXPECT_NE(key.err.find("no measured scenario has nodes of type 'dgx_h100'"), std::string::npos) << key.err;
 }
 
+// On a switch that reduces, NCCL's single-node allreduce of a large buffer runs as NVLS: each GPU link carries
+// n (1 + 1/p) bytes each way, at 0.85 of its rate, after 25 us.
+TEST(CalibrateCollectives, AReducingSwitchRunsLargeAllreducesAsNvls) {
+  const std::filesystem::path folder = fresh_output_folder("nvls");
+  const std::string types = "  node_types:\n    hgx: {devices: 8, device: a100, intra: switch, nvls: true, nics: 8, "
+                            "intra_link: {bandwidth: \"200GBps\", latency: \"0.5us\"}}\n";
+  std::string scenario = node_scenario(types);
+  scenario.replace(scenario.find("type: dgx_a100"), 14, "type: hgx");
+  write(folder / "nvls.yaml", scenario);
+  const CommandResult run = run_dtsim(fmt::format("collective --scenario {} --algo ring --sizes 1KiB:1GiB:1024 --json",
+                                                  (folder / "nvls.yaml").string()));
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto table = nlohmann::json::parse(run.out);
+  ASSERT_EQ(table["rows"].size(), 3U);
+  EXPECT_EQ(table["rows"][2]["protocol"], "NVLS") << run.out;
+  const double bytes = 1073741824.0;
+  const double expected = 25e-6 + (bytes * (1.0 + 1.0 / 8.0) / 200e9 + 2 * 0.5e-6) / 0.85;
+  EXPECT_NEAR(table["rows"][2]["time_s"].get<double>(), expected, 1e-4 * expected) << run.out;
+  // A switch that does not switch cannot reduce.
+  std::string mesh = scenario;
+  mesh.replace(mesh.find("intra: switch"), 13, "intra: all_to_all");
+  write(folder / "mesh.yaml", mesh);
+  const CommandResult bad = run_dtsim(fmt::format("validate {}", (folder / "mesh.yaml").string()));
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("nvls"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace dtsim::testing

@@ -2,6 +2,9 @@
 // against dtsim's prediction, which the scenario golden tests recompute (tests/golden/outputs/validation/,
 // byte for byte). Fails when a prediction's throughput error exceeds the bound recorded for its row.
 
+#include "run_dtsim.hpp"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +75,18 @@ TEST(ValidationTable, EveryPredictionIsWithinItsRecordedBound) {
   EXPECT_LE(median, 10.0);
   RecordProperty("median_error_percent", std::to_string(median));
   RecordProperty("largest_error_percent", std::to_string(errors.back()));
+}
+
+// The published NCCL bus-bandwidth curves: every size within its recorded bound (dtsim calibrate exits 1
+// when a row is over it). These are simulated here: one collective per size on one node, a fraction of a
+// second.
+TEST(ValidationTable, EveryCollectiveCurveIsWithinItsRecordedBounds) {
+  for (const char* curve : {"nd-a100-v4-allreduce.csv", "nd-h200-v5-allreduce.csv"}) {
+    const std::filesystem::path file = std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation/nccl" / curve;
+    const CommandResult check = run_dtsim(fmt::format("calibrate {}", file.string()));
+    EXPECT_EQ(check.exit_status, 0) << curve << "\n" << check.out << check.err;
+    EXPECT_NE(check.out.find("allreduce 8 GiB"), std::string::npos) << check.out;
+  }
 }
 
 }  // namespace
