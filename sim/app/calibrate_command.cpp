@@ -51,14 +51,9 @@ struct Measurement {
 std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) refuse(path.string(), "measurements", "cannot read the file", "give a CSV with columns scenario,iteration_s");
-  std::string line;
   int header_line = 0;
-  // Lines starting with # before the header say where the measurements come from.
-  while (std::getline(in, line)) {
-    ++header_line;
-    if (!line.empty() && line.front() != '#') break;
-  }
-  const std::vector<std::string> header = csv_cells(line);
+  const std::vector<std::string> header = csv_header(in, header_line);
+  std::string line;
   const auto column = [&](const std::string& name) {
     const auto it = std::find(header.begin(), header.end(), name);
     if (it == header.end()) {
@@ -115,12 +110,9 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
 /// Whether a CSV's header names collective columns (size_B) rather than iteration times.
 bool is_collective_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.front() == '#') continue;
-    const std::vector<std::string> header = csv_cells(line);
-    return std::find(header.begin(), header.end(), "size_B") != header.end();
-  }
-  return false;
+  int line = 0;
+  const std::vector<std::string> header = csv_header(in, line);
+  return std::find(header.begin(), header.end(), "size_B") != header.end();
 }
 
 /// A value to fit: a device's efficiency (for one operation class, or all), a node type's intra-node link

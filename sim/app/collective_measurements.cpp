@@ -71,6 +71,16 @@ std::vector<std::string> csv_cells(const std::string& line) {
   return out;
 }
 
+std::vector<std::string> csv_header(std::istream& in, int& line_number) {
+  std::string line;
+  line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.front() != '#') break;
+  }
+  return csv_cells(line);
+}
+
 bool is_nccl_tests_output(const std::filesystem::path& path) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
@@ -185,13 +195,9 @@ std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& 
 std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) refuse_at(path, 0, "measurements", "cannot read the file");
-  std::string line;
   int header_line = 0;
-  while (std::getline(in, line)) {
-    ++header_line;
-    if (!line.empty() && line.front() != '#') break;
-  }
-  const std::vector<std::string> header = csv_cells(line);
+  const std::vector<std::string> header = csv_header(in, header_line);
+  std::string line;
   const auto find = [&](const std::string& name) -> std::optional<std::size_t> {
     const auto it = std::find(header.begin(), header.end(), name);
     if (it == header.end()) return std::nullopt;

@@ -5,6 +5,7 @@
 #include "sim/comm/collective_algorithm.hpp"
 
 #include <filesystem>
+#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct CollectiveMeasurement {
 
 /// The cells of one CSV line, each without surrounding blanks (no quoting: the measurement files need none).
 [[nodiscard]] std::vector<std::string> csv_cells(const std::string& line);
+
+/// The cells of a measurement CSV's header, past the lines starting with # before it (they say where the
+/// measurements come from); `line_number` receives the header's line.
+[[nodiscard]] std::vector<std::string> csv_header(std::istream& in, int& line_number);
 
 /// Whether `path` holds nccl-tests output (its table's header line) rather than a CSV.
 [[nodiscard]] bool is_nccl_tests_output(const std::filesystem::path& path);
