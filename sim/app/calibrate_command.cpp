@@ -132,7 +132,6 @@ struct FitKey {
     }
     return target;
   }
-  [[nodiscard]] bool is_link() const { return quantity != Quantity::efficiency; }
   [[nodiscard]] bool is_bandwidth() const {
     return quantity == Quantity::intra_bandwidth || quantity == Quantity::link_bandwidth;
   }
@@ -335,16 +334,14 @@ std::string catalog_text(const CalibrateOptions& options, const std::vector<FitK
                                 "# Include it in a scenario (`include: {}`) to use them.\n",
                                 options.measurements.filename().string(),
                                 options.output ? options.output->filename().string() : "this file");
-  const auto seen = [](std::vector<std::string>& names, const std::string& name) {
-    if (std::find(names.begin(), names.end(), name) != names.end()) return true;
-    names.push_back(name);
-    return false;
+  const auto add_once = [](std::vector<std::string>& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   };
   std::vector<std::string> devices, node_types;
   for (const FitKey& key : keys) {
-    if (key.quantity == FitKey::Quantity::efficiency) static_cast<void>(seen(devices, key.target));
+    if (key.quantity == FitKey::Quantity::efficiency) add_once(devices, key.target);
     if (key.quantity == FitKey::Quantity::intra_bandwidth || key.quantity == FitKey::Quantity::intra_latency) {
-      static_cast<void>(seen(node_types, key.target));
+      add_once(node_types, key.target);
     }
   }
   if (!devices.empty() || !node_types.empty()) out += "cluster:\n";
@@ -442,6 +439,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
 
   // The rows, and each distinct scenario file they name, read once.
   std::vector<Measurement> measurements;
+  int nccl_tests_ranks = 0;  // the ranks nccl-tests output lists, when that is the input
   std::vector<std::filesystem::path> files;
   const auto scenario_index = [&](const std::filesystem::path& file) {
     const auto it = std::find(files.begin(), files.end(), file);
@@ -468,14 +466,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
       refuse("dtsim calibrate", "--scenario", "nccl-tests output needs the scenario of the cluster it was measured on",
              "add --scenario FILE: a scenario whose cluster and topology are the measured machines");
     }
-    int ranks = 0;
-    add_collectives(read_nccl_tests(options.measurements, *options.scenario, &ranks));
-    const scenario::Scenario s = scenario::read_scenario_file(*options.scenario);
-    if (ranks > 0 && ranks != s.cluster.workers) {
-      refuse(options.measurements.string(), "measurements",
-             fmt::format("the output lists {} ranks and {} has {} workers", ranks, options.scenario->string(), s.cluster.workers),
-             "give a scenario with as many workers as the measurement had GPUs");
-    }
+    add_collectives(read_nccl_tests(options.measurements, *options.scenario, &nccl_tests_ranks));
   } else if (is_collective_csv(options.measurements)) {
     add_collectives(read_collective_csv(options.measurements));
   } else {
@@ -488,6 +479,12 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   for (const std::filesystem::path& file : files) {
     scenarios.push_back(scenario::read_scenario_file(file));
     check_scenario(scenarios.back(), registries);
+  }
+  if (nccl_tests_ranks > 0 && nccl_tests_ranks != scenarios.front().cluster.workers) {
+    refuse(options.measurements.string(), "measurements",
+           fmt::format("the output lists {} ranks and {} has {} workers", nccl_tests_ranks, options.scenario->string(),
+                       scenarios.front().cluster.workers),
+           "give a scenario with as many workers as the measurement had GPUs");
   }
   for (Measurement& m : measurements) {
     // A bus bandwidth is a time once the ranks are known: busbw = size / time x the collective's factor.
@@ -583,7 +580,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
       out.report += fmt::format("  {:<40} {}\n", key.name(), value);
       const SearchRange& r = ranges[k];
       const double span = r.high - r.low;
-      if (values[k] > r.high - 1e-3 * span || values[k] < r.low + 1e-3 * span + (r.logarithmic ? 0.0 : 1e-3 * r.low)) {
+      if (values[k] > r.high - 1e-3 * span || values[k] < r.low + 1e-3 * span) {
         out.report += "    (at the end of its range: the measurements ask for more, or less, than it can give)\n";
       }
     }

@@ -739,10 +739,11 @@ std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(const std::string&
   const bool every_node = !s.cluster.nodes.empty() &&
                           std::all_of(s.cluster.nodes.begin(), s.cluster.nodes.end(),
                                       [](const scenario::NodeGroup& group) { return group.nvls; });
-  for (const scenario::NodeGroup& group : s.cluster.nodes) {
-    if (!every_node) break;
-    const comm::SwitchReduction links{group.intra_link.bandwidth.value(), group.intra_link.latency.value()};
-    if (!nvls || links.bandwidth < nvls->bandwidth) nvls = links;
+  if (every_node) {
+    for (const scenario::NodeGroup& group : s.cluster.nodes) {
+      const comm::SwitchReduction links{group.intra_link.bandwidth.value(), group.intra_link.latency.value()};
+      if (!nvls || links.bandwidth < nvls->bandwidth) nvls = links;
+    }
   }
   return std::make_unique<comm::LibraryCollective>(std::move(algorithm), std::move(on_choice), nvls);
 }

@@ -42,6 +42,9 @@ Steps ring_steps(const CallShape& call) {
   return {};
 }
 
+/// The bytes NVLS moves on each GPU's link, each way.
+double nvls_link_bytes(const CallShape& call) { return call.bytes * (1.0 + 1.0 / call.ranks); }
+
 }  // namespace
 
 std::string_view to_string(Protocol protocol) {
@@ -97,10 +100,7 @@ double nvls_time(double network_s) {
   return costs.launch + network_s / costs.bandwidth_share;
 }
 
-double nvls_message_bytes(const CallShape& call) {
-  const double p = call.ranks;
-  return call.bytes * (1.0 + 1.0 / p) / (p - 1.0);
-}
+double nvls_message_bytes(const CallShape& call) { return nvls_link_bytes(call) / (call.ranks - 1.0); }
 
 Protocol chosen_protocol(const CallShape& call, double network_s) {
   Protocol best = kProtocols.front();
@@ -132,7 +132,7 @@ bool LibraryCollective::runs_nvls(const CallShape& call, bool has_values) const 
   const AlphaBeta link{core::Seconds(2.0 * nvls_->latency), core::BytesPerSecond(nvls_->bandwidth)};
   const double ring_network = inner_->predicted_time(call.ranks, core::Bytes(call.bytes), link).value();
   const double ring = library_time(chosen_protocol(call, ring_network), call, ring_network);
-  const double nvls_network = 2.0 * nvls_->latency + call.bytes * (1.0 + 1.0 / call.ranks) / nvls_->bandwidth;
+  const double nvls_network = 2.0 * nvls_->latency + nvls_link_bytes(call) / nvls_->bandwidth;
   return nvls_time(nvls_network) < ring;
 }
 
