@@ -46,6 +46,7 @@ class GroupTransport final : public Transport {
   [[nodiscard]] bool times_phases_at_once() const override { return parent_->times_phases_at_once(); }
   [[nodiscard]] double now() const override { return parent_->now(); }
   void spend(double seconds) override { parent_->spend(seconds); }
+  [[nodiscard]] double latency_to(int peer) const override { return parent_->latency_to(parent_rank(peer)); }
 
  private:
   [[nodiscard]] int parent_rank(int member) const { return members_->at(static_cast<std::size_t>(member)); }

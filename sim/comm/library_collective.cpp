@@ -7,16 +7,17 @@
 namespace dtsim::comm {
 namespace {
 
-// NCCL's ring model (github.com/NVIDIA/nccl, src/graph/tuning.cc at 01afd20a, the 2.9 to 2.11 releases of
-// 2021): microseconds per call (baseLat) and per step (hwLat, NVLink and network rows), by protocol.
+// NCCL's ring model (github.com/NVIDIA/nccl, src/graph/tuning.cc at v2.18.5-1; the ring's rows are the
+// same in 2.20 and on master at 5067397c): microseconds per call (baseLat) and per step (hwLat, NVLink and
+// network rows), by protocol.
 constexpr double kMicro = 1e-6;
 struct Table {
   double launch, nvlink_step, network_step;
 };
 constexpr Table kRing[] = {
-    {3.6, 0.47, 2.7},   // LL
-    {10.0, 1.9, 4.0},   // LL128
-    {8.4, 3.4, 9.6},    // Simple
+    {6.6, 0.6, 2.7},    // LL
+    {14.0, 1.9, 4.0},   // LL128
+    {8.4, 3.4, 14.0},   // Simple
 };
 
 // NVLS in NCCL's model (src/graph/tuning.cc at 5067397c): 25 us of NVLink latency, no base latency, and
@@ -33,7 +34,8 @@ struct Steps {
 
 Steps ring_steps(const CallShape& call) {
   switch (call.operation) {
-    case Operation::allreduce: return {2 * (call.ranks - 1), 2 * (call.nodes - 1)};
+    // NCCL counts 2n steps across n > 1 nodes (no more than there are steps, one rank per node).
+    case Operation::allreduce: return {2 * (call.ranks - 1), call.nodes > 1 ? std::min(2 * call.nodes, 2 * (call.ranks - 1)) : 0};
     case Operation::reduce_scatter:
     case Operation::allgather: return {call.ranks - 1, call.nodes - 1};
     case Operation::broadcast:
@@ -44,6 +46,33 @@ Steps ring_steps(const CallShape& call) {
 
 /// The bytes NVLS moves on each GPU's link, each way.
 double nvls_link_bytes(const CallShape& call) { return call.bytes * (1.0 + 1.0 / call.ranks); }
+
+/// The network's latency stays; its bandwidth part is stretched by the protocol's share.
+double stretched(NetworkTime network, double share) {
+  const double latency = std::min(network.latency, network.total);
+  return latency + (network.total - latency) / share;
+}
+
+/// The latency part of this rank's network time for `call`: the ring's steps inside a node at the route
+/// latency to another rank of this machine, those across nodes at the route latency to a rank of another.
+double network_latency(const Transport& transport, const CallShape& call) {
+  const Steps steps = ring_steps(call);
+  const std::span<const int> machines = transport.machines();
+  const int me = transport.rank();
+  const auto machine = [&](int r) { return machines.empty() ? r : machines[static_cast<std::size_t>(r)]; };
+  double inside = 0.0;
+  double across = 0.0;
+  bool found_inside = false;
+  bool found_across = false;
+  // Peers in ring order from the next rank on: the ring's own neighbours first.
+  for (int k = 1; k < transport.size() && !(found_inside && found_across); ++k) {
+    const int r = (me + k) % transport.size();
+    const bool same = machine(r) == machine(me);
+    if (same && !found_inside) inside = transport.latency_to(r), found_inside = true;
+    if (!same && !found_across) across = transport.latency_to(r), found_across = true;
+  }
+  return (steps.all - steps.across_nodes) * inside + steps.across_nodes * across;
+}
 
 }  // namespace
 
@@ -67,7 +96,6 @@ ProtocolCosts protocol_costs(Protocol protocol, const CallShape& call) {
       out.bandwidth_share = several_nodes || call.operation == Operation::allreduce || call.operation == Operation::reduce
                                 ? 1.0 / 4.0
                                 : 1.0 / 3.0;
-      if (several_nodes) out.intra_step *= 1.8;
       break;
     case Protocol::LL128:
       out.bandwidth_share = call.ranks < 2 * call.nodes ? 0.7 : 0.92;
@@ -75,11 +103,14 @@ ProtocolCosts protocol_costs(Protocol protocol, const CallShape& call) {
     case Protocol::Simple:
     case Protocol::NVLS: break;
   }
+  // Across nodes every step posts to the network: a step inside a node costs at least the post's overhead
+  // (NCCL's default on x86 Intel hosts: 1 us, three times that for Simple).
+  if (several_nodes) out.intra_step = std::max(out.intra_step, (protocol == Protocol::Simple ? 3.0 : 1.0) * kMicro);
   return out;
 }
 
-double library_time(Protocol protocol, const CallShape& call, double network_s) {
-  if (call.ranks < 2) return network_s;
+double library_time(Protocol protocol, const CallShape& call, NetworkTime network) {
+  if (call.ranks < 2) return network.total;
   const ProtocolCosts costs = protocol_costs(protocol, call);
   const Steps steps = ring_steps(call);
   // Broadcast and reduce pipeline their chunks down one ring: one step's latency, not every step's.
@@ -92,21 +123,21 @@ double library_time(Protocol protocol, const CallShape& call, double network_s) 
       call.bytes >= call.ranks / 16.0 * 65536.0) {
     latency *= 1.9;
   }
-  return latency + network_s / costs.bandwidth_share;
+  return latency + stretched(network, costs.bandwidth_share);
 }
 
-double nvls_time(double network_s) {
+double nvls_time(NetworkTime network) {
   const ProtocolCosts costs = protocol_costs(Protocol::NVLS, CallShape{});
-  return costs.launch + network_s / costs.bandwidth_share;
+  return costs.launch + stretched(network, costs.bandwidth_share);
 }
 
 double nvls_message_bytes(const CallShape& call) { return nvls_link_bytes(call) / (call.ranks - 1.0); }
 
-Protocol chosen_protocol(const CallShape& call, double network_s) {
+Protocol chosen_protocol(const CallShape& call, NetworkTime network) {
   Protocol best = kProtocols.front();
-  double least = library_time(best, call, network_s);
+  double least = library_time(best, call, network);
   for (const Protocol protocol : kProtocols) {
-    const double time = library_time(protocol, call, network_s);
+    const double time = library_time(protocol, call, network);
     if (time < least) best = protocol, least = time;
   }
   return best;
@@ -130,9 +161,10 @@ bool LibraryCollective::runs_nvls(const CallShape& call, bool has_values) const 
   if (!nvls_ || has_values || call.operation != Operation::allreduce || call.nodes != 1 || call.ranks < 2) return false;
   // Each message crosses two links, GPU to switch and switch to GPU.
   const AlphaBeta link{core::Seconds(2.0 * nvls_->latency), core::BytesPerSecond(nvls_->bandwidth)};
-  const double ring_network = inner_->predicted_time(call.ranks, core::Bytes(call.bytes), link).value();
+  const NetworkTime ring_network{inner_->predicted_time(call.ranks, core::Bytes(call.bytes), link).value(),
+                                 inner_->predicted_time(call.ranks, core::Bytes(0.0), link).value()};
   const double ring = library_time(chosen_protocol(call, ring_network), call, ring_network);
-  const double nvls_network = 2.0 * nvls_->latency + nvls_link_bytes(call) / nvls_->bandwidth;
+  const NetworkTime nvls_network{link.alpha.value() + nvls_link_bytes(call) / nvls_->bandwidth, link.alpha.value()};
   return nvls_time(nvls_network) < ring;
 }
 
@@ -149,20 +181,21 @@ void LibraryCollective::run(Transport& transport, Block data) const {
     const auto elements = static_cast<std::size_t>(std::ceil(nvls_message_bytes(call) / 4.0));
     const Step step{others, others, elements};
     transport.run_steps(std::span<const Step>(&step, 1));
-    const double network = transport.now() - start;
+    const NetworkTime network{transport.now() - start, transport.latency_to(others.front())};
     if (on_choice_ && transport.rank() == 0) on_choice_(Protocol::NVLS);
-    transport.spend(nvls_time(network) - network);
+    transport.spend(nvls_time(network) - network.total);
     return;
   }
   inner_->run(transport, data);
-  const double network = transport.now() - start;
+  const NetworkTime network{transport.now() - start, network_latency(transport, call)};
   const Protocol protocol = chosen_protocol(call, network);
   if (on_choice_ && transport.rank() == 0) on_choice_(protocol);
-  transport.spend(library_time(protocol, call, network) - network);
+  transport.spend(library_time(protocol, call, network) - network.total);
 }
 
 core::Seconds LibraryCollective::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
-  const double network = inner_->predicted_time(ranks, size, cost).value();
+  const NetworkTime network{inner_->predicted_time(ranks, size, cost).value(),
+                            inner_->predicted_time(ranks, core::Bytes(0.0), cost).value()};
   const CallShape call{operation(), ranks, ranks, size.value()};
   return core::Seconds(library_time(chosen_protocol(call, network), call, network));
 }

@@ -38,21 +38,28 @@ struct CallShape {
   double bytes = 0.0;
 };
 
+/// The network's time for a call, and the part of it that is latency: what the call takes with empty
+/// messages on an idle network. A protocol's bandwidth share stretches the rest only.
+struct NetworkTime {
+  double total = 0.0;
+  double latency = 0.0;
+};
+
 /// A protocol's cost for `call`: its latency (launch and steps) and its bandwidth share. NCCL's ring
 /// model: 2(p-1) steps for allreduce, p-1 for reduce-scatter and allgather, p for broadcast and reduce, of
-/// which 2(n-1), n-1 or n cross nodes; LL keeps 1/4 of the bandwidth (1/3 for allgather, reduce-scatter and
-/// broadcast within a node); LL128 keeps 0.92 (0.7 with one rank per node); LL's step latency x1.8 across
-/// nodes; Simple's latency x1.9 for an allreduce over several nodes from p/16 x 64 KiB on (the ring's
-/// plateau).
+/// which 2n (allreduce over n > 1 nodes), n-1 or n cross nodes; LL keeps 1/4 of the bandwidth (1/3 for
+/// allgather, reduce-scatter and broadcast within a node); LL128 keeps 0.92 (0.7 with one rank per node);
+/// across nodes a step inside a node costs at least the network post's overhead (1 us, 3 us for Simple);
+/// Simple's latency x1.9 for an allreduce over several nodes from p/16 x 64 KiB on (the ring's plateau).
 [[nodiscard]] ProtocolCosts protocol_costs(Protocol protocol, const CallShape& call);
 
-/// The library's time for `call` with `protocol` when the network alone takes `network_s`: latency plus the
-/// network's time over the protocol's bandwidth share.
-[[nodiscard]] double library_time(Protocol protocol, const CallShape& call, double network_s);
+/// The library's time for `call` with `protocol` when the network alone takes `network`: the protocol's
+/// latency, the network's latency, and the rest of the network's time over the protocol's bandwidth share.
+[[nodiscard]] double library_time(Protocol protocol, const CallShape& call, NetworkTime network);
 
 /// The protocol NCCL would pick: the one whose library_time is shortest (the first of LL, LL128, Simple
 /// on a tie).
-[[nodiscard]] Protocol chosen_protocol(const CallShape& call, double network_s);
+[[nodiscard]] Protocol chosen_protocol(const CallShape& call, NetworkTime network);
 
 /// A node's switch that reduces (NVLink SHARP): what each GPU's link to it carries per second (each
 /// direction) and its latency.
@@ -64,15 +71,17 @@ struct SwitchReduction {
 /// NCCL's NVLS allreduce on one node of `call.ranks` GPUs: each GPU's link carries its whole buffer up (the
 /// switch reads every shard to reduce it) and its own reduced shard, and as much down (the reduced shard, then
 /// every shard multicast): bytes x (1 + 1/p) each way. NCCL's model (src/graph/tuning.cc) gives it 25 us of
-/// latency and 0.85 of the link's bandwidth on Hopper (nvlsEfficiency). `network_s` is the time of that
+/// latency and 0.85 of the link's bandwidth on Hopper (nvlsEfficiency). `network` is the time of that
 /// traffic on the network.
-[[nodiscard]] double nvls_time(double network_s);
+[[nodiscard]] double nvls_time(NetworkTime network);
 /// The bytes each rank sends to each other rank to put NVLS's traffic on a switch's links.
 [[nodiscard]] double nvls_message_bytes(const CallShape& call);
 
 /// An algorithm run as a library runs it: the messages move as the algorithm sends them, then each rank
 /// spends what the chosen protocol adds (library_time - network time) as communication. One rank's own
-/// network time decides, as each rank's proxy does in the library. With a reducing switch, an allreduce
+/// network time decides, as each rank's proxy does in the library; its latency part counts the ring's steps
+/// (those inside a node at the route latency to a rank of the same machine, those across nodes at the route
+/// latency to a rank of another) as the transport gives them (Transport::latency_to). With a reducing switch, an allreduce
 /// of a timing-only block whose ranks are all on one node runs as NVLS when the closed forms on the switch's
 /// links say NVLS is faster than the ring with its best protocol (NCCL picks by its model the same way);
 /// a block with values keeps the ring, whose messages carry them.

@@ -110,6 +110,12 @@ class Transport {
 
   /// The simulated time now, in seconds; a transport without a clock (threads in tests) stays at 0.
   [[nodiscard]] virtual double now() const { return 0.0; }
+  /// The network's latency from this rank to `peer` (an empty message on an idle network: its route's link
+  /// latencies), where the transport knows the routes; 0 where it does not.
+  [[nodiscard]] virtual double latency_to(int peer) const {
+    static_cast<void>(peer);
+    return 0.0;
+  }
   /// Spends `seconds` of this rank's simulated time as communication that moves no bytes: what a
   /// communication library adds to the network's time (comm::LibraryCollective). No-op without a clock.
   virtual void spend(double seconds) { static_cast<void>(seconds); }

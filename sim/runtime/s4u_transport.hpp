@@ -79,6 +79,10 @@ class S4uTransport final : public comm::Transport {
   void run_steps(std::span<const comm::Step> steps) override;
   [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
   [[nodiscard]] double now() const override;
+  /// From the routes of the traffic (set_traffic); 0 without.
+  [[nodiscard]] double latency_to(int peer) const override {
+    return traffic_ != nullptr ? traffic_->latency(host(rank_), host(peer)) : 0.0;
+  }
   /// Sleeps, and reports the time as communication (the library's time is part of the collective's).
   void spend(double seconds) override;
 

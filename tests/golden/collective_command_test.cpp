@@ -41,11 +41,11 @@ TEST(CollectiveCommand, TableShowsRingExactOnARingAndOthersSlower) {
 
 // A user fixes every flag in one go: each bad flag is reported, not the first alone.
 // With --library nccl every row names the protocol NCCL's model picks: a low-latency one for 1 KiB,
-// Simple for 64 MiB; each time is the library's, above the bare network's closed form.
+// Simple for 256 MiB; each time is the library's, above the bare network's closed form.
 TEST(CollectiveCommand, LibraryRowsNameTheChosenProtocol) {
   const CommandResult run = run_dtsim(
       "collective --ranks 8 --topology ring --bandwidth 100GBps --latency 0.1us --algo ring --library nccl "
-      "--sizes 1KiB:64MiB:8 --json");
+      "--sizes 1KiB:256MiB:8 --json");
   ASSERT_EQ(run.exit_status, 0) << run.err;
   const auto report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report["library"], "nccl");

@@ -291,7 +291,7 @@ namespace dtsim {
 namespace {
 
 // Run as a library runs it, a ring allreduce takes NCCL's model of it: latency plus its closed-form network
-// time over the chosen protocol's bandwidth share, from latency-bound 1 KiB (a low-latency protocol) to
+// time, the part beyond the network's latency over the chosen protocol's bandwidth share, from latency-bound 1 KiB (a low-latency protocol) to
 // bandwidth-bound 256 MiB (Simple). On a ring topology every rank is a machine of its own: every step
 // crosses machines.
 TEST(LibraryCollective, SimulatedTimeIsTheModelsOnTheClosedFormNetworkTime) {
@@ -307,7 +307,8 @@ TEST(LibraryCollective, SimulatedTimeIsTheModelsOnTheClosedFormNetworkTime) {
   std::vector<comm::Protocol> chosen;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const double size = 4.0 * static_cast<double>(cases[i].elements);
-    const double network = make("allreduce/ring")->predicted_time(kRanks, core::Bytes(size), cost).value();
+    const comm::NetworkTime network{make("allreduce/ring")->predicted_time(kRanks, core::Bytes(size), cost).value(),
+                                    make("allreduce/ring")->predicted_time(kRanks, core::Bytes(0.0), cost).value()};
     const comm::CallShape call{comm::Operation::allreduce, kRanks, kRanks, size};
     chosen.push_back(comm::chosen_protocol(call, network));
     const double expected = comm::library_time(chosen.back(), call, network);
