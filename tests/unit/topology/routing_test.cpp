@@ -1,3 +1,4 @@
+#include "sim/topology/link_traffic.hpp"
 #include "sim/topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -23,6 +24,21 @@ TEST(Routing, FewestHopsAroundACycle) {
   ASSERT_EQ(backwards.size(), 1U);
   EXPECT_EQ(backwards[0].link, 4U);
   EXPECT_FALSE(backwards[0].forward);  // link 4 runs w4 -> w0
+}
+
+// A route's latency is its links' summed, whichever way it runs; a host to itself has none.
+TEST(Routing, ARoutesLatencyIsItsLinksSummed) {
+  TopologyGraph graph;
+  for (int i = 0; i < 4; ++i) graph.add_worker(fmt::format("w{}", i));
+  graph.add_link(graph.workers()[0], graph.workers()[1], kRate, core::Seconds(1e-6), "test");
+  graph.add_link(graph.workers()[1], graph.workers()[2], kRate, core::Seconds(2e-6), "test");
+  graph.add_link(graph.workers()[2], graph.workers()[3], kRate, core::Seconds(4e-6), "test");
+  const RoutingTable routes(graph);
+  const LinkTraffic traffic(graph, routes);
+  EXPECT_DOUBLE_EQ(traffic.latency(0, 1), 1e-6);
+  EXPECT_DOUBLE_EQ(traffic.latency(0, 3), 7e-6);
+  EXPECT_DOUBLE_EQ(traffic.latency(3, 1), 6e-6);
+  EXPECT_EQ(traffic.latency(2, 2), 0.0);
 }
 
 // Routes are computed on request; the order of the requests must not change them (ECMP ties on a torus).
