@@ -32,14 +32,14 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
   outcome.results = std::move(inputs);
   std::optional<AnalyticalNetwork> analytical;
   if (network_model == scenario::NetworkModel::Analytical) analytical.emplace(graph, session.routes());
-  // Counted but not reported: it gives the transports their routes' latencies (a library's model needs them).
-  topology::LinkTraffic traffic(graph, session.routes());
+  // Not counted: it gives the transports their routes' latencies (a library's model needs them).
+  const topology::LinkTraffic routes(graph, session.routes());
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
       S4uTransport transport("collective", rank, ranks, Meter(unobserved, Lane{rank}));
       transport.set_machines(graph.worker_machines());
-      transport.set_traffic(&traffic);
+      transport.set_routes(&routes);
       if (analytical) transport.set_analytical(&*analytical);
       algorithm.run(transport, outcome.results[static_cast<std::size_t>(rank)]);
       finished[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
@@ -63,7 +63,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
   const simgrid::s4u::BarrierPtr barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(ranks));
   std::optional<AnalyticalNetwork> analytical;
   if (network_model == scenario::NetworkModel::Analytical) analytical.emplace(graph, session.routes());
-  topology::LinkTraffic traffic(graph, session.routes());  // for the routes' latencies, as above
+  const topology::LinkTraffic routes(graph, session.routes());  // for the routes' latencies, as above
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
@@ -72,7 +72,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
         S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, Meter(unobserved, Lane{rank}),
                                cases[index].phase_shortcut ? &shortcut : nullptr);
         transport.set_machines(graph.worker_machines());
-        transport.set_traffic(&traffic);
+        transport.set_routes(&routes);
         if (analytical) transport.set_analytical(&*analytical);
         barrier->wait();
         started[index] = simgrid::s4u::Engine::get_clock();

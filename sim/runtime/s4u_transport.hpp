@@ -46,7 +46,13 @@ class S4uTransport final : public comm::Transport {
   }
   /// Adds every message sent to `traffic` (null: none), from this rank's host to the peer's: the group's
   /// ranks must be host numbers (workers by rank, then servers).
-  void set_traffic(topology::LinkTraffic* traffic) { traffic_ = traffic; }
+  void set_traffic(topology::LinkTraffic* traffic) {
+    traffic_ = traffic;
+    routes_ = traffic;
+  }
+  /// Gives latency_to() the routes of `routes` without counting the messages in it (a collective benchmark,
+  /// which reports no links, would otherwise search a route for every pair that talks).
+  void set_routes(const topology::LinkTraffic* routes) { routes_ = routes; }
   /// The host number of each rank of the group, for the traffic, when ranks are not host numbers (the
   /// survivors of an elastic job); must outlive the transport.
   void set_hosts(std::span<const int> host_of_rank) { hosts_ = host_of_rank; }
@@ -79,9 +85,9 @@ class S4uTransport final : public comm::Transport {
   void run_steps(std::span<const comm::Step> steps) override;
   [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
   [[nodiscard]] double now() const override;
-  /// From the routes of the traffic (set_traffic); 0 without.
+  /// From the routes of set_traffic() or set_routes(); 0 without.
   [[nodiscard]] double latency_to(int peer) const override {
-    return traffic_ != nullptr ? traffic_->latency(host(rank_), host(peer)) : 0.0;
+    return routes_ != nullptr ? routes_->latency(host(rank_), host(peer)) : 0.0;
   }
   /// Sleeps, and reports the time as communication (the library's time is part of the collective's).
   void spend(double seconds) override;
@@ -116,6 +122,7 @@ class S4uTransport final : public comm::Transport {
   const PhaseShortcut* shortcut_;
   std::span<const int> machines_;
   topology::LinkTraffic* traffic_ = nullptr;
+  const topology::LinkTraffic* routes_ = nullptr;
   std::span<const int> hosts_;
   AnalyticalNetwork* analytical_ = nullptr;
   bool mirrored_ = false;
