@@ -35,7 +35,8 @@ struct Steps {
 Steps ring_steps(const CallShape& call) {
   switch (call.operation) {
     // NCCL counts 2n steps across n > 1 nodes (no more than there are steps, one rank per node).
-    case Operation::allreduce: return {2 * (call.ranks - 1), call.nodes > 1 ? std::min(2 * call.nodes, 2 * (call.ranks - 1)) : 0};
+    case Operation::allreduce:
+      return {2 * (call.ranks - 1), call.nodes > 1 ? std::min(2 * call.nodes, 2 * (call.ranks - 1)) : 0};
     case Operation::reduce_scatter:
     case Operation::allgather: return {call.ranks - 1, call.nodes - 1};
     case Operation::broadcast:
@@ -62,8 +63,10 @@ double network_latency(const Transport& transport, const CallShape& call) {
   const auto machine = [&](int r) { return machines.empty() ? r : machines[static_cast<std::size_t>(r)]; };
   double inside = 0.0;
   double across = 0.0;
-  bool found_inside = false;
-  bool found_across = false;
+  // Only the kinds of step the call has are looked for: a search for a kind it lacks (another machine when
+  // every rank shares one) would visit every rank at every call.
+  bool found_inside = steps.all == steps.across_nodes;
+  bool found_across = steps.across_nodes == 0;
   // Peers in ring order from the next rank on: the ring's own neighbours first.
   for (int k = 1; k < transport.size() && !(found_inside && found_across); ++k) {
     const int r = (me + k) % transport.size();

@@ -77,14 +77,13 @@ struct SwitchReduction {
 /// The bytes each rank sends to each other rank to put NVLS's traffic on a switch's links.
 [[nodiscard]] double nvls_message_bytes(const CallShape& call);
 
-/// An algorithm run as a library runs it: the messages move as the algorithm sends them, then each rank
-/// spends what the chosen protocol adds (library_time - network time) as communication. One rank's own
-/// network time decides, as each rank's proxy does in the library; its latency part counts the ring's steps
-/// (those inside a node at the route latency to a rank of the same machine, those across nodes at the route
-/// latency to a rank of another) as the transport gives them (Transport::latency_to). With a reducing switch, an allreduce
-/// of a timing-only block whose ranks are all on one node runs as NVLS when the closed forms on the switch's
-/// links say NVLS is faster than the ring with its best protocol (NCCL picks by its model the same way);
-/// a block with values keeps the ring, whose messages carry them.
+/// An algorithm run as a library runs it: the messages move as the algorithm sends them, then each rank spends what the
+/// chosen protocol adds (library_time - network time) as communication. One rank's own network time decides, as each
+/// rank's proxy does in the library; its latency part counts the ring's steps (those inside a node at the route latency
+/// to a rank of the same machine, those across nodes at the route latency to a rank of another) as the transport gives
+/// them (Transport::latency_to). With a reducing switch, an allreduce of a timing-only block whose ranks are all on one
+/// node runs as NVLS when the closed forms on the switch's links say NVLS is faster than the ring with its best
+/// protocol (NCCL picks by its model the same way); a block with values keeps the ring, whose messages carry them.
 class LibraryCollective final : public CollectiveAlgorithm {
  public:
   /// Told, when given, each call's choice by rank 0 of the transport (`dtsim collective` prints them).

@@ -19,16 +19,16 @@ class LinkTraffic {
   /// `bytes` over one link, in the hop's direction.
   void add_on(Hop hop, double bytes) { (hop.forward ? forward_ : backward_).at(hop.link) += bytes; }
 
-  /// The latency of the route from host `from` to host `to`: the sum of its links' latencies (0 from a host
-  /// to itself), what an empty message takes on an idle network.
-  [[nodiscard]] double latency(int from, int to) const;
+  /// The latency of the route from host `from` to host `to` (RoutingTable::latency).
+  [[nodiscard]] double latency(int from, int to) const {
+    return routes_->latency(hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(to)));
+  }
 
   /// Bytes that crossed link `link` from its first end to its second (forward) or back.
   [[nodiscard]] double forward(std::size_t link) const { return forward_.at(link); }
   [[nodiscard]] double backward(std::size_t link) const { return backward_.at(link); }
 
  private:
-  const TopologyGraph* graph_;
   const RoutingTable* routes_;
   std::vector<NodeId> hosts_;
   std::vector<double> forward_;

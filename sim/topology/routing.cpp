@@ -181,6 +181,14 @@ bool RoutingTable::on_shortest_path(NodeId node, int hops, int distance) const {
   return from_source_[node] == hops && on_path_[node];
 }
 
+double RoutingTable::latency(NodeId from, NodeId to) const {
+  double sum = 0.0;
+  if (from != to) {
+    for (const Hop& hop : route(from, to)) sum += graph_->link(hop.link).latency.value();
+  }
+  return sum;
+}
+
 const Route& RoutingTable::route(NodeId from, NodeId to) const {
   if (const auto it = routes_.find({from, to}); it != routes_.end()) return it->second;
   if (from == to || from >= graph_->node_count() || to >= graph_->node_count()) {

@@ -42,6 +42,9 @@ class RoutingTable {
   RoutingTable(const TopologyGraph& graph, Search search);
 
   [[nodiscard]] const Route& route(NodeId from, NodeId to) const;
+  /// The latency of route(from, to): the sum of its links' latencies (0 from a node to itself), what an empty
+  /// message takes on an idle network.
+  [[nodiscard]] double latency(NodeId from, NodeId to) const;
 
   /// Calls `each(from, to, route)` for every ordered pair of distinct hosts of `hosts` (distinct node ids),
   /// with the route route() gives them, keeping none: the p(p-1) routes of an every-to-every pattern would not

@@ -291,9 +291,9 @@ namespace dtsim {
 namespace {
 
 // Run as a library runs it, a ring allreduce takes NCCL's model of it: latency plus its closed-form network
-// time, the part beyond the network's latency over the chosen protocol's bandwidth share, from latency-bound 1 KiB (a low-latency protocol) to
-// bandwidth-bound 256 MiB (Simple). On a ring topology every rank is a machine of its own: every step
-// crosses machines.
+// time, the part beyond the network's latency over the chosen protocol's bandwidth share, from
+// latency-bound 1 KiB (a low-latency protocol) to bandwidth-bound 256 MiB (Simple). On a ring topology
+// every rank is a machine of its own: every step crosses machines.
 TEST(LibraryCollective, SimulatedTimeIsTheModelsOnTheClosedFormNetworkTime) {
   constexpr int kRanks = 8;
   const topology::TopologyGraph graph = topologies::build_ring(kRanks, kLink);
