@@ -2,11 +2,13 @@
 // 1 internal failure.
 
 #include "sim/app/calibrate_command.hpp"
+#include "sim/app/check_plugin_command.hpp"
 #include "sim/app/collective_command.hpp"
 #include "sim/app/compare_command.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/interrupts.hpp"
 #include "sim/app/list_command.hpp"
+#include "sim/app/plugin_loader.hpp"
 #include "sim/app/registries.hpp"
 #include "sim/app/report_command.hpp"
 #include "sim/app/scale_command.hpp"
@@ -46,6 +48,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   dtsim::app::RunCommandOptions run_options;
+  // Plug-ins built outside dtsim (docs/course/plugins.md), for every command that looks names up.
+  std::vector<std::filesystem::path> plugins;
+  const auto add_plugin_option = [&plugins](CLI::App* command) {
+    command->add_option("--plugin", plugins, "load a plug-in (a shared library built with dtsim_add_plugin); repeatable");
+  };
   std::string output_folder;
   std::uint64_t seed = 0;
   std::string point;
@@ -74,6 +81,7 @@ int main(int argc, char** argv) {
     command->add_flag("--every-rank", run_options.every_rank,
                       "network_model: analytical: simulate every worker even where all behave alike (the same "
                       "results, slower)");
+    add_plugin_option(command);
     command->add_option("--sbatch", sbatch_options, "with --slurm: options for sbatch, such as \"--partition=debug "
                                                     "--time=00:30:00\"");
     return flags;
@@ -87,15 +95,18 @@ int main(int argc, char** argv) {
   std::vector<std::filesystem::path> validate_files;
   CLI::App* validate = app.add_subcommand("validate", "check scenario files without simulating; prints ok or every error");
   validate->add_option("files", validate_files, "scenario YAML files")->required();
+  add_plugin_option(validate);
 
   std::filesystem::path explain_file;
   CLI::App* explain = app.add_subcommand("explain", "print a scenario as dtsim reads it: includes merged, defaults filled");
   explain->add_option("scenario", explain_file, "scenario YAML file")->required();
+  add_plugin_option(explain);
 
   std::string topic;
   CLI::App* list = app.add_subcommand("list", "list devices, nodes, topologies, collectives, sync strategies, models and model profiles");
   list->add_option("topic", topic, "one of: devices, nodes, topologies, collectives, strategies, optimizers, models, profiles, data")
       ->check(CLI::IsMember(dtsim::app::list_topics()));
+  add_plugin_option(list);
 
   dtsim::app::CollectiveOptions collective_options;
   int collective_ranks = 0;
@@ -125,6 +136,7 @@ int main(int argc, char** argv) {
   collective->add_option("--repeat", collective_options.repeat, "run each case N times in a row; rows give the mean")
       ->capture_default_str();
   collective->add_flag("--json", collective_options.json, "print the rows as JSON");
+  add_plugin_option(collective);
   std::string collective_library;
   CLI::Option* library_option = collective->add_option(
       "--library", collective_library, "none or nccl: NCCL's launch, step and protocol costs on top (default: the scenario's, else none)");
@@ -166,6 +178,7 @@ int main(int argc, char** argv) {
   scale->add_option("-j,--jobs", scale_options.jobs, "points run at once (default: the cores)")->check(CLI::Range(1, 1024));
   scale->add_flag("--force", scale_options.force, "run every point again, even those already done");
   scale->add_flag("-q,--quiet", scale_options.quiet, "print nothing but errors");
+  add_plugin_option(scale);
 
   dtsim::app::CalibrateOptions calibrate_options;
   std::filesystem::path calibrate_output;
@@ -187,6 +200,16 @@ int main(int argc, char** argv) {
   CLI::Option* calibrate_output_option =
       calibrate->add_option("-o,--output", calibrate_output, "the catalog file to write (YAML a scenario includes)");
 
+  dtsim::app::CheckPluginOptions check_plugin_options;
+  CLI::App* check_plugin = app.add_subcommand(
+      "check-plugin", "run the collective property tests on a plug-in's algorithms, each case in a process of its own; "
+                      "exit 1 when a check fails");
+  check_plugin->add_option("plugin", check_plugin_options.plugin, "the plug-in's shared library")->required();
+  check_plugin->add_option("--timeout", check_plugin_options.timeout_s, "seconds one case may take before it is "
+                                                                        "stopped as a hang")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+
   bool reference = false;
   CLI::App* schema = app.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
   schema->add_flag("--reference", reference, "print the Markdown key reference instead");
@@ -204,7 +227,16 @@ int main(int argc, char** argv) {
 
   dtsim::app::exit_on_interrupt();
   try {
-    const dtsim::app::Registries registries = dtsim::app::make_builtin_registries();
+    if (check_plugin->parsed()) {
+      // Before anything else: its children are forks, and the plug-in is loaded only in them.
+      const dtsim::app::CheckPluginReport graded = dtsim::app::check_plugin_command(check_plugin_options);
+      fmt::print("{}", graded.text);
+      return graded.passed == graded.checks ? 0 : 1;
+    }
+    dtsim::app::Registries registries = dtsim::app::make_builtin_registries();
+    dtsim::app::load_plugins(plugins, registries);
+    run_options.plugins = plugins;
+    scale_options.plugins = plugins;
     if (run->parsed() || sweep->parsed()) {
       const RunFlags& flags = run->parsed() ? run_flags : sweep_flags;
       if (*flags.output) run_options.output_folder = output_folder;

@@ -25,6 +25,7 @@ struct RunCommandOptions {
   std::vector<std::string> sbatch_options;             ///< with `slurm`: passed on to sbatch
   bool sweep_only = false;                             ///< `dtsim sweep`: refuse a scenario without a sweep
   bool every_rank = false;                             ///< simulate every worker even where they behave alike
+  std::vector<std::filesystem::path> plugins;          ///< loaded into the registries: a sweep's points load them too
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.

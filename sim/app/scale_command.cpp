@@ -139,6 +139,7 @@ void scale_command(const ScaleOptions& options, const Registries& registries) {
     run.force = options.force;
     run.jobs = options.jobs;
     run.summary_table = false;
+    run.plugins = options.plugins;
     const scenario::ScenarioDocument points = read_document_and_data(generated, registries.data_sets);
     check_every_point(points, registries);
     if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());

@@ -22,6 +22,7 @@ struct ScaleOptions {
   int jobs = 0;       ///< points at once; 0: the cores
   bool force = false; ///< run points again even when done
   bool quiet = false;
+  std::vector<std::filesystem::path> plugins;  ///< loaded into the registries: every point loads them too
 };
 
 /// Runs the study into the output folder: weak/ and strong/ (sweep folders, one point per worker count,

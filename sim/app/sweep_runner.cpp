@@ -270,6 +270,10 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     }
     if (options.report) arguments.emplace_back("--report");
     if (options.every_rank) arguments.emplace_back("--every-rank");
+    for (const auto& plugin : options.plugins) {
+      arguments.emplace_back("--plugin");
+      arguments.push_back(std::filesystem::absolute(plugin).string());
+    }
     commands.push_back(std::move(arguments));
     command_point.push_back(i);
   }

@@ -12,10 +12,12 @@ Registry filled(const char* kind, void (*add_builtins)(Registry&)) {
 
 }  // namespace
 
-const sync::SyncRegistry& builtin_sync_strategies() {
-  static const auto registry = filled<sync::SyncRegistry>("sync strategy", sync::register_builtin_strategies);
+sync::SyncRegistry& format_sync_strategies() {
+  static auto registry = filled<sync::SyncRegistry>("sync strategy", sync::register_builtin_strategies);
   return registry;
 }
+
+const sync::SyncRegistry& builtin_sync_strategies() { return format_sync_strategies(); }
 
 const models::OptimizerRegistry& builtin_optimizers() {
   static const auto registry = filled<models::OptimizerRegistry>("optimizer", models::register_builtin_optimizers);
@@ -37,13 +39,15 @@ const models::ModelRegistry& builtin_models() {
   return registry;
 }
 
-const comm::CollectiveCatalog& builtin_collectives() {
-  static const comm::CollectiveCatalog catalog = [] {
+comm::CollectiveCatalog& format_collectives() {
+  static comm::CollectiveCatalog catalog = [] {
     comm::CollectiveCatalog filled;
     comm::register_builtin_collectives(filled);
     return filled;
   }();
   return catalog;
 }
+
+const comm::CollectiveCatalog& builtin_collectives() { return format_collectives(); }
 
 }  // namespace dtsim::scenario

@@ -1,0 +1,55 @@
+// An allreduce in two halves: every rank sends its whole block to rank 0, which adds them in rank order,
+// then rank 0 sends the sum back to every rank. On a full mesh each rank has its own link to rank 0, so
+// each half is one message time: 2 (alpha + n/B) for any number of ranks, at the price of rank 0's links
+// carrying p - 1 blocks each way where a ring carries 2(p-1)/p.
+//
+// Build it against an installed dtsim (see CMakeLists.txt beside it), then:
+//   dtsim check-plugin build/libreduce_broadcast.so
+//   dtsim collective --plugin build/libreduce_broadcast.so --topology mesh --algo reduce_broadcast --ranks 8
+//   dtsim run scenario.yaml --plugin build/libreduce_broadcast.so   (training.architecture.algorithm: reduce_broadcast)
+
+#include <dtsim/plugin.hpp>
+
+#include <vector>
+
+namespace {
+
+using dtsim::comm::Block;
+using dtsim::comm::Buffer;
+using dtsim::comm::Transport;
+
+class ReduceBroadcastAllreduce final : public dtsim::comm::CollectiveAlgorithm {
+ public:
+  [[nodiscard]] dtsim::comm::Operation operation() const override { return dtsim::comm::Operation::allreduce; }
+
+  void run(Transport& transport, Block data) const override {
+    const int ranks = transport.size();
+    if (ranks == 1) return;
+    if (transport.rank() != 0) {
+      transport.send(0, data.copy());
+      data.assign(transport.recv(0));
+      return;
+    }
+    std::vector<int> others;
+    for (int r = 1; r < ranks; ++r) others.push_back(r);
+    // Rank order (rank 0's own block first) so that the sum is the same bits whatever arrives first.
+    for (const Buffer& block : transport.recv_from_each(others)) data.add(block);
+    transport.send_to_each(others, std::vector<Buffer>(others.size(), data.copy()));
+  }
+
+  [[nodiscard]] dtsim::core::Seconds predicted_time(int ranks, dtsim::core::Bytes size,
+                                                    const dtsim::comm::AlphaBeta& cost) const override {
+    if (ranks == 1) return dtsim::core::Seconds(0.0);
+    return (cost.alpha + size / cost.bandwidth) * 2.0;
+  }
+
+  [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
+};
+
+}  // namespace
+
+DTSIM_PLUGIN(registries) {
+  registries.collectives.allreduce.add(
+      "reduce_broadcast", "every rank sends its block to rank 0, which sends the sum back: 2(a + n/B)",
+      {.make = [] { return std::make_unique<ReduceBroadcastAllreduce>(); }});
+}

@@ -1,0 +1,27 @@
+#pragma once
+// `dtsim check-plugin lib.so`: the property tests dtsim's own collective algorithms pass, run on a plug-in's
+// (sim/app/plugin_api.hpp), each case in a process of its own under a time limit, so that a plug-in that
+// crashes or hangs is reported as such. The report is what a lecturer grades from.
+
+#include <filesystem>
+#include <string>
+
+namespace dtsim::app {
+
+struct CheckPluginOptions {
+  std::filesystem::path plugin;
+  double timeout_s = 60.0;  ///< wall-clock limit of one case
+};
+
+struct CheckPluginReport {
+  std::string text;
+  int checks = 0;
+  int passed = 0;
+};
+
+/// Loads the plug-in (in a child process) and checks every collective algorithm it registers: the values
+/// every rank ends with, the simulated time against its declared closed form on the topology it names, and that
+/// two runs agree bit for bit. Throws core::InputError when the file is not a plug-in dtsim can load.
+CheckPluginReport check_plugin_command(const CheckPluginOptions& options);
+
+}  // namespace dtsim::app

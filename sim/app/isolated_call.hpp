@@ -1,0 +1,27 @@
+#pragma once
+// Runs a function in a child process with a wall-clock limit, so that code dtsim does not trust (a student's
+// plug-in) can crash, hang or exit without taking the caller with it. The caller must not have started
+// threads or a SimGrid engine: the child is a fork().
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace dtsim::app {
+
+struct IsolatedOutcome {
+  enum class Status {
+    finished,   ///< the function returned; `text` is what it returned
+    threw,      ///< it threw; `text` is the exception's message
+    crashed,    ///< killed by a signal, or exited without returning; `text` says which
+    timed_out,  ///< still running at the limit, and killed
+  };
+  Status status = Status::finished;
+  std::string text;
+};
+
+/// Calls `work` in a child process and returns what it returned, or how it ended. The child's standard output
+/// and error go to /dev/null.
+IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit);
+
+}  // namespace dtsim::app

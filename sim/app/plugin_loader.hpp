@@ -1,0 +1,24 @@
+#pragma once
+// Loads plug-ins built outside dtsim (shared libraries defining DTSIM_PLUGIN, sim/app/plugin_api.hpp) into the
+// registries, before any scenario is read: their names are then valid wherever a built-in's is.
+
+#include "sim/app/registries.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dtsim::app {
+
+/// What one plug-in added: "allreduce algorithm 'reduce_broadcast'", in registration order.
+struct LoadedPlugin {
+  std::filesystem::path path;
+  std::vector<std::string> entries;
+};
+
+/// Opens each library and calls its entry point on `registries`. Throws core::InputError (exit status 2) naming
+/// the file for a missing or unloadable library, one without an entry point, one built against another dtsim,
+/// and an entry whose name is taken. The libraries stay loaded for the life of the process.
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries);
+
+}  // namespace dtsim::app
