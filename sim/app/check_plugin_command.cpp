@@ -2,7 +2,6 @@
 
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/plugin_loader.hpp"
-#include "sim/core/diagnostic.hpp"
 #include "sim/runtime/collective_run.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
@@ -190,13 +189,14 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
         return lines;
       },
       limit);
-  if (listing.status != IsolatedOutcome::Status::finished) {
-    core::Diagnostic diagnostic;
-    diagnostic.where.file = options.plugin.string();
-    diagnostic.message = listing.status == IsolatedOutcome::Status::threw ? listing.text : "loading it " + listing.text;
-    throw core::InputError(std::move(diagnostic));
-  }
   CheckPluginReport report;
+  if (listing.status != IsolatedOutcome::Status::finished) {
+    // The loader's own message (file: error: ..., hint) when it refused the file; else how loading ended.
+    report.refused = listing.status == IsolatedOutcome::Status::threw
+                         ? listing.text
+                         : fmt::format("{}: error: loading the plug-in {}", options.plugin.string(), listing.text);
+    return report;
+  }
   std::vector<Entry> collectives;
   std::string entries;
   std::istringstream lines(listing.text);

@@ -17,11 +17,12 @@ struct CheckPluginReport {
   std::string text;
   int checks = 0;
   int passed = 0;
+  std::string refused;  ///< why the file is not a plug-in dtsim can load (exit status 2); empty when checked
 };
 
 /// Loads the plug-in (in a child process) and checks every collective algorithm it registers: the values
 /// every rank ends with, the simulated time against its declared closed form on the topology it names, and that
-/// two runs agree bit for bit. Throws core::InputError when the file is not a plug-in dtsim can load.
+/// two runs agree bit for bit. A file that is not a plug-in dtsim can load is `refused`, with the reason.
 CheckPluginReport check_plugin_command(const CheckPluginOptions& options);
 
 }  // namespace dtsim::app

@@ -230,6 +230,10 @@ int main(int argc, char** argv) {
     if (check_plugin->parsed()) {
       // Before anything else: its children are forks, and the plug-in is loaded only in them.
       const dtsim::app::CheckPluginReport graded = dtsim::app::check_plugin_command(check_plugin_options);
+      if (!graded.refused.empty()) {
+        fmt::print(stderr, "{}\n", graded.refused);
+        return 2;
+      }
       fmt::print("{}", graded.text);
       return graded.passed == graded.checks ? 0 : 1;
     }

@@ -112,6 +112,10 @@ TEST(PluginOutOfTree, TheExampleBuildsAgainstTheInstalledPackageAndPassesAndWron
   EXPECT_EQ(run.exit_status, 0) << run.out;
   EXPECT_TRUE(std::filesystem::exists(work / "run" / "summary.json"));
 
+  const CommandResult not_a_plugin = shell(quoted(dtsim) + " check-plugin " + quoted(scenario));
+  EXPECT_EQ(not_a_plugin.exit_status, 2) << not_a_plugin.out;
+  EXPECT_EQ(not_a_plugin.out.find("error: cannot load the plug-in"), scenario.string().size() + 2) << not_a_plugin.out;
+
   const CommandResult missing = shell(quoted(dtsim) + " run -q " + quoted(scenario) + " --plugin " + quoted(work / "none.so"));
   EXPECT_EQ(missing.exit_status, 2) << missing.out;
   EXPECT_NE(missing.out.find("none.so: error: no such plug-in file"), std::string::npos) << missing.out;
