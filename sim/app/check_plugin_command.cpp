@@ -177,15 +177,10 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
   const IsolatedOutcome listing = call_isolated(
       [&] {
         Registries registries = make_builtin_registries();
-        const std::vector<LoadedPlugin> added = load_plugins({plugin}, registries);
+        const LoadedPlugin added = load_plugins({plugin}, registries).front();
         std::string lines;
-        for (const comm::Operation operation : comm::all_operations()) {
-          const Registries builtin = make_builtin_registries();
-          for (const auto& name : registries.collectives.of(operation).registration_order()) {
-            if (!builtin.collectives.of(operation).contains(name)) lines += fmt::format("C{}/{}\n", comm::to_string(operation), name);
-          }
-        }
-        for (const auto& entry : added.front().entries) lines += "E" + entry + "\n";
+        for (const auto& [operation, name] : added.collectives) lines += fmt::format("C{}/{}\n", comm::to_string(operation), name);
+        for (const auto& entry : added.entries) lines += "E" + entry + "\n";
         return lines;
       },
       limit);

@@ -27,11 +27,17 @@ Function symbol(void* handle, const char* name) {
   throw core::InputError(std::move(diagnostic));
 }
 
-/// Every registered name, as "<kind> '<name>'", to see what a plug-in added.
+/// An entry as a plug-in's report names it: "<kind> '<name>'".
+template <class Registry>
+std::string entry_name(const Registry& registry, const std::string& name) {
+  return fmt::format("{} '{}'", registry.kind(), name);
+}
+
+/// Every registered name, as entry_name() writes it, to see what a plug-in added.
 std::set<std::string> entry_names(const Registries& registries) {
   std::set<std::string> names;
   const auto add = [&names](const auto& registry) {
-    for (const auto& name : registry.names()) names.insert(fmt::format("{} '{}'", registry.kind(), name));
+    for (const auto& name : registry.names()) names.insert(entry_name(registry, name));
   };
   for (const comm::Operation operation : comm::all_operations()) add(registries.collectives.of(operation));
   add(registries.strategies);
@@ -76,9 +82,15 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
     refuse(path, fmt::format("cannot register its entries: {}", taken.what()),
            "give the entry a name no built-in or other plug-in uses (`dtsim list` shows them)");
   }
-  LoadedPlugin loaded{path, {}};
+  LoadedPlugin loaded{path, {}, {}};
   for (const auto& name : entry_names(registries)) {
     if (!before.contains(name)) loaded.entries.push_back(name);
+  }
+  for (const comm::Operation operation : comm::all_operations()) {
+    const auto& registry = registries.collectives.of(operation);
+    for (const auto& name : registry.registration_order()) {
+      if (!before.contains(entry_name(registry, name))) loaded.collectives.emplace_back(operation, name);
+    }
   }
   if (loaded.entries.empty()) {
     refuse(path, "the plug-in registered nothing",

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtsim::app {
@@ -14,6 +15,8 @@ namespace dtsim::app {
 struct LoadedPlugin {
   std::filesystem::path path;
   std::vector<std::string> entries;
+  /// Its collective algorithms among them, by operation and name.
+  std::vector<std::pair<comm::Operation, std::string>> collectives;
 };
 
 /// Opens each library and calls its entry point on `registries`. Throws core::InputError (exit status 2) naming
