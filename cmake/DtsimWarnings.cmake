@@ -31,6 +31,12 @@ endif()
 function(dtsim_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
+  if(DTSIM_PYTHON)
+    # The Python module links every layer into a shared object. -fno-semantic-interposition keeps calls
+    # between the layers as direct as in the dtsim executable.
+    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-semantic-interposition>)
+  endif()
   dtsim_layer_includes(${name} ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE dtsim_options)
 endfunction()

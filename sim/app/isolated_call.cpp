@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <exception>
@@ -27,7 +28,8 @@ void write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit) {
+IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit,
+                              const std::function<bool()>& should_stop) {
   std::array<int, 2> pipe_ends{};
   if (::pipe(pipe_ends.data()) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   const pid_t child = ::fork();
@@ -52,15 +54,22 @@ IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chr
   ::close(pipe_ends[1]);
   std::string received;
   bool timed_out = false;
+  bool stopped = false;
   const auto deadline = std::chrono::steady_clock::now() + limit;
+  constexpr std::chrono::milliseconds kStopQuestionEvery{100};
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
     }
+    if (should_stop && should_stop()) {
+      stopped = true;
+      break;
+    }
+    const auto wait = should_stop ? std::min(left, kStopQuestionEvery) : left;
     pollfd watched{pipe_ends[0], POLLIN, 0};
-    const int ready = ::poll(&watched, 1, static_cast<int>(left.count()));
+    const int ready = ::poll(&watched, 1, static_cast<int>(wait.count()));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;  // the deadline is checked at the top
     std::array<char, 4096> chunk{};
@@ -70,12 +79,15 @@ IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chr
     received.append(chunk.data(), static_cast<std::size_t>(n));
   }
   ::close(pipe_ends[0]);
-  if (timed_out) ::kill(child, SIGKILL);
+  if (timed_out || stopped) ::kill(child, SIGKILL);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   IsolatedOutcome outcome;
-  if (timed_out) {
+  if (stopped) {
+    outcome.status = IsolatedOutcome::Status::stopped;
+    outcome.text = "stopped";
+  } else if (timed_out) {
     outcome.status = IsolatedOutcome::Status::timed_out;
     outcome.text = fmt::format("still running after {:g} s (a hang?), stopped", static_cast<double>(limit.count()) / 1000.0);
   } else if (WIFSIGNALED(status)) {

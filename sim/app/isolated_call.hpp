@@ -15,13 +15,16 @@ struct IsolatedOutcome {
     threw,      ///< it threw; `text` is the exception's message
     crashed,    ///< killed by a signal, or exited without returning; `text` says which
     timed_out,  ///< still running at the limit, and killed
+    stopped,    ///< `should_stop` said so, and it was killed
   };
   Status status = Status::finished;
   std::string text;
 };
 
 /// Calls `work` in a child process and returns what it returned, or how it ended. The child's standard output
-/// and error go to /dev/null.
-IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit);
+/// and error go to /dev/null. While it runs, `should_stop` (when given) is asked about ten times a second
+/// whether to kill it: a host such as Python checks there for a keyboard interrupt.
+IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit,
+                              const std::function<bool()>& should_stop = {});
 
 }  // namespace dtsim::app

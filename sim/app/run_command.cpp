@@ -160,7 +160,7 @@ void check_sweep_options(const RunCommandOptions& options, const scenario::Scena
 
 }  // namespace
 
-void run_command(const RunCommandOptions& options, const Registries& registries) {
+std::filesystem::path run_command(const RunCommandOptions& options, const Registries& registries) {
   scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, options.point);
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
@@ -171,10 +171,11 @@ void run_command(const RunCommandOptions& options, const Registries& registries)
   // passes <folder>/<point> itself.
   if (document.points.size() == 1 && !options.slurm) {
     run_one(options, std::move(document.points.front()), folder, registries);
-    return;
+    return folder;
   }
   check_every_point(document, registries);
   run_sweep(options, document, folder);
+  return folder;
 }
 
 }  // namespace dtsim::app

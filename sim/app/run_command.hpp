@@ -26,11 +26,12 @@ struct RunCommandOptions {
   bool sweep_only = false;                             ///< `dtsim sweep`: refuse a scenario without a sweep
   bool every_rank = false;                             ///< simulate every worker even where they behave alike
   std::vector<std::filesystem::path> plugins;          ///< loaded into the registries: a sweep's points load them too
+  std::filesystem::path executable;                    ///< the dtsim that runs a sweep's points; empty: this process's
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.
 /// A sweep runs every point (or only `point`) into <folder>/<point>/. Throws core::InputError for bad
-/// input; nothing is written unless the simulation completes.
-void run_command(const RunCommandOptions& options, const Registries& registries);
+/// input; nothing is written unless the simulation completes. Returns the folder written.
+std::filesystem::path run_command(const RunCommandOptions& options, const Registries& registries);
 
 }  // namespace dtsim::app

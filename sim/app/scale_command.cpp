@@ -102,7 +102,7 @@ void refuse_foreign_files(const std::filesystem::path& folder) {
 
 }  // namespace
 
-void scale_command(const ScaleOptions& options, const Registries& registries) {
+std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
   const scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets);
   if (document.points.size() != 1) {
     refuse(options.scenario_file, "sweep", "a scaling study sweeps the workers itself; this scenario has a sweep of its own",
@@ -140,6 +140,7 @@ void scale_command(const ScaleOptions& options, const Registries& registries) {
     run.jobs = options.jobs;
     run.summary_table = false;
     run.plugins = options.plugins;
+    run.executable = options.executable;
     const scenario::ScenarioDocument points = read_document_and_data(generated, registries.data_sets);
     check_every_point(points, registries);
     if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
@@ -161,6 +162,7 @@ void scale_command(const ScaleOptions& options, const Registries& registries) {
     for (const analysis::ScalingMode mode : modes) runs += (runs.empty() ? "" : " and ") + std::string(analysis::mode_name(mode)) + "/";
     fmt::print("results in {}/: scaling.csv, report.html, and each point's run in {}\n", folder.string(), runs);
   }
+  return folder;
 }
 
 }  // namespace dtsim::app

@@ -23,12 +23,14 @@ struct ScaleOptions {
   bool force = false; ///< run points again even when done
   bool quiet = false;
   std::vector<std::filesystem::path> plugins;  ///< loaded into the registries: every point loads them too
+  std::filesystem::path executable;            ///< the dtsim that runs the points; empty: this process's
 };
 
 /// Runs the study into the output folder: weak/ and strong/ (sweep folders, one point per worker count,
 /// with their generated scenarios weak.yaml and strong.yaml beside them), scaling.csv and report.html.
 /// Throws core::InputError for a scenario that cannot be scaled as asked (a sweep of its own, tensor or
 /// pipeline parallelism, a global batch the workers cannot split evenly, nodes the workers do not fill).
-void scale_command(const ScaleOptions& options, const Registries& registries);
+/// Returns the study's folder.
+std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries);
 
 }  // namespace dtsim::app

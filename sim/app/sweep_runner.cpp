@@ -218,7 +218,9 @@ void run_points_on_slurm(const RunCommandOptions& options, const scenario::Scena
 
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
                const std::filesystem::path& folder) {
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  // A host program other than dtsim (the Python module) names the dtsim that runs the points.
+  const std::string self = options.executable.empty() ? std::filesystem::read_symlink("/proc/self/exe").string()
+                                                      : options.executable.string();
   const nlohmann::ordered_json manifest = sweep_manifest(options, document);
   const std::string manifest_text = manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   // The sweep is built beside its folder and takes its place when every point is done. An interrupted sweep

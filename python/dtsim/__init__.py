@@ -1,0 +1,155 @@
+"""dtsim from Python: validate, run, sweep, scale and compare scenarios, with results as pandas DataFrames.
+
+    import dtsim
+    run = dtsim.run("scenarios/quickstart.yaml")
+    run.metrics          # metrics.csv: loss and accuracy against simulated time
+    run.hosts, run.links # per worker and server, per link
+    sweep = dtsim.sweep("scenarios/course/05-bsp.yaml")
+    sweep.table          # sweep.csv: one row per point
+
+Every run is simulated in a child process (the simulator allows one engine per process), so a notebook can
+run as many as it likes; an interrupt (Ctrl-C, Jupyter's stop button) stops it. Bad input raises
+ScenarioError with dtsim's report (file:line:col, what was expected, a hint).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from . import _dtsim
+from .results import Run, Scaling, Sweep, load
+
+__all__ = ["ScenarioError", "SimulationError", "Run", "Sweep", "Scaling", "load", "validate", "explain", "run",
+           "sweep", "scale", "compare", "collective", "catalog", "__version__"]
+
+__version__ = _dtsim.version
+
+
+class ScenarioError(ValueError):
+    """A scenario (or a result folder) dtsim refuses; the message is dtsim's report, as on the command line."""
+
+
+class SimulationError(RuntimeError):
+    """The simulation crashed, or ran past its time limit (TimeoutError)."""
+
+
+def _checked(outcome: tuple[str, str]) -> str:
+    kind, text = outcome
+    if kind == "input":
+        raise ScenarioError(text.rstrip("\n"))
+    if kind == "timed_out":
+        raise TimeoutError(text)
+    if kind != "ok":
+        raise SimulationError(text)
+    return text
+
+
+def _executable() -> str:
+    """The dtsim that runs a sweep's points: $DTSIM_EXECUTABLE, the installed one beside this package
+    (<prefix>/lib/pythonX.Y/site-packages/dtsim -> <prefix>/bin/dtsim), else the one built with it."""
+    chosen = os.environ.get("DTSIM_EXECUTABLE")
+    if chosen:
+        if not Path(chosen).is_file():
+            raise FileNotFoundError(f"DTSIM_EXECUTABLE names {chosen}, which is not a file")
+        return chosen
+    installed = Path(__file__).resolve().parents[3] / "bin" / "dtsim"
+    return str(installed) if installed.is_file() else _dtsim.built_executable
+
+
+def _path(value) -> str:
+    return os.fspath(value)
+
+
+def validate(*files) -> str:
+    """Checks scenario files without simulating them (every sweep point). Returns dtsim's "FILE: ok ..."
+    lines; raises ScenarioError listing every problem of every file."""
+    if not files:
+        raise TypeError("validate() needs at least one scenario file")
+    return _checked(_dtsim.validate([_path(file) for file in files]))
+
+
+def explain(scenario) -> str:
+    """The scenario as dtsim reads it (includes merged, defaults filled), as YAML text."""
+    return _checked(_dtsim.explain(_path(scenario)))
+
+
+def run(scenario, output=None, *, seed: int | None = None, point: str | None = None, report: bool = False,
+        jobs: int = 0, force: bool = False, every_rank: bool = False, timeout: float | None = None) -> Run | Sweep:
+    """Simulates a scenario file and returns its results: a Run, or a Sweep when the scenario has a sweep
+    (unless `point` picks one of its points).
+
+    output: the result folder (default: the scenario's outputs.folder, else out/<scenario name>).
+    seed: overrides the scenario's. report: also write report.html. jobs: a sweep's points at once (0: the
+    cores). force: run a sweep's points again even when done. timeout: seconds before the simulation is
+    stopped (TimeoutError)."""
+    folder = _checked(_dtsim.run(_path(scenario), None if output is None else _path(output), seed, point, report,
+                                 force, jobs, every_rank, False, _executable(), timeout))
+    return load(folder)
+
+
+def sweep(scenario, output=None, *, seed: int | None = None, report: bool = False, jobs: int = 0,
+          force: bool = False, timeout: float | None = None) -> Sweep:
+    """Runs every point of a scenario's sweep and returns the Sweep; a scenario without one is refused."""
+    folder = _checked(_dtsim.run(_path(scenario), None if output is None else _path(output), seed, None, report,
+                                 force, jobs, False, True, _executable(), timeout))
+    return Sweep(folder)
+
+
+def scale(scenario, workers, mode: str = "both", output=None, *, seed: int | None = None, jobs: int = 0,
+          force: bool = False, timeout: float | None = None) -> Scaling:
+    """A weak and/or strong scaling study over `workers` (such as [1, 2, 4, 8]); mode is "weak", "strong" or
+    "both". Returns the Scaling (scaling.csv as `table`, the sweeps as `weak` and `strong`)."""
+    if mode not in ("weak", "strong", "both"):
+        raise ValueError(f'mode must be "weak", "strong" or "both", not {mode!r}')
+    counts = [int(count) for count in workers]
+    if not counts or min(counts) < 1:
+        raise ValueError("workers must be one or more counts of at least 1, such as [1, 2, 4, 8]")
+    folder = _checked(_dtsim.scale(_path(scenario), counts, mode, None if output is None else _path(output), seed,
+                                   jobs, force, _executable(), timeout))
+    return Scaling(folder)
+
+
+def compare(*results) -> pd.DataFrame:
+    """Finished runs side by side, one row each (a Sweep or Scaling gives one row per run): simulated time,
+    time to the target loss, final loss, staleness, waiting, bytes. Takes Run, Sweep and Scaling objects or
+    result folders."""
+    if not results:
+        raise TypeError("compare() needs at least one run or result folder")
+    folders = []
+    for result in results:
+        if isinstance(result, Scaling):
+            folders += [_path(mode.folder) for mode in (result.weak, result.strong) if mode is not None]
+        else:
+            folders.append(_path(result.folder if isinstance(result, (Run, Sweep)) else result))
+    return pd.read_csv(io.StringIO(_checked(_dtsim.compare(folders))))
+
+
+def collective(operation: str = "allreduce", algorithm: str = "all", *, ranks: int | None = None,
+               sizes: str = "1KiB:64MiB", scenario=None, topology: str = "ring", bandwidth: str = "10Gbps",
+               latency: str = "5us", network_model: str = "alpha_beta", library: str | None = None,
+               timeout: float | None = None) -> pd.DataFrame:
+    """Times a collective as `dtsim collective` does: one row per size and algorithm, with the simulated time,
+    algorithm and bus bandwidth and the algorithm's closed-form time.
+
+    sizes: FROM:TO[:FACTOR] such as "1KiB:256MiB". scenario: take the topology and network model from this
+    scenario file (ranks default to its workers, else 8). library: "none" or "nccl"."""
+    text = _checked(_dtsim.collective(operation, algorithm, ranks, sizes, None if scenario is None else _path(scenario),
+                                      topology, bandwidth, latency, network_model, library, timeout))
+    report = json.loads(text)
+    rows = pd.DataFrame(report["rows"])
+    rows.insert(0, "ranks", report["ranks"])
+    rows.insert(0, "operation", report["operation"])
+    return rows
+
+
+def catalog(topic: str = "") -> str:
+    """What dtsim knows, as `dtsim list` prints it: devices, nodes, topologies, collectives, strategies,
+    optimizers, models, profiles or data (everything when empty)."""
+    if topic and topic not in _dtsim.catalog_topics:
+        raise ValueError(f"topic must be one of {', '.join(_dtsim.catalog_topics)}, not {topic!r}")
+    return _checked(_dtsim.catalog(topic))

@@ -1,0 +1,146 @@
+"""Result folders written by dtsim, read into pandas DataFrames.
+
+A run's folder holds summary.json, metrics.csv and links.csv (and trace.json, report.html when asked); a
+sweep's folder holds sweep.csv and one run folder per point; a scaling study's folder holds scaling.csv
+and the sweeps weak/ and strong/. Files are read when first asked for, then kept.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+
+class Run:
+    """One simulated run: its folder, summary.json as a dict, and its tables as DataFrames."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        if not (self.folder / "summary.json").is_file():
+            raise FileNotFoundError(f"{self.folder}: no summary.json (not the folder of a finished dtsim run)")
+
+    @cached_property
+    def summary(self) -> dict:
+        """summary.json: the scenario's seed, versions, `result` and `hosts`."""
+        with open(self.folder / "summary.json", encoding="utf-8") as file:
+            return json.load(file)
+
+    @property
+    def result(self) -> dict:
+        """The run's totals: simulated_s, iterations, bytes_sent, staleness, energy, time_to_target, final..."""
+        return self.summary["result"]
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        """metrics.csv: one row per evaluation (sim_time_s, iteration, epoch, losses, accuracies, bytes, energy)."""
+        return pd.read_csv(self.folder / "metrics.csv")
+
+    @cached_property
+    def hosts(self) -> pd.DataFrame:
+        """One row per worker and server: compute_s, communication_s, wait_s, bytes and messages sent, joules."""
+        return pd.DataFrame(self.summary.get("hosts", []))
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        """links.csv: one row per link and direction: its class, bandwidth, bytes carried and utilization."""
+        return pd.read_csv(self.folder / "links.csv")
+
+    @property
+    def simulated_s(self) -> float:
+        return float(self.result["simulated_s"])
+
+    def __repr__(self) -> str:
+        final = self.result.get("final", {})
+        loss = f", final val_loss {final['val_loss']:.4g}" if "val_loss" in final else ""
+        iterations = self.result.get("iterations")
+        return f"Run('{self.folder}': {self.simulated_s:.6g} s simulated, {iterations} iterations{loss})"
+
+
+class Sweep:
+    """A sweep: sweep.csv as `table` (one row per point: its axes' values and final figures) and its runs."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        if not (self.folder / "sweep.csv").is_file():
+            raise FileNotFoundError(f"{self.folder}: no sweep.csv (not the folder of a finished dtsim sweep)")
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        # Axis values such as "10GFLOPS" or "ssp" stay text; figures are numbers.
+        return pd.read_csv(self.folder / "sweep.csv")
+
+    @property
+    def points(self) -> list[str]:
+        """The points' labels, in the sweep's order (such as "workers=4,peak_flops=10GFLOPS")."""
+        return list(self.table["point"])
+
+    @cached_property
+    def runs(self) -> dict[str, Run]:
+        return {point: Run(self.folder / point) for point in self.points}
+
+    def __getitem__(self, point: str) -> Run:
+        return self.runs[point]
+
+    def _joined(self, table: str) -> pd.DataFrame:
+        frames = [getattr(run, table).assign(point=point) for point, run in self.runs.items()]
+        joined = pd.concat(frames, ignore_index=True)
+        return joined[["point"] + [column for column in joined.columns if column != "point"]]
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """Every point's metrics.csv, with a `point` column first."""
+        return self._joined("metrics")
+
+    @property
+    def hosts(self) -> pd.DataFrame:
+        """Every point's hosts, with a `point` column first."""
+        return self._joined("hosts")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """Every point's links.csv, with a `point` column first."""
+        return self._joined("links")
+
+    def __repr__(self) -> str:
+        return f"Sweep('{self.folder}': {len(self.points)} points)"
+
+
+class Scaling:
+    """A scaling study: scaling.csv as `table` (mode, workers, time per iteration, speedup, efficiency...) and
+    the sweeps it ran, `weak` and `strong` (None for a mode not studied)."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        if not (self.folder / "scaling.csv").is_file():
+            raise FileNotFoundError(f"{self.folder}: no scaling.csv (not the folder of a finished scaling study)")
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        return pd.read_csv(self.folder / "scaling.csv")
+
+    def _mode(self, name: str) -> Sweep | None:
+        return Sweep(self.folder / name) if (self.folder / name / "sweep.csv").is_file() else None
+
+    @property
+    def weak(self) -> Sweep | None:
+        return self._mode("weak")
+
+    @property
+    def strong(self) -> Sweep | None:
+        return self._mode("strong")
+
+    def __repr__(self) -> str:
+        return f"Scaling('{self.folder}': {len(self.table)} rows)"
+
+
+def load(folder) -> Run | Sweep | Scaling:
+    """The results in `folder`, as written by `dtsim run`, `dtsim sweep` or `dtsim scale`."""
+    folder = Path(folder)
+    if (folder / "scaling.csv").is_file():
+        return Scaling(folder)
+    if (folder / "sweep.csv").is_file():
+        return Sweep(folder)
+    return Run(folder)

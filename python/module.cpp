@@ -1,0 +1,185 @@
+// _dtsim, the C++ half of the dtsim Python package. SimGrid allows one engine per process and a notebook runs
+// many scenarios, so every run, sweep, scaling study and collective timing is simulated in a child process of
+// its own (call_isolated); the commands that only read files (validate, explain, compare, list) run here. Each
+// function returns (outcome, text), and the Python half (dtsim/__init__.py) raises the matching exception:
+// outcomes are "ok", "input" (bad input: text is dtsim's error report), "crashed" and "timed_out".
+
+#include "sim/app/collective_command.hpp"
+#include "sim/app/compare_command.hpp"
+#include "sim/app/document_commands.hpp"
+#include "sim/app/isolated_call.hpp"
+#include "sim/app/list_command.hpp"
+#include "sim/app/registries.hpp"
+#include "sim/app/run_command.hpp"
+#include "sim/app/scale_command.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/core/version.hpp"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+using dtsim::app::IsolatedOutcome;
+using Outcome = std::pair<std::string, std::string>;
+
+std::chrono::milliseconds limit_of(const std::optional<double>& timeout_s) {
+  if (!timeout_s) return std::chrono::hours(24 * 365);
+  return std::chrono::milliseconds(static_cast<std::int64_t>(*timeout_s * 1000.0));
+}
+
+/// Runs `work` in a child process and returns its text (a folder it wrote, a report). The GIL is released
+/// meanwhile, and a keyboard interrupt stops the child and is raised here.
+Outcome in_child(const std::function<std::string()>& work, const std::optional<double>& timeout_s) {
+  IsolatedOutcome outcome;
+  {
+    const py::gil_scoped_release released;
+    outcome = dtsim::app::call_isolated(
+        [&]() -> std::string {
+          try {
+            return "F" + work();
+          } catch (const dtsim::core::InputError& error) {
+            return "E" + std::string(error.what());
+          }
+        },
+        limit_of(timeout_s),
+        [] {
+          const py::gil_scoped_acquire held;
+          return PyErr_CheckSignals() != 0;
+        });
+  }
+  // A notebook's interrupt goes to the whole process group: the child may have died of it first.
+  if (outcome.status == IsolatedOutcome::Status::stopped || PyErr_CheckSignals() != 0) throw py::error_already_set();
+  switch (outcome.status) {
+    case IsolatedOutcome::Status::finished:
+      return {outcome.text.starts_with("E") ? "input" : "ok", outcome.text.substr(1)};
+    case IsolatedOutcome::Status::threw:
+      return {"crashed", "internal error: " + outcome.text};
+    case IsolatedOutcome::Status::crashed:
+      return {"crashed", "the simulation " + outcome.text};
+    case IsolatedOutcome::Status::timed_out:
+      return {"timed_out", "the simulation is " + outcome.text};
+    case IsolatedOutcome::Status::stopped:
+      break;
+  }
+  return {"crashed", "the simulation ended in an unknown way"};
+}
+
+/// Calls `work` here, turning bad input into an outcome.
+Outcome here(const std::function<std::string()>& work) {
+  try {
+    return {"ok", work()};
+  } catch (const dtsim::core::InputError& error) {
+    return {"input", error.what()};
+  }
+}
+
+Outcome run(const std::filesystem::path& scenario, const std::optional<std::filesystem::path>& output,
+            const std::optional<std::uint64_t>& seed, const std::optional<std::string>& point, bool report, bool force,
+            int jobs, bool every_rank, bool sweep_only, const std::filesystem::path& executable,
+            const std::optional<double>& timeout_s) {
+  dtsim::app::RunCommandOptions options;
+  options.scenario_file = scenario;
+  options.output_folder = output;
+  options.seed = seed;
+  options.point = point;
+  options.report = report;
+  options.force = force;
+  options.jobs = jobs;
+  options.every_rank = every_rank;
+  options.sweep_only = sweep_only;
+  options.executable = executable;
+  options.quiet = true;
+  return in_child(
+      [options] { return dtsim::app::run_command(options, dtsim::app::make_builtin_registries()).string(); },
+      timeout_s);
+}
+
+Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& workers, const std::string& mode,
+              const std::optional<std::filesystem::path>& output, const std::optional<std::uint64_t>& seed, int jobs,
+              bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s) {
+  dtsim::app::ScaleOptions options;
+  options.scenario_file = scenario;
+  options.workers = workers;
+  options.mode = mode;
+  options.output_folder = output;
+  options.seed = seed;
+  options.jobs = jobs;
+  options.force = force;
+  options.executable = executable;
+  options.quiet = true;
+  return in_child(
+      [options] { return dtsim::app::scale_command(options, dtsim::app::make_builtin_registries()).string(); },
+      timeout_s);
+}
+
+Outcome collective(const std::string& operation, const std::string& algorithm, const std::optional<int>& ranks,
+                   const std::string& sizes, const std::optional<std::filesystem::path>& scenario,
+                   const std::string& topology, const std::string& bandwidth, const std::string& latency,
+                   const std::string& network_model, const std::optional<std::string>& library,
+                   const std::optional<double>& timeout_s) {
+  dtsim::app::CollectiveOptions options;
+  options.operation = operation;
+  options.algorithm = algorithm;
+  options.ranks = ranks;
+  options.sizes = sizes;
+  options.scenario = scenario;
+  options.topology = topology;
+  options.bandwidth = bandwidth;
+  options.latency = latency;
+  options.network_model = network_model;
+  options.library = library;
+  options.json = true;
+  return in_child([options] { return dtsim::app::collective_command(options, dtsim::app::make_builtin_registries()); },
+                  timeout_s);
+}
+
+Outcome validate(const std::vector<std::filesystem::path>& files) {
+  const dtsim::app::ValidateResult result = dtsim::app::validate_command(files, dtsim::app::make_builtin_registries());
+  return result.ok ? Outcome{"ok", result.report} : Outcome{"input", result.errors};
+}
+
+Outcome explain(const std::filesystem::path& file) {
+  return here([&] { return dtsim::app::explain_command(file, dtsim::app::make_builtin_registries()); });
+}
+
+Outcome compare(const std::vector<std::filesystem::path>& folders) {
+  return here([&] { return dtsim::app::compare_command(folders, /*csv=*/true); });
+}
+
+Outcome catalog(const std::string& topic) {
+  return here([&] { return dtsim::app::list_command(dtsim::app::make_builtin_registries(), topic); });
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_dtsim, module) {
+  module.doc() = "dtsim's simulator; use the dtsim package, which reads the results into pandas";
+  module.attr("version") = std::string(dtsim::core::kDtsimVersion);
+  module.attr("built_executable") = std::string(DTSIM_BUILT_EXECUTABLE);
+  module.attr("catalog_topics") = dtsim::app::list_topics();
+  module.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("point"), py::arg("report"),
+             py::arg("force"), py::arg("jobs"), py::arg("every_rank"), py::arg("sweep_only"), py::arg("executable"),
+             py::arg("timeout_s"));
+  module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("output"),
+             py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"));
+  module.def("collective", &collective, py::arg("operation"), py::arg("algorithm"), py::arg("ranks"), py::arg("sizes"),
+             py::arg("scenario"), py::arg("topology"), py::arg("bandwidth"), py::arg("latency"),
+             py::arg("network_model"), py::arg("library"), py::arg("timeout_s"));
+  module.def("validate", &validate, py::arg("files"));
+  module.def("explain", &explain, py::arg("file"));
+  module.def("compare", &compare, py::arg("folders"));
+  module.def("catalog", &catalog, py::arg("topic"));
+}

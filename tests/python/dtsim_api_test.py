@@ -1,0 +1,195 @@
+"""The dtsim Python package against the simulator it wraps: its tables are the run's files, its runs are the
+command line's (byte for byte) and deterministic, bad input raises dtsim's positioned report, and a time limit
+or an interrupt stops a simulation. Run by CTest (tests/python/CMakeLists.txt), one process per case."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import unittest
+from pathlib import Path
+
+import pandas as pd
+
+import dtsim
+
+SOURCE = Path(os.environ["DTSIM_SOURCE_DIR"])
+SCENARIOS = SOURCE / "scenarios"
+OUTPUT = Path(os.environ["DTSIM_TEST_OUTPUT_DIR"])
+
+
+def fresh(name: str) -> Path:
+    """An empty folder for one case's files."""
+    folder = OUTPUT / name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
+def files_of(folder: Path) -> dict:
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def long_scenario(folder: Path) -> Path:
+    """The quickstart trained for a very long time: a run that is still going when it is stopped."""
+    text = (SCENARIOS / "quickstart.yaml").read_text().replace("epochs: 5", "epochs: 1000000")
+    assert "epochs: 1000000" in text
+    path = folder / "long.yaml"
+    path.write_text(text)
+    return path
+
+
+class RunTest(unittest.TestCase):
+    def test_returns_its_tables(self):
+        folder = fresh("run-tables")
+        run = dtsim.run(SCENARIOS / "quickstart.yaml", folder / "quickstart")
+        self.assertIsInstance(run, dtsim.Run)
+        self.assertEqual(run.folder, folder / "quickstart")
+        self.assertEqual(run.simulated_s, run.summary["result"]["simulated_s"])
+        # The tables are the files, read by pandas.
+        pd.testing.assert_frame_equal(run.metrics, pd.read_csv(run.folder / "metrics.csv"))
+        pd.testing.assert_frame_equal(run.links, pd.read_csv(run.folder / "links.csv"))
+        self.assertEqual(list(run.hosts["name"]), [f"worker-{i}" for i in range(8)])
+        self.assertEqual(run.metrics["iteration"].iloc[-1], run.result["iterations"])
+        self.assertLess(run.metrics["val_loss"].iloc[-1], run.metrics["val_loss"].iloc[0])
+        self.assertAlmostEqual(run.links["bytes"].sum(), run.result["bytes_sent"], delta=1.0)
+        self.assertIn("quickstart", repr(run))
+
+    def test_writes_what_the_command_line_writes(self):
+        folder = fresh("run-cli")
+        dtsim.run(SCENARIOS / "quickstart.yaml", folder / "python", seed=7)
+        subprocess.run([dtsim._dtsim.built_executable, "run", str(SCENARIOS / "quickstart.yaml"), "-q", "--seed", "7",
+                        "-o", str(folder / "cli")], check=True)
+        self.assertEqual(files_of(folder / "python"), files_of(folder / "cli"))
+
+    def test_same_seed_same_files(self):
+        folder = fresh("run-twice")
+        first = dtsim.run(SCENARIOS / "course" / "05-ssp.yaml", folder / "first")
+        second = dtsim.run(SCENARIOS / "course" / "05-ssp.yaml", folder / "second")
+        self.assertEqual(files_of(first.folder), files_of(second.folder))
+        other = dtsim.run(SCENARIOS / "course" / "05-ssp.yaml", folder / "other", seed=2)
+        self.assertNotEqual(files_of(first.folder)["metrics.csv"], files_of(other.folder)["metrics.csv"])
+
+    def test_bad_input_raises_with_its_position(self):
+        folder = fresh("run-bad")
+        text = (SCENARIOS / "quickstart.yaml").read_text().replace("  workers: 8", "  wrokers: 8")
+        scenario = folder / "typo.yaml"
+        scenario.write_text(text)
+        with self.assertRaises(dtsim.ScenarioError) as raised:
+            dtsim.run(scenario, folder / "out")
+        line = text.splitlines().index("  wrokers: 8") + 1
+        self.assertRegex(str(raised.exception), re.escape(f"{scenario}:{line}:3: error:") + ".*wrokers")
+        self.assertIn("workers", str(raised.exception))  # the suggestion
+        self.assertFalse((folder / "out").exists())
+        with self.assertRaises(FileNotFoundError):
+            dtsim.load(folder / "out")
+        with self.assertRaises(dtsim.ScenarioError):
+            dtsim.run(folder / "missing.yaml", folder / "out")
+
+    def test_a_time_limit_stops_it(self):
+        folder = fresh("run-timeout")
+        started = time.monotonic()
+        with self.assertRaises(TimeoutError):
+            dtsim.run(long_scenario(folder), folder / "out", timeout=1.0)
+        self.assertLess(time.monotonic() - started, 300)
+        self.assertFalse((folder / "out").exists())
+
+    def test_an_interrupt_stops_it(self):
+        folder = fresh("run-interrupt")
+        program = "import sys, dtsim\nprint('running', flush=True)\ndtsim.run(sys.argv[1], sys.argv[2])\n"
+        child = subprocess.Popen([sys.executable, "-c", program, str(long_scenario(folder)), str(folder / "out")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(child.stdout.readline(), "running\n")
+        time.sleep(1.0)
+        child.send_signal(signal.SIGINT)
+        _, errors = child.communicate(timeout=300)
+        self.assertNotEqual(child.returncode, 0)
+        self.assertIn("KeyboardInterrupt", errors)
+        self.assertFalse((folder / "out").exists())
+
+
+class FilesTest(unittest.TestCase):
+    def test_validate_and_explain(self):
+        report = dtsim.validate(SCENARIOS / "quickstart.yaml", SCENARIOS / "course" / "03-collectives.yaml")
+        self.assertIn("quickstart.yaml: ok", report)
+        self.assertIn("03-collectives.yaml: ok", report)
+        folder = fresh("validate")
+        bad = folder / "bad.yaml"
+        bad.write_text((SCENARIOS / "quickstart.yaml").read_text().replace("strategy: bsp", "strategy: bspp"))
+        with self.assertRaisesRegex(dtsim.ScenarioError, re.escape(str(bad)) + r":\d+:\d+: error:.*bspp"):
+            dtsim.validate(bad)
+        explained = dtsim.explain(SCENARIOS / "quickstart.yaml")
+        self.assertIn("name: quickstart", explained)
+        self.assertIn("strategy: bsp", explained)
+        with self.assertRaises(TypeError):
+            dtsim.validate()
+
+    def test_load_and_compare(self):
+        folder = fresh("compare")
+        bsp = dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "bsp")
+        ssp = dtsim.run(SCENARIOS / "course" / "05-ssp.yaml", folder / "ssp")
+        self.assertIsInstance(dtsim.load(bsp.folder), dtsim.Run)
+        table = dtsim.compare(bsp, ssp.folder)
+        self.assertEqual(list(table["strategy"]), ["bsp", "ssp"])
+        self.assertEqual(list(table["simulated_s"].round(9)), [round(bsp.simulated_s, 9), round(ssp.simulated_s, 9)])
+        self.assertAlmostEqual(table["time_to_target_s"].iloc[0], bsp.result["time_to_target"]["sim_time_s"], places=9)
+        with self.assertRaisesRegex(dtsim.ScenarioError, "summary.json"):
+            dtsim.compare(folder)
+
+    def test_catalog(self):
+        self.assertIn("a100", dtsim.catalog("devices"))
+        self.assertIn("ssp", dtsim.catalog("strategies"))
+        with self.assertRaisesRegex(ValueError, "devices"):
+            dtsim.catalog("device")
+
+
+class SweepTest(unittest.TestCase):
+    def test_sweep_and_its_tables(self):
+        folder = fresh("sweep")
+        sweep = dtsim.sweep(SCENARIOS / "course" / "01-scale-up-or-out.yaml", folder / "sweep", jobs=2)
+        self.assertEqual(sweep.points, ["workers=1,peak_flops=10GFLOPS", "workers=1,peak_flops=40GFLOPS",
+                                        "workers=4,peak_flops=10GFLOPS", "workers=4,peak_flops=40GFLOPS"])
+        self.assertEqual(list(sweep.table["cluster.device.peak_flops"]), ["10GFLOPS", "40GFLOPS"] * 2)
+        for point, run in sweep.runs.items():
+            in_table = sweep.table.set_index("point").loc[point, "simulated_s"]
+            self.assertLess(abs(in_table - run.simulated_s), 1e-8 * run.simulated_s)  # sweep.csv has 9 digits
+            rows = sweep.metrics[sweep.metrics["point"] == point].drop(columns="point").reset_index(drop=True)
+            pd.testing.assert_frame_equal(rows, run.metrics)
+        self.assertEqual(list(sweep.hosts.columns[:2]), ["point", "name"])
+        self.assertEqual(len(sweep.hosts), 1 + 1 + 4 + 4)
+        # dtsim.run on a sweep gives the sweep; dtsim.sweep refuses a scenario without one.
+        again = dtsim.run(SCENARIOS / "course" / "01-scale-up-or-out.yaml", folder / "sweep")
+        self.assertIsInstance(again, dtsim.Sweep)
+        pd.testing.assert_frame_equal(again.table, sweep.table)
+        with self.assertRaisesRegex(dtsim.ScenarioError, "no sweep"):
+            dtsim.sweep(SCENARIOS / "quickstart.yaml", folder / "none")
+
+    def test_scale(self):
+        folder = fresh("scale")
+        study = dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2, 4], output=folder / "study")
+        self.assertEqual(sorted(set(study.table["mode"])), ["strong", "weak"])
+        self.assertEqual(len(study.table), 6)
+        self.assertEqual(len(study.weak.points), 3)
+        self.assertEqual(len(study.strong.points), 3)
+        one = study.table[study.table["workers"] == 1]
+        self.assertTrue((one["efficiency"] - 1.0).abs().max() < 1e-9)
+        with self.assertRaisesRegex(ValueError, "mode"):
+            dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2], mode="both ways")
+
+
+class CollectiveTest(unittest.TestCase):
+    def test_matches_its_closed_form(self):
+        rows = dtsim.collective(algorithm="ring", ranks=8, sizes="1KiB:1MiB:4", bandwidth="10Gbps", latency="5us")
+        self.assertEqual(list(rows["size_bytes"]), [1024.0 * 4**i for i in range(6)])
+        self.assertTrue(((rows["time_s"] - rows["closed_form_s"]).abs() <= 1e-9 * rows["closed_form_s"]).all())
+        self.assertTrue((rows["ranks"] == 8).all())
+        with self.assertRaisesRegex(dtsim.ScenarioError, "ringg"):
+            dtsim.collective(algorithm="ringg")
+
+
+if __name__ == "__main__":
+    unittest.main()
