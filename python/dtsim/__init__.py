@@ -57,8 +57,12 @@ def _executable() -> str:
         if not Path(chosen).is_file():
             raise FileNotFoundError(f"DTSIM_EXECUTABLE names {chosen}, which is not a file")
         return chosen
-    installed = Path(__file__).resolve().parents[3] / "bin" / "dtsim"
-    return str(installed) if installed.is_file() else _dtsim.built_executable
+    here = Path(__file__).resolve()
+    built = Path(_dtsim.built_executable)
+    if built.parent == here.parents[2]:  # the package in the build tree: <build>/python/dtsim
+        return str(built)
+    installed = here.parents[4] / "bin" / "dtsim"
+    return str(installed) if installed.is_file() else str(built)
 
 
 def _path(value) -> str:

@@ -191,5 +191,26 @@ class CollectiveTest(unittest.TestCase):
             dtsim.collective(algorithm="ringg")
 
 
+class InstalledTest(unittest.TestCase):
+    def test_runs_a_sweep_with_the_installed_dtsim(self):
+        prefix = fresh("installed")
+        subprocess.run([os.environ["DTSIM_CMAKE"], "--install", os.environ["DTSIM_BUILD_DIR"], "--prefix", str(prefix)],
+                       check=True, stdout=subprocess.DEVNULL)
+        package = prefix / os.environ["DTSIM_PYTHON_INSTALL_DIR"]
+        program = ("import sys, dtsim\n"
+                   "print(dtsim.__file__)\n"
+                   "print(dtsim._executable())\n"
+                   "print(len(dtsim.sweep(sys.argv[1], sys.argv[2]).points))\n")
+        environment = {key: value for key, value in os.environ.items() if key != "DTSIM_EXECUTABLE"}
+        environment["PYTHONPATH"] = str(package)
+        done = subprocess.run([sys.executable, "-c", program, str(SCENARIOS / "course" / "04-parameter-server.yaml"),
+                               str(prefix / "sweep")], env=environment, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        module, executable, points = done.stdout.splitlines()
+        self.assertEqual(Path(module).resolve(), (package / "dtsim" / "__init__.py").resolve())
+        self.assertEqual(Path(executable).resolve(), (prefix / "bin" / "dtsim").resolve())
+        self.assertEqual(points, "3")
+
+
 if __name__ == "__main__":
     unittest.main()
