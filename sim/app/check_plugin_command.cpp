@@ -2,11 +2,13 @@
 
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/plugin_loader.hpp"
+#include "sim/app/strategy_training_check.hpp"
 #include "sim/runtime/collective_run.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -153,6 +155,13 @@ struct Verdict {
   std::string line;
 };
 
+/// How a case's child ended, when it did not return: the verdict's tag and reason.
+std::pair<std::string, std::string> failure(const IsolatedOutcome& outcome) {
+  using Status = IsolatedOutcome::Status;
+  const std::string tag = outcome.status == Status::timed_out ? "HANG" : outcome.status == Status::crashed ? "CRASH" : "FAIL";
+  return {tag, outcome.status == Status::threw ? "threw: " + outcome.text : outcome.text};
+}
+
 /// Runs `cases` in order, each in a child, stopping at the first that does not return "".
 Verdict run_cases(const std::string& check, const std::string& passed_line,
                   const std::vector<std::pair<std::string, std::function<std::string()>>>& cases,
@@ -161,11 +170,50 @@ Verdict run_cases(const std::string& check, const std::string& passed_line,
     const IsolatedOutcome outcome = call_isolated(work, limit);
     using Status = IsolatedOutcome::Status;
     if (outcome.status == Status::finished && outcome.text.empty()) continue;
-    const std::string tag = outcome.status == Status::timed_out ? "HANG" : outcome.status == Status::crashed ? "CRASH" : "FAIL";
-    const std::string why = outcome.status == Status::threw ? "threw: " + outcome.text : outcome.text;
+    const auto [tag, why] = failure(outcome);
     return {false, outcome.status == Status::timed_out, fmt::format("  {:<5} {}: {}{}", tag, check, label, why)};
   }
   return {true, false, fmt::format("  PASS  {}: {}", check, passed_line)};
+}
+
+/// A sync strategy's checks: it trains (the validation loss falls to 80% of where it starts, or lower), and
+/// two runs write the same files.
+std::vector<Verdict> check_strategy(const std::filesystem::path& plugin, const std::string& name,
+                                    std::chrono::milliseconds limit) {
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / fmt::format("dtsim-check-plugin-{}-{}", ::getpid(), name);
+  const auto work = [=] { return to_text(train_with_strategy(plugin, name, folder)); };
+  std::vector<Verdict> verdicts;
+  const IsolatedOutcome first = call_isolated(work, limit);
+  std::filesystem::remove_all(folder);  // a child that crashed or hung left it
+  if (first.status != IsolatedOutcome::Status::finished) {
+    const auto [tag, why] = failure(first);
+    verdicts.push_back({false, tag == "HANG", fmt::format("  {:<5} trains: {}", tag, why)});
+    return verdicts;
+  }
+  const StrategyTraining run = strategy_training_from_text(first.text);
+  const std::string measured =
+      fmt::format("validation loss {:.4g} -> {:.4g} in {} iterations (logistic regression, 4 workers, 2 epochs, on "
+                  "{} {})",
+                  run.initial_val_loss, run.final_val_loss, run.iterations,
+                  run.architecture == "allreduce" ? "an" : "a", run.architecture);
+  const bool learned = std::isfinite(run.final_val_loss) && run.final_val_loss <= 0.8 * run.initial_val_loss;
+  verdicts.push_back({learned, false,
+                      learned ? fmt::format("  PASS  trains: {}", measured)
+                              : fmt::format("  FAIL  trains: {}; expected at most 80% of the initial loss", measured)});
+  const IsolatedOutcome second = call_isolated(work, limit);
+  std::filesystem::remove_all(folder);
+  if (second.status != IsolatedOutcome::Status::finished) {
+    const auto [tag, why] = failure(second);
+    verdicts.push_back({false, tag == "HANG", fmt::format("  {:<5} deterministic: the second run: {}", tag, why)});
+  } else if (strategy_training_from_text(second.text).fingerprint != run.fingerprint) {
+    verdicts.push_back({false, false, "  FAIL  deterministic: two runs of the same scenario and seed wrote different "
+                                      "summary.json or metrics.csv"});
+  } else {
+    verdicts.push_back({true, false, "  PASS  deterministic: two runs write the same summary.json and metrics.csv, "
+                                     "byte for byte"});
+  }
+  return verdicts;
 }
 
 }  // namespace
@@ -180,6 +228,7 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
         const LoadedPlugin added = load_plugins({plugin}, registries).front();
         std::string lines;
         for (const auto& [operation, name] : added.collectives) lines += fmt::format("C{}/{}\n", comm::to_string(operation), name);
+        for (const auto& name : added.strategies) lines += "S" + name + "\n";
         for (const auto& entry : added.entries) lines += "E" + entry + "\n";
         return lines;
       },
@@ -193,16 +242,17 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
     return report;
   }
   std::vector<Entry> collectives;
+  std::vector<std::string> strategies;
   std::string entries;
   std::istringstream lines(listing.text);
   for (std::string line; std::getline(lines, line);) {
     if (line.starts_with("E")) entries += (entries.empty() ? "" : ", ") + line.substr(1);
+    if (line.starts_with("S")) strategies.push_back(line.substr(1));
     if (!line.starts_with("C")) continue;
     const std::size_t slash = line.find('/');
     collectives.push_back({*comm::operation_named(line.substr(1, slash - 1)), line.substr(slash + 1)});
   }
   report.text += fmt::format("dtsim check-plugin {}\nloaded: {}\n", options.plugin.string(), entries);
-  if (collectives.empty()) report.text += "no collective algorithms to check (the checks cover collective algorithms)\n";
 
   for (const Entry& entry : collectives) {
     report.text += fmt::format("\n{}\n", entry.qualified());
@@ -253,6 +303,16 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
     }
     report.checks += 3;
     if (verdicts.size() < 3) report.text += "  SKIP  the checks after a hang\n";
+  }
+  for (const std::string& name : strategies) {
+    report.text += fmt::format("\nsync strategy {}\n", name);
+    const std::vector<Verdict> verdicts = check_strategy(plugin, name, limit);
+    for (const Verdict& verdict : verdicts) {
+      report.text += verdict.line + "\n";
+      report.passed += verdict.passed ? 1 : 0;
+    }
+    report.checks += 2;
+    if (verdicts.size() < 2) report.text += "  SKIP  deterministic: the first run did not finish\n";
   }
   report.text += fmt::format("\n{} of {} checks passed\n", report.passed, report.checks);
   return report;

@@ -202,8 +202,8 @@ int main(int argc, char** argv) {
 
   dtsim::app::CheckPluginOptions check_plugin_options;
   CLI::App* check_plugin = app.add_subcommand(
-      "check-plugin", "run the collective property tests on a plug-in's algorithms, each case in a process of its own; "
-                      "exit 1 when a check fails");
+      "check-plugin", "run the collective property tests on a plug-in's algorithms and a training run of its sync "
+                      "strategies, each case in a process of its own; exit 1 when a check fails");
   check_plugin->add_option("plugin", check_plugin_options.plugin, "the plug-in's shared library")->required();
   check_plugin->add_option("--timeout", check_plugin_options.timeout_s, "seconds one case may take before it is "
                                                                         "stopped as a hang")

@@ -82,7 +82,7 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
     refuse(path, fmt::format("cannot register its entries: {}", taken.what()),
            "give the entry a name no built-in or other plug-in uses (`dtsim list` shows them)");
   }
-  LoadedPlugin loaded{path, {}, {}};
+  LoadedPlugin loaded{path, {}, {}, {}};
   for (const auto& name : entry_names(registries)) {
     if (!before.contains(name)) loaded.entries.push_back(name);
   }
@@ -91,6 +91,9 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
     for (const auto& name : registry.registration_order()) {
       if (!before.contains(entry_name(registry, name))) loaded.collectives.emplace_back(operation, name);
     }
+  }
+  for (const auto& name : registries.strategies.registration_order()) {
+    if (!before.contains(entry_name(registries.strategies, name))) loaded.strategies.push_back(name);
   }
   if (loaded.entries.empty()) {
     refuse(path, "the plug-in registered nothing",

@@ -17,6 +17,8 @@ struct LoadedPlugin {
   std::vector<std::string> entries;
   /// Its collective algorithms among them, by operation and name.
   std::vector<std::pair<comm::Operation, std::string>> collectives;
+  /// Its sync strategies among them, by name.
+  std::vector<std::string> strategies;
 };
 
 /// Opens each library and calls its entry point on `registries`. Throws core::InputError (exit status 2) naming

@@ -1,8 +1,9 @@
 // A plug-in as a student builds it: dtsim installed into a prefix, the example (examples/plugins/) configured
 // and built outside the tree against the installed package, then loaded by the installed dtsim. The example
 // passes `dtsim check-plugin`; the wrong plug-ins are reported (a wrong sum and closed form, a crash, a hang)
-// without bringing the grader down; `dtsim collective` and `dtsim run` use the example by name.
-// One test: the install and the builds are what it tests, and they take most of its time.
+// without bringing the grader down; `dtsim collective` and `dtsim run` use the example by name. The same for
+// a sync strategy plug-in (staleness-squared/, wrong-strategies/), checked by training with it.
+// Few tests: the install and the builds are what they test, and they take most of their time.
 
 #include "golden/run_dtsim.hpp"
 
@@ -43,11 +44,25 @@ std::filesystem::path build_example(const std::filesystem::path& prefix, const s
   return build / ("lib" + library + ".so");
 }
 
+/// dtsim installed into `prefix`, as a student's machine has it.
+void install(const std::filesystem::path& prefix) {
+  const CommandResult installed = shell("cmake --install " + quoted(DTSIM_BUILD_DIR) + " --prefix " + quoted(prefix));
+  ASSERT_EQ(installed.exit_status, 0) << installed.out;
+}
+
+/// The part of a check-plugin report about one entry ("allreduce/forgets_root", "sync strategy never_learns").
+std::string section(const std::string& report, const std::string& heading) {
+  const std::size_t begin = report.find("\n" + heading + "\n");
+  EXPECT_NE(begin, std::string::npos) << report;
+  if (begin == std::string::npos) return std::string();
+  const std::size_t end = report.find("\n\n", begin + 1);
+  return report.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
 TEST(PluginOutOfTree, TheExampleBuildsAgainstTheInstalledPackageAndPassesAndWrongOnesAreReported) {
   const auto work = fresh_output_folder("plugin-out-of-tree");
   const auto prefix = work / "prefix";
-  const CommandResult install = shell("cmake --install " + quoted(DTSIM_BUILD_DIR) + " --prefix " + quoted(prefix));
-  ASSERT_EQ(install.exit_status, 0) << install.out;
+  install(prefix);
   const auto dtsim = prefix / "bin" / "dtsim";
   ASSERT_TRUE(std::filesystem::exists(prefix / "include" / "dtsim" / "dtsim" / "plugin.hpp"));
   ASSERT_TRUE(std::filesystem::exists(prefix / "lib" / "cmake" / "dtsim" / "dtsimConfig.cmake"));
@@ -69,19 +84,12 @@ TEST(PluginOutOfTree, TheExampleBuildsAgainstTheInstalledPackageAndPassesAndWron
   // A generous limit: a cold, busy machine must not turn a slow case into a hang.
   const CommandResult failed = shell(quoted(dtsim) + " check-plugin --timeout 20 " + quoted(wrong));
   EXPECT_EQ(failed.exit_status, 1) << failed.out;
-  const auto section = [&](const std::string& name) {
-    const std::size_t begin = failed.out.find("\nallreduce/" + name + "\n");
-    EXPECT_NE(begin, std::string::npos) << failed.out;
-    if (begin == std::string::npos) return std::string();
-    const std::size_t end = failed.out.find("\n\n", begin + 1);
-    return failed.out.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  };
-  const std::string forgets = section("forgets_root");
+  const std::string forgets = section(failed.out, "allreduce/forgets_root");
   EXPECT_NE(forgets.find("FAIL  values: p = 2, 1 elements: rank 0 element 0 is 2, expected 3"), std::string::npos) << forgets;
   EXPECT_NE(forgets.find("FAIL  closed form: on a mesh of 2 ranks, 1 KiB"), std::string::npos) << forgets;
   EXPECT_NE(forgets.find("PASS  deterministic"), std::string::npos) << forgets;
-  EXPECT_NE(section("crashes").find("CRASH values: p = 2, 1 elements: crashed: signal 11"), std::string::npos) << failed.out;
-  const std::string hangs = section("hangs");
+  EXPECT_NE(section(failed.out, "allreduce/crashes").find("CRASH values: p = 2, 1 elements: crashed: signal 11"), std::string::npos) << failed.out;
+  const std::string hangs = section(failed.out, "allreduce/hangs");
   EXPECT_NE(hangs.find("HANG  values: p = 2, 1 elements: still running after 20 s (a hang?), stopped"), std::string::npos)
       << hangs;
   EXPECT_NE(hangs.find("SKIP  the checks after a hang"), std::string::npos) << hangs;
@@ -119,6 +127,59 @@ TEST(PluginOutOfTree, TheExampleBuildsAgainstTheInstalledPackageAndPassesAndWron
   const CommandResult missing = shell(quoted(dtsim) + " run -q " + quoted(scenario) + " --plugin " + quoted(work / "none.so"));
   EXPECT_EQ(missing.exit_status, 2) << missing.out;
   EXPECT_NE(missing.out.find("none.so: error: no such plug-in file"), std::string::npos) << missing.out;
+}
+
+// A sync strategy plug-in: the example trains and is deterministic, the wrong ones are reported (no learning,
+// no determinism), and a scenario names the example's strategy once it is loaded.
+TEST(PluginOutOfTree, AStrategyPluginIsCheckedByTrainingWithIt) {
+  const auto work = fresh_output_folder("plugin-strategies");
+  const auto prefix = work / "prefix";
+  install(prefix);
+  const auto dtsim = prefix / "bin" / "dtsim";
+  const auto example = build_example(prefix, work, "staleness-squared", "staleness_squared");
+  const auto wrong = build_example(prefix, work, "wrong-strategies", "wrong_strategies");
+  ASSERT_TRUE(std::filesystem::exists(example));
+  ASSERT_TRUE(std::filesystem::exists(wrong));
+
+  const CommandResult passed = shell(quoted(dtsim) + " check-plugin " + quoted(example));
+  EXPECT_EQ(passed.exit_status, 0) << passed.out;
+  EXPECT_NE(passed.out.find("loaded: sync strategy 'staleness_squared'"), std::string::npos) << passed.out;
+  const std::string trains = section(passed.out, "sync strategy staleness_squared");
+  EXPECT_NE(trains.find("PASS  trains: validation loss"), std::string::npos) << trains;
+  EXPECT_NE(trains.find("on a parameter server"), std::string::npos) << trains;
+  EXPECT_NE(trains.find("PASS  deterministic"), std::string::npos) << trains;
+  EXPECT_NE(passed.out.find("2 of 2 checks passed"), std::string::npos) << passed.out;
+  RecordProperty("check_plugin_strategy_example", passed.out);
+
+  const CommandResult failed = shell(quoted(dtsim) + " check-plugin --timeout 60 " + quoted(wrong));
+  EXPECT_EQ(failed.exit_status, 1) << failed.out;
+  const std::string never = section(failed.out, "sync strategy never_learns");
+  EXPECT_NE(never.find("FAIL  trains: validation loss"), std::string::npos) << never;
+  EXPECT_NE(never.find("on an allreduce"), std::string::npos) << never;
+  EXPECT_NE(never.find("PASS  deterministic"), std::string::npos) << never;
+  const std::string random = section(failed.out, "sync strategy random_rate");
+  EXPECT_NE(random.find("PASS  trains"), std::string::npos) << random;
+  EXPECT_NE(random.find("FAIL  deterministic: two runs of the same scenario and seed wrote different"), std::string::npos)
+      << random;
+  EXPECT_NE(failed.out.find("2 of 4 checks passed"), std::string::npos) << failed.out;
+  RecordProperty("check_plugin_wrong_strategies", failed.out);
+
+  // Lab 6's asynchronous run with the plug-in's strategy in place of async.
+  std::string lab = read_file(std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios" / "course" / "06-async.yaml");
+  const std::size_t strategy = lab.find("strategy: async");
+  ASSERT_NE(strategy, std::string::npos);
+  lab.replace(strategy, std::string("strategy: async").size(), "strategy: staleness_squared");
+  const auto scenario = work / "staleness-squared.yaml";
+  std::ofstream(scenario) << lab;
+  const CommandResult refused = shell(quoted(dtsim) + " validate " + quoted(scenario));
+  EXPECT_EQ(refused.exit_status, 2) << refused.out;
+  EXPECT_NE(refused.out.find("staleness_squared"), std::string::npos) << refused.out;
+  const CommandResult run = shell(quoted(dtsim) + " run -q " + quoted(scenario) + " --plugin " + quoted(example) +
+                                  " -o " + quoted(work / "run"));
+  ASSERT_EQ(run.exit_status, 0) << run.out;
+  const nlohmann::json summary = nlohmann::json::parse(read_file(work / "run" / "summary.json"));
+  EXPECT_GT(summary["result"]["updates_applied"].get<double>(), 0.0);
+  EXPECT_LT(summary["result"]["final"]["val_loss"].get<double>(), summary["result"]["initial"]["val_loss"].get<double>());
 }
 
 }  // namespace
