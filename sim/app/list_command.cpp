@@ -1,6 +1,7 @@
 #include "sim/app/list_command.hpp"
 
 #include "models/model_profile.hpp"
+#include "sim/app/scenario_data.hpp"
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/node_catalog.hpp"
 #include "sim/scenario/scenario_schema.hpp"
@@ -127,7 +128,9 @@ std::string list_command(const Registries& registries, const std::string& topic)
   if (topic.empty() || topic == "profiles") sections.push_back(profile_section());
   if (topic.empty() || topic == "data") {
     sections.push_back(described_section("data sets (data.kind), with their own keys under data:", registries.data_sets,
-                                         "data"));
+                                         "data") +
+                       fmt::format("  the data sets' files are read from {} ($DTSIM_DATA overrides it)\n",
+                                   data_folder().string()));
   }
   std::string out;
   for (const auto& section : sections) out += (out.empty() ? "" : "\n") + section;

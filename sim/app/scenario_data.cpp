@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <dlfcn.h>
+
 #include <cstdlib>
+#include <system_error>
 
 namespace dtsim::app {
 namespace {
@@ -19,6 +22,18 @@ core::View data_section(const scenario::Scenario& s) { return core::View(&s.data
 
 std::filesystem::path data_folder() {
   if (const char* set = std::getenv("DTSIM_DATA"); set != nullptr && *set != '\0') return set;
+  // The file this code was loaded from: <prefix>/bin/dtsim, or <prefix>/lib/pythonX.Y/site-packages/dtsim/_dtsim*.so.
+  Dl_info where{};
+  if (::dladdr(reinterpret_cast<const void*>(&data_folder), &where) != 0 && where.dli_fname != nullptr) {
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::canonical(where.dli_fname, error);
+    if (!error) {
+      for (const char* up : {"..", "../../../.."}) {
+        const std::filesystem::path installed = self.parent_path() / up / "share" / "dtsim" / "data";
+        if (std::filesystem::is_regular_file(installed / "README.md", error)) return installed.lexically_normal();
+      }
+    }
+  }
   return DTSIM_DATA_DIR;
 }
 

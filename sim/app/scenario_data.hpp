@@ -21,8 +21,9 @@ using datasets::DataShape;
 using datasets::LoadedData;
 using datasets::SampleKind;
 
-/// The folder of the real data sets: $DTSIM_DATA if set, else the data/ folder of the sources dtsim was
-/// built from.
+/// The folder of the real data sets: $DTSIM_DATA if set; else, for an installed dtsim, <prefix>/share/dtsim/data
+/// (found from where the dtsim executable or the Python module lies); else the data/ folder of the sources
+/// dtsim was built from.
 std::filesystem::path data_folder();
 
 /// The scenario document at `path`. When the file has errors and its data section has none, the data file

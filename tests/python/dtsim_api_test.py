@@ -193,6 +193,7 @@ class CollectiveTest(unittest.TestCase):
 
 class InstalledTest(unittest.TestCase):
     def test_runs_a_sweep_with_the_installed_dtsim(self):
+        """The package and the command installed into a prefix use each other and the installed data sets."""
         prefix = fresh("installed")
         subprocess.run([os.environ["DTSIM_CMAKE"], "--install", os.environ["DTSIM_BUILD_DIR"], "--prefix", str(prefix)],
                        check=True, stdout=subprocess.DEVNULL)
@@ -200,16 +201,24 @@ class InstalledTest(unittest.TestCase):
         program = ("import sys, dtsim\n"
                    "print(dtsim.__file__)\n"
                    "print(dtsim._executable())\n"
-                   "print(len(dtsim.sweep(sys.argv[1], sys.argv[2]).points))\n")
+                   "print(len(dtsim.sweep(sys.argv[1], sys.argv[2]).points))\n"
+                   "print(dtsim.catalog('data').splitlines()[-1])\n")
         environment = {key: value for key, value in os.environ.items() if key != "DTSIM_EXECUTABLE"}
         environment["PYTHONPATH"] = str(package)
         done = subprocess.run([sys.executable, "-c", program, str(SCENARIOS / "course" / "04-parameter-server.yaml"),
                                str(prefix / "sweep")], env=environment, capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
-        module, executable, points = done.stdout.splitlines()
+        module, executable, points, data = done.stdout.splitlines()
         self.assertEqual(Path(module).resolve(), (package / "dtsim" / "__init__.py").resolve())
         self.assertEqual(Path(executable).resolve(), (prefix / "bin" / "dtsim").resolve())
         self.assertEqual(points, "3")
+        # The installed data sets, not the source tree's, for the module and the command alike.
+        installed_data = (prefix / "share" / "dtsim" / "data").resolve()
+        self.assertTrue((installed_data / "iris.csv").is_file())
+        self.assertIn(f"read from {installed_data} ", data)
+        listed = subprocess.run([str(prefix / "bin" / "dtsim"), "list", "data"], env=environment, capture_output=True,
+                                text=True, check=True)
+        self.assertIn(f"read from {installed_data} ", listed.stdout)
 
 
 if __name__ == "__main__":
