@@ -14,13 +14,19 @@ from pathlib import Path
 import pandas as pd
 
 
+def _result_folder(folder, marker: str, what: str) -> Path:
+    """`folder` as a Path, once it holds `marker`, the file a finished `what` always writes."""
+    folder = Path(folder)
+    if not (folder / marker).is_file():
+        raise FileNotFoundError(f"{folder}: no {marker} (not the folder of a finished {what})")
+    return folder
+
+
 class Run:
     """One simulated run: its folder, summary.json as a dict, and its tables as DataFrames."""
 
     def __init__(self, folder):
-        self.folder = Path(folder)
-        if not (self.folder / "summary.json").is_file():
-            raise FileNotFoundError(f"{self.folder}: no summary.json (not the folder of a finished dtsim run)")
+        self.folder = _result_folder(folder, "summary.json", "dtsim run")
 
     @cached_property
     def summary(self) -> dict:
@@ -63,9 +69,7 @@ class Sweep:
     """A sweep: sweep.csv as `table` (one row per point: its axes' values and final figures) and its runs."""
 
     def __init__(self, folder):
-        self.folder = Path(folder)
-        if not (self.folder / "sweep.csv").is_file():
-            raise FileNotFoundError(f"{self.folder}: no sweep.csv (not the folder of a finished dtsim sweep)")
+        self.folder = _result_folder(folder, "sweep.csv", "dtsim sweep")
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -113,9 +117,7 @@ class Scaling:
     the sweeps it ran, `weak` and `strong` (None for a mode not studied)."""
 
     def __init__(self, folder):
-        self.folder = Path(folder)
-        if not (self.folder / "scaling.csv").is_file():
-            raise FileNotFoundError(f"{self.folder}: no scaling.csv (not the folder of a finished scaling study)")
+        self.folder = _result_folder(folder, "scaling.csv", "scaling study")
 
     @cached_property
     def table(self) -> pd.DataFrame:
