@@ -35,7 +35,7 @@ class ScenarioError(ValueError):
 
 
 class SimulationError(RuntimeError):
-    """The simulation crashed, or ran past its time limit (TimeoutError)."""
+    """The simulation crashed (one that runs past its `timeout` raises TimeoutError instead)."""
 
 
 def _checked(outcome: tuple[str, str]) -> str:
@@ -61,8 +61,11 @@ def _executable() -> str:
     built = Path(_dtsim.built_executable)
     if built.parent == here.parents[2]:  # the package in the build tree: <build>/python/dtsim
         return str(built)
-    installed = here.parents[4] / "bin" / "dtsim"
-    return str(installed) if installed.is_file() else str(built)
+    if len(here.parents) > 4:
+        installed = here.parents[4] / "bin" / "dtsim"
+        if installed.is_file():
+            return str(installed)
+    return str(built)
 
 
 def _path(value) -> str:
