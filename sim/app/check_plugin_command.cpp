@@ -4,6 +4,7 @@
 #include "sim/app/plugin_loader.hpp"
 #include "sim/app/strategy_training_check.hpp"
 #include "sim/runtime/collective_run.hpp"
+#include "sim/core/rng.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 
@@ -12,7 +13,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <sstream>
@@ -137,15 +137,11 @@ std::string fingerprint_case(const std::filesystem::path& plugin, const Entry& e
   const std::string topology = algorithm->uncontended_on() == "ring" ? "ring" : "mesh";
   const runtime::CollectiveOutcome outcome = runtime::simulate_collective(
       uncontended(topology, ranks), scenario::NetworkModel::AlphaBeta, *algorithm, whole_number_inputs(ranks, 4099));
-  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a
+  std::string bits;
   for (const auto& result : outcome.results) {
-    for (const float value : result) {
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &value, sizeof bits);
-      hash = (hash ^ bits) * 1099511628211ULL;
-    }
+    bits.append(reinterpret_cast<const char*>(result.data()), result.size() * sizeof(float));
   }
-  return fmt::format("{:.17g} s, {:016x}", outcome.simulated_s, hash);
+  return fmt::format("{:.17g} s, {:016x}", outcome.simulated_s, core::stable_hash(bits));
 }
 
 /// A check's verdict line, and whether the algorithm is still worth running (it did not hang).

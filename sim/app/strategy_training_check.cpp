@@ -5,13 +5,15 @@
 #include "sim/app/run_command.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
+#include "sim/core/rng.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
-#include <fstream>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 
 namespace dtsim::app {
 namespace {
@@ -41,16 +43,12 @@ training:
                      fmt::arg("architecture", allreduce ? "allreduce" : "parameter_server"));
 }
 
-std::string file_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ULL) {
-  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ULL;
-  return hash;
+/// A file the run wrote, whole (summary.json and metrics.csv of a 2-epoch run: a few KB).
+std::string written(const std::filesystem::path& path) {
+  std::string reason;
+  std::optional<std::string> text = core::read_input_file(path, core::kDataFileLimit, reason);
+  if (!text) throw std::runtime_error(fmt::format("{}: {}", path.string(), reason));
+  return std::move(*text);
 }
 
 }  // namespace
@@ -77,15 +75,15 @@ StrategyTraining train_with_strategy(const std::filesystem::path& plugin, const 
       refusals.insert(refusals.end(), refused.diagnostics().begin(), refused.diagnostics().end());
       continue;
     }
-    const nlohmann::json summary = nlohmann::json::parse(file_text(folder / "out" / "summary.json"));
+    const std::string summary_text = written(folder / "out" / "summary.json");
+    const nlohmann::json summary = nlohmann::json::parse(summary_text);
     const nlohmann::json& result = summary.at("result");
     StrategyTraining run;
     run.architecture = allreduce ? "allreduce" : "parameter server";
     run.initial_val_loss = result.at("initial").at("val_loss").get<double>();
     run.final_val_loss = result.at("final").at("val_loss").get<double>();
     run.iterations = result.at("iterations").get<long long>();
-    run.fingerprint = fmt::format("{:016x}", fnv1a(file_text(folder / "out" / "metrics.csv"),
-                                                   fnv1a(file_text(folder / "out" / "summary.json"))));
+    run.fingerprint = fmt::format("{:016x}", core::stable_hash(summary_text + written(folder / "out" / "metrics.csv")));
     std::filesystem::remove_all(folder);
     return run;
   }

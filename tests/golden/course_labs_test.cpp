@@ -5,11 +5,12 @@
 
 #include "run_dtsim.hpp"
 
+#include "analysis/report_data.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
-#include <sstream>
 
 namespace dtsim::testing {
 namespace {
@@ -34,46 +35,13 @@ Lab run_lab(const std::string& scenario, const std::string& command = "run") {
   return Lab{folder};
 }
 
-/// A CSV file's rows, each as column -> cell (the files dtsim writes quote only text cells without commas).
-std::vector<std::map<std::string, std::string>> read_csv(const std::filesystem::path& path) {
-  std::istringstream in(read_file(path));
-  std::vector<std::map<std::string, std::string>> rows;
-  std::vector<std::string> header;
-  std::string line;
-  const auto cells = [](const std::string& text) {
-    std::vector<std::string> out;
-    std::string cell;
-    bool quoted = false;
-    for (const char c : text) {
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == ',' && !quoted) {
-        out.push_back(cell);
-        cell.clear();
-      } else {
-        cell += c;
-      }
-    }
-    out.push_back(cell);
-    return out;
-  };
-  while (std::getline(in, line)) {
-    if (header.empty()) {
-      header = cells(line);
-      continue;
-    }
-    const std::vector<std::string> row = cells(line);
-    std::map<std::string, std::string> named;
-    for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) named[header[i]] = row[i];
-    rows.push_back(std::move(named));
-  }
-  return rows;
-}
+/// A CSV file's rows, as the report reads them: numbers as numbers, text as strings.
+nlohmann::json read_csv(const std::filesystem::path& path) { return analysis::csv_rows(read_file(path)); }
 
 /// sweep.csv's `column` for each point, by point name.
 std::map<std::string, double> sweep_column(const Lab& lab, const std::string& column) {
   std::map<std::string, double> out;
-  for (const auto& row : read_csv(lab.folder / "sweep.csv")) out[row.at("point")] = std::stod(row.at(column));
+  for (const auto& row : read_csv(lab.folder / "sweep.csv")) out[row.at("point")] = row.at(column).get<double>();
   return out;
 }
 
@@ -160,8 +128,8 @@ TEST(CourseLabs, OneServerShardIsBandwidthBoundAtTheServer) {
   double server_busy = 0.0;
   double worker_busy = 0.0;
   for (const auto& row : read_csv(servers.folder / "shards=1" / "links.csv")) {
-    if (row.at("class") == "server") server_busy += std::stod(row.at("utilization"));
-    if (row.at("link") == "worker-0--switch-0") worker_busy += std::stod(row.at("utilization"));
+    if (row.at("class") == "server") server_busy += row.at("utilization").get<double>();
+    if (row.at("link") == "worker-0--switch-0") worker_busy += row.at("utilization").get<double>();
   }
   EXPECT_GT(server_busy, 0.95);  // its two directions together: busy the whole run, one way or the other
   EXPECT_LT(worker_busy, 0.2);
@@ -237,7 +205,8 @@ TEST(CourseLabs, WeakScalingKeepsItsEfficiencyAndStrongScalingLosesIt) {
   ASSERT_EQ(run.exit_status, 0) << run.err;
   std::map<std::string, double> efficiency;
   for (const auto& row : read_csv(folder / "scaling.csv")) {
-    efficiency[row.at("mode") + std::to_string(std::stoi(row.at("workers")))] = std::stod(row.at("efficiency"));
+    efficiency[row.at("mode").get<std::string>() + std::to_string(row.at("workers").get<int>())] =
+        row.at("efficiency").get<double>();
   }
   EXPECT_GT(efficiency.at("weak16"), 0.85);
   EXPECT_LT(efficiency.at("strong16"), 0.75);
