@@ -41,27 +41,46 @@ std::chrono::milliseconds limit_of(const std::optional<double>& timeout_s) {
 }
 
 /// Runs `work` in a child process and returns its text (a folder it wrote, a report). The GIL is released
-/// meanwhile, and a keyboard interrupt stops the child and is raised here.
-Outcome in_child(const std::function<std::string()>& work, const std::optional<double>& timeout_s) {
+/// meanwhile, and a keyboard interrupt stops the child and is raised here. `progress` (None or a callable)
+/// is called with each progress line the child sends; an exception it raises stops the child and is raised here.
+Outcome in_child(const std::function<std::string(const dtsim::app::LineSink&)>& work,
+                 const std::optional<double>& timeout_s, const py::object& progress) {
   IsolatedOutcome outcome;
+  bool progress_failed = false;
   {
     const py::gil_scoped_release released;
-    outcome = dtsim::app::call_isolated(
-        [&]() -> std::string {
+    dtsim::app::LineSink on_line;
+    if (!progress.is_none()) {
+      on_line = [&](const std::string& line) {
+        const py::gil_scoped_acquire held;
+        if (progress_failed) return;
+        try {
+          progress(line);
+        } catch (py::error_already_set& error) {
+          error.restore();  // raised below, once the child is stopped
+          progress_failed = true;
+        }
+      };
+    }
+    outcome = dtsim::app::call_isolated_reporting(
+        [&](const dtsim::app::LineSink& send) -> std::string {
           try {
-            return "F" + work();
+            return "F" + work(send);
           } catch (const dtsim::core::InputError& error) {
             return "E" + std::string(error.what());
           }
         },
         limit_of(timeout_s),
-        [] {
+        [&] {
           const py::gil_scoped_acquire held;
-          return PyErr_CheckSignals() != 0;
-        });
+          return progress_failed || PyErr_CheckSignals() != 0;
+        },
+        on_line);
   }
   // A notebook's interrupt goes to the whole process group: the child may have died of it first.
-  if (outcome.status == IsolatedOutcome::Status::stopped || PyErr_CheckSignals() != 0) throw py::error_already_set();
+  if (progress_failed || outcome.status == IsolatedOutcome::Status::stopped || PyErr_CheckSignals() != 0) {
+    throw py::error_already_set();
+  }
   switch (outcome.status) {
     case IsolatedOutcome::Status::finished:
       return {outcome.text.starts_with("E") ? "input" : "ok", outcome.text.substr(1)};
@@ -89,7 +108,7 @@ Outcome here(const std::function<std::string()>& work) {
 Outcome run(const std::filesystem::path& scenario, const std::optional<std::filesystem::path>& output,
             const std::optional<std::uint64_t>& seed, const std::optional<std::string>& point, bool report, bool force,
             int jobs, bool every_rank, bool sweep_only, const std::filesystem::path& executable,
-            const std::optional<double>& timeout_s) {
+            const std::optional<double>& timeout_s, const py::object& progress) {
   dtsim::app::RunCommandOptions options;
   options.scenario_file = scenario;
   options.output_folder = output;
@@ -103,13 +122,18 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
   options.executable = executable;
   options.quiet = true;
   return in_child(
-      [options] { return dtsim::app::run_command(options, dtsim::app::make_builtin_registries()).string(); },
-      timeout_s);
+      [options](const dtsim::app::LineSink& send) {
+        dtsim::app::RunCommandOptions reporting = options;
+        reporting.progress_to = send;
+        return dtsim::app::run_command(reporting, dtsim::app::make_builtin_registries()).string();
+      },
+      timeout_s, progress);
 }
 
 Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& workers, const std::string& mode,
               const std::optional<std::filesystem::path>& output, const std::optional<std::uint64_t>& seed, int jobs,
-              bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s) {
+              bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s,
+              const py::object& progress) {
   dtsim::app::ScaleOptions options;
   options.scenario_file = scenario;
   options.workers = workers;
@@ -121,8 +145,12 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
   options.executable = executable;
   options.quiet = true;
   return in_child(
-      [options] { return dtsim::app::scale_command(options, dtsim::app::make_builtin_registries()).string(); },
-      timeout_s);
+      [options](const dtsim::app::LineSink& send) {
+        dtsim::app::ScaleOptions reporting = options;
+        reporting.progress_to = send;
+        return dtsim::app::scale_command(reporting, dtsim::app::make_builtin_registries()).string();
+      },
+      timeout_s, progress);
 }
 
 Outcome collective(const std::string& operation, const std::string& algorithm, const std::optional<int>& ranks,
@@ -142,8 +170,11 @@ Outcome collective(const std::string& operation, const std::string& algorithm, c
   options.network_model = network_model;
   options.library = library;
   options.json = true;
-  return in_child([options] { return dtsim::app::collective_command(options, dtsim::app::make_builtin_registries()); },
-                  timeout_s);
+  return in_child(
+      [options](const dtsim::app::LineSink&) {
+        return dtsim::app::collective_command(options, dtsim::app::make_builtin_registries());
+      },
+      timeout_s, py::none());
 }
 
 Outcome validate(const std::vector<std::filesystem::path>& files) {
@@ -172,9 +203,10 @@ PYBIND11_MODULE(_dtsim, module) {
   module.attr("catalog_topics") = dtsim::app::list_topics();
   module.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("point"), py::arg("report"),
              py::arg("force"), py::arg("jobs"), py::arg("every_rank"), py::arg("sweep_only"), py::arg("executable"),
-             py::arg("timeout_s"));
+             py::arg("timeout_s"), py::arg("progress"));
   module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("output"),
-             py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"));
+             py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"),
+             py::arg("progress"));
   module.def("collective", &collective, py::arg("operation"), py::arg("algorithm"), py::arg("ranks"), py::arg("sizes"),
              py::arg("scenario"), py::arg("topology"), py::arg("bandwidth"), py::arg("latency"),
              py::arg("network_model"), py::arg("library"), py::arg("timeout_s"));

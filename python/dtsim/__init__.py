@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import _dtsim
+from .progress import Progress, receiver
 from .results import Run, Scaling, Sweep, load
 
 __all__ = ["ScenarioError", "SimulationError", "Run", "Sweep", "Scaling", "load", "validate", "explain", "run",
@@ -72,6 +73,16 @@ def _path(value) -> str:
     return os.fspath(value)
 
 
+def _simulated(call, progress: Progress) -> str:
+    """Calls _dtsim's `call(progress_receiver)` with the lines drawn or passed on as `progress` asks."""
+    lines = receiver(progress)
+    try:
+        return _checked(call(lines))
+    finally:
+        if lines is not None:
+            lines.close()
+
+
 def validate(*files) -> str:
     """Checks scenario files without simulating them (every sweep point). Returns dtsim's "FILE: ok ..."
     lines; raises ScenarioError listing every problem of every file."""
@@ -86,38 +97,45 @@ def explain(scenario) -> str:
 
 
 def run(scenario, output=None, *, seed: int | None = None, point: str | None = None, report: bool = False,
-        jobs: int = 0, force: bool = False, every_rank: bool = False, timeout: float | None = None) -> Run | Sweep:
+        jobs: int = 0, force: bool = False, every_rank: bool = False, timeout: float | None = None,
+        progress: Progress = None) -> Run | Sweep:
     """Simulates a scenario file and returns its results: a Run, or a Sweep when the scenario has a sweep
     (unless `point` picks one of its points).
 
     output: the result folder (default: the scenario's outputs.folder, else out/<scenario name>).
     seed: overrides the scenario's. report: also write report.html. jobs: a sweep's points at once (0: the
     cores). force: run a sweep's points again even when done. timeout: seconds before the simulation is
-    stopped (TimeoutError)."""
-    folder = _checked(_dtsim.run(_path(scenario), None if output is None else _path(output), seed, point, report,
-                                 force, jobs, every_rank, False, _executable(), timeout))
+    stopped (TimeoutError). progress: None (default) draws a progress line on stderr once the call has run
+    for a second, True from the start, False never; a function is called with each progress line instead."""
+    folder = _simulated(
+        lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, point, report,
+                                 force, jobs, every_rank, False, _executable(), timeout, lines), progress)
     return load(folder)
 
 
 def sweep(scenario, output=None, *, seed: int | None = None, report: bool = False, jobs: int = 0,
-          force: bool = False, timeout: float | None = None) -> Sweep:
-    """Runs every point of a scenario's sweep and returns the Sweep; a scenario without one is refused."""
-    folder = _checked(_dtsim.run(_path(scenario), None if output is None else _path(output), seed, None, report,
-                                 force, jobs, False, True, _executable(), timeout))
+          force: bool = False, timeout: float | None = None, progress: Progress = None) -> Sweep:
+    """Runs every point of a scenario's sweep and returns the Sweep; a scenario without one is refused.
+    progress: as run's, a line per point done."""
+    folder = _simulated(
+        lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, None, report,
+                                 force, jobs, False, True, _executable(), timeout, lines), progress)
     return Sweep(folder)
 
 
 def scale(scenario, workers, mode: str = "both", output=None, *, seed: int | None = None, jobs: int = 0,
-          force: bool = False, timeout: float | None = None) -> Scaling:
+          force: bool = False, timeout: float | None = None, progress: Progress = None) -> Scaling:
     """A weak and/or strong scaling study over `workers` (such as [1, 2, 4, 8]); mode is "weak", "strong" or
-    "both". Returns the Scaling (scaling.csv as `table`, the sweeps as `weak` and `strong`)."""
+    "both". Returns the Scaling (scaling.csv as `table`, the sweeps as `weak` and `strong`). progress: as
+    run's, a line per point done, led by its mode."""
     if mode not in ("weak", "strong", "both"):
         raise ValueError(f'mode must be "weak", "strong" or "both", not {mode!r}')
     counts = [int(count) for count in workers]
     if not counts or min(counts) < 1:
         raise ValueError("workers must be one or more counts of at least 1, such as [1, 2, 4, 8]")
-    folder = _checked(_dtsim.scale(_path(scenario), counts, mode, None if output is None else _path(output), seed,
-                                   jobs, force, _executable(), timeout))
+    folder = _simulated(
+        lambda lines: _dtsim.scale(_path(scenario), counts, mode, None if output is None else _path(output), seed,
+                                   jobs, force, _executable(), timeout, lines), progress)
     return Scaling(folder)
 
 

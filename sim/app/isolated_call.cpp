@@ -30,33 +30,67 @@ void write_all(int fd, const std::string& text) {
 
 IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit,
                               const std::function<bool()>& should_stop) {
-  std::array<int, 2> pipe_ends{};
-  if (::pipe(pipe_ends.data()) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  return call_isolated_reporting([&](const LineSink&) { return work(); }, limit, should_stop, {});
+}
+
+IsolatedOutcome call_isolated_reporting(const std::function<std::string(const LineSink& send)>& work,
+                                        std::chrono::milliseconds limit, const std::function<bool()>& should_stop,
+                                        const LineSink& on_line) {
+  // Two pipes: the result, read whole once the child closes it, and the lines sent on the way. Close-on-exec:
+  // the processes the child starts (a sweep's points) must not hold them open after it has ended.
+  std::array<int, 2> result_pipe{};
+  std::array<int, 2> line_pipe{};
+  if (::pipe2(result_pipe.data(), O_CLOEXEC) != 0 || ::pipe2(line_pipe.data(), O_CLOEXEC) != 0) {
+    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  }
   const pid_t child = ::fork();
   if (child < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (child == 0) {
-    ::close(pipe_ends[0]);
+    ::close(result_pipe[0]);
+    ::close(line_pipe[0]);
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) {
       ::dup2(null, STDOUT_FILENO);
       ::dup2(null, STDERR_FILENO);
     }
+    const LineSink send = [fd = line_pipe[1]](const std::string& line) {
+      std::string framed = line;
+      std::replace(framed.begin(), framed.end(), '\n', ' ');
+      write_all(fd, framed + '\n');
+    };
     // The first byte says how the function ended: R returned, T threw.
     try {
-      write_all(pipe_ends[1], "R" + work());
+      write_all(result_pipe[1], "R" + work(send));
     } catch (const std::exception& error) {
-      write_all(pipe_ends[1], std::string("T") + error.what());
+      write_all(result_pipe[1], std::string("T") + error.what());
     } catch (...) {
-      write_all(pipe_ends[1], "Tan exception that is not a std::exception");
+      write_all(result_pipe[1], "Tan exception that is not a std::exception");
     }
     ::_exit(0);
   }
-  ::close(pipe_ends[1]);
+  ::close(result_pipe[1]);
+  ::close(line_pipe[1]);
   std::string received;
+  std::string lines;
   bool timed_out = false;
   bool stopped = false;
   const auto deadline = std::chrono::steady_clock::now() + limit;
   constexpr std::chrono::milliseconds kStopQuestionEvery{100};
+  std::array<pollfd, 2> watched{pollfd{result_pipe[0], POLLIN, 0}, pollfd{line_pipe[0], POLLIN, 0}};
+  const auto read_into = [](int fd, std::string& text) {
+    std::array<char, 4096> chunk{};
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n > 0) text.append(chunk.data(), static_cast<std::size_t>(n));
+    return n;
+  };
+  const auto pass_on_lines = [&] {
+    std::size_t end = 0;
+    while ((end = lines.find('\n')) != std::string::npos) {
+      const std::string line = lines.substr(0, end);
+      lines.erase(0, end + 1);
+      if (on_line) on_line(line);
+    }
+  };
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -68,17 +102,28 @@ IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chr
       break;
     }
     const auto wait = should_stop ? std::min(left, kStopQuestionEvery) : left;
-    pollfd watched{pipe_ends[0], POLLIN, 0};
-    const int ready = ::poll(&watched, 1, static_cast<int>(wait.count()));
+    const int ready = ::poll(watched.data(), watched.size(), static_cast<int>(wait.count()));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;  // the deadline is checked at the top
-    std::array<char, 4096> chunk{};
-    const ssize_t n = ::read(pipe_ends[0], chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the child closed its end: it has ended
-    received.append(chunk.data(), static_cast<std::size_t>(n));
+    if (watched[1].revents != 0) {
+      const ssize_t n = read_into(line_pipe[0], lines);
+      if (n == 0 || (n < 0 && errno != EINTR)) watched[1].fd = -1;  // poll skips it from now on
+      pass_on_lines();
+    }
+    if (watched[0].revents != 0) {
+      const ssize_t n = read_into(result_pipe[0], received);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the child closed its end: it has ended
+    }
   }
-  ::close(pipe_ends[0]);
+  // Lines sent just before the result.
+  if (!timed_out && !stopped && watched[1].fd >= 0) {
+    while (read_into(line_pipe[0], lines) > 0) {
+    }
+    pass_on_lines();
+  }
+  ::close(result_pipe[0]);
+  ::close(line_pipe[0]);
   if (timed_out || stopped) ::kill(child, SIGKILL);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {

@@ -27,4 +27,13 @@ struct IsolatedOutcome {
 IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit,
                               const std::function<bool()>& should_stop = {});
 
+/// One line of text, without its newline.
+using LineSink = std::function<void(const std::string&)>;
+
+/// call_isolated for work that reports as it goes (a run's progress): each line the child gives `send` reaches
+/// `on_line` in the caller while the child runs, in order (a newline within a line is sent as a space).
+IsolatedOutcome call_isolated_reporting(const std::function<std::string(const LineSink& send)>& work,
+                                        std::chrono::milliseconds limit, const std::function<bool()>& should_stop,
+                                        const LineSink& on_line);
+
 }  // namespace dtsim::app

@@ -21,30 +21,43 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 
 namespace dtsim::app {
 namespace {
 
-/// A one-line progress indicator on stderr, only on a terminal: redrawn at each whole percent, and at least
-/// twice a second in between, so that a long run's line keeps moving. Wall-clock time decides only when to
+/// Progress as text, passed to `draw` at each whole percent and at least twice a second in between, so that a
+/// long run's line keeps moving; `finished` with the last iteration. Wall-clock time decides only when to
 /// draw, never anything simulated.
-runtime::ProgressCallback progress_line(bool enabled) {
-  if (!enabled || ::isatty(STDERR_FILENO) == 0) return {};
+runtime::ProgressCallback progress_updates(std::function<void(const std::string& text, bool finished)> draw) {
   using Clock = std::chrono::steady_clock;
-  return [last_percent = std::int64_t{-1}, last_drawn = Clock::time_point{}](const runtime::Progress& progress) mutable {
+  return [draw = std::move(draw), last_percent = std::int64_t{-1},
+          last_drawn = Clock::time_point{}](const runtime::Progress& progress) mutable {
     const std::int64_t percent = 100 * progress.iteration / progress.total_iterations;
     const Clock::time_point now = Clock::now();
     const bool finished = progress.iteration == progress.total_iterations;
     if (percent == last_percent && !finished && now - last_drawn < std::chrono::milliseconds(500)) return;
     last_percent = percent;
     last_drawn = now;
-    fmt::print(stderr, "\r  iteration {}/{} ({:3}%), simulated {:.6f} s", progress.iteration,
-               progress.total_iterations, percent, progress.sim_time_s);
-    if (progress.iteration == progress.total_iterations) fmt::print(stderr, "\n");
-    std::fflush(stderr);
+    draw(fmt::format("iteration {}/{} ({:3}%), simulated {:.6f} s", progress.iteration, progress.total_iterations,
+                     percent, progress.sim_time_s),
+         finished);
   };
+}
+
+/// A host's progress lines when it asked for them; else a one-line indicator on stderr, only on a terminal.
+runtime::ProgressCallback run_progress(const RunCommandOptions& options) {
+  if (options.progress_to) {
+    return progress_updates([to = options.progress_to](const std::string& text, bool) { to(text); });
+  }
+  if (options.quiet || ::isatty(STDERR_FILENO) == 0) return {};
+  return progress_updates([](const std::string& text, bool finished) {
+    fmt::print(stderr, "\r  {}", text);
+    if (finished) fmt::print(stderr, "\n");
+    std::fflush(stderr);
+  });
 }
 
 /// A run that met the failure limit spent its time recovering, not training: an error, not a result.
@@ -107,7 +120,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   }
   const auto started = std::chrono::steady_clock::now();
   const metrics::RunRecord record =
-      runtime::run_training(scenario, setup, progress_line(!options.quiet), trace ? &*trace : nullptr);
+      runtime::run_training(scenario, setup, run_progress(options), trace ? &*trace : nullptr);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   refuse_runaway_failures(scenario, record);
   std::optional<metrics::Timeline> timeline;

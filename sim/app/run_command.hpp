@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 #include <optional>
@@ -27,6 +28,10 @@ struct RunCommandOptions {
   bool every_rank = false;                             ///< simulate every worker even where they behave alike
   std::vector<std::filesystem::path> plugins;          ///< loaded into the registries: a sweep's points load them too
   std::filesystem::path executable;                    ///< the dtsim that runs a sweep's points; empty: this process's
+  /// Where progress goes when a host draws it (Python): each update as one line of text ("iteration 40/100
+  /// (40%), simulated 0.012 s"; a sweep's "3/8 points done, 2 running; last: workers=4"), even when quiet.
+  /// Unset: the terminal's progress line, unless quiet.
+  std::function<void(const std::string&)> progress_to;
 };
 
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.

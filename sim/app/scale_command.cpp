@@ -141,6 +141,9 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
     run.summary_table = false;
     run.plugins = options.plugins;
     run.executable = options.executable;
+    if (options.progress_to) {
+      run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
+    }
     const scenario::ScenarioDocument points = read_document_and_data(generated, registries.data_sets);
     check_every_point(points, registries);
     if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());

@@ -7,6 +7,7 @@
 #include "sim/app/registries.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct ScaleOptions {
   bool quiet = false;
   std::vector<std::filesystem::path> plugins;  ///< loaded into the registries: every point loads them too
   std::filesystem::path executable;            ///< the dtsim that runs the points; empty: this process's
+  /// As RunCommandOptions::progress_to, each line led by its mode ("weak: 2/5 points done, ...").
+  std::function<void(const std::string&)> progress_to;
 };
 
 /// Runs the study into the output folder: weak/ and strong/ (sweep folders, one point per worker count,

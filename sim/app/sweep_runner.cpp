@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -74,19 +75,23 @@ bool done(const std::filesystem::path& point_folder) {
   }
 }
 
-/// Progress on a terminal: one line, redrawn as points finish.
+/// Progress on a terminal: one line, redrawn as points finish; or, for a host that draws it, one line of text
+/// at each point (RunCommandOptions::progress_to).
 class SweepProgress {
  public:
-  SweepProgress(std::size_t total, bool quiet) : total_(total), quiet_(quiet), terminal_(::isatty(STDOUT_FILENO) != 0) {}
+  SweepProgress(std::size_t total, bool quiet, std::function<void(const std::string&)> to)
+      : total_(total), quiet_(quiet), terminal_(::isatty(STDOUT_FILENO) != 0), to_(std::move(to)) {}
 
   void skipped(std::size_t index, const std::string& point) {
-    if (quiet_) return;
     ++finished_;
+    if (to_) to_(fmt::format("{}/{} points done; last: {} (done before)", finished_, total_, point));
+    if (quiet_) return;
     fmt::print("[{}/{}] {} (done before)\n", index + 1, total_, point);
   }
   /// `others` says what the points not done yet are doing ("3 running").
   void finished(std::size_t index, const std::string& point, const std::string& others) {
     ++finished_;
+    if (to_) to_(fmt::format("{}/{} points done, {}; last: {}", finished_, total_, others, point));
     if (quiet_) return;
     if (terminal_) {
       fmt::print("\r\033[K{}/{} points done, {}; last: {}", finished_, total_, others, point);
@@ -104,6 +109,7 @@ class SweepProgress {
   std::size_t total_;
   bool quiet_;
   bool terminal_;
+  std::function<void(const std::string&)> to_;
   std::size_t finished_ = 0;
 };
 
@@ -244,7 +250,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
   }
 
   const std::size_t count = document.points.size();
-  SweepProgress progress(count, options.quiet);
+  SweepProgress progress(count, options.quiet, options.progress_to);
   std::vector<std::vector<std::string>> commands;
   std::vector<std::size_t> command_point;
   for (std::size_t i = 0; i < count; ++i) {

@@ -2,6 +2,8 @@
 command line's (byte for byte) and deterministic, bad input raises dtsim's positioned report, and a time limit
 or an interrupt stops a simulation. Run by CTest (tests/python/CMakeLists.txt), one process per case."""
 
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -179,6 +181,69 @@ class SweepTest(unittest.TestCase):
         self.assertTrue((one["efficiency"] - 1.0).abs().max() < 1e-9)
         with self.assertRaisesRegex(ValueError, "mode"):
             dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2], mode="both ways")
+
+
+class ProgressTest(unittest.TestCase):
+    def test_a_run_sends_its_iterations(self):
+        folder = fresh("progress-run")
+        lines = []
+        run = dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "bsp", progress=lines.append)
+        total = run.result["iterations"]
+        self.assertEqual(lines[-1], f"iteration {total}/{total} (100%), simulated {run.simulated_s:.6f} s")
+        numbers = [int(re.match(r"iteration (\d+)/", line).group(1)) for line in lines]
+        self.assertEqual(numbers, sorted(numbers))
+        self.assertGreaterEqual(len(lines), 100)  # at least one a percent
+        # Progress changes nothing in the files.
+        quiet = dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "quiet", progress=False)
+        self.assertEqual(files_of(run.folder), files_of(quiet.folder))
+
+    def test_drawn_on_one_line_of_stderr(self):
+        folder = fresh("progress-drawn")
+        drawn = io.StringIO()
+        with contextlib.redirect_stderr(drawn):
+            dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "drawn", progress=True)
+        text = drawn.getvalue()
+        self.assertTrue(text.startswith("\riteration 1/"), text[:80])
+        self.assertTrue(text.endswith("\n"))
+        self.assertTrue(text[:-1].rstrip(" ").endswith("(100%), simulated 0.025511 s"), text[-80:])
+        self.assertEqual(text.count("\n"), 1)
+        # By default nothing is drawn before the call has run for QUIET_FOR_S (made long here, so that a slow
+        # machine cannot make the run outlast it).
+        default_wait = dtsim.progress.QUIET_FOR_S
+        try:
+            dtsim.progress.QUIET_FOR_S = 3600.0
+            silent = io.StringIO()
+            with contextlib.redirect_stderr(silent):
+                dtsim.run(SCENARIOS / "quickstart.yaml", folder / "quickstart")
+            self.assertEqual(silent.getvalue(), "")
+        finally:
+            dtsim.progress.QUIET_FOR_S = default_wait
+        self.assertEqual(default_wait, 1.0)
+
+    def test_a_sweep_and_a_study_send_their_points(self):
+        folder = fresh("progress-sweep")
+        lines = []
+        dtsim.sweep(SCENARIOS / "course" / "01-scale-up-or-out.yaml", folder / "sweep", jobs=2, progress=lines.append)
+        self.assertEqual([line.split(" ")[0] for line in lines], ["1/4", "2/4", "3/4", "4/4"])
+        self.assertIn("points done", lines[-1])
+        lines.clear()
+        dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2], output=folder / "study", progress=lines.append)
+        self.assertEqual([line.split(" points")[0] for line in lines], ["weak: 1/2", "weak: 2/2", "strong: 1/2",
+                                                                         "strong: 2/2"])
+
+    def test_an_error_in_the_function_stops_the_run(self):
+        folder = fresh("progress-error")
+
+        def fails(line):
+            raise KeyError(f"stopped at {line}")
+
+        started = time.monotonic()
+        with self.assertRaisesRegex(KeyError, "stopped at iteration 1/"):
+            dtsim.run(long_scenario(folder), folder / "long", progress=fails)
+        self.assertLess(time.monotonic() - started, 600)  # not the run's million epochs
+        self.assertFalse((folder / "long").exists())
+        with self.assertRaisesRegex(TypeError, "progress must be"):
+            dtsim.run(SCENARIOS / "quickstart.yaml", folder / "q", progress="yes")
 
 
 class CollectiveTest(unittest.TestCase):

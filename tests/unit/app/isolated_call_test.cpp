@@ -1,5 +1,5 @@
 // call_isolated: every way a child can end reaches the caller as an outcome, and a caller's `should_stop`
-// ends a child that would otherwise run on.
+// ends a child that would otherwise run on; call_isolated_reporting passes on the lines a child sends.
 
 #include "sim/app/isolated_call.hpp"
 
@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace dtsim::app {
 namespace {
@@ -74,6 +76,52 @@ TEST(IsolatedCall, AskingToStopDoesNotChangeAFinishedResult) {
   EXPECT_EQ(outcome.status, Status::finished);
   EXPECT_EQ(outcome.text, "done");
   EXPECT_GE(asked, 1);
+}
+
+TEST(IsolatedCallReporting, PassesOnEveryLineInOrderThenTheResult) {
+  std::vector<std::string> lines;
+  const IsolatedOutcome outcome = call_isolated_reporting(
+      [](const LineSink& send) {
+        send("iteration 1/2");
+        send("two\nparts");
+        send("");
+        return std::string("done");
+      },
+      kNoLimit, {}, [&](const std::string& line) { lines.push_back(line); });
+  EXPECT_EQ(outcome.status, Status::finished);
+  EXPECT_EQ(outcome.text, "done");
+  EXPECT_EQ(lines, (std::vector<std::string>{"iteration 1/2", "two parts", ""}));
+}
+
+TEST(IsolatedCallReporting, AChildThatSendsMoreThanAPipeHoldsIsNotBlocked) {
+  constexpr int kLines = 100000;  // about 1.7 MB, many times a pipe's buffer
+  int received = 0;
+  std::string last;
+  const IsolatedOutcome outcome = call_isolated_reporting(
+      [](const LineSink& send) {
+        for (int i = 1; i <= kLines; ++i) send("line " + std::to_string(i));
+        return std::string("sent");
+      },
+      kNoLimit, {}, [&](const std::string& line) {
+        ++received;
+        last = line;
+      });
+  EXPECT_EQ(outcome.status, Status::finished);
+  EXPECT_EQ(received, kLines);
+  EXPECT_EQ(last, "line " + std::to_string(kLines));
+}
+
+TEST(IsolatedCallReporting, LinesBeforeACrashArriveAndTheCrashIsReported) {
+  std::vector<std::string> lines;
+  const IsolatedOutcome outcome = call_isolated_reporting(
+      [](const LineSink& send) -> std::string {
+        send("about to crash");
+        ::kill(::getpid(), SIGKILL);
+        return "";
+      },
+      kNoLimit, {}, [&](const std::string& line) { lines.push_back(line); });
+  EXPECT_EQ(outcome.status, Status::crashed);
+  EXPECT_EQ(lines, std::vector<std::string>{"about to crash"});
 }
 
 }  // namespace
