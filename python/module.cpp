@@ -36,7 +36,8 @@ using dtsim::app::IsolatedOutcome;
 using Outcome = std::pair<std::string, std::string>;
 
 std::chrono::milliseconds limit_of(const std::optional<double>& timeout_s) {
-  if (!timeout_s) return std::chrono::hours(24 * 365);
+  constexpr std::chrono::milliseconds kYear = std::chrono::hours(24 * 365);  // "no limit", and the most
+  if (!timeout_s || !(*timeout_s * 1000.0 < static_cast<double>(kYear.count()))) return kYear;
   return std::chrono::milliseconds(static_cast<std::int64_t>(*timeout_s * 1000.0));
 }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import numbers
 import os
 from pathlib import Path
 
@@ -73,6 +74,20 @@ def _path(value) -> str:
     return os.fspath(value)
 
 
+def _arguments(seed=None, jobs=0, timeout=None) -> tuple:
+    """seed, jobs and timeout within the command line's limits (numpy's numbers too), or ValueError in its words."""
+    def whole(value) -> bool:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+    if seed is not None and not (whole(seed) and 0 <= seed < 2**64):
+        raise ValueError(f"a seed is a whole number from 0 to 18446744073709551615 (2^64-1), got {seed!r}")
+    if not (whole(jobs) and 0 <= jobs <= 1024):
+        raise ValueError(f"jobs is a sweep's points at once, 1 to 1024, or 0 for the cores; got {jobs!r}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0):
+        raise ValueError(f"timeout is seconds, more than 0 (or None: no limit); got {timeout!r}")
+    return (None if seed is None else int(seed)), int(jobs), (None if timeout is None else float(timeout))
+
+
 def _simulated(call, progress: Progress) -> str:
     """Calls _dtsim's `call(progress_receiver)` with the lines drawn or passed on as `progress` asks."""
     lines = receiver(progress)
@@ -107,6 +122,7 @@ def run(scenario, output=None, *, seed: int | None = None, point: str | None = N
     cores). force: run a sweep's points again even when done. timeout: seconds before the simulation is
     stopped (TimeoutError). progress: None (default) draws a progress line on stderr once the call has run
     for a second, True from the start, False never; a function is called with each progress line instead."""
+    seed, jobs, timeout = _arguments(seed, jobs, timeout)
     folder = _simulated(
         lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, point, report,
                                  force, jobs, every_rank, False, _executable(), timeout, lines), progress)
@@ -117,6 +133,7 @@ def sweep(scenario, output=None, *, seed: int | None = None, report: bool = Fals
           force: bool = False, timeout: float | None = None, progress: Progress = None) -> Sweep:
     """Runs every point of a scenario's sweep and returns the Sweep; a scenario without one is refused.
     progress: as run's, a line per point done."""
+    seed, jobs, timeout = _arguments(seed, jobs, timeout)
     folder = _simulated(
         lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, None, report,
                                  force, jobs, False, True, _executable(), timeout, lines), progress)
@@ -130,6 +147,7 @@ def scale(scenario, workers, mode: str = "both", output=None, *, seed: int | Non
     run's, a line per point done, led by its mode."""
     if mode not in ("weak", "strong", "both"):
         raise ValueError(f'mode must be "weak", "strong" or "both", not {mode!r}')
+    seed, jobs, timeout = _arguments(seed, jobs, timeout)
     counts = [int(count) for count in workers]
     if not counts or min(counts) < 1:
         raise ValueError("workers must be one or more counts of at least 1, such as [1, 2, 4, 8]")
@@ -163,6 +181,7 @@ def collective(operation: str = "allreduce", algorithm: str = "all", *, ranks: i
 
     sizes: FROM:TO[:FACTOR] such as "1KiB:256MiB". scenario: take the topology and network model from this
     scenario file (ranks default to its workers, else 8). library: "none" or "nccl"."""
+    _, _, timeout = _arguments(timeout=timeout)
     text = _checked(_dtsim.collective(operation, algorithm, ranks, sizes, None if scenario is None else _path(scenario),
                                       topology, bandwidth, latency, network_model, library, timeout))
     report = json.loads(text)

@@ -92,6 +92,26 @@ class RunTest(unittest.TestCase):
         with self.assertRaises(dtsim.ScenarioError):
             dtsim.run(folder / "missing.yaml", folder / "out")
 
+    def test_arguments_out_of_range_are_refused(self):
+        folder = fresh("run-arguments")
+        quickstart = SCENARIOS / "quickstart.yaml"
+        for arguments, words in [({"seed": -1}, "a seed is a whole number"), ({"seed": 2**64}, "2\\^64-1"),
+                                 ({"seed": 1.5}, "a seed"), ({"jobs": -3}, "jobs is"), ({"jobs": 1025}, "1 to 1024"),
+                                 ({"timeout": 0}, "more than 0"), ({"timeout": -1.0}, "timeout is seconds"),
+                                 ({"timeout": float("nan")}, "timeout")]:
+            with self.subTest(arguments=arguments), self.assertRaisesRegex(ValueError, words):
+                dtsim.run(quickstart, folder / "out", **arguments)
+        self.assertFalse((folder / "out").exists())
+        with self.assertRaisesRegex(ValueError, "jobs"):
+            dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2], output=folder / "study", jobs=-1)
+        with self.assertRaisesRegex(ValueError, "timeout"):
+            dtsim.collective(algorithm="ring", timeout=-5)
+        # The largest seed, numpy's integers and an endless timeout are taken.
+        import numpy
+        run = dtsim.run(quickstart, folder / "largest", seed=numpy.uint64(2**64 - 1), jobs=numpy.int64(1),
+                        timeout=float("inf"))
+        self.assertEqual(run.summary["seed"], 2**64 - 1)
+
     def test_a_time_limit_stops_it(self):
         folder = fresh("run-timeout")
         started = time.monotonic()
