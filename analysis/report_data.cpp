@@ -1,6 +1,7 @@
 #include "analysis/report_data.hpp"
 
 #include "analysis/run_summary.hpp"
+#include "sim/core/csv.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
 
@@ -14,24 +15,6 @@
 
 namespace dtsim::analysis {
 namespace {
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  bool quoted = false;
-  for (const char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      cells.push_back(std::move(cell));
-      cell.clear();
-    } else {
-      cell += c;
-    }
-  }
-  cells.push_back(std::move(cell));
-  return cells;
-}
 
 nlohmann::json cell_value(const std::string& cell) {
   if (cell.empty()) return nullptr;
@@ -107,10 +90,10 @@ nlohmann::json csv_rows(const std::string& csv) {
   std::istringstream in(csv);
   std::string line;
   if (!std::getline(in, line)) return rows;
-  const std::vector<std::string> header = split_csv_line(line);
+  const std::vector<std::string> header = core::csv_cells(line);
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    const std::vector<std::string> cells = split_csv_line(line);
+    const std::vector<std::string> cells = core::csv_cells(line);
     nlohmann::json row = nlohmann::json::object();
     for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cell_value(cells[i]);
     rows.push_back(std::move(row));

@@ -1,5 +1,6 @@
 #include "analysis/run_comparison.hpp"
 
+#include "sim/core/csv.hpp"
 #include "sim/core/units.hpp"
 
 #include <fmt/format.h>
@@ -51,8 +52,9 @@ std::string comparison_csv(std::span<const RunSummary> runs) {
       "run,strategy,architecture,stragglers,simulated_s,time_to_target_s,final_val_loss,mean_staleness,"
       "waiting_fraction,bytes_sent,diverged_at_iteration\n";
   for (const RunSummary& run : runs) {
-    out += fmt::format("{},{},{},{},{:.9g},{},{},{},{:.6f},{:.0f},{}\n", run.run, run.strategy, run.architecture,
-                       run.stragglers, run.simulated_s, optional_cell(run.time_to_target_s, "{:.9g}"),
+    out += fmt::format("{},{},{},{},{:.9g},{},{},{},{:.6f},{:.0f},{}\n", core::csv_field(run.run),
+                       core::csv_field(run.strategy), core::csv_field(run.architecture),
+                       core::csv_field(run.stragglers), run.simulated_s, optional_cell(run.time_to_target_s, "{:.9g}"),
                        optional_cell(run.final_val_loss, "{:.9g}"), optional_cell(run.mean_staleness, "{:.9g}"), run.waiting_fraction,
                        run.bytes_sent, run.diverged_at_iteration ? std::to_string(*run.diverged_at_iteration) : "");
   }

@@ -1,5 +1,6 @@
 #include "sim/app/collective_measurements.hpp"
 
+#include "sim/core/csv.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/name_match.hpp"
 
@@ -61,12 +62,11 @@ std::optional<comm::Operation> operation_of_program(const std::string& program) 
 }  // namespace
 
 std::vector<std::string> csv_cells(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  for (std::string cell; std::getline(in, cell, ',');) {
+  std::vector<std::string> out = core::csv_cells(line);
+  for (std::string& cell : out) {
     const auto first = cell.find_first_not_of(" \t\r");
     const auto last = cell.find_last_not_of(" \t\r");
-    out.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+    cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
   }
   return out;
 }

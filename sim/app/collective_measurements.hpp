@@ -26,7 +26,7 @@ struct CollectiveMeasurement {
   std::optional<double> bound_percent;  ///< the largest error of the predicted bus bandwidth accepted
 };
 
-/// The cells of one CSV line, each without surrounding blanks (no quoting: the measurement files need none).
+/// The cells of one CSV line (quoted fields unquoted), each without surrounding blanks.
 [[nodiscard]] std::vector<std::string> csv_cells(const std::string& line);
 
 /// The cells of a measurement CSV's header, past the lines starting with # before it (they say where the

@@ -5,6 +5,7 @@
 #include "analysis/run_summary.hpp"
 #include "sim/app/interrupts.hpp"
 #include "sim/app/slurm_sweep.hpp"
+#include "sim/core/csv.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
@@ -124,7 +125,7 @@ std::string sweep_csv(const scenario::ScenarioDocument& document, const std::fil
     const analysis::RunSummary summary = analysis::read_run_summary(folder / point.sweep_point);
     csv += fmt::format("\"{}\"", point.sweep_point);
     const std::vector<std::string> values = axis_values(point.sweep_point);
-    for (std::size_t a = 0; a < axes.size(); ++a) csv += "," + (a < values.size() ? values[a] : std::string());
+    for (std::size_t a = 0; a < axes.size(); ++a) csv += "," + (a < values.size() ? core::csv_field(values[a]) : "");
     csv += fmt::format(",{},{:.9g},{:.0f},{},{},{},{},{}\n", summary.iterations, summary.simulated_s, summary.bytes_sent,
                        cell(summary.final_val_loss), cell(summary.final_val_accuracy), cell(summary.time_to_target_s),
                        cell(summary.energy_j), cell(summary.energy_waiting_share));

@@ -6,6 +6,7 @@
 
 #include "sim/metrics/unmet_failures.hpp"
 
+#include "sim/core/csv.hpp"
 #include "sim/core/result_folder.hpp"
 #include "sim/core/version.hpp"
 #include "sim/scenario/parallel_layout.hpp"
@@ -344,7 +345,9 @@ std::string metrics_csv(const scenario::Scenario& scenario, const RunRecord& rec
 std::string links_csv(const RunRecord& record) {
   std::string out = "link,class,from,to,bandwidth_bytes_per_s,bytes,utilization\n";
   for (const LinkLoad& link : record.links) {
-    out += fmt::format("{},{},{},{},{:.9g},{:.0f},{:.6f}\n", link.name, link.link_class, link.from, link.to,
+    // Names come from the topology (a custom one's nodes are the user's): quoted should one hold a comma.
+    out += fmt::format("{},{},{},{},{:.9g},{:.0f},{:.6f}\n", core::csv_field(link.name),
+                       core::csv_field(link.link_class), core::csv_field(link.from), core::csv_field(link.to),
                        link.bandwidth_bytes_per_s, link.bytes, utilization(link, record.simulated_s));
   }
   return out;

@@ -2,6 +2,7 @@
 // own summary.json; a folder without a summary is an input error naming it.
 
 #include "run_dtsim.hpp"
+#include "sim/core/csv.hpp"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -85,6 +86,25 @@ TEST(CompareCommand, TimingOnlySweepFolderGivesOneRowPerPoint) {
   const CommandResult table = run_dtsim("compare " + (root / "sweep").string());
   ASSERT_EQ(table.exit_status, 0) << table.err;
   EXPECT_EQ(split(table.out, '\n').size(), rows.size()) << table.out;
+}
+
+// A sweep over two axes names its points with a comma ("collectives[algorithm=ring,workers=4]"): the CSV
+// quotes them, so that every row still has one cell per column (pandas and spreadsheets read it).
+TEST(CompareCommand, CellsWithCommasAreQuoted) {
+  const auto root = fresh_output_folder("compare-quoted");
+  const CommandResult run =
+      run_dtsim("run " + scenario_path("course/03-collectives.yaml").string() + " -q -o " + (root / "sweep").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const CommandResult csv = run_dtsim("compare --csv " + (root / "sweep").string());
+  ASSERT_EQ(csv.exit_status, 0) << csv.err;
+  const auto rows = split(csv.out, '\n');
+  ASSERT_EQ(rows.size(), 9U) << csv.out;
+  EXPECT_EQ(rows[1].rfind("\"collectives[algorithm=ring,workers=4]\",", 0), 0U) << rows[1];
+  for (const std::string& row : rows) {
+    const std::vector<std::string> cells = core::csv_cells(row);
+    ASSERT_EQ(cells.size(), 11U) << row;
+  }
+  EXPECT_EQ(core::csv_cells(rows[8])[0], "collectives[algorithm=tree,workers=32]");
 }
 
 TEST(CompareCommand, AFolderWithoutASummaryIsAnInputError) {

@@ -199,6 +199,11 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(len(study.strong.points), 3)
         one = study.table[study.table["workers"] == 1]
         self.assertTrue((one["efficiency"] - 1.0).abs().max() < 1e-9)
+        # The strong points' names hold a comma ("scaling[workers=2,per_worker=128]"): one row each all the same.
+        rows = dtsim.compare(study)
+        self.assertEqual(len(rows), 6)
+        self.assertIn("scaling[workers=2,per_worker=128]", list(rows["run"]))
+        self.assertEqual(list(rows["strategy"]), ["bsp"] * 6)
         with self.assertRaisesRegex(ValueError, "mode"):
             dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2], mode="both ways")
 

@@ -1,0 +1,18 @@
+#pragma once
+// CSV fields as RFC 4180 writes them: the result files' text cells (a sweep point "algorithm=ring,workers=4",
+// a straggler distribution "lognormal(0, 0.5)") hold commas, which must not split a row.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dtsim::core {
+
+/// `text` as one CSV field: as it is, or in double quotes (inner quotes doubled) when it holds a comma, a
+/// double quote or a line break.
+std::string csv_field(std::string_view text);
+
+/// The fields of one CSV line, quoted fields unquoted ("" inside them is one "). Nothing is trimmed.
+std::vector<std::string> csv_cells(std::string_view line);
+
+}  // namespace dtsim::core
