@@ -10,6 +10,7 @@
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/result_folder.hpp"
+#include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -118,6 +119,13 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
     refuse(options.scenario_file, "cluster.nodes", "a scaling study grows one kind of node; this cluster has several",
            "declare one node group");
   }
+  std::set<int> seen;
+  for (const int count : options.workers) {
+    if (!seen.insert(count).second) {
+      refuse("dtsim scale", "--workers", fmt::format("the worker count {} is given twice", count),
+             "give each count once, such as 1,2,4,8");
+    }
+  }
   std::vector<analysis::ScalingMode> modes;
   if (options.mode != "strong") modes.push_back(analysis::ScalingMode::Weak);
   if (options.mode != "weak") modes.push_back(analysis::ScalingMode::Strong);
@@ -125,13 +133,22 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
       options.output_folder.value_or(std::filesystem::path("out") / (base.name + "-scaling"));
   refuse_foreign_files(folder);
   for (const analysis::ScalingMode mode : modes) core::check_result_folder(folder / std::string(analysis::mode_name(mode)));
+  // Every mode's study is checked before anything is written: a study that cannot run leaves no files.
+  std::vector<std::string> generated_texts;
+  for (const analysis::ScalingMode mode : modes) {
+    generated_texts.push_back(mode_scenario(options, base, mode));
+    const std::string name(analysis::mode_name(mode));
+    check_every_point(scenario::read_scenario_document_text(generated_texts.back(), (folder / (name + ".yaml")).string()),
+                      registries);
+  }
   std::filesystem::create_directories(folder);
 
   std::vector<analysis::ScalingStudy> studies;
-  for (const analysis::ScalingMode mode : modes) {
+  for (std::size_t m = 0; m < modes.size(); ++m) {
+    const analysis::ScalingMode mode = modes[m];
     const std::string name(analysis::mode_name(mode));
     const std::filesystem::path generated = folder / (name + ".yaml");
-    core::write_file_atomically(generated, mode_scenario(options, base, mode));
+    core::write_file_atomically(generated, generated_texts[m]);
     RunCommandOptions run;
     run.scenario_file = generated;
     run.seed = options.seed;
@@ -145,7 +162,6 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
       run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
     }
     const scenario::ScenarioDocument points = read_document_and_data(generated, registries.data_sets);
-    check_every_point(points, registries);
     if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
     run_sweep(run, points, folder / name);
     std::vector<analysis::ScalingPoint> measured;

@@ -90,7 +90,17 @@ TEST(ScaleCommand, AGlobalBatchTheWorkersCannotSplitIsAnErrorNamingTheCountsThat
             std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("worker counts that divide it: [1, 4]"), std::string::npos) << run.err;
-  EXPECT_FALSE(fs::exists(folder / "study" / "scaling.csv"));
+  EXPECT_FALSE(fs::exists(folder / "study")) << "a study that cannot run writes nothing";
+}
+
+TEST(ScaleCommand, AWorkerCountGivenTwiceIsRefusedBeforeAnythingIsWritten) {
+  const fs::path folder = fresh_output_folder("scale_twice");
+  const CommandResult run =
+      run_dtsim("scale " + compute_only(folder).string() + " --workers 1,2,2,4 -o " + (folder / "study").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("dtsim scale: error: --workers: the worker count 2 is given twice"), std::string::npos)
+      << run.err;
+  EXPECT_FALSE(fs::exists(folder / "study"));
 }
 
 TEST(ScaleCommand, AFolderOfOtherFilesIsRefusedAndLeftAsItWas) {
