@@ -1,5 +1,6 @@
 #include "analysis/run_summary.hpp"
 
+#include "sim/core/csv.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/named_values.hpp"
 #include "sim/scenario/plugin_schema.hpp"
@@ -14,11 +15,6 @@ namespace dtsim::analysis {
 namespace {
 
 /// The point column of a sweep.csv line: its first cell, quoted.
-std::string point_of(const std::string& line) {
-  if (line.size() < 2 || line.front() != '"') return std::string();
-  const std::size_t end = line.find('"', 1);
-  return end == std::string::npos ? std::string() : line.substr(1, end - 1);
-}
 
 std::optional<double> number_at(const nlohmann::json& object, const char* key) {
   if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) return std::nullopt;
@@ -62,13 +58,21 @@ std::string describe_architecture(const std::string& strategy, const nlohmann::j
 std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder) {
   std::error_code ignored;
   if (std::filesystem::exists(folder / "summary.json", ignored)) return {folder};
+  if (std::filesystem::exists(folder / "scaling.csv", ignored)) {
+    std::vector<std::filesystem::path> runs;
+    for (const char* mode : {"weak", "strong"}) {
+      if (!std::filesystem::exists(folder / mode / "sweep.csv", ignored)) continue;
+      for (auto& run : run_folders(folder / mode)) runs.push_back(std::move(run));
+    }
+    if (!runs.empty()) return runs;
+  }
   std::ifstream sweep(folder / "sweep.csv");
   if (!sweep) return {folder};  // read_run_summary reports the missing summary
   std::vector<std::filesystem::path> points;
   std::string line;
   std::getline(sweep, line);  // header
   while (std::getline(sweep, line)) {
-    if (const std::string point = point_of(line); !point.empty()) points.push_back(folder / point);
+    if (const std::string point = core::csv_cells(line).front(); !point.empty()) points.push_back(folder / point);
   }
   return points.empty() ? std::vector<std::filesystem::path>{folder} : points;
 }
@@ -78,7 +82,8 @@ RunSummary read_run_summary(const std::filesystem::path& folder) {
   std::ifstream in(file);
   if (!in) {
     throw core::InputError(core::Diagnostic{core::SourcePosition(file.string()), "", "no summary.json here",
-                                            "give result folders that `dtsim run` wrote (a sweep's folder stands for all its points)"});
+                                            "give result folders that `dtsim run` wrote (a sweep's folder stands for all its points, a "
+                                            "scaling study's for both its sweeps')"});
   }
   try {
     const nlohmann::json summary = nlohmann::json::parse(in);

@@ -31,8 +31,9 @@ struct RunSummary {
   std::optional<std::int64_t> diverged_at_iteration;  ///< the first evaluation whose loss was not a number
 };
 
-/// The run folders `folder` stands for: itself when it holds a summary.json, else, for a sweep's folder
-/// (a sweep.csv and no summary.json), its points' folders in sweep.csv's order.
+/// The run folders `folder` stands for: itself when it holds a summary.json; for a sweep's folder (a sweep.csv
+/// and no summary.json), its points' folders in sweep.csv's order; for a scaling study's (scaling.csv), its
+/// weak sweep's points, then its strong sweep's.
 std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder);
 
 /// Reads `folder`/summary.json; throws core::InputError naming the file when it is missing or is not a

@@ -107,6 +107,22 @@ TEST(CompareCommand, CellsWithCommasAreQuoted) {
   EXPECT_EQ(core::csv_cells(rows[8])[0], "collectives[algorithm=tree,workers=32]");
 }
 
+// A scaling study's folder stands for its weak sweep's points, then its strong sweep's.
+TEST(CompareCommand, AScalingStudysFolderStandsForBothItsSweeps) {
+  const auto root = fresh_output_folder("compare-scaling");
+  const CommandResult study = run_dtsim("scale " + scenario_path("course/09-scaling.yaml").string() +
+                                        " --workers 1,2 -q -o " + (root / "study").string());
+  ASSERT_EQ(study.exit_status, 0) << study.err;
+  const CommandResult csv = run_dtsim("compare --csv " + (root / "study").string());
+  ASSERT_EQ(csv.exit_status, 0) << csv.err;
+  const auto rows = split(csv.out, '\n');
+  ASSERT_EQ(rows.size(), 5U) << csv.out;
+  EXPECT_EQ(core::csv_cells(rows[1])[0], "scaling[workers=1]");
+  EXPECT_EQ(core::csv_cells(rows[2])[0], "scaling[workers=2]");
+  EXPECT_EQ(core::csv_cells(rows[3])[0], "scaling[workers=1,per_worker=256]");
+  EXPECT_EQ(core::csv_cells(rows[4])[0], "scaling[workers=2,per_worker=128]");
+}
+
 TEST(CompareCommand, AFolderWithoutASummaryIsAnInputError) {
   const auto root = fresh_output_folder("compare-missing");
   const CommandResult result = run_dtsim("compare " + (root / "nothing").string());
