@@ -1,6 +1,6 @@
 // _dtsim, the C++ half of the dtsim Python package. SimGrid allows one engine per process and a notebook runs
 // many scenarios, so every run, sweep, scaling study and collective timing is simulated in a child process of
-// its own (call_isolated); the commands that only read files (validate, explain, compare, list) run here. Each
+// its own (call_isolated); the commands that only read files (validate, explain, compare, report, list) run here. Each
 // function returns (outcome, text), and the Python half (dtsim/__init__.py) raises the matching exception:
 // outcomes are "ok", "input" (bad input: text is dtsim's error report), "crashed" and "timed_out".
 
@@ -10,6 +10,7 @@
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/list_command.hpp"
 #include "sim/app/registries.hpp"
+#include "sim/app/report_command.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/app/scale_command.hpp"
 #include "sim/core/diagnostic.hpp"
@@ -191,6 +192,10 @@ Outcome compare(const std::vector<std::filesystem::path>& folders) {
   return here([&] { return dtsim::app::compare_command(folders, /*csv=*/true); });
 }
 
+Outcome report(const std::vector<std::filesystem::path>& folders, const std::optional<std::filesystem::path>& output) {
+  return here([&] { return dtsim::app::report_command(folders, output).string(); });
+}
+
 Outcome catalog(const std::string& topic) {
   return here([&] { return dtsim::app::list_command(dtsim::app::make_builtin_registries(), topic); });
 }
@@ -214,5 +219,6 @@ PYBIND11_MODULE(_dtsim, module) {
   module.def("validate", &validate, py::arg("files"));
   module.def("explain", &explain, py::arg("file"));
   module.def("compare", &compare, py::arg("folders"));
+  module.def("report", &report, py::arg("folders"), py::arg("output"));
   module.def("catalog", &catalog, py::arg("topic"));
 }

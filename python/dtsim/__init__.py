@@ -27,7 +27,7 @@ from .progress import Progress, receiver
 from .results import Run, Scaling, Sweep, load
 
 __all__ = ["ScenarioError", "SimulationError", "Run", "Sweep", "Scaling", "load", "validate", "explain", "run",
-           "sweep", "scale", "compare", "collective", "catalog", "__version__"]
+           "sweep", "scale", "compare", "report", "collective", "catalog", "__version__"]
 
 __version__ = _dtsim.version
 
@@ -161,15 +161,28 @@ def compare(*results) -> pd.DataFrame:
     """Finished runs side by side, one row each (a Sweep or Scaling gives one row per run): simulated time,
     time to the target loss, final loss, staleness, waiting, bytes. Takes Run, Sweep and Scaling objects or
     result folders."""
+    return pd.read_csv(io.StringIO(_checked(_dtsim.compare(_folders_of(results, "compare")))))
+
+
+def report(*results, output=None) -> Path:
+    """report.html of finished runs, as `dtsim report` draws it (learning curves, every worker's timeline, the
+    busiest links; several runs share each chart's axes). Takes what compare() takes. output: the file to
+    write (default: <folder>/report.html for one folder, ./report.html for several). Returns its path."""
+    folders = _folders_of(results, "report")
+    return Path(_checked(_dtsim.report(folders, None if output is None else _path(output))))
+
+
+def _folders_of(results, caller: str) -> list[str]:
+    """The result folders that Run, Sweep and Scaling objects or folder paths stand for."""
     if not results:
-        raise TypeError("compare() needs at least one run or result folder")
+        raise TypeError(f"{caller}() needs at least one run or result folder")
     folders = []
     for result in results:
         if isinstance(result, Scaling):
             folders += [_path(mode.folder) for mode in (result.weak, result.strong) if mode is not None]
         else:
             folders.append(_path(result.folder if isinstance(result, (Run, Sweep)) else result))
-    return pd.read_csv(io.StringIO(_checked(_dtsim.compare(folders))))
+    return folders
 
 
 def collective(operation: str = "allreduce", algorithm: str = "all", *, ranks: int | None = None,

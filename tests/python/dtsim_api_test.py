@@ -162,6 +162,24 @@ class FilesTest(unittest.TestCase):
         with self.assertRaisesRegex(dtsim.ScenarioError, "summary.json"):
             dtsim.compare(folder)
 
+    def test_report(self):
+        folder = fresh("report")
+        bsp = dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "bsp")
+        ssp = dtsim.run(SCENARIOS / "course" / "05-ssp.yaml", folder / "ssp")
+        one = dtsim.report(bsp)
+        self.assertEqual(one, bsp.folder / "report.html")
+        both = dtsim.report(bsp, ssp.folder, output=folder / "both.html")
+        self.assertEqual(both, folder / "both.html")
+        # The same report as the command line draws.
+        subprocess.run([dtsim._dtsim.built_executable, "report", str(bsp.folder), str(ssp.folder), "-o",
+                        str(folder / "command.html")], check=True, stdout=subprocess.DEVNULL)
+        self.assertEqual(both.read_bytes(), (folder / "command.html").read_bytes())
+        self.assertIn(b"<html", one.read_bytes()[:200].lower())
+        with self.assertRaisesRegex(dtsim.ScenarioError, "summary.json"):
+            dtsim.report(folder)
+        with self.assertRaises(TypeError):
+            dtsim.report()
+
     def test_catalog(self):
         self.assertIn("a100", dtsim.catalog("devices"))
         self.assertIn("ssp", dtsim.catalog("strategies"))
