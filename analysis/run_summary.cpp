@@ -14,8 +14,6 @@
 namespace dtsim::analysis {
 namespace {
 
-/// The point column of a sweep.csv line: its first cell, quoted.
-
 std::optional<double> number_at(const nlohmann::json& object, const char* key) {
   if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) return std::nullopt;
   return object.at(key).get<double>();

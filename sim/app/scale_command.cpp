@@ -135,11 +135,13 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
   for (const analysis::ScalingMode mode : modes) core::check_result_folder(folder / std::string(analysis::mode_name(mode)));
   // Every mode's study is checked before anything is written: a study that cannot run leaves no files.
   std::vector<std::string> generated_texts;
+  std::vector<scenario::ScenarioDocument> generated_points;
   for (const analysis::ScalingMode mode : modes) {
     generated_texts.push_back(mode_scenario(options, base, mode));
     const std::string name(analysis::mode_name(mode));
-    check_every_point(scenario::read_scenario_document_text(generated_texts.back(), (folder / (name + ".yaml")).string()),
-                      registries);
+    generated_points.push_back(
+        scenario::read_scenario_document_text(generated_texts.back(), (folder / (name + ".yaml")).string()));
+    check_every_point(generated_points.back(), registries);
   }
   std::filesystem::create_directories(folder);
 
@@ -161,7 +163,7 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
     if (options.progress_to) {
       run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
     }
-    const scenario::ScenarioDocument points = read_document_and_data(generated, registries.data_sets);
+    const scenario::ScenarioDocument& points = generated_points[m];
     if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
     run_sweep(run, points, folder / name);
     std::vector<analysis::ScalingPoint> measured;
