@@ -244,8 +244,10 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
   const bool resuming = !options.force && same_sweep(staged.path());
   const bool finished_before = !options.force && !resuming && same_sweep(folder);
   if (!resuming) {
-    if (options.force) {
-      for (const auto& point : document.points) std::filesystem::remove_all(staged.path() / point.sweep_point);
+    // What the staging folder holds then belongs to no run of this sweep (forced afresh, another manifest, or
+    // the previous results a commit stopped halfway left there): none of it may pass for this sweep's points.
+    for (const auto& entry : std::filesystem::directory_iterator(staged.path())) {
+      std::filesystem::remove_all(entry.path());
     }
     core::write_file_atomically(manifest_path, manifest_text);
   }

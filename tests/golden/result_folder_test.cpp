@@ -5,6 +5,7 @@
 #include "run_dtsim.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -179,6 +180,16 @@ TEST(ResultFolder, ARunInterruptedAtAnyMomentLeavesOldOrNewResults) {
   EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
 }
 
+/// A two-point sweep whose second point runs sixty times as long as its first: a signal sent once the first
+/// point is done finds the second still running, however busy the machine.
+fs::path sweep_with_a_long_second_point(const fs::path& folder, int seed) {
+  const fs::path file = folder / ("long-sweep-" + std::to_string(seed) + ".yaml");
+  std::ofstream out(file);
+  out << "include: " << scenario_path("quickstart.yaml").string() << "\nseed: " << seed
+      << "\nsweep:\n  axes:\n    training.stop.epochs: [1, 60]\n";
+  return file;
+}
+
 // SIGTERM to a sweep stops its running point (no process outlives it), exits 143, and leaves the previous
 // sweep whole; the same sweep run again goes on from the points it had finished, and is then complete.
 TEST(ResultFolder, AnInterruptedSweepStopsItsChildAndNeverMixesSweeps) {
@@ -186,18 +197,17 @@ TEST(ResultFolder, AnInterruptedSweepStopsItsChildAndNeverMixesSweeps) {
   const auto out = folder / "sweep-out";
   ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 1, true).string() + " -q -o " + out.string()).exit_status, 0);
   const auto old_sweep = contents(out);
-  ASSERT_EQ(run_dtsim("run " + small_scenario(folder, 2, true).string() + " -q -o " + (folder / "reference").string())
-                .exit_status,
-            0);
+  const std::string sweep_file = sweep_with_a_long_second_point(folder, 2).string();
+  ASSERT_EQ(run_dtsim("run " + sweep_file + " -q -j 1 -o " + (folder / "reference").string()).exit_status, 0);
   const auto new_sweep = contents(folder / "reference");
   ASSERT_NE(old_sweep, new_sweep);
 
-  const pid_t sweep = start_dtsim({"run", small_scenario(folder, 2, true).string(), "-o", out.string()});
+  const pid_t sweep = start_dtsim({"run", sweep_file, "-j", "1", "-o", out.string()});
   // Once the first point's folder is done, the sweep is busy with the second.
   const auto staged_first_point = [&] {
     for (const auto& entry : fs::directory_iterator(folder)) {
       if (entry.path().filename().string().rfind(".sweep-out.sweep-", 0) == 0 &&
-          fs::exists(entry.path() / "per_worker=16" / "summary.json")) {
+          fs::exists(entry.path() / "epochs=1" / "summary.json")) {
         return true;
       }
     }
@@ -211,10 +221,31 @@ TEST(ResultFolder, AnInterruptedSweepStopsItsChildAndNeverMixesSweeps) {
   EXPECT_EQ(processes_mentioning(out.string()), 0);
   EXPECT_EQ(contents(out), old_sweep);
 
-  const CommandResult rerun = run_dtsim("run " + small_scenario(folder, 2, true).string() + " -o " + out.string());
+  const CommandResult rerun = run_dtsim("run " + sweep_file + " -j 1 -o " + out.string());
   EXPECT_EQ(rerun.exit_status, 0) << rerun.err;
-  EXPECT_NE(rerun.out.find("[1/3] per_worker=16 (done before)"), std::string::npos) << rerun.out;
+  EXPECT_NE(rerun.out.find("[1/2] epochs=1 (done before)"), std::string::npos) << rerun.out;
   EXPECT_EQ(contents(out), new_sweep);
+  EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
+}
+
+// A commit swaps the new sweep into place and then deletes the previous one from the staging folder; stopped
+// between the two, it leaves the previous sweep's points under the new sweep's staging name. The same sweep run
+// again must not take them for its own.
+TEST(ResultFolder, PreviousResultsLeftInTheStagingFolderAreNeverTakenForThisSweepsPoints) {
+  const auto folder = fresh_output_folder("result_folder_left_by_a_commit");
+  const auto out = folder / "out";
+  const std::string other = small_scenario(folder, 1, true).string();
+  const std::string ours = small_scenario(folder, 2, true).string();
+  ASSERT_EQ(run_dtsim("run " + other + " -q -o " + (folder / "other").string()).exit_status, 0);
+  ASSERT_EQ(run_dtsim("run " + ours + " -q -o " + out.string()).exit_status, 0);
+  const auto ours_results = contents(out);
+  const std::string fingerprint = nlohmann::json::parse(read_file(out / "sweep.json"))["fingerprint"];
+  const fs::path staging = folder / (".out.sweep-" + fingerprint);
+  fs::copy(folder / "other", staging, fs::copy_options::recursive);
+
+  const CommandResult rerun = run_dtsim("run " + ours + " -o " + out.string());
+  ASSERT_EQ(rerun.exit_status, 0) << rerun.err;
+  EXPECT_EQ(contents(out), ours_results);
   EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
 }
 
