@@ -20,6 +20,9 @@ enum class TensorSplit {
   Row,         ///< weights split by input rows: its output is summed over the group
 };
 
+/// Bytes of one FP32 value: activations and memory traffic are counted at FP32 (half under mixed precision).
+inline constexpr double kFloatBytes = 4.0;
+
 struct LayerProfile {
   std::string name;
   double parameters = 0.0;

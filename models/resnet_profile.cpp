@@ -5,8 +5,6 @@
 namespace dtsim::models {
 namespace {
 
-constexpr double kFloatBytes = 4.0;
-
 /// Builds the table layer by layer, following the feature map's size.
 class ConvNetTable {
  public:
@@ -21,8 +19,8 @@ class ConvNetTable {
     const double weights = static_cast<double>(k) * k * in * out;
     const double forward = 2.0 * weights * out_size * out_size + (relu ? 5.0 : 4.0) * elements;
     // Backward: the gradient of the input and of the weights, each as costly as the forward product.
-    layers_.push_back(whole_layer(name, weights + 2.0 * out, forward, 2.0 * forward, elements * kFloatBytes,
-                                  OpClass::Convolution));
+    layers_.push_back(
+        whole_layer(name, weights + 2.0 * out, forward, 2.0 * forward, elements * kFloatBytes, OpClass::Convolution));
     return out_size;
   }
 
@@ -41,10 +39,11 @@ class ConvNetTable {
 // downsampling on each stage's first 3x3 convolution). torchvision lists 25,557,032 parameters and 4.09
 // GMACs (8.2 GFLOPs) per 224x224 image forward.
 ModelProfile resnet50_profile() {
-  ModelProfile out{"resnet50", "ResNet-50 v1.5 image classifier (ImageNet, 1000 classes)", "a 224x224 RGB image", {}, {}};
+  ModelProfile out{
+      "resnet50", "ResNet-50 v1.5 image classifier (ImageNet, 1000 classes)", "a 224x224 RGB image", {}, {}};
   ConvNetTable table(out.layers);
   int size = table.conv("conv1", 224, 7, 3, 64, 2, true);  // 112
-  size /= 2;                                                // 3x3 max pool, stride 2: 56
+  size /= 2;                                               // 3x3 max pool, stride 2: 56
   table.elementwise("maxpool", 64.0 * size * size, 9.0);
   const int blocks[4] = {3, 4, 6, 3};
   const int widths[4] = {64, 128, 256, 512};

@@ -8,11 +8,9 @@
 namespace dtsim::models {
 namespace {
 
-constexpr double kFloatBytes = 4.0;
-
 struct Transformer {
   int layers = 0;
-  double width = 0;      ///< d
+  double width = 0;  ///< d
   double heads = 0;
   double key_value_heads = 0;  ///< grouped-query attention; the heads when equal
   double feed_forward = 0;     ///< the feed-forward block's inner width
@@ -22,7 +20,7 @@ struct Transformer {
   double sequence = 0;   ///< tokens per sample
   bool gated = false;    ///< SwiGLU feed-forward (gate and up projections) instead of GELU
   bool biases = true;
-  double norm_parameters = 2;  ///< per channel: LayerNorm's gain and bias, RMSNorm's gain
+  double norm_parameters = 2;    ///< per channel: LayerNorm's gain and bias, RMSNorm's gain
   bool fused_attention = false;  ///< FlashAttention: the scores never reach memory
 };
 
@@ -120,8 +118,8 @@ void block(std::vector<LayerProfile>& out, int index, const std::string& prefix,
 /// way for the lookup and one for the sum of the tables; the sum is what the backward pass keeps.
 void embeddings(std::vector<LayerProfile>& out, const Transformer& t) {
   const double elements = t.sequence * t.width;
-  out.push_back(split(whole_layer("embeddings.tokens", t.vocabulary * t.width, elements, elements, elements * kFloatBytes,
-                                  OpClass::Elementwise),
+  out.push_back(split(whole_layer("embeddings.tokens", t.vocabulary * t.width, elements, elements,
+                                  elements * kFloatBytes, OpClass::Elementwise),
                       TensorSplit::Row, elements));
   if (t.positions + t.types > 0) {
     out.push_back(whole_layer("embeddings.positions", (t.positions + t.types) * t.width, elements, elements, 0.0,
@@ -143,7 +141,8 @@ TransformerShape shape_of(const Transformer& t) {
 LayerProfile language_model_head(const Transformer& t, bool tied) {
   const double logits = t.sequence * t.vocabulary;
   const double head = 2.0 * t.sequence * t.width * t.vocabulary + 5.0 * logits;
-  LayerProfile out = whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes);
+  LayerProfile out =
+      whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes);
   // Softmax cross-entropy reads the logits and writes the probabilities; backward reads them and writes
   // the logits' gradient.
   with_traffic(out, 2.0 * logits, 2.0 * logits);
@@ -163,7 +162,8 @@ void decoder(ModelProfile& out, const Transformer& t, bool tied) {
 std::size_t sequence_or(const ProfileOptions& options, std::size_t fallback, std::size_t positions) {
   const std::size_t s = options.sequence == 0 ? fallback : options.sequence;
   if (s > positions) {
-    throw std::invalid_argument(fmt::format("a sequence of {} tokens is longer than the model's {} positions", s, positions));
+    throw std::invalid_argument(
+        fmt::format("a sequence of {} tokens is longer than the model's {} positions", s, positions));
   }
   return s;
 }
@@ -190,9 +190,12 @@ ModelProfile bert_profile(const std::string& size, const ProfileOptions& options
   t.key_value_heads = t.heads, t.feed_forward = 4.0 * t.width;
   t.vocabulary = 30522, t.positions = 512, t.types = 2;
   take_options(t, options, 512, 512);
-  ModelProfile out{"bert_" + size, fmt::format("BERT-{} encoder with pooler ({} layers, {} wide, {} heads)",
-                                                 size == "base" ? "Base" : "Large", t.layers, t.width, t.heads),
-                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+  ModelProfile out{"bert_" + size,
+                   fmt::format("BERT-{} encoder with pooler ({} layers, {} wide, {} heads)",
+                               size == "base" ? "Base" : "Large", t.layers, t.width, t.heads),
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
   out.shape = shape_of(t);
   embeddings(out.layers, t);
   out.layers.push_back(add_norm("embeddings.norm", t.sequence, t.width));
@@ -260,7 +263,9 @@ ModelProfile gpt2_profile(const std::string& size, const ProfileOptions& options
                    fmt::format("GPT-2 {} decoder ({} layers, {} wide, {} heads), language-model head tied to the "
                                "embeddings",
                                size, t.layers, t.width, t.heads),
-                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
   decoder(out, t, true);
   // Each layer's norm has 2d parameters; the first block's norm sits before attention, not after the
   // embeddings: the count is the same.
@@ -274,8 +279,11 @@ ModelProfile gpt3_profile(const ProfileOptions& options) {
   t.layers = 96, t.width = 12288, t.heads = 96, t.key_value_heads = 96, t.feed_forward = 4.0 * 12288;
   t.vocabulary = 50257, t.positions = 2048, t.types = 0;
   take_options(t, options, 2048, 2048);
-  ModelProfile out{"gpt3_175b", "GPT-3 175B decoder (96 layers, 12288 wide, 96 heads), head tied to the embeddings",
-                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+  ModelProfile out{"gpt3_175b",
+                   "GPT-3 175B decoder (96 layers, 12288 wide, 96 heads), head tied to the embeddings",
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
   decoder(out, t, true);
   return out;
 }
@@ -309,7 +317,9 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
                    fmt::format("Llama {} decoder ({} layers, {} wide, {} heads, {} key-value heads), SwiGLU, "
                                "untied head",
                                size.substr(0, 1) + " " + size.substr(2), t.layers, t.width, t.heads, t.key_value_heads),
-                   fmt::format("a sequence of {} tokens", t.sequence), {}, {}};
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
   decoder(out, t, false);
   return out;
 }
@@ -319,16 +329,20 @@ ModelProfile gpt_profile(const GptShape& shape) {
     throw std::invalid_argument("a GPT shape needs layers, width, heads, vocabulary and sequence of at least 1");
   }
   if (shape.width % shape.heads != 0) {
-    throw std::invalid_argument(fmt::format("the width ({}) must divide into the heads ({})", shape.width, shape.heads));
+    throw std::invalid_argument(
+        fmt::format("the width ({}) must divide into the heads ({})", shape.width, shape.heads));
   }
   Transformer t;
   t.layers = shape.layers, t.width = shape.width, t.heads = shape.heads, t.key_value_heads = shape.heads;
   t.feed_forward = 4.0 * shape.width;
   t.vocabulary = shape.vocabulary, t.positions = shape.sequence, t.types = 0, t.sequence = shape.sequence;
   t.fused_attention = shape.attention == AttentionKernel::Fused;
-  ModelProfile out{"gpt", fmt::format("GPT decoder ({} layers, {} wide, {} heads, vocabulary {}), head tied to the embeddings",
-                                      shape.layers, shape.width, shape.heads, shape.vocabulary),
-                   fmt::format("a sequence of {} tokens", shape.sequence), {}, {}};
+  ModelProfile out{"gpt",
+                   fmt::format("GPT decoder ({} layers, {} wide, {} heads, vocabulary {}), head tied to the embeddings",
+                               shape.layers, shape.width, shape.heads, shape.vocabulary),
+                   fmt::format("a sequence of {} tokens", shape.sequence),
+                   {},
+                   {}};
   decoder(out, t, true);
   return out;
 }

@@ -15,7 +15,7 @@ int parent_distance(int rank, int ranks) {
 }
 
 /// Timing-only blocks on a transport that times a collective at once: the same messages as this rank's steps.
-bool as_steps(const Transport& transport, const Block& data) {
+bool tree_as_steps(const Transport& transport, const Block& data) {
   return transport.size() > 1 && !data.has_values() && transport.times_phases_at_once();
 }
 
@@ -46,7 +46,7 @@ void run_as_steps(Transport& transport, const Block& data, Parts... parts) {
 }
 
 void binomial_reduce(Transport& transport, const Block& data) {
-  if (as_steps(transport, data)) {
+  if (tree_as_steps(transport, data)) {
     run_as_steps(transport, data, reduce_steps);
     return;
   }
@@ -60,7 +60,7 @@ void binomial_reduce(Transport& transport, const Block& data) {
 }
 
 void binomial_broadcast(Transport& transport, const Block& data) {
-  if (as_steps(transport, data)) {
+  if (tree_as_steps(transport, data)) {
     run_as_steps(transport, data, broadcast_steps);
     return;
   }
@@ -87,7 +87,7 @@ int binomial_rounds(int ranks) {
 
 void BinomialTreeAllreduce::run(Transport& transport, Block data) const {
   // One collective of both halves: a rank's broadcast starts when its own part of the reduce is done.
-  if (as_steps(transport, data)) {
+  if (tree_as_steps(transport, data)) {
     run_as_steps(transport, data, reduce_steps, broadcast_steps);
     return;
   }

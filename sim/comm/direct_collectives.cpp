@@ -30,7 +30,9 @@ void sum_in_rank_order(const Block& target, int rank, const Buffer& own, std::sp
 
 /// Timing-only blocks on a transport that times a collective at once: the same messages as this rank's steps
 /// (chunks that differ by one element sent as the largest).
-bool as_steps(const Transport& transport, const Block& data) { return !data.has_values() && transport.times_phases_at_once(); }
+bool direct_as_steps(const Transport& transport, const Block& data) {
+  return !data.has_values() && transport.times_phases_at_once();
+}
 
 /// Every rank sends each other rank a chunk at once: the step of a direct reduce-scatter or allgather.
 Step every_to_every(const Transport& transport, const Block& data) {
@@ -42,7 +44,7 @@ void direct_reduce_scatter(Transport& transport, const Block& data) {
   const int p = transport.size();
   const int rank = transport.rank();
   const std::vector<int> others = others_than(rank, p);
-  if (as_steps(transport, data)) {
+  if (direct_as_steps(transport, data)) {
     const Step step = every_to_every(transport, data);
     transport.run_steps(std::span<const Step>(&step, 1));
     return;
@@ -59,7 +61,7 @@ void direct_allgather(Transport& transport, const Block& data) {
   const int p = transport.size();
   const int rank = transport.rank();
   const std::vector<int> others = others_than(rank, p);
-  if (as_steps(transport, data)) {
+  if (direct_as_steps(transport, data)) {
     const Step step = every_to_every(transport, data);
     transport.run_steps(std::span<const Step>(&step, 1));
     return;
@@ -75,7 +77,7 @@ core::Seconds one_round(core::Bytes size, const AlphaBeta& cost) { return cost.a
 
 void DirectAllreduce::run(Transport& transport, Block data) const {
   if (transport.size() == 1) return;
-  if (as_steps(transport, data)) {
+  if (direct_as_steps(transport, data)) {
     // Both halves in one schedule: a rank's allgather starts when its own reduce-scatter is done.
     const std::vector<Step> steps(2, every_to_every(transport, data));
     transport.run_steps(steps);
@@ -111,7 +113,7 @@ core::Seconds DirectAllgather::predicted_time(int ranks, core::Bytes size, const
 void DirectBroadcast::run(Transport& transport, Block data) const {
   const int p = transport.size();
   if (p == 1) return;
-  if (as_steps(transport, data)) {
+  if (direct_as_steps(transport, data)) {
     const Step step = transport.rank() == 0 ? Step{others_than(0, p), {}, data.size()} : Step{{}, {0}, data.size()};
     transport.run_steps(std::span<const Step>(&step, 1));
     return;
@@ -132,7 +134,7 @@ core::Seconds DirectBroadcast::predicted_time(int ranks, core::Bytes size, const
 void DirectReduce::run(Transport& transport, Block data) const {
   const int p = transport.size();
   if (p == 1) return;
-  if (as_steps(transport, data)) {
+  if (direct_as_steps(transport, data)) {
     const Step step = transport.rank() == 0 ? Step{{}, others_than(0, p), data.size()} : Step{{0}, {}, data.size()};
     transport.run_steps(std::span<const Step>(&step, 1));
     return;

@@ -1,6 +1,7 @@
 #include "sim/comm/double_binary_tree_allreduce.hpp"
 
 #include <array>
+#include <bit>
 #include <memory>
 
 namespace dtsim::comm {
@@ -8,15 +9,9 @@ namespace {
 
 int lowest_bit(int x) { return x & -x; }
 
-int largest_power_of_two_at_most(int p) {
-  int power = 1;
-  while (power * 2 <= p) power *= 2;
-  return power;
-}
-
 /// Parent position of position x in the in-order tree truncated to 1..p; 0 for the root.
 int parent_position(int x, int p) {
-  const int root = largest_power_of_two_at_most(p);
+  const int root = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
   while (x != root) {
     const int b = lowest_bit(x);
     x = (x & (2 * b)) != 0 ? x - b : x + b;
@@ -77,7 +72,8 @@ void DoubleBinaryTreeAllreduce::run(Transport& transport, Block data) const {
   for (int tree = 0; tree < 2; ++tree) {
     const TreeRole& role = roles[static_cast<std::size_t>(tree)];
     if (!role.children.empty() || role.parent < 0) continue;
-    leaf_sends.push_back(transport.post_send(role.parent, halves[static_cast<std::size_t>(tree)].copy(), reduce_tag(tree)));
+    leaf_sends.push_back(
+        transport.post_send(role.parent, halves[static_cast<std::size_t>(tree)].copy(), reduce_tag(tree)));
     leaf_results[static_cast<std::size_t>(tree)] = transport.post_recv(role.parent, broadcast_tag(tree));
   }
   // Where it is an inner node: gather the children's sums, pass the total up, wait for the result, pass it
@@ -94,12 +90,14 @@ void DoubleBinaryTreeAllreduce::run(Transport& transport, Block data) const {
       half.assign(transport.post_recv(role.parent, broadcast_tag(tree))->wait());
     }
     std::vector<std::unique_ptr<Pending>> to_children;
-    for (const int child : role.children) to_children.push_back(transport.post_send(child, half.copy(), broadcast_tag(tree)));
+    for (const int child : role.children)
+      to_children.push_back(transport.post_send(child, half.copy(), broadcast_tag(tree)));
     for (auto& pending : to_children) static_cast<void>(pending->wait());
   }
   for (auto& pending : leaf_sends) static_cast<void>(pending->wait());
   for (int tree = 0; tree < 2; ++tree) {
-    if (leaf_results[static_cast<std::size_t>(tree)]) halves[static_cast<std::size_t>(tree)].assign(leaf_results[static_cast<std::size_t>(tree)]->wait());
+    if (leaf_results[static_cast<std::size_t>(tree)])
+      halves[static_cast<std::size_t>(tree)].assign(leaf_results[static_cast<std::size_t>(tree)]->wait());
   }
 }
 

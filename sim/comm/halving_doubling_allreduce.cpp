@@ -1,21 +1,16 @@
 #include "sim/comm/halving_doubling_allreduce.hpp"
 
+#include <bit>
 #include <vector>
 
 namespace dtsim::comm {
 namespace {
 
-int largest_power_of_two_at_most(int p) {
-  int power = 1;
-  while (power * 2 <= p) power *= 2;
-  return power;
-}
-
 /// The same messages as this rank's steps, for a transport that times a collective at once.
 std::vector<Step> steps_of(const Transport& transport, const Block& data) {
   const int p = transport.size();
   const int rank = transport.rank();
-  const int core = largest_power_of_two_at_most(p);
+  const int core = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
   const int extra = p - core;
   const std::size_t n = data.size();
   std::vector<Step> steps;
@@ -74,7 +69,7 @@ void HalvingDoublingAllreduce::run(Transport& transport, Block data) const {
     transport.run_steps(steps_of(transport, data));
     return;
   }
-  const int core = largest_power_of_two_at_most(p);
+  const int core = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
   const int extra = p - core;
   if (rank >= core) {
     transport.send(rank - core, data.copy());
@@ -121,7 +116,7 @@ void HalvingDoublingAllreduce::run(Transport& transport, Block data) const {
 
 core::Seconds HalvingDoublingAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   if (ranks <= 1) return core::Seconds(0.0);
-  const int core = largest_power_of_two_at_most(ranks);
+  const int core = static_cast<int>(std::bit_floor(static_cast<unsigned>(ranks)));
   int steps = 0;
   while ((1 << steps) < core) ++steps;
   core::Seconds time = cost.alpha * (2.0 * steps) + size / cost.bandwidth * (2.0 * (core - 1) / core);

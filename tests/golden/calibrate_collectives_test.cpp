@@ -12,7 +12,7 @@
 namespace dtsim::testing {
 namespace {
 
-void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 /// One built-in dgx_a100 node (8 A100s on NVSwitch) under NCCL; `node_types` replaces its figures.
 std::string node_scenario(const std::string& node_types, const std::string& include = {}) {
@@ -38,8 +38,8 @@ const std::string kTrueNode =
 
 /// `dtsim collective` on `scenario`: the time of each size, by size.
 std::vector<std::pair<double, double>> collective_times(const std::filesystem::path& scenario, const std::string& op) {
-  const CommandResult run = run_dtsim(fmt::format("collective --scenario {} --op {} --algo ring --sizes 64KiB:1GiB:4 --json",
-                                                  scenario.string(), op));
+  const CommandResult run = run_dtsim(
+      fmt::format("collective --scenario {} --op {} --algo ring --sizes 64KiB:1GiB:4 --json", scenario.string(), op));
   EXPECT_EQ(run.exit_status, 0) << run.err;
   std::vector<std::pair<double, double>> out;
   const auto table = nlohmann::json::parse(run.out);
@@ -53,29 +53,35 @@ std::vector<std::pair<double, double>> collective_times(const std::filesystem::p
 std::string nccl_tests_output(const std::vector<std::pair<double, double>>& times, bool name_the_test, double factor,
                               const std::string& redop) {
   std::string out = name_the_test ? "# Collective test starting: all_reduce_perf\n" : "";
-  out += "# nThread 1 nGpus 1 minBytes 65536 maxBytes 1073741824 step: 4(factor) warmup iters: 5 iters: 20\n#\n"
-         "# Using devices\n";
+  out +=
+      "# nThread 1 nGpus 1 minBytes 65536 maxBytes 1073741824 step: 4(factor) warmup iters: 5 iters: 20\n#\n"
+      "# Using devices\n";
   for (int r = 0; r < 8; ++r) {
-    out += fmt::format("[1,0]<stdout>:#  Rank {:2d} Group  0 Pid {:6d} on      host device {:2d} [0x{:02x}] NVIDIA A100-SXM4-80GB\n",
-                       r, 1000 + r, r, 16 * r);
+    out += fmt::format(
+        "[1,0]<stdout>:#  Rank {:2d} Group  0 Pid {:6d} on      host device {:2d} [0x{:02x}] NVIDIA A100-SXM4-80GB\n",
+        r, 1000 + r, r, 16 * r);
   }
-  out += "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  out +=
+      "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+      "busbw #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
   for (const auto& [size, seconds] : times) {
     const double us = seconds * 1e6;
     const double algbw = size / seconds / 1e9;
-    out += fmt::format("{:12.0f} {:13.0f}     float {:>7}      -1 {:8.6f} {:7.6f} {:7.6f}      0 {:8.6f} {:7.6f} {:7.6f}      0\n",
-                       size, size / 4, redop, us, algbw, algbw * factor, us, algbw, algbw * factor);
+    out += fmt::format(
+        "{:12.0f} {:13.0f}     float {:>7}      -1 {:8.6f} {:7.6f} {:7.6f}      0 {:8.6f} {:7.6f} {:7.6f}      0\n",
+        size, size / 4, redop, us, algbw, algbw * factor, us, algbw, algbw * factor);
   }
   return out + "# Out of bounds values : 0 OK\n";
 }
 
 TEST(CalibrateCollectives, RecoversTheNodeLinkThatProducedNcclTestsTimes) {
   const std::filesystem::path folder = fresh_output_folder("calibrate-collectives");
-  write(folder / "true.yaml", node_scenario(kTrueNode));
-  write(folder / "all_reduce.txt", nccl_tests_output(collective_times(folder / "true.yaml", "allreduce"), true, 1.75, "sum"));
+  write_text(folder / "true.yaml", node_scenario(kTrueNode));
+  write_text(folder / "all_reduce.txt",
+             nccl_tests_output(collective_times(folder / "true.yaml", "allreduce"), true, 1.75, "sum"));
   // The cluster as built in: NVLink at 235 GB/s and 1 us; the fit must find 180 GB/s and 0.4 us.
-  write(folder / "guess.yaml", node_scenario(""));
+  write_text(folder / "guess.yaml", node_scenario(""));
   const CommandResult fit = run_dtsim(fmt::format(
       "calibrate {} --scenario {} --fit dgx_a100.intra_link.bandwidth --fit dgx_a100.intra_link.latency -o {}",
       (folder / "all_reduce.txt").string(), (folder / "guess.yaml").string(), (folder / "fitted.yaml").string()));
@@ -90,7 +96,7 @@ TEST(CalibrateCollectives, RecoversTheNodeLinkThatProducedNcclTestsTimes) {
   EXPECT_NEAR(value("latency"), 0.4, 0.02 * 0.4) << fit.out;
   EXPECT_NE(fit.out.find("guess.yaml allreduce 1 GiB"), std::string::npos) << fit.out;
   // The catalog, included by a scenario on the built-in node, gives the measured times back.
-  write(folder / "with-catalog.yaml", node_scenario("", "fitted.yaml"));
+  write_text(folder / "with-catalog.yaml", node_scenario("", "fitted.yaml"));
   const auto measured = collective_times(folder / "true.yaml", "allreduce");
   const auto refitted = collective_times(folder / "with-catalog.yaml", "allreduce");
   ASSERT_EQ(measured.size(), refitted.size());
@@ -103,10 +109,11 @@ TEST(CalibrateCollectives, RecoversTheNodeLinkThatProducedNcclTestsTimes) {
 // for the ranks listed: (p-1)/p without a reduction is an allgather.
 TEST(CalibrateCollectives, TellsTheCollectiveFromTheBusBandwidthFactor) {
   const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-op");
-  write(folder / "node.yaml", node_scenario(kTrueNode));
-  write(folder / "all_gather.txt", nccl_tests_output(collective_times(folder / "node.yaml", "allgather"), false, 7.0 / 8.0, "none"));
-  const CommandResult check = run_dtsim(fmt::format("calibrate {} --scenario {}", (folder / "all_gather.txt").string(),
-                                                    (folder / "node.yaml").string()));
+  write_text(folder / "node.yaml", node_scenario(kTrueNode));
+  write_text(folder / "all_gather.txt",
+             nccl_tests_output(collective_times(folder / "node.yaml", "allgather"), false, 7.0 / 8.0, "none"));
+  const CommandResult check = run_dtsim(
+      fmt::format("calibrate {} --scenario {}", (folder / "all_gather.txt").string(), (folder / "node.yaml").string()));
   ASSERT_EQ(check.exit_status, 0) << check.err;
   EXPECT_NE(check.out.find("node.yaml allgather 64 KiB"), std::string::npos) << check.out;
   // The same times predicted by the same scenario: no error beyond the printed digits.
@@ -115,18 +122,18 @@ TEST(CalibrateCollectives, TellsTheCollectiveFromTheBusBandwidthFactor) {
 
 TEST(CalibrateCollectives, BadInputsAreNamed) {
   const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-bad");
-  write(folder / "node.yaml", node_scenario(""));
-  write(folder / "out.txt", nccl_tests_output({{65536.0, 3e-5}}, true, 1.75, "sum"));
+  write_text(folder / "node.yaml", node_scenario(""));
+  write_text(folder / "out.txt", nccl_tests_output({{65536.0, 3e-5}}, true, 1.75, "sum"));
   const CommandResult no_scenario = run_dtsim(fmt::format("calibrate {}", (folder / "out.txt").string()));
   EXPECT_EQ(no_scenario.exit_status, 2);
   EXPECT_NE(no_scenario.err.find("--scenario"), std::string::npos) << no_scenario.err;
   // Four ranks measured, eight simulated.
-  write(folder / "four.yaml", node_scenario("").replace(node_scenario("").find("workers: 8"), 10, "workers: 4"));
-  const CommandResult ranks = run_dtsim(fmt::format("calibrate {} --scenario {}", (folder / "out.txt").string(),
-                                                    (folder / "four.yaml").string()));
+  write_text(folder / "four.yaml", node_scenario("").replace(node_scenario("").find("workers: 8"), 10, "workers: 4"));
+  const CommandResult ranks = run_dtsim(
+      fmt::format("calibrate {} --scenario {}", (folder / "out.txt").string(), (folder / "four.yaml").string()));
   EXPECT_EQ(ranks.exit_status, 2);
   EXPECT_NE(ranks.err.find("lists 8 ranks"), std::string::npos) << ranks.err;
-  write(folder / "curve.csv", "scenario,operation,size_B,busbw_GBps\nnode.yaml,allreduse,1024,0.5\n");
+  write_text(folder / "curve.csv", "scenario,operation,size_B,busbw_GBps\nnode.yaml,allreduse,1024,0.5\n");
   const CommandResult op = run_dtsim(fmt::format("calibrate {}", (folder / "curve.csv").string()));
   EXPECT_EQ(op.exit_status, 2);
   EXPECT_NE(op.err.find("curve.csv:2:1"), std::string::npos) << op.err;
@@ -141,11 +148,12 @@ TEST(CalibrateCollectives, BadInputsAreNamed) {
 // n (1 + 1/p) bytes each way, at 0.85 of its rate, after 25 us.
 TEST(CalibrateCollectives, AReducingSwitchRunsLargeAllreducesAsNvls) {
   const std::filesystem::path folder = fresh_output_folder("nvls");
-  const std::string types = "  node_types:\n    hgx: {devices: 8, device: a100, intra: switch, nvls: true, nics: 8, "
-                            "intra_link: {bandwidth: \"200GBps\", latency: \"0.5us\"}}\n";
+  const std::string types =
+      "  node_types:\n    hgx: {devices: 8, device: a100, intra: switch, nvls: true, nics: 8, "
+      "intra_link: {bandwidth: \"200GBps\", latency: \"0.5us\"}}\n";
   std::string scenario = node_scenario(types);
   scenario.replace(scenario.find("type: dgx_a100"), 14, "type: hgx");
-  write(folder / "nvls.yaml", scenario);
+  write_text(folder / "nvls.yaml", scenario);
   const CommandResult run = run_dtsim(fmt::format("collective --scenario {} --algo ring --sizes 1KiB:1GiB:1024 --json",
                                                   (folder / "nvls.yaml").string()));
   ASSERT_EQ(run.exit_status, 0) << run.err;
@@ -158,7 +166,7 @@ TEST(CalibrateCollectives, AReducingSwitchRunsLargeAllreducesAsNvls) {
   // A switch that does not switch cannot reduce.
   std::string mesh = scenario;
   mesh.replace(mesh.find("intra: switch"), 13, "intra: all_to_all");
-  write(folder / "mesh.yaml", mesh);
+  write_text(folder / "mesh.yaml", mesh);
   const CommandResult bad = run_dtsim(fmt::format("validate {}", (folder / "mesh.yaml").string()));
   EXPECT_EQ(bad.exit_status, 2);
   EXPECT_NE(bad.err.find("nvls"), std::string::npos) << bad.err;

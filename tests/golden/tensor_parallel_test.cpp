@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json result_of(const fs::path& folder) {
+nlohmann::json tensor_result(const fs::path& folder) {
   return nlohmann::json::parse(read_file(folder / "summary.json"))["result"];
 }
 
@@ -43,15 +43,17 @@ sweep:
   // A micro-batch of 2 sequences of 1024 tokens, 768 wide, in 16 bits.
   const double hidden_bytes = 2.0 * 1024 * 768 * 2.0;
   for (const std::string point : {"sequence_parallel=false", "sequence_parallel=true"}) {
-    const nlohmann::json result = result_of(folder / "out" / point);
+    const nlohmann::json result = tensor_result(folder / "out" / point);
     // A ring allreduce sends 2 (t-1)/t of the block from each of the t devices; a reduce-scatter or an
     // allgather half that, twice as often. No data parallelism: nothing else is sent.
     const double sums = result["bytes_sent"].get<double>() / (t * 2.0 * (t - 1.0) / t * hidden_bytes);
     // 4 per layer, one for the token table (vocabulary-parallel) and one for the head, per micro-batch.
     EXPECT_NEAR(sums, (4.0 * layers + 2.0) * microbatches, 1e-9) << point;
   }
-  const double whole = result_of(folder / "out" / "sequence_parallel=false")["memory"][0]["activations_bytes"].get<double>();
-  const double split = result_of(folder / "out" / "sequence_parallel=true")["memory"][0]["activations_bytes"].get<double>();
+  const double whole =
+      tensor_result(folder / "out" / "sequence_parallel=false")["memory"][0]["activations_bytes"].get<double>();
+  const double split =
+      tensor_result(folder / "out" / "sequence_parallel=true")["memory"][0]["activations_bytes"].get<double>();
   EXPECT_LT(split, whole);
 }
 
@@ -70,14 +72,15 @@ cluster:
 topology: {kind: hierarchical, fabric: fat_tree, nic: per_device, link: {bandwidth: "200Gbps", latency: "2us"}}
 model: {kind: "profile:gpt2_medium"}
 training:
-  parallelism: {tensor: 8, placement: )" << placement << R"(}
+  parallelism: {tensor: 8, placement: )"
+                        << placement << R"(}
   batch: {per_worker: 2}
   optimizer: {kind: adam, learning_rate: 0.0001}
   stop: {iterations: 1}
 )";
     const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / name).string());
     EXPECT_EQ(run.exit_status, 0) << run.err;
-    return result_of(folder / name);
+    return tensor_result(folder / name);
   };
   const nlohmann::json inside = run_placed("inside", "[tensor, pipeline, data]");
   const nlohmann::json across = run_placed("across", "[data, tensor, pipeline]");

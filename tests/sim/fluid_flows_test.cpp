@@ -5,11 +5,11 @@
 // each case after the previous one; every flow's arrival time is compared. The table of cases and errors
 // is tests/golden/fluid_vs_simgrid.csv; DTSIM_WRITE_FLUID_TABLE=FILE writes it anew.
 
+#include "sim/topology/fluid_flows.hpp"
 #include "sim/core/config_node.hpp"
 #include "sim/runtime/engine_session.hpp"
 #include "sim/scenario/config_loader.hpp"
 #include "sim/scenario/plugin_schema.hpp"
-#include "sim/topology/fluid_flows.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <fmt/format.h>
@@ -55,7 +55,9 @@ std::vector<Component> components() {
       {"tree arity 2", "{kind: tree, arity: 2}", 12, {}},
       {"random_regular degree 3", "{kind: random_regular, degree: 3}", 12, {}},
       {"dragonfly", "{kind: dragonfly, groups: 3, routers: 2, hosts: 2, global_links: 1}", 12, {}},
-      {"hierarchical 4x4 over fat_tree", "{kind: hierarchical, fabric: fat_tree, arity: 2, nic: per_device}", 16,
+      {"hierarchical 4x4 over fat_tree",
+       "{kind: hierarchical, fabric: fat_tree, arity: 2, nic: per_device}",
+       16,
        {topologies::NodeShape{4, 4, nvlink, topologies::IntraNode::Switch}}},
   };
 }
@@ -73,8 +75,8 @@ Combined combine(const std::vector<Component>& parts) {
   for (std::size_t p = 0; p < parts.size(); ++p) {
     core::DiagnosticSink sink;
     const core::ConfigNode t = scenario::load_config_text(
-        parts[p].section.substr(0, parts[p].section.size() - 1) + ", link: {bandwidth: 10Gbps, latency: 2us}}", "t.yaml",
-        sink);
+        parts[p].section.substr(0, parts[p].section.size() - 1) + ", link: {bandwidth: 10Gbps, latency: 2us}}",
+        "t.yaml", sink);
     topologies::TopologyContext context;
     context.workers = parts[p].hosts;
     context.seed = 11;
@@ -96,7 +98,8 @@ Combined combine(const std::vector<Component>& parts) {
     for (const NodeId worker : part.workers()) out.hosts.back().push_back(id[worker]);
     for (std::size_t l = 0; l < part.link_count(); ++l) {
       const auto& link = part.link(l);
-      out.graph.add_link(id[part.link_ends(l).a], id[part.link_ends(l).b], link.bandwidth, link.latency, link.link_class);
+      out.graph.add_link(id[part.link_ends(l).a], id[part.link_ends(l).b], link.bandwidth, link.latency,
+                         link.link_class);
     }
     // A switchless component (ring, torus) hangs from its first host: routes between its hosts never
     // leave it, a path through the bridge being longer.
@@ -148,7 +151,8 @@ std::vector<Case> cases_on(const std::string& component, const std::vector<NodeI
     Case c{fmt::format("{}: all-to-all of {} hosts, 256 KiB to 4 MiB", component, k), {}};
     for (int a = 0; a < k; ++a) {
       for (int b = 0; b < k; ++b) {
-        if (a != b) c.flows.push_back({at(a * (h / k)), at(b * (h / k)), size_between(262144.0, 4.0 * 1048576), 0.0, {}});
+        if (a != b)
+          c.flows.push_back({at(a * (h / k)), at(b * (h / k)), size_between(262144.0, 4.0 * 1048576), 0.0, {}});
       }
     }
     out.push_back(std::move(c));
@@ -165,7 +169,7 @@ std::vector<Case> cases_on(const std::string& component, const std::vector<NodeI
 }
 
 /// Each case's flows in SimGrid, one case after the other: every flow's arrival, from its case's start.
-std::vector<std::vector<double>> simulate(const Combined& combined, const std::vector<Case>& cases) {
+std::vector<std::vector<double>> simulate_flows(const Combined& combined, const std::vector<Case>& cases) {
   runtime::EngineSession session(combined.graph, scenario::NetworkModel::AlphaBeta, platform::uniform_platform(1e12));
   std::vector<std::vector<double>> arrivals(cases.size());
   for (std::size_t c = 0; c < cases.size(); ++c) arrivals[c].assign(cases[c].flows.size(), -1.0);
@@ -178,10 +182,11 @@ std::vector<std::vector<double>> simulate(const Combined& combined, const std::v
       for (std::size_t f = 0; f < cases[c].flows.size(); ++f) {
         const Flow flow = cases[c].flows[f];
         auto* mailbox = simgrid::s4u::Mailbox::by_name(fmt::format("case-{}-flow-{}", c, f));
-        actors.push_back(simgrid::s4u::Actor::create("receive", session.host(flow.to), [&arrivals, mailbox, c, f, start] {
-          static_cast<void>(mailbox->get<int>());
-          arrivals[c][f] = simgrid::s4u::Engine::get_clock() - start;
-        }));
+        actors.push_back(
+            simgrid::s4u::Actor::create("receive", session.host(flow.to), [&arrivals, mailbox, c, f, start] {
+              static_cast<void>(mailbox->get<int>());
+              arrivals[c][f] = simgrid::s4u::Engine::get_clock() - start;
+            }));
         actors.push_back(simgrid::s4u::Actor::create("send", session.host(flow.from), [mailbox, flow] {
           if (flow.start > 0.0) simgrid::s4u::this_actor::sleep_for(flow.start);
           mailbox->put(&payload, static_cast<std::uint64_t>(flow.bytes));
@@ -204,10 +209,11 @@ TEST(FluidFlows, AgreeWithSimGridsMaxMinOnContendedCases) {
   const Combined combined = combine(parts);
   std::vector<Case> cases;
   for (std::size_t p = 0; p < parts.size(); ++p) {
-    for (Case& c : cases_on(parts[p].name, combined.hosts[p], static_cast<std::uint32_t>(100 + p))) cases.push_back(std::move(c));
+    for (Case& c : cases_on(parts[p].name, combined.hosts[p], static_cast<std::uint32_t>(100 + p)))
+      cases.push_back(std::move(c));
   }
   ASSERT_GE(cases.size(), 50U);
-  const std::vector<std::vector<double>> arrivals = simulate(combined, cases);
+  const std::vector<std::vector<double>> arrivals = simulate_flows(combined, cases);
   const topology::RoutingTable routes(combined.graph);
   std::string table = "case,flows,simgrid_s,analytical_s,largest_relative_error\n";
   double largest = 0.0;

@@ -6,7 +6,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
-#include "tests/sim/recording_observer.hpp"
+#include "tests/sim/simulated_run.hpp"
 #include "tests/unit/comm/thread_transport.hpp"
 
 #include <fmt/format.h>
@@ -17,7 +17,7 @@
 namespace dtsim {
 namespace {
 
-std::string scenario_text(const std::string& architecture) {
+std::string hybrid_scenario(const std::string& architecture) {
   return fmt::format(R"(name: hybrid
 seed: 23
 cluster:
@@ -37,21 +37,9 @@ training:
                      architecture);
 }
 
-struct SimulatedRun {
-  scenario::Scenario scenario;
-  runtime::TrainingSetup setup;
-  metrics::RunRecord record;
-  testing::RecordingObserver observed;
-};
+using testing::SimulatedRun;
 
-SimulatedRun simulate(const std::string& text) {
-  auto scenario = scenario::read_scenario_text(text, "hybrid.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  auto setup = app::resolve_scenario(scenario, registries);
-  testing::RecordingObserver observed;
-  auto record = runtime::run_training(scenario, setup, {}, &observed);
-  return {std::move(scenario), std::move(setup), std::move(record), std::move(observed)};
-}
+SimulatedRun simulate_hybrid(const std::string& text) { return testing::simulate_text(text, "hybrid.yaml"); }
 
 struct References {
   models::Parameters hybrid;     ///< the hybrid's own arithmetic
@@ -121,11 +109,12 @@ References references(const SimulatedRun& run) {
 }
 
 TEST(Hybrid, EqualsItsReferenceExactlyAndGradientAveragingClosely) {
-  const SimulatedRun run = simulate(scenario_text("{kind: hybrid, shards: 2}"));
+  const SimulatedRun run = simulate_hybrid(hybrid_scenario("{kind: hybrid, shards: 2}"));
   const References reference = references(run);
   ASSERT_EQ(run.observed.final_parameters.size(), static_cast<std::size_t>(reference.hybrid.size()));
   const Eigen::Map<const models::Parameters> simulated(run.observed.final_parameters.data(), reference.hybrid.size());
-  EXPECT_TRUE(simulated == reference.hybrid) << "largest difference " << (simulated - reference.hybrid).cwiseAbs().maxCoeff();
+  EXPECT_TRUE(simulated == reference.hybrid)
+      << "largest difference " << (simulated - reference.hybrid).cwiseAbs().maxCoeff();
   EXPECT_LE((simulated - reference.averaging).norm(), 1e-5 * reference.averaging.norm());
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   // It learned: the validation loss fell by more than half.
@@ -135,7 +124,7 @@ TEST(Hybrid, EqualsItsReferenceExactlyAndGradientAveragingClosely) {
 // Workers send the rows their batches touch, not the whole table: here under a fifth of what a ring
 // allreduce of every parameter sends, 2 (p - 1) / p x parameters x 4 bytes per iteration.
 TEST(Hybrid, WorkersSendOnlyTheRowsTheirBatchesTouch) {
-  const SimulatedRun run = simulate(scenario_text("{kind: hybrid, shards: 2}"));
+  const SimulatedRun run = simulate_hybrid(hybrid_scenario("{kind: hybrid, shards: 2}"));
   const double allreduce_bytes = 2.0 * 3.0 / 4.0 * static_cast<double>(run.setup.model->parameter_count()) * 4.0 *
                                  static_cast<double>(run.setup.total_iterations);
   for (int rank = 0; rank < 4; ++rank) {

@@ -17,34 +17,37 @@ namespace {
 
 constexpr const char* kDevice = R"({peak_flops: "2GFLOPS", efficiency: 0.25})";
 
-std::string scenario_text(const std::string& topology, const std::string& architecture, const std::string& extra,
-                          const std::string& device) {
+std::string timing_scenario(const std::string& topology, const std::string& architecture, const std::string& extra,
+                            const std::string& device) {
   return R"(name: timing
 cluster:
   workers: 4
-  device: )" + device + R"(
+  device: )" +
+         device + R"(
 topology:
-  kind: )" + topology + R"(
+  kind: )" +
+         topology + R"(
   link: {bandwidth: "1Gbps", latency: "20us"}
 model: {kind: logistic_regression}
 data: {kind: synthetic_classification, samples: 1000, features: 255}
 training:
   batch: {per_worker: 16}
   optimizer: {learning_rate: 0.1}
-  architecture: {kind: )" + architecture + R"(}
+  architecture: {kind: )" +
+         architecture + R"(}
   stop: {epochs: 1}
 )" + extra;
 }
 
-struct SimulatedRun {
+struct TimedRun {
   scenario::Scenario scenario;
   runtime::TrainingSetup setup;
   metrics::RunRecord record;
 };
 
-SimulatedRun simulate(const std::string& topology, const std::string& architecture, const std::string& extra = "",
-                      const std::string& device = kDevice) {
-  auto scenario = scenario::read_scenario_text(scenario_text(topology, architecture, extra, device), "timing.yaml");
+TimedRun simulate_timing(const std::string& topology, const std::string& architecture, const std::string& extra = "",
+                         const std::string& device = kDevice) {
+  auto scenario = scenario::read_scenario_text(timing_scenario(topology, architecture, extra, device), "timing.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   auto record = runtime::run_training(scenario, setup);
@@ -52,15 +55,17 @@ SimulatedRun simulate(const std::string& topology, const std::string& architectu
 }
 
 TEST(TrainingTime, ParameterServerIterationIsComputePushUpdatePull) {
-  const SimulatedRun run = simulate("parameter_server", "parameter_server");
+  const TimedRun run = simulate_timing("parameter_server", "parameter_server");
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
   const double parameters = static_cast<double>(run.setup.model->parameter_count());  // 256
   const int workers = run.scenario.cluster.workers;
-  const double worker_compute = compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+  const double worker_compute =
+      compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
   const double server_compute = compute::compute_time(parameters * workers + models::Sgd::flops(256), device).value();
   const double transfer =
-      comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency, link.bandwidth).value();
+      comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency, link.bandwidth)
+          .value();
   const double iteration = worker_compute + transfer + server_compute + transfer;
   const double expected = iteration * static_cast<double>(run.setup.total_iterations);
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
@@ -74,32 +79,36 @@ TEST(TrainingTime, ParameterServerIterationIsComputePushUpdatePull) {
 // Two shards: each server averages and updates half of the 256 parameters, and each push or pull moves
 // two flows of half the gradient per worker.
 TEST(TrainingTime, ShardedParameterServerSplitsTransferAndUpdate) {
-  const SimulatedRun run = simulate("parameter_server", "parameter_server, shards: 2");
+  const TimedRun run = simulate_timing("parameter_server", "parameter_server, shards: 2");
   ASSERT_EQ(run.record.hosts.size(), 6U);  // 4 workers, 2 servers
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
   const double parameters = static_cast<double>(run.setup.model->parameter_count());
   const int workers = run.scenario.cluster.workers;
   const double shard = parameters / 2;
-  const double worker_compute = compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+  const double worker_compute =
+      compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
   const double server_compute =
       compute::compute_time(shard * workers + models::Sgd::flops(static_cast<std::size_t>(shard)), device).value();
-  const double transfer = comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency,
-                                          link.bandwidth, 2)
+  const double transfer = comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth,
+                                          link.latency, link.bandwidth, 2)
                               .value();
-  const double expected = (worker_compute + transfer + server_compute + transfer) * static_cast<double>(run.setup.total_iterations);
+  const double expected =
+      (worker_compute + transfer + server_compute + transfer) * static_cast<double>(run.setup.total_iterations);
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
   EXPECT_DOUBLE_EQ(run.record.hosts[4].bytes_sent, run.record.hosts[5].bytes_sent);
 }
 
 TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
-  const SimulatedRun run = simulate("ring", "allreduce");
+  const TimedRun run = simulate_timing("ring", "allreduce");
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
   const double parameters = static_cast<double>(run.setup.model->parameter_count());  // 256 = 4 chunks of 64
   const double compute =
-      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device).value();
-  const double allreduce = comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();
+      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device)
+          .value();
+  const double allreduce =
+      comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();
   const double expected = (compute + allreduce) * static_cast<double>(run.setup.total_iterations);
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);
   for (const auto& host : run.record.hosts) EXPECT_NEAR(host.wait_s, 0.0, 1e-12) << host.name;
@@ -108,8 +117,8 @@ TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
 // A device with little memory bandwidth: the batch takes its bytes over that bandwidth (the roofline), the
 // SGD step its FLOPs at the sustained rate.
 TEST(TrainingTime, AMemoryBoundBatchTakesItsBytesOverTheBandwidth) {
-  const SimulatedRun run =
-      simulate("ring", "allreduce", "", R"({peak_flops: "2GFLOPS", efficiency: 0.25, memory_bandwidth: "10MB/s"})");
+  const TimedRun run = simulate_timing("ring", "allreduce", "",
+                                       R"({peak_flops: "2GFLOPS", efficiency: 0.25, memory_bandwidth: "10MB/s"})");
   const models::TrainableModel& model = *run.setup.model;
   const double bytes = model.training_bytes(16);  // 16 samples of 255 features and a label, 12 x 256 of weights
   EXPECT_DOUBLE_EQ(bytes, 4.0 * 256 * 16 + 12.0 * 256);
@@ -121,14 +130,16 @@ TEST(TrainingTime, AMemoryBoundBatchTakesItsBytesOverTheBandwidth) {
 // One worker 4 times slower: under BSP every iteration waits for it, so an iteration is its compute (and
 // update) plus the allreduce, and the others spend the difference waiting.
 TEST(TrainingTime, BspWaitsForAFixedStraggler) {
-  const SimulatedRun run = simulate("ring", "allreduce", "stragglers: [{workers: [2], slowdown: 4}]\n");
+  const TimedRun run = simulate_timing("ring", "allreduce", "stragglers: [{workers: [2], slowdown: 4}]\n");
   ASSERT_EQ(run.scenario.cluster.slowdown, (std::vector<double>{1, 1, 4, 1}));
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
   const double parameters = static_cast<double>(run.setup.model->parameter_count());
   const double compute =
-      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device).value();
-  const double allreduce = comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();
+      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device)
+          .value();
+  const double allreduce =
+      comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();
   const auto iterations = static_cast<double>(run.setup.total_iterations);
   const double expected = (4 * compute + allreduce) * iterations;
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-6 * expected);

@@ -1,10 +1,10 @@
 // Bytes per link from real training runs: every message adds its size to each link of its route, so the
 // links together carry the bytes sent times the hops each message takes.
 
+#include "sim/topology/link_traffic.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
-#include "sim/topology/link_traffic.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 namespace dtsim {
 namespace {
 
-std::string scenario_text(const std::string& topology, const std::string& architecture) {
+std::string traffic_scenario(const std::string& topology, const std::string& architecture) {
   return fmt::format(R"(name: traffic
 seed: 3
 cluster:
@@ -32,7 +32,7 @@ training:
                      topology, architecture);
 }
 
-metrics::RunRecord simulate(const std::string& text) {
+metrics::RunRecord simulate_traffic(const std::string& text) {
   const auto scenario = scenario::read_scenario_text(text, "traffic.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const auto setup = app::resolve_scenario(scenario, registries);
@@ -49,7 +49,7 @@ double link_bytes(const metrics::RunRecord& record, const std::string& link_clas
 // direction only, exactly what its first end sent (16 floats in 4 chunks of 4: 2 x 3 messages of 16 bytes
 // per iteration).
 TEST(LinkTraffic, RingAllreduceOnARingUsesEachLinkForwardOnly) {
-  const metrics::RunRecord record = simulate(scenario_text("ring", "allreduce"));
+  const metrics::RunRecord record = simulate_traffic(traffic_scenario("ring", "allreduce"));
   ASSERT_EQ(record.links.size(), 8U);
   for (std::size_t i = 0; i < record.links.size(); i += 2) {
     EXPECT_EQ(record.links[i].link_class, "ring");
@@ -62,7 +62,7 @@ TEST(LinkTraffic, RingAllreduceOnARingUsesEachLinkForwardOnly) {
 // Through a parameter server every message crosses two links (worker -- switch -- server): the worker
 // links carry the pushes up and the replies down, the server link both.
 TEST(LinkTraffic, ParameterServerMessagesCrossTwoLinks) {
-  const metrics::RunRecord record = simulate(scenario_text("parameter_server", "parameter_server"));
+  const metrics::RunRecord record = simulate_traffic(traffic_scenario("parameter_server", "parameter_server"));
   EXPECT_DOUBLE_EQ(link_bytes(record), 2.0 * record.total_bytes_sent());
   EXPECT_DOUBLE_EQ(link_bytes(record, "worker"), record.total_bytes_sent());
   EXPECT_DOUBLE_EQ(link_bytes(record, "server"), record.total_bytes_sent());

@@ -26,7 +26,7 @@ struct OverlapRun {
 
 /// Two workers on a ring, a profile of two layers of a million parameters each (4 MB of fp32 gradients),
 /// buckets of 1 MB so that each layer is a bucket; the first layer's backward pass costs `first_backward`.
-OverlapRun simulate(bool overlap, double first_backward) {
+OverlapRun simulate_overlap(bool overlap, double first_backward) {
   const std::string text = fmt::format(R"(name: overlap
 cluster: {{workers: 2, device: {{peak_flops: "1TFLOPS", efficiency: 1}}}}
 topology: {{kind: ring, link: {{bandwidth: "100Gbps", latency: "2us"}}}}
@@ -60,7 +60,7 @@ class Overlap : public ::testing::TestWithParam<std::tuple<bool, double>> {};
 
 TEST_P(Overlap, AStepHidesTheFirstAllreduceBehindTheRestOfTheBackwardPass) {
   const auto& [overlap, first_backward] = GetParam();
-  const OverlapRun run = simulate(overlap, first_backward);
+  const OverlapRun run = simulate_overlap(overlap, first_backward);
   const double rate = 1e12;
   const double forward = 2e9 / rate;
   const double last_backward_s = 2e9 / rate;
@@ -81,8 +81,7 @@ TEST_P(Overlap, AStepHidesTheFirstAllreduceBehindTheRestOfTheBackwardPass) {
 }
 
 // A first layer's backward pass shorter than an allreduce (communication-bound) and longer (compute-bound).
-INSTANTIATE_TEST_SUITE_P(TwoLayers, Overlap,
-                         ::testing::Combine(::testing::Bool(), ::testing::Values(1e8, 2e9)),
+INSTANTIATE_TEST_SUITE_P(TwoLayers, Overlap, ::testing::Combine(::testing::Bool(), ::testing::Values(1e8, 2e9)),
                          [](const auto& param_info) {
                            return std::string(std::get<0>(param_info.param) ? "overlap" : "sequential") +
                                   (std::get<1>(param_info.param) < 1e9 ? "_short_backward" : "_long_backward");

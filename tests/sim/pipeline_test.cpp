@@ -25,9 +25,11 @@ struct PipelineRun {
 };
 
 /// `stages` x `replicas` workers on links fast enough to be free, running a profile of 8 equal layers.
-PipelineRun simulate(int stages, int microbatches, const std::string& schedule, int replicas = 1,
-                     const std::string& link = "{bandwidth: \"1000000Tbps\", latency: \"0s\"}", int chunks = 1) {
-  const std::string text = fmt::format(R"(name: pipeline
+PipelineRun simulate_pipeline(int stages, int microbatches, const std::string& schedule, int replicas = 1,
+                              const std::string& link = "{bandwidth: \"1000000Tbps\", latency: \"0s\"}",
+                              int chunks = 1) {
+  const std::string text =
+      fmt::format(R"(name: pipeline
 cluster: {{workers: {}, device: {{peak_flops: "100TFLOPS"}}}}
 topology: {{kind: ring, link: {}}}
 model: {{kind: "profile:bert_base"}}
@@ -37,8 +39,7 @@ training:
   optimizer: {{kind: sgd, learning_rate: 0.1}}
   stop: {{iterations: 2}}
 )",
-                                       stages * replicas, link, stages, microbatches, schedule, chunks,
-                                       4 * microbatches);
+                  stages * replicas, link, stages, microbatches, schedule, chunks, 4 * microbatches);
   auto scenario = scenario::read_scenario_text(text, "pipeline.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
@@ -65,7 +66,7 @@ class PipelineBubble : public ::testing::TestWithParam<std::tuple<std::string, i
 
 TEST_P(PipelineBubble, IsStagesLessOneOverMicrobatches) {
   const auto& [schedule, p, m] = GetParam();
-  const PipelineRun run = simulate(p, m, schedule);
+  const PipelineRun run = simulate_pipeline(p, m, schedule);
   const double expected = static_cast<double>(p - 1) / m;
   RecordProperty("bubble_fraction", fmt::format("{:.6f}", bubble_fraction(run)));
   EXPECT_NEAR(bubble_fraction(run) / expected, 1.0, 0.01) << bubble_fraction(run);
@@ -75,8 +76,8 @@ INSTANTIATE_TEST_SUITE_P(Schedules, PipelineBubble,
                          ::testing::Combine(::testing::Values("gpipe", "1f1b"), ::testing::Values(2, 4, 8),
                                             ::testing::Values(4, 8, 32)),
                          [](const auto& param_info) {
-                           return std::get<0>(param_info.param) + "_p" + std::to_string(std::get<1>(param_info.param)) + "_m" +
-                                  std::to_string(std::get<2>(param_info.param));
+                           return std::get<0>(param_info.param) + "_p" + std::to_string(std::get<1>(param_info.param)) +
+                                  "_m" + std::to_string(std::get<2>(param_info.param));
                          });
 
 // Interleaving v chunks per device divides the bubble by v (Narayanan et al. 2021): (p-1)/(v m).
@@ -84,7 +85,8 @@ class InterleavedBubble : public ::testing::TestWithParam<std::tuple<int, int, i
 
 TEST_P(InterleavedBubble, IsStagesLessOneOverChunksTimesMicrobatches) {
   const auto& [p, m, v] = GetParam();
-  const PipelineRun run = simulate(p, m, "interleaved_1f1b", 1, "{bandwidth: \"1000000Tbps\", latency: \"0s\"}", v);
+  const PipelineRun run =
+      simulate_pipeline(p, m, "interleaved_1f1b", 1, "{bandwidth: \"1000000Tbps\", latency: \"0s\"}", v);
   const double expected = static_cast<double>(p - 1) / (v * m);
   RecordProperty("bubble_fraction", fmt::format("{:.6f}", bubble_fraction(run)));
   EXPECT_NEAR(bubble_fraction(run) / expected, 1.0, 0.01) << bubble_fraction(run);
@@ -109,7 +111,7 @@ class ZeroBubble : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(ZeroBubble, LeavesStagesLessOneTimesForwardPlusInputLessWeightGradient) {
   const auto& [p, m] = GetParam();
-  const PipelineRun run = simulate(p, m, "zero_bubble");
+  const PipelineRun run = simulate_pipeline(p, m, "zero_bubble");
   const double expected = static_cast<double>(p - 1) / (3.0 * m);
   RecordProperty("bubble_fraction", fmt::format("{:.6f}", bubble_fraction(run)));
   EXPECT_NEAR(bubble_fraction(run) / expected, 1.0, 0.01) << bubble_fraction(run);
@@ -127,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(Schedules, ZeroBubble,
 TEST(Pipeline, ActivationsTravelForwardAndTheirGradientsBack) {
   // Every stage but the last sends each micro-batch's activations on (4 samples x 4096 bytes), every stage
   // but the first sends their gradients back: 2 (p - 1) m messages an iteration.
-  const PipelineRun run = simulate(4, 8, "1f1b");
+  const PipelineRun run = simulate_pipeline(4, 8, "1f1b");
   double sent = 0.0;
   for (const auto& host : run.record.hosts) sent += host.bytes_sent;
   EXPECT_DOUBLE_EQ(sent, 2.0 * 2 * 3 * 8 * 4 * 4096.0);
@@ -138,7 +140,7 @@ TEST(Pipeline, ActivationsTravelForwardAndTheirGradientsBack) {
 TEST(Pipeline, ReplicasOfAStageAverageItsGradients) {
   // Two replicas of 2 stages: besides its activations, each worker sends half its stage's 4 one-parameter
   // layers (a ring allreduce of 2 ranks sends (p-1)/p of the block twice) each iteration.
-  const PipelineRun run = simulate(2, 4, "1f1b", 2);
+  const PipelineRun run = simulate_pipeline(2, 4, "1f1b", 2);
   const double activations = 4 * 4 * 4096.0;  // 4 micro-batches of 4 samples, one way
   EXPECT_DOUBLE_EQ(run.record.hosts[0].bytes_sent, 2 * (activations + 2 * 0.5 * 4 * 4));
   EXPECT_DOUBLE_EQ(run.record.hosts[3].bytes_sent, 2 * (activations + 2 * 0.5 * 4 * 4));

@@ -73,13 +73,14 @@ struct Observed {
   Timeline timeline;
 };
 
-Observed run(const std::string& training, const std::string& topology = "ring") {
+Observed observe_run(const std::string& training, const std::string& topology = "ring") {
   const std::string text = R"(name: observed
 seed: 5
 cluster:
   workers: 4
   device: {peak_flops: "1TFLOPS", efficiency: 0.5}
-topology: {kind: )" + topology + R"(, link: {bandwidth: "10Gbps", latency: "5us"}}
+topology: {kind: )" + topology +
+                           R"(, link: {bandwidth: "10Gbps", latency: "5us"}}
 stragglers:
   - {workers: [2], slowdown: 3}
 model: {kind: mlp, layers: [16]}
@@ -118,7 +119,8 @@ void expect_adds_up(const Observed& observed) {
     }
     // Helper lanes say when they end, so that their time joins their host's.
     if (key.second != 0) {
-      EXPECT_NE(std::find(observed.timeline.done.begin(), observed.timeline.done.end(), key), observed.timeline.done.end());
+      EXPECT_NE(std::find(observed.timeline.done.begin(), observed.timeline.done.end(), key),
+                observed.timeline.done.end());
     }
   }
 }
@@ -135,7 +137,7 @@ void expect_sequential(const Timeline& timeline, std::pair<int, int> lane) {
 }
 
 TEST(RunObservers, BulkSynchronousSpansAddUpToTheRecordAndFollowEachOther) {
-  const Observed observed = run("");
+  const Observed observed = observe_run("");
   expect_adds_up(observed);
   for (int worker = 0; worker < 4; ++worker) expect_sequential(observed.timeline, {worker, 0});
   // Each iteration: the gradient and the update, as SimGrid executed them.
@@ -146,7 +148,7 @@ TEST(RunObservers, BulkSynchronousSpansAddUpToTheRecordAndFollowEachOther) {
 }
 
 TEST(RunObservers, StaleSynchronousAveragingRunsInALaneOfItsOwn) {
-  const Observed observed = run("  sync: {strategy: ssp, staleness: 2}\n");
+  const Observed observed = observe_run("  sync: {strategy: ssp, staleness: 2}\n");
   expect_adds_up(observed);
   for (int worker = 0; worker < 4; ++worker) {
     expect_sequential(observed.timeline, {worker, 0});
@@ -158,8 +160,8 @@ TEST(RunObservers, StaleSynchronousAveragingRunsInALaneOfItsOwn) {
 }
 
 TEST(RunObservers, LockFreeServerUpdatesOverlapInTheirOwnLane) {
-  const Observed observed =
-      run("  architecture: {kind: parameter_server, shards: 1}\n  sync: {strategy: async}\n", "parameter_server");
+  const Observed observed = observe_run(
+      "  architecture: {kind: parameter_server, shards: 1}\n  sync: {strategy: async}\n", "parameter_server");
   expect_adds_up(observed);
   ASSERT_TRUE(observed.timeline.lanes.contains({4, 1}));
   EXPECT_TRUE(observed.timeline.concurrent.at({4, 1}));
@@ -170,11 +172,12 @@ TEST(RunObservers, LockFreeServerUpdatesOverlapInTheirOwnLane) {
 // A server posts its receives, computes an update, and then waits for the next message: the wait counts
 // from the update's end, not from the receives' posting (which counted the update twice).
 TEST(RunObservers, AServerNeverCountsItsComputeAgainAsWaiting) {
-  const Observed observed = run("  architecture: {kind: parameter_server, shards: 1}\n", "parameter_server");
+  const Observed observed = observe_run("  architecture: {kind: parameter_server, shards: 1}\n", "parameter_server");
   expect_adds_up(observed);
   expect_sequential(observed.timeline, {4, 0});
   for (const metrics::HostActivity& host : observed.record.hosts) {
-    EXPECT_LE(host.compute_s + host.communication_s + host.wait_s, observed.record.simulated_s * (1 + 1e-12)) << host.name;
+    EXPECT_LE(host.compute_s + host.communication_s + host.wait_s, observed.record.simulated_s * (1 + 1e-12))
+        << host.name;
   }
 }
 

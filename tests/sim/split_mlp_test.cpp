@@ -28,7 +28,7 @@ void PrintTo(const Split& s, std::ostream* out) {
                       s.microbatches, s.schedule);
 }
 
-std::string scenario_text(const Split& split) {
+std::string split_scenario(const Split& split) {
   return fmt::format(R"(name: split
 seed: 11
 cluster:
@@ -52,7 +52,8 @@ training:
 /// One process on the global batch (every replica's batch, in replica order), with the scenario's optimizer.
 models::Parameters single_process(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
   std::vector<models::BatchStream> streams;
-  for (int replica = 0; replica < scenario.training.parallelism.data; ++replica) streams.emplace_back(setup.schedule, replica);
+  for (int replica = 0; replica < scenario.training.parallelism.data; ++replica)
+    streams.emplace_back(setup.schedule, replica);
   models::Parameters parameters = setup.model->initial_parameters();
   const auto optimizer = setup.make_optimizer(static_cast<std::size_t>(parameters.size()));
   models::Parameters gradient;
@@ -71,7 +72,7 @@ models::Parameters single_process(const scenario::Scenario& scenario, const runt
 class SplitMlp : public ::testing::TestWithParam<Split> {};
 
 TEST_P(SplitMlp, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
-  const auto scenario = scenario::read_scenario_text(scenario_text(GetParam()), "split.yaml");
+  const auto scenario = scenario::read_scenario_text(split_scenario(GetParam()), "split.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;

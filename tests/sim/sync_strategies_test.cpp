@@ -8,7 +8,7 @@
 #include "sim/core/rng.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
-#include "tests/sim/recording_observer.hpp"
+#include "tests/sim/simulated_run.hpp"
 #include "tests/unit/comm/thread_transport.hpp"
 
 #include <fmt/format.h>
@@ -17,7 +17,7 @@
 namespace dtsim {
 namespace {
 
-std::string scenario_text(int workers, const std::string& sync, const std::string& extra = "") {
+std::string strategies_scenario(int workers, const std::string& sync, const std::string& extra = "") {
   return fmt::format(R"(name: strategies
 seed: 17
 cluster:
@@ -38,21 +38,10 @@ training:
                      workers, sync, extra);
 }
 
-struct SimulatedRun {
-  scenario::Scenario scenario;
-  runtime::TrainingSetup setup;
-  metrics::RunRecord record;
-  testing::RecordingObserver observed;
-};
+using testing::SimulatedRun;
 
-SimulatedRun simulate(const std::string& text, bool measure_updates = false) {
-  auto scenario = scenario::read_scenario_text(text, "strategies.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  auto setup = app::resolve_scenario(scenario, registries);
-  testing::RecordingObserver observed;
-  observed.measure_updates = measure_updates;
-  auto record = runtime::run_training(scenario, setup, {}, &observed);
-  return {std::move(scenario), std::move(setup), std::move(record), std::move(observed)};
+SimulatedRun simulate_strategies(const std::string& text, bool measure_updates = false) {
+  return testing::simulate_text(text, "strategies.yaml", measure_updates);
 }
 
 /// What a BSP parameter server computes, without the simulator: every iteration, each worker's gradient on
@@ -93,7 +82,8 @@ class BitwiseBsp : public ::testing::TestWithParam<std::string> {};
 // Run separately (one engine per process), BSP and SSP(0) each equal the same reference exactly, so they
 // equal each other bit for bit; with a straggler, so that SSP(0) really has to hold workers back.
 TEST_P(BitwiseBsp, EqualsTheBspReferenceExactly) {
-  const SimulatedRun run = simulate(scenario_text(4, GetParam(), ", shards: 2") + "stragglers: [{workers: [1], slowdown: 3}]\n");
+  const SimulatedRun run = simulate_strategies(strategies_scenario(4, GetParam(), ", shards: 2") +
+                                               "stragglers: [{workers: [1], slowdown: 3}]\n");
   EXPECT_EQ(run.observed.final_parameters, as_vector(bsp_reference(run)));
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, 4 * run.setup.total_iterations}}));
@@ -110,15 +100,15 @@ std::string on_arrival_name(std::size_t index) {
 class OnArrival : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnArrival, WithOneWorkerIsSequentialSgd) {
-  const SimulatedRun run = simulate(scenario_text(1, GetParam()));
+  const SimulatedRun run = simulate_strategies(strategies_scenario(1, GetParam()));
   EXPECT_EQ(run.observed.final_parameters, as_vector(bsp_reference(run)));  // one worker: plain SGD
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, run.setup.total_iterations}}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, OnArrival,
-                         ::testing::Values("{strategy: async}", "{strategy: async, lock: true}", "{strategy: staleness_aware}",
-                                           "{strategy: approximate, threshold: 1e-12}"),
+                         ::testing::Values("{strategy: async}", "{strategy: async, lock: true}",
+                                           "{strategy: staleness_aware}", "{strategy: approximate, threshold: 1e-12}"),
                          [](const auto& param_info) { return on_arrival_name(param_info.index); });
 
 // Approximate synchronous, 20 seeds, each with its own random speed for each of 8 workers: every push
@@ -127,8 +117,8 @@ INSTANTIATE_TEST_SUITE_P(Strategies, OnArrival,
 class ApproximateRule : public ::testing::TestWithParam<int> {};
 
 TEST_P(ApproximateRule, NeverPushesAnInsignificantUpdateBeforeItsMaximumDelay) {
-  const SimulatedRun run =
-      simulate(scenario_text(8, "{strategy: approximate, threshold: 0.08, max_delay: 4}") + random_speeds(GetParam()));
+  const SimulatedRun run = simulate_strategies(
+      strategies_scenario(8, "{strategy: approximate, threshold: 0.08, max_delay: 4}") + random_speeds(GetParam()));
   ASSERT_FALSE(run.observed.pushes.empty());
   int by_threshold = 0;
   int by_delay = 0;
@@ -156,10 +146,10 @@ INSTANTIATE_TEST_SUITE_P(Seeds, ApproximateRule, ::testing::Range(1, 21));
 class StalenessAwareRate : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StalenessAwareRate, EachAppliedUpdateStepsAtTheLearningRateOverItsStaleness) {
-  std::string text = scenario_text(8, "{strategy: staleness_aware}") + random_speeds(3);
+  std::string text = strategies_scenario(8, "{strategy: staleness_aware}") + random_speeds(3);
   const std::string plain = "optimizer: {learning_rate: 0.4}";
   text.replace(text.find(plain), plain.size(), "optimizer: {kind: " + GetParam() + ", learning_rate: 0.05}");
-  const SimulatedRun run = simulate(text, true);
+  const SimulatedRun run = simulate_strategies(text, true);
   ASSERT_EQ(static_cast<std::int64_t>(run.observed.applied.size()), 8 * run.setup.total_iterations);
   std::int64_t stale = 0;
   for (const auto& update : run.observed.applied) {
@@ -173,7 +163,7 @@ TEST_P(StalenessAwareRate, EachAppliedUpdateStepsAtTheLearningRateOverItsStalene
 INSTANTIATE_TEST_SUITE_P(Optimizers, StalenessAwareRate, ::testing::Values("sgd", "momentum", "adam"));
 
 TEST(Async, EachAppliedUpdateUsesTheFullLearningRate) {
-  const SimulatedRun run = simulate(scenario_text(8, "{strategy: async}") + random_speeds(3), true);
+  const SimulatedRun run = simulate_strategies(strategies_scenario(8, "{strategy: async}") + random_speeds(3), true);
   ASSERT_FALSE(run.observed.applied.empty());
   for (const auto& update : run.observed.applied) EXPECT_NEAR(update.rate_factor, 1.0, 1e-3);
 }
@@ -181,7 +171,7 @@ TEST(Async, EachAppliedUpdateUsesTheFullLearningRate) {
 // Gathering 2 gradients per update, one worker: its second gradient of each pair is computed on the same
 // parameters as the first (the update waits for the pair), and the update is their mean.
 TEST(StalenessAware, GathersAccumulateGradientsIntoOneUpdate) {
-  const SimulatedRun run = simulate(scenario_text(1, "{strategy: staleness_aware, accumulate: 2}"));
+  const SimulatedRun run = simulate_strategies(strategies_scenario(1, "{strategy: staleness_aware, accumulate: 2}"));
   ASSERT_EQ(run.setup.total_iterations % 2, 0);
   models::BatchStream stream(run.setup.schedule, 0);
   const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
@@ -201,7 +191,7 @@ TEST(StalenessAware, GathersAccumulateGradientsIntoOneUpdate) {
 }
 
 std::string allreduce_text(const std::string& sync) {
-  std::string text = scenario_text(4, sync);
+  std::string text = strategies_scenario(4, sync);
   const std::string ps = "architecture: {kind: parameter_server}";
   text.replace(text.find(ps), ps.size(), "architecture: {kind: allreduce}");
   return text;
@@ -231,7 +221,7 @@ models::Parameters model_averaging_reference(const SimulatedRun& run) {
 
 // Local SGD with one local step is BSP by model averaging (up to the order of the allreduce's additions).
 TEST(LocalSgd, WithOneLocalStepIsModelAveraging) {
-  const SimulatedRun run = simulate(allreduce_text("{strategy: local_sgd, local_steps: 1}"));
+  const SimulatedRun run = simulate_strategies(allreduce_text("{strategy: local_sgd, local_steps: 1}"));
   const models::Parameters reference = model_averaging_reference(run);
   const Eigen::Map<const models::Parameters> simulated(run.observed.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).norm(), 1e-6 * reference.norm());
@@ -241,7 +231,7 @@ TEST(LocalSgd, WithOneLocalStepIsModelAveraging) {
 // With H local steps the models are averaged after every H-th step (and the last), so the workers send
 // about 1/H of what gradient averaging sends.
 TEST(LocalSgd, AveragesEveryHStepsAndSendsAnHthOfTheBytes) {
-  const SimulatedRun run = simulate(allreduce_text("{strategy: local_sgd, local_steps: 4}"));
+  const SimulatedRun run = simulate_strategies(allreduce_text("{strategy: local_sgd, local_steps: 4}"));
   const std::int64_t averagings = (run.setup.total_iterations + 3) / 4;
   const double per_averaging = run.record.hosts[0].bytes_sent / static_cast<double>(averagings);
   // Ring allreduce of 33 floats on 4 ranks: 2 x 3 messages of 8 or 9 floats.
@@ -259,14 +249,14 @@ std::string gossip_text(const std::string& topology, const std::string& sync) {
 // On a complete graph, averaging with every neighbour is averaging all models: BSP by model averaging, bit
 // for bit (both sum in worker order from zero).
 TEST(Gossip, WithAllNeighboursOnACompleteGraphIsModelAveraging) {
-  const SimulatedRun run = simulate(gossip_text("mesh", "{strategy: gossip, peers: all}"));
+  const SimulatedRun run = simulate_strategies(gossip_text("mesh", "{strategy: gossip, peers: all}"));
   EXPECT_EQ(run.observed.final_parameters, as_vector(model_averaging_reference(run)));
 }
 
 // With one random neighbour per round on a ring the models spread slowly: worker 0 does not hold the
 // model-averaging result, yet training makes progress.
 TEST(Gossip, WithRandomPeersOnARingDriftsButLearns) {
-  const SimulatedRun run = simulate(gossip_text("ring", "{strategy: gossip, peers: random}"));
+  const SimulatedRun run = simulate_strategies(gossip_text("ring", "{strategy: gossip, peers: random}"));
   EXPECT_NE(run.observed.final_parameters, as_vector(model_averaging_reference(run)));
   EXPECT_LT(run.record.evaluations.back().val_loss, 0.9 * run.record.evaluations.front().val_loss);
 }
@@ -284,13 +274,15 @@ models::Parameters allreduce_reference(const SimulatedRun& run) {
   for (std::int64_t iteration = 0; iteration < run.setup.total_iterations; ++iteration) {
     std::vector<models::Parameters> gradients(static_cast<std::size_t>(workers));
     for (int rank = 0; rank < workers; ++rank) {
-      run.setup.model->loss_and_gradient(parameters, run.setup.data.train, streams[static_cast<std::size_t>(rank)].next(),
+      run.setup.model->loss_and_gradient(parameters, run.setup.data.train,
+                                         streams[static_cast<std::size_t>(rank)].next(),
                                          gradients[static_cast<std::size_t>(rank)]);
     }
     comm::testing::ThreadNetwork network(workers, std::vector<int>(machines.begin(), machines.end()));
     comm::testing::run_ranks(network, [&](comm::Transport& transport) {
       models::Parameters& mine = gradients[static_cast<std::size_t>(transport.rank())];
-      run.setup.allreduce->run(transport, comm::Block(std::span<float>(mine.data(), static_cast<std::size_t>(mine.size()))));
+      run.setup.allreduce->run(transport,
+                               comm::Block(std::span<float>(mine.data(), static_cast<std::size_t>(mine.size()))));
     });
     models::Parameters mean = gradients.front();
     mean /= static_cast<float>(workers);
@@ -304,7 +296,8 @@ class BitwiseBspOnAllreduce : public ::testing::TestWithParam<std::string> {};
 // On an allreduce, SSP(0) runs its allreduces on a separate actor per worker; it still waits for every
 // update before the next gradient, so it ends bit for bit where BSP does (each equals the same reference).
 TEST_P(BitwiseBspOnAllreduce, EqualsTheAllreduceReferenceExactly) {
-  const SimulatedRun run = simulate(allreduce_text(GetParam()) + "stragglers: [{workers: [1], slowdown: 3}]\n");
+  const SimulatedRun run =
+      simulate_strategies(allreduce_text(GetParam()) + "stragglers: [{workers: [1], slowdown: 3}]\n");
   EXPECT_EQ(run.observed.final_parameters, as_vector(allreduce_reference(run)));
   EXPECT_EQ(run.record.updates_applied, run.setup.total_iterations);
   EXPECT_EQ(run.record.staleness, (std::map<std::int64_t, std::int64_t>{{0, 4 * run.setup.total_iterations}}));
@@ -313,7 +306,6 @@ TEST_P(BitwiseBspOnAllreduce, EqualsTheAllreduceReferenceExactly) {
 INSTANTIATE_TEST_SUITE_P(Strategies, BitwiseBspOnAllreduce,
                          ::testing::Values("{strategy: bsp}", "{strategy: ssp, staleness: 0}"),
                          [](const auto& param_info) { return param_info.index == 0 ? "bsp" : "ssp_0"; });
-
 
 void expect_bounded_staleness(const SimulatedRun& run, std::int64_t bound) {
   ASSERT_FALSE(run.record.staleness.empty());
@@ -331,18 +323,18 @@ class SspBound : public ::testing::TestWithParam<std::tuple<std::string, int>> {
 
 TEST_P(SspBound, NoGradientIsMoreStaleThanTheBound) {
   const auto [strategy, seed] = GetParam();
-  expect_bounded_staleness(simulate(scenario_text(8, strategy) + random_speeds(seed)), 2);
+  expect_bounded_staleness(simulate_strategies(strategies_scenario(8, strategy) + random_speeds(seed)), 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, SspBound,
-                         ::testing::Combine(::testing::Values("{strategy: ssp, staleness: 2}",
-                                                              "{strategy: adaptive_ssp, staleness_min: 0, staleness_max: 2}"),
-                                            ::testing::Range(1, 21)),
-                         [](const auto& param_info) {
-                           return std::string(std::get<0>(param_info.param).find("adaptive") != std::string::npos ? "adaptive"
-                                                                                                                   : "ssp") +
-                                  "_seed" + std::to_string(std::get<1>(param_info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Seeds, SspBound,
+    ::testing::Combine(::testing::Values("{strategy: ssp, staleness: 2}",
+                                         "{strategy: adaptive_ssp, staleness_min: 0, staleness_max: 2}"),
+                       ::testing::Range(1, 21)),
+    [](const auto& param_info) {
+      return std::string(std::get<0>(param_info.param).find("adaptive") != std::string::npos ? "adaptive" : "ssp") +
+             "_seed" + std::to_string(std::get<1>(param_info.param));
+    });
 
 // The same on an allreduce: each worker records the staleness of the parameters of every gradient it
 // computes, whatever the workers' speeds.
@@ -352,7 +344,7 @@ TEST_P(SspBoundOnAllreduce, NoGradientIsMoreStaleThanTheBound) {
   std::string text = allreduce_text("{strategy: ssp, staleness: 2}");
   const std::string four = "workers: 4";
   text.replace(text.find(four), four.size(), "workers: 8");
-  expect_bounded_staleness(simulate(text + random_speeds(GetParam())), 2);
+  expect_bounded_staleness(simulate_strategies(text + random_speeds(GetParam())), 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SspBoundOnAllreduce, ::testing::Range(1, 21));

@@ -6,10 +6,10 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/comm/ring_collectives.hpp"
 #include "sim/compute/device_cost_model.hpp"
-#include "sim/scenario/device_catalog.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/runtime/training_context.hpp"
 #include "sim/runtime/training_run.hpp"
+#include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -37,7 +37,7 @@ struct ProfileRun {
   metrics::RunRecord record;
 };
 
-ProfileRun simulate(const std::string& text, bool shortcut = true) {
+ProfileRun simulate_profile(const std::string& text, bool shortcut = true) {
   auto scenario = scenario::read_scenario_text(text, "profile.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
@@ -81,7 +81,8 @@ double closed_form(const ProfileRun& run) {
 }
 
 TEST(TimingOnly, AnIterationIsRooflineComputeRingAllreduceAndTheOptimizer) {
-  const ProfileRun run = simulate(profile_scenario(8, R"({peak_flops: "100TFLOPS", efficiency: 0.5, memory_bandwidth: "2TB/s"})"));
+  const ProfileRun run =
+      simulate_profile(profile_scenario(8, R"({peak_flops: "100TFLOPS", efficiency: 0.5, memory_bandwidth: "2TB/s"})"));
   const models::ModelProfile& resnet = *run.setup.profile;
   ASSERT_EQ(run.setup.model, nullptr);
   // At 50 TFLOPS sustained and 1 TB/s (efficiency 0.5 sets every class, the memory's too), the batch as a
@@ -103,7 +104,8 @@ TEST(TimingOnly, AnIterationIsRooflineComputeRingAllreduceAndTheOptimizer) {
 }
 
 TEST(TimingOnly, SlowMemoryMakesTheBatchTakeBytesOverBandwidth) {
-  const ProfileRun run = simulate(profile_scenario(2, R"({peak_flops: "100TFLOPS", memory_bandwidth: "100GB/s"})"));
+  const ProfileRun run =
+      simulate_profile(profile_scenario(2, R"({peak_flops: "100TFLOPS", memory_bandwidth: "100GB/s"})"));
   const models::ModelProfile& resnet = *run.setup.profile;
   const scenario::DeviceProfile& device = run.scenario.cluster.device;
   // No efficiency declared: the documented default, for compute and for memory (50 GB/s of 100).
@@ -123,22 +125,22 @@ TEST(TimingOnly, SlowMemoryMakesTheBatchTakeBytesOverBandwidth) {
 
 // The same closed form with the rounds simulated one by one: what the shortened phases must equal.
 TEST(TimingOnly, RingRoundsOneByOneTakeTheClosedFormToo) {
-  const ProfileRun run = simulate(profile_scenario(16, "{name: v100, precision: mixed}"), false);
+  const ProfileRun run = simulate_profile(profile_scenario(16, "{name: v100, precision: mixed}"), false);
   const double expected = closed_form(run);
   EXPECT_NEAR(run.record.simulated_s, expected, 1e-9 * expected);
 }
 
 TEST(TimingOnly, LocalSgdAveragesTheModelEveryLocalSteps) {
-  const ProfileRun run = simulate(profile_scenario(4, R"({peak_flops: "100TFLOPS"})") +
-                                  "  sync: {strategy: local_sgd, local_steps: 3}\n");
+  const ProfileRun run = simulate_profile(profile_scenario(4, R"({peak_flops: "100TFLOPS"})") +
+                                          "  sync: {strategy: local_sgd, local_steps: 3}\n");
   // One model average in the three iterations: 2 (p - 1) chunks of a quarter of the padded model.
   const double padded = std::ceil(run.setup.profile->parameters() / 4) * 4;
   EXPECT_DOUBLE_EQ(run.record.hosts[0].bytes_sent, 2 * 3 * 4 * padded / 4);
 }
 
 TEST(TimingOnly, BspWorkersWaitForAStraggler) {
-  const ProfileRun run =
-      simulate(profile_scenario(4, R"({peak_flops: "100TFLOPS"})", "stragglers: [{workers: [1], slowdown: 2}]\n"));
+  const ProfileRun run = simulate_profile(
+      profile_scenario(4, R"({peak_flops: "100TFLOPS"})", "stragglers: [{workers: [1], slowdown: 2}]\n"));
   // Worker 1 computes twice as long; the others spend the difference in the allreduce, waiting for it or
   // moving their own chunks meanwhile.
   const metrics::HostActivity& fast = run.record.hosts[0];
@@ -164,7 +166,8 @@ TEST(TimingOnly, ProfilesNeedAnAllreduceBspOrLocalSgdAndIterations) {
   fails(server + "  architecture: {kind: parameter_server}\n");
   std::string bert = base;
   bert.replace(bert.find("profile:resnet50"), 16, "profile:bert_base");
-  fails(bert.replace(bert.find("{kind: \"profile:bert_base\"}"), 26, "{kind: \"profile:bert_base\", sequence_length: 1000}"));
+  fails(bert.replace(bert.find("{kind: \"profile:bert_base\"}"), 26,
+                     "{kind: \"profile:bert_base\", sequence_length: 1000}"));
 }
 
 }  // namespace

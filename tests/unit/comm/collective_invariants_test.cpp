@@ -27,7 +27,8 @@ std::vector<std::string> algorithms() {
   const CollectiveCatalog catalog = builtin();
   std::vector<std::string> out;
   for (const Operation operation : all_operations()) {
-    for (const auto& name : catalog.of(operation).names()) out.push_back(std::string(to_string(operation)) + "/" + name);
+    for (const auto& name : catalog.of(operation).names())
+      out.push_back(std::string(to_string(operation)) + "/" + name);
   }
   return out;
 }
@@ -39,10 +40,11 @@ std::unique_ptr<CollectiveAlgorithm> make(const std::string& qualified) {
 }
 
 // Small integers keep float sums exact, whatever the order of additions.
-std::vector<Values> inputs(int ranks, std::size_t elements) {
+std::vector<Values> summable_inputs(int ranks, std::size_t elements) {
   std::vector<Values> out(static_cast<std::size_t>(ranks), Values(elements));
   for (int r = 0; r < ranks; ++r) {
-    for (std::size_t i = 0; i < elements; ++i) out[static_cast<std::size_t>(r)][i] = static_cast<float>((r + 1) * 1000 + i % 97);
+    for (std::size_t i = 0; i < elements; ++i)
+      out[static_cast<std::size_t>(r)][i] = static_cast<float>((r + 1) * 1000 + i % 97);
   }
   return out;
 }
@@ -70,15 +72,18 @@ Values sum_of(const std::vector<Values>& buffers) {
 
 Values chunk(const Values& values, int ranks, int index) {
   const ChunkBounds bounds = chunk_bounds(values.size(), ranks, index);
-  return {values.begin() + static_cast<std::ptrdiff_t>(bounds.begin), values.begin() + static_cast<std::ptrdiff_t>(bounds.end)};
+  return {values.begin() + static_cast<std::ptrdiff_t>(bounds.begin),
+          values.begin() + static_cast<std::ptrdiff_t>(bounds.end)};
 }
 
 /// What the operation defines of rank r's block afterwards, given the inputs.
 Values defined_part(Operation operation, const std::vector<Values>& given, int rank) {
   const int p = static_cast<int>(given.size());
   switch (operation) {
-    case Operation::allreduce: return sum_of(given);
-    case Operation::reduce_scatter: return chunk(sum_of(given), p, rank);
+    case Operation::allreduce:
+      return sum_of(given);
+    case Operation::reduce_scatter:
+      return chunk(sum_of(given), p, rank);
     case Operation::allgather: {
       Values all;
       for (int r = 0; r < p; ++r) {
@@ -87,8 +92,10 @@ Values defined_part(Operation operation, const std::vector<Values>& given, int r
       }
       return all;
     }
-    case Operation::broadcast: return given.front();
-    case Operation::reduce: return rank == 0 ? sum_of(given) : Values{};
+    case Operation::broadcast:
+      return given.front();
+    case Operation::reduce:
+      return rank == 0 ? sum_of(given) : Values{};
   }
   return {};
 }
@@ -96,9 +103,12 @@ Values defined_part(Operation operation, const std::vector<Values>& given, int r
 /// The part of a result that the operation defines, to compare with defined_part().
 Values observed_part(Operation operation, const Values& result, int ranks, int rank) {
   switch (operation) {
-    case Operation::reduce_scatter: return chunk(result, ranks, rank);
-    case Operation::reduce: return rank == 0 ? result : Values{};
-    default: return result;
+    case Operation::reduce_scatter:
+      return chunk(result, ranks, rank);
+    case Operation::reduce:
+      return rank == 0 ? result : Values{};
+    default:
+      return result;
   }
 }
 
@@ -107,7 +117,7 @@ class CollectiveInvariants : public ::testing::TestWithParam<std::tuple<std::str
 TEST_P(CollectiveInvariants, EveryRankEndsWithTheExactResult) {
   const auto [name, ranks, elements] = GetParam();
   const auto algorithm = make(name);
-  const std::vector<Values> given = inputs(ranks, elements);
+  const std::vector<Values> given = summable_inputs(ranks, elements);
   const std::vector<Values> results = run_algorithm(*algorithm, given);
   for (int r = 0; r < ranks; ++r) {
     EXPECT_EQ(observed_part(algorithm->operation(), results[static_cast<std::size_t>(r)], ranks, r),
@@ -120,16 +130,17 @@ TEST_P(CollectiveInvariants, ResultDoesNotDependOnWhichRankHoldsWhichInputNorOnT
   const auto [name, ranks, elements] = GetParam();
   const auto algorithm = make(name);
   const Operation operation = algorithm->operation();
-  std::vector<Values> given = inputs(ranks, elements);
+  std::vector<Values> given = summable_inputs(ranks, elements);
   const std::vector<Values> first = run_algorithm(*algorithm, given);
   // Broadcast and allgather results are by definition particular ranks' inputs; sums must not care.
   if (operation != Operation::broadcast && operation != Operation::allgather) {
     std::reverse(given.begin(), given.end());
     std::rotate(given.begin(), given.begin() + ranks / 2, given.end());
     const std::vector<Values> relabelled = run_algorithm(*algorithm, given);
-    EXPECT_EQ(observed_part(operation, first.front(), ranks, 0), observed_part(operation, relabelled.front(), ranks, 0));
+    EXPECT_EQ(observed_part(operation, first.front(), ranks, 0),
+              observed_part(operation, relabelled.front(), ranks, 0));
   }
-  const std::vector<Values> again = run_algorithm(*algorithm, inputs(ranks, elements));
+  const std::vector<Values> again = run_algorithm(*algorithm, summable_inputs(ranks, elements));
   for (int r = 0; r < ranks; ++r) {
     const auto index = static_cast<std::size_t>(r);
     EXPECT_EQ(observed_part(operation, first[index], ranks, r), observed_part(operation, again[index], ranks, r))
@@ -140,7 +151,7 @@ TEST_P(CollectiveInvariants, ResultDoesNotDependOnWhichRankHoldsWhichInputNorOnT
 TEST_P(CollectiveInvariants, TimingOnlyBlocksSendTheSameMessages) {
   const auto [name, ranks, elements] = GetParam();
   const auto algorithm = make(name);
-  std::vector<Values> buffers = inputs(ranks, elements);
+  std::vector<Values> buffers = summable_inputs(ranks, elements);
   testing::ThreadNetwork real(ranks);
   run_on(*algorithm, buffers, real);
   testing::ThreadNetwork timing(ranks);
@@ -176,7 +187,7 @@ TEST(HierarchicalAllreduce, SumsExactlyAcrossMachines) {
   for (const std::vector<int>& machines : {std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}, std::vector<int>{7, 7, 3, 3, 5, 5},
                                            std::vector<int>{0, 1, 2, 0, 1, 2}}) {
     const int ranks = static_cast<int>(machines.size());
-    std::vector<Values> buffers = inputs(ranks, 1001);
+    std::vector<Values> buffers = summable_inputs(ranks, 1001);
     const Values expected = sum_of(buffers);
     testing::ThreadNetwork network(ranks, machines);
     run_on(*make("allreduce/hierarchical"), buffers, network);
@@ -187,7 +198,7 @@ TEST(HierarchicalAllreduce, SumsExactlyAcrossMachines) {
 TEST(HierarchicalAllreduce, OnlyAShareOfTheBufferCrossesMachines) {
   const std::vector<int> machines{0, 0, 0, 0, 1, 1, 1, 1};
   testing::ThreadNetwork network(8, machines);
-  std::vector<Values> buffers = inputs(8, 4000);
+  std::vector<Values> buffers = summable_inputs(8, 4000);
   run_on(*make("allreduce/hierarchical"), buffers, network);
   double across = 0;
   for (const auto& message : network.log()) {
@@ -211,7 +222,7 @@ TEST(HierarchicalAllreduce, RefusesMachinesOfDifferentSizes) {
 TEST(CollectiveMessages, TreeSendsWholeBuffersAlongABinomialTree) {
   const int ranks = 6;
   testing::ThreadNetwork network(ranks);
-  std::vector<Values> buffers = inputs(ranks, 10);
+  std::vector<Values> buffers = summable_inputs(ranks, 10);
   run_on(*make("allreduce/tree"), buffers, network);
   std::vector<std::pair<int, int>> edges;
   for (const auto& message : network.log()) {
@@ -220,13 +231,14 @@ TEST(CollectiveMessages, TreeSendsWholeBuffersAlongABinomialTree) {
   }
   std::sort(edges.begin(), edges.end());
   // Reduce 1->0, 3->2, 5->4, 2->0, 4->0; broadcast back along the same five edges.
-  EXPECT_EQ(edges, (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}, {0, 4}, {1, 0}, {2, 0}, {2, 3}, {3, 2}, {4, 0}, {4, 5}, {5, 4}}));
+  EXPECT_EQ(edges, (std::vector<std::pair<int, int>>{
+                       {0, 1}, {0, 2}, {0, 4}, {1, 0}, {2, 0}, {2, 3}, {3, 2}, {4, 0}, {4, 5}, {5, 4}}));
 }
 
 TEST(CollectiveMessages, DirectSendsOneChunkToEveryOtherRankTwice) {
   const int ranks = 4;
   testing::ThreadNetwork network(ranks);
-  std::vector<Values> buffers = inputs(ranks, 8);
+  std::vector<Values> buffers = summable_inputs(ranks, 8);
   run_on(*make("allreduce/direct"), buffers, network);
   EXPECT_EQ(network.log().size(), 2U * ranks * (ranks - 1));
   for (const auto& message : network.log()) EXPECT_EQ(message.elements, 2U);
@@ -255,7 +267,8 @@ TEST(CollectivePlacement, TheHierarchicalAllreduceNeedsEvenMultiDeviceNodes) {
   for (const Operation operation : all_operations()) {
     for (const auto& [name, entry] : catalog.of(operation).entries()) {
       if (operation == Operation::allreduce && name == "hierarchical") continue;
-      EXPECT_TRUE(!entry.factory.refuses || !entry.factory.refuses(Placement{flat_many})) << to_string(operation) << "/" << name;
+      EXPECT_TRUE(!entry.factory.refuses || !entry.factory.refuses(Placement{flat_many}))
+          << to_string(operation) << "/" << name;
     }
   }
 }

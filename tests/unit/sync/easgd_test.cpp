@@ -13,7 +13,8 @@
 namespace dtsim {
 namespace {
 
-std::string easgd_text(int workers, const std::string& sync, const std::string& architecture = "{kind: parameter_server, shards: 2}") {
+std::string easgd_text(int workers, const std::string& sync,
+                       const std::string& architecture = "{kind: parameter_server, shards: 2}") {
   return fmt::format(R"(name: easgd
 seed: 5
 cluster:
@@ -41,7 +42,7 @@ struct ElasticRun {
   testing::RecordingObserver observed;
 };
 
-ElasticRun simulate(const std::string& text) {
+ElasticRun simulate_elastic(const std::string& text) {
   auto scenario = scenario::read_scenario_text(text, "easgd.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
@@ -52,7 +53,8 @@ ElasticRun simulate(const std::string& text) {
 
 std::string first_error(const std::string& text) {
   try {
-    static_cast<void>(app::resolve_scenario(scenario::read_scenario_text(text, "easgd.yaml"), app::make_builtin_registries()));
+    static_cast<void>(
+        app::resolve_scenario(scenario::read_scenario_text(text, "easgd.yaml"), app::make_builtin_registries()));
   } catch (const core::InputError& error) {
     return error.what();
   }
@@ -62,7 +64,7 @@ std::string first_error(const std::string& text) {
 // One worker, tau = 3, alpha = 0.4 x 0.5: three SGD steps on x, then x and the center c each move alpha of
 // their distance toward the other (the last exchange comes at the end of training, however many steps).
 TEST(Easgd, OneWorkerIsTheSequentialElasticUpdate) {
-  const ElasticRun run = simulate(easgd_text(1, "{strategy: easgd, rho: 0.5, tau: 3}"));
+  const ElasticRun run = simulate_elastic(easgd_text(1, "{strategy: easgd, rho: 0.5, tau: 3}"));
   const float alpha = 0.4F * 0.5F;
   models::BatchStream stream(run.setup.schedule, 0);
   const models::Sgd sgd(0.4);
@@ -90,7 +92,7 @@ TEST(Easgd, OneWorkerIsTheSequentialElasticUpdate) {
 }
 
 TEST(Easgd, EveryWorkerExchangesEveryTauStepsAndTheModelLearns) {
-  const ElasticRun run = simulate(easgd_text(4, "{strategy: easgd, rho: 0.5, tau: 4}"));
+  const ElasticRun run = simulate_elastic(easgd_text(4, "{strategy: easgd, rho: 0.5, tau: 4}"));
   ASSERT_FALSE(run.observed.pushes.empty());
   for (const auto& push : run.observed.pushes) {
     if (!push.last) {

@@ -5,8 +5,8 @@
 #include "sim/topology/graph_statistics.hpp"
 #include "topologies/topology_plugin.hpp"
 
-#include <boost/graph/adjacency_list.hpp>
 #include <gtest/gtest.h>
+#include <boost/graph/adjacency_list.hpp>
 
 #include <string>
 #include <tuple>
@@ -14,9 +14,9 @@
 namespace dtsim::topologies {
 namespace {
 
-core::ConfigNode section(const std::string& yaml) {
+core::ConfigNode topology_section(const std::string& yaml) {
   core::DiagnosticSink sink;
-  core::ConfigNode node = scenario::load_config_text(yaml, "section.yaml", sink);
+  core::ConfigNode node = scenario::load_config_text(yaml, "topology_section.yaml", sink);
   EXPECT_TRUE(sink.empty());
   return node;
 }
@@ -38,7 +38,8 @@ class AttachedServers : public ::testing::TestWithParam<Case> {};
 TEST_P(AttachedServers, TakeTheLastHostPorts) {
   const Case c = GetParam();
   const TopologyRegistry registry = builtin();
-  const core::ConfigNode t = section("{kind: " + c.kind + ", link: {bandwidth: 10Gbps, latency: 5us}" + c.keys + "}");
+  const core::ConfigNode t =
+      topology_section("{kind: " + c.kind + ", link: {bandwidth: 10Gbps, latency: 5us}" + c.keys + "}");
   const core::View view(&t, "topology");
   constexpr int kServers = 2;
   TopologyContext with;
@@ -71,17 +72,17 @@ TEST_P(AttachedServers, TakeTheLastHostPorts) {
   EXPECT_EQ(stats.diameter_hops, plain_stats.diameter_hops);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryHostTopology, AttachedServers,
-    ::testing::Values(Case{"ring", "", 6}, Case{"tree", ", arity: 3", 10}, Case{"fat_tree", ", arity: 4", 14},
-                      Case{"k_ary_fat_tree", ", k: 4", 14}, Case{"mesh", "", 5},
-                      Case{"random_regular", ", degree: 3", 8}, Case{"torus", ", dimensions: [2, 4]", 6},
-                      Case{"dragonfly", ", groups: 3, routers: 2, hosts: 2, global_links: 1", 10}),
-    [](const auto& param_info) { return param_info.param.kind; });
+INSTANTIATE_TEST_SUITE_P(EveryHostTopology, AttachedServers,
+                         ::testing::Values(Case{"ring", "", 6}, Case{"tree", ", arity: 3", 10},
+                                           Case{"fat_tree", ", arity: 4", 14}, Case{"k_ary_fat_tree", ", k: 4", 14},
+                                           Case{"mesh", "", 5}, Case{"random_regular", ", degree: 3", 8},
+                                           Case{"torus", ", dimensions: [2, 4]", 6},
+                                           Case{"dragonfly", ", groups: 3, routers: 2, hosts: 2, global_links: 1", 10}),
+                         [](const auto& param_info) { return param_info.param.kind; });
 
 TEST(AttachedServers, AStarAndACustomGraphPlaceTheirOwn) {
   const TopologyRegistry registry = builtin();
-  const core::ConfigNode star = section("{kind: parameter_server, link: {bandwidth: 10Gbps, latency: 5us}}");
+  const core::ConfigNode star = topology_section("{kind: parameter_server, link: {bandwidth: 10Gbps, latency: 5us}}");
   TopologyContext context;
   context.workers = 4;
   context.servers = 3;
@@ -97,7 +98,7 @@ TEST(AttachedServers, OnAHierarchicalFabricTheyTakeFabricPortsAfterTheNics) {
   for (const std::string fabric : {"fat_tree, arity: 4", "k_ary_fat_tree, k: 4"}) {
     SCOPED_TRACE(fabric);
     const core::ConfigNode t =
-        section("{kind: hierarchical, link: {bandwidth: 10Gbps, latency: 5us}, fabric: " + fabric + "}");
+        topology_section("{kind: hierarchical, link: {bandwidth: 10Gbps, latency: 5us}, fabric: " + fabric + "}");
     TopologyContext context;
     context.workers = 16;
     context.nodes = {NodeShape{4, 4, intra, IntraNode::Switch}};
@@ -119,8 +120,8 @@ TEST(AttachedServers, OnAHierarchicalFabricTheyTakeFabricPortsAfterTheNics) {
 TEST(NodePorts, OneNicPortPerNodeCarriesAllOfItsNics) {
   const TopologyRegistry registry = builtin();
   const LinkSpec intra{core::BytesPerSecond(300e9), core::Seconds(1e-6)};
-  const core::ConfigNode t =
-      section("{kind: hierarchical, link: {bandwidth: 10Gbps, latency: 5us}, fabric: fat_tree, arity: 2, nic: per_node}");
+  const core::ConfigNode t = topology_section(
+      "{kind: hierarchical, link: {bandwidth: 10Gbps, latency: 5us}, fabric: fat_tree, arity: 2, nic: per_node}");
   TopologyContext context;
   context.workers = 16;
   context.nodes = {NodeShape{2, 4, intra, IntraNode::Switch, 4}, NodeShape{2, 4, intra, IntraNode::AllToAll, 1}};

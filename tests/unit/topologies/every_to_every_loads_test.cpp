@@ -64,7 +64,7 @@ std::vector<double> fluid_ends(const topology::TopologyGraph& graph, const topol
   return ends;
 }
 
-struct Case {
+struct LoadCase {
   std::string name;
   topology::TopologyGraph graph;
 };
@@ -91,30 +91,33 @@ std::vector<int> sizes_compared() {
 // kept full once their shorter routes' messages are done) to +0.6% (rings); a mesh exactly.
 TEST(EveryToEveryLoads, TheCollectiveTakesWhatTheFluidModelGivesWithinItsBound) {
   const LinkSpec link{core::BytesPerSecond(50e9), core::Seconds(2e-6)};
-  std::vector<Case> cases;
+  std::vector<LoadCase> cases;
   for (const int p : sizes_compared()) {
     for (const int arity : {4, 8, 16}) {
       for (const double over : {1.0, 2.0, 4.0}) {
-        if (arity < p) cases.push_back({fmt::format("fat_tree p{} a{} o{}", p, arity, over), build_fat_tree(p, arity, over, link)});
+        if (arity < p)
+          cases.push_back({fmt::format("fat_tree p{} a{} o{}", p, arity, over), build_fat_tree(p, arity, over, link)});
       }
     }
-    for (const double over : {1.0, 2.0}) cases.push_back({fmt::format("k_ary k8 p{} o{}", p, over), build_k_ary_fat_tree(p, 8, over, link)});
+    for (const double over : {1.0, 2.0})
+      cases.push_back({fmt::format("k_ary k8 p{} o{}", p, over), build_k_ary_fat_tree(p, 8, over, link)});
     cases.push_back({fmt::format("ring p{}", p), build_ring(p, link)});
     cases.push_back({fmt::format("mesh p{}", p), build_mesh(p, link)});
     cases.push_back({fmt::format("random_regular d3 p{}", p), build_random_regular(p, 3, 5, link)});
   }
   double lowest = 0.0;
   double highest = 0.0;
-  for (const Case& c : cases) {
+  for (const LoadCase& c : cases) {
     const topology::RoutingTable routes(c.graph);
     const std::vector<topology::NodeId> hosts = c.graph.hosts();
     const std::vector<double> arrivals(hosts.size(), 0.0);
     const double bytes = 64.0 * 1024 * 1024 / static_cast<double>(hosts.size());
     for (const int steps : {1, 2}) {
       const std::vector<double> fluid = fluid_ends(c.graph, routes, hosts, arrivals, steps, bytes);
-      const std::vector<double> ends =
-          topology::EveryToEveryLoads(c.graph, routes, hosts).ends(arrivals, std::vector<double>(static_cast<std::size_t>(steps), bytes));
-      const double error = *std::max_element(ends.begin(), ends.end()) / *std::max_element(fluid.begin(), fluid.end()) - 1.0;
+      const std::vector<double> ends = topology::EveryToEveryLoads(c.graph, routes, hosts)
+                                           .ends(arrivals, std::vector<double>(static_cast<std::size_t>(steps), bytes));
+      const double error =
+          *std::max_element(ends.begin(), ends.end()) / *std::max_element(fluid.begin(), fluid.end()) - 1.0;
       std::printf("%-30s steps %d  %+.2f%%\n", c.name.c_str(), steps, 100.0 * error);
       if (c.name.starts_with("mesh")) {
         for (std::size_t r = 0; r < hosts.size(); ++r) EXPECT_NEAR(ends[r], fluid[r], 1e-12 * fluid[r]) << c.name;
@@ -155,7 +158,8 @@ TEST(EveryToEveryLoads, RanksOnHostsInAnyOrderKeepTheirOwnEnds) {
   std::vector<topology::NodeId> hosts = graph.hosts();
   std::vector<double> arrivals(hosts.size(), 0.0);
   for (std::size_t r = 0; r < hosts.size(); ++r) arrivals[r] = 1e-4 * static_cast<double>((r * 7) % 5);
-  const std::vector<double> in_order = topology::EveryToEveryLoads(graph, routes, hosts).ends(arrivals, std::vector<double>{1e5, 2e5});
+  const std::vector<double> in_order =
+      topology::EveryToEveryLoads(graph, routes, hosts).ends(arrivals, std::vector<double>{1e5, 2e5});
   std::vector<std::size_t> permutation(hosts.size());
   for (std::size_t r = 0; r < hosts.size(); ++r) permutation[r] = (r * 5 + 3) % hosts.size();
   std::vector<topology::NodeId> shuffled(hosts.size());
@@ -164,7 +168,8 @@ TEST(EveryToEveryLoads, RanksOnHostsInAnyOrderKeepTheirOwnEnds) {
     shuffled[r] = hosts[permutation[r]];
     shuffled_arrivals[r] = arrivals[permutation[r]];
   }
-  const std::vector<double> ends = topology::EveryToEveryLoads(graph, routes, shuffled).ends(shuffled_arrivals, std::vector<double>{1e5, 2e5});
+  const std::vector<double> ends =
+      topology::EveryToEveryLoads(graph, routes, shuffled).ends(shuffled_arrivals, std::vector<double>{1e5, 2e5});
   for (std::size_t r = 0; r < hosts.size(); ++r) EXPECT_EQ(ends[r], in_order[permutation[r]]) << r;
   EXPECT_GT(*std::max_element(ends.begin(), ends.end()), 4e-4 + 3e5 / 1e9);
 }

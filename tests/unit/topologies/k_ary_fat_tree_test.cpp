@@ -1,9 +1,9 @@
 // The three-tier k-ary fat tree against Al-Fares et al.'s formulas: switch and link counts, hops between
 // hosts (2, 4, 6), and bisection bandwidth hosts / 2 x B / oversubscription.
 
+#include "topologies/k_ary_fat_tree.hpp"
 #include "sim/topology/graph_statistics.hpp"
 #include "sim/topology/routing.hpp"
-#include "topologies/k_ary_fat_tree.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 namespace dtsim::topologies {
 namespace {
 
-const LinkSpec kLink{core::BytesPerSecond(12.5e9), core::Seconds(1e-6)};
+const LinkSpec kFatTreeLink{core::BytesPerSecond(12.5e9), core::Seconds(1e-6)};
 
 class KAryFatTree : public ::testing::TestWithParam<std::tuple<int, double>> {};
 
@@ -23,7 +23,7 @@ TEST_P(KAryFatTree, MatchesItsFormulas) {
   const int hosts = k * k * k / 4;
   const int half = k / 2;
   const int aggregations = static_cast<int>(std::ceil(half / oversubscription));
-  const auto graph = build_k_ary_fat_tree(hosts, k, oversubscription, kLink);
+  const auto graph = build_k_ary_fat_tree(hosts, k, oversubscription, kFatTreeLink);
   const auto stats = topology::compute_statistics(graph);
   EXPECT_EQ(stats.workers, static_cast<std::size_t>(hosts));
   // k pods of k/2 edges and `aggregations` aggregation switches; aggregations x k/2 cores.
@@ -35,32 +35,33 @@ TEST_P(KAryFatTree, MatchesItsFormulas) {
   const double same_pod = half * half - half;
   const double elsewhere = hosts - half * half;
   EXPECT_NEAR(stats.average_hops, (2 * same_edge + 4 * same_pod + 6 * elsewhere) / (hosts - 1), 1e-12);
-  EXPECT_NEAR(stats.bisection_bandwidth.value(), hosts / 2.0 * kLink.bandwidth.value() / oversubscription, 1e-3);
+  EXPECT_NEAR(stats.bisection_bandwidth.value(), hosts / 2.0 * kFatTreeLink.bandwidth.value() / oversubscription, 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Radixes, KAryFatTree,
-                         ::testing::Values(std::tuple{4, 1.0}, std::tuple{8, 1.0}, std::tuple{12, 1.0}, std::tuple{4, 2.0},
-                                           std::tuple{8, 2.0}, std::tuple{8, 4.0}),
+                         ::testing::Values(std::tuple{4, 1.0}, std::tuple{8, 1.0}, std::tuple{12, 1.0},
+                                           std::tuple{4, 2.0}, std::tuple{8, 2.0}, std::tuple{8, 4.0}),
                          [](const auto& param_info) {
                            return "k" + std::to_string(std::get<0>(param_info.param)) + "_o" +
                                   std::to_string(static_cast<int>(std::get<1>(param_info.param)));
                          });
 
 TEST(KAryFatTreeBuilder, BuildsOnlyThePodsAndEdgesItsWorkersNeed) {
-  EXPECT_EQ(topology::compute_statistics(build_k_ary_fat_tree(3, 8, 1.0, kLink)).switches, 1U);  // one edge
+  EXPECT_EQ(topology::compute_statistics(build_k_ary_fat_tree(3, 8, 1.0, kFatTreeLink)).switches, 1U);  // one edge
   // 20 workers of a 8-ary tree: 5 edges in 2 pods (4 + 1 edges), 4 aggregation switches each, 16 cores.
-  const auto stats = topology::compute_statistics(build_k_ary_fat_tree(20, 8, 1.0, kLink));
+  const auto stats = topology::compute_statistics(build_k_ary_fat_tree(20, 8, 1.0, kFatTreeLink));
   EXPECT_EQ(stats.switches, 5U + 8U + 16U);
   EXPECT_EQ(stats.diameter_hops, 6);
 }
 
 TEST(KAryFatTreeBuilder, RoutesAcrossPodsSpreadOverTheCore) {
-  const auto graph = build_k_ary_fat_tree(16, 4, 1.0, kLink);
+  const auto graph = build_k_ary_fat_tree(16, 4, 1.0, kFatTreeLink);
   const topology::RoutingTable routes(graph);
   std::set<std::size_t> core_links;
   for (int from = 0; from < 4; ++from) {
     for (int to = 12; to < 16; ++to) {
-      const auto& route = routes.route(graph.workers()[static_cast<std::size_t>(from)], graph.workers()[static_cast<std::size_t>(to)]);
+      const auto& route =
+          routes.route(graph.workers()[static_cast<std::size_t>(from)], graph.workers()[static_cast<std::size_t>(to)]);
       ASSERT_EQ(route.size(), 6U);
       core_links.insert(route[2].link);
       EXPECT_EQ(graph.link(route[2].link).link_class, "core");
