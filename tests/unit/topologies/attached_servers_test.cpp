@@ -16,7 +16,7 @@ namespace {
 
 core::ConfigNode topology_section(const std::string& yaml) {
   core::DiagnosticSink sink;
-  core::ConfigNode node = scenario::load_config_text(yaml, "topology_section.yaml", sink);
+  core::ConfigNode node = scenario::load_config_text(yaml, "section.yaml", sink);
   EXPECT_TRUE(sink.empty());
   return node;
 }
