@@ -8,14 +8,28 @@
 namespace dtsim::analysis {
 namespace {
 
-/// JSON inside a <script> element: "</" would end the element early.
+/// JSON inside a <script> element, with < > & and U+2028/U+2029 written as \u escapes: a name holding
+/// "</script>" or "<!--<script>" would otherwise end the element early or put the parser in a state where
+/// the page's own </script> no longer closes it, and the two line separators end a JavaScript string. The
+/// escapes only occur inside JSON strings, where they mean the same characters.
 std::string script_json(const nlohmann::json& value) {
-  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    out += text[i];
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += "\\";
+    const char c = text[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' && (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
+      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }

@@ -16,6 +16,20 @@ namespace dtsim::analysis {
 
 namespace {
 
+/// "batch 32 per worker", or, where a replica spans several workers (tensor or pipeline parallel), "batch 128
+/// per replica of 32 workers (4096 in all)": the samples a worker sees are its replica's.
+std::string describe_batch(const scenario::Scenario& s) {
+  const auto& p = s.training.parallelism;
+  const std::int64_t global = static_cast<std::int64_t>(s.training.batch_per_worker) * p.data;
+  if (p.tensor * p.pipeline == 1) {
+    return s.training.batch_declared_global
+               ? fmt::format("batch {} per worker ({} in all)", s.training.batch_per_worker, global)
+               : fmt::format("batch {} per worker", s.training.batch_per_worker);
+  }
+  return fmt::format("batch {} per replica of {} workers ({} in all)", s.training.batch_per_worker,
+                     p.tensor * p.pipeline, global);
+}
+
 std::string host_row(const std::string& name, double compute_s, double communication_s, double wait_s, double sent) {
   return fmt::format("  {:<12} {:>12.6f} {:>14.6f} {:>12.6f} {:>12}\n", name, compute_s, communication_s, wait_s,
                      core::format_size(core::Bytes(sent)));
@@ -99,8 +113,8 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
     architecture = fmt::format("hybrid ({} allreduce, {} server{})", s.training.allreduce_algorithm.value,
                                s.training.shards, s.training.shards == 1 ? "" : "s");
   }
-  out += fmt::format("  training   {} ({} parameters), {} over {}, batch {} per worker, lr {}\n", s.model.kind.value,
-                     record.parameter_count, s.training.sync_strategy.value, architecture, s.training.batch_per_worker,
+  out += fmt::format("  training   {} ({} parameters), {} over {}, {}, lr {}\n", s.model.kind.value,
+                     record.parameter_count, s.training.sync_strategy.value, architecture, describe_batch(s),
                      s.training.optimizer.learning_rate);
   const std::string per_epoch = record.iterations_per_epoch > 0
                                     ? fmt::format("{} per epoch", record.iterations_per_epoch)

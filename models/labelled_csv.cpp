@@ -55,6 +55,22 @@ class TableProblems {
       ++unreported_;
     }
   }
+  /// The cell's text, quoted and cut short, the first time; "a cell" after: an error quotes at most one
+  /// bounded excerpt of a file, which may be one the scenario's author had no business showing.
+  std::string excerpt(std::string_view cell) {
+    if (quoted_) return "this cell";
+    quoted_ = true;
+    constexpr std::size_t kLongest = 24;
+    const std::string shown = core::printable(cell.substr(0, kLongest));
+    return fmt::format("'{}{}'", shown, cell.size() > kLongest ? "..." : "");
+  }
+  /// No row has been read as numbers: the file is not a table at all, and is named, not quoted.
+  [[noreturn]] void not_a_table() {
+    throw core::InputError(core::Diagnostic{core::SourcePosition(path_.string()), "",
+                                            "this file is not a table of numbers: none of its rows starts with one",
+                                            "data.path names a CSV file of numbers, relative to the scenario's "
+                                            "folder"});
+  }
   [[noreturn]] void fail(int line, std::string message, std::string hint = "") {
     add(line, line > 0 ? 1 : 0, std::move(message), std::move(hint));
     throw_all();
@@ -75,6 +91,7 @@ class TableProblems {
   std::filesystem::path path_;
   core::DiagnosticSink sink_;
   std::size_t unreported_ = 0;
+  bool quoted_ = false;
 };
 
 /// The 1-based column where field `index` of `line` starts.
@@ -95,6 +112,7 @@ LabelledTable read_labelled_csv(const std::filesystem::path& path) {
   int number_of_line = 0;
   std::size_t width = 0;
   std::size_t bad_rows = 0;
+  std::size_t rows_of_text = 0;  // rows whose first cell is not a number
   constexpr const char* kRowHint = "a row is the features, then the class index: 5.1,3.5,1.4,0.2,0";
   for (std::size_t begin = 0; begin < text->size();) {
     std::size_t newline = text->find('\n', begin);
@@ -123,14 +141,15 @@ LabelledTable read_labelled_csv(const std::filesystem::path& path) {
     }
     bool good = true;
     if (not_a_number) {
+      if (*not_a_number == 0) ++rows_of_text;
       problems.add(number_of_line, column_of(fields, *not_a_number, line),
-                   fmt::format("'{}' is not a number", core::printable(trimmed(fields[*not_a_number]))), kRowHint);
+                   fmt::format("{} is not a number", problems.excerpt(trimmed(fields[*not_a_number]))), kRowHint);
       good = false;
     } else if (const auto infinite = std::find_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); });
                infinite != values.end()) {
       const auto index = static_cast<std::size_t>(infinite - values.begin());
       problems.add(number_of_line, column_of(fields, index, line),
-                   fmt::format("'{}' is not a finite number", trimmed(fields[index])),
+                   fmt::format("{} is not a finite number", problems.excerpt(trimmed(fields[index]))),
                    "fill in the missing value, or leave the row out");
       good = false;
     } else if (values.size() < 2) {
@@ -161,6 +180,7 @@ LabelledTable read_labelled_csv(const std::filesystem::path& path) {
       ++bad_rows;
     }
   }
+  if (rows.empty() && bad_rows > 0 && rows_of_text == bad_rows) problems.not_a_table();
   problems.throw_if_any();
   if (rows.empty()) problems.fail(0, "the file holds no rows of numbers", kRowHint);
   if (declared_samples && *declared_samples != rows.size()) {

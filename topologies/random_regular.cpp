@@ -37,13 +37,67 @@ Pairs draw(int workers, int degree, core::RandomEngine& engine) {
   return pairs;
 }
 
+bool connected(int workers, const Pairs& pairs) {
+  std::vector<std::size_t> rank(static_cast<std::size_t>(workers));
+  std::vector<std::size_t> parent(static_cast<std::size_t>(workers));
+  boost::disjoint_sets<std::size_t*, std::size_t*> components(rank.data(), parent.data());
+  for (int w = 0; w < workers; ++w) components.make_set(static_cast<std::size_t>(w));
+  for (const auto& [a, b] : pairs) components.union_set(static_cast<std::size_t>(a), static_cast<std::size_t>(b));
+  for (int w = 1; w < workers; ++w) {
+    if (components.find_set(static_cast<std::size_t>(w)) != components.find_set(std::size_t{0})) return false;
+  }
+  return true;
+}
+
+/// A connected `degree`-regular graph that needs no luck: the circulant graph (each worker linked to the
+/// next degree/2 on either side, and to the opposite one when the degree is odd), randomised by seeded
+/// double-edge swaps, which keep every degree. Where the configuration model almost never draws a simple
+/// graph (high degrees) or a connected one (degree 2 on many workers), this still gives a random one.
+Pairs swapped_circulant(int workers, int degree, core::RandomEngine& engine) {
+  Pairs circulant;
+  for (int w = 0; w < workers; ++w) {
+    for (int offset = 1; offset <= degree / 2; ++offset) circulant.emplace_back(std::minmax(w, (w + offset) % workers));
+    if (degree % 2 == 1 && w < workers / 2) circulant.emplace_back(w, w + workers / 2);
+  }
+  if (degree == 2) {
+    // A connected 2-regular graph is one cycle: through the workers in a seeded order.
+    std::vector<int> order(static_cast<std::size_t>(workers));
+    for (int w = 0; w < workers; ++w) order[static_cast<std::size_t>(w)] = w;
+    core::shuffle(std::span<int>(order), engine);
+    Pairs cycle;
+    for (std::size_t i = 0; i < order.size(); ++i) cycle.emplace_back(std::minmax(order[i], order[(i + 1) % order.size()]));
+    return cycle;
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    Pairs pairs = circulant;
+    std::set<std::pair<int, int>> present(pairs.begin(), pairs.end());
+    for (std::size_t swap = 0; swap < 2 * pairs.size(); ++swap) {
+      const auto i = static_cast<std::size_t>(core::uniform_index(engine, pairs.size()));
+      const auto j = static_cast<std::size_t>(core::uniform_index(engine, pairs.size()));
+      const auto [a, b] = pairs[i];
+      const auto [c, d] = pairs[j];
+      const auto first = std::minmax(a, d);
+      const auto second = std::minmax(c, b);
+      if (a == d || c == b || present.contains(first) || present.contains(second)) continue;
+      present.erase(pairs[i]);
+      present.erase(pairs[j]);
+      pairs[i] = first;
+      pairs[j] = second;
+      present.insert(first);
+      present.insert(second);
+    }
+    if (connected(workers, pairs)) return pairs;
+  }
+  return circulant;
+}
+
 }  // namespace
 
 topology::TopologyGraph build_random_regular(int workers, int degree, std::uint64_t seed,
                                              const LinkSpec& link) {
   core::RandomEngine engine = core::random_stream(seed, "topology/random_regular");
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    Pairs pairs = draw(workers, degree, engine);
+  for (int attempt = 0; attempt <= 1000; ++attempt) {
+    Pairs pairs = attempt < 1000 ? draw(workers, degree, engine) : swapped_circulant(workers, degree, engine);
     if (pairs.empty() && workers > 1) continue;
     // Links in a canonical order, so the routing tie-break does not depend on the shuffle's order.
     std::sort(pairs.begin(), pairs.end());
@@ -56,7 +110,7 @@ topology::TopologyGraph build_random_regular(int workers, int degree, std::uint6
     }
     return graph;
   }
-  throw std::runtime_error(fmt::format("found no connected {}-regular graph on {} workers in 1000 draws", degree, workers));
+  throw std::logic_error("random_regular: the circulant fallback returned no graph");
 }
 
 void register_random_regular(TopologyRegistry& registry) {
@@ -73,6 +127,11 @@ void register_random_regular(TopologyRegistry& registry) {
                       fmt::format("a {} can have at most {} links to the other {} {}, got {}", c.attached == 0 ? "worker" : "host",
                                   c.workers - 1, c.workers - 1, c.attached == 0 ? "workers" : "hosts", degree),
                       "lower topology.degree or raise cluster.workers");
+         } else if (degree == 1 && c.workers > 2) {
+           sink.error(t.where("degree"), "topology.degree",
+                      fmt::format("one link each pairs the {} {} off, and pairs are not connected to each other",
+                                  c.workers, c.attached == 0 ? "workers" : "hosts"),
+                      "use topology.degree: 2 or more (2 is a ring in a seeded order)");
          } else if ((static_cast<std::int64_t>(c.workers) * degree) % 2 != 0) {
            sink.error(t.where("degree"), "topology.degree",
                       fmt::format("{} with {} links each would leave one link end unpaired", c.host_count(), degree),

@@ -52,8 +52,10 @@ std::vector<double> size_range(const std::string& text, OptionProblems& problems
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  if (parts.size() < 2 || parts.size() > 3) {
-    problems.add("--sizes", fmt::format("expected FROM:TO or FROM:TO:FACTOR, got \"{}\"", text), "for example 1KiB:256MiB");
+  if (parts.size() == 1) parts.push_back(parts.front());  // one size: FROM:FROM
+  if (parts.size() > 3) {
+    problems.add("--sizes", fmt::format("expected SIZE, FROM:TO or FROM:TO:FACTOR, got \"{}\"", text),
+                 "for example 1GiB or 1KiB:256MiB");
     return {};
   }
   const auto from = parse_option("--sizes", parts[0], core::parse_size, problems);

@@ -43,6 +43,13 @@ ValidateResult validate_command(const std::vector<std::filesystem::path>& files,
 
 namespace {
 
+/// The strategy with every parameter it runs with, defaults included: what a sweep point really compares.
+std::string describe_sync(const scenario::TrainingSpec& training) {
+  std::string text = "training.sync: {strategy: " + training.sync_strategy.value;
+  for (const auto& [key, value] : training.sync_parameters.values()) text += fmt::format(", {}: {}", key, value.text);
+  return text + "}";
+}
+
 }  // namespace
 
 std::string explain_command(const std::filesystem::path& file, const Registries& registries) {
@@ -55,6 +62,7 @@ std::string explain_command(const std::filesystem::path& file, const Registries&
     const auto graph = scenario::build_topology(point, registries.topologies);
     const std::string label = point.sweep_point.empty() ? "" : point.sweep_point + ": ";
     footer += fmt::format("# {}{}\n", label, describe_topology(point.topology.kind.value, topology::compute_statistics(graph)));
+    footer += fmt::format("# {}{}\n", label, describe_sync(point.training));
     if (point.model.timing_only) {
       const auto profile = registries.models.find(point.model.kind.value).factory.profile(core::View(&point.model.section, "model"));
       for (const metrics::DeviceMemory& m : device_memory(point, profile, registries)) footer += "# " + label + describe_memory(m) + "\n";

@@ -37,6 +37,9 @@ void exit_on_interrupt() {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  // A file-size limit (ulimit -f) kills with SIGXFSZ by default; ignored, the write fails with EFBIG and
+  // the result folder's writer reports it as the write error it is (exit 2, nothing half-written).
+  ::signal(SIGXFSZ, SIG_IGN);
 }
 
 namespace {

@@ -16,7 +16,8 @@ struct Interrupted {
   [[nodiscard]] int exit_status() const { return 128 + signal; }
 };
 
-/// From now on SIGINT and SIGTERM print "dtsim: interrupted" and exit with 128 + the signal.
+/// From now on SIGINT and SIGTERM print "dtsim: interrupted" and exit with 128 + the signal, and a write past
+/// the file-size limit fails (EFBIG) instead of killing the process.
 void exit_on_interrupt();
 
 /// Runs `arguments` (the first one a path to an executable) as a child process and returns its exit status

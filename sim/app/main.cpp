@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   collective->add_option("--op", collective_options.operation, "allreduce, reduce_scatter, allgather, broadcast or reduce")->capture_default_str();
   collective->add_option("--algo", collective_options.algorithm, "algorithm, or all")->capture_default_str();
   CLI::Option* ranks_option = collective->add_option("--ranks", collective_ranks, "ranks (default: the scenario's workers, else 8)");
-  collective->add_option("--sizes", collective_options.sizes, "FROM:TO[:FACTOR], such as 1KiB:256MiB")->capture_default_str();
+  collective->add_option("--sizes", collective_options.sizes, "SIZE or FROM:TO[:FACTOR], such as 1GiB or 1KiB:256MiB")->capture_default_str();
   CLI::Option* collective_scenario = collective->add_option("--scenario", scenario_for_collective,
                                                             "take the topology and network model from this scenario");
   collective->add_option("--topology", collective_options.topology, "topology kind")->capture_default_str();

@@ -81,6 +81,7 @@ void check_memory(const scenario::Scenario& s, const std::vector<metrics::Device
   const core::ConfigNode* device_key = core::find_dotted(s.resolved, "cluster.device");
   const core::SourcePosition at = device_key != nullptr ? device_key->where : s.training.batch_at;
   const auto size = [](double bytes) { return core::format_size(core::Bytes(bytes)); };
+  const std::string batch_key = s.training.batch_declared_global ? "training.batch.global" : "training.batch.per_worker";
   for (const metrics::DeviceMemory& m : memory) {
     if (m.fits()) continue;
     sink.error(at, "cluster.device",
@@ -90,13 +91,13 @@ void check_memory(const scenario::Scenario& s, const std::vector<metrics::Device
                            m.device.empty() ? "device" : m.device, size(m.parameters),
                            size(m.gradients), size(m.optimizer), size(m.activations), size(*m.capacity)),
                m.stage >= 0
-                   ? "split the model into more pipeline stages, or the batch into more micro-batches, lower "
-                     "training.batch.per_worker, or set training.check_memory: false to simulate anyway"
+                   ? fmt::format("split the model into more pipeline stages, or the batch into more micro-batches, "
+                                 "lower {}, or set training.check_memory: false to simulate anyway", batch_key)
                : s.training.parallelism.zero < 3
-                   ? "partition the state with training.parallelism.zero (1 to 3), lower training.batch.per_worker, "
-                     "or set training.check_memory: false to simulate anyway"
-                   : "lower training.batch.per_worker, use devices with more memory, or set training.check_memory: "
-                     "false to simulate anyway");
+                   ? fmt::format("partition the state with training.parallelism.zero (1 to 3), lower {}, or set "
+                                 "training.check_memory: false to simulate anyway", batch_key)
+                   : fmt::format("lower {}, use devices with more memory, or set training.check_memory: false to "
+                                 "simulate anyway", batch_key));
   }
 }
 

@@ -242,7 +242,10 @@ void check_microbatches_divide(const scenario::Scenario& s, core::DiagnosticSink
     sink.error(plan.microbatches_at, "training.parallelism.microbatches",
                fmt::format("{} micro-batches do not divide a batch of {} samples", plan.microbatches,
                            s.training.batch_per_worker),
-               "use a number of micro-batches that divides training.batch.per_worker");
+               s.training.batch_declared_global
+                   ? fmt::format("use a number of micro-batches that divides the batch of each of the {} replicas "
+                                 "(training.batch.global / {})", plan.data, plan.data)
+                   : "use a number of micro-batches that divides training.batch.per_worker");
   }
 }
 

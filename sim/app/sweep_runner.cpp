@@ -50,21 +50,6 @@ std::vector<std::string> axis_paths(const scenario::ScenarioDocument& document) 
   return paths;
 }
 
-/// The values a point label gives its axes ("lr=0.5,workers=8" -> 0.5, 8): label values hold neither ','
-/// nor '=' (sweep.cpp writes them so).
-std::vector<std::string> axis_values(const std::string& label) {
-  std::vector<std::string> values;
-  std::size_t start = 0;
-  while (start <= label.size()) {
-    const std::size_t end = std::min(label.find(',', start), label.size());
-    const std::string pair = label.substr(start, end - start);
-    const std::size_t equals = pair.find('=');
-    values.push_back(equals == std::string::npos ? pair : pair.substr(equals + 1));
-    start = end + 1;
-  }
-  return values;
-}
-
 /// A point's results are complete when its folder holds a summary.json that reads as one: results are
 /// written all together or not at all, so the rest is there too.
 bool done(const std::filesystem::path& point_folder) {
@@ -124,7 +109,7 @@ std::string sweep_csv(const scenario::ScenarioDocument& document, const std::fil
   for (const auto& point : document.points) {
     const analysis::RunSummary summary = analysis::read_run_summary(folder / point.sweep_point);
     csv += fmt::format("\"{}\"", point.sweep_point);
-    const std::vector<std::string> values = axis_values(point.sweep_point);
+    const std::vector<std::string>& values = point.sweep_values;
     for (std::size_t a = 0; a < axes.size(); ++a) csv += "," + (a < values.size() ? core::csv_field(values[a]) : "");
     csv += fmt::format(",{},{:.9g},{:.0f},{},{},{},{},{}\n", summary.iterations, summary.simulated_s, summary.bytes_sent,
                        cell(summary.final_val_loss), cell(summary.final_val_accuracy), cell(summary.time_to_target_s),

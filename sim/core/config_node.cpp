@@ -57,6 +57,9 @@ std::string describe(const ConfigNode& node) {
     case ConfigNode::Kind::Null: return "nothing";
     case ConfigNode::Kind::Scalar: break;
   }
+  // Cut short: a value may be a whole file that was never meant to be shown (an included /etc/passwd).
+  constexpr std::size_t kLongest = 40;
+  if (node.scalar.size() > kLongest) return fmt::format("\"{}...\" ({} characters)", node.scalar.substr(0, kLongest), node.scalar.size());
   return fmt::format("\"{}\"", node.scalar);
 }
 
@@ -124,6 +127,11 @@ void merge_into(ConfigNode& base, const ConfigNode& overlay, const std::function
     return;
   }
   for (const auto& entry : overlay.entries) {
+    // `key: null` (or `key:` alone) takes out what an earlier file set, defaults applying again.
+    if (entry.value.is_null() && base.find(entry.key) != nullptr) {
+      base.erase(entry.key);
+      continue;
+    }
     if (ConfigNode* existing = base.find(entry.key)) {
       merge_into(*existing, entry.value, replaced_whole, path.empty() ? entry.key : path + "." + entry.key);
     } else {

@@ -9,10 +9,12 @@
 namespace dtsim::core {
 
 /// `text` as one CSV field: as it is, or in double quotes (inner quotes doubled) when it holds a comma, a
-/// double quote or a line break.
+/// double quote or a line break. A text a spreadsheet would run as a formula (=1+1, @SUM, -cmd; not a
+/// number such as -0.5) gets a leading apostrophe, which csv_cells takes off again.
 std::string csv_field(std::string_view text);
 
-/// The fields of one CSV line, quoted fields unquoted ("" inside them is one "). Nothing is trimmed.
+/// The fields of one CSV line, quoted fields unquoted ("" inside them is one ") and csv_field's apostrophe
+/// taken off. Nothing is trimmed.
 std::vector<std::string> csv_cells(std::string_view line);
 
 }  // namespace dtsim::core

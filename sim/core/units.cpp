@@ -63,8 +63,19 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+/// The magnitudes a quantity may take besides 0: the simulator keeps time as doubles in seconds, and SimGrid
+/// aborts on a subnormal or infinite rate, latency or amount (a latency of 1e-320 s, a link of 1e-300 B/s).
+/// The bounds are far outside any hardware and well inside what doubles hold with full precision once
+/// multiplied and divided by each other.
+struct Magnitudes {
+  double smallest;
+  double largest;
+  std::string_view smallest_text;
+  std::string_view largest_text;
+};
+
 double parse_with_units(std::string_view text, std::span<const UnitFactor> units, std::string_view what,
-                        std::string_view example) {
+                        std::string_view example, const Magnitudes& range) {
   const std::string_view trimmed = trim(text);
   double number = 0.0;
   const auto [end, error] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), number);
@@ -82,6 +93,11 @@ double parse_with_units(std::string_view text, std::span<const UnitFactor> units
       const double value = number * unit.factor;
       if (!std::isfinite(value) || value < 0.0) {
         throw UnitError(fmt::format("a {} must be finite and not negative, got \"{}\"", what, text), "");
+      }
+      if (value != 0.0 && (value < range.smallest || value > range.largest)) {
+        throw UnitError(fmt::format("a {} must be 0 or from {} to {}, got \"{}\"", what, range.smallest_text,
+                                    range.largest_text, text),
+                        "the simulator cannot represent it; no hardware comes near it");
       }
       return value;
     }
@@ -105,26 +121,29 @@ struct Family {
   std::span<const UnitFactor> units;
   std::string_view name;
   std::string_view example;
+  Magnitudes range;
 };
 
 Family family_of(UnitFamily family) {
   switch (family) {
-    case UnitFamily::Bandwidth: return {kBandwidthUnits, "bandwidth", "10Gbps"};
-    case UnitFamily::Duration: return {kDurationUnits, "duration", "5us"};
-    case UnitFamily::Size: return {kSizeUnits, "size", "64MiB"};
-    case UnitFamily::Flops: return {kFlopsUnits, "compute rate", "15TFLOPS"};
-    case UnitFamily::Power: return {kPowerUnits, "power", "300W"};
-    case UnitFamily::Energy: return {kEnergyUnits, "energy", "1.5kWh"};
-    case UnitFamily::CarbonIntensity: return {kCarbonUnits, "carbon intensity", "400gCO2/kWh"};
+    case UnitFamily::Bandwidth: return {kBandwidthUnits, "bandwidth", "10Gbps", {1.0, 1e18, "1B/s", "1e18B/s"}};
+    case UnitFamily::Duration: return {kDurationUnits, "duration", "5us", {1e-12, 1e9, "1e-12s", "1e9s"}};
+    // 2^53 bytes: beyond it a size in a double no longer counts every byte.
+    case UnitFamily::Size: return {kSizeUnits, "size", "64MiB", {1e-3, 9007199254740992.0, "0.001B", "8192TiB"}};
+    case UnitFamily::Flops: return {kFlopsUnits, "compute rate", "15TFLOPS", {1.0, 1e21, "1FLOPS", "1e21FLOPS"}};
+    case UnitFamily::Power: return {kPowerUnits, "power", "300W", {1e-6, 1e12, "1e-6W", "1e12W"}};
+    case UnitFamily::Energy: return {kEnergyUnits, "energy", "1.5kWh", {1e-6, 1e21, "1e-6J", "1e21J"}};
+    case UnitFamily::CarbonIntensity:
+      return {kCarbonUnits, "carbon intensity", "400gCO2/kWh", {1e-6, 1e9, "1e-6gCO2/kWh", "1e9gCO2/kWh"}};
   }
-  return {kDurationUnits, "duration", "5us"};
+  return {kDurationUnits, "duration", "5us", {1e-12, 1e9, "1e-12s", "1e9s"}};
 }
 
 }  // namespace
 
 double parse_quantity(UnitFamily family, std::string_view text) {
   const Family f = family_of(family);
-  return parse_with_units(text, f.units, f.name, f.example);
+  return parse_with_units(text, f.units, f.name, f.example, f.range);
 }
 
 std::vector<std::string> unit_suffixes(UnitFamily family) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -131,6 +132,39 @@ std::optional<std::string> read_text(const std::filesystem::path& path, std::str
   return text;
 }
 
+core::SourcePosition at(const core::SourcePosition& file, const YAML::Mark& mark) {
+  core::SourcePosition where = file;
+  if (mark.line >= 0) {
+    where.line = mark.line + 1;
+    where.column = mark.column + 1;
+  }
+  return where;
+}
+
+/// YAML forbids tabs in indentation, and yaml-cpp's message for them ("illegal map value", "end of map not
+/// found") does not say so: name the first line indented with a tab.
+std::string tab_hint(const std::string& text) {
+  int line = 1;
+  bool indenting = true;
+  for (const char c : text) {
+    if (c == '\n') {
+      ++line;
+      indenting = true;
+    } else if (indenting && c == '\t') {
+      return fmt::format("line {} is indented with a tab; YAML indents with spaces only", line);
+    } else if (c != ' ') {
+      indenting = false;
+    }
+  }
+  return {};
+}
+
+bool has_scenario_section(const ConfigNode& tree) {
+  const SchemaNode& schema = scenario_schema();
+  return std::any_of(tree.entries.begin(), tree.entries.end(),
+                     [&](const ConfigEntry& entry) { return schema.child(entry.key) != nullptr; });
+}
+
 class IncludeResolver {
  public:
   IncludeResolver(core::DiagnosticSink& sink, const LoadOptions& options) : sink_(&sink), options_(options) {}
@@ -139,14 +173,17 @@ class IncludeResolver {
   ConfigNode load(const std::string& text, const core::SourcePosition& file) {
     YAML::Node root;
     try {
-      root = YAML::Load(text);
-    } catch (const YAML::Exception& parse_error) {
-      core::SourcePosition where = file;
-      if (parse_error.mark.line >= 0) {
-        where.line = parse_error.mark.line + 1;
-        where.column = parse_error.mark.column + 1;
+      std::vector<YAML::Node> documents = YAML::LoadAll(text);
+      if (documents.size() > 1) {
+        sink_->error(at(file, documents[1].Mark()), "",
+                     fmt::format("the file holds {} YAML documents (separated by ---); a scenario is one", documents.size()),
+                     "put each scenario in a file of its own, or several runs in one file with sweep:");
+        return {};
       }
-      sink_->error(where, "", fmt::format("not valid YAML: {}", parse_error.msg));
+      if (!documents.empty()) root = documents.front();
+    } catch (const YAML::Exception& parse_error) {
+      sink_->error(at(file, parse_error.mark), "", fmt::format("not valid YAML: {}", parse_error.msg),
+                   tab_hint(text));
       return {};
     }
     ConfigNode tree = YamlConverter(file, *sink_).convert(root, 0);
@@ -232,7 +269,18 @@ class IncludeResolver {
     ConfigNode tree = load(*text, file);
     active_.pop_back();
     if (!tree.is_map() && !tree.is_null()) {
-      sink_->error(tree.where, "", fmt::format("an included file must be a YAML mapping, got {}", describe(tree)));
+      sink_->error(name.where, "include",
+                   fmt::format("'{}' is not a scenario fragment: it holds {}, not a mapping of scenario sections",
+                               path.string(), tree.is_list() ? "a list" : "a single text"),
+                   "include names YAML files of scenario sections, such as cluster: or topology:");
+      return {};
+    }
+    if (tree.is_map() && !tree.entries.empty() && !has_scenario_section(tree)) {
+      // Named, not quoted: its keys may be the lines of a file that is not YAML at all (/etc/shadow).
+      sink_->error(name.where, "include",
+                   fmt::format("'{}' is not a scenario fragment: none of its {} keys is a scenario section",
+                               path.string(), tree.entries.size()),
+                   "include names YAML files of scenario sections, such as cluster: or topology:");
       return {};
     }
     return tree;

@@ -244,7 +244,10 @@ struct TrainingSpec {
   std::string communication_library = "none";
   Backend backend = Backend::Auto;
   core::SourcePosition backend_at;
+  /// Samples per data-parallel replica and step (a replica is tensor x pipeline workers; one worker without
+  /// them), whether written as `batch.per_worker` or derived from `batch.global`.
   int batch_per_worker = 0;
+  bool batch_declared_global = false;  ///< `batch.global` was written, not `batch.per_worker`
   core::SourcePosition batch_at;
   OptimizerSpec optimizer;
   Located<std::string> sync_strategy;
@@ -336,6 +339,8 @@ struct Scenario {
   std::string description;
   /// The sweep point this scenario is ("staleness=1,workers=8"); empty without a sweep.
   std::string sweep_point;
+  /// Each sweep axis's value at this point, as written, in the axes' order; empty without a sweep.
+  std::vector<std::string> sweep_values;
   std::filesystem::path source;
   std::uint64_t seed = 0;
   ClusterSpec cluster;

@@ -274,6 +274,7 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
     // The stages of one pipeline pass the same samples along: the batch is split over the replicas.
     const int replicas = out.parallelism.data;
     const std::int64_t global = *batch.integer("global");
+    out.batch_declared_global = true;
     out.batch_at = batch.where("global");
     if (global % replicas != 0) {
       sink.error(batch.where("global"), "training.batch.global",

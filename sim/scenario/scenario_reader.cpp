@@ -7,6 +7,7 @@
 #include "sim/scenario/sweep.hpp"
 
 #include "sim/core/name_match.hpp"
+#include "sim/core/parameter_values.hpp"
 
 #include <fmt/format.h>
 
@@ -55,6 +56,22 @@ ConfigNode resolve_for_explain(const ConfigNode& merged, const std::vector<Confi
   return resolved;
 }
 
+/// Whether `path` (list items by index: stragglers.0.slowdown) names a value written in `document`.
+bool written(const ConfigNode& document, const std::string& path) {
+  const ConfigNode* node = &document;
+  for (const std::string& key : core::split_dotted(path)) {
+    if (node->is_list()) {
+      const auto index = core::parse_integer(key);
+      if (!index || *index < 0 || static_cast<std::size_t>(*index) >= node->items.size()) return false;
+      node = &node->items[static_cast<std::size_t>(*index)];
+    } else {
+      node = node->find(key);
+      if (node == nullptr) return false;
+    }
+  }
+  return true;
+}
+
 /// A value the sweep replaces at every point is checked all the same: `workers: [1, 2]` or `rate: 1` under a
 /// swept key is a mistake the user will meet once the sweep is gone.
 void check_replaced_values(const ConfigNode& merged, core::DiagnosticSink& sink) {
@@ -67,10 +84,14 @@ void check_replaced_values(const ConfigNode& merged, core::DiagnosticSink& sink)
   core::DiagnosticSink unsupported;
   validate_scenario_document(base, problems, &unsupported);
   for (const core::Diagnostic& problem : problems.diagnostics()) {
+    // Problems name list items as `stragglers[0].slowdown`, axes as `stragglers.0.slowdown`.
+    std::string key;
+    for (const char c : problem.key) {
+      if (c != ']') key += c == '[' ? '.' : c;
+    }
     for (const ConfigEntry& axis : axes->entries) {
-      const bool at_axis = problem.key == axis.key || problem.key.rfind(axis.key + ".", 0) == 0 ||
-                           problem.key.rfind(axis.key + "[", 0) == 0;
-      if (!at_axis || find_dotted(base, axis.key) == nullptr) continue;
+      const bool at_axis = key == axis.key || key.rfind(axis.key + ".", 0) == 0;
+      if (!at_axis || !written(base, axis.key)) continue;
       const std::string note = "the sweep replaces this value at every point, and it must still be valid";
       sink.error(problem.where, problem.key, problem.message,
                  problem.hint.empty() ? note + ": correct it or leave it out" : problem.hint + " (" + note + ")");
@@ -117,6 +138,7 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
     if (structural.empty()) {
       out.points.push_back(build_scenario(checked, source, point.label, structural));
       out.points.back().resolved = checked;
+      out.points.back().sweep_values = point.values;
       absolute_file_names(out.points.back().resolved);
     }
     sink.append(structural);

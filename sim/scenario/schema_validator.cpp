@@ -12,6 +12,9 @@
 namespace dtsim::scenario {
 namespace {
 
+constexpr double kSmallestNumber = 1e-30;
+constexpr double kLargestNumber = 1e30;
+
 std::string join_or(const std::vector<std::string>& values) {
   std::string out;
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -221,6 +224,13 @@ class Validator {
     const auto parsed = parse_number(value.scalar);
     if (!parsed) {
       error(value.where, path, fmt::format("expected a number, got \"{}\"", value.scalar));
+      return;
+    }
+    // Subnormal and astronomically large factors turn into infinite or zero times in the engine, which
+    // SimGrid aborts on; no rate, fraction or factor of a real cluster is outside these bounds.
+    if (*parsed != 0.0 && (std::fabs(*parsed) < kSmallestNumber || std::fabs(*parsed) > kLargestNumber)) {
+      error(value.where, path, fmt::format("must be 0 or of a magnitude from 1e-30 to 1e30, got {}", value.scalar),
+            "the simulator cannot compute with it; no cluster comes near it");
       return;
     }
     check_range(*parsed, value, schema, path);

@@ -29,6 +29,21 @@ void collect_paths(const SchemaNode& map, const std::string& prefix, std::vector
   }
 }
 
+/// Whether two values of one axis mean the same: 0.1 and 0.10, or "1Gbps" and "1000Mbps", are one point.
+bool same_value(const SchemaNode& target, const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (target.kind == ValueKind::Quantity) {
+    try {
+      return core::parse_quantity(target.unit, a) == core::parse_quantity(target.unit, b);
+    } catch (const core::UnitError&) {
+      return false;
+    }
+  }
+  const auto x = core::parse_number(a);
+  const auto y = core::parse_number(b);
+  return x && y && *x == *y;
+}
+
 bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
   const std::string key = dotted_key("sweep.axes", entry.key);
   static const std::set<std::string> unsweepable{"name", "include"};
@@ -60,9 +75,13 @@ bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
   }
   for (std::size_t i = 0; i < entry.value.items.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (entry.value.items[i].scalar != entry.value.items[j].scalar) continue;
+      const std::string& value = entry.value.items[i].scalar;
+      const std::string& earlier = entry.value.items[j].scalar;
+      if (!same_value(*target, value, earlier)) continue;
       sink.error(entry.value.items[i].where, fmt::format("{}[{}]", key, i),
-                 fmt::format("the value {} appears twice", entry.value.items[i].scalar), "give each value once");
+                 value == earlier ? fmt::format("the value {} appears twice", value)
+                                  : fmt::format("the value {} is {} again", value, earlier),
+                 "give each value once");
       return false;
     }
   }
@@ -127,7 +146,7 @@ std::vector<std::string> sweepable_paths() {
 
 std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::DiagnosticSink& sink) {
   const ConfigEntry* sweep = document.is_map() ? document.find_entry("sweep") : nullptr;
-  if (sweep == nullptr) return {SweepPoint{"", document}};
+  if (sweep == nullptr) return {SweepPoint{"", document, {}}};
   const std::size_t errors_before = sink.size();
   const ConfigNode checked = validate_against(sweep->value, *scenario_schema().child("sweep"), "sweep", sink);
   if (sink.size() != errors_before) return {};
@@ -186,7 +205,7 @@ std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::Diagnosti
   std::vector<SweepPoint> points;
   std::set<std::string> labels;
   for (std::size_t index = 0; index < count; ++index) {
-    SweepPoint point{"", base};
+    SweepPoint point{"", base, {}};
     std::size_t rest = index;
     std::vector<std::size_t> picks(axes.size());
     for (std::size_t a = axes.size(); a-- > 0;) {
@@ -198,6 +217,7 @@ std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::Diagnosti
       set_dotted(point.document, axes[a].path, value, axes[a].where);
       if (!point.label.empty()) point.label += ',';
       point.label += names[a] + "=" + label_value(value.scalar);
+      point.values.push_back(value.scalar);
     }
     if (!labels.insert(point.label).second) {
       sink.error(sweep->key_where, "sweep", fmt::format("two points would both be named '{}'", point.label),

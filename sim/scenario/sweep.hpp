@@ -16,6 +16,7 @@ inline constexpr std::size_t kSweepPointLimit = 10'000;
 struct SweepPoint {
   std::string label;    ///< "" for a scenario without a sweep
   ConfigNode document;  ///< the document as written, with this point's values set and `sweep` removed
+  std::vector<std::string> values;  ///< each axis's value at this point, as written, in the axes' order
 };
 
 /// Expands the `sweep` section of an unvalidated document. Cartesian points vary the last axis fastest;

@@ -28,8 +28,9 @@ void register_sync_strategy(SyncRegistry& registry) {
                 .example = "{strategy: bsp}"});
   registry.add("ssp", "stale-synchronous: a worker may run `staleness` clocks ahead of the last complete update",
                {.parameters = {core::integer("staleness", 0, kMaxStaleness,
-                                             "clocks a worker may run ahead of the last complete update")
-                                   .fallback("0")},
+                                             "clocks a worker may run ahead of the last complete update (0 is "
+                                             "bsp; no default, so that ssp never silently runs as bsp)")
+                                   .require()},
                 .make = [](const core::ParameterValues& p) { return std::make_unique<Ssp>(static_cast<int>(p.integer("staleness"))); },
                 .check = {},
                 .example = "{strategy: ssp, staleness: 3}"});
@@ -83,7 +84,10 @@ void register_sync_strategy(SyncRegistry& registry) {
                 .check = {},
                 .example = "{strategy: staleness_aware, accumulate: 2}"});
   registry.add("local_sgd", "`local_steps` local SGD steps on every worker, then the parameters averaged by allreduce",
-               {.parameters = {core::integer("local_steps", 1, kMaxCount, "local steps between averagings").fallback("1")},
+               {.parameters = {core::integer("local_steps", 1, kMaxCount,
+                                                             "local steps between averagings (no default: one step "
+                                                             "between averagings is bsp's arithmetic)")
+                                                   .require()},
                 .make = [](const core::ParameterValues& p) { return std::make_unique<LocalSgd>(static_cast<int>(p.integer("local_steps"))); },
                 .check = {},
                 .example = "{strategy: local_sgd, local_steps: 4}"});

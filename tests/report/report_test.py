@@ -129,6 +129,50 @@ dtsim("run", os.path.join(scenarios, "energy", "cost-of-waiting.yaml"), "-q", "-
 for page in sorted(p for p in os.listdir(energy) if p == "report.html"):
     check_report("energy", os.path.join(energy, page), ["Energy"])
 
+# Names written by someone else, of every kind (scenario, node, link class, sweep value), each able to end a
+# <script> element, open a comment or a tag, or end a JavaScript string: the page still draws every chart,
+# and none of them reaches the page's markup outside an escaped text or an escaped JSON string.
+HOSTILE = "<!--<script>x</script>&\u2028\u2029"
+hostile = os.path.join(OUT, "hostile.yaml")
+with open(hostile, "w", encoding="utf-8") as scenario:
+    scenario.write(f"""name: 'hostile {HOSTILE}'
+description: '{HOSTILE}'
+cluster:
+  workers: 2
+  device: {{name: '{HOSTILE}', peak_flops: "10GFLOPS", efficiency: 0.5}}
+topology:
+  kind: custom
+  link_classes:
+    '{HOSTILE}': {{bandwidth: "10Gbps", latency: "5us"}}
+  nodes:
+    - {{name: 'w0 {HOSTILE}'}}
+    - {{name: 'w1 {HOSTILE}'}}
+  links:
+    - {{from: 'w0 {HOSTILE}', to: 'w1 {HOSTILE}', class: '{HOSTILE}'}}
+model: {{kind: logistic_regression}}
+data: {{kind: synthetic_classification, samples: 400, features: 4}}
+training:
+  batch: {{per_worker: 8}}
+  optimizer: {{kind: sgd, learning_rate: 0.1}}
+  sync: {{strategy: bsp}}
+  stop: {{iterations: 6}}
+  evaluate_every: 2
+sweep:
+  axes:
+    description: ['a {HOSTILE}', 'b {HOSTILE}']
+""")
+hostile_out = os.path.join(OUT, "hostile")
+dtsim("run", hostile, "-q", "-o", hostile_out)
+print(dtsim("report", hostile_out).strip())
+check_report("hostile-names", os.path.join(hostile_out, "report.html"), ["Time per host"])
+point = sorted(p for p in os.listdir(hostile_out) if os.path.isdir(os.path.join(hostile_out, p)))[0]
+dtsim("report", os.path.join(hostile_out, point))
+for page in [os.path.join(hostile_out, "report.html"), os.path.join(hostile_out, point, "report.html")]:
+    text = open(page, encoding="utf-8").read()
+    body = text[text.index("<body"):]
+    check("<!--" not in body and "\u2028" not in body, f"{page}: a hostile name reached the markup raw")
+    check_report("hostile-" + os.path.basename(os.path.dirname(page)), page, ["Time per host"])
+
 study = os.path.join(OUT, "scaling")
 with open(os.path.join(OUT, "compute-only.yaml"), "w") as scenario:
     scenario.write("""name: compute-only

@@ -76,6 +76,37 @@ TEST(TrainingTime, ParameterServerIterationIsComputePushUpdatePull) {
   EXPECT_DOUBLE_EQ(worker.bytes_sent, 4 * parameters * static_cast<double>(run.setup.total_iterations));
 }
 
+// One worker 8 times slower under BSP on a parameter server: each worker's communication is what its own
+// transfers take (the three fast pushes share the server's link, the slow one has it alone; the four
+// replies share it), and the rest of its iteration, the barrier, is waiting. Waiting is not booked as
+// communication however long the straggler takes.
+TEST(TrainingTime, ParameterServerBarrierIsWaitingNotCommunication) {
+  const TimedRun run = simulate_timing("parameter_server", "parameter_server", "stragglers: [{workers: [2], slowdown: 8}]\n");
+  const auto& device = run.scenario.cluster.device;
+  const auto& link = run.scenario.topology.link;
+  const double parameters = static_cast<double>(run.setup.model->parameter_count());
+  const int workers = run.scenario.cluster.workers;
+  const double compute = compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+  const double server_compute = compute::compute_time(parameters * workers + models::Sgd::flops(256), device).value();
+  const auto transfer = [&](int sharing) {
+    return comm::push_time(sharing, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency,
+                           link.bandwidth)
+        .value();
+  };
+  ASSERT_GT(7 * compute, transfer(3));  // the fast pushes are done before the slow one starts
+  const auto iterations = static_cast<double>(run.setup.total_iterations);
+  const double iteration = 8 * compute + transfer(1) + server_compute + transfer(4);
+  EXPECT_NEAR(run.record.simulated_s, iteration * iterations, 1e-6 * iteration * iterations);
+  const auto& slow = run.record.hosts[2];
+  EXPECT_NEAR(slow.communication_s, (transfer(1) + transfer(4)) * iterations, 1e-9);
+  EXPECT_NEAR(slow.wait_s, server_compute * iterations, 1e-9);
+  for (const int w : {0, 1, 3}) {
+    const auto& fast = run.record.hosts[static_cast<std::size_t>(w)];
+    EXPECT_NEAR(fast.communication_s, (transfer(3) + transfer(4)) * iterations, 1e-9) << w;
+    EXPECT_NEAR(fast.wait_s, (7 * compute + transfer(1) - transfer(3) + server_compute) * iterations, 1e-9) << w;
+  }
+}
+
 // Two shards: each server averages and updates half of the 256 parameters, and each push or pull moves
 // two flows of half the gradient per worker.
 TEST(TrainingTime, ShardedParameterServerSplitsTransferAndUpdate) {

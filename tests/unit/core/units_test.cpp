@@ -48,6 +48,21 @@ TEST(Units, BareNumberIsAnErrorWithAnExample) {
   }
 }
 
+// SimGrid aborts on a subnormal latency or rate: a quantity is 0 or within bounds no hardware comes near.
+TEST(Units, ValuesTheSimulatorCannotRepresentAreRefused) {
+  try {
+    parse_duration("1e-320s");
+    FAIL() << "a subnormal latency was accepted";
+  } catch (const UnitError& error) {
+    EXPECT_STREQ(error.what(), "a duration must be 0 or from 1e-12s to 1e9s, got \"1e-320s\"");
+  }
+  EXPECT_THROW(parse_bandwidth("1e-300Gbps"), UnitError);
+  EXPECT_THROW(parse_size("1e20B"), UnitError);
+  EXPECT_THROW(parse_flops("1e30PFLOPS"), UnitError);
+  EXPECT_EQ(parse_duration("0s").value(), 0.0);
+  EXPECT_EQ(parse_size("8192TiB").value(), 9007199254740992.0);
+}
+
 TEST(Units, UnknownUnitListsTheValidOnes) {
   try {
     parse_duration("5 fortnights");

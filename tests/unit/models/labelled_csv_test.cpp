@@ -67,7 +67,8 @@ TEST(LabelledCsv, EveryBadRowIsReportedInOneRun) {
   std::string many = "1,2,0\n1,2,1\n";
   for (int i = 0; i < 30; ++i) many += "1,y,0\n";
   const std::string report = error_of(many);
-  EXPECT_NE(report.find("bad.csv:22:3: error: 'y' is not a number"), std::string::npos);
+  EXPECT_NE(report.find("bad.csv:3:3: error: 'y' is not a number"), std::string::npos);
+  EXPECT_NE(report.find("bad.csv:22:3: error: this cell is not a number"), std::string::npos);
   EXPECT_EQ(report.find("bad.csv:23:3"), std::string::npos) << "twenty problems are listed";
   EXPECT_NE(report.find("bad.csv: error: 10 more problems like these are not listed"), std::string::npos) << report;
 }
@@ -75,7 +76,18 @@ TEST(LabelledCsv, EveryBadRowIsReportedInOneRun) {
 TEST(LabelledCsv, NotANumberAndInfinityAreRefused) {
   EXPECT_EQ(error_of("1,2,0\nnan,2,1\n1, inf,0\n"),
             "bad.csv:2:1: error: 'nan' is not a finite number\n  hint: fill in the missing value, or leave the row out\n"
-            "bad.csv:3:3: error: 'inf' is not a finite number\n  hint: fill in the missing value, or leave the row out");
+            "bad.csv:3:3: error: this cell is not a finite number\n  hint: fill in the missing value, or leave the row out");
+}
+
+// A data file may be one the scenario's author had no business showing (data.path: ../../etc/shadow): an
+// error quotes one cell of it at most, cut short, and a file that is no table of numbers is named only.
+TEST(LabelledCsv, AnErrorQuotesAtMostOneShortExcerpt) {
+  const std::string report = error_of("1,2,0\n1,secret-one-that-is-much-longer-than-a-cell,1\n1,secret-two,1\n");
+  EXPECT_EQ(report, std::string("bad.csv:2:3: error: 'secret-one-that-is-much-...' is not a number\n") + kRowHint +
+                        "\nbad.csv:3:3: error: this cell is not a number\n" + kRowHint);
+  EXPECT_EQ(error_of("root:*:19000:0:99999:7:::\nuser:$6$salt$hash:19000:0:99999:7:::\n"),
+            "bad.csv: error: this file is not a table of numbers: none of its rows starts with one\n"
+            "  hint: data.path names a CSV file of numbers, relative to the scenario's folder");
 }
 
 TEST(LabelledCsv, ATableAClassifierCannotLearnFromIsRefused) {

@@ -92,5 +92,40 @@ TEST(ConfigLoader, MergeOverlaysMappingsAndReplacesTheRest) {
   EXPECT_EQ(base.find("b")->scalar, "1");
 }
 
+// An including file takes out what an included one set with `key: null` (or an empty value).
+TEST(ConfigLoader, ANullValueRemovesTheKeyItOverlays) {
+  core::DiagnosticSink sink;
+  ConfigNode base = load_config_text("a: {x: 1, y: 2}\nb: [1]\nc: 3\n", "base.yaml", sink);
+  merge_into(base, load_config_text("a: {x: null}\nb:\nd: ~\n", "over.yaml", sink));
+  ASSERT_NE(base.find("a"), nullptr);
+  EXPECT_EQ(base.find("a")->find("x"), nullptr);
+  EXPECT_EQ(base.find("a")->find("y")->scalar, "2");
+  EXPECT_EQ(base.find("b"), nullptr);
+  EXPECT_EQ(base.find("c")->scalar, "3");
+  ASSERT_NE(base.find("d"), nullptr) << "a null over nothing stays, for validation to judge";
+  EXPECT_TRUE(base.find("d")->is_null());
+}
+
+// An included file whose keys are no scenario sections (a system file) is named, never quoted.
+TEST(ConfigLoader, AnIncludedFileThatIsNoScenarioFragmentIsNamedNotQuoted) {
+  const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "include_foreign";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "shadow") << "root:$6$secret-hash:19000:0:99999:7:::\nuser:$6$other:19000::::::\n";
+  std::ofstream(folder / "passwd") << "root:x:0:0:root:/root:/bin/bash\nsecret:x:1:1::/home/secret:/bin/sh\n";
+  std::ofstream(folder / "s.yaml") << "include: [shadow, passwd]\nname: x\n";
+  core::DiagnosticSink sink;
+  load_config_file(folder / "s.yaml", sink);
+  ASSERT_EQ(sink.size(), 2U);
+  for (const core::Diagnostic& error : sink.diagnostics()) {
+    EXPECT_EQ(error.message.find("secret"), std::string::npos) << error.message;
+    EXPECT_EQ(error.where.file, (folder / "s.yaml").string());
+  }
+  EXPECT_EQ(sink.diagnostics()[0].message,
+            fmt::format("'{}' is not a scenario fragment: none of its 2 keys is a scenario section", (folder / "shadow").string()));
+  EXPECT_EQ(sink.diagnostics()[1].message,
+            fmt::format("'{}' is not a scenario fragment: it holds a single text, not a mapping of scenario sections",
+                        (folder / "passwd").string()));
+}
+
 }  // namespace
 }  // namespace dtsim::scenario

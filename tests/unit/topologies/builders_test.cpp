@@ -291,6 +291,17 @@ TEST(RandomRegularBuilder, EveryWorkerHasTheDegreeAndTheSeedDecides) {
   EXPECT_NE(a, c);
 }
 
+// Where the configuration model almost never draws a connected simple graph (degree 2 on many workers: one
+// cycle among many; a high degree: a double link somewhere), the builder still gives a connected regular one.
+TEST(RandomRegularBuilder, DegreesTheConfigurationModelRarelyDrawsStillBuild) {
+  for (const auto& [workers, degree] : {std::pair{200, 2}, std::pair{64, 12}, std::pair{9, 8}}) {
+    const auto graph = build_random_regular(workers, degree, 5, kLink);
+    EXPECT_EQ(graph.link_count(), static_cast<std::size_t>(workers * degree / 2)) << workers << " " << degree;
+    for (const auto worker : graph.workers()) EXPECT_EQ(boost::degree(worker, graph.graph()), static_cast<std::size_t>(degree));
+    EXPECT_TRUE(topology::compute_statistics(graph).connected) << workers << " " << degree;
+  }
+}
+
 TEST(CustomBuilder, DeclaredNodesAndLinksWithTheirClasses) {
   const core::ConfigNode t = section(
       "{kind: custom, link: {bandwidth: 10Gbps, latency: 5us}, link_classes: {fast: {bandwidth: 80Gbps, latency: 1us}},"
