@@ -85,19 +85,33 @@ void read_gantt(const std::string& trace_text, const nlohmann::json& summary, Re
 
 }  // namespace
 
-nlohmann::json csv_rows(const std::string& csv) {
+nlohmann::json csv_rows(const std::string& csv, const std::string& file, bool numbers_only) {
   nlohmann::json rows = nlohmann::json::array();
   std::istringstream in(csv);
   std::string line;
   if (!std::getline(in, line)) return rows;
   const std::vector<std::string> header = core::csv_cells(line);
-  while (std::getline(in, line)) {
+  core::DiagnosticSink problems;
+  const char* hint = "the file is not as dtsim wrote it; run the scenario again";
+  for (int number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const std::vector<std::string> cells = core::csv_cells(line);
+    if (cells.size() != header.size()) {
+      problems.error(core::SourcePosition(file, number, 1), "",
+                     fmt::format("a row of {} cells where the header names {}", cells.size(), header.size()), hint);
+      continue;
+    }
     nlohmann::json row = nlohmann::json::object();
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cell_value(cells[i]);
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      row[header[i]] = cell_value(cells[i]);
+      if (numbers_only && row[header[i]].is_string()) {
+        problems.error(core::SourcePosition(file, number, core::csv_cell_columns(line)[i]), "",
+                       fmt::format("column {} holds text where dtsim writes a number", header[i]), hint);
+      }
+    }
     rows.push_back(std::move(row));
   }
+  problems.throw_if_any();
   return rows;
 }
 
@@ -118,8 +132,9 @@ ReportRun report_run(const std::map<std::string, std::string>& files, const std:
     run.label = run.summary.at("scenario").at("name").get<std::string>();
     const std::string point = run.summary.at("origin").value("sweep_point", std::string());
     if (!point.empty()) run.label += " [" + point + "]";
-    run.metrics = csv_rows(text("metrics.csv"));
-    run.links = csv_rows(text("links.csv"));
+    const std::filesystem::path folder = std::filesystem::path(where).parent_path();
+    run.metrics = csv_rows(text("metrics.csv"), (folder / "metrics.csv").string(), true);
+    run.links = csv_rows(text("links.csv"), (folder / "links.csv").string(), false);
     if (files.count("trace.json") > 0) read_gantt(text("trace.json"), run.summary, run);
   } catch (const nlohmann::json::exception& error) {
     throw core::InputError(core::Diagnostic{core::SourcePosition(where), "",

@@ -34,8 +34,10 @@ ReportRun report_run(const std::map<std::string, std::string>& files, const std:
 std::vector<ReportRun> read_report_runs(const std::vector<std::filesystem::path>& folders);
 
 /// A CSV text with a header as an array of objects; cells that read as numbers become numbers, "nan",
-/// "inf" and empty cells null.
-nlohmann::json csv_rows(const std::string& csv);
+/// "inf" and empty cells null. A row whose cells the header does not name one for one, or (`numbers_only`)
+/// a cell of text, is an InputError naming `file`, line and column: a damaged result file is refused, never
+/// drawn from in part.
+nlohmann::json csv_rows(const std::string& csv, const std::string& file = "", bool numbers_only = false);
 
 /// A JSON value as YAML text (the resolved scenario, as `dtsim explain` prints it).
 std::string yaml_text(const nlohmann::json& value);

@@ -5,6 +5,7 @@
 #include "models/op_class.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -127,7 +128,22 @@ struct GptShape {
   int sequence = 2048;
   AttentionKernel attention = AttentionKernel::Unfused;
 };
+/// Throws ProfileError (key "heads") when the heads do not divide the width.
 ModelProfile gpt_profile(const GptShape& shape);
+
+/// A profile that cannot be built as asked, with the `model` key at fault ("heads", "sequence_length"), so
+/// that the error points at the value to change.
+class ProfileError : public std::invalid_argument {
+ public:
+  ProfileError(std::string key, const std::string& message, std::string hint)
+      : std::invalid_argument(message), key_(std::move(key)), hint_(std::move(hint)) {}
+  [[nodiscard]] const std::string& key() const { return key_; }
+  [[nodiscard]] const std::string& hint() const { return hint_; }
+
+ private:
+  std::string key_;
+  std::string hint_;
+};
 
 /// The profile called `name` (resnet50, bert_base, bert_large, gpt2_small, gpt2_medium, gpt2_large,
 /// gpt2_xl, gpt3_175b, llama2_7b, llama2_70b, llama3_405b). Throws std::invalid_argument for another name.

@@ -162,8 +162,9 @@ void decoder(ModelProfile& out, const Transformer& t, bool tied) {
 std::size_t sequence_or(const ProfileOptions& options, std::size_t fallback, std::size_t positions) {
   const std::size_t s = options.sequence == 0 ? fallback : options.sequence;
   if (s > positions) {
-    throw std::invalid_argument(
-        fmt::format("a sequence of {} tokens is longer than the model's {} positions", s, positions));
+    throw ProfileError("sequence_length",
+                       fmt::format("a sequence of {} tokens is longer than the model's {} positions", s, positions),
+                       "use a shorter model.sequence_length");
   }
   return s;
 }
@@ -329,8 +330,10 @@ ModelProfile gpt_profile(const GptShape& shape) {
     throw std::invalid_argument("a GPT shape needs layers, width, heads, vocabulary and sequence of at least 1");
   }
   if (shape.width % shape.heads != 0) {
-    throw std::invalid_argument(
-        fmt::format("the width ({}) must divide into the heads ({})", shape.width, shape.heads));
+    throw ProfileError("heads",
+                       fmt::format("{} heads do not divide the hidden size ({}): each head is hidden_size / heads wide",
+                                   shape.heads, shape.width),
+                       "use a number of heads that divides model.hidden_size, or a hidden size divisible by the heads");
   }
   Transformer t;
   t.layers = shape.layers, t.width = shape.width, t.heads = shape.heads, t.key_value_heads = shape.heads;

@@ -20,7 +20,12 @@ import numbers
 import os
 from pathlib import Path
 
-import pandas as pd
+try:
+    import pandas as pd
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        "dtsim's Python package gives results as pandas DataFrames, and this Python has no pandas: install it "
+        "(Debian: apt install python3-pandas; elsewhere: python3 -m pip install pandas)", name="pandas") from missing
 
 from . import _dtsim
 from .progress import Progress, receiver

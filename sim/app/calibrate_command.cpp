@@ -4,6 +4,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/comm/library_collective.hpp"
 #include "sim/core/atomic_file.hpp"
+#include "sim/core/csv.hpp"
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/collective_run.hpp"
 #include "sim/runtime/training_run.hpp"
@@ -72,37 +73,44 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
   const std::optional<std::size_t> bound_column =
       bound_at == header.end() ? std::nullopt : std::optional<std::size_t>(bound_at - header.begin());
   std::vector<std::pair<Measurement, std::filesystem::path>> out;
+  // Every bad row is reported, each at its cell, so that one run names all a user must fix.
+  core::DiagnosticSink problems;
   for (int number = header_line + 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
     const std::vector<std::string> cells = csv_cells(line);
+    const std::vector<int> columns = core::csv_cell_columns(line);
     const auto bad = [&](std::size_t cell, std::string message) {
-      core::Diagnostic d;
-      d.where = core::SourcePosition(path.string(), number, 1);
-      d.key = header[std::min(cell, header.size() - 1)];
-      d.message = std::move(message);
-      d.hint = "each row: a scenario file (relative to this file) and the measured seconds of one iteration";
-      throw core::InputError(std::move(d));
+      const int at = cell < columns.size() ? columns[cell] : static_cast<int>(line.size()) + 1;
+      problems.error(core::SourcePosition(path.string(), number, at), header[std::min(cell, header.size() - 1)],
+                     std::move(message),
+                     "each row: a scenario file (relative to this file) and the measured seconds of one iteration");
     };
-    if (cells.size() <= std::max(scenario_column, time_column)) bad(cells.size(), "the row has too few cells");
-    char* end = nullptr;
-    const double seconds = std::strtod(cells[time_column].c_str(), &end);
-    if (end == cells[time_column].c_str() || *end != '\0' || !(seconds > 0.0) || !std::isfinite(seconds)) {
-      bad(time_column, fmt::format("expected a positive number of seconds, got \"{}\"", cells[time_column]));
+    const auto positive = [&](std::size_t cell) -> std::optional<double> {
+      char* end = nullptr;
+      const double value = std::strtod(cells[cell].c_str(), &end);
+      if (end == cells[cell].c_str() || *end != '\0' || !(value > 0.0) || !std::isfinite(value)) return std::nullopt;
+      return value;
+    };
+    if (cells.size() <= std::max(scenario_column, time_column) || (bound_column && cells.size() <= *bound_column)) {
+      bad(cells.size(), fmt::format("the row has {} cells, and the header names more", cells.size()));
+      continue;
     }
+    const std::optional<double> seconds = positive(time_column);
+    if (!seconds) bad(time_column, fmt::format("expected a positive number of seconds, got \"{}\"", cells[time_column]));
+    std::optional<double> percent;
+    if (bound_column) {
+      percent = positive(*bound_column);
+      if (!percent) bad(*bound_column, fmt::format("expected a positive percentage, got \"{}\"", cells[*bound_column]));
+    }
+    if (!seconds || (bound_column && !percent)) continue;
     Measurement m;
     m.label = cells[scenario_column];
-    m.measured_s = seconds;
+    m.measured_s = *seconds;
     m.line = number;
-    if (bound_column) {
-      if (cells.size() <= *bound_column) bad(cells.size(), "the row has too few cells");
-      const double percent = std::strtod(cells[*bound_column].c_str(), &end);
-      if (end == cells[*bound_column].c_str() || *end != '\0' || !(percent > 0.0) || !std::isfinite(percent)) {
-        bad(*bound_column, fmt::format("expected a positive percentage, got \"{}\"", cells[*bound_column]));
-      }
-      m.bound_percent = percent;
-    }
+    m.bound_percent = percent;
     out.emplace_back(m, path.parent_path() / cells[scenario_column]);
   }
+  problems.throw_if_any();
   if (out.empty()) refuse(path.string(), "measurements", "the file has no measurement rows");
   return out;
 }

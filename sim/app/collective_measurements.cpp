@@ -212,50 +212,48 @@ std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::pa
   if (!busbw_at && !time_at) refuse_at(path, header_line, "busbw_GBps", "the header has neither busbw_GBps nor time_us", hint);
   const auto bound_at = find("bound_percent");
   std::vector<CollectiveMeasurement> rows;
+  // Every bad cell is reported, at its column, so that one run names all a user must fix.
+  core::DiagnosticSink problems;
   for (int number_of_line = header_line + 1; std::getline(in, line); ++number_of_line) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
     const std::vector<std::string> cells = csv_cells(line);
+    const std::vector<int> columns = core::csv_cell_columns(line);
     const auto cell = [&](std::size_t at) { return at < cells.size() ? cells[at] : std::string(); };
+    bool good = true;
+    const auto bad = [&](std::size_t at, const std::string& key, std::string message, std::string why = {}) {
+      const int column = at < columns.size() ? columns[at] : static_cast<int>(line.size()) + 1;
+      problems.error(core::SourcePosition(path.string(), number_of_line, column), key, std::move(message), std::move(why));
+      good = false;
+    };
+    const auto positive = [&](std::size_t at, const std::string& key, const char* expected) -> double {
+      const auto value = number(cell(at));
+      if (value && *value > 0.0) return *value;
+      bad(at, key, fmt::format("expected a positive {}, got \"{}\"", expected, cell(at)));
+      return 0.0;
+    };
     CollectiveMeasurement row;
     row.line = number_of_line;
     row.label = cell(*find("scenario"));
     row.scenario_file = path.parent_path() / row.label;
     const std::string op = cell(*find("operation"));
-    const auto operation = comm::operation_named(op);
-    if (!operation) {
+    if (const auto operation = comm::operation_named(op)) {
+      row.operation = *operation;
+    } else {
       std::vector<std::string> valid;
       for (const comm::Operation o : comm::all_operations()) valid.emplace_back(comm::to_string(o));
-      refuse_at(path, number_of_line, "operation", fmt::format("unknown collective '{}'", op),
-                fmt::format("valid: {}", core::join_names(valid)));
+      bad(*find("operation"), "operation", fmt::format("unknown collective '{}'", op),
+          fmt::format("valid: {}", core::join_names(valid)));
     }
-    row.operation = *operation;
-    const auto size = number(cell(*find("size_B")));
-    if (!size || !(*size > 0.0)) {
-      refuse_at(path, number_of_line, "size_B", fmt::format("expected a positive number of bytes, got \"{}\"", cell(*find("size_B"))));
-    }
-    row.size_bytes = *size;
+    row.size_bytes = positive(*find("size_B"), "size_B", "number of bytes");
     if (time_at) {
-      const auto us = number(cell(*time_at));
-      if (!us || !(*us > 0.0)) {
-        refuse_at(path, number_of_line, "time_us", fmt::format("expected a positive time, got \"{}\"", cell(*time_at)));
-      }
-      row.time_s = *us * 1e-6;
+      row.time_s = positive(*time_at, "time_us", "time") * 1e-6;
     } else {
-      const auto busbw = number(cell(*busbw_at));
-      if (!busbw || !(*busbw > 0.0)) {
-        refuse_at(path, number_of_line, "busbw_GBps", fmt::format("expected a positive bandwidth, got \"{}\"", cell(*busbw_at)));
-      }
-      row.busbw_gb_per_s = *busbw;
+      row.busbw_gb_per_s = positive(*busbw_at, "busbw_GBps", "bandwidth");
     }
-    if (bound_at) {
-      const auto bound = number(cell(*bound_at));
-      if (!bound || !(*bound > 0.0)) {
-        refuse_at(path, number_of_line, "bound_percent", fmt::format("expected a positive percentage, got \"{}\"", cell(*bound_at)));
-      }
-      row.bound_percent = bound;
-    }
-    rows.push_back(row);
+    if (bound_at) row.bound_percent = positive(*bound_at, "bound_percent", "percentage");
+    if (good) rows.push_back(row);
   }
+  problems.throw_if_any();
   if (rows.empty()) refuse_at(path, header_line, "measurements", "the file has no measurement rows");
   return rows;
 }

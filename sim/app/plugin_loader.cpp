@@ -1,5 +1,6 @@
 #include "sim/app/plugin_loader.hpp"
 
+#include "sim/app/isolated_call.hpp"
 #include "sim/app/plugin_api.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/plugin_schema.hpp"
@@ -44,10 +45,44 @@ std::set<std::string> entry_names(const Registries& registries) {
   return names;
 }
 
-LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registries) {
+/// What `path` is, when it is not a regular file: "no such file", "a folder", "a device or pipe".
+std::string not_a_library(const std::filesystem::path& path) {
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    refuse(path, "no such plug-in file", "give the path of the shared library the plug-in's build made (lib<name>.so)");
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) return "no such plug-in file";
+  if (std::filesystem::is_directory(status)) return "this is a folder, not a plug-in's shared library";
+  if (!std::filesystem::is_regular_file(status)) return "this is a device, pipe or socket, not a plug-in's shared library";
+  return {};
+}
+
+LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registries);
+
+/// Loads the plug-in and registers its entries into a copy of the registries in a child process first: a
+/// plug-in that crashes or hangs there (a bad static initializer, a null pointer in its registration) is
+/// refused, naming it, instead of taking dtsim down.
+void try_in_a_child(const std::filesystem::path& path, const Registries& registries) {
+  const IsolatedOutcome outcome = call_isolated(
+      [&] {
+        Registries scratch = registries;
+        static_cast<void>(load_plugin(path, scratch));
+        return std::string();
+      },
+      std::chrono::seconds(60));
+  const char* hint = "run the plug-in's own tests (dtsim check-plugin), or a debugger on its registration";
+  switch (outcome.status) {
+    case IsolatedOutcome::Status::finished: return;
+    case IsolatedOutcome::Status::threw: break;  // load_plugin's own refusal: the real load gives it again
+    case IsolatedOutcome::Status::crashed:
+      refuse(path, fmt::format("the plug-in's loading and registration {}", outcome.text), hint);
+    case IsolatedOutcome::Status::timed_out:
+    case IsolatedOutcome::Status::stopped:
+      refuse(path, "the plug-in did not finish loading and registering its entries within 60 s", hint);
+  }
+}
+
+LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registries) {
+  if (const std::string problem = not_a_library(path); !problem.empty()) {
+    refuse(path, problem, "give the path of the shared library the plug-in's build made (lib<name>.so)");
   }
   // A bare name would make dlopen search the library path: a path with a slash opens this file.
   const std::filesystem::path opened = path.has_parent_path() ? path : std::filesystem::path(".") / path;
@@ -65,10 +100,13 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
     refuse(path, "not a dtsim plug-in: it has no DTSIM_PLUGIN entry point",
            "define the entry point with DTSIM_PLUGIN(registries) { ... } from <dtsim/plugin.hpp>");
   }
-  if (interface_version() != plugin::kInterfaceVersion || std::string(dtsim_version()) != core::kDtsimVersion) {
+  const int interface = interface_version();
+  const char* built_for = dtsim_version();
+  if (interface != plugin::kInterfaceVersion || built_for == nullptr || std::string(built_for) != core::kDtsimVersion) {
     refuse(path,
-           fmt::format("built against dtsim {} (plug-in interface {}); this is dtsim {} (interface {})", dtsim_version(),
-                       interface_version(), core::kDtsimVersion, plugin::kInterfaceVersion),
+           fmt::format("built against dtsim {} (plug-in interface {}); this is dtsim {} (interface {})",
+                       built_for == nullptr ? "of no version (its version function returned null)" : built_for,
+                       interface, core::kDtsimVersion, plugin::kInterfaceVersion),
            "rebuild the plug-in against this dtsim's installed package");
   }
   const std::set<std::string> before = entry_names(registries);
@@ -81,6 +119,12 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
   } catch (const std::logic_error& taken) {
     refuse(path, fmt::format("cannot register its entries: {}", taken.what()),
            "give the entry a name no built-in or other plug-in uses (`dtsim list` shows them)");
+  } catch (const std::exception& thrown) {
+    refuse(path, fmt::format("the plug-in threw while registering its entries: {}", thrown.what()),
+           "its DTSIM_PLUGIN body must only add entries");
+  } catch (...) {
+    refuse(path, "the plug-in threw something that is not a std::exception while registering its entries",
+           "its DTSIM_PLUGIN body must only add entries");
   }
   LoadedPlugin loaded{path, {}, {}, {}};
   for (const auto& name : entry_names(registries)) {
@@ -107,7 +151,10 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
 std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries) {
   std::vector<LoadedPlugin> loaded;
   loaded.reserve(paths.size());
-  for (const auto& path : paths) loaded.push_back(load_plugin(path, registries));
+  for (const auto& path : paths) {
+    try_in_a_child(path, registries);
+    loaded.push_back(load_plugin(path, registries));
+  }
   return loaded;
 }
 

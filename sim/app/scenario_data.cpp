@@ -1,5 +1,6 @@
 #include "sim/app/scenario_data.hpp"
 
+#include "sim/app/host_memory.hpp"
 #include "models/partitioning.hpp"
 
 #include <fmt/format.h>
@@ -106,7 +107,11 @@ std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, 
   const std::size_t reported = sink.size();
   if (entry.check) entry.check(section, context, sink);
   if (sink.size() > reported) return nullptr;
-  return entry.make(section, context);
+  // Built without its values (those come with initial_parameters()), so its size is known before allocating.
+  std::unique_ptr<models::TrainableModel> built = entry.make(section, context);
+  check_host_memory(s, *built, available_host_memory(), sink);
+  if (sink.size() > reported) return nullptr;
+  return built;
 }
 
 }  // namespace dtsim::app

@@ -73,10 +73,13 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
     sink.error(s.target_loss_at, "outputs.target_loss", "a timing-only profile computes no loss to reach",
                "remove outputs.target_loss");
   }
+  const core::View section(&s.model.section, "model");
   try {
-    static_cast<void>(model.profile(core::View(&s.model.section, "model")));
+    static_cast<void>(model.profile(section));
+  } catch (const models::ProfileError& error) {
+    sink.error(section.where(error.key()), "model." + error.key(), error.what(), error.hint());
   } catch (const std::invalid_argument& error) {
-    sink.error(s.model.kind.where, "model.sequence_length", error.what(), "use a shorter model.sequence_length");
+    sink.error(s.model.kind.where, "model.kind", error.what());
   }
 }
 

@@ -58,4 +58,14 @@ std::vector<std::string> csv_cells(std::string_view line) {
   return cells;
 }
 
+std::vector<int> csv_cell_columns(std::string_view line) {
+  std::vector<int> columns{1};
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"') quoted = !quoted;
+    if (line[i] == ',' && !quoted) columns.push_back(static_cast<int>(i) + 2);
+  }
+  return columns;
+}
+
 }  // namespace dtsim::core

@@ -17,4 +17,8 @@ std::string csv_field(std::string_view text);
 /// taken off. Nothing is trimmed.
 std::vector<std::string> csv_cells(std::string_view line);
 
+/// The 1-based column where each field of `line` starts, as csv_cells splits it: for errors that point at
+/// a cell.
+std::vector<int> csv_cell_columns(std::string_view line);
+
 }  // namespace dtsim::core

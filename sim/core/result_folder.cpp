@@ -114,6 +114,12 @@ StagedFolder::StagedFolder(fs::path target, std::string tag, bool keep_on_failur
     : target_(fs::absolute(target).lexically_normal()), keep_on_failure_(keep_on_failure) {
   if (target_.filename().empty()) target_ = target_.parent_path();
   std::error_code error;
+  // -o naming a symbolic link (out -> /scratch/out) writes into the folder it points to, and keeps the link.
+  for (int hops = 0; hops < 40 && fs::is_symlink(target_, error); ++hops) {
+    const fs::path points_to = fs::read_symlink(target_, error);
+    if (error) break;
+    target_ = (points_to.is_absolute() ? points_to : target_.parent_path() / points_to).lexically_normal();
+  }
   const fs::path parent = target_.parent_path();
   fs::create_directories(parent, error);
   if (error) throw_write_error(parent, error.message());

@@ -80,6 +80,35 @@ TEST(BadInput, UnknownOptionIsAUsageErrorWithExitTwo) {
 }
 
 // The sanitizer build's notice is left out of what the tests compare; dtsim's own lines are kept whole.
+// A real-math model far larger than the machine (two hidden layers of a million units: 4 TB of weights a
+// worker) is refused with what it needs and what the machine has, before anything is allocated.
+TEST(BadInput, AModelLargerThanTheMachineIsRefusedBeforeAllocating) {
+  const auto folder = fresh_output_folder("huge_mlp");
+  const auto scenario = folder / "huge.yaml";
+  std::ofstream(scenario) << "name: huge\ncluster: {workers: 2, device: {peak_flops: 1GFLOPS}}\n"
+                             "topology: {kind: ring, link: {bandwidth: 10Gbps, latency: 5us}}\n"
+                             "model: {kind: mlp, layers: [1000000, 1000000]}\ndata: {kind: iris}\n"
+                             "training: {batch: {per_worker: 4}, optimizer: {learning_rate: 0.1}, stop: {iterations: 1}}\n";
+  const CommandResult run = run_dtsim("run " + scenario.string() + " -o " + (folder / "out").string());
+  EXPECT_EQ(run.exit_status, 2) << run.err;
+  EXPECT_EQ(run.err.rfind(scenario.string() + ":4:15: error: model.kind: 1000009000003 parameters of real values on each "
+                          "of 2 workers need at least 25.47 TiB of memory, and this machine has ", 0), 0U) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(folder / "out"));
+}
+
+// Under `ulimit -f`, a write past the limit is the documented write error (exit 2), not a kill by SIGXFSZ.
+TEST(BadInput, AFileSizeLimitIsAWriteErrorNotASignal) {
+  const auto folder = fresh_output_folder("file_size_limit");
+  const std::string command = "ulimit -f 1 && " + std::string(DTSIM_BINARY) + " run " +
+                              scenario_path("quickstart.yaml").string() + " -q -o " + (folder / "out").string() +
+                              " 2>" + (folder / "err.txt").string() + "; echo $? >" + (folder / "status.txt").string();
+  ASSERT_EQ(std::system(("sh -c '" + command + "'").c_str()), 0);
+  EXPECT_EQ(read_file(folder / "status.txt"), "2\n") << read_file(folder / "err.txt");
+  EXPECT_NE(read_file(folder / "err.txt").find("error: cannot write the results: File too large"), std::string::npos)
+      << read_file(folder / "err.txt");
+  EXPECT_FALSE(std::filesystem::exists(folder / "out" / "summary.json"));
+}
+
 TEST(RunDtsim, TheSanitizersNoticeIsLeftOutOfTheErrors) {
   const std::string notice =
       "==20834==WARNING: ASan is ignoring requested __asan_handle_no_return: stack type: default top: 0x7ffe; "

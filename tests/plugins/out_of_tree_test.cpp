@@ -127,6 +127,26 @@ TEST(PluginOutOfTree, TheExampleBuildsAgainstTheInstalledPackageAndPassesAndWron
   const CommandResult missing = shell(quoted(dtsim) + " run -q " + quoted(scenario) + " --plugin " + quoted(work / "none.so"));
   EXPECT_EQ(missing.exit_status, 2) << missing.out;
   EXPECT_NE(missing.out.find("none.so: error: no such plug-in file"), std::string::npos) << missing.out;
+  const CommandResult device = shell(quoted(dtsim) + " check-plugin /dev/null");
+  EXPECT_EQ(device.exit_status, 2) << device.out;
+  EXPECT_NE(device.out.find("/dev/null: error: this is a device, pipe or socket, not a plug-in's shared library"),
+            std::string::npos) << device.out;
+
+  // Plug-ins whose loading goes wrong: each is refused, named, with exit status 2; dtsim itself never dies.
+  const std::string broken = "broken-registration";
+  const std::array<std::pair<const char*, const char*>, 3> cases{{
+      {"crashes_registering", "error: the plug-in's loading and registration crashed: signal 11 (Segmentation fault)"},
+      {"throws_registering", "error: the plug-in threw while registering its entries: the plug-in's own table is missing"},
+      {"null_version", "error: built against dtsim of no version (its version function returned null)"},
+  }};
+  for (const auto& [library, expected] : cases) {
+    const auto plugin = build_example(prefix, work, broken, library);
+    for (const std::string& command : std::vector<std::string>{" check-plugin ", " validate " + quoted(scenario) + " --plugin "}) {
+      const CommandResult refused_plugin = shell(quoted(dtsim) + command + quoted(plugin));
+      EXPECT_EQ(refused_plugin.exit_status, 2) << library << refused_plugin.out;
+      EXPECT_NE(refused_plugin.out.find(plugin.string() + ": " + expected), std::string::npos) << refused_plugin.out;
+    }
+  }
 }
 
 // A sync strategy plug-in: the example trains and is deterministic, the wrong ones are reported (no learning,

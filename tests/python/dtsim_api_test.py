@@ -329,5 +329,15 @@ class InstalledTest(unittest.TestCase):
         self.assertIn(f"read from {installed_data} ", listed.stdout)
 
 
+class ImportTest(unittest.TestCase):
+    def test_without_pandas_it_says_what_to_install(self):
+        # None in sys.modules makes `import pandas` fail as it does where pandas is not installed.
+        probe = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pandas'] = None; import dtsim"],
+                               capture_output=True, text=True, timeout=120)
+        self.assertNotEqual(probe.returncode, 0)
+        self.assertIn("ModuleNotFoundError: dtsim's Python package gives results as pandas DataFrames, and this "
+                      "Python has no pandas: install it (Debian: apt install python3-pandas", probe.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
