@@ -10,6 +10,7 @@
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/list_command.hpp"
 #include "sim/app/registries.hpp"
+#include "sim/app/scenario_data.hpp"
 #include "sim/app/report_command.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/app/scale_command.hpp"
@@ -110,7 +111,8 @@ Outcome here(const std::function<std::string()>& work) {
 Outcome run(const std::filesystem::path& scenario, const std::optional<std::filesystem::path>& output,
             const std::optional<std::uint64_t>& seed, const std::optional<std::string>& point, bool report, bool force,
             int jobs, bool every_rank, bool sweep_only, const std::filesystem::path& executable,
-            const std::optional<double>& timeout_s, const py::object& progress) {
+            const std::optional<double>& timeout_s, const py::object& progress,
+            const std::optional<std::filesystem::path>& confine) {
   dtsim::app::RunCommandOptions options;
   options.scenario_file = scenario;
   options.output_folder = output;
@@ -124,9 +126,10 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
   options.executable = executable;
   options.quiet = true;
   return in_child(
-      [options](const dtsim::app::LineSink& send) {
+      [options, confine](const dtsim::app::LineSink& send) {
         dtsim::app::RunCommandOptions reporting = options;
         reporting.progress_to = send;
+        if (confine) reporting.confine = dtsim::app::confinement_folder(*confine);
         return dtsim::app::run_command(reporting, dtsim::app::make_builtin_registries()).string();
       },
       timeout_s, progress);
@@ -135,7 +138,7 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
 Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& workers, const std::string& mode,
               const std::optional<std::filesystem::path>& output, const std::optional<std::uint64_t>& seed, int jobs,
               bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s,
-              const py::object& progress) {
+              const py::object& progress, const std::optional<std::filesystem::path>& confine) {
   dtsim::app::ScaleOptions options;
   options.scenario_file = scenario;
   options.workers = workers;
@@ -147,9 +150,10 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
   options.executable = executable;
   options.quiet = true;
   return in_child(
-      [options](const dtsim::app::LineSink& send) {
+      [options, confine](const dtsim::app::LineSink& send) {
         dtsim::app::ScaleOptions reporting = options;
         reporting.progress_to = send;
+        if (confine) reporting.confine = dtsim::app::confinement_folder(*confine);
         return dtsim::app::scale_command(reporting, dtsim::app::make_builtin_registries()).string();
       },
       timeout_s, progress);
@@ -179,13 +183,24 @@ Outcome collective(const std::string& operation, const std::string& algorithm, c
       timeout_s, py::none());
 }
 
-Outcome validate(const std::vector<std::filesystem::path>& files) {
-  const dtsim::app::ValidateResult result = dtsim::app::validate_command(files, dtsim::app::make_builtin_registries());
+/// --confine's folder, canonical; throws core::InputError where it names no folder.
+std::optional<std::filesystem::path> confined_to(const std::optional<std::filesystem::path>& confine) {
+  if (!confine) return std::nullopt;
+  return dtsim::app::confinement_folder(*confine);
+}
+
+Outcome validate(const std::vector<std::filesystem::path>& files, const std::optional<std::filesystem::path>& confine) {
+  dtsim::app::ValidateResult result;
+  try {
+    result = dtsim::app::validate_command(files, dtsim::app::make_builtin_registries(), confined_to(confine));
+  } catch (const dtsim::core::InputError& error) {
+    return {"input", error.what()};
+  }
   return result.ok ? Outcome{"ok", result.report} : Outcome{"input", result.errors};
 }
 
-Outcome explain(const std::filesystem::path& file) {
-  return here([&] { return dtsim::app::explain_command(file, dtsim::app::make_builtin_registries()); });
+Outcome explain(const std::filesystem::path& file, const std::optional<std::filesystem::path>& confine) {
+  return here([&] { return dtsim::app::explain_command(file, dtsim::app::make_builtin_registries(), confined_to(confine)); });
 }
 
 Outcome compare(const std::vector<std::filesystem::path>& folders) {
@@ -209,15 +224,15 @@ PYBIND11_MODULE(_dtsim, module) {
   module.attr("catalog_topics") = dtsim::app::list_topics();
   module.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("point"), py::arg("report"),
              py::arg("force"), py::arg("jobs"), py::arg("every_rank"), py::arg("sweep_only"), py::arg("executable"),
-             py::arg("timeout_s"), py::arg("progress"));
+             py::arg("timeout_s"), py::arg("progress"), py::arg("confine"));
   module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("output"),
              py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"),
-             py::arg("progress"));
+             py::arg("progress"), py::arg("confine"));
   module.def("collective", &collective, py::arg("operation"), py::arg("algorithm"), py::arg("ranks"), py::arg("sizes"),
              py::arg("scenario"), py::arg("topology"), py::arg("bandwidth"), py::arg("latency"),
              py::arg("network_model"), py::arg("library"), py::arg("timeout_s"));
-  module.def("validate", &validate, py::arg("files"));
-  module.def("explain", &explain, py::arg("file"));
+  module.def("validate", &validate, py::arg("files"), py::arg("confine"));
+  module.def("explain", &explain, py::arg("file"), py::arg("confine"));
   module.def("compare", &compare, py::arg("folders"));
   module.def("report", &report, py::arg("folders"), py::arg("output"));
   module.def("catalog", &catalog, py::arg("topic"));

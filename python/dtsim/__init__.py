@@ -103,22 +103,27 @@ def _simulated(call, progress: Progress) -> str:
             lines.close()
 
 
-def validate(*files) -> str:
+def _confine(folder):
+    return None if folder is None else _path(folder)
+
+
+def validate(*files, confine=None) -> str:
     """Checks scenario files without simulating them (every sweep point). Returns dtsim's "FILE: ok ..."
-    lines; raises ScenarioError listing every problem of every file."""
+    lines; raises ScenarioError listing every problem of every file. confine: a folder; includes, data and
+    traces outside it are errors (as `--confine`: the way to check a scenario someone else wrote)."""
     if not files:
         raise TypeError("validate() needs at least one scenario file")
-    return _checked(_dtsim.validate([_path(file) for file in files]))
+    return _checked(_dtsim.validate([_path(file) for file in files], _confine(confine)))
 
 
-def explain(scenario) -> str:
-    """The scenario as dtsim reads it (includes merged, defaults filled), as YAML text."""
-    return _checked(_dtsim.explain(_path(scenario)))
+def explain(scenario, *, confine=None) -> str:
+    """The scenario as dtsim reads it (includes merged, defaults filled), as YAML text. confine: as validate's."""
+    return _checked(_dtsim.explain(_path(scenario), _confine(confine)))
 
 
 def run(scenario, output=None, *, seed: int | None = None, point: str | None = None, report: bool = False,
         jobs: int = 0, force: bool = False, every_rank: bool = False, timeout: float | None = None,
-        progress: Progress = None) -> Run | Sweep:
+        progress: Progress = None, confine=None) -> Run | Sweep:
     """Simulates a scenario file and returns its results: a Run, or a Sweep when the scenario has a sweep
     (unless `point` picks one of its points).
 
@@ -126,30 +131,34 @@ def run(scenario, output=None, *, seed: int | None = None, point: str | None = N
     seed: overrides the scenario's. report: also write report.html. jobs: a sweep's points at once (0: the
     cores). force: run a sweep's points again even when done. timeout: seconds before the simulation is
     stopped (TimeoutError). progress: None (default) draws a progress line on stderr once the call has run
-    for a second, True from the start, False never; a function is called with each progress line instead."""
+    for a second, True from the start, False never; a function is called with each progress line instead.
+    confine: a folder; includes, data and traces outside it are refused (as `--confine`: the way to run a
+    scenario someone else wrote)."""
     seed, jobs, timeout = _arguments(seed, jobs, timeout)
     folder = _simulated(
         lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, point, report,
-                                 force, jobs, every_rank, False, _executable(), timeout, lines), progress)
+                                 force, jobs, every_rank, False, _executable(), timeout, lines, _confine(confine)),
+        progress)
     return load(folder)
 
 
 def sweep(scenario, output=None, *, seed: int | None = None, report: bool = False, jobs: int = 0,
-          force: bool = False, timeout: float | None = None, progress: Progress = None) -> Sweep:
+          force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None) -> Sweep:
     """Runs every point of a scenario's sweep and returns the Sweep; a scenario without one is refused.
-    progress: as run's, a line per point done."""
+    progress: as run's, a line per point done. confine: as run's."""
     seed, jobs, timeout = _arguments(seed, jobs, timeout)
     folder = _simulated(
         lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, None, report,
-                                 force, jobs, False, True, _executable(), timeout, lines), progress)
+                                 force, jobs, False, True, _executable(), timeout, lines, _confine(confine)),
+        progress)
     return Sweep(folder)
 
 
 def scale(scenario, workers, mode: str = "both", output=None, *, seed: int | None = None, jobs: int = 0,
-          force: bool = False, timeout: float | None = None, progress: Progress = None) -> Scaling:
+          force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None) -> Scaling:
     """A weak and/or strong scaling study over `workers` (such as [1, 2, 4, 8]); mode is "weak", "strong" or
     "both". Returns the Scaling (scaling.csv as `table`, the sweeps as `weak` and `strong`). progress: as
-    run's, a line per point done, led by its mode."""
+    run's, a line per point done, led by its mode. confine: as run's."""
     if mode not in ("weak", "strong", "both"):
         raise ValueError(f'mode must be "weak", "strong" or "both", not {mode!r}')
     seed, jobs, timeout = _arguments(seed, jobs, timeout)
@@ -158,7 +167,7 @@ def scale(scenario, workers, mode: str = "both", output=None, *, seed: int | Non
         raise ValueError("workers must be one or more counts of at least 1, such as [1, 2, 4, 8]")
     folder = _simulated(
         lambda lines: _dtsim.scale(_path(scenario), counts, mode, None if output is None else _path(output), seed,
-                                   jobs, force, _executable(), timeout, lines), progress)
+                                   jobs, force, _executable(), timeout, lines, _confine(confine)), progress)
     return Scaling(folder)
 
 

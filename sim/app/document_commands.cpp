@@ -17,19 +17,21 @@
 namespace dtsim::app {
 namespace {
 
-scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries) {
-  scenario::ScenarioDocument document = read_document_and_data(file, registries.data_sets);
+scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries,
+                                          const std::optional<std::filesystem::path>& confine) {
+  scenario::ScenarioDocument document = read_document_and_data(file, registries.data_sets, std::nullopt, confine);
   check_every_point(document, registries);
   return document;
 }
 
 }  // namespace
 
-ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries) {
+ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries,
+                                const std::optional<std::filesystem::path>& confine) {
   ValidateResult result;
   for (const auto& file : files) {
     try {
-      const auto document = read_and_check(file, registries);
+      const auto document = read_and_check(file, registries, confine);
       const std::size_t runs = document.points.size();
       result.report += runs == 1 ? fmt::format("{}: ok\n", file.string())
                                  : fmt::format("{}: ok ({} runs)\n", file.string(), runs);
@@ -52,8 +54,9 @@ std::string describe_sync(const scenario::TrainingSpec& training) {
 
 }  // namespace
 
-std::string explain_command(const std::filesystem::path& file, const Registries& registries) {
-  auto document = read_and_check(file, registries);
+std::string explain_command(const std::filesystem::path& file, const Registries& registries,
+                            const std::optional<std::filesystem::path>& confine) {
+  auto document = read_and_check(file, registries, confine);
   scenario::absolute_file_names(document.resolved);
   std::string header = fmt::format("# {} as dtsim reads it: includes merged, defaults filled in\n", file.string());
   if (document.points.size() > 1) header += fmt::format("# the sweep below makes {} runs\n", document.points.size());

@@ -6,6 +6,7 @@
 #include "sim/topology/graph_statistics.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,14 @@ struct ValidateResult {
 
 /// `dtsim validate FILE...`: reads every file completely (all sweep points) and runs the checks that
 /// need the plug-ins, without simulating.
-ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries);
+/// With `confine` (canonical), includes and named files outside it are errors (`--confine DIR`).
+ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries,
+                                const std::optional<std::filesystem::path>& confine = std::nullopt);
 
 /// `dtsim explain FILE`: the scenario as dtsim understands it, as YAML (includes merged, defaults filled).
 /// Throws core::InputError when the file is invalid.
-std::string explain_command(const std::filesystem::path& file, const Registries& registries);
+std::string explain_command(const std::filesystem::path& file, const Registries& registries,
+                            const std::optional<std::filesystem::path>& confine = std::nullopt);
 
 /// One line about what a worker on one kind of device holds, and whether it fits.
 std::string describe_memory(const metrics::DeviceMemory& memory);

@@ -14,6 +14,7 @@
 #include "sim/app/scale_command.hpp"
 #include "sim/app/slurm_sweep.hpp"
 #include "sim/app/run_command.hpp"
+#include "sim/app/scenario_data.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/version.hpp"
 
@@ -50,8 +51,16 @@ int main(int argc, char** argv) {
   dtsim::app::RunCommandOptions run_options;
   // Plug-ins built outside dtsim (docs/course/plugins.md), for every command that looks names up.
   std::vector<std::filesystem::path> plugins;
-  const auto add_plugin_option = [&plugins](CLI::App* command) {
+  // --confine DIR: for scenarios written by someone else (a course grader, a notebook service), includes,
+  // data, traces and plug-ins outside DIR are refused (README, "Running untrusted scenarios").
+  std::filesystem::path confine_folder;
+  const auto add_confine_option = [&confine_folder](CLI::App* command) {
+    command->add_option("--confine", confine_folder,
+                        "read no file outside this folder: includes, data, traces and plug-ins elsewhere are refused");
+  };
+  const auto add_plugin_option = [&plugins, &add_confine_option](CLI::App* command) {
     command->add_option("--plugin", plugins, "load a plug-in (a shared library built with dtsim_add_plugin); repeatable");
+    add_confine_option(command);
   };
   std::string output_folder;
   std::uint64_t seed = 0;
@@ -205,6 +214,7 @@ int main(int argc, char** argv) {
       "check-plugin", "run the collective property tests on a plug-in's algorithms and a training run of its sync "
                       "strategies, each case in a process of its own; exit 1 when a check fails");
   check_plugin->add_option("plugin", check_plugin_options.plugin, "the plug-in's shared library")->required();
+  add_confine_option(check_plugin);
   check_plugin->add_option("--timeout", check_plugin_options.timeout_s, "seconds one case may take before it is "
                                                                         "stopped as a hang")
       ->check(CLI::Range(0.1, 86400.0))
@@ -227,7 +237,10 @@ int main(int argc, char** argv) {
 
   dtsim::app::exit_on_interrupt();
   try {
+    std::optional<std::filesystem::path> confine;
+    if (!confine_folder.empty()) confine = dtsim::app::confinement_folder(confine_folder);
     if (check_plugin->parsed()) {
+      dtsim::app::check_confined(check_plugin_options.plugin, confine);
       // Before anything else: its children are forks, and the plug-in is loaded only in them.
       const dtsim::app::CheckPluginReport graded = dtsim::app::check_plugin_command(check_plugin_options);
       if (!graded.refused.empty()) {
@@ -238,9 +251,11 @@ int main(int argc, char** argv) {
       return graded.passed == graded.checks ? 0 : 1;
     }
     dtsim::app::Registries registries = dtsim::app::make_builtin_registries();
-    dtsim::app::load_plugins(plugins, registries);
+    dtsim::app::load_plugins(plugins, registries, confine);
     run_options.plugins = plugins;
     scale_options.plugins = plugins;
+    run_options.confine = confine;
+    scale_options.confine = confine;
     if (run->parsed() || sweep->parsed()) {
       const RunFlags& flags = run->parsed() ? run_flags : sweep_flags;
       if (*flags.output) run_options.output_folder = output_folder;
@@ -254,12 +269,12 @@ int main(int argc, char** argv) {
       run_options.sweep_only = sweep->parsed();
       dtsim::app::run_command(run_options, registries);
     } else if (validate->parsed()) {
-      const auto result = dtsim::app::validate_command(validate_files, registries);
+      const auto result = dtsim::app::validate_command(validate_files, registries, confine);
       fmt::print("{}", result.report);
       fmt::print(stderr, "{}", result.errors);
       return result.ok ? 0 : 2;
     } else if (explain->parsed()) {
-      fmt::print("{}", dtsim::app::explain_command(explain_file, registries));
+      fmt::print("{}", dtsim::app::explain_command(explain_file, registries, confine));
     } else if (collective->parsed()) {
       if (*ranks_option) collective_options.ranks = collective_ranks;
       if (*collective_scenario) collective_options.scenario = scenario_for_collective;

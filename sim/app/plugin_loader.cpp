@@ -3,6 +3,7 @@
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/plugin_api.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 
 #include <dlfcn.h>
@@ -56,6 +57,16 @@ std::string not_a_library(const std::filesystem::path& path) {
 }
 
 LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registries);
+
+}  // namespace
+
+void check_confined(const std::filesystem::path& plugin, const std::optional<std::filesystem::path>& confine) {
+  if (!confine || core::inside_folder(plugin, *confine)) return;
+  refuse(plugin, fmt::format("the plug-in is outside {}, the only folder this run may read (--confine)", confine->string()),
+         "put the plug-in in the confined folder");
+}
+
+namespace {
 
 /// Loads the plug-in and registers its entries into a copy of the registries in a child process first: a
 /// plug-in that crashes or hangs there (a bad static initializer, a null pointer in its registration) is
@@ -148,10 +159,12 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
 
 }  // namespace
 
-std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries) {
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries,
+                                       const std::optional<std::filesystem::path>& confine) {
   std::vector<LoadedPlugin> loaded;
   loaded.reserve(paths.size());
   for (const auto& path : paths) {
+    check_confined(path, confine);
     try_in_a_child(path, registries);
     loaded.push_back(load_plugin(path, registries));
   }

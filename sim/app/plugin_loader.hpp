@@ -5,6 +5,7 @@
 #include "sim/app/registries.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,11 @@ struct LoadedPlugin {
 /// Opens each library and calls its entry point on `registries`. Throws core::InputError (exit status 2) naming
 /// the file for a missing or unloadable library, one without an entry point, one built against another dtsim,
 /// and an entry whose name is taken. The libraries stay loaded for the life of the process.
-std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries);
+/// Refuses (core::InputError) a plug-in outside `confine`, when one is given.
+void check_confined(const std::filesystem::path& plugin, const std::optional<std::filesystem::path>& confine);
+
+/// With `confine` (canonical), a plug-in outside that folder is refused before it is opened.
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries,
+                                       const std::optional<std::filesystem::path>& confine = std::nullopt);
 
 }  // namespace dtsim::app

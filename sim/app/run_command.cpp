@@ -174,7 +174,8 @@ void check_sweep_options(const RunCommandOptions& options, const scenario::Scena
 }  // namespace
 
 std::filesystem::path run_command(const RunCommandOptions& options, const Registries& registries) {
-  scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, options.point);
+  scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, options.point,
+                                                                   options.confine);
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));

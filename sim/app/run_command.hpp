@@ -27,6 +27,8 @@ struct RunCommandOptions {
   bool sweep_only = false;                             ///< `dtsim sweep`: refuse a scenario without a sweep
   bool every_rank = false;                             ///< simulate every worker even where they behave alike
   std::vector<std::filesystem::path> plugins;          ///< loaded into the registries: a sweep's points load them too
+  /// --confine DIR (canonical): includes, data, traces and plug-ins outside it are refused; a sweep's points too.
+  std::optional<std::filesystem::path> confine;
   std::filesystem::path executable;                    ///< the dtsim that runs a sweep's points; empty: this process's
   /// Where progress goes when a host draws it (Python): each update as one line of text ("iteration 40/100
   /// (40%), simulated 0.012 s"; a sweep's "3/8 points done, 2 running; last: workers=4"), even when quiet.

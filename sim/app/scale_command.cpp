@@ -104,7 +104,8 @@ void refuse_foreign_files(const std::filesystem::path& folder) {
 }  // namespace
 
 std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
-  const scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets);
+  const scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, std::nullopt,
+                                                                             options.confine);
   if (document.points.size() != 1) {
     refuse(options.scenario_file, "sweep", "a scaling study sweeps the workers itself; this scenario has a sweep of its own",
            "run `dtsim scale` on a scenario without `sweep:` (one of its points, written out)");
@@ -159,6 +160,7 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
     run.jobs = options.jobs;
     run.summary_table = false;
     run.plugins = options.plugins;
+    run.confine = options.confine;
     run.executable = options.executable;
     if (options.progress_to) {
       run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };

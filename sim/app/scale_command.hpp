@@ -23,6 +23,7 @@ struct ScaleOptions {
   int jobs = 0;       ///< points at once; 0: the cores
   bool force = false; ///< run points again even when done
   bool quiet = false;
+  std::optional<std::filesystem::path> confine;  ///< --confine DIR (canonical): files outside are refused
   std::vector<std::filesystem::path> plugins;  ///< loaded into the registries: every point loads them too
   std::filesystem::path executable;            ///< the dtsim that runs the points; empty: this process's
   /// As RunCommandOptions::progress_to, each line led by its mode ("weak: 2/5 points done, ...").

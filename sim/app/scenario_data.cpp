@@ -38,12 +38,29 @@ std::filesystem::path data_folder() {
   return DTSIM_DATA_DIR;
 }
 
+std::filesystem::path confinement_folder(const std::filesystem::path& folder) {
+  std::error_code error;
+  const std::filesystem::path root = std::filesystem::canonical(folder, error);
+  if (error || !std::filesystem::is_directory(root, error)) {
+    core::Diagnostic d;
+    d.where.file = folder.string();
+    d.message = "--confine names no folder";
+    d.hint = "give the folder a scenario may read files from";
+    throw core::InputError(std::move(d));
+  }
+  return root;
+}
+
 scenario::ScenarioDocument read_document_and_data(const std::filesystem::path& path,
                                                   const datasets::DataRegistry& data_sets,
-                                                  const std::optional<std::string>& only_point) {
+                                                  const std::optional<std::string>& only_point,
+                                                  const std::optional<std::filesystem::path>& confine) {
+  scenario::LoadOptions options;
+  options.confine = confine;
   try {
-    return scenario::read_scenario_document_file(path, only_point);
+    return scenario::read_scenario_document_file(path, only_point, options);
   } catch (const core::InputError& error) {
+    if (confine) throw;  // the data file is read only once the scenario is sound and confined
     const std::optional<scenario::DataSection> sound = scenario::sound_data_section(path, error.diagnostics());
     const core::ConfigNode* kind = sound ? sound->data.find("kind") : nullptr;
     if (kind == nullptr || !data_sets.contains(kind->scalar)) throw;

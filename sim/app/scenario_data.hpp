@@ -29,9 +29,15 @@ std::filesystem::path data_folder();
 /// The scenario document at `path`. When the file has errors and its data section has none, the data file
 /// is read as well and its problems are reported with the others (the scenario's errors would otherwise hide
 /// them until fixed).
+/// With `confine` (a canonical folder), includes and the files the scenario names (`path`, `file`: data,
+/// traces) must lie in it: any outside is an error, and is not read.
 scenario::ScenarioDocument read_document_and_data(const std::filesystem::path& path,
                                                   const datasets::DataRegistry& data_sets,
-                                                  const std::optional<std::string>& only_point = std::nullopt);
+                                                  const std::optional<std::string>& only_point = std::nullopt,
+                                                  const std::optional<std::filesystem::path>& confine = std::nullopt);
+
+/// `--confine DIR` as dtsim keeps it: the folder, canonical, or an error naming it.
+std::filesystem::path confinement_folder(const std::filesystem::path& folder);
 
 /// The scenario's data as far as checking needs it: its shape, and the data set itself where finding the
 /// shape already made it. Throws core::InputError for a data file that cannot be read.

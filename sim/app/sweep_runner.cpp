@@ -266,6 +266,10 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     }
     if (options.report) arguments.emplace_back("--report");
     if (options.every_rank) arguments.emplace_back("--every-rank");
+    if (options.confine) {
+      arguments.emplace_back("--confine");
+      arguments.push_back(options.confine->string());
+    }
     for (const auto& plugin : options.plugins) {
       arguments.emplace_back("--plugin");
       arguments.push_back(std::filesystem::absolute(plugin).string());

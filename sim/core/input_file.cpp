@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -31,6 +32,14 @@ std::string input_file_problem(const std::filesystem::path& path, std::uintmax_t
     return fmt::format("it is {} bytes, more than the {} such a file may be", status.st_size, describe_size(limit));
   }
   return {};
+}
+
+bool inside_folder(const std::filesystem::path& path, const std::filesystem::path& root) {
+  std::error_code error;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path), error);
+  if (error) return false;
+  const auto [root_end, unused] = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
+  return root_end == root.end();
 }
 
 std::optional<std::string> read_input_file(const std::filesystem::path& path, std::uintmax_t limit, std::string& reason) {

@@ -21,6 +21,10 @@ std::string input_file_problem(const std::filesystem::path& path, std::uintmax_t
 /// The bytes of a regular file of at most `limit` bytes; std::nullopt and `reason` otherwise.
 std::optional<std::string> read_input_file(const std::filesystem::path& path, std::uintmax_t limit, std::string& reason);
 
+/// Whether `path`, with every symbolic link and `..` resolved, lies in the folder `root` (already canonical):
+/// `--confine DIR` lets a scenario read only files under DIR.
+bool inside_folder(const std::filesystem::path& path, const std::filesystem::path& root);
+
 /// "16 MiB", "4 GiB", "1.5 KiB": a size for messages.
 std::string describe_size(std::uintmax_t bytes);
 

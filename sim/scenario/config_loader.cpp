@@ -252,6 +252,13 @@ class IncludeResolver {
                    "remove one of the includes in the cycle");
       return {};
     }
+    if (options_.confine && !core::inside_folder(path, *options_.confine)) {
+      sink_->error(name.where, "include",
+                   fmt::format("'{}' is outside {}, the only folder this run may read (--confine)", path.string(),
+                               options_.confine->string()),
+                   "include files from the scenario's own folder, or confine the run to a folder that holds them");
+      return {};
+    }
     std::string reason;
     const auto text = read_text(path, reason);
     if (!text) {

@@ -6,6 +6,7 @@
 #include "sim/scenario/config_node.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace dtsim::scenario {
@@ -16,6 +17,8 @@ inline constexpr std::size_t kIncludeDepthLimit = 32;
 struct LoadOptions {
   /// When false, `include:` is an error: for text that has no place on disk (the fuzzer, tests).
   bool allow_includes = true;
+  /// `--confine DIR` (canonical): an included file outside it is an error, and is not read.
+  std::optional<std::filesystem::path> confine;
 };
 
 /// Parses `text`, named `file_name` in messages and used as the base for relative includes. The

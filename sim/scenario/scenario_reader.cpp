@@ -6,6 +6,7 @@
 #include "sim/scenario/schema_validator.hpp"
 #include "sim/scenario/sweep.hpp"
 
+#include "sim/core/input_file.hpp"
 #include "sim/core/name_match.hpp"
 #include "sim/core/parameter_values.hpp"
 
@@ -111,8 +112,31 @@ void check_replaced_values(const ConfigNode& merged, core::DiagnosticSink& sink)
   throw core::InputError(std::move(diagnostic));
 }
 
+/// Every file name the tree holds (`path` and `file` keys, relative to the file that wrote them) that lies
+/// outside `root`, reported at its value: checked before any of them (a trace) is read.
+void check_confined(const ConfigNode& tree, const std::filesystem::path& root, core::DiagnosticSink& sink,
+                    const std::string& path = "") {
+  for (const ConfigEntry& entry : tree.entries) {
+    const ConfigNode& value = entry.value;
+    const std::string key = dotted_key(path, entry.key);
+    if ((entry.key == "path" || entry.key == "file") && value.is_scalar() && !value.scalar.empty()) {
+      std::filesystem::path file(value.scalar);
+      if (file.is_relative() && !value.where.file.empty()) file = std::filesystem::path(value.where.file).parent_path() / file;
+      if (!core::inside_folder(file, root)) {
+        sink.error(value.where, key,
+                   fmt::format("'{}' is outside {}, the only folder this run may read (--confine)", value.scalar,
+                               root.string()),
+                   "keep the scenario's data and traces in its own folder");
+      }
+    }
+    check_confined(value, root, sink, key);
+  }
+  for (std::size_t i = 0; i < tree.items.size(); ++i) check_confined(tree.items[i], root, sink, fmt::format("{}[{}]", path, i));
+}
+
 ScenarioDocument read_document(const ConfigNode& merged, const std::string& source, core::DiagnosticSink& sink,
-                               const std::optional<std::string>& only_point = std::nullopt) {
+                               const std::optional<std::string>& only_point = std::nullopt,
+                               const std::optional<std::filesystem::path>& confine = std::nullopt) {
   // Text that is not YAML at all has nothing more to check.
   if (merged.is_null() && !sink.empty()) sink.throw_if_any();
   ScenarioDocument out;
@@ -133,6 +157,7 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
     core::DiagnosticSink structural;
     core::DiagnosticSink unsupported;
     ConfigNode checked = validate_scenario_document(point.document, structural, &unsupported);
+    if (confine) check_confined(checked, *confine, structural);
     // A document whose only fault is asking for what is not built yet is still sound enough to be
     // cross-checked, so the user hears about every problem at once.
     if (structural.empty()) {
@@ -165,10 +190,11 @@ Scenario only_point(ScenarioDocument document, const std::string& source) {
 
 }  // namespace
 
-ScenarioDocument read_scenario_document_file(const std::filesystem::path& path, const std::optional<std::string>& only_point) {
+ScenarioDocument read_scenario_document_file(const std::filesystem::path& path, const std::optional<std::string>& only_point,
+                                             const LoadOptions& options) {
   core::DiagnosticSink sink;
-  const ConfigNode merged = load_config_file(path, sink);
-  return read_document(merged, path.string(), sink, only_point);
+  const ConfigNode merged = load_config_file(path, sink, options);
+  return read_document(merged, path.string(), sink, only_point, options.confine);
 }
 
 ScenarioDocument read_scenario_document_text(const std::string& text, const std::string& file_name,

@@ -26,7 +26,8 @@ struct ScenarioDocument {
 /// With `only_point`, the document holds that sweep point alone (the others are named but not validated), or
 /// InputError lists the points there are.
 ScenarioDocument read_scenario_document_file(const std::filesystem::path& path,
-                                             const std::optional<std::string>& only_point = std::nullopt);
+                                             const std::optional<std::string>& only_point = std::nullopt,
+                                             const LoadOptions& options = {});
 ScenarioDocument read_scenario_document_text(const std::string& text, const std::string& file_name,
                                              const LoadOptions& options = {});
 

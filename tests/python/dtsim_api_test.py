@@ -150,6 +150,22 @@ class FilesTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             dtsim.validate()
 
+    def test_confine_refuses_files_outside_its_folder(self):
+        folder = fresh("confine")
+        jail = folder / "jail"
+        jail.mkdir()
+        (folder / "rows.csv").write_text("1,2,0\n3,4,1\n")
+        scenario = jail / "s.yaml"
+        scenario.write_text((SCENARIOS / "quickstart.yaml").read_text().replace(
+            "kind: synthetic_classification", "kind: csv\n  path: ../rows.csv"))
+        with self.assertRaisesRegex(dtsim.ScenarioError, r"data.path: '../rows.csv' is outside .*jail, the only folder "
+                                                          r"this run may read \(--confine\)"):
+            dtsim.validate(scenario, confine=jail)
+        with self.assertRaisesRegex(dtsim.ScenarioError, "is outside"):
+            dtsim.run(scenario, folder / "out", confine=jail, progress=False)
+        self.assertFalse((folder / "out").exists())
+        self.assertIn("quickstart.yaml: ok", dtsim.validate(SCENARIOS / "quickstart.yaml", confine=SCENARIOS))
+
     def test_load_and_compare(self):
         folder = fresh("compare")
         bsp = dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "bsp")

@@ -10,7 +10,7 @@ namespace {
 
 std::string first_error(const std::string& text) {
   core::DiagnosticSink sink;
-  load_config_text(text, "s.yaml", sink, LoadOptions{.allow_includes = false});
+  load_config_text(text, "s.yaml", sink, LoadOptions{.allow_includes = false, .confine = std::nullopt});
   return sink.empty() ? "no error" : sink.diagnostics().front().format();
 }
 
