@@ -159,7 +159,14 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
     const metrics::HostActivity& first = record.hosts.front();
     out += fmt::format("  overlap    {}'s gradient allreduces moved data for {:.6f} s beside its backward passes; it "
                        "waited {:.6f} s for them after (training.overlap)\n",
-                       first.name, first.overlapped_communication_s, first.communication_s);
+                       first.name, first.overlapped_communication_s, first.data_communication_s);
+  }
+  if (record.model_parallel_traffic() && !record.hosts.empty()) {
+    const metrics::HostActivity& first = record.hosts.front();
+    out += fmt::format("  carried    {}'s communication: tensor-parallel sums {:.6f} s, pipeline activations {:.6f} s, "
+                       "data-parallel gradients {:.6f} s, ZeRO parameter gathers {:.6f} s\n",
+                       first.name, first.tensor_communication_s, first.pipeline_communication_s,
+                       first.data_communication_s, first.zero_communication_s);
   }
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.pipeline > 1 || plan.tensor > 1) {
     out += fmt::format("  parallel   data {} x tensor {} x pipeline {}{}{}\n", plan.data, plan.tensor, plan.pipeline,

@@ -1,6 +1,7 @@
 #pragma once
 // What a run measured, as plain data: the runtime fills it, writers and reports read it.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -21,6 +22,12 @@ struct HostActivity {
   /// Overlapped runs: the gradient stream's transfers, beside the compute. The part the host waited for
   /// after its backward pass is in communication_s too.
   double overlapped_communication_s = 0.0;
+  /// communication_s by what it carried: the data-parallel exchange of gradients or parameters, a tensor
+  /// group's sums, a pipeline's activations and their gradients, ZeRO's gathers of partitioned parameters.
+  double data_communication_s = 0.0;
+  double tensor_communication_s = 0.0;
+  double pipeline_communication_s = 0.0;
+  double zero_communication_s = 0.0;
   /// Energy runs: what the host's device drew while computing (at busy power), while its messages moved
   /// (idle power), and the rest of the run (idle power: blocked at a barrier, or done before the others).
   double compute_j = 0.0;
@@ -117,6 +124,14 @@ struct RunRecord {
   /// only: the result files are the same either way.
   int simulated_workers = 0;
   std::vector<HostActivity> hosts;  ///< workers by rank, then servers
+
+  /// Whether any host's communication carried more than the data-parallel exchange (tensor sums, pipeline
+  /// activations, ZeRO gathers): then results report communication by kind.
+  [[nodiscard]] bool model_parallel_traffic() const {
+    return std::any_of(hosts.begin(), hosts.end(), [](const HostActivity& h) {
+      return h.tensor_communication_s > 0.0 || h.pipeline_communication_s > 0.0 || h.zero_communication_s > 0.0;
+    });
+  }
   /// Every link direction traffic may take, in link order (forward, then backward).
   std::vector<LinkLoad> links;
   std::vector<EvaluationRow> evaluations;

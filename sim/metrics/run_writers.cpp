@@ -265,6 +265,12 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
     if (host.overlapped_communication_s > 0.0) {
       hosts.back()["overlapped_communication_s"] = host.overlapped_communication_s;
     }
+    if (record.model_parallel_traffic()) {
+      hosts.back()["communication_by_kind_s"] = {{"data", host.data_communication_s},
+                                                 {"tensor", host.tensor_communication_s},
+                                                 {"pipeline", host.pipeline_communication_s},
+                                                 {"zero", host.zero_communication_s}};
+    }
     if (record.energy) {
       hosts.back()["compute_j"] = host.compute_j;
       hosts.back()["communication_j"] = host.communication_j;

@@ -12,6 +12,11 @@ namespace dtsim::metrics {
 
 enum class SpanKind : std::uint8_t { Compute, Communication, OverlappedCommunication, Wait, Bubble };
 
+/// What a communication carries: the data-parallel exchange of gradients or parameters (every architecture),
+/// a tensor-parallel group's sums of the hidden state, a pipeline's activations and their gradients, or ZeRO's
+/// gather of partitioned parameters. Model-parallel runs report each apart.
+enum class Traffic : std::uint8_t { Data, Tensor, Pipeline, Zero };
+
 /// One span of one actor (`lane`: 0 the host's main actor, 1 a helper beside it) of host `host` (an index
 /// into RunRecord::hosts).
 struct TimelineSpan {
@@ -20,6 +25,7 @@ struct TimelineSpan {
   SpanKind kind = SpanKind::Compute;
   double start = 0.0;
   double end = 0.0;
+  Traffic carries = Traffic::Data;  ///< for communication spans
 };
 
 /// A message from `from` to `to`'s lane `to_lane`, moving over [start, end].

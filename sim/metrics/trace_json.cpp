@@ -93,6 +93,16 @@ std::string loss_args(const EvaluationRow& row) {
   return "{" + args + "}";
 }
 
+std::string_view traffic_name(Traffic traffic) {
+  switch (traffic) {
+    case Traffic::Data: return "data-parallel gradients";
+    case Traffic::Tensor: return "tensor-parallel sums";
+    case Traffic::Pipeline: return "pipeline activations";
+    case Traffic::Zero: return "ZeRO parameter gathers";
+  }
+  return "unknown";
+}
+
 /// The names report.html's Gantt view colours by (analysis/report_charts.cpp).
 std::string_view span_name(SpanKind kind) {
   switch (kind) {
@@ -122,8 +132,12 @@ std::string trace_json(const std::string& run_name, const RunRecord& record, con
                   activity.overlapped_communication_s > 0.0 ? "gradient stream" : "helper (waits not counted)");
     }
   }
+  // Model-parallel runs say what each transfer carried (tensor sums, pipeline activations, ...).
+  const bool labelled = record.model_parallel_traffic();
   for (const TimelineSpan& span : timeline.spans) {
-    add_span(events, span_name(span.kind), static_cast<std::size_t>(span.host), span.lane, span.start, span.end);
+    const bool moving = span.kind == SpanKind::Communication || span.kind == SpanKind::OverlappedCommunication;
+    add_span(events, span_name(span.kind), static_cast<std::size_t>(span.host), span.lane, span.start, span.end,
+             labelled && moving ? fmt::format(R"({{"carries":"{}"}})", traffic_name(span.carries)) : std::string());
   }
   // Messages by when they left, from whom, to whom: messages received at one instant are heard in the
   // order their receivers happen to run, which is no part of the result.

@@ -46,9 +46,14 @@ class LayerPasses {
   void backward(double factor, Part part = Part::Whole, GradientStream* stream = nullptr,
                 const std::vector<models::GradientBucket>* buckets = nullptr) {
     std::size_t next = 0;  // the next bucket to hand over
+    int recomputed = -1;   // the block whose forward pass was last run again
     for (std::size_t i = layers_.layers.size(); i-- > 0;) {
       const models::LayerProfile& layer = layers_.layers[i];
       const double weights = models::weight_gradient_flops(layer);
+      if (part != Part::Weights && full_recomputation() && layer.block >= 0 && layer.block != recomputed) {
+        recomputed = layer.block;
+        recompute_sums(i, factor);
+      }
       if (part == Part::Weights) {
         pending_ += weights;
       } else {
@@ -67,6 +72,21 @@ class LayerPasses {
 
  private:
   [[nodiscard]] bool split() const { return tensor_.size() > 1; }
+  [[nodiscard]] bool full_recomputation() const {
+    return split() && scenario::device_share_of(context_.scenario->training).recomputation == models::Recomputation::Full;
+  }
+  /// Full recomputation runs a block's forward pass again before its backward pass (Megatron-LM's activation
+  /// checkpointing), and with it the forward pass's sums over the tensor group; its FLOPs are already in the
+  /// block's backward ones (models::device_share). `last` is the block's last layer.
+  void recompute_sums(std::size_t last, double factor) {
+    std::size_t first = last;
+    while (first > 0 && layers_.layers[first - 1].block == layers_.layers[last].block) --first;
+    for (std::size_t i = first; i <= last; ++i) {
+      const models::LayerProfile& layer = layers_.layers[i];
+      if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
+      if (layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+    }
+  }
   [[nodiscard]] bool sequence_parallel() const { return split() && context_.scenario->training.parallelism.sequence_parallel; }
   [[nodiscard]] comm::Block message(const models::LayerProfile& layer) const {
     const std::size_t elements =
@@ -192,6 +212,12 @@ void ModelParallelWorker::operator()() {
                    scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
                    replicas_meeting(plan, at, "gradients"));
   }
+  // ZeRO's gather of the updated parameter chunks: labelled apart from the gradients' reduction.
+  const auto gather_weights = [&] {
+    group->carry(Traffic::Zero);
+    setup.allgather->run(*group, comm::Block::sized(weights));
+    group->carry(Traffic::Data);
+  };
   const auto stream_for = [&](const models::PipelinePass& pass) {
     return stream && finishing[static_cast<std::size_t>(pass.chunk)] == &pass ? &*stream : nullptr;
   };
@@ -235,14 +261,14 @@ void ModelParallelWorker::operator()() {
       stream->wait_for_all(meter);
       const auto share = setup.zero_stage > 0 ? static_cast<std::size_t>(replicas) : std::size_t{1};
       charge_compute(meter, optimizer->flops((parameters + share - 1) / share));
-      if (setup.zero_stage > 0) setup.allgather->run(*group, comm::Block::sized(weights));
+      if (setup.zero_stage > 0) gather_weights();
     } else if (setup.zero_stage > 0) {
       // ZeRO 1 and 2 over the replicas: each sums and updates its chunk of the device's parameters, then the
       // replicas gather the updated chunks.
       setup.reduce_scatter->run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops((parameters + static_cast<std::size_t>(replicas) - 1) /
                                              static_cast<std::size_t>(replicas)));
-      setup.allgather->run(*group, comm::Block::sized(weights));
+      gather_weights();
     } else {
       if (replicas > 1) setup.allreduce->run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops(parameters));

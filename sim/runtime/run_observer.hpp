@@ -6,6 +6,7 @@
 // actors only report; none of them writes the record.
 
 #include "sim/metrics/run_record.hpp"
+#include "sim/metrics/timeline.hpp"
 #include "sim/topology/link_traffic.hpp"
 
 #include <algorithm>
@@ -17,6 +18,8 @@
 
 namespace dtsim::runtime {
 
+using metrics::Traffic;
+
 /// One actor's timeline on a host (workers by rank, then servers): its main actor (0) or a helper beside it
 /// (1: a stale-synchronous worker's averaging actor, a lock-free server's background updates).
 /// A `concurrent` lane's activities may overlap; its time is the union of their spans.
@@ -27,6 +30,8 @@ struct Lane {
   /// Its communication runs beside the host's main actor (a gradient stream overlapping the backward pass):
   /// counted as the host's overlapped_communication_s; the main actor reports the part it waits for.
   bool overlapped = false;
+  /// What its communication carries now (a transport's label).
+  Traffic traffic = Traffic::Data;
 };
 
 /// [start, end], simulated seconds.
@@ -136,6 +141,12 @@ class Meter {
       : observer_(&observer), lane_(lane), accounted_until_(std::make_shared<double>(0.0)) {}
   [[nodiscard]] RunObserver& observer() const { return *observer_; }
   [[nodiscard]] Lane lane() const { return lane_; }
+  /// The same lane and timeline, its communication labelled as carrying `traffic`.
+  [[nodiscard]] Meter carrying(Traffic traffic) const {
+    Meter labelled = *this;
+    labelled.lane_.traffic = traffic;
+    return labelled;
+  }
   /// The end of the last span the lane reported.
   [[nodiscard]] double accounted_until() const { return *accounted_until_; }
   void account_until(double at_s) const { *accounted_until_ = std::max(*accounted_until_, at_s); }

@@ -28,10 +28,25 @@ void RunRecorder::on_compute(Lane lane, Span span) {
   activity_of(lane).compute_s += span.end - span.start;
 }
 
+namespace {
+
+double& carried(metrics::HostActivity& activity, Traffic traffic) {
+  switch (traffic) {
+    case Traffic::Tensor: return activity.tensor_communication_s;
+    case Traffic::Pipeline: return activity.pipeline_communication_s;
+    case Traffic::Zero: return activity.zero_communication_s;
+    case Traffic::Data: break;
+  }
+  return activity.data_communication_s;
+}
+
+}  // namespace
+
 void RunRecorder::on_communication(Lane lane, Span blocked, std::span<const Span> moving) {
   const double busy = total_of(moving);
   metrics::HostActivity& activity = activity_of(lane);
   activity.communication_s += busy;
+  carried(activity, lane.traffic) += busy;
   activity.wait_s += std::max(0.0, blocked.end - blocked.start - busy);
 }
 
@@ -54,6 +69,11 @@ void RunRecorder::on_lane_done(Lane lane) {
   metrics::HostActivity& host = record_->hosts.at(static_cast<std::size_t>(lane.host));
   host.compute_s += helper.activity.compute_s;
   (lane.overlapped ? host.overlapped_communication_s : host.communication_s) += helper.activity.communication_s;
+  if (!lane.overlapped) {
+    for (const Traffic traffic : {Traffic::Data, Traffic::Tensor, Traffic::Pipeline, Traffic::Zero}) {
+      carried(host, traffic) += carried(helper.activity, traffic);
+    }
+  }
   host.bytes_sent += helper.activity.bytes_sent;
   host.messages_sent += helper.activity.messages_sent;
   helpers_.erase(found);

@@ -46,6 +46,8 @@ class S4uTransport final : public comm::Transport {
   }
   /// Adds every message sent to `traffic` (null: none), from this rank's host to the peer's: the group's
   /// ranks must be host numbers (workers by rank, then servers).
+  /// What its communication carries from now on (ZeRO's gathers on the replicas' group are labelled apart).
+  void carry(Traffic traffic) { meter_ = meter_.carrying(traffic); }
   void set_traffic(topology::LinkTraffic* traffic) {
     traffic_ = traffic;
     routes_ = traffic;

@@ -15,6 +15,13 @@
 namespace dtsim::runtime {
 namespace {
 
+/// ZeRO's gather of partitioned parameters over the data-parallel group, labelled apart from the gradients.
+void gather_parameters(const TrainingSetup& setup, S4uTransport& transport, std::size_t elements) {
+  transport.carry(Traffic::Zero);
+  setup.allgather->run(transport, comm::Block::sized(elements));
+  transport.carry(Traffic::Data);
+}
+
 /// The lock-step actions as time only: the allreduce of `count` elements and the FLOPs of each step.
 class TimedSteps final : public sync::LockStepActions {
  public:
@@ -39,7 +46,7 @@ class TimedSteps final : public sync::LockStepActions {
       }
       const auto ranks = static_cast<std::size_t>(transport_.size());
       charge_compute(meter_, optimizer_.flops((parameters_ + ranks - 1) / ranks));
-      if (setup.zero_stage < 3) setup.allgather->run(transport_, comm::Block::sized(weights_));
+      if (setup.zero_stage < 3) gather_parameters(setup, transport_, weights_);
       return;
     }
     if (setup.zero_stage == 0) {
@@ -52,7 +59,7 @@ class TimedSteps final : public sync::LockStepActions {
     setup.reduce_scatter->run(transport_, comm::Block::sized(gradients_));
     const auto ranks = static_cast<std::size_t>(transport_.size());
     charge_compute(meter_, optimizer_.flops((parameters_ + ranks - 1) / ranks));
-    if (setup.zero_stage < 3) setup.allgather->run(transport_, comm::Block::sized(weights_));
+    if (setup.zero_stage < 3) gather_parameters(setup, transport_, weights_);
   }
   void apply_own_gradient() override { charge_compute(meter_, optimizer_.flops(parameters_)); }
   void average_parameters() override {
@@ -115,7 +122,7 @@ void TimingOnlyWorker::operator()() {
   const auto gathered_pass = [&](double factor) {
     const auto layer_pass = [&](const models::LayerProfile& layer, double flops) {
       if (layer.parameters > 0) {
-        setup.allgather->run(transport, comm::Block::sized(wire_elements(layer.parameters, wire.parameters, ranks)));
+        gather_parameters(setup, transport, wire_elements(layer.parameters, wire.parameters, ranks));
       }
       charge_compute(meter, flops * factor);
     };
@@ -140,7 +147,7 @@ void TimingOnlyWorker::operator()() {
     const bool gather = setup.zero_stage == 3;
     const auto gathered = [&](const models::LayerProfile& layer) {
       if (gather && layer.parameters > 0) {
-        setup.allgather->run(transport, comm::Block::sized(wire_elements(layer.parameters, wire.parameters, ranks)));
+        gather_parameters(setup, transport, wire_elements(layer.parameters, wire.parameters, ranks));
       }
     };
     if (gather) {

@@ -54,12 +54,12 @@ void TraceRecorder::add(Lane lane, metrics::SpanKind kind, Span span) {
   std::size_t& last = last_span_[{lane.host, lane.actor}];
   if (last > 0) {
     metrics::TimelineSpan& previous = timeline_.spans[last - 1];
-    if (previous.kind == kind && previous.end == span.start) {
+    if (previous.kind == kind && previous.carries == lane.traffic && previous.end == span.start) {
       previous.end = span.end;
       return;
     }
   }
-  timeline_.spans.push_back({lane.host, lane.actor, kind, span.start, span.end});
+  timeline_.spans.push_back({lane.host, lane.actor, kind, span.start, span.end, lane.traffic});
   last = timeline_.spans.size();
   spend(1, span.end);
 }

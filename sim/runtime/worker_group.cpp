@@ -42,9 +42,9 @@ WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, 
 }  // namespace
 
 ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const Meter& meter)
-    : line(along(context, rank, meter, ParallelAxis::Pipeline)),
-      replicas(along(context, rank, meter, ParallelAxis::Data)),
-      tensor(along(context, rank, meter, ParallelAxis::Tensor)) {
+    : line(along(context, rank, meter.carrying(Traffic::Pipeline), ParallelAxis::Pipeline)),
+      replicas(along(context, rank, meter.carrying(Traffic::Data), ParallelAxis::Data)),
+      tensor(along(context, rank, meter.carrying(Traffic::Tensor), ParallelAxis::Tensor)) {
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
   replicas->set_meeting(replicas_meeting(plan, at, "replicas"));
