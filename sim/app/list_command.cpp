@@ -46,7 +46,8 @@ std::string described_section(const std::string& title, const Registry& registry
 
 std::string device_section() {
   std::string out = "devices (cluster.device.name); sustained fractions of the peak by operation class, * where no "
-                    "measurement is published (the default; the run notes it):\n";
+                    "measurement is published (the default; the run notes it); the power communicating is midway between "
+                    "idle and busy (*: no published figure; docs/faults-and-energy.md gives the sources of the others):\n";
   for (const auto& device : scenario::builtin_devices()) {
     const auto& p = device.profile;
     const std::string half = p.half_flops ? fmt::format("{:>6.4g}", p.half_flops->value() / 1e12) : "     -";
@@ -58,9 +59,11 @@ std::string device_section() {
                                         : fmt::format("{:.0f}%*", 100 * p.efficiency));
     }
     out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {:>3.0f} W max; {}\n"
-                       "           sustained: {}\n",
+                       "           sustained: {}\n"
+                       "           power: idle {:.0f} W, communicating {:.0f} W*, busy {:.0f} W\n",
                        p.name, p.peak_flops.value() / 1e12, half, p.memory_bandwidth->value() / 1e9, p.busy_power->value(),
-                       device.description, sustained);
+                       device.description, sustained, p.idle_power->value(), p.communication_draw()->value(),
+                       p.busy_power->value());
   }
   return out;
 }

@@ -22,7 +22,8 @@ int powered_nodes(const scenario::ClusterSpec& cluster, int servers) {
 }
 
 EnergyMeter::EnergyMeter(const scenario::Scenario& scenario, const topology::TopologyGraph& graph,
-                         const platform::Platform& platform) {
+                         const platform::Platform& platform, const metrics::RunRecord& record)
+    : record_(&record) {
   const auto workers = graph.workers();
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     hosts_.push_back(platform.host_of_node.at(workers[rank]));
@@ -32,6 +33,7 @@ EnergyMeter::EnergyMeter(const scenario::Scenario& scenario, const topology::Top
     hosts_.push_back(platform.host_of_node.at(node));
     devices_.push_back(scenario.cluster.server_device);
   }
+  for (std::size_t host = 0; host < hosts_.size(); ++host) activity_of_.push_back(host);
   if (scenario.energy.link_idle_power || scenario.energy.link_busy_power) {
     for (simgrid::s4u::SplitDuplexLink* link : platform.links) {
       metered_links_.push_back(link->get_link_up());
@@ -47,7 +49,14 @@ EnergyMeter::EnergyMeter(const scenario::Scenario& scenario, const topology::Top
 void EnergyMeter::read_workers_from(const std::function<int(int)>& stand_in, int workers) {
   for (int host = 0; host < workers && std::cmp_less(host, hosts_.size()); ++host) {
     hosts_[static_cast<std::size_t>(host)] = hosts_.at(static_cast<std::size_t>(stand_in(host)));
+    activity_of_[static_cast<std::size_t>(host)] = static_cast<std::size_t>(stand_in(host));
   }
+}
+
+double EnergyMeter::moving_extra_w(std::size_t host) const {
+  const scenario::DeviceProfile& device = devices_[host];
+  return device.communication_draw().value_or(core::Watts(0.0)).value() -
+         device.idle_power.value_or(core::Watts(0.0)).value();
 }
 
 double EnergyMeter::links_joules() const {
@@ -58,7 +67,12 @@ double EnergyMeter::links_joules() const {
 
 double EnergyMeter::joules_now() const {
   double joules = static_w_ * simgrid::s4u::Engine::get_clock() + links_joules();
-  for (simgrid::s4u::Host* host : hosts_) joules += sg_host_get_consumed_energy(host);
+  for (std::size_t i = 0; i < hosts_.size(); ++i) {
+    joules += sg_host_get_consumed_energy(hosts_[i]);
+    if (activity_of_[i] < record_->hosts.size()) {
+      joules += record_->hosts[activity_of_[i]].communication_s * moving_extra_w(i);
+    }
+  }
   return joules;
 }
 
@@ -66,12 +80,14 @@ void EnergyMeter::finish(metrics::RunRecord& record) const {
   metrics::EnergyTotals totals;
   for (std::size_t i = 0; i < hosts_.size() && i < record.hosts.size(); ++i) {
     metrics::HostActivity& host = record.hosts[i];
-    const double drawn = sg_host_get_consumed_energy(hosts_[i]);
-    // While it executes a host is fully loaded (busy power); otherwise idle: the plugin's total splits by
-    // the time the runtime saw the host compute and move its messages.
+    // SimGrid's plugin counts busy power while a host executes and idle power otherwise; while its messages
+    // move, the device draws its communication power, the difference added here.
+    const double idle_w = devices_[i].idle_power.value_or(core::Watts(0.0)).value();
+    const double plugin = sg_host_get_consumed_energy(hosts_[i]);
+    const double drawn = plugin + host.communication_s * moving_extra_w(i);
     host.compute_j = host.compute_s * devices_[i].busy_power.value_or(core::Watts(0.0)).value();
-    host.communication_j = host.communication_s * devices_[i].idle_power.value_or(core::Watts(0.0)).value();
-    host.waiting_j = drawn - host.compute_j - host.communication_j;
+    host.communication_j = host.communication_s * (idle_w + moving_extra_w(i));
+    host.waiting_j = plugin - host.compute_j - host.communication_s * idle_w;
     // A host that never waited leaves rounding residue, not joules.
     if (std::abs(host.waiting_j) < 1e-9 * drawn) host.waiting_j = 0.0;
     totals.devices_j += drawn;

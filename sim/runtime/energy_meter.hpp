@@ -16,7 +16,10 @@ namespace dtsim::runtime {
 class EnergyMeter {
  public:
   /// Hosts in RunRecord order: workers by rank, then servers.
-  EnergyMeter(const scenario::Scenario& scenario, const topology::TopologyGraph& graph, const platform::Platform& platform);
+  /// `record` is the run's, read as it fills: each host's communication time so far adds what the device draws
+  /// while messages move above its idle power (SimGrid's host plugin knows only idle and busy).
+  EnergyMeter(const scenario::Scenario& scenario, const topology::TopologyGraph& graph, const platform::Platform& platform,
+              const metrics::RunRecord& record);
 
   /// Joules drawn from the start to now by devices, nodes (static power) and metered links.
   [[nodiscard]] double joules_now() const;
@@ -28,10 +31,14 @@ class EnergyMeter {
 
  private:
   [[nodiscard]] double links_joules() const;
+  /// Watts a host's device draws above idle while its messages move.
+  [[nodiscard]] double moving_extra_w(std::size_t host) const;
 
   /// Where each host's joules are read: its own SimGrid host, or its stand-in's for mirrored workers.
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<scenario::DeviceProfile> devices_;  ///< of each host
+  const metrics::RunRecord* record_;
+  std::vector<std::size_t> activity_of_;  ///< where each host's activity is recorded while the run goes on
   std::vector<simgrid::s4u::Link*> metered_links_;
   double static_w_ = 0.0;  ///< all nodes together
 };

@@ -107,7 +107,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   }
   const bool random = !scenario.cluster.random_slowdowns.empty();
   std::optional<EnergyMeter> energy;
-  if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform());
+  if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform(), record);
   if (energy && mirrored) energy->read_workers_from([&](int rank) { return stand_ins.stand_in(rank); }, worker_count);
   // Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
   // together, or (elastic) those still in the job, to go on without the failed ones.

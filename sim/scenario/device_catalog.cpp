@@ -13,8 +13,14 @@ struct Measured {
   std::optional<double> gemm, attention, convolution, elementwise;
 };
 
+/// Watts drawn idle and at full load (busy: the data sheet's maximum).
+struct Power {
+  double idle;
+  double busy;
+};
+
 CatalogDevice device(std::string name, double peak_flops, double half_flops, double memory_bandwidth,
-                     double memory_bytes, double max_watts, const Measured& measured, std::string description) {
+                     double memory_bytes, Power watts, const Measured& measured, std::string description) {
   DeviceProfile profile;
   profile.name = std::move(name);
   profile.efficiency = kAssumedEfficiency;
@@ -24,13 +30,27 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
   if (half_flops > 0) profile.half_flops = core::FlopsPerSecond(half_flops);
   profile.memory_bandwidth = core::BytesPerSecond(memory_bandwidth);
   if (memory_bytes > 0) profile.memory = core::Bytes(memory_bytes);
-  profile.busy_power = core::Watts(max_watts);
-  // Data sheets give no idle power: it stays unset until a profile declares it.
+  profile.idle_power = core::Watts(watts.idle);
+  profile.busy_power = core::Watts(watts.busy);
+  // communication_power stays unset: no per-device figure is published, DeviceProfile::communication_draw()
+  // takes the documented midpoint.
   return CatalogDevice{std::move(profile), std::move(description)};
 }
 
 }  // namespace
 
+// Power, idle and busy (busy: the data sheet's maximum board power, cited at each device). Idle, where
+// measured:
+// - H100 SXM 75 W and A100 SXM 80 GB 63 W: the idle power of the power model of Splitwise's simulator
+//   (Patel et al., "Splitwise", ISCA 2024; github.com/Mutinifni/splitwise-sim, configs/power_model/
+//   constant.yaml: "idle_power: a100-80gb: 63, h100-80gb: 75").
+// - V100 SXM2: 57 W, nvidia-smi's reading of a V100-SXM2 with no process (github.com/NVIDIA/nvidia-docker
+//   issue 1076: "Power Draw : 56.58 W ... Processes : None"), one reading, rounded.
+// No idle figure was found published for the P100, the H200 and the Xeon 8380: the P100 and the CPU take
+// the V100's idle share of its maximum (57 / 300 = 19%), the H200 the H100's 75 W (the same GH100 chip);
+// these are assumptions, and a scenario may declare its own (cluster.device.idle_power).
+// What a device draws while its messages move (collective kernels copying and reducing) has no published
+// per-device figure: see DeviceProfile::communication_draw().
 // Sustained efficiencies, by class:
 // - gemm: large FP16/BF16 matrix products timed alone. V100 95 and A100 230 TFLOPS measured by
 //   github.com/mli/transformers-benchmarks (micro_bench.ipynb, "Matrix Multiplication FP16"): 0.76 of 125 and
@@ -53,31 +73,31 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
       // (32 FP32 FLOP per cycle), eight DDR4-3200 channels (8 x 25.6 GB/s), 270 W TDP. No FP16/BF16 units.
       // No published sustained training figure: the default applies.
-      device("cpu", 40 * 2.3e9 * 32, 0, 8 * 25.6e9, 0, 270, {},
+      device("cpu", 40 * 2.3e9 * 32, 0, 8 * 25.6e9, 0, {0.19 * 270, 270}, {},
              "one Intel Xeon Platinum 8380 socket: FP32 AVX-512 peak, DDR4-3200 x8, 270 W TDP"),
       // NVIDIA Tesla P100 data sheet (SXM2, 16 GB): 10.6 TFLOPS FP32, 21.2 TFLOPS FP16 (no tensor cores),
       // 732 GB/s HBM2, 300 W. No published sustained training figure: the default applies.
-      device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, 300, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
+      device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, {0.19 * 300, 300}, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
       // NVIDIA Tesla V100 data sheet (SXM2, 32 GB): 15.7 TFLOPS FP32, 125 TFLOPS tensor (FP16), 900 GB/s
       // HBM2, 300 W. No FlashAttention on V100: attention has no measurement.
-      device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, 300,
+      device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, {57, 300},
              {.gemm = 0.76, .attention = std::nullopt, .convolution = 0.2503, .elementwise = 0.87},
              "NVIDIA V100 SXM2 32 GB: FP32 and FP16 tensor peaks, HBM2, 300 W"),
       // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 312 TFLOPS FP16/BF16 tensor (dense; 624 with
       // sparsity), 2,039 GB/s HBM2e, 400 W.
-      device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, 400,
+      device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, {63, 400},
              {.gemm = 0.74, .attention = 0.50, .convolution = 0.2064, .elementwise = 0.79},
              "NVIDIA A100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM2e, 400 W"),
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity, so 989.5
       // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind nor bandwidth
       // measurement: convolution and elementwise have none.
-      device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, 700,
+      device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, {75, 700},
              {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = std::nullopt},
              "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
       // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
       // H100's figures.
-      device("h200", 67e12, 989.5e12, 4.8e12, 141e9, 700,
+      device("h200", 67e12, 989.5e12, 4.8e12, 141e9, {75, 700},
              {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = std::nullopt},
              "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3e, 700 W"),
   };

@@ -57,6 +57,15 @@ EnergySpec read_energy(const View& root, const ClusterSpec& cluster, bool has_se
                  "busy_power is the draw at full load, idle_power with nothing to do");
       break;
     }
+    const std::optional<core::Watts> moving = device.communication_power;
+    if (moving && device.idle_power && device.busy_power &&
+        (moving->value() < device.idle_power->value() || moving->value() > device.busy_power->value())) {
+      sink.error(out.where, "energy",
+                 fmt::format("device '{}' draws {} W while communicating, outside its idle ({} W) to busy ({} W) range",
+                             device.name, moving->value(), device.idle_power->value(), device.busy_power->value()),
+                 "communication_power lies between idle_power and busy_power");
+      break;
+    }
   }
   return out;
 }

@@ -50,6 +50,17 @@ struct DeviceProfile {
   std::optional<core::Bytes> memory;
   std::optional<core::Watts> idle_power;
   std::optional<core::Watts> busy_power;
+  /// While its messages move (collective kernels copying and reducing); unset, communication_draw() says.
+  std::optional<core::Watts> communication_power;
+
+  /// What the device draws while its messages move: communication_power, else midway between idle and busy
+  /// power. No per-device measurement of the draw of communication kernels was found published: the midpoint
+  /// is an assumption (docs/faults-and-energy.md), and a device may declare its own figure.
+  [[nodiscard]] std::optional<core::Watts> communication_draw() const {
+    if (communication_power) return communication_power;
+    if (!idle_power || !busy_power) return std::nullopt;
+    return core::Watts((idle_power->value() + busy_power->value()) / 2.0);
+  }
 };
 
 using topologies::IntraNode;

@@ -50,6 +50,9 @@ std::vector<SchemaNode> device_fields() {
       quantity("memory", Unit::Size, "memory size").exclusive_min().for_example("\"32GiB\""),
       quantity("idle_power", Unit::Power, "power drawn while idle").for_example("\"50W\""),
       quantity("busy_power", Unit::Power, "power drawn at full load").for_example("\"300W\""),
+      quantity("communication_power", Unit::Power,
+               "power drawn while its messages move (default: midway between idle_power and busy_power)")
+          .for_example("\"175W\""),
   };
 }
 

@@ -1,6 +1,7 @@
 // Energy: SimGrid's host energy plugin gives each device busy power while it computes and idle power
-// otherwise, so a host's joules are hand-computable from the time it computed; a straggler's BSP peers
-// spend its extra compute time waiting, at idle power.
+// otherwise, and dtsim its communication power while its messages move, so a host's joules are
+// hand-computable from the time it computed and communicated; a straggler's BSP peers spend its extra
+// compute time waiting, at idle power.
 
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
@@ -13,13 +14,14 @@ namespace {
 
 constexpr double kIdle = 50.0;
 constexpr double kBusy = 250.0;
+constexpr double kCommunicating = 120.0;
 
 const char* const kStraggler = R"(
 name: energy
 seed: 3
 cluster:
   workers: 4
-  device: {name: slow, peak_flops: 2GFLOPS, idle_power: 50W, busy_power: 250W}
+  device: {name: slow, peak_flops: 2GFLOPS, idle_power: 50W, busy_power: 250W, communication_power: 120W}
 topology: {kind: ring, link: {bandwidth: 10Gbps, latency: 5us}}
 model: {kind: logistic_regression}
 data: {kind: synthetic_classification, samples: 8000, features: 1023}
@@ -42,16 +44,19 @@ metrics::RunRecord run(const char* text) {
   return runtime::run_training(scenario, setup);
 }
 
-TEST(Energy, EachDeviceDrawsBusyPowerWhileComputingAndIdlePowerOtherwise) {
+TEST(Energy, EachDeviceDrawsBusyPowerComputingCommunicationPowerMovingAndIdlePowerOtherwise) {
   const metrics::RunRecord record = run(kStraggler);
   ASSERT_TRUE(record.energy.has_value());
   const double total = record.simulated_s;
   double devices = 0.0;
   for (const metrics::HostActivity& host : record.hosts) {
-    const double expected = kBusy * host.compute_s + kIdle * (total - host.compute_s);
+    ASSERT_GT(host.communication_s, 0.0) << host.name;
+    const double expected = kBusy * host.compute_s + kCommunicating * host.communication_s +
+                            kIdle * (total - host.compute_s - host.communication_s);
     const double drawn = host.compute_j + host.communication_j + host.waiting_j;
     EXPECT_NEAR(drawn, expected, 1e-6 * expected) << host.name;
     EXPECT_NEAR(host.compute_j, kBusy * host.compute_s, 1e-9 * host.compute_j) << host.name;
+    EXPECT_NEAR(host.communication_j, kCommunicating * host.communication_s, 1e-9 * host.communication_j) << host.name;
     EXPECT_GE(host.waiting_j, -1e-12 * expected) << host.name;
     devices += drawn;
   }
@@ -91,6 +96,26 @@ TEST(Energy, BspPeersOfAFourTimesStragglerSpendItsExtraComputeTimeWaiting) {
   // of the devices' energy spent waiting is 3 x 3 x c x P_idle over (4 c P_busy + 3 (c P_busy + 3 c P_idle)).
   const double share = 9.0 * kIdle / (4.0 * kBusy + 3.0 * (kBusy + 3.0 * kIdle));
   EXPECT_NEAR(record.energy->waiting_j / record.energy->devices_j, share, 0.05 * share);
+}
+
+// Every built-in device carries idle, communication and busy power: an energy run on H100s needs nothing
+// declared, and communication is charged midway between idle (75 W) and busy (700 W) power.
+TEST(Energy, BuiltInDevicesCarryEveryPower) {
+  const metrics::RunRecord record = run(R"(
+name: energy-h100
+cluster: {workers: 4, device: {name: h100}}
+topology: {kind: ring, link: {bandwidth: 10Gbps, latency: 5us}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 4000, features: 255}
+training: {batch: {per_worker: 64}, optimizer: {learning_rate: 0.1}, stop: {iterations: 4}}
+energy: {}
+)");
+  ASSERT_TRUE(record.energy.has_value());
+  for (const metrics::HostActivity& host : record.hosts) {
+    ASSERT_GT(host.communication_s, 0.0) << host.name;
+    EXPECT_NEAR(host.communication_j, (75.0 + 700.0) / 2 * host.communication_s, 1e-9 * host.communication_j) << host.name;
+    EXPECT_NEAR(host.compute_j, 700.0 * host.compute_s, 1e-9 * host.compute_j) << host.name;
+  }
 }
 
 }  // namespace
