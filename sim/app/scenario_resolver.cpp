@@ -239,7 +239,43 @@ void check_recomputation(const scenario::Scenario& s, const Registries& registri
   }
 }
 
+/// Micro-batch passes one step may hold message by message, micro-batches x model chunks x stages: SimGrid's
+/// cost per activity
+/// grows with the activities a step has open, so a step's wall time grows faster than its micro-batches (8
+/// stages of GPT-2: 2,048 micro-batches 2.0 s, 4,096 13.5 s, 16,384 180 s; 2 stages: 8,000 0.35 s, 32,000
+/// 7 s). At the bound a step takes seconds; docs/limits.md.
+constexpr std::int64_t kStepPassLimit = 16'384;
+/// Micro-batch passes a whole run may simulate (the step's, times tensor ranks and iterations): about a
+/// minute and a half at the bound.
+constexpr double kRunPassLimit = 1e6;
+
+/// Refuses a pipeline whose steps or run hold more micro-batch passes than simulate in reasonable time,
+/// naming the figure: `microbatches: 1000000` on 2 stages would otherwise run for hours.
+void check_simulated_passes(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::int64_t step = static_cast<std::int64_t>(plan.microbatches) * plan.virtual_stages * plan.pipeline;
+  const double run = static_cast<double>(step) * plan.tensor * static_cast<double>(s.training.iterations.value_or(1));
+  const char* hint = "use fewer, larger micro-batches (or fewer iterations): a pipeline's bubble and time per sample "
+                     "change little once its micro-batches are many times its stages";
+  // The analytical network keeps no SimGrid activity per message: its steps have no such bound.
+  const bool message_by_message = s.topology.network_model != scenario::NetworkModel::Analytical;
+  if (message_by_message && step > kStepPassLimit) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("{} micro-batches x {} chunk(s) x {} stage(s) are {} micro-batch passes a step, more than the "
+                           "{} a step may simulate message by message",
+                           plan.microbatches, plan.virtual_stages, plan.pipeline, step, kStepPassLimit),
+               std::string(hint) + "; or use topology.network_model: analytical");
+  } else if (run > kRunPassLimit) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("{} micro-batch passes a step x {} tensor rank(s) x {} iteration(s) are {:.3g} passes, more "
+                           "than the {:.0e} a run may simulate",
+                           step, plan.tensor, s.training.iterations.value_or(1), run, kRunPassLimit),
+               hint);
+  }
+}
+
 void check_microbatches_divide(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  check_simulated_passes(s, sink);
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   if (s.training.batch_per_worker % plan.microbatches != 0) {
     sink.error(plan.microbatches_at, "training.parallelism.microbatches",
