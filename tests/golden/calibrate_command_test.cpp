@@ -84,6 +84,23 @@ TEST(CalibrateCommand, BadMeasurementsNameTheirLine) {
   EXPECT_NE(key.err.find("'tensor' is no operation class"), std::string::npos) << key.err;
 }
 
+// Every bad row is reported in one run, each at the column of its bad cell.
+TEST(CalibrateCommand, EveryBadRowIsReportedAtItsCell) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-rows");
+  std::string rows = "scenario,iteration_s,bound_percent\n";
+  for (int i = 0; i < 7; ++i) rows += fmt::format("s{}.yaml,{},5\n", i, i % 2 == 0 ? "fast" : "-1");
+  rows += "s7.yaml,1.0,lots\n";
+  write(folder / "m.csv", rows);
+  const CommandResult bad = run_dtsim(fmt::format("calibrate {} --fit a100.gemm", (folder / "m.csv").string()));
+  EXPECT_EQ(bad.exit_status, 2);
+  for (int line = 2; line <= 8; ++line) {
+    EXPECT_NE(bad.err.find(fmt::format("m.csv:{}:9: error: iteration_s: expected a positive number of seconds", line)),
+              std::string::npos) << line << "\n" << bad.err;
+  }
+  EXPECT_NE(bad.err.find("m.csv:9:13: error: bound_percent: expected a positive percentage, got \"lots\""),
+            std::string::npos) << bad.err;
+}
+
 // Without --fit, the rows are compared with their predictions: a row over its bound_percent makes the exit
 // status 1 and is marked; within it, 0.
 TEST(CalibrateCommand, WithoutFitComparesEachRowWithItsBound) {

@@ -78,6 +78,20 @@ TEST(CollectiveCommand, EveryBadOptionIsReportedInOneRun) {
       << torus.err;
 }
 
+// A size past what a double counts byte for byte is refused (1e20 B wrapped around 2^64 and gave 3e-05 s),
+// and one size needs no range.
+TEST(CollectiveCommand, SizesAreBoundedAndOneSizeIsARange) {
+  const CommandResult huge = run_dtsim("collective --sizes 1e20B:1e20B");
+  EXPECT_EQ(huge.exit_status, 2);
+  EXPECT_NE(huge.err.find("--sizes: a size must be 0 or from 0.001B to 8192TiB, got \"1e20B\""), std::string::npos)
+      << huge.err;
+  const CommandResult one = run_dtsim("collective --sizes 1GiB --ranks 4 --algo ring --json");
+  ASSERT_EQ(one.exit_status, 0) << one.err;
+  const nlohmann::json rows = nlohmann::json::parse(one.out)["rows"];
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0]["size_bytes"].get<double>(), 1073741824.0);
+}
+
 TEST(CollectiveCommand, BadOptionsAreUsageErrors) {
   const CommandResult unknown = run_dtsim("collective --op allgahter");
   EXPECT_EQ(unknown.exit_status, 2);

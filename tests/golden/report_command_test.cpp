@@ -3,9 +3,11 @@
 
 #include "run_dtsim.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -24,6 +26,26 @@ TEST(ReportCommand, AFolderWithoutResultsIsAnErrorNamingIt) {
   EXPECT_NE(run.err.find((folder / "empty" / "summary.json").string() + ": error: no summary.json here"), std::string::npos)
       << run.err;
   EXPECT_FALSE(fs::exists(folder / "empty" / "report.html"));
+}
+
+// A result file damaged after the run (a row of garbage in metrics.csv) is refused at its line, never drawn
+// from in part.
+TEST(ReportCommand, ADamagedMetricsFileIsRefusedAtItsLine) {
+  const fs::path folder = fresh_output_folder("report_damaged");
+  const CommandResult run = run_dtsim("run " + scenario_path("quickstart.yaml").string() + " -q -o " + (folder / "run").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const std::string file = (folder / "run" / "metrics.csv").string();
+  const std::string written = read_file(file);
+  const auto lines = std::count(written.begin(), written.end(), '\n');
+  std::ofstream(file, std::ios::app) << "garbage,1\n1,2,x,4,5,6,7,8\n";
+  const CommandResult report = run_dtsim("report " + (folder / "run").string());
+  EXPECT_EQ(report.exit_status, 2);
+  EXPECT_NE(report.err.find(fmt::format("{}:{}:1: error: a row of 2 cells where the header names 8", file, lines + 1)),
+            std::string::npos) << report.err;
+  EXPECT_NE(report.err.find(fmt::format("{}:{}:5: error: column epoch holds text where dtsim writes a number", file,
+                                        lines + 2)),
+            std::string::npos) << report.err;
+  EXPECT_FALSE(fs::exists(folder / "run" / "report.html"));
 }
 
 /// The Vega-Lite specs of a report page, parsed.
