@@ -141,6 +141,39 @@ core::SourcePosition at(const core::SourcePosition& file, const YAML::Mark& mark
   return where;
 }
 
+/// The line where a second YAML document starts (after a `---` or `...` marker at column 0 that follows
+/// content), or 0. Found by its markers, which YAML allows nowhere else at column 0, so that a file of a
+/// million `---` lines is refused without parsing a million documents.
+int second_document_line(const std::string& text) {
+  bool content = false;
+  bool ended = false;
+  int line = 0;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view row(text.data() + begin, end - begin);
+    begin = end + 1;
+    ++line;
+    const auto marker = [&](std::string_view mark) {
+      return row.starts_with(mark) && (row.size() == 3 || row[3] == ' ' || row[3] == '\t' || row[3] == '\r');
+    };
+    const std::size_t first = row.find_first_not_of(" \t\r");
+    const bool blank = first == std::string_view::npos || row[first] == '#';
+    if (marker("---")) {
+      if (content || ended) return line;
+      continue;
+    }
+    if (marker("...")) {
+      ended = content = true;
+      continue;
+    }
+    if (blank || row.starts_with("%")) continue;
+    if (ended) return line;
+    content = true;
+  }
+  return 0;
+}
+
 /// YAML forbids tabs in indentation, and yaml-cpp's message for them ("illegal map value", "end of map not
 /// found") does not say so: name the first line indented with a tab.
 std::string tab_hint(const std::string& text) {
@@ -171,16 +204,17 @@ class IncludeResolver {
 
   /// `file` carries the include chain that leads to this text.
   ConfigNode load(const std::string& text, const core::SourcePosition& file) {
+    if (const int line = second_document_line(text); line > 0) {
+      core::SourcePosition where = file;
+      where.line = line;
+      where.column = 1;
+      sink_->error(where, "", "a second YAML document starts here; a scenario file holds one",
+                   "put each scenario in a file of its own, or several runs in one file with sweep:");
+      return {};
+    }
     YAML::Node root;
     try {
-      std::vector<YAML::Node> documents = YAML::LoadAll(text);
-      if (documents.size() > 1) {
-        sink_->error(at(file, documents[1].Mark()), "",
-                     fmt::format("the file holds {} YAML documents (separated by ---); a scenario is one", documents.size()),
-                     "put each scenario in a file of its own, or several runs in one file with sweep:");
-        return {};
-      }
-      if (!documents.empty()) root = documents.front();
+      root = YAML::Load(text);
     } catch (const YAML::Exception& parse_error) {
       sink_->error(at(file, parse_error.mark), "", fmt::format("not valid YAML: {}", parse_error.msg),
                    tab_hint(text));
