@@ -14,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace dtsim;
   const std::string text(reinterpret_cast<const char*>(data), size);
-  const scenario::LoadOptions no_files{.allow_includes = false};
+  const scenario::LoadOptions no_files{.allow_includes = false, .confine = std::nullopt};
   scenario::ScenarioDocument document;
   try {
     document = scenario::read_scenario_document_text(text, "fuzz.yaml", no_files);
