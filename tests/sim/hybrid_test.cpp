@@ -136,5 +136,22 @@ TEST(Hybrid, WorkersSendOnlyTheRowsTheirBatchesTouch) {
   EXPECT_GT(run.record.hosts[5].bytes_sent, 0.0);
 }
 
+// One worker 4 times slower: the others wait for it at the dense allreduce and the servers' barrier, and
+// that time is waiting, not communication: each fast worker waits at least most of the straggler's extra
+// compute time, and moves its messages in no longer than the straggler does, give or take the sharing of
+// the servers' links.
+TEST(Hybrid, AStragglersExtraComputeIsWaitingForTheOthers) {
+  const SimulatedRun run =
+      simulate_hybrid(hybrid_scenario("{kind: hybrid, shards: 2}") + "stragglers: [{workers: [2], slowdown: 4}]\n");
+  const metrics::HostActivity& slow = run.record.hosts[2];
+  for (const int w : {0, 1, 3}) {
+    const metrics::HostActivity& fast = run.record.hosts[static_cast<std::size_t>(w)];
+    const double extra = slow.compute_s - fast.compute_s;
+    ASSERT_GT(extra, 0.0);
+    EXPECT_GT(fast.wait_s, 0.9 * extra) << fast.name;
+    EXPECT_LT(fast.communication_s, 1.5 * slow.communication_s) << fast.name;
+  }
+}
+
 }  // namespace
 }  // namespace dtsim
