@@ -108,6 +108,12 @@ Outcome here(const std::function<std::string()>& work) {
   }
 }
 
+/// --confine's folder, canonical; throws core::InputError where it names no folder.
+std::optional<std::filesystem::path> confined_to(const std::optional<std::filesystem::path>& confine) {
+  if (!confine) return std::nullopt;
+  return dtsim::app::confinement_folder(*confine);
+}
+
 Outcome run(const std::filesystem::path& scenario, const std::optional<std::filesystem::path>& output,
             const std::optional<std::uint64_t>& seed, const std::optional<std::string>& point, bool report, bool force,
             int jobs, bool every_rank, bool sweep_only, const std::filesystem::path& executable,
@@ -129,7 +135,7 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
       [options, confine](const dtsim::app::LineSink& send) {
         dtsim::app::RunCommandOptions reporting = options;
         reporting.progress_to = send;
-        if (confine) reporting.confine = dtsim::app::confinement_folder(*confine);
+        reporting.confine = confined_to(confine);
         return dtsim::app::run_command(reporting, dtsim::app::make_builtin_registries()).string();
       },
       timeout_s, progress);
@@ -153,7 +159,7 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
       [options, confine](const dtsim::app::LineSink& send) {
         dtsim::app::ScaleOptions reporting = options;
         reporting.progress_to = send;
-        if (confine) reporting.confine = dtsim::app::confinement_folder(*confine);
+        reporting.confine = confined_to(confine);
         return dtsim::app::scale_command(reporting, dtsim::app::make_builtin_registries()).string();
       },
       timeout_s, progress);
@@ -181,12 +187,6 @@ Outcome collective(const std::string& operation, const std::string& algorithm, c
         return dtsim::app::collective_command(options, dtsim::app::make_builtin_registries());
       },
       timeout_s, py::none());
-}
-
-/// --confine's folder, canonical; throws core::InputError where it names no folder.
-std::optional<std::filesystem::path> confined_to(const std::optional<std::filesystem::path>& confine) {
-  if (!confine) return std::nullopt;
-  return dtsim::app::confinement_folder(*confine);
 }
 
 Outcome validate(const std::vector<std::filesystem::path>& files, const std::optional<std::filesystem::path>& confine) {

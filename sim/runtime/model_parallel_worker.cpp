@@ -212,12 +212,6 @@ void ModelParallelWorker::operator()() {
                    scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
                    replicas_meeting(plan, at, "gradients"));
   }
-  // ZeRO's gather of the updated parameter chunks: labelled apart from the gradients' reduction.
-  const auto gather_weights = [&] {
-    group->carry(Traffic::Zero);
-    setup.allgather->run(*group, comm::Block::sized(weights));
-    group->carry(Traffic::Data);
-  };
   const auto stream_for = [&](const models::PipelinePass& pass) {
     return stream && finishing[static_cast<std::size_t>(pass.chunk)] == &pass ? &*stream : nullptr;
   };
@@ -261,14 +255,14 @@ void ModelParallelWorker::operator()() {
       stream->wait_for_all(meter);
       const auto share = setup.zero_stage > 0 ? static_cast<std::size_t>(replicas) : std::size_t{1};
       charge_compute(meter, optimizer->flops((parameters + share - 1) / share));
-      if (setup.zero_stage > 0) gather_weights();
+      if (setup.zero_stage > 0) gather_parameters(setup, *group, weights);
     } else if (setup.zero_stage > 0) {
       // ZeRO 1 and 2 over the replicas: each sums and updates its chunk of the device's parameters, then the
       // replicas gather the updated chunks.
       setup.reduce_scatter->run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops((parameters + static_cast<std::size_t>(replicas) - 1) /
                                              static_cast<std::size_t>(replicas)));
-      gather_weights();
+      gather_parameters(setup, *group, weights);
     } else {
       if (replicas > 1) setup.allreduce->run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops(parameters));

@@ -4,6 +4,7 @@
 #include "models/gradient_buckets.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/gradient_stream.hpp"
+#include "sim/runtime/worker_group.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -14,13 +15,6 @@
 
 namespace dtsim::runtime {
 namespace {
-
-/// ZeRO's gather of partitioned parameters over the data-parallel group, labelled apart from the gradients.
-void gather_parameters(const TrainingSetup& setup, S4uTransport& transport, std::size_t elements) {
-  transport.carry(Traffic::Zero);
-  setup.allgather->run(transport, comm::Block::sized(elements));
-  transport.carry(Traffic::Data);
-}
 
 /// The lock-step actions as time only: the allreduce of `count` elements and the FLOPs of each step.
 class TimedSteps final : public sync::LockStepActions {

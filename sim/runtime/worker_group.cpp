@@ -62,4 +62,10 @@ AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const 
   return {fmt::format("{}/{}", channels, at.pipeline), plan.data * plan.tensor, at.tensor * plan.data};
 }
 
+void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements) {
+  replicas.carry(Traffic::Zero);
+  setup.allgather->run(replicas, comm::Block::sized(elements));
+  replicas.carry(Traffic::Data);
+}
+
 }  // namespace dtsim::runtime

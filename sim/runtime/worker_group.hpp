@@ -42,4 +42,8 @@ struct ParallelGroups {
   WorkerGroup tensor;    ///< its tensor group, at its tensor rank
 };
 
+/// ZeRO's gather of `elements` partitioned parameters over a data-parallel group, its time labelled as ZeRO's
+/// traffic, apart from the gradients' reduction.
+void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements);
+
 }  // namespace dtsim::runtime

@@ -50,7 +50,8 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
 // the V100's idle share of its maximum (57 / 300 = 19%), the H200 the H100's 75 W (the same GH100 chip);
 // these are assumptions, and a scenario may declare its own (cluster.device.idle_power).
 // What a device draws while its messages move (collective kernels copying and reducing) has no published
-// per-device figure: see DeviceProfile::communication_draw().
+// per-device figure: see DeviceProfile::communication_draw(). None of these powers is fitted: each is taken
+// as its source gives it (no validation row, fit or test, measures energy, and no row moved any of them).
 // Sustained efficiencies, by class:
 // - gemm: large FP16/BF16 matrix products timed alone. V100 95 and A100 230 TFLOPS measured by
 //   github.com/mli/transformers-benchmarks (micro_bench.ipynb, "Matrix Multiplication FP16"): 0.76 of 125 and

@@ -54,16 +54,23 @@ nlohmann::ordered_json to_json(const ConfigNode& node, const SchemaNode* schema)
 
 nlohmann::ordered_json resolved_json(const ConfigNode& tree) { return to_json(tree, &scenario_schema()); }
 
+bool names_a_file(const ConfigEntry& entry) {
+  return (entry.key == "path" || entry.key == "file") && entry.value.is_scalar();
+}
+
+std::filesystem::path named_file(const ConfigEntry& entry) {
+  const std::filesystem::path file(entry.value.scalar);
+  if (file.is_absolute() || entry.value.where.file.empty()) return file;
+  return std::filesystem::path(entry.value.where.file).parent_path() / file;
+}
+
 void absolute_file_names(ConfigNode& tree) {
   for (auto& entry : tree.entries) {
-    ConfigNode& value = entry.value;
-    if ((entry.key == "path" || entry.key == "file") && value.is_scalar() && !value.where.file.empty() &&
-        std::filesystem::path(value.scalar).is_relative()) {
-      value.scalar = std::filesystem::absolute(std::filesystem::path(value.where.file).parent_path() / value.scalar)
-                         .lexically_normal()
-                         .generic_string();
+    if (names_a_file(entry) && !entry.value.where.file.empty() &&
+        std::filesystem::path(entry.value.scalar).is_relative()) {
+      entry.value.scalar = std::filesystem::absolute(named_file(entry)).lexically_normal().generic_string();
     }
-    absolute_file_names(value);
+    absolute_file_names(entry.value);
   }
   for (auto& item : tree.items) absolute_file_names(item);
 }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 namespace dtsim::scenario {
 
 /// `tree` is a document the schema validated; its scalars keep their YAML text where the schema has no
@@ -16,5 +18,10 @@ nlohmann::ordered_json resolved_json(const ConfigNode& tree);
 /// Names file names (`data.path`, a trace's `file`) absolutely, resolved against the file that wrote each:
 /// a resolved document merges several files and must read back the same from anywhere.
 void absolute_file_names(ConfigNode& tree);
+
+/// Whether `entry` names a file (a `path` or `file` key holding text).
+bool names_a_file(const ConfigEntry& entry);
+/// The file `entry` names, relative to the file that wrote it unless absolute.
+std::filesystem::path named_file(const ConfigEntry& entry);
 
 }  // namespace dtsim::scenario

@@ -119,15 +119,11 @@ void check_confined(const ConfigNode& tree, const std::filesystem::path& root, c
   for (const ConfigEntry& entry : tree.entries) {
     const ConfigNode& value = entry.value;
     const std::string key = dotted_key(path, entry.key);
-    if ((entry.key == "path" || entry.key == "file") && value.is_scalar() && !value.scalar.empty()) {
-      std::filesystem::path file(value.scalar);
-      if (file.is_relative() && !value.where.file.empty()) file = std::filesystem::path(value.where.file).parent_path() / file;
-      if (!core::inside_folder(file, root)) {
-        sink.error(value.where, key,
-                   fmt::format("'{}' is outside {}, the only folder this run may read (--confine)", value.scalar,
-                               root.string()),
-                   "keep the scenario's data and traces in its own folder");
-      }
+    if (names_a_file(entry) && !value.scalar.empty() && !core::inside_folder(named_file(entry), root)) {
+      sink.error(value.where, key,
+                 fmt::format("'{}' is outside {}, the only folder this run may read (--confine)", value.scalar,
+                             root.string()),
+                 "keep the scenario's data and traces in its own folder");
     }
     check_confined(value, root, sink, key);
   }

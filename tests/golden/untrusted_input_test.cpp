@@ -19,13 +19,25 @@ model: {kind: logistic_regression}
 data: {kind: synthetic_classification, samples: 400, features: 4}
 )";
 
+/// A fresh folder `name` holding s.yaml: kBase and `sections` (topology and training).
+fs::path scenario_folder(const std::string& name, const std::string& sections) {
+  const fs::path folder = fresh_output_folder(name);
+  std::ofstream(folder / "s.yaml") << "name: s\n" << kBase << sections;
+  return folder;
+}
+
+/// `dtsim run -q` of the folder's s.yaml into its out/.
+CommandResult run_in(const fs::path& folder) {
+  return run_dtsim("run -q " + (folder / "s.yaml").string() + " -o " + (folder / "out").string());
+}
+
 TEST(UntrustedInput, ExplainShowsEveryPointsStrategyWithItsParameters) {
-  const fs::path folder = fresh_output_folder("explain_strategies");
-  std::ofstream(folder / "s.yaml") << "name: s\n" << kBase
-                                   << "topology: {kind: parameter_server, link: {bandwidth: 10Gbps, latency: 5us}}\n"
-                                      "training:\n  batch: {per_worker: 8}\n  optimizer: {learning_rate: 0.1}\n"
-                                      "  architecture: {kind: parameter_server}\n  sync: {strategy: ssp, staleness: 1}\n"
-                                      "  stop: {iterations: 4}\nsweep:\n  axes:\n    training.sync.staleness: [1, 3]\n";
+  const fs::path folder =
+      scenario_folder("explain_strategies",
+                      "topology: {kind: parameter_server, link: {bandwidth: 10Gbps, latency: 5us}}\n"
+                      "training:\n  batch: {per_worker: 8}\n  optimizer: {learning_rate: 0.1}\n"
+                      "  architecture: {kind: parameter_server}\n  sync: {strategy: ssp, staleness: 1}\n"
+                      "  stop: {iterations: 4}\nsweep:\n  axes:\n    training.sync.staleness: [1, 3]\n");
   const CommandResult explained = run_dtsim("explain " + (folder / "s.yaml").string());
   ASSERT_EQ(explained.exit_status, 0) << explained.err;
   EXPECT_NE(explained.out.find("# staleness=1: training.sync: {strategy: ssp, staleness: 1}\n"), std::string::npos)
@@ -35,13 +47,12 @@ TEST(UntrustedInput, ExplainShowsEveryPointsStrategyWithItsParameters) {
 }
 
 TEST(UntrustedInput, SweepCsvHoldsTheAxisValuesAsWritten) {
-  const fs::path folder = fresh_output_folder("sweep_values");
-  std::ofstream(folder / "s.yaml") << "name: s\n" << kBase
-                                   << "topology: {kind: ring, link: {bandwidth: 10Gbps, latency: 5us}}\n"
-                                      "training:\n  batch: {per_worker: 8}\n  optimizer: {learning_rate: 0.1}\n"
-                                      "  stop: {iterations: 2}\nsweep:\n  axes:\n"
-                                      "    training.optimizer.learning_rate: [1.5e+0, 5e-1]\n";
-  const CommandResult run = run_dtsim("run -q " + (folder / "s.yaml").string() + " -o " + (folder / "out").string());
+  const fs::path folder = scenario_folder("sweep_values",
+                                          "topology: {kind: ring, link: {bandwidth: 10Gbps, latency: 5us}}\n"
+                                          "training:\n  batch: {per_worker: 8}\n  optimizer: {learning_rate: 0.1}\n"
+                                          "  stop: {iterations: 2}\nsweep:\n  axes:\n"
+                                          "    training.optimizer.learning_rate: [1.5e+0, 5e-1]\n");
+  const CommandResult run = run_in(folder);
   ASSERT_EQ(run.exit_status, 0) << run.err;
   const std::string csv = read_file(folder / "out" / "sweep.csv");
   EXPECT_NE(csv.find("\n\"learning_rate=1.5e_0\",1.5e+0,"), std::string::npos) << csv;
@@ -49,14 +60,13 @@ TEST(UntrustedInput, SweepCsvHoldsTheAxisValuesAsWritten) {
 }
 
 TEST(UntrustedInput, FormulaLikeNamesAreNeutralisedInCsvAndReadBack) {
-  const fs::path folder = fresh_output_folder("csv_injection");
-  std::ofstream(folder / "s.yaml") << "name: s\n" << kBase
-                                   << "topology:\n  kind: custom\n  link: {bandwidth: 10Gbps, latency: 5us}\n"
-                                      "  nodes: [{name: '=HYPERLINK(\"x\")'}, {name: '@w1'}]\n"
-                                      "  links: [{from: '=HYPERLINK(\"x\")', to: '@w1'}]\n"
-                                      "training:\n  batch: {per_worker: 8}\n  optimizer: {learning_rate: 0.1}\n"
-                                      "  stop: {iterations: 2}\n";
-  const CommandResult run = run_dtsim("run -q " + (folder / "s.yaml").string() + " -o " + (folder / "out").string());
+  const fs::path folder = scenario_folder("csv_injection",
+                                          "topology:\n  kind: custom\n  link: {bandwidth: 10Gbps, latency: 5us}\n"
+                                          "  nodes: [{name: '=HYPERLINK(\"x\")'}, {name: '@w1'}]\n"
+                                          "  links: [{from: '=HYPERLINK(\"x\")', to: '@w1'}]\n"
+                                          "training:\n  batch: {per_worker: 8}\n  optimizer: {learning_rate: 0.1}\n"
+                                          "  stop: {iterations: 2}\n");
+  const CommandResult run = run_in(folder);
   ASSERT_EQ(run.exit_status, 0) << run.err;
   const std::string links = read_file(folder / "out" / "links.csv");
   EXPECT_NE(links.find("\"'=HYPERLINK(\"\"x\"\")\",'@w1,"), std::string::npos) << links;
