@@ -5,6 +5,8 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,7 +21,9 @@ namespace s4u = simgrid::s4u;
 struct GradientStream::Shared {
   std::int64_t handed = 0;    ///< buckets handed over since the start
   std::int64_t averaged = 0;  ///< buckets whose allreduce is done
-  std::vector<Span> moving;   ///< the stream's transfers not yet matched with a wait of the worker
+  /// While the worker waits for the stream: its meter, and how far its wait is reported.
+  std::optional<Meter> waiting;
+  double reported_until = 0.0;
   s4u::ActorPtr stream_waiting;  ///< the stream, suspended until a bucket is handed over
   s4u::ActorPtr worker_waiting;  ///< the worker, suspended until every bucket handed over is averaged
 
@@ -38,20 +42,34 @@ struct GradientStream::Shared {
     slot = nullptr;
     waiting->resume();
   }
+
+  /// The stream's transfers `moving`, reported on the waiting worker's lane as they end: its wait so far is
+  /// communication while they moved and waiting for peers before. Reported piece by piece rather than kept
+  /// for the end of the wait: a ring of p ranks moves 2(p-1) times a bucket, and at 65,536 ranks keeping
+  /// every worker's spans for its last bucket alone took over 100 GB.
+  void report_moving(std::span<const Span> moving) {
+    for (const Span& span : moving) {
+      const double from = std::max(span.start, reported_until);
+      if (span.end <= from) continue;
+      const Span piece{from, span.end};
+      waiting->observer().on_communication(waiting->lane(), {reported_until, span.end}, std::span<const Span>(&piece, 1));
+      reported_until = span.end;
+    }
+  }
 };
 
 namespace {
 
-/// What the stream's transport reports, passed on, with the spans its messages moved kept aside: a
-/// worker waiting for the stream is communicating while they move and waiting for peers otherwise.
+/// What the stream's transport reports, passed on, and while the worker waits, reported on its lane too: a
+/// worker waiting for the stream is communicating while its messages move and waiting for peers otherwise.
 class StreamObserver final : public RunObserver {
  public:
   StreamObserver(RunObserver& next, std::shared_ptr<GradientStream::Shared> shared)
       : next_(next), shared_(std::move(shared)) {}
   void on_compute(Lane lane, Span span) override { next_.on_compute(lane, span); }
   void on_communication(Lane lane, Span blocked, std::span<const Span> moving) override {
-    shared_->moving.insert(shared_->moving.end(), moving.begin(), moving.end());
     next_.on_communication(lane, blocked, moving);
+    if (shared_->waiting) shared_->report_moving(moving);
   }
   void on_wait(Lane lane, Span span) override { next_.on_wait(lane, span); }
   void on_sent(Lane lane, double bytes, std::int64_t messages) override { next_.on_sent(lane, bytes, messages); }
@@ -131,14 +149,15 @@ void GradientStream::hand_over() {
 }
 
 void GradientStream::wait_for_all(const Meter& meter) {
-  const double blocked_at = s4u::Engine::get_clock();
-  Shared::wait_until(shared_->worker_waiting, [&] { return shared_->averaged >= shared_->handed; });
   // Waiting for the last buckets: the communication the compute did not hide while the stream's messages
-  // move, waiting for slower peers while they do not.
-  const Span blocked{blocked_at, s4u::Engine::get_clock()};
-  const std::vector<Span> moving = disjoint_union(std::move(shared_->moving), blocked);
-  shared_->moving.clear();
-  meter.observer().on_communication(meter.lane(), blocked, moving);
+  // move, waiting for slower peers while they do not. The transfers the stream reported before hold none of
+  // this wait: each ended by the time it was reported.
+  shared_->waiting = meter;
+  shared_->reported_until = s4u::Engine::get_clock();
+  Shared::wait_until(shared_->worker_waiting, [&] { return shared_->averaged >= shared_->handed; });
+  shared_->waiting.reset();
+  const Span rest{shared_->reported_until, s4u::Engine::get_clock()};
+  meter.observer().on_communication(meter.lane(), rest, {});
 }
 
 }  // namespace dtsim::runtime
