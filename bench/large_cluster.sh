@@ -19,7 +19,7 @@ topology:
 model:
   kind: "profile:gpt2_xl"
 training:
-  batch: {per_worker: 8}
+  batch: {per_worker: 4}
   optimizer: {kind: adam, learning_rate: 0.0001}
   stop: {iterations: 1}
 YAML

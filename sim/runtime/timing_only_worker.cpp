@@ -1,11 +1,9 @@
 #include "sim/runtime/timing_only_worker.hpp"
 
-#include "models/device_share.hpp"
 #include "models/gradient_buckets.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/gradient_stream.hpp"
 #include "sim/runtime/worker_group.hpp"
-#include "sim/scenario/parallel_layout.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -85,8 +83,6 @@ void TimingOnlyWorker::operator()() {
   if (!setup.profile || !setup.sync->lock_step()) {
     throw std::logic_error("a timing-only worker needs a profile and a lock-step strategy");
   }
-  const models::ModelProfile shared =
-      models::device_share(*setup.profile, scenario::device_share_of(context_.scenario->training));
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
   S4uTransport transport("allreduce", rank_, workers, meter, context_.shortcut);
@@ -102,7 +98,8 @@ void TimingOnlyWorker::operator()() {
   const auto batch = static_cast<std::size_t>(context_.scenario->training.batch_per_worker / microbatches);
   const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
   // The layers with the FLOPs their host executes: each layer's own roofline.
-  const models::ModelProfile profile = compute::host_flops(shared, static_cast<double>(batch), device);
+  const models::ModelProfile& profile =
+      setup.layer_tables.of(*setup.profile, context_.scenario->training, device, static_cast<double>(batch));
   const auto parameters = static_cast<std::size_t>(std::llround(profile.parameters()));
   // Messages are padded to a multiple of the workers (at most workers - 1 extra elements, as collective
   // libraries pad), so that every ring round moves equal chunks and identical rounds can be shortened.

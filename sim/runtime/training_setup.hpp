@@ -8,6 +8,7 @@
 #include "models/trainable_model.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/metrics/run_record.hpp"
+#include "sim/runtime/host_layer_tables.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "sim/topology/topology_graph.hpp"
@@ -56,6 +57,8 @@ struct TrainingSetup {
   /// Analytical runs whose ranks behave alike simulate worker 0 for all (see mirrored_ranks.hpp); `dtsim run
   /// --every-rank` and tests turn it off to compare with every rank simulated.
   bool mirror_ranks = true;
+  /// Timing-only data-parallel workers' layer tables, one per kind of device.
+  HostLayerTables layer_tables{};
 };
 
 /// Called after each iteration of worker 0, for progress display.

@@ -61,6 +61,9 @@ struct DeviceProfile {
     if (!idle_power || !busy_power) return std::nullopt;
     return core::Watts((idle_power->value() + busy_power->value()) / 2.0);
   }
+
+  /// Every figure alike: the same compute times and draws.
+  [[nodiscard]] bool operator==(const DeviceProfile&) const = default;
 };
 
 using topologies::IntraNode;
