@@ -1,5 +1,7 @@
 #include "sim/app/cuda_backend_loader.hpp"
 
+#include "sim/app/library_symbol.hpp"
+
 #include <dlfcn.h>
 #include <fmt/format.h>
 
@@ -27,12 +29,6 @@ std::vector<std::filesystem::path> candidates() {
   return paths;
 }
 
-template <class Function>
-Function symbol(void* handle, const char* name) {
-  // POSIX guarantees that a data pointer from dlsym converts to a function pointer.
-  return reinterpret_cast<Function>(dlsym(handle, name));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-}
-
 }  // namespace
 
 std::unique_ptr<CudaBackendModule> CudaBackendModule::load(std::string& why) {
@@ -45,9 +41,9 @@ std::unique_ptr<CudaBackendModule> CudaBackendModule::load(std::string& why) {
       why = fmt::format("the CUDA backend {} could not be loaded: {}", path.string(), error != nullptr ? error : "");
       return nullptr;
     }
-    const auto abi = symbol<int (*)()>(handle, "dtsim_cuda_backend_abi");
-    const auto device_count = symbol<DeviceCount>(handle, "dtsim_cuda_device_count");
-    const auto make_dense = symbol<MakeDense>(handle, "dtsim_cuda_make_dense");
+    const auto abi = library_symbol<int (*)()>(handle, "dtsim_cuda_backend_abi");
+    const auto device_count = library_symbol<DeviceCount>(handle, "dtsim_cuda_device_count");
+    const auto make_dense = library_symbol<MakeDense>(handle, "dtsim_cuda_make_dense");
     if (abi == nullptr || device_count == nullptr || make_dense == nullptr || abi() != kAbi) {
       why = fmt::format("{} is not the CUDA backend of this dtsim (another version)", path.string());
       return nullptr;

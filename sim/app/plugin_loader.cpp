@@ -1,6 +1,7 @@
 #include "sim/app/plugin_loader.hpp"
 
 #include "sim/app/isolated_call.hpp"
+#include "sim/app/library_symbol.hpp"
 #include "sim/app/plugin_api.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
@@ -14,12 +15,6 @@
 
 namespace dtsim::app {
 namespace {
-
-template <class Function>
-Function symbol(void* handle, const char* name) {
-  // POSIX guarantees that a data pointer from dlsym converts to a function pointer.
-  return reinterpret_cast<Function>(dlsym(handle, name));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-}
 
 [[noreturn]] void refuse(const std::filesystem::path& path, std::string message, std::string hint) {
   core::Diagnostic diagnostic;
@@ -104,9 +99,9 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
            "a plug-in is a shared library built with dtsim_add_plugin() against this dtsim's installed package; an "
            "undefined symbol means it calls something this dtsim does not have");
   }
-  const auto interface_version = symbol<int (*)()>(handle, "dtsim_plugin_interface_version");
-  const auto dtsim_version = symbol<const char* (*)()>(handle, "dtsim_plugin_dtsim_version");
-  const auto register_entries = symbol<void (*)(plugin::Registries*)>(handle, "dtsim_plugin_register");
+  const auto interface_version = library_symbol<int (*)()>(handle, "dtsim_plugin_interface_version");
+  const auto dtsim_version = library_symbol<const char* (*)()>(handle, "dtsim_plugin_dtsim_version");
+  const auto register_entries = library_symbol<void (*)(plugin::Registries*)>(handle, "dtsim_plugin_register");
   if (interface_version == nullptr || dtsim_version == nullptr || register_entries == nullptr) {
     refuse(path, "not a dtsim plug-in: it has no DTSIM_PLUGIN entry point",
            "define the entry point with DTSIM_PLUGIN(registries) { ... } from <dtsim/plugin.hpp>");

@@ -2,8 +2,10 @@
 
 #include "analysis/report_html.hpp"
 #include "analysis/summary_table.hpp"
+#include "sim/app/host_memory.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/app/simulation_memory.hpp"
 #include "sim/app/slurm_sweep.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/name_match.hpp"
@@ -101,6 +103,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   if (options.seed) scenario.seed = *options.seed;
   runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
   setup.mirror_ranks = !options.every_rank;
+  check_simulation_memory(scenario, setup, available_host_memory());
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
   if (const std::string notice = efficiency_notice(scenario, setup); !options.quiet && !notice.empty()) {
     fmt::print(stderr, "note: {}\n", notice);

@@ -118,6 +118,7 @@ struct RandomSlowdown {
 
 struct ClusterSpec {
   int workers = 0;
+  core::SourcePosition workers_at;
   /// `cluster.device`: the servers' device, and every worker's unless a node type or `worker_devices` says otherwise.
   DeviceProfile device;
   /// Per worker rank, the device it runs on.

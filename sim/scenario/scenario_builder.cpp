@@ -350,6 +350,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
 
   const View cluster = root.at("cluster");
   s.cluster.workers = static_cast<int>(*cluster.integer("workers"));
+  s.cluster.workers_at = cluster.where("workers");
   s.cluster.device = read_device(cluster, sink);
   const int devices = total_devices(cluster, sink);
   if (devices >= 0 && s.cluster.workers > devices) {

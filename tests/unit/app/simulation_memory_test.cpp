@@ -1,0 +1,66 @@
+#include "sim/app/simulation_memory.hpp"
+
+#include "sim/app/registries.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include "../scenario/scenario_text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim::app {
+namespace {
+
+const std::string kLarge = R"(name: large
+cluster:
+  workers: 4096
+  device: {name: a100, precision: mixed, efficiency: 0.5}
+topology:
+  kind: fat_tree
+  arity: 16
+  link: {bandwidth: "200Gbps", latency: "2us"}
+model: {kind: "profile:resnet50"}
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+)";
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string refusal(const std::string& text, double available) {
+  const Registries registries = make_builtin_registries();
+  const scenario::Scenario s = scenario::read_scenario_text(text, "s.yaml");
+  const runtime::TrainingSetup setup = resolve_scenario(s, registries);
+  try {
+    check_simulation_memory(s, setup, available);
+  } catch (const core::InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(SimulationMemory, MessageByMessageEveryWorkerIsSimulated) {
+  EXPECT_EQ(refusal(kLarge, 100 * kMiB),
+            "s.yaml:3:12: error: cluster.workers: simulating 4096 of the 4096 workers message by message needs about "
+            "256 MiB of memory (64 KiB a worker), and this machine has 100 MiB available\n"
+            "  hint: use topology.network_model: analytical, under which a timing-only data-parallel job of equal "
+            "workers simulates one worker for all (docs/how-it-works.md), or fewer workers");
+  EXPECT_EQ(refusal(kLarge, 300 * kMiB), "no error");
+}
+
+TEST(SimulationMemory, AnalyticalAlikeWorkersSimulateOne) {
+  const std::string analytical =
+      testing::replace_once(kLarge, "  arity: 16\n", "  arity: 16\n  network_model: analytical\n");
+  EXPECT_EQ(refusal(analytical, 1 * kMiB), "no error");
+  // A straggler makes the workers differ: each is simulated.
+  const std::string straggler = analytical + "stragglers: [{workers: [3], slowdown: 2}]\n";
+  EXPECT_EQ(refusal(straggler, 100 * kMiB),
+            "s.yaml:3:12: error: cluster.workers: simulating 4096 of the 4096 workers on the analytical network needs "
+            "about 256 MiB of memory (64 KiB a worker), and this machine has 100 MiB available\n"
+            "  hint: use fewer workers, or run on a machine with more memory");
+}
+
+}  // namespace
+}  // namespace dtsim::app
