@@ -46,6 +46,9 @@ struct Measurement {
   std::optional<comm::Operation> collective;  ///< set for a collective's row
   double size_bytes = 0.0;
   std::optional<double> busbw_gb_per_s;  ///< a collective's measured bus bandwidth, when that is what was given
+  /// A `test` row judges the fitted values and takes no part in fitting them; `fit` rows (every row of a file
+  /// without a `split` column) fit them.
+  bool test = false;
 };
 
 /// The rows of an iteration-time CSV, each naming its scenario file (relative to the CSV).
@@ -72,6 +75,9 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
   const auto bound_at = std::find(header.begin(), header.end(), "bound_percent");
   const std::optional<std::size_t> bound_column =
       bound_at == header.end() ? std::nullopt : std::optional<std::size_t>(bound_at - header.begin());
+  const auto split_at = std::find(header.begin(), header.end(), "split");
+  const std::optional<std::size_t> split_column =
+      split_at == header.end() ? std::nullopt : std::optional<std::size_t>(split_at - header.begin());
   std::vector<std::pair<Measurement, std::filesystem::path>> out;
   // Every bad row is reported, each at its cell, so that one run names all a user must fix.
   core::DiagnosticSink problems;
@@ -91,7 +97,8 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
       if (end == cells[cell].c_str() || *end != '\0' || !(value > 0.0) || !std::isfinite(value)) return std::nullopt;
       return value;
     };
-    if (cells.size() <= std::max(scenario_column, time_column) || (bound_column && cells.size() <= *bound_column)) {
+    if (cells.size() <= std::max(scenario_column, time_column) || (bound_column && cells.size() <= *bound_column) ||
+        (split_column && cells.size() <= *split_column)) {
       bad(cells.size(), fmt::format("the row has {} cells, and the header names more", cells.size()));
       continue;
     }
@@ -102,8 +109,11 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
       percent = positive(*bound_column);
       if (!percent) bad(*bound_column, fmt::format("expected a positive percentage, got \"{}\"", cells[*bound_column]));
     }
-    if (!seconds || (bound_column && !percent)) continue;
+    const bool split_known = !split_column || cells[*split_column] == "fit" || cells[*split_column] == "test";
+    if (!split_known) bad(*split_column, fmt::format("expected fit or test, got \"{}\"", cells[*split_column]));
+    if (!seconds || (bound_column && !percent) || !split_known) continue;
     Measurement m;
+    m.test = split_column && cells[*split_column] == "test";
     m.label = cells[scenario_column];
     m.measured_s = *seconds;
     m.line = number;
@@ -113,6 +123,15 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
   problems.throw_if_any();
   if (out.empty()) refuse(path.string(), "measurements", "the file has no measurement rows");
   return out;
+}
+
+/// "`what` median |error| m%, largest l%" of the absolute errors `errors` (percent), a line.
+std::string error_summary(const std::string& what, std::vector<double> errors) {
+  if (errors.empty()) return fmt::format("{} none\n", what);
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  const double median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  return fmt::format("{} median |error| {:.2f}%, largest {:.2f}%\n", what, median, errors.back());
 }
 
 /// Whether a CSV's header names collective columns (size_B) rather than iteration times.
@@ -502,6 +521,10 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
     }
   }
 
+  if (!keys.empty() && std::all_of(measurements.begin(), measurements.end(), [](const Measurement& m) { return m.test; })) {
+    refuse(options.measurements.string(), "split", "every row is a test row: nothing is left to fit on",
+           "mark the rows to fit on with split fit");
+  }
   std::vector<double> values;
   std::vector<SearchRange> ranges;
   for (const FitKey& key : keys) {
@@ -550,6 +573,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
     const std::vector<double> predicted = predictions(v);
     double total = 0.0;
     for (std::size_t i = 0; i < predicted.size(); ++i) {
+      if (measurements[i].test) continue;
       const double e = std::log(predicted[i] / measurements[i].measured_s);
       total += e * e;
     }
@@ -596,24 +620,29 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   }
   // The error of the predicted throughput (work per second; for a collective its bus bandwidth), positive
   // where dtsim predicts faster.
-  out.report += fmt::format("{:<52} {:>14} {:>14} {:>8}  {}\n", "measurement", "measured s", "predicted s", "error", "bound");
+  const bool split = std::any_of(measurements.begin(), measurements.end(), [](const Measurement& m) { return m.test; });
+  out.report += fmt::format("{:<52} {:>14} {:>14} {:>8}  {}{}\n", "measurement", "measured s", "predicted s", "error",
+                            split ? "split  " : "", "bound");
   std::vector<double> errors;
+  std::vector<double> fit_errors;
+  std::vector<double> test_errors;
   for (std::size_t i = 0; i < measurements.size(); ++i) {
     const double error = 100.0 * (measurements[i].measured_s / predicted[i] - 1.0);
     errors.push_back(std::abs(error));
+    (measurements[i].test ? test_errors : fit_errors).push_back(std::abs(error));
     const std::optional<double> bound = measurements[i].bound_percent;
     const bool over = bound && std::abs(error) > *bound;
     out.over_bound += over ? 1 : 0;
-    out.report += fmt::format("{:<52} {:>14.6g} {:>14.6g} {:>+7.2f}%  {}\n", measurements[i].label,
+    out.report += fmt::format("{:<52} {:>14.6g} {:>14.6g} {:>+7.2f}%  {}{}\n", measurements[i].label,
                               measurements[i].measured_s, predicted[i], error,
+                              split ? (measurements[i].test ? "test   " : "fit    ") : "",
                               bound ? fmt::format("{}{:.1f}%", over ? "OVER " : "", *bound) : "");
   }
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  const double median = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
-  out.report += fmt::format("error of the predicted throughput (measured s / predicted s - 1): median |error| {:.2f}%, "
-                            "largest {:.2f}%\n",
-                            median, errors.back());
+  out.report += error_summary("error of the predicted throughput (measured s / predicted s - 1):", errors);
+  if (split) {
+    out.report += error_summary(fmt::format("  {} fit row(s), which fitted the values:", fit_errors.size()), fit_errors);
+    out.report += error_summary(fmt::format("  {} test row(s), which judge them:", test_errors.size()), test_errors);
+  }
   if (out.over_bound > 0) out.report += fmt::format("{} row(s) over their bound\n", out.over_bound);
   if (!keys.empty()) out.catalog = catalog_text(options, keys, values, scenarios);
   return out;

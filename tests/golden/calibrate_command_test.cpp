@@ -125,5 +125,35 @@ TEST(CalibrateCommand, WithoutFitComparesEachRowWithItsBound) {
   EXPECT_FALSE(std::filesystem::exists(folder / "catalog.yaml"));
 }
 
+// Rows marked `split: test` judge the fitted values and take no part in fitting them: a test row twice as slow
+// as the truth leaves the fitted efficiency where the fit row puts it, and is reported apart.
+TEST(CalibrateCommand, TestRowsJudgeTheFitAndTakeNoPartInIt) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-split");
+  write(folder / "true-resnet.yaml", lab_scenario(", efficiencies: {convolution: 0.23}", true));
+  const double truth_s = iteration_s(folder / "true-resnet.yaml", folder / "true-resnet");
+  write(folder / "resnet.yaml", lab_scenario("", true));
+  write(folder / "m.csv", fmt::format("scenario,iteration_s,split\nresnet.yaml,{:.17g},fit\nresnet.yaml,{:.17g},test\n",
+                                      truth_s, 2.0 * truth_s));
+  const CommandResult fit = run_dtsim(fmt::format("calibrate {} --fit lab.convolution -o {}", (folder / "m.csv").string(),
+                                                  (folder / "lab.yaml").string()));
+  ASSERT_EQ(fit.exit_status, 0) << fit.err;
+  const std::string catalog = read_file(folder / "lab.yaml");
+  const auto at = catalog.find("convolution: ");
+  ASSERT_NE(at, std::string::npos) << catalog;
+  EXPECT_NEAR(std::stod(catalog.substr(at + 13)), 0.23, 0.01 * 0.23) << fit.out;
+  EXPECT_NE(fit.out.find("  1 fit row(s), which fitted the values: median |error| 0.00%"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("  1 test row(s), which judge them: median |error| 100.00%"), std::string::npos) << fit.out;
+  // Nothing to fit on, and a split that is neither.
+  write(folder / "tests-only.csv", fmt::format("scenario,iteration_s,split\nresnet.yaml,{:.17g},test\n", truth_s));
+  const CommandResult none = run_dtsim(fmt::format("calibrate {} --fit lab.convolution", (folder / "tests-only.csv").string()));
+  EXPECT_EQ(none.exit_status, 2);
+  EXPECT_NE(none.err.find("every row is a test row: nothing is left to fit on"), std::string::npos) << none.err;
+  write(folder / "odd.csv", fmt::format("scenario,iteration_s,split\nresnet.yaml,{:.17g},train\n", truth_s));
+  const CommandResult odd = run_dtsim(fmt::format("calibrate {} --fit lab.convolution", (folder / "odd.csv").string()));
+  EXPECT_EQ(odd.exit_status, 2);
+  EXPECT_NE(odd.err.find("odd.csv:2:"), std::string::npos) << odd.err;
+  EXPECT_NE(odd.err.find("error: split: expected fit or test, got \"train\""), std::string::npos) << odd.err;
+}
+
 }  // namespace
 }  // namespace dtsim::testing
