@@ -640,8 +640,11 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   }
   out.report += error_summary("error of the predicted throughput (measured s / predicted s - 1):", errors);
   if (split) {
-    out.report += error_summary(fmt::format("  {} fit row(s), which fitted the values:", fit_errors.size()), fit_errors);
-    out.report += error_summary(fmt::format("  {} test row(s), which judge them:", test_errors.size()), test_errors);
+    const bool fitted = !keys.empty();
+    out.report += error_summary(fmt::format("  {} fit row(s){}", fit_errors.size(), fitted ? ", which fitted the values:" : ":"),
+                                fit_errors);
+    out.report += error_summary(fmt::format("  {} test row(s){}", test_errors.size(), fitted ? ", which judge them:" : ":"),
+                                test_errors);
   }
   if (out.over_bound > 0) out.report += fmt::format("{} row(s) over their bound\n", out.over_bound);
   if (!keys.empty()) out.catalog = catalog_text(options, keys, values, scenarios);
