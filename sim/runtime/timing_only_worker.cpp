@@ -1,7 +1,6 @@
 #include "sim/runtime/timing_only_worker.hpp"
 
 #include "models/gradient_buckets.hpp"
-#include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/gradient_stream.hpp"
 #include "sim/runtime/worker_group.hpp"
 

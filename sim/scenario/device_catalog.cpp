@@ -63,7 +63,12 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
 // - convolution: ResNet-50 v1.5 training throughput on one GPU, mixed precision, batch 256, from NVIDIA's
 //   DeepLearningExamples (PyTorch/Classification/ConvNets/resnet50v1.5/README.md, pytorch-21.03 container):
 //   A100 80GB 2,470 img/s, V100 16GB 1,200 img/s, turned into the convolution efficiency that gives those
-//   times with this catalog's other figures (`dtsim calibrate`, docs/validation.md).
+//   times with this catalog's other figures. Fitted on the fit rows of scenarios/validation/
+//   resnet50-single-gpu.csv (resnet50-a100-x1, resnet50-v100-x1: `dtsim calibrate
+//   scenarios/validation/resnet50-single-gpu.csv --fit a100.convolution --fit v100.convolution`); no test row
+//   of published.csv took part.
+// gemm, attention and elementwise are taken from their microbenchmarks as published: fitted to no validation
+// row, fit or test.
 // - elementwise: memory-bound (an add-norm does 0.75 FLOPs per byte, the ridge of an A100 is 153), so its
 //   efficiency is the fraction of the data sheet's memory bandwidth such kernels sustain, which every
 //   layer's memory traffic moves at. Measured by the same notebook ("VectorMul", a * 1.2 on 4M floats, 8
