@@ -76,9 +76,21 @@ std::string number_cell(const nlohmann::json& object, const char* key, const cha
   return fmt::format(fmt::runtime(format), object.at(key).get<double>());
 }
 
+/// Where real runs' iteration time would be, by dtsim's errors on the validation table's test rows, with
+/// what the interval was drawn from as the cell's title.
+std::string interval_cell(const nlohmann::json& result) {
+  if (!result.contains("interval") || !result.at("interval").is_object()) return "-";
+  const nlohmann::json& interval = result.at("interval");
+  if (!interval.contains("basis") || !interval.at("basis").is_string() || !interval.contains("test_rows")) return "-";
+  return fmt::format("<span title=\"10th-90th percentile of dtsim's errors on {} test rows of {} (docs/validation.md)\">{}-{}</span>",
+                     html_escaped(interval.at("test_rows").dump()), html_escaped(interval.at("basis").get<std::string>()),
+                     number_cell(interval, "low_s", "{:.4g}"), number_cell(interval, "high_s", "{:.4g}"));
+}
+
 std::string results_table(const std::vector<ReportRun>& runs) {
   std::string out = "<table><tr><th>run</th><th>simulated s</th><th>iterations</th><th>final val loss</th>"
-                    "<th>time to target s</th><th>samples/s</th><th>waiting</th><th>bytes sent</th><th>energy J</th></tr>\n";
+                    "<th>time to target s</th><th>samples/s</th><th>real runs' iteration s</th><th>waiting</th><th>bytes sent</th>"
+                    "<th>energy J</th></tr>\n";
   for (const ReportRun& run : runs) {
     const nlohmann::json& result = run.summary.at("result");
     double waiting = 0.0;
@@ -94,10 +106,11 @@ std::string results_table(const std::vector<ReportRun>& runs) {
       target = result.at("time_to_target").value("reached", false) ? number_cell(result.at("time_to_target"), "sim_time_s")
                                                                     : "not reached";
     }
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        html_escaped(run.label), number_cell(result, "simulated_s"), result.at("iterations").dump(),
                        result.contains("final") ? number_cell(result.at("final"), "val_loss", "{:.4f}") : "-", target,
                        result.contains("throughput") ? number_cell(result.at("throughput"), "samples_per_s") : "-",
+                       interval_cell(result),
                        workers > 0 && simulated > 0 ? fmt::format("{:.1f}%", 100.0 * waiting / (workers * simulated)) : "-",
                        number_cell(result, "bytes_sent", "{:.4g}"),
                        result.contains("energy") ? number_cell(result.at("energy"), "total_j", "{:.4g}") : "-");

@@ -3,6 +3,7 @@
 #include "sim/core/units.hpp"
 #include "sim/core/version.hpp"
 #include "sim/metrics/energy_cost.hpp"
+#include "sim/metrics/prediction_interval.hpp"
 #include "sim/metrics/throughput.hpp"
 #include "sim/metrics/unmet_failures.hpp"
 
@@ -145,6 +146,9 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        rate->samples_per_s,
                        rate->tokens_per_s ? fmt::format(" ({:.6g} tokens/s)", *rate->tokens_per_s) : "",
                        100.0 * rate->model_flops_utilization);
+  }
+  if (const std::optional<metrics::PredictionInterval> interval = metrics::prediction_interval(s, record)) {
+    out += fmt::format("  interval   {}\n", metrics::interval_line(*interval));
   }
   if (record.simulated_workers == 1) {
     out += fmt::format("  simulated  worker 0 for all {} workers: they behave alike under the analytical network "

@@ -1,6 +1,7 @@
 #include "sim/metrics/run_writers.hpp"
 
 #include "sim/metrics/energy_cost.hpp"
+#include "sim/metrics/prediction_interval.hpp"
 #include "sim/metrics/throughput.hpp"
 #include "sim/metrics/trace_json.hpp"
 
@@ -306,6 +307,11 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
     result["throughput"] = {{"samples_per_s", rate->samples_per_s},
                             {"model_flops_utilization", rate->model_flops_utilization}};
     if (rate->tokens_per_s) result["throughput"]["tokens_per_s"] = *rate->tokens_per_s;
+  }
+  if (const std::optional<PredictionInterval> interval = prediction_interval(scenario, record)) {
+    result["interval"] = {{"iteration_s", interval->iteration_s}, {"low_s", interval->low_s},
+                          {"high_s", interval->high_s}, {"percentiles", {10, 90}},
+                          {"test_rows", interval->rows}, {"basis", interval->basis}};
   }
   if (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1) {
     result["parallelism"] = parallelism_json(scenario);

@@ -1,0 +1,113 @@
+#include "sim/metrics/prediction_interval.hpp"
+
+#include "sim/scenario/device_catalog.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+namespace dtsim::metrics {
+
+namespace {
+
+constexpr ValidationRow kTestRows[] = {
+#include "sim/metrics/validation_test_rows.inc"
+};
+
+/// Fewer rows than this say too little about a spread to draw an interval from.
+constexpr std::size_t kFewestRows = 3;
+
+/// The q-quantile of sorted `values`, between neighbouring order statistics (numpy's default, type 7).
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(at));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+std::vector<double> errors_of(std::span<const ValidationRow> rows, std::string_view generation, std::string_view family) {
+  std::vector<double> out;
+  for (const ValidationRow& row : rows) {
+    if (!family.empty() && row.family != family) continue;
+    if (!generation.empty() && device_generation(row.device) != generation) continue;
+    out.push_back(row.error);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Whether the test rows speak for `device`: a built-in GPU with its catalog figures, under mixed precision as
+/// every test row ran. Declared efficiencies or peaks are the user's own fit, which the rows did not judge.
+bool judged_by_test_rows(const scenario::DeviceProfile& device) {
+  const std::optional<scenario::DeviceProfile> builtin = scenario::find_builtin_device(device.name);
+  if (!builtin || device.precision != "mixed") return false;
+  return device.efficiency == builtin->efficiency && device.class_efficiency == builtin->class_efficiency &&
+         device.peak_flops == builtin->peak_flops && device.half_flops == builtin->half_flops &&
+         device.memory_bandwidth == builtin->memory_bandwidth;
+}
+
+}  // namespace
+
+std::span<const ValidationRow> validation_test_rows() { return kTestRows; }
+
+std::string_view model_family(std::string_view model_kind) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kFamilies{{
+      {"profile:resnet", "cnn"}, {"profile:bert", "bert"}, {"profile:gpt", "gpt"}, {"profile:llama", "gpt"}}};
+  for (const auto& [prefix, family] : kFamilies) {
+    if (model_kind.starts_with(prefix)) return family;
+  }
+  return {};
+}
+
+std::string_view device_generation(std::string_view device) {
+  if (device == "v100") return "volta";
+  if (device == "a100") return "ampere";
+  if (device == "h100" || device == "h200") return "hopper";
+  return device;
+}
+
+PredictionInterval interval_from(std::span<const ValidationRow> rows, std::string_view generation,
+                                 std::string_view family, double iteration_s) {
+  std::vector<double> errors = errors_of(rows, generation, family);
+  std::string basis = fmt::format("{} models on {} GPUs", family, generation);
+  if (errors.size() < kFewestRows) {
+    errors = errors_of(rows, "", family);
+    basis = fmt::format("{} models on every GPU generation", family);
+  }
+  if (errors.size() < kFewestRows) {
+    errors = errors_of(rows, "", "");
+    basis = "every model and GPU generation";
+  }
+  PredictionInterval out;
+  out.iteration_s = iteration_s;
+  out.rows = static_cast<int>(errors.size());
+  out.basis = std::move(basis);
+  if (errors.empty()) return out;
+  out.low_s = iteration_s * (1.0 + quantile(errors, 0.1));
+  out.high_s = iteration_s * (1.0 + quantile(errors, 0.9));
+  return out;
+}
+
+std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& scenario, const RunRecord& record) {
+  if (!scenario.model.timing_only || record.iterations <= 0 || record.simulated_s <= 0.0) return std::nullopt;
+  const std::string_view family = model_family(scenario.model.kind.value);
+  if (family.empty()) return std::nullopt;
+  const std::string generation(device_generation(scenario.cluster.device_of(0).name));
+  for (int rank = 0; rank < scenario.cluster.workers; ++rank) {
+    const scenario::DeviceProfile& device = scenario.cluster.device_of(rank);
+    if (device_generation(device.name) != generation || !judged_by_test_rows(device)) return std::nullopt;
+  }
+  return interval_from(validation_test_rows(), generation, family,
+                       record.simulated_s / static_cast<double>(record.iterations));
+}
+
+std::string interval_line(const PredictionInterval& interval) {
+  return fmt::format("a real run's iteration {:.4g}-{:.4g} s (predicted {:.4g} s), by the 10th-90th percentile of "
+                     "dtsim's errors on {} test rows of {} (docs/validation.md)",
+                     interval.low_s, interval.high_s, interval.iteration_s, interval.rows, interval.basis);
+}
+
+}  // namespace dtsim::metrics
