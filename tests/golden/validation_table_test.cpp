@@ -96,11 +96,12 @@ TEST(ValidationTable, EveryPredictionIsWithinItsRecordedBound) {
 // when a row is over it). These are simulated here: one collective per size on one node, a fraction of a
 // second.
 TEST(ValidationTable, EveryCollectiveCurveIsWithinItsRecordedBounds) {
-  for (const char* curve : {"nd-a100-v4-allreduce.csv", "nd-h200-v5-allreduce.csv"}) {
+  for (const char* curve : {"nd-a100-v4-allreduce.csv", "nd-h200-v5-allreduce.csv", "v100-dgx1-board-allreduce.csv",
+                            "p3dn-x2-allreduce.csv", "p4d-x2-allreduce.csv", "p5-board-allreduce.csv"}) {
     const std::filesystem::path file = std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation/nccl" / curve;
     const CommandResult check = run_dtsim(fmt::format("calibrate {}", file.string()));
     EXPECT_EQ(check.exit_status, 0) << curve << "\n" << check.out << check.err;
-    EXPECT_NE(check.out.find("allreduce 8 GiB"), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find("allreduce 1 KiB"), std::string::npos) << check.out;
   }
 }
 
