@@ -9,12 +9,16 @@ core::SchemaNode sequence_length_parameter() {
 
 core::SchemaNode attention_parameter() {
   return core::choice_of("attention", "attention kernel", "how attention runs, which decides its memory traffic",
-                         {{"unfused", "standard kernels: the s x s scores, their softmax and dropout go through memory "
+                         {{"auto", "fused where frameworks fuse attention on every worker's device (FlashAttention: "
+                                   "the built-in a100, h100 and h200), unfused elsewhere"},
+                          {"unfused", "standard kernels: the s x s scores, their softmax and dropout go through memory "
                                       "(Megatron-LM 2021, BERT)"},
                           {"fused", "one kernel that keeps the scores on chip (FlashAttention)"}})
-      .fallback("unfused");
+      .fallback("auto");
 }
 
+/// `auto` is resolved by the scenario, which knows the devices (scenario_builder.cpp); where no scenario
+/// resolved it, attention runs unfused, which every GPU can.
 AttentionKernel attention_of(const core::View& m) {
   return m.text("attention") == "fused" ? AttentionKernel::Fused : AttentionKernel::Unfused;
 }

@@ -25,6 +25,7 @@ struct ConfigNode {
   std::vector<ConfigEntry> entries;  ///< Map only, in the order written
   SourcePosition where;        ///< where the value starts
   bool defaulted = false;            ///< filled in from the schema's default, not written by the user
+  std::string note;                  ///< why a default resolved as it did, which `dtsim explain` prints
 
   static ConfigNode make_scalar(std::string text, SourcePosition where);
   static ConfigNode make_map(SourcePosition where);

@@ -22,7 +22,9 @@ void emit(YAML::Emitter& out, const ConfigNode& node) {
       for (const auto& entry : node.entries) {
         out << YAML::Key << entry.key << YAML::Value;
         emit(out, entry.value);
-        if (entry.value.defaulted && entry.value.is_scalar()) out << YAML::Comment("default");
+        if (entry.value.defaulted && entry.value.is_scalar()) {
+          out << YAML::Comment(entry.value.note.empty() ? std::string("default") : "default: " + entry.value.note);
+        }
       }
       out << YAML::EndMap;
       break;

@@ -117,6 +117,10 @@ std::optional<DeviceProfile> find_builtin_device(const std::string& name) {
   return it->profile;
 }
 
+bool frameworks_fuse_attention(const std::string& name) {
+  return find_builtin_device(name).has_value() && (name == "a100" || name == "h100" || name == "h200");
+}
+
 std::vector<std::string> builtin_device_names() {
   std::vector<std::string> names;
   for (const auto& d : builtin_devices()) names.push_back(d.profile.name);

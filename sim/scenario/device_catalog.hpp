@@ -23,4 +23,10 @@ const std::vector<CatalogDevice>& builtin_devices();
 std::optional<DeviceProfile> find_builtin_device(const std::string& name);
 std::vector<std::string> builtin_device_names();
 
+/// Whether training frameworks run attention fused on the built-in device `name` (FlashAttention: FlashAttention-2
+/// runs on Ampere, Ada and Hopper GPUs, and neither it nor the first FlashAttention on Volta or Pascal; Dao
+/// et al. 2022 and 2023, the flash-attention README): the a100, h100 and h200. False for every other name, a
+/// declared device's included.
+bool frameworks_fuse_attention(const std::string& name);
+
 }  // namespace dtsim::scenario

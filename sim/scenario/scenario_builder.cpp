@@ -313,6 +313,23 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
 }
 
 /// Declared servers hold one shard each: fewer leave shards without a server, more stand idle.
+/// `model.attention: auto`: fused when frameworks fuse attention on every worker's device, unfused otherwise,
+/// with the reason kept for `dtsim explain`.
+void resolve_attention(Scenario& s) {
+  ConfigNode* attention = s.model.section.find("attention");
+  if (attention == nullptr || !attention->is_scalar() || attention->scalar != "auto") return;
+  std::string unfusing;
+  for (int rank = 0; rank < s.cluster.workers && unfusing.empty(); ++rank) {
+    const DeviceProfile& device = s.cluster.device_of(rank);
+    if (!frameworks_fuse_attention(device.name)) unfusing = device.name;
+  }
+  attention->scalar = unfusing.empty() ? "fused" : "unfused";
+  attention->note = unfusing.empty()
+                        ? fmt::format("auto, fused: frameworks fuse attention (FlashAttention) on {}",
+                                      s.cluster.device_of(0).name)
+                        : fmt::format("auto, unfused: no fused attention (FlashAttention) on {}", unfusing);
+}
+
 void check_server_count(const Scenario& s, core::DiagnosticSink& sink) {
   if (!s.cluster.server_count) return;
   const int servers = *s.cluster.server_count;
@@ -380,6 +397,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.model.kind = root.at("model").located("kind");
   s.model.section = *root.at("model").node();
   s.model.timing_only = builtin_models().find(s.model.kind.value).factory.timing_only();
+  resolve_attention(s);
   const View data = root.at("data");
   s.data.kind = data.located("kind");
   s.data.validation_fraction = data.number("validation_fraction").value_or(0.2);
@@ -442,6 +460,13 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.outputs.trace_events = outputs.integer("trace_events").value_or(400'000);
   s.outputs.report = outputs.text("report", "false") == "true";
   return s;
+}
+
+void write_resolved_defaults(const Scenario& s, ConfigNode& document) {
+  const ConfigNode* attention = s.model.section.find("attention");
+  ConfigNode* model = document.find("model");
+  if (attention == nullptr || model == nullptr || model->find("attention") == nullptr) return;
+  *model->find("attention") = *attention;
 }
 
 topologies::TopologyContext topology_context(const Scenario& s) {

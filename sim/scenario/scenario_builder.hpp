@@ -15,6 +15,10 @@ namespace dtsim::scenario {
 Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
                         core::DiagnosticSink& sink);
 
+/// Writes into `document` the defaults that build_scenario resolved from other sections (`model.attention:
+/// auto`, by the devices), so that `dtsim explain` and summary.json's scenario echo show what ran.
+void write_resolved_defaults(const Scenario& s, ConfigNode& document);
+
 /// What `s`'s topology is built for besides its section: workers, seed, servers and nodes.
 topologies::TopologyContext topology_context(const Scenario& s);
 

@@ -158,6 +158,7 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
     // cross-checked, so the user hears about every problem at once.
     if (structural.empty()) {
       out.points.push_back(build_scenario(checked, source, point.label, structural));
+      write_resolved_defaults(out.points.back(), checked);
       out.points.back().resolved = checked;
       out.points.back().sweep_values = point.values;
       absolute_file_names(out.points.back().resolved);
