@@ -518,6 +518,18 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
       sink.error(s.training.overlap_at, "training.overlap", why, "leave training.overlap out, or set it to false");
     }
   }
+  if (s.training.overlap_parameter_gather) {
+    const scenario::ParallelismSpec& plan = s.training.parallelism;
+    const std::string why =
+        !s.model.timing_only ? fmt::format("'{}' trains for real, and only timing-only runs partition their state", s.model.kind.value)
+        : plan.zero != 1 && plan.zero != 2 ? fmt::format("ZeRO stage {} gathers no updated parameters after the step", plan.zero)
+        : plan.data < 2 ? std::string("one data-parallel replica holds every parameter: there is nothing to gather")
+                        : std::string();
+    if (!why.empty()) {
+      sink.error(s.training.overlap_parameter_gather_at, "training.overlap_parameter_gather", why,
+                 "set training.parallelism.zero to 1 or 2 over several replicas, or leave overlap_parameter_gather out");
+    }
+  }
   check_recomputation(s, registries, sink);
   if (s.model.timing_only) {
     const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;

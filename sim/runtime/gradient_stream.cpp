@@ -86,6 +86,7 @@ struct StreamGroup {
   std::vector<int> members;  ///< empty: every worker, by rank
   int position = 0;
   AnalyticalMeeting meeting;  ///< empty name: none
+  Traffic carried = Traffic::Data;
 };
 
 void run_stream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
@@ -114,6 +115,7 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
     transport.set_machines(machines);
   }
   transport.set_traffic(context.traffic);
+  transport.carry(group.carried);
   std::int64_t next = 0;
   for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {
     for (const std::size_t elements : buckets) {
@@ -134,11 +136,13 @@ GradientStream::GradientStream(const TrainingContext& context, int rank, const c
 
 GradientStream::GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                                std::vector<std::size_t> buckets, std::int64_t iterations, std::string name,
-                               std::vector<int> members, int position, AnalyticalMeeting meeting)
+                               std::vector<int> members, int position, AnalyticalMeeting meeting, Traffic carried)
     : shared_(std::make_shared<Shared>()) {
-  s4u::Actor::create(s4u::this_actor::get_name() + "/gradients", s4u::this_actor::get_host(),
+  const std::string actor = s4u::this_actor::get_name() + "/" + name.substr(0, name.find('/'));
+  s4u::Actor::create(actor, s4u::this_actor::get_host(),
                      [context, rank, &collective, buckets = std::move(buckets), iterations,
-                      group = StreamGroup{std::move(name), std::move(members), position, std::move(meeting)}, shared = shared_] {
+                      group = StreamGroup{std::move(name), std::move(members), position, std::move(meeting), carried},
+                      shared = shared_] {
                        run_stream(context, rank, collective, buckets, iterations, group, shared);
                      });
 }
@@ -148,13 +152,17 @@ void GradientStream::hand_over() {
   Shared::wake(shared_->stream_waiting);
 }
 
-void GradientStream::wait_for_all(const Meter& meter) {
-  // Waiting for the last buckets: the communication the compute did not hide while the stream's messages
-  // move, waiting for slower peers while they do not. The transfers the stream reported before hold none of
-  // this wait: each ended by the time it was reported.
+void GradientStream::wait_for_all(const Meter& meter) { wait_for(shared_->handed, meter); }
+
+std::int64_t GradientStream::handed() const { return shared_->handed; }
+
+void GradientStream::wait_for(std::int64_t count, const Meter& meter) {
+  // Waiting for buckets: the communication the compute did not hide while the stream's messages move,
+  // waiting for slower peers while they do not. The transfers the stream reported before hold none of this
+  // wait: each ended by the time it was reported.
   shared_->waiting = meter;
   shared_->reported_until = s4u::Engine::get_clock();
-  Shared::wait_until(shared_->worker_waiting, [&] { return shared_->averaged >= shared_->handed; });
+  Shared::wait_until(shared_->worker_waiting, [&] { return shared_->averaged >= count; });
   shared_->waiting.reset();
   const Span rest{shared_->reported_until, s4u::Engine::get_clock()};
   meter.observer().on_communication(meter.lane(), rest, {});

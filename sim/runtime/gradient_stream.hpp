@@ -20,16 +20,21 @@ class GradientStream {
   /// order, each once the worker has handed it over.
   GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                  std::vector<std::size_t> buckets, std::int64_t iterations);
-  /// The same among `members` (worker ranks; this worker at `position`) on channels called `name`: a
-  /// model-parallel device's replicas, meeting in `meeting`.
+  /// The same among `members` (worker ranks; this worker at `position`; empty: every worker) on channels
+  /// called `name`: a model-parallel device's replicas, meeting in `meeting`. Its transfers are booked as
+  /// `carried` traffic (ZeRO's parameter gathers run on such a stream too).
   GradientStream(const TrainingContext& context, int rank, const comm::CollectiveAlgorithm& collective,
                  std::vector<std::size_t> buckets, std::int64_t iterations, std::string name, std::vector<int> members,
-                 int position, AnalyticalMeeting meeting = {});
+                 int position, AnalyticalMeeting meeting = {}, Traffic carried = Traffic::Data);
 
   /// The next bucket's gradients are computed: its allreduce may start.
   void hand_over();
   /// Blocks until every bucket handed over is averaged; the time blocked is the worker's waiting.
   void wait_for_all(const Meter& meter);
+  /// Blocks until the first `count` buckets since the start are done, as wait_for_all.
+  void wait_for(std::int64_t count, const Meter& meter);
+  /// Buckets handed over since the start.
+  [[nodiscard]] std::int64_t handed() const;
 
   struct Shared;
 

@@ -5,6 +5,7 @@
 #include "models/pipeline_plan.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/gradient_stream.hpp"
+#include "sim/runtime/parameter_gathers.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/worker_group.hpp"
 #include "sim/scenario/parallel_layout.hpp"
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -30,8 +32,15 @@ class LayerPasses {
       : context_(context), layers_(layers), meter_(meter), tensor_(tensor),
         microbatch_(microbatch) {}
 
-  void forward(double factor) {
-    for (const models::LayerProfile& layer : layers_.layers) {
+  /// With `gathers`, the step's first forward pass of chunk `chunk`: each bucket of parameters is waited for
+  /// before its first layer.
+  void forward(double factor, ParameterGathers* gathers = nullptr, std::size_t chunk = 0) {
+    for (std::size_t i = 0; i < layers_.layers.size(); ++i) {
+      const models::LayerProfile& layer = layers_.layers[i];
+      if (gathers != nullptr && gathers->waits_before(chunk, i)) {
+        flush(factor);
+        gathers->wait_before(chunk, i, meter_);
+      }
       if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
       pending_ += layer.forward_flops;
       if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
@@ -212,6 +221,22 @@ void ModelParallelWorker::operator()() {
                    scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
                    replicas_meeting(plan, at, "gradients"));
   }
+  // ZeRO 1 and 2 with overlap_parameter_gather: each chunk's first forward pass of a step waits for its buckets.
+  std::optional<ParameterGathers> gathers;
+  if (s.training.overlap_parameter_gather) {
+    std::vector<const models::ModelProfile*> tables;
+    for (const Chunk& chunk : chunks) tables.push_back(&chunk.layers);
+    std::vector<std::size_t> order;
+    for (const models::PipelinePass& pass : passes) {
+      const auto c = static_cast<std::size_t>(pass.chunk);
+      if (pass.forward && std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+    }
+    gathers.emplace(context_, rank_, tables, order,
+                    GatherGroup{fmt::format("parameters/{}/{}", device_index, at.tensor),
+                                scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
+                                replicas_meeting(plan, at, "parameters"), static_cast<std::size_t>(replicas)});
+  }
+  std::vector<bool> gathered(chunks.size(), false);  // whose first forward pass of the step has run
   const auto stream_for = [&](const models::PipelinePass& pass) {
     return stream && finishing[static_cast<std::size_t>(pass.chunk)] == &pass ? &*stream : nullptr;
   };
@@ -221,6 +246,10 @@ void ModelParallelWorker::operator()() {
 
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     const double factor = step_factor(context_, rank_);
+    if (gathers) {
+      gathers->start_step();
+      gathered.assign(chunks.size(), false);
+    }
     std::vector<std::unique_ptr<comm::Pending>> sent;
     for (const models::PipelinePass& pass : passes) {
       Chunk& chunk = chunks[static_cast<std::size_t>(pass.chunk)];
@@ -232,7 +261,9 @@ void ModelParallelWorker::operator()() {
         if (before >= 0) {
           static_cast<void>(line->post_recv(before % devices, activations_tag(chunk.stage, devices))->wait());
         }
-        chunk.passes->forward(factor);
+        const auto c = static_cast<std::size_t>(pass.chunk);
+        chunk.passes->forward(factor, gathers && !gathered[c] ? &*gathers : nullptr, c);
+        gathered[c] = true;
         if (after < stages) {
           sent.push_back(line->post_send(after % devices, comm::Buffer::sized(chunk.to_next),
                                          activations_tag(after, devices)));
@@ -255,14 +286,14 @@ void ModelParallelWorker::operator()() {
       stream->wait_for_all(meter);
       const auto share = setup.zero_stage > 0 ? static_cast<std::size_t>(replicas) : std::size_t{1};
       charge_compute(meter, optimizer->flops((parameters + share - 1) / share));
-      if (setup.zero_stage > 0) gather_parameters(setup, *group, weights);
+      if (setup.zero_stage > 0 && !gathers) gather_parameters(setup, *group, weights);
     } else if (setup.zero_stage > 0) {
       // ZeRO 1 and 2 over the replicas: each sums and updates its chunk of the device's parameters, then the
       // replicas gather the updated chunks.
       setup.reduce_scatter->run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops((parameters + static_cast<std::size_t>(replicas) - 1) /
                                              static_cast<std::size_t>(replicas)));
-      gather_parameters(setup, *group, weights);
+      if (!gathers) gather_parameters(setup, *group, weights);
     } else {
       if (replicas > 1) setup.allreduce->run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops(parameters));

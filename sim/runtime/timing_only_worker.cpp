@@ -2,6 +2,7 @@
 
 #include "models/gradient_buckets.hpp"
 #include "sim/runtime/gradient_stream.hpp"
+#include "sim/runtime/parameter_gathers.hpp"
 #include "sim/runtime/worker_group.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -23,6 +24,8 @@ class TimedSteps final : public sync::LockStepActions {
 
   /// Overlapped runs: the gradients are already on their way, bucket by bucket.
   void overlap_with(GradientStream* stream) { stream_ = stream; }
+  /// The updated parameters are gathered during the next forward pass instead of after the step.
+  void gather_during_forward() { gather_after_step_ = false; }
 
   void apply_averaged_gradient() override {
     if (transport_.rank() == 0) context_.observer->on_update();
@@ -37,7 +40,7 @@ class TimedSteps final : public sync::LockStepActions {
       }
       const auto ranks = static_cast<std::size_t>(transport_.size());
       charge_compute(meter_, optimizer_.flops((parameters_ + ranks - 1) / ranks));
-      if (setup.zero_stage < 3) gather_parameters(setup, transport_, weights_);
+      if (setup.zero_stage < 3 && gather_after_step_) gather_parameters(setup, transport_, weights_);
       return;
     }
     if (setup.zero_stage == 0) {
@@ -50,7 +53,7 @@ class TimedSteps final : public sync::LockStepActions {
     setup.reduce_scatter->run(transport_, comm::Block::sized(gradients_));
     const auto ranks = static_cast<std::size_t>(transport_.size());
     charge_compute(meter_, optimizer_.flops((parameters_ + ranks - 1) / ranks));
-    if (setup.zero_stage < 3) gather_parameters(setup, transport_, weights_);
+    if (setup.zero_stage < 3 && gather_after_step_) gather_parameters(setup, transport_, weights_);
   }
   void apply_own_gradient() override { charge_compute(meter_, optimizer_.flops(parameters_)); }
   void average_parameters() override {
@@ -71,6 +74,7 @@ class TimedSteps final : public sync::LockStepActions {
   std::size_t parameters_;
   const models::Optimizer& optimizer_;
   GradientStream* stream_ = nullptr;
+  bool gather_after_step_ = true;
 };
 
 }  // namespace
@@ -132,6 +136,31 @@ void TimingOnlyWorker::operator()() {
                    std::move(messages), setup.total_iterations);
     steps.overlap_with(&*stream);
   }
+  // ZeRO 1 and 2 with overlap_parameter_gather: the step's first forward pass waits for each bucket's gather.
+  std::optional<ParameterGathers> gathers;
+  if (context_.scenario->training.overlap_parameter_gather) {
+    gathers.emplace(context_, rank_, std::vector<const models::ModelProfile*>{&profile}, std::vector<std::size_t>{0},
+                    GatherGroup{"parameters", {}, rank_, {}, ranks});
+    steps.gather_during_forward();
+  }
+  bool first_forward = false;  // the step's first forward pass is still to run
+  const auto forward = [&](double factor) {
+    if (!gathers || !first_forward) {
+      charge_compute(meter, profile.forward_flops() * factor);
+      return;
+    }
+    first_forward = false;
+    double flops = 0.0;
+    for (std::size_t layer = 0; layer < profile.layers.size(); ++layer) {
+      if (gathers->waits_before(0, layer)) {
+        charge_compute(meter, flops * factor);
+        flops = 0.0;
+        gathers->wait_before(0, layer, meter);
+      }
+      flops += profile.layers[layer].forward_flops;
+    }
+    charge_compute(meter, flops * factor);
+  };
   const auto overlapped_pass = [&](double factor) {
     // ZeRO stage 3 gathers each layer before its forward and its backward pass, in the worker's own channels.
     const bool gather = setup.zero_stage == 3;
@@ -146,7 +175,7 @@ void TimingOnlyWorker::operator()() {
         charge_compute(meter, layer.forward_flops * factor);
       }
     } else {
-      charge_compute(meter, profile.forward_flops() * factor);
+      forward(factor);
     }
     for (const models::GradientBucket& bucket : buckets) {
       double flops = 0.0;
@@ -165,12 +194,19 @@ void TimingOnlyWorker::operator()() {
   const auto accumulating_pass = [&](double factor) {
     if (setup.zero_stage == 3) {
       gathered_pass(factor);
+    } else if (gathers && first_forward) {
+      forward(factor);
+      charge_compute(meter, (step_flops - profile.forward_flops()) * factor);
     } else {
       charge_compute(meter, step_flops * factor);
     }
   };
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     const double factor = step_factor(context_, rank_);
+    if (gathers) {
+      gathers->start_step();
+      first_forward = true;
+    }
     for (int micro = 1; micro < microbatches; ++micro) accumulating_pass(factor);
     if (stream) {
       overlapped_pass(factor);

@@ -252,6 +252,9 @@ struct TrainingSpec {
   /// Gradient buckets allreduced during the backward pass (`training.overlap`); unset: decided by the run.
   std::optional<bool> overlap;
   core::SourcePosition overlap_at;
+  /// ZeRO 1 and 2: the parameters gathered during the next forward pass (`training.overlap_parameter_gather`).
+  bool overlap_parameter_gather = false;
+  core::SourcePosition overlap_parameter_gather_at;
   double bucket_bytes = 25.0 * 1024 * 1024;
   std::string recomputation = "none";  ///< none, selective or full
   core::SourcePosition recomputation_at;

@@ -254,6 +254,11 @@ SchemaNode training() {
                   "start each bucket of gradients' allreduce as soon as the backward pass has computed it, while the "
                   "backward pass goes on (PyTorch DDP); when absent, on for timing-only data-parallel runs under "
                   "bsp without ZeRO, model parallelism or failures, off otherwise"),
+          boolean("overlap_parameter_gather",
+                  "ZeRO 1 and 2: gather the updated parameters bucket by bucket during the next step's first forward "
+                  "pass, each bucket before its first layer (Megatron-Core's --overlap-param-gather), instead of "
+                  "after the step")
+              .fallback("false"),
           quantity("bucket_size", Unit::Size, "gradients per bucket when overlapping (PyTorch DDP's bucket_cap_mb)")
               .exclusive_min()
               .fallback("25MiB"),

@@ -130,5 +130,46 @@ TEST(Zero, ARunThatDoesNotFitIsRefusedOrSimulatedWhenAskedTo) {
   EXPECT_FALSE(result_of(folder / "out")["memory"][0]["fits"].get<bool>());
 }
 
+// ZeRO 1 with the parameter gathers during the next step's first forward pass (training.overlap_parameter_gather,
+// Megatron-Core's --overlap-param-gather): the same bytes as gathering after the step, and no more time; less
+// where the forward pass is long enough to hide them. Data parallelism alone and inside a pipeline.
+void expect_the_same_bytes_sooner(const std::string& name, const std::string& scenario) {
+  const auto folder = fresh_output_folder(name);
+  const fs::path file = folder / "gathers.yaml";
+  std::ofstream(file) << scenario << "sweep:\n  axes:\n    training.overlap_parameter_gather: [false, true]\n";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const nlohmann::json after = result_of(folder / "out" / "overlap_parameter_gather=false");
+  const nlohmann::json during = result_of(folder / "out" / "overlap_parameter_gather=true");
+  EXPECT_DOUBLE_EQ(during["bytes_sent"].get<double>(), after["bytes_sent"].get<double>());
+  EXPECT_LT(during["simulated_s"].get<double>(), after["simulated_s"].get<double>());
+}
+
+TEST(Zero, GatheringDuringTheNextForwardPassSendsTheSameBytesSooner) {
+  expect_the_same_bytes_sooner("zero_gathers", R"(name: zero-gathers
+cluster: {workers: 8, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "200Gbps", latency: "2us"}}
+model: {kind: "profile:bert_base"}
+training:
+  parallelism: {zero: 1}
+  batch: {per_worker: 32}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 2}
+)");
+}
+
+TEST(Zero, InsideAPipelineEachChunkWaitsForItsOwnGathers) {
+  expect_the_same_bytes_sooner("zero_gathers_pipeline", R"(name: zero-gathers-pipeline
+cluster: {workers: 8, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "200Gbps", latency: "2us"}}
+model: {kind: "profile:bert_base"}
+training:
+  parallelism: {pipeline: 2, microbatches: 2, zero: 1}
+  batch: {per_worker: 32}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 2}
+)");
+}
+
 }  // namespace
 }  // namespace dtsim::testing
