@@ -85,9 +85,12 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // 732 GB/s HBM2, 300 W. No published sustained training figure: the default applies.
       device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, {0.19 * 300, 300}, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
       // NVIDIA Tesla V100 data sheet (SXM2, 32 GB): 15.7 TFLOPS FP32, 125 TFLOPS tensor (FP16), 900 GB/s
-      // HBM2, 300 W. No FlashAttention on V100: attention has no measurement.
+      // HBM2, 300 W. No FlashAttention on V100, and no published measurement of its attention: 0.2613 is
+      // fitted on the V100 fit rows of scenarios/validation/published.csv (megatron2020-gpt-1b-v100-x1,
+      // megatron2020-gpt-4b-v100-x4, bert-large-v100-s128-x1; `dtsim calibrate` on those rows with `--fit
+      // v100.attention`), and judged by its V100 test rows, which took no part.
       device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, {57, 300},
-             {.gemm = 0.76, .attention = std::nullopt, .convolution = 0.2503, .elementwise = 0.87},
+             {.gemm = 0.76, .attention = 0.2613, .convolution = 0.2503, .elementwise = 0.87},
              "NVIDIA V100 SXM2 32 GB: FP32 and FP16 tensor peaks, HBM2, 300 W"),
       // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 312 TFLOPS FP16/BF16 tensor (dense; 624 with
       // sparsity), 2,039 GB/s HBM2e, 400 W.
