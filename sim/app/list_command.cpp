@@ -46,7 +46,8 @@ std::string described_section(const std::string& title, const Registry& registry
 
 std::string device_section() {
   std::string out = "devices (cluster.device.name); sustained fractions of the peak by operation class, * where no "
-                    "measurement is published (the default; the run notes it); the power communicating is midway between "
+                    "measurement is published (the default; the run notes it), + fitted by dtsim calibrate on the "
+                    "validation table's fit rows (docs/validation.md); the power communicating is midway between "
                     "idle and busy (*: no published figure; docs/faults-and-energy.md gives the sources of the others):\n";
   for (const auto& device : scenario::builtin_devices()) {
     const auto& p = device.profile;
@@ -55,7 +56,7 @@ std::string device_section() {
     for (std::size_t op = 0; op < models::kOpClasses; ++op) {
       const auto& measured = p.class_efficiency[op];
       sustained += fmt::format("{}{} {}", op == 0 ? "" : ", ", models::kOpClassKeys[op],
-                               measured ? fmt::format("{:.0f}%", 100 * *measured)
+                               measured ? fmt::format("{:.0f}%{}", 100 * *measured, device.fitted[op] ? "+" : "")
                                         : fmt::format("{:.0f}%*", 100 * p.efficiency));
     }
     out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {:>3.0f} W max; {}\n"

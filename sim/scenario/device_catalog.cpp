@@ -11,6 +11,7 @@ constexpr double kGiB = 1073741824.0;
 /// measurement was published, so that the documented default applies and the run says so.
 struct Measured {
   std::optional<double> gemm, attention, convolution, elementwise;
+  std::array<bool, models::kOpClasses> fitted{};  ///< by class: fitted on validation fit rows
 };
 
 /// Watts drawn idle and at full load (busy: the data sheet's maximum).
@@ -34,7 +35,7 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
   profile.busy_power = core::Watts(watts.busy);
   // communication_power stays unset: no per-device figure is published, DeviceProfile::communication_draw()
   // takes the documented midpoint.
-  return CatalogDevice{std::move(profile), std::move(description)};
+  return CatalogDevice{std::move(profile), std::move(description), measured.fitted};
 }
 
 }  // namespace
@@ -90,12 +91,12 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // megatron2020-gpt-4b-v100-x4, bert-large-v100-s128-x1; `dtsim calibrate` on those rows with `--fit
       // v100.attention`), and judged by its V100 test rows, which took no part.
       device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, {57, 300},
-             {.gemm = 0.76, .attention = 0.2613, .convolution = 0.2503, .elementwise = 0.87},
+             {.gemm = 0.76, .attention = 0.2613, .convolution = 0.2503, .elementwise = 0.87, .fitted = {false, true, true, false}},
              "NVIDIA V100 SXM2 32 GB: FP32 and FP16 tensor peaks, HBM2, 300 W"),
       // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 312 TFLOPS FP16/BF16 tensor (dense; 624 with
       // sparsity), 2,039 GB/s HBM2e, 400 W.
       device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, {63, 400},
-             {.gemm = 0.74, .attention = 0.50, .convolution = 0.2064, .elementwise = 0.79},
+             {.gemm = 0.74, .attention = 0.50, .convolution = 0.2064, .elementwise = 0.79, .fitted = {false, false, true, false}},
              "NVIDIA A100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM2e, 400 W"),
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity, so 989.5
       // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind nor bandwidth

@@ -3,6 +3,7 @@
 
 #include "sim/scenario/scenario.hpp"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ inline constexpr double kAssumedEfficiency = 0.5;
 struct CatalogDevice {
   DeviceProfile profile;
   std::string description;  ///< what the numbers describe, and their source
+  /// The classes whose efficiency `dtsim calibrate` fitted on the validation tables' fit rows, where no
+  /// microbenchmark gave one (device_catalog.cpp names the rows).
+  std::array<bool, models::kOpClasses> fitted{};
 };
 
 /// Every built-in device, by name.

@@ -105,5 +105,18 @@ TEST(ValidationTable, EveryCollectiveCurveIsWithinItsRecordedBounds) {
   }
 }
 
+// `dtsim list devices` says which efficiencies were fitted on the validation table's fit rows (+) and which
+// no measurement gives (*), beside those taken from microbenchmarks (unmarked).
+TEST(ValidationTable, TheDeviceListSaysWhichEfficienciesWereFitted) {
+  const CommandResult list = run_dtsim("list devices");
+  ASSERT_EQ(list.exit_status, 0) << list.err;
+  EXPECT_NE(list.out.find("sustained: gemm 76%, attention 26%+, convolution 25%+, elementwise 87%"), std::string::npos)
+      << list.out;
+  EXPECT_NE(list.out.find("sustained: gemm 74%, attention 50%, convolution 21%+, elementwise 79%"), std::string::npos)
+      << list.out;
+  EXPECT_NE(list.out.find("sustained: gemm 79%, attention 35%, convolution 50%*, elementwise 50%*"), std::string::npos)
+      << list.out;
+}
+
 }  // namespace
 }  // namespace dtsim::testing
