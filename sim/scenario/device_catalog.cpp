@@ -99,16 +99,20 @@ const std::vector<CatalogDevice>& builtin_devices() {
              {.gemm = 0.74, .attention = 0.50, .convolution = 0.2064, .elementwise = 0.79, .fitted = {false, false, true, false}},
              "NVIDIA A100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM2e, 400 W"),
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity, so 989.5
-      // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind nor bandwidth
-      // measurement: convolution and elementwise have none.
+      // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind: convolution
+      // has none. Elementwise: BabelStream's Mul (a = scalar x b, the VectorMul kernel of the A100's figure) on
+      // "NVIDIA H100 80GB HBM3" (the SXM part) of an Azure ND H100 v5, 10.5 GB arrays: 2.90 TB/s of 3.35
+      // (Azure/AI-benchmarking-guide at 8fd0c6e1bd0f853ef8f0500a3640a7d80a2a92ef, Azure_Results/
+      // ND_H100_v5_results.md); the same guide's A100-SXM4-80GB Mul, 1.61 TB/s, agrees with the A100's 0.79.
       device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, {75, 700},
-             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = std::nullopt},
+             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35},
              "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
       // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
-      // H100's figures.
+      // H100's compute figures; elementwise: the same guide's BabelStream Mul on "NVIDIA H200 141GB" of an
+      // Azure ND H200 v5 (Azure_Results/ND_H200_v5_results.md): 4.00 TB/s of 4.8.
       device("h200", 67e12, 989.5e12, 4.8e12, 141e9, {75, 700},
-             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = std::nullopt},
+             {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 4.00 / 4.8},
              "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3e, 700 W"),
   };
   return devices;

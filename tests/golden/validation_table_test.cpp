@@ -82,7 +82,7 @@ TEST(ValidationTable, EveryPredictionIsWithinItsRecordedBound) {
   }
   // The target, a median error of at most 8% over the test rows and none above 20%, is not met since the
   // table holds 45 rows (docs/validation.md): the medians are held to what was recorded then (17.2% over the
-  // test rows, 17.2% over all), rounded up, plus 2 points, so that they can only get better.
+  // test rows, 17.2% over all; 16.7% and 16.8% since), rounded up, plus 2 points, so that they can only get better.
   ASSERT_GE(rows.size(), 40U);
   ASSERT_GE(test_errors.size(), rows.size() / 3);
   EXPECT_LE(median_of(errors), 20.0);
@@ -114,7 +114,7 @@ TEST(ValidationTable, TheDeviceListSaysWhichEfficienciesWereFitted) {
       << list.out;
   EXPECT_NE(list.out.find("sustained: gemm 74%, attention 50%, convolution 21%+, elementwise 79%"), std::string::npos)
       << list.out;
-  EXPECT_NE(list.out.find("sustained: gemm 79%, attention 35%, convolution 50%*, elementwise 50%*"), std::string::npos)
+  EXPECT_NE(list.out.find("sustained: gemm 79%, attention 35%, convolution 50%*, elementwise 87%"), std::string::npos)
       << list.out;
 }
 
