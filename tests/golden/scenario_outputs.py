@@ -7,9 +7,12 @@ Every result file (summary.json, metrics.csv, links.csv, sweep.csv, sweep.json, 
 equal its stored copy. summary.json's `scenario` member (the echo of the resolved scenario, which grows as the
 language does) and `origin` (the scenario's absolute file name), and sweep.json's `fingerprint` (a hash of
 that echo, file names included), are left out of the comparison; everything the run measured must stay the
-same. With --update the stored copies are replaced by this run's files.
+same. With --update the stored copies are replaced by this run's files. A stored copy over 4 MiB (links.csv of
+thousands of GPUs) is kept gzip-compressed as NAME.gz and compared uncompressed; summary.json, which the
+validation table reads, is always kept plain.
 """
 
+import gzip
 import json
 import pathlib
 import shutil
@@ -17,6 +20,8 @@ import subprocess
 import sys
 
 RESULT_FILES = {"summary.json", "metrics.csv", "links.csv", "sweep.csv", "sweep.json"}
+# The largest stored copy kept as it is; larger ones are kept compressed, so that the repository stays small.
+PLAIN_LIMIT = 4 * 1024 * 1024
 
 
 def measured(path: pathlib.Path) -> bytes:
@@ -37,6 +42,33 @@ def result_files(folder: pathlib.Path) -> list:
     return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file() and p.name in RESULT_FILES)
 
 
+def stored_files(golden: pathlib.Path) -> list:
+    """The stored copies, each named as the run writes it (NAME for NAME.gz)."""
+    out = []
+    for p in golden.rglob("*"):
+        name = p.name[:-3] if p.name.endswith(".gz") else p.name
+        if p.is_file() and name in RESULT_FILES:
+            out.append(p.relative_to(golden).with_name(name))
+    return sorted(out)
+
+
+def stored_bytes(golden: pathlib.Path, relative: pathlib.Path) -> bytes:
+    plain = golden / relative
+    if plain.exists():
+        return plain.read_bytes()
+    return gzip.decompress(plain.with_name(plain.name + ".gz").read_bytes())
+
+
+def store(golden: pathlib.Path, relative: pathlib.Path, data: bytes) -> None:
+    target = golden / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if len(data) > PLAIN_LIMIT and relative.name != "summary.json":
+        # mtime 0: the same bytes give the same file.
+        target.with_name(target.name + ".gz").write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+    else:
+        target.write_bytes(data)
+
+
 def main() -> int:
     if len(sys.argv) not in (5, 6) or (len(sys.argv) == 6 and sys.argv[5] != "--update"):
         print(__doc__, file=sys.stderr)
@@ -54,14 +86,13 @@ def main() -> int:
         if golden.exists():
             shutil.rmtree(golden)
         for relative in produced:
-            (golden / relative).parent.mkdir(parents=True, exist_ok=True)
-            (golden / relative).write_bytes(measured(output / relative))
+            store(golden, relative, measured(output / relative))
         print(f"stored {len(produced)} result files in {golden}")
         return 0
     if not golden.is_dir():
         print(f"no stored results in {golden}: run tests/golden/update_scenario_outputs.sh", file=sys.stderr)
         return 1
-    stored = result_files(golden)
+    stored = stored_files(golden)
     failures = []
     for missing in sorted(set(stored) - set(produced)):
         failures.append(f"{missing}: stored but not written by this run")
@@ -69,7 +100,7 @@ def main() -> int:
         failures.append(f"{extra}: written by this run but not stored")
     for relative in sorted(set(stored) & set(produced)):
         now = measured(output / relative).decode("utf-8").splitlines()
-        before = (golden / relative).read_text(encoding="utf-8").splitlines()
+        before = stored_bytes(golden, relative).decode("utf-8").splitlines()
         if now != before:
             first = next((i for i, (a, b) in enumerate(zip(before, now)) if a != b), min(len(now), len(before)))
             failures.append(f"{relative}:{first + 1}: stored  {before[first] if first < len(before) else '<end>'}\n"
