@@ -69,12 +69,14 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
 //   scenarios/validation/resnet50-single-gpu.csv --fit a100.convolution --fit v100.convolution`); no test row
 //   of published.csv took part.
 // gemm, attention and elementwise are taken from their microbenchmarks as published: fitted to no validation
-// row, fit or test.
+// row, fit or test; except the V100's attention, which has none and is fitted on the V100 fit rows of
+// published.csv (named at the V100 below; no test row took part).
 // - elementwise: memory-bound (an add-norm does 0.75 FLOPs per byte, the ridge of an A100 is 153), so its
 //   efficiency is the fraction of the data sheet's memory bandwidth such kernels sustain, which every
 //   layer's memory traffic moves at. Measured by the same notebook ("VectorMul", a * 1.2 on 4M floats, 8
 //   bytes per element): A100 0.202 TFLOPS, 1,616 GB/s of 2,039 (0.79); V100 0.098 TFLOPS, 784 GB/s of 900
-//   (0.87). None published for H100 and H200: the default applies.
+//   (0.87). H100 and H200: BabelStream's Mul, the same kernel, as Azure/AI-benchmarking-guide publishes it
+//   (cited at each; taken as published, after no validation row).
 const std::vector<CatalogDevice>& builtin_devices() {
   static const std::vector<CatalogDevice> devices{
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
