@@ -76,7 +76,7 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
 //   layer's memory traffic moves at. Measured by the same notebook ("VectorMul", a * 1.2 on 4M floats, 8
 //   bytes per element): A100 0.202 TFLOPS, 1,616 GB/s of 2,039 (0.79); V100 0.098 TFLOPS, 784 GB/s of 900
 //   (0.87). H100 and H200: BabelStream's Mul, the same kernel, as Azure/AI-benchmarking-guide publishes it
-//   (cited at each; taken as published, after no validation row).
+//   (cited at each), taken as published: fitted to no validation row.
 const std::vector<CatalogDevice>& builtin_devices() {
   static const std::vector<CatalogDevice> devices{
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
