@@ -96,9 +96,13 @@ std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& 
   const std::string_view family = model_family(scenario.model.kind.value);
   if (family.empty()) return std::nullopt;
   const std::string generation(device_generation(scenario.cluster.device_of(0).name));
+  // Workers share a handful of profiles: each is looked up in the catalog once, not once a worker.
+  const scenario::DeviceProfile* judged = nullptr;
   for (int rank = 0; rank < scenario.cluster.workers; ++rank) {
     const scenario::DeviceProfile& device = scenario.cluster.device_of(rank);
+    if (judged != nullptr && device == *judged) continue;
     if (device_generation(device.name) != generation || !judged_by_test_rows(device)) return std::nullopt;
+    judged = &device;
   }
   return interval_from(validation_test_rows(), generation, family,
                        record.simulated_s / static_cast<double>(record.iterations));

@@ -128,7 +128,7 @@ std::optional<DeviceProfile> find_builtin_device(const std::string& name) {
 }
 
 bool frameworks_fuse_attention(const std::string& name) {
-  return find_builtin_device(name).has_value() && (name == "a100" || name == "h100" || name == "h200");
+  return name == "a100" || name == "h100" || name == "h200";
 }
 
 std::vector<std::string> builtin_device_names() {
