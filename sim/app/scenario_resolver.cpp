@@ -530,6 +530,16 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                  "set training.parallelism.zero to 1 or 2 over several replicas, or leave overlap_parameter_gather out");
     }
   }
+  if (s.training.overlap_tensor_communication && !s.training.parallelism.sequence_parallel) {
+    sink.error(s.training.overlap_tensor_communication_at, "training.overlap_tensor_communication",
+               s.training.parallelism.tensor < 2
+                   ? "there is no tensor group (tensor: 1), so no tensor communication to overlap"
+                   : "only sequence parallelism's gathers and reduce-scatters are overlapped with the products",
+               s.training.parallelism.tensor < 2
+                   ? "set training.parallelism.tensor above 1 with sequence_parallel: true, or leave "
+                     "overlap_tensor_communication out"
+                   : "set training.parallelism.sequence_parallel: true, or leave overlap_tensor_communication out");
+  }
   check_recomputation(s, registries, sink);
   if (s.model.timing_only) {
     const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;

@@ -1,5 +1,7 @@
 #include "sim/comm/library_collective.hpp"
 
+#include "sim/comm/channel_rings.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -76,6 +78,50 @@ double network_latency(const Transport& transport, const CallShape& call) {
   }
   return (steps.all - steps.across_nodes) * inside + steps.across_nodes * across;
 }
+
+/// The transport a ring collective runs on under the library: its ring phases split over the channels' rings,
+/// which run at once; everything else as the transport itself does it.
+class ChannelTransport final : public Transport {
+ public:
+  ChannelTransport(Transport& parent, std::shared_ptr<const RingSet::Rings> rings)
+      : parent_(&parent), rings_(std::move(rings)) {}
+  [[nodiscard]] int rank() const override { return parent_->rank(); }
+  [[nodiscard]] int size() const override { return parent_->size(); }
+  [[nodiscard]] std::span<const int> machines() const override { return parent_->machines(); }
+  void send(int to, Buffer data) override { parent_->send(to, std::move(data)); }
+  Buffer recv(int from) override { return parent_->recv(from); }
+  Buffer send_recv(int to, Buffer data, int from) override { return parent_->send_recv(to, std::move(data), from); }
+  std::vector<Buffer> recv_from_each(std::span<const int> from) override { return parent_->recv_from_each(from); }
+  void send_to_each(std::span<const int> to, std::vector<Buffer> data) override {
+    parent_->send_to_each(to, std::move(data));
+  }
+  std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) override {
+    return parent_->exchange(to, std::move(data), from);
+  }
+  std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) override {
+    return parent_->post_send(to, std::move(data), tag);
+  }
+  std::unique_ptr<Pending> post_recv(int from, int tag) override { return parent_->post_recv(from, tag); }
+  std::size_t wait_any(std::span<Pending* const> pending) override { return parent_->wait_any(pending); }
+  /// A ring phase: each channel's ring carries its share of every round's chunk.
+  void shift_rounds(int to, int from, std::size_t elements, int rounds) override {
+    const std::size_t channels = rings_->size();
+    parent_->group_rounds(to, from, (elements + channels - 1) / channels, rounds,
+                          RingSet{rings_, false, ((to - rank()) % size() + size()) % size(), true});
+  }
+  void group_rounds(int to, int from, std::size_t elements, int rounds, const RingSet& phase) override {
+    parent_->group_rounds(to, from, elements, rounds, phase);
+  }
+  void run_steps(std::span<const Step> steps) override { parent_->run_steps(steps); }
+  [[nodiscard]] bool times_phases_at_once() const override { return parent_->times_phases_at_once(); }
+  [[nodiscard]] double now() const override { return parent_->now(); }
+  [[nodiscard]] double latency_to(int peer) const override { return parent_->latency_to(peer); }
+  void spend(double seconds) override { parent_->spend(seconds); }
+
+ private:
+  Transport* parent_;
+  std::shared_ptr<const RingSet::Rings> rings_;
+};
 
 }  // namespace
 
@@ -189,11 +235,28 @@ void LibraryCollective::run(Transport& transport, Block data) const {
     transport.spend(nvls_time(network) - network.total);
     return;
   }
-  inner_->run(transport, data);
+  if (const std::shared_ptr<const RingSet::Rings> rings = channels(transport, data.has_values())) {
+    ChannelTransport channels(transport, rings);
+    inner_->run(channels, data);
+  } else {
+    inner_->run(transport, data);
+  }
   const NetworkTime network{transport.now() - start, network_latency(transport, call)};
   const Protocol protocol = chosen_protocol(call, network);
   if (on_choice_ && transport.rank() == 0) on_choice_(protocol);
   transport.spend(library_time(protocol, call, network) - network.total);
+}
+
+std::shared_ptr<const RingSet::Rings> LibraryCollective::channels(const Transport& transport, bool has_values) const {
+  // Messages that carry values keep the one ring in rank order, whose chunks they are.
+  if (has_values || inner_->uncontended_on() != "ring" || transport.machines().empty()) return nullptr;
+  const std::span<const int> machines = transport.machines();
+  std::vector<int> key(machines.begin(), machines.end());
+  const auto found = channel_rings_.find(key);
+  if (found != channel_rings_.end()) return found->second;
+  std::shared_ptr<const RingSet::Rings> rings = channel_rings(machines);
+  channel_rings_.emplace(std::move(key), rings);
+  return rings;
 }
 
 core::Seconds LibraryCollective::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

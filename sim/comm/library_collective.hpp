@@ -10,6 +10,8 @@
 
 #include <array>
 #include <functional>
+#include <map>
+#include <vector>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -101,10 +103,14 @@ class LibraryCollective final : public CollectiveAlgorithm {
 
  private:
   [[nodiscard]] bool runs_nvls(const CallShape& call, bool has_values) const;
+  /// The channels' rings a ring algorithm's timing-only call runs on (comm::channel_rings), null where one
+  /// ring serves; derived once per placement of the ranks on machines.
+  [[nodiscard]] std::shared_ptr<const RingSet::Rings> channels(const Transport& transport, bool has_values) const;
 
   std::unique_ptr<CollectiveAlgorithm> inner_;
   ChoiceSink on_choice_;
   std::optional<SwitchReduction> nvls_;
+  mutable std::map<std::vector<int>, std::shared_ptr<const RingSet::Rings>> channel_rings_;
 };
 
 /// The machines among `transport`'s ranks (its size when it names none).

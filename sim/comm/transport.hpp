@@ -14,7 +14,9 @@ namespace dtsim::comm {
 
 /// Where every rank of a transport sends in one ring phase, so that a transport may time the phase for all
 /// of them from any one: the rings the ranks form (each a list of the transport's ranks, together every
-/// rank once), each rank sending to the rank `shift` places after it in its own ring.
+/// rank once), each rank sending to the rank `shift` places after it in its own ring. With `parallel`, the
+/// rings run side by side instead, each holding every rank (a library's channels): each rank sends to the
+/// rank `shift` places after it in every ring.
 struct RingSet {
   using Rings = std::vector<std::shared_ptr<const std::vector<int>>>;
   /// The rings; null with `all_ranks` false: the phase is not known beyond the caller's own part.
@@ -22,9 +24,18 @@ struct RingSet {
   /// One ring of all the transport's ranks in rank order (`rings` is then null).
   bool all_ranks = false;
   int shift = 1;
+  bool parallel = false;
 
   [[nodiscard]] bool known() const { return all_ranks || rings != nullptr; }
 };
+
+/// Under parallel rings, the ranks `rank` sends to (`shift` places on in each ring) and receives from (as many
+/// places back), ring by ring.
+struct RingPeers {
+  std::vector<int> to;
+  std::vector<int> from;
+};
+[[nodiscard]] RingPeers parallel_ring_peers(const RingSet& phase, int rank);
 
 /// One step of a timing-only collective, for one rank: it sends `elements` floats to each rank in `to` while
 /// receiving as many from each rank in `from`, all at once (either list may be empty).
@@ -90,8 +101,15 @@ class Transport {
   /// subgroups of a hierarchical allreduce run theirs at once), but the shift is the subgroup's. `phase`
   /// says, where the caller knows it, what every rank of this transport sends in it. This default runs the
   /// rounds one by one.
+  /// Parallel rings (`phase.parallel`): each round sends `elements` on every ring.
   virtual void group_rounds(int to, int from, std::size_t elements, int rounds, const RingSet& phase) {
-    static_cast<void>(phase);
+    if (phase.parallel) {
+      const RingPeers peers = parallel_ring_peers(phase, rank());
+      for (int round = 0; round < rounds; ++round) {
+        static_cast<void>(exchange(peers.to, std::vector<Buffer>(peers.to.size(), Buffer::sized(elements)), peers.from));
+      }
+      return;
+    }
     for (int round = 0; round < rounds; ++round) static_cast<void>(send_recv(to, Buffer::sized(elements), from));
   }
   /// A timing-only collective as this rank's steps, each starting when its previous one is done. Every rank

@@ -118,8 +118,10 @@ const std::vector<std::pair<int, int>>& AnalyticalNetwork::pairs_of(int ranks, s
   } else {
     for (const auto& ring : *phase.rings) add_ring(*ring);
   }
-  if (std::cmp_not_equal(pattern.pairs.size(), ranks)) {
-    throw std::logic_error("the rings of a phase must hold every rank of the transport once");
+  const std::size_t rings = phase.parallel ? phase.rings->size() : 1;
+  if (pattern.pairs.size() != static_cast<std::size_t>(ranks) * rings) {
+    throw std::logic_error(phase.parallel ? "each parallel ring of a phase must hold every rank of the transport once"
+                                          : "the rings of a phase must hold every rank of the transport once");
   }
   return pattern.pairs;
 }

@@ -4,6 +4,7 @@
 #include "models/gradient_buckets.hpp"
 #include "models/pipeline_plan.hpp"
 #include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/compute_spans.hpp"
 #include "sim/runtime/gradient_stream.hpp"
 #include "sim/runtime/parameter_gathers.hpp"
 #include "sim/runtime/s4u_transport.hpp"
@@ -25,12 +26,18 @@ namespace {
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
 /// the tensor group's sums (Megatron-LM's f and g operators). Its layers carry the FLOPs their host executes
 /// per micro-batch (compute::host_flops).
+/// Transformer Engine's pipelined reduce-scatter splits the product in 4 (its userbuffers' default
+/// num_splits for proj_fprop and fc2_fprop, as NeMo's configurations give it).
+constexpr double kReduceSplits = 4.0;
+
 class LayerPasses {
  public:
+  /// `overlap`: the lane of the tensor group's communication overlapped with compute
+  /// (`training.overlap_tensor_communication`); null without.
   LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter,
-              S4uTransport& tensor, std::size_t microbatch)
-      : context_(context), layers_(layers), meter_(meter), tensor_(tensor),
-        microbatch_(microbatch) {}
+              S4uTransport& tensor, std::size_t microbatch, const Meter* overlap)
+      : context_(context), layers_(layers), meter_(meter), tensor_(tensor), microbatch_(microbatch),
+        overlap_(overlap) {}
 
   /// With `gathers`, the step's first forward pass of chunk `chunk`: each bucket of parameters is waited for
   /// before its first layer.
@@ -41,9 +48,20 @@ class LayerPasses {
         flush(factor);
         gathers->wait_before(chunk, i, meter_);
       }
-      if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
-      pending_ += layer.forward_flops;
-      if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      const double flops = layer.forward_flops;
+      if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
+        // Ring exchange: each of the group's chunks of the tokens multiplied as it arrives.
+        const double chunks = tensor_.size();
+        overlapped(*context_.setup->allgather, layer, {0.0, flops * (chunks - 1.0) / chunks, flops / chunks}, factor);
+      } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
+        // Pipelined: the product in kReduceSplits chunks, each chunk's sum reduce-scattered while the next computes.
+        overlapped(*context_.setup->reduce_scatter, layer,
+                   {flops / kReduceSplits, flops * (kReduceSplits - 1.0) / kReduceSplits, 0.0}, factor);
+      } else {
+        if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
+        pending_ += flops;
+        if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      }
     }
     flush(factor);
   }
@@ -66,9 +84,20 @@ class LayerPasses {
       if (part == Part::Weights) {
         pending_ += weights;
       } else {
-        if (sequence_parallel() && layer.tensor == models::TensorSplit::Row) gather(layer, factor);
-        pending_ += part == Part::Whole ? layer.backward_flops : layer.backward_flops - weights;
-        if (split() && layer.tensor == models::TensorSplit::Column) reduce(layer, factor);
+        const double flops = part == Part::Whole ? layer.backward_flops : layer.backward_flops - weights;
+        if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
+          const double chunks = tensor_.size();
+          overlapped(*context_.setup->allgather, layer, {0.0, flops * (chunks - 1.0) / chunks, flops / chunks}, factor);
+        } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
+          // Bulk: the input's gradient reduce-scattered while the weights' gradient computes (none here when
+          // zero bubble defers it).
+          const double beside = part == Part::Whole ? weights : 0.0;
+          overlapped(*context_.setup->reduce_scatter, layer, {flops - beside, beside, 0.0}, factor);
+        } else {
+          if (sequence_parallel() && layer.tensor == models::TensorSplit::Row) gather(layer, factor);
+          pending_ += flops;
+          if (split() && layer.tensor == models::TensorSplit::Column) reduce(layer, factor);
+        }
       }
       if (stream != nullptr && part != Part::Input && next < buckets->size() && (*buckets)[next].first == i) {
         flush(factor);
@@ -119,12 +148,47 @@ class LayerPasses {
     flush(factor);
     context_.setup->allgather->run(tensor_, message(layer));
   }
+  /// A layer's FLOPs around a collective of the tensor group: `before` it, `beside` it (the two at once),
+  /// `after` it.
+  struct Around {
+    double before = 0.0;
+    double beside = 0.0;
+    double after = 0.0;
+  };
+  /// `collective` of `layer`'s hidden state while part of its product computes. The collective's time is the
+  /// host's overlapped communication, on the overlap's own lane; the part of it that outlasts the compute
+  /// beside it, the communication the worker waits for.
+  void overlapped(const comm::CollectiveAlgorithm& collective, const models::LayerProfile& layer, Around flops,
+                  double factor) {
+    flush(factor);
+    charge_compute(meter_, flops.before * factor);
+    const double start = simgrid::s4u::Engine::get_clock();
+    simgrid::s4u::ExecPtr beside = flops.beside > 0.0 ? start_compute(meter_, flops.beside * factor) : nullptr;
+    const Meter own = tensor_.meter();
+    tensor_.report_to(*overlap_);
+    collective.run(tensor_, message(layer));
+    tensor_.report_to(own);
+    const double communicated = simgrid::s4u::Engine::get_clock();
+    double computed = start;
+    if (beside) {
+      beside->wait();
+      computed = beside->get_finish_time();
+      meter_.account_until(computed);
+    }
+    if (communicated > computed) {
+      const Span exposed{computed, communicated};
+      const Meter tensor = meter_.carrying(Traffic::Tensor);
+      tensor.observer().on_communication(tensor.lane(), exposed, std::span<const Span>(&exposed, 1));
+    }
+    charge_compute(meter_, flops.after * factor);
+  }
 
   const TrainingContext& context_;
   const models::ModelProfile& layers_;
   const Meter& meter_;
   S4uTransport& tensor_;
   std::size_t microbatch_;
+  const Meter* overlap_;
   double pending_ = 0.0;  ///< host FLOPs not charged yet
 };
 
@@ -169,6 +233,11 @@ void ModelParallelWorker::operator()() {
     std::size_t to_previous = 0;  ///< activation gradients sent to the previous stage
     std::unique_ptr<LayerPasses> passes;
   };
+  // The tensor group's communication overlapped with compute: a lane of its own, as a gradient stream's.
+  std::optional<Meter> overlap_tensor;
+  if (s.training.overlap_tensor_communication && plan.tensor > 1) {
+    overlap_tensor.emplace(meter.observer(), Lane{meter.lane().host, 2, false, true, Traffic::Tensor});
+  }
   std::vector<Chunk> chunks(static_cast<std::size_t>(plan.virtual_stages));
   double parameters_held = 0.0;
   for (std::size_t c = 0; c < chunks.size(); ++c) {
@@ -183,7 +252,8 @@ void ModelParallelWorker::operator()() {
     if (first > 0) chunk.to_previous = activation_message(setup.profile->layers[first - 1]);
     // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
     chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
-    chunk.passes = std::make_unique<LayerPasses>(context_, chunk.timed, meter, *tensor, microbatch);
+    chunk.passes = std::make_unique<LayerPasses>(context_, chunk.timed, meter, *tensor, microbatch,
+                                                 overlap_tensor ? &*overlap_tensor : nullptr);
     parameters_held += chunk.layers.parameters();
   }
   const auto parameters = static_cast<std::size_t>(std::llround(parameters_held));
@@ -303,6 +373,7 @@ void ModelParallelWorker::operator()() {
       context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});
     }
   }
+  if (overlap_tensor) context_.observer->on_lane_done(overlap_tensor->lane());
 }
 
 }  // namespace dtsim::runtime

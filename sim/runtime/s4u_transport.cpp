@@ -307,13 +307,18 @@ void S4uTransport::analytical_rounds(int to, std::size_t elements, int rounds, c
   } else if (mirrored_) {
     phase = {arrived, arrived + analytical_->phase_for_all(size_, hosts_, ring_set, bytes, rounds)};
   } else {
-    const AnalyticalNetwork::Send send{host(rank_), host(to), bytes};
+    std::vector<AnalyticalNetwork::Send> sends;
+    if (ring_set.parallel) {
+      for (const int peer : comm::parallel_ring_peers(ring_set, rank_).to) sends.push_back({host(rank_), host(peer), bytes});
+    } else {
+      sends.push_back({host(rank_), host(to), bytes});
+    }
     phase = analytical_->enter(joined ? meeting_.name : group_, joined ? meeting_.size : size_, phases_entered_++,
-                               meeting_.offset + rank_, std::span<const AnalyticalNetwork::Send>(&send, 1), rounds,
-                               traffic_);
+                               meeting_.offset + rank_, sends, rounds, traffic_);
   }
   if (mirrored_ && traffic_ != nullptr) analytical_->count_for_all(size_, hosts_, ring_set, bytes, rounds);
-  meter_.observer().on_sent(meter_.lane(), bytes * rounds, rounds);
+  const int messages = rounds * (ring_set.parallel ? static_cast<int>(ring_set.rings->size()) : 1);
+  meter_.observer().on_sent(meter_.lane(), bytes * messages, messages);
   wait_for_phase(arrived, phase);
 }
 

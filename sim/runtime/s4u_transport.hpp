@@ -48,6 +48,9 @@ class S4uTransport final : public comm::Transport {
   /// ranks must be host numbers (workers by rank, then servers).
   /// What its communication carries from now on (ZeRO's gathers on the replicas' group are labelled apart).
   void carry(Traffic traffic) { meter_ = meter_.carrying(traffic); }
+  /// Where its time is reported: a collective overlapped with compute reports to a lane of its own.
+  [[nodiscard]] const Meter& meter() const { return meter_; }
+  void report_to(Meter meter) { meter_ = std::move(meter); }
   void set_traffic(topology::LinkTraffic* traffic) {
     traffic_ = traffic;
     routes_ = traffic;

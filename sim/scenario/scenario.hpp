@@ -255,6 +255,10 @@ struct TrainingSpec {
   /// ZeRO 1 and 2: the parameters gathered during the next forward pass (`training.overlap_parameter_gather`).
   bool overlap_parameter_gather = false;
   core::SourcePosition overlap_parameter_gather_at;
+  /// Sequence parallelism: the tensor group's gathers and reduce-scatters run while the products beside them
+  /// compute (`training.overlap_tensor_communication`).
+  bool overlap_tensor_communication = false;
+  core::SourcePosition overlap_tensor_communication_at;
   double bucket_bytes = 25.0 * 1024 * 1024;
   std::string recomputation = "none";  ///< none, selective or full
   core::SourcePosition recomputation_at;

@@ -256,6 +256,8 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.overlap_at = training.where("overlap");
   out.overlap_parameter_gather = training.text("overlap_parameter_gather", "false") == "true";
   out.overlap_parameter_gather_at = training.where("overlap_parameter_gather");
+  out.overlap_tensor_communication = training.text("overlap_tensor_communication", "false") == "true";
+  out.overlap_tensor_communication_at = training.where("overlap_tensor_communication");
   out.bucket_bytes = training.quantity("bucket_size", &core::parse_size).value_or(core::Bytes(out.bucket_bytes)).value();
   out.recomputation = training.text("recomputation", "none");
   out.recomputation_at = training.where("recomputation");

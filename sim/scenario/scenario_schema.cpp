@@ -259,6 +259,12 @@ SchemaNode training() {
                   "pass, each bucket before its first layer (Megatron-Core's --overlap-param-gather), instead of "
                   "after the step")
               .fallback("false"),
+          boolean("overlap_tensor_communication",
+                  "under sequence parallelism, run the tensor group's gathers and reduce-scatters while the products "
+                  "beside them compute, in chunks (Megatron-LM's --tp-comm-overlap with Transformer Engine): a "
+                  "gather in as many chunks as the group has devices, the forward pass's reduce-scatters in 4, the "
+                  "backward pass's beside the weights' gradients")
+              .fallback("false"),
           quantity("bucket_size", Unit::Size, "gradients per bucket when overlapping (PyTorch DDP's bucket_cap_mb)")
               .exclusive_min()
               .fallback("25MiB"),

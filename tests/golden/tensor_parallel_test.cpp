@@ -106,6 +106,49 @@ outputs: {trace: true}
   }
 }
 
+// Megatron-LM's --tp-comm-overlap (training.overlap_tensor_communication): under sequence parallelism the
+// tensor group's gathers and reduce-scatters run beside the products. The same bytes move; the step is
+// shorter, by no more than the tensor communication it had; that communication is reported as overlapped,
+// and what the worker still waits for stays tensor communication, so that compute, communication and waiting
+// never add up to more than the step.
+TEST(TensorParallel, OverlappedTensorCommunicationMovesTheSameBytesAndHidesPartOfIt) {
+  const auto folder = fresh_output_folder("tensor_overlap");
+  const fs::path file = folder / "overlap.yaml";
+  std::ofstream(file) << R"(name: overlap
+cluster: {workers: 4, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "100Gbps", latency: "2us"}}
+model: {kind: "profile:gpt2_small"}
+training:
+  parallelism: {tensor: 4, sequence_parallel: true, microbatches: 2}
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 2}
+sweep:
+  axes:
+    training.overlap_tensor_communication: [false, true]
+)";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto summary = [&](const std::string& point) {
+    return nlohmann::json::parse(read_file(folder / "out" / point / "summary.json"));
+  };
+  const nlohmann::json serial = summary("overlap_tensor_communication=false");
+  const nlohmann::json overlapped = summary("overlap_tensor_communication=true");
+  EXPECT_DOUBLE_EQ(overlapped["result"]["bytes_sent"].get<double>(), serial["result"]["bytes_sent"].get<double>());
+  const double before = serial["result"]["simulated_s"].get<double>();
+  const double after = overlapped["result"]["simulated_s"].get<double>();
+  const double tensor_before = serial["hosts"][0]["communication_by_kind_s"]["tensor"].get<double>();
+  EXPECT_LT(after, before);
+  EXPECT_LE(before - after, tensor_before * (1.0 + 1e-9));
+  for (const nlohmann::json& host : overlapped["hosts"]) {
+    EXPECT_GT(host["overlapped_communication_s"].get<double>(), 0.0) << host["name"];
+    EXPECT_LT(host["communication_by_kind_s"]["tensor"].get<double>(), tensor_before) << host["name"];
+    const double accounted =
+        host["compute_s"].get<double>() + host["communication_s"].get<double>() + host["wait_s"].get<double>();
+    EXPECT_LE(accounted, after * (1.0 + 1e-9)) << host["name"];
+  }
+}
+
 // Two DGX A100 nodes, tensor groups of 8 and two replicas. By default a tensor group is a node, and only the
 // replicas' gradient allreduce crosses the NICs; with data innermost, each tensor group spans both nodes
 // (even ranks, or odd ones) and two hops of each ring cross, while the replicas share a node.
