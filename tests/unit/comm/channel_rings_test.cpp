@@ -21,7 +21,9 @@ TEST(ChannelRings, OneRingPerRankOfAMachineEachLeavingThroughAnotherRank) {
   const std::shared_ptr<const RingSet::Rings> rings = channel_rings(machines);
   ASSERT_NE(rings, nullptr);
   ASSERT_EQ(rings->size(), 4U);
-  EXPECT_EQ(*(*rings)[1], (std::vector<int>{1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8}));
+  // Machine 0 entered at its rank 1 and left at its rank 2, machine 1 entered at its rank 2 (6) and left at
+  // its rank 3 (7), machine 2 entered at its 3 (11) and left at its 1 (9), by which machine 0 is entered.
+  EXPECT_EQ(*(*rings)[1], (std::vector<int>{1, 3, 0, 2, 6, 4, 5, 7, 11, 8, 10, 9}));
   std::set<int> leaving;  // the rank of machine 0 whose successor is on another machine, ring by ring
   for (const auto& ring : *rings) {
     std::vector<int> sorted = *ring;
@@ -34,6 +36,38 @@ TEST(ChannelRings, OneRingPerRankOfAMachineEachLeavingThroughAnotherRank) {
     }
   }
   EXPECT_EQ(leaving, (std::set<int>{0, 1, 2, 3}));
+}
+
+/// How many hops between machines join ranks of different places on their machines, over every ring.
+int hops_across_places(const std::vector<int>& machines, int per) {
+  int across = 0;
+  const std::shared_ptr<const RingSet::Rings> rings = channel_rings(machines);
+  for (const auto& ring : *rings) {
+    for (std::size_t i = 0; i < ring->size(); ++i) {
+      const int from = (*ring)[i];
+      const int to = (*ring)[(i + 1) % ring->size()];
+      const bool other_machine = machines[static_cast<std::size_t>(from)] != machines[static_cast<std::size_t>(to)];
+      if (other_machine && from % per != to % per) ++across;
+    }
+  }
+  return across;
+}
+
+TEST(ChannelRings, HopsBetweenMachinesKeepToOnePlaceWhereTheRingCanClose) {
+  for (const int count : {2, 3, 4, 5}) {
+    for (const int per : {2, 3, 4, 8}) {
+      std::vector<int> machines;
+      for (int m = 0; m < count; ++m) machines.insert(machines.end(), static_cast<std::size_t>(per), m);
+      const int expected = count % 2 == 1 && per == 2 ? per : 0;  // two a machine, odd count: the closing hops
+      EXPECT_EQ(hops_across_places(machines, per), expected) << count << " machines of " << per;
+      const std::shared_ptr<const RingSet::Rings> rings = channel_rings(machines);
+      for (const auto& ring : *rings) {
+        std::vector<int> sorted = *ring;
+        std::sort(sorted.begin(), sorted.end());
+        for (int r = 0; r < count * per; ++r) ASSERT_EQ(sorted[static_cast<std::size_t>(r)], r);
+      }
+    }
+  }
 }
 
 TEST(ChannelRings, OneRingWhereChannelsChangeNothingOrTheMachinesDiffer) {
