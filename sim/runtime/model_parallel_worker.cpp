@@ -23,13 +23,14 @@
 namespace dtsim::runtime {
 namespace {
 
+/// Transformer Engine's pipelined reduce-scatter splits the product in 4: the default num_splits its
+/// initialize_ub gives proj_fprop and fc2_fprop (NVIDIA/TransformerEngine, transformer_engine/pytorch/module/
+/// base.py, 2024), whose gathers are ring exchanges and whose backward reduce-scatters are bulk overlaps.
+constexpr double kReduceSplits = 4.0;
+
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
 /// the tensor group's sums (Megatron-LM's f and g operators). Its layers carry the FLOPs their host executes
 /// per micro-batch (compute::host_flops).
-/// Transformer Engine's pipelined reduce-scatter splits the product in 4 (its userbuffers' default
-/// num_splits for proj_fprop and fc2_fprop, as NeMo's configurations give it).
-constexpr double kReduceSplits = 4.0;
-
 class LayerPasses {
  public:
   /// `overlap`: the lane of the tensor group's communication overlapped with compute
@@ -54,7 +55,7 @@ class LayerPasses {
         const double chunks = tensor_.size();
         overlapped(*context_.setup->allgather, layer, {0.0, flops * (chunks - 1.0) / chunks, flops / chunks}, factor);
       } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
-        // Pipelined: the product in kReduceSplits chunks, each chunk's sum reduce-scattered while the next computes.
+        // Pipelined: the product in kReduceSplits chunks, each one's sum reduce-scattered beside the next.
         overlapped(*context_.setup->reduce_scatter, layer,
                    {flops / kReduceSplits, flops * (kReduceSplits - 1.0) / kReduceSplits, 0.0}, factor);
       } else {

@@ -32,7 +32,8 @@ TEST(ChannelRings, OneRingPerRankOfAMachineEachLeavingThroughAnotherRank) {
     for (std::size_t i = 0; i < ring->size(); ++i) {
       const int from = (*ring)[i];
       const int to = (*ring)[(i + 1) % ring->size()];
-      if (machines[static_cast<std::size_t>(from)] == 0 && machines[static_cast<std::size_t>(to)] != 0) leaving.insert(from);
+      if (machines[static_cast<std::size_t>(from)] == 0 && machines[static_cast<std::size_t>(to)] != 0)
+        leaving.insert(from);
     }
   }
   EXPECT_EQ(leaving, (std::set<int>{0, 1, 2, 3}));
@@ -71,10 +72,10 @@ TEST(ChannelRings, HopsBetweenMachinesKeepToOnePlaceWhereTheRingCanClose) {
 }
 
 TEST(ChannelRings, OneRingWhereChannelsChangeNothingOrTheMachinesDiffer) {
-  EXPECT_EQ(channel_rings(std::vector<int>{0, 0, 0, 0}), nullptr);        // one machine
-  EXPECT_EQ(channel_rings(std::vector<int>{0, 1, 2, 3}), nullptr);        // a rank per machine
-  EXPECT_EQ(channel_rings(std::vector<int>{0, 0, 0, 1, 1}), nullptr);     // unequal shares
-  EXPECT_EQ(channel_rings(std::vector<int>{0, 1, 0, 1}), nullptr);        // a machine's ranks apart
+  EXPECT_EQ(channel_rings(std::vector<int>{0, 0, 0, 0}), nullptr);     // one machine
+  EXPECT_EQ(channel_rings(std::vector<int>{0, 1, 2, 3}), nullptr);     // a rank per machine
+  EXPECT_EQ(channel_rings(std::vector<int>{0, 0, 0, 1, 1}), nullptr);  // unequal shares
+  EXPECT_EQ(channel_rings(std::vector<int>{0, 1, 0, 1}), nullptr);     // a machine's ranks apart
   EXPECT_EQ(channel_rings(std::vector<int>{}), nullptr);
 }
 
