@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +28,10 @@ namespace {
 /// initialize_ub gives proj_fprop and fc2_fprop (NVIDIA/TransformerEngine, transformer_engine/pytorch/module/
 /// base.py, 2024), whose gathers are ring exchanges and whose backward reduce-scatters are bulk overlaps.
 constexpr double kReduceSplits = 4.0;
+/// The streaming multiprocessors its collective kernels hold while they run beside a product: initialize_ub's
+/// default num_sm, 16, for the pipelined and bulk overlaps; a ring exchange copies with the copy engines, on 1.
+constexpr int kCollectiveMultiprocessors = 16;
+constexpr int kRingExchangeMultiprocessors = 1;
 
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
 /// the tensor group's sums (Megatron-LM's f and g operators). Its layers carry the FLOPs their host executes
@@ -36,9 +41,9 @@ class LayerPasses {
   /// `overlap`: the lane of the tensor group's communication overlapped with compute
   /// (`training.overlap_tensor_communication`); null without.
   LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter,
-              S4uTransport& tensor, std::size_t microbatch, const Meter* overlap)
+              S4uTransport& tensor, std::size_t microbatch, const Meter* overlap, const scenario::DeviceProfile& device)
       : context_(context), layers_(layers), meter_(meter), tensor_(tensor), microbatch_(microbatch),
-        overlap_(overlap) {}
+        overlap_(overlap), device_(device) {}
 
   /// With `gathers`, the step's first forward pass of chunk `chunk`: each bucket of parameters is waited for
   /// before its first layer.
@@ -53,11 +58,14 @@ class LayerPasses {
       if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
         // Ring exchange: each of the group's chunks of the tokens multiplied as it arrives.
         const double chunks = tensor_.size();
-        overlapped(*context_.setup->allgather, layer, {0.0, flops * (chunks - 1.0) / chunks, flops / chunks}, factor);
+        overlapped(*context_.setup->allgather, layer,
+                   {0.0, flops * (chunks - 1.0) / chunks, flops / chunks, kRingExchangeMultiprocessors}, factor);
       } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
         // Pipelined: the product in kReduceSplits chunks, each one's sum reduce-scattered beside the next.
         overlapped(*context_.setup->reduce_scatter, layer,
-                   {flops / kReduceSplits, flops * (kReduceSplits - 1.0) / kReduceSplits, 0.0}, factor);
+                   {flops / kReduceSplits, flops * (kReduceSplits - 1.0) / kReduceSplits, 0.0,
+                    kCollectiveMultiprocessors},
+                   factor);
       } else {
         if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
         pending_ += flops;
@@ -88,12 +96,14 @@ class LayerPasses {
         const double flops = part == Part::Whole ? layer.backward_flops : layer.backward_flops - weights;
         if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
           const double chunks = tensor_.size();
-          overlapped(*context_.setup->allgather, layer, {0.0, flops * (chunks - 1.0) / chunks, flops / chunks}, factor);
+          overlapped(*context_.setup->allgather, layer,
+                     {0.0, flops * (chunks - 1.0) / chunks, flops / chunks, kRingExchangeMultiprocessors}, factor);
         } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
           // Bulk: the input's gradient reduce-scattered while the weights' gradient computes (none here when
           // zero bubble defers it).
           const double beside = part == Part::Whole ? weights : 0.0;
-          overlapped(*context_.setup->reduce_scatter, layer, {flops - beside, beside, 0.0}, factor);
+          overlapped(*context_.setup->reduce_scatter, layer, {flops - beside, beside, 0.0, kCollectiveMultiprocessors},
+                     factor);
         } else {
           if (sequence_parallel() && layer.tensor == models::TensorSplit::Row) gather(layer, factor);
           pending_ += flops;
@@ -155,10 +165,20 @@ class LayerPasses {
     double before = 0.0;
     double beside = 0.0;
     double after = 0.0;
+    int taken = 0;  ///< the multiprocessors the collective's kernel holds while it runs
   };
-  /// `collective` of `layer`'s hidden state while part of its product computes. The collective's time is the
-  /// host's overlapped communication, on the overlap's own lane; the part of it that outlasts the compute
-  /// beside it, the communication the worker waits for.
+  /// Seconds the product beside a collective loses to it: over `collective` seconds the collective's kernel
+  /// holds a share s of the multiprocessors (`taken` of the device's), so that a product of `product` seconds
+  /// alone takes min(product / (1 - s), product + s x collective). None on a device of unknown count.
+  [[nodiscard]] double lost_to_collective(double product, double collective, int taken) const {
+    if (!device_.multiprocessors || *device_.multiprocessors <= taken) return 0.0;
+    const double share = static_cast<double>(taken) / *device_.multiprocessors;
+    return std::min(product * share / (1.0 - share), collective * share);
+  }
+  /// `collective` of `layer`'s hidden state while part of its product computes, slowed by the multiprocessors
+  /// the collective's kernel holds. The collective's time is the host's overlapped communication, on the
+  /// overlap's own lane; the part of it that outlasts the compute beside it, the communication the worker
+  /// waits for.
   void overlapped(const comm::CollectiveAlgorithm& collective, const models::LayerProfile& layer, Around flops,
                   double factor) {
     flush(factor);
@@ -175,6 +195,9 @@ class LayerPasses {
       beside->wait();
       computed = beside->get_finish_time();
       meter_.account_until(computed);
+      computed += lost_to_collective(computed - start, communicated - start, flops.taken);
+      const double now = simgrid::s4u::Engine::get_clock();
+      if (computed > now) charge_compute(meter_, (computed - now) * simgrid::s4u::this_actor::get_host()->get_speed());
     }
     if (communicated > computed) {
       const Span exposed{computed, communicated};
@@ -190,6 +213,7 @@ class LayerPasses {
   S4uTransport& tensor_;
   std::size_t microbatch_;
   const Meter* overlap_;
+  const scenario::DeviceProfile& device_;
   double pending_ = 0.0;  ///< host FLOPs not charged yet
 };
 
@@ -254,7 +278,7 @@ void ModelParallelWorker::operator()() {
     // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
     chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
     chunk.passes = std::make_unique<LayerPasses>(context_, chunk.timed, meter, *tensor, microbatch,
-                                                 overlap_tensor ? &*overlap_tensor : nullptr);
+                                                 overlap_tensor ? &*overlap_tensor : nullptr, device);
     parameters_held += chunk.layers.parameters();
   }
   const auto parameters = static_cast<std::size_t>(std::llround(parameters_held));

@@ -21,7 +21,8 @@ struct Power {
 };
 
 CatalogDevice device(std::string name, double peak_flops, double half_flops, double memory_bandwidth,
-                     double memory_bytes, Power watts, const Measured& measured, std::string description) {
+                     double memory_bytes, int multiprocessors, Power watts, const Measured& measured,
+                     std::string description) {
   DeviceProfile profile;
   profile.name = std::move(name);
   profile.efficiency = kAssumedEfficiency;
@@ -31,6 +32,7 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
   if (half_flops > 0) profile.half_flops = core::FlopsPerSecond(half_flops);
   profile.memory_bandwidth = core::BytesPerSecond(memory_bandwidth);
   if (memory_bytes > 0) profile.memory = core::Bytes(memory_bytes);
+  if (multiprocessors > 0) profile.multiprocessors = multiprocessors;
   profile.idle_power = core::Watts(watts.idle);
   profile.busy_power = core::Watts(watts.busy);
   // communication_power stays unset: no per-device figure is published, DeviceProfile::communication_draw()
@@ -53,6 +55,8 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
 // What a device draws while its messages move (collective kernels copying and reducing) has no published
 // per-device figure: see DeviceProfile::communication_draw(). None of these powers is fitted: each is taken
 // as its source gives it (no validation row, fit or test, measures energy, and no row moved any of them).
+// Streaming multiprocessors, from NVIDIA's architecture whitepapers: P100 (SXM2) 56, V100 (SXM2) 80, A100 108,
+// H100 SXM5 132; the H200 is the same GH100 configuration as the H100 SXM5: 132.
 // Sustained efficiencies, by class:
 // - gemm: large FP16/BF16 matrix products timed alone. V100 95 and A100 230 TFLOPS measured by
 //   github.com/mli/transformers-benchmarks (micro_bench.ipynb, "Matrix Multiplication FP16"): 0.76 of 125 and
@@ -82,22 +86,22 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
       // (32 FP32 FLOP per cycle), eight DDR4-3200 channels (8 x 25.6 GB/s), 270 W TDP. No FP16/BF16 units.
       // No published sustained training figure: the default applies.
-      device("cpu", 40 * 2.3e9 * 32, 0, 8 * 25.6e9, 0, {0.19 * 270, 270}, {},
+      device("cpu", 40 * 2.3e9 * 32, 0, 8 * 25.6e9, 0, 0, {0.19 * 270, 270}, {},
              "one Intel Xeon Platinum 8380 socket: FP32 AVX-512 peak, DDR4-3200 x8, 270 W TDP"),
       // NVIDIA Tesla P100 data sheet (SXM2, 16 GB): 10.6 TFLOPS FP32, 21.2 TFLOPS FP16 (no tensor cores),
       // 732 GB/s HBM2, 300 W. No published sustained training figure: the default applies.
-      device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, {0.19 * 300, 300}, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
+      device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, 56, {0.19 * 300, 300}, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
       // NVIDIA Tesla V100 data sheet (SXM2, 32 GB): 15.7 TFLOPS FP32, 125 TFLOPS tensor (FP16), 900 GB/s
       // HBM2, 300 W. No FlashAttention on V100, and no published measurement of its attention: 0.2613 is
       // fitted on the V100 fit rows of scenarios/validation/published.csv (megatron2020-gpt-1b-v100-x1,
       // megatron2020-gpt-4b-v100-x4, bert-large-v100-s128-x1; `dtsim calibrate` on those rows with `--fit
       // v100.attention`), and judged by its V100 test rows, which took no part.
-      device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, {57, 300},
+      device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, 80, {57, 300},
              {.gemm = 0.76, .attention = 0.2613, .convolution = 0.2503, .elementwise = 0.87, .fitted = {false, true, true, false}},
              "NVIDIA V100 SXM2 32 GB: FP32 and FP16 tensor peaks, HBM2, 300 W"),
       // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 312 TFLOPS FP16/BF16 tensor (dense; 624 with
       // sparsity), 2,039 GB/s HBM2e, 400 W.
-      device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, {63, 400},
+      device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, 108, {63, 400},
              {.gemm = 0.74, .attention = 0.50, .convolution = 0.2064, .elementwise = 0.79, .fitted = {false, false, true, false}},
              "NVIDIA A100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM2e, 400 W"),
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity, so 989.5
@@ -106,14 +110,14 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // "NVIDIA H100 80GB HBM3" (the SXM part) of an Azure ND H100 v5, 10.5 GB arrays: 2.90 TB/s of 3.35
       // (Azure/AI-benchmarking-guide at 8fd0c6e1bd0f853ef8f0500a3640a7d80a2a92ef, Azure_Results/
       // ND_H100_v5_results.md); the same guide's A100-SXM4-80GB Mul, 1.61 TB/s, agrees with the A100's 0.79.
-      device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, {75, 700},
+      device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, 132, {75, 700},
              {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35},
              "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
       // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
       // H100's compute figures; elementwise: the same guide's BabelStream Mul on "NVIDIA H200 141GB" of an
       // Azure ND H200 v5 (Azure_Results/ND_H200_v5_results.md): 4.00 TB/s of 4.8.
-      device("h200", 67e12, 989.5e12, 4.8e12, 141e9, {75, 700},
+      device("h200", 67e12, 989.5e12, 4.8e12, 141e9, 132, {75, 700},
              {.gemm = 0.79, .attention = 0.35, .convolution = std::nullopt, .elementwise = 4.00 / 4.8},
              "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3e, 700 W"),
   };

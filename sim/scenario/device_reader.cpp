@@ -32,6 +32,7 @@ void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) 
   }
   if (auto v = fields.quantity("memory_bandwidth", core::parse_bandwidth)) out.memory_bandwidth = *v;
   if (auto v = fields.quantity("memory", core::parse_size)) out.memory = *v;
+  if (auto v = fields.integer("multiprocessors")) out.multiprocessors = static_cast<int>(*v);
   if (auto v = fields.quantity("idle_power", core::parse_power)) out.idle_power = *v;
   if (auto v = fields.quantity("busy_power", core::parse_power)) out.busy_power = *v;
   if (auto v = fields.quantity("communication_power", core::parse_power)) out.communication_power = *v;

@@ -48,6 +48,8 @@ struct DeviceProfile {
   }
   std::optional<core::BytesPerSecond> memory_bandwidth;
   std::optional<core::Bytes> memory;
+  /// Streaming multiprocessors (a GPU's): a communication kernel running beside a product takes some of them.
+  std::optional<int> multiprocessors;
   std::optional<core::Watts> idle_power;
   std::optional<core::Watts> busy_power;
   /// While its messages move (collective kernels copying and reducing); unset, communication_draw() says.

@@ -48,6 +48,9 @@ std::vector<SchemaNode> device_fields() {
              }),
       quantity("memory_bandwidth", Unit::Bandwidth, "memory bandwidth").exclusive_min().for_example("\"900GB/s\""),
       quantity("memory", Unit::Size, "memory size").exclusive_min().for_example("\"32GiB\""),
+      integer("multiprocessors", 1, 100'000,
+              "streaming multiprocessors (a GPU's): those a communication kernel beside a product takes slow it "
+              "(training.overlap_tensor_communication); absent on a declared device: none taken"),
       quantity("idle_power", Unit::Power, "power drawn while idle").for_example("\"50W\""),
       quantity("busy_power", Unit::Power, "power drawn at full load").for_example("\"300W\""),
       quantity("communication_power", Unit::Power,

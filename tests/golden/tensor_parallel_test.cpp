@@ -149,6 +149,41 @@ sweep:
   }
 }
 
+// While a collective's kernel runs beside a product it holds 16 of the device's multiprocessors (Transformer
+// Engine's default for its pipelined and bulk overlaps, 1 for a ring exchange): the fewer the device has, the
+// longer the products beside it take, by no more than that share of the collective's time.
+TEST(TensorParallel, ACollectiveBesideAProductTakesItsMultiprocessors) {
+  const auto folder = fresh_output_folder("tensor_overlap_sms");
+  const fs::path file = folder / "sms.yaml";
+  std::ofstream(file) << R"(name: sms
+cluster: {workers: 4, device: {name: a100, precision: mixed}}
+topology: {kind: ring, link: {bandwidth: "400Gbps", latency: "2us"}}
+model: {kind: "profile:gpt2_medium"}
+training:
+  overlap_tensor_communication: true
+  parallelism: {tensor: 4, sequence_parallel: true, microbatches: 2}
+  batch: {per_worker: 8}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+sweep:
+  axes:
+    cluster.device.multiprocessors: [108, 32]
+)";
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto summary = [&](const std::string& point) {
+    return nlohmann::json::parse(read_file(folder / "out" / point / "summary.json"));
+  };
+  const nlohmann::json many = summary("multiprocessors=108");
+  const nlohmann::json few = summary("multiprocessors=32");
+  EXPECT_DOUBLE_EQ(few["result"]["bytes_sent"].get<double>(), many["result"]["bytes_sent"].get<double>());
+  const double slower = few["result"]["simulated_s"].get<double>() - many["result"]["simulated_s"].get<double>();
+  EXPECT_GT(slower, 0.0);
+  // Each product loses at most the share 16/32 of the collective's time beside it.
+  const double collectives = few["hosts"][0]["overlapped_communication_s"].get<double>();
+  EXPECT_LE(slower, 16.0 / 32.0 * collectives * (1.0 + 1e-9));
+}
+
 // Two DGX A100 nodes, tensor groups of 8 and two replicas. By default a tensor group is a node, and only the
 // replicas' gradient allreduce crosses the NICs; with data innermost, each tensor group spans both nodes
 // (even ranks, or odd ones) and two hops of each ring cross, while the replicas share a node.
