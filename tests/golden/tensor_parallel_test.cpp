@@ -123,6 +123,7 @@ training:
   batch: {per_worker: 4}
   optimizer: {kind: adam, learning_rate: 0.0001}
   stop: {iterations: 2}
+outputs: {trace: true}
 sweep:
   axes:
     training.overlap_tensor_communication: [false, true]
@@ -147,6 +148,19 @@ sweep:
         host["compute_s"].get<double>() + host["communication_s"].get<double>() + host["wait_s"].get<double>();
     EXPECT_LE(accounted, after * (1.0 + 1e-9)) << host["name"];
   }
+  // The trace shows the overlapped collectives on a lane of their own beside the main one.
+  const nlohmann::json trace =
+      nlohmann::json::parse(read_file(folder / "out" / "overlap_tensor_communication=true" / "trace.json"));
+  int overlapped_spans = 0;
+  bool named = false;
+  for (const nlohmann::json& event : trace["traceEvents"]) {
+    if (event.value("name", "") == "overlapped communication" && event["tid"] == 2) ++overlapped_spans;
+    if (event.value("name", "") == "thread_name" && event["tid"] == 2) {
+      named = event["args"]["name"] == "tensor overlap";
+    }
+  }
+  EXPECT_GT(overlapped_spans, 0);
+  EXPECT_TRUE(named);
 }
 
 // While a collective's kernel runs beside a product it holds 16 of the device's multiprocessors (Transformer
