@@ -59,12 +59,13 @@ std::string device_section() {
                                measured ? fmt::format("{:.0f}%{}", 100 * *measured, device.fitted[op] ? "+" : "")
                                         : fmt::format("{:.0f}%*", 100 * p.efficiency));
     }
-    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {:>3.0f} W max; {}\n"
+    const std::string multiprocessors = p.multiprocessors ? fmt::format("{:>3} SMs", *p.multiprocessors) : "  - SMs";
+    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {}, {:>3.0f} W max; {}\n"
                        "           sustained: {}\n"
                        "           power: idle {:.0f} W, communicating {:.0f} W*, busy {:.0f} W\n",
-                       p.name, p.peak_flops.value() / 1e12, half, p.memory_bandwidth->value() / 1e9, p.busy_power->value(),
-                       device.description, sustained, p.idle_power->value(), p.communication_draw()->value(),
-                       p.busy_power->value());
+                       p.name, p.peak_flops.value() / 1e12, half, p.memory_bandwidth->value() / 1e9, multiprocessors,
+                       p.busy_power->value(), device.description, sustained, p.idle_power->value(),
+                       p.communication_draw()->value(), p.busy_power->value());
   }
   return out;
 }
