@@ -168,10 +168,12 @@ class LayerPasses {
     int taken = 0;  ///< the multiprocessors the collective's kernel holds while it runs
   };
   /// Seconds the product beside a collective loses to it: over `collective` seconds the collective's kernel
-  /// holds a share s of the multiprocessors (`taken` of the device's), so that a product of `product` seconds
-  /// alone takes min(product / (1 - s), product + s x collective). None on a device of unknown count.
+  /// holds a share s of the multiprocessors (`taken` of the device's, all of them at most), so that a product
+  /// of `product` seconds alone takes min(product / (1 - s), product + s x collective). None on a device of
+  /// unknown count.
   [[nodiscard]] double lost_to_collective(double product, double collective, int taken) const {
-    if (!device_.multiprocessors || *device_.multiprocessors <= taken) return 0.0;
+    if (!device_.multiprocessors || taken <= 0) return 0.0;
+    if (*device_.multiprocessors <= taken) return collective;
     const double share = static_cast<double>(taken) / *device_.multiprocessors;
     return std::min(product * share / (1.0 - share), collective * share);
   }

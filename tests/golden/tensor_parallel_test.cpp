@@ -181,7 +181,7 @@ training:
   stop: {iterations: 1}
 sweep:
   axes:
-    cluster.device.multiprocessors: [108, 32]
+    cluster.device.multiprocessors: [108, 32, 16]
 )";
   const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
   ASSERT_EQ(run.exit_status, 0) << run.err;
@@ -196,6 +196,9 @@ sweep:
   // Each product loses at most the share 16/32 of the collective's time beside it.
   const double collectives = few["hosts"][0]["overlapped_communication_s"].get<double>();
   EXPECT_LE(slower, 16.0 / 32.0 * collectives * (1.0 + 1e-9));
+  // A collective that holds every multiprocessor stops the product beside it: slower still.
+  const nlohmann::json none = summary("multiprocessors=16");
+  EXPECT_GT(none["result"]["simulated_s"].get<double>(), few["result"]["simulated_s"].get<double>());
 }
 
 // Two DGX A100 nodes, tensor groups of 8 and two replicas. By default a tensor group is a node, and only the
