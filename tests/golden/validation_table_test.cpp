@@ -97,7 +97,8 @@ TEST(ValidationTable, EveryPredictionIsWithinItsRecordedBound) {
 // second.
 TEST(ValidationTable, EveryCollectiveCurveIsWithinItsRecordedBounds) {
   for (const char* curve : {"nd-a100-v4-allreduce.csv", "nd-h200-v5-allreduce.csv", "v100-dgx1-board-allreduce.csv",
-                            "p3dn-x2-allreduce.csv", "p4d-x2-allreduce.csv", "p5-board-allreduce.csv"}) {
+                            "p3dn-x2-allreduce.csv", "p4d-x2-allreduce.csv", "p5-board-allreduce.csv",
+                            "p5-x2-allreduce.csv"}) {
     const std::filesystem::path file = std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation/nccl" / curve;
     const CommandResult check = run_dtsim(fmt::format("calibrate {}", file.string()));
     EXPECT_EQ(check.exit_status, 0) << curve << "\n" << check.out << check.err;
