@@ -83,8 +83,8 @@ double network_latency(const Transport& transport, const CallShape& call) {
 /// which run at once; everything else as the transport itself does it.
 class ChannelTransport final : public Transport {
  public:
-  ChannelTransport(Transport& parent, std::shared_ptr<const RingSet::Rings> rings)
-      : parent_(&parent), rings_(std::move(rings)) {}
+  ChannelTransport(Transport& parent, const LibraryCollective::Channels& channels)
+      : parent_(&parent), channels_(&channels) {}
   [[nodiscard]] int rank() const override { return parent_->rank(); }
   [[nodiscard]] int size() const override { return parent_->size(); }
   [[nodiscard]] std::span<const int> machines() const override { return parent_->machines(); }
@@ -105,9 +105,10 @@ class ChannelTransport final : public Transport {
   std::size_t wait_any(std::span<Pending* const> pending) override { return parent_->wait_any(pending); }
   /// A ring phase: each channel's ring carries its share of every round's chunk.
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override {
-    const std::size_t channels = rings_->size();
-    parent_->group_rounds(to, from, (elements + channels - 1) / channels, rounds,
-                          RingSet{rings_, false, ((to - rank()) % size() + size()) % size(), true});
+    const std::size_t channels = channels_->rings->size();
+    parent_->group_rounds(
+        to, from, (elements + channels - 1) / channels, rounds,
+        RingSet{channels_->rings, false, ((to - rank()) % size() + size()) % size(), true, channels_->places});
   }
   void group_rounds(int to, int from, std::size_t elements, int rounds, const RingSet& phase) override {
     parent_->group_rounds(to, from, elements, rounds, phase);
@@ -120,7 +121,7 @@ class ChannelTransport final : public Transport {
 
  private:
   Transport* parent_;
-  std::shared_ptr<const RingSet::Rings> rings_;
+  const LibraryCollective::Channels* channels_;
 };
 
 }  // namespace
@@ -235,8 +236,8 @@ void LibraryCollective::run(Transport& transport, Block data) const {
     transport.spend(nvls_time(network) - network.total);
     return;
   }
-  if (const std::shared_ptr<const RingSet::Rings> rings = channels(transport, data.has_values())) {
-    ChannelTransport channels(transport, rings);
+  if (const Channels* rings = channels(transport, call, data.has_values())) {
+    ChannelTransport channels(transport, *rings);
     inner_->run(channels, data);
   } else {
     inner_->run(transport, data);
@@ -247,16 +248,21 @@ void LibraryCollective::run(Transport& transport, Block data) const {
   transport.spend(library_time(protocol, call, network) - network.total);
 }
 
-std::shared_ptr<const RingSet::Rings> LibraryCollective::channels(const Transport& transport, bool has_values) const {
-  // Messages that carry values keep the one ring in rank order, whose chunks they are.
-  if (has_values || inner_->uncontended_on() != "ring" || transport.machines().empty()) return nullptr;
+const LibraryCollective::Channels* LibraryCollective::channels(const Transport& transport, const CallShape& call,
+                                                                bool has_values) const {
+  // Messages that carry values keep the one ring in rank order, whose chunks they are. One machine, or one
+  // rank a machine, has one ring: the common case (a tensor group in a node) returns before any copy.
+  if (has_values || call.nodes < 2 || call.nodes == call.ranks || inner_->uncontended_on() != "ring") return nullptr;
   const std::span<const int> machines = transport.machines();
   std::vector<int> key(machines.begin(), machines.end());
-  const auto found = channel_rings_.find(key);
-  if (found != channel_rings_.end()) return found->second;
-  std::shared_ptr<const RingSet::Rings> rings = channel_rings(machines);
-  channel_rings_.emplace(std::move(key), rings);
-  return rings;
+  auto found = channels_.find(key);
+  if (found == channels_.end()) {
+    Channels made;
+    made.rings = channel_rings(machines);
+    if (made.rings) made.places = ring_places(*made.rings, call.ranks);
+    found = channels_.emplace(std::move(key), std::move(made)).first;
+  }
+  return found->second.rings ? &found->second : nullptr;
 }
 
 core::Seconds LibraryCollective::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

@@ -101,16 +101,22 @@ class LibraryCollective final : public CollectiveAlgorithm {
   [[nodiscard]] std::string uncontended_on() const override { return inner_->uncontended_on(); }
   [[nodiscard]] bool names_every_rank() const override { return inner_->names_every_rank(); }
 
+  /// NCCL's channels over one placement of the ranks on machines: the rings and each rank's place in them.
+  struct Channels {
+    std::shared_ptr<const RingSet::Rings> rings;  ///< null: one ring serves
+    std::shared_ptr<const std::vector<std::vector<int>>> places;
+  };
+
  private:
   [[nodiscard]] bool runs_nvls(const CallShape& call, bool has_values) const;
   /// The channels' rings a ring algorithm's timing-only call runs on (comm::channel_rings), null where one
   /// ring serves; derived once per placement of the ranks on machines.
-  [[nodiscard]] std::shared_ptr<const RingSet::Rings> channels(const Transport& transport, bool has_values) const;
+  [[nodiscard]] const Channels* channels(const Transport& transport, const CallShape& call, bool has_values) const;
 
   std::unique_ptr<CollectiveAlgorithm> inner_;
   ChoiceSink on_choice_;
   std::optional<SwitchReduction> nvls_;
-  mutable std::map<std::vector<int>, std::shared_ptr<const RingSet::Rings>> channel_rings_;
+  mutable std::map<std::vector<int>, Channels> channels_;
 };
 
 /// The machines among `transport`'s ranks (its size when it names none).

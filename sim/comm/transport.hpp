@@ -25,6 +25,9 @@ struct RingSet {
   bool all_ranks = false;
   int shift = 1;
   bool parallel = false;
+  /// With `parallel`: each rank's place in each ring (places[ring][rank]), so that a rank finds its peers
+  /// without searching the rings (ring_places()).
+  std::shared_ptr<const std::vector<std::vector<int>>> places = nullptr;
 
   [[nodiscard]] bool known() const { return all_ranks || rings != nullptr; }
 };
@@ -36,6 +39,8 @@ struct RingPeers {
   std::vector<int> from;
 };
 [[nodiscard]] RingPeers parallel_ring_peers(const RingSet& phase, int rank);
+/// Each rank's place in each of `rings`, each ring holding every rank of `ranks` once: RingSet::places.
+[[nodiscard]] std::shared_ptr<const std::vector<std::vector<int>>> ring_places(const RingSet::Rings& rings, int ranks);
 
 /// One step of a timing-only collective, for one rank: it sends `elements` floats to each rank in `to` while
 /// receiving as many from each rank in `from`, all at once (either list may be empty).

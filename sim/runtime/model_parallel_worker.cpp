@@ -56,16 +56,9 @@ class LayerPasses {
       }
       const double flops = layer.forward_flops;
       if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
-        // Ring exchange: each of the group's chunks of the tokens multiplied as it arrives.
-        const double chunks = tensor_.size();
-        overlapped(*context_.setup->allgather, layer,
-                   {0.0, flops * (chunks - 1.0) / chunks, flops / chunks, kRingExchangeMultiprocessors}, factor);
+        overlapped(*context_.setup->allgather, layer, ring_exchange(flops), factor);
       } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
-        // Pipelined: the product in kReduceSplits chunks, each one's sum reduce-scattered beside the next.
-        overlapped(*context_.setup->reduce_scatter, layer,
-                   {flops / kReduceSplits, flops * (kReduceSplits - 1.0) / kReduceSplits, 0.0,
-                    kCollectiveMultiprocessors},
-                   factor);
+        overlapped(*context_.setup->reduce_scatter, layer, pipelined(flops), factor);
       } else {
         if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
         pending_ += flops;
@@ -95,15 +88,10 @@ class LayerPasses {
       } else {
         const double flops = part == Part::Whole ? layer.backward_flops : layer.backward_flops - weights;
         if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
-          const double chunks = tensor_.size();
-          overlapped(*context_.setup->allgather, layer,
-                     {0.0, flops * (chunks - 1.0) / chunks, flops / chunks, kRingExchangeMultiprocessors}, factor);
+          overlapped(*context_.setup->allgather, layer, ring_exchange(flops), factor);
         } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
-          // Bulk: the input's gradient reduce-scattered while the weights' gradient computes (none here when
-          // zero bubble defers it).
-          const double beside = part == Part::Whole ? weights : 0.0;
-          overlapped(*context_.setup->reduce_scatter, layer, {flops - beside, beside, 0.0, kCollectiveMultiprocessors},
-                     factor);
+          // The weights' gradient is none of this pass when zero bubble defers it.
+          overlapped(*context_.setup->reduce_scatter, layer, bulk(flops, part == Part::Whole ? weights : 0.0), factor);
         } else {
           if (sequence_parallel() && layer.tensor == models::TensorSplit::Row) gather(layer, factor);
           pending_ += flops;
@@ -167,6 +155,22 @@ class LayerPasses {
     double after = 0.0;
     int taken = 0;  ///< the multiprocessors the collective's kernel holds while it runs
   };
+  /// Ring exchange (a gather): each of the group's chunks of the tokens multiplied as it arrives, the last
+  /// after the gather.
+  [[nodiscard]] Around ring_exchange(double flops) const {
+    const double chunks = tensor_.size();
+    return {0.0, flops * (chunks - 1.0) / chunks, flops / chunks, kRingExchangeMultiprocessors};
+  }
+  /// Pipelined (a forward reduce-scatter): the product in kReduceSplits chunks, each one's sum
+  /// reduce-scattered beside the next.
+  [[nodiscard]] static Around pipelined(double flops) {
+    return {flops / kReduceSplits, flops * (kReduceSplits - 1.0) / kReduceSplits, 0.0, kCollectiveMultiprocessors};
+  }
+  /// Bulk (a backward reduce-scatter): the input's gradient reduce-scattered beside the `weights` FLOPs of the
+  /// weights' gradient.
+  [[nodiscard]] static Around bulk(double flops, double weights) {
+    return {flops - weights, weights, 0.0, kCollectiveMultiprocessors};
+  }
   /// Seconds the product beside a collective loses to it: over `collective` seconds the collective's kernel
   /// holds a share s of the multiprocessors (`taken` of the device's, all of them at most), so that a product
   /// of `product` seconds alone takes min(product / (1 - s), product + s x collective). None on a device of

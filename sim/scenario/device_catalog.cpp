@@ -123,7 +123,8 @@ const std::vector<CatalogDevice>& builtin_devices() {
              "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
       // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
-      // H100's compute figures (its gemm fitted on the H100 fit rows: no H200 training row exists); elementwise:
+      // H100's compute figures (its gemm fitted on the H100 fit rows megatron-core-gpt-1_7b, -16b, -70b and -177b-h100;
+      // no H200 training row exists); elementwise:
       // the same guide's BabelStream Mul on "NVIDIA H200 141GB" of an Azure ND H200 v5
       // (Azure_Results/ND_H200_v5_results.md): 4.00 TB/s of 4.8.
       device("h200", 67e12, 989.5e12, 4.8e12, 141e9, 132, {75, 700},

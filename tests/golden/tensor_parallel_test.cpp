@@ -20,6 +20,18 @@ nlohmann::json tensor_result(const fs::path& folder) {
   return nlohmann::json::parse(read_file(folder / "summary.json"))["result"];
 }
 
+/// Runs the sweep `scenario` in a fresh folder `name`: where its points' result folders are.
+fs::path run_sweep(const std::string& name, const std::string& scenario) {
+  const auto folder = fresh_output_folder(name);
+  const fs::path file = folder / (name + ".yaml");
+  std::ofstream(file) << scenario;
+  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  return folder / "out";
+}
+
+nlohmann::json point_summary(const fs::path& point) { return nlohmann::json::parse(read_file(point / "summary.json")); }
+
 TEST(TensorParallel, FourSumsOfTheHiddenStatePerLayerAndMicrobatch) {
   const auto folder = fresh_output_folder("tensor_sums");
   const fs::path file = folder / "tensor.yaml";
@@ -112,9 +124,7 @@ outputs: {trace: true}
 // and what the worker still waits for stays tensor communication, so that compute, communication and waiting
 // never add up to more than the step.
 TEST(TensorParallel, OverlappedTensorCommunicationMovesTheSameBytesAndHidesPartOfIt) {
-  const auto folder = fresh_output_folder("tensor_overlap");
-  const fs::path file = folder / "overlap.yaml";
-  std::ofstream(file) << R"(name: overlap
+  const fs::path out = run_sweep("tensor_overlap", R"(name: overlap
 cluster: {workers: 4, device: {name: a100, precision: mixed}}
 topology: {kind: ring, link: {bandwidth: "100Gbps", latency: "2us"}}
 model: {kind: "profile:gpt2_small"}
@@ -127,14 +137,9 @@ outputs: {trace: true}
 sweep:
   axes:
     training.overlap_tensor_communication: [false, true]
-)";
-  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
-  ASSERT_EQ(run.exit_status, 0) << run.err;
-  const auto summary = [&](const std::string& point) {
-    return nlohmann::json::parse(read_file(folder / "out" / point / "summary.json"));
-  };
-  const nlohmann::json serial = summary("overlap_tensor_communication=false");
-  const nlohmann::json overlapped = summary("overlap_tensor_communication=true");
+)");
+  const nlohmann::json serial = point_summary(out / "overlap_tensor_communication=false");
+  const nlohmann::json overlapped = point_summary(out / "overlap_tensor_communication=true");
   EXPECT_DOUBLE_EQ(overlapped["result"]["bytes_sent"].get<double>(), serial["result"]["bytes_sent"].get<double>());
   const double before = serial["result"]["simulated_s"].get<double>();
   const double after = overlapped["result"]["simulated_s"].get<double>();
@@ -149,8 +154,7 @@ sweep:
     EXPECT_LE(accounted, after * (1.0 + 1e-9)) << host["name"];
   }
   // The trace shows the overlapped collectives on a lane of their own beside the main one.
-  const nlohmann::json trace =
-      nlohmann::json::parse(read_file(folder / "out" / "overlap_tensor_communication=true" / "trace.json"));
+  const nlohmann::json trace = nlohmann::json::parse(read_file(out / "overlap_tensor_communication=true" / "trace.json"));
   int overlapped_spans = 0;
   bool named = false;
   for (const nlohmann::json& event : trace["traceEvents"]) {
@@ -167,9 +171,7 @@ sweep:
 // Engine's default for its pipelined and bulk overlaps, 1 for a ring exchange): the fewer the device has, the
 // longer the products beside it take, by no more than that share of the collective's time.
 TEST(TensorParallel, ACollectiveBesideAProductTakesItsMultiprocessors) {
-  const auto folder = fresh_output_folder("tensor_overlap_sms");
-  const fs::path file = folder / "sms.yaml";
-  std::ofstream(file) << R"(name: sms
+  const fs::path out = run_sweep("tensor_overlap_sms", R"(name: sms
 cluster: {workers: 4, device: {name: a100, precision: mixed}}
 topology: {kind: ring, link: {bandwidth: "400Gbps", latency: "2us"}}
 model: {kind: "profile:gpt2_medium"}
@@ -182,14 +184,9 @@ training:
 sweep:
   axes:
     cluster.device.multiprocessors: [108, 32, 16]
-)";
-  const CommandResult run = run_dtsim("run " + file.string() + " -q -o " + (folder / "out").string());
-  ASSERT_EQ(run.exit_status, 0) << run.err;
-  const auto summary = [&](const std::string& point) {
-    return nlohmann::json::parse(read_file(folder / "out" / point / "summary.json"));
-  };
-  const nlohmann::json many = summary("multiprocessors=108");
-  const nlohmann::json few = summary("multiprocessors=32");
+)");
+  const nlohmann::json many = point_summary(out / "multiprocessors=108");
+  const nlohmann::json few = point_summary(out / "multiprocessors=32");
   EXPECT_DOUBLE_EQ(few["result"]["bytes_sent"].get<double>(), many["result"]["bytes_sent"].get<double>());
   const double slower = few["result"]["simulated_s"].get<double>() - many["result"]["simulated_s"].get<double>();
   EXPECT_GT(slower, 0.0);
@@ -197,7 +194,7 @@ sweep:
   const double collectives = few["hosts"][0]["overlapped_communication_s"].get<double>();
   EXPECT_LE(slower, 16.0 / 32.0 * collectives * (1.0 + 1e-9));
   // A collective that holds every multiprocessor stops the product beside it: slower still.
-  const nlohmann::json none = summary("multiprocessors=16");
+  const nlohmann::json none = point_summary(out / "multiprocessors=16");
   EXPECT_GT(none["result"]["simulated_s"].get<double>(), few["result"]["simulated_s"].get<double>());
 }
 
