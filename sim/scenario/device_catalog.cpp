@@ -116,7 +116,7 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // -16b, -70b and -177b-h100; `dtsim calibrate` on those rows with `--fit h100.gemm`), judged by its H100
       // test rows, which took no part: Megatron-Core's products (split over tensor groups, beside the kernels
       // and the host's work between them) run below the 0.79 of one large product timed alone (Chillee's gist,
-      // above), which the rows were 10-18% fast with.
+      // above), with which these rows were 9-17% fast.
       device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, 132, {75, 700},
              {.gemm = 0.6388, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35,
               .fitted = {true, false, false, false}},
