@@ -1,4 +1,6 @@
 #include "models/model_plugin.hpp"
+#include "models/sequence_bins.hpp"
+#include "sim/core/parameter_values.hpp"
 
 namespace dtsim::models {
 namespace {
@@ -17,6 +19,24 @@ core::SchemaNode attention_parameter() {
       .fallback("auto");
 }
 
+core::SchemaNode sequence_bins_parameter() {
+  return core::list_of("sequence_bins",
+                       "samples of several lengths, every batch padded to its bin's longest (NVIDIA's LDDL "
+                       "binning): the share of the samples in each of n equal bins of lengths up to "
+                       "sequence_length, shortest first; any non-negative scale (counts or fractions)",
+                       core::number("[]", 0.0, 1e15, "a bin's share of the samples"))
+      .for_example("[0.18, 0.19, 0.11, 0.08, 0.06, 0.05, 0.04, 0.27]");
+}
+
+/// The weights of `sequence_bins`; empty when not given.
+std::vector<double> bins_of(const core::View& m) {
+  std::vector<double> out;
+  const core::ConfigNode* list = m.has("sequence_bins") ? m.node()->find("sequence_bins") : nullptr;
+  if (list == nullptr || !list->is_list()) return out;
+  for (const core::ConfigNode& item : list->items) out.push_back(core::parse_number(item.scalar).value_or(0.0));
+  return out;
+}
+
 /// `auto` is resolved by the scenario, which knows the devices (scenario_builder.cpp); where no scenario
 /// resolved it, attention runs unfused, which every GPU can.
 AttentionKernel attention_of(const core::View& m) {
@@ -25,13 +45,15 @@ AttentionKernel attention_of(const core::View& m) {
 
 /// The timing-only entry of profile `name`, with a sequence length when it is a transformer.
 ModelPlugin layer_table(const std::string& name, bool transformer) {
-  return {.parameters = transformer ? std::vector<core::SchemaNode>{sequence_length_parameter(), attention_parameter()}
+  return {.parameters = transformer ? std::vector<core::SchemaNode>{sequence_length_parameter(), attention_parameter(),
+                                                                    sequence_bins_parameter()}
                                     : std::vector<core::SchemaNode>{},
           .trains_on = std::nullopt,
           .make = {},
           .profile = [name](const core::View& m) {
             return find_profile(name, {.sequence = static_cast<std::size_t>(m.integer("sequence_length").value_or(0)),
-                                       .attention = attention_of(m)});
+                                       .attention = attention_of(m),
+                                       .sequence_bins = bins_of(m)});
           },
           .check = {},
           .example = "{kind: profile:" + name + (transformer ? ", sequence_length: 128}" : "}"),
@@ -44,16 +66,25 @@ ModelPlugin gpt_of_any_shape() {
                          core::integer("hidden_size", 1, 1'048'576, "hidden size (width)").require(),
                          core::integer("heads", 1, 4096, "attention heads (they divide the width)").require(),
                          core::integer("vocabulary", 1, 10'000'000, "tokens of the vocabulary").fallback("51200"),
-                         sequence_length_parameter(), attention_parameter()},
+                         sequence_length_parameter(), attention_parameter(), sequence_bins_parameter()},
           .trains_on = std::nullopt,
           .make = {},
           .profile = [](const core::View& m) {
-            return gpt_profile({.layers = static_cast<int>(m.integer("blocks").value_or(0)),
-                                .width = static_cast<int>(m.integer("hidden_size").value_or(0)),
-                                .heads = static_cast<int>(m.integer("heads").value_or(0)),
-                                .vocabulary = static_cast<int>(m.integer("vocabulary").value_or(51'200)),
-                                .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048)),
-                                .attention = attention_of(m)});
+            GptShape shape{.layers = static_cast<int>(m.integer("blocks").value_or(0)),
+                           .width = static_cast<int>(m.integer("hidden_size").value_or(0)),
+                           .heads = static_cast<int>(m.integer("heads").value_or(0)),
+                           .vocabulary = static_cast<int>(m.integer("vocabulary").value_or(51'200)),
+                           .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048)),
+                           .attention = attention_of(m)};
+            const std::vector<double> bins = bins_of(m);
+            if (bins.empty()) return gpt_profile(shape);
+            return binned_profile(
+                [shape](std::size_t sequence) {
+                  GptShape padded = shape;
+                  if (sequence > 0) padded.sequence = static_cast<int>(sequence);
+                  return gpt_profile(padded);
+                },
+                bins);
           },
           .check = {},
           .example = "{kind: profile:gpt, blocks: 24, hidden_size: 2304, heads: 24}",

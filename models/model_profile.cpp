@@ -1,5 +1,7 @@
 #include "models/model_profile.hpp"
 
+#include "models/sequence_bins.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -43,6 +45,11 @@ double ModelProfile::training_flops() const {
   return forward_flops() + sum(layers, &LayerProfile::backward_flops);
 }
 double ModelProfile::activation_bytes() const { return sum(layers, &LayerProfile::activation_bytes); }
+double ModelProfile::peak_activation_bytes() const {
+  return std::accumulate(layers.begin(), layers.end(), 0.0, [](double total, const LayerProfile& layer) {
+    return total + layer.activation_bytes * layer.activation_peak_ratio;
+  });
+}
 double ModelProfile::training_bytes(std::size_t batch, bool half_activations) const {
   const double activations = half_activations ? 0.5 * activation_bytes() : activation_bytes();
   return 3.0 * activations * static_cast<double>(batch) + 16.0 * parameters();
@@ -51,7 +58,15 @@ double ModelProfile::training_bytes(std::size_t batch, bool half_activations) co
 ModelProfile find_profile(const std::string& name, const ProfileOptions& options) {
   const auto it = builders().find(name);
   if (it == builders().end()) throw std::invalid_argument("no model profile called '" + name + "'");
-  return it->second(options);
+  if (options.sequence_bins.empty()) return it->second(options);
+  return binned_profile(
+      [&](std::size_t sequence) {
+        ProfileOptions one = options;
+        one.sequence = sequence == 0 ? options.sequence : sequence;
+        one.sequence_bins.clear();
+        return it->second(one);
+      },
+      options.sequence_bins);
 }
 
 std::vector<std::string> profile_names() {

@@ -43,6 +43,9 @@ struct LayerProfile {
   /// bandwidth, so their time adds to the layer's.
   double forward_traffic = 0.0;
   double backward_traffic = 0.0;
+  /// Sequences padded to bins (sequence_bins.hpp): the longest batch's kept activations over
+  /// `activation_bytes`, which holds their mean over the bins. Memory is checked at the longest.
+  double activation_peak_ratio = 1.0;
 };
 
 /// A layer computed whole by every device of a tensor group, outside the transformer blocks.
@@ -80,6 +83,8 @@ struct ModelProfile {
   [[nodiscard]] double forward_flops() const;
   [[nodiscard]] double training_flops() const;  ///< forward + backward, per sample
   [[nodiscard]] double activation_bytes() const;
+  /// The kept activations of the longest batch: activation_bytes() unless sequences are binned.
+  [[nodiscard]] double peak_activation_bytes() const;
   /// Memory traffic of one training step on `batch` samples: each activation written in the forward pass
   /// and read twice in the backward pass, and the weights read twice and their gradient written and read
   /// once more by the optimizer (4 bytes each). `half_activations`: activations kept in 16 bits (mixed
@@ -96,6 +101,9 @@ enum class AttentionKernel { Unfused, Fused };
 struct ProfileOptions {
   std::size_t sequence = 0;
   AttentionKernel attention = AttentionKernel::Unfused;
+  /// Relative weights of equal bins of sequence lengths up to `sequence` (sequence_bins.hpp); empty: every
+  /// sample is `sequence` tokens long.
+  std::vector<double> sequence_bins{};
 };
 
 /// ResNet-50 v1.5 (torchvision): 224x224x3 images, stride on the 3x3 convolutions, 1000 classes.

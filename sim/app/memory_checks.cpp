@@ -45,7 +45,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
       const models::ModelProfile layers =
           models::device_share(models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]), share);
       parameters += layers.parameters();
-      chunk_activations.push_back(layers.activation_bytes());
+      chunk_activations.push_back(layers.peak_activation_bytes());
     }
     // The activations of the micro-batches in flight, per sample of a micro-batch. Without model parallelism
     // micro-batches accumulate gradients, each finished before the next: one is in flight.
