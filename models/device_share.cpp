@@ -22,6 +22,11 @@ ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share)
     // Sequence parallelism splits the unsplit layers' tokens, not their weights.
     const double work = split || share.sequence_parallel ? t : 1.0;
     if (split) layer.parameters /= t;
+    // Each device's product: a column split narrows its output, a row split its reduction, a token split
+    // its rows.
+    if (layer.tensor == TensorSplit::Column) layer.gemm.columns /= t;
+    if (layer.tensor == TensorSplit::Row) layer.gemm.depth /= t;
+    if (!split && share.sequence_parallel) layer.gemm.rows /= t;
     layer.forward_flops /= work;
     layer.backward_flops /= work;
     layer.activation_bytes /= work;

@@ -46,6 +46,13 @@ struct LayerProfile {
   /// Sequences padded to bins (sequence_bins.hpp): the longest batch's kept activations over
   /// `activation_bytes`, which holds their mean over the bins. Memory is checked at the longest.
   double activation_peak_ratio = 1.0;
+  /// A matrix-product layer's product: `rows` per sample (its tokens), `columns` out and `depth` in; all 0
+  /// for a layer whose shape is not known (timed at the device's large-product efficiency).
+  struct GemmShape {
+    double rows = 0.0;
+    double columns = 0.0;
+    double depth = 0.0;
+  } gemm{};
 };
 
 /// A layer computed whole by every device of a tensor group, outside the transformer blocks.

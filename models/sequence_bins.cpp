@@ -23,6 +23,7 @@ void check_bins(std::size_t longest, const std::vector<double>& weights) {
 void clear_costs(LayerProfile& layer) {
   layer.forward_flops = layer.backward_flops = layer.activation_bytes = 0.0;
   layer.forward_traffic = layer.backward_traffic = layer.tensor_sum_elements = 0.0;
+  layer.gemm.rows = 0.0;
 }
 
 /// Adds `w` times `from`'s costs per sample to `into`'s.
@@ -33,6 +34,7 @@ void add_weighted(LayerProfile& into, const LayerProfile& from, double w) {
   into.forward_traffic += w * from.forward_traffic;
   into.backward_traffic += w * from.backward_traffic;
   into.tensor_sum_elements += w * from.tensor_sum_elements;
+  into.gemm.rows += w * from.gemm.rows;
 }
 
 }  // namespace

@@ -35,7 +35,10 @@ LayerProfile& with_traffic(LayerProfile& layer, double forward_elements, double 
 /// A matrix product layer: `in` x `out` weights (and biases) applied to every token.
 LayerProfile dense(const std::string& name, double tokens, double in, double out, bool bias = true) {
   const double forward = 2.0 * tokens * in * out + (bias ? tokens * out : 0.0);
-  return whole_layer(name, in * out + (bias ? out : 0.0), forward, 2.0 * forward, tokens * out * kFloatBytes);
+  LayerProfile layer =
+      whole_layer(name, in * out + (bias ? out : 0.0), forward, 2.0 * forward, tokens * out * kFloatBytes);
+  layer.gemm = {tokens, out, in};
+  return layer;
 }
 
 /// A layer split over a tensor-parallel group that sums `elements` hidden values per sample.
@@ -143,6 +146,7 @@ LayerProfile language_model_head(const Transformer& t, bool tied) {
   const double head = 2.0 * t.sequence * t.width * t.vocabulary + 5.0 * logits;
   LayerProfile out =
       whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes);
+  out.gemm = {t.sequence, t.vocabulary, t.width};
   // Softmax cross-entropy reads the logits and writes the probabilities; backward reads them and writes
   // the logits' gradient.
   with_traffic(out, 2.0 * logits, 2.0 * logits);

@@ -75,6 +75,8 @@ def kind_of(name):
     n = name.lower()
     if any(k in n for k in ("gemm", "cutlass", "xmma", "nvjet", "cublas", "sm90_", "sm80_")):
         return "matrix products"
+    if n.startswith("triton"):
+        return "fused (compiled)"
     if "softmax" in n:
         return "softmax"
     if "dropout" in n or "fused_dropout" in n or "bernoulli" in n:
@@ -86,16 +88,22 @@ def kind_of(name):
     return "other elementwise"
 
 
-def run_layer(batch, sequence, rows):
-    layer = Layer().cuda()
-    x = torch.randn(batch, sequence, WIDTH, device="cuda", requires_grad=True)
-    mask = torch.zeros(batch, 1, 1, sequence, device="cuda")
+def run_layer(batch, sequence, rows, variant):
+    """`variant`: "autocast eager" (fp32 weights, torch.autocast), "fp16 eager" (the whole layer in fp16, as
+    DeepLearningExamples' multi-GPU runs halve the model), "fp16 compiled" (the same through torch.compile,
+    which fuses the elementwise kernels between the products)."""
+    half = variant.startswith("fp16")
+    dtype = torch.float16 if half else torch.float32
+    layer = Layer().cuda().to(dtype)
+    x = torch.randn(batch, sequence, WIDTH, device="cuda", dtype=dtype, requires_grad=True)
+    mask = torch.zeros(batch, 1, 1, sequence, device="cuda", dtype=dtype)
     grad = torch.randn(batch, sequence, WIDTH, device="cuda", dtype=torch.float16)
+    forward = torch.compile(layer, dynamic=False) if variant.endswith("compiled") else layer
 
     def step():
-        with torch.autocast("cuda", dtype=torch.float16):
-            y = layer(x, mask)
-        y.backward(grad)
+        with torch.autocast("cuda", dtype=torch.float16, enabled=not half):
+            y = forward(x, mask)
+        y.backward(grad.to(y.dtype))
 
     wall = timed(step)
     for _ in range(3):
@@ -116,17 +124,17 @@ def run_layer(batch, sequence, rows):
         kind = kind_of(event.key)
         by_kind[kind] = by_kind.get(kind, 0.0) + device_time / 1e6 / iterations
         kernels += event.count / iterations
-        rows.append([batch, sequence, "kernel", event.key[:120], event.count // iterations, device_time / 1e6 / iterations])
+        rows.append([batch, sequence, variant + " kernel", event.key[:120], event.count // iterations, device_time / 1e6 / iterations])
     tokens = batch * sequence
     flops = 3 * (2 * tokens * WIDTH * (4 * WIDTH + 2 * INNER) + 4 * batch * sequence * sequence * WIDTH)
-    print(f"\nlayer b={batch} s={sequence}: {wall * 1e3:.2f} ms a step (forward+backward), {kernels:.0f} kernels, "
+    print(f"\nlayer {variant} b={batch} s={sequence}: {wall * 1e3:.2f} ms a step (forward+backward), {kernels:.0f} kernels, "
           f"{flops / wall / 1e12:.0f} TFLOP/s of the products' FLOPs")
     busy = sum(by_kind.values())
     for kind, seconds in sorted(by_kind.items(), key=lambda kv: -kv[1]):
         print(f"  {kind:18s} {seconds * 1e3:8.3f} ms  {100 * seconds / wall:5.1f}%")
-        rows.append([batch, sequence, "kind", kind, "", seconds])
+        rows.append([batch, sequence, variant + " kind", kind, "", seconds])
     print(f"  {'idle between':18s} {(wall - busy) * 1e3:8.3f} ms  {100 * (wall - busy) / wall:5.1f}%")
-    rows.append([batch, sequence, "wall", "step", kernels, wall])
+    rows.append([batch, sequence, variant + " wall", "step", kernels, wall])
 
 
 def run_products(tokens, rows):
@@ -154,8 +162,9 @@ def main():
             ["", "", "ceiling", "device copy bytes/s", "", copy]]
     for tokens in (32768, 16384):
         run_products(tokens, rows)
-    for batch, sequence in ((256, 128), (32, 512), (64, 128)):
-        run_layer(batch, sequence, rows)
+    for variant in ("autocast eager", "fp16 eager", "fp16 compiled"):
+        for batch, sequence in ((256, 128), (32, 512)):
+            run_layer(batch, sequence, rows, variant)
     with open(os.path.join(OUT, "bert_layer_kernels.csv"), "w", newline="") as f:
         csv.writer(f).writerows(rows)
 

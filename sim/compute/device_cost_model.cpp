@@ -1,5 +1,7 @@
 #include "sim/compute/device_cost_model.hpp"
 
+#include "sim/compute/gemm_shape.hpp"
+
 #include "sim/core/name_match.hpp"
 #include "sim/scenario/device_catalog.hpp"
 
@@ -38,7 +40,10 @@ struct LayerTimes {
 
 LayerTimes layer_times(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device) {
   const double flops = (layer.forward_flops + layer.backward_flops) * batch;
-  const double rate = device.peak_of(layer.op).value() * device.efficiency_of(layer.op);
+  double rate = device.peak_of(layer.op).value() * device.efficiency_of(layer.op);
+  if (layer.op == models::OpClass::Gemm && layer.gemm.rows > 0.0 && device.multiprocessors) {
+    rate *= training_gemm_factor(layer.gemm.rows * batch, layer.gemm.columns, layer.gemm.depth);
+  }
   LayerTimes out{flops / rate, 0.0, 0.0};
   if (!device.memory_bandwidth) return out;
   const double element = device.precision == "mixed" ? 0.5 : 1.0;

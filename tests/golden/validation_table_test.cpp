@@ -116,7 +116,7 @@ TEST(ValidationTable, TheDeviceListSaysWhichEfficienciesWereFitted) {
       << list.out;
   EXPECT_NE(list.out.find("sustained: gemm 74%, attention 50%, convolution 21%+, elementwise 79%"), std::string::npos)
       << list.out;
-  EXPECT_NE(list.out.find("sustained: gemm 64%+, attention 35%, convolution 50%*, elementwise 87%"), std::string::npos)
+  EXPECT_NE(list.out.find("sustained: gemm 62%+, attention 35%, convolution 50%*, elementwise 87%"), std::string::npos)
       << list.out;
 }
 
