@@ -7,7 +7,14 @@
 namespace dtsim::models {
 namespace {
 
+/// More bins than this would build a layer table per bin for nothing a data loader does.
+constexpr std::size_t kMostBins = 1024;
+
 void check_bins(std::size_t longest, const std::vector<double>& weights) {
+  if (weights.size() > kMostBins) {
+    throw ProfileError("sequence_bins", fmt::format("{} bins are more than the {} dtsim takes", weights.size(), kMostBins),
+                       "group the lengths into fewer, wider bins (LDDL's phase 2: 8 bins of 64 tokens)");
+  }
   if (weights.empty() || longest % weights.size() != 0) {
     throw ProfileError("sequence_bins",
                        fmt::format("{} bins do not divide a sequence of {} tokens into equal bins", weights.size(),

@@ -44,6 +44,28 @@ TEST(DeviceShare, TensorGroupsSplitTheMatricesAndReplicateTheRest) {
 
 // Full recomputation keeps each block's input (s x h values) and reruns each block's forward pass; selective
 // drops only the attention scores and probabilities (2 x heads x s^2 per layer) and reruns their forward.
+// Each device's products: a column split narrows their outputs, a row split their reduction; the tokens
+// stay whole, except in the unsplit products under sequence parallelism.
+TEST(DeviceShare, TensorGroupsNarrowEachDevicesProducts) {
+  const ModelProfile bert = find_profile("bert_large_pretraining", {.sequence = 128});
+  const ModelProfile split = device_share(bert, {.tensor = 4});
+  const ModelProfile sequence = device_share(bert, {.tensor = 4, .sequence_parallel = true});
+  int checked = 0;
+  for (std::size_t j = 0; j < bert.layers.size(); ++j) {
+    const LayerProfile& whole = bert.layers[j];
+    if (whole.gemm.rows == 0.0) continue;
+    const LayerProfile& device = split.layers[j];
+    const double t = 4.0;
+    EXPECT_DOUBLE_EQ(device.gemm.columns, whole.gemm.columns / (whole.tensor == TensorSplit::Column ? t : 1.0));
+    EXPECT_DOUBLE_EQ(device.gemm.depth, whole.gemm.depth / (whole.tensor == TensorSplit::Row ? t : 1.0));
+    EXPECT_DOUBLE_EQ(device.gemm.rows, whole.gemm.rows) << whole.name;
+    const bool replicated = whole.tensor == TensorSplit::Replicated;
+    EXPECT_DOUBLE_EQ(sequence.layers[j].gemm.rows, whole.gemm.rows / (replicated ? t : 1.0)) << whole.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 24 * 4 + 4);  // qkv, output, up and down of each layer; pooler, mlm.transform, lm_head, nsp
+}
+
 TEST(DeviceShare, RecomputationTradesActivationsForAForwardPass) {
   const ModelProfile llama = find_profile("llama2_7b");
   const double s = 4096;

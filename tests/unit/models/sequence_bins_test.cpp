@@ -58,6 +58,9 @@ TEST(SequenceBins, MeanPaddedLengthOfWikipediaIn64TokenBins) {
 TEST(SequenceBins, BinsThatDoNotDivideTheSequenceOrWeighNothingAreRefused) {
   EXPECT_THROW(static_cast<void>(bert(512, {1, 1, 1})), ProfileError);
   EXPECT_THROW(static_cast<void>(bert(512, {0, 0})), ProfileError);
+  EXPECT_THROW(static_cast<void>(find_profile("llama3_405b", {.sequence = 131072, .attention = AttentionKernel::Fused,
+                                                                .sequence_bins = std::vector<double>(2048, 1.0)})),
+               ProfileError);
   try {
     static_cast<void>(bert(128, {1, 1, 1}));
     FAIL() << "three bins of 128 tokens";
