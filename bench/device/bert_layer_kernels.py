@@ -9,40 +9,25 @@ Usage: python3 bench/device/bert_layer_kernels.py   (needs a CUDA GPU and PyTorc
 import csv
 import math
 import os
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import ProfilerActivity, profile
+
+from device_timing import median_seconds, seconds_by_kind, step_kernels
 
 WIDTH, HEADS, INNER = 1024, 16, 4096
 OUT = os.environ.get("OUT", ".")
-
-
-def timed(fn, repeats=20, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
-    return statistics.median(times)
 
 
 def ceilings():
     n = 8192
     a = torch.randn(n, n, device="cuda", dtype=torch.float16)
     b = torch.randn(n, n, device="cuda", dtype=torch.float16)
-    matmul = 2 * n**3 / timed(lambda: a @ b)
+    matmul = 2 * n**3 / median_seconds(lambda: a @ b)
     src = torch.randn(256 * 1024 * 1024, device="cuda", dtype=torch.float32)
     dst = torch.empty_like(src)
-    copy = 2 * src.numel() * 4 / timed(lambda: dst.copy_(src))
+    copy = 2 * src.numel() * 4 / median_seconds(lambda: dst.copy_(src))
     return matmul, copy
 
 
@@ -105,26 +90,14 @@ def run_layer(batch, sequence, rows, variant):
             y = forward(x, mask)
         y.backward(grad.to(y.dtype))
 
-    wall = timed(step)
+    wall = median_seconds(step)
     for _ in range(3):
         step()
     torch.cuda.synchronize()
-    iterations = 10
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(iterations):
-            step()
-        torch.cuda.synchronize()
-    by_kind, kernels = {}, 0
-    for event in prof.key_averages():
-        device_time = getattr(event, "self_device_time_total", None)
-        if device_time is None:
-            device_time = event.self_cuda_time_total
-        if device_time <= 0:
-            continue
-        kind = kind_of(event.key)
-        by_kind[kind] = by_kind.get(kind, 0.0) + device_time / 1e6 / iterations
-        kernels += event.count / iterations
-        rows.append([batch, sequence, variant + " kernel", event.key[:120], event.count // iterations, device_time / 1e6 / iterations])
+    launched = step_kernels(step)
+    for name, count, seconds in launched:
+        rows.append([batch, sequence, variant + " kernel", name[:120], int(count), seconds])
+    by_kind, kernels = seconds_by_kind(launched, kind_of)
     tokens = batch * sequence
     flops = 3 * (2 * tokens * WIDTH * (4 * WIDTH + 2 * INNER) + 4 * batch * sequence * sequence * WIDTH)
     print(f"\nlayer {variant} b={batch} s={sequence}: {wall * 1e3:.2f} ms a step (forward+backward), {kernels:.0f} kernels, "
@@ -144,7 +117,7 @@ def run_products(tokens, rows):
     for name, m, k, n in shapes:
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
         b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-        rate = 2 * m * n * k / timed(lambda: a @ b)
+        rate = 2 * m * n * k / median_seconds(lambda: a @ b)
         print(f"  product {name:22s} {m}x{k}x{n}: {rate / 1e12:6.1f} TFLOP/s")
         rows.append([tokens, "", "product", f"{name} {m}x{k}x{n}", "", rate])
 

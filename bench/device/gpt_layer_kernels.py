@@ -8,12 +8,12 @@ Usage: python3 bench/device/gpt_layer_kernels.py   (needs a CUDA GPU and PyTorch
 """
 import csv
 import os
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import ProfilerActivity, profile
+
+from device_timing import median_seconds, seconds_by_kind, step_kernels
 
 OUT = os.environ.get("OUT", ".")
 SEQUENCE = 4096
@@ -38,21 +38,6 @@ class Layer(torch.nn.Module):
         return x + self.down(F.gelu(self.up(self.norm2(x)), approximate="tanh"))
 
 
-def timed(fn, repeats=20, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
-    return statistics.median(times)
-
-
 def kind_of(name):
     n = name.lower()
     if "flash" in n or "fmha" in n or "attention" in n or "cudnn" in n:
@@ -73,21 +58,8 @@ def run(width, heads, compiled, rows):
     def step():
         forward(x).backward(grad)
 
-    wall = timed(step)
-    iterations = 10
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(iterations):
-            step()
-        torch.cuda.synchronize()
-    by_kind, kernels = {}, 0.0
-    for event in prof.key_averages():
-        device_time = getattr(event, "self_device_time_total", None)
-        if device_time is None:
-            device_time = event.self_cuda_time_total
-        if device_time <= 0:
-            continue
-        by_kind[kind_of(event.key)] = by_kind.get(kind_of(event.key), 0.0) + device_time / 1e6 / iterations
-        kernels += event.count / iterations
+    wall = median_seconds(step)
+    by_kind, kernels = seconds_by_kind(step_kernels(step), kind_of)
     variant = "compiled" if compiled else "eager"
     products = 3 * 2 * SEQUENCE * width * width * 12
     attention = 3.5 * 2 * SEQUENCE * SEQUENCE * width  # causal: half the 4 s^2 h, backward 2.5x forward

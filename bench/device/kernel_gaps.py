@@ -9,12 +9,12 @@ Usage: python3 bench/device/kernel_gaps.py   (needs a CUDA GPU and PyTorch)
 import csv
 import math
 import os
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import ProfilerActivity, profile
+
+from device_timing import median_seconds, step_kernels
 
 OUT = os.environ.get("OUT", ".")
 
@@ -56,28 +56,6 @@ class Gpt(torch.nn.Module):
         return x + self.down(F.gelu(self.up(self.norm2(x)), approximate="tanh"))
 
 
-def median_time(fn, repeats=30, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
-    return statistics.median(times)
-
-
-def kernels_of(fn):
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return sum(e.count for e in prof.key_averages() if getattr(e, "self_device_time_total", 0) > 0)
-
-
 def measure(name, layer, shape, dtype, rows):
     layer = layer.cuda().to(dtype)
     x = torch.randn(*shape, device="cuda", dtype=dtype, requires_grad=True)
@@ -89,8 +67,8 @@ def measure(name, layer, shape, dtype, rows):
         for p in layer.parameters():
             p.grad = None
 
-    eager = median_time(step)
-    kernels = kernels_of(step)
+    eager = median_seconds(step, repeats=30)
+    kernels = round(sum(count for _, count, _ in step_kernels(step, iterations=1)))
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -100,7 +78,7 @@ def measure(name, layer, shape, dtype, rows):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         layer(x).backward(grad)
-    replay = median_time(graph.replay)
+    replay = median_seconds(graph.replay, repeats=30)
     gap = (eager - replay) / kernels
     print(f"{name:28s} eager {eager * 1e3:8.3f} ms, graph {replay * 1e3:8.3f} ms, {kernels} kernels: "
           f"{gap * 1e6:5.2f} us a kernel")
