@@ -19,6 +19,17 @@ core::SchemaNode attention_parameter() {
       .fallback("auto");
 }
 
+core::SchemaNode kernels_parameter() {
+  return core::choice_of("kernels", "kernel fusion",
+                         "how the memory-bound kernels between the matrix products run, which decides their traffic",
+                         {{"fused", "fused as Megatron-LM fuses them: bias-dropout-add, bias-GELU, scale-mask-softmax, "
+                                    "attention without head copies"},
+                          {"eager", "one kernel per PyTorch op, as Hugging Face's BERT or a plain training loop runs "
+                                    "them: separate scaling, masking, dropout, addition and norm kernels, heads copied "
+                                    "through memory, bias gradients reduced apart"}})
+      .fallback("fused");
+}
+
 core::SchemaNode sequence_bins_parameter() {
   return core::list_of("sequence_bins",
                        "samples of several lengths, every batch padded to its bin's longest (NVIDIA's LDDL "
@@ -43,16 +54,21 @@ AttentionKernel attention_of(const core::View& m) {
   return m.text("attention") == "fused" ? AttentionKernel::Fused : AttentionKernel::Unfused;
 }
 
+KernelFusion kernels_of(const core::View& m) {
+  return m.text("kernels") == "eager" ? KernelFusion::Eager : KernelFusion::Fused;
+}
+
 /// The timing-only entry of profile `name`, with a sequence length when it is a transformer.
 ModelPlugin layer_table(const std::string& name, bool transformer) {
   return {.parameters = transformer ? std::vector<core::SchemaNode>{sequence_length_parameter(), attention_parameter(),
-                                                                    sequence_bins_parameter()}
+                                                                    kernels_parameter(), sequence_bins_parameter()}
                                     : std::vector<core::SchemaNode>{},
           .trains_on = std::nullopt,
           .make = {},
           .profile = [name](const core::View& m) {
             return find_profile(name, {.sequence = static_cast<std::size_t>(m.integer("sequence_length").value_or(0)),
                                        .attention = attention_of(m),
+                                       .kernels = kernels_of(m),
                                        .sequence_bins = bins_of(m)});
           },
           .check = {},
@@ -66,7 +82,8 @@ ModelPlugin gpt_of_any_shape() {
                          core::integer("hidden_size", 1, 1'048'576, "hidden size (width)").require(),
                          core::integer("heads", 1, 4096, "attention heads (they divide the width)").require(),
                          core::integer("vocabulary", 1, 10'000'000, "tokens of the vocabulary").fallback("51200"),
-                         sequence_length_parameter(), attention_parameter(), sequence_bins_parameter()},
+                         sequence_length_parameter(), attention_parameter(), kernels_parameter(),
+                         sequence_bins_parameter()},
           .trains_on = std::nullopt,
           .make = {},
           .profile = [](const core::View& m) {
@@ -75,7 +92,8 @@ ModelPlugin gpt_of_any_shape() {
                            .heads = static_cast<int>(m.integer("heads").value_or(0)),
                            .vocabulary = static_cast<int>(m.integer("vocabulary").value_or(51'200)),
                            .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048)),
-                           .attention = attention_of(m)};
+                           .attention = attention_of(m),
+                           .kernels = kernels_of(m)};
             const std::vector<double> bins = bins_of(m);
             if (bins.empty()) return gpt_profile(shape);
             return binned_profile(

@@ -105,9 +105,15 @@ struct ModelProfile {
 /// them on chip (FlashAttention, Dao et al. 2022).
 enum class AttentionKernel { Unfused, Fused };
 
+/// How the memory-bound kernels between a transformer's matrix products run: `Fused` as Megatron-LM fuses
+/// them (bias-dropout-add, bias-GELU, scale-mask-softmax, attention without head copies), `Eager` as PyTorch
+/// runs the ops one kernel each (Hugging Face's BERT, a plain training loop): more round trips through memory.
+enum class KernelFusion { Fused, Eager };
+
 struct ProfileOptions {
   std::size_t sequence = 0;
   AttentionKernel attention = AttentionKernel::Unfused;
+  KernelFusion kernels = KernelFusion::Fused;
   /// Relative weights of equal bins of sequence lengths up to `sequence` (sequence_bins.hpp); empty: every
   /// sample is `sequence` tokens long.
   std::vector<double> sequence_bins{};
@@ -142,6 +148,7 @@ struct GptShape {
   int vocabulary = 51'200;
   int sequence = 2048;
   AttentionKernel attention = AttentionKernel::Unfused;
+  KernelFusion kernels = KernelFusion::Fused;
 };
 /// Throws ProfileError (key "heads") when the heads do not divide the width.
 ModelProfile gpt_profile(const GptShape& shape);

@@ -22,6 +22,13 @@ struct Transformer {
   bool biases = true;
   double norm_parameters = 2;    ///< per channel: LayerNorm's gain and bias, RMSNorm's gain
   bool fused_attention = false;  ///< FlashAttention: the scores never reach memory
+  bool eager = false;            ///< the kernels between products one PyTorch op each (KernelFusion::Eager)
+};
+
+/// Elements per sample a layer's memory-bound kernels move, forward and backward.
+struct Traffic {
+  double forward = 0.0;
+  double backward = 0.0;
 };
 
 /// Sets a layer's memory-bound kernel traffic, given in elements per sample (a one-byte dropout mask counts
@@ -29,6 +36,19 @@ struct Transformer {
 LayerProfile& with_traffic(LayerProfile& layer, double forward_elements, double backward_elements) {
   layer.forward_traffic = forward_elements * kFloatBytes;
   layer.backward_traffic = backward_elements * kFloatBytes;
+  return layer;
+}
+
+/// The traffic of `fused` kernels, or of `eager` ones when the transformer runs its ops one kernel each.
+LayerProfile& with_traffic(LayerProfile& layer, const Transformer& t, Traffic fused, Traffic eager) {
+  const Traffic& used = t.eager ? eager : fused;
+  return with_traffic(layer, used.forward, used.backward);
+}
+
+/// Eager PyTorch reduces a product's output gradient over the tokens for its bias gradient, a kernel of its
+/// own that reads it once (Megatron-Core's products compute it in the weight gradient's epilogue).
+LayerProfile& with_bias_gradient(LayerProfile& layer, const Transformer& t) {
+  if (t.eager && t.biases) layer.backward_traffic += layer.gemm.rows * layer.gemm.columns * kFloatBytes;
   return layer;
 }
 
@@ -52,25 +72,26 @@ LayerProfile split(LayerProfile layer, TensorSplit how, double elements) {
 /// Its kernels, as Megatron-LM fuses them: bias, dropout and residual addition (reads the product and the
 /// residual, writes the sum and a mask: 3.5 elements per value; backward reads the gradient and the mask
 /// and writes the gradient: 2.5), then the normalization (reads and writes: 2; backward reads the gradient
-/// and its input and writes the gradient: 3).
-LayerProfile add_norm(const std::string& name, double tokens, double width, double per_channel = 2.0) {
-  const double flops = 9.0 * tokens * width;
-  LayerProfile out =
-      whole_layer(name, per_channel * width, flops, 2.0 * flops, tokens * width * kFloatBytes, OpClass::Elementwise);
-  return with_traffic(out, 5.5 * tokens * width, 5.5 * tokens * width);
+/// and its input and writes the gradient: 3). Eager, each op its own kernel: dropout (reads, writes, keeps a
+/// mask: 2.5), the addition (3), the normalization (2); backward the normalization's input gradient (3) and
+/// its gain and bias gradients (a second kernel reading the gradient and the input: 2), the sum of the
+/// residual's two gradients (3) and dropout's (2.5).
+LayerProfile add_norm(const std::string& name, const Transformer& t, double tokens) {
+  const double elements = tokens * t.width;
+  const double flops = 9.0 * elements;
+  LayerProfile out = whole_layer(name, t.norm_parameters * t.width, flops, 2.0 * flops, elements * kFloatBytes,
+                                 OpClass::Elementwise);
+  return with_traffic(out, t, {5.5 * elements, 5.5 * elements}, {7.5 * elements, 10.5 * elements});
 }
 
-/// One encoder or decoder layer: self-attention and a feed-forward block, each followed by add & norm
-/// (post-norm as BERT; GPT-2 and Llama normalize first, which costs the same). Split for tensor parallelism
-/// as Megatron-LM does: the query-key-value and first feed-forward products by columns, attention by heads,
-/// the attention output and second feed-forward products by rows.
-void block(std::vector<LayerProfile>& out, int index, const std::string& prefix, const Transformer& t) {
-  const std::size_t first = out.size();
+/// Self-attention, split by heads over a tensor group (the query-key-value product by columns, the output
+/// product by rows, as Megatron-LM splits them), then add & norm.
+void attention(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
   const double s = t.sequence;
   const double d = t.width;
   const double hidden = s * d;
   const double key_values = 2.0 * d * t.key_value_heads / t.heads;
-  out.push_back(split(dense(prefix + ".attention.qkv", s, d, d + key_values, t.biases), TensorSplit::Column, hidden));
+  LayerProfile qkv = dense(prefix + ".attention.qkv", s, d, d + key_values, t.biases);
   // Scores Q K^T over all heads (2 s^2 d), softmax (5 per score), and the weighted sum of values (2 s^2 d);
   // kept: the scores and the probabilities, then the context.
   const double scores = t.heads * s * s;
@@ -85,34 +106,61 @@ void block(std::vector<LayerProfile>& out, int index, const std::string& prefix,
     // each), softmax reads and writes (2), dropout reads, writes and keeps a mask (2.5), the context product
     // reads the probabilities (1). Backward: dropout (2.5) and softmax (reads the gradient and its output,
     // writes: 3), the scores product reads its gradient twice (2), the context product writes the
-    // probabilities' gradient and reads them (2).
-    with_traffic(score_layer, 5.5 * scores, 7.5 * scores);
-    with_traffic(context_layer, scores, 2.0 * scores);
+    // probabilities' gradient and reads them (2). Eager adds the scaling by 1/sqrt(head width) and the mask's
+    // addition, each reading and writing the scores (2 + 2; backward the scaling again: 2), and copies
+    // through memory the heads torch.matmul cannot take as strided views: query, key and value into
+    // head-major order and the context back, each way (2 elements per value copied).
+    with_traffic(score_layer, t, {5.5 * scores, 7.5 * scores}, {9.5 * scores, 9.5 * scores});
+    with_traffic(context_layer, t, {scores, 2.0 * scores}, {scores + 2.0 * hidden, 2.0 * scores + 2.0 * hidden});
+    if (t.eager) with_traffic(qkv, 2.0 * s * (d + key_values), 2.0 * s * (d + key_values));
   }
+  // Eager, the query, key and value products are three (as BERT's PyTorch code writes them), and their
+  // input's three gradients are summed by two additions (3 elements each).
+  if (t.eager) qkv.backward_traffic += 6.0 * hidden * kFloatBytes;
+  out.push_back(split(with_bias_gradient(qkv, t), TensorSplit::Column, hidden));
   out.push_back(split(score_layer, TensorSplit::Heads, 0.0));
   out.push_back(split(context_layer, TensorSplit::Heads, 0.0));
-  out.push_back(split(dense(prefix + ".attention.output", s, d, d, t.biases), TensorSplit::Row, hidden));
-  out.push_back(add_norm(prefix + ".attention.norm", s, d, t.norm_parameters));
-  const double inner = t.feed_forward;
-  LayerProfile up = dense(prefix + ".ffn.up", s, d, (t.gated ? 2.0 : 1.0) * inner, t.biases);
+  LayerProfile output = dense(prefix + ".attention.output", s, d, d, t.biases);
+  out.push_back(split(with_bias_gradient(output, t), TensorSplit::Row, hidden));
+  out.push_back(add_norm(prefix + ".attention.norm", t, s));
+}
+
+/// The feed-forward block (GELU or SwiGLU), the first product split by columns, the second by rows, then
+/// add & norm.
+void feed_forward(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
+  const double s = t.sequence;
+  const double inner = s * t.feed_forward;
+  LayerProfile up = dense(prefix + ".ffn.up", s, t.width, (t.gated ? 2.0 : 1.0) * t.feed_forward, t.biases);
   if (t.gated) {
     // SwiGLU: SiLU of the gate (about 4 FLOPs) times the up projection; kept: both and their product. Its
-    // kernel reads both and writes the product; backward reads the gradient and both, writes two.
-    up.forward_flops += 5.0 * s * inner;
-    up.backward_flops += 10.0 * s * inner;
-    up.activation_bytes = 3.0 * s * inner * kFloatBytes;
-    with_traffic(up, 3.0 * s * inner, 5.0 * s * inner);
+    // kernel reads both and writes the product; backward reads the gradient and both, writes two. Eager:
+    // SiLU (2; backward 3) and the product (3; backward reads the gradient and both, writes two: 5).
+    up.forward_flops += 5.0 * inner;
+    up.backward_flops += 10.0 * inner;
+    up.activation_bytes = 3.0 * inner * kFloatBytes;
+    with_traffic(up, t, {3.0 * inner, 5.0 * inner}, {5.0 * inner, 8.0 * inner});
   } else {
     // GELU: about 8 FLOPs per element; its input is kept too. The fused bias-GELU kernel reads and writes
-    // each element; backward reads the gradient and the input, writes the gradient.
-    up.forward_flops += 8.0 * s * inner;
-    up.backward_flops += 16.0 * s * inner;
+    // each element; backward reads the gradient and the input, writes the gradient. Eager the same: the
+    // bias is added in the product's epilogue.
+    up.forward_flops += 8.0 * inner;
+    up.backward_flops += 16.0 * inner;
     up.activation_bytes *= 2.0;
-    with_traffic(up, 2.0 * s * inner, 3.0 * s * inner);
+    with_traffic(up, 2.0 * inner, 3.0 * inner);
   }
-  out.push_back(split(up, TensorSplit::Column, hidden));
-  out.push_back(split(dense(prefix + ".ffn.down", s, inner, d, t.biases), TensorSplit::Row, hidden));
-  out.push_back(add_norm(prefix + ".ffn.norm", s, d, t.norm_parameters));
+  const double hidden = s * t.width;
+  out.push_back(split(with_bias_gradient(up, t), TensorSplit::Column, hidden));
+  LayerProfile down = dense(prefix + ".ffn.down", s, t.feed_forward, t.width, t.biases);
+  out.push_back(split(with_bias_gradient(down, t), TensorSplit::Row, hidden));
+  out.push_back(add_norm(prefix + ".ffn.norm", t, s));
+}
+
+/// One encoder or decoder layer: self-attention and a feed-forward block, each followed by add & norm
+/// (post-norm as BERT; GPT-2 and Llama normalize first, which costs the same).
+void block(std::vector<LayerProfile>& out, int index, const std::string& prefix, const Transformer& t) {
+  const std::size_t first = out.size();
+  attention(out, prefix, t);
+  feed_forward(out, prefix, t);
   for (std::size_t i = first; i < out.size(); ++i) out[i].block = index;
 }
 
@@ -148,8 +196,9 @@ LayerProfile language_model_head(const Transformer& t, bool tied) {
       whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes);
   out.gemm = {t.sequence, t.vocabulary, t.width};
   // Softmax cross-entropy reads the logits and writes the probabilities; backward reads them and writes
-  // the logits' gradient.
-  with_traffic(out, 2.0 * logits, 2.0 * logits);
+  // the logits' gradient. Eager, log-softmax then the loss: backward writes the loss's gradient over every
+  // logit (1), then log-softmax's reads it and the output and writes (3).
+  with_traffic(out, t, {2.0 * logits, 2.0 * logits}, {2.0 * logits, 4.0 * logits});
   return split(out, TensorSplit::Column, t.sequence * t.width);
 }
 
@@ -159,7 +208,7 @@ void decoder(ModelProfile& out, const Transformer& t, bool tied) {
   out.shape = shape_of(t);
   embeddings(out.layers, t);
   for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("decoder.{}", layer), t);
-  out.layers.push_back(add_norm("final_norm", t.sequence, t.width, t.norm_parameters));
+  out.layers.push_back(add_norm("final_norm", t, t.sequence));
   out.layers.push_back(language_model_head(t, tied));
 }
 
@@ -177,6 +226,7 @@ std::size_t sequence_or(const ProfileOptions& options, std::size_t fallback, std
 void take_options(Transformer& t, const ProfileOptions& options, std::size_t fallback, std::size_t positions) {
   t.sequence = static_cast<double>(sequence_or(options, fallback, positions));
   t.fused_attention = options.attention == AttentionKernel::Fused;
+  t.eager = options.kernels == KernelFusion::Eager;
 }
 
 }  // namespace
@@ -203,7 +253,7 @@ ModelProfile bert_profile(const std::string& size, const ProfileOptions& options
                    {}};
   out.shape = shape_of(t);
   embeddings(out.layers, t);
-  out.layers.push_back(add_norm("embeddings.norm", t.sequence, t.width));
+  out.layers.push_back(add_norm("embeddings.norm", t, t.sequence));
   for (int layer = 0; layer < t.layers; ++layer) block(out.layers, layer, fmt::format("encoder.{}", layer), t);
   // The pooler: a dense tanh layer on the first token only.
   LayerProfile pooler = dense("pooler", 1.0, t.width, t.width);
@@ -224,6 +274,7 @@ ModelProfile bert_pretraining_profile(const std::string& size, const ProfileOpti
   Transformer t;
   t.width = out.shape.width, t.vocabulary = 30522;
   t.sequence = std::round(0.15 * out.shape.sequence);
+  t.eager = options.kernels == KernelFusion::Eager;
   const double s = t.sequence;
   const double d = t.width;
   LayerProfile transform = dense("mlm.transform", s, d, d);
@@ -231,11 +282,12 @@ ModelProfile bert_pretraining_profile(const std::string& size, const ProfileOpti
   transform.backward_flops += 16.0 * s * d;
   transform.activation_bytes *= 2.0;
   with_traffic(transform, 2.0 * s * d, 3.0 * s * d);
-  out.layers.push_back(transform);
+  out.layers.push_back(with_bias_gradient(transform, t));
   const double norm_flops = 5.0 * s * d;
   LayerProfile norm =
       whole_layer("mlm.norm", 2.0 * d, norm_flops, 2.0 * norm_flops, s * d * kFloatBytes, OpClass::Elementwise);
-  out.layers.push_back(with_traffic(norm, 2.0 * s * d, 3.0 * s * d));
+  // Eager, the gain and bias gradients are a second kernel reading the gradient and the input (2).
+  out.layers.push_back(with_traffic(norm, t, {2.0 * s * d, 3.0 * s * d}, {2.0 * s * d, 5.0 * s * d}));
   LayerProfile logits = language_model_head(t, true);
   logits.parameters += t.vocabulary;
   out.layers.push_back(logits);
@@ -344,6 +396,7 @@ ModelProfile gpt_profile(const GptShape& shape) {
   t.feed_forward = 4.0 * shape.width;
   t.vocabulary = shape.vocabulary, t.positions = shape.sequence, t.types = 0, t.sequence = shape.sequence;
   t.fused_attention = shape.attention == AttentionKernel::Fused;
+  t.eager = shape.kernels == KernelFusion::Eager;
   ModelProfile out{"gpt",
                    fmt::format("GPT decoder ({} layers, {} wide, {} heads, vocabulary {}), head tied to the embeddings",
                                shape.layers, shape.width, shape.heads, shape.vocabulary),
