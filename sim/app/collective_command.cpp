@@ -4,6 +4,7 @@
 #include "sim/comm/library_collective.hpp"
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/collective_run.hpp"
+#include "sim/runtime/network_backend.hpp"
 #include "sim/scenario/named_values.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
@@ -298,19 +299,20 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   std::vector<int> workers_per_machine;
   for (const auto& [machine, count] : per_machine) workers_per_machine.push_back(count);
   const bool flat = per_machine.size() == graph.worker_machines().size();
+  const runtime::NetworkBackend& backend = runtime::network_backend(s.topology.network_model);
   std::erase_if(names, [&](const std::string& name) {
     const comm::CollectivePlugin& algorithm = registry.find(name).factory;
     const auto refusal = algorithm.refuses ? algorithm.refuses(comm::Placement{
-        workers_per_machine, s.topology.network_model == scenario::NetworkModel::Analytical}) : std::nullopt;
+        workers_per_machine, backend.times_phases_at_once()}) : std::nullopt;
     if (refusal && options.algorithm != "all") problems.add("--algo", refusal->message, refusal->hint);
     if (refusal) return true;
-    // The analytical network times ring phases and steps of the whole group; an algorithm of other messages
-    // would be SimGrid's as usual.
-    if (s.topology.network_model == scenario::NetworkModel::Analytical && !algorithm.timed_at_once) {
+    // A network that times ring phases and steps of the whole group would leave an algorithm of other
+    // messages to SimGrid.
+    if (backend.times_phases_at_once() && !algorithm.timed_at_once) {
       if (options.algorithm != "all") {
-        problems.add("--algo", fmt::format("the analytical network times ring phases and steps of the whole group, and "
-                                           "'{}' sends its messages one by one",
-                                           name),
+        problems.add("--algo", fmt::format("{} times ring phases and steps of the whole group, and '{}' sends its "
+                                           "messages one by one",
+                                           backend.times_only, name),
                      "use another algorithm (every one but double_binary_tree), or --network-model alpha_beta");
       }
       return true;
@@ -319,9 +321,10 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   });
   if (names.empty() && options.algorithm == "all") {
     problems.add("--algo", fmt::format("no {} runs here", registry.kind()),
-                 s.topology.network_model == scenario::NetworkModel::Analytical
-                     ? "the analytical network times ring phases and steps of the whole group only: use "
-                       "--network-model alpha_beta"
+                 backend.times_phases_at_once()
+                     ? fmt::format("{} times ring phases and steps of the whole group only: use --network-model "
+                                   "alpha_beta",
+                                   backend.times_only)
                      : "");
   }
   problems.throw_if_any();

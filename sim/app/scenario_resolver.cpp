@@ -1,6 +1,7 @@
 #include "sim/app/scenario_resolver.hpp"
 
 #include "sim/core/name_match.hpp"
+#include "sim/runtime/network_backend.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 
@@ -256,8 +257,8 @@ void check_simulated_passes(const scenario::Scenario& s, core::DiagnosticSink& s
   const double run = static_cast<double>(step) * plan.tensor * static_cast<double>(s.training.iterations.value_or(1));
   const char* hint = "use fewer, larger micro-batches (or fewer iterations): a pipeline's bubble and time per sample "
                      "change little once its micro-batches are many times its stages";
-  // The analytical network keeps no SimGrid activity per message: its steps have no such bound.
-  const bool message_by_message = s.topology.network_model != scenario::NetworkModel::Analytical;
+  // A network that times phases at once keeps no SimGrid activity per message: its steps have no such bound.
+  const bool message_by_message = !runtime::network_backend(s.topology.network_model).times_phases_at_once();
   if (message_by_message && step > kStepPassLimit) {
     sink.error(plan.microbatches_at, "training.parallelism.microbatches",
                fmt::format("{} micro-batches x {} chunk(s) x {} stage(s) are {} micro-batch passes a step, more than the "
@@ -454,12 +455,14 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
   for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
 }
 
-/// `network_model: analytical` times the timing-only collectives and a pipeline's messages; everything it
-/// would leave to SimGrid message by message, or could not see, is refused rather than timed otherwise.
+/// `network_model: analytical` and `closed_form` time the timing-only collectives and a pipeline's messages;
+/// everything they would leave to SimGrid message by message, or could not see, is refused rather than timed
+/// otherwise.
 void check_analytical_network(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
-  if (s.topology.network_model != scenario::NetworkModel::Analytical) return;
+  const runtime::NetworkBackend& backend = runtime::network_backend(s.topology.network_model);
+  if (!backend.times_phases_at_once()) return;
   const auto refuse = [&](const std::string& why, const std::string& hint) {
-    sink.error(s.topology.network_model_at, "topology.network_model", "the analytical network " + why, hint);
+    sink.error(s.topology.network_model_at, "topology.network_model", std::string(backend.times_only) + " " + why, hint);
   };
   const std::string use_alpha_beta = "use network_model: alpha_beta, which times every message";
   const std::string& algorithm = s.training.allreduce_algorithm.value;

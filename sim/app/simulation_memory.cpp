@@ -3,6 +3,7 @@
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/units.hpp"
 #include "sim/runtime/mirrored_ranks.hpp"
+#include "sim/runtime/network_backend.hpp"
 
 #include <fmt/format.h>
 
@@ -35,14 +36,16 @@ void check_simulation_memory(const scenario::Scenario& s, const runtime::Trainin
   if (need <= *available) return;
   const auto size = [](double bytes) { return core::format_size(core::Bytes(bytes)); };
   const int simulated = simulated_workers(s, setup);
-  const bool analytical = s.topology.network_model == scenario::NetworkModel::Analytical;
+  const runtime::NetworkBackend& backend = runtime::network_backend(s.topology.network_model);
+  const bool analytical = backend.times_phases_at_once();
   core::Diagnostic diagnostic;
   diagnostic.where = s.cluster.workers_at;
   diagnostic.key = "cluster.workers";
   diagnostic.message =
       fmt::format("simulating {} of the {} workers {} needs about {} of memory ({} a worker), and this machine has {} "
                   "available",
-                  simulated, s.cluster.workers, analytical ? "on the analytical network" : "message by message",
+                  simulated, s.cluster.workers,
+                  analytical ? fmt::format("on {}", backend.times_only) : std::string("message by message"),
                   size(need), size(kBytesPerSimulatedWorker), size(*available));
   diagnostic.hint = analytical ? "use fewer workers, or run on a machine with more memory"
                                : "use topology.network_model: analytical, under which a timing-only data-parallel job of "

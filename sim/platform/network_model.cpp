@@ -5,9 +5,9 @@
 namespace dtsim::platform {
 
 void configure_network_model(scenario::NetworkModel model) {
-  // The analytical model times timing-only collectives itself; every other message is SimGrid's, as with
-  // alpha_beta.
-  if (model == scenario::NetworkModel::AlphaBeta || model == scenario::NetworkModel::Analytical) {
+  // The analytical and closed-form models time timing-only collectives themselves; every other message is
+  // SimGrid's, as with alpha_beta.
+  if (model != scenario::NetworkModel::Tcp) {
     simgrid::s4u::Engine::set_config("network/model:CM02");
     // No TCP window bound (gamma / 2 latency) on any flow; a gamma of 0 would also drop the rate caps of
     // background flows, so an unreachable window instead.

@@ -1,6 +1,7 @@
 #include "sim/runtime/analytical_network.hpp"
 
 #include "sim/comm/collective_algorithm.hpp"
+#include "sim/topology/uncontended_flows.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -13,8 +14,14 @@
 
 namespace dtsim::runtime {
 
-AnalyticalNetwork::AnalyticalNetwork(const topology::TopologyGraph& graph, const topology::RoutingTable& routes)
-    : graph_(&graph), routes_(&routes), hosts_(graph.hosts()) {}
+AnalyticalNetwork::AnalyticalNetwork(const topology::TopologyGraph& graph, const topology::RoutingTable& routes,
+                                     FlowSharing sharing)
+    : graph_(&graph), routes_(&routes), sharing_(sharing), hosts_(graph.hosts()) {}
+
+std::vector<double> AnalyticalNetwork::completion_times(std::span<const topology::Flow> flows) const {
+  return sharing_ == FlowSharing::MaxMin ? topology::fluid_completion_times(*graph_, *routes_, flows)
+                                         : topology::uncontended_completion_times(*graph_, *routes_, flows);
+}
 
 const std::vector<double>& AnalyticalNetwork::flow_times(const std::vector<topology::Flow>& flows) {
   std::vector<std::tuple<topology::NodeId, topology::NodeId, double>> key;
@@ -29,7 +36,7 @@ const std::vector<double>& AnalyticalNetwork::flow_times(const std::vector<topol
     moving.push_back(flows[i]);
     index.push_back(i);
   }
-  const std::vector<double> done = topology::fluid_completion_times(*graph_, *routes_, moving);
+  const std::vector<double> done = completion_times(moving);
   std::vector<double> times(flows.size(), 0.0);
   for (std::size_t f = 0; f < index.size(); ++f) times[index[f]] = done[f];
   return flow_times_.emplace(std::move(key), std::move(times)).first->second;
@@ -394,7 +401,7 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
       if (before != nullptr) flows[id].after.insert(flows[id].after.end(), before->begin(), before->end());
     }
   }
-  const std::vector<double> done = topology::fluid_completion_times(*graph_, *routes_, flows);
+  const std::vector<double> done = completion_times(flows);
   // A rank whose messages were all done before the last arrival ends then: its time is only known now.
   meeting.ends.assign(static_cast<std::size_t>(ranks), now);
   for (int r = 0; r < ranks; ++r) {

@@ -39,10 +39,15 @@
 
 namespace dtsim::runtime {
 
+/// How flows that move at once share the links: under max-min fairness (`network_model: analytical`), or not
+/// at all, each timed as if alone on its route (`closed_form`: topology/uncontended_flows.hpp).
+enum class FlowSharing { MaxMin, None };
+
 class AnalyticalNetwork {
  public:
   /// `graph` and `routes` must outlive it.
-  AnalyticalNetwork(const topology::TopologyGraph& graph, const topology::RoutingTable& routes);
+  AnalyticalNetwork(const topology::TopologyGraph& graph, const topology::RoutingTable& routes,
+                    FlowSharing sharing = FlowSharing::MaxMin);
 
   /// When a phase starts and ends.
   struct Phase {
@@ -192,7 +197,9 @@ class AnalyticalNetwork {
     for (std::size_t copy = 0; copy < senders->size(); ++copy) each((*senders)[copy], (*receivers)[copy]);
   }
 
-  /// Each flow's time, for flows started together under max-min sharing (0 for one from a host to itself).
+  /// When each of `flows` arrives, shared as `sharing_` says.
+  [[nodiscard]] std::vector<double> completion_times(std::span<const topology::Flow> flows) const;
+  /// Each flow's time, for flows started together (0 for one from a host to itself).
   /// Cached: a job repeats its phases and its pipeline's messages.
   const std::vector<double>& flow_times(const std::vector<topology::Flow>& flows);
   /// One round's time: the last arrival of the flows started together.
@@ -204,6 +211,7 @@ class AnalyticalNetwork {
 
   const topology::TopologyGraph* graph_;
   const topology::RoutingTable* routes_;
+  FlowSharing sharing_;
   std::vector<topology::NodeId> hosts_;
   std::vector<std::vector<int>> replicas_;  ///< see set_replicas
   std::map<std::pair<std::string, std::uint64_t>, Meeting> meetings_;

@@ -1,6 +1,7 @@
 #include "sim/runtime/collective_run.hpp"
 
 #include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/network_backend.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/topology/link_traffic.hpp"
@@ -30,8 +31,7 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
   std::vector<double> finished(workers.size(), 0.0);
   CollectiveOutcome outcome;
   outcome.results = std::move(inputs);
-  std::optional<AnalyticalNetwork> analytical;
-  if (network_model == scenario::NetworkModel::Analytical) analytical.emplace(graph, session.routes());
+  const std::unique_ptr<AnalyticalNetwork> analytical = network_backend(network_model).make_network(graph, session.routes());
   // Not counted: it gives the transports their routes' latencies (a library's model needs them).
   const topology::LinkTraffic routes(graph, session.routes());
   for (int rank = 0; rank < ranks; ++rank) {
@@ -40,7 +40,7 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
       S4uTransport transport("collective", rank, ranks, Meter(unobserved, Lane{rank}));
       transport.set_machines(graph.worker_machines());
       transport.set_routes(&routes);
-      if (analytical) transport.set_analytical(&*analytical);
+      if (analytical) transport.set_analytical(analytical.get());
       algorithm.run(transport, outcome.results[static_cast<std::size_t>(rank)]);
       finished[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
     });
@@ -61,8 +61,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
   std::vector<double> started(cases.size(), 0.0);
   std::vector<double> finished(cases.size(), 0.0);
   const simgrid::s4u::BarrierPtr barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(ranks));
-  std::optional<AnalyticalNetwork> analytical;
-  if (network_model == scenario::NetworkModel::Analytical) analytical.emplace(graph, session.routes());
+  const std::unique_ptr<AnalyticalNetwork> analytical = network_backend(network_model).make_network(graph, session.routes());
   const topology::LinkTraffic routes(graph, session.routes());  // for the routes' latencies, as above
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
@@ -73,7 +72,7 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
                                cases[index].phase_shortcut ? &shortcut : nullptr);
         transport.set_machines(graph.worker_machines());
         transport.set_routes(&routes);
-        if (analytical) transport.set_analytical(&*analytical);
+        if (analytical) transport.set_analytical(analytical.get());
         barrier->wait();
         started[index] = simgrid::s4u::Engine::get_clock();
         cases[index].algorithm->run(transport, comm::Block::sized(cases[index].elements));

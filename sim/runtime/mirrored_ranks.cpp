@@ -1,5 +1,6 @@
 #include "sim/runtime/mirrored_ranks.hpp"
 
+#include "sim/runtime/network_backend.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <algorithm>
@@ -11,13 +12,13 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
   const scenario::ParallelismSpec& plan = scenario.training.parallelism;
   const bool equal_workers =
       std::all_of(cluster.slowdown.begin(), cluster.slowdown.end(), [](double factor) { return factor == 1.0; });
-  // Only the analytical network gives every rank of a phase the same start and end; message by message, a
-  // rank's rounds end when its own messages do.
+  // Only a network that times phases at once gives every rank of a phase the same start and end; message by
+  // message, a rank's rounds end when its own messages do.
   // The collectives must say where every rank sends (ring phases), so that one rank may time them for all.
   const auto names_every_rank = [](const std::unique_ptr<comm::CollectiveAlgorithm>& algorithm) {
     return algorithm == nullptr || algorithm->names_every_rank();
   };
-  const bool alike = setup.mirror_ranks && scenario.topology.network_model == scenario::NetworkModel::Analytical &&
+  const bool alike = setup.mirror_ranks && network_backend(scenario.topology.network_model).times_phases_at_once() &&
                      setup.allreduce != nullptr && names_every_rank(setup.allreduce) &&
                      (setup.zero_stage == 0 || (names_every_rank(setup.reduce_scatter) && names_every_rank(setup.allgather))) &&
                      setup.profile && scenario.training.architecture == scenario::Architecture::Allreduce &&

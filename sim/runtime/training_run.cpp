@@ -4,6 +4,7 @@
 #include "sim/scenario/parallel_layout.hpp"
 
 #include "sim/runtime/allreduce_worker.hpp"
+#include "sim/runtime/network_backend.hpp"
 #include "sim/runtime/background_traffic.hpp"
 #include "sim/runtime/elastic_group.hpp"
 #include "sim/runtime/energy_meter.hpp"
@@ -126,8 +127,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
   std::int64_t reached = 0;
   const bool timing_only = setup.profile.has_value();
-  std::optional<AnalyticalNetwork> analytical;
-  if (scenario.topology.network_model == scenario::NetworkModel::Analytical) analytical.emplace(setup.graph, session.routes());
+  const std::unique_ptr<AnalyticalNetwork> analytical =
+      network_backend(scenario.topology.network_model).make_network(setup.graph, session.routes());
   if (mirroring == Mirroring::replicas) analytical->set_replicas(stand_ins.stands_for_each());
   const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic, &analytical,
                                      timing_only](const Progress& now) {
@@ -145,7 +146,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 counting,
                                 &traffic,
                                 shorten && !analytical ? &shortcut : nullptr,
-                                analytical ? &*analytical : nullptr,
+                                analytical.get(),
                                 random ? &step_slowdowns : nullptr,
                                 energy ? &*energy : nullptr,
                                 barrier.get(),

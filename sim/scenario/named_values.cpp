@@ -9,6 +9,10 @@ const std::vector<NamedValue<NetworkModel>>& network_models() {
       {NetworkModel::Analytical, "analytical",
        "alpha_beta, with each timing-only collective timed at once for the whole group by max-min sharing of its "
        "links, a pipeline's messages as flows, and workers that behave alike simulated as one (fast at scale)"},
+      {NetworkModel::ClosedForm, "closed_form",
+       "as analytical, with no contention: each collective takes its algorithm's closed form on its routes' "
+       "bottleneck, each message its route's latency and bottleneck (the fastest estimate, for sweeps and "
+       "planning)"},
   };
   return table;
 }

@@ -159,6 +159,9 @@ enum class NetworkModel {
   /// alpha_beta, with timing-only collectives (ring phases, steps) timed for the whole group at once by the
   /// fluid max-min model (topology/fluid_flows) instead of message by message
   Analytical,
+  /// as Analytical, each flow timed as if alone on its route (topology/uncontended_flows): every collective
+  /// its algorithm's closed form on its routes' bottleneck, blind to contention
+  ClosedForm,
 };
 
 struct TopologySpec {

@@ -53,7 +53,10 @@ void check_hierarchy(const View& root, const Scenario& s, const topologies::Topo
   } else {
     filled.assign(static_cast<std::size_t>(std::max(left, 0)), 1);
   }
-  if (const auto refusal = algorithm.refuses(comm::Placement{filled, s.topology.network_model == NetworkModel::Analytical})) {
+  // Both networks that time phases at once time every-to-every steps past its limit from the links' loads
+  // (runtime/network_backend.cpp).
+  const bool at_once = s.topology.network_model == NetworkModel::Analytical || s.topology.network_model == NetworkModel::ClosedForm;
+  if (const auto refusal = algorithm.refuses(comm::Placement{filled, at_once})) {
     sink.error(architecture.where("algorithm"), "training.architecture.algorithm", refusal->message, refusal->hint);
   }
 }

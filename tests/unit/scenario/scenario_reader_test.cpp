@@ -126,7 +126,7 @@ TEST(ScenarioReader, DocumentThatIsNotAMapping) {
 TEST(ScenarioReader, UnknownNetworkModel) {
   EXPECT_EQ(error_of(testing::replace_once(kValid, "    latency: \"5us\"\n", "    latency: \"5us\"\n  network_model: ns3\n")),
             "s.yaml:13:18: error: topology.network_model: unknown network model 'ns3'\n"
-            "  hint: valid network model names: alpha_beta, tcp, analytical");
+            "  hint: valid network model names: alpha_beta, tcp, analytical, closed_form");
 }
 
 TEST(ScenarioReader, MissingFileIsOneLineNamingIt) {
