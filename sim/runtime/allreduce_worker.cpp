@@ -36,9 +36,9 @@ void AllreduceWorker::operator()() {
   }
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
-  S4uTransport transport("allreduce", rank_, workers, meter);
-  transport.set_machines(setup.graph.worker_machines());
-  transport.set_traffic(context_.traffic);
+  S4uTransport transport(context_.network(),
+                         {.name = "allreduce", .rank = rank_, .size = workers, .machines = setup.graph.worker_machines()},
+                         meter);
   std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
   models::BatchStream batches(setup.schedule, rank_);
   models::Parameters parameters = setup.model->initial_parameters();

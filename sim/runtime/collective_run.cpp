@@ -37,10 +37,9 @@ CollectiveOutcome simulate_collective(const topology::TopologyGraph& graph, scen
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(rank)]);
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
-      S4uTransport transport("collective", rank, ranks, Meter(unobserved, Lane{rank}));
-      transport.set_machines(graph.worker_machines());
-      transport.set_routes(&routes);
-      if (analytical) transport.set_analytical(analytical.get());
+      S4uTransport transport({.routes = &routes, .analytical = analytical.get()},
+                             {.name = "collective", .rank = rank, .size = ranks, .machines = graph.worker_machines()},
+                             Meter(unobserved, Lane{rank}));
       algorithm.run(transport, outcome.results[static_cast<std::size_t>(rank)]);
       finished[static_cast<std::size_t>(rank)] = simgrid::s4u::Engine::get_clock();
     });
@@ -68,11 +67,13 @@ std::vector<double> time_collective_cases(const topology::TopologyGraph& graph, 
     simgrid::s4u::Actor::create(host->get_name(), host, [&, rank] {
       for (std::size_t index = 0; index < cases.size(); ++index) {
         // Mailbox names differ per case, so a late message of one case can never match the next.
-        S4uTransport transport(fmt::format("collective-{}", index), rank, ranks, Meter(unobserved, Lane{rank}),
-                               cases[index].phase_shortcut ? &shortcut : nullptr);
-        transport.set_machines(graph.worker_machines());
-        transport.set_routes(&routes);
-        if (analytical) transport.set_analytical(analytical.get());
+        S4uTransport transport({.routes = &routes, .analytical = analytical.get()},
+                               {.name = fmt::format("collective-{}", index),
+                                .rank = rank,
+                                .size = ranks,
+                                .machines = graph.worker_machines(),
+                                .shortcut = cases[index].phase_shortcut ? &shortcut : nullptr},
+                               Meter(unobserved, Lane{rank}));
         barrier->wait();
         started[index] = simgrid::s4u::Engine::get_clock();
         cases[index].algorithm->run(transport, comm::Block::sized(cases[index].elements));

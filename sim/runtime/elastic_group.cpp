@@ -23,10 +23,11 @@ void ElasticGroup::join_current_membership() {
   machines_.clear();
   for (const int member : alive) machines_.push_back(all_machines[static_cast<std::size_t>(member)]);
   // A new group name per membership, so that no message of the old group is read by the new one.
-  transport_ = std::make_unique<S4uTransport>("allreduce/" + std::to_string(generation_), position, size(), meter_);
-  transport_->set_machines(machines_);
-  transport_->set_traffic(context_->traffic);
-  transport_->set_hosts(alive);
+  transport_ = std::make_unique<S4uTransport>(
+      context_->network(),
+      GroupSpec{.name = "allreduce/" + std::to_string(generation_), .rank = position, .size = size(), .machines = machines_,
+                .hosts = alive},
+      meter_);
 }
 
 bool ElasticGroup::end_of_iteration(std::int64_t iteration) {

@@ -98,23 +98,21 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
   const Meter meter(observer, Lane{rank, 1, false, true});
   // Its own channels: under ZeRO stage 3 the worker gathers parameters while the stream reduces gradients.
   const bool everyone = group.members.empty();
-  S4uTransport transport(group.name, everyone ? rank : group.position,
-                         everyone ? context.scenario->cluster.workers : static_cast<int>(group.members.size()), meter,
-                         everyone ? context.shortcut : nullptr);
-  transport.set_analytical(context.analytical);
-  // Worker 0 stands for every worker's stream, or replica 0's rank for its replicas' (the stream's group).
-  transport.set_mirrored(everyone ? context.mirroring == Mirroring::every_worker : context.mirroring == Mirroring::replicas);
-  transport.set_meeting(group.meeting);
   std::vector<int> machines;
-  if (everyone) {
-    transport.set_machines(setup.graph.worker_machines());
-  } else {
-    const std::span<const int> all = setup.graph.worker_machines();
-    for (const int member : group.members) machines.push_back(all[static_cast<std::size_t>(member)]);
-    transport.set_hosts(group.members);
-    transport.set_machines(machines);
-  }
-  transport.set_traffic(context.traffic);
+  const std::span<const int> all = setup.graph.worker_machines();
+  for (const int member : group.members) machines.push_back(all[static_cast<std::size_t>(member)]);
+  S4uTransport transport(
+      context.network(),
+      {.name = group.name,
+       .rank = everyone ? rank : group.position,
+       .size = everyone ? context.scenario->cluster.workers : static_cast<int>(group.members.size()),
+       .machines = everyone ? all : std::span<const int>(machines),
+       .hosts = group.members,
+       .shortcut = everyone ? context.shortcut : nullptr,
+       .meeting = group.meeting,
+       // Worker 0 stands for every worker's stream, or replica 0's rank for its replicas' (the stream's group).
+       .mirrored = everyone ? context.mirroring == Mirroring::every_worker : context.mirroring == Mirroring::replicas},
+      meter);
   transport.carry(group.carried);
   std::int64_t next = 0;
   for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {

@@ -83,8 +83,8 @@ void ParameterServerWorker::operator()() {
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
-  S4uTransport transport(kParameterServerGroup, rank_, workers + shards, meter);
-  transport.set_traffic(context_.traffic);
+  S4uTransport transport(context_.network(), {.name = kParameterServerGroup, .rank = rank_, .size = workers + shards},
+                         meter);
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);
   models::BatchStream batches(setup.schedule, rank_);

@@ -66,8 +66,19 @@ class AnalyticalPending final : public comm::Pending {
 
 }  // namespace
 
-S4uTransport::S4uTransport(std::string group, int rank, int size, Meter meter, const PhaseShortcut* shortcut)
-    : group_(std::move(group)), rank_(rank), size_(size), meter_(meter), shortcut_(shortcut) {}
+S4uTransport::S4uTransport(const RunNetwork& network, GroupSpec group, Meter meter)
+    : group_(std::move(group.name)),
+      rank_(group.rank),
+      size_(group.size),
+      meter_(std::move(meter)),
+      shortcut_(group.shortcut),
+      machines_(group.machines),
+      traffic_(network.traffic),
+      routes_(network.traffic != nullptr ? network.traffic : network.routes),
+      hosts_(group.hosts),
+      analytical_(network.analytical),
+      mirrored_(group.mirrored),
+      meeting_(std::move(group.meeting)) {}
 
 void S4uTransport::check_peer(int peer, int tag) const {
   if (peer < 0 || peer >= size_) throw std::out_of_range(fmt::format("rank {} of {}", peer, size_));

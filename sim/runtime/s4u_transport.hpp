@@ -27,6 +27,34 @@ struct AnalyticalMeeting {
   int offset = 0;
 };
 
+/// What every transport of a run shares: the links' byte counts (null: none counted), the routes (for their
+/// latencies, when no bytes are counted: a collective benchmark), and the network that times phases at once
+/// (null: every message is SimGrid's; network_backend.hpp). Each must outlive the transports.
+struct RunNetwork {
+  topology::LinkTraffic* traffic = nullptr;
+  const topology::LinkTraffic* routes = nullptr;
+  AnalyticalNetwork* analytical = nullptr;
+};
+
+/// One group's endpoint for one of its ranks: the group's name (its mailboxes' prefix), this rank, the group's
+/// size, and how it sits on the cluster. Spans must outlive the transport.
+struct GroupSpec {
+  std::string name;
+  int rank = 0;
+  int size = 0;
+  /// Which ranks share a machine (for the collectives); empty: none known.
+  std::span<const int> machines{};
+  /// The host number of each rank, when ranks are not host numbers (a subgroup, an elastic job's survivors);
+  /// empty: rank r is host r (workers by rank, then servers).
+  std::span<const int> hosts{};
+  /// Timing-only ring phases that may be taken as two transfers (null: none).
+  const PhaseShortcut* shortcut = nullptr;
+  /// Under a network that times phases at once, the groups this one's phases are timed with (see
+  /// AnalyticalMeeting), and whether this rank stands for every rank of its group (mirrored_ranks.hpp).
+  AnalyticalMeeting meeting{};
+  bool mirrored = false;
+};
+
 /// One rank's endpoint. Mailbox "<group>/<from>-><to>" (with "#<tag>" for channels other than 0) carries
 /// messages from rank `from` to rank `to`. Time spent waiting in each call is split into communication (some
 /// transfer of this call is moving bytes) and wait (none is: the peer has not posted its side yet); both,
@@ -34,40 +62,22 @@ struct AnalyticalMeeting {
 /// With a `shortcut`, timing-only ring phases it approves take two transfers instead of one per round.
 class S4uTransport final : public comm::Transport {
  public:
-  S4uTransport(std::string group, int rank, int size, Meter meter, const PhaseShortcut* shortcut = nullptr);
+  /// Rank `group.rank` of `group` on the run's `network`, its time reported to `meter`.
+  S4uTransport(const RunNetwork& network, GroupSpec group, Meter meter);
 
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return size_; }
   [[nodiscard]] std::span<const int> machines() const override { return machines_; }
-  /// Tells the collectives which ranks share a machine; `machines` must outlive the transport.
-  void set_machines(std::span<const int> machines) {
-    machines_ = machines;
-    forget_placement_scratch();
-  }
-  /// Adds every message sent to `traffic` (null: none), from this rank's host to the peer's: the group's
-  /// ranks must be host numbers (workers by rank, then servers).
   /// What its communication carries from now on (ZeRO's gathers on the replicas' group are labelled apart).
   void carry(Traffic traffic) { meter_ = meter_.carrying(traffic); }
   /// Where its time is reported: a collective overlapped with compute reports to a lane of its own.
   [[nodiscard]] const Meter& meter() const { return meter_; }
   void report_to(Meter meter) { meter_ = std::move(meter); }
-  void set_traffic(topology::LinkTraffic* traffic) {
-    traffic_ = traffic;
-    routes_ = traffic;
-  }
-  /// Gives latency_to() the routes of `routes` without counting the messages in it (a collective benchmark,
-  /// which reports no links, would otherwise search a route for every pair that talks).
-  void set_routes(const topology::LinkTraffic* routes) { routes_ = routes; }
-  /// The host number of each rank of the group, for the traffic, when ranks are not host numbers (the
-  /// survivors of an elastic job); must outlive the transport.
-  void set_hosts(std::span<const int> host_of_rank) { hosts_ = host_of_rank; }
-  /// Times timing-only ring phases with `network` (null: message by message, or by the shortcut); every rank
-  /// of the group must use it, and `network` must outlive the transport.
-  void set_analytical(AnalyticalNetwork* network) { analytical_ = network; }
-  /// Under the analytical network, this group's collectives are timed in `meeting` (see AnalyticalMeeting).
+  /// Under a network that times phases at once, this group's collectives are timed in `meeting` (see
+  /// AnalyticalMeeting).
   void set_meeting(AnalyticalMeeting meeting) { meeting_ = std::move(meeting); }
   /// This rank stands for every rank of its group, which behave alike and are not simulated (see
-  /// mirrored_ranks.hpp): each analytical phase is timed from what every rank sends, without a meeting.
+  /// mirrored_ranks.hpp): each phase is timed from what every rank sends, without a meeting.
   void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
   void send(int to, comm::Buffer data) override;
   comm::Buffer recv(int from) override;
@@ -90,7 +100,7 @@ class S4uTransport final : public comm::Transport {
   void run_steps(std::span<const comm::Step> steps) override;
   [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
   [[nodiscard]] double now() const override;
-  /// From the routes of set_traffic() or set_routes(); 0 without.
+  /// From the run network's traffic or routes; 0 without.
   [[nodiscard]] double latency_to(int peer) const override {
     return routes_ != nullptr ? routes_->latency(host(rank_), host(peer)) : 0.0;
   }

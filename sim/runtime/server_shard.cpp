@@ -27,7 +27,10 @@ ServerShard::ServerShard(const TrainingContext& context, int shard)
       workers_(static_cast<std::size_t>(context.scenario->cluster.workers)),
       meter_(context.meter(static_cast<int>(workers_) + shard)),
       updates_meter_(context.meter(static_cast<int>(workers_) + shard, 1, true)),
-      transport_(kParameterServerGroup, static_cast<int>(workers_) + shard, static_cast<int>(workers_) + context.scenario->training.shards,
+      transport_(context.network(),
+                 {.name = kParameterServerGroup,
+                  .rank = static_cast<int>(workers_) + shard,
+                  .size = static_cast<int>(workers_) + context.scenario->training.shards},
                  meter_),
       parameters_(shard_of(context, shard)),
       count_(static_cast<double>(parameters_.size())),
@@ -42,7 +45,6 @@ ServerShard::ServerShard(const TrainingContext& context, int shard)
       bound_(strategy_.staleness_bound()),
       receiving_(workers_),
       replies_(workers_) {
-  transport_.set_traffic(context.traffic);
   for (std::size_t w = 0; w < workers_; ++w) receiving_[w] = transport_.post_recv(static_cast<int>(w), 0);
 }
 

@@ -29,9 +29,9 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
   const int workers = context.scenario->cluster.workers;
   // The averaging actor's own lane: its time joins the host's when it ends.
   const Meter meter = context.meter(rank, 1);
-  S4uTransport transport("allreduce", rank, workers, meter);
-  transport.set_machines(setup.graph.worker_machines());
-  transport.set_traffic(context.traffic);
+  S4uTransport transport(context.network(),
+                         {.name = "allreduce", .rank = rank, .size = workers, .machines = setup.graph.worker_machines()},
+                         meter);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context, setup.model->parameter_count());
   for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
     models::Parameters gradient;

@@ -88,11 +88,14 @@ void TimingOnlyWorker::operator()() {
   }
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
-  S4uTransport transport("allreduce", rank_, workers, meter, context_.shortcut);
-  transport.set_machines(setup.graph.worker_machines());
-  transport.set_analytical(context_.analytical);
-  transport.set_mirrored(context_.mirroring == Mirroring::every_worker);
-  transport.set_traffic(context_.traffic);
+  S4uTransport transport(context_.network(),
+                         {.name = "allreduce",
+                          .rank = rank_,
+                          .size = workers,
+                          .machines = setup.graph.worker_machines(),
+                          .shortcut = context_.shortcut,
+                          .mirrored = context_.mirroring == Mirroring::every_worker},
+                         meter);
   // The optimizer's cost per parameter needs no state: it is made for none.
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   // Micro-batches without model parallelism accumulate gradients: each runs its forward and backward pass

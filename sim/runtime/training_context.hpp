@@ -8,6 +8,7 @@
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/step_slowdown.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -46,6 +47,9 @@ struct TrainingContext {
   ElasticMembership* elastic = nullptr;
   /// Ranks that stand for others, which behave alike and are not simulated (see mirrored_ranks.hpp).
   Mirroring mirroring = Mirroring::none;
+
+  /// What the run's transports share: the links' traffic and the network that times phases at once.
+  [[nodiscard]] RunNetwork network() const { return {.traffic = traffic, .routes = nullptr, .analytical = analytical}; }
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {
