@@ -16,15 +16,26 @@
 #include "sim/app/run_command.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/name_match.hpp"
 #include "sim/core/version.hpp"
+#include "sim/scenario/named_values.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace {
+
+namespace app = dtsim::app;
+using Path = std::filesystem::path;
 
 /// A whole number from 0 to 2^64-1, written as such: CLI11 alone would wrap -1 and saturate larger values.
 CLI::Validator seed_check() {
@@ -41,269 +52,386 @@ CLI::Validator seed_check() {
       "SEED");
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"dtsim: simulate distributed machine-learning training on a modelled cluster"};
-  app.set_version_flag("--version", std::string(dtsim::core::kDtsimVersion));
-  app.require_subcommand(1);
+/// Options of the commands that look names up: plug-ins built outside dtsim (docs/course/plugins.md), and
+/// --confine DIR, for scenarios written by someone else (a course grader, a notebook service): includes, data,
+/// traces and plug-ins outside DIR are refused (README, "Running untrusted scenarios").
+struct CommonOptions {
+  std::vector<Path> plugins;
+  Path confine_folder;
+};
 
-  dtsim::app::RunCommandOptions run_options;
-  // Plug-ins built outside dtsim (docs/course/plugins.md), for every command that looks names up.
-  std::vector<std::filesystem::path> plugins;
-  // --confine DIR: for scenarios written by someone else (a course grader, a notebook service), includes,
-  // data, traces and plug-ins outside DIR are refused (README, "Running untrusted scenarios").
-  std::filesystem::path confine_folder;
-  const auto add_confine_option = [&confine_folder](CLI::App* command) {
-    command->add_option("--confine", confine_folder,
-                        "read no file outside this folder: includes, data, traces and plug-ins elsewhere are refused");
-  };
-  const auto add_plugin_option = [&plugins, &add_confine_option](CLI::App* command) {
-    command->add_option("--plugin", plugins, "load a plug-in (a shared library built with dtsim_add_plugin); repeatable");
-    add_confine_option(command);
-  };
-  std::string output_folder;
-  std::uint64_t seed = 0;
-  std::string point;
-  std::string sbatch_options;
-  // `dtsim sweep` is `dtsim run` for a scenario with a sweep: the same options, bound to the same variables
-  // (one subcommand is parsed).
-  struct RunFlags {
+void add_confine_option(CLI::App* command, CommonOptions& common) {
+  command->add_option("--confine", common.confine_folder,
+                      "read no file outside this folder: includes, data, traces and plug-ins elsewhere are refused");
+}
+
+void add_plugin_option(CLI::App* command, CommonOptions& common) {
+  command->add_option("--plugin", common.plugins, "load a plug-in (a shared library built with dtsim_add_plugin); repeatable");
+  add_confine_option(command, common);
+}
+
+/// What a parsed command line gives every subcommand: the confinement folder, the plug-ins, and the
+/// registries with the plug-ins loaded, built on first use (`check-plugin` loads its plug-in only in the
+/// children it forks).
+class Invocation {
+ public:
+  Invocation(std::optional<Path> confine, std::vector<Path> plugins)
+      : confine_(std::move(confine)), plugins_(std::move(plugins)) {}
+  [[nodiscard]] const std::optional<Path>& confine() const { return confine_; }
+  [[nodiscard]] const std::vector<Path>& plugins() const { return plugins_; }
+  app::Registries& registries() {
+    if (!registries_) {
+      registries_ = std::make_unique<app::Registries>(app::make_builtin_registries());
+      app::load_plugins(plugins_, *registries_, confine_);
+    }
+    return *registries_;
+  }
+
+ private:
+  std::optional<Path> confine_;
+  std::vector<Path> plugins_;
+  std::unique_ptr<app::Registries> registries_;
+};
+
+/// A subcommand: its CLI11 entry, and what it does once the line is parsed, returning the exit status. Its
+/// options' values live in the state its action holds.
+struct Subcommand {
+  CLI::App* command = nullptr;
+  std::function<int(Invocation&)> run;
+};
+
+/// `dtsim run`, and `dtsim sweep` (the same options: `run` for a scenario with a sweep).
+Subcommand add_run(CLI::App& cli, CommonOptions& common, const std::string& name, const std::string& description,
+                   bool sweep_only) {
+  struct State {
+    app::RunCommandOptions options;
+    std::string output_folder;
+    std::uint64_t seed = 0;
+    std::string point;
+    std::string sbatch;
     CLI::Option* output = nullptr;
-    CLI::Option* seed = nullptr;
-    CLI::Option* point = nullptr;
+    CLI::Option* seed_given = nullptr;
+    CLI::Option* point_given = nullptr;
   };
-  const auto add_run_options = [&](CLI::App* command) {
-    RunFlags flags;
-    command->add_option("scenario", run_options.scenario_file, "scenario YAML file")->required();
-    flags.output = command->add_option("-o,--output", output_folder, "result folder (default: out/<scenario name>)");
-    flags.seed = command->add_option("--seed", seed, "random seed, overriding the scenario's (0 to 2^64-1)")
-                     ->check(seed_check());
-    flags.point = command->add_option("--point", point, "run only this sweep point (as named by `explain`)");
-    command->add_flag("-q,--quiet", run_options.quiet, "print nothing but errors");
-    command->add_flag("--report", run_options.report, "also write report.html (as outputs.report: true)");
-    command->add_flag("--force", run_options.force, "a sweep runs every point again, even those already done");
-    command->add_option("-j,--jobs", run_options.jobs, "a sweep's points run at once (default: the cores)")
-        ->check(CLI::Range(1, 1024));
-    command->add_flag("--slurm", run_options.slurm,
-                      "submit the sweep's points as a Slurm job array (sbatch --array), one task per point not done yet");
-    command->add_flag("--every-rank", run_options.every_rank,
-                      "network_model: analytical: simulate every worker even where all behave alike (the same "
-                      "results, slower)");
-    add_plugin_option(command);
-    command->add_option("--sbatch", sbatch_options, "with --slurm: options for sbatch, such as \"--partition=debug "
-                                                    "--time=00:30:00\"");
-    return flags;
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand(name, description);
+  command->add_option("scenario", s->options.scenario_file, "scenario YAML file")->required();
+  s->output = command->add_option("-o,--output", s->output_folder, "result folder (default: out/<scenario name>)");
+  s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's (0 to 2^64-1)")
+                      ->check(seed_check());
+  s->point_given = command->add_option("--point", s->point, "run only this sweep point (as named by `explain`)");
+  command->add_flag("-q,--quiet", s->options.quiet, "print nothing but errors");
+  command->add_flag("--report", s->options.report, "also write report.html (as outputs.report: true)");
+  command->add_flag("--force", s->options.force, "a sweep runs every point again, even those already done");
+  command->add_option("-j,--jobs", s->options.jobs, "a sweep's points run at once (default: the cores)")
+      ->check(CLI::Range(1, 1024));
+  command->add_flag("--slurm", s->options.slurm,
+                    "submit the sweep's points as a Slurm job array (sbatch --array), one task per point not done yet");
+  command->add_flag("--every-rank", s->options.every_rank,
+                    "network_model: analytical: simulate every worker even where all behave alike (the same "
+                    "results, slower)");
+  add_plugin_option(command, common);
+  command->add_option("--sbatch", s->sbatch, "with --slurm: options for sbatch, such as \"--partition=debug "
+                                             "--time=00:30:00\"");
+  return {command, [s, sweep_only](Invocation& at) {
+            app::RunCommandOptions options = s->options;
+            options.plugins = at.plugins();
+            options.confine = at.confine();
+            if (*s->output) options.output_folder = s->output_folder;
+            if (*s->seed_given) options.seed = s->seed;
+            if (*s->point_given) options.point = s->point;
+            options.sbatch_options = app::split_options(s->sbatch);
+            if (!s->sbatch.empty() && !options.slurm) {
+              fmt::print(stderr, "error: --sbatch: applies with --slurm\n  hint: add --slurm, or leave --sbatch out\n");
+              return 2;
+            }
+            options.sweep_only = sweep_only;
+            app::run_command(options, at.registries());
+            return 0;
+          }};
+}
+
+Subcommand add_validate(CLI::App& cli, CommonOptions& common) {
+  const auto files = std::make_shared<std::vector<Path>>();
+  CLI::App* command = cli.add_subcommand("validate", "check scenario files without simulating; prints ok or every error");
+  command->add_option("files", *files, "scenario YAML files")->required();
+  add_plugin_option(command, common);
+  return {command, [files](Invocation& at) {
+            const auto result = app::validate_command(*files, at.registries(), at.confine());
+            fmt::print("{}", result.report);
+            fmt::print(stderr, "{}", result.errors);
+            return result.ok ? 0 : 2;
+          }};
+}
+
+Subcommand add_explain(CLI::App& cli, CommonOptions& common) {
+  const auto file = std::make_shared<Path>();
+  CLI::App* command = cli.add_subcommand("explain", "print a scenario as dtsim reads it: includes merged, defaults filled");
+  command->add_option("scenario", *file, "scenario YAML file")->required();
+  add_plugin_option(command, common);
+  return {command, [file](Invocation& at) {
+            fmt::print("{}", app::explain_command(*file, at.registries(), at.confine()));
+            return 0;
+          }};
+}
+
+Subcommand add_list(CLI::App& cli, CommonOptions& common) {
+  const auto topic = std::make_shared<std::string>();
+  CLI::App* command =
+      cli.add_subcommand("list", "list devices, nodes, topologies, collectives, sync strategies, models and model profiles");
+  command->add_option("topic", *topic, "one of: devices, nodes, topologies, collectives, strategies, optimizers, models, profiles, data")
+      ->check(CLI::IsMember(app::list_topics()));
+  add_plugin_option(command, common);
+  return {command, [topic](Invocation& at) {
+            fmt::print("{}", app::list_command(at.registries(), *topic));
+            return 0;
+          }};
+}
+
+/// The network models' names, for --network-model's help.
+std::string network_model_names() {
+  std::vector<std::string> names;
+  for (const auto& model : dtsim::scenario::network_models()) names.emplace_back(model.name);
+  return dtsim::core::join_names(names);
+}
+
+/// `dtsim collective`'s topology options (the keys of the topologies that have them).
+void add_collective_topology_options(CLI::App* command, app::CollectiveOptions& options) {
+  command->add_option("--topology", options.topology, "topology kind")->capture_default_str();
+  command->add_flag("--unidirectional", options.unidirectional, "one-way links (topologies with a `bidirectional` key, such as ring)");
+  command->add_option("--bandwidth", options.bandwidth, "link bandwidth")->capture_default_str();
+  command->add_option("--latency", options.latency, "link latency")->capture_default_str();
+  command->add_option("--arity", options.arity, "switch fan-out (topologies with an `arity` key, such as tree and fat_tree)")->capture_default_str();
+  command->add_option("--k", options.k, "ports per switch (k_ary_fat_tree: k^3/4 ranks at most)")->capture_default_str();
+  command->add_option("--oversubscription", options.oversubscription, "oversubscription (topologies with an `oversubscription` key)")
+      ->capture_default_str();
+  command->add_option("--degree", options.degree, "links per rank (topologies with a `degree` key, such as random_regular)");
+  command->add_option("--dimensions", options.dimensions, "sizes such as 4x4 (topologies with a `dimensions` key, such as torus)");
+  command->add_option("--network-model", options.network_model, network_model_names())->capture_default_str();
+}
+
+Subcommand add_collective(CLI::App& cli, CommonOptions& common) {
+  struct State {
+    app::CollectiveOptions options;
+    int ranks = 0;
+    std::string scenario;
+    std::string library;
+    bool round_by_round = false;
+    CLI::Option* ranks_given = nullptr;
+    CLI::Option* scenario_given = nullptr;
+    CLI::Option* library_given = nullptr;
   };
-  CLI::App* run = app.add_subcommand("run", "simulate one scenario file (every point of its sweep) and write results");
-  const RunFlags run_flags = add_run_options(run);
-  CLI::App* sweep = app.add_subcommand(
-      "sweep", "run every point of a scenario's sweep: here (-j), or on a Slurm cluster (--slurm)");
-  const RunFlags sweep_flags = add_run_options(sweep);
-
-  std::vector<std::filesystem::path> validate_files;
-  CLI::App* validate = app.add_subcommand("validate", "check scenario files without simulating; prints ok or every error");
-  validate->add_option("files", validate_files, "scenario YAML files")->required();
-  add_plugin_option(validate);
-
-  std::filesystem::path explain_file;
-  CLI::App* explain = app.add_subcommand("explain", "print a scenario as dtsim reads it: includes merged, defaults filled");
-  explain->add_option("scenario", explain_file, "scenario YAML file")->required();
-  add_plugin_option(explain);
-
-  std::string topic;
-  CLI::App* list = app.add_subcommand("list", "list devices, nodes, topologies, collectives, sync strategies, models and model profiles");
-  list->add_option("topic", topic, "one of: devices, nodes, topologies, collectives, strategies, optimizers, models, profiles, data")
-      ->check(CLI::IsMember(dtsim::app::list_topics()));
-  add_plugin_option(list);
-
-  dtsim::app::CollectiveOptions collective_options;
-  int collective_ranks = 0;
-  std::string scenario_for_collective;
-  CLI::App* collective = app.add_subcommand("collective", "time a collective on a topology over a range of sizes");
-  collective->add_option("--op", collective_options.operation, "allreduce, reduce_scatter, allgather, broadcast or reduce")->capture_default_str();
-  collective->add_option("--algo", collective_options.algorithm, "algorithm, or all")->capture_default_str();
-  CLI::Option* ranks_option = collective->add_option("--ranks", collective_ranks, "ranks (default: the scenario's workers, else 8)");
-  collective->add_option("--sizes", collective_options.sizes, "SIZE or FROM:TO[:FACTOR], such as 1GiB or 1KiB:256MiB")->capture_default_str();
-  CLI::Option* collective_scenario = collective->add_option("--scenario", scenario_for_collective,
-                                                            "take the topology and network model from this scenario");
-  collective->add_option("--topology", collective_options.topology, "topology kind")->capture_default_str();
-  collective->add_flag("--unidirectional", collective_options.unidirectional, "one-way links (topologies with a `bidirectional` key, such as ring)");
-  collective->add_option("--bandwidth", collective_options.bandwidth, "link bandwidth")->capture_default_str();
-  collective->add_option("--latency", collective_options.latency, "link latency")->capture_default_str();
-  collective->add_option("--arity", collective_options.arity, "switch fan-out (topologies with an `arity` key, such as tree and fat_tree)")->capture_default_str();
-  collective->add_option("--k", collective_options.k, "ports per switch (k_ary_fat_tree: k^3/4 ranks at most)")
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand("collective", "time a collective on a topology over a range of sizes");
+  command->add_option("--op", s->options.operation, "allreduce, reduce_scatter, allgather, broadcast or reduce")->capture_default_str();
+  command->add_option("--algo", s->options.algorithm, "algorithm, or all")->capture_default_str();
+  s->ranks_given = command->add_option("--ranks", s->ranks, "ranks (default: the scenario's workers, else 8)");
+  command->add_option("--sizes", s->options.sizes, "SIZE or FROM:TO[:FACTOR], such as 1GiB or 1KiB:256MiB")->capture_default_str();
+  s->scenario_given = command->add_option("--scenario", s->scenario, "take the topology and network model from this scenario");
+  add_collective_topology_options(command, s->options);
+  command->add_flag("--round-by-round", s->round_by_round,
+                    "simulate every round of ring phases instead of one transfer per phase (same times, slower)");
+  command->add_option("--repeat", s->options.repeat, "run each case N times in a row; rows give the mean")
       ->capture_default_str();
-  collective->add_option("--oversubscription", collective_options.oversubscription, "oversubscription (topologies with an `oversubscription` key)")
-      ->capture_default_str();
-  collective->add_option("--degree", collective_options.degree, "links per rank (topologies with a `degree` key, such as random_regular)");
-  collective->add_option("--dimensions", collective_options.dimensions, "sizes such as 4x4 (topologies with a `dimensions` key, such as torus)");
-  collective->add_option("--network-model", collective_options.network_model, "alpha_beta, tcp or analytical")->capture_default_str();
-  bool round_by_round = false;
-  collective->add_flag("--round-by-round", round_by_round,
-                       "simulate every round of ring phases instead of one transfer per phase (same times, slower)");
-  collective->add_option("--repeat", collective_options.repeat, "run each case N times in a row; rows give the mean")
-      ->capture_default_str();
-  collective->add_flag("--json", collective_options.json, "print the rows as JSON");
-  add_plugin_option(collective);
-  std::string collective_library;
-  CLI::Option* library_option = collective->add_option(
-      "--library", collective_library, "none or nccl: NCCL's launch, step and protocol costs on top (default: the scenario's, else none)");
+  command->add_flag("--json", s->options.json, "print the rows as JSON");
+  add_plugin_option(command, common);
+  s->library_given = command->add_option(
+      "--library", s->library, "none or nccl: NCCL's launch, step and protocol costs on top (default: the scenario's, else none)");
+  return {command, [s](Invocation& at) {
+            app::CollectiveOptions options = s->options;
+            if (*s->ranks_given) options.ranks = s->ranks;
+            if (*s->scenario_given) options.scenario = s->scenario;
+            if (*s->library_given) options.library = s->library;
+            options.phase_shortcut = !s->round_by_round;
+            fmt::print("{}", app::collective_command(options, at.registries()));
+            return 0;
+          }};
+}
 
-  std::vector<std::filesystem::path> compare_folders;
-  bool compare_csv = false;
-  CLI::App* compare = app.add_subcommand(
+Subcommand add_compare(CLI::App& cli) {
+  struct State {
+    std::vector<Path> folders;
+    bool csv = false;
+  };
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand(
       "compare", "finished runs side by side: time to target loss, final loss, staleness, waiting, bytes");
-  compare->add_option("folders", compare_folders, "result folders written by `dtsim run`")->required();
-  compare->add_flag("--csv", compare_csv, "print CSV instead of a table");
+  command->add_option("folders", s->folders, "result folders written by `dtsim run`")->required();
+  command->add_flag("--csv", s->csv, "print CSV instead of a table");
+  return {command, [s](Invocation&) {
+            fmt::print("{}", app::compare_command(s->folders, s->csv));
+            return 0;
+          }};
+}
 
-  std::vector<std::filesystem::path> report_folders;
-  std::filesystem::path report_output;
-  CLI::App* report = app.add_subcommand(
+Subcommand add_report(CLI::App& cli) {
+  struct State {
+    std::vector<Path> folders;
+    Path output;
+    CLI::Option* output_given = nullptr;
+  };
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand(
       "report", "report.html of finished runs: one run, a sweep's folder, or several runs on shared axes");
-  report->add_option("folders", report_folders, "result folders written by `dtsim run`")->required();
-  CLI::Option* report_output_option =
-      report->add_option("-o,--output", report_output, "the file to write (default: DIR/report.html for one folder, "
-                                                       "./report.html for several)");
+  command->add_option("folders", s->folders, "result folders written by `dtsim run`")->required();
+  s->output_given = command->add_option("-o,--output", s->output, "the file to write (default: DIR/report.html for one folder, "
+                                                                  "./report.html for several)");
+  return {command, [s](Invocation&) {
+            const Path written = app::report_command(s->folders, *s->output_given ? std::optional(s->output) : std::nullopt);
+            fmt::print("wrote {}\n", written.string());
+            return 0;
+          }};
+}
 
-  dtsim::app::ScaleOptions scale_options;
-  std::filesystem::path scale_output;
-  std::uint64_t scale_seed = 0;
-  CLI::App* scale = app.add_subcommand(
+Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
+  struct State {
+    app::ScaleOptions options;
+    Path output;
+    std::uint64_t seed = 0;
+    CLI::Option* output_given = nullptr;
+    CLI::Option* seed_given = nullptr;
+  };
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand(
       "scale", "a weak and strong scaling study: the scenario over worker counts, with speedup, efficiency and fits");
-  scale->add_option("scenario", scale_options.scenario_file, "scenario YAML file")->required();
-  scale->add_option("--workers", scale_options.workers, "worker counts, such as 1,2,4,8")
+  command->add_option("scenario", s->options.scenario_file, "scenario YAML file")->required();
+  command->add_option("--workers", s->options.workers, "worker counts, such as 1,2,4,8")
       ->required()
       ->delimiter(',')
       ->check(CLI::Range(1, 65536));
-  scale->add_option("--mode", scale_options.mode, "weak (each worker keeps its batch), strong (the global batch "
-                                                  "stays) or both")
+  command->add_option("--mode", s->options.mode, "weak (each worker keeps its batch), strong (the global batch "
+                                                 "stays) or both")
       ->check(CLI::IsMember({"weak", "strong", "both"}))
       ->capture_default_str();
-  CLI::Option* scale_output_option =
-      scale->add_option("-o,--output", scale_output, "result folder (default: out/<scenario name>-scaling)");
-  CLI::Option* scale_seed_option =
-      scale->add_option("--seed", scale_seed, "random seed, overriding the scenario's")->check(seed_check());
-  scale->add_option("-j,--jobs", scale_options.jobs, "points run at once (default: the cores)")->check(CLI::Range(1, 1024));
-  scale->add_flag("--force", scale_options.force, "run every point again, even those already done");
-  scale->add_flag("-q,--quiet", scale_options.quiet, "print nothing but errors");
-  add_plugin_option(scale);
+  s->output_given = command->add_option("-o,--output", s->output, "result folder (default: out/<scenario name>-scaling)");
+  s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's")->check(seed_check());
+  command->add_option("-j,--jobs", s->options.jobs, "points run at once (default: the cores)")->check(CLI::Range(1, 1024));
+  command->add_flag("--force", s->options.force, "run every point again, even those already done");
+  command->add_flag("-q,--quiet", s->options.quiet, "print nothing but errors");
+  add_plugin_option(command, common);
+  return {command, [s](Invocation& at) {
+            app::ScaleOptions options = s->options;
+            options.plugins = at.plugins();
+            options.confine = at.confine();
+            if (*s->output_given) options.output_folder = s->output;
+            if (*s->seed_given) options.seed = s->seed;
+            app::scale_command(options, at.registries());
+            return 0;
+          }};
+}
 
-  dtsim::app::CalibrateOptions calibrate_options;
-  std::filesystem::path calibrate_output;
-  CLI::App* calibrate = app.add_subcommand(
+Subcommand add_calibrate(CLI::App& cli) {
+  struct State {
+    app::CalibrateOptions options;
+    Path output;
+    std::string scenario;
+    CLI::Option* output_given = nullptr;
+    CLI::Option* scenario_given = nullptr;
+  };
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand(
       "calibrate", "fit devices' sustained efficiencies and links' figures to measured iteration or collective times "
                    "and write a catalog; without --fit, compare predictions with the measurements (exit 1 when a row "
                    "is over its bound)");
-  calibrate->add_option("measurements", calibrate_options.measurements,
-                        "CSV with columns scenario (a YAML file, relative to the CSV), iteration_s (measured) and, "
-                        "optionally, bound_percent; or a CSV with scenario,operation,size_B,busbw_GBps (or time_us); "
-                        "or the output of an nccl-tests program (with --scenario)")
+  command->add_option("measurements", s->options.measurements,
+                      "CSV with columns scenario (a YAML file, relative to the CSV), iteration_s (measured) and, "
+                      "optionally, bound_percent; or a CSV with scenario,operation,size_B,busbw_GBps (or time_us); "
+                      "or the output of an nccl-tests program (with --scenario)")
       ->required();
-  std::string calibrate_scenario;
-  CLI::Option* calibrate_scenario_option = calibrate->add_option(
-      "--scenario", calibrate_scenario, "the cluster nccl-tests output was measured on (a scenario file)");
-  calibrate->add_option("--fit", calibrate_options.fit,
-                        "DEVICE.CLASS (such as a100.convolution), DEVICE, NODE_TYPE.intra_link.bandwidth, "
-                        "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency; repeatable");
-  CLI::Option* calibrate_output_option =
-      calibrate->add_option("-o,--output", calibrate_output, "the catalog file to write (YAML a scenario includes)");
+  s->scenario_given = command->add_option("--scenario", s->scenario,
+                                          "the cluster nccl-tests output was measured on (a scenario file)");
+  command->add_option("--fit", s->options.fit,
+                      "DEVICE.CLASS (such as a100.convolution), DEVICE, NODE_TYPE.intra_link.bandwidth, "
+                      "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency; repeatable");
+  s->output_given = command->add_option("-o,--output", s->output, "the catalog file to write (YAML a scenario includes)");
+  return {command, [s](Invocation& at) {
+            app::CalibrateOptions options = s->options;
+            if (*s->output_given) options.output = s->output;
+            if (*s->scenario_given) options.scenario = s->scenario;
+            int over_bound = 0;
+            fmt::print("{}", app::calibrate_command(options, at.registries(), &over_bound));
+            return over_bound > 0 ? 1 : 0;
+          }};
+}
 
-  dtsim::app::CheckPluginOptions check_plugin_options;
-  CLI::App* check_plugin = app.add_subcommand(
+Subcommand add_check_plugin(CLI::App& cli, CommonOptions& common) {
+  const auto options = std::make_shared<app::CheckPluginOptions>();
+  CLI::App* command = cli.add_subcommand(
       "check-plugin", "run the collective property tests on a plug-in's algorithms and a training run of its sync "
                       "strategies, each case in a process of its own; exit 1 when a check fails");
-  check_plugin->add_option("plugin", check_plugin_options.plugin, "the plug-in's shared library")->required();
-  add_confine_option(check_plugin);
-  check_plugin->add_option("--timeout", check_plugin_options.timeout_s, "seconds one case may take before it is "
-                                                                        "stopped as a hang")
+  command->add_option("plugin", options->plugin, "the plug-in's shared library")->required();
+  add_confine_option(command, common);
+  command->add_option("--timeout", options->timeout_s, "seconds one case may take before it is "
+                                                       "stopped as a hang")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
+  return {command, [options](Invocation& at) {
+            app::check_confined(options->plugin, at.confine());
+            // Before the registries: its children are forks, and the plug-in is loaded only in them.
+            const app::CheckPluginReport graded = app::check_plugin_command(*options);
+            if (!graded.refused.empty()) {
+              fmt::print(stderr, "{}\n", graded.refused);
+              return 2;
+            }
+            fmt::print("{}", graded.text);
+            return graded.passed == graded.checks ? 0 : 1;
+          }};
+}
 
-  bool reference = false;
-  CLI::App* schema = app.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
-  schema->add_flag("--reference", reference, "print the Markdown key reference instead");
+Subcommand add_schema(CLI::App& cli) {
+  const auto reference = std::make_shared<bool>(false);
+  CLI::App* command = cli.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
+  command->add_flag("--reference", *reference, "print the Markdown key reference instead");
+  return {command, [reference](Invocation&) {
+            fmt::print("{}", app::schema_command(*reference));
+            return 0;
+          }};
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"dtsim: simulate distributed machine-learning training on a modelled cluster"};
+  cli.set_version_flag("--version", std::string(dtsim::core::kDtsimVersion));
+  cli.require_subcommand(1);
+  CommonOptions common;
+  // In the order `dtsim --help` lists them.
+  const std::vector<Subcommand> subcommands{
+      add_run(cli, common, "run", "simulate one scenario file (every point of its sweep) and write results", false),
+      add_run(cli, common, "sweep", "run every point of a scenario's sweep: here (-j), or on a Slurm cluster (--slurm)",
+              true),
+      add_validate(cli, common),
+      add_explain(cli, common),
+      add_list(cli, common),
+      add_collective(cli, common),
+      add_compare(cli),
+      add_report(cli),
+      add_scale(cli, common),
+      add_calibrate(cli),
+      add_check_plugin(cli, common),
+      add_schema(cli)};
   try {
-    app.parse(argc, argv);
+    cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
+    return cli.exit(help);
   } catch (const CLI::CallForVersion& version) {
-    return app.exit(version);
+    return cli.exit(version);
   } catch (const CLI::ParseError& usage) {
-    app.exit(usage);
+    cli.exit(usage);
     return 2;
   }
 
-  dtsim::app::exit_on_interrupt();
+  app::exit_on_interrupt();
   try {
-    std::optional<std::filesystem::path> confine;
-    if (!confine_folder.empty()) confine = dtsim::app::confinement_folder(confine_folder);
-    if (check_plugin->parsed()) {
-      dtsim::app::check_confined(check_plugin_options.plugin, confine);
-      // Before anything else: its children are forks, and the plug-in is loaded only in them.
-      const dtsim::app::CheckPluginReport graded = dtsim::app::check_plugin_command(check_plugin_options);
-      if (!graded.refused.empty()) {
-        fmt::print(stderr, "{}\n", graded.refused);
-        return 2;
-      }
-      fmt::print("{}", graded.text);
-      return graded.passed == graded.checks ? 0 : 1;
-    }
-    dtsim::app::Registries registries = dtsim::app::make_builtin_registries();
-    dtsim::app::load_plugins(plugins, registries, confine);
-    run_options.plugins = plugins;
-    scale_options.plugins = plugins;
-    run_options.confine = confine;
-    scale_options.confine = confine;
-    if (run->parsed() || sweep->parsed()) {
-      const RunFlags& flags = run->parsed() ? run_flags : sweep_flags;
-      if (*flags.output) run_options.output_folder = output_folder;
-      if (*flags.seed) run_options.seed = seed;
-      if (*flags.point) run_options.point = point;
-      run_options.sbatch_options = dtsim::app::split_options(sbatch_options);
-      if (!sbatch_options.empty() && !run_options.slurm) {
-        fmt::print(stderr, "error: --sbatch: applies with --slurm\n  hint: add --slurm, or leave --sbatch out\n");
-        return 2;
-      }
-      run_options.sweep_only = sweep->parsed();
-      dtsim::app::run_command(run_options, registries);
-    } else if (validate->parsed()) {
-      const auto result = dtsim::app::validate_command(validate_files, registries, confine);
-      fmt::print("{}", result.report);
-      fmt::print(stderr, "{}", result.errors);
-      return result.ok ? 0 : 2;
-    } else if (explain->parsed()) {
-      fmt::print("{}", dtsim::app::explain_command(explain_file, registries, confine));
-    } else if (collective->parsed()) {
-      if (*ranks_option) collective_options.ranks = collective_ranks;
-      if (*collective_scenario) collective_options.scenario = scenario_for_collective;
-      if (*library_option) collective_options.library = collective_library;
-      collective_options.phase_shortcut = !round_by_round;
-      fmt::print("{}", dtsim::app::collective_command(collective_options, registries));
-    } else if (calibrate->parsed()) {
-      if (*calibrate_output_option) calibrate_options.output = calibrate_output;
-      if (*calibrate_scenario_option) calibrate_options.scenario = calibrate_scenario;
-      int over_bound = 0;
-      fmt::print("{}", dtsim::app::calibrate_command(calibrate_options, registries, &over_bound));
-      if (over_bound > 0) return 1;
-    } else if (compare->parsed()) {
-      fmt::print("{}", dtsim::app::compare_command(compare_folders, compare_csv));
-    } else if (scale->parsed()) {
-      if (*scale_output_option) scale_options.output_folder = scale_output;
-      if (*scale_seed_option) scale_options.seed = scale_seed;
-      dtsim::app::scale_command(scale_options, registries);
-    } else if (report->parsed()) {
-      const std::filesystem::path written = dtsim::app::report_command(
-          report_folders, *report_output_option ? std::optional(report_output) : std::nullopt);
-      fmt::print("wrote {}\n", written.string());
-    } else if (schema->parsed()) {
-      fmt::print("{}", dtsim::app::schema_command(reference));
-    } else if (list->parsed()) {
-      fmt::print("{}", dtsim::app::list_command(registries, topic));
+    std::optional<Path> confine;
+    if (!common.confine_folder.empty()) confine = app::confinement_folder(common.confine_folder);
+    Invocation invocation(std::move(confine), common.plugins);
+    for (const Subcommand& subcommand : subcommands) {
+      if (subcommand.command->parsed()) return subcommand.run(invocation);
     }
     return 0;
-  } catch (const dtsim::app::Interrupted& interrupted) {
+  } catch (const app::Interrupted& interrupted) {
     // The child that was running has said so already.
     return interrupted.exit_status();
   } catch (const dtsim::core::InputError& input_error) {
