@@ -254,12 +254,18 @@ struct Row {
   double closed_form_s = 0.0;
 };
 
-}  // namespace
+/// What the options ask for, as far as they can be checked without the topology: the operation, the
+/// algorithms by name (every registered one for `all`), the sizes in bytes.
+struct Request {
+  std::optional<comm::Operation> operation;
+  std::vector<std::string> names;
+  std::vector<double> sizes;
+};
 
-std::string collective_command(const CollectiveOptions& options, const Registries& registries) {
-  OptionProblems problems;
-  const auto operation = comm::operation_named(options.operation);
-  if (!operation) {
+Request checked_request(const CollectiveOptions& options, const Registries& registries, OptionProblems& problems) {
+  Request out;
+  out.operation = comm::operation_named(options.operation);
+  if (!out.operation) {
     std::vector<std::string> valid;
     for (const comm::Operation op : comm::all_operations()) valid.emplace_back(comm::to_string(op));
     std::string hint = fmt::format("valid: {}", core::join_names(valid));
@@ -273,32 +279,29 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
     problems.add("--repeat", fmt::format("must be between 1 and 1000, got {}", options.repeat));
   }
   // An algorithm is named within its operation: checked when the operation is known.
-  const comm::CollectiveRegistry& registry = registries.collectives.of(operation.value_or(comm::Operation::allreduce));
-  std::vector<std::string> names = registry.names();
-  if (operation && options.algorithm != "all") {
+  const comm::CollectiveRegistry& registry = registries.collectives.of(out.operation.value_or(comm::Operation::allreduce));
+  out.names = registry.names();
+  if (out.operation && options.algorithm != "all") {
     if (!registry.contains(options.algorithm)) {
-      std::string hint = fmt::format("valid: all, {}", core::join_names(names));
-      if (const auto closest = core::closest_name(options.algorithm, names)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
+      std::string hint = fmt::format("valid: all, {}", core::join_names(out.names));
+      if (const auto closest = core::closest_name(options.algorithm, out.names)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
       problems.add("--algo", fmt::format("unknown {} '{}'", registry.kind(), options.algorithm), hint);
     }
-    names = {options.algorithm};
+    out.names = {options.algorithm};
   }
-  const std::vector<double> sizes = size_range(options.sizes, problems);
+  out.sizes = size_range(options.sizes, problems);
   if (options.library && *options.library != "none" && *options.library != "nccl") {
     problems.add("--library", fmt::format("unknown communication library '{}'", *options.library), "valid: none, nccl");
   }
-  // A scenario file's own problems are its InputError; the options' are reported first, together.
-  if (options.scenario) problems.throw_if_any();
-  const scenario::Scenario s = from_options(options, registries.topologies, problems);
-  problems.throw_if_any();
-  const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
-  // Algorithms that need a placement of the workers (the hierarchical allreduce: several on each node) are
-  // refused when asked for by name, and left out of `all`.
-  std::map<int, int> per_machine;
-  for (const int machine : graph.worker_machines()) ++per_machine[machine];
-  std::vector<int> workers_per_machine;
-  for (const auto& [machine, count] : per_machine) workers_per_machine.push_back(count);
-  const bool flat = per_machine.size() == graph.worker_machines().size();
+  return out;
+}
+
+/// Leaves out of `names` the algorithms that cannot run on `graph` under the scenario's network: those that
+/// need another placement of the workers (the hierarchical allreduce: several on each node), and those of
+/// single messages under a network that times phases at once. Asked for by name, they are refused.
+void keep_runnable(std::vector<std::string>& names, const comm::CollectiveRegistry& registry,
+                   const std::vector<int>& workers_per_machine, const scenario::Scenario& s,
+                   const CollectiveOptions& options, OptionProblems& problems) {
   const runtime::NetworkBackend& backend = runtime::network_backend(s.topology.network_model);
   std::erase_if(names, [&](const std::string& name) {
     const comm::CollectivePlugin& algorithm = registry.find(name).factory;
@@ -327,9 +330,14 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                                    backend.times_only)
                      : "");
   }
-  problems.throw_if_any();
+}
 
-  const std::string library = options.library.value_or(s.training.communication_library);
+/// Each (size, algorithm) timed `options.repeat` times on `graph`: its mean, its library protocol (rank 0's
+/// first call of the case, under nccl), its bandwidths and its closed form.
+std::vector<Row> timed_rows(const Request& request, const comm::CollectiveRegistry& registry,
+                            const topology::TopologyGraph& graph, const scenario::Scenario& s,
+                            const CollectiveOptions& options, const std::string& library) {
+  const std::vector<std::string>& names = request.names;
   // Under the library, each algorithm's protocol per call (rank 0's), in the order its cases run.
   std::vector<std::vector<comm::Protocol>> choices(names.size());
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
@@ -338,69 +346,67 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                                             [&choices, a](comm::Protocol protocol) { choices[a].push_back(protocol); }));
   }
   std::vector<runtime::CollectiveCase> cases;
-  for (const double size : sizes) {
+  for (const double size : request.sizes) {
     for (const auto& algorithm : algorithms) {
       for (int run = 0; run < options.repeat; ++run) cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4.0), options.phase_shortcut});
     }
   }
   const std::vector<double> all_times = runtime::time_collective_cases(graph, s.topology.network_model, cases);
-  std::vector<std::string> protocols(sizes.size() * names.size());
-  if (library == "nccl") {
-    for (std::size_t i = 0; i < protocols.size(); ++i) {
-      const std::vector<comm::Protocol>& made = choices[i % names.size()];
-      const std::size_t call = (i / names.size()) * static_cast<std::size_t>(options.repeat);
-      if (call < made.size()) protocols[i] = std::string(comm::to_string(made[call]));
-    }
-  }
-  // One time per (size, algorithm): the mean over its repetitions.
-  std::vector<double> times;
-  for (std::size_t first = 0; first < all_times.size(); first += static_cast<std::size_t>(options.repeat)) {
-    double sum = 0.0;
-    for (int run = 0; run < options.repeat; ++run) sum += all_times[first + static_cast<std::size_t>(run)];
-    times.push_back(sum / options.repeat);
-  }
-
   const int p = s.cluster.workers;
   const comm::AlphaBeta cost{s.topology.link.latency, s.topology.link.bandwidth};
   std::vector<Row> rows;
-  for (std::size_t i = 0; i < times.size(); ++i) {
+  for (std::size_t i = 0; i * static_cast<std::size_t>(options.repeat) < all_times.size(); ++i) {
     Row row;
-    row.size_bytes = sizes[i / algorithms.size()];
+    // One time per (size, algorithm): the mean over its repetitions.
+    const std::size_t first = i * static_cast<std::size_t>(options.repeat);
+    double sum = 0.0;
+    for (int run = 0; run < options.repeat; ++run) sum += all_times[first + static_cast<std::size_t>(run)];
+    row.time_s = sum / options.repeat;
+    row.size_bytes = request.sizes[i / algorithms.size()];
     row.algorithm = names[i % algorithms.size()];
-    row.protocol = protocols[i];
-    row.time_s = times[i];
-    row.algbw = times[i] > 0 ? row.size_bytes / times[i] / 1e9 : 0.0;
-    row.busbw = row.algbw * comm::bus_bandwidth_factor(*operation, p);
+    const std::vector<comm::Protocol>& made = choices[i % names.size()];
+    const std::size_t call = (i / names.size()) * static_cast<std::size_t>(options.repeat);
+    if (library == "nccl" && call < made.size()) row.protocol = std::string(comm::to_string(made[call]));
+    row.algbw = row.time_s > 0 ? row.size_bytes / row.time_s / 1e9 : 0.0;
+    row.busbw = row.algbw * comm::bus_bandwidth_factor(*request.operation, p);
     row.closed_form_s = algorithms[i % algorithms.size()]->predicted_time(p, core::Bytes(row.size_bytes), cost).value();
     rows.push_back(row);
   }
+  return rows;
+}
 
-  if (options.json) {
-    nlohmann::ordered_json out = {{"operation", options.operation},
-                                  {"ranks", p},
-                                  {"topology", s.topology.kind.value},
-                                  {"network_model", std::string(scenario::to_string(s.topology.network_model))},
-                                  {"repeat", options.repeat},
-                                  {"library", library},
-                                  {"link", {{"bandwidth_bytes_per_s", cost.bandwidth.value()}, {"latency_s", cost.alpha.value()}}}};
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& row : rows) {
-      list.push_back({{"size_bytes", row.size_bytes},
-                      {"algorithm", row.algorithm},
-                      {"protocol", row.protocol.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(row.protocol)},
-                      {"time_s", row.time_s},
-                      {"algbw_gb_per_s", row.algbw},
-                      {"busbw_gb_per_s", row.busbw},
-                      {"closed_form_s", row.closed_form_s}});
-    }
-    out["rows"] = list;
-    return out.dump(2) + "\n";
+std::string rows_json(const std::vector<Row>& rows, const scenario::Scenario& s, const CollectiveOptions& options,
+                      const std::string& library) {
+  nlohmann::ordered_json out = {{"operation", options.operation},
+                                {"ranks", s.cluster.workers},
+                                {"topology", s.topology.kind.value},
+                                {"network_model", std::string(scenario::to_string(s.topology.network_model))},
+                                {"repeat", options.repeat},
+                                {"library", library},
+                                {"link",
+                                 {{"bandwidth_bytes_per_s", s.topology.link.bandwidth.value()},
+                                  {"latency_s", s.topology.link.latency.value()}}}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& row : rows) {
+    list.push_back({{"size_bytes", row.size_bytes},
+                    {"algorithm", row.algorithm},
+                    {"protocol", row.protocol.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(row.protocol)},
+                    {"time_s", row.time_s},
+                    {"algbw_gb_per_s", row.algbw},
+                    {"busbw_gb_per_s", row.busbw},
+                    {"closed_form_s", row.closed_form_s}});
   }
-  std::string text = fmt::format("# {} on {} ranks, topology {} (links {}, {}), {} network model\n", options.operation, p,
-                                 s.topology.kind.value, core::format_bandwidth(cost.bandwidth),
-                                 core::format_duration(cost.alpha), scenario::to_string(s.topology.network_model));
+  out["rows"] = list;
+  return out.dump(2) + "\n";
+}
+
+std::string rows_text(const std::vector<Row>& rows, const scenario::Scenario& s, const CollectiveOptions& options,
+                      comm::Operation operation, const std::string& library, bool flat) {
+  std::string text = fmt::format("# {} on {} ranks, topology {} (links {}, {}), {} network model\n", options.operation,
+                                 s.cluster.workers, s.topology.kind.value, core::format_bandwidth(s.topology.link.bandwidth),
+                                 core::format_duration(s.topology.link.latency), scenario::to_string(s.topology.network_model));
   text += fmt::format("# closed form: alpha-beta time with every message one link away and no link shared; busbw = algbw x {}\n",
-                      bus_factor_text(*operation));
+                      bus_factor_text(operation));
   if (library == "nccl") {
     text += "# library nccl: NCCL's launch and per-step latency and protocol (LL, LL128, Simple) on top of the "
             "network's time, in the times and the closed forms; NVLS where a node's switch reduces (times only: the "
@@ -422,6 +428,30 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
                         row.closed_form_s, ratio);
   }
   return text;
+}
+
+}  // namespace
+
+std::string collective_command(const CollectiveOptions& options, const Registries& registries) {
+  OptionProblems problems;
+  Request request = checked_request(options, registries, problems);
+  // A scenario file's own problems are its InputError; the options' are reported first, together.
+  if (options.scenario) problems.throw_if_any();
+  const scenario::Scenario s = from_options(options, registries.topologies, problems);
+  problems.throw_if_any();
+  const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
+  std::map<int, int> per_machine;
+  for (const int machine : graph.worker_machines()) ++per_machine[machine];
+  std::vector<int> workers_per_machine;
+  for (const auto& [machine, count] : per_machine) workers_per_machine.push_back(count);
+  const comm::CollectiveRegistry& registry = registries.collectives.of(*request.operation);
+  keep_runnable(request.names, registry, workers_per_machine, s, options, problems);
+  problems.throw_if_any();
+  const std::string library = options.library.value_or(s.training.communication_library);
+  const std::vector<Row> rows = timed_rows(request, registry, graph, s, options, library);
+  if (options.json) return rows_json(rows, s, options, library);
+  const bool flat = per_machine.size() == graph.worker_machines().size();
+  return rows_text(rows, s, options, *request.operation, library, flat);
 }
 
 }  // namespace dtsim::app

@@ -498,26 +498,10 @@ struct Prepared {
   std::vector<metrics::DeviceMemory> memory;       ///< timing-only runs
 };
 
-Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries& registries) {
-  const auto& s = scenario;
-  core::DiagnosticSink sink;
-  // The schema has already rejected names this version does not simulate, so a failed lookup here is
-  // a registry out of step with the schema: an internal error, caught by the registries' test.
-  Prepared prepared{.graph = scenario::build_topology(s, registries.topologies),
-                    .strategy = make_strategy(s, registries),
-                    .data = {},
-                    .model = nullptr,
-                    .memory = {}};
-  const topology::TopologyGraph& graph = prepared.graph;
-  const sync::SyncStrategy* strategy = prepared.strategy.get();
-  check_backend(s, registries.models, sink);
-  check_link_names(s, graph, sink);
-  check_analytical_network(s, registries, sink);
-  check_failures(s, *strategy, sink);
-  check_zero(s, *strategy, registries, sink);
-  check_model_parallel(s, *strategy, registries, sink);
+/// The overlaps a scenario asks for that its run cannot do.
+void check_overlaps(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
   if (s.training.overlap.value_or(false)) {
-    if (const std::string why = why_no_overlap(s, *strategy); !why.empty()) {
+    if (const std::string why = why_no_overlap(s, strategy); !why.empty()) {
       sink.error(s.training.overlap_at, "training.overlap", why, "leave training.overlap out, or set it to false");
     }
   }
@@ -543,39 +527,13 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                      "overlap_tensor_communication out"
                    : "set training.parallelism.sequence_parallel: true, or leave overlap_tensor_communication out");
   }
-  check_recomputation(s, registries, sink);
-  if (s.model.timing_only) {
-    const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;
-    check_profile_run(s, *strategy, entry, sink);
-    if (sink.empty()) {
-      prepared.memory = device_memory(s, entry.profile(core::View(&s.model.section, "model")), registries);
-      check_memory(s, prepared.memory, sink);
-    }
-    sink.throw_if_any();
-    return prepared;
-  }
+}
 
+/// A parameter server's or a hybrid's servers: enough of them, each with something to hold.
+void check_servers(const scenario::Scenario& s, const topology::TopologyGraph& graph, const models::TrainableModel* model,
+                   const std::optional<models::SparseLayout>& layout, core::DiagnosticSink& sink) {
   const scenario::Architecture architecture = s.training.architecture;
   const std::string architecture_name(scenario::to_string(architecture));
-  // A data file at fault is reported with the problems found without it; the checks that need its samples
-  // (the model's shape, a batch's size) wait until it can be read.
-  bool data_read = true;
-  try {
-    prepared.data = load_data(s, registries.data_sets);
-  } catch (const core::InputError& error) {
-    for (const core::Diagnostic& d : error.diagnostics()) sink.error(d.where, d.key, d.message, d.hint);
-    data_read = false;
-  }
-  const DataShape& data = prepared.data.shape;
-  // Built only for data it can train on (its shape comes from the data).
-  if (data_read) prepared.model = make_model(s, data, registries.models, sink);
-  const models::TrainableModel* model = prepared.model.get();
-  const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
-  if (const auto* dense = dynamic_cast<const models::DenseClassifier*>(model);
-      dense != nullptr && (s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1)) {
-    check_split_classifier(s, *dense, sink);
-  }
-
   if (scenario::has_servers(architecture) && graph.servers().empty()) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
                fmt::format("a {} architecture needs a server, and a '{}' topology has none", architecture_name,
@@ -612,21 +570,27 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                  "use fewer users and items");
     }
   }
+}
+
+/// The sync strategy against the architecture (and gossip against the topology).
+void check_strategy_on_architecture(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
+                                    const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
+  const scenario::Architecture architecture = s.training.architecture;
   // The hybrid loop exchanges every worker's gradient every step, in lock step: bulk-synchronous updates.
-  const bool bulk_synchronous = strategy->lock_step() && strategy->local_steps() == 0 && !strategy->gossip();
+  const bool bulk_synchronous = strategy.lock_step() && strategy.local_steps() == 0 && !strategy.gossip();
   if (architecture == scenario::Architecture::Hybrid && !bulk_synchronous) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("the hybrid architecture runs bulk-synchronous updates (bsp) only, and the strategy is '{}'",
                            s.training.sync_strategy.value),
                "use training.sync.strategy: bsp, or training.architecture.kind: parameter_server or allreduce");
   }
-  if (s.training.architecture == scenario::Architecture::ParameterServer && strategy->local_steps() > 0) {
+  if (s.training.architecture == scenario::Architecture::ParameterServer && strategy.local_steps() > 0) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("'{}' averages the workers' models by allreduce, and the architecture is a parameter server",
                            s.training.sync_strategy.value),
                "use training.architecture.kind: allreduce");
   }
-  if (strategy->gossip()) {
+  if (strategy.gossip()) {
     if (architecture == scenario::Architecture::ParameterServer) {
       sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                  "gossip exchanges models between neighbouring workers, and the architecture is a parameter server",
@@ -643,7 +607,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
       }
     }
   }
-  if (s.training.architecture == scenario::Architecture::Allreduce && !strategy->runs_on_allreduce()) {
+  if (s.training.architecture == scenario::Architecture::Allreduce && !strategy.runs_on_allreduce()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("'{}' needs a parameter server to apply updates as they arrive, and the architecture is "
                            "allreduce",
@@ -652,7 +616,11 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                "local_sgd, gossip");
   }
 
-  if (!data_read) sink.throw_if_any();
+}
+
+/// The data read: a validation set, and enough training samples for one batch on every worker.
+void check_batches_fill(const scenario::Scenario& s, const DataShape& data, const Registries& registries,
+                        core::DiagnosticSink& sink) {
   const std::size_t validation = validation_count(s, data);
   const std::size_t train = data.samples - validation;
   const auto needed = static_cast<std::size_t>(s.cluster.workers) * static_cast<std::size_t>(s.training.batch_per_worker);
@@ -671,6 +639,63 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                generated ? "raise data.samples, or lower training.batch.per_worker or cluster.workers"
                          : "lower training.batch.per_worker or cluster.workers");
   }
+}
+
+Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries& registries) {
+  const auto& s = scenario;
+  core::DiagnosticSink sink;
+  // The schema has already rejected names this version does not simulate, so a failed lookup here is
+  // a registry out of step with the schema: an internal error, caught by the registries' test.
+  Prepared prepared{.graph = scenario::build_topology(s, registries.topologies),
+                    .strategy = make_strategy(s, registries),
+                    .data = {},
+                    .model = nullptr,
+                    .memory = {}};
+  const topology::TopologyGraph& graph = prepared.graph;
+  const sync::SyncStrategy* strategy = prepared.strategy.get();
+  check_backend(s, registries.models, sink);
+  check_link_names(s, graph, sink);
+  check_analytical_network(s, registries, sink);
+  check_failures(s, *strategy, sink);
+  check_zero(s, *strategy, registries, sink);
+  check_model_parallel(s, *strategy, registries, sink);
+  check_overlaps(s, *strategy, sink);
+  check_recomputation(s, registries, sink);
+  if (s.model.timing_only) {
+    const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;
+    check_profile_run(s, *strategy, entry, sink);
+    if (sink.empty()) {
+      prepared.memory = device_memory(s, entry.profile(core::View(&s.model.section, "model")), registries);
+      check_memory(s, prepared.memory, sink);
+    }
+    sink.throw_if_any();
+    return prepared;
+  }
+
+  // A data file at fault is reported with the problems found without it; the checks that need its samples
+  // (the model's shape, a batch's size) wait until it can be read.
+  bool data_read = true;
+  try {
+    prepared.data = load_data(s, registries.data_sets);
+  } catch (const core::InputError& error) {
+    for (const core::Diagnostic& d : error.diagnostics()) sink.error(d.where, d.key, d.message, d.hint);
+    data_read = false;
+  }
+  const DataShape& data = prepared.data.shape;
+  // Built only for data it can train on (its shape comes from the data).
+  if (data_read) prepared.model = make_model(s, data, registries.models, sink);
+  const models::TrainableModel* model = prepared.model.get();
+  const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
+  if (const auto* dense = dynamic_cast<const models::DenseClassifier*>(model);
+      dense != nullptr && (s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1)) {
+    check_split_classifier(s, *dense, sink);
+  }
+
+  check_servers(s, graph, model, layout, sink);
+  check_strategy_on_architecture(s, *strategy, graph, sink);
+
+  if (!data_read) sink.throw_if_any();
+  check_batches_fill(s, data, registries, sink);
   sink.throw_if_any();
   return prepared;
 }
