@@ -455,17 +455,16 @@ std::optional<double> start_of(const FitKey& key, const scenario::Scenario& s) {
 
 }  // namespace
 
-Calibration calibrate(const CalibrateOptions& options, const Registries& registries) {
-  if (options.fit.empty() && options.output) {
-    refuse("dtsim calibrate", "--fit", "a catalog needs something fitted",
-           "for example --fit a100.convolution (an operation class of a device), --fit cpu (every class), or "
-           "--fit dgx_a100.intra_link.bandwidth (a node type's links)");
-  }
-  std::vector<FitKey> keys;
-  for (const std::string& text : options.fit) keys.push_back(parse_key(text));
+namespace {
 
-  // The rows, and each distinct scenario file they name, read once.
+/// The measurements, and each distinct scenario file they name, read once and checked.
+struct MeasuredRows {
   std::vector<Measurement> measurements;
+  std::vector<scenario::Scenario> scenarios;
+};
+
+MeasuredRows read_measurements(const CalibrateOptions& options, const Registries& registries) {
+  MeasuredRows out;
   int nccl_tests_ranks = 0;  // the ranks nccl-tests output lists, when that is the input
   std::vector<std::filesystem::path> files;
   const auto scenario_index = [&](const std::filesystem::path& file) {
@@ -485,7 +484,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
       m.collective = row.operation;
       m.size_bytes = row.size_bytes;
       if (!row.time_s) m.busbw_gb_per_s = row.busbw_gb_per_s;
-      measurements.push_back(m);
+      out.measurements.push_back(m);
     }
   };
   if (is_nccl_tests_output(options.measurements)) {
@@ -499,34 +498,32 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   } else {
     for (auto& [m, file] : read_iteration_csv(options.measurements)) {
       m.scenario = scenario_index(file);
-      measurements.push_back(m);
+      out.measurements.push_back(m);
     }
   }
-  std::vector<scenario::Scenario> scenarios;
   for (const std::filesystem::path& file : files) {
-    scenarios.push_back(scenario::read_scenario_file(file));
-    check_scenario(scenarios.back(), registries);
+    out.scenarios.push_back(scenario::read_scenario_file(file));
+    check_scenario(out.scenarios.back(), registries);
   }
-  if (nccl_tests_ranks > 0 && nccl_tests_ranks != scenarios.front().cluster.workers) {
+  if (nccl_tests_ranks > 0 && nccl_tests_ranks != out.scenarios.front().cluster.workers) {
     refuse(options.measurements.string(), "measurements",
            fmt::format("the output lists {} ranks and {} has {} workers", nccl_tests_ranks, options.scenario->string(),
-                       scenarios.front().cluster.workers),
+                       out.scenarios.front().cluster.workers),
            "give a scenario with as many workers as the measurement had GPUs");
   }
-  for (Measurement& m : measurements) {
+  for (Measurement& m : out.measurements) {
     // A bus bandwidth is a time once the ranks are known: busbw = size / time x the collective's factor.
     if (m.busbw_gb_per_s) {
-      m.measured_s = m.size_bytes * comm::bus_bandwidth_factor(*m.collective, scenarios[m.scenario].cluster.workers) /
+      m.measured_s = m.size_bytes * comm::bus_bandwidth_factor(*m.collective, out.scenarios[m.scenario].cluster.workers) /
                      (*m.busbw_gb_per_s * 1e9);
     }
   }
+  return out;
+}
 
-  if (!keys.empty() && std::all_of(measurements.begin(), measurements.end(), [](const Measurement& m) { return m.test; })) {
-    refuse(options.measurements.string(), "split", "every row is a test row: nothing is left to fit on",
-           "mark the rows to fit on with split fit");
-  }
-  std::vector<double> values;
-  std::vector<SearchRange> ranges;
+/// Each key's starting value (as the first scenario that has it declares it) and its search range.
+void starting_points(const std::vector<FitKey>& keys, const std::vector<scenario::Scenario>& scenarios,
+                     std::vector<double>& values, std::vector<SearchRange>& ranges) {
   for (const FitKey& key : keys) {
     std::optional<double> start;
     for (const scenario::Scenario& s : scenarios) {
@@ -544,42 +541,51 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
     values.push_back(*start);
     ranges.push_back(range_of(key, *start));
   }
-  // Iteration rows run one simulation each; a scenario's collective rows of one operation run together.
-  const auto predictions = [&](const std::vector<double>& v) {
-    std::vector<double> out(measurements.size(), 0.0);
-    std::vector<bool> done(measurements.size(), false);
-    for (std::size_t i = 0; i < measurements.size(); ++i) {
-      if (done[i]) continue;
-      const scenario::Scenario s = with_values(scenarios[measurements[i].scenario], keys, v);
-      if (!measurements[i].collective) {
-        out[i] = simulate_iteration(s, registries);
-        done[i] = true;
-        continue;
-      }
-      std::vector<std::size_t> group;
-      std::vector<double> sizes;
-      for (std::size_t j = i; j < measurements.size(); ++j) {
-        if (measurements[j].scenario == measurements[i].scenario && measurements[j].collective == measurements[i].collective) {
-          group.push_back(j);
-          sizes.push_back(measurements[j].size_bytes);
-        }
-      }
-      const std::vector<double> times = simulate_collective(s, registries, *measurements[i].collective, sizes);
-      for (std::size_t g = 0; g < group.size(); ++g) out[group[g]] = times[g], done[group[g]] = true;
+}
+
+/// Every row's predicted seconds with `keys` at `values`: an iteration row runs one simulation, a scenario's
+/// collective rows of one operation run together.
+std::vector<double> predictions(const MeasuredRows& rows, const std::vector<FitKey>& keys, const std::vector<double>& values,
+                                const Registries& registries) {
+  const std::vector<Measurement>& measurements = rows.measurements;
+  std::vector<double> out(measurements.size(), 0.0);
+  std::vector<bool> done(measurements.size(), false);
+  for (std::size_t i = 0; i < measurements.size(); ++i) {
+    if (done[i]) continue;
+    const scenario::Scenario s = with_values(rows.scenarios[measurements[i].scenario], keys, values);
+    if (!measurements[i].collective) {
+      out[i] = simulate_iteration(s, registries);
+      done[i] = true;
+      continue;
     }
-    return out;
-  };
+    std::vector<std::size_t> group;
+    std::vector<double> sizes;
+    for (std::size_t j = i; j < measurements.size(); ++j) {
+      if (measurements[j].scenario == measurements[i].scenario && measurements[j].collective == measurements[i].collective) {
+        group.push_back(j);
+        sizes.push_back(measurements[j].size_bytes);
+      }
+    }
+    const std::vector<double> times = simulate_collective(s, registries, *measurements[i].collective, sizes);
+    for (std::size_t g = 0; g < group.size(); ++g) out[group[g]] = times[g], done[group[g]] = true;
+  }
+  return out;
+}
+
+/// Fits `values` to the fit rows (the sum of squared log errors), one key at a time over its whole range,
+/// until a sweep over the keys no longer moves them.
+void fit_values(const MeasuredRows& rows, const std::vector<FitKey>& keys, const std::vector<SearchRange>& ranges,
+                std::vector<double>& values, const Registries& registries) {
   const auto misfit = [&](const std::vector<double>& v) {
-    const std::vector<double> predicted = predictions(v);
+    const std::vector<double> predicted = predictions(rows, keys, v, registries);
     double total = 0.0;
     for (std::size_t i = 0; i < predicted.size(); ++i) {
-      if (measurements[i].test) continue;
-      const double e = std::log(predicted[i] / measurements[i].measured_s);
+      if (rows.measurements[i].test) continue;
+      const double e = std::log(predicted[i] / rows.measurements[i].measured_s);
       total += e * e;
     }
     return total;
   };
-  // One key at a time, each over its whole range, until a sweep over the keys no longer moves them.
   for (int sweep = 0; !keys.empty() && sweep < (keys.size() == 1 ? 1 : 8); ++sweep) {
     const std::vector<double> before = values;
     for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -600,29 +606,35 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
     }
     if (moved < 1e-4) break;
   }
-  Calibration out;
-  const std::vector<double> predicted = predictions(values);
-  if (!keys.empty()) {
-    out.report = "fitted values:\n";
-    for (std::size_t k = 0; k < keys.size(); ++k) {
-      const FitKey& key = keys[k];
-      const std::string value = key.quantity == FitKey::Quantity::efficiency ? fmt::format("{:.4f}", values[k])
-                                : key.is_bandwidth()                       ? bandwidth_text(values[k])
-                                                                           : latency_text(values[k]);
-      out.report += fmt::format("  {:<40} {}\n", key.name(), value);
-      const SearchRange& r = ranges[k];
-      const double span = r.high - r.low;
-      if (values[k] > r.high - 1e-3 * span || values[k] < r.low + 1e-3 * span) {
-        out.report += "    (at the end of its range: the measurements ask for more, or less, than it can give)\n";
-      }
+}
+
+std::string fitted_report(const std::vector<FitKey>& keys, const std::vector<double>& values,
+                          const std::vector<SearchRange>& ranges) {
+  if (keys.empty()) return "";
+  std::string out = "fitted values:\n";
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const FitKey& key = keys[k];
+    const std::string value = key.quantity == FitKey::Quantity::efficiency ? fmt::format("{:.4f}", values[k])
+                              : key.is_bandwidth()                       ? bandwidth_text(values[k])
+                                                                         : latency_text(values[k]);
+    out += fmt::format("  {:<40} {}\n", key.name(), value);
+    const SearchRange& r = ranges[k];
+    const double span = r.high - r.low;
+    if (values[k] > r.high - 1e-3 * span || values[k] < r.low + 1e-3 * span) {
+      out += "    (at the end of its range: the measurements ask for more, or less, than it can give)\n";
     }
-    out.report += "\n";
   }
-  // The error of the predicted throughput (work per second; for a collective its bus bandwidth), positive
-  // where dtsim predicts faster.
+  return out + "\n";
+}
+
+/// The rows' table: the error of the predicted throughput (work per second; for a collective its bus
+/// bandwidth), positive where dtsim predicts faster, against each row's bound; then the medians and largest
+/// errors, of the fit and test rows apart when the table has both. Counts the rows over their bound.
+std::string rows_report(const std::vector<Measurement>& measurements, const std::vector<double>& predicted, bool fitted,
+                        int& over_bound) {
   const bool split = std::any_of(measurements.begin(), measurements.end(), [](const Measurement& m) { return m.test; });
-  out.report += fmt::format("{:<52} {:>14} {:>14} {:>8}  {}{}\n", "measurement", "measured s", "predicted s", "error",
-                            split ? "split  " : "", "bound");
+  std::string out = fmt::format("{:<52} {:>14} {:>14} {:>8}  {}{}\n", "measurement", "measured s", "predicted s", "error",
+                                split ? "split  " : "", "bound");
   std::vector<double> errors;
   std::vector<double> fit_errors;
   std::vector<double> test_errors;
@@ -632,22 +644,45 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
     (measurements[i].test ? test_errors : fit_errors).push_back(std::abs(error));
     const std::optional<double> bound = measurements[i].bound_percent;
     const bool over = bound && std::abs(error) > *bound;
-    out.over_bound += over ? 1 : 0;
-    out.report += fmt::format("{:<52} {:>14.6g} {:>14.6g} {:>+7.2f}%  {}{}\n", measurements[i].label,
-                              measurements[i].measured_s, predicted[i], error,
-                              split ? (measurements[i].test ? "test   " : "fit    ") : "",
-                              bound ? fmt::format("{}{:.1f}%", over ? "OVER " : "", *bound) : "");
+    over_bound += over ? 1 : 0;
+    out += fmt::format("{:<52} {:>14.6g} {:>14.6g} {:>+7.2f}%  {}{}\n", measurements[i].label, measurements[i].measured_s,
+                       predicted[i], error, split ? (measurements[i].test ? "test   " : "fit    ") : "",
+                       bound ? fmt::format("{}{:.1f}%", over ? "OVER " : "", *bound) : "");
   }
-  out.report += error_summary("error of the predicted throughput (measured s / predicted s - 1):", errors);
+  out += error_summary("error of the predicted throughput (measured s / predicted s - 1):", errors);
   if (split) {
-    const bool fitted = !keys.empty();
-    out.report += error_summary(fmt::format("  {} fit row(s){}", fit_errors.size(), fitted ? ", which fitted the values:" : ":"),
-                                fit_errors);
-    out.report += error_summary(fmt::format("  {} test row(s){}", test_errors.size(), fitted ? ", which judge them:" : ":"),
-                                test_errors);
+    out += error_summary(fmt::format("  {} fit row(s){}", fit_errors.size(), fitted ? ", which fitted the values:" : ":"),
+                         fit_errors);
+    out += error_summary(fmt::format("  {} test row(s){}", test_errors.size(), fitted ? ", which judge them:" : ":"),
+                         test_errors);
   }
-  if (out.over_bound > 0) out.report += fmt::format("{} row(s) over their bound\n", out.over_bound);
-  if (!keys.empty()) out.catalog = catalog_text(options, keys, values, scenarios);
+  if (over_bound > 0) out += fmt::format("{} row(s) over their bound\n", over_bound);
+  return out;
+}
+
+}  // namespace
+
+Calibration calibrate(const CalibrateOptions& options, const Registries& registries) {
+  if (options.fit.empty() && options.output) {
+    refuse("dtsim calibrate", "--fit", "a catalog needs something fitted",
+           "for example --fit a100.convolution (an operation class of a device), --fit cpu (every class), or "
+           "--fit dgx_a100.intra_link.bandwidth (a node type's links)");
+  }
+  std::vector<FitKey> keys;
+  for (const std::string& text : options.fit) keys.push_back(parse_key(text));
+  const MeasuredRows rows = read_measurements(options, registries);
+  if (!keys.empty() && std::all_of(rows.measurements.begin(), rows.measurements.end(), [](const Measurement& m) { return m.test; })) {
+    refuse(options.measurements.string(), "split", "every row is a test row: nothing is left to fit on",
+           "mark the rows to fit on with split fit");
+  }
+  std::vector<double> values;
+  std::vector<SearchRange> ranges;
+  starting_points(keys, rows.scenarios, values, ranges);
+  fit_values(rows, keys, ranges, values, registries);
+  Calibration out;
+  out.report = fitted_report(keys, values, ranges);
+  out.report += rows_report(rows.measurements, predictions(rows, keys, values, registries), !keys.empty(), out.over_bound);
+  if (!keys.empty()) out.catalog = catalog_text(options, keys, values, rows.scenarios);
   return out;
 }
 
