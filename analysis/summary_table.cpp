@@ -81,12 +81,9 @@ std::string host_table(const std::vector<metrics::HostActivity>& hosts) {
   return out;
 }
 
-}  // namespace
-
-std::string summary_table(const scenario::Scenario& scenario, const metrics::RunRecord& record, double wall_s) {
-  const auto& s = scenario;
-  std::string out = fmt::format("dtsim {} | scenario {} | seed {} | SimGrid {}\n", core::kDtsimVersion, s.name, s.seed,
-                                record.simgrid_version);
+/// The cluster, topology and training lines.
+std::string setup_lines(const scenario::Scenario& s, const metrics::RunRecord& record) {
+  std::string out;
   std::string devices = fmt::format("{} at {:.0f}% efficiency", s.cluster.device.name,
                                     100.0 * s.cluster.device.efficiency_of(models::OpClass::Gemm));
   if (!s.cluster.uniform_devices()) {
@@ -117,6 +114,12 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
   out += fmt::format("  training   {} ({} parameters), {} over {}, {}, lr {}\n", s.model.kind.value,
                      record.parameter_count, s.training.sync_strategy.value, architecture, describe_batch(s),
                      s.training.optimizer.learning_rate);
+  return out;
+}
+
+/// What the run did: its time, loss, accuracy, divergence, target, traffic, throughput and interval.
+std::string outcome_lines(const scenario::Scenario& s, const metrics::RunRecord& record, double wall_s) {
+  std::string out;
   const std::string per_epoch = record.iterations_per_epoch > 0
                                     ? fmt::format("{} per epoch", record.iterations_per_epoch)
                                     : std::string("timing only, no data");
@@ -150,14 +153,22 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
   if (const std::optional<metrics::PredictionInterval> interval = metrics::prediction_interval(s, record)) {
     out += fmt::format("  interval   {}\n", metrics::interval_line(*interval));
   }
+  return out;
+}
+
+/// How the run was laid out: stand-in ranks, overlap, what the communication carried, the parallel split, the pipeline's idle time, memory.
+std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& record) {
+  std::string out;
+  // Only the networks that time phases at once let ranks stand for each other.
+  const char* network = s.topology.network_model == scenario::NetworkModel::ClosedForm ? "closed-form" : "analytical";
   if (record.simulated_workers == 1) {
-    out += fmt::format("  simulated  worker 0 for all {} workers: they behave alike under the analytical network "
+    out += fmt::format("  simulated  worker 0 for all {} workers: they behave alike under the {} network "
                        "(--every-rank simulates each, with the same results)\n",
-                       s.cluster.workers);
+                       s.cluster.workers, network);
   } else if (record.simulated_workers > 1) {
     out += fmt::format("  simulated  replica 0's {} ranks for all {} workers: the replicas behave alike under the "
-                       "analytical network (--every-rank simulates each)\n",
-                       record.simulated_workers, s.cluster.workers);
+                       "{} network (--every-rank simulates each)\n",
+                       record.simulated_workers, s.cluster.workers, network);
   }
   if (!record.hosts.empty() && record.hosts.front().overlapped_communication_s > 0.0) {
     const metrics::HostActivity& first = record.hosts.front();
@@ -195,6 +206,12 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                        : m.fits()    ? fmt::format(" (of {})", core::format_size(core::Bytes(*m.capacity)))
                                      : fmt::format(": DOES NOT FIT its {}", core::format_size(core::Bytes(*m.capacity))));
   }
+  return out;
+}
+
+/// Energy, and its CO2 and cost.
+std::string energy_lines(const scenario::Scenario& s, const metrics::RunRecord& record) {
+  std::string out;
   if (record.energy) {
     const metrics::EnergyTotals& e = *record.energy;
     out += fmt::format("  energy     {:.6g} J ({:.4g} kWh); devices {:.0f}% computing, {:.0f}% communicating, {:.0f}% "
@@ -212,6 +229,12 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
       out += fmt::format("  cost       {}\n", line);
     }
   }
+  return out;
+}
+
+/// Failures, link events and what stopped the job.
+std::string failure_lines(const scenario::Scenario& s, const metrics::RunRecord& record) {
+  std::string out;
   if (s.failures.enabled) {
     std::int64_t lost_steps = 0;
     double lost_s = 0.0;
@@ -244,6 +267,20 @@ std::string summary_table(const scenario::Scenario& scenario, const metrics::Run
                          record.partition->at_s, record.partition->link, record.partition->from, record.partition->to);
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::string summary_table(const scenario::Scenario& scenario, const metrics::RunRecord& record, double wall_s) {
+  const auto& s = scenario;
+  std::string out = fmt::format("dtsim {} | scenario {} | seed {} | SimGrid {}\n", core::kDtsimVersion, s.name, s.seed,
+                                record.simgrid_version);
+  out += setup_lines(s, record);
+  out += outcome_lines(s, record, wall_s);
+  out += layout_lines(s, record);
+  out += energy_lines(s, record);
+  out += failure_lines(s, record);
   out += "\n";
   out += host_table(record.hosts);
   return out;

@@ -129,8 +129,8 @@ Subcommand add_run(CLI::App& cli, CommonOptions& common, const std::string& name
   command->add_flag("--slurm", s->options.slurm,
                     "submit the sweep's points as a Slurm job array (sbatch --array), one task per point not done yet");
   command->add_flag("--every-rank", s->options.every_rank,
-                    "network_model: analytical: simulate every worker even where all behave alike (the same "
-                    "results, slower)");
+                    "network_model: analytical or closed_form: simulate every worker even where all behave alike "
+                    "(the same results, slower)");
   add_plugin_option(command, common);
   command->add_option("--sbatch", s->sbatch, "with --slurm: options for sbatch, such as \"--partition=debug "
                                              "--time=00:30:00\"");

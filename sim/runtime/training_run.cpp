@@ -30,9 +30,10 @@
 
 namespace dtsim::runtime {
 
-metrics::RunRecord run_training(const scenario::Scenario& scenario, const TrainingSetup& setup,
-                                const ProgressCallback& progress, RunObserver* observer) {
-  EngineSession session(setup.graph, scenario.topology.network_model, platform_spec(scenario, setup.graph));
+namespace {
+
+/// A run's record before it runs: what the scenario and the setup say of it.
+metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const TrainingSetup& setup) {
   metrics::RunRecord record;
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;
@@ -70,91 +71,17 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
       setup.profile ? static_cast<std::size_t>(std::llround(setup.profile->parameters())) : setup.model->parameter_count();
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
-  RunRecorder recorder(record);
-  ObserverList observers;
-  // Ranks standing for others (worker 0 for all, or replica 0's for every replica): the record copies their
-  // activity at the end, other observers (a timeline) hear their events once per rank they stand for.
-  const Mirroring mirroring = mirroring_of(scenario, setup);
-  const bool mirrored = mirroring != Mirroring::none;
-  const int worker_count = static_cast<int>(setup.graph.workers().size());
-  const StandIns stand_ins(scenario.training.parallelism, worker_count, mirroring);
-  std::vector<std::string> worker_names;
-  for (const topology::NodeId node : setup.graph.workers()) worker_names.push_back(setup.graph.node(node).name);
-  std::optional<MirroredRanks> mirrored_record;
-  std::optional<MirroredRanks> mirrored_observer;
-  observers.add(mirrored ? mirrored_record.emplace(recorder, stand_ins, worker_names, false)
-                         : static_cast<RunObserver&>(recorder));
-  if (observer != nullptr && mirrored) observer = &mirrored_observer.emplace(*observer, stand_ins, worker_names, true);
-  if (observer != nullptr) observers.add(*observer);
+  return record;
+}
 
-  topology::LinkTraffic traffic(setup.graph, session.routes());
-  // In a timing-only run the allreduce is the only traffic, and with equal workers every rank enters it at
-  // the same moment: the condition under which identical ring rounds may be simulated as one transfer.
+/// Starts the run's actors: one per simulated worker, of the kind its run needs, and one per server shard.
+/// `server_rows`: a hybrid's rows, which worker 0's evaluations read.
+void start_actors(EngineSession& session, const TrainingContext& context, const StandIns& stand_ins,
+                  models::Parameters& server_rows) {
+  const scenario::Scenario& scenario = *context.scenario;
+  const TrainingSetup& setup = *context.setup;
   const auto workers = setup.graph.workers();
-  const bool equal_workers = std::all_of(scenario.cluster.slowdown.begin(), scenario.cluster.slowdown.end(),
-                                         [](double factor) { return factor == 1.0; });
-  const PhaseShortcut shortcut(setup.graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
-                               scenario.topology.network_model == scenario::NetworkModel::Tcp);
-  const bool steady = scenario.cluster.random_slowdowns.empty() && scenario.cluster.speed_traces.empty() &&
-                      scenario.link_traces.empty() && scenario.failures.link_events.empty() &&
-                      scenario.background_traffic.empty() &&
-                      scenario.cluster.uniform_devices();
-  // A pipeline's activations cross the links while a stage's replicas allreduce: the shortcut's premise
-  // (the allreduce alone on the network) does not hold.
-  const bool shorten = setup.profile && setup.stage_layers.empty() && equal_workers && steady && setup.phase_shortcut;
-  std::vector<StepSlowdown> step_slowdowns;
-  for (std::size_t rank = 0; rank < workers.size(); ++rank) {
-    step_slowdowns.emplace_back(scenario.cluster.random_slowdowns, scenario.seed, static_cast<int>(rank));
-  }
-  const bool random = !scenario.cluster.random_slowdowns.empty();
-  std::optional<EnergyMeter> energy;
-  if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform(), record);
-  if (energy && mirrored) energy->read_workers_from([&](int rank) { return stand_ins.stand_in(rank); }, worker_count);
-  // Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
-  // together, or (elastic) those still in the job, to go on without the failed ones.
-  simgrid::s4u::BarrierPtr barrier;
-  ElasticMembership elastic;
-  const bool meets = scenario.failures.enabled && scenario.training.architecture == scenario::Architecture::Allreduce &&
-                     (!scenario.failures.events.empty() || scenario.failures.mtbf_s);
-  if (meets && scenario.failures.elastic) {
-    std::vector<int> everyone(workers.size());
-    std::iota(everyone.begin(), everyone.end(), 0);
-    elastic.members.push_back(std::move(everyone));
-    elastic.meetings.push_back(simgrid::s4u::Barrier::create(static_cast<unsigned>(workers.size())));
-  } else if (meets) {
-    barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(workers.size()));
-  }
-  // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
-  std::int64_t reached = 0;
-  const bool timing_only = setup.profile.has_value();
-  const std::unique_ptr<AnalyticalNetwork> analytical =
-      network_backend(scenario.topology.network_model).make_network(setup.graph, session.routes());
-  if (mirroring == Mirroring::replicas) analytical->set_replicas(stand_ins.stands_for_each());
-  const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic, &analytical,
-                                     timing_only](const Progress& now) {
-    reached = std::max(reached, now.iteration);
-    if (analytical) analytical->flush(traffic);
-    observers.on_iteration(now.iteration, now.sim_time_s, traffic);
-    if (timing_only && std::cmp_greater(now.iteration, record.iteration_ends.size())) {
-      record.iteration_ends.push_back(now.sim_time_s);
-    }
-    if (progress) progress(now);
-  };
-  const TrainingContext context{&scenario,
-                                &setup,
-                                &observers,
-                                counting,
-                                &traffic,
-                                shorten && !analytical ? &shortcut : nullptr,
-                                analytical.get(),
-                                random ? &step_slowdowns : nullptr,
-                                energy ? &*energy : nullptr,
-                                barrier.get(),
-                                elastic.members.empty() ? nullptr : &elastic,
-                                mirroring};
   const scenario::Architecture architecture = scenario.training.architecture;
-  // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
-  models::Parameters server_rows;
   if (architecture == scenario::Architecture::Hybrid) server_rows = setup.model->initial_parameters();
   // A model trained for real split over devices: their shares assemble the whole for the evaluations.
   const bool split = !setup.profile && (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1);
@@ -195,13 +122,138 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
       }
     }
   }
-  start_background_traffic(session.platform());
-  if (!scenario.failures.link_events.empty()) {
-    // On worker 0's host: the actor only sleeps and changes routes. A daemon, so that it ends with training.
-    simgrid::s4u::Actor::create("link-failures", session.host(workers[0]),
-                                LinkFailures(scenario.failures, setup.graph, *session.platform().zone, observers))
-        ->daemonize();
+}
+
+/// In a timing-only run the allreduce is the only traffic, and with equal workers every rank enters it at the
+/// same moment: the condition under which identical ring rounds may be simulated as one transfer. A
+/// pipeline's activations cross the links while a stage's replicas allreduce: the shortcut's premise (the
+/// allreduce alone on the network) does not hold.
+bool may_shorten_phases(const scenario::Scenario& scenario, const TrainingSetup& setup) {
+  const bool equal_workers = std::all_of(scenario.cluster.slowdown.begin(), scenario.cluster.slowdown.end(),
+                                         [](double factor) { return factor == 1.0; });
+  const bool steady = scenario.cluster.random_slowdowns.empty() && scenario.cluster.speed_traces.empty() &&
+                      scenario.link_traces.empty() && scenario.failures.link_events.empty() &&
+                      scenario.background_traffic.empty() && scenario.cluster.uniform_devices();
+  return setup.profile && setup.stage_layers.empty() && equal_workers && steady && setup.phase_shortcut;
+}
+
+/// Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
+/// together (`barrier`), or (elastic) those still in the job, to go on without the failed ones.
+struct FailureMeetings {
+  simgrid::s4u::BarrierPtr barrier;
+  ElasticMembership elastic;
+};
+
+FailureMeetings failure_meetings(const scenario::Scenario& scenario, std::size_t workers) {
+  FailureMeetings out;
+  const bool meets = scenario.failures.enabled && scenario.training.architecture == scenario::Architecture::Allreduce &&
+                     (!scenario.failures.events.empty() || scenario.failures.mtbf_s);
+  if (meets && scenario.failures.elastic) {
+    std::vector<int> everyone(workers);
+    std::iota(everyone.begin(), everyone.end(), 0);
+    out.elastic.members.push_back(std::move(everyone));
+    out.elastic.meetings.push_back(simgrid::s4u::Barrier::create(static_cast<unsigned>(workers)));
+  } else if (meets) {
+    out.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(workers));
   }
+  return out;
+}
+
+std::vector<std::string> names_of(const topology::TopologyGraph& graph, std::span<const topology::NodeId> nodes) {
+  std::vector<std::string> out;
+  for (const topology::NodeId node : nodes) out.push_back(graph.node(node).name);
+  return out;
+}
+
+/// The links that fail and come back, as the scenario says: an actor on worker 0's host that only sleeps and
+/// changes routes, a daemon, so that it ends with training.
+void start_link_failures(EngineSession& session, const scenario::Scenario& scenario, const topology::TopologyGraph& graph,
+                         RunObserver& observers) {
+  if (scenario.failures.link_events.empty()) return;
+  simgrid::s4u::Actor::create("link-failures", session.host(graph.workers()[0]),
+                              LinkFailures(scenario.failures, graph, *session.platform().zone, observers))
+      ->daemonize();
+}
+
+/// Each link direction's bytes, for links.csv.
+void record_links(metrics::RunRecord& record, const topology::TopologyGraph& graph, const topology::LinkTraffic& traffic) {
+  for (std::size_t id = 0; id < graph.link_count(); ++id) {
+    const topology::LinkProperties& link = graph.link(id);
+    const std::string& a = graph.node(graph.link_ends(id).a).name;
+    const std::string& b = graph.node(graph.link_ends(id).b).name;
+    record.links.push_back({link.name, link.link_class, a, b, link.bandwidth.value(), traffic.forward(id)});
+    if (!link.one_way) record.links.push_back({link.name, link.link_class, b, a, link.bandwidth.value(), traffic.backward(id)});
+  }
+}
+
+}  // namespace
+
+metrics::RunRecord run_training(const scenario::Scenario& scenario, const TrainingSetup& setup,
+                                const ProgressCallback& progress, RunObserver* observer) {
+  EngineSession session(setup.graph, scenario.topology.network_model, platform_spec(scenario, setup.graph));
+  metrics::RunRecord record = fresh_record(scenario, setup);
+  RunRecorder recorder(record);
+  ObserverList observers;
+  // Ranks standing for others (worker 0 for all, or replica 0's for every replica): the record copies their
+  // activity at the end, other observers (a timeline) hear their events once per rank they stand for.
+  const Mirroring mirroring = mirroring_of(scenario, setup);
+  const bool mirrored = mirroring != Mirroring::none;
+  const int worker_count = static_cast<int>(setup.graph.workers().size());
+  const StandIns stand_ins(scenario.training.parallelism, worker_count, mirroring);
+  const std::vector<std::string> worker_names = names_of(setup.graph, setup.graph.workers());
+  std::optional<MirroredRanks> mirrored_record;
+  std::optional<MirroredRanks> mirrored_observer;
+  observers.add(mirrored ? mirrored_record.emplace(recorder, stand_ins, worker_names, false)
+                         : static_cast<RunObserver&>(recorder));
+  if (observer != nullptr && mirrored) observer = &mirrored_observer.emplace(*observer, stand_ins, worker_names, true);
+  if (observer != nullptr) observers.add(*observer);
+
+  topology::LinkTraffic traffic(setup.graph, session.routes());
+  const auto workers = setup.graph.workers();
+  const PhaseShortcut shortcut(setup.graph, session.routes(), std::vector<topology::NodeId>(workers.begin(), workers.end()),
+                               scenario.topology.network_model == scenario::NetworkModel::Tcp);
+  std::vector<StepSlowdown> step_slowdowns;
+  for (std::size_t rank = 0; rank < workers.size(); ++rank) {
+    step_slowdowns.emplace_back(scenario.cluster.random_slowdowns, scenario.seed, static_cast<int>(rank));
+  }
+  const bool random = !scenario.cluster.random_slowdowns.empty();
+  std::optional<EnergyMeter> energy;
+  if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform(), record);
+  if (energy && mirrored) energy->read_workers_from([&](int rank) { return stand_ins.stand_in(rank); }, worker_count);
+  FailureMeetings meetings = failure_meetings(scenario, workers.size());
+  // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
+  std::int64_t reached = 0;
+  const bool timing_only = setup.profile.has_value();
+  const std::unique_ptr<AnalyticalNetwork> analytical =
+      network_backend(scenario.topology.network_model).make_network(setup.graph, session.routes());
+  if (mirroring == Mirroring::replicas) analytical->set_replicas(stand_ins.stands_for_each());
+  const ProgressCallback counting = [&reached, &progress, &record, &observers, &traffic, &analytical,
+                                     timing_only](const Progress& now) {
+    reached = std::max(reached, now.iteration);
+    if (analytical) analytical->flush(traffic);
+    observers.on_iteration(now.iteration, now.sim_time_s, traffic);
+    if (timing_only && std::cmp_greater(now.iteration, record.iteration_ends.size())) {
+      record.iteration_ends.push_back(now.sim_time_s);
+    }
+    if (progress) progress(now);
+  };
+  const TrainingContext context{&scenario,
+                                &setup,
+                                &observers,
+                                counting,
+                                &traffic,
+                                may_shorten_phases(scenario, setup) && !analytical ? &shortcut : nullptr,
+                                analytical.get(),
+                                random ? &step_slowdowns : nullptr,
+                                energy ? &*energy : nullptr,
+                                meetings.barrier.get(),
+                                meetings.elastic.members.empty() ? nullptr : &meetings.elastic,
+                                mirroring};
+  // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
+  models::Parameters server_rows;
+  start_actors(session, context, stand_ins, server_rows);
+  start_background_traffic(session.platform());
+  start_link_failures(session, scenario, setup.graph, observers);
   record.simulated_s = session.run();
   if (analytical) analytical->flush(traffic);
   if (record.partition || record.job_lost_s) record.iterations = reached;
@@ -210,13 +262,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     copy_stand_ins(record, stand_ins);
   }
   if (energy) energy->finish(record);
-  for (std::size_t id = 0; id < setup.graph.link_count(); ++id) {
-    const topology::LinkProperties& link = setup.graph.link(id);
-    const std::string& a = setup.graph.node(setup.graph.link_ends(id).a).name;
-    const std::string& b = setup.graph.node(setup.graph.link_ends(id).b).name;
-    record.links.push_back({link.name, link.link_class, a, b, link.bandwidth.value(), traffic.forward(id)});
-    if (!link.one_way) record.links.push_back({link.name, link.link_class, b, a, link.bandwidth.value(), traffic.backward(id)});
-  }
+  record_links(record, setup.graph, traffic);
   return record;
 }
 
