@@ -77,6 +77,120 @@ class TimedSteps final : public sync::LockStepActions {
   bool gather_after_step_ = true;
 };
 
+/// One worker's forward and backward passes as time: whole, layer by layer under ZeRO stage 3 (each layer
+/// gathered before its forward and its backward pass), bucket by bucket when the backward pass hands its
+/// buckets to the gradient stream, and with the step's first forward pass waiting for each bucket's
+/// gathered parameters (ZeRO 1 and 2 with overlap_parameter_gather).
+class TimedPasses {
+ public:
+  TimedPasses(const TrainingSetup& setup, const Meter& meter, S4uTransport& transport, const models::ModelProfile& profile,
+              int parameter_bytes)
+      : setup_(setup), meter_(meter), transport_(transport), profile_(profile), parameter_bytes_(parameter_bytes),
+        step_flops_(profile.training_flops()) {}
+
+  /// The last micro-batch's backward pass hands `buckets` to `stream` as each is done.
+  void overlap(GradientStream* stream, std::vector<models::GradientBucket> buckets) {
+    stream_ = stream;
+    buckets_ = std::move(buckets);
+  }
+  /// The step's first forward pass waits for `gathers`.
+  void gather_with(ParameterGathers* gathers) { gathers_ = gathers; }
+  void start_step() {
+    if (gathers_ == nullptr) return;
+    gathers_->start_step();
+    first_forward_ = true;
+  }
+  /// A micro-batch whose gradients accumulate, at straggler `factor`.
+  void accumulating(double factor) {
+    if (setup_.zero_stage == 3) {
+      gathered(factor);
+    } else if (gathers_ != nullptr && first_forward_) {
+      forward(factor);
+      charge_compute(meter_, (step_flops_ - profile_.forward_flops()) * factor);
+    } else {
+      charge_compute(meter_, step_flops_ * factor);
+    }
+  }
+  /// The step's last micro-batch, its gradients handed to the stream bucket by bucket; as accumulating()
+  /// without a stream.
+  void last(double factor) {
+    if (stream_ == nullptr) {
+      accumulating(factor);
+      return;
+    }
+    const bool gather = setup_.zero_stage == 3;
+    if (gather) {
+      for (const models::LayerProfile& layer : profile_.layers) {
+        gather_layer(layer);
+        charge_compute(meter_, layer.forward_flops * factor);
+      }
+    } else {
+      forward(factor);
+    }
+    for (const models::GradientBucket& bucket : buckets_) {
+      double flops = 0.0;
+      for (std::size_t layer = bucket.end; layer-- > bucket.first;) {
+        if (gather) {
+          charge_compute(meter_, flops * factor);
+          flops = 0.0;
+          gather_layer(profile_.layers[layer]);
+        }
+        flops += profile_.layers[layer].backward_flops;
+      }
+      charge_compute(meter_, flops * factor);
+      if (bucket.parameters > 0) stream_->hand_over();
+    }
+  }
+
+ private:
+  /// ZeRO stage 3 holds a chunk of each layer: the layer is gathered, in the worker's own channels.
+  void gather_layer(const models::LayerProfile& layer) {
+    if (layer.parameters > 0) {
+      const auto ranks = static_cast<std::size_t>(transport_.size());
+      gather_parameters(setup_, transport_, wire_elements(layer.parameters, parameter_bytes_, ranks));
+    }
+  }
+  void gathered(double factor) {
+    for (const models::LayerProfile& layer : profile_.layers) {
+      gather_layer(layer);
+      charge_compute(meter_, layer.forward_flops * factor);
+    }
+    for (auto layer = profile_.layers.rbegin(); layer != profile_.layers.rend(); ++layer) {
+      gather_layer(*layer);
+      charge_compute(meter_, layer->backward_flops * factor);
+    }
+  }
+  /// The forward pass; the step's first waits before each layer whose bucket is still being gathered.
+  void forward(double factor) {
+    if (gathers_ == nullptr || !first_forward_) {
+      charge_compute(meter_, profile_.forward_flops() * factor);
+      return;
+    }
+    first_forward_ = false;
+    double flops = 0.0;
+    for (std::size_t layer = 0; layer < profile_.layers.size(); ++layer) {
+      if (gathers_->waits_before(0, layer)) {
+        charge_compute(meter_, flops * factor);
+        flops = 0.0;
+        gathers_->wait_before(0, layer, meter_);
+      }
+      flops += profile_.layers[layer].forward_flops;
+    }
+    charge_compute(meter_, flops * factor);
+  }
+
+  const TrainingSetup& setup_;
+  const Meter& meter_;
+  S4uTransport& transport_;
+  const models::ModelProfile& profile_;
+  int parameter_bytes_;
+  double step_flops_;
+  GradientStream* stream_ = nullptr;
+  std::vector<models::GradientBucket> buckets_;
+  ParameterGathers* gathers_ = nullptr;
+  bool first_forward_ = false;  ///< the step's first forward pass is still to run
+};
+
 }  // namespace
 
 TimingOnlyWorker::TimingOnlyWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
@@ -113,24 +227,12 @@ void TimingOnlyWorker::operator()() {
   const scenario::WirePrecision& wire = context_.scenario->training.wire;
   const std::size_t gradients = wire_elements(profile.parameters(), wire.gradients, ranks);
   const std::size_t weights = wire_elements(profile.parameters(), wire.parameters, ranks);
-  const double step_flops = profile.training_flops();
   TimedSteps steps(context_, meter, transport, gradients, weights, parameters, *optimizer);
-  // ZeRO stage 3 holds a chunk of each layer: the layer is gathered before its forward and its backward pass.
-  const auto gathered_pass = [&](double factor) {
-    const auto layer_pass = [&](const models::LayerProfile& layer, double flops) {
-      if (layer.parameters > 0) {
-        gather_parameters(setup, transport, wire_elements(layer.parameters, wire.parameters, ranks));
-      }
-      charge_compute(meter, flops * factor);
-    };
-    for (const models::LayerProfile& layer : profile.layers) layer_pass(layer, layer.forward_flops);
-    for (auto layer = profile.layers.rbegin(); layer != profile.layers.rend(); ++layer) layer_pass(*layer, layer->backward_flops);
-  };
+  TimedPasses passes(setup, meter, transport, profile, wire.parameters);
   // Overlap: the backward pass runs bucket by bucket, handing each over to the gradient stream as it is done.
   std::optional<GradientStream> stream;
-  std::vector<models::GradientBucket> buckets;
   if (setup.overlap) {
-    buckets = models::gradient_buckets(profile, setup.bucket_bytes, wire.gradients);
+    std::vector<models::GradientBucket> buckets = models::gradient_buckets(profile, setup.bucket_bytes, wire.gradients);
     std::vector<std::size_t> messages;
     for (const models::GradientBucket& bucket : buckets) {
       if (bucket.parameters > 0) messages.push_back(wire_elements(bucket.parameters, wire.gradients, ranks));
@@ -138,6 +240,7 @@ void TimingOnlyWorker::operator()() {
     stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
                    std::move(messages), setup.total_iterations);
     steps.overlap_with(&*stream);
+    passes.overlap(&*stream, std::move(buckets));
   }
   // ZeRO 1 and 2 with overlap_parameter_gather: the step's first forward pass waits for each bucket's gather.
   std::optional<ParameterGathers> gathers;
@@ -145,77 +248,13 @@ void TimingOnlyWorker::operator()() {
     gathers.emplace(context_, rank_, std::vector<const models::ModelProfile*>{&profile}, std::vector<std::size_t>{0},
                     GatherGroup{"parameters", {}, rank_, {}, ranks});
     steps.gather_during_forward();
+    passes.gather_with(&*gathers);
   }
-  bool first_forward = false;  // the step's first forward pass is still to run
-  const auto forward = [&](double factor) {
-    if (!gathers || !first_forward) {
-      charge_compute(meter, profile.forward_flops() * factor);
-      return;
-    }
-    first_forward = false;
-    double flops = 0.0;
-    for (std::size_t layer = 0; layer < profile.layers.size(); ++layer) {
-      if (gathers->waits_before(0, layer)) {
-        charge_compute(meter, flops * factor);
-        flops = 0.0;
-        gathers->wait_before(0, layer, meter);
-      }
-      flops += profile.layers[layer].forward_flops;
-    }
-    charge_compute(meter, flops * factor);
-  };
-  const auto overlapped_pass = [&](double factor) {
-    // ZeRO stage 3 gathers each layer before its forward and its backward pass, in the worker's own channels.
-    const bool gather = setup.zero_stage == 3;
-    const auto gathered = [&](const models::LayerProfile& layer) {
-      if (gather && layer.parameters > 0) {
-        gather_parameters(setup, transport, wire_elements(layer.parameters, wire.parameters, ranks));
-      }
-    };
-    if (gather) {
-      for (const models::LayerProfile& layer : profile.layers) {
-        gathered(layer);
-        charge_compute(meter, layer.forward_flops * factor);
-      }
-    } else {
-      forward(factor);
-    }
-    for (const models::GradientBucket& bucket : buckets) {
-      double flops = 0.0;
-      for (std::size_t layer = bucket.end; layer-- > bucket.first;) {
-        if (gather) {
-          charge_compute(meter, flops * factor);
-          flops = 0.0;
-          gathered(profile.layers[layer]);
-        }
-        flops += profile.layers[layer].backward_flops;
-      }
-      charge_compute(meter, flops * factor);
-      if (bucket.parameters > 0) stream->hand_over();
-    }
-  };
-  const auto accumulating_pass = [&](double factor) {
-    if (setup.zero_stage == 3) {
-      gathered_pass(factor);
-    } else if (gathers && first_forward) {
-      forward(factor);
-      charge_compute(meter, (step_flops - profile.forward_flops()) * factor);
-    } else {
-      charge_compute(meter, step_flops * factor);
-    }
-  };
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     const double factor = step_factor(context_, rank_);
-    if (gathers) {
-      gathers->start_step();
-      first_forward = true;
-    }
-    for (int micro = 1; micro < microbatches; ++micro) accumulating_pass(factor);
-    if (stream) {
-      overlapped_pass(factor);
-    } else {
-      accumulating_pass(factor);
-    }
+    passes.start_step();
+    for (int micro = 1; micro < microbatches; ++micro) passes.accumulating(factor);
+    passes.last(factor);
     setup.sync->after_gradient(iteration, setup.total_iterations, steps);
     if (rank_ == 0 && context_.progress) {
       context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});
