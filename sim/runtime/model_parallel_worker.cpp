@@ -223,56 +223,39 @@ class LayerPasses {
   double pending_ = 0.0;  ///< host FLOPs not charged yet
 };
 
-}  // namespace
+/// One of a device's model chunks (one without interleaving): its layers as it computes them, and the
+/// messages at its ends.
+struct Chunk {
+  int stage = 0;
+  models::ModelProfile layers;
+  models::ModelProfile timed;   ///< the layers with the FLOPs their host executes per micro-batch
+  std::size_t to_next = 0;      ///< activations sent to the next stage
+  std::size_t to_previous = 0;  ///< activation gradients sent to the previous stage
+  std::unique_ptr<LayerPasses> passes;
+};
 
-ModelParallelWorker::ModelParallelWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
-
-void ModelParallelWorker::operator()() {
-  const TrainingSetup& setup = *context_.setup;
-  const scenario::Scenario& s = *context_.scenario;
+/// Rank `rank`'s chunks, their passes timed on its device with `tensor` for the tensor group's sums
+/// (`overlap_tensor`: the lane of those overlapped with compute; null: none).
+std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const Meter& meter, S4uTransport& tensor,
+                                 const Meter* overlap_tensor) {
+  const TrainingSetup& setup = *context.setup;
+  const scenario::Scenario& s = *context.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank_);
   const int devices = plan.pipeline;
-  const int device_index = at.pipeline;
-  const int stages = devices * plan.virtual_stages;  // model stages: chunk c of device d is stage c x devices + d
-  const int replicas = plan.data;
-  const Meter meter = context_.meter(rank_);
-
-  using scenario::ParallelAxis;
-  const ParallelGroups groups(context_, rank_, meter);
-  const WorkerGroup& line = groups.line;
-  const WorkerGroup& group = groups.replicas;
-  const WorkerGroup& tensor = groups.tensor;
-
-  const scenario::DeviceProfile& device = s.cluster.device_of(rank_);
+  const int device_index = scenario::coordinates_of(plan, rank).pipeline;
+  const scenario::DeviceProfile& device = s.cluster.device_of(rank);
   const auto microbatch = static_cast<std::size_t>(s.training.batch_per_worker / plan.microbatches);
   // The layer tables give activations at 4 bytes a value; they travel at the activations' wire precision,
   // split by tokens over the tensor group under sequence parallelism.
-  const scenario::WirePrecision& wire = s.training.wire;
   const double token_split = plan.sequence_parallel ? plan.tensor : 1.0;
   const auto activation_message = [&](const models::LayerProfile& layer) {
     return wire_elements(layer.activation_bytes / 4.0 * static_cast<double>(microbatch) / token_split,
-                         wire.activations, 1);
+                         s.training.wire.activations, 1);
   };
-  // The device's model chunks (one without interleaving): their layers as it computes them, and the
-  // messages at their ends.
-  struct Chunk {
-    int stage = 0;
-    models::ModelProfile layers;
-    models::ModelProfile timed;   ///< the layers with the FLOPs their host executes per micro-batch
-    std::size_t to_next = 0;      ///< activations sent to the next stage
-    std::size_t to_previous = 0;  ///< activation gradients sent to the previous stage
-    std::unique_ptr<LayerPasses> passes;
-  };
-  // The tensor group's communication overlapped with compute: a lane of its own, as a gradient stream's.
-  std::optional<Meter> overlap_tensor;
-  if (s.training.overlap_tensor_communication && plan.tensor > 1) {
-    overlap_tensor.emplace(meter.observer(), Lane{meter.lane().host, 2, false, true, Traffic::Tensor});
-  }
   std::vector<Chunk> chunks(static_cast<std::size_t>(plan.virtual_stages));
-  double parameters_held = 0.0;
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     Chunk& chunk = chunks[c];
+    // Model stages: chunk c of device d is stage c x devices + d.
     chunk.stage = static_cast<int>(c) * devices + device_index;
     const auto first = setup.stage_layers[static_cast<std::size_t>(chunk.stage)];
     const auto last = setup.stage_layers[static_cast<std::size_t>(chunk.stage) + 1];
@@ -283,105 +266,171 @@ void ModelParallelWorker::operator()() {
     if (first > 0) chunk.to_previous = activation_message(setup.profile->layers[first - 1]);
     // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
     chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
-    chunk.passes = std::make_unique<LayerPasses>(context_, chunk.timed, meter, *tensor, microbatch,
-                                                 overlap_tensor ? &*overlap_tensor : nullptr, device);
-    parameters_held += chunk.layers.parameters();
+    chunk.passes = std::make_unique<LayerPasses>(context, chunk.timed, meter, tensor, microbatch, overlap_tensor, device);
   }
+  return chunks;
+}
+
+/// Overlap: the pass that finishes each chunk's gradients (its last micro-batch's backward pass, or weight
+/// pass under zero bubble) hands them to the replicas' stream bucket by bucket.
+struct FinishingPasses {
+  std::vector<const models::PipelinePass*> finishing;            ///< by chunk; null: none
+  std::vector<std::vector<models::GradientBucket>> buckets;      ///< by chunk
+  std::vector<std::size_t> messages;                             ///< the stream's, in the order they are handed over
+};
+
+FinishingPasses finishing_passes(const std::vector<models::PipelinePass>& passes, const std::vector<Chunk>& chunks,
+                                 const TrainingSetup& setup, const scenario::Scenario& s, bool split_backward) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  FinishingPasses out{std::vector<const models::PipelinePass*>(chunks.size(), nullptr),
+                      std::vector<std::vector<models::GradientBucket>>(chunks.size()), {}};
+  for (const models::PipelinePass& pass : passes) {
+    if (!pass.forward && pass.weights == split_backward && pass.microbatch == plan.microbatches - 1) {
+      out.finishing[static_cast<std::size_t>(pass.chunk)] = &pass;
+    }
+  }
+  for (const models::PipelinePass& pass : passes) {
+    const auto c = static_cast<std::size_t>(pass.chunk);
+    if (out.finishing[c] != &pass) continue;
+    out.buckets[c] = models::gradient_buckets(chunks[c].layers, setup.bucket_bytes, s.training.wire.gradients);
+    for (const models::GradientBucket& bucket : out.buckets[c]) {
+      if (bucket.parameters > 0) {
+        out.messages.push_back(wire_elements(bucket.parameters, s.training.wire.gradients, static_cast<std::size_t>(plan.data)));
+      }
+    }
+  }
+  return out;
+}
+
+/// The chunks in the order of their first forward pass.
+std::vector<std::size_t> forward_order(const std::vector<models::PipelinePass>& passes) {
+  std::vector<std::size_t> order;
+  for (const models::PipelinePass& pass : passes) {
+    const auto c = static_cast<std::size_t>(pass.chunk);
+    if (pass.forward && std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+  }
+  return order;
+}
+
+/// One step's passes on one device, as its schedule lists them: each waits for its input from the
+/// neighbouring stage, computes, and posts its output to the other neighbour.
+class PipelineStep {
+ public:
+  PipelineStep(std::vector<Chunk>& chunks, S4uTransport& line, int devices, bool split_backward, FinishingPasses& finishing,
+               GradientStream* stream, ParameterGathers* gathers)
+      : chunks_(chunks), line_(line), devices_(devices), stages_(devices * static_cast<int>(chunks.size())),
+        split_backward_(split_backward), finishing_(finishing), stream_(stream), gathers_(gathers),
+        gathered_(chunks.size(), false) {}
+
+  void run(const std::vector<models::PipelinePass>& passes, double factor) {
+    if (gathers_ != nullptr) {
+      gathers_->start_step();
+      gathered_.assign(chunks_.size(), false);
+    }
+    std::vector<std::unique_ptr<comm::Pending>> sent;
+    for (const models::PipelinePass& pass : passes) run_pass(pass, factor, sent);
+    for (const auto& pending : sent) static_cast<void>(pending->wait());
+  }
+
+ private:
+  // Messages are told apart by the chunk they go to: activations on odd tags, their gradients on even ones.
+  [[nodiscard]] int activations_tag(int stage_to) const { return 1 + 2 * (stage_to / devices_); }
+  [[nodiscard]] int gradients_tag(int stage_to) const { return 2 + 2 * (stage_to / devices_); }
+
+  void run_pass(const models::PipelinePass& pass, double factor, std::vector<std::unique_ptr<comm::Pending>>& sent) {
+    const auto c = static_cast<std::size_t>(pass.chunk);
+    Chunk& chunk = chunks_[c];
+    const int before = chunk.stage - 1;
+    const int after = chunk.stage + 1;
+    GradientStream* stream = stream_ != nullptr && finishing_.finishing[c] == &pass ? stream_ : nullptr;
+    if (pass.weights) {
+      chunk.passes->backward(factor, LayerPasses::Part::Weights, stream, &finishing_.buckets[c]);
+    } else if (pass.forward) {
+      if (before >= 0) static_cast<void>(line_.post_recv(before % devices_, activations_tag(chunk.stage))->wait());
+      chunk.passes->forward(factor, gathers_ != nullptr && !gathered_[c] ? gathers_ : nullptr, c);
+      gathered_[c] = true;
+      if (after < stages_) {
+        sent.push_back(line_.post_send(after % devices_, comm::Buffer::sized(chunk.to_next), activations_tag(after)));
+      }
+    } else {
+      if (after < stages_) static_cast<void>(line_.post_recv(after % devices_, gradients_tag(chunk.stage))->wait());
+      chunk.passes->backward(factor, split_backward_ ? LayerPasses::Part::Input : LayerPasses::Part::Whole, stream,
+                             &finishing_.buckets[c]);
+      if (before >= 0) {
+        sent.push_back(line_.post_send(before % devices_, comm::Buffer::sized(chunk.to_previous), gradients_tag(before)));
+      }
+    }
+  }
+
+  std::vector<Chunk>& chunks_;
+  S4uTransport& line_;
+  int devices_;
+  int stages_;
+  bool split_backward_;
+  FinishingPasses& finishing_;
+  GradientStream* stream_;
+  ParameterGathers* gathers_;
+  std::vector<bool> gathered_;  ///< by chunk: whose first forward pass of the step has run
+};
+
+}  // namespace
+
+ModelParallelWorker::ModelParallelWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
+
+void ModelParallelWorker::operator()() {
+  const TrainingSetup& setup = *context_.setup;
+  const scenario::Scenario& s = *context_.scenario;
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank_);
+  const int replicas = plan.data;
+  const Meter meter = context_.meter(rank_);
+  using scenario::ParallelAxis;
+  const ParallelGroups groups(context_, rank_, meter);
+  const WorkerGroup& group = groups.replicas;
+  // The tensor group's communication overlapped with compute: a lane of its own, as a gradient stream's.
+  std::optional<Meter> overlap_tensor;
+  if (s.training.overlap_tensor_communication && plan.tensor > 1) {
+    overlap_tensor.emplace(meter.observer(), Lane{meter.lane().host, 2, false, true, Traffic::Tensor});
+  }
+  std::vector<Chunk> chunks =
+      device_chunks(context_, rank_, meter, *groups.tensor, overlap_tensor ? &*overlap_tensor : nullptr);
+  double parameters_held = 0.0;
+  for (const Chunk& chunk : chunks) parameters_held += chunk.layers.parameters();
   const auto parameters = static_cast<std::size_t>(std::llround(parameters_held));
+  const scenario::WirePrecision& wire = s.training.wire;
   const std::size_t count = wire_elements(parameters_held, wire.gradients, static_cast<std::size_t>(replicas));
   const std::size_t weights = wire_elements(parameters_held, wire.parameters, static_cast<std::size_t>(replicas));
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const models::PipelineSchedule schedule = scenario::schedule_of(plan);
   const std::vector<models::PipelinePass> passes =
-      models::pipeline_passes(schedule, devices, device_index, plan.microbatches, plan.virtual_stages);
+      models::pipeline_passes(schedule, plan.pipeline, at.pipeline, plan.microbatches, plan.virtual_stages);
   const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;
-  // Overlap: the pass that finishes each chunk's gradients (its last micro-batch's backward pass, or weight
-  // pass under zero bubble) hands them to the replicas' stream bucket by bucket.
-  std::vector<std::vector<models::GradientBucket>> buckets(chunks.size());
-  std::vector<const models::PipelinePass*> finishing(chunks.size(), nullptr);
+  const bool overlapped = setup.overlap && replicas > 1;
+  FinishingPasses finishing = overlapped ? finishing_passes(passes, chunks, setup, s, split_backward)
+                                         : FinishingPasses{std::vector<const models::PipelinePass*>(chunks.size(), nullptr),
+                                                           std::vector<std::vector<models::GradientBucket>>(chunks.size()),
+                                                           {}};
   std::optional<GradientStream> stream;
-  if (setup.overlap && replicas > 1) {
-    for (const models::PipelinePass& pass : passes) {
-      if (!pass.forward && pass.weights == split_backward && pass.microbatch == plan.microbatches - 1) {
-        finishing[static_cast<std::size_t>(pass.chunk)] = &pass;
-      }
-    }
-    std::vector<std::size_t> messages;
-    for (const models::PipelinePass& pass : passes) {
-      const auto c = static_cast<std::size_t>(pass.chunk);
-      if (finishing[c] != &pass) continue;
-      buckets[c] = models::gradient_buckets(chunks[c].layers, setup.bucket_bytes, wire.gradients);
-      for (const models::GradientBucket& bucket : buckets[c]) {
-        if (bucket.parameters > 0) {
-          messages.push_back(wire_elements(bucket.parameters, wire.gradients, static_cast<std::size_t>(replicas)));
-        }
-      }
-    }
+  if (overlapped) {
     stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
-                   std::move(messages), setup.total_iterations, fmt::format("gradients/{}/{}", device_index, at.tensor),
-                   scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
-                   replicas_meeting(plan, at, "gradients"));
+                   std::move(finishing.messages), setup.total_iterations,
+                   fmt::format("gradients/{}/{}", at.pipeline, at.tensor), scenario::group_along(plan, rank_, ParallelAxis::Data),
+                   at.data, replicas_meeting(plan, at, "gradients"));
   }
   // ZeRO 1 and 2 with overlap_parameter_gather: each chunk's first forward pass of a step waits for its buckets.
   std::optional<ParameterGathers> gathers;
   if (s.training.overlap_parameter_gather) {
     std::vector<const models::ModelProfile*> tables;
     for (const Chunk& chunk : chunks) tables.push_back(&chunk.layers);
-    std::vector<std::size_t> order;
-    for (const models::PipelinePass& pass : passes) {
-      const auto c = static_cast<std::size_t>(pass.chunk);
-      if (pass.forward && std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
-    }
-    gathers.emplace(context_, rank_, tables, order,
-                    GatherGroup{fmt::format("parameters/{}/{}", device_index, at.tensor),
+    gathers.emplace(context_, rank_, tables, forward_order(passes),
+                    GatherGroup{fmt::format("parameters/{}/{}", at.pipeline, at.tensor),
                                 scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
                                 replicas_meeting(plan, at, "parameters"), static_cast<std::size_t>(replicas)});
   }
-  std::vector<bool> gathered(chunks.size(), false);  // whose first forward pass of the step has run
-  const auto stream_for = [&](const models::PipelinePass& pass) {
-    return stream && finishing[static_cast<std::size_t>(pass.chunk)] == &pass ? &*stream : nullptr;
-  };
-  // Messages are told apart by the chunk they go to: activations on odd tags, their gradients on even ones.
-  const auto activations_tag = [](int stage_to, int per) { return 1 + 2 * (stage_to / per); };
-  const auto gradients_tag = [](int stage_to, int per) { return 2 + 2 * (stage_to / per); };
-
+  PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,
+                    gathers ? &*gathers : nullptr);
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    const double factor = step_factor(context_, rank_);
-    if (gathers) {
-      gathers->start_step();
-      gathered.assign(chunks.size(), false);
-    }
-    std::vector<std::unique_ptr<comm::Pending>> sent;
-    for (const models::PipelinePass& pass : passes) {
-      Chunk& chunk = chunks[static_cast<std::size_t>(pass.chunk)];
-      const int before = chunk.stage - 1;
-      const int after = chunk.stage + 1;
-      if (pass.weights) {
-        chunk.passes->backward(factor, LayerPasses::Part::Weights, stream_for(pass), &buckets[static_cast<std::size_t>(pass.chunk)]);
-      } else if (pass.forward) {
-        if (before >= 0) {
-          static_cast<void>(line->post_recv(before % devices, activations_tag(chunk.stage, devices))->wait());
-        }
-        const auto c = static_cast<std::size_t>(pass.chunk);
-        chunk.passes->forward(factor, gathers && !gathered[c] ? &*gathers : nullptr, c);
-        gathered[c] = true;
-        if (after < stages) {
-          sent.push_back(line->post_send(after % devices, comm::Buffer::sized(chunk.to_next),
-                                         activations_tag(after, devices)));
-        }
-      } else {
-        if (after < stages) {
-          static_cast<void>(line->post_recv(after % devices, gradients_tag(chunk.stage, devices))->wait());
-        }
-        chunk.passes->backward(factor, split_backward ? LayerPasses::Part::Input : LayerPasses::Part::Whole,
-                               stream_for(pass), &buckets[static_cast<std::size_t>(pass.chunk)]);
-        if (before >= 0) {
-          sent.push_back(line->post_send(before % devices, comm::Buffer::sized(chunk.to_previous),
-                                         gradients_tag(before, devices)));
-        }
-      }
-    }
-    for (const auto& pending : sent) static_cast<void>(pending->wait());
+    step.run(passes, step_factor(context_, rank_));
     if (stream) {
       // The gradients were reduced during the last backward passes.
       stream->wait_for_all(meter);
