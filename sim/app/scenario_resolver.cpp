@@ -291,86 +291,67 @@ void check_microbatches_divide(const scenario::Scenario& s, core::DiagnosticSink
 /// Model parallelism (a pipeline, `training.parallelism.pipeline` > 1, or tensor groups, `tensor` > 1) runs
 /// a timing-only model's layers split over workers, under bulk-synchronous steps with the replicas
 /// averaging by allreduce; micro-batches split the batch.
-void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
-                          const Registries& registries, core::DiagnosticSink& sink) {
+/// Without a pipeline or a tensor group: micro-batches accumulate gradients (of timing-only models), and
+/// the pipeline's own settings have nothing to order.
+void check_without_model_parallelism(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
-  if (plan.pipeline == 1 && plan.tensor == 1) {
-    // Without model parallelism, micro-batches are gradient accumulation: a timing-only worker runs them
-    // one after the other and its replicas sum the gradients once per step.
-    if (plan.microbatches > 1 && !s.model.timing_only) {
-      sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-                 fmt::format("micro-batches without a pipeline or a tensor group accumulate gradients of a "
-                             "timing-only model (model.kind: profile:...), and '{}' trains for real",
-                             s.model.kind.value),
-                 "leave microbatches out");
-    } else if (plan.microbatches > 1) {
-      check_microbatches_divide(s, sink);
-    }
-    if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
-    if (plan.schedule == "interleaved_1f1b" || plan.schedule == "zero_bubble" || plan.virtual_stages > 1) {
-      sink.error(plan.virtual_stages > 1 ? plan.virtual_stages_at : plan.schedule_at,
-                 plan.virtual_stages > 1 ? "training.parallelism.virtual_stages" : "training.parallelism.schedule",
-                 plan.virtual_stages > 1
-                     ? std::string("virtual stages split a pipeline's stages into chunks, and there is one stage "
-                                   "(pipeline: 1)")
-                     : fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage (pipeline: 1)",
-                                   plan.schedule),
-                 "set training.parallelism.pipeline above 1, or leave it out");
-    }
-    return;
+  // Without model parallelism, micro-batches are gradient accumulation: a timing-only worker runs them
+  // one after the other and its replicas sum the gradients once per step.
+  if (plan.microbatches > 1 && !s.model.timing_only) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("micro-batches without a pipeline or a tensor group accumulate gradients of a "
+                           "timing-only model (model.kind: profile:...), and '{}' trains for real",
+                           s.model.kind.value),
+               "leave microbatches out");
+  } else if (plan.microbatches > 1) {
+    check_microbatches_divide(s, sink);
   }
-  const bool pipelined = plan.pipeline > 1;
-  const std::string key = pipelined ? "training.parallelism.pipeline" : "training.parallelism.tensor";
-  const core::SourcePosition at = pipelined ? plan.pipeline_at : plan.tensor_at;
-  const std::string what = pipelined ? "pipelines" : "tensor-parallel groups";
-  if (!s.model.timing_only) {
-    // Real math splits the dense classifiers (softmax regression and the MLP) across devices.
-    const std::string& kind = s.model.kind.value;
-    if (kind != "mlp" && kind != "softmax_regression") {
-      sink.error(at, key,
-                 fmt::format("{} split real math for the dense classifiers (mlp, softmax_regression) in this version, "
-                             "and '{}' is another model",
-                             what, kind),
-                 fmt::format("use model.kind: mlp, a model.kind: profile:..., or {}: 1", key));
-      return;
-    }
-    const auto refuse = [&](bool when, core::SourcePosition where, const std::string& at_key, const std::string& why,
-                            const std::string& hint) {
-      if (when) sink.error(where, at_key, why, hint);
-    };
-    refuse(plan.schedule != "gpipe" && plan.schedule != "1f1b", plan.schedule_at, "training.parallelism.schedule",
-           fmt::format("a model trained for real runs the gpipe or 1f1b schedule, and the schedule is '{}'",
-                       plan.schedule),
-           "use schedule: 1f1b");
-    refuse(plan.zero > 0, plan.zero_at, "training.parallelism.zero", "ZeRO runs on timing-only models in this version",
-           "use training.parallelism.zero: 0");
-    refuse(plan.sequence_parallel, plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
-           "sequence parallelism splits transformer layers, and a dense classifier has none",
-           "leave sequence_parallel out");
+  if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
+  if (plan.schedule == "interleaved_1f1b" || plan.schedule == "zero_bubble" || plan.virtual_stages > 1) {
+    sink.error(plan.virtual_stages > 1 ? plan.virtual_stages_at : plan.schedule_at,
+               plan.virtual_stages > 1 ? "training.parallelism.virtual_stages" : "training.parallelism.schedule",
+               plan.virtual_stages > 1
+                   ? std::string("virtual stages split a pipeline's stages into chunks, and there is one stage "
+                                 "(pipeline: 1)")
+                   : fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage (pipeline: 1)",
+                                 plan.schedule),
+               "set training.parallelism.pipeline above 1, or leave it out");
   }
-  if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
-    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
-               fmt::format("{} run bulk-synchronous steps (bsp), and the strategy is '{}'", what,
-                           s.training.sync_strategy.value),
-               "use training.sync.strategy: bsp");
+}
+
+/// Real math splits the dense classifiers (softmax regression and the MLP) across devices, under gpipe or
+/// 1f1b, without ZeRO or sequence parallelism. False when the model is not one of them (nothing more to check).
+bool check_real_math_split(const scenario::Scenario& s, const core::SourcePosition& at, const std::string& key,
+                           const std::string& what, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string& kind = s.model.kind.value;
+  if (kind != "mlp" && kind != "softmax_regression") {
+    sink.error(at, key,
+               fmt::format("{} split real math for the dense classifiers (mlp, softmax_regression) in this version, "
+                           "and '{}' is another model",
+                           what, kind),
+               fmt::format("use model.kind: mlp, a model.kind: profile:..., or {}: 1", key));
+    return false;
   }
-  if (s.training.architecture != scenario::Architecture::Allreduce) {
-    sink.error(s.training.architecture_at, "training.architecture.kind",
-               "model-parallel replicas average their gradients by allreduce",
-               "use training.architecture.kind: allreduce");
-  }
-  if (plan.zero == 3) {
-    // Stage 3 would gather each layer before every micro-batch's passes; stages 1 and 2 partition the
-    // optimizer state and gradients over the replicas as Megatron-LM's distributed optimizer does.
-    sink.error(plan.zero_at, "training.parallelism.zero",
-               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : "tensor-parallel groups"),
-               "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
-  }
-  if (s.failures.enabled) {
-    sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",
-               fmt::format("remove failures, or {}", key));
-  }
-  check_microbatches_divide(s, sink);
+  const auto refuse = [&](bool when, core::SourcePosition where, const std::string& at_key, const std::string& why,
+                          const std::string& hint) {
+    if (when) sink.error(where, at_key, why, hint);
+  };
+  refuse(plan.schedule != "gpipe" && plan.schedule != "1f1b", plan.schedule_at, "training.parallelism.schedule",
+         fmt::format("a model trained for real runs the gpipe or 1f1b schedule, and the schedule is '{}'",
+                     plan.schedule),
+         "use schedule: 1f1b");
+  refuse(plan.zero > 0, plan.zero_at, "training.parallelism.zero", "ZeRO runs on timing-only models in this version",
+         "use training.parallelism.zero: 0");
+  refuse(plan.sequence_parallel, plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
+         "sequence parallelism splits transformer layers, and a dense classifier has none",
+         "leave sequence_parallel out");
+  return true;
+}
+
+/// The schedule against the virtual stages and the pipeline.
+void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
   const bool interleaved = plan.schedule == "interleaved_1f1b";
   if (interleaved != (plan.virtual_stages > 1)) {
     sink.error(interleaved ? plan.schedule_at : plan.virtual_stages_at,
@@ -395,6 +376,44 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage", plan.schedule),
                "set training.parallelism.pipeline above 1, or leave schedule out");
   }
+}
+
+void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
+                          const Registries& registries, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (plan.pipeline == 1 && plan.tensor == 1) {
+    check_without_model_parallelism(s, registries, sink);
+    return;
+  }
+  const bool pipelined = plan.pipeline > 1;
+  const std::string key = pipelined ? "training.parallelism.pipeline" : "training.parallelism.tensor";
+  const core::SourcePosition at = pipelined ? plan.pipeline_at : plan.tensor_at;
+  const std::string what = pipelined ? "pipelines" : "tensor-parallel groups";
+  if (!s.model.timing_only && !check_real_math_split(s, at, key, what, sink)) return;
+  if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
+    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+               fmt::format("{} run bulk-synchronous steps (bsp), and the strategy is '{}'", what,
+                           s.training.sync_strategy.value),
+               "use training.sync.strategy: bsp");
+  }
+  if (s.training.architecture != scenario::Architecture::Allreduce) {
+    sink.error(s.training.architecture_at, "training.architecture.kind",
+               "model-parallel replicas average their gradients by allreduce",
+               "use training.architecture.kind: allreduce");
+  }
+  if (plan.zero == 3) {
+    // Stage 3 would gather each layer before every micro-batch's passes; stages 1 and 2 partition the
+    // optimizer state and gradients over the replicas as Megatron-LM's distributed optimizer does.
+    sink.error(plan.zero_at, "training.parallelism.zero",
+               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : "tensor-parallel groups"),
+               "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
+  }
+  if (s.failures.enabled) {
+    sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",
+               fmt::format("remove failures, or {}", key));
+  }
+  check_microbatches_divide(s, sink);
+  check_schedule(s, sink);
   if (!s.model.timing_only) return;  // the model's own shape is checked once it is made
   models::ModelProfile profile;
   try {

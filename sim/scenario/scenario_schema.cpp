@@ -185,70 +185,96 @@ std::vector<core::Choice> wire_precisions() {
           {"fp16", "2 bytes a value"}};
 }
 
-SchemaNode training() {
+/// training.parallelism: the degrees, their placement, ZeRO and the pipeline's schedule.
+SchemaNode parallelism() {
+  return map_of("parallelism", "how the work is split over the workers: data x tensor x pipeline = cluster.workers",
+      {
+          integer("data", 1, 65'536,
+                  "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
+                  "/ (tensor x pipeline) when absent"),
+          integer("tensor", 1, 1024,
+                  "tensor-parallel degree: each transformer layer's weights split over this many devices "
+                  "(timing-only transformer models; it divides the heads)")
+              .fallback("1"),
+          boolean("sequence_parallel",
+                  "split the norms' work by tokens over the tensor group too, which then reduce-scatters "
+                  "and allgathers instead of allreducing")
+              .fallback("false"),
+          list_of("placement",
+                  "the order of the degrees over the worker ranks, innermost (consecutive ranks) first; "
+                  "[tensor, pipeline, data] when absent",
+                  choice_of("[]", "degree", "a parallelism degree",
+                            {{"tensor", "tensor-parallel groups"},
+                             {"pipeline", "pipeline stages"},
+                             {"data", "model replicas"}}))
+              .for_example("[tensor, pipeline, data]"),
+          integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
+                                       "stages, each on its own worker (timing-only models)")
+              .fallback("1"),
+          integer("zero", 0, 3,
+                  "ZeRO stage over the data-parallel group: 1 partitions the optimizer state, 2 also "
+                  "the gradients, 3 also the parameters (timing-only models)")
+              .fallback("0"),
+          integer("microbatches", 1, 1'000'000,
+                  "micro-batches each batch is split into on its way through the pipeline; without model "
+                  "parallelism, gradient accumulation (timing-only models)")
+              .fallback("1"),
+          integer("virtual_stages", 1, 1024,
+                  "model chunks per device under schedule: interleaved_1f1b (chunk c of device d is "
+                  "stage c x pipeline + d)")
+              .fallback("1"),
+          choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
+                    {{"gpipe", "every forward pass, then every backward pass"},
+                     {"1f1b", "after a warm-up, one forward then one backward: at most as many "
+                              "micro-batches in flight as stages"},
+                     {"interleaved_1f1b", "1f1b over virtual_stages model chunks per device: the bubble "
+                                          "shrinks by their number"},
+                     {"zero_bubble", "ZB-H1: the backward split into input and weight gradients, the "
+                                     "latter filling the waits"}})
+              .fallback("1f1b"),
+      });
+}
+
+/// training.communication_precision: the bytes each value takes on the wire.
+SchemaNode communication_precision() {
+  return map_of("communication_precision",
+      "the precision values travel in, and so the bytes each message takes (timing-only models; values "
+      "trained for real travel as fp32)",
+      {
+          choice_of("gradients", "precision", "gradients averaged or reduce-scattered", wire_precisions())
+              .fallback("auto"),
+          choice_of("parameters", "precision", "parameters gathered (ZeRO)", wire_precisions())
+              .fallback("auto"),
+          choice_of("activations", "precision", "activations and their gradients between pipeline stages",
+                    wire_precisions())
+              .fallback("auto"),
+      });
+}
+
+/// training.architecture: how updates travel.
+SchemaNode architecture() {
   const std::vector<std::string> with_allreduce{"allreduce", "hybrid"};
   const std::vector<std::string> with_servers{"parameter_server", "hybrid"};
+  return map_of("architecture", "how updates travel",
+      {
+          choice_of("kind", "architecture", "the communication architecture", choices_of(architectures()))
+              .fallback("allreduce"),
+          choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
+                    registered_choices(builtin_collectives().allreduce))
+              .fallback("ring")
+              .when("kind", with_allreduce),
+          integer("shards", 1, 1024, "parameter servers, each holding one contiguous range of the parameters")
+              .fallback("1")
+              .when("kind", with_servers),
+      });
+}
+
+SchemaNode training() {
   return map_of(
       "training", "the training recipe",
       {
-          map_of("parallelism", "how the work is split over the workers: data x tensor x pipeline = cluster.workers",
-                 {
-                     integer("data", 1, 65'536,
-                             "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
-                             "/ (tensor x pipeline) when absent"),
-                     integer("tensor", 1, 1024,
-                             "tensor-parallel degree: each transformer layer's weights split over this many devices "
-                             "(timing-only transformer models; it divides the heads)")
-                         .fallback("1"),
-                     boolean("sequence_parallel",
-                             "split the norms' work by tokens over the tensor group too, which then reduce-scatters "
-                             "and allgathers instead of allreducing")
-                         .fallback("false"),
-                     list_of("placement",
-                             "the order of the degrees over the worker ranks, innermost (consecutive ranks) first; "
-                             "[tensor, pipeline, data] when absent",
-                             choice_of("[]", "degree", "a parallelism degree",
-                                       {{"tensor", "tensor-parallel groups"},
-                                        {"pipeline", "pipeline stages"},
-                                        {"data", "model replicas"}}))
-                         .for_example("[tensor, pipeline, data]"),
-                     integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
-                                                  "stages, each on its own worker (timing-only models)")
-                         .fallback("1"),
-                     integer("zero", 0, 3,
-                             "ZeRO stage over the data-parallel group: 1 partitions the optimizer state, 2 also "
-                             "the gradients, 3 also the parameters (timing-only models)")
-                         .fallback("0"),
-                     integer("microbatches", 1, 1'000'000,
-                             "micro-batches each batch is split into on its way through the pipeline; without model "
-                             "parallelism, gradient accumulation (timing-only models)")
-                         .fallback("1"),
-                     integer("virtual_stages", 1, 1024,
-                             "model chunks per device under schedule: interleaved_1f1b (chunk c of device d is "
-                             "stage c x pipeline + d)")
-                         .fallback("1"),
-                     choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
-                               {{"gpipe", "every forward pass, then every backward pass"},
-                                {"1f1b", "after a warm-up, one forward then one backward: at most as many "
-                                         "micro-batches in flight as stages"},
-                                {"interleaved_1f1b", "1f1b over virtual_stages model chunks per device: the bubble "
-                                                     "shrinks by their number"},
-                                {"zero_bubble", "ZB-H1: the backward split into input and weight gradients, the "
-                                                "latter filling the waits"}})
-                         .fallback("1f1b"),
-                 }),
-          map_of("communication_precision",
-                 "the precision values travel in, and so the bytes each message takes (timing-only models; values "
-                 "trained for real travel as fp32)",
-                 {
-                     choice_of("gradients", "precision", "gradients averaged or reduce-scattered", wire_precisions())
-                         .fallback("auto"),
-                     choice_of("parameters", "precision", "parameters gathered (ZeRO)", wire_precisions())
-                         .fallback("auto"),
-                     choice_of("activations", "precision", "activations and their gradients between pipeline stages",
-                               wire_precisions())
-                         .fallback("auto"),
-                 }),
+          parallelism(),
+          communication_precision(),
           boolean("check_memory", "stop before simulating when a device cannot hold its share of the model, its "
                                   "gradients, optimizer state and activations; false simulates anyway and reports the "
                                   "need")
@@ -295,18 +321,7 @@ SchemaNode training() {
               .alternatives(),
           map_of("optimizer", "how gradients become updates", optimizer_keys()).require(),
           sync(),
-          map_of("architecture", "how updates travel",
-                 {
-                     choice_of("kind", "architecture", "the communication architecture", choices_of(architectures()))
-                         .fallback("allreduce"),
-                     choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
-                               registered_choices(builtin_collectives().allreduce))
-                         .fallback("ring")
-                         .when("kind", with_allreduce),
-                     integer("shards", 1, 1024, "parameter servers, each holding one contiguous range of the parameters")
-                         .fallback("1")
-                         .when("kind", with_servers),
-                 }),
+          architecture(),
           map_of("stop", "when training ends: the first condition reached",
                  {
                      integer("epochs", 1, kMaxCount, "passes over the training data"),
