@@ -356,51 +356,30 @@ void check_server_count(const Scenario& s, core::DiagnosticSink& sink) {
   }
 }
 
-}  // namespace
-
-Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
-                        core::DiagnosticSink& sink) {
-  const View root(&document, "");
-  Scenario s;
-  s.source = source;
-  s.sweep_point = sweep_point;
-  s.name = root.text("name");
-  s.description = root.text("description");
-  if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos || s.name == "." || s.name == "..") {
-    sink.error(root.where("name"), "name", fmt::format("must be a plain folder name, got \"{}\"", s.name),
-               "the name becomes a folder under out/; use letters, digits, '-' and '_'");
-  }
-  s.seed = static_cast<std::uint64_t>(root.integer("seed").value_or(1));
-
-  const View cluster = root.at("cluster");
-  s.cluster.workers = static_cast<int>(*cluster.integer("workers"));
-  s.cluster.workers_at = cluster.where("workers");
-  s.cluster.device = read_device(cluster, sink);
+/// `cluster`: the workers, their devices, the nodes that hold them, the servers.
+void read_cluster(const View& cluster, ClusterSpec& c, core::DiagnosticSink& sink) {
+  c.workers = static_cast<int>(*cluster.integer("workers"));
+  c.workers_at = cluster.where("workers");
+  c.device = read_device(cluster, sink);
   const int devices = total_devices(cluster, sink);
-  if (devices >= 0 && s.cluster.workers > devices) {
+  if (devices >= 0 && c.workers > devices) {
     sink.error(cluster.where("workers"), "cluster.workers",
                fmt::format("{} workers need one device each, but cluster.nodes hold only {} devices",
-                           s.cluster.workers, devices),
+                           c.workers, devices),
                "lower cluster.workers or add nodes");
   }
 
-  s.cluster.nodes = read_node_groups(cluster, s.cluster.device, sink);
-  s.cluster.worker_devices = read_worker_devices(cluster, s.cluster.workers, s.cluster.device, s.cluster.nodes, sink);
-  s.cluster.server_device = read_server_device(cluster, s.cluster.device, sink);
+  c.nodes = read_node_groups(cluster, c.device, sink);
+  c.worker_devices = read_worker_devices(cluster, c.workers, c.device, c.nodes, sink);
+  c.server_device = read_server_device(cluster, c.device, sink);
   if (const auto count = cluster.at("servers").integer("count")) {
-    s.cluster.server_count = static_cast<int>(*count);
-    s.cluster.server_count_at = cluster.at("servers").where("count");
+    c.server_count = static_cast<int>(*count);
+    c.server_count_at = cluster.at("servers").where("count");
   }
+}
 
-  const View topology = root.at("topology");
-  s.topology.kind = topology.located("kind");
-  s.topology.link = read_link(topology.at("link"));
-  s.topology.network_model = value_named(network_models(), topology.text("network_model"));
-  s.topology.network_model_at = topology.where("network_model");
-  s.topology.section = *topology.node();
-  const topologies::TopologyPlugin& plugin = builtin_topologies().find(s.topology.kind.value).factory;
-  check_hierarchy(root, s, plugin, sink);
-
+/// `model` and `data`: a timing-only layer table trains on no data, every other model on some.
+void read_model_and_data(const View& root, Scenario& s, core::DiagnosticSink& sink) {
   s.model.kind = root.at("model").located("kind");
   s.model.section = *root.at("model").node();
   s.model.timing_only = builtin_models().find(s.model.kind.value).factory.timing_only();
@@ -428,6 +407,48 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
                "epochs are passes over a data set, and a timing-only profile has none",
                "give training.stop.iterations (iterations = epochs x samples / global batch)");
   }
+}
+
+void read_outputs(const View& outputs, Scenario& s) {
+  if (outputs.has("folder")) s.output_folder = outputs.text("folder");
+  s.target_loss = outputs.number("target_loss");
+  s.target_loss_at = outputs.where("target_loss");
+  s.outputs.trace = outputs.text("trace", "false") == "true";
+  s.outputs.trace_iterations = outputs.integer("trace_iterations").value_or(10);
+  s.outputs.trace_hosts = outputs.integer("trace_hosts").value_or(64);
+  s.outputs.trace_events = outputs.integer("trace_events").value_or(400'000);
+  s.outputs.report = outputs.text("report", "false") == "true";
+}
+
+}  // namespace
+
+Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
+                        core::DiagnosticSink& sink) {
+  const View root(&document, "");
+  Scenario s;
+  s.source = source;
+  s.sweep_point = sweep_point;
+  s.name = root.text("name");
+  s.description = root.text("description");
+  if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos || s.name == "." || s.name == "..") {
+    sink.error(root.where("name"), "name", fmt::format("must be a plain folder name, got \"{}\"", s.name),
+               "the name becomes a folder under out/; use letters, digits, '-' and '_'");
+  }
+  s.seed = static_cast<std::uint64_t>(root.integer("seed").value_or(1));
+
+  read_cluster(root.at("cluster"), s.cluster, sink);
+
+  const View topology = root.at("topology");
+  s.topology.kind = topology.located("kind");
+  s.topology.link = read_link(topology.at("link"));
+  s.topology.network_model = value_named(network_models(), topology.text("network_model"));
+  s.topology.network_model_at = topology.where("network_model");
+  s.topology.section = *topology.node();
+  const topologies::TopologyPlugin& plugin = builtin_topologies().find(s.topology.kind.value).factory;
+  check_hierarchy(root, s, plugin, sink);
+
+  read_model_and_data(root, s, sink);
+  const View data = root.at("data");
   s.data.partitioning = data.at("partitioning").text("kind", "iid");
   s.data.partitioning_at = data.at("partitioning").where("kind");
   s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
@@ -457,15 +478,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.background_traffic = read_background_traffic(root);
   s.failures = read_failures(root, s.cluster.workers, sink);
   s.energy = read_energy(root, s.cluster, has_servers(s.training.architecture), sink);
-  if (root.at("outputs").has("folder")) s.output_folder = root.at("outputs").text("folder");
-  s.target_loss = root.at("outputs").number("target_loss");
-  s.target_loss_at = root.at("outputs").where("target_loss");
-  const View outputs = root.at("outputs");
-  s.outputs.trace = outputs.text("trace", "false") == "true";
-  s.outputs.trace_iterations = outputs.integer("trace_iterations").value_or(10);
-  s.outputs.trace_hosts = outputs.integer("trace_hosts").value_or(64);
-  s.outputs.trace_events = outputs.integer("trace_events").value_or(400'000);
-  s.outputs.report = outputs.text("report", "false") == "true";
+  read_outputs(root.at("outputs"), s);
   return s;
 }
 
