@@ -93,6 +93,8 @@ PredictionInterval interval_from(std::span<const ValidationRow> rows, std::strin
 
 std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& scenario, const RunRecord& record) {
   if (!scenario.model.timing_only || record.iterations <= 0 || record.simulated_s <= 0.0) return std::nullopt;
+  // The test rows ran with links shared as messages share them; closed_form's network shares none.
+  if (scenario.topology.network_model == scenario::NetworkModel::ClosedForm) return std::nullopt;
   const std::string_view family = model_family(scenario.model.kind.value);
   if (family.empty()) return std::nullopt;
   const std::string generation(device_generation(scenario.cluster.device_of(0).name));

@@ -413,6 +413,34 @@ TEST(ClosedFormNetwork, TimesAModelParallelStepNoSlowerThanTheAnalyticalNetwork)
   EXPECT_LE(closed, shared * (1 + 1e-9));
 }
 
+// The prediction interval comes from test rows run with links shared (docs/validation.md): a run that shares
+// none gets none.
+TEST(ClosedFormNetwork, GetsNoPredictionInterval) {
+  const auto folder = fresh_output_folder("closed-form-interval");
+  for (const std::string network_model : {"analytical", "closed_form"}) {
+    const auto path = folder / (network_model + ".yaml");
+    std::ofstream(path) << fmt::format(R"(name: interval
+cluster:
+  workers: 16
+  device: {{name: h100, precision: mixed}}
+  nodes: [{{type: dgx_h100, count: 2}}]
+topology: {{kind: hierarchical, fabric: fat_tree, nic: per_device, network_model: {}, link: {{bandwidth: 400Gbps, latency: 2us}}}}
+model: {{kind: "profile:gpt2_xl"}}
+training:
+  batch: {{per_worker: 4}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  stop: {{iterations: 2}}
+)",
+                                       network_model);
+    const auto out = folder / network_model;
+    const CommandResult run = run_dtsim("run " + path.string() + " -o " + out.string());
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const nlohmann::json result = nlohmann::json::parse(read_file(out / "summary.json"))["result"];
+    EXPECT_EQ(result.contains("interval"), network_model == "analytical") << network_model;
+    EXPECT_EQ(run.out.find("  interval ") != std::string::npos, network_model == "analytical") << run.out;
+  }
+}
+
 TEST(ClosedFormNetwork, RefusesWhatItWouldNotTimeInItsOwnWords) {
   const CommandResult tree = run_dtsim("collective --algo double_binary_tree --network-model closed_form --ranks 8");
   EXPECT_EQ(tree.exit_status, 2);
