@@ -101,11 +101,9 @@ void refuse_foreign_files(const std::filesystem::path& folder) {
   }
 }
 
-}  // namespace
-
-std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
-  const scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, std::nullopt,
-                                                                             options.confine);
+/// Refuses what a scaling study cannot vary: a sweep of its own, tensor or pipeline parallelism, several node
+/// groups, a worker count given twice.
+void refuse_unscalable(const ScaleOptions& options, const scenario::ScenarioDocument& document) {
   if (document.points.size() != 1) {
     refuse(options.scenario_file, "sweep", "a scaling study sweeps the workers itself; this scenario has a sweep of its own",
            "run `dtsim scale` on a scenario without `sweep:` (one of its points, written out)");
@@ -127,6 +125,47 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
              "give each count once, such as 1,2,4,8");
     }
   }
+}
+
+/// Writes the study of `mode` (its scenario `text`, read as `points`) under `folder`, runs its points, and
+/// reads back what each measured.
+analysis::ScalingStudy run_study(const ScaleOptions& options, analysis::ScalingMode mode, const std::string& text,
+                                 const scenario::ScenarioDocument& points, const std::filesystem::path& folder) {
+  const std::string name(analysis::mode_name(mode));
+  const std::filesystem::path generated = folder / (name + ".yaml");
+  core::write_file_atomically(generated, text);
+  RunCommandOptions run;
+  run.scenario_file = generated;
+  run.seed = options.seed;
+  run.quiet = options.quiet;
+  run.force = options.force;
+  run.jobs = options.jobs;
+  run.summary_table = false;
+  run.plugins = options.plugins;
+  run.confine = options.confine;
+  run.executable = options.executable;
+  if (options.progress_to) {
+    run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
+  }
+  if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
+  run_sweep(run, points, folder / name);
+  std::vector<analysis::ScalingPoint> measured;
+  for (const auto& point : points.points) {
+    std::string reason;
+    const auto summary = core::read_input_file(folder / name / point.sweep_point / "summary.json", std::uintmax_t{1} << 30U, reason);
+    if (!summary) static_cast<void>(analysis::read_run_summary(folder / name / point.sweep_point));  // names the file
+    measured.push_back(analysis::scaling_point(nlohmann::json::parse(*summary)));
+  }
+  return analysis::scaling_study(mode, std::move(measured));
+}
+
+}  // namespace
+
+std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
+  const scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, std::nullopt,
+                                                                             options.confine);
+  refuse_unscalable(options, document);
+  const scenario::Scenario& base = document.points.front();
   std::vector<analysis::ScalingMode> modes;
   if (options.mode != "strong") modes.push_back(analysis::ScalingMode::Weak);
   if (options.mode != "weak") modes.push_back(analysis::ScalingMode::Strong);
@@ -148,34 +187,7 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
 
   std::vector<analysis::ScalingStudy> studies;
   for (std::size_t m = 0; m < modes.size(); ++m) {
-    const analysis::ScalingMode mode = modes[m];
-    const std::string name(analysis::mode_name(mode));
-    const std::filesystem::path generated = folder / (name + ".yaml");
-    core::write_file_atomically(generated, generated_texts[m]);
-    RunCommandOptions run;
-    run.scenario_file = generated;
-    run.seed = options.seed;
-    run.quiet = options.quiet;
-    run.force = options.force;
-    run.jobs = options.jobs;
-    run.summary_table = false;
-    run.plugins = options.plugins;
-    run.confine = options.confine;
-    run.executable = options.executable;
-    if (options.progress_to) {
-      run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
-    }
-    const scenario::ScenarioDocument& points = generated_points[m];
-    if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
-    run_sweep(run, points, folder / name);
-    std::vector<analysis::ScalingPoint> measured;
-    for (const auto& point : points.points) {
-      std::string reason;
-      const auto text = core::read_input_file(folder / name / point.sweep_point / "summary.json", std::uintmax_t{1} << 30U, reason);
-      if (!text) static_cast<void>(analysis::read_run_summary(folder / name / point.sweep_point));  // names the file
-      measured.push_back(analysis::scaling_point(nlohmann::json::parse(*text)));
-    }
-    studies.push_back(analysis::scaling_study(mode, std::move(measured)));
+    studies.push_back(run_study(options, modes[m], generated_texts[m], generated_points[m], folder));
   }
   core::write_file_atomically(folder / "scaling.csv", analysis::scaling_csv(studies));
   core::write_file_atomically(folder / "report.html", analysis::scaling_report_html(base.name, studies));

@@ -251,9 +251,8 @@ std::string iterations_csv(const scenario::Scenario& scenario, const RunRecord& 
   return out;
 }
 
-}  // namespace
-
-std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record) {
+/// Each host's times, bytes and messages (and energy, and communication by kind, when the run has them).
+nlohmann::ordered_json hosts_json(const RunRecord& record) {
   nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
   for (const auto& host : record.hosts) {
     hosts.push_back({{"name", host.name},
@@ -278,6 +277,28 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       hosts.back()["waiting_j"] = host.waiting_j;
     }
   }
+  return hosts;
+}
+
+/// The updates applied and the staleness of the gradients they applied: mean, largest, histogram.
+void add_staleness(const RunRecord& record, nlohmann::ordered_json& result) {
+  result["updates_applied"] = record.updates_applied;
+  std::int64_t gradients = 0;
+  double total = 0.0;
+  nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
+  for (const auto& [staleness, count] : record.staleness) {
+    histogram[std::to_string(staleness)] = count;
+    gradients += count;
+    total += static_cast<double>(staleness * count);
+  }
+  result["staleness"] = {{"mean", gradients > 0 ? total / static_cast<double>(gradients) : 0.0},
+                         {"max", record.staleness.empty() ? 0 : record.staleness.rbegin()->first},
+                         {"histogram", histogram}};
+}
+
+}  // namespace
+
+std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record) {
   nlohmann::ordered_json result = {
       {"simulated_s", record.simulated_s},
       {"iterations", record.iterations},
@@ -288,20 +309,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       {"parameters", record.parameter_count},
       {"bytes_sent", record.total_bytes_sent()},
   };
-  if (record.updates_applied > 0) {
-    result["updates_applied"] = record.updates_applied;
-    std::int64_t gradients = 0;
-    double total = 0.0;
-    nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
-    for (const auto& [staleness, count] : record.staleness) {
-      histogram[std::to_string(staleness)] = count;
-      gradients += count;
-      total += static_cast<double>(staleness * count);
-    }
-    result["staleness"] = {{"mean", gradients > 0 ? total / static_cast<double>(gradients) : 0.0},
-                           {"max", record.staleness.empty() ? 0 : record.staleness.rbegin()->first},
-                           {"histogram", histogram}};
-  }
+  if (record.updates_applied > 0) add_staleness(record, result);
   add_traffic(record, result);
   if (const std::optional<Throughput> rate = throughput(scenario, record)) {
     result["throughput"] = {{"samples_per_s", rate->samples_per_s},
@@ -335,7 +343,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       {"origin", {{"file", origin_file(scenario.source)}, {"sweep_point", scenario.sweep_point}}},
       {"scenario", scenario::resolved_json(scenario.resolved)},
       {"result", result},
-      {"hosts", hosts},
+      {"hosts", hosts_json(record)},
   };
   return summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

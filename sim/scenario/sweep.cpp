@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace dtsim::scenario {
@@ -135,6 +136,44 @@ std::vector<std::string> axis_names(const std::vector<Axis>& axes) {
   return names;
 }
 
+/// Under zip, every axis has as many values as the first.
+bool zip_lengths_match(const std::vector<Axis>& axes, core::DiagnosticSink& sink) {
+  bool matched = true;
+  for (const auto& axis : axes) {
+    if (axis.values.size() == axes.front().values.size()) continue;
+    sink.error(axis.where, dotted_key("sweep.axes", axis.path),
+               fmt::format("has {} values but {} has {}; zip pairs values up one to one", axis.values.size(),
+                           axes.front().path, axes.front().values.size()),
+               "give every axis the same number of values, or use combine: cartesian");
+    matched = false;
+  }
+  return matched;
+}
+
+/// The sweep's points, counted without overflow: a grid of many long axes is refused, never wrapped around.
+std::optional<std::size_t> point_count(const std::vector<Axis>& axes, bool zip, const ConfigEntry& sweep,
+                                       core::DiagnosticSink& sink) {
+  std::size_t count = 1;
+  bool overflow = false;
+  for (const auto& axis : axes) {
+    if (zip) {
+      count = axis.values.size();
+    } else {
+      overflow = overflow || __builtin_mul_overflow(count, axis.values.size(), &count);
+    }
+  }
+  if (overflow || count > kSweepPointLimit) {
+    std::string sizes;
+    for (const auto& axis : axes) sizes += (sizes.empty() ? "" : " x ") + std::to_string(axis.values.size());
+    sink.error(sweep.key_where, "sweep",
+               fmt::format("the sweep has {} points ({}), more than the {} one sweep may have",
+                           overflow ? "too many" : std::to_string(count), zip ? "zip" : sizes, kSweepPointLimit),
+               "split it over several scenario files, each sweeping part of the values");
+    return std::nullopt;
+  }
+  return count;
+}
+
 }  // namespace
 
 std::vector<std::string> sweepable_paths() {
@@ -167,38 +206,10 @@ std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::Diagnosti
     return {};
   }
   const bool zip = checked.find("combine")->scalar == "zip";
-  if (zip) {
-    bool matched = true;
-    for (const auto& axis : axes) {
-      if (axis.values.size() == axes.front().values.size()) continue;
-      sink.error(axis.where, dotted_key("sweep.axes", axis.path),
-                 fmt::format("has {} values but {} has {}; zip pairs values up one to one", axis.values.size(),
-                             axes.front().path, axes.front().values.size()),
-                 "give every axis the same number of values, or use combine: cartesian");
-      matched = false;
-    }
-    if (!matched) return {};
-  }
-
-  // Counted without overflow: a grid of many long axes is refused, never wrapped around.
-  std::size_t count = 1;
-  bool overflow = false;
-  for (const auto& axis : axes) {
-    if (zip) {
-      count = axis.values.size();
-    } else {
-      overflow = overflow || __builtin_mul_overflow(count, axis.values.size(), &count);
-    }
-  }
-  if (overflow || count > kSweepPointLimit) {
-    std::string sizes;
-    for (const auto& axis : axes) sizes += (sizes.empty() ? "" : " x ") + std::to_string(axis.values.size());
-    sink.error(sweep->key_where, "sweep",
-               fmt::format("the sweep has {} points ({}), more than the {} one sweep may have",
-                           overflow ? "too many" : std::to_string(count), zip ? "zip" : sizes, kSweepPointLimit),
-               "split it over several scenario files, each sweeping part of the values");
-    return {};
-  }
+  if (zip && !zip_lengths_match(axes, sink)) return {};
+  const std::optional<std::size_t> counted = point_count(axes, zip, *sweep, sink);
+  if (!counted) return {};
+  const std::size_t count = *counted;
   const std::vector<std::string> names = axis_names(axes);
   ConfigNode base = document;
   base.erase("sweep");

@@ -16,11 +16,8 @@ core::SchemaNode lock_parameter() {
       .fallback("false");
 }
 
-}  // namespace
-
-/// The strategies that came first: bsp, ssp, adaptive_ssp, approximate, async, staleness_aware, local_sgd and
-/// gossip. Later ones have a file each.
-void register_sync_strategy(SyncRegistry& registry) {
+/// Bulk- and stale-synchronous updates.
+void register_synchronous(SyncRegistry& registry) {
   registry.add("bsp", "bulk-synchronous: a barrier every iteration, every worker's gradient in each update",
                {.parameters = {},
                 .make = [](const core::ParameterValues&) { return std::make_unique<Bsp>(); },
@@ -51,6 +48,10 @@ void register_sync_strategy(SyncRegistry& registry) {
              }
            },
        .example = "{strategy: adaptive_ssp, staleness_min: 1, staleness_max: 4}"});
+}
+
+/// Updates applied as they arrive at a parameter server.
+void register_asynchronous(SyncRegistry& registry) {
   registry.add("approximate",
                "send an update only when it is significant, or after max_delay steps (parameter server)",
                {.parameters = {core::number("threshold", 0.0, std::numeric_limits<double>::infinity(),
@@ -83,6 +84,10 @@ void register_sync_strategy(SyncRegistry& registry) {
                     },
                 .check = {},
                 .example = "{strategy: staleness_aware, accumulate: 2}"});
+}
+
+/// Local steps, then averaging of the models.
+void register_model_averaging(SyncRegistry& registry) {
   registry.add("local_sgd", "`local_steps` local SGD steps on every worker, then the parameters averaged by allreduce",
                {.parameters = {core::integer("local_steps", 1, kMaxCount,
                                                              "local steps between averagings (no default: one step "
@@ -100,6 +105,16 @@ void register_sync_strategy(SyncRegistry& registry) {
                 .check = {},
                 .example = "{strategy: gossip, peers: all}",
                 .exchange = "peer to peer"});  // averages with neighbours; no allreduce runs
+}
+
+}  // namespace
+
+/// The strategies that came first: bsp, ssp, adaptive_ssp, approximate, async, staleness_aware, local_sgd and
+/// gossip. Later ones have a file each.
+void register_sync_strategy(SyncRegistry& registry) {
+  register_synchronous(registry);
+  register_asynchronous(registry);
+  register_model_averaging(registry);
 }
 
 }  // namespace dtsim::sync
