@@ -146,6 +146,41 @@ std::string topologies_with(const topologies::TopologyRegistry& topologies, std:
 /// The scenario the options describe. The topology options set its keys; each applies to the topologies
 /// that declare the key (`--unidirectional` sets `bidirectional`, `--dimensions` and `--degree` their own).
 /// Every problem of the options goes to `problems`; the scenario is whole only when there are none.
+/// Keys a topology must be given that no option of this command sets: it takes them from a scenario.
+void refuse_unsettable_keys(const CollectiveOptions& options, const topologies::TopologyRegistry& topologies,
+                            OptionProblems& problems) {
+  static const std::vector<std::string> settable{"arity", "k", "oversubscription", "degree", "dimensions", "bidirectional"};
+  std::vector<std::string> missing;
+  for (const core::SchemaNode& parameter : topologies.find(options.topology).factory.parameters) {
+    if (parameter.required && std::find(settable.begin(), settable.end(), parameter.key) == settable.end()) {
+      missing.push_back(parameter.key);
+    }
+  }
+  if (!missing.empty()) {
+    problems.add("--topology",
+                 fmt::format("'{}' needs {}, which dtsim collective has no options for", options.topology,
+                             core::join_names(missing)),
+                 "write the topology in a scenario file and pass it with --scenario");
+  }
+}
+
+/// The topology's own rules (a k-ary fat tree holds k^3/4 ranks), each under the option that sets its key.
+void check_topology_rules(const scenario::Scenario& s, const CollectiveOptions& options,
+                          const topologies::TopologyRegistry& topologies, OptionProblems& problems) {
+  core::DiagnosticSink sink;
+  topologies::TopologyContext context;
+  context.workers = s.cluster.workers;
+  topologies::check_topology(topologies, options.topology, core::View(&s.topology.section, "topology"), context, sink);
+  for (const core::Diagnostic& d : sink.diagnostics()) {
+    std::string option = d.key == "topology.kind"             ? "--topology"
+                         : d.key.starts_with("topology.") ? "--" + d.key.substr(9)
+                                                          : d.key;
+    std::replace(option.begin(), option.end(), '_', '-');
+    problems.add(option, d.message,
+                 d.hint.empty() ? "" : (d.hint.starts_with("k: ") ? "--k " + d.hint.substr(3) : d.hint));
+  }
+}
+
 scenario::Scenario from_options(const CollectiveOptions& options, const topologies::TopologyRegistry& topologies,
                                 OptionProblems& problems) {
   scenario::Scenario s;
@@ -201,37 +236,8 @@ scenario::Scenario from_options(const CollectiveOptions& options, const topologi
                                          "got {}", options.topology, s.cluster.workers, options.degree));
   }
   s.topology.section = topology_section(options, dimensions);
-  if (known) {
-    // Keys a topology must be given that no option of this command sets: it takes them from a scenario.
-    static const std::vector<std::string> settable{"arity", "k", "oversubscription", "degree", "dimensions", "bidirectional"};
-    std::vector<std::string> missing;
-    for (const core::SchemaNode& parameter : topologies.find(options.topology).factory.parameters) {
-      if (parameter.required && std::find(settable.begin(), settable.end(), parameter.key) == settable.end()) {
-        missing.push_back(parameter.key);
-      }
-    }
-    if (!missing.empty()) {
-      problems.add("--topology",
-                   fmt::format("'{}' needs {}, which dtsim collective has no options for", options.topology,
-                               core::join_names(missing)),
-                   "write the topology in a scenario file and pass it with --scenario");
-    }
-  }
-  if (known && s.cluster.workers >= 1 && !problems.any()) {
-    // The topology's own rules (a k-ary fat tree holds k^3/4 ranks), each under the option that sets its key.
-    core::DiagnosticSink sink;
-    topologies::TopologyContext context;
-    context.workers = s.cluster.workers;
-    topologies::check_topology(topologies, options.topology, core::View(&s.topology.section, "topology"), context, sink);
-    for (const core::Diagnostic& d : sink.diagnostics()) {
-      std::string option = d.key == "topology.kind"             ? "--topology"
-                           : d.key.starts_with("topology.") ? "--" + d.key.substr(9)
-                                                            : d.key;
-      std::replace(option.begin(), option.end(), '_', '-');
-      problems.add(option, d.message,
-                   d.hint.empty() ? "" : (d.hint.starts_with("k: ") ? "--k " + d.hint.substr(3) : d.hint));
-    }
-  }
+  if (known) refuse_unsettable_keys(options, topologies, problems);
+  if (known && s.cluster.workers >= 1 && !problems.any()) check_topology_rules(s, options, topologies, problems);
   return s;
 }
 

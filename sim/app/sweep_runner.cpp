@@ -206,6 +206,32 @@ void run_points_on_slurm(const RunCommandOptions& options, const scenario::Scena
   }
 }
 
+/// The command that runs one point of the sweep into `point_folder`, with the sweep's own options.
+std::vector<std::string> point_command(const RunCommandOptions& options, const std::string& self, const std::string& point,
+                                       const std::filesystem::path& point_folder) {
+  // Slurm's tasks start elsewhere, in a folder of Slurm's choosing: they get absolute paths.
+  const auto where = [&](const std::filesystem::path& path) {
+    return (options.slurm ? std::filesystem::absolute(path) : path).string();
+  };
+  std::vector<std::string> arguments{self, "run", where(options.scenario_file), "--point", point,
+                                     "-o", where(point_folder), "-q"};
+  if (options.seed) {
+    arguments.emplace_back("--seed");
+    arguments.push_back(std::to_string(*options.seed));
+  }
+  if (options.report) arguments.emplace_back("--report");
+  if (options.every_rank) arguments.emplace_back("--every-rank");
+  if (options.confine) {
+    arguments.emplace_back("--confine");
+    arguments.push_back(options.confine->string());
+  }
+  for (const auto& plugin : options.plugins) {
+    arguments.emplace_back("--plugin");
+    arguments.push_back(std::filesystem::absolute(plugin).string());
+  }
+  return arguments;
+}
+
 }  // namespace
 
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
@@ -254,26 +280,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
       progress.skipped(i, point.sweep_point);
       continue;
     }
-    // Slurm's tasks start elsewhere, in a folder of Slurm's choosing: they get absolute paths.
-    const auto where = [&](const std::filesystem::path& path) {
-      return (options.slurm ? std::filesystem::absolute(path) : path).string();
-    };
-    std::vector<std::string> arguments{self, "run", where(options.scenario_file), "--point", point.sweep_point,
-                                       "-o", where(point_folder), "-q"};
-    if (options.seed) {
-      arguments.emplace_back("--seed");
-      arguments.push_back(std::to_string(*options.seed));
-    }
-    if (options.report) arguments.emplace_back("--report");
-    if (options.every_rank) arguments.emplace_back("--every-rank");
-    if (options.confine) {
-      arguments.emplace_back("--confine");
-      arguments.push_back(options.confine->string());
-    }
-    for (const auto& plugin : options.plugins) {
-      arguments.emplace_back("--plugin");
-      arguments.push_back(std::filesystem::absolute(plugin).string());
-    }
+    std::vector<std::string> arguments = point_command(options, self, point.sweep_point, point_folder);
     commands.push_back(std::move(arguments));
     command_point.push_back(i);
   }

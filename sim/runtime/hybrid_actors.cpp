@@ -59,6 +59,44 @@ Eigen::Index row_offset(const models::SparseLayout& layout, std::size_t row) {
   return static_cast<Eigen::Index>(layout.dense + row * layout.row_width);
 }
 
+/// To each shard: the gradients of the touched rows it holds, and the rows of the next batch to send back.
+std::vector<comm::Buffer> row_messages(const models::SparseLayout& layout, int shards, const std::vector<std::size_t>& touched,
+                                       const std::vector<std::size_t>& next_touched, const models::Parameters& gradient) {
+  const auto width = static_cast<Eigen::Index>(layout.row_width);
+  std::vector<comm::Buffer> messages;
+  for (int shard = 0; shard < shards; ++shard) {
+    const comm::ChunkBounds range = shard_rows(layout, shards, shard);
+    RowMessage message;
+    for (const std::size_t row : touched) {
+      if (row < range.begin || row >= range.end) continue;
+      message.pushed.push_back(row);
+      const float* values = gradient.data() + row_offset(layout, row);
+      message.values.insert(message.values.end(), values, values + width);
+    }
+    for (const std::size_t row : next_touched) {
+      if (row >= range.begin && row < range.end) message.pulled.push_back(row);
+    }
+    messages.push_back(encode(message));
+  }
+  return messages;
+}
+
+/// The rows each shard sent back, into `parameters`.
+void take_rows(const models::SparseLayout& layout, int shards, const std::vector<std::size_t>& next_touched,
+               const std::vector<comm::Buffer>& replies, models::Parameters& parameters) {
+  const auto width = static_cast<Eigen::Index>(layout.row_width);
+  for (int shard = 0; shard < shards; ++shard) {
+    const comm::ChunkBounds range = shard_rows(layout, shards, shard);
+    const std::span<const float> values = replies[static_cast<std::size_t>(shard)].values();
+    std::size_t at = 0;
+    for (const std::size_t row : next_touched) {
+      if (row < range.begin || row >= range.end) continue;
+      std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(at), width, parameters.data() + row_offset(layout, row));
+      at += static_cast<std::size_t>(width);
+    }
+  }
+}
+
 }  // namespace
 
 HybridWorker::HybridWorker(TrainingContext context, int rank, const models::Parameters* server_rows)
@@ -79,7 +117,6 @@ void HybridWorker::operator()() {
   std::iota(servers.begin(), servers.end(), workers);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, layout.dense);
   const auto dense = static_cast<Eigen::Index>(layout.dense);
-  const auto width = static_cast<Eigen::Index>(layout.row_width);
 
   models::BatchStream batches(setup.schedule, rank_);
   models::Parameters parameters = model.initial_parameters();
@@ -124,32 +161,9 @@ void HybridWorker::operator()() {
       next_rows.assign(next.begin(), next.end());
       model.touched_rows(setup.data.train, next_rows, next_touched);
     }
-    std::vector<comm::Buffer> messages;
-    for (int shard = 0; shard < shards; ++shard) {
-      const comm::ChunkBounds range = shard_rows(layout, shards, shard);
-      RowMessage message;
-      for (const std::size_t row : touched) {
-        if (row < range.begin || row >= range.end) continue;
-        message.pushed.push_back(row);
-        const float* values = gradient.data() + row_offset(layout, row);
-        message.values.insert(message.values.end(), values, values + width);
-      }
-      for (const std::size_t row : next_touched) {
-        if (row >= range.begin && row < range.end) message.pulled.push_back(row);
-      }
-      messages.push_back(encode(message));
-    }
+    std::vector<comm::Buffer> messages = row_messages(layout, shards, touched, next_touched, gradient);
     const std::vector<comm::Buffer> replies = row_transport.exchange(servers, std::move(messages), servers);
-    for (int shard = 0; shard < shards; ++shard) {
-      const comm::ChunkBounds range = shard_rows(layout, shards, shard);
-      const std::span<const float> values = replies[static_cast<std::size_t>(shard)].values();
-      std::size_t at = 0;
-      for (const std::size_t row : next_touched) {
-        if (row < range.begin || row >= range.end) continue;
-        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(at), width, parameters.data() + row_offset(layout, row));
-        at += static_cast<std::size_t>(width);
-      }
-    }
+    take_rows(layout, shards, next_touched, replies, parameters);
     rows = std::move(next_rows);
     touched.swap(next_touched);
     if (rank_ == 0) {
