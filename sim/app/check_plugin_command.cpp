@@ -212,6 +212,55 @@ std::vector<Verdict> check_strategy(const std::filesystem::path& plugin, const s
   return verdicts;
 }
 
+/// Two runs of the same case (p = 5, 4099 elements), each in a child: the same time and the same bits.
+Verdict determinism_verdict(const std::filesystem::path& plugin, const Entry& entry, std::chrono::milliseconds limit) {
+  const IsolatedOutcome first = call_isolated([=] { return fingerprint_case(plugin, entry); }, limit);
+  const IsolatedOutcome second = first.status == IsolatedOutcome::Status::finished
+                                     ? call_isolated([=] { return fingerprint_case(plugin, entry); }, limit)
+                                     : first;
+  Verdict verdict;
+  if (first.status != IsolatedOutcome::Status::finished || second.status != IsolatedOutcome::Status::finished) {
+    const IsolatedOutcome& bad = first.status != IsolatedOutcome::Status::finished ? first : second;
+    verdict.hung = bad.status == IsolatedOutcome::Status::timed_out;
+    verdict.line = fmt::format("  {:<5} deterministic: {}", verdict.hung ? "HANG" : "CRASH",
+                               bad.status == IsolatedOutcome::Status::threw ? "threw: " + bad.text : bad.text);
+  } else if (first.text != second.text) {
+    verdict.line = fmt::format("  FAIL  deterministic: two runs differ ({} against {})", first.text, second.text);
+  } else {
+    verdict.passed = true;
+    verdict.line = "  PASS  deterministic: two runs (p = 5, 4099 elements) give the same time and the same bits";
+  }
+  return verdict;
+}
+
+/// A collective's three checks: its values, its closed form, its determinism; none after a hang.
+std::vector<Verdict> check_collective(const std::filesystem::path& plugin, const Entry& entry, std::chrono::milliseconds limit) {
+  std::vector<std::pair<std::string, std::function<std::string()>>> values;
+  for (const int ranks : {2, 3, 5, 8}) {
+    for (const std::size_t elements : {std::size_t{1}, std::size_t{1000}, std::size_t{65537}}) {
+      values.emplace_back(fmt::format("p = {}, {} elements: ", ranks, elements),
+                          [=] { return values_case(plugin, entry, ranks, elements); });
+    }
+  }
+  std::vector<std::pair<std::string, std::function<std::string()>>> closed_form;
+  for (const int ranks : {2, 3, 5, 8, 16}) {
+    closed_form.emplace_back("", [=] { return closed_form_case(plugin, entry, ranks); });
+  }
+  std::vector<Verdict> verdicts;
+  verdicts.push_back(run_cases("values", fmt::format("every rank ends with what {} defines (p = 2, 3, 5, 8; 1, 1000 and "
+                                                     "65537 elements)",
+                                                     comm::to_string(entry.operation)),
+                               values, limit));
+  if (!verdicts.back().hung) {
+    verdicts.push_back(run_cases("closed form",
+                                 "simulated time within 0.1% of predicted_time() where no messages share a link "
+                                 "(p = 2, 3, 5, 8, 16; 1 KiB to 32 MiB)",
+                                 closed_form, limit));
+  }
+  if (!verdicts.back().hung) verdicts.push_back(determinism_verdict(plugin, entry, limit));
+  return verdicts;
+}
+
 }  // namespace
 
 CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
@@ -252,47 +301,7 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
 
   for (const Entry& entry : collectives) {
     report.text += fmt::format("\n{}\n", entry.qualified());
-    std::vector<std::pair<std::string, std::function<std::string()>>> values;
-    for (const int ranks : {2, 3, 5, 8}) {
-      for (const std::size_t elements : {std::size_t{1}, std::size_t{1000}, std::size_t{65537}}) {
-        values.emplace_back(fmt::format("p = {}, {} elements: ", ranks, elements),
-                            [=] { return values_case(plugin, entry, ranks, elements); });
-      }
-    }
-    std::vector<std::pair<std::string, std::function<std::string()>>> closed_form;
-    for (const int ranks : {2, 3, 5, 8, 16}) {
-      closed_form.emplace_back("", [=] { return closed_form_case(plugin, entry, ranks); });
-    }
-    std::vector<Verdict> verdicts;
-    verdicts.push_back(run_cases("values", fmt::format("every rank ends with what {} defines (p = 2, 3, 5, 8; 1, 1000 and "
-                                                       "65537 elements)",
-                                                       comm::to_string(entry.operation)),
-                                 values, limit));
-    if (!verdicts.back().hung) {
-      verdicts.push_back(run_cases("closed form",
-                                   "simulated time within 0.1% of predicted_time() where no messages share a link "
-                                   "(p = 2, 3, 5, 8, 16; 1 KiB to 32 MiB)",
-                                   closed_form, limit));
-    }
-    if (!verdicts.back().hung) {
-      const IsolatedOutcome first = call_isolated([=] { return fingerprint_case(plugin, entry); }, limit);
-      const IsolatedOutcome second = first.status == IsolatedOutcome::Status::finished
-                                         ? call_isolated([=] { return fingerprint_case(plugin, entry); }, limit)
-                                         : first;
-      Verdict verdict;
-      if (first.status != IsolatedOutcome::Status::finished || second.status != IsolatedOutcome::Status::finished) {
-        const IsolatedOutcome& bad = first.status != IsolatedOutcome::Status::finished ? first : second;
-        verdict.hung = bad.status == IsolatedOutcome::Status::timed_out;
-        verdict.line = fmt::format("  {:<5} deterministic: {}", verdict.hung ? "HANG" : "CRASH",
-                                   bad.status == IsolatedOutcome::Status::threw ? "threw: " + bad.text : bad.text);
-      } else if (first.text != second.text) {
-        verdict.line = fmt::format("  FAIL  deterministic: two runs differ ({} against {})", first.text, second.text);
-      } else {
-        verdict.passed = true;
-        verdict.line = "  PASS  deterministic: two runs (p = 5, 4099 elements) give the same time and the same bits";
-      }
-      verdicts.push_back(verdict);
-    }
+    const std::vector<Verdict> verdicts = check_collective(plugin, entry, limit);
     for (const Verdict& verdict : verdicts) {
       report.text += verdict.line + "\n";
       report.passed += verdict.passed ? 1 : 0;
