@@ -59,6 +59,29 @@ std::optional<comm::Operation> operation_of_program(const std::string& program) 
   return std::nullopt;
 }
 
+/// Where the header (of a row: one word each) names `name`, first; the first "time", "algbw" and "busbw"
+/// are out of place.
+std::optional<std::size_t> column_of(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) return std::nullopt;
+  return static_cast<std::size_t>(it - header.begin());
+}
+
+/// The collective whose bus-bandwidth factor the rows show (busbw / algbw, their median), on `ranks` ranks.
+std::optional<comm::Operation> operation_of_factors(std::vector<double> factors, int ranks, const std::string& redop) {
+  if (ranks <= 1 || factors.empty()) return std::nullopt;
+  // busbw = algbw x the collective's factor: 2(p-1)/p for allreduce, (p-1)/p for reduce-scatter and
+  // allgather, 1 for broadcast and reduce; the reduction column tells each pair apart.
+  std::sort(factors.begin(), factors.end());
+  const double factor = factors[factors.size() / 2];
+  const double p = ranks;
+  const bool reduces = redop != "none";
+  if (std::abs(factor - 2.0 * (p - 1) / p) < 0.02 * factor) return comm::Operation::allreduce;
+  if (std::abs(factor - (p - 1) / p) < 0.02) return reduces ? comm::Operation::reduce_scatter : comm::Operation::allgather;
+  if (std::abs(factor - 1.0) < 0.02) return reduces ? comm::Operation::reduce : comm::Operation::broadcast;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<std::string> csv_cells(const std::string& line) {
@@ -129,15 +152,9 @@ std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& 
       continue;
     }
     if (header.empty() || w[0].front() == '#') continue;
-    // A row: the header's columns, one word each; the first "time", "algbw" and "busbw" are out of place.
-    const auto column = [&](const std::string& name) -> std::optional<std::size_t> {
-      const auto it = std::find(header.begin(), header.end(), name);
-      if (it == header.end()) return std::nullopt;
-      return static_cast<std::size_t>(it - header.begin());
-    };
-    const auto time_at = column("time");
-    const auto algbw_at = column("algbw");
-    const auto busbw_at = column("busbw");
+    const std::optional<std::size_t> time_at = column_of(header, "time");
+    const std::optional<std::size_t> algbw_at = column_of(header, "algbw");
+    const std::optional<std::size_t> busbw_at = column_of(header, "busbw");
     if (!time_at || !algbw_at || !busbw_at) {
       refuse_at(path, number_of_line, "measurements", "the table's header names no time, algbw and busbw columns",
                 "give the output of an nccl-tests program as it prints it");
@@ -154,7 +171,7 @@ std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& 
       refuse_at(path, number_of_line, "measurements",
                 fmt::format("expected a size, a time in microseconds and two bandwidths, got \"{}\"", line));
     }
-    if (const auto redop_at = column("redop"); redop_at && w.size() > *redop_at) redop = w[*redop_at];
+    if (const auto redop_at = column_of(header, "redop"); redop_at && w.size() > *redop_at) redop = w[*redop_at];
     if (*algbw > 0.01) factors.push_back(*busbw / *algbw);
     CollectiveMeasurement row;
     row.scenario_file = scenario_file;
@@ -167,22 +184,7 @@ std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& 
   }
   if (rows.empty()) refuse_at(path, number_of_line, "measurements", "the file has no rows of an nccl-tests table");
   if (ranks != nullptr) *ranks = rank_count;
-  std::optional<comm::Operation> operation = named;
-  if (!operation && rank_count > 1 && !factors.empty()) {
-    // busbw = algbw x the collective's factor: 2(p-1)/p for allreduce, (p-1)/p for reduce-scatter and
-    // allgather, 1 for broadcast and reduce; the reduction column tells each pair apart.
-    std::sort(factors.begin(), factors.end());
-    const double factor = factors[factors.size() / 2];
-    const double p = rank_count;
-    const bool reduces = redop != "none";
-    if (std::abs(factor - 2.0 * (p - 1) / p) < 0.02 * factor) {
-      operation = comm::Operation::allreduce;
-    } else if (std::abs(factor - (p - 1) / p) < 0.02) {
-      operation = reduces ? comm::Operation::reduce_scatter : comm::Operation::allgather;
-    } else if (std::abs(factor - 1.0) < 0.02) {
-      operation = reduces ? comm::Operation::reduce : comm::Operation::broadcast;
-    }
-  }
+  const std::optional<comm::Operation> operation = named ? named : operation_of_factors(factors, rank_count, redop);
   if (!operation) {
     refuse_at(path, 1, "measurements", "cannot tell which collective the output measures",
               "keep the lines nccl-tests prints before its table (\"# Collective test starting: ...\" and the "
