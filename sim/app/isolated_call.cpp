@@ -26,6 +26,56 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+/// The child's side: stdout and stderr to /dev/null, the lines `work` sends framed one a line, then its
+/// result, its first byte saying how it ended (R returned, T threw).
+[[noreturn]] void run_child(const std::function<std::string(const LineSink& send)>& work, const std::array<int, 2>& result_pipe,
+                           const std::array<int, 2>& line_pipe) {
+  ::close(result_pipe[0]);
+  ::close(line_pipe[0]);
+  const int null = ::open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+  }
+  const LineSink send = [fd = line_pipe[1]](const std::string& line) {
+    std::string framed = line;
+    std::replace(framed.begin(), framed.end(), '\n', ' ');
+    write_all(fd, framed + '\n');
+  };
+  try {
+    write_all(result_pipe[1], "R" + work(send));
+  } catch (const std::exception& error) {
+    write_all(result_pipe[1], std::string("T") + error.what());
+  } catch (...) {
+    write_all(result_pipe[1], "Tan exception that is not a std::exception");
+  }
+  ::_exit(0);
+}
+
+/// How the child ended, and what it said.
+IsolatedOutcome outcome_of(bool stopped, bool timed_out, int status, const std::string& received,
+                           std::chrono::milliseconds limit) {
+  IsolatedOutcome outcome;
+  if (stopped) {
+    outcome.status = IsolatedOutcome::Status::stopped;
+    outcome.text = "stopped";
+  } else if (timed_out) {
+    outcome.status = IsolatedOutcome::Status::timed_out;
+    outcome.text = fmt::format("still running after {:g} s (a hang?), stopped", static_cast<double>(limit.count()) / 1000.0);
+  } else if (WIFSIGNALED(status)) {
+    outcome.status = IsolatedOutcome::Status::crashed;
+    outcome.text = fmt::format("crashed: signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)));
+  } else if (received.empty()) {
+    outcome.status = IsolatedOutcome::Status::crashed;
+    outcome.text = fmt::format("ended the process (exit status {}) without returning",
+                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else {
+    outcome.status = received[0] == 'R' ? IsolatedOutcome::Status::finished : IsolatedOutcome::Status::threw;
+    outcome.text = received.substr(1);
+  }
+  return outcome;
+}
+
 }  // namespace
 
 IsolatedOutcome call_isolated(const std::function<std::string()>& work, std::chrono::milliseconds limit,
@@ -45,29 +95,7 @@ IsolatedOutcome call_isolated_reporting(const std::function<std::string(const Li
   }
   const pid_t child = ::fork();
   if (child < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
-  if (child == 0) {
-    ::close(result_pipe[0]);
-    ::close(line_pipe[0]);
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-      ::dup2(null, STDOUT_FILENO);
-      ::dup2(null, STDERR_FILENO);
-    }
-    const LineSink send = [fd = line_pipe[1]](const std::string& line) {
-      std::string framed = line;
-      std::replace(framed.begin(), framed.end(), '\n', ' ');
-      write_all(fd, framed + '\n');
-    };
-    // The first byte says how the function ended: R returned, T threw.
-    try {
-      write_all(result_pipe[1], "R" + work(send));
-    } catch (const std::exception& error) {
-      write_all(result_pipe[1], std::string("T") + error.what());
-    } catch (...) {
-      write_all(result_pipe[1], "Tan exception that is not a std::exception");
-    }
-    ::_exit(0);
-  }
+  if (child == 0) run_child(work, result_pipe, line_pipe);
   ::close(result_pipe[1]);
   ::close(line_pipe[1]);
   std::string received;
@@ -128,25 +156,7 @@ IsolatedOutcome call_isolated_reporting(const std::function<std::string(const Li
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  IsolatedOutcome outcome;
-  if (stopped) {
-    outcome.status = IsolatedOutcome::Status::stopped;
-    outcome.text = "stopped";
-  } else if (timed_out) {
-    outcome.status = IsolatedOutcome::Status::timed_out;
-    outcome.text = fmt::format("still running after {:g} s (a hang?), stopped", static_cast<double>(limit.count()) / 1000.0);
-  } else if (WIFSIGNALED(status)) {
-    outcome.status = IsolatedOutcome::Status::crashed;
-    outcome.text = fmt::format("crashed: signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)));
-  } else if (received.empty()) {
-    outcome.status = IsolatedOutcome::Status::crashed;
-    outcome.text = fmt::format("ended the process (exit status {}) without returning",
-                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  } else {
-    outcome.status = received[0] == 'R' ? IsolatedOutcome::Status::finished : IsolatedOutcome::Status::threw;
-    outcome.text = received.substr(1);
-  }
-  return outcome;
+  return outcome_of(stopped, timed_out, status, received, limit);
 }
 
 }  // namespace dtsim::app

@@ -41,6 +41,19 @@ double stage_flops(const models::StageShare& share, std::size_t samples, bool fo
   return (forward ? 2.0 : 4.0) * static_cast<double>(share.parameter_count()) * static_cast<double>(samples);
 }
 
+/// Writes this device's share of the model after step `iteration`. Every device writes its share (replicas
+/// and a group's copies of a whole layer write the same values); the last to finish the step evaluates. A
+/// device cannot write the next step's values before every device has finished this one: each step's
+/// backward pass reaches it only after all the forward passes.
+void put_share(const TrainingContext& context, SplitAssembly& assembly, const models::StageShare& share,
+               const models::Parameters& local, std::int64_t iteration) {
+  share.put(local, assembly.whole);
+  if (++assembly.finished[iteration] == context.scenario->cluster.workers) {
+    assembly.finished.erase(iteration);
+    after_iteration(context, iteration, assembly.whole);
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<SplitAssembly> SplitMlpWorker::make_assembly(const TrainingSetup& setup) {
@@ -68,11 +81,8 @@ void SplitMlpWorker::operator()() {
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, share.parameter_count());
   const Meter meter = context_.meter(rank_);
   const ParallelGroups groups(context_, rank_, meter);
-  const WorkerGroup& line = groups.line;
-  const WorkerGroup& replicas = groups.replicas;
-  const WorkerGroup& tensor = groups.tensor;
   const models::StageShare::GroupSum sum = [&](models::RowMatrix& m) {
-    if (plan.tensor > 1) setup.allreduce->run(*tensor, comm::Block(std::span<float>(m.data(), static_cast<std::size_t>(m.size()))));
+    if (plan.tensor > 1) setup.allreduce->run(*groups.tensor, comm::Block(std::span<float>(m.data(), static_cast<std::size_t>(m.size()))));
   };
   models::BatchStream batches(setup.schedule, at.data);
   const int microbatches = plan.microbatches;
@@ -98,12 +108,12 @@ void SplitMlpWorker::operator()() {
           const std::vector<Eigen::Index> index(mine.begin(), mine.end());
           input = train.features(index, Eigen::all);
         } else {
-          input = to_matrix(line->post_recv(stage - 1, kActivations)->wait(), size);
+          input = to_matrix(groups.line->post_recv(stage - 1, kActivations)->wait(), size);
         }
         charge_compute(meter, compute::roofline_flops(stage_flops(share, size, true), 0.0, s.cluster.device_of(rank_)) * factor);
         models::RowMatrix output = share.forward(local, std::move(input), sum);
         if (stage + 1 < stages) {
-          sent.push_back(line->post_send(stage + 1, to_buffer(output), kActivations));
+          sent.push_back(groups.line->post_send(stage + 1, to_buffer(output), kActivations));
         } else {
           std::vector<int> labels;
           for (const std::size_t row : mine) labels.push_back(static_cast<int>(train.labels[static_cast<Eigen::Index>(row)]));
@@ -114,30 +124,23 @@ void SplitMlpWorker::operator()() {
       } else {
         models::RowMatrix output_gradient;
         if (stage + 1 < stages) {
-          output_gradient = to_matrix(line->post_recv(stage + 1, kActivationGradients)->wait(), size);
+          output_gradient = to_matrix(groups.line->post_recv(stage + 1, kActivationGradients)->wait(), size);
         } else {
           output_gradient = std::move(deltas.front());
           deltas.pop_front();
         }
         charge_compute(meter, compute::roofline_flops(stage_flops(share, size, false), 0.0, s.cluster.device_of(rank_)) * factor);
         const models::RowMatrix back = share.backward(local, std::move(output_gradient), sum, gradient);
-        if (stage > 0) sent.push_back(line->post_send(stage - 1, to_buffer(back), kActivationGradients));
+        if (stage > 0) sent.push_back(groups.line->post_send(stage - 1, to_buffer(back), kActivationGradients));
       }
     }
     for (const auto& pending : sent) static_cast<void>(pending->wait());
     if (plan.data > 1) {
-      setup.allreduce->run(*replicas, comm::Block(std::span<float>(gradient.data(), static_cast<std::size_t>(gradient.size()))));
+      setup.allreduce->run(*groups.replicas, comm::Block(std::span<float>(gradient.data(), static_cast<std::size_t>(gradient.size()))));
     }
     optimizer->apply(local, gradient);
     charge_compute(meter, optimizer->flops(share.parameter_count()));
-    // Every device writes its share (replicas and a group's copies of a whole layer write the same values);
-    // the last to finish the step evaluates. A device cannot write the next step's values before every
-    // device has finished this one: each step's backward pass reaches it only after all the forward passes.
-    share.put(local, assembly_->whole);
-    if (++assembly_->finished[iteration] == s.cluster.workers) {
-      assembly_->finished.erase(iteration);
-      after_iteration(context_, iteration, assembly_->whole);
-    }
+    put_share(context_, *assembly_, share, local, iteration);
     if (rank_ == 0) context_.observer->on_update();
   }
 }
