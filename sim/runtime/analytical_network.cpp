@@ -332,46 +332,54 @@ bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, d
   return true;
 }
 
-void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double bytes_per_element,
-                                   topology::LinkTraffic* traffic) {
-  if (time_every_to_every(meeting, now, bytes_per_element, traffic)) return;
-  const auto ranks = static_cast<int>(meeting.steps.size());
+namespace {
+
+/// A steps meeting's messages: each a flow from its sender's host to its receiver's, posted no earlier than
+/// the later of the two ranks' arrivals; who sends and receives it at which of their steps; and each rank's
+/// steps as the messages it takes part in (sent or received), to make one step wait for the last. Messages
+/// between two ranks meet their receives in order, as on one mailbox.
+struct StepMessages {
   std::vector<topology::Flow> flows;
-  // Each rank's steps, as the messages it takes part in (sent or received), to make one step wait for the last.
-  std::vector<std::vector<std::vector<std::size_t>>> step_messages(static_cast<std::size_t>(ranks));
-  struct Sent {
-    int sender;
-    std::size_t step;
-  };
-  std::vector<Sent> sent_at;
-  // Messages between two ranks meet their receives in order, as on one mailbox.
+  std::vector<std::vector<std::vector<std::size_t>>> by_step;  ///< by rank, by step: message ids
+  std::vector<int> sender;
+  std::vector<std::size_t> sent_step;
+  std::vector<int> receiver;
+  std::vector<std::size_t> received_step;
+};
+
+StepMessages step_messages(const std::vector<std::vector<comm::Step>>& steps_of, const std::vector<int>& host_of,
+                           const std::vector<double>& arrivals, const std::vector<topology::NodeId>& nodes,
+                           double bytes_per_element) {
+  const auto ranks = static_cast<int>(steps_of.size());
+  StepMessages out;
+  out.by_step.resize(steps_of.size());
   std::map<std::pair<int, int>, std::deque<std::size_t>> unmatched;
   const auto check_rank = [&](int peer) {
     if (peer < 0 || peer >= ranks) throw std::logic_error("a step names a rank outside its group");
   };
+  const auto at = [](auto& v, int i) -> auto& { return v[static_cast<std::size_t>(i)]; };
   for (int r = 0; r < ranks; ++r) {
-    const std::vector<comm::Step>& steps = meeting.steps[static_cast<std::size_t>(r)];
-    step_messages[static_cast<std::size_t>(r)].resize(steps.size());
+    const std::vector<comm::Step>& steps = at(steps_of, r);
+    at(out.by_step, r).resize(steps.size());
     for (std::size_t k = 0; k < steps.size(); ++k) {
       for (const int to : steps[k].to) {
         check_rank(to);
-        const std::size_t id = flows.size();
-        flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(meeting.hosts[static_cast<std::size_t>(r)])),
-                                       hosts_.at(static_cast<std::size_t>(meeting.hosts[static_cast<std::size_t>(to)])),
-                                       static_cast<double>(steps[k].elements) * bytes_per_element,
-                                       std::max(meeting.arrivals[static_cast<std::size_t>(r)],
-                                                meeting.arrivals[static_cast<std::size_t>(to)]),
-                                       {}});
-        sent_at.push_back({r, k});
-        step_messages[static_cast<std::size_t>(r)][k].push_back(id);
+        const std::size_t id = out.flows.size();
+        out.flows.push_back(topology::Flow{nodes.at(static_cast<std::size_t>(at(host_of, r))),
+                                           nodes.at(static_cast<std::size_t>(at(host_of, to))),
+                                           static_cast<double>(steps[k].elements) * bytes_per_element,
+                                           std::max(at(arrivals, r), at(arrivals, to)), {}});
+        out.sender.push_back(r);
+        out.sent_step.push_back(k);
+        at(out.by_step, r)[k].push_back(id);
         unmatched[{r, to}].push_back(id);
       }
     }
   }
-  std::vector<std::size_t> received_at(flows.size(), 0);
-  std::vector<int> receiver(flows.size(), -1);
+  out.received_step.assign(out.flows.size(), 0);
+  out.receiver.assign(out.flows.size(), -1);
   for (int r = 0; r < ranks; ++r) {
-    const std::vector<comm::Step>& steps = meeting.steps[static_cast<std::size_t>(r)];
+    const std::vector<comm::Step>& steps = at(steps_of, r);
     for (std::size_t k = 0; k < steps.size(); ++k) {
       for (const int from : steps[k].from) {
         check_rank(from);
@@ -379,25 +387,38 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
         if (queue.empty()) throw std::logic_error("a step receives a message no step sends");
         const std::size_t id = queue.front();
         queue.pop_front();
-        received_at[id] = k;
-        receiver[id] = r;
-        step_messages[static_cast<std::size_t>(r)][k].push_back(id);
+        out.received_step[id] = k;
+        out.receiver[id] = r;
+        at(out.by_step, r)[k].push_back(id);
       }
     }
   }
   for (const auto& [pair, queue] : unmatched) {
     if (!queue.empty()) throw std::logic_error("a step sends a message no step receives");
   }
+  return out;
+}
+
+}  // namespace
+
+void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double bytes_per_element,
+                                   topology::LinkTraffic* traffic) {
+  if (time_every_to_every(meeting, now, bytes_per_element, traffic)) return;
+  const auto ranks = static_cast<int>(meeting.steps.size());
+  StepMessages messages = step_messages(meeting.steps, meeting.hosts, meeting.arrivals, hosts_, bytes_per_element);
+  std::vector<topology::Flow>& flows = messages.flows;
+  const auto& by_step = messages.by_step;
   // A message is posted when its sender's previous step and its receiver's previous step are done.
   const auto previous = [&](int r, std::size_t k) -> const std::vector<std::size_t>* {
-    const auto& of_rank = step_messages[static_cast<std::size_t>(r)];
+    const auto& of_rank = by_step[static_cast<std::size_t>(r)];
     while (k-- > 0) {
       if (!of_rank[k].empty()) return &of_rank[k];
     }
     return nullptr;
   };
   for (std::size_t id = 0; id < flows.size(); ++id) {
-    for (const auto* before : {previous(sent_at[id].sender, sent_at[id].step), previous(receiver[id], received_at[id])}) {
+    for (const auto* before :
+         {previous(messages.sender[id], messages.sent_step[id]), previous(messages.receiver[id], messages.received_step[id])}) {
       if (before != nullptr) flows[id].after.insert(flows[id].after.end(), before->begin(), before->end());
     }
   }
@@ -405,16 +426,16 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
   // A rank whose messages were all done before the last arrival ends then: its time is only known now.
   meeting.ends.assign(static_cast<std::size_t>(ranks), now);
   for (int r = 0; r < ranks; ++r) {
-    for (const auto& messages : step_messages[static_cast<std::size_t>(r)]) {
-      for (const std::size_t id : messages) {
+    for (const auto& ids : by_step[static_cast<std::size_t>(r)]) {
+      for (const std::size_t id : ids) {
         meeting.ends[static_cast<std::size_t>(r)] = std::max(meeting.ends[static_cast<std::size_t>(r)], done[id]);
       }
     }
   }
   if (traffic != nullptr) {
     for (std::size_t id = 0; id < flows.size(); ++id) {
-      for_each_copy(meeting.hosts[static_cast<std::size_t>(sent_at[id].sender)],
-                    meeting.hosts[static_cast<std::size_t>(receiver[id])],
+      for_each_copy(meeting.hosts[static_cast<std::size_t>(messages.sender[id])],
+                    meeting.hosts[static_cast<std::size_t>(messages.receiver[id])],
                     [&](int from, int to) { traffic->add(from, to, flows[id].bytes); });
     }
   }
