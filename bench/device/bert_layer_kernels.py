@@ -6,18 +6,14 @@ by kind, beside the two ceilings: a large fp16 matrix product and a device-to-de
 
 Usage: python3 bench/device/bert_layer_kernels.py   (needs a CUDA GPU and PyTorch)
 """
-import csv
 import math
-import os
-import sys
 
 import torch
 import torch.nn.functional as F
 
-from device_timing import median_seconds, seconds_by_kind, step_kernels
+from device_timing import median_seconds, open_device, seconds_by_kind, step_kernels, write_rows
 
 WIDTH, HEADS, INNER = 1024, 16, 4096
-OUT = os.environ.get("OUT", ".")
 
 
 def ceilings():
@@ -123,12 +119,9 @@ def run_products(tokens, rows):
 
 
 def main():
-    if not torch.cuda.is_available():
-        sys.exit("needs a CUDA GPU")
-    torch.manual_seed(1)
-    props = torch.cuda.get_device_properties(0)
+    device = open_device()
     matmul, copy = ceilings()
-    print(f"{props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}: fp16 8192^3 product "
+    print(f"{device}: fp16 8192^3 product "
           f"{matmul / 1e12:.0f} TFLOP/s, device copy {copy / 1e12:.2f} TB/s (read + write)")
     rows = [["batch", "sequence", "what", "name", "count", "value"],
             ["", "", "ceiling", "fp16 product 8192^3 FLOP/s", "", matmul],
@@ -138,8 +131,7 @@ def main():
     for variant in ("autocast eager", "fp16 eager", "fp16 compiled"):
         for batch, sequence in ((256, 128), (32, 512)):
             run_layer(batch, sequence, rows, variant)
-    with open(os.path.join(OUT, "bert_layer_kernels.csv"), "w", newline="") as f:
-        csv.writer(f).writerows(rows)
+    write_rows("bert_layer_kernels.csv", rows)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,27 @@
 """Timing shared by the device scripts: a step's median time by device events, and the kernels a step runs
 as PyTorch's profiler sees them."""
+import csv
+import os
 import statistics
+import sys
 
 import torch
 from torch.profiler import ProfilerActivity, profile
+
+
+def open_device():
+    """Exits unless a CUDA GPU is here; seeds PyTorch; returns the line that names the device and PyTorch."""
+    if not torch.cuda.is_available():
+        sys.exit("needs a CUDA GPU")
+    torch.manual_seed(1)
+    props = torch.cuda.get_device_properties(0)
+    return f"{props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}"
+
+
+def write_rows(name, rows):
+    """Writes `rows` as the CSV file `name` in $OUT (the working folder without it)."""
+    with open(os.path.join(os.environ.get("OUT", "."), name), "w", newline="") as f:
+        csv.writer(f).writerows(rows)
 
 
 def median_seconds(fn, repeats=20, warmup=5):

@@ -5,15 +5,12 @@ as a training step issues them. Writes gemm_shapes.csv (to $OUT or the working f
 
 Usage: python3 bench/device/gemm_shapes.py   (needs a CUDA GPU and PyTorch)
 """
-import csv
-import os
 import statistics
-import sys
 import time
 
 import torch
 
-OUT = os.environ.get("OUT", ".")
+from device_timing import open_device, write_rows
 
 
 def seconds_per_product(fn, budget=2e-3, runs=5):
@@ -38,12 +35,9 @@ def seconds_per_product(fn, budget=2e-3, runs=5):
 
 
 def main():
-    if not torch.cuda.is_available():
-        sys.exit("needs a CUDA GPU")
-    torch.manual_seed(1)
-    props = torch.cuda.get_device_properties(0)
+    device = open_device()
     rows = [["dtype", "kind", "batch", "m", "n", "k", "seconds", "flops_per_second"]]
-    print(f"{props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}")
+    print(device)
     sizes_m = [256, 1024, 4096, 8192, 16384, 32768, 65536]
     sizes_nk = [256, 512, 1024, 2048, 4096, 8192, 16384]
     for dtype in (torch.float16, torch.bfloat16):
@@ -77,8 +71,7 @@ def main():
                     rows.append([name, "context", batch, s, head, s, t2, 2 * batch * s * s * head / t2])
                 del q, kt, p
             print(f"{name} attention products, head {head}: done")
-    with open(os.path.join(OUT, "gemm_shapes.csv"), "w", newline="") as f:
-        csv.writer(f).writerows(rows)
+    write_rows("gemm_shapes.csv", rows)
 
 
 if __name__ == "__main__":

@@ -6,16 +6,12 @@ the products). Writes gpt_layer_kernels.csv (to $OUT or the working folder) and 
 
 Usage: python3 bench/device/gpt_layer_kernels.py   (needs a CUDA GPU and PyTorch)
 """
-import csv
-import os
-import sys
 
 import torch
 import torch.nn.functional as F
 
-from device_timing import median_seconds, seconds_by_kind, step_kernels
+from device_timing import median_seconds, open_device, seconds_by_kind, step_kernels, write_rows
 
-OUT = os.environ.get("OUT", ".")
 SEQUENCE = 4096
 
 
@@ -76,17 +72,12 @@ def run(width, heads, compiled, rows):
 
 
 def main():
-    if not torch.cuda.is_available():
-        sys.exit("needs a CUDA GPU")
-    torch.manual_seed(1)
-    props = torch.cuda.get_device_properties(0)
-    print(f"{props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}, sequence {SEQUENCE}, bf16")
+    print(f"{open_device()}, sequence {SEQUENCE}, bf16")
     rows = [["width", "heads", "variant", "what", "value"]]
     for width, heads in ((2048, 16), (4096, 32), (6144, 48), (8192, 64)):
         for compiled in (False, True):
             run(width, heads, compiled, rows)
-    with open(os.path.join(OUT, "gpt_layer_kernels.csv"), "w", newline="") as f:
-        csv.writer(f).writerows(rows)
+    write_rows("gpt_layer_kernels.csv", rows)
 
 
 if __name__ == "__main__":

@@ -6,17 +6,13 @@ fused attention), at several batch sizes. Writes kernel_gaps.csv (to $OUT or the
 
 Usage: python3 bench/device/kernel_gaps.py   (needs a CUDA GPU and PyTorch)
 """
-import csv
 import math
-import os
-import sys
 
 import torch
 import torch.nn.functional as F
 
-from device_timing import median_seconds, step_kernels
+from device_timing import median_seconds, open_device, step_kernels, write_rows
 
-OUT = os.environ.get("OUT", ".")
 
 
 class Bert(torch.nn.Module):
@@ -86,11 +82,7 @@ def measure(name, layer, shape, dtype, rows):
 
 
 def main():
-    if not torch.cuda.is_available():
-        sys.exit("needs a CUDA GPU")
-    torch.manual_seed(1)
-    props = torch.cuda.get_device_properties(0)
-    print(f"{props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}")
+    print(open_device())
     rows = [["layer", "kernels", "eager_s", "graph_s", "gap_s"]]
     for batch in (8, 32, 128, 256):
         measure(f"bert-large b={batch} s=128", Bert(), (batch, 128, 1024), torch.float16, rows)
@@ -98,8 +90,7 @@ def main():
         measure(f"bert-large b={batch} s=512", Bert(), (batch, 512, 1024), torch.float16, rows)
     for width, heads in ((2048, 16), (4096, 32)):
         measure(f"gpt w={width} s=4096", Gpt(width, heads), (1, 4096, width), torch.bfloat16, rows)
-    with open(os.path.join(OUT, "kernel_gaps.csv"), "w", newline="") as f:
-        csv.writer(f).writerows(rows)
+    write_rows("kernel_gaps.csv", rows)
 
 
 if __name__ == "__main__":
