@@ -65,21 +65,27 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<std::string, int
 
 class CollectiveOnItsTopology : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
-TEST_P(CollectiveOnItsTopology, MatchesItsAlphaBetaClosedFormFrom1KiBTo256MiB) {
-  const auto [name, ranks] = GetParam();
+/// Times `name` on `ranks` ranks of its uncontended topology under `model`, at sizes from 1 KiB to 256 MiB each
+/// `factor` times the last, and expects each within 0.1% of its alpha-beta closed form.
+void expect_closed_form_times(const std::string& name, int ranks, scenario::NetworkModel model, double factor) {
   const auto algorithm = make(name);
   const topology::TopologyGraph graph = uncontended_topology(*algorithm, ranks);
   const comm::AlphaBeta cost{graph.link(0).latency, graph.link(0).bandwidth};
   std::vector<runtime::CollectiveCase> cases;
-  for (double size = 1024.0; size <= 268435456.0; size *= 4.0) {
+  for (double size = 1024.0; size <= 268435456.0; size *= factor) {
     cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4), false});
   }
-  const std::vector<double> times = runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, cases);
+  const std::vector<double> times = runtime::time_collective_cases(graph, model, cases);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const double size = 4.0 * static_cast<double>(cases[i].elements);
     const double predicted = algorithm->predicted_time(ranks, core::Bytes(size), cost).value();
     EXPECT_NEAR(times[i], predicted, 1e-3 * predicted) << size << " B";
   }
+}
+
+TEST_P(CollectiveOnItsTopology, MatchesItsAlphaBetaClosedFormFrom1KiBTo256MiB) {
+  const auto [name, ranks] = GetParam();
+  expect_closed_form_times(name, ranks, scenario::NetworkModel::AlphaBeta, 4.0);
 }
 
 class RealValuesOnItsTopology : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
@@ -118,19 +124,7 @@ class ClosedFormOnItsTopology : public ::testing::TestWithParam<std::tuple<std::
 TEST_P(ClosedFormOnItsTopology, EqualsMessageByMessageFrom1KiBTo256MiB) {
   const auto [name, ranks] = GetParam();
   if (!timed_at_once(name)) GTEST_SKIP() << name << " sends its messages one by one";
-  const auto algorithm = make(name);
-  const topology::TopologyGraph graph = uncontended_topology(*algorithm, ranks);
-  const comm::AlphaBeta cost{graph.link(0).latency, graph.link(0).bandwidth};
-  std::vector<runtime::CollectiveCase> cases;
-  for (double size = 1024.0; size <= 268435456.0; size *= 16.0) {
-    cases.push_back({algorithm.get(), static_cast<std::size_t>(size / 4), false});
-  }
-  const std::vector<double> times = runtime::time_collective_cases(graph, scenario::NetworkModel::ClosedForm, cases);
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const double size = 4.0 * static_cast<double>(cases[i].elements);
-    const double predicted = algorithm->predicted_time(ranks, core::Bytes(size), cost).value();
-    EXPECT_NEAR(times[i], predicted, 1e-3 * predicted) << size << " B";
-  }
+  expect_closed_form_times(name, ranks, scenario::NetworkModel::ClosedForm, 16.0);
 }
 
 // Where messages share links, closed_form is blind to it: the direct allreduce on a ring of 8 sends each of
