@@ -3,6 +3,7 @@
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/plugin_loader.hpp"
 #include "sim/app/strategy_training_check.hpp"
+#include "sim/comm/all_to_all.hpp"
 #include "sim/runtime/collective_run.hpp"
 #include "sim/core/rng.hpp"
 #include "topologies/mesh.hpp"
@@ -80,6 +81,15 @@ std::string wrong_values(comm::Operation operation, const std::vector<std::vecto
         case comm::Operation::reduce:
           if (r == 0) expected = sum(i);
           break;
+        case comm::Operation::all_to_all: {
+          // Piece j of rank r is piece r of rank j; what follows the last piece stays.
+          const std::size_t piece = comm::all_to_all_piece(elements, ranks);
+          const std::size_t from = piece == 0 ? 0 : i / piece;
+          expected = std::cmp_less(from, ranks)
+                         ? inputs[from][static_cast<std::size_t>(r) * piece + i % piece]
+                         : inputs[static_cast<std::size_t>(r)][i];
+          break;
+        }
       }
       if (expected && got[i] != *expected) {
         return fmt::format("rank {} element {} is {:g}, expected {:g}", r, i, got[i], *expected);

@@ -181,12 +181,31 @@ void check_topology_rules(const scenario::Scenario& s, const CollectiveOptions& 
   }
 }
 
+/// --network-model, where given, into `s`.
+void read_network_model(const CollectiveOptions& options, scenario::Scenario& s, OptionProblems& problems) {
+  if (!options.network_model) return;
+  std::vector<std::string> models;
+  for (const auto& model : scenario::network_models()) models.emplace_back(model.name);
+  if (std::find(models.begin(), models.end(), *options.network_model) == models.end()) {
+    problems.add("--network-model", fmt::format("unknown network model '{}'", *options.network_model),
+                 fmt::format("valid network model names: {}", core::join_names(models)));
+  } else {
+    s.topology.network_model = scenario::value_named(scenario::network_models(), *options.network_model);
+  }
+}
+
 scenario::Scenario from_options(const CollectiveOptions& options, const topologies::TopologyRegistry& topologies,
                                 OptionProblems& problems) {
   scenario::Scenario s;
   if (options.scenario) {
-    s = scenario::read_scenario_file(*options.scenario);
+    s = options.point ? std::move(scenario::read_scenario_document_file(*options.scenario, options.point).points.front())
+                      : scenario::read_scenario_file(*options.scenario);
     if (options.ranks) s.cluster.workers = *options.ranks;
+    for (const std::string& given : options.topology_options_given) {
+      problems.add(given, "the scenario gives the topology and its links",
+                   "leave out --scenario to build the topology from the options, or change the scenario");
+    }
+    read_network_model(options, s, problems);
     return s;
   }
   s.cluster.workers = options.ranks.value_or(8);
@@ -209,14 +228,7 @@ scenario::Scenario from_options(const CollectiveOptions& options, const topologi
     problems.add("--unidirectional", fmt::format("applies to a topology with one-way links, and '{}' has none", options.topology),
                  fmt::format("topologies with a `bidirectional` key: {}", topologies_with(topologies, "bidirectional")));
   }
-  std::vector<std::string> models;
-  for (const auto& model : scenario::network_models()) models.emplace_back(model.name);
-  if (std::find(models.begin(), models.end(), options.network_model) == models.end()) {
-    problems.add("--network-model", fmt::format("unknown network model '{}'", options.network_model),
-                 fmt::format("valid network model names: {}", core::join_names(models)));
-  } else {
-    s.topology.network_model = scenario::value_named(scenario::network_models(), options.network_model);
-  }
+  read_network_model(options, s, problems);
   std::vector<int> dimensions;
   if (has("dimensions")) {
     // Sizes whose product is the ranks: they give the ranks when --ranks is not.
@@ -245,7 +257,8 @@ std::string_view bus_factor_text(comm::Operation operation) {
   switch (operation) {
     case comm::Operation::allreduce: return "2(p-1)/p";
     case comm::Operation::reduce_scatter:
-    case comm::Operation::allgather: return "(p-1)/p";
+    case comm::Operation::allgather:
+    case comm::Operation::all_to_all: return "(p-1)/p";
     default: return "1";
   }
 }
@@ -442,6 +455,7 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   OptionProblems problems;
   Request request = checked_request(options, registries, problems);
   // A scenario file's own problems are its InputError; the options' are reported first, together.
+  if (options.point && !options.scenario) problems.add("--point", "picks a sweep point of a scenario", "add --scenario FILE");
   if (options.scenario) problems.throw_if_any();
   const scenario::Scenario s = from_options(options, registries.topologies, problems);
   problems.throw_if_any();
@@ -454,6 +468,14 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   keep_runnable(request.names, registry, workers_per_machine, s, options, problems);
   problems.throw_if_any();
   const std::string library = options.library.value_or(s.training.communication_library);
+  if (library == "nccl" && *request.operation == comm::Operation::all_to_all) {
+    // NCCL's cost model (src/graph/tuning.cc) times its rings and trees; its all-to-all is grouped sends.
+    problems.add(options.library ? "--library" : "--op",
+                 "the nccl library model covers NCCL's ring and tree collectives, and NCCL runs all-to-all as grouped "
+                 "point-to-point sends, which it does not model",
+                 options.library ? "use --library none" : "use --library none (the scenario asks for nccl)");
+  }
+  problems.throw_if_any();
   const std::vector<Row> rows = timed_rows(request, registry, graph, s, options, library);
   if (options.json) return rows_json(rows, s, options, library);
   const bool flat = per_machine.size() == graph.worker_machines().size();

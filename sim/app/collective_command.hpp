@@ -26,7 +26,13 @@ struct CollectiveOptions {
   double oversubscription = 1.0;
   int degree = 0;
   std::string dimensions;                 ///< torus: "4x4" or "4x4x2"
-  std::string network_model = "alpha_beta";
+  /// With a scenario whose sweep has several points: the one to take (as `dtsim explain` names them).
+  std::optional<std::string> point;
+  /// Unset: the scenario's, else alpha_beta.
+  std::optional<std::string> network_model;
+  /// The topology options given on the command line (--topology, --bandwidth, ...), refused with a scenario,
+  /// which gives the topology.
+  std::vector<std::string> topology_options_given;
   bool phase_shortcut = true;             ///< false: simulate every round of ring phases (same times, slower)
   int repeat = 1;                         ///< times each case is run, one after the other; rows give the mean
   /// none or nccl (training.communication_library); unset: the scenario's, else none.

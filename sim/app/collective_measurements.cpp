@@ -52,7 +52,7 @@ std::optional<comm::Operation> operation_of_program(const std::string& program) 
   static const std::vector<std::pair<std::string, comm::Operation>> programs{
       {"all_reduce_perf", comm::Operation::allreduce},         {"reduce_scatter_perf", comm::Operation::reduce_scatter},
       {"all_gather_perf", comm::Operation::allgather},         {"broadcast_perf", comm::Operation::broadcast},
-      {"reduce_perf", comm::Operation::reduce}};
+      {"reduce_perf", comm::Operation::reduce},                {"alltoall_perf", comm::Operation::all_to_all}};
   for (const auto& [name, operation] : programs) {
     if (program == name) return operation;
   }

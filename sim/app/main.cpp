@@ -208,7 +208,6 @@ void add_collective_topology_options(CLI::App* command, app::CollectiveOptions& 
       ->capture_default_str();
   command->add_option("--degree", options.degree, "links per rank (topologies with a `degree` key, such as random_regular)");
   command->add_option("--dimensions", options.dimensions, "sizes such as 4x4 (topologies with a `dimensions` key, such as torus)");
-  command->add_option("--network-model", options.network_model, network_model_names())->capture_default_str();
 }
 
 Subcommand add_collective(CLI::App& cli, CommonOptions& common) {
@@ -217,19 +216,26 @@ Subcommand add_collective(CLI::App& cli, CommonOptions& common) {
     int ranks = 0;
     std::string scenario;
     std::string library;
+    std::string network_model;
+    std::string point;
     bool round_by_round = false;
     CLI::Option* ranks_given = nullptr;
+    CLI::Option* network_model_given = nullptr;
+    CLI::Option* point_given = nullptr;
     CLI::Option* scenario_given = nullptr;
     CLI::Option* library_given = nullptr;
   };
   const auto s = std::make_shared<State>();
   CLI::App* command = cli.add_subcommand("collective", "time a collective on a topology over a range of sizes");
-  command->add_option("--op", s->options.operation, "allreduce, reduce_scatter, allgather, broadcast or reduce")->capture_default_str();
+  command->add_option("--op", s->options.operation, "allreduce, reduce_scatter, allgather, broadcast, reduce or all_to_all")->capture_default_str();
   command->add_option("--algo", s->options.algorithm, "algorithm, or all")->capture_default_str();
   s->ranks_given = command->add_option("--ranks", s->ranks, "ranks (default: the scenario's workers, else 8)");
   command->add_option("--sizes", s->options.sizes, "SIZE or FROM:TO[:FACTOR], such as 1GiB or 1KiB:256MiB")->capture_default_str();
   s->scenario_given = command->add_option("--scenario", s->scenario, "take the topology and network model from this scenario");
+  s->point_given = command->add_option("--point", s->point, "with --scenario: this sweep point (as named by `explain`)");
   add_collective_topology_options(command, s->options);
+  s->network_model_given = command->add_option("--network-model", s->network_model,
+                                                network_model_names() + " (default: the scenario's, else alpha_beta)");
   command->add_flag("--round-by-round", s->round_by_round,
                     "simulate every round of ring phases instead of one transfer per phase (same times, slower)");
   command->add_option("--repeat", s->options.repeat, "run each case N times in a row; rows give the mean")
@@ -238,9 +244,15 @@ Subcommand add_collective(CLI::App& cli, CommonOptions& common) {
   add_plugin_option(command, common);
   s->library_given = command->add_option(
       "--library", s->library, "none or nccl: NCCL's launch, step and protocol costs on top (default: the scenario's, else none)");
-  return {command, [s](Invocation& at) {
+  return {command, [s, command](Invocation& at) {
             app::CollectiveOptions options = s->options;
             if (*s->ranks_given) options.ranks = s->ranks;
+            if (*s->network_model_given) options.network_model = s->network_model;
+            if (*s->point_given) options.point = s->point;
+            for (const char* name : {"--topology", "--unidirectional", "--bandwidth", "--latency", "--arity", "--k",
+                                     "--oversubscription", "--degree", "--dimensions"}) {
+              if (command->get_option(name)->count() > 0) options.topology_options_given.emplace_back(name);
+            }
             if (*s->scenario_given) options.scenario = s->scenario;
             if (*s->library_given) options.library = s->library;
             options.phase_shortcut = !s->round_by_round;

@@ -25,6 +25,7 @@ enum class Operation {
   allgather,       ///< chunk r of rank r's block is its contribution; every rank's block becomes all chunks
   broadcast,       ///< every rank's block becomes rank 0's
   reduce,          ///< rank 0's block becomes the sum; the other ranks' blocks are left undefined
+  all_to_all,      ///< piece j of rank i's block becomes piece i of rank j's (pieces: all_to_all.hpp)
 };
 
 [[nodiscard]] std::string_view to_string(Operation operation);
@@ -33,7 +34,7 @@ enum class Operation {
 
 /// nccl-tests' bus-bandwidth factor: busbw = algbw x factor, so that busbw is comparable with the link
 /// bandwidth whatever the operation and rank count (2(p-1)/p for allreduce, (p-1)/p for reduce-scatter
-/// and allgather, 1 for broadcast and reduce).
+/// and allgather, (p-1)/p for all-to-all, 1 for broadcast and reduce).
 [[nodiscard]] double bus_bandwidth_factor(Operation operation, int ranks);
 
 /// The textbook cost of one message of n bytes between neighbours: alpha + n / bandwidth.
@@ -106,6 +107,7 @@ struct CollectiveCatalog {
   CollectiveRegistry allgather{"allgather algorithm"};
   CollectiveRegistry broadcast{"broadcast algorithm"};
   CollectiveRegistry reduce{"reduce algorithm"};
+  CollectiveRegistry all_to_all{"all_to_all algorithm"};
 
   [[nodiscard]] const CollectiveRegistry& of(Operation operation) const;
   [[nodiscard]] CollectiveRegistry& of(Operation operation);

@@ -1,3 +1,4 @@
+#include "sim/comm/all_to_all.hpp"
 #include "sim/comm/binomial_tree_collectives.hpp"
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/comm/direct_collectives.hpp"
@@ -17,12 +18,13 @@
 namespace dtsim::comm {
 namespace {
 
-constexpr std::array<std::pair<Operation, std::string_view>, 5> kOperations{{
+constexpr std::array<std::pair<Operation, std::string_view>, 6> kOperations{{
     {Operation::allreduce, "allreduce"},
     {Operation::reduce_scatter, "reduce_scatter"},
     {Operation::allgather, "allgather"},
     {Operation::broadcast, "broadcast"},
     {Operation::reduce, "reduce"},
+    {Operation::all_to_all, "all_to_all"},
 }};
 
 template <class Algorithm>
@@ -36,19 +38,20 @@ CollectivePlugin phased() {
   return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = {}, .timed_at_once = true};
 }
 
-/// The hierarchical allreduce runs inside nodes and across them: it needs several workers per machine, the
-/// same number on each (a flat topology would make it the ring allreduce under another name).
-std::optional<PlacementRefusal> hierarchical_refuses(const Placement& placement) {
+/// The hierarchical algorithms run inside nodes and across them: they need several workers per machine, the
+/// same number on each (on a flat topology the allreduce would be the ring one, the all-to-all the direct
+/// one, under another name).
+std::optional<PlacementRefusal> hierarchical_refuses(std::string_view algorithm, const Placement& placement) {
   const std::span<const int> workers_per_machine = placement.workers_per_machine;
   if (std::all_of(workers_per_machine.begin(), workers_per_machine.end(), [](int n) { return n == 1; })) {
-    return PlacementRefusal{"the hierarchical allreduce needs multi-device nodes, and the topology is flat",
+    return PlacementRefusal{fmt::format("the hierarchical {} needs multi-device nodes, and the topology is flat", algorithm),
                             "use topology.kind: hierarchical with cluster.nodes, or another algorithm"};
   }
   if (std::any_of(workers_per_machine.begin(), workers_per_machine.end(),
                   [&](int n) { return n != workers_per_machine.front(); })) {
-    return PlacementRefusal{fmt::format("the hierarchical allreduce needs the same number of workers on every node, "
+    return PlacementRefusal{fmt::format("the hierarchical {} needs the same number of workers on every node, "
                                         "and they fill the nodes unevenly ({} per node)",
-                                        fmt::join(workers_per_machine, ", ")),
+                                        algorithm, fmt::join(workers_per_machine, ", ")),
                             "make cluster.workers a multiple of the devices per node, with nodes of one size"};
   }
   return std::nullopt;
@@ -59,7 +62,8 @@ std::optional<PlacementRefusal> hierarchical_refuses(const Placement& placement)
 /// 4,096 fill the memory. They are refused past kMaxAllToAllRanks ranks, or under the analytical network, which
 /// times them from the links' loads beyond that, past kMaxAllToAllRanksAnalytical (each rank's steps list
 /// every other rank, and the pattern keeps two numbers per pair: memory grows with p^2).
-std::optional<PlacementRefusal> all_to_all_refuses(const Placement& placement) {
+/// `instead` names the algorithms to use at that scale.
+std::optional<PlacementRefusal> every_to_every_refuses(const Placement& placement, std::string_view instead) {
   const int ranks = std::accumulate(placement.workers_per_machine.begin(), placement.workers_per_machine.end(), 0);
   const int most = placement.analytical ? kMaxAllToAllRanksAnalytical : kMaxAllToAllRanks;
   if (ranks <= most) return std::nullopt;
@@ -67,15 +71,34 @@ std::optional<PlacementRefusal> all_to_all_refuses(const Placement& placement) {
       fmt::format("the direct algorithm posts p(p-1) = {} messages at once, and simulates at most {} ranks{} ({} here)",
                   static_cast<std::int64_t>(ranks) * (ranks - 1), most,
                   placement.analytical ? " under the analytical network" : "", ranks),
-      placement.analytical ? "use ring (or tree, halving_doubling) at this scale"
-                           : fmt::format("use network_model: analytical (up to {} ranks), or ring (or tree, "
-                                         "halving_doubling) at this scale",
-                                         kMaxAllToAllRanksAnalytical)};
+      placement.analytical ? fmt::format("use {} at this scale", instead)
+                           : fmt::format("use network_model: analytical (up to {} ranks), or {} at this scale",
+                                         kMaxAllToAllRanksAnalytical, instead)};
 }
 
 template <class Algorithm>
-CollectivePlugin all_to_all() {
-  return {.make = [] { return std::make_unique<Algorithm>(); }, .refuses = all_to_all_refuses, .timed_at_once = true};
+CollectivePlugin every_to_every(std::string_view instead) {
+  return {.make = [] { return std::make_unique<Algorithm>(); },
+          .refuses = [instead](const Placement& placement) { return every_to_every_refuses(placement, instead); },
+          .timed_at_once = true};
+}
+
+/// The hierarchical all-to-all's rounds post p(k-1) and p(N-1) messages at once, which SimGrid and the fluid
+/// model share bandwidth among at every event, as they do the direct algorithm's (no links' loads shortcut
+/// here: its peers are not every other rank): it is refused where its larger round would post more messages
+/// than the direct algorithm may, kMaxAllToAllRanks (kMaxAllToAllRanks - 1).
+std::optional<PlacementRefusal> hierarchical_all_to_all_refuses(const Placement& placement) {
+  if (auto refusal = hierarchical_refuses("all-to-all", placement)) return refusal;
+  const std::span<const int> per_machine = placement.workers_per_machine;
+  const std::int64_t k = per_machine.front();
+  const auto machines = static_cast<std::int64_t>(per_machine.size());
+  const std::int64_t messages = k * machines * (std::max(k, machines) - 1);
+  const std::int64_t most = std::int64_t{kMaxAllToAllRanks} * (kMaxAllToAllRanks - 1);
+  if (messages <= most) return std::nullopt;
+  return PlacementRefusal{fmt::format("the hierarchical all-to-all posts up to {} messages at once ({} nodes of {}), "
+                                      "and simulates at most {}",
+                                      messages, machines, k, most),
+                          "split the all-to-all's group (fewer ranks per expert group), or use larger nodes"};
 }
 
 }  // namespace
@@ -105,7 +128,8 @@ double bus_bandwidth_factor(Operation operation, int ranks) {
   switch (operation) {
     case Operation::allreduce: return 2.0 * (p - 1.0) / p;
     case Operation::reduce_scatter:
-    case Operation::allgather: return (p - 1.0) / p;
+    case Operation::allgather:
+    case Operation::all_to_all: return (p - 1.0) / p;
     case Operation::broadcast:
     case Operation::reduce: return 1.0;
   }
@@ -119,6 +143,7 @@ const CollectiveRegistry& CollectiveCatalog::of(Operation operation) const {
     case Operation::allgather: return allgather;
     case Operation::broadcast: return broadcast;
     case Operation::reduce: return reduce;
+    case Operation::all_to_all: return all_to_all;
   }
   return allreduce;
 }
@@ -153,21 +178,31 @@ void register_builtin_collectives(CollectiveCatalog& catalog) {
                         make<DoubleBinaryTreeAllreduce>());
   catalog.allreduce.add("hierarchical",
                         "ring reduce-scatter inside each node, ring allreduce across nodes, ring allgather inside",
-                        {.make = make<HierarchicalAllreduce>().make, .refuses = hierarchical_refuses, .timed_at_once = true});
+                        {.make = make<HierarchicalAllreduce>().make,
+                         .refuses = [](const Placement& placement) { return hierarchical_refuses("allreduce", placement); },
+                         .timed_at_once = true});
   catalog.allreduce.add("direct", "every rank sends each other rank its chunk, then its reduced chunk: 2(a + n/(pB))",
-                        all_to_all<DirectAllreduce>());
+                        every_to_every<DirectAllreduce>("ring (or tree, halving_doubling)"));
 
   catalog.reduce_scatter.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", phased<RingReduceScatter>());
-  catalog.reduce_scatter.add("direct", "every rank sends chunk j to rank j at once: a + n/(pB)", all_to_all<DirectReduceScatter>());
+  catalog.reduce_scatter.add("direct", "every rank sends chunk j to rank j at once: a + n/(pB)", every_to_every<DirectReduceScatter>("ring"));
 
   catalog.allgather.add("ring", "p-1 steps around the ring: (p-1)(a + n/(pB))", phased<RingAllgather>());
-  catalog.allgather.add("direct", "every rank sends its chunk to every other at once: a + n/(pB)", all_to_all<DirectAllgather>());
+  catalog.allgather.add("direct", "every rank sends its chunk to every other at once: a + n/(pB)", every_to_every<DirectAllgather>("ring"));
 
   catalog.broadcast.add("tree", "binomial tree from rank 0: ceil(log2 p)(a + n/B)", phased<BinomialTreeBroadcast>());
   catalog.broadcast.add("direct", "rank 0 sends to every rank at once: a + n/B", phased<DirectBroadcast>());
 
   catalog.reduce.add("tree", "binomial tree to rank 0: ceil(log2 p)(a + n/B)", phased<BinomialTreeReduce>());
   catalog.reduce.add("direct", "every rank sends to rank 0 at once: a + n/B", phased<DirectReduce>());
+
+  catalog.all_to_all.add("direct", "every rank sends each other rank its piece at once: a + n/(pB)",
+                         every_to_every<DirectAllToAll>("hierarchical (on multi-device nodes)"));
+  catalog.all_to_all.add(
+      "hierarchical", "pieces gathered inside each node, then one message to each other node: 2 rounds, k-1 + N-1 messages",
+      {.make = make<HierarchicalAllToAll>().make,
+       .refuses = hierarchical_all_to_all_refuses,
+       .timed_at_once = true});
 }
 
 }  // namespace dtsim::comm

@@ -3,64 +3,13 @@
 #include "sim/comm/group_transport.hpp"
 #include "sim/comm/ring_collectives.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <any>
-#include <map>
-#include <stdexcept>
-
 namespace dtsim::comm {
-
-std::shared_ptr<const HierarchicalAllreduce::Layout> HierarchicalAllreduce::layout(std::span<const int> machines,
-                                                                                  int ranks) const {
-  const auto key = std::pair{machines.data(), ranks};
-  const std::lock_guard lock(layouts_mutex_);
-  if (const auto found = layouts_.find(key);
-      found != layouts_.end() && std::equal(machines.begin(), machines.end(), found->second.machines.begin(),
-                                            found->second.machines.end())) {
-    return found->second.layout;
-  }
-  // Ranks of each machine, in rank order; machines in order of their first rank.
-  std::map<int, std::size_t> position;
-  std::vector<std::vector<int>> by_machine;
-  Layout out;
-  for (int r = 0; r < ranks; ++r) {
-    const int machine = machines.empty() ? r : machines[static_cast<std::size_t>(r)];
-    const auto [at, added] = position.emplace(machine, by_machine.size());
-    if (added) by_machine.emplace_back();
-    out.machine_of.push_back(static_cast<int>(at->second));
-    out.local_index.push_back(static_cast<int>(by_machine[at->second].size()));
-    by_machine[at->second].push_back(r);
-  }
-  const std::size_t per_machine = by_machine.front().size();
-  for (const auto& [machine, at] : position) {
-    if (by_machine[at].size() != per_machine) {
-      throw std::invalid_argument(fmt::format("hierarchical allreduce needs the same number of ranks on every machine; "
-                                              "machine {} has {}, another {}", machine, by_machine[at].size(), per_machine));
-    }
-  }
-  for (std::size_t l = 0; l < per_machine; ++l) {
-    std::vector<int> peers;  // the ranks with local index l, one per machine
-    for (const auto& ranks_of_machine : by_machine) peers.push_back(ranks_of_machine[l]);
-    out.peers.push_back(std::make_shared<const std::vector<int>>(std::move(peers)));
-  }
-  for (auto& ranks_of_machine : by_machine) {
-    out.machine_ranks.push_back(std::make_shared<const std::vector<int>>(std::move(ranks_of_machine)));
-  }
-  auto shared = std::make_shared<const Layout>(std::move(out));
-  layouts_[key] = CachedLayout{std::vector<int>(machines.begin(), machines.end()), shared};
-  return shared;
-}
 
 void HierarchicalAllreduce::run(Transport& transport, Block data) const {
   const int p = transport.size();
   if (p == 1) return;
-  using Shared = std::shared_ptr<const Layout>;
-  std::any& scratch = transport.placement_scratch();
-  if (std::any_cast<Shared>(&scratch) == nullptr) scratch = layout(transport.machines(), p);
-  const Shared& shared = *std::any_cast<Shared>(&scratch);
-  const Layout& placement = *shared;
+  const std::shared_ptr<const MachineLayout>& shared = layouts_.of(transport, "hierarchical allreduce");
+  const MachineLayout& placement = *shared;
   const auto rank = static_cast<std::size_t>(transport.rank());
   const auto machine = static_cast<std::size_t>(placement.machine_of[rank]);
   const int local_index = placement.local_index[rank];

@@ -7,25 +7,12 @@
 // machine of its own (a flat topology) it is exactly the ring allreduce.
 
 #include "sim/comm/collective_algorithm.hpp"
-
-#include <map>
-#include <memory>
-#include <mutex>
-#include <utility>
-#include <vector>
+#include "sim/comm/machine_layout.hpp"
 
 namespace dtsim::comm {
 
 class HierarchicalAllreduce final : public CollectiveAlgorithm {
  public:
-  /// The ranks of each machine and of each local index: the same for every collective of a job.
-  struct Layout {
-    std::vector<std::shared_ptr<const std::vector<int>>> machine_ranks;  ///< by machine, in order of first rank
-    std::vector<std::shared_ptr<const std::vector<int>>> peers;          ///< by local index: one rank per machine
-    std::vector<int> machine_of;   ///< by rank: its machine's position in machine_ranks
-    std::vector<int> local_index;  ///< by rank
-  };
-
   [[nodiscard]] Operation operation() const override { return Operation::allreduce; }
   /// Throws std::invalid_argument when machines hold different numbers of ranks.
   void run(Transport& transport, Block data) const override;
@@ -35,20 +22,7 @@ class HierarchicalAllreduce final : public CollectiveAlgorithm {
   [[nodiscard]] bool names_every_rank() const override { return true; }
 
  private:
-  /// The layout of `machines` (one entry per rank; empty: a machine per rank), computed once per placement
-  /// and shared by the ranks: building it at every collective of every rank would cost O(p) each, O(p^2) a
-  /// collective. Each transport asks once (it keeps the answer in its placement scratch).
-  std::shared_ptr<const Layout> layout(std::span<const int> machines, int ranks) const;
-
-  struct CachedLayout {
-    std::vector<int> machines;  ///< what it was computed from: storage may be reused for another placement
-    std::shared_ptr<const Layout> layout;
-  };
-  // Keyed by the placement's storage (usually the graph's, shared by every rank), checked against its
-  // content. SimGrid runs actors one at a time, but run() is const and may be called from threads (the
-  // thread transport of the tests does), so the cache is locked; each transport asks once.
-  mutable std::mutex layouts_mutex_;
-  mutable std::map<std::pair<const int*, int>, CachedLayout> layouts_;
+  MachineLayouts layouts_;
 };
 
 /// Alpha-beta time on k ranks per machine and N machines, `intra` the cost of one message between two

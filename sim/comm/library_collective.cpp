@@ -43,6 +43,9 @@ Steps ring_steps(const CallShape& call) {
     case Operation::allgather: return {call.ranks - 1, call.nodes - 1};
     case Operation::broadcast:
     case Operation::reduce: return {call.ranks, call.nodes};
+    // NCCL runs all-to-all as grouped sends and receives, outside this ring model: `dtsim collective`
+    // refuses it under the library; p-1 steps if one came here.
+    case Operation::all_to_all: return {call.ranks - 1, call.nodes - 1};
   }
   return {};
 }

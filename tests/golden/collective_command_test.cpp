@@ -96,7 +96,7 @@ TEST(CollectiveCommand, BadOptionsAreUsageErrors) {
   const CommandResult unknown = run_dtsim("collective --op allgahter");
   EXPECT_EQ(unknown.exit_status, 2);
   EXPECT_EQ(unknown.err, "dtsim collective: error: --op: unknown collective 'allgahter'\n  hint: did you mean 'allgather'? "
-                         "valid: allreduce, reduce_scatter, allgather, broadcast, reduce\n");
+                         "valid: allreduce, reduce_scatter, allgather, broadcast, reduce, all_to_all\n");
   const CommandResult wrong_algo = run_dtsim("collective --op broadcast --algo ring");
   EXPECT_EQ(wrong_algo.exit_status, 2);
   EXPECT_NE(wrong_algo.err.find("unknown broadcast algorithm 'ring'"), std::string::npos) << wrong_algo.err;
@@ -128,7 +128,7 @@ TEST_P(CollectiveCommandOperation, MatchesTheClosedFormsWithTheOperationsBusFact
   ASSERT_EQ(run.exit_status, 0) << run.err;
   const auto report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report["operation"], operation);
-  ASSERT_GE(report["rows"].size(), 2U * 3U);
+  ASSERT_GE(report["rows"].size(), 3U);
   for (const auto& row : report["rows"]) {
     if (row["algorithm"] == "ring") continue;  // uncontended on a ring, not on a mesh
     EXPECT_NEAR(row["time_s"].get<double>(), row["closed_form_s"].get<double>(), 1e-3 * row["closed_form_s"].get<double>())
@@ -139,7 +139,8 @@ TEST_P(CollectiveCommandOperation, MatchesTheClosedFormsWithTheOperationsBusFact
 
 INSTANTIATE_TEST_SUITE_P(Operations, CollectiveCommandOperation,
                          ::testing::Values(std::tuple{"reduce_scatter", 7.0 / 8}, std::tuple{"allgather", 7.0 / 8},
-                                           std::tuple{"broadcast", 1.0}, std::tuple{"reduce", 1.0}),
+                                           std::tuple{"broadcast", 1.0}, std::tuple{"reduce", 1.0},
+                                           std::tuple{"all_to_all", 7.0 / 8}),
                          [](const auto& param_info) { return std::get<0>(param_info.param); });
 
 TEST(CollectiveCommand, TakesTheTopologyFromAScenario) {
@@ -151,6 +152,38 @@ TEST(CollectiveCommand, TakesTheTopologyFromAScenario) {
   EXPECT_EQ(report["topology"], "ring");
   EXPECT_NEAR(report["rows"][0]["time_s"].get<double>(), report["rows"][0]["closed_form_s"].get<double>(),
               1e-3 * report["rows"][0]["closed_form_s"].get<double>());
+}
+
+// A scenario gives the topology: topology options beside it are errors, not silently dropped; the network
+// model may be changed; a sweep's point is picked with --point.
+TEST(CollectiveCommand, AScenarioGivesTheTopologyAndOptionsMayChangeItsNetworkModel) {
+  const std::string quickstart = scenario_path("quickstart.yaml").string();
+  const CommandResult mesh = run_dtsim("collective --scenario " + quickstart + " --topology mesh --bandwidth 1Gbps");
+  EXPECT_EQ(mesh.exit_status, 2);
+  EXPECT_EQ(mesh.err, "dtsim collective: error: --topology: the scenario gives the topology and its links\n"
+                      "  hint: leave out --scenario to build the topology from the options, or change the scenario\n"
+                      "dtsim collective: error: --bandwidth: the scenario gives the topology and its links\n"
+                      "  hint: leave out --scenario to build the topology from the options, or change the scenario\n");
+  const CommandResult closed =
+      run_dtsim("collective --scenario " + quickstart + " --algo ring --sizes 4KiB:4KiB --network-model closed_form --json");
+  ASSERT_EQ(closed.exit_status, 0) << closed.err;
+  EXPECT_EQ(nlohmann::json::parse(closed.out)["network_model"], "closed_form");
+  const CommandResult swept = run_dtsim("collective --scenario " + scenario_path("profiles/resnet50-nodes.yaml").string() +
+                                        " --point algorithm=hierarchical --algo hierarchical --sizes 1MiB:1MiB --json");
+  ASSERT_EQ(swept.exit_status, 0) << swept.err;
+  EXPECT_EQ(nlohmann::json::parse(swept.out)["rows"][0]["algorithm"], "hierarchical");
+  const CommandResult alone = run_dtsim("collective --point algorithm=ring");
+  EXPECT_EQ(alone.exit_status, 2);
+  EXPECT_EQ(alone.err, "dtsim collective: error: --point: picks a sweep point of a scenario\n  hint: add --scenario FILE\n");
+}
+
+// NCCL's cost model covers its rings and trees; its all-to-all is grouped sends, which it does not model.
+TEST(CollectiveCommand, AllToAllIsRefusedUnderTheLibraryModel) {
+  const CommandResult run = run_dtsim("collective --op all_to_all --topology mesh --ranks 8 --library nccl");
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(run.err, "dtsim collective: error: --library: the nccl library model covers NCCL's ring and tree collectives, "
+                     "and NCCL runs all-to-all as grouped point-to-point sends, which it does not model\n"
+                     "  hint: use --library none\n");
 }
 
 TEST(CollectiveCommand, TopologiesTakeTheirOwnChecksAndRefuseKeysWithoutOptions) {
@@ -178,7 +211,7 @@ TEST(CollectiveCommand, TheDirectAlgorithmIsRefusedPastItsRankLimit) {
 // message has a link of its own (a mesh) that is the closed form (chunks of whole elements); on a k-ary fat tree no rank is done before its
 // NIC has carried its p - 1 chunks, twice, and hashed routes load some of the switches' uplinks more (by 11% at 512 ranks).
 TEST(CollectiveCommand, TheDirectAlgorithmsRunPast128RanksUnderTheAnalyticalNetwork) {
-  for (const char* operation : {"allreduce", "reduce_scatter", "allgather"}) {
+  for (const char* operation : {"allreduce", "reduce_scatter", "allgather", "all_to_all"}) {
     const CommandResult mesh = run_dtsim(fmt::format("collective --op {} --topology mesh --ranks 160 --algo direct "
                                                      "--sizes 64000KiB:64000KiB --network-model analytical --json",
                                                      operation));

@@ -7,6 +7,7 @@
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/runtime/collective_run.hpp"
 #include "sim/topology/routing.hpp"
+#include "sim/comm/all_to_all.hpp"
 #include "sim/comm/hierarchical_allreduce.hpp"
 #include "sim/comm/library_collective.hpp"
 #include "topologies/fat_tree.hpp"
@@ -284,36 +285,72 @@ INSTANTIATE_TEST_SUITE_P(Shapes, RingContention,
                            return std::get<0>(param_info.param) + "_p" + std::to_string(std::get<1>(param_info.param));
                          });
 
-// The hierarchical allreduce on 4 nodes of 4 devices, one NIC per node, NICs in a ring: inside a node every
-// ring step has its own 300 GB/s link; across nodes the 4 rings of local indices share each NIC link, so a
-// flow gets min(B_intra, B_fabric / 4) over a path of two intra links and one fabric link.
-TEST(HierarchicalAllreduce, MatchesItsTwoLevelClosedForm) {
-  constexpr int kPerNode = 4;
-  constexpr int kNodes = 4;
-  const topologies::LinkSpec intra{core::parse_bandwidth("300GBps"), core::parse_duration("1us")};
+constexpr int kPerNode = 4;
+constexpr int kNodes = 4;
+const topologies::LinkSpec kIntra{core::parse_bandwidth("300GBps"), core::parse_duration("1us")};
+
+/// 4 nodes of 4 devices, every pair of a node's devices linked (kIntra), one NIC per node joined to the
+/// node's devices (kIntra) and to the other NICs by `fabric` (kLink).
+topology::TopologyGraph four_nodes_of_four(const std::string& fabric) {
   core::DiagnosticSink sink;
   const core::ConfigNode section = scenario::load_config_text(
-      "{kind: hierarchical, fabric: ring, link: {bandwidth: 10Gbps, latency: 5us}}", "topology.yaml", sink);
+      "{kind: hierarchical, fabric: " + fabric + ", link: {bandwidth: 10Gbps, latency: 5us}}", "topology.yaml", sink);
   topologies::TopologyRegistry registry("topology");
   topologies::register_builtin_topologies(registry);
   topologies::TopologyContext context;
   context.workers = kPerNode * kNodes;
-  context.nodes = {topologies::NodeShape{kNodes, kPerNode, intra, topologies::IntraNode::AllToAll}};
-  const topology::TopologyGraph graph =
-      topologies::build_topology(registry, "hierarchical", core::View(&section, "topology"), context);
+  context.nodes = {topologies::NodeShape{kNodes, kPerNode, kIntra, topologies::IntraNode::AllToAll}};
+  return topologies::build_topology(registry, "hierarchical", core::View(&section, "topology"), context);
+}
+
+// The hierarchical allreduce on 4 nodes of 4 devices, NICs in a ring: inside a node every ring step has its
+// own 300 GB/s link; across nodes the 4 rings of local indices share each NIC link, so a flow gets
+// min(B_intra, B_fabric / 4) over a path of two intra links and one fabric link.
+TEST(HierarchicalAllreduce, MatchesItsTwoLevelClosedForm) {
+  const topology::TopologyGraph graph = four_nodes_of_four("ring");
   const auto algorithm = make("allreduce/hierarchical");
   std::vector<runtime::CollectiveCase> cases;
   for (const std::size_t elements : {std::size_t{1} << 18U, std::size_t{1} << 24U}) cases.push_back({algorithm.get(), elements});
   const std::vector<double> times = runtime::time_collective_cases(graph, scenario::NetworkModel::AlphaBeta, cases);
-  const comm::AlphaBeta inside{intra.latency, intra.bandwidth};
-  const comm::AlphaBeta across{intra.latency * 2.0 + kLink.latency,
-                               core::BytesPerSecond(std::min(intra.bandwidth.value(), kLink.bandwidth.value() / kPerNode))};
+  const comm::AlphaBeta inside{kIntra.latency, kIntra.bandwidth};
+  const comm::AlphaBeta across{kIntra.latency * 2.0 + kLink.latency,
+                               core::BytesPerSecond(std::min(kIntra.bandwidth.value(), kLink.bandwidth.value() / kPerNode))};
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const core::Bytes size(4.0 * static_cast<double>(cases[i].elements));
     const double predicted = comm::hierarchical_allreduce_time(kPerNode, kNodes, size, inside, across).value();
     EXPECT_NEAR(times[i], predicted, 1e-3 * predicted) << size.value() << " B";
   }
 }
+
+// The hierarchical all-to-all on the same nodes, NICs fully meshed: inside a node each rank sends its 3
+// neighbours 4 pieces each, every message on its own link; across, each rank sends the rank of its local
+// index on each of the 3 other nodes 4 pieces, the 4 ranks of a node sharing each NIC-to-NIC link (and each
+// device's link to the NIC carrying its 3 flows): a flow gets min(B_intra / 3, B_fabric / 4) over two intra
+// links and one fabric link. Message by message and under the analytical network alike.
+class HierarchicalAllToAll : public ::testing::TestWithParam<scenario::NetworkModel> {};
+
+TEST_P(HierarchicalAllToAll, MatchesItsTwoLevelClosedForm) {
+  const topology::TopologyGraph graph = four_nodes_of_four("mesh");
+  const auto algorithm = make("all_to_all/hierarchical");
+  std::vector<runtime::CollectiveCase> cases;
+  for (const std::size_t elements : {std::size_t{1} << 12U, std::size_t{1} << 18U, std::size_t{1} << 24U}) {
+    cases.push_back({algorithm.get(), elements});
+  }
+  const std::vector<double> times = runtime::time_collective_cases(graph, GetParam(), cases);
+  const comm::AlphaBeta inside{kIntra.latency, kIntra.bandwidth};
+  const comm::AlphaBeta across{
+      kIntra.latency * 2.0 + kLink.latency,
+      core::BytesPerSecond(std::min(kIntra.bandwidth.value() / (kNodes - 1), kLink.bandwidth.value() / kPerNode))};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const core::Bytes size(4.0 * static_cast<double>(cases[i].elements));
+    const double predicted = comm::hierarchical_all_to_all_time(kPerNode, kNodes, size, inside, across).value();
+    EXPECT_NEAR(times[i], predicted, 1e-3 * predicted) << size.value() << " B";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, HierarchicalAllToAll,
+                         ::testing::Values(scenario::NetworkModel::AlphaBeta, scenario::NetworkModel::Analytical),
+                         [](const auto& param_info) { return std::string(scenario::to_string(param_info.param)); });
 
 TEST(AllreduceOnItsTopology, TcpModelIsSlowerThanAlphaBeta) {
   // SimGrid's calibrated TCP model multiplies latency by 13.01 and bandwidth by 0.97, so the same

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 namespace dtsim::comm {
 namespace {
@@ -96,6 +97,18 @@ Values defined_part(Operation operation, const std::vector<Values>& given, int r
       return given.front();
     case Operation::reduce:
       return rank == 0 ? sum_of(given) : Values{};
+    case Operation::all_to_all: {
+      // Piece i from rank i, then what follows the last piece, as it was.
+      const std::size_t piece = given.front().size() / static_cast<std::size_t>(p);
+      const Values& own = given[static_cast<std::size_t>(rank)];
+      Values out;
+      for (const Values& sender : given) {
+        const auto begin = sender.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(rank) * piece);
+        out.insert(out.end(), begin, begin + static_cast<std::ptrdiff_t>(piece));
+      }
+      out.insert(out.end(), own.begin() + static_cast<std::ptrdiff_t>(piece * given.size()), own.end());
+      return out;
+    }
   }
   return {};
 }
@@ -132,8 +145,8 @@ TEST_P(CollectiveInvariants, ResultDoesNotDependOnWhichRankHoldsWhichInputNorOnT
   const Operation operation = algorithm->operation();
   std::vector<Values> given = summable_inputs(ranks, elements);
   const std::vector<Values> first = run_algorithm(*algorithm, given);
-  // Broadcast and allgather results are by definition particular ranks' inputs; sums must not care.
-  if (operation != Operation::broadcast && operation != Operation::allgather) {
+  // Broadcast, allgather and all-to-all results are by definition particular ranks' inputs; sums must not care.
+  if (operation != Operation::broadcast && operation != Operation::allgather && operation != Operation::all_to_all) {
     std::reverse(given.begin(), given.end());
     std::rotate(given.begin(), given.begin() + ranks / 2, given.end());
     const std::vector<Values> relabelled = run_algorithm(*algorithm, given);
@@ -219,6 +232,55 @@ TEST(HierarchicalAllreduce, RefusesMachinesOfDifferentSizes) {
   EXPECT_THROW(make("allreduce/hierarchical")->run(rank_zero, data), std::invalid_argument);
 }
 
+// Distinct values everywhere, so that a piece in the wrong place shows.
+std::vector<Values> distinct_inputs(int ranks, std::size_t elements) {
+  std::vector<Values> out(static_cast<std::size_t>(ranks), Values(elements));
+  for (int r = 0; r < ranks; ++r) {
+    for (std::size_t i = 0; i < elements; ++i) out[static_cast<std::size_t>(r)][i] = static_cast<float>(r * 100000 + i);
+  }
+  return out;
+}
+
+// With ranks on machines, numbered in any order, the hierarchical all-to-all delivers every piece where the
+// direct one does.
+TEST(HierarchicalAllToAll, DeliversEveryPieceAsTheDirectOneDoes) {
+  for (const std::vector<int>& machines : {std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}, std::vector<int>{7, 7, 3, 3, 5, 5},
+                                           std::vector<int>{0, 1, 2, 0, 1, 2}, std::vector<int>{4, 4, 4}}) {
+    const int ranks = static_cast<int>(machines.size());
+    for (const std::size_t elements : {std::size_t{1}, std::size_t{ranks * 3U}, std::size_t{1001}}) {
+      std::vector<Values> hierarchical = distinct_inputs(ranks, elements);
+      std::vector<Values> direct = hierarchical;
+      testing::ThreadNetwork on_machines(ranks, machines);
+      run_on(*make("all_to_all/hierarchical"), hierarchical, on_machines);
+      testing::ThreadNetwork flat(ranks);
+      run_on(*make("all_to_all/direct"), direct, flat);
+      EXPECT_EQ(hierarchical, direct) << ranks << " ranks, " << elements << " elements";
+    }
+  }
+}
+
+// Each rank sends k-1 messages inside its machine and N-1 across: on 3 machines of 4, with pieces of 10
+// elements, 3 of 30 (3 pieces each) and 2 of 40 (4 pieces each), and each piece crosses the fabric once.
+TEST(HierarchicalAllToAll, SendsFewerLargerMessagesAcrossMachines) {
+  const std::vector<int> machines{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
+  testing::ThreadNetwork network(12, machines);
+  std::vector<Values> buffers = distinct_inputs(12, 120);
+  run_on(*make("all_to_all/hierarchical"), buffers, network);
+  std::map<std::pair<bool, std::size_t>, int> messages;  // (across, elements) -> count
+  for (const auto& message : network.log()) {
+    const bool across = machines[static_cast<std::size_t>(message.from)] != machines[static_cast<std::size_t>(message.to)];
+    ++messages[{across, message.elements}];
+  }
+  EXPECT_EQ(messages, (std::map<std::pair<bool, std::size_t>, int>{{{false, 30}, 12 * 3}, {{true, 40}, 12 * 2}}));
+}
+
+TEST(HierarchicalAllToAll, RefusesMachinesOfDifferentSizes) {
+  testing::ThreadNetwork network(5, {0, 0, 0, 1, 1});
+  testing::ThreadTransport rank_zero(network, 0);
+  Values data(10, 1.0F);
+  EXPECT_THROW(make("all_to_all/hierarchical")->run(rank_zero, data), std::invalid_argument);
+}
+
 TEST(CollectiveMessages, TreeSendsWholeBuffersAlongABinomialTree) {
   const int ranks = 6;
   testing::ThreadNetwork network(ranks);
@@ -250,23 +312,25 @@ TEST(CollectiveMessages, DirectSendsOneChunkToEveryOtherRankTwice) {
 namespace dtsim::comm {
 namespace {
 
-// Placement rules travel with the entries: the hierarchical allreduce refuses a flat placement and uneven
-// nodes (naming the counts); every other algorithm runs on any placement.
-TEST(CollectivePlacement, TheHierarchicalAllreduceNeedsEvenMultiDeviceNodes) {
+// Placement rules travel with the entries: the hierarchical allreduce and all-to-all refuse a flat placement
+// and uneven nodes (naming the counts); every other algorithm runs on any placement.
+TEST(CollectivePlacement, TheHierarchicalAlgorithmsNeedEvenMultiDeviceNodes) {
   const CollectiveCatalog catalog = builtin();
-  const CollectivePlugin& hierarchical = catalog.allreduce.find("hierarchical").factory;
-  ASSERT_TRUE(hierarchical.refuses);
-  const std::vector<int> flat{1, 1, 1, 1};
-  const std::vector<int> uneven{4, 2};
-  const std::vector<int> even{4, 4};
-  EXPECT_NE(hierarchical.refuses(Placement{flat})->message.find("flat"), std::string::npos);
-  EXPECT_NE(hierarchical.refuses(Placement{uneven})->message.find("(4, 2 per node)"), std::string::npos);
-  EXPECT_FALSE(hierarchical.refuses(Placement{even}).has_value());
+  for (const Operation operation : {Operation::allreduce, Operation::all_to_all}) {
+    const CollectivePlugin& hierarchical = catalog.of(operation).find("hierarchical").factory;
+    ASSERT_TRUE(hierarchical.refuses);
+    const std::vector<int> flat{1, 1, 1, 1};
+    const std::vector<int> uneven{4, 2};
+    const std::vector<int> even{4, 4};
+    EXPECT_NE(hierarchical.refuses(Placement{flat})->message.find("flat"), std::string::npos);
+    EXPECT_NE(hierarchical.refuses(Placement{uneven})->message.find("(4, 2 per node)"), std::string::npos);
+    EXPECT_FALSE(hierarchical.refuses(Placement{even}).has_value());
+  }
   // Placement aside, every other algorithm runs on any even layout of up to 128 ranks.
   const std::vector<int> flat_many(128, 1);
   for (const Operation operation : all_operations()) {
     for (const auto& [name, entry] : catalog.of(operation).entries()) {
-      if (operation == Operation::allreduce && name == "hierarchical") continue;
+      if (name == "hierarchical") continue;
       EXPECT_TRUE(!entry.factory.refuses || !entry.factory.refuses(Placement{flat_many}))
           << to_string(operation) << "/" << name;
     }
@@ -293,6 +357,15 @@ TEST(CollectivePlacement, TheDirectAlgorithmsAreRefusedPastTheirRankLimit) {
               "the analytical network (4104 here)");
   }
   EXPECT_FALSE(catalog.broadcast.find("direct").factory.refuses) << "p-1 messages: no limit";
+}
+
+// The hierarchical all-to-all's larger round posts p max(k-1, N-1) messages at once: 32 nodes of 8 post
+// 256 x 31 = 7,936; 64 nodes of 8 post 512 x 63 = 32,256, past the direct algorithm's 128 x 127 = 16,256.
+TEST(CollectivePlacement, TheHierarchicalAllToAllIsRefusedPastTheMessagesTheDirectOneMayPost) {
+  const CollectivePlugin& hierarchical = builtin().all_to_all.find("hierarchical").factory;
+  EXPECT_FALSE(hierarchical.refuses(Placement{std::vector<int>(32, 8)}).has_value());
+  EXPECT_EQ(hierarchical.refuses(Placement{std::vector<int>(64, 8), true})->message,
+            "the hierarchical all-to-all posts up to 32256 messages at once (64 nodes of 8), and simulates at most 16256");
 }
 
 }  // namespace

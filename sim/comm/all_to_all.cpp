@@ -1,0 +1,146 @@
+#include "sim/comm/all_to_all.hpp"
+
+#include <algorithm>
+
+namespace dtsim::comm {
+namespace {
+
+/// Piece `index` of a block cut into pieces of `piece` elements.
+Block piece_of(const Block& data, std::size_t piece, int index) {
+  const std::size_t begin = static_cast<std::size_t>(index) * piece;
+  return data.part(begin, begin + piece);
+}
+
+/// Several pieces of `data` in one message, in the order of `indices`.
+Buffer pieces_of(const Block& data, std::size_t piece, std::span<const int> indices) {
+  if (!data.has_values()) return Buffer::sized(piece * indices.size());
+  std::vector<float> out;
+  out.reserve(piece * indices.size());
+  for (const int index : indices) {
+    const std::span<const float> values = piece_of(data, piece, index).values();
+    out.insert(out.end(), values.begin(), values.end());
+  }
+  return Buffer(std::move(out));
+}
+
+/// The `index`-th piece of a message of several pieces.
+Buffer piece_in(const Buffer& message, std::size_t piece, std::size_t index) {
+  const std::span<const float> values = message.values().subspan(index * piece, piece);
+  return Buffer(std::vector<float>(values.begin(), values.end()));
+}
+
+/// The payload bytes of one piece of `size` bytes over `ranks`: whole 4-byte elements.
+core::Bytes piece_bytes(int ranks, core::Bytes size) {
+  const auto elements = static_cast<std::size_t>(size.value() / 4.0);
+  return core::Bytes(4.0 * static_cast<double>(all_to_all_piece(elements, ranks)));
+}
+
+/// The pieces of `pieces` in one message, in order.
+Buffer joined(const std::vector<Buffer>& pieces) {
+  std::vector<float> out;
+  for (const Buffer& piece : pieces) out.insert(out.end(), piece.values().begin(), piece.values().end());
+  return Buffer(std::move(out));
+}
+
+std::vector<int> all_but(std::span<const int> ranks, int excluded) {
+  std::vector<int> out;
+  for (const int r : ranks) {
+    if (r != excluded) out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<int> every_rank(int ranks) {
+  std::vector<int> out(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) out[static_cast<std::size_t>(r)] = r;
+  return out;
+}
+
+}  // namespace
+
+std::size_t all_to_all_piece(std::size_t elements, int ranks) { return elements / static_cast<std::size_t>(ranks); }
+
+void DirectAllToAll::run(Transport& transport, Block data) const {
+  const int p = transport.size();
+  const std::size_t piece = all_to_all_piece(data.size(), p);
+  if (p == 1 || piece == 0) return;
+  const std::vector<int> others = all_but(every_rank(p), transport.rank());
+  if (!data.has_values()) {
+    const Step step{others, others, piece};
+    transport.run_steps(std::span<const Step>(&step, 1));
+    return;
+  }
+  std::vector<Buffer> outgoing;
+  outgoing.reserve(others.size());
+  for (const int r : others) outgoing.push_back(piece_of(data, piece, r).copy());
+  const std::vector<Buffer> received = transport.exchange(others, std::move(outgoing), others);
+  for (std::size_t i = 0; i < others.size(); ++i) piece_of(data, piece, others[i]).assign(received[i]);
+}
+
+core::Seconds DirectAllToAll::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  if (ranks <= 1) return core::Seconds(0.0);
+  return cost.alpha + piece_bytes(ranks, size) / cost.bandwidth;
+}
+
+void HierarchicalAllToAll::run(Transport& transport, Block data) const {
+  const int p = transport.size();
+  const std::size_t piece = all_to_all_piece(data.size(), p);
+  if (p == 1 || piece == 0) return;
+  const MachineLayout& layout = *layouts_.of(transport, "hierarchical all-to-all");
+  const auto machine_of = [&](int r) { return static_cast<std::size_t>(layout.machine_of[static_cast<std::size_t>(r)]); };
+  // The ranks of r's machine, and the ranks of r's local index machine by machine.
+  const auto machine_ranks = [&](int r) -> const std::vector<int>& { return *layout.machine_ranks[machine_of(r)]; };
+  const auto index_ranks = [&](int r) -> const std::vector<int>& {
+    return *layout.peers[static_cast<std::size_t>(layout.local_index[static_cast<std::size_t>(r)])];
+  };
+  const int rank = transport.rank();
+  const std::vector<int>& machine = machine_ranks(rank);
+  const std::vector<int> locals = all_but(machine, rank);
+  const std::vector<int> remotes = all_but(index_ranks(rank), rank);
+  const std::size_t k = machine.size();
+  const std::size_t machines = layout.machine_ranks.size();
+  if (!data.has_values()) {
+    const std::vector<Step> steps{{locals, locals, machines * piece}, {remotes, remotes, k * piece}};
+    transport.run_steps(steps);
+    return;
+  }
+  // Inside the machine: local rank l gets the pieces bound for the ranks of l's local index.
+  std::vector<Buffer> outgoing;
+  for (const int l : locals) outgoing.push_back(pieces_of(data, piece, index_ranks(l)));
+  const std::vector<Buffer> from_locals = transport.exchange(locals, std::move(outgoing), locals);
+  // gathered[m][j]: what the j-th rank of this machine holds for the rank of this local index on machine m.
+  std::vector<std::vector<Buffer>> gathered(machines, std::vector<Buffer>(k));
+  for (std::size_t j = 0, received = 0; j < k; ++j) {
+    for (std::size_t m = 0; m < machines; ++m) {
+      gathered[m][j] = machine[j] == rank ? piece_of(data, piece, index_ranks(rank)[m]).copy()
+                                          : piece_in(from_locals[received], piece, m);
+    }
+    if (machine[j] != rank) ++received;
+  }
+  // Across machines: the rank of this local index on each other machine gets the k pieces gathered for it.
+  outgoing.clear();
+  for (const int r : remotes) outgoing.push_back(joined(gathered[machine_of(r)]));
+  const std::vector<Buffer> from_remotes = transport.exchange(remotes, std::move(outgoing), remotes);
+  // Every piece placed by its sender: this machine's from the first exchange, the others' from the second.
+  for (std::size_t j = 0; j < k; ++j) piece_of(data, piece, machine[j]).assign(gathered[machine_of(rank)][j]);
+  for (std::size_t i = 0; i < remotes.size(); ++i) {
+    const std::vector<int>& senders = machine_ranks(remotes[i]);
+    for (std::size_t j = 0; j < k; ++j) piece_of(data, piece, senders[j]).assign(piece_in(from_remotes[i], piece, j));
+  }
+}
+
+core::Seconds HierarchicalAllToAll::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
+  if (ranks <= 1) return core::Seconds(0.0);
+  return cost.alpha + piece_bytes(ranks, size) / cost.bandwidth;
+}
+
+core::Seconds hierarchical_all_to_all_time(int per_machine, int machines, core::Bytes size, const AlphaBeta& intra,
+                                           const AlphaBeta& inter) {
+  const core::Bytes piece = piece_bytes(per_machine * machines, size);
+  core::Seconds out(0.0);
+  if (per_machine > 1) out = out + intra.alpha + piece * static_cast<double>(machines) / intra.bandwidth;
+  if (machines > 1) out = out + inter.alpha + piece * static_cast<double>(per_machine) / inter.bandwidth;
+  return out;
+}
+
+}  // namespace dtsim::comm
