@@ -183,7 +183,7 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
                        first.name, first.tensor_communication_s, first.pipeline_communication_s,
                        first.data_communication_s, first.zero_communication_s);
   }
-  if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.pipeline > 1 || plan.tensor > 1) {
+  if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.is_model_parallel()) {
     out += fmt::format("  parallel   data {} x tensor {} x pipeline {}{}{}\n", plan.data, plan.tensor, plan.pipeline,
                        plan.sequence_parallel ? ", sequence parallel" : "",
                        s.training.recomputation != "none" ? ", " + s.training.recomputation + " recomputation" : "");

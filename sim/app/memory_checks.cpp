@@ -49,7 +49,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
     }
     // The activations of the micro-batches in flight, per sample of a micro-batch. Without model parallelism
     // micro-batches accumulate gradients, each finished before the next: one is in flight.
-    const int in_flight = plan.pipeline == 1 && plan.tensor == 1 ? 1 : plan.microbatches;
+    const int in_flight = plan.is_model_parallel() ? plan.microbatches : 1;
     const double activations_per_sample = models::peak_activations(
         models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), in_flight, chunks),
         chunk_activations);

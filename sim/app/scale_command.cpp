@@ -109,7 +109,7 @@ void refuse_unscalable(const ScaleOptions& options, const scenario::ScenarioDocu
            "run `dtsim scale` on a scenario without `sweep:` (one of its points, written out)");
   }
   const scenario::Scenario& base = document.points.front();
-  if (base.training.parallelism.tensor > 1 || base.training.parallelism.pipeline > 1) {
+  if (base.training.parallelism.is_model_parallel()) {
     refuse(options.scenario_file, "training.parallelism",
            "scaling studies vary data-parallel workers; with tensor or pipeline parallelism that is not supported yet",
            "study the data-parallel degree with a sweep over cluster.workers and training.parallelism.data");

@@ -381,7 +381,7 @@ void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
 void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
                           const Registries& registries, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
-  if (plan.pipeline == 1 && plan.tensor == 1) {
+  if (!plan.is_model_parallel()) {
     check_without_model_parallelism(s, registries, sink);
     return;
   }
@@ -706,7 +706,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   const models::TrainableModel* model = prepared.model.get();
   const std::optional<models::SparseLayout> layout = model ? model->sparse_layout() : std::nullopt;
   if (const auto* dense = dynamic_cast<const models::DenseClassifier*>(model);
-      dense != nullptr && (s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1)) {
+      dense != nullptr && s.training.parallelism.is_model_parallel()) {
     check_split_classifier(s, *dense, sink);
   }
 
@@ -794,7 +794,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .reduce_scatter = zero_collective(s, registries, comm::Operation::reduce_scatter),
         .allgather = zero_collective(s, registries, comm::Operation::allgather),
         .zero_stage = s.training.parallelism.zero,
-        .stage_layers = s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1
+        .stage_layers = s.training.parallelism.is_model_parallel()
                             ? models::split_into_stages(profile, s.training.parallelism.pipeline *
                                                                      s.training.parallelism.virtual_stages)
                             : std::vector<std::size_t>{},
@@ -811,7 +811,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   const DataShape& data = prepared.data.shape;
   const std::size_t train = data.samples - validation_count(s, data);
   // A split model's replicas each take a batch; the devices of one replica share it.
-  const bool split = s.training.parallelism.pipeline > 1 || s.training.parallelism.tensor > 1;
+  const bool split = s.training.parallelism.is_model_parallel();
   models::BatchSchedule schedule(train, split ? s.training.parallelism.data : s.cluster.workers,
                                  s.training.batch_per_worker, s.seed);
   const auto iterations_per_epoch = static_cast<std::int64_t>(schedule.iterations_per_epoch());

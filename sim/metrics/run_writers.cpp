@@ -321,7 +321,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
                           {"high_s", interval->high_s}, {"percentiles", {10, 90}},
                           {"test_rows", interval->rows}, {"basis", interval->basis}};
   }
-  if (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1) {
+  if (scenario.training.parallelism.is_model_parallel()) {
     result["parallelism"] = parallelism_json(scenario);
   }
   if (scenario.training.parallelism.pipeline > 1) result["pipeline"] = pipeline_json(scenario, record);

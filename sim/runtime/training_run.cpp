@@ -84,7 +84,7 @@ void start_actors(EngineSession& session, const TrainingContext& context, const 
   const scenario::Architecture architecture = scenario.training.architecture;
   if (architecture == scenario::Architecture::Hybrid) server_rows = setup.model->initial_parameters();
   // A model trained for real split over devices: their shares assemble the whole for the evaluations.
-  const bool split = !setup.profile && (scenario.training.parallelism.pipeline > 1 || scenario.training.parallelism.tensor > 1);
+  const bool split = !setup.profile && scenario.training.parallelism.is_model_parallel();
   const std::shared_ptr<SplitAssembly> assembly = split ? SplitMlpWorker::make_assembly(setup) : nullptr;
   for (const int r : stand_ins.simulated()) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(r)]);

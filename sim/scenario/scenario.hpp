@@ -237,6 +237,10 @@ struct ParallelismSpec {
   core::SourcePosition virtual_stages_at;
   std::string schedule = "1f1b";  ///< gpipe, 1f1b, interleaved_1f1b or zero_bubble
   core::SourcePosition schedule_at;
+
+  /// Whether the model is split over devices (a tensor or pipeline degree above 1), rather than held whole by
+  /// every replica.
+  [[nodiscard]] bool is_model_parallel() const { return pipeline > 1 || tensor > 1; }
 };
 
 /// Bytes a value takes on the wire (`training.communication_precision`), resolved from `auto`.
