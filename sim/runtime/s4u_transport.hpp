@@ -1,18 +1,16 @@
 #pragma once
-// comm::Transport over SimGrid mailboxes: every message is a SimGrid communication over the routed links.
+// comm::Transport of one rank of a group in a SimGrid run: its messages timed by SimGrid over the routed links,
+// or by the run's analytical network.
 
 #include "sim/comm/transport.hpp"
 #include "sim/runtime/analytical_network.hpp"
+#include "sim/runtime/message_timing.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/topology/link_traffic.hpp"
 
-#include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
-
-#include <cstdint>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -55,15 +53,19 @@ struct GroupSpec {
   bool mirrored = false;
 };
 
-/// One rank's endpoint. Mailbox "<group>/<from>-><to>" (with "#<tag>" for channels other than 0) carries
-/// messages from rank `from` to rank `to`. Time spent waiting in each call is split into communication (some
-/// transfer of this call is moving bytes) and wait (none is: the peer has not posted its side yet); both,
-/// and the bytes sent, are reported to `meter`, each instant counted once even when posted messages overlap.
-/// With a `shortcut`, timing-only ring phases it approves take two transfers instead of one per round.
+/// One rank's endpoint: the group, the rank's meter and hosts, and how its messages are timed (MessageTiming:
+/// SimGrid's mailboxes, "<group>/<from>-><to>" with "#<tag>" for channels other than 0, or the run's analytical
+/// network when it has one). Time spent waiting in each call is split into communication (some transfer of
+/// this call is moving bytes) and wait (none is: the peer has not posted its side yet); both, and the bytes
+/// sent, are reported to `meter`, each instant counted once even when posted messages overlap. With a
+/// `shortcut`, timing-only ring phases it approves take two transfers instead of one per round.
 class S4uTransport final : public comm::Transport {
  public:
   /// Rank `group.rank` of `group` on the run's `network`, its time reported to `meter`.
   S4uTransport(const RunNetwork& network, GroupSpec group, Meter meter);
+  ~S4uTransport() override;
+  S4uTransport(const S4uTransport&) = delete;
+  S4uTransport& operator=(const S4uTransport&) = delete;
 
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return size_; }
@@ -79,26 +81,38 @@ class S4uTransport final : public comm::Transport {
   /// This rank stands for every rank of its group, which behave alike and are not simulated (see
   /// mirrored_ranks.hpp): each phase is timed from what every rank sends, without a meeting.
   void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
-  void send(int to, comm::Buffer data) override;
-  comm::Buffer recv(int from) override;
-  comm::Buffer send_recv(int to, comm::Buffer data, int from) override;
-  std::vector<comm::Buffer> recv_from_each(std::span<const int> from) override;
-  void send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) override;
+  void send(int to, comm::Buffer data) override { timing_->send(to, std::move(data)); }
+  comm::Buffer recv(int from) override { return timing_->recv(from); }
+  comm::Buffer send_recv(int to, comm::Buffer data, int from) override {
+    return timing_->send_recv(to, std::move(data), from);
+  }
+  std::vector<comm::Buffer> recv_from_each(std::span<const int> from) override { return exchange({}, {}, from); }
+  void send_to_each(std::span<const int> to, std::vector<comm::Buffer> data) override {
+    static_cast<void>(exchange(to, std::move(data), {}));
+  }
   std::vector<comm::Buffer> exchange(std::span<const int> to, std::vector<comm::Buffer> data,
-                                     std::span<const int> from) override;
-  std::unique_ptr<comm::Pending> post_send(int to, comm::Buffer data, int tag) override;
-  std::unique_ptr<comm::Pending> post_recv(int from, int tag) override;
-  std::size_t wait_any(std::span<comm::Pending* const> pending) override;
-  /// Where the shortcut approves the shift: the first round as it is, which measures a round's time T
-  /// under the network model, then the other rounds' bytes as one transfer, then a pause that brings those
-  /// rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on an
-  /// uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
-  void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
-  void group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) override;
+                                     std::span<const int> from) override {
+    return timing_->exchange(to, std::move(data), from);
+  }
+  std::unique_ptr<comm::Pending> post_send(int to, comm::Buffer data, int tag) override {
+    return timing_->post_send(to, std::move(data), tag);
+  }
+  std::unique_ptr<comm::Pending> post_recv(int from, int tag) override { return timing_->post_recv(from, tag); }
+  std::size_t wait_any(std::span<comm::Pending* const> pending) override { return timing_->wait_any(pending); }
+  /// Under SimGrid, where the shortcut approves the shift: the first round as it is, which measures a round's
+  /// time T under the network model, then the other rounds' bytes as one transfer, then a pause that brings
+  /// those rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on
+  /// an uncontended route a transfer of n bytes takes L + n/B, so the pause is the latency of rounds - 2).
+  void shift_rounds(int to, int from, std::size_t elements, int rounds) override {
+    timing_->shift_rounds(to, from, elements, rounds);
+  }
+  void group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) override {
+    timing_->group_rounds(to, from, elements, rounds, phase);
+  }
   /// With the analytical network, the collective is timed for the whole group at once (every rank's steps,
   /// see AnalyticalNetwork::enter_steps); otherwise its messages go one by one.
-  void run_steps(std::span<const comm::Step> steps) override;
-  [[nodiscard]] bool times_phases_at_once() const override { return analytical_ != nullptr; }
+  void run_steps(std::span<const comm::Step> steps) override { timing_->run_steps(steps); }
+  [[nodiscard]] bool times_phases_at_once() const override { return timing_->times_phases_at_once(); }
   [[nodiscard]] double now() const override;
   /// From the run network's traffic or routes; 0 without.
   [[nodiscard]] double latency_to(int peer) const override {
@@ -107,27 +121,15 @@ class S4uTransport final : public comm::Transport {
   /// Sleeps, and reports the time as communication (the library's time is part of the collective's).
   void spend(double seconds) override;
 
-  /// Reports the time from `posted_at` (or from the last report, if later) to now as communication or wait.
-  void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
-  /// The same for a message timed by the analytical network that moved over `moved`; `received` (null for
-  /// a send) is reported to observers that want messages.
-  void account_analytical(double posted_at, AnalyticalNetwork::Phase moved, const AnalyticalNetwork::Message* received);
-  /// Reports each received message among `comms` (complete) to observers that want messages.
-  void report_messages(const std::vector<simgrid::s4u::CommPtr>& comms);
-
  private:
+  friend class SimGridMessages;
+  friend class AnalyticalMessages;
+
   /// Throws std::out_of_range for a rank outside the group or a channel outside 0..65535.
   void check_peer(int peer, int tag) const;
   /// "<group>/<from>-><to>", with "#<tag>" for channels other than 0: a mailbox's name, or the analytical
   /// network's channel.
   [[nodiscard]] std::string channel(int from, int to, int tag) const;
-  simgrid::s4u::Mailbox* mailbox(int from, int to, int tag);
-  simgrid::s4u::CommPtr start_send(int to, comm::Buffer data, int tag = 0);
-  simgrid::s4u::CommPtr start_recv(int from, comm::Buffer** payload, int tag = 0);
-  /// A phase timed by analytical_: waits for the group, then for the phase's end; reports it as a transfer.
-  void analytical_rounds(int to, std::size_t elements, int rounds, const comm::RingSet& phase);
-  /// Waits from `arrived` until the end of `phase`, and reports the wait as a transfer.
-  void wait_for_phase(double arrived, AnalyticalNetwork::Phase phase);
   [[nodiscard]] int host(int rank) const { return hosts_.empty() ? rank : hosts_[static_cast<std::size_t>(rank)]; }
 
   std::string group_;
@@ -139,15 +141,9 @@ class S4uTransport final : public comm::Transport {
   topology::LinkTraffic* traffic_ = nullptr;
   const topology::LinkTraffic* routes_ = nullptr;
   std::span<const int> hosts_;
-  AnalyticalNetwork* analytical_ = nullptr;
   bool mirrored_ = false;
-  std::uint64_t phases_entered_ = 0;
   AnalyticalMeeting meeting_;
-  /// Under a meeting: messages posted so far, by (peer, tag), to name each one's joint messages.
-  std::unordered_map<std::uint64_t, std::uint64_t> joint_messages_;
-  // Resolved on first use, for the peers and channels this rank uses only: a table over all ranks would
-  // cost O(p^2) memory over the group. Keyed by (peer, tag, direction).
-  std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
+  std::unique_ptr<MessageTiming> timing_;
 };
 
 }  // namespace dtsim::runtime
