@@ -4,6 +4,7 @@
 #include "sim/core/version.hpp"
 #include "sim/metrics/energy_cost.hpp"
 #include "sim/metrics/prediction_interval.hpp"
+#include "sim/scenario/named_values.hpp"
 #include "sim/metrics/throughput.hpp"
 #include "sim/metrics/unmet_failures.hpp"
 
@@ -160,7 +161,7 @@ std::string outcome_lines(const scenario::Scenario& s, const metrics::RunRecord&
 std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& record) {
   std::string out;
   // Only the networks that time phases at once let ranks stand for each other.
-  const char* network = s.topology.network_model == scenario::NetworkModel::ClosedForm ? "closed-form" : "analytical";
+  const std::string_view network = scenario::traits_of(s.topology.network_model).network_name;
   if (record.simulated_workers == 1) {
     out += fmt::format("  simulated  worker 0 for all {} workers: they behave alike under the {} network "
                        "(--every-rank simulates each, with the same results)\n",

@@ -334,7 +334,7 @@ void keep_runnable(std::vector<std::string>& names, const comm::CollectiveRegist
       if (options.algorithm != "all") {
         problems.add("--algo", fmt::format("{} times ring phases and steps of the whole group, and '{}' sends its "
                                            "messages one by one",
-                                           backend.times_only, name),
+                                           backend.times_only(), name),
                      "use another algorithm (every one but double_binary_tree), or --network-model alpha_beta");
       }
       return true;
@@ -346,7 +346,7 @@ void keep_runnable(std::vector<std::string>& names, const comm::CollectiveRegist
                  backend.times_phases_at_once()
                      ? fmt::format("{} times ring phases and steps of the whole group only: use --network-model "
                                    "alpha_beta",
-                                   backend.times_only)
+                                   backend.times_only())
                      : "");
   }
 }

@@ -481,7 +481,7 @@ void check_analytical_network(const scenario::Scenario& s, const Registries& reg
   const runtime::NetworkBackend& backend = runtime::network_backend(s.topology.network_model);
   if (!backend.times_phases_at_once()) return;
   const auto refuse = [&](const std::string& why, const std::string& hint) {
-    sink.error(s.topology.network_model_at, "topology.network_model", std::string(backend.times_only) + " " + why, hint);
+    sink.error(s.topology.network_model_at, "topology.network_model", backend.times_only() + " " + why, hint);
   };
   const std::string use_alpha_beta = "use network_model: alpha_beta, which times every message";
   const std::string& algorithm = s.training.allreduce_algorithm.value;

@@ -45,7 +45,7 @@ void check_simulation_memory(const scenario::Scenario& s, const runtime::Trainin
       fmt::format("simulating {} of the {} workers {} needs about {} of memory ({} a worker), and this machine has {} "
                   "available",
                   simulated, s.cluster.workers,
-                  analytical ? fmt::format("on {}", backend.times_only) : std::string("message by message"),
+                  analytical ? fmt::format("on {}", backend.times_only()) : std::string("message by message"),
                   size(need), size(kBytesPerSimulatedWorker), size(*available));
   diagnostic.hint = analytical ? "use fewer workers, or run on a machine with more memory"
                                : "use topology.network_model: analytical, under which a timing-only data-parallel job of "

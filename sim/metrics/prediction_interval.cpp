@@ -1,6 +1,7 @@
 #include "sim/metrics/prediction_interval.hpp"
 
 #include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/named_values.hpp"
 
 #include <fmt/format.h>
 
@@ -94,7 +95,7 @@ PredictionInterval interval_from(std::span<const ValidationRow> rows, std::strin
 std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& scenario, const RunRecord& record) {
   if (!scenario.model.timing_only || record.iterations <= 0 || record.simulated_s <= 0.0) return std::nullopt;
   // The test rows ran with links shared as messages share them; closed_form's network shares none.
-  if (scenario.topology.network_model == scenario::NetworkModel::ClosedForm) return std::nullopt;
+  if (!scenario::traits_of(scenario.topology.network_model).shares_links) return std::nullopt;
   const std::string_view family = model_family(scenario.model.kind.value);
   if (family.empty()) return std::nullopt;
   const std::string generation(device_generation(scenario.cluster.device_of(0).name));

@@ -8,25 +8,32 @@ namespace dtsim::runtime {
 namespace {
 
 const std::vector<NetworkBackend>& backends() {
-  static const std::vector<NetworkBackend> all{
-      {.model = scenario::NetworkModel::AlphaBeta},
-      {.model = scenario::NetworkModel::Tcp},
-      {.model = scenario::NetworkModel::Analytical,
-       .phases_at_once = FlowSharing::MaxMin,
-       .times_only = "the analytical network"},
-      {.model = scenario::NetworkModel::ClosedForm,
-       .phases_at_once = FlowSharing::None,
-       .times_only = "the closed-form network"},
-  };
+  static const std::vector<NetworkBackend> all = [] {
+    std::vector<NetworkBackend> out;
+    for (const auto& model : scenario::network_models()) out.push_back({.model = model.value});
+    return out;
+  }();
   return all;
 }
 
 }  // namespace
 
+std::optional<FlowSharing> NetworkBackend::phases_at_once() const {
+  const scenario::NetworkModelTraits& traits = scenario::traits_of(model);
+  if (!traits.times_phases_at_once) return std::nullopt;
+  return traits.shares_links ? FlowSharing::MaxMin : FlowSharing::None;
+}
+
+std::string NetworkBackend::times_only() const {
+  const std::string_view name = scenario::traits_of(model).network_name;
+  return name.empty() ? std::string() : "the " + std::string(name) + " network";
+}
+
 std::unique_ptr<AnalyticalNetwork> NetworkBackend::make_network(const topology::TopologyGraph& graph,
                                                                 const topology::RoutingTable& routes) const {
-  if (!phases_at_once) return nullptr;
-  return std::make_unique<AnalyticalNetwork>(graph, routes, *phases_at_once);
+  const std::optional<FlowSharing> sharing = phases_at_once();
+  if (!sharing) return nullptr;
+  return std::make_unique<AnalyticalNetwork>(graph, routes, *sharing);
 }
 
 const NetworkBackend& network_backend(scenario::NetworkModel model) {

@@ -17,6 +17,20 @@ const std::vector<NamedValue<NetworkModel>>& network_models() {
   return table;
 }
 
+const NetworkModelTraits& traits_of(NetworkModel model) {
+  static const NetworkModelTraits message_by_message{};
+  static const NetworkModelTraits analytical{.times_phases_at_once = true, .network_name = "analytical"};
+  static const NetworkModelTraits closed_form{.times_phases_at_once = true, .shares_links = false,
+                                              .network_name = "closed-form"};
+  switch (model) {
+    case NetworkModel::AlphaBeta:
+    case NetworkModel::Tcp: return message_by_message;
+    case NetworkModel::Analytical: return analytical;
+    case NetworkModel::ClosedForm: return closed_form;
+  }
+  return message_by_message;
+}
+
 const std::vector<NamedValue<Architecture>>& architectures() {
   static const std::vector<NamedValue<Architecture>> table{
       {Architecture::Allreduce, "allreduce", "peer-to-peer collective"},

@@ -21,6 +21,19 @@ struct NamedValue {
 };
 
 const std::vector<NamedValue<NetworkModel>>& network_models();
+
+/// What a network model does beyond its name, in one place: the scenario's checks, the reports and the
+/// runtime's backends (runtime/network_backend.hpp) read it, and no layer names a model for it.
+struct NetworkModelTraits {
+  /// A network of dtsim's times the timing-only collectives (and a pipeline's messages) at once, for the whole
+  /// group, instead of SimGrid message by message; ranks that behave alike may then stand for each other.
+  bool times_phases_at_once = false;
+  /// Concurrent flows share the links (closed_form times each flow as if alone).
+  bool shares_links = true;
+  /// How reports and errors name that network ("the analytical network"); empty for SimGrid's models.
+  std::string_view network_name;
+};
+[[nodiscard]] const NetworkModelTraits& traits_of(NetworkModel model);
 const std::vector<NamedValue<Architecture>>& architectures();
 const std::vector<NamedValue<Backend>>& backends();
 

@@ -53,9 +53,8 @@ void check_hierarchy(const View& root, const Scenario& s, const topologies::Topo
   } else {
     filled.assign(static_cast<std::size_t>(std::max(left, 0)), 1);
   }
-  // Both networks that time phases at once time every-to-every steps past its limit from the links' loads
-  // (runtime/network_backend.cpp).
-  const bool at_once = s.topology.network_model == NetworkModel::Analytical || s.topology.network_model == NetworkModel::ClosedForm;
+  // The networks that time phases at once time every-to-every steps past its limit from the links' loads.
+  const bool at_once = traits_of(s.topology.network_model).times_phases_at_once;
   if (const auto refusal = algorithm.refuses(comm::Placement{filled, at_once})) {
     sink.error(architecture.where("algorithm"), "training.architecture.algorithm", refusal->message, refusal->hint);
   }
