@@ -29,7 +29,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
   std::vector<metrics::DeviceMemory> out;
   for (int rank = 0; rank < s.cluster.workers; ++rank) {
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);
-    const int stage = pipelined ? scenario::coordinates_of(plan, rank).pipeline : -1;
+    const int stage = pipelined ? scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline] : -1;
     const auto same = [&](const metrics::DeviceMemory& m) {
       return m.device == device.name && m.precision == device.precision && m.stage == stage;
     };

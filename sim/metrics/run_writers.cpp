@@ -10,6 +10,7 @@
 #include "sim/core/csv.hpp"
 #include "sim/core/result_folder.hpp"
 #include "sim/core/version.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 #include "sim/scenario/resolved_json.hpp"
 
@@ -88,9 +89,7 @@ nlohmann::ordered_json parallelism_json(const scenario::Scenario& scenario) {
   const scenario::ParallelismSpec& plan = scenario.training.parallelism;
   nlohmann::ordered_json placement = nlohmann::ordered_json::array();
   for (const scenario::ParallelAxis axis : plan.placement) {
-    placement.push_back(axis == scenario::ParallelAxis::Tensor     ? "tensor"
-                        : axis == scenario::ParallelAxis::Pipeline ? "pipeline"
-                                                                   : "data");
+    placement.push_back(scenario::axis_entry(axis).name);
   }
   return {{"data", plan.data},
           {"tensor", plan.tensor},
@@ -111,7 +110,7 @@ nlohmann::ordered_json pipeline_json(const scenario::Scenario& scenario, const R
   std::vector<HostActivity> stages(static_cast<std::size_t>(plan.pipeline));
   const int workers = scenario.cluster.workers;
   for (int rank = 0; rank < workers && static_cast<std::size_t>(rank) < record.hosts.size(); ++rank) {
-    HostActivity& stage = stages[static_cast<std::size_t>(scenario::coordinates_of(plan, rank).pipeline)];
+    HostActivity& stage = stages[static_cast<std::size_t>(scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline])];
     const HostActivity& host = record.hosts[static_cast<std::size_t>(rank)];
     stage.compute_s += host.compute_s;
     stage.communication_s += host.communication_s;

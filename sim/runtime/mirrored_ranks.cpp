@@ -47,11 +47,11 @@ StandIns::StandIns(const scenario::ParallelismSpec& plan, int workers, Mirroring
         break;
       case Mirroring::replicas: {
         scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
-        at.data = 0;
+        at[scenario::ParallelAxis::Data] = 0;
         stand_in_[r] = scenario::rank_of(plan, at);
         if (stand_in_[r] != rank) break;
         for (int replica = 0; replica < plan.data; ++replica) {
-          at.data = replica;
+          at[scenario::ParallelAxis::Data] = replica;
           stands_for_[r].push_back(scenario::rank_of(plan, at));
         }
         break;

@@ -242,7 +242,7 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
   const scenario::Scenario& s = *context.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const int devices = plan.pipeline;
-  const int device_index = scenario::coordinates_of(plan, rank).pipeline;
+  const int device_index = scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline];
   const scenario::DeviceProfile& device = s.cluster.device_of(rank);
   const auto microbatch = static_cast<std::size_t>(s.training.batch_per_worker / plan.microbatches);
   // The layer tables give activations at 4 bytes a value; they travel at the activations' wire precision,
@@ -403,7 +403,7 @@ void ModelParallelWorker::operator()() {
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const models::PipelineSchedule schedule = scenario::schedule_of(plan);
   const std::vector<models::PipelinePass> passes =
-      models::pipeline_passes(schedule, plan.pipeline, at.pipeline, plan.microbatches, plan.virtual_stages);
+      models::pipeline_passes(schedule, plan.pipeline, at[ParallelAxis::Pipeline], plan.microbatches, plan.virtual_stages);
   const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;
   const bool overlapped = setup.overlap && replicas > 1;
   FinishingPasses finishing = overlapped ? finishing_passes(passes, chunks, setup, s, split_backward)
@@ -414,8 +414,8 @@ void ModelParallelWorker::operator()() {
   if (overlapped) {
     stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
                    std::move(finishing.messages), setup.total_iterations,
-                   fmt::format("gradients/{}/{}", at.pipeline, at.tensor), scenario::group_along(plan, rank_, ParallelAxis::Data),
-                   at.data, replicas_meeting(plan, at, "gradients"));
+                   scenario::group_name("gradients", at, ParallelAxis::Data), scenario::group_along(plan, rank_, ParallelAxis::Data),
+                   at[ParallelAxis::Data], replicas_meeting(plan, at, "gradients"));
   }
   // ZeRO 1 and 2 with overlap_parameter_gather: each chunk's first forward pass of a step waits for its buckets.
   std::optional<ParameterGathers> gathers;
@@ -423,8 +423,8 @@ void ModelParallelWorker::operator()() {
     std::vector<const models::ModelProfile*> tables;
     for (const Chunk& chunk : chunks) tables.push_back(&chunk.layers);
     gathers.emplace(context_, rank_, tables, forward_order(passes),
-                    GatherGroup{fmt::format("parameters/{}/{}", at.pipeline, at.tensor),
-                                scenario::group_along(plan, rank_, ParallelAxis::Data), at.data,
+                    GatherGroup{scenario::group_name("parameters", at, ParallelAxis::Data),
+                                scenario::group_along(plan, rank_, ParallelAxis::Data), at[ParallelAxis::Data],
                                 replicas_meeting(plan, at, "parameters"), static_cast<std::size_t>(replicas)});
   }
   PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,

@@ -73,10 +73,10 @@ void SplitMlpWorker::operator()() {
   if (model == nullptr) throw std::logic_error("a split run needs a dense classifier");
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank_);
   const int stages = plan.pipeline;
-  const int stage = at.pipeline;
+  const int stage = at[scenario::ParallelAxis::Pipeline];
   const std::vector<std::size_t> first = models::split_layers(model->widths().size() - 1, stages);
   models::StageShare share(*model, first[static_cast<std::size_t>(stage)], first[static_cast<std::size_t>(stage) + 1],
-                           plan.tensor, at.tensor);
+                           plan.tensor, at[scenario::ParallelAxis::Tensor]);
   models::Parameters local = share.take(assembly_->whole);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, share.parameter_count());
   const Meter meter = context_.meter(rank_);
@@ -84,7 +84,7 @@ void SplitMlpWorker::operator()() {
   const models::StageShare::GroupSum sum = [&](models::RowMatrix& m) {
     if (plan.tensor > 1) setup.allreduce->run(*groups.tensor, comm::Block(std::span<float>(m.data(), static_cast<std::size_t>(m.size()))));
   };
-  models::BatchStream batches(setup.schedule, at.data);
+  models::BatchStream batches(setup.schedule, at[scenario::ParallelAxis::Data]);
   const int microbatches = plan.microbatches;
   const double global_batch = static_cast<double>(s.training.batch_per_worker) * plan.data;
   const std::vector<models::PipelinePass> passes = models::pipeline_passes(

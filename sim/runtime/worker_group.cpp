@@ -1,5 +1,6 @@
 #include "sim/runtime/worker_group.hpp"
 
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <fmt/format.h>
@@ -27,18 +28,8 @@ using scenario::ParallelAxis;
 WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, ParallelAxis axis) {
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
-  switch (axis) {
-    case ParallelAxis::Pipeline:
-      return {context, fmt::format("pipeline/{}/{}", at.data, at.tensor), scenario::group_along(plan, rank, axis),
-              at.pipeline, meter};
-    case ParallelAxis::Data:
-      return {context, fmt::format("replicas/{}/{}", at.pipeline, at.tensor), scenario::group_along(plan, rank, axis),
-              at.data, meter};
-    case ParallelAxis::Tensor:
-      break;
-  }
-  return {context, fmt::format("tensor/{}/{}", at.data, at.pipeline), scenario::group_along(plan, rank, axis),
-          at.tensor, meter};
+  return {context, scenario::group_name(scenario::axis_entry(axis).groups, at, axis),
+          scenario::group_along(plan, rank, axis), at[axis], meter};
 }
 
 }  // namespace
@@ -56,12 +47,13 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments;
   // replica 0's lines alone when each of their messages moves with every replica's copy.
   line->set_meeting(AnalyticalMeeting{"pipeline", (mirrored ? 1 : plan.data) * plan.tensor * plan.pipeline,
-                                      (at.data * plan.tensor + at.tensor) * plan.pipeline});
+                                      (at[ParallelAxis::Data] * plan.tensor + at[ParallelAxis::Tensor]) * plan.pipeline});
 }
 
 AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
                               const std::string& channels) {
-  return {fmt::format("{}/{}", channels, at.pipeline), plan.data * plan.tensor, at.tensor * plan.data};
+  return {fmt::format("{}/{}", channels, at[scenario::ParallelAxis::Pipeline]), plan.data * plan.tensor,
+          at[scenario::ParallelAxis::Tensor] * plan.data};
 }
 
 void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements) {

@@ -1,33 +1,13 @@
 #include "sim/scenario/parallel_layout.hpp"
 
+#include "sim/scenario/parallel_axes.hpp"
+
 namespace dtsim::scenario {
-namespace {
-
-int degree(const ParallelismSpec& plan, ParallelAxis axis) {
-  switch (axis) {
-    case ParallelAxis::Tensor: return plan.tensor;
-    case ParallelAxis::Pipeline: return plan.pipeline;
-    case ParallelAxis::Data: return plan.data;
-  }
-  return 1;
-}
-
-int& coordinate(ParallelCoordinates& at, ParallelAxis axis) {
-  switch (axis) {
-    case ParallelAxis::Tensor: return at.tensor;
-    case ParallelAxis::Pipeline: return at.pipeline;
-    case ParallelAxis::Data: return at.data;
-  }
-  return at.data;
-}
-
-}  // namespace
-
 ParallelCoordinates coordinates_of(const ParallelismSpec& plan, int rank) {
   ParallelCoordinates out;
   for (const ParallelAxis axis : plan.placement) {
-    const int size = degree(plan, axis);
-    coordinate(out, axis) = rank % size;
+    const int size = degree_of(plan, axis);
+    out[axis] = rank % size;
     rank /= size;
   }
   return out;
@@ -35,9 +15,8 @@ ParallelCoordinates coordinates_of(const ParallelismSpec& plan, int rank) {
 
 int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at) {
   int rank = 0;
-  ParallelCoordinates copy = at;
   for (auto axis = plan.placement.rbegin(); axis != plan.placement.rend(); ++axis) {
-    rank = rank * degree(plan, *axis) + coordinate(copy, *axis);
+    rank = rank * degree_of(plan, *axis) + at[*axis];
   }
   return rank;
 }
@@ -45,9 +24,18 @@ int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at) {
 std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis axis) {
   ParallelCoordinates at = coordinates_of(plan, rank);
   std::vector<int> out;
-  for (int i = 0; i < degree(plan, axis); ++i) {
-    coordinate(at, axis) = i;
+  for (int i = 0; i < degree_of(plan, axis); ++i) {
+    at[axis] = i;
     out.push_back(rank_of(plan, at));
+  }
+  return out;
+}
+
+std::string group_name(std::string_view label, const ParallelCoordinates& at, ParallelAxis axis) {
+  std::string out(label);
+  const std::vector<AxisEntry>& axes = parallel_axes();
+  for (auto other = axes.rbegin(); other != axes.rend(); ++other) {
+    if (other->axis != axis) out += "/" + std::to_string(at[other->axis]);
   }
   return out;
 }

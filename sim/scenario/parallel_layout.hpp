@@ -1,21 +1,28 @@
 #pragma once
-// Where each worker rank sits in the data x tensor x pipeline grid, by `training.parallelism.placement`:
-// the innermost degree varies fastest over consecutive ranks.
+// Where each worker rank sits in the grid of the plan's axes (parallel_axes.hpp), by
+// `training.parallelism.placement`: the innermost degree varies fastest over consecutive ranks. Computed for
+// any list of axes.
 
 #include "models/device_share.hpp"
 #include "models/pipeline_plan.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <array>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace dtsim::scenario {
 
-struct ParallelCoordinates {
-  int tensor = 0;
-  int pipeline = 0;  ///< the stage
-  int data = 0;      ///< the replica
-
+/// A rank's coordinate along each axis (the pipeline's: its stage; the data axis's: its replica).
+class ParallelCoordinates {
+ public:
+  [[nodiscard]] int operator[](ParallelAxis axis) const { return at_[static_cast<std::size_t>(axis)]; }
+  [[nodiscard]] int& operator[](ParallelAxis axis) { return at_[static_cast<std::size_t>(axis)]; }
   bool operator==(const ParallelCoordinates&) const = default;
+
+ private:
+  std::array<int, kParallelAxes> at_{};
 };
 
 ParallelCoordinates coordinates_of(const ParallelismSpec& plan, int rank);
@@ -24,6 +31,11 @@ int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at);
 /// The ranks that differ from `rank` only along `axis`, in the order of that coordinate: its tensor group,
 /// its pipeline (stages), or its stage's replicas.
 std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis axis);
+
+/// The name of the group along `axis` through `at`, its channels' prefix: `label` (the axis's groups' name,
+/// or another for a second group along the same axis), then the other coordinates, outermost axis first
+/// ("pipeline/<replica>/<tensor rank>"), so that every group of a run has its own.
+std::string group_name(std::string_view label, const ParallelCoordinates& at, ParallelAxis axis);
 
 /// How one device of `training`'s tensor groups runs its layers: the degree, sequence parallelism and
 /// recomputation.

@@ -212,8 +212,10 @@ inline bool has_allreduce(Architecture a) { return a != Architecture::ParameterS
 
 enum class Backend { Auto, Cpu, Cuda };
 
-/// A degree of `training.parallelism`, for the placement of ranks.
+/// A degree of `training.parallelism`, for the placement of ranks; what each means is in one table
+/// (parallel_axes.hpp), from which coordinates, groups, the schema and the placement's checks are taken.
 enum class ParallelAxis { Tensor, Pipeline, Data };
+inline constexpr std::size_t kParallelAxes = 3;
 
 /// How the work is split (`training.parallelism`).
 struct ParallelismSpec {

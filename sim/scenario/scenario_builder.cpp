@@ -6,6 +6,7 @@
 #include "sim/scenario/node_catalog.hpp"
 #include "sim/scenario/config_view.hpp"
 #include "sim/scenario/named_values.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 #include "sim/scenario/device_reader.hpp"
 #include "sim/scenario/energy_reader.hpp"
@@ -13,6 +14,7 @@
 #include "sim/scenario/trace_reader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -164,26 +166,33 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 }
 
 
-/// `training.parallelism.placement`: each of the three degrees once.
+/// "tensor, pipeline and data": every axis's name, in the default placement's order.
+std::string axis_names() {
+  std::vector<std::string_view> names;
+  for (const AxisEntry& entry : parallel_axes()) names.push_back(entry.name);
+  const std::string_view last = names.back();
+  names.pop_back();
+  return fmt::format("{} and {}", fmt::join(names, ", "), last);
+}
+
+/// `training.parallelism.placement`: each degree once (the schema's choices are the axes' names).
 void read_placement(const View& parallelism, ParallelismSpec& out, core::DiagnosticSink& sink) {
   const core::ConfigNode* list = parallelism.has("placement") ? parallelism.node()->find("placement") : nullptr;
   if (list == nullptr) return;
   out.placement_at = list->where;
   std::vector<ParallelAxis> axes;
   for (const core::ConfigNode& item : list->items) {
-    const ParallelAxis axis = item.scalar == "tensor"     ? ParallelAxis::Tensor
-                              : item.scalar == "pipeline" ? ParallelAxis::Pipeline
-                                                          : ParallelAxis::Data;
+    const ParallelAxis axis = axis_named(item.scalar).value_or(ParallelAxis::Data);
     if (std::find(axes.begin(), axes.end(), axis) != axes.end()) {
       sink.error(item.where, "training.parallelism.placement", fmt::format("'{}' is listed twice", item.scalar),
-                 "list tensor, pipeline and data once each, innermost first");
+                 fmt::format("list {} once each, innermost first", axis_names()));
       return;
     }
     axes.push_back(axis);
   }
-  if (axes.size() != 3) {
+  if (axes.size() != parallel_axes().size()) {
     sink.error(list->where, "training.parallelism.placement",
-               fmt::format("expected the three degrees tensor, pipeline and data in some order, got {}", axes.size()),
+               fmt::format("expected the degrees {} in some order, each once, got {}", axis_names(), axes.size()),
                "for example [tensor, pipeline, data]: tensor groups on consecutive ranks, replicas outermost");
     return;
   }

@@ -3,6 +3,7 @@
 #include "sim/scenario/config_node.hpp"
 #include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/named_values.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 
 #include <algorithm>
@@ -185,6 +186,13 @@ std::vector<core::Choice> wire_precisions() {
           {"fp16", "2 bytes a value"}};
 }
 
+/// The parallel axes' names, each with what its groups are.
+std::vector<core::Choice> axis_choices() {
+  std::vector<core::Choice> out;
+  for (const AxisEntry& entry : parallel_axes()) out.push_back({std::string(entry.name), std::string(entry.description)});
+  return out;
+}
+
 /// training.parallelism: the degrees, their placement, ZeRO and the pipeline's schedule.
 SchemaNode parallelism() {
   return map_of("parallelism", "how the work is split over the workers: data x tensor x pipeline = cluster.workers",
@@ -203,10 +211,7 @@ SchemaNode parallelism() {
           list_of("placement",
                   "the order of the degrees over the worker ranks, innermost (consecutive ranks) first; "
                   "[tensor, pipeline, data] when absent",
-                  choice_of("[]", "degree", "a parallelism degree",
-                            {{"tensor", "tensor-parallel groups"},
-                             {"pipeline", "pipeline stages"},
-                             {"data", "model replicas"}}))
+                  choice_of("[]", "degree", "a parallelism degree", axis_choices()))
               .for_example("[tensor, pipeline, data]"),
           integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
                                        "stages, each on its own worker (timing-only models)")

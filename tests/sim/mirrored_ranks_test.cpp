@@ -30,13 +30,15 @@ TEST(StandIns, ReplicaZeroStandsForTheSameShareOfEveryReplicaWhateverThePlacemen
     std::vector<int> covered(24, 0);
     for (const int rank : stand_ins.simulated()) {
       const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
-      EXPECT_EQ(at.data, 0);
+      EXPECT_EQ(at[scenario::ParallelAxis::Data], 0);
       const std::vector<int>& copies = stand_ins.stands_for(rank);
       ASSERT_EQ(copies.size(), 4U);
       EXPECT_EQ(copies.front(), rank);
       for (std::size_t replica = 0; replica < copies.size(); ++replica) {
         const scenario::ParallelCoordinates copy = scenario::coordinates_of(plan, copies[replica]);
-        EXPECT_EQ(std::tie(copy.tensor, copy.pipeline, copy.data), std::tie(at.tensor, at.pipeline, replica));
+        scenario::ParallelCoordinates expected = at;
+        expected[scenario::ParallelAxis::Data] = replica;
+        EXPECT_EQ(copy, expected);
         EXPECT_EQ(stand_ins.stand_in(copies[replica]), rank);
         ++covered[static_cast<std::size_t>(copies[replica])];
       }

@@ -1,7 +1,10 @@
 #include "sim/scenario/parallel_layout.hpp"
 
+#include "sim/scenario/parallel_axes.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 namespace dtsim::scenario {
@@ -16,13 +19,21 @@ ParallelismSpec grid(int data, int tensor, int pipeline, std::vector<ParallelAxi
   return out;
 }
 
+ParallelCoordinates coordinates(int tensor, int pipeline, int data) {
+  ParallelCoordinates out;
+  out[ParallelAxis::Tensor] = tensor;
+  out[ParallelAxis::Pipeline] = pipeline;
+  out[ParallelAxis::Data] = data;
+  return out;
+}
+
 // By default a tensor group is consecutive ranks (one node of 8 GPUs), then a pipeline's stages, then the
 // replicas, as Megatron-LM orders them.
 TEST(ParallelLayout, TheInnermostDegreeVariesFastest) {
   const ParallelismSpec plan = grid(2, 8, 4, {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data});
-  EXPECT_EQ(coordinates_of(plan, 0), (ParallelCoordinates{0, 0, 0}));
-  EXPECT_EQ(coordinates_of(plan, 9), (ParallelCoordinates{1, 1, 0}));
-  EXPECT_EQ(coordinates_of(plan, 63), (ParallelCoordinates{7, 3, 1}));
+  EXPECT_EQ(coordinates_of(plan, 0), coordinates(0, 0, 0));
+  EXPECT_EQ(coordinates_of(plan, 9), coordinates(1, 1, 0));
+  EXPECT_EQ(coordinates_of(plan, 63), coordinates(7, 3, 1));
   EXPECT_EQ(group_along(plan, 9, ParallelAxis::Tensor), (std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15}));
   EXPECT_EQ(group_along(plan, 9, ParallelAxis::Pipeline), (std::vector<int>{1, 9, 17, 25}));
   EXPECT_EQ(group_along(plan, 9, ParallelAxis::Data), (std::vector<int>{9, 41}));
@@ -42,10 +53,60 @@ TEST(ParallelLayout, EveryRankHasOnePlaceInEveryOrder) {
     for (int rank = 0; rank < 24; ++rank) {
       const ParallelCoordinates at = coordinates_of(plan, rank);
       EXPECT_EQ(rank_of(plan, at), rank);
-      seen.insert({at.tensor, at.pipeline, at.data});
+      seen.insert({at[ParallelAxis::Tensor], at[ParallelAxis::Pipeline], at[ParallelAxis::Data]});
     }
     EXPECT_EQ(seen.size(), 24U);
   }
+}
+
+// Every axis's group through every rank, in every order of the axes: the degree's ranks, the rank among
+// them at its own coordinate, each differing from it along that axis alone.
+TEST(ParallelLayout, AGroupAlongAnAxisVariesThatCoordinateAlone) {
+  std::vector<ParallelAxis> order;
+  for (const AxisEntry& entry : parallel_axes()) order.push_back(entry.axis);
+  std::sort(order.begin(), order.end());
+  do {
+    const ParallelismSpec plan = grid(3, 2, 4, order);
+    for (int rank = 0; rank < 24; ++rank) {
+      const ParallelCoordinates at = coordinates_of(plan, rank);
+      for (const AxisEntry& entry : parallel_axes()) {
+        const std::vector<int> group = group_along(plan, rank, entry.axis);
+        ASSERT_EQ(static_cast<int>(group.size()), degree_of(plan, entry.axis));
+        EXPECT_EQ(group[static_cast<std::size_t>(at[entry.axis])], rank);
+        for (int i = 0; i < static_cast<int>(group.size()); ++i) {
+          ParallelCoordinates expected = at;
+          expected[entry.axis] = i;
+          EXPECT_EQ(coordinates_of(plan, group[static_cast<std::size_t>(i)]), expected);
+        }
+      }
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+}
+
+// A group's name is its label, then the other coordinates, outermost axis first: every group of a run has its
+// own channels, and the names are the ones runs have always used.
+TEST(ParallelLayout, GroupNamesListTheOtherCoordinatesOutermostFirst) {
+  const ParallelCoordinates at = coordinates(1, 2, 3);
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Pipeline).groups, at, ParallelAxis::Pipeline), "pipeline/3/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Data).groups, at, ParallelAxis::Data), "replicas/2/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Tensor).groups, at, ParallelAxis::Tensor), "tensor/3/2");
+  EXPECT_EQ(group_name("gradients", at, ParallelAxis::Data), "gradients/2/1");
+}
+
+// The axes' table is the one home of their names: each found by its name, its degree read from the plan.
+TEST(ParallelAxes, EachAxisIsFoundByItsNameAndReadsItsDegree) {
+  const ParallelismSpec plan = grid(5, 6, 7, {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data});
+  std::set<std::string_view> names;
+  for (const AxisEntry& entry : parallel_axes()) {
+    EXPECT_EQ(axis_named(entry.name), entry.axis);
+    EXPECT_EQ(&axis_entry(entry.axis), &entry);
+    names.insert(entry.name);
+  }
+  EXPECT_EQ(names.size(), kParallelAxes);
+  EXPECT_EQ(degree_of(plan, ParallelAxis::Data), 5);
+  EXPECT_EQ(degree_of(plan, ParallelAxis::Tensor), 6);
+  EXPECT_EQ(degree_of(plan, ParallelAxis::Pipeline), 7);
+  EXPECT_FALSE(axis_named("expert").has_value());
 }
 
 }  // namespace

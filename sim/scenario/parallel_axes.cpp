@@ -1,0 +1,31 @@
+#include "sim/scenario/parallel_axes.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dtsim::scenario {
+
+const std::vector<AxisEntry>& parallel_axes() {
+  static const std::vector<AxisEntry> table{
+      {ParallelAxis::Tensor, "tensor", "tensor-parallel groups", "tensor", &ParallelismSpec::tensor},
+      {ParallelAxis::Pipeline, "pipeline", "pipeline stages", "pipeline", &ParallelismSpec::pipeline},
+      {ParallelAxis::Data, "data", "model replicas", "replicas", &ParallelismSpec::data},
+  };
+  return table;
+}
+
+const AxisEntry& axis_entry(ParallelAxis axis) {
+  const auto& table = parallel_axes();
+  const auto it = std::find_if(table.begin(), table.end(), [&](const AxisEntry& entry) { return entry.axis == axis; });
+  if (it == table.end()) throw std::logic_error("a parallel axis without an entry");
+  return *it;
+}
+
+std::optional<ParallelAxis> axis_named(std::string_view name) {
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (entry.name == name) return entry.axis;
+  }
+  return std::nullopt;
+}
+
+}  // namespace dtsim::scenario

@@ -1,0 +1,33 @@
+#pragma once
+// The axes a plan splits training along, each once, in one table: its name as `training.parallelism` and its
+// `placement` spell it, what its groups are called, and where the plan keeps its degree. Coordinates, ranks
+// and groups (parallel_layout.hpp), the placement's schema and checks, and the result files all read it, so
+// that an axis is its enum value, its row here and the code of its own groups (docs/extending.md, "Adding a
+// parallelism axis").
+
+#include "sim/scenario/scenario.hpp"
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace dtsim::scenario {
+
+struct AxisEntry {
+  ParallelAxis axis;
+  std::string_view name;         ///< as training.parallelism and its placement spell it
+  std::string_view description;  ///< what one of its groups is, for the schema
+  std::string_view groups;       ///< the name its groups' channels start with
+  int ParallelismSpec::*degree;  ///< where the plan keeps its degree
+};
+
+/// Every axis, in the default placement's order, innermost (consecutive ranks) first.
+[[nodiscard]] const std::vector<AxisEntry>& parallel_axes();
+[[nodiscard]] const AxisEntry& axis_entry(ParallelAxis axis);
+[[nodiscard]] std::optional<ParallelAxis> axis_named(std::string_view name);
+/// The degree of `axis` in `plan`.
+[[nodiscard]] inline int degree_of(const ParallelismSpec& plan, ParallelAxis axis) {
+  return plan.*axis_entry(axis).degree;
+}
+
+}  // namespace dtsim::scenario
