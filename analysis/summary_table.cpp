@@ -187,7 +187,9 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.is_model_parallel()) {
     out += fmt::format("  parallel   data {} x tensor {} x pipeline {}{}{}\n", plan.data, plan.tensor, plan.pipeline,
                        plan.sequence_parallel ? ", sequence parallel" : "",
-                       s.training.recomputation != "none" ? ", " + s.training.recomputation + " recomputation" : "");
+                       s.training.recomputation != models::Recomputation::None
+                           ? fmt::format(", {} recomputation", scenario::to_string(s.training.recomputation))
+                           : "");
   }
   if (s.training.parallelism.pipeline > 1) {
     double busiest = 0.0;
@@ -195,7 +197,7 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
     const scenario::ParallelismSpec& plan = s.training.parallelism;
     out += fmt::format("  pipeline   {} stages, {} micro-batches, {}: idle {:.1f}% of the busiest stage's compute "
                        "(the bubble alone, in closed form: {:.1f}%)\n",
-                       plan.pipeline, plan.microbatches, plan.schedule,
+                       plan.pipeline, plan.microbatches, scenario::to_string(plan.schedule),
                        busiest > 0.0 ? 100.0 * (record.simulated_s / busiest - 1.0) : 0.0,
                        100.0 * record.bubble_closed_form);
   }

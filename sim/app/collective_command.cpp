@@ -309,8 +309,13 @@ Request checked_request(const CollectiveOptions& options, const Registries& regi
     out.names = {options.algorithm};
   }
   out.sizes = size_range(options.sizes, problems);
-  if (options.library && *options.library != "none" && *options.library != "nccl") {
-    problems.add("--library", fmt::format("unknown communication library '{}'", *options.library), "valid: none, nccl");
+  const auto& libraries = scenario::communication_libraries();
+  if (options.library && std::none_of(libraries.begin(), libraries.end(),
+                                      [&](const auto& library) { return library.name == *options.library; })) {
+    std::vector<std::string> valid;
+    for (const auto& library : libraries) valid.emplace_back(library.name);
+    problems.add("--library", fmt::format("unknown communication library '{}'", *options.library),
+                 fmt::format("valid: {}", core::join_names(valid)));
   }
   return out;
 }
@@ -355,7 +360,7 @@ void keep_runnable(std::vector<std::string>& names, const comm::CollectiveRegist
 /// first call of the case, under nccl), its bandwidths and its closed form.
 std::vector<Row> timed_rows(const Request& request, const comm::CollectiveRegistry& registry,
                             const topology::TopologyGraph& graph, const scenario::Scenario& s,
-                            const CollectiveOptions& options, const std::string& library) {
+                            const CollectiveOptions& options, scenario::CommunicationLibrary library) {
   const std::vector<std::string>& names = request.names;
   // Under the library, each algorithm's protocol per call (rank 0's), in the order its cases run.
   std::vector<std::vector<comm::Protocol>> choices(names.size());
@@ -385,7 +390,7 @@ std::vector<Row> timed_rows(const Request& request, const comm::CollectiveRegist
     row.algorithm = names[i % algorithms.size()];
     const std::vector<comm::Protocol>& made = choices[i % names.size()];
     const std::size_t call = (i / names.size()) * static_cast<std::size_t>(options.repeat);
-    if (library == "nccl" && call < made.size()) row.protocol = std::string(comm::to_string(made[call]));
+    if (library == scenario::CommunicationLibrary::Nccl && call < made.size()) row.protocol = std::string(comm::to_string(made[call]));
     row.algbw = row.time_s > 0 ? row.size_bytes / row.time_s / 1e9 : 0.0;
     row.busbw = row.algbw * comm::bus_bandwidth_factor(*request.operation, p);
     row.closed_form_s = algorithms[i % algorithms.size()]->predicted_time(p, core::Bytes(row.size_bytes), cost).value();
@@ -395,13 +400,13 @@ std::vector<Row> timed_rows(const Request& request, const comm::CollectiveRegist
 }
 
 std::string rows_json(const std::vector<Row>& rows, const scenario::Scenario& s, const CollectiveOptions& options,
-                      const std::string& library) {
+                      scenario::CommunicationLibrary library) {
   nlohmann::ordered_json out = {{"operation", options.operation},
                                 {"ranks", s.cluster.workers},
                                 {"topology", s.topology.kind.value},
                                 {"network_model", std::string(scenario::to_string(s.topology.network_model))},
                                 {"repeat", options.repeat},
-                                {"library", library},
+                                {"library", std::string(scenario::to_string(library))},
                                 {"link",
                                  {{"bandwidth_bytes_per_s", s.topology.link.bandwidth.value()},
                                   {"latency_s", s.topology.link.latency.value()}}}};
@@ -420,13 +425,13 @@ std::string rows_json(const std::vector<Row>& rows, const scenario::Scenario& s,
 }
 
 std::string rows_text(const std::vector<Row>& rows, const scenario::Scenario& s, const CollectiveOptions& options,
-                      comm::Operation operation, const std::string& library, bool flat) {
+                      comm::Operation operation, scenario::CommunicationLibrary library, bool flat) {
   std::string text = fmt::format("# {} on {} ranks, topology {} (links {}, {}), {} network model\n", options.operation,
                                  s.cluster.workers, s.topology.kind.value, core::format_bandwidth(s.topology.link.bandwidth),
                                  core::format_duration(s.topology.link.latency), scenario::to_string(s.topology.network_model));
   text += fmt::format("# closed form: alpha-beta time with every message one link away and no link shared; busbw = algbw x {}\n",
                       bus_factor_text(operation));
-  if (library == "nccl") {
+  if (library == scenario::CommunicationLibrary::Nccl) {
     text += "# library nccl: NCCL's launch and per-step latency and protocol (LL, LL128, Simple) on top of the "
             "network's time, in the times and the closed forms; NVLS where a node's switch reduces (times only: the "
             "closed forms stay the ring's)\n";
@@ -435,7 +440,7 @@ std::string rows_text(const std::vector<Row>& rows, const scenario::Scenario& s,
     text += "# multi-device nodes: messages cross intra-node and fabric links, so the closed forms (fabric link "
             "only) are a reference, not a prediction\n";
   }
-  const bool with_protocol = library == "nccl";
+  const bool with_protocol = library == scenario::CommunicationLibrary::Nccl;
   text += fmt::format("{:>12}  {:<18} {}{:>14} {:>12} {:>12} {:>14} {:>10}\n", "size", "algorithm",
                       with_protocol ? fmt::format("{:<9}", "protocol") : "", "time_s", "algbw_GB/s", "busbw_GB/s",
                       "closed_form_s", "sim/closed");
@@ -467,8 +472,10 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   const comm::CollectiveRegistry& registry = registries.collectives.of(*request.operation);
   keep_runnable(request.names, registry, workers_per_machine, s, options, problems);
   problems.throw_if_any();
-  const std::string library = options.library.value_or(s.training.communication_library);
-  if (library == "nccl" && *request.operation == comm::Operation::all_to_all) {
+  const scenario::CommunicationLibrary library =
+      options.library ? scenario::value_named(scenario::communication_libraries(), *options.library)
+                      : s.training.communication_library;
+  if (library == scenario::CommunicationLibrary::Nccl && *request.operation == comm::Operation::all_to_all) {
     // NCCL's cost model (src/graph/tuning.cc) times its rings and trees; its all-to-all is grouped sends.
     problems.add(options.library ? "--library" : "--op",
                  "the nccl library model covers NCCL's ring and tree collectives, and NCCL runs all-to-all as grouped "

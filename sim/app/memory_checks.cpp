@@ -24,7 +24,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
   const int chunks = pipelined ? plan.virtual_stages : 1;
   const std::vector<std::size_t> stage_layers = models::split_into_stages(profile, plan.pipeline * chunks);
   const auto microbatch = static_cast<std::size_t>(std::max(1, s.training.batch_per_worker / plan.microbatches));
-  const models::PipelineSchedule schedule = scenario::schedule_of(plan);
+  const models::PipelineSchedule schedule = plan.schedule;
   const models::DeviceShare share = scenario::device_share_of(s.training);
   std::vector<metrics::DeviceMemory> out;
   for (int rank = 0; rank < s.cluster.workers; ++rank) {

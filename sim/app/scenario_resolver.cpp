@@ -8,6 +8,7 @@
 #include "sim/app/compute_backend.hpp"
 #include "sim/app/failure_checks.hpp"
 #include "sim/app/memory_checks.hpp"
+#include "sim/app/parallelism_checks.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/comm/library_collective.hpp"
 #include "models/model_profile.hpp"
@@ -49,9 +50,35 @@ std::function<std::unique_ptr<models::Optimizer>(std::size_t)> optimizer_factory
   };
 }
 
+/// A timing-only model's layer table, built once for the checks and the run; without it, why not (reported
+/// by check_profile_run, where the profile's own problems are told among the run's).
+struct BuiltProfile {
+  std::optional<models::ModelProfile> profile;
+  std::optional<core::Diagnostic> problem;
+};
+
+BuiltProfile build_profile(const scenario::Scenario& s, const Registries& registries) {
+  if (!s.model.timing_only) return {};
+  const core::View section(&s.model.section, "model");
+  core::Diagnostic problem;
+  try {
+    return {registries.models.find(s.model.kind.value).factory.profile(section), std::nullopt};
+  } catch (const models::ProfileError& error) {
+    problem.where = section.where(error.key());
+    problem.key = "model." + error.key();
+    problem.message = error.what();
+    problem.hint = error.hint();
+  } catch (const std::invalid_argument& error) {
+    problem.where = s.model.kind.where;
+    problem.key = "model.kind";
+    problem.message = error.what();
+  }
+  return {std::nullopt, std::move(problem)};
+}
+
 /// What a timing-only run needs: an allreduce with bsp or local SGD (the loops that run without values),
 /// a number of iterations, no loss target, a sequence the model has positions for.
-void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const models::ModelPlugin& model,
+void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const BuiltProfile& built,
                        core::DiagnosticSink& sink) {
   if (s.training.architecture != scenario::Architecture::Allreduce) {
     sink.error(s.training.architecture_at, "training.architecture.kind",
@@ -74,14 +101,7 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
     sink.error(s.target_loss_at, "outputs.target_loss", "a timing-only profile computes no loss to reach",
                "remove outputs.target_loss");
   }
-  const core::View section(&s.model.section, "model");
-  try {
-    static_cast<void>(model.profile(section));
-  } catch (const models::ProfileError& error) {
-    sink.error(section.where(error.key()), "model." + error.key(), error.what(), error.hint());
-  } catch (const std::invalid_argument& error) {
-    sink.error(s.model.kind.where, "model.kind", error.what());
-  }
+  if (built.problem) sink.error(built.problem->where, built.problem->key, built.problem->message, built.problem->hint);
 }
 
 /// ZeRO (`training.parallelism.zero` 1 to 3) partitions the state of bulk-synchronous steps of a timing-only
@@ -117,62 +137,6 @@ void check_zero(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
                            "has no such pair",
                            algorithm),
                fmt::format("use an algorithm with all three operations: {}", core::join_names(both)));
-  }
-}
-
-/// Tensor parallelism splits a transformer profile's layers: the degree divides the heads, the key-value
-/// heads and the feed-forward width; sequence parallelism needs a reduce-scatter and an allgather.
-void check_tensor(const scenario::Scenario& s, const models::ModelProfile& profile, const Registries& registries,
-                  core::DiagnosticSink& sink) {
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const std::string key = "training.parallelism.tensor";
-  if (plan.tensor == 1) {
-    if (plan.sequence_parallel) {
-      sink.error(plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
-                 "sequence parallelism splits work over a tensor group, and there is none (tensor: 1)",
-                 "set training.parallelism.tensor above 1, or leave sequence_parallel out");
-    }
-    return;
-  }
-  const models::TransformerShape& shape = profile.shape;
-  if (shape.heads == 0) {
-    sink.error(plan.tensor_at, key,
-               fmt::format("tensor parallelism splits attention and feed-forward layers, and '{}' has none",
-                           s.model.kind.value),
-               "use a transformer profile (profile:gpt3_175b, profile:llama2_70b, ...), or tensor: 1");
-    return;
-  }
-  const auto divides = [&](int count, const std::string& what) {
-    if (count % plan.tensor == 0) return true;
-    std::vector<int> fits;
-    for (int t = 2; t <= count && t <= 64; ++t) {
-      if (count % t == 0 && shape.key_value_heads % t == 0 && shape.heads % t == 0 && shape.feed_forward % t == 0) {
-        fits.push_back(t);
-      }
-    }
-    sink.error(plan.tensor_at, key,
-               fmt::format("a tensor degree of {} does not divide {}'s {} {}", plan.tensor, s.model.kind.value, count,
-                           what),
-               fits.empty() ? std::string("use tensor: 1")
-                            : fmt::format("use a degree that divides the heads, the key-value heads and the "
-                                          "feed-forward width: {}",
-                                          fmt::join(fits, ", ")));
-    return false;
-  };
-  if (divides(shape.heads, "attention heads") && shape.key_value_heads != shape.heads) {
-    divides(shape.key_value_heads, "key-value heads");
-  }
-  divides(shape.feed_forward, "feed-forward channels");
-  if (plan.sequence_parallel) {
-    const std::string& algorithm = s.training.allreduce_algorithm.value;
-    if (!registries.collectives.of(comm::Operation::reduce_scatter).contains(algorithm) ||
-        !registries.collectives.of(comm::Operation::allgather).contains(algorithm)) {
-      sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
-                 fmt::format("sequence parallelism reduce-scatters and allgathers with the architecture's algorithm, "
-                             "and '{}' has no such pair",
-                             algorithm),
-                 "use ring, or sequence_parallel: false");
-    }
   }
 }
 
@@ -217,8 +181,8 @@ void check_split_classifier(const scenario::Scenario& s, const models::DenseClas
 }
 
 /// Recomputation drops a transformer's activations: it needs a timing-only transformer profile.
-void check_recomputation(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
-  if (s.training.recomputation == "none") return;
+void check_recomputation(const scenario::Scenario& s, const models::ModelProfile* profile, core::DiagnosticSink& sink) {
+  if (s.training.recomputation == models::Recomputation::None) return;
   const std::string key = "training.recomputation";
   if (!s.model.timing_only) {
     sink.error(s.training.recomputation_at, key,
@@ -227,206 +191,12 @@ void check_recomputation(const scenario::Scenario& s, const Registries& registri
                "use a model.kind: profile:..., or training.recomputation: none");
     return;
   }
-  try {
-    const auto profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
-    if (profile.shape.heads == 0) {
-      sink.error(s.training.recomputation_at, key,
-                 fmt::format("recomputation drops transformer blocks' activations, and '{}' has no blocks",
-                             s.model.kind.value),
-                 "use a transformer profile, or training.recomputation: none");
-    }
-  } catch (const std::invalid_argument&) {
-    // the sequence length's own check names it
-  }
-}
-
-/// Micro-batch passes one step may hold message by message, micro-batches x model chunks x stages: SimGrid's
-/// cost per activity grows with the activities a step has open, so a step's wall time grows faster than its
-/// micro-batches (8 stages of GPT-2: 2,048 micro-batches 2.0 s, 4,096 13.5 s, 16,384 180 s; 2 stages: 8,000
-/// 0.35-0.52 s, 32,000 6.9-12.8 s). At the bound a step takes seconds; docs/limits.md.
-constexpr std::int64_t kStepPassLimit = 16'384;
-/// Micro-batch passes a whole run may simulate (the step's, times tensor ranks and iterations): some two
-/// minutes at the bound, at the 2 s measured for a step of 16,384 passes (8 stages x 2,048).
-constexpr double kRunPassLimit = 1e6;
-
-/// Refuses a pipeline whose steps or run hold more micro-batch passes than simulate in reasonable time,
-/// naming the figure: `microbatches: 1000000` on 2 stages ran over 10 minutes here before it was stopped.
-void check_simulated_passes(const scenario::Scenario& s, core::DiagnosticSink& sink) {
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const std::int64_t step = static_cast<std::int64_t>(plan.microbatches) * plan.virtual_stages * plan.pipeline;
-  const double run = static_cast<double>(step) * plan.tensor * static_cast<double>(s.training.iterations.value_or(1));
-  const char* hint = "use fewer, larger micro-batches (or fewer iterations): a pipeline's bubble and time per sample "
-                     "change little once its micro-batches are many times its stages";
-  // A network that times phases at once keeps no SimGrid activity per message: its steps have no such bound.
-  const bool message_by_message = !runtime::network_backend(s.topology.network_model).times_phases_at_once();
-  if (message_by_message && step > kStepPassLimit) {
-    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-               fmt::format("{} micro-batches x {} chunk(s) x {} stage(s) are {} micro-batch passes a step, more than the "
-                           "{} a step may simulate message by message",
-                           plan.microbatches, plan.virtual_stages, plan.pipeline, step, kStepPassLimit),
-               std::string(hint) + "; or use topology.network_model: analytical");
-  } else if (run > kRunPassLimit) {
-    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-               fmt::format("{} micro-batch passes a step x {} tensor rank(s) x {} iteration(s) are {:.3g} passes, more "
-                           "than the {:.0e} a run may simulate",
-                           step, plan.tensor, s.training.iterations.value_or(1), run, kRunPassLimit),
-               hint);
-  }
-}
-
-void check_microbatches_divide(const scenario::Scenario& s, core::DiagnosticSink& sink) {
-  check_simulated_passes(s, sink);
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
-  if (s.training.batch_per_worker % plan.microbatches != 0) {
-    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-               fmt::format("{} micro-batches do not divide a batch of {} samples", plan.microbatches,
-                           s.training.batch_per_worker),
-               s.training.batch_declared_global
-                   ? fmt::format("use a number of micro-batches that divides the batch of each of the {} replicas "
-                                 "(training.batch.global / {})", plan.data, plan.data)
-                   : "use a number of micro-batches that divides training.batch.per_worker");
-  }
-}
-
-/// Model parallelism (a pipeline, `training.parallelism.pipeline` > 1, or tensor groups, `tensor` > 1) runs
-/// a timing-only model's layers split over workers, under bulk-synchronous steps with the replicas
-/// averaging by allreduce; micro-batches split the batch.
-/// Without a pipeline or a tensor group: micro-batches accumulate gradients (of timing-only models), and
-/// the pipeline's own settings have nothing to order.
-void check_without_model_parallelism(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
-  // Without model parallelism, micro-batches are gradient accumulation: a timing-only worker runs them
-  // one after the other and its replicas sum the gradients once per step.
-  if (plan.microbatches > 1 && !s.model.timing_only) {
-    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-               fmt::format("micro-batches without a pipeline or a tensor group accumulate gradients of a "
-                           "timing-only model (model.kind: profile:...), and '{}' trains for real",
+  // Without a profile, its own problem is reported (check_profile_run).
+  if (profile != nullptr && profile->shape.heads == 0) {
+    sink.error(s.training.recomputation_at, key,
+               fmt::format("recomputation drops transformer blocks' activations, and '{}' has no blocks",
                            s.model.kind.value),
-               "leave microbatches out");
-  } else if (plan.microbatches > 1) {
-    check_microbatches_divide(s, sink);
-  }
-  if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
-  if (plan.schedule == "interleaved_1f1b" || plan.schedule == "zero_bubble" || plan.virtual_stages > 1) {
-    sink.error(plan.virtual_stages > 1 ? plan.virtual_stages_at : plan.schedule_at,
-               plan.virtual_stages > 1 ? "training.parallelism.virtual_stages" : "training.parallelism.schedule",
-               plan.virtual_stages > 1
-                   ? std::string("virtual stages split a pipeline's stages into chunks, and there is one stage "
-                                 "(pipeline: 1)")
-                   : fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage (pipeline: 1)",
-                                 plan.schedule),
-               "set training.parallelism.pipeline above 1, or leave it out");
-  }
-}
-
-/// Real math splits the dense classifiers (softmax regression and the MLP) across devices, under gpipe or
-/// 1f1b, without ZeRO or sequence parallelism. False when the model is not one of them (nothing more to check).
-bool check_real_math_split(const scenario::Scenario& s, const core::SourcePosition& at, const std::string& key,
-                           const std::string& what, core::DiagnosticSink& sink) {
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const std::string& kind = s.model.kind.value;
-  if (kind != "mlp" && kind != "softmax_regression") {
-    sink.error(at, key,
-               fmt::format("{} split real math for the dense classifiers (mlp, softmax_regression) in this version, "
-                           "and '{}' is another model",
-                           what, kind),
-               fmt::format("use model.kind: mlp, a model.kind: profile:..., or {}: 1", key));
-    return false;
-  }
-  const auto refuse = [&](bool when, core::SourcePosition where, const std::string& at_key, const std::string& why,
-                          const std::string& hint) {
-    if (when) sink.error(where, at_key, why, hint);
-  };
-  refuse(plan.schedule != "gpipe" && plan.schedule != "1f1b", plan.schedule_at, "training.parallelism.schedule",
-         fmt::format("a model trained for real runs the gpipe or 1f1b schedule, and the schedule is '{}'",
-                     plan.schedule),
-         "use schedule: 1f1b");
-  refuse(plan.zero > 0, plan.zero_at, "training.parallelism.zero", "ZeRO runs on timing-only models in this version",
-         "use training.parallelism.zero: 0");
-  refuse(plan.sequence_parallel, plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
-         "sequence parallelism splits transformer layers, and a dense classifier has none",
-         "leave sequence_parallel out");
-  return true;
-}
-
-/// The schedule against the virtual stages and the pipeline.
-void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const bool interleaved = plan.schedule == "interleaved_1f1b";
-  if (interleaved != (plan.virtual_stages > 1)) {
-    sink.error(interleaved ? plan.schedule_at : plan.virtual_stages_at,
-               interleaved ? "training.parallelism.schedule" : "training.parallelism.virtual_stages",
-               interleaved ? "the interleaved schedule runs several model chunks per device, and virtual_stages is 1"
-                           : fmt::format("{} model chunks per device run under the interleaved schedule, and the "
-                                         "schedule is '{}'",
-                                         plan.virtual_stages, plan.schedule),
-               interleaved ? "set training.parallelism.virtual_stages to 2 or more"
-                           : "use schedule: interleaved_1f1b, or leave virtual_stages out");
-  }
-  if (interleaved && plan.pipeline > 1 && plan.microbatches % plan.pipeline != 0) {
-    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
-               fmt::format("the interleaved schedule runs micro-batches in groups of the {} stages, and {} is not a "
-                           "multiple of {}",
-                           plan.pipeline, plan.microbatches, plan.pipeline),
-               fmt::format("use {} micro-batches, or another multiple of the pipeline degree",
-                           (plan.microbatches / plan.pipeline + 1) * plan.pipeline));
-  }
-  if (plan.pipeline == 1 && (interleaved || plan.schedule == "zero_bubble")) {
-    sink.error(plan.schedule_at, "training.parallelism.schedule",
-               fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage", plan.schedule),
-               "set training.parallelism.pipeline above 1, or leave schedule out");
-  }
-}
-
-void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
-                          const Registries& registries, core::DiagnosticSink& sink) {
-  const scenario::ParallelismSpec& plan = s.training.parallelism;
-  if (!plan.is_model_parallel()) {
-    check_without_model_parallelism(s, registries, sink);
-    return;
-  }
-  const bool pipelined = plan.pipeline > 1;
-  const std::string key = pipelined ? "training.parallelism.pipeline" : "training.parallelism.tensor";
-  const core::SourcePosition at = pipelined ? plan.pipeline_at : plan.tensor_at;
-  const std::string what = pipelined ? "pipelines" : "tensor-parallel groups";
-  if (!s.model.timing_only && !check_real_math_split(s, at, key, what, sink)) return;
-  if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
-    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
-               fmt::format("{} run bulk-synchronous steps (bsp), and the strategy is '{}'", what,
-                           s.training.sync_strategy.value),
-               "use training.sync.strategy: bsp");
-  }
-  if (s.training.architecture != scenario::Architecture::Allreduce) {
-    sink.error(s.training.architecture_at, "training.architecture.kind",
-               "model-parallel replicas average their gradients by allreduce",
-               "use training.architecture.kind: allreduce");
-  }
-  if (plan.zero == 3) {
-    // Stage 3 would gather each layer before every micro-batch's passes; stages 1 and 2 partition the
-    // optimizer state and gradients over the replicas as Megatron-LM's distributed optimizer does.
-    sink.error(plan.zero_at, "training.parallelism.zero",
-               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : "tensor-parallel groups"),
-               "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
-  }
-  if (s.failures.enabled) {
-    sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",
-               fmt::format("remove failures, or {}", key));
-  }
-  check_microbatches_divide(s, sink);
-  check_schedule(s, sink);
-  if (!s.model.timing_only) return;  // the model's own shape is checked once it is made
-  models::ModelProfile profile;
-  try {
-    profile = registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
-  } catch (const std::invalid_argument&) {
-    return;  // the sequence length's own check names it
-  }
-  check_tensor(s, profile, registries, sink);
-  try {
-    static_cast<void>(models::split_into_stages(profile, plan.pipeline * plan.virtual_stages));
-  } catch (const std::invalid_argument& error) {
-    sink.error(plan.pipeline_at, "training.parallelism.pipeline", error.what(),
-               plan.virtual_stages > 1 ? "use fewer stages or virtual stages" : "use fewer stages");
+               "use a transformer profile, or training.recomputation: none");
   }
 }
 
@@ -474,38 +244,6 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
   for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
 }
 
-/// `network_model: analytical` and `closed_form` time the timing-only collectives and a pipeline's messages;
-/// everything they would leave to SimGrid message by message, or could not see, is refused rather than timed
-/// otherwise.
-void check_analytical_network(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
-  const runtime::NetworkBackend& backend = runtime::network_backend(s.topology.network_model);
-  if (!backend.times_phases_at_once()) return;
-  const auto refuse = [&](const std::string& why, const std::string& hint) {
-    sink.error(s.topology.network_model_at, "topology.network_model", backend.times_only() + " " + why, hint);
-  };
-  const std::string use_alpha_beta = "use network_model: alpha_beta, which times every message";
-  const std::string& algorithm = s.training.allreduce_algorithm.value;
-  if (!s.model.timing_only) {
-    refuse(fmt::format("times the collectives of timing-only runs, and '{}' trains for real, its values sent message "
-                       "by message",
-                       s.model.kind.value),
-           use_alpha_beta);
-  } else if (s.training.architecture != scenario::Architecture::Allreduce) {
-    refuse("times allreduce collectives, and a parameter server's pushes and pulls are messages", use_alpha_beta);
-  } else if (registries.collectives.allreduce.contains(algorithm) &&
-             !registries.collectives.allreduce.find(algorithm).factory.timed_at_once) {
-    refuse(fmt::format("times ring phases and steps of the whole group, and '{}' sends its messages one by one",
-                       algorithm),
-           "use another training.architecture.algorithm (every one but double_binary_tree), or " + use_alpha_beta);
-  } else if (s.failures.enabled || !s.background_traffic.empty() || !s.link_traces.empty()) {
-    refuse("shares the links among a phase's own flows only: failures, background traffic and link traces would go "
-           "unseen",
-           use_alpha_beta);
-  } else if (s.energy.enabled && s.energy.link_busy_power) {
-    refuse("times phases without loading SimGrid's links, so energy.link_busy_power would count none of their bytes",
-           "leave link_busy_power out (link_idle_power is counted), or " + use_alpha_beta);
-  }
-}
 
 /// What checking a scenario builds, handed on to the run so that nothing is built twice: the topology, the
 /// strategy, the data (a corpus tokenised once) and the model.
@@ -515,6 +253,7 @@ struct Prepared {
   LoadedData data;                                 ///< empty for timing-only runs
   std::unique_ptr<models::TrainableModel> model;   ///< null for timing-only runs
   std::vector<metrics::DeviceMemory> memory;       ///< timing-only runs
+  std::optional<models::ModelProfile> profile;     ///< timing-only runs: the layer table, built once
 };
 
 /// The overlaps a scenario asks for that its run cannot do.
@@ -669,24 +408,27 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
                     .strategy = make_strategy(s, registries),
                     .data = {},
                     .model = nullptr,
-                    .memory = {}};
+                    .memory = {},
+                    .profile = std::nullopt};
   const topology::TopologyGraph& graph = prepared.graph;
   const sync::SyncStrategy* strategy = prepared.strategy.get();
   check_backend(s, registries.models, sink);
   check_link_names(s, graph, sink);
-  check_analytical_network(s, registries, sink);
+  runtime::network_backend(s.topology.network_model).check(s, registries.collectives.allreduce, sink);
   check_failures(s, *strategy, sink);
   check_zero(s, *strategy, registries, sink);
-  check_model_parallel(s, *strategy, registries, sink);
+  BuiltProfile built = build_profile(s, registries);
+  const models::ModelProfile* profile = built.profile ? &*built.profile : nullptr;
+  check_model_parallel(s, *strategy, profile, registries, sink);
   check_overlaps(s, *strategy, sink);
-  check_recomputation(s, registries, sink);
+  check_recomputation(s, profile, sink);
   if (s.model.timing_only) {
-    const models::ModelPlugin& entry = registries.models.find(s.model.kind.value).factory;
-    check_profile_run(s, *strategy, entry, sink);
+    check_profile_run(s, *strategy, built, sink);
     if (sink.empty()) {
-      prepared.memory = device_memory(s, entry.profile(core::View(&s.model.section, "model")), registries);
+      prepared.memory = device_memory(s, *profile, registries);
       check_memory(s, prepared.memory, sink);
     }
+    prepared.profile = std::move(built.profile);
     sink.throw_if_any();
     return prepared;
   }
@@ -781,10 +523,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
     // No data: one global batch stands for the schedule, and the run lasts training.stop.iterations.
     const auto workers = static_cast<std::size_t>(s.cluster.workers);
     const auto batch = static_cast<std::size_t>(s.training.batch_per_worker);
-    const models::ModelProfile profile =
-        registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
+    const models::ModelProfile& profile = *prepared.profile;
     const bool overlap = s.training.overlap.value_or(why_no_overlap(s, *prepared.strategy).empty());
     return runtime::TrainingSetup{
+        .mode = runtime::run_mode(s),
         .graph = std::move(prepared.graph),
         .model = nullptr,
         .profile = profile,
@@ -820,6 +562,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   std::unique_ptr<models::TrainableModel> model = std::move(prepared.model);
   std::string backend_notice = apply_backend(s, registries.models, *model);
   return runtime::TrainingSetup{
+      .mode = runtime::run_mode(s),
       .graph = std::move(prepared.graph),
       .model = std::move(model),
       .profile = std::nullopt,
@@ -840,10 +583,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   };
 }
 
-std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(const std::string& library, const scenario::Scenario& s,
+std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(scenario::CommunicationLibrary library, const scenario::Scenario& s,
                                                               std::unique_ptr<comm::CollectiveAlgorithm> algorithm,
                                                               comm::LibraryCollective::ChoiceSink on_choice) {
-  if (library != "nccl") return algorithm;
+  if (library != scenario::CommunicationLibrary::Nccl) return algorithm;
   // NVLS when every node's switch reduces; its links are the slowest node type's.
   std::optional<comm::SwitchReduction> nvls;
   const bool every_node = !s.cluster.nodes.empty() &&

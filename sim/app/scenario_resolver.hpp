@@ -22,7 +22,7 @@ void check_every_point(const scenario::ScenarioDocument& document, const Registr
 /// `algorithm` run as communication library `library` ("none" or "nccl") runs it on the nodes of `s`: under
 /// NCCL, with its protocol costs, and on nodes whose switches reduce (every node type with `nvls`) with NVLS
 /// on their links. `on_choice` is told each call's choice (LibraryCollective).
-std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(const std::string& library, const scenario::Scenario& s,
+std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(scenario::CommunicationLibrary library, const scenario::Scenario& s,
                                                               std::unique_ptr<comm::CollectiveAlgorithm> algorithm,
                                                               comm::LibraryCollective::ChoiceSink on_choice = {});
 

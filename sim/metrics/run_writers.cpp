@@ -95,7 +95,7 @@ nlohmann::ordered_json parallelism_json(const scenario::Scenario& scenario) {
           {"tensor", plan.tensor},
           {"pipeline", plan.pipeline},
           {"sequence_parallel", plan.sequence_parallel},
-          {"recomputation", scenario.training.recomputation},
+          {"recomputation", std::string(scenario::to_string(scenario.training.recomputation))},
           {"placement", std::move(placement)}};
 }
 
@@ -126,7 +126,7 @@ nlohmann::ordered_json pipeline_json(const scenario::Scenario& scenario, const R
   }
   return {{"stages", plan.pipeline},
           {"microbatches", plan.microbatches},
-          {"schedule", plan.schedule},
+          {"schedule", std::string(scenario::to_string(plan.schedule))},
           {"busiest_stage_compute_s", busiest},
           {"idle_fraction", busiest > 0.0 ? record.simulated_s / busiest - 1.0 : 0.0},
           {"virtual_stages", plan.virtual_stages},

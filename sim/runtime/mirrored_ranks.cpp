@@ -21,15 +21,15 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
   const bool alike = setup.mirror_ranks && network_backend(scenario.topology.network_model).times_phases_at_once() &&
                      setup.allreduce != nullptr && names_every_rank(setup.allreduce) &&
                      (setup.zero_stage == 0 || (names_every_rank(setup.reduce_scatter) && names_every_rank(setup.allgather))) &&
-                     setup.profile && scenario.training.architecture == scenario::Architecture::Allreduce &&
+                     is_timing_only(setup.mode) &&
                      setup.sync->lock_step() && equal_workers && cluster.uniform_devices() &&
                      cluster.random_slowdowns.empty() && cluster.speed_traces.empty() && !scenario.failures.enabled &&
                      scenario.failures.link_events.empty() && scenario.background_traffic.empty() &&
                      scenario.link_traces.empty();
   if (!alike) return Mirroring::none;
-  if (setup.stage_layers.empty() && plan.tensor == 1) return Mirroring::every_worker;
+  if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
   // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike.
-  return !setup.stage_layers.empty() && plan.data > 1 ? Mirroring::replicas : Mirroring::none;
+  return plan.data > 1 ? Mirroring::replicas : Mirroring::none;
 }
 
 StandIns::StandIns(const scenario::ParallelismSpec& plan, int workers, Mirroring mirroring)

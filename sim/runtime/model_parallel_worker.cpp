@@ -401,7 +401,7 @@ void ModelParallelWorker::operator()() {
   const std::size_t count = wire_elements(parameters_held, wire.gradients, static_cast<std::size_t>(replicas));
   const std::size_t weights = wire_elements(parameters_held, wire.parameters, static_cast<std::size_t>(replicas));
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
-  const models::PipelineSchedule schedule = scenario::schedule_of(plan);
+  const models::PipelineSchedule schedule = plan.schedule;
   const std::vector<models::PipelinePass> passes =
       models::pipeline_passes(schedule, plan.pipeline, at[ParallelAxis::Pipeline], plan.microbatches, plan.virtual_stages);
   const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;

@@ -5,6 +5,8 @@
 // The runtime and the commands ask the backend of the scenario's model instead of naming models
 // (docs/extending.md, "Adding a network backend").
 
+#include "sim/comm/collective_algorithm.hpp"
+#include "sim/core/diagnostic.hpp"
 #include "sim/runtime/analytical_network.hpp"
 #include "sim/scenario/named_values.hpp"
 
@@ -25,6 +27,10 @@ struct NetworkBackend {
   /// Why a scenario's feature needs every message timed (a rule of scenario_resolver.cpp names it), said of
   /// this backend ("the analytical network"): empty when it times every message.
   [[nodiscard]] std::string times_only() const;
+  /// Refuses in `sink`, at `topology.network_model`, what a scenario asks of a network that times phases at
+  /// once and that it would leave to SimGrid message by message, or could not see; `allreduce` holds the
+  /// allreduce algorithms. Nothing for a model that times every message.
+  void check(const scenario::Scenario& s, const comm::CollectiveRegistry& allreduce, core::DiagnosticSink& sink) const;
   /// The run's network over `graph` and `routes` (which must outlive it); null when it has none.
   [[nodiscard]] std::unique_ptr<AnalyticalNetwork> make_network(const topology::TopologyGraph& graph,
                                                                 const topology::RoutingTable& routes) const;

@@ -88,7 +88,7 @@ void SplitMlpWorker::operator()() {
   const int microbatches = plan.microbatches;
   const double global_batch = static_cast<double>(s.training.batch_per_worker) * plan.data;
   const std::vector<models::PipelinePass> passes = models::pipeline_passes(
-      scenario::schedule_of(plan), stages, stage, microbatches);
+      plan.schedule, stages, stage, microbatches);
   const models::Dataset& train = setup.data.train;
   if (rank_ == 0) after_iteration(context_, 0, assembly_->whole);
 

@@ -54,19 +54,20 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
         weights += models::weight_gradient_flops(l);
       }
       record.bubble_closed_form =
-          models::bubble_closed_form(scenario::schedule_of(plan), plan.pipeline, plan.microbatches, plan.virtual_stages,
+          models::bubble_closed_form(plan.schedule, plan.pipeline, plan.microbatches, plan.virtual_stages,
                                      forward, backward - weights, weights);
     }
     record.samples_per_iteration =
         static_cast<std::int64_t>(scenario.training.batch_per_worker) * scenario.training.parallelism.data;
   }
-  if (!setup.profile && scenario.training.parallelism.pipeline > 1) {
+  if (setup.mode == RunMode::Split && scenario.training.parallelism.pipeline > 1) {
     const scenario::ParallelismSpec& plan = scenario.training.parallelism;
     record.bubble_closed_form =
-        models::bubble_closed_form(scenario::schedule_of(plan), plan.pipeline, plan.microbatches, 1, 0.0, 0.0, 0.0);
+        models::bubble_closed_form(plan.schedule, plan.pipeline, plan.microbatches, 1, 0.0, 0.0, 0.0);
   }
   // A timing-only run has no data, so no epochs.
-  record.iterations_per_epoch = setup.profile ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
+  record.iterations_per_epoch =
+      is_timing_only(setup.mode) ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
   record.parameter_count =
       setup.profile ? static_cast<std::size_t>(std::llround(setup.profile->parameters())) : setup.model->parameter_count();
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
@@ -82,29 +83,21 @@ void start_actors(EngineSession& session, const TrainingContext& context, const 
   const TrainingSetup& setup = *context.setup;
   const auto workers = setup.graph.workers();
   const scenario::Architecture architecture = scenario.training.architecture;
-  if (architecture == scenario::Architecture::Hybrid) server_rows = setup.model->initial_parameters();
+  if (setup.mode == RunMode::Hybrid) server_rows = setup.model->initial_parameters();
   // A model trained for real split over devices: their shares assemble the whole for the evaluations.
-  const bool split = !setup.profile && scenario.training.parallelism.is_model_parallel();
-  const std::shared_ptr<SplitAssembly> assembly = split ? SplitMlpWorker::make_assembly(setup) : nullptr;
+  const std::shared_ptr<SplitAssembly> assembly =
+      setup.mode == RunMode::Split ? SplitMlpWorker::make_assembly(setup) : nullptr;
   for (const int r : stand_ins.simulated()) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(r)]);
-    switch (architecture) {
-      case scenario::Architecture::Allreduce:
-        if (setup.profile && !setup.stage_layers.empty()) {
-          simgrid::s4u::Actor::create(host->get_name(), host, ModelParallelWorker(context, r));
-        } else if (setup.profile) {
-          simgrid::s4u::Actor::create(host->get_name(), host, TimingOnlyWorker(context, r));
-        } else if (split) {
-          simgrid::s4u::Actor::create(host->get_name(), host, SplitMlpWorker(context, r, assembly));
-        } else {
-          simgrid::s4u::Actor::create(host->get_name(), host, AllreduceWorker(context, r));
-        }
-        break;
-      case scenario::Architecture::ParameterServer:
-        simgrid::s4u::Actor::create(host->get_name(), host, ParameterServerWorker(context, r));
-        break;
-      case scenario::Architecture::Hybrid:
-        simgrid::s4u::Actor::create(host->get_name(), host, HybridWorker(context, r, &server_rows));
+    const std::string& name = host->get_name();
+    switch (setup.mode) {
+      case RunMode::DataParallel: simgrid::s4u::Actor::create(name, host, AllreduceWorker(context, r)); break;
+      case RunMode::Split: simgrid::s4u::Actor::create(name, host, SplitMlpWorker(context, r, assembly)); break;
+      case RunMode::ParameterServer: simgrid::s4u::Actor::create(name, host, ParameterServerWorker(context, r)); break;
+      case RunMode::Hybrid: simgrid::s4u::Actor::create(name, host, HybridWorker(context, r, &server_rows)); break;
+      case RunMode::TimingDataParallel: simgrid::s4u::Actor::create(name, host, TimingOnlyWorker(context, r)); break;
+      case RunMode::TimingModelParallel:
+        simgrid::s4u::Actor::create(name, host, ModelParallelWorker(context, r));
         break;
     }
   }
@@ -134,7 +127,7 @@ bool may_shorten_phases(const scenario::Scenario& scenario, const TrainingSetup&
   const bool steady = scenario.cluster.random_slowdowns.empty() && scenario.cluster.speed_traces.empty() &&
                       scenario.link_traces.empty() && scenario.failures.link_events.empty() &&
                       scenario.background_traffic.empty() && scenario.cluster.uniform_devices();
-  return setup.profile && setup.stage_layers.empty() && equal_workers && steady && setup.phase_shortcut;
+  return setup.mode == RunMode::TimingDataParallel && equal_workers && steady && setup.phase_shortcut;
 }
 
 /// Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
@@ -223,7 +216,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   FailureMeetings meetings = failure_meetings(scenario, workers.size());
   // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
   std::int64_t reached = 0;
-  const bool timing_only = setup.profile.has_value();
+  const bool timing_only = is_timing_only(setup.mode);
   const std::unique_ptr<AnalyticalNetwork> analytical =
       network_backend(scenario.topology.network_model).make_network(setup.graph, session.routes());
   if (mirroring == Mirroring::replicas) analytical->set_replicas(stand_ins.stands_for_each());

@@ -9,6 +9,7 @@
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/host_layer_tables.hpp"
+#include "sim/runtime/run_mode.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "sim/topology/topology_graph.hpp"
@@ -21,6 +22,8 @@
 namespace dtsim::runtime {
 
 struct TrainingSetup {
+  /// What the run is (run_mode.hpp): the runtime dispatches on it.
+  RunMode mode = RunMode::DataParallel;
   topology::TopologyGraph graph;
   /// The model trained for real; null in a timing-only run.
   std::unique_ptr<models::TrainableModel> model;

@@ -31,6 +31,38 @@ const NetworkModelTraits& traits_of(NetworkModel model) {
   return message_by_message;
 }
 
+const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules() {
+  static const std::vector<NamedValue<models::PipelineSchedule>> table{
+      {models::PipelineSchedule::GPipe, "gpipe", "every forward pass, then every backward pass"},
+      {models::PipelineSchedule::OneForwardOneBackward, "1f1b",
+       "after a warm-up, one forward then one backward: at most as many micro-batches in flight as stages"},
+      {models::PipelineSchedule::Interleaved, "interleaved_1f1b",
+       "1f1b over virtual_stages model chunks per device: the bubble shrinks by their number"},
+      {models::PipelineSchedule::ZeroBubble, "zero_bubble",
+       "ZB-H1: the backward split into input and weight gradients, the latter filling the waits"},
+  };
+  return table;
+}
+
+const std::vector<NamedValue<models::Recomputation>>& recomputations() {
+  static const std::vector<NamedValue<models::Recomputation>> table{
+      {models::Recomputation::None, "none", "every layer's activations kept"},
+      {models::Recomputation::Selective, "selective",
+       "the attention scores and probabilities recomputed (Korthikanti et al. 2022)"},
+      {models::Recomputation::Full, "full", "only each transformer block's input kept; the block's forward pass rerun"},
+  };
+  return table;
+}
+
+const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries() {
+  static const std::vector<NamedValue<CommunicationLibrary>> table{
+      {CommunicationLibrary::None, "none", "the network's time alone: messages as the algorithm sends them"},
+      {CommunicationLibrary::Nccl, "nccl",
+       "NCCL's cost model on top: launch and per-step latency, LL / LL128 / Simple protocol chosen by size"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<Architecture>>& architectures() {
   static const std::vector<NamedValue<Architecture>> table{
       {Architecture::Allreduce, "allreduce", "peer-to-peer collective"},
@@ -52,5 +84,8 @@ const std::vector<NamedValue<Backend>>& backends() {
 std::string_view to_string(NetworkModel model) { return name_of(network_models(), model); }
 std::string_view to_string(Architecture architecture) { return name_of(architectures(), architecture); }
 std::string_view to_string(Backend backend) { return name_of(backends(), backend); }
+std::string_view to_string(models::PipelineSchedule schedule) { return name_of(pipeline_schedules(), schedule); }
+std::string_view to_string(models::Recomputation recomputation) { return name_of(recomputations(), recomputation); }
+std::string_view to_string(CommunicationLibrary library) { return name_of(communication_libraries(), library); }
 
 }  // namespace dtsim::scenario

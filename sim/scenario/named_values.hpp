@@ -36,6 +36,9 @@ struct NetworkModelTraits {
 [[nodiscard]] const NetworkModelTraits& traits_of(NetworkModel model);
 const std::vector<NamedValue<Architecture>>& architectures();
 const std::vector<NamedValue<Backend>>& backends();
+const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules();
+const std::vector<NamedValue<models::Recomputation>>& recomputations();
+const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries();
 
 /// The value called `name` (validated against the same table's choices, so it is there).
 template <class Enum>

@@ -41,19 +41,9 @@ std::string group_name(std::string_view label, const ParallelCoordinates& at, Pa
 }
 
 models::DeviceShare device_share_of(const TrainingSpec& training) {
-  const std::string& mode = training.recomputation;
   return {.tensor = training.parallelism.tensor,
           .sequence_parallel = training.parallelism.sequence_parallel,
-          .recomputation = mode == "full"        ? models::Recomputation::Full
-                           : mode == "selective" ? models::Recomputation::Selective
-                                                 : models::Recomputation::None};
-}
-
-models::PipelineSchedule schedule_of(const ParallelismSpec& plan) {
-  if (plan.schedule == "gpipe") return models::PipelineSchedule::GPipe;
-  if (plan.schedule == "interleaved_1f1b") return models::PipelineSchedule::Interleaved;
-  if (plan.schedule == "zero_bubble") return models::PipelineSchedule::ZeroBubble;
-  return models::PipelineSchedule::OneForwardOneBackward;
+          .recomputation = training.recomputation};
 }
 
 }  // namespace dtsim::scenario

@@ -41,7 +41,4 @@ std::string group_name(std::string_view label, const ParallelCoordinates& at, Pa
 /// recomputation.
 models::DeviceShare device_share_of(const TrainingSpec& training);
 
-/// The schedule `plan.schedule` names.
-models::PipelineSchedule schedule_of(const ParallelismSpec& plan);
-
 }  // namespace dtsim::scenario

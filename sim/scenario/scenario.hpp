@@ -6,7 +6,9 @@
 #include "sim/core/config_view.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/config_node.hpp"
+#include "models/device_share.hpp"
 #include "models/op_class.hpp"
+#include "models/pipeline_plan.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <cstdint>
@@ -212,6 +214,9 @@ inline bool has_allreduce(Architecture a) { return a != Architecture::ParameterS
 
 enum class Backend { Auto, Cpu, Cuda };
 
+/// What the collectives cost beyond the network's time (`training.communication_library`).
+enum class CommunicationLibrary { None, Nccl };
+
 /// A degree of `training.parallelism`, for the placement of ranks; what each means is in one table
 /// (parallel_axes.hpp), from which coordinates, groups, the schema and the placement's checks are taken.
 enum class ParallelAxis { Tensor, Pipeline, Data };
@@ -237,7 +242,8 @@ struct ParallelismSpec {
   core::SourcePosition microbatches_at;
   int virtual_stages = 1;  ///< model chunks per device (interleaved_1f1b)
   core::SourcePosition virtual_stages_at;
-  std::string schedule = "1f1b";  ///< gpipe, 1f1b, interleaved_1f1b or zero_bubble
+  /// `schedule` (named_values.cpp names each: gpipe, 1f1b, interleaved_1f1b, zero_bubble).
+  models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   core::SourcePosition schedule_at;
 
   /// Whether the model is split over devices (a tensor or pipeline degree above 1), rather than held whole by
@@ -271,10 +277,11 @@ struct TrainingSpec {
   bool overlap_tensor_communication = false;
   core::SourcePosition overlap_tensor_communication_at;
   double bucket_bytes = 25.0 * 1024 * 1024;
-  std::string recomputation = "none";  ///< none, selective or full
+  /// `training.recomputation` (named_values.cpp names each: none, selective, full).
+  models::Recomputation recomputation = models::Recomputation::None;
   core::SourcePosition recomputation_at;
   /// `training.communication_library`: none (the network's time alone) or nccl (comm::LibraryCollective).
-  std::string communication_library = "none";
+  CommunicationLibrary communication_library = CommunicationLibrary::None;
   Backend backend = Backend::Auto;
   core::SourcePosition backend_at;
   /// Samples per data-parallel replica and step (a replica is tensor x pipeline workers; one worker without
@@ -401,5 +408,8 @@ struct Scenario {
 std::string_view to_string(NetworkModel model);
 std::string_view to_string(Architecture architecture);
 std::string_view to_string(Backend backend);
+std::string_view to_string(models::PipelineSchedule schedule);
+std::string_view to_string(models::Recomputation recomputation);
+std::string_view to_string(CommunicationLibrary library);
 
 }  // namespace dtsim::scenario

@@ -209,7 +209,7 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.sequence_parallel_at = parallelism.where("sequence_parallel");
   out.microbatches = static_cast<int>(parallelism.integer("microbatches").value_or(1));
   out.microbatches_at = parallelism.where("microbatches");
-  out.schedule = parallelism.text("schedule", "1f1b");
+  out.schedule = value_named(pipeline_schedules(), parallelism.text("schedule", "1f1b"));
   out.schedule_at = parallelism.where("schedule");
   out.virtual_stages = static_cast<int>(parallelism.integer("virtual_stages").value_or(1));
   out.virtual_stages_at = parallelism.where("virtual_stages");
@@ -270,9 +270,9 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.overlap_tensor_communication = training.text("overlap_tensor_communication", "false") == "true";
   out.overlap_tensor_communication_at = training.where("overlap_tensor_communication");
   out.bucket_bytes = training.quantity("bucket_size", &core::parse_size).value_or(core::Bytes(out.bucket_bytes)).value();
-  out.recomputation = training.text("recomputation", "none");
+  out.recomputation = value_named(recomputations(), training.text("recomputation", "none"));
   out.recomputation_at = training.where("recomputation");
-  out.communication_library = training.text("communication_library", "none");
+  out.communication_library = value_named(communication_libraries(), training.text("communication_library", "none"));
   const std::string backend = training.text("backend", "auto");
   out.backend = value_named(backends(), backend);
   out.backend_at = training.where("backend");

@@ -229,13 +229,7 @@ SchemaNode parallelism() {
                   "stage c x pipeline + d)")
               .fallback("1"),
           choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
-                    {{"gpipe", "every forward pass, then every backward pass"},
-                     {"1f1b", "after a warm-up, one forward then one backward: at most as many "
-                              "micro-batches in flight as stages"},
-                     {"interleaved_1f1b", "1f1b over virtual_stages model chunks per device: the bubble "
-                                          "shrinks by their number"},
-                     {"zero_bubble", "ZB-H1: the backward split into input and weight gradients, the "
-                                     "latter filling the waits"}})
+                    choices_of(pipeline_schedules()))
               .fallback("1f1b"),
       });
 }
@@ -305,15 +299,11 @@ SchemaNode training() {
           choice_of("recomputation", "recomputation",
                     "activations dropped in the forward pass and recomputed in the backward pass, trading compute for "
                     "memory (timing-only transformer models)",
-                    {{"none", "every layer's activations kept"},
-                     {"selective", "the attention scores and probabilities recomputed (Korthikanti et al. 2022)"},
-                     {"full", "only each transformer block's input kept; the block's forward pass rerun"}})
+                    choices_of(recomputations()))
               .fallback("none"),
           choice_of("communication_library", "communication library",
                     "what the collectives cost beyond the network's time (docs/how-it-works.md)",
-                    {{"none", "the network's time alone: messages as the algorithm sends them"},
-                     {"nccl", "NCCL's cost model on top: launch and per-step latency, LL / LL128 / Simple protocol "
-                              "chosen by size"}})
+                    choices_of(communication_libraries()))
               .fallback("none"),
           choice_of("backend", "compute backend", "where the real math runs", choices_of(backends()))
               .fallback("auto"),
