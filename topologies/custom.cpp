@@ -101,7 +101,7 @@ void check_custom(const core::View& t, const TopologyContext& context, core::Dia
 
 }  // namespace
 
-topology::TopologyGraph build_custom(const core::View& section) {
+topology::TopologyGraph build_custom(const core::View& section, const TopologyContext& context) {
   topology::TopologyGraph graph;
   std::map<std::string, topology::NodeId> by_name;
   for (const core::ConfigNode& node : section.at("nodes").node()->items) {
@@ -111,7 +111,7 @@ topology::TopologyGraph build_custom(const core::View& section) {
                     : kind == "switch" ? graph.add_switch(name)
                                        : graph.add_worker(name);
   }
-  const LinkSpec plain = read_link(section.at("link"));
+  const LinkSpec plain = topology_link(section, context);
   const core::View classes = section.at("link_classes");
   for (const core::ConfigNode& item : section.at("links").node()->items) {
     const core::View link(&item, "");
@@ -148,7 +148,7 @@ void register_custom(TopologyRegistry& registry) {
                                            core::text("class", "a key of `topology.link_classes`; defaults to `topology.link`"),
                                        }))
                 .require()},
-       .make = [](const core::View& t, const TopologyContext&) { return build_custom(t); },
+       .make = [](const core::View& t, const TopologyContext& c) { return build_custom(t, c); },
        .check = check_custom,
        .example = "{kind: custom, nodes: [{name: a}, {name: b}, {name: hub, kind: switch}], links: [{from: a, to: hub}, "
                   "{from: b, to: hub}]}",

@@ -27,9 +27,9 @@ Shape shape_of(const core::View& t) {
           static_cast<int>(*t.integer("hosts")), static_cast<int>(*t.integer("global_links"))};
 }
 
-topology::TopologyGraph build_dragonfly(const core::View& t, const TopologyContext&) {
+topology::TopologyGraph build_dragonfly(const core::View& t, const TopologyContext& c) {
   const Shape d = shape_of(t);
-  const LinkSpec link = read_link(t.at("link"));
+  const LinkSpec link = topology_link(t, c);
   const LinkSpec global = t.has("global_link") ? read_link(t.at("global_link")) : link;
   topology::TopologyGraph graph;
   std::vector<topology::NodeId> hosts;

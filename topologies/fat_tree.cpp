@@ -31,7 +31,7 @@ void register_fat_tree(TopologyRegistry& registry) {
                {.parameters = {arity_parameter(), oversubscription_parameter()},
                 .make = [](const core::View& t, const TopologyContext& c) {
                   return build_fat_tree(c.workers, static_cast<int>(t.integer("arity").value_or(2)),
-                                        t.number("oversubscription").value_or(1.0), read_link(t.at("link")));
+                                        t.number("oversubscription").value_or(1.0), topology_link(t, c));
                 },
                 .check = {},
                 .example = "{kind: fat_tree, arity: 4, oversubscription: 2}"});

@@ -115,7 +115,7 @@ std::optional<topology::NodeId> join_node(topology::TopologyGraph& graph, const 
 
 topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyContext& c) {
   topology::TopologyGraph graph;
-  const LinkSpec nic_link = read_link(t.at("link"));
+  const LinkSpec nic_link = topology_link(t, c);
   // Devices first, node by node, so that ranks follow nodes; each node's intra-node link class with it.
   std::vector<std::vector<topology::NodeId>> machines;
   std::vector<LinkSpec> intra_links;

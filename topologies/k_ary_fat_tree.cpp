@@ -68,7 +68,7 @@ void register_k_ary_fat_tree(TopologyRegistry& registry) {
                {.parameters = {radix_parameter(), oversubscription_parameter()},
                 .make = [](const core::View& t, const TopologyContext& c) {
                   return build_k_ary_fat_tree(c.workers, static_cast<int>(t.integer("k").value_or(4)),
-                                              t.number("oversubscription").value_or(1.0), read_link(t.at("link")));
+                                              t.number("oversubscription").value_or(1.0), topology_link(t, c));
                 },
                 .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
                   const std::int64_t k = t.integer("k").value_or(4);

@@ -17,7 +17,7 @@ topology::TopologyGraph build_mesh(int workers, const LinkSpec& link) {
 void register_mesh(TopologyRegistry& registry) {
   registry.add("mesh", "every worker linked to every other",
                {.parameters = {},
-                .make = [](const core::View& t, const TopologyContext& c) { return build_mesh(c.workers, read_link(t.at("link"))); },
+                .make = [](const core::View& t, const TopologyContext& c) { return build_mesh(c.workers, topology_link(t, c)); },
                 .check = {},
                 .example = "{kind: mesh}"});
 }

@@ -23,7 +23,7 @@ void register_parameter_server(TopologyRegistry& registry) {
   registry.add("parameter_server", "workers and parameter servers around one switch (a star)",
                {.parameters = {server_link_parameter()},
                 .make = [](const core::View& t, const TopologyContext& c) {
-                  const LinkSpec link = read_link(t.at("link"));
+                  const LinkSpec link = topology_link(t, c);
                   return build_parameter_server(c.workers, c.servers, link,
                                                 t.has("server_link") ? read_link(t.at("server_link")) : link);
                 },

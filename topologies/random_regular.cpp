@@ -118,7 +118,7 @@ void register_random_regular(TopologyRegistry& registry) {
       "random_regular", "seeded random graph in which every worker has `degree` links",
       {.parameters = {core::integer("degree", 1, 1024, "links per worker").require()},
        .make = [](const core::View& t, const TopologyContext& c) {
-         return build_random_regular(c.workers, static_cast<int>(*t.integer("degree")), c.seed, read_link(t.at("link")));
+         return build_random_regular(c.workers, static_cast<int>(*t.integer("degree")), c.seed, topology_link(t, c));
        },
        .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
          const std::int64_t degree = t.integer("degree").value_or(0);

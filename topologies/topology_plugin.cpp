@@ -10,6 +10,10 @@ LinkSpec read_link(const core::View& link) {
   return LinkSpec{*link.quantity("bandwidth", core::parse_bandwidth), *link.quantity("latency", core::parse_duration)};
 }
 
+LinkSpec topology_link(const core::View& section, const TopologyContext& context) {
+  return context.link ? *context.link : read_link(section.at("link"));
+}
+
 core::SchemaNode link_schema(std::string key, std::string description) {
   using core::quantity;
   return core::map_of(std::move(key), std::move(description),

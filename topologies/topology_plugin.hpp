@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct LinkSpec {
 
 /// A validated `{bandwidth, latency}` mapping.
 LinkSpec read_link(const core::View& link);
+/// The topology's link: the context's resolved one, else the section's `link`. Builders take it from here, so
+/// that the link is parsed once and a changed figure reaches every builder.
+LinkSpec topology_link(const core::View& section, const struct TopologyContext& context);
 
 /// How the devices inside a node are joined.
 enum class IntraNode {
@@ -64,6 +68,9 @@ struct TopologyContext {
   bool nodes_declared = false;
   /// The registry the topology came from, for topologies built of others (a hierarchical fabric).
   const TopologyRegistry* registry = nullptr;
+  /// `topology.link` as the scenario resolved it (a calibration may have changed it since it was read);
+  /// unset: read from the section (topology_link()).
+  std::optional<LinkSpec> link;
 
   /// The hosts a builder places, for messages: "14 workers" or "14 workers and 2 servers".
   [[nodiscard]] std::string host_count() const;

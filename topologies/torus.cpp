@@ -34,12 +34,12 @@ void register_torus(TopologyRegistry& registry) {
       {.parameters = {core::list_of("dimensions", "size of each torus dimension (2 or 3 of them)",
                                     core::integer("[]", 2, 4096, "workers along one dimension"))
                           .require()},
-       .make = [](const core::View& t, const TopologyContext&) {
+       .make = [](const core::View& t, const TopologyContext& c) {
          std::vector<int> dimensions;
          for (const core::ConfigNode& d : t.at("dimensions").node()->items) {
            dimensions.push_back(static_cast<int>(core::parse_integer(d.scalar).value_or(2)));
          }
-         return build_torus(dimensions, read_link(t.at("link")));
+         return build_torus(dimensions, topology_link(t, c));
        },
        .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
          const core::ConfigNode* dims = t.at("dimensions").node();

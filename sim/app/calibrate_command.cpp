@@ -212,17 +212,8 @@ void set_efficiency(scenario::DeviceProfile& device, const FitKey& key, double v
 std::string bandwidth_text(double bytes_per_s) { return fmt::format("{:.6g}GBps", bytes_per_s / 1e9); }
 std::string latency_text(double seconds) { return fmt::format("{:.6g}us", seconds * 1e6); }
 
-/// Sets the topology link's figures, in the section its builder reads and in the scenario's own copy.
-void set_link(scenario::Scenario& s, const scenario::LinkSpec& link) {
-  s.topology.link = link;
-  core::ConfigNode node = core::ConfigNode::make_map({});
-  node.set("bandwidth", core::ConfigNode::make_scalar(bandwidth_text(link.bandwidth.value()), {}), {});
-  node.set("latency", core::ConfigNode::make_scalar(latency_text(link.latency.value()), {}), {});
-  if (const core::ConfigNode* old = s.topology.section.find("link")) {
-    if (const core::ConfigNode* sharing = old->find("sharing")) node.set("sharing", *sharing, {});
-  }
-  s.topology.section.set("link", node, {});
-}
+/// Sets the topology link's figures: the builders read the resolved link (topologies::topology_link).
+void set_link(scenario::Scenario& s, const scenario::LinkSpec& link) { s.topology.link = link; }
 
 scenario::Scenario with_values(scenario::Scenario s, const std::vector<FitKey>& keys, const std::vector<double>& values) {
   for (std::size_t k = 0; k < keys.size(); ++k) {

@@ -504,6 +504,7 @@ topologies::TopologyContext topology_context(const Scenario& s) {
   context.attach_servers = has_servers(s.training.architecture);
   context.servers = context.attach_servers ? s.cluster.server_count.value_or(s.training.shards) : 1;
   context.nodes_declared = !s.cluster.nodes.empty();
+  context.link = s.topology.link;
   for (const NodeGroup& group : s.cluster.nodes) {
     context.nodes.push_back({group.count, group.devices, group.intra_link, group.intra, group.nics});
   }

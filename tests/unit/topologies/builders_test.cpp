@@ -456,3 +456,30 @@ TEST(Routing, EveryRouteWalkedFromOneSearchPerHostIsTheRouteOfThePair) {
 
 }  // namespace
 }  // namespace dtsim::topologies
+
+namespace dtsim::topologies {
+namespace {
+
+// A builder takes the topology's link from the context where the scenario resolved it (a calibration changes
+// that copy alone), and from the section only without one: for every built-in topology whose example builds.
+TEST(TopologyLink, BuildersReadTheResolvedLinkBeforeTheSection) {
+  TopologyRegistry registry("topology");
+  register_builtin_topologies(registry);
+  const LinkSpec resolved{core::BytesPerSecond(7e9), core::Seconds(3e-6)};
+  for (const std::string kind : {"ring", "mesh", "tree", "fat_tree", "k_ary_fat_tree", "random_regular", "parameter_server"}) {
+    const core::ConfigNode t = section("{kind: " + kind + ", link: {bandwidth: 10Gbps, latency: 5us}" +
+                                       (kind == "random_regular" ? ", degree: 3}" : "}"));
+    TopologyContext context;
+    context.workers = 8;
+    context.registry = &registry;
+    const topology::TopologyGraph from_section = build_topology(registry, kind, core::View(&t, "topology"), context);
+    EXPECT_DOUBLE_EQ(from_section.link(0).bandwidth.value(), 1.25e9) << kind;
+    context.link = resolved;
+    const topology::TopologyGraph graph = build_topology(registry, kind, core::View(&t, "topology"), context);
+    EXPECT_DOUBLE_EQ(graph.link(0).bandwidth.value(), 7e9) << kind;
+    EXPECT_DOUBLE_EQ(graph.link(0).latency.value(), 3e-6) << kind;
+  }
+}
+
+}  // namespace
+}  // namespace dtsim::topologies
