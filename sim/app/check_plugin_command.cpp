@@ -84,10 +84,9 @@ std::string wrong_values(comm::Operation operation, const std::vector<std::vecto
         case comm::Operation::all_to_all: {
           // Piece j of rank r is piece r of rank j; what follows the last piece stays.
           const std::size_t piece = comm::all_to_all_piece(elements, ranks);
-          const std::size_t from = piece == 0 ? 0 : i / piece;
-          expected = std::cmp_less(from, ranks)
-                         ? inputs[from][static_cast<std::size_t>(r) * piece + i % piece]
-                         : inputs[static_cast<std::size_t>(r)][i];
+          const std::size_t from = piece == 0 ? static_cast<std::size_t>(ranks) : i / piece;
+          expected = std::cmp_less(from, ranks) ? inputs[from][static_cast<std::size_t>(r) * piece + i % piece]
+                                                : inputs[static_cast<std::size_t>(r)][i];
           break;
         }
       }

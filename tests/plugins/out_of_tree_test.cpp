@@ -74,11 +74,14 @@ TEST(PluginOutOfTree, TheExampleBuildsAgainstTheInstalledPackageAndPassesAndWron
 
   const CommandResult passed = shell(quoted(dtsim) + " check-plugin " + quoted(example));
   EXPECT_EQ(passed.exit_status, 0) << passed.out;
-  EXPECT_NE(passed.out.find("loaded: allreduce algorithm 'reduce_broadcast'"), std::string::npos) << passed.out;
+  EXPECT_NE(passed.out.find("loaded: all_to_all algorithm 'pairwise', allreduce algorithm 'reduce_broadcast'"),
+            std::string::npos)
+      << passed.out;
   EXPECT_NE(passed.out.find("PASS  values"), std::string::npos) << passed.out;
   EXPECT_NE(passed.out.find("PASS  closed form"), std::string::npos) << passed.out;
   EXPECT_NE(passed.out.find("PASS  deterministic"), std::string::npos) << passed.out;
-  EXPECT_NE(passed.out.find("3 of 3 checks passed"), std::string::npos) << passed.out;
+  EXPECT_EQ(section(passed.out, "all_to_all/pairwise").find("FAIL"), std::string::npos) << passed.out;
+  EXPECT_NE(passed.out.find("6 of 6 checks passed"), std::string::npos) << passed.out;
   RecordProperty("check_plugin_example", passed.out);
 
   // A generous limit: a cold, busy machine must not turn a slow case into a hang.
