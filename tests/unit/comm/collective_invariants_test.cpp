@@ -362,7 +362,8 @@ TEST(CollectivePlacement, TheDirectAlgorithmsAreRefusedPastTheirRankLimit) {
 // The hierarchical all-to-all's larger round posts p max(k-1, N-1) messages at once: 32 nodes of 8 post
 // 256 x 31 = 7,936; 64 nodes of 8 post 512 x 63 = 32,256, past the direct algorithm's 128 x 127 = 16,256.
 TEST(CollectivePlacement, TheHierarchicalAllToAllIsRefusedPastTheMessagesTheDirectOneMayPost) {
-  const CollectivePlugin& hierarchical = builtin().all_to_all.find("hierarchical").factory;
+  const CollectiveCatalog catalog = builtin();
+  const CollectivePlugin& hierarchical = catalog.all_to_all.find("hierarchical").factory;
   EXPECT_FALSE(hierarchical.refuses(Placement{std::vector<int>(32, 8)}).has_value());
   EXPECT_EQ(hierarchical.refuses(Placement{std::vector<int>(64, 8), true})->message,
             "the hierarchical all-to-all posts up to 32256 messages at once (64 nodes of 8), and simulates at most 16256");
