@@ -35,7 +35,7 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
                  "use training.architecture.kind: allreduce or parameter_server");
       return;
     case scenario::Architecture::Allreduce:
-      if (!strategy.lock_step() || strategy.gossip()) {
+      if (!strategy.averages_in_lock_step()) {
         sink.error(f.where, "failures",
                    fmt::format("on an allreduce, failures roll lock-step jobs (bsp, local_sgd) back to a checkpoint, "
                                "and '{}' is not supported yet",

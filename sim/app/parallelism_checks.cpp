@@ -225,7 +225,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   const core::SourcePosition at = pipelined ? plan.pipeline_at : plan.tensor_at;
   const std::string what = pipelined ? "pipelines" : "tensor-parallel groups";
   if (!s.model.timing_only && !check_real_math_split(s, at, key, what, sink)) return;
-  if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
+  if (!strategy.bulk_synchronous()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("{} run bulk-synchronous steps (bsp), and the strategy is '{}'", what,
                            s.training.sync_strategy.value),

@@ -86,7 +86,7 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
                            scenario::to_string(s.training.architecture)),
                "use training.architecture.kind: allreduce");
   }
-  if (!strategy.lock_step() || strategy.gossip()) {
+  if (!strategy.averages_in_lock_step()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("timing-only profiles run bsp and local_sgd for now, and the strategy is '{}'",
                            s.training.sync_strategy.value),
@@ -147,7 +147,7 @@ std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy
                        s.model.kind.value);
   }
   if (s.training.architecture != scenario::Architecture::Allreduce) return "overlap buckets an allreduce's gradients";
-  if (!strategy.lock_step() || strategy.local_steps() > 0 || strategy.gossip()) {
+  if (!strategy.bulk_synchronous()) {
     return fmt::format("overlap allreduces every step's gradients (bsp), and the strategy is '{}'",
                        s.training.sync_strategy.value);
   }
@@ -335,7 +335,7 @@ void check_strategy_on_architecture(const scenario::Scenario& s, const sync::Syn
                                     const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
   const scenario::Architecture architecture = s.training.architecture;
   // The hybrid loop exchanges every worker's gradient every step, in lock step: bulk-synchronous updates.
-  const bool bulk_synchronous = strategy.lock_step() && strategy.local_steps() == 0 && !strategy.gossip();
+  const bool bulk_synchronous = strategy.bulk_synchronous();
   if (architecture == scenario::Architecture::Hybrid && !bulk_synchronous) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
                fmt::format("the hybrid architecture runs bulk-synchronous updates (bsp) only, and the strategy is '{}'",

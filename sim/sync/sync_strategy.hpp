@@ -87,6 +87,13 @@ class SyncStrategy {
   /// (all of them, or the one a seeded random matching pairs it with) instead of any allreduce.
   [[nodiscard]] virtual bool gossip() const { return false; }
   [[nodiscard]] virtual bool gossip_with_all() const { return false; }
+
+  /// Lock step, every worker averaging over all the others (bsp, local SGD): not gossip, which averages with
+  /// neighbours. What timing-only runs and failure rollbacks on an allreduce need.
+  [[nodiscard]] bool averages_in_lock_step() const { return lock_step() && !gossip(); }
+  /// Every step's gradients averaged over all workers before it is applied (bsp): what model parallelism,
+  /// ZeRO and overlapped buckets need.
+  [[nodiscard]] bool bulk_synchronous() const { return averages_in_lock_step() && local_steps() == 0; }
   /// Parameter server: whether workers keep their own parameters between pushes, so that a push carries
   /// the count of local steps it holds (approximate synchronous, elastic averaging).
   [[nodiscard]] virtual bool accumulates_locally() const { return false; }

@@ -118,6 +118,25 @@ TEST(SyncRegistry, EveryStrategyIsConfiguredFromItsOwnParameters) {
   EXPECT_DOUBLE_EQ(aware->learning_rate_scale(4), 0.25);
 }
 
+// The predicates the checks ask are named once: bsp is bulk-synchronous; local SGD averages over every
+// worker in lock step, between local steps; gossip averages with neighbours; ssp and async are not lock step.
+TEST(SyncRegistry, BulkSynchronousAndLockStepAveragingAreNamedOnce) {
+  SyncRegistry registry("sync strategy");
+  register_builtin_strategies(registry);
+  const auto bsp = registry.find("bsp").factory.make(values({}));
+  const auto local = registry.find("local_sgd").factory.make(values({{"local_steps", "4"}}));
+  const auto gossip = registry.find("gossip").factory.make(values({{"peers", "all"}}));
+  const auto ssp = registry.find("ssp").factory.make(values({{"staleness", "3"}}));
+  EXPECT_TRUE(bsp->bulk_synchronous());
+  EXPECT_TRUE(bsp->averages_in_lock_step());
+  EXPECT_FALSE(local->bulk_synchronous());
+  EXPECT_TRUE(local->averages_in_lock_step());
+  EXPECT_FALSE(gossip->bulk_synchronous());
+  EXPECT_FALSE(gossip->averages_in_lock_step());
+  EXPECT_FALSE(ssp->bulk_synchronous());
+  EXPECT_FALSE(ssp->averages_in_lock_step());
+}
+
 // A strategy reads only what it declared: asking for anything else is a bug, reported as one.
 TEST(SyncRegistry, AnUndeclaredParameterIsALogicError) {
   SyncRegistry registry("sync strategy");
