@@ -8,10 +8,7 @@
 namespace dtsim::runtime {
 
 Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& setup) {
-  const scenario::ClusterSpec& cluster = scenario.cluster;
   const scenario::ParallelismSpec& plan = scenario.training.parallelism;
-  const bool equal_workers =
-      std::all_of(cluster.slowdown.begin(), cluster.slowdown.end(), [](double factor) { return factor == 1.0; });
   // Only a network that times phases at once gives every rank of a phase the same start and end; message by
   // message, a rank's rounds end when its own messages do.
   // The collectives must say where every rank sends (ring phases), so that one rank may time them for all.
@@ -22,10 +19,7 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
                      setup.allreduce != nullptr && names_every_rank(setup.allreduce) &&
                      (setup.zero_stage == 0 || (names_every_rank(setup.reduce_scatter) && names_every_rank(setup.allgather))) &&
                      is_timing_only(setup.mode) &&
-                     setup.sync->lock_step() && equal_workers && cluster.uniform_devices() &&
-                     cluster.random_slowdowns.empty() && cluster.speed_traces.empty() && !scenario.failures.enabled &&
-                     scenario.failures.link_events.empty() && scenario.background_traffic.empty() &&
-                     scenario.link_traces.empty();
+                     setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
   if (!alike) return Mirroring::none;
   if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
   // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike.

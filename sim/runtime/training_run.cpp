@@ -122,12 +122,7 @@ void start_actors(EngineSession& session, const TrainingContext& context, const 
 /// pipeline's activations cross the links while a stage's replicas allreduce: the shortcut's premise (the
 /// allreduce alone on the network) does not hold.
 bool may_shorten_phases(const scenario::Scenario& scenario, const TrainingSetup& setup) {
-  const bool equal_workers = std::all_of(scenario.cluster.slowdown.begin(), scenario.cluster.slowdown.end(),
-                                         [](double factor) { return factor == 1.0; });
-  const bool steady = scenario.cluster.random_slowdowns.empty() && scenario.cluster.speed_traces.empty() &&
-                      scenario.link_traces.empty() && scenario.failures.link_events.empty() &&
-                      scenario.background_traffic.empty() && scenario.cluster.uniform_devices();
-  return setup.mode == RunMode::TimingDataParallel && equal_workers && steady && setup.phase_shortcut;
+  return setup.mode == RunMode::TimingDataParallel && scenario.unperturbed() && setup.phase_shortcut;
 }
 
 /// Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back

@@ -11,6 +11,7 @@
 #include "models/pipeline_plan.hpp"
 #include "topologies/topology_plugin.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -403,6 +404,17 @@ struct Scenario {
   /// This scenario as dtsim read it (includes merged, this sweep point's values set, defaults filled, file
   /// names absolute): what `dtsim explain` prints and summary.json echoes. Null for a scenario built by hand.
   ConfigNode resolved;
+
+  /// Whether nothing sets one worker or one link apart from the others over time: equal workers on one device
+  /// model, no random or traced slowdowns, no link traces, link failures or background traffic (worker
+  /// failures aside). Where it holds, ranks that enter a collective together leave it together.
+  [[nodiscard]] bool unperturbed() const {
+    const bool equal_workers = std::all_of(cluster.slowdown.begin(), cluster.slowdown.end(),
+                                           [](double factor) { return factor == 1.0; });
+    return equal_workers && cluster.uniform_devices() && cluster.random_slowdowns.empty() &&
+           cluster.speed_traces.empty() && link_traces.empty() && failures.link_events.empty() &&
+           background_traffic.empty();
+  }
 };
 
 std::string_view to_string(NetworkModel model);

@@ -35,3 +35,16 @@ TEST(DevicePrecision, MixedPrecisionWithoutAHalfPrecisionPeakIsAnError) {
 
 }  // namespace
 }  // namespace dtsim::scenario
+
+namespace dtsim::scenario {
+namespace {
+
+// A run is unperturbed while nothing sets a worker or a link apart: a straggler does.
+TEST(Unperturbed, AStragglerSetsARunApart) {
+  const std::string base = with_device("{name: v100, efficiency: 0.5}");
+  EXPECT_TRUE(read_scenario_text(base, "d.yaml").unperturbed());
+  EXPECT_FALSE(read_scenario_text(base + "stragglers:\n  - workers: [1]\n    slowdown: 4\n", "d.yaml").unperturbed());
+}
+
+}  // namespace
+}  // namespace dtsim::scenario
