@@ -5,18 +5,13 @@
 
 #include "models/batch_schedule.hpp"
 #include "models/dataset.hpp"
+#include "models/partitioning_kind.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dtsim::models {
-
-enum class Partitioning {
-  Iid,        ///< the order the data come in (generated i.i.d., or shuffled when read)
-  ByLabel,    ///< sorted by label: each worker sees few classes
-  Dirichlet,  ///< each worker's class shares drawn from Dirichlet(alpha)
-};
 
 /// The new order of the training rows (a permutation) that gives each worker of `schedule` its samples.
 /// Dirichlet: worker w draws shares q_w ~ Dir(alpha, ..., alpha) over the classes (stream

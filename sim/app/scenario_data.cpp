@@ -92,10 +92,9 @@ models::SplitDataset make_data(const scenario::Scenario& s, const datasets::Data
 }
 
 void partition(const scenario::Scenario& s, const models::BatchSchedule& schedule, models::SplitDataset& data) {
-  if (s.data.partitioning == "iid") return;
-  const models::Partitioning kind =
-      s.data.partitioning == "by_label" ? models::Partitioning::ByLabel : models::Partitioning::Dirichlet;
-  models::reorder(data.train, models::partition_order(data.train, schedule, kind, s.data.alpha, s.seed));
+  if (s.data.partitioning == models::Partitioning::Iid) return;
+  models::reorder(data.train,
+                  models::partition_order(data.train, schedule, s.data.partitioning, s.data.alpha, s.seed));
 }
 
 std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, const DataShape& data,
@@ -113,9 +112,10 @@ std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, 
                "use model.kind: " + readers);
     return nullptr;
   }
-  if (data.kind != SampleKind::Classified && s.data.partitioning != "iid") {
+  if (data.kind != SampleKind::Classified && s.data.partitioning != models::Partitioning::Iid) {
     sink.error(s.data.partitioning_at, "data.partitioning.kind",
-               fmt::format("'{}' splits samples by label, and '{}' samples have none", s.data.partitioning, kind),
+               fmt::format("'{}' splits samples by label, and '{}' samples have none",
+                           scenario::to_string(s.data.partitioning), kind),
                "use data.partitioning.kind: iid");
     return nullptr;
   }

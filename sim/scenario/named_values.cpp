@@ -63,6 +63,15 @@ const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries() {
   return table;
 }
 
+const std::vector<NamedValue<models::Partitioning>>& partitionings() {
+  static const std::vector<NamedValue<models::Partitioning>> table{
+      {models::Partitioning::Iid, "iid", "contiguous shards of the data in their (random) order"},
+      {models::Partitioning::ByLabel, "by_label", "the training set sorted by label, then cut: each worker sees few labels"},
+      {models::Partitioning::Dirichlet, "dirichlet", "each worker's label shares drawn from a Dirichlet distribution"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<Architecture>>& architectures() {
   static const std::vector<NamedValue<Architecture>> table{
       {Architecture::Allreduce, "allreduce", "peer-to-peer collective"},
@@ -87,5 +96,6 @@ std::string_view to_string(Backend backend) { return name_of(backends(), backend
 std::string_view to_string(models::PipelineSchedule schedule) { return name_of(pipeline_schedules(), schedule); }
 std::string_view to_string(models::Recomputation recomputation) { return name_of(recomputations(), recomputation); }
 std::string_view to_string(CommunicationLibrary library) { return name_of(communication_libraries(), library); }
+std::string_view to_string(models::Partitioning partitioning) { return name_of(partitionings(), partitioning); }
 
 }  // namespace dtsim::scenario

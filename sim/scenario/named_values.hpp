@@ -39,6 +39,7 @@ const std::vector<NamedValue<Backend>>& backends();
 const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules();
 const std::vector<NamedValue<models::Recomputation>>& recomputations();
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries();
+const std::vector<NamedValue<models::Partitioning>>& partitionings();
 
 /// The value called `name` (validated against the same table's choices, so it is there).
 template <class Enum>

@@ -8,6 +8,7 @@
 #include "sim/scenario/config_node.hpp"
 #include "models/device_share.hpp"
 #include "models/op_class.hpp"
+#include "models/partitioning_kind.hpp"
 #include "models/pipeline_plan.hpp"
 #include "topologies/topology_plugin.hpp"
 
@@ -190,7 +191,8 @@ struct DataSpec {
   Located<std::string> kind;
   double validation_fraction = 0.2;
   core::SourcePosition validation_fraction_at;
-  std::string partitioning = "iid";  ///< iid, by_label or dirichlet
+  /// `data.partitioning.kind` (named_values.cpp names each: iid, by_label, dirichlet).
+  models::Partitioning partitioning = models::Partitioning::Iid;
   core::SourcePosition partitioning_at;
   double alpha = 1.0;  ///< dirichlet concentration
   /// The validated `data` mapping, defaults filled in: the chosen data set reads its own keys from it.
@@ -423,5 +425,6 @@ std::string_view to_string(Backend backend);
 std::string_view to_string(models::PipelineSchedule schedule);
 std::string_view to_string(models::Recomputation recomputation);
 std::string_view to_string(CommunicationLibrary library);
+std::string_view to_string(models::Partitioning partitioning);
 
 }  // namespace dtsim::scenario

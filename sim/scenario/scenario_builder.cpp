@@ -457,7 +457,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
 
   read_model_and_data(root, s, sink);
   const View data = root.at("data");
-  s.data.partitioning = data.at("partitioning").text("kind", "iid");
+  s.data.partitioning = value_named(partitionings(), data.at("partitioning").text("kind", "iid"));
   s.data.partitioning_at = data.at("partitioning").where("kind");
   s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
   read_training(root.at("training"), s.cluster.workers, s.training, sink);

@@ -145,10 +145,7 @@ SchemaNode data() {
   keys.push_back(number("validation_fraction", 0.0, 0.9, "share of samples held out for validation").fallback("0.2"));
   keys.push_back(map_of("partitioning", "how training samples are split over workers",
                         {
-                            choice_of("kind", "partitioning", "the split",
-                                      {{"iid", "contiguous shards of the data in their (random) order"},
-                                       {"by_label", "the training set sorted by label, then cut: each worker sees few labels"},
-                                       {"dirichlet", "each worker's label shares drawn from a Dirichlet distribution"}})
+                            choice_of("kind", "partitioning", "the split", choices_of(partitionings()))
                                 .fallback("iid"),
                             number("alpha", 0.0, kInf, "Dirichlet concentration: small, few labels per worker")
                                 .exclusive_min()
