@@ -50,12 +50,6 @@ std::vector<int> all_but(std::span<const int> ranks, int excluded) {
   return out;
 }
 
-std::vector<int> every_rank(int ranks) {
-  std::vector<int> out(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) out[static_cast<std::size_t>(r)] = r;
-  return out;
-}
-
 }  // namespace
 
 std::size_t all_to_all_piece(std::size_t elements, int ranks) { return elements / static_cast<std::size_t>(ranks); }
@@ -64,7 +58,7 @@ void DirectAllToAll::run(Transport& transport, Block data) const {
   const int p = transport.size();
   const std::size_t piece = all_to_all_piece(data.size(), p);
   if (p == 1 || piece == 0) return;
-  const std::vector<int> others = all_but(every_rank(p), transport.rank());
+  const std::vector<int> others = others_than(transport.rank(), p);
   if (!data.has_values()) {
     const Step step{others, others, piece};
     transport.run_steps(std::span<const Step>(&step, 1));
@@ -130,8 +124,7 @@ void HierarchicalAllToAll::run(Transport& transport, Block data) const {
 }
 
 core::Seconds HierarchicalAllToAll::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
-  if (ranks <= 1) return core::Seconds(0.0);
-  return cost.alpha + piece_bytes(ranks, size) / cost.bandwidth;
+  return hierarchical_all_to_all_time(1, ranks, size, cost, cost);
 }
 
 core::Seconds hierarchical_all_to_all_time(int per_machine, int machines, core::Bytes size, const AlphaBeta& intra,

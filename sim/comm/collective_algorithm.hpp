@@ -126,4 +126,7 @@ ChunkBounds chunk_bounds(std::size_t elements, int parts, int index);
 /// Chunk `index` (taken modulo `parts`) of `data`.
 Block chunk_of(const Block& data, int parts, int index);
 
+/// Every rank of `ranks` but `rank`, ascending: the peers of an every-to-every step.
+std::vector<int> others_than(int rank, int ranks);
+
 }  // namespace dtsim::comm

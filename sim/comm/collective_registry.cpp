@@ -161,6 +161,14 @@ ChunkBounds chunk_bounds(std::size_t elements, int parts, int index) {
   return ChunkBounds{begin, begin + base + (i < extra ? 1 : 0)};
 }
 
+std::vector<int> others_than(int rank, int ranks) {
+  std::vector<int> others;
+  for (int r = 0; r < ranks; ++r) {
+    if (r != rank) others.push_back(r);
+  }
+  return others;
+}
+
 Block chunk_of(const Block& data, int parts, int index) {
   const ChunkBounds bounds = chunk_bounds(data.size(), parts, ((index % parts) + parts) % parts);
   return data.part(bounds.begin, bounds.end);

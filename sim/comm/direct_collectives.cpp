@@ -3,14 +3,6 @@
 namespace dtsim::comm {
 namespace {
 
-std::vector<int> others_than(int rank, int ranks) {
-  std::vector<int> others;
-  for (int r = 0; r < ranks; ++r) {
-    if (r != rank) others.push_back(r);
-  }
-  return others;
-}
-
 /// Replaces `target` with the sum of `own` (rank `rank`'s contribution) and `received` (one per rank in
 /// `from`, ascending), added in rank order from zero so that every rank's sum is bitwise the same.
 void sum_in_rank_order(const Block& target, int rank, const Buffer& own, std::span<const int> from,

@@ -227,10 +227,7 @@ void LibraryCollective::run(Transport& transport, Block data) const {
   if (runs_nvls(call, data.has_values())) {
     // The switch's traffic as messages: each rank sends its share of the bytes its link carries to each other
     // rank, all at once, so that every link to the switch carries bytes x (1 + 1/p) each way.
-    std::vector<int> others;
-    for (int r = 0; r < transport.size(); ++r) {
-      if (r != transport.rank()) others.push_back(r);
-    }
+    const std::vector<int> others = others_than(transport.rank(), transport.size());
     const auto elements = static_cast<std::size_t>(std::ceil(nvls_message_bytes(call) / 4.0));
     const Step step{others, others, elements};
     transport.run_steps(std::span<const Step>(&step, 1));
