@@ -90,7 +90,7 @@ ModelPlugin gpt_of_any_shape() {
             GptShape shape{.layers = static_cast<int>(m.integer("blocks").value_or(0)),
                            .width = static_cast<int>(m.integer("hidden_size").value_or(0)),
                            .heads = static_cast<int>(m.integer("heads").value_or(0)),
-                           .vocabulary = static_cast<int>(m.integer("vocabulary").value_or(51'200)),
+                           .vocabulary = static_cast<int>(m.filled_integer("vocabulary")),
                            .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048)),
                            .attention = attention_of(m),
                            .kernels = kernels_of(m)};

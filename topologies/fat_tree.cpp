@@ -30,8 +30,8 @@ void register_fat_tree(TopologyRegistry& registry) {
   registry.add("fat_tree", "two-level leaf-spine fat tree with optional oversubscription",
                {.parameters = {arity_parameter(), oversubscription_parameter()},
                 .make = [](const core::View& t, const TopologyContext& c) {
-                  return build_fat_tree(c.workers, static_cast<int>(t.integer("arity").value_or(2)),
-                                        t.number("oversubscription").value_or(1.0), topology_link(t, c));
+                  return build_fat_tree(c.workers, static_cast<int>(t.filled_integer("arity")),
+                                        t.filled_number("oversubscription"), topology_link(t, c));
                 },
                 .check = {},
                 .example = "{kind: fat_tree, arity: 4, oversubscription: 2}"});

@@ -63,7 +63,7 @@ topology::TopologyGraph build_rail_fabric(const std::vector<std::size_t>& device
 }
 
 topology::TopologyGraph build_fabric(const core::View& t, const TopologyContext& c, int endpoints) {
-  const std::string fabric = t.text("fabric", "fat_tree");
+  const std::string fabric = t.filled_text("fabric");
   if (c.registry == nullptr || !c.registry->contains(fabric)) {
     throw std::invalid_argument(fmt::format("a hierarchical topology cannot use a '{}' fabric", fabric));
   }
@@ -179,9 +179,9 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
   std::vector<std::size_t> devices_per_node;
   for (const auto& devices : machines) devices_per_node.push_back(devices.size());
   const topology::TopologyGraph fabric =
-      t.text("fabric", "fat_tree") == "rail"
-          ? build_rail_fabric(devices_per_node, static_cast<int>(t.integer("arity").value_or(2)),
-                              t.number("oversubscription").value_or(1.0), nic_link)
+      t.filled_text("fabric") == "rail"
+          ? build_rail_fabric(devices_per_node, static_cast<int>(t.filled_integer("arity")),
+                              t.filled_number("oversubscription"), nic_link)
           : build_fabric(t, c, static_cast<int>(endpoints.size()));
   std::vector<topology::NodeId> joined(fabric.node_count());
   for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) joined[fabric.workers()[rank]] = endpoints[rank];
@@ -224,7 +224,7 @@ void register_hierarchical(TopologyRegistry& registry) {
                       "node_types: {dgx: {devices: 8, intra_link: {bandwidth: 300GBps, latency: 1us}}}, nodes: [{type: "
                       "dgx, count: 4}]");
          }
-         const std::string fabric = t.text("fabric", "fat_tree");
+         const std::string fabric = t.filled_text("fabric");
          if (fabric == "k_ary_fat_tree") {
            // The fabric's ports: a NIC per device, or per node the workers fill.
            int ports = 0;
@@ -234,7 +234,7 @@ void register_hierarchical(TopologyRegistry& registry) {
            }
            if (t.text("nic") == "per_device") ports = c.workers;
            if (c.attach_servers) ports += c.servers;
-           const std::int64_t k = t.integer("k").value_or(4);
+           const std::int64_t k = t.filled_integer("k");
            if (k % 2 != 0 || static_cast<std::int64_t>(ports) > k * k * k / 4) {
              sink.error(t.where("k"), "topology.k",
                         fmt::format("a k-ary fat tree needs an even k with k^3/4 ports for the {} NICs{}, got k = {}",

@@ -67,11 +67,11 @@ void register_k_ary_fat_tree(TopologyRegistry& registry) {
   registry.add("k_ary_fat_tree", "three-tier k-ary fat tree of k-port switches (edge, aggregation, core; Al-Fares 2008)",
                {.parameters = {radix_parameter(), oversubscription_parameter()},
                 .make = [](const core::View& t, const TopologyContext& c) {
-                  return build_k_ary_fat_tree(c.workers, static_cast<int>(t.integer("k").value_or(4)),
-                                              t.number("oversubscription").value_or(1.0), topology_link(t, c));
+                  return build_k_ary_fat_tree(c.workers, static_cast<int>(t.filled_integer("k")),
+                                              t.filled_number("oversubscription"), topology_link(t, c));
                 },
                 .check = [](const core::View& t, const TopologyContext& c, core::DiagnosticSink& sink) {
-                  const std::int64_t k = t.integer("k").value_or(4);
+                  const std::int64_t k = t.filled_integer("k");
                   if (k % 2 != 0) {
                     sink.error(t.where("k"), "topology.k", fmt::format("k must be even (k/2 ports down, k/2 up), got {}", k),
                                fmt::format("use {} or {}", k - 1, k + 1));

@@ -21,7 +21,7 @@ void register_ring(TopologyRegistry& registry) {
                {.parameters = {core::boolean("bidirectional", "ring links carry traffic both ways; false: one way only, i to i+1")
                                    .fallback("true")},
                 .make = [](const core::View& t, const TopologyContext& c) {
-                  return build_ring(c.workers, topology_link(t, c), t.text("bidirectional", "true") == "true");
+                  return build_ring(c.workers, topology_link(t, c), t.filled_flag("bidirectional"));
                 },
                 .check = {},
                 .example = "{kind: ring, bidirectional: false}"});

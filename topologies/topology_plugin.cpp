@@ -67,13 +67,28 @@ TopologyContext context_for(const TopologyRegistry& registry, const TopologyPlug
   return out;
 }
 
+/// `section` with every key `plugin` declares a default for and the section lacks filled in, as validation
+/// fills a scenario's: the defaults are the declarations', for sections no validation saw (a hierarchical
+/// topology's fabric reads its keys from the hierarchy's section; tools and tests build sections by hand).
+core::ConfigNode with_declared_defaults(const TopologyPlugin& plugin, const core::View& section) {
+  core::ConfigNode out = section.node() != nullptr ? *section.node() : core::ConfigNode::make_map(section.where());
+  for (const core::SchemaNode& declared : plugin.parameters) {
+    if (out.find(declared.key) != nullptr || declared.default_value.empty()) continue;
+    core::ConfigNode value = core::ConfigNode::make_scalar(declared.default_value, section.where());
+    value.defaulted = true;
+    out.set(declared.key, std::move(value), section.where());
+  }
+  return out;
+}
+
 }  // namespace
 
 topology::TopologyGraph build_topology(const TopologyRegistry& registry, const std::string& kind,
                                        const core::View& section, const TopologyContext& context) {
   const TopologyPlugin& plugin = registry.find(kind).factory;
   const TopologyContext hosts = context_for(registry, plugin, context);
-  topology::TopologyGraph graph = plugin.make(section, hosts);
+  const core::ConfigNode complete = with_declared_defaults(plugin, section);
+  topology::TopologyGraph graph = plugin.make(core::View(&complete, section.path()), hosts);
   if (hosts.attached == 0) return graph;
   return with_servers_on_last_hosts(graph, hosts.attached);
 }
@@ -81,7 +96,9 @@ topology::TopologyGraph build_topology(const TopologyRegistry& registry, const s
 void check_topology(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
                     const TopologyContext& context, core::DiagnosticSink& sink) {
   const TopologyPlugin& plugin = registry.find(kind).factory;
-  if (plugin.check) plugin.check(section, context_for(registry, plugin, context), sink);
+  if (!plugin.check) return;
+  const core::ConfigNode complete = with_declared_defaults(plugin, section);
+  plugin.check(core::View(&complete, section.path()), context_for(registry, plugin, context), sink);
 }
 
 topology::TopologyGraph with_servers_on_last_hosts(const topology::TopologyGraph& graph, int servers) {

@@ -27,7 +27,7 @@ void register_tree(TopologyRegistry& registry) {
   registry.add("tree", "k-ary tree of switches with workers at the leaves",
                {.parameters = {arity_parameter()},
                 .make = [](const core::View& t, const TopologyContext& c) {
-                  return build_tree(c.workers, static_cast<int>(t.integer("arity").value_or(2)), topology_link(t, c));
+                  return build_tree(c.workers, static_cast<int>(t.filled_integer("arity")), topology_link(t, c));
                 },
                 .check = {},
                 .example = "{kind: tree, arity: 4}"});

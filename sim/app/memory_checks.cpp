@@ -31,7 +31,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);
     const int stage = pipelined ? scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline] : -1;
     const auto same = [&](const metrics::DeviceMemory& m) {
-      return m.device == device.name && m.precision == device.precision && m.stage == stage;
+      return m.device == device.name && m.precision == scenario::to_string(device.precision) && m.stage == stage;
     };
     if (const auto found = std::find_if(out.begin(), out.end(), same); found != out.end()) {
       ++found->workers;
@@ -60,10 +60,10 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
          .samples = samples,
          .data_parallel = s.training.parallelism.data,
          .zero_stage = s.training.parallelism.zero,
-         .mixed_precision = device.precision == "mixed",
+         .mixed_precision = device.precision == scenario::ComputePrecision::mixed,
          .optimizer_values = optimizer_values});
     out.push_back({.device = device.name,
-                   .precision = device.precision,
+                   .precision = std::string(scenario::to_string(device.precision)),
                    .workers = 1,
                    .stage = stage,
                    .parameters = need.parameters,

@@ -13,7 +13,7 @@
 namespace dtsim::compute {
 
 core::FlopsPerSecond sustained_rate(const scenario::DeviceProfile& device) {
-  if (device.precision == "mixed" && !device.half_flops) {
+  if (device.precision == scenario::ComputePrecision::mixed && !device.half_flops) {
     throw std::logic_error("mixed precision on a device without half_flops");
   }
   return device.peak() * device.efficiency_of(models::OpClass::Gemm);
@@ -46,7 +46,7 @@ LayerTimes layer_times(const models::LayerProfile& layer, double batch, const sc
   }
   LayerTimes out{flops / rate, 0.0, 0.0};
   if (!device.memory_bandwidth) return out;
-  const double element = device.precision == "mixed" ? 0.5 : 1.0;
+  const double element = device.precision == scenario::ComputePrecision::mixed ? 0.5 : 1.0;
   // Memory moves at the fraction of the data sheet's bandwidth that memory-bound kernels sustain: the
   // elementwise class's efficiency.
   const double bandwidth = device.memory_bandwidth->value() * device.efficiency_of(models::OpClass::Elementwise);

@@ -6,6 +6,7 @@
 #include "sim/core/diagnostic.hpp"
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,14 @@ class View {
   [[nodiscard]] std::optional<double> number(const std::string& key) const {
     return has(key) ? parse_number(node_->find(key)->scalar) : std::nullopt;
   }
+  /// A key whose default the schema declares: validation filled it in, so the default is written once, in the
+  /// schema. Absent only when the schema lost its default, a bug.
+  [[nodiscard]] const std::string& filled_text(const std::string& key) const { return filled(key).scalar; }
+  [[nodiscard]] std::int64_t filled_integer(const std::string& key) const {
+    return checked(parse_integer(filled_text(key)), key);
+  }
+  [[nodiscard]] double filled_number(const std::string& key) const { return checked(parse_number(filled_text(key)), key); }
+  [[nodiscard]] bool filled_flag(const std::string& key) const { return filled_text(key) == "true"; }
   template <class Q>
   [[nodiscard]] std::optional<Q> quantity(const std::string& key, Q (*parse)(std::string_view)) const {
     return has(key) ? std::optional<Q>(parse(node_->find(key)->scalar)) : std::nullopt;
@@ -61,6 +70,18 @@ class View {
   }
 
  private:
+  [[nodiscard]] const ConfigNode& filled(const std::string& key) const {
+    const ConfigNode* value = node_ == nullptr ? nullptr : node_->find(key);
+    if (value == nullptr) throw std::logic_error("'" + dotted(key) + "' has no default");
+    return *value;
+  }
+  template <class T>
+  [[nodiscard]] T checked(std::optional<T> value, const std::string& key) const {
+    if (!value) throw std::logic_error("'" + dotted(key) + "' is not a valid value");
+    return *value;
+  }
+  [[nodiscard]] std::string dotted(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
   const ConfigNode* node_;
   std::string path_;
 };

@@ -44,7 +44,7 @@ std::vector<double> errors_of(std::span<const ValidationRow> rows, std::string_v
 /// every test row ran. Declared efficiencies or peaks are the user's own fit, which the rows did not judge.
 bool judged_by_test_rows(const scenario::DeviceProfile& device) {
   const std::optional<scenario::DeviceProfile> builtin = scenario::find_builtin_device(device.name);
-  if (!builtin || device.precision != "mixed") return false;
+  if (!builtin || device.precision != scenario::ComputePrecision::mixed) return false;
   return device.efficiency == builtin->efficiency && device.class_efficiency == builtin->class_efficiency &&
          device.peak_flops == builtin->peak_flops && device.half_flops == builtin->half_flops &&
          device.memory_bandwidth == builtin->memory_bandwidth;

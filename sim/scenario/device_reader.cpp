@@ -2,6 +2,7 @@
 
 #include "sim/core/name_match.hpp"
 #include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/named_values.hpp"
 #include "sim/scenario/node_catalog.hpp"
 
 #include <fmt/format.h>
@@ -15,7 +16,9 @@ namespace {
 void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) {
   if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
   if (auto v = fields.quantity("half_flops", core::parse_flops)) out.half_flops = *v;
-  if (with_defaults || fields.written("precision")) out.precision = fields.text("precision", "fp32");
+  if (with_defaults || fields.written("precision")) {
+    out.precision = value_named(compute_precisions(), fields.text("precision", "fp32"));
+  }
   const View classes = fields.at("efficiencies");
   if (fields.written("efficiency")) {
     // One declared efficiency is the whole device's: it replaces the catalog's figures by class.
@@ -105,7 +108,7 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
   // Keys written here refine the named profile (say, a lower efficiency for an a100); a device declared here
   // alone takes the defaults of what it leaves out.
   overlay_device(device, out, !named.has_value());
-  if (out.precision == "mixed" && !out.half_flops) {
+  if (out.precision == ComputePrecision::mixed && !out.half_flops) {
     sink.error(device.where("precision"), "cluster.device.precision",
                fmt::format("mixed precision needs the device's half_flops, and '{}' has none", out.name),
                "declare half_flops, or use precision: fp32");
@@ -123,7 +126,7 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile
     const View group(&nodes->items[i], fmt::format("cluster.nodes[{}]", i));
     const std::string type = group.text("type");
     const View declared = types.at(type);
-    const int count = static_cast<int>(group.integer("count").value_or(1));
+    const int count = static_cast<int>(group.filled_integer("count"));
     if (declared.node() == nullptr) {
       const std::optional<CatalogNode> builtin = find_builtin_node(type);
       if (!builtin) continue;  // total_devices() reports it
@@ -143,14 +146,14 @@ std::vector<NodeGroup> read_node_groups(const View& cluster, const DeviceProfile
                                      ? cluster_device
                                      : resolve_device(cluster, device_name, declared.where("device"),
                                                       declared.path() + ".device", sink);
-    const std::string intra = declared.text("intra", "all_to_all");
-    groups.push_back(NodeGroup{type, count, static_cast<int>(declared.integer("devices").value_or(1)),
+    const std::string intra = declared.filled_text("intra");
+    groups.push_back(NodeGroup{type, count, static_cast<int>(*declared.integer("devices")),
                                read_link(declared.at("intra_link")),
                                intra == "switch"      ? IntraNode::Switch
                                : intra == "cube_mesh" ? IntraNode::CubeMesh
                                                       : IntraNode::AllToAll,
-                               device, static_cast<int>(declared.integer("nics").value_or(1)),
-                               declared.text("nvls", "false") == "true"});
+                               device, static_cast<int>(declared.filled_integer("nics")),
+                               declared.filled_flag("nvls")});
     if (groups.back().nvls && groups.back().intra != IntraNode::Switch) {
       sink.error(declared.where("nvls"), declared.path() + ".nvls",
                  fmt::format("a node reduces in its switch only when its devices are joined by one (intra: {})", intra),
@@ -213,7 +216,7 @@ std::vector<DeviceProfile> read_worker_devices(const View& cluster, int workers,
     // Precision is how the run computes, not a property of one device: every worker follows cluster.device.
     out[rank].precision = cluster_device.precision;
     // cluster.device's own lack is reported by read_device.
-    if (out[rank].name != cluster_device.name && out[rank].precision == "mixed" && !out[rank].half_flops) {
+    if (out[rank].name != cluster_device.name && out[rank].precision == ComputePrecision::mixed && !out[rank].half_flops) {
       sink.error(cluster.key_where(nodes.empty() ? "worker_devices" : "nodes"), "cluster",
                  fmt::format("worker {} runs on '{}' under mixed precision, and '{}' has no half_flops", rank,
                              out[rank].name, out[rank].name),

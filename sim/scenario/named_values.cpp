@@ -81,6 +81,14 @@ const std::vector<NamedValue<Architecture>>& architectures() {
   return table;
 }
 
+const std::vector<NamedValue<ComputePrecision>>& compute_precisions() {
+  static const std::vector<NamedValue<ComputePrecision>> table{
+      {ComputePrecision::fp32, "fp32", "single precision: peak_flops"},
+      {ComputePrecision::mixed, "mixed", "half-precision math with FP32 accumulation: half_flops"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<Backend>>& backends() {
   static const std::vector<NamedValue<Backend>> table{
       {Backend::Auto, "auto", "CUDA when a device is present, otherwise CPU"},
@@ -97,5 +105,6 @@ std::string_view to_string(models::PipelineSchedule schedule) { return name_of(p
 std::string_view to_string(models::Recomputation recomputation) { return name_of(recomputations(), recomputation); }
 std::string_view to_string(CommunicationLibrary library) { return name_of(communication_libraries(), library); }
 std::string_view to_string(models::Partitioning partitioning) { return name_of(partitionings(), partitioning); }
+std::string_view to_string(ComputePrecision precision) { return name_of(compute_precisions(), precision); }
 
 }  // namespace dtsim::scenario

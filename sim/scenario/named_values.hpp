@@ -40,6 +40,7 @@ const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules();
 const std::vector<NamedValue<models::Recomputation>>& recomputations();
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries();
 const std::vector<NamedValue<models::Partitioning>>& partitionings();
+const std::vector<NamedValue<ComputePrecision>>& compute_precisions();
 
 /// The value called `name` (validated against the same table's choices, so it is there).
 template <class Enum>

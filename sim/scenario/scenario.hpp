@@ -23,15 +23,20 @@ namespace dtsim::scenario {
 
 using core::Located;
 
+/// Which peak a device's compute time uses (`cluster.device.precision`). The real math dtsim runs is float32
+/// either way.
+enum class ComputePrecision {
+  fp32,   ///< single precision: peak_flops
+  mixed,  ///< half-precision math with FP32 accumulation: half_flops
+};
+
 /// How fast one device computes: a step of F FLOPs takes F / (peak_flops * efficiency) seconds.
 struct DeviceProfile {
   std::string name;
   core::FlopsPerSecond peak_flops;  ///< FP32
   /// Peak with half-precision inputs (FP16/BF16 tensor cores where the device has them), for `mixed`.
   std::optional<core::FlopsPerSecond> half_flops;
-  /// `fp32` or `mixed` (half-precision math, FP32 accumulation): which peak compute time uses. The real
-  /// math dtsim runs is float32 either way.
-  std::string precision = "fp32";
+  ComputePrecision precision = ComputePrecision::fp32;
   double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]: the dense matrix products' unless told
   /// Sustained fractions of the peak by operation class; an absent one is `efficiency`.
   models::PerOpClass class_efficiency{};
@@ -40,7 +45,7 @@ struct DeviceProfile {
 
   /// The peak of the precision it computes in: half_flops under mixed precision, else peak_flops.
   [[nodiscard]] core::FlopsPerSecond peak() const {
-    return precision == "mixed" && half_flops ? *half_flops : peak_flops;
+    return precision == ComputePrecision::mixed && half_flops ? *half_flops : peak_flops;
   }
   /// The peak an operation class computes at: the tensor cores' under mixed precision, except the
   /// elementwise operations, which run on the vector units at the FP32 peak.
@@ -426,5 +431,6 @@ std::string_view to_string(models::PipelineSchedule schedule);
 std::string_view to_string(models::Recomputation recomputation);
 std::string_view to_string(CommunicationLibrary library);
 std::string_view to_string(models::Partitioning partitioning);
+std::string_view to_string(ComputePrecision precision);
 
 }  // namespace dtsim::scenario

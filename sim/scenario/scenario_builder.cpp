@@ -74,7 +74,7 @@ int total_devices(const View& cluster, core::DiagnosticSink& sink) {
     const View declared = types.at(type);
     if (declared.node() == nullptr) {
       if (const std::optional<CatalogNode> builtin = find_builtin_node(type)) {
-        devices += group.integer("count").value_or(1) * builtin->devices;
+        devices += group.filled_integer("count") * builtin->devices;
         continue;
       }
       std::vector<std::string> known = builtin_node_names();
@@ -88,7 +88,7 @@ int total_devices(const View& cluster, core::DiagnosticSink& sink) {
       complete = false;
       continue;
     }
-    devices += group.integer("count").value_or(1) * declared.integer("devices").value_or(1);
+    devices += group.filled_integer("count") * *declared.integer("devices");
   }
   if (!complete) return -1;
   return static_cast<int>(std::min<std::int64_t>(devices, 1'000'000'000));
@@ -106,7 +106,7 @@ std::vector<RandomSlowdown> read_random_slowdowns(const View& root) {
         .workers = {},
         .distribution = distribution,
         .parameters = declared_values(core::builtin_slowdowns().find(distribution).factory.parameters, rule),
-        .cluster_wide = rule.text("scope", "worker") == "cluster"};
+        .cluster_wide = rule.filled_text("scope") == "cluster"};
     if (const ConfigNode* ranks = rule.at("workers").node()) {
       for (const auto& item : ranks->items) random.workers.push_back(static_cast<int>(parse_integer(item.scalar).value_or(-1)));
     }
@@ -201,22 +201,22 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
 
 /// `training.parallelism`: the degrees multiply to the workers.
 void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
-  out.pipeline = static_cast<int>(parallelism.integer("pipeline").value_or(1));
+  out.pipeline = static_cast<int>(parallelism.filled_integer("pipeline"));
   out.pipeline_at = parallelism.where("pipeline");
-  out.tensor = static_cast<int>(parallelism.integer("tensor").value_or(1));
+  out.tensor = static_cast<int>(parallelism.filled_integer("tensor"));
   out.tensor_at = parallelism.where("tensor");
-  out.sequence_parallel = parallelism.text("sequence_parallel", "false") == "true";
+  out.sequence_parallel = parallelism.filled_flag("sequence_parallel");
   out.sequence_parallel_at = parallelism.where("sequence_parallel");
-  out.microbatches = static_cast<int>(parallelism.integer("microbatches").value_or(1));
+  out.microbatches = static_cast<int>(parallelism.filled_integer("microbatches"));
   out.microbatches_at = parallelism.where("microbatches");
-  out.schedule = value_named(pipeline_schedules(), parallelism.text("schedule", "1f1b"));
+  out.schedule = value_named(pipeline_schedules(), parallelism.filled_text("schedule"));
   out.schedule_at = parallelism.where("schedule");
-  out.virtual_stages = static_cast<int>(parallelism.integer("virtual_stages").value_or(1));
+  out.virtual_stages = static_cast<int>(parallelism.filled_integer("virtual_stages"));
   out.virtual_stages_at = parallelism.where("virtual_stages");
   const int model_parallel = out.tensor * out.pipeline;
   out.data = static_cast<int>(parallelism.integer("data").value_or(std::max(1, workers / model_parallel)));
   out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();
-  out.zero = static_cast<int>(parallelism.integer("zero").value_or(0));
+  out.zero = static_cast<int>(parallelism.filled_integer("zero"));
   out.zero_at = parallelism.where("zero");
   read_placement(parallelism, out, sink);
   if (out.data * model_parallel == workers) return;
@@ -259,21 +259,21 @@ void read_wire_precision(const View& section, bool sixteen_bit_default, WirePrec
 
 void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
   read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
-  out.check_memory = training.text("check_memory", "true") == "true";
+  out.check_memory = training.filled_flag("check_memory");
   out.check_memory_at = training.where("check_memory");
   if (training.has("overlap") && !training.node()->find("overlap")->defaulted) {
     out.overlap = training.text("overlap") == "true";
   }
   out.overlap_at = training.where("overlap");
-  out.overlap_parameter_gather = training.text("overlap_parameter_gather", "false") == "true";
+  out.overlap_parameter_gather = training.filled_flag("overlap_parameter_gather");
   out.overlap_parameter_gather_at = training.where("overlap_parameter_gather");
-  out.overlap_tensor_communication = training.text("overlap_tensor_communication", "false") == "true";
+  out.overlap_tensor_communication = training.filled_flag("overlap_tensor_communication");
   out.overlap_tensor_communication_at = training.where("overlap_tensor_communication");
-  out.bucket_bytes = training.quantity("bucket_size", &core::parse_size).value_or(core::Bytes(out.bucket_bytes)).value();
-  out.recomputation = value_named(recomputations(), training.text("recomputation", "none"));
+  out.bucket_bytes = core::parse_size(training.filled_text("bucket_size")).value();
+  out.recomputation = value_named(recomputations(), training.filled_text("recomputation"));
   out.recomputation_at = training.where("recomputation");
-  out.communication_library = value_named(communication_libraries(), training.text("communication_library", "none"));
-  const std::string backend = training.text("backend", "auto");
+  out.communication_library = value_named(communication_libraries(), training.filled_text("communication_library"));
+  const std::string& backend = training.filled_text("backend");
   out.backend = value_named(backends(), backend);
   out.backend_at = training.where("backend");
   const View batch = training.at("batch");
@@ -315,7 +315,8 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   const std::string kind = architecture.text("kind");
   out.architecture = value_named(architectures(), kind);
   out.allreduce_algorithm = architecture.located("algorithm");
-  out.shards = static_cast<int>(architecture.integer("shards").value_or(1));
+  // Shards apply to the architectures with servers only.
+  if (architecture.has("shards")) out.shards = static_cast<int>(architecture.filled_integer("shards"));
   out.shards_at = architecture.has("shards") ? architecture.where("shards") : architecture.where("kind");
   const View stop = training.at("stop");
   out.epochs = stop.integer("epochs");
@@ -394,7 +395,7 @@ void read_model_and_data(const View& root, Scenario& s, core::DiagnosticSink& si
   resolve_attention(s);
   const View data = root.at("data");
   s.data.kind = data.located("kind");
-  s.data.validation_fraction = data.number("validation_fraction").value_or(0.2);
+  if (data.node() != nullptr) s.data.validation_fraction = data.filled_number("validation_fraction");
   s.data.validation_fraction_at = data.where("validation_fraction");
   if (data.node() != nullptr) s.data.section = *data.node();
   if (!s.data.kind.value.empty()) {
@@ -421,11 +422,11 @@ void read_outputs(const View& outputs, Scenario& s) {
   if (outputs.has("folder")) s.output_folder = outputs.text("folder");
   s.target_loss = outputs.number("target_loss");
   s.target_loss_at = outputs.where("target_loss");
-  s.outputs.trace = outputs.text("trace", "false") == "true";
-  s.outputs.trace_iterations = outputs.integer("trace_iterations").value_or(10);
-  s.outputs.trace_hosts = outputs.integer("trace_hosts").value_or(64);
-  s.outputs.trace_events = outputs.integer("trace_events").value_or(400'000);
-  s.outputs.report = outputs.text("report", "false") == "true";
+  s.outputs.trace = outputs.filled_flag("trace");
+  s.outputs.trace_iterations = outputs.filled_integer("trace_iterations");
+  s.outputs.trace_hosts = outputs.filled_integer("trace_hosts");
+  s.outputs.trace_events = outputs.filled_integer("trace_events");
+  s.outputs.report = outputs.filled_flag("report");
 }
 
 }  // namespace
@@ -442,7 +443,7 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
     sink.error(root.where("name"), "name", fmt::format("must be a plain folder name, got \"{}\"", s.name),
                "the name becomes a folder under out/; use letters, digits, '-' and '_'");
   }
-  s.seed = static_cast<std::uint64_t>(root.integer("seed").value_or(1));
+  s.seed = static_cast<std::uint64_t>(root.filled_integer("seed"));
 
   read_cluster(root.at("cluster"), s.cluster, sink);
 
@@ -457,9 +458,10 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
 
   read_model_and_data(root, s, sink);
   const View data = root.at("data");
-  s.data.partitioning = value_named(partitionings(), data.at("partitioning").text("kind", "iid"));
+  // Timing-only profiles have no data section, and so no partitioning.
+  if (data.node() != nullptr) s.data.partitioning = value_named(partitionings(), data.at("partitioning").filled_text("kind"));
   s.data.partitioning_at = data.at("partitioning").where("kind");
-  s.data.alpha = data.at("partitioning").number("alpha").value_or(1.0);
+  if (const auto alpha = data.at("partitioning").number("alpha")) s.data.alpha = *alpha;
   read_training(root.at("training"), s.cluster.workers, s.training, sink);
   {
     // After the training section: attached parameter servers take host ports.
@@ -468,8 +470,8 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
     topologies::check_topology(builtin_topologies(), s.topology.kind.value, topology, context, sink);
   }
   check_server_count(s, sink);
-  bool every_device_mixed = s.cluster.device.precision == "mixed";
-  for (int rank = 0; rank < s.cluster.workers; ++rank) every_device_mixed &= s.cluster.device_of(rank).precision == "mixed";
+  bool every_device_mixed = s.cluster.device.precision == ComputePrecision::mixed;
+  for (int rank = 0; rank < s.cluster.workers; ++rank) every_device_mixed &= s.cluster.device_of(rank).precision == ComputePrecision::mixed;
   const View wire = root.at("training").at("communication_precision");
   read_wire_precision(wire, s.model.timing_only && every_device_mixed, s.training.wire);
   if (!s.model.timing_only && s.training.wire.declared &&

@@ -30,9 +30,7 @@ std::vector<SchemaNode> device_fields() {
       quantity("half_flops", Unit::Flops, "peak rate with FP16/BF16 inputs (tensor cores), used by precision: mixed")
           .exclusive_min()
           .for_example("\"125TFLOPS\""),
-      choice_of("precision", "precision", "which peak compute time uses",
-                {{"fp32", "single precision: peak_flops"},
-                 {"mixed", "half-precision math with FP32 accumulation: half_flops"}})
+      choice_of("precision", "precision", "which peak compute time uses", choices_of(compute_precisions()))
           .fallback("fp32"),
       number("efficiency", 0.0, 1.0,
              "sustained fraction of peak for every operation class: a built-in device's own by class (`dtsim list "

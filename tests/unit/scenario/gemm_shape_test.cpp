@@ -38,7 +38,7 @@ TEST(GemmShape, ATrainingStepTimesItsThreeProductsTogether) {
 // device without multiprocessors (a CPU), at the efficiency alone.
 TEST(GemmShape, OnlyShapedProductsOnAGpuTakeTheFactor) {
   scenario::DeviceProfile a100 = *scenario::find_builtin_device("a100");
-  a100.precision = "mixed";
+  a100.precision = scenario::ComputePrecision::mixed;
   models::LayerProfile layer = models::whole_layer("dense", 1024.0 * 1024.0, 2.0 * 128 * 1024 * 1024,
                                                    4.0 * 128 * 1024 * 1024, 0.0);
   const double plain = layer_seconds(layer, 256, a100);

@@ -18,7 +18,7 @@ models::ModelProfile three_layers() {
 
 scenario::DeviceProfile mixed(const std::string& name) {
   scenario::DeviceProfile device = *scenario::find_builtin_device(name);
-  device.precision = "mixed";
+  device.precision = scenario::ComputePrecision::mixed;
   return device;
 }
 
