@@ -82,8 +82,8 @@ void refuse_runaway_failures(const scenario::Scenario& scenario, const metrics::
 /// The devices that compute some of the run's operation classes at the documented default efficiency.
 std::string efficiency_notice(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
   std::vector<models::OpClass> used{models::OpClass::Gemm};
-  if (setup.profile) {
-    for (const models::LayerProfile& layer : setup.profile->layers) used.push_back(layer.op);
+  if (runtime::is_timing_only(setup.mode)) {
+    for (const models::LayerProfile& layer : setup.profile().layers) used.push_back(layer.op);
   }
   // One profile per device model: a cluster of 65,536 workers has a handful.
   std::vector<scenario::DeviceProfile> devices;

@@ -468,12 +468,17 @@ std::unique_ptr<comm::CollectiveAlgorithm> collective(const scenario::Scenario& 
                             registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make());
 }
 
-/// The architecture's algorithm for `operation`, in a ZeRO run; null otherwise.
-std::unique_ptr<comm::CollectiveAlgorithm> zero_collective(const scenario::Scenario& s, const Registries& registries,
-                                                           comm::Operation operation) {
-  // ZeRO and sequence parallelism reduce-scatter and allgather with the architecture's algorithm.
-  if (s.training.parallelism.zero == 0 && !s.training.parallelism.sequence_parallel) return nullptr;
-  return collective(s, registries, operation);
+/// The collectives the run's workers exchange by: the allreduce where the architecture has one, and under ZeRO
+/// or sequence parallelism the reduce-scatter and allgather, with the architecture's algorithm.
+runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Registries& registries) {
+  runtime::RunCollectives out;
+  if (!scenario::has_allreduce(s.training.architecture)) return out;
+  out.add(comm::Operation::allreduce, collective(s, registries, comm::Operation::allreduce));
+  if (s.training.parallelism.zero > 0 || s.training.parallelism.sequence_parallel) {
+    out.add(comm::Operation::reduce_scatter, collective(s, registries, comm::Operation::reduce_scatter));
+    out.add(comm::Operation::allgather, collective(s, registries, comm::Operation::allgather));
+  }
+  return out;
 }
 
 }  // namespace
@@ -528,13 +533,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
     return runtime::TrainingSetup{
         .mode = runtime::run_mode(s),
         .graph = std::move(prepared.graph),
-        .model = nullptr,
-        .profile = profile,
+        .workload = profile,
         .sync = std::move(prepared.strategy),
         .make_optimizer = optimizer_factory(s, registries),
-        .allreduce = collective(s, registries, comm::Operation::allreduce),
-        .reduce_scatter = zero_collective(s, registries, comm::Operation::reduce_scatter),
-        .allgather = zero_collective(s, registries, comm::Operation::allgather),
+        .collectives = run_collectives(s, registries),
         .zero_stage = s.training.parallelism.zero,
         .stage_layers = s.training.parallelism.is_model_parallel()
                             ? models::split_into_stages(profile, s.training.parallelism.pipeline *
@@ -564,14 +566,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
   return runtime::TrainingSetup{
       .mode = runtime::run_mode(s),
       .graph = std::move(prepared.graph),
-      .model = std::move(model),
-      .profile = std::nullopt,
+      .workload = std::move(model),
       .sync = std::move(prepared.strategy),
       .make_optimizer = optimizer_factory(s, registries),
-      .allreduce = scenario::has_allreduce(s.training.architecture) ? collective(s, registries, comm::Operation::allreduce)
-                                                                     : nullptr,
-      .reduce_scatter = nullptr,
-      .allgather = nullptr,
+      .collectives = run_collectives(s, registries),
       .zero_stage = 0,
       .stage_layers = {},
       .memory = {},

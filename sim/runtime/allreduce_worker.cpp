@@ -39,9 +39,9 @@ void AllreduceWorker::operator()() {
   S4uTransport transport(context_.network(),
                          {.name = "allreduce", .rank = rank_, .size = workers, .machines = setup.graph.worker_machines()},
                          meter);
-  std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model->parameter_count());
+  std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model().parameter_count());
   models::BatchStream batches(setup.schedule, rank_);
-  models::Parameters parameters = setup.model->initial_parameters();
+  models::Parameters parameters = setup.model().initial_parameters();
   models::Parameters gradient;
   JobRecovery recovery(context_, rank_, WorkerState{&parameters, &optimizer, &batches});
 
@@ -60,7 +60,7 @@ void AllreduceWorker::operator()() {
     // Every step, every gradient fresh.
     context_.observer->on_gradient_staleness(0);
     if (evaluates()) context_.observer->on_update();
-    setup.allreduce->run(group(), comm::Block(std::span<float>(gradient.data(), count)));
+    setup.collectives.allreduce().run(group(), comm::Block(std::span<float>(gradient.data(), count)));
     gradient /= group_size();
     optimizer->apply(parameters, gradient);
     charge_compute(meter, optimizer->flops(count));
@@ -70,7 +70,7 @@ void AllreduceWorker::operator()() {
     charge_compute(meter, optimizer->flops(count));
   };
   actions.parameters = [&] {
-    setup.allreduce->run(group(), comm::Block(std::span<float>(parameters.data(), count)));
+    setup.collectives.allreduce().run(group(), comm::Block(std::span<float>(parameters.data(), count)));
     parameters /= group_size();
     charge_compute(meter, static_cast<double>(count));
   };

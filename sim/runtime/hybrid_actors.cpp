@@ -104,7 +104,7 @@ HybridWorker::HybridWorker(TrainingContext context, int rank, const models::Para
 
 void HybridWorker::operator()() {
   const TrainingSetup& setup = *context_.setup;
-  const models::TrainableModel& model = *setup.model;
+  const models::TrainableModel& model = setup.model();
   const models::SparseLayout layout = *model.sparse_layout();
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
@@ -146,7 +146,7 @@ void HybridWorker::operator()() {
 
     // Dense part: averaged over all workers, as gradient averaging does.
     models::Parameters dense_gradient = gradient.head(dense);
-    setup.allreduce->run(dense_transport, comm::Block(std::span<float>(dense_gradient.data(), layout.dense)));
+    setup.collectives.allreduce().run(dense_transport, comm::Block(std::span<float>(dense_gradient.data(), layout.dense)));
     dense_gradient /= static_cast<float>(workers);
     models::Parameters dense_parameters = parameters.head(dense);
     optimizer->apply(dense_parameters, dense_gradient);
@@ -178,7 +178,7 @@ HybridServer::HybridServer(TrainingContext context, int shard, models::Parameter
 
 void HybridServer::operator()() {
   const TrainingSetup& setup = *context_.setup;
-  const models::SparseLayout layout = *setup.model->sparse_layout();
+  const models::SparseLayout layout = *setup.model().sparse_layout();
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
   const Meter meter = context_.meter(workers + shard_);

@@ -12,12 +12,8 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
   // Only a network that times phases at once gives every rank of a phase the same start and end; message by
   // message, a rank's rounds end when its own messages do.
   // The collectives must say where every rank sends (ring phases), so that one rank may time them for all.
-  const auto names_every_rank = [](const std::unique_ptr<comm::CollectiveAlgorithm>& algorithm) {
-    return algorithm == nullptr || algorithm->names_every_rank();
-  };
   const bool alike = setup.mirror_ranks && network_backend(scenario.topology.network_model).times_phases_at_once() &&
-                     setup.allreduce != nullptr && names_every_rank(setup.allreduce) &&
-                     (setup.zero_stage == 0 || (names_every_rank(setup.reduce_scatter) && names_every_rank(setup.allgather))) &&
+                     setup.collectives.has(comm::Operation::allreduce) && setup.collectives.name_every_rank() &&
                      is_timing_only(setup.mode) &&
                      setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
   if (!alike) return Mirroring::none;

@@ -56,9 +56,9 @@ class LayerPasses {
       }
       const double flops = layer.forward_flops;
       if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
-        overlapped(*context_.setup->allgather, layer, ring_exchange(flops), factor);
+        overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
       } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
-        overlapped(*context_.setup->reduce_scatter, layer, pipelined(flops), factor);
+        overlapped(context_.setup->collectives.reduce_scatter(), layer, pipelined(flops), factor);
       } else {
         if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
         pending_ += flops;
@@ -88,10 +88,10 @@ class LayerPasses {
       } else {
         const double flops = part == Part::Whole ? layer.backward_flops : layer.backward_flops - weights;
         if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
-          overlapped(*context_.setup->allgather, layer, ring_exchange(flops), factor);
+          overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
         } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
           // The weights' gradient is none of this pass when zero bubble defers it.
-          overlapped(*context_.setup->reduce_scatter, layer, bulk(flops, part == Part::Whole ? weights : 0.0), factor);
+          overlapped(context_.setup->collectives.reduce_scatter(), layer, bulk(flops, part == Part::Whole ? weights : 0.0), factor);
         } else {
           if (sequence_parallel() && layer.tensor == models::TensorSplit::Row) gather(layer, factor);
           pending_ += flops;
@@ -140,12 +140,12 @@ class LayerPasses {
   void reduce(const models::LayerProfile& layer, double factor) {
     flush(factor);
     const TrainingSetup& setup = *context_.setup;
-    (sequence_parallel() ? setup.reduce_scatter : setup.allreduce)->run(tensor_, message(layer));
+    (sequence_parallel() ? setup.collectives.reduce_scatter() : setup.collectives.allreduce()).run(tensor_, message(layer));
   }
   /// Sequence parallelism: the tokens split over the group gathered before a split layer.
   void gather(const models::LayerProfile& layer, double factor) {
     flush(factor);
-    context_.setup->allgather->run(tensor_, message(layer));
+    context_.setup->collectives.allgather().run(tensor_, message(layer));
   }
   /// A layer's FLOPs around a collective of the tensor group: `before` it, `beside` it (the two at once),
   /// `after` it.
@@ -259,11 +259,11 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
     chunk.stage = static_cast<int>(c) * devices + device_index;
     const auto first = setup.stage_layers[static_cast<std::size_t>(chunk.stage)];
     const auto last = setup.stage_layers[static_cast<std::size_t>(chunk.stage) + 1];
-    const models::ModelProfile whole = models::stage_profile(*setup.profile, first, last);
+    const models::ModelProfile whole = models::stage_profile(setup.profile(), first, last);
     chunk.layers = models::device_share(whole, scenario::device_share_of(s.training));
     chunk.to_next = activation_message(whole.layers.back());
     // The gradient of the chunk's input: as large as the previous stage's output.
-    if (first > 0) chunk.to_previous = activation_message(setup.profile->layers[first - 1]);
+    if (first > 0) chunk.to_previous = activation_message(setup.profile().layers[first - 1]);
     // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
     chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
     chunk.passes = std::make_unique<LayerPasses>(context, chunk.timed, meter, tensor, microbatch, overlap_tensor, device);
@@ -412,7 +412,7 @@ void ModelParallelWorker::operator()() {
                                                            {}};
   std::optional<GradientStream> stream;
   if (overlapped) {
-    stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
+    stream.emplace(context_, rank_, setup.zero_stage > 0 ? setup.collectives.reduce_scatter() : setup.collectives.allreduce(),
                    std::move(finishing.messages), setup.total_iterations,
                    scenario::group_name("gradients", at, ParallelAxis::Data), scenario::group_along(plan, rank_, ParallelAxis::Data),
                    at[ParallelAxis::Data], replicas_meeting(plan, at, "gradients"));
@@ -440,12 +440,12 @@ void ModelParallelWorker::operator()() {
     } else if (setup.zero_stage > 0) {
       // ZeRO 1 and 2 over the replicas: each sums and updates its chunk of the device's parameters, then the
       // replicas gather the updated chunks.
-      setup.reduce_scatter->run(*group, comm::Block::sized(count));
+      setup.collectives.reduce_scatter().run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops((parameters + static_cast<std::size_t>(replicas) - 1) /
                                              static_cast<std::size_t>(replicas)));
       if (!gathers) gather_parameters(setup, *group, weights);
     } else {
-      if (replicas > 1) setup.allreduce->run(*group, comm::Block::sized(count));
+      if (replicas > 1) setup.collectives.allreduce().run(*group, comm::Block::sized(count));
       charge_compute(meter, optimizer->flops(parameters));
     }
     if (rank_ == 0) context_.observer->on_update();

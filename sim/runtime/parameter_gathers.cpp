@@ -25,7 +25,7 @@ ParameterGathers::ParameterGathers(const TrainingContext& context, int rank,
     }
   }
   per_step_ = static_cast<std::int64_t>(messages.size());
-  stream_.emplace(context, rank, *setup.allgather, std::move(messages), setup.total_iterations, std::move(group.name),
+  stream_.emplace(context, rank, setup.collectives.allgather(), std::move(messages), setup.total_iterations, std::move(group.name),
                   std::move(group.members), group.position, std::move(group.meeting), Traffic::Zero);
 }
 

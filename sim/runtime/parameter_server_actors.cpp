@@ -88,7 +88,7 @@ void ParameterServerWorker::operator()() {
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);
   models::BatchStream batches(setup.schedule, rank_);
-  models::Parameters parameters = setup.model->initial_parameters();
+  models::Parameters parameters = setup.model().initial_parameters();
   models::Parameters gradient;
   WorkerPushes pushes(context_, rank_, meter, transport, servers, parameters, gradient);
 

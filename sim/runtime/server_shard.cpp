@@ -12,7 +12,7 @@ namespace dtsim::runtime {
 namespace {
 
 models::Parameters shard_of(const TrainingContext& context, int shard) {
-  const models::Parameters initial = context.setup->model->initial_parameters();
+  const models::Parameters initial = context.setup->model().initial_parameters();
   const comm::ChunkBounds range =
       comm::chunk_bounds(static_cast<std::size_t>(initial.size()), context.scenario->training.shards, shard);
   return initial.segment(static_cast<Eigen::Index>(range.begin), static_cast<Eigen::Index>(range.end - range.begin));

@@ -58,7 +58,7 @@ void put_share(const TrainingContext& context, SplitAssembly& assembly, const mo
 
 std::shared_ptr<SplitAssembly> SplitMlpWorker::make_assembly(const TrainingSetup& setup) {
   auto out = std::make_shared<SplitAssembly>();
-  out->whole = setup.model->initial_parameters();
+  out->whole = setup.model().initial_parameters();
   return out;
 }
 
@@ -69,7 +69,7 @@ void SplitMlpWorker::operator()() {
   const TrainingSetup& setup = *context_.setup;
   const scenario::Scenario& s = *context_.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const auto* model = dynamic_cast<const models::DenseClassifier*>(setup.model.get());
+  const auto* model = dynamic_cast<const models::DenseClassifier*>(&setup.model());
   if (model == nullptr) throw std::logic_error("a split run needs a dense classifier");
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank_);
   const int stages = plan.pipeline;
@@ -82,7 +82,7 @@ void SplitMlpWorker::operator()() {
   const Meter meter = context_.meter(rank_);
   const ParallelGroups groups(context_, rank_, meter);
   const models::StageShare::GroupSum sum = [&](models::RowMatrix& m) {
-    if (plan.tensor > 1) setup.allreduce->run(*groups.tensor, comm::Block(std::span<float>(m.data(), static_cast<std::size_t>(m.size()))));
+    if (plan.tensor > 1) setup.collectives.allreduce().run(*groups.tensor, comm::Block(std::span<float>(m.data(), static_cast<std::size_t>(m.size()))));
   };
   models::BatchStream batches(setup.schedule, at[scenario::ParallelAxis::Data]);
   const int microbatches = plan.microbatches;
@@ -136,7 +136,7 @@ void SplitMlpWorker::operator()() {
     }
     for (const auto& pending : sent) static_cast<void>(pending->wait());
     if (plan.data > 1) {
-      setup.allreduce->run(*groups.replicas, comm::Block(std::span<float>(gradient.data(), static_cast<std::size_t>(gradient.size()))));
+      setup.collectives.allreduce().run(*groups.replicas, comm::Block(std::span<float>(gradient.data(), static_cast<std::size_t>(gradient.size()))));
     }
     optimizer->apply(local, gradient);
     charge_compute(meter, optimizer->flops(share.parameter_count()));

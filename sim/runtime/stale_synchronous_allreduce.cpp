@@ -32,7 +32,7 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
   S4uTransport transport(context.network(),
                          {.name = "allreduce", .rank = rank, .size = workers, .machines = setup.graph.worker_machines()},
                          meter);
-  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context, setup.model->parameter_count());
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context, setup.model().parameter_count());
   for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
     models::Parameters gradient;
     {
@@ -42,7 +42,7 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
       shared->gradients.pop_front();
     }
     const auto count = static_cast<std::size_t>(gradient.size());
-    setup.allreduce->run(transport, comm::Block(std::span<float>(gradient.data(), count)));
+    setup.collectives.allreduce().run(transport, comm::Block(std::span<float>(gradient.data(), count)));
     gradient /= static_cast<float>(workers);
     // The worker may read the parameters while the step's time passes: it sees them before or after.
     models::Parameters next = shared->parameters;
@@ -68,7 +68,7 @@ void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
   const TrainingSetup& setup = *context.setup;
   const Meter meter = context.meter(rank);
   auto shared = std::make_shared<Shared>();
-  shared->parameters = setup.model->initial_parameters();
+  shared->parameters = setup.model().initial_parameters();
   s4u::Actor::create(s4u::this_actor::get_name() + "/averaging", s4u::this_actor::get_host(),
                      [context, rank, shared] { average_in_order(context, rank, shared); });
 

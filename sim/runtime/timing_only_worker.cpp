@@ -44,20 +44,20 @@ class TimedSteps final : public sync::LockStepActions {
       return;
     }
     if (setup.zero_stage == 0) {
-      setup.allreduce->run(transport_, comm::Block::sized(gradients_));
+      setup.collectives.allreduce().run(transport_, comm::Block::sized(gradients_));
       charge_compute(meter_, optimizer_.flops(parameters_));
       return;
     }
     // ZeRO: each worker sums and updates its own chunk of the parameters; stages 1 and 2 then gather the
     // updated chunks, stage 3 gathers each layer when it is next needed.
-    setup.reduce_scatter->run(transport_, comm::Block::sized(gradients_));
+    setup.collectives.reduce_scatter().run(transport_, comm::Block::sized(gradients_));
     const auto ranks = static_cast<std::size_t>(transport_.size());
     charge_compute(meter_, optimizer_.flops((parameters_ + ranks - 1) / ranks));
     if (setup.zero_stage < 3 && gather_after_step_) gather_parameters(setup, transport_, weights_);
   }
   void apply_own_gradient() override { charge_compute(meter_, optimizer_.flops(parameters_)); }
   void average_parameters() override {
-    context_.setup->allreduce->run(transport_, comm::Block::sized(weights_));
+    context_.setup->collectives.allreduce().run(transport_, comm::Block::sized(weights_));
     charge_compute(meter_, static_cast<double>(parameters_));
   }
   void gossip(bool /*with_all*/) override {
@@ -197,7 +197,7 @@ TimingOnlyWorker::TimingOnlyWorker(TrainingContext context, int rank) : context_
 
 void TimingOnlyWorker::operator()() {
   const TrainingSetup& setup = *context_.setup;
-  if (!setup.profile || !setup.sync->lock_step()) {
+  if (!is_timing_only(setup.mode) || !setup.sync->lock_step()) {
     throw std::logic_error("a timing-only worker needs a profile and a lock-step strategy");
   }
   const Meter meter = context_.meter(rank_);
@@ -219,7 +219,7 @@ void TimingOnlyWorker::operator()() {
   const scenario::DeviceProfile& device = context_.scenario->cluster.device_of(rank_);
   // The layers with the FLOPs their host executes: each layer's own roofline.
   const models::ModelProfile& profile =
-      setup.layer_tables.of(*setup.profile, context_.scenario->training, device, static_cast<double>(batch));
+      setup.layer_tables.of(setup.profile(), context_.scenario->training, device, static_cast<double>(batch));
   const auto parameters = static_cast<std::size_t>(std::llround(profile.parameters()));
   // Messages are padded to a multiple of the workers (at most workers - 1 extra elements, as collective
   // libraries pad), so that every ring round moves equal chunks and identical rounds can be shortened.
@@ -237,7 +237,7 @@ void TimingOnlyWorker::operator()() {
     for (const models::GradientBucket& bucket : buckets) {
       if (bucket.parameters > 0) messages.push_back(wire_elements(bucket.parameters, wire.gradients, ranks));
     }
-    stream.emplace(context_, rank_, setup.zero_stage > 0 ? *setup.reduce_scatter : *setup.allreduce,
+    stream.emplace(context_, rank_, setup.zero_stage > 0 ? setup.collectives.reduce_scatter() : setup.collectives.allreduce(),
                    std::move(messages), setup.total_iterations);
     steps.overlap_with(&*stream);
     passes.overlap(&*stream, std::move(buckets));

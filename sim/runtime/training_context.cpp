@@ -18,14 +18,13 @@ comm::Buffer to_buffer(const models::Parameters& values) {
 }
 
 double step_factor(const TrainingContext& context, int rank) {
-  if (context.step_slowdowns == nullptr) return 1.0;
-  return (*context.step_slowdowns).at(static_cast<std::size_t>(rank)).next();
+  return context.step_slowdowns->at(static_cast<std::size_t>(rank)).next();
 }
 
 double compute_gradient(const TrainingContext& context, const Meter& meter, int rank,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient) {
-  const models::TrainableModel& model = *context.setup->model;
+  const models::TrainableModel& model = context.setup->model();
   const double loss = model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient);
   const double flops = compute::roofline_flops(model.training_flops_per_sample() * static_cast<double>(rows.size()),
                                                model.training_bytes(rows.size()), context.scenario->cluster.device_of(rank));
@@ -41,8 +40,8 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
   const TrainingSetup& setup = *context.setup;
   const double now = simgrid::s4u::Engine::get_clock();
   if (evaluation_due(setup, iteration)) {
-    const models::Evaluation train = setup.model->evaluate(parameters, setup.data.train);
-    const models::Evaluation validation = setup.model->evaluate(parameters, setup.data.validation);
+    const models::Evaluation train = setup.model().evaluate(parameters, setup.data.train);
+    const models::Evaluation validation = setup.model().evaluate(parameters, setup.data.validation);
     metrics::EvaluationRow row;
     row.sim_time_s = now;
     row.iteration = iteration;

@@ -37,7 +37,7 @@ struct TrainingContext {
   const PhaseShortcut* shortcut = nullptr;
   /// `network_model: analytical`: times the ring phases of every data-parallel group; null otherwise.
   AnalyticalNetwork* analytical = nullptr;
-  /// Per worker rank, the random straggler factors of its gradient steps; null without random stragglers.
+  /// Per worker rank, the random straggler factors of its gradient steps (1 for a rank no rule names).
   std::vector<StepSlowdown>* step_slowdowns = nullptr;
   /// Energy runs: reads the joules drawn so far into each evaluation; null otherwise.
   const EnergyMeter* energy = nullptr;

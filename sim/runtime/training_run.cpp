@@ -38,9 +38,9 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;
   record.memory = setup.memory;
-  if (setup.profile) {
-    record.model_flops_per_sample = setup.profile->training_flops();
-    record.tokens_per_sample = setup.profile->shape.sequence;
+  if (is_timing_only(setup.mode)) {
+    record.model_flops_per_sample = setup.profile().training_flops();
+    record.tokens_per_sample = setup.profile().shape.sequence;
     const scenario::ParallelismSpec& plan = scenario.training.parallelism;
     if (plan.pipeline > 1) {
       // ZB-H1's bubble depends on how the backward pass splits: read from the first stage's layers.
@@ -48,7 +48,7 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
       double weights = 0.0;
       double backward = 0.0;
       for (std::size_t layer = setup.stage_layers[0]; layer < setup.stage_layers[1]; ++layer) {
-        const models::LayerProfile& l = setup.profile->layers[layer];
+        const models::LayerProfile& l = setup.profile().layers[layer];
         forward += l.forward_flops;
         backward += l.backward_flops;
         weights += models::weight_gradient_flops(l);
@@ -69,7 +69,7 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
   record.iterations_per_epoch =
       is_timing_only(setup.mode) ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
   record.parameter_count =
-      setup.profile ? static_cast<std::size_t>(std::llround(setup.profile->parameters())) : setup.model->parameter_count();
+      is_timing_only(setup.mode) ? static_cast<std::size_t>(std::llround(setup.profile().parameters())) : setup.model().parameter_count();
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
   return record;
@@ -83,7 +83,7 @@ void start_actors(EngineSession& session, const TrainingContext& context, const 
   const TrainingSetup& setup = *context.setup;
   const auto workers = setup.graph.workers();
   const scenario::Architecture architecture = scenario.training.architecture;
-  if (setup.mode == RunMode::Hybrid) server_rows = setup.model->initial_parameters();
+  if (setup.mode == RunMode::Hybrid) server_rows = setup.model().initial_parameters();
   // A model trained for real split over devices: their shares assemble the whole for the evaluations.
   const std::shared_ptr<SplitAssembly> assembly =
       setup.mode == RunMode::Split ? SplitMlpWorker::make_assembly(setup) : nullptr;
@@ -204,7 +204,6 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   for (std::size_t rank = 0; rank < workers.size(); ++rank) {
     step_slowdowns.emplace_back(scenario.cluster.random_slowdowns, scenario.seed, static_cast<int>(rank));
   }
-  const bool random = !scenario.cluster.random_slowdowns.empty();
   std::optional<EnergyMeter> energy;
   if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform(), record);
   if (energy && mirrored) energy->read_workers_from([&](int rank) { return stand_ins.stand_in(rank); }, worker_count);
@@ -232,7 +231,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 &traffic,
                                 may_shorten_phases(scenario, setup) && !analytical ? &shortcut : nullptr,
                                 analytical.get(),
-                                random ? &step_slowdowns : nullptr,
+                                &step_slowdowns,
                                 energy ? &*energy : nullptr,
                                 meetings.barrier.get(),
                                 meetings.elastic.members.empty() ? nullptr : &meetings.elastic,

@@ -9,6 +9,7 @@
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/host_layer_tables.hpp"
+#include "sim/runtime/run_collectives.hpp"
 #include "sim/runtime/run_mode.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/sync/sync_strategy.hpp"
@@ -16,7 +17,7 @@
 
 #include <functional>
 #include <memory>
-#include <optional>
+#include <variant>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -25,20 +26,17 @@ struct TrainingSetup {
   /// What the run is (run_mode.hpp): the runtime dispatches on it.
   RunMode mode = RunMode::DataParallel;
   topology::TopologyGraph graph;
-  /// The model trained for real; null in a timing-only run.
-  std::unique_ptr<models::TrainableModel> model;
-  /// The layer table of a timing-only run (no values: compute time and message sizes only).
-  std::optional<models::ModelProfile> profile;
+  /// What the workers compute: a model trained for real, or (timing-only modes) a layer table, which has no
+  /// values (compute time and message sizes only).
+  std::variant<std::unique_ptr<models::TrainableModel>, models::ModelProfile> workload;
   std::unique_ptr<sync::SyncStrategy> sync;
   /// The scenario's optimizer, configured, with state for `size` parameters: each holder of parameters
   /// makes its own.
   std::function<std::unique_ptr<models::Optimizer>(std::size_t size)> make_optimizer;
-  /// The allreduce algorithm (allreduce architecture only; null otherwise).
-  std::unique_ptr<comm::CollectiveAlgorithm> allreduce;
-  /// ZeRO runs (`training.parallelism.zero` 1 to 3): gradients are reduce-scattered and parameters
-  /// allgathered instead of allreduced; null otherwise.
-  std::unique_ptr<comm::CollectiveAlgorithm> reduce_scatter;
-  std::unique_ptr<comm::CollectiveAlgorithm> allgather;
+  /// The allreduce and hybrid architectures' collectives: the allreduce, and under ZeRO
+  /// (`training.parallelism.zero` 1 to 3: gradients reduce-scattered, parameters allgathered) or sequence
+  /// parallelism the reduce-scatter and allgather, each by the scenario's algorithm.
+  RunCollectives collectives;
   int zero_stage = 0;
   /// Pipeline runs: the first layer of each stage of the profile, then the layer count; empty otherwise.
   std::vector<std::size_t> stage_layers;
@@ -62,6 +60,11 @@ struct TrainingSetup {
   bool mirror_ranks = true;
   /// Timing-only data-parallel workers' layer tables, one per kind of device.
   HostLayerTables layer_tables{};
+
+  /// The model trained for real; a logic error in the timing-only modes.
+  [[nodiscard]] const models::TrainableModel& model() const { return *std::get<std::unique_ptr<models::TrainableModel>>(workload); }
+  /// The layer table; a logic error in the real-math modes.
+  [[nodiscard]] const models::ModelProfile& profile() const { return std::get<models::ModelProfile>(workload); }
 };
 
 /// Called after each iteration of worker 0, for progress display.

@@ -58,7 +58,7 @@ AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const 
 
 void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements) {
   replicas.carry(Traffic::Zero);
-  setup.allgather->run(replicas, comm::Block::sized(elements));
+  setup.collectives.allgather().run(replicas, comm::Block::sized(elements));
   replicas.carry(Traffic::Data);
 }
 

@@ -41,7 +41,7 @@ models::Parameters single_process(const scenario::Scenario& scenario, const runt
                                   models::Optimizer& optimizer) {
   std::vector<models::BatchStream> streams;
   for (int rank = 0; rank < scenario.cluster.workers; ++rank) streams.emplace_back(setup.schedule, rank);
-  models::Parameters parameters = setup.model->initial_parameters();
+  models::Parameters parameters = setup.model().initial_parameters();
   models::Parameters gradient;
   for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
     std::vector<std::size_t> global_batch;
@@ -49,7 +49,7 @@ models::Parameters single_process(const scenario::Scenario& scenario, const runt
       const auto rows = stream.next();
       global_batch.insert(global_batch.end(), rows.begin(), rows.end());
     }
-    setup.model->loss_and_gradient(parameters, setup.data.train, global_batch, gradient);
+    setup.model().loss_and_gradient(parameters, setup.data.train, global_batch, gradient);
     optimizer.apply(parameters, gradient);
   }
   return parameters;
@@ -57,7 +57,7 @@ models::Parameters single_process(const scenario::Scenario& scenario, const runt
 
 models::Parameters single_process_sgd(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
   const auto sgd = models::make_optimizer({.kind = "sgd", .learning_rate = scenario.training.optimizer.learning_rate},
-                                          setup.model->parameter_count());
+                                          setup.model().parameter_count());
   return single_process(scenario, setup, *sgd);
 }
 
@@ -134,7 +134,7 @@ TEST_P(OptimizerEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch
   runtime::run_training(scenario, setup, {}, &observed);
 
   const auto reference_optimizer = models::make_optimizer(
-      {.kind = optimizer, .learning_rate = optimizer == "adam" ? 0.05 : 0.2}, setup.model->parameter_count());
+      {.kind = optimizer, .learning_rate = optimizer == "adam" ? 0.05 : 0.2}, setup.model().parameter_count());
   const models::Parameters reference = single_process(scenario, setup, *reference_optimizer);
   const Eigen::Map<const Eigen::VectorXf> simulated(observed.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).norm(), 1e-4 * reference.norm());

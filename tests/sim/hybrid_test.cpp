@@ -48,7 +48,7 @@ struct References {
 
 References references(const SimulatedRun& run) {
   const int workers = run.scenario.cluster.workers;
-  const models::TrainableModel& model = *run.setup.model;
+  const models::TrainableModel& model = run.setup.model();
   const models::SparseLayout layout = *model.sparse_layout();
   const auto dense = static_cast<Eigen::Index>(layout.dense);
   const auto width = static_cast<Eigen::Index>(layout.row_width);
@@ -78,7 +78,7 @@ References references(const SimulatedRun& run) {
     comm::testing::ThreadNetwork network(workers);
     comm::testing::run_ranks(network, [&](comm::Transport& transport) {
       models::Parameters& mine = heads[static_cast<std::size_t>(transport.rank())];
-      run.setup.allreduce->run(transport, comm::Block(std::span<float>(mine.data(), static_cast<std::size_t>(dense))));
+      run.setup.collectives.allreduce().run(transport, comm::Block(std::span<float>(mine.data(), static_cast<std::size_t>(dense))));
     });
     models::Parameters head = out.hybrid.head(dense);
     heads.front() /= static_cast<float>(workers);
@@ -125,7 +125,7 @@ TEST(Hybrid, EqualsItsReferenceExactlyAndGradientAveragingClosely) {
 // allreduce of every parameter sends, 2 (p - 1) / p x parameters x 4 bytes per iteration.
 TEST(Hybrid, WorkersSendOnlyTheRowsTheirBatchesTouch) {
   const SimulatedRun run = simulate_hybrid(hybrid_scenario("{kind: hybrid, shards: 2}"));
-  const double allreduce_bytes = 2.0 * 3.0 / 4.0 * static_cast<double>(run.setup.model->parameter_count()) * 4.0 *
+  const double allreduce_bytes = 2.0 * 3.0 / 4.0 * static_cast<double>(run.setup.model().parameter_count()) * 4.0 *
                                  static_cast<double>(run.setup.total_iterations);
   for (int rank = 0; rank < 4; ++rank) {
     EXPECT_LT(run.record.hosts[static_cast<std::size_t>(rank)].bytes_sent, 0.2 * allreduce_bytes) << "worker " << rank;

@@ -58,10 +58,10 @@ TEST(TrainingTime, ParameterServerIterationIsComputePushUpdatePull) {
   const TimedRun run = simulate_timing("parameter_server", "parameter_server");
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
-  const double parameters = static_cast<double>(run.setup.model->parameter_count());  // 256
+  const double parameters = static_cast<double>(run.setup.model().parameter_count());  // 256
   const int workers = run.scenario.cluster.workers;
   const double worker_compute =
-      compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+      compute::compute_time(run.setup.model().training_flops_per_sample() * 16, device).value();
   const double server_compute = compute::compute_time(parameters * workers + models::Sgd::flops(256), device).value();
   const double transfer =
       comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency, link.bandwidth)
@@ -84,9 +84,9 @@ TEST(TrainingTime, ParameterServerBarrierIsWaitingNotCommunication) {
   const TimedRun run = simulate_timing("parameter_server", "parameter_server", "stragglers: [{workers: [2], slowdown: 8}]\n");
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
-  const double parameters = static_cast<double>(run.setup.model->parameter_count());
+  const double parameters = static_cast<double>(run.setup.model().parameter_count());
   const int workers = run.scenario.cluster.workers;
-  const double compute = compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+  const double compute = compute::compute_time(run.setup.model().training_flops_per_sample() * 16, device).value();
   const double server_compute = compute::compute_time(parameters * workers + models::Sgd::flops(256), device).value();
   const auto transfer = [&](int sharing) {
     return comm::push_time(sharing, core::Bytes(4 * parameters), link.latency, link.bandwidth, link.latency,
@@ -114,11 +114,11 @@ TEST(TrainingTime, ShardedParameterServerSplitsTransferAndUpdate) {
   ASSERT_EQ(run.record.hosts.size(), 6U);  // 4 workers, 2 servers
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
-  const double parameters = static_cast<double>(run.setup.model->parameter_count());
+  const double parameters = static_cast<double>(run.setup.model().parameter_count());
   const int workers = run.scenario.cluster.workers;
   const double shard = parameters / 2;
   const double worker_compute =
-      compute::compute_time(run.setup.model->training_flops_per_sample() * 16, device).value();
+      compute::compute_time(run.setup.model().training_flops_per_sample() * 16, device).value();
   const double server_compute =
       compute::compute_time(shard * workers + models::Sgd::flops(static_cast<std::size_t>(shard)), device).value();
   const double transfer = comm::push_time(workers, core::Bytes(4 * parameters), link.latency, link.bandwidth,
@@ -134,9 +134,9 @@ TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
   const TimedRun run = simulate_timing("ring", "allreduce");
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
-  const double parameters = static_cast<double>(run.setup.model->parameter_count());  // 256 = 4 chunks of 64
+  const double parameters = static_cast<double>(run.setup.model().parameter_count());  // 256 = 4 chunks of 64
   const double compute =
-      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device)
+      compute::compute_time(run.setup.model().training_flops_per_sample() * 16 + models::Sgd::flops(256), device)
           .value();
   const double allreduce =
       comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();
@@ -150,7 +150,7 @@ TEST(TrainingTime, AllreduceIterationIsComputeAllreduceUpdate) {
 TEST(TrainingTime, AMemoryBoundBatchTakesItsBytesOverTheBandwidth) {
   const TimedRun run = simulate_timing("ring", "allreduce", "",
                                        R"({peak_flops: "2GFLOPS", efficiency: 0.25, memory_bandwidth: "10MB/s"})");
-  const models::TrainableModel& model = *run.setup.model;
+  const models::TrainableModel& model = run.setup.model();
   const double bytes = model.training_bytes(16);  // 16 samples of 255 features and a label, 12 x 256 of weights
   EXPECT_DOUBLE_EQ(bytes, 4.0 * 256 * 16 + 12.0 * 256);
   ASSERT_GT(bytes / 10e6, model.training_flops_per_sample() * 16 / 0.5e9);
@@ -165,9 +165,9 @@ TEST(TrainingTime, BspWaitsForAFixedStraggler) {
   ASSERT_EQ(run.scenario.cluster.slowdown, (std::vector<double>{1, 1, 4, 1}));
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
-  const double parameters = static_cast<double>(run.setup.model->parameter_count());
+  const double parameters = static_cast<double>(run.setup.model().parameter_count());
   const double compute =
-      compute::compute_time(run.setup.model->training_flops_per_sample() * 16 + models::Sgd::flops(256), device)
+      compute::compute_time(run.setup.model().training_flops_per_sample() * 16 + models::Sgd::flops(256), device)
           .value();
   const double allreduce =
       comm::ring_allreduce_time(4, core::Bytes(4 * parameters), link.latency, link.bandwidth).value();

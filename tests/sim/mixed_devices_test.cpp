@@ -36,7 +36,7 @@ training:
   const app::Registries registries = app::make_builtin_registries();
   const auto setup = app::resolve_scenario(scenario, registries);
   const auto record = runtime::run_training(scenario, setup);
-  const models::TrainableModel& model = *setup.model;
+  const models::TrainableModel& model = setup.model();
   for (int rank = 0; rank < 4; ++rank) {
     const scenario::DeviceProfile& device = scenario.cluster.device_of(rank);
     const double step = compute::roofline_flops(model.training_flops_per_sample() * 64, model.training_bytes(64), device) /

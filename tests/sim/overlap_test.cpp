@@ -45,7 +45,7 @@ training:
   models::ModelProfile two{"two", "", "", {}, {}};
   two.layers.push_back(models::whole_layer("first", 1e6, 1e9, first_backward, 0.0));
   two.layers.push_back(models::whole_layer("last", 1e6, 1e9, 2e9, 0.0));
-  setup.profile = two;
+  setup.workload = two;
   auto record = runtime::run_training(scenario, setup);
   return {std::move(scenario), std::move(setup), std::move(record)};
 }

@@ -49,7 +49,7 @@ training:
   for (int i = 0; i < std::max(8, stages * chunks); ++i) {
     equal.layers.push_back(models::whole_layer("layer", 1.0, 1e9, 2e9, 4096.0));
   }
-  setup.profile = equal;
+  setup.workload = equal;
   setup.stage_layers = models::split_into_stages(equal, stages * chunks);
   auto record = runtime::run_training(scenario, setup);
   return {std::move(scenario), std::move(setup), std::move(record)};

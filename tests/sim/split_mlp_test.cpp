@@ -54,7 +54,7 @@ models::Parameters single_process(const scenario::Scenario& scenario, const runt
   std::vector<models::BatchStream> streams;
   for (int replica = 0; replica < scenario.training.parallelism.data; ++replica)
     streams.emplace_back(setup.schedule, replica);
-  models::Parameters parameters = setup.model->initial_parameters();
+  models::Parameters parameters = setup.model().initial_parameters();
   const auto optimizer = setup.make_optimizer(static_cast<std::size_t>(parameters.size()));
   models::Parameters gradient;
   for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
@@ -63,7 +63,7 @@ models::Parameters single_process(const scenario::Scenario& scenario, const runt
       const auto rows = stream.next();
       global_batch.insert(global_batch.end(), rows.begin(), rows.end());
     }
-    setup.model->loss_and_gradient(parameters, setup.data.train, global_batch, gradient);
+    setup.model().loss_and_gradient(parameters, setup.data.train, global_batch, gradient);
     optimizer->apply(parameters, gradient);
   }
   return parameters;
@@ -83,7 +83,7 @@ TEST_P(SplitMlp, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   EXPECT_LE((simulated - reference).cwiseAbs().maxCoeff(), 1e-5 * reference.cwiseAbs().maxCoeff())
       << "largest difference " << (simulated - reference).cwiseAbs().maxCoeff();
   // Training moved the parameters: the comparison is not between two untouched vectors.
-  EXPECT_GT((reference - setup.model->initial_parameters()).norm(), 0.1);
+  EXPECT_GT((reference - setup.model().initial_parameters()).norm(), 0.1);
   // Messages really travel: stages and tensor groups send.
   EXPECT_GT(record.total_bytes_sent(), 0.0);
   ASSERT_EQ(record.evaluations.size(), 2U);  // before the first step and after the last

@@ -110,7 +110,7 @@ stragglers:
   const auto setup = app::resolve_scenario(scenario, registries);
   const auto record = runtime::run_training(scenario, setup);
   const auto& device = scenario.cluster.device;
-  const double step = compute::compute_time(setup.model->training_flops_per_sample() * 16, device).value();
+  const double step = compute::compute_time(setup.model().training_flops_per_sample() * 16, device).value();
   const double update = compute::compute_time(models::Sgd::flops(256), device).value();
   runtime::StepSlowdown replica(scenario.cluster.random_slowdowns, 9, 1);
   double factors = 0.0;

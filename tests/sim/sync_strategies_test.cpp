@@ -50,12 +50,12 @@ models::Parameters bsp_reference(const SimulatedRun& run) {
   std::vector<models::BatchStream> streams;
   for (int rank = 0; rank < run.scenario.cluster.workers; ++rank) streams.emplace_back(run.setup.schedule, rank);
   const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
-  models::Parameters parameters = run.setup.model->initial_parameters();
+  models::Parameters parameters = run.setup.model().initial_parameters();
   models::Parameters gradient;
   for (std::int64_t iteration = 0; iteration < run.setup.total_iterations; ++iteration) {
     std::vector<comm::Buffer> gradients;
     for (auto& stream : streams) {
-      run.setup.model->loss_and_gradient(parameters, run.setup.data.train, stream.next(), gradient);
+      run.setup.model().loss_and_gradient(parameters, run.setup.data.train, stream.next(), gradient);
       gradients.emplace_back(std::vector<float>(gradient.data(), gradient.data() + gradient.size()));
     }
     const comm::Buffer mean = comm::mean_of(gradients);
@@ -175,12 +175,12 @@ TEST(StalenessAware, GathersAccumulateGradientsIntoOneUpdate) {
   ASSERT_EQ(run.setup.total_iterations % 2, 0);
   models::BatchStream stream(run.setup.schedule, 0);
   const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
-  models::Parameters parameters = run.setup.model->initial_parameters();
+  models::Parameters parameters = run.setup.model().initial_parameters();
   models::Parameters gradient;
   for (std::int64_t update = 0; update < run.setup.total_iterations / 2; ++update) {
     std::vector<float> sum(static_cast<std::size_t>(parameters.size()), 0.0F);
     for (int k = 0; k < 2; ++k) {
-      run.setup.model->loss_and_gradient(parameters, run.setup.data.train, stream.next(), gradient);
+      run.setup.model().loss_and_gradient(parameters, run.setup.data.train, stream.next(), gradient);
       for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += 1.0F * gradient[static_cast<Eigen::Index>(i)];
     }
     for (float& value : sum) value *= 0.5F;
@@ -204,13 +204,13 @@ models::Parameters model_averaging_reference(const SimulatedRun& run) {
   std::vector<models::BatchStream> streams;
   for (int rank = 0; rank < workers; ++rank) streams.emplace_back(run.setup.schedule, rank);
   const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
-  models::Parameters parameters = run.setup.model->initial_parameters();
+  models::Parameters parameters = run.setup.model().initial_parameters();
   models::Parameters gradient;
   for (std::int64_t iteration = 0; iteration < run.setup.total_iterations; ++iteration) {
     models::Parameters sum = models::Parameters::Zero(parameters.size());
     for (auto& stream : streams) {
       models::Parameters local = parameters;
-      run.setup.model->loss_and_gradient(local, run.setup.data.train, stream.next(), gradient);
+      run.setup.model().loss_and_gradient(local, run.setup.data.train, stream.next(), gradient);
       optimizer.apply(local, gradient);
       sum += local;
     }
@@ -269,19 +269,19 @@ models::Parameters allreduce_reference(const SimulatedRun& run) {
   std::vector<models::BatchStream> streams;
   for (int rank = 0; rank < workers; ++rank) streams.emplace_back(run.setup.schedule, rank);
   const models::Sgd optimizer(run.scenario.training.optimizer.learning_rate);
-  models::Parameters parameters = run.setup.model->initial_parameters();
+  models::Parameters parameters = run.setup.model().initial_parameters();
   const std::span<const int> machines = run.setup.graph.worker_machines();
   for (std::int64_t iteration = 0; iteration < run.setup.total_iterations; ++iteration) {
     std::vector<models::Parameters> gradients(static_cast<std::size_t>(workers));
     for (int rank = 0; rank < workers; ++rank) {
-      run.setup.model->loss_and_gradient(parameters, run.setup.data.train,
+      run.setup.model().loss_and_gradient(parameters, run.setup.data.train,
                                          streams[static_cast<std::size_t>(rank)].next(),
                                          gradients[static_cast<std::size_t>(rank)]);
     }
     comm::testing::ThreadNetwork network(workers, std::vector<int>(machines.begin(), machines.end()));
     comm::testing::run_ranks(network, [&](comm::Transport& transport) {
       models::Parameters& mine = gradients[static_cast<std::size_t>(transport.rank())];
-      run.setup.allreduce->run(transport,
+      run.setup.collectives.allreduce().run(transport,
                                comm::Block(std::span<float>(mine.data(), static_cast<std::size_t>(mine.size()))));
     });
     models::Parameters mean = gradients.front();

@@ -50,7 +50,7 @@ ProfileRun simulate_profile(const std::string& text, bool shortcut = true) {
 /// its bytes (activations written once and read twice, halved under mixed precision; 16 per parameter) at the
 /// memory bandwidth's fraction that the elementwise efficiency gives.
 double layer_rooflines(const models::ModelProfile& profile, double batch, const scenario::DeviceProfile& device) {
-  const bool mixed = device.precision == "mixed";
+  const bool mixed = device.precision == scenario::ComputePrecision::mixed;
   double total = 0.0;
   for (const models::LayerProfile& layer : profile.layers) {
     const bool vector = layer.op == models::OpClass::Elementwise;
@@ -66,7 +66,7 @@ double layer_rooflines(const models::ModelProfile& profile, double batch, const 
 /// Compute for the batch (each layer's roofline), the ring allreduce of the padded gradients, and momentum's 4
 /// FLOPs per parameter, per iteration.
 double closed_form(const ProfileRun& run) {
-  const models::ModelProfile& profile = *run.setup.profile;
+  const models::ModelProfile& profile = run.setup.profile();
   const auto& device = run.scenario.cluster.device;
   const auto& link = run.scenario.topology.link;
   const int p = run.scenario.cluster.workers;
@@ -83,8 +83,8 @@ double closed_form(const ProfileRun& run) {
 TEST(TimingOnly, AnIterationIsRooflineComputeRingAllreduceAndTheOptimizer) {
   const ProfileRun run =
       simulate_profile(profile_scenario(8, R"({peak_flops: "100TFLOPS", efficiency: 0.5, memory_bandwidth: "2TB/s"})"));
-  const models::ModelProfile& resnet = *run.setup.profile;
-  ASSERT_EQ(run.setup.model, nullptr);
+  const models::ModelProfile& resnet = run.setup.profile();
+  ASSERT_TRUE(runtime::is_timing_only(run.setup.mode));
   // At 50 TFLOPS sustained and 1 TB/s (efficiency 0.5 sets every class, the memory's too), the batch as a
   // whole is bound by compute; its elementwise layers (pooling, residual additions) are bound by memory, and
   // take longer than their FLOPs would.
@@ -106,7 +106,7 @@ TEST(TimingOnly, AnIterationIsRooflineComputeRingAllreduceAndTheOptimizer) {
 TEST(TimingOnly, SlowMemoryMakesTheBatchTakeBytesOverBandwidth) {
   const ProfileRun run =
       simulate_profile(profile_scenario(2, R"({peak_flops: "100TFLOPS", memory_bandwidth: "100GB/s"})"));
-  const models::ModelProfile& resnet = *run.setup.profile;
+  const models::ModelProfile& resnet = run.setup.profile();
   const scenario::DeviceProfile& device = run.scenario.cluster.device;
   // No efficiency declared: the documented default, for compute and for memory (50 GB/s of 100).
   EXPECT_DOUBLE_EQ(device.efficiency, scenario::kAssumedEfficiency);
@@ -134,7 +134,7 @@ TEST(TimingOnly, LocalSgdAveragesTheModelEveryLocalSteps) {
   const ProfileRun run = simulate_profile(profile_scenario(4, R"({peak_flops: "100TFLOPS"})") +
                                           "  sync: {strategy: local_sgd, local_steps: 3}\n");
   // One model average in the three iterations: 2 (p - 1) chunks of a quarter of the padded model.
-  const double padded = std::ceil(run.setup.profile->parameters() / 4) * 4;
+  const double padded = std::ceil(run.setup.profile().parameters() / 4) * 4;
   EXPECT_DOUBLE_EQ(run.record.hosts[0].bytes_sent, 2 * 3 * 4 * padded / 4);
 }
 

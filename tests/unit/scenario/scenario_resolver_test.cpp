@@ -43,7 +43,7 @@ TEST(ScenarioResolver, BuildsTopologyDataAndSchedule) {
   const Registries registries = make_builtin_registries();
   const auto setup = resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries);
   EXPECT_EQ(setup.graph.workers().size(), 4U);
-  EXPECT_EQ(setup.model->parameter_count(), 9U);
+  EXPECT_EQ(setup.model().parameter_count(), 9U);
   EXPECT_EQ(setup.data.train.size(), 800U);
   EXPECT_EQ(setup.data.validation.size(), 200U);
   EXPECT_EQ(setup.schedule.iterations_per_epoch(), 12U);  // 200 samples per worker / 16

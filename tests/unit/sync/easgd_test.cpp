@@ -68,12 +68,12 @@ TEST(Easgd, OneWorkerIsTheSequentialElasticUpdate) {
   const float alpha = 0.4F * 0.5F;
   models::BatchStream stream(run.setup.schedule, 0);
   const models::Sgd sgd(0.4);
-  models::Parameters x = run.setup.model->initial_parameters();
+  models::Parameters x = run.setup.model().initial_parameters();
   models::Parameters center = x;
   models::Parameters gradient;
   std::int64_t held = 0;
   for (std::int64_t iteration = 1; iteration <= run.setup.total_iterations; ++iteration) {
-    run.setup.model->loss_and_gradient(x, run.setup.data.train, stream.next(), gradient);
+    run.setup.model().loss_and_gradient(x, run.setup.data.train, stream.next(), gradient);
     sgd.apply(x, gradient);
     if (++held < 3 && iteration < run.setup.total_iterations) continue;
     held = 0;
