@@ -144,7 +144,7 @@ ReportRun report_run(const std::map<std::string, std::string>& files, const std:
   return run;
 }
 
-std::vector<ReportRun> read_report_runs(const std::vector<std::filesystem::path>& folders) {
+std::vector<ReportRun> read_report_runs(const std::vector<std::filesystem::path>& folders, const sync::SyncRegistry& strategies) {
   std::vector<ReportRun> runs;
   for (const auto& given : folders) {
     for (const auto& folder : run_folders(given)) {
@@ -156,7 +156,7 @@ std::vector<ReportRun> read_report_runs(const std::vector<std::filesystem::path>
           files.emplace(name, std::move(*text));
         }
       }
-      if (files.count("summary.json") == 0) static_cast<void>(read_run_summary(folder));  // names the folder
+      if (files.count("summary.json") == 0) static_cast<void>(read_run_summary(folder, strategies));  // names the folder
       runs.push_back(report_run(files, (folder / "summary.json").string()));
     }
   }

@@ -3,6 +3,8 @@
 // first iterations' spans of its timeline (trace.json) for the Gantt view. Read from a result folder, or
 // from the files a run is about to write.
 
+#include "sim/sync/sync_strategy.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -30,8 +32,9 @@ inline constexpr std::size_t kGanttSpans = 6000;
 /// last optional). Throws core::InputError naming `where` when summary.json is not a dtsim summary.
 ReportRun report_run(const std::map<std::string, std::string>& files, const std::string& where);
 
-/// The runs `folders` stand for (a sweep's folder for its points, in sweep order), read from disk.
-std::vector<ReportRun> read_report_runs(const std::vector<std::filesystem::path>& folders);
+/// The runs `folders` stand for (a sweep's folder for its points, in sweep order), read from disk; `strategies`
+/// describe their exchanges.
+std::vector<ReportRun> read_report_runs(const std::vector<std::filesystem::path>& folders, const sync::SyncRegistry& strategies);
 
 /// A CSV text with a header as an array of objects; cells that read as numbers become numbers, "nan",
 /// "inf" and empty cells null. A row whose cells the header does not name one for one, or (`numbers_only`)

@@ -3,7 +3,6 @@
 #include "sim/core/csv.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/named_values.hpp"
-#include "sim/scenario/plugin_schema.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -38,9 +37,9 @@ std::string describe_stragglers(const nlohmann::json& scenario) {
   return out.empty() ? "-" : out;
 }
 
-std::string describe_architecture(const std::string& strategy, const nlohmann::json& architecture) {
+std::string describe_architecture(const sync::SyncRegistry& strategies, const std::string& strategy,
+                                  const nlohmann::json& architecture) {
   const std::string kind = architecture.at("kind").get<std::string>();
-  const sync::SyncRegistry& strategies = scenario::builtin_sync_strategies();
   if (strategies.contains(strategy) && !strategies.find(strategy).factory.exchange.empty()) {
     return strategies.find(strategy).factory.exchange;
   }
@@ -75,7 +74,7 @@ std::vector<std::filesystem::path> run_folders(const std::filesystem::path& fold
   return points.empty() ? std::vector<std::filesystem::path>{folder} : points;
 }
 
-RunSummary read_run_summary(const std::filesystem::path& folder) {
+RunSummary read_run_summary(const std::filesystem::path& folder, const sync::SyncRegistry& strategies) {
   const std::filesystem::path file = folder / "summary.json";
   std::ifstream in(file);
   if (!in) {
@@ -93,7 +92,7 @@ RunSummary read_run_summary(const std::filesystem::path& folder) {
     if (!out.sweep_point.empty()) out.run += "[" + out.sweep_point + "]";
     const nlohmann::json& training = scenario.at("training");
     out.strategy = training.at("sync").at("strategy").get<std::string>();
-    out.architecture = describe_architecture(out.strategy, training.at("architecture"));
+    out.architecture = describe_architecture(strategies, out.strategy, training.at("architecture"));
     out.stragglers = describe_stragglers(scenario);
     out.iterations = result.at("iterations").get<std::int64_t>();
     out.simulated_s = result.at("simulated_s").get<double>();

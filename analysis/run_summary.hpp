@@ -2,6 +2,8 @@
 // A finished run read back from the summary.json it wrote: the one reader that sweeps (sweep.csv) and
 // `dtsim compare` share.
 
+#include "sim/sync/sync_strategy.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -36,8 +38,8 @@ struct RunSummary {
 /// weak sweep's points, then its strong sweep's.
 std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder);
 
-/// Reads `folder`/summary.json; throws core::InputError naming the file when it is missing or is not a
-/// summary this dtsim writes.
-RunSummary read_run_summary(const std::filesystem::path& folder);
+/// Reads `folder`/summary.json, describing its exchange by `strategies` (a plug-in strategy's own words); throws
+/// core::InputError naming the file when it is missing or is not a summary this dtsim writes.
+RunSummary read_run_summary(const std::filesystem::path& folder, const sync::SyncRegistry& strategies);
 
 }  // namespace dtsim::analysis

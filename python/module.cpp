@@ -204,11 +204,11 @@ Outcome explain(const std::filesystem::path& file, const std::optional<std::file
 }
 
 Outcome compare(const std::vector<std::filesystem::path>& folders) {
-  return here([&] { return dtsim::app::compare_command(folders, /*csv=*/true); });
+  return here([&] { return dtsim::app::compare_command(folders, /*csv=*/true, dtsim::app::make_builtin_registries()); });
 }
 
 Outcome report(const std::vector<std::filesystem::path>& folders, const std::optional<std::filesystem::path>& output) {
-  return here([&] { return dtsim::app::report_command(folders, output).string(); });
+  return here([&] { return dtsim::app::report_command(folders, output, dtsim::app::make_builtin_registries()).string(); });
 }
 
 Outcome catalog(const std::string& topic) {

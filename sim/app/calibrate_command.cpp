@@ -492,8 +492,9 @@ MeasuredRows read_measurements(const CalibrateOptions& options, const Registries
       out.measurements.push_back(m);
     }
   }
+  const scenario::ScenarioFormat format(registries);
   for (const std::filesystem::path& file : files) {
-    out.scenarios.push_back(scenario::read_scenario_file(file));
+    out.scenarios.push_back(scenario::read_scenario_file(format, file));
     check_scenario(out.scenarios.back(), registries);
   }
   if (nccl_tests_ranks > 0 && nccl_tests_ranks != out.scenarios.front().cluster.workers) {

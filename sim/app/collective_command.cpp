@@ -194,12 +194,14 @@ void read_network_model(const CollectiveOptions& options, scenario::Scenario& s,
   }
 }
 
-scenario::Scenario from_options(const CollectiveOptions& options, const topologies::TopologyRegistry& topologies,
+scenario::Scenario from_options(const CollectiveOptions& options, const Registries& registries,
                                 OptionProblems& problems) {
+  const topologies::TopologyRegistry& topologies = registries.topologies;
   scenario::Scenario s;
   if (options.scenario) {
-    s = options.point ? std::move(scenario::read_scenario_document_file(*options.scenario, options.point).points.front())
-                      : scenario::read_scenario_file(*options.scenario);
+    const scenario::ScenarioFormat format(registries);
+    s = options.point ? std::move(scenario::read_scenario_document_file(format, *options.scenario, options.point).points.front())
+                      : scenario::read_scenario_file(format, *options.scenario);
     if (options.ranks) s.cluster.workers = *options.ranks;
     for (const std::string& given : options.topology_options_given) {
       problems.add(given, "the scenario gives the topology and its links",
@@ -462,7 +464,7 @@ std::string collective_command(const CollectiveOptions& options, const Registrie
   // A scenario file's own problems are its InputError; the options' are reported first, together.
   if (options.point && !options.scenario) problems.add("--point", "picks a sweep point of a scenario", "add --scenario FILE");
   if (options.scenario) problems.throw_if_any();
-  const scenario::Scenario s = from_options(options, registries.topologies, problems);
+  const scenario::Scenario s = from_options(options, registries, problems);
   problems.throw_if_any();
   const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
   std::map<int, int> per_machine;

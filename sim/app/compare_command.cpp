@@ -7,13 +7,13 @@
 
 namespace dtsim::app {
 
-std::string compare_command(std::span<const std::filesystem::path> folders, bool csv) {
+std::string compare_command(std::span<const std::filesystem::path> folders, bool csv, const Registries& registries) {
   std::vector<analysis::RunSummary> runs;
   std::vector<core::Diagnostic> problems;
   for (const auto& given : folders) {
     for (const auto& folder : analysis::run_folders(given)) {
       try {
-        runs.push_back(analysis::read_run_summary(folder));
+        runs.push_back(analysis::read_run_summary(folder, registries.strategies));
       } catch (const core::InputError& error) {
         problems.insert(problems.end(), error.diagnostics().begin(), error.diagnostics().end());
       }

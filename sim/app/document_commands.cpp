@@ -19,7 +19,7 @@ namespace {
 
 scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries,
                                           const std::optional<std::filesystem::path>& confine) {
-  scenario::ScenarioDocument document = read_document_and_data(file, registries.data_sets, std::nullopt, confine);
+  scenario::ScenarioDocument document = read_document_and_data(scenario::ScenarioFormat(registries), file, std::nullopt, confine);
   check_every_point(document, registries);
   return document;
 }
@@ -92,9 +92,10 @@ std::string describe_topology(const std::string& kind, const topology::GraphStat
                      core::format_bandwidth(stats.bisection_bandwidth));
 }
 
-std::string schema_command(bool reference) {
-  if (reference) return scenario::reference_markdown(scenario::scenario_schema());
-  return scenario::to_json_schema(scenario::scenario_schema()).dump(2) + "\n";
+std::string schema_command(bool reference, const Registries& registries) {
+  const scenario::SchemaNode schema = scenario::scenario_schema(registries);
+  if (reference) return scenario::reference_markdown(schema);
+  return scenario::to_json_schema(schema).dump(2) + "\n";
 }
 
 }  // namespace dtsim::app

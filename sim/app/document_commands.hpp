@@ -37,6 +37,6 @@ std::string describe_topology(const std::string& kind, const topology::GraphStat
 
 /// `dtsim schema`: the JSON Schema of the scenario format, or with `reference` the Markdown tables of
 /// docs/scenario-reference.md.
-std::string schema_command(bool reference);
+std::string schema_command(bool reference, const Registries& registries);
 
 }  // namespace dtsim::app

@@ -12,13 +12,12 @@ namespace dtsim::app {
 namespace {
 
 /// The registered plug-ins first, then the names the scenario language has but this version does not
-/// simulate (from the schema's choices at `schema_path`).
+/// simulate (from the choices of `declared`, the key that names them, where a scenario names them).
 template <class Registry>
-std::string plugin_section(const std::string& title, const Registry& registry, const std::string& schema_path) {
+std::string plugin_section(const std::string& title, const Registry& registry, const scenario::SchemaNode* declared) {
   std::string out = fmt::format("{}:\n", title);
   for (const auto& [name, entry] : registry.entries()) out += fmt::format("  {:<24} {}\n", name, entry.description);
-  if (schema_path.empty()) return out;
-  const scenario::SchemaNode* declared = scenario::find_schema(schema_path);
+  if (declared == nullptr) return out;
   for (const auto& choice : declared->choices) {
     if (choice.planned) out += fmt::format("  {:<24} {} (not supported yet)\n", choice.name, choice.description);
   }
@@ -109,13 +108,15 @@ std::string list_command(const Registries& registries, const std::string& topic)
                                          registries.topologies, "topology"));
   }
   if (topic.empty() || topic == "collectives") {
+    const scenario::SchemaNode schema = scenario::scenario_schema(registries);
     sections.push_back(plugin_section("allreduce algorithms (training.architecture.algorithm, dtsim collective --op allreduce)",
-                                      registries.collectives.allreduce, "training.architecture.algorithm"));
+                                      registries.collectives.allreduce,
+                                      scenario::find_schema(schema, "training.architecture.algorithm")));
     for (const comm::Operation operation : comm::all_operations()) {
       if (operation == comm::Operation::allreduce) continue;
       const std::string_view name = comm::to_string(operation);
       sections.push_back(plugin_section(fmt::format("{} algorithms (dtsim collective --op {})", name, name),
-                                        registries.collectives.of(operation), ""));
+                                        registries.collectives.of(operation), nullptr));
     }
   }
   if (topic.empty() || topic == "strategies") {

@@ -271,8 +271,8 @@ Subcommand add_compare(CLI::App& cli) {
       "compare", "finished runs side by side: time to target loss, final loss, staleness, waiting, bytes");
   command->add_option("folders", s->folders, "result folders written by `dtsim run`")->required();
   command->add_flag("--csv", s->csv, "print CSV instead of a table");
-  return {command, [s](Invocation&) {
-            fmt::print("{}", app::compare_command(s->folders, s->csv));
+  return {command, [s](Invocation& at) {
+            fmt::print("{}", app::compare_command(s->folders, s->csv, at.registries()));
             return 0;
           }};
 }
@@ -289,8 +289,9 @@ Subcommand add_report(CLI::App& cli) {
   command->add_option("folders", s->folders, "result folders written by `dtsim run`")->required();
   s->output_given = command->add_option("-o,--output", s->output, "the file to write (default: DIR/report.html for one folder, "
                                                                   "./report.html for several)");
-  return {command, [s](Invocation&) {
-            const Path written = app::report_command(s->folders, *s->output_given ? std::optional(s->output) : std::nullopt);
+  return {command, [s](Invocation& at) {
+            const Path written = app::report_command(s->folders, *s->output_given ? std::optional(s->output) : std::nullopt,
+                                                     at.registries());
             fmt::print("wrote {}\n", written.string());
             return 0;
           }};
@@ -395,8 +396,8 @@ Subcommand add_schema(CLI::App& cli) {
   const auto reference = std::make_shared<bool>(false);
   CLI::App* command = cli.add_subcommand("schema", "print the JSON Schema of scenario files (for editors)");
   command->add_flag("--reference", *reference, "print the Markdown key reference instead");
-  return {command, [reference](Invocation&) {
-            fmt::print("{}", app::schema_command(*reference));
+  return {command, [reference](Invocation& at) {
+            fmt::print("{}", app::schema_command(*reference, at.registries()));
             return 0;
           }};
 }

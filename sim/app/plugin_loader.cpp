@@ -117,11 +117,8 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
   }
   const std::set<std::string> before = entry_names(registries);
   plugin::Registries view{registries.collectives, registries.strategies};
-  // The scenario format is generated from registries of its own: the entries go there too.
-  plugin::Registries format{scenario::format_collectives(), scenario::format_sync_strategies()};
   try {
     register_entries(&view);
-    register_entries(&format);
   } catch (const std::logic_error& taken) {
     refuse(path, fmt::format("cannot register its entries: {}", taken.what()),
            "give the entry a name no built-in or other plug-in uses (`dtsim list` shows them)");

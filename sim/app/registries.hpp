@@ -1,27 +1,11 @@
 #pragma once
-// Every plug-in registry, filled with the built-in plug-ins. Built once in main and passed down.
+// The program's plug-in registries (sim/scenario/registries.hpp), as the commands name them.
 
-#include "datasets/data_plugin.hpp"
-#include "models/model_plugin.hpp"
-#include "models/optimizer.hpp"
-#include "sim/comm/collective_algorithm.hpp"
-#include "sim/sync/sync_strategy.hpp"
-#include "topologies/topology_plugin.hpp"
-
-#include <string>
-#include <vector>
+#include "sim/scenario/registries.hpp"
 
 namespace dtsim::app {
 
-struct Registries {
-  topologies::TopologyRegistry topologies{"topology"};
-  models::ModelRegistry models{"model"};
-  datasets::DataRegistry data_sets{"data set"};
-  sync::SyncRegistry strategies{"sync strategy"};
-  models::OptimizerRegistry optimizers{"optimizer"};
-  comm::CollectiveCatalog collectives;
-};
-
-Registries make_builtin_registries();
+using scenario::make_builtin_registries;
+using scenario::Registries;
 
 }  // namespace dtsim::app

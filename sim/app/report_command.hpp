@@ -1,6 +1,8 @@
 #pragma once
 // `dtsim report DIR...`: report.html for one run, a sweep's folder (its points), or several runs on shared axes.
 
+#include "sim/app/registries.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -11,6 +13,6 @@ namespace dtsim::app {
 /// folder, ./report.html for several), atomically; returns where. Throws core::InputError naming a folder
 /// that holds no results.
 std::filesystem::path report_command(std::span<const std::filesystem::path> folders,
-                                     const std::optional<std::filesystem::path>& output);
+                                     const std::optional<std::filesystem::path>& output, const Registries& registries);
 
 }  // namespace dtsim::app

@@ -99,7 +99,8 @@ std::string efficiency_notice(const scenario::Scenario& scenario, const runtime:
 }
 
 void run_one(const RunCommandOptions& options, scenario::Scenario scenario, const std::filesystem::path& folder,
-             const Registries& registries) {
+             const scenario::ScenarioFormat& format) {
+  const Registries& registries = format.registries();
   if (options.seed) scenario.seed = *options.seed;
   runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
   setup.mirror_ranks = !options.every_rank;
@@ -128,7 +129,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   refuse_runaway_failures(scenario, record);
   std::optional<metrics::Timeline> timeline;
   if (trace) timeline = trace->take();
-  auto files = metrics::run_files(scenario, record, timeline ? &*timeline : nullptr);
+  auto files = metrics::run_files(format.schema(), scenario, record, timeline ? &*timeline : nullptr);
   if (report) {
     const analysis::ReportRun drawn =
         analysis::report_run(std::map<std::string, std::string>(files.begin(), files.end()), folder.string());
@@ -177,8 +178,8 @@ void check_sweep_options(const RunCommandOptions& options, const scenario::Scena
 }  // namespace
 
 std::filesystem::path run_command(const RunCommandOptions& options, const Registries& registries) {
-  scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, options.point,
-                                                                   options.confine);
+  const scenario::ScenarioFormat format(registries);
+  scenario::ScenarioDocument document = read_document_and_data(format, options.scenario_file, options.point, options.confine);
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
@@ -187,11 +188,11 @@ std::filesystem::path run_command(const RunCommandOptions& options, const Regist
   // With --point the document holds that point alone, which writes exactly where it is told: the sweep runner
   // passes <folder>/<point> itself.
   if (document.points.size() == 1 && !options.slurm) {
-    run_one(options, std::move(document.points.front()), folder, registries);
+    run_one(options, std::move(document.points.front()), folder, format);
     return folder;
   }
   check_every_point(document, registries);
-  run_sweep(options, document, folder);
+  run_sweep(options, format, document, folder);
   return folder;
 }
 

@@ -129,8 +129,9 @@ void refuse_unscalable(const ScaleOptions& options, const scenario::ScenarioDocu
 
 /// Writes the study of `mode` (its scenario `text`, read as `points`) under `folder`, runs its points, and
 /// reads back what each measured.
-analysis::ScalingStudy run_study(const ScaleOptions& options, analysis::ScalingMode mode, const std::string& text,
-                                 const scenario::ScenarioDocument& points, const std::filesystem::path& folder) {
+analysis::ScalingStudy run_study(const ScaleOptions& options, const scenario::ScenarioFormat& format, analysis::ScalingMode mode,
+                                 const std::string& text, const scenario::ScenarioDocument& points,
+                                 const std::filesystem::path& folder) {
   const std::string name(analysis::mode_name(mode));
   const std::filesystem::path generated = folder / (name + ".yaml");
   core::write_file_atomically(generated, text);
@@ -148,12 +149,12 @@ analysis::ScalingStudy run_study(const ScaleOptions& options, analysis::ScalingM
     run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
   }
   if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
-  run_sweep(run, points, folder / name);
+  run_sweep(run, format, points, folder / name);
   std::vector<analysis::ScalingPoint> measured;
   for (const auto& point : points.points) {
     std::string reason;
     const auto summary = core::read_input_file(folder / name / point.sweep_point / "summary.json", std::uintmax_t{1} << 30U, reason);
-    if (!summary) static_cast<void>(analysis::read_run_summary(folder / name / point.sweep_point));  // names the file
+    if (!summary) static_cast<void>(analysis::read_run_summary(folder / name / point.sweep_point, format.registries().strategies));  // names the file
     measured.push_back(analysis::scaling_point(nlohmann::json::parse(*summary)));
   }
   return analysis::scaling_study(mode, std::move(measured));
@@ -162,7 +163,8 @@ analysis::ScalingStudy run_study(const ScaleOptions& options, analysis::ScalingM
 }  // namespace
 
 std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
-  const scenario::ScenarioDocument document = read_document_and_data(options.scenario_file, registries.data_sets, std::nullopt,
+  const scenario::ScenarioFormat format(registries);
+  const scenario::ScenarioDocument document = read_document_and_data(format, options.scenario_file, std::nullopt,
                                                                              options.confine);
   refuse_unscalable(options, document);
   const scenario::Scenario& base = document.points.front();
@@ -180,14 +182,14 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
     generated_texts.push_back(mode_scenario(options, base, mode));
     const std::string name(analysis::mode_name(mode));
     generated_points.push_back(
-        scenario::read_scenario_document_text(generated_texts.back(), (folder / (name + ".yaml")).string()));
+        scenario::read_scenario_document_text(format, generated_texts.back(), (folder / (name + ".yaml")).string()));
     check_every_point(generated_points.back(), registries);
   }
   std::filesystem::create_directories(folder);
 
   std::vector<analysis::ScalingStudy> studies;
   for (std::size_t m = 0; m < modes.size(); ++m) {
-    studies.push_back(run_study(options, modes[m], generated_texts[m], generated_points[m], folder));
+    studies.push_back(run_study(options, format, modes[m], generated_texts[m], generated_points[m], folder));
   }
   core::write_file_atomically(folder / "scaling.csv", analysis::scaling_csv(studies));
   core::write_file_atomically(folder / "report.html", analysis::scaling_report_html(base.name, studies));

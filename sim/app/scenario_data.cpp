@@ -51,22 +51,22 @@ std::filesystem::path confinement_folder(const std::filesystem::path& folder) {
   return root;
 }
 
-scenario::ScenarioDocument read_document_and_data(const std::filesystem::path& path,
-                                                  const datasets::DataRegistry& data_sets,
+scenario::ScenarioDocument read_document_and_data(const scenario::ScenarioFormat& format, const std::filesystem::path& path,
                                                   const std::optional<std::string>& only_point,
                                                   const std::optional<std::filesystem::path>& confine) {
   scenario::LoadOptions options;
   options.confine = confine;
   try {
-    return scenario::read_scenario_document_file(path, only_point, options);
+    return scenario::read_scenario_document_file(format, path, only_point, options);
   } catch (const core::InputError& error) {
     if (confine) throw;  // the data file is read only once the scenario is sound and confined
-    const std::optional<scenario::DataSection> sound = scenario::sound_data_section(path, error.diagnostics());
+    const std::optional<scenario::DataSection> sound = scenario::sound_data_section(format.schema(), path, error.diagnostics());
+    const datasets::DataRegistry& data_sets = format.registries().data_sets;
     const core::ConfigNode* kind = sound ? sound->data.find("kind") : nullptr;
     if (kind == nullptr || !data_sets.contains(kind->scalar)) throw;
     const core::View section(&sound->data, "data");
     const datasets::DataContext context{.seed = sound->seed,
-                                        .validation_fraction = section.number("validation_fraction").value_or(0.2),
+                                        .validation_fraction = section.filled_number("validation_fraction"),
                                         .data_folder = data_folder()};
     try {
       static_cast<void>(data_sets.find(kind->scalar).factory.load(section, context));

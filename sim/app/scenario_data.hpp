@@ -31,8 +31,7 @@ std::filesystem::path data_folder();
 /// them until fixed).
 /// With `confine` (a canonical folder), includes and the files the scenario names (`path`, `file`: data,
 /// traces) must lie in it: any outside is an error, and is not read.
-scenario::ScenarioDocument read_document_and_data(const std::filesystem::path& path,
-                                                  const datasets::DataRegistry& data_sets,
+scenario::ScenarioDocument read_document_and_data(const scenario::ScenarioFormat& format, const std::filesystem::path& path,
                                                   const std::optional<std::string>& only_point = std::nullopt,
                                                   const std::optional<std::filesystem::path>& confine = std::nullopt);
 

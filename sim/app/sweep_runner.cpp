@@ -28,9 +28,10 @@ namespace {
 
 /// What makes a sweep's results: the resolved document (every point's values follow from it) and the seed.
 /// A folder built for another manifest is never mixed with this one.
-nlohmann::ordered_json sweep_manifest(const RunCommandOptions& options, const scenario::ScenarioDocument& document) {
+nlohmann::ordered_json sweep_manifest(const RunCommandOptions& options, const scenario::SchemaNode& schema,
+                                      const scenario::ScenarioDocument& document) {
   const std::uint64_t seed = options.seed.value_or(document.points.front().seed);
-  const std::string resolved = scenario::resolved_json(document.resolved).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  const std::string resolved = scenario::resolved_json(schema, document.resolved).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   for (const auto& point : document.points) points.push_back(point.sweep_point);
   return {{"scenario", options.scenario_file.filename().string()},
@@ -52,9 +53,9 @@ std::vector<std::string> axis_paths(const scenario::ScenarioDocument& document) 
 
 /// A point's results are complete when its folder holds a summary.json that reads as one: results are
 /// written all together or not at all, so the rest is there too.
-bool done(const std::filesystem::path& point_folder) {
+bool done(const std::filesystem::path& point_folder, const sync::SyncRegistry& strategies) {
   try {
-    static_cast<void>(analysis::read_run_summary(point_folder));
+    static_cast<void>(analysis::read_run_summary(point_folder, strategies));
     return true;
   } catch (const core::InputError&) {
     return false;
@@ -99,7 +100,8 @@ class SweepProgress {
   std::size_t finished_ = 0;
 };
 
-std::string sweep_csv(const scenario::ScenarioDocument& document, const std::filesystem::path& folder) {
+std::string sweep_csv(const scenario::ScenarioDocument& document, const std::filesystem::path& folder,
+                      const sync::SyncRegistry& strategies) {
   const std::vector<std::string> axes = axis_paths(document);
   std::string csv = "point";
   for (const std::string& axis : axes) csv += "," + axis;
@@ -107,7 +109,7 @@ std::string sweep_csv(const scenario::ScenarioDocument& document, const std::fil
          "energy_waiting_share\n";
   const auto cell = [](const std::optional<double>& value) { return value ? fmt::format("{:.9g}", *value) : std::string(); };
   for (const auto& point : document.points) {
-    const analysis::RunSummary summary = analysis::read_run_summary(folder / point.sweep_point);
+    const analysis::RunSummary summary = analysis::read_run_summary(folder / point.sweep_point, strategies);
     csv += fmt::format("\"{}\"", point.sweep_point);
     const std::vector<std::string>& values = point.sweep_values;
     for (std::size_t a = 0; a < axes.size(); ++a) csv += "," + (a < values.size() ? core::csv_field(values[a]) : "");
@@ -168,7 +170,7 @@ std::string log_tail(const std::filesystem::path& log, std::size_t lines) {
 /// Runs the points' commands as one Slurm job array; throws, naming the points and their logs, when some
 /// did not finish. Their logs stay in the staging folder's slurm/ until the sweep is complete.
 void run_points_on_slurm(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
-                         const std::filesystem::path& staging, const std::vector<std::vector<std::string>>& commands,
+                         const sync::SyncRegistry& strategies, const std::filesystem::path& staging, const std::vector<std::vector<std::string>>& commands,
                          const std::vector<std::size_t>& command_point, SweepProgress& progress) {
   std::vector<SlurmTask> tasks;
   for (std::size_t c = 0; c < commands.size(); ++c) {
@@ -179,7 +181,7 @@ void run_points_on_slurm(const RunCommandOptions& options, const scenario::Scena
   std::size_t finished = 0;
   std::fflush(stdout);
   const std::vector<std::size_t> unfinished = run_on_slurm(
-      tasks, submission, [&](std::size_t task) { return done(staging / tasks[task].point); },
+      tasks, submission, [&](std::size_t task) { return done(staging / tasks[task].point, strategies); },
       [&](std::size_t task) {
         ++finished;
         progress.finished(command_point[task], tasks[task].point, fmt::format("{} in Slurm's queue", tasks.size() - finished));
@@ -234,12 +236,13 @@ std::vector<std::string> point_command(const RunCommandOptions& options, const s
 
 }  // namespace
 
-void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
-               const std::filesystem::path& folder) {
+void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat& format,
+               const scenario::ScenarioDocument& document, const std::filesystem::path& folder) {
+  const sync::SyncRegistry& strategies = format.registries().strategies;
   // A host program other than dtsim (the Python module) names the dtsim that runs the points.
   const std::string self = options.executable.empty() ? std::filesystem::read_symlink("/proc/self/exe").string()
                                                       : options.executable.string();
-  const nlohmann::ordered_json manifest = sweep_manifest(options, document);
+  const nlohmann::ordered_json manifest = sweep_manifest(options, format.schema(), document);
   const std::string manifest_text = manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   // The sweep is built beside its folder and takes its place when every point is done. An interrupted sweep
   // leaves its staging folder, named by the manifest's fingerprint, and the same sweep run again goes on
@@ -270,13 +273,13 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
   for (std::size_t i = 0; i < count; ++i) {
     const auto& point = document.points[i];
     const std::filesystem::path point_folder = staged.path() / point.sweep_point;
-    if (finished_before && done(folder / point.sweep_point) && !done(point_folder)) {
+    if (finished_before && done(folder / point.sweep_point, strategies) && !done(point_folder, strategies)) {
       // Hard links: the finished sweep stays as it is until the new one takes its place.
       std::filesystem::remove_all(point_folder);
       std::filesystem::copy(folder / point.sweep_point, point_folder,
                             std::filesystem::copy_options::recursive | std::filesystem::copy_options::create_hard_links);
     }
-    if ((resuming || finished_before) && done(point_folder)) {
+    if ((resuming || finished_before) && done(point_folder, strategies)) {
       progress.skipped(i, point.sweep_point);
       continue;
     }
@@ -285,17 +288,17 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocumen
     command_point.push_back(i);
   }
   if (options.slurm) {
-    run_points_on_slurm(options, document, staged.path(), commands, command_point, progress);
+    run_points_on_slurm(options, document, strategies, staged.path(), commands, command_point, progress);
   } else {
     run_points_here(options, document, folder, commands, command_point, progress);
   }
   // The Slurm tasks' logs of a sweep that failed before; a complete sweep has the layout of a local one.
   std::filesystem::remove_all(staged.path() / "slurm");
-  staged.write_file("sweep.csv", sweep_csv(document, staged.path()));
+  staged.write_file("sweep.csv", sweep_csv(document, staged.path(), strategies));
   std::vector<analysis::RunSummary> summaries;
-  for (const auto& point : document.points) summaries.push_back(analysis::read_run_summary(staged.path() / point.sweep_point));
+  for (const auto& point : document.points) summaries.push_back(analysis::read_run_summary(staged.path() / point.sweep_point, strategies));
   if (options.report || document.points.front().outputs.report) {
-    staged.write_file("report.html", analysis::report_html(analysis::read_report_runs({staged.path()})));
+    staged.write_file("report.html", analysis::report_html(analysis::read_report_runs({staged.path()}, strategies)));
   }
   staged.commit();
   if (!options.quiet && options.summary_table) {

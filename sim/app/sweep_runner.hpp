@@ -13,7 +13,7 @@ namespace dtsim::app {
 /// values and final figures), and report.html when asked. A point already done (its complete results in
 /// the sweep's staging folder, or in `folder` from the same sweep) is not run again unless `options.force`.
 /// Throws core::InputError naming the point when one fails, once the points running have ended.
-void run_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
-               const std::filesystem::path& folder);
+void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat& format,
+               const scenario::ScenarioDocument& document, const std::filesystem::path& folder);
 
 }  // namespace dtsim::app

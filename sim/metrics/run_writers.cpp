@@ -297,7 +297,7 @@ void add_staleness(const RunRecord& record, nlohmann::ordered_json& result) {
 
 }  // namespace
 
-std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record) {
+std::string summary_json(const core::SchemaNode& format, const scenario::Scenario& scenario, const RunRecord& record) {
   nlohmann::ordered_json result = {
       {"simulated_s", record.simulated_s},
       {"iterations", record.iterations},
@@ -340,7 +340,7 @@ std::string summary_json(const scenario::Scenario& scenario, const RunRecord& re
       {"simgrid_version", record.simgrid_version},
       {"seed", scenario.seed},
       {"origin", {{"file", origin_file(scenario.source)}, {"sweep_point", scenario.sweep_point}}},
-      {"scenario", scenario::resolved_json(scenario.resolved)},
+      {"scenario", scenario::resolved_json(format, scenario.resolved)},
       {"result", result},
       {"hosts", hosts_json(record)},
   };
@@ -372,9 +372,9 @@ std::string links_csv(const RunRecord& record) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> run_files(const scenario::Scenario& scenario, const RunRecord& record,
-                                                           const Timeline* timeline) {
-  std::vector<std::pair<std::string, std::string>> files{{"summary.json", summary_json(scenario, record)},
+std::vector<std::pair<std::string, std::string>> run_files(const core::SchemaNode& format, const scenario::Scenario& scenario,
+                                                           const RunRecord& record, const Timeline* timeline) {
+  std::vector<std::pair<std::string, std::string>> files{{"summary.json", summary_json(format, scenario, record)},
                                                          {"metrics.csv", metrics_csv(scenario, record)},
                                                          {"links.csv", links_csv(record)}};
   if (timeline != nullptr) {

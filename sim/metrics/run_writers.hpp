@@ -3,6 +3,7 @@
 
 #include "sim/metrics/run_record.hpp"
 #include "sim/metrics/timeline.hpp"
+#include "sim/core/schema.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <filesystem>
@@ -12,8 +13,9 @@
 
 namespace dtsim::metrics {
 
-/// Scenario echo, seed, versions, totals, final losses and per-host time split.
-std::string summary_json(const scenario::Scenario& scenario, const RunRecord& record);
+/// Scenario echo (typed by `format`, the scenario schema it was read with), seed, versions, totals, final losses
+/// and per-host time split.
+std::string summary_json(const core::SchemaNode& format, const scenario::Scenario& scenario, const RunRecord& record);
 
 /// One row per evaluation: sim_time_s,iteration,epoch,train_loss,train_accuracy,val_loss,val_accuracy,bytes_sent
 /// (and energy_j, joules since the start, in energy runs).
@@ -25,8 +27,8 @@ std::string links_csv(const RunRecord& record);
 
 /// A run's result files by name: summary.json, metrics.csv, links.csv, and trace.json where a timeline
 /// was recorded.
-std::vector<std::pair<std::string, std::string>> run_files(const scenario::Scenario& scenario, const RunRecord& record,
-                                                           const Timeline* timeline);
+std::vector<std::pair<std::string, std::string>> run_files(const core::SchemaNode& format, const scenario::Scenario& scenario,
+                                                           const RunRecord& record, const Timeline* timeline);
 
 /// Writes `files` as `folder`, all together or not at all: they are written into a staging folder that
 /// then takes the folder's place (the previous results go as a whole).

@@ -192,15 +192,15 @@ std::string tab_hint(const std::string& text) {
   return {};
 }
 
-bool has_scenario_section(const ConfigNode& tree) {
-  const SchemaNode& schema = scenario_schema();
+bool has_scenario_section(const ConfigNode& tree, const SchemaNode& schema) {
   return std::any_of(tree.entries.begin(), tree.entries.end(),
                      [&](const ConfigEntry& entry) { return schema.child(entry.key) != nullptr; });
 }
 
 class IncludeResolver {
  public:
-  IncludeResolver(core::DiagnosticSink& sink, const LoadOptions& options) : sink_(&sink), options_(options) {}
+  IncludeResolver(const SchemaNode& schema, core::DiagnosticSink& sink, const LoadOptions& options)
+      : schema_(&schema), sink_(&sink), options_(options) {}
 
   /// `file` carries the include chain that leads to this text.
   ConfigNode load(const std::string& text, const core::SourcePosition& file) {
@@ -227,8 +227,8 @@ class IncludeResolver {
     const ConfigEntry entry = *include;
     tree.erase("include");
     ConfigNode merged = ConfigNode::make_map(tree.where);
-    const auto replaced_whole = [](const std::string& path) {
-      const SchemaNode* node = find_schema(path);
+    const auto replaced_whole = [this](const std::string& path) {
+      const SchemaNode* node = find_schema(*schema_, path);
       return node != nullptr && node->replaced_whole;
     };
     for (const ConfigNode* name : include_names(entry)) {
@@ -316,7 +316,7 @@ class IncludeResolver {
                    "include names YAML files of scenario sections, such as cluster: or topology:");
       return {};
     }
-    if (tree.is_map() && !tree.entries.empty() && !has_scenario_section(tree)) {
+    if (tree.is_map() && !tree.entries.empty() && !has_scenario_section(tree, *schema_)) {
       // Named, not quoted: its keys may be the lines of a file that is not YAML at all (/etc/shadow).
       sink_->error(name.where, "include",
                    fmt::format("'{}' is not a scenario fragment: none of its {} keys is a scenario section",
@@ -327,6 +327,7 @@ class IncludeResolver {
     return tree;
   }
 
+  const SchemaNode* schema_;
   core::DiagnosticSink* sink_;
   LoadOptions options_;
   std::vector<std::filesystem::path> active_;
@@ -334,21 +335,22 @@ class IncludeResolver {
 
 }  // namespace
 
-ConfigNode load_config_text(const std::string& text, const std::string& file_name, core::DiagnosticSink& sink,
-                            const LoadOptions& options) {
-  IncludeResolver resolver(sink, options);
+ConfigNode load_config_text(const SchemaNode& schema, const std::string& text, const std::string& file_name,
+                            core::DiagnosticSink& sink, const LoadOptions& options) {
+  IncludeResolver resolver(schema, sink, options);
   resolver.push_active(file_name);
   return resolver.load(text, core::SourcePosition(file_name));
 }
 
-ConfigNode load_config_file(const std::filesystem::path& path, core::DiagnosticSink& sink, const LoadOptions& options) {
+ConfigNode load_config_file(const SchemaNode& schema, const std::filesystem::path& path, core::DiagnosticSink& sink,
+                            const LoadOptions& options) {
   std::string reason;
   const auto text = read_text(path, reason);
   if (!text) {
     sink.error(core::SourcePosition(path.string()), "", fmt::format("cannot read scenario file: {}", reason));
     return {};
   }
-  return load_config_text(*text, path.string(), sink, options);
+  return load_config_text(schema, *text, path.string(), sink, options);
 }
 
 }  // namespace dtsim::scenario

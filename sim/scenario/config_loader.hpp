@@ -4,6 +4,7 @@
 
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/config_node.hpp"
+#include "sim/scenario/schema_names.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -23,13 +24,14 @@ struct LoadOptions {
 
 /// Parses `text`, named `file_name` in messages and used as the base for relative includes. The
 /// top-level `include:` (a file name or a list of them) is replaced by the included files' contents,
-/// merged in order, with the including file's own keys applied last. Returns a Null node when the text
-/// cannot be read as YAML at all.
-ConfigNode load_config_text(const std::string& text, const std::string& file_name, core::DiagnosticSink& sink,
-                            const LoadOptions& options = {});
+/// merged in order, with the including file's own keys applied last: each must hold sections of `schema`
+/// (the scenario format), and sections the schema replaces whole are not merged key by key. Returns a Null
+/// node when the text cannot be read as YAML at all.
+ConfigNode load_config_text(const SchemaNode& schema, const std::string& text, const std::string& file_name,
+                            core::DiagnosticSink& sink, const LoadOptions& options = {});
 
 /// As load_config_text, reading the file first.
-ConfigNode load_config_file(const std::filesystem::path& path, core::DiagnosticSink& sink,
+ConfigNode load_config_file(const SchemaNode& schema, const std::filesystem::path& path, core::DiagnosticSink& sink,
                             const LoadOptions& options = {});
 
 }  // namespace dtsim::scenario

@@ -21,20 +21,6 @@
 
 namespace dtsim::scenario {
 
-/// The built-in plug-ins, registered once: the scenario format is generated from them.
-const sync::SyncRegistry& builtin_sync_strategies();
-const models::OptimizerRegistry& builtin_optimizers();
-const topologies::TopologyRegistry& builtin_topologies();
-const datasets::DataRegistry& builtin_data_sets();
-const models::ModelRegistry& builtin_models();
-const comm::CollectiveCatalog& builtin_collectives();
-
-/// The same registries of strategies and collectives, for the plug-ins loaded at start-up (`--plugin`) to add
-/// their entries to, so that scenarios may name them: only before the format is first used (it is generated
-/// once, from what is registered then).
-sync::SyncRegistry& format_sync_strategies();
-comm::CollectiveCatalog& format_collectives();
-
 /// The values of the parameters `declared` from the validated mapping `section`, each with its position.
 template <class View>
 core::ParameterValues declared_values(const std::vector<SchemaNode>& declared, const View& section) {

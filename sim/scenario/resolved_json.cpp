@@ -1,6 +1,5 @@
 #include "sim/scenario/resolved_json.hpp"
 
-#include "sim/scenario/scenario_schema.hpp"
 
 #include <filesystem>
 
@@ -52,7 +51,7 @@ nlohmann::ordered_json to_json(const ConfigNode& node, const SchemaNode* schema)
 
 }  // namespace
 
-nlohmann::ordered_json resolved_json(const ConfigNode& tree) { return to_json(tree, &scenario_schema()); }
+nlohmann::ordered_json resolved_json(const SchemaNode& schema, const ConfigNode& tree) { return to_json(tree, &schema); }
 
 bool names_a_file(const ConfigEntry& entry) {
   return (entry.key == "path" || entry.key == "file") && entry.value.is_scalar();

@@ -4,6 +4,7 @@
 // booleans as booleans, quantities as the text the user wrote: "10Gbps"). summary.json echoes it.
 
 #include "sim/scenario/config_node.hpp"
+#include "sim/scenario/schema_names.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -11,9 +12,9 @@
 
 namespace dtsim::scenario {
 
-/// `tree` is a document the schema validated; its scalars keep their YAML text where the schema has no
-/// number or boolean for them. A null tree (a scenario built by hand, not read) gives null.
-nlohmann::ordered_json resolved_json(const ConfigNode& tree);
+/// `tree` is a document `schema` (the scenario format's) validated; its scalars keep their YAML text where the
+/// schema has no number or boolean for them. A null tree (a scenario built by hand, not read) gives null.
+nlohmann::ordered_json resolved_json(const SchemaNode& schema, const ConfigNode& tree);
 
 /// Names file names (`data.path`, a trace's `file`) absolutely, resolved against the file that wrote each:
 /// a resolved document merges several files and must read back the same from anywhere.

@@ -24,14 +24,14 @@ namespace {
 
 /// Multi-device nodes need a topology that places workers on them; an allreduce algorithm may need a
 /// placement of the workers (the hierarchical one: nodes that they fill evenly).
-void check_hierarchy(const View& root, const Scenario& s, const topologies::TopologyPlugin& topology,
-                     core::DiagnosticSink& sink) {
+void check_hierarchy(const View& root, const Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
+  const topologies::TopologyPlugin& topology = registries.topologies.find(s.topology.kind.value).factory;
   const View cluster = root.at("cluster");
   const bool has_nodes = cluster.has("nodes");
   if (!topology.places_nodes && has_nodes) {
     std::vector<std::string> placing;
-    for (const std::string& name : builtin_topologies().registration_order()) {
-      if (builtin_topologies().find(name).factory.places_nodes) placing.push_back(name);
+    for (const std::string& name : registries.topologies.registration_order()) {
+      if (registries.topologies.find(name).factory.places_nodes) placing.push_back(name);
     }
     sink.error(cluster.key_where("nodes"), "cluster.nodes",
                fmt::format("multi-device nodes are simulated by topology.kind: {} only, and the kind is '{}'",
@@ -40,7 +40,7 @@ void check_hierarchy(const View& root, const Scenario& s, const topologies::Topo
   }
   const View architecture = root.at("training").at("architecture");
   if (!architecture.has("algorithm")) return;
-  const comm::CollectivePlugin& algorithm = builtin_collectives().allreduce.find(architecture.text("algorithm")).factory;
+  const comm::CollectivePlugin& algorithm = registries.collectives.allreduce.find(architecture.text("algorithm")).factory;
   if (!algorithm.refuses) return;
   // Workers fill the nodes in order, one per device; without nodes, each is a machine of its own.
   std::vector<int> filled;
@@ -257,7 +257,8 @@ void read_wire_precision(const View& section, bool sixteen_bit_default, WirePrec
   out.activations = bytes("activations");
 }
 
-void read_training(const View& training, int workers, TrainingSpec& out, core::DiagnosticSink& sink) {
+void read_training(const View& training, int workers, const Registries& registries, TrainingSpec& out,
+                   core::DiagnosticSink& sink) {
   read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
   out.check_memory = training.filled_flag("check_memory");
   out.check_memory_at = training.where("check_memory");
@@ -303,11 +304,11 @@ void read_training(const View& training, int workers, TrainingSpec& out, core::D
   out.optimizer.kind = optimizer.located("kind");
   out.optimizer.learning_rate = *optimizer.number("learning_rate");
   out.optimizer.parameters =
-      declared_values(builtin_optimizers().find(out.optimizer.kind.value).factory.parameters, optimizer);
+      declared_values(registries.optimizers.find(out.optimizer.kind.value).factory.parameters, optimizer);
   const View sync = training.at("sync");
   out.sync_strategy = sync.located("strategy");
   // The chosen strategy's own parameters, as validated (defaults filled), for it alone to read and check.
-  const auto& strategy = builtin_sync_strategies().find(out.sync_strategy.value).factory;
+  const auto& strategy = registries.strategies.find(out.sync_strategy.value).factory;
   out.sync_parameters = declared_values(strategy.parameters, sync);
   if (strategy.check) strategy.check(out.sync_parameters, {out.optimizer.learning_rate, workers}, sink);
   const View architecture = training.at("architecture");
@@ -388,10 +389,10 @@ void read_cluster(const View& cluster, ClusterSpec& c, core::DiagnosticSink& sin
 }
 
 /// `model` and `data`: a timing-only layer table trains on no data, every other model on some.
-void read_model_and_data(const View& root, Scenario& s, core::DiagnosticSink& sink) {
+void read_model_and_data(const View& root, const Registries& registries, Scenario& s, core::DiagnosticSink& sink) {
   s.model.kind = root.at("model").located("kind");
   s.model.section = *root.at("model").node();
-  s.model.timing_only = builtin_models().find(s.model.kind.value).factory.timing_only();
+  s.model.timing_only = registries.models.find(s.model.kind.value).factory.timing_only();
   resolve_attention(s);
   const View data = root.at("data");
   s.data.kind = data.located("kind");
@@ -399,7 +400,7 @@ void read_model_and_data(const View& root, Scenario& s, core::DiagnosticSink& si
   s.data.validation_fraction_at = data.where("validation_fraction");
   if (data.node() != nullptr) s.data.section = *data.node();
   if (!s.data.kind.value.empty()) {
-    const datasets::DataPlugin& data_set = builtin_data_sets().find(s.data.kind.value).factory;
+    const datasets::DataPlugin& data_set = registries.data_sets.find(s.data.kind.value).factory;
     if (data_set.check) data_set.check(data, sink);
   }
   // Profiles are timing-only: no data, so no epochs; every other model needs data.
@@ -431,8 +432,8 @@ void read_outputs(const View& outputs, Scenario& s) {
 
 }  // namespace
 
-Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
-                        core::DiagnosticSink& sink) {
+Scenario build_scenario(const ConfigNode& document, const Registries& registries, const std::string& source,
+                        const std::string& sweep_point, core::DiagnosticSink& sink) {
   const View root(&document, "");
   Scenario s;
   s.source = source;
@@ -453,21 +454,20 @@ Scenario build_scenario(const ConfigNode& document, const std::string& source, c
   s.topology.network_model = value_named(network_models(), topology.text("network_model"));
   s.topology.network_model_at = topology.where("network_model");
   s.topology.section = *topology.node();
-  const topologies::TopologyPlugin& plugin = builtin_topologies().find(s.topology.kind.value).factory;
-  check_hierarchy(root, s, plugin, sink);
+  check_hierarchy(root, s, registries, sink);
 
-  read_model_and_data(root, s, sink);
+  read_model_and_data(root, registries, s, sink);
   const View data = root.at("data");
   // Timing-only profiles have no data section, and so no partitioning.
   if (data.node() != nullptr) s.data.partitioning = value_named(partitionings(), data.at("partitioning").filled_text("kind"));
   s.data.partitioning_at = data.at("partitioning").where("kind");
   if (const auto alpha = data.at("partitioning").number("alpha")) s.data.alpha = *alpha;
-  read_training(root.at("training"), s.cluster.workers, s.training, sink);
+  read_training(root.at("training"), s.cluster.workers, registries, s.training, sink);
   {
     // After the training section: attached parameter servers take host ports.
     topologies::TopologyContext context = topology_context(s);
     context.nodes_declared = root.at("cluster").has("nodes");
-    topologies::check_topology(builtin_topologies(), s.topology.kind.value, topology, context, sink);
+    topologies::check_topology(registries.topologies, s.topology.kind.value, topology, context, sink);
   }
   check_server_count(s, sink);
   bool every_device_mixed = s.cluster.device.precision == ComputePrecision::mixed;

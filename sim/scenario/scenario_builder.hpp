@@ -5,15 +5,17 @@
 
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/config_node.hpp"
+#include "sim/scenario/registries.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <string>
 
 namespace dtsim::scenario {
 
-/// `document` must have passed validate_scenario_document without errors. Contradictions go to `sink`.
-Scenario build_scenario(const ConfigNode& document, const std::string& source, const std::string& sweep_point,
-                        core::DiagnosticSink& sink);
+/// `document` must have passed validate_scenario_document, against the schema of `registries`, without errors.
+/// Contradictions go to `sink`.
+Scenario build_scenario(const ConfigNode& document, const Registries& registries, const std::string& source,
+                        const std::string& sweep_point, core::DiagnosticSink& sink);
 
 /// Writes into `document` the defaults that build_scenario resolved from other sections (`model.attention:
 /// auto`, by the devices), so that `dtsim explain` and summary.json's scenario echo show what ran.

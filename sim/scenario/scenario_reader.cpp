@@ -2,7 +2,6 @@
 
 #include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_builder.hpp"
-#include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/schema_validator.hpp"
 #include "sim/scenario/sweep.hpp"
 
@@ -42,7 +41,7 @@ void restore_path(ConfigNode& root, const ConfigNode& original, const std::strin
   if (parent != nullptr) parent->erase(path.substr(dot + 1));
 }
 
-ConfigNode resolve_for_explain(const ConfigNode& merged, const std::vector<ConfigNode>& validated) {
+ConfigNode resolve_for_explain(const SchemaNode& schema, const ConfigNode& merged, const std::vector<ConfigNode>& validated) {
   ConfigNode resolved = validated.front();
   const ConfigEntry* sweep = merged.find_entry("sweep");
   if (sweep == nullptr) return resolved;
@@ -51,7 +50,7 @@ ConfigNode resolve_for_explain(const ConfigNode& merged, const std::vector<Confi
   for (const auto& point : validated) others.push_back(&point);
   keep_shared_defaults(resolved, others);
   core::DiagnosticSink ignored;
-  ConfigNode checked = validate_against(sweep->value, *scenario_schema().child("sweep"), "sweep", ignored);
+  ConfigNode checked = validate_against(sweep->value, *schema.child("sweep"), "sweep", ignored);
   for (const auto& axis : checked.find("axes")->entries) restore_path(resolved, merged, axis.key);
   resolved.entries.push_back(ConfigEntry{"sweep", sweep->key_where, std::move(checked)});
   return resolved;
@@ -75,7 +74,7 @@ bool written(const ConfigNode& document, const std::string& path) {
 
 /// A value the sweep replaces at every point is checked all the same: `workers: [1, 2]` or `rate: 1` under a
 /// swept key is a mistake the user will meet once the sweep is gone.
-void check_replaced_values(const ConfigNode& merged, core::DiagnosticSink& sink) {
+void check_replaced_values(const SchemaNode& schema, const ConfigNode& merged, core::DiagnosticSink& sink) {
   const ConfigNode* sweep = merged.find("sweep");
   const ConfigNode* axes = sweep != nullptr && sweep->is_map() ? sweep->find("axes") : nullptr;
   if (axes == nullptr || !axes->is_map()) return;
@@ -83,7 +82,7 @@ void check_replaced_values(const ConfigNode& merged, core::DiagnosticSink& sink)
   base.erase("sweep");
   core::DiagnosticSink problems;
   core::DiagnosticSink unsupported;
-  validate_scenario_document(base, problems, &unsupported);
+  validate_scenario_document(schema, base, problems, &unsupported);
   for (const core::Diagnostic& problem : problems.diagnostics()) {
     // Problems name list items as `stragglers[0].slowdown`, axes as `stragglers.0.slowdown`.
     std::string key;
@@ -130,18 +129,19 @@ void check_confined(const ConfigNode& tree, const std::filesystem::path& root, c
   for (std::size_t i = 0; i < tree.items.size(); ++i) check_confined(tree.items[i], root, sink, fmt::format("{}[{}]", path, i));
 }
 
-ScenarioDocument read_document(const ConfigNode& merged, const std::string& source, core::DiagnosticSink& sink,
+ScenarioDocument read_document(const ScenarioFormat& format, const ConfigNode& merged, const std::string& source,
+                               core::DiagnosticSink& sink,
                                const std::optional<std::string>& only_point = std::nullopt,
                                const std::optional<std::filesystem::path>& confine = std::nullopt) {
   // Text that is not YAML at all has nothing more to check.
   if (merged.is_null() && !sink.empty()) sink.throw_if_any();
   ScenarioDocument out;
   if (!merged.is_map()) {
-    validate_scenario_document(merged, sink);
+    validate_scenario_document(format.schema(), merged, sink);
     sink.throw_if_any();
   }
-  std::vector<SweepPoint> points = expand_sweep(merged, sink);
-  check_replaced_values(merged, sink);
+  std::vector<SweepPoint> points = expand_sweep(format.schema(), merged, sink);
+  check_replaced_values(format.schema(), merged, sink);
   if (only_point && sink.empty()) {
     // One point of a sweep (a sweep's child process): only that point is validated and built.
     const auto chosen = std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) { return p.label == *only_point; });
@@ -152,12 +152,12 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
   for (const auto& point : points) {
     core::DiagnosticSink structural;
     core::DiagnosticSink unsupported;
-    ConfigNode checked = validate_scenario_document(point.document, structural, &unsupported);
+    ConfigNode checked = validate_scenario_document(format.schema(), point.document, structural, &unsupported);
     if (confine) check_confined(checked, *confine, structural);
     // A document whose only fault is asking for what is not built yet is still sound enough to be
     // cross-checked, so the user hears about every problem at once.
     if (structural.empty()) {
-      out.points.push_back(build_scenario(checked, source, point.label, structural));
+      out.points.push_back(build_scenario(checked, format.registries(), source, point.label, structural));
       write_resolved_defaults(out.points.back(), checked);
       out.points.back().resolved = checked;
       out.points.back().sweep_values = point.values;
@@ -169,7 +169,7 @@ ScenarioDocument read_document(const ConfigNode& merged, const std::string& sour
   }
   sink.sort_by_position();
   sink.throw_if_any();
-  out.resolved = resolve_for_explain(merged, validated);
+  out.resolved = resolve_for_explain(format.schema(), merged, validated);
   return out;
 }
 
@@ -187,21 +187,21 @@ Scenario only_point(ScenarioDocument document, const std::string& source) {
 
 }  // namespace
 
-ScenarioDocument read_scenario_document_file(const std::filesystem::path& path, const std::optional<std::string>& only_point,
-                                             const LoadOptions& options) {
+ScenarioDocument read_scenario_document_file(const ScenarioFormat& format, const std::filesystem::path& path,
+                                             const std::optional<std::string>& only_point, const LoadOptions& options) {
   core::DiagnosticSink sink;
-  const ConfigNode merged = load_config_file(path, sink, options);
-  return read_document(merged, path.string(), sink, only_point, options.confine);
+  const ConfigNode merged = load_config_file(format.schema(), path, sink, options);
+  return read_document(format, merged, path.string(), sink, only_point, options.confine);
 }
 
-ScenarioDocument read_scenario_document_text(const std::string& text, const std::string& file_name,
-                                             const LoadOptions& options) {
+ScenarioDocument read_scenario_document_text(const ScenarioFormat& format, const std::string& text,
+                                             const std::string& file_name, const LoadOptions& options) {
   core::DiagnosticSink sink;
-  const ConfigNode merged = load_config_text(text, file_name, sink, options);
-  return read_document(merged, file_name, sink);
+  const ConfigNode merged = load_config_text(format.schema(), text, file_name, sink, options);
+  return read_document(format, merged, file_name, sink);
 }
 
-std::optional<DataSection> sound_data_section(const std::filesystem::path& path,
+std::optional<DataSection> sound_data_section(const SchemaNode& schema, const std::filesystem::path& path,
                                               const std::vector<core::Diagnostic>& problems) {
   const auto touches_data = [](const std::string& key) {
     return key.empty() || key == "data" || key.starts_with("data.") || key == "seed" || key.starts_with("include");
@@ -210,7 +210,7 @@ std::optional<DataSection> sound_data_section(const std::filesystem::path& path,
     return std::nullopt;
   }
   core::DiagnosticSink sink;
-  const ConfigNode merged = load_config_file(path, sink);
+  const ConfigNode merged = load_config_file(schema, path, sink);
   if (!sink.empty() || !merged.is_map() || merged.find("data") == nullptr) return std::nullopt;
   if (const ConfigNode* sweep = merged.find("sweep"); sweep != nullptr && sweep->is_map()) {
     if (const ConfigNode* axes = sweep->find("axes"); axes != nullptr) {
@@ -220,7 +220,7 @@ std::optional<DataSection> sound_data_section(const std::filesystem::path& path,
     }
   }
   // The other sections' problems are known already; only the data section and the seed are taken.
-  const ConfigNode checked = validate_scenario_document(merged, sink);
+  const ConfigNode checked = validate_scenario_document(schema, merged, sink);
   const ConfigNode* data = checked.find("data");
   if (data == nullptr || !data->is_map()) return std::nullopt;
   DataSection out{.data = *data, .seed = 1};
@@ -234,12 +234,12 @@ std::optional<DataSection> sound_data_section(const std::filesystem::path& path,
   return out;
 }
 
-Scenario read_scenario_file(const std::filesystem::path& path) {
-  return only_point(read_scenario_document_file(path), path.string());
+Scenario read_scenario_file(const ScenarioFormat& format, const std::filesystem::path& path) {
+  return only_point(read_scenario_document_file(format, path), path.string());
 }
 
-Scenario read_scenario_text(const std::string& text, const std::string& file_name) {
-  return only_point(read_scenario_document_text(text, file_name), file_name);
+Scenario read_scenario_text(const ScenarioFormat& format, const std::string& text, const std::string& file_name) {
+  return only_point(read_scenario_document_text(format, text, file_name), file_name);
 }
 
 }  // namespace dtsim::scenario

@@ -121,8 +121,8 @@ SchemaNode cluster() {
       });
 }
 
-SchemaNode topology() {
-  std::vector<SchemaNode> keys = plugin_keys(builtin_topologies(), "kind", "topology", "the shape of the network", "");
+SchemaNode topology(const Registries& registries) {
+  std::vector<SchemaNode> keys = plugin_keys(registries.topologies, "kind", "topology", "the shape of the network", "");
   keys.front().required = true;
   keys.insert(keys.begin() + 1,
               {link("link", "the link class of every worker link").require(),
@@ -131,14 +131,14 @@ SchemaNode topology() {
   return map_of("topology", "how the workers are connected", std::move(keys));
 }
 
-SchemaNode model() {
-  std::vector<SchemaNode> keys = plugin_keys(builtin_models(), "kind", "model", "the model family", "");
+SchemaNode model(const Registries& registries) {
+  std::vector<SchemaNode> keys = plugin_keys(registries.models, "kind", "model", "the model family", "");
   keys.front().required = true;
   return map_of("model", "what is trained", std::move(keys));
 }
 
-SchemaNode data() {
-  std::vector<SchemaNode> keys = plugin_keys(builtin_data_sets(), "kind", "data kind", "where the samples come from", "");
+SchemaNode data(const Registries& registries) {
+  std::vector<SchemaNode> keys = plugin_keys(registries.data_sets, "kind", "data kind", "where the samples come from", "");
   keys.front().required = true;
   keys.push_back(number("validation_fraction", 0.0, 0.9, "share of samples held out for validation").fallback("0.2"));
   keys.push_back(map_of("partitioning", "how training samples are split over workers",
@@ -162,14 +162,14 @@ std::vector<Choice> registered_choices(const Registry& registry) {
   return choices;
 }
 
-SchemaNode sync() {
+SchemaNode sync(const sync::SyncRegistry& strategies) {
   return map_of("sync", "when workers exchange and apply updates",
-                plugin_keys(builtin_sync_strategies(), "strategy", "sync strategy", "the synchronization strategy", "bsp"));
+                plugin_keys(strategies, "strategy", "sync strategy", "the synchronization strategy", "bsp"));
 }
 
 /// The optimizer's kind, the learning rate every optimizer has, then each optimizer's own keys.
-std::vector<SchemaNode> optimizer_keys() {
-  std::vector<SchemaNode> keys = plugin_keys(builtin_optimizers(), "kind", "optimizer", "the optimizer", "sgd");
+std::vector<SchemaNode> optimizer_keys(const models::OptimizerRegistry& optimizers) {
+  std::vector<SchemaNode> keys = plugin_keys(optimizers, "kind", "optimizer", "the optimizer", "sgd");
   keys.insert(keys.begin() + 1, number("learning_rate", 0.0, 1e6, "step size").exclusive_min().require());
   return keys;
 }
@@ -246,7 +246,7 @@ SchemaNode communication_precision() {
 }
 
 /// training.architecture: how updates travel.
-SchemaNode architecture() {
+SchemaNode architecture(const comm::CollectiveRegistry& allreduce) {
   const std::vector<std::string> with_allreduce{"allreduce", "hybrid"};
   const std::vector<std::string> with_servers{"parameter_server", "hybrid"};
   return map_of("architecture", "how updates travel",
@@ -254,7 +254,7 @@ SchemaNode architecture() {
           choice_of("kind", "architecture", "the communication architecture", choices_of(architectures()))
               .fallback("allreduce"),
           choice_of("algorithm", "allreduce algorithm", "the allreduce algorithm",
-                    registered_choices(builtin_collectives().allreduce))
+                    registered_choices(allreduce))
               .fallback("ring")
               .when("kind", with_allreduce),
           integer("shards", 1, 1024, "parameter servers, each holding one contiguous range of the parameters")
@@ -263,7 +263,7 @@ SchemaNode architecture() {
       });
 }
 
-SchemaNode training() {
+SchemaNode training(const Registries& registries) {
   return map_of(
       "training", "the training recipe",
       {
@@ -309,9 +309,9 @@ SchemaNode training() {
                  })
               .require()
               .alternatives(),
-          map_of("optimizer", "how gradients become updates", optimizer_keys()).require(),
-          sync(),
-          architecture(),
+          map_of("optimizer", "how gradients become updates", optimizer_keys(registries.optimizers)).require(),
+          sync(registries.strategies),
+          architecture(registries.collectives.allreduce),
           map_of("stop", "when training ends: the first condition reached",
                  {
                      integer("epochs", 1, kMaxCount, "passes over the training data"),
@@ -495,7 +495,7 @@ SchemaNode sweep() {
                 });
 }
 
-SchemaNode build() {
+SchemaNode build(const Registries& registries) {
   return map_of("", "a dtsim scenario",
                 {
                     file_list("include", "files merged in first, relative to this file; this file's keys win"),
@@ -504,10 +504,10 @@ SchemaNode build() {
                     integer("seed", 0, std::numeric_limits<std::int64_t>::max(), "seed of every random stream")
                         .fallback("1"),
                     cluster().require(),
-                    topology().require(),
-                    model().require(),
-                    data(),
-                    training().require(),
+                    topology(registries).require(),
+                    model(registries).require(),
+                    data(registries),
+                    training(registries).require(),
                     stragglers(),
                     link_traces(),
                     background_traffic(),
@@ -520,13 +520,10 @@ SchemaNode build() {
 
 }  // namespace
 
-const SchemaNode& scenario_schema() {
-  static const SchemaNode schema = build();
-  return schema;
-}
+SchemaNode scenario_schema(const Registries& registries) { return build(registries); }
 
-const SchemaNode* find_schema(const std::string& dotted_path) {
-  const SchemaNode* node = &scenario_schema();
+const SchemaNode* find_schema(const SchemaNode& root, const std::string& dotted_path) {
+  const SchemaNode* node = &root;
   for (const auto& key : split_dotted(dotted_path)) {
     // A number picks one item of a list (`stragglers.0.slowdown`): every item has the list's item schema.
     const bool index = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });

@@ -1,7 +1,6 @@
 #include "sim/scenario/schema_validator.hpp"
 
 #include "sim/core/name_match.hpp"
-#include "sim/scenario/scenario_schema.hpp"
 
 #include <fmt/format.h>
 
@@ -273,7 +272,7 @@ ConfigNode validate_against(const ConfigNode& value, const SchemaNode& schema, c
   return Validator(sink, unsupported).validate(value, schema, path);
 }
 
-ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSink& sink,
+ConfigNode validate_scenario_document(const SchemaNode& schema, const ConfigNode& root, core::DiagnosticSink& sink,
                                       core::DiagnosticSink* unsupported) {
   if (!root.is_map()) {
     const std::string got = root.is_null() ? "the file is empty" : fmt::format("got {}", describe(root));
@@ -284,7 +283,7 @@ ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSi
                "start from scenarios/quickstart.yaml");
     return {};
   }
-  return validate_against(root, scenario_schema(), "", sink, unsupported);
+  return validate_against(root, schema, "", sink, unsupported);
 }
 
 }  // namespace dtsim::scenario

@@ -17,8 +17,8 @@ namespace dtsim::scenario {
 ConfigNode validate_against(const ConfigNode& value, const SchemaNode& schema, const std::string& path,
                             core::DiagnosticSink& sink, core::DiagnosticSink* unsupported = nullptr);
 
-/// Validates a whole scenario document against scenario_schema().
-ConfigNode validate_scenario_document(const ConfigNode& root, core::DiagnosticSink& sink,
+/// Validates a whole scenario document against `schema`, the scenario format's.
+ConfigNode validate_scenario_document(const SchemaNode& schema, const ConfigNode& root, core::DiagnosticSink& sink,
                                       core::DiagnosticSink* unsupported = nullptr);
 
 /// "a.b" joined, or "b" under the root.

@@ -45,7 +45,7 @@ bool same_value(const SchemaNode& target, const std::string& a, const std::strin
   return x && y && *x == *y;
 }
 
-bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
+bool check_axis(const SchemaNode& schema, const ConfigEntry& entry, core::DiagnosticSink& sink) {
   const std::string key = dotted_key("sweep.axes", entry.key);
   static const std::set<std::string> unsweepable{"name", "include"};
   if (unsweepable.contains(entry.key) || entry.key.starts_with("sweep.") || entry.key == "sweep") {
@@ -53,9 +53,9 @@ bool check_axis(const ConfigEntry& entry, core::DiagnosticSink& sink) {
                "every point keeps the scenario's name and adds its axis values to it");
     return false;
   }
-  const SchemaNode* target = find_schema(entry.key);
+  const SchemaNode* target = find_schema(schema, entry.key);
   if (target == nullptr) {
-    const std::vector<std::string> paths = sweepable_paths();
+    const std::vector<std::string> paths = sweepable_paths(schema);
     std::string hint = "write the dotted path of a scalar key, such as training.optimizer.learning_rate";
     if (const auto closest = core::closest_name(entry.key, paths)) hint = fmt::format("did you mean '{}'?", *closest);
     sink.error(entry.key_where, key, fmt::format("no scenario key has the path '{}'", entry.key), hint);
@@ -176,24 +176,24 @@ std::optional<std::size_t> point_count(const std::vector<Axis>& axes, bool zip, 
 
 }  // namespace
 
-std::vector<std::string> sweepable_paths() {
+std::vector<std::string> sweepable_paths(const SchemaNode& schema) {
   std::vector<std::string> out;
-  collect_paths(scenario_schema(), "", out);
+  collect_paths(schema, "", out);
   std::erase_if(out, [](const std::string& path) { return path == "name" || path.starts_with("sweep."); });
   return out;
 }
 
-std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::DiagnosticSink& sink) {
+std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode& document, core::DiagnosticSink& sink) {
   const ConfigEntry* sweep = document.is_map() ? document.find_entry("sweep") : nullptr;
   if (sweep == nullptr) return {SweepPoint{"", document, {}}};
   const std::size_t errors_before = sink.size();
-  const ConfigNode checked = validate_against(sweep->value, *scenario_schema().child("sweep"), "sweep", sink);
+  const ConfigNode checked = validate_against(sweep->value, *schema.child("sweep"), "sweep", sink);
   if (sink.size() != errors_before) return {};
 
   std::vector<Axis> axes;
   bool valid = true;
   for (const auto& entry : checked.find("axes")->entries) {
-    if (!check_axis(entry, sink) || !check_list_items(document, entry, sink)) {
+    if (!check_axis(schema, entry, sink) || !check_list_items(document, entry, sink)) {
       valid = false;
       continue;
     }

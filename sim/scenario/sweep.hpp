@@ -4,6 +4,7 @@
 
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/config_node.hpp"
+#include "sim/scenario/schema_names.hpp"
 
 #include <string>
 #include <vector>
@@ -19,11 +20,11 @@ struct SweepPoint {
   std::vector<std::string> values;  ///< each axis's value at this point, as written, in the axes' order
 };
 
-/// Expands the `sweep` section of an unvalidated document. Cartesian points vary the last axis fastest;
+/// Expands the `sweep` section of an unvalidated document of the format `schema`. Cartesian points vary the last axis fastest;
 /// `combine: zip` takes the i-th value of every axis. Problems go to `sink` (and give no points).
-std::vector<SweepPoint> expand_sweep(const ConfigNode& document, core::DiagnosticSink& sink);
+std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode& document, core::DiagnosticSink& sink);
 
 /// Every dotted path that a sweep axis may name.
-std::vector<std::string> sweepable_paths();
+std::vector<std::string> sweepable_paths(const SchemaNode& schema);
 
 }  // namespace dtsim::scenario

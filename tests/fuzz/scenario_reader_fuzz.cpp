@@ -5,6 +5,7 @@
 #include "sim/scenario/config_yaml.hpp"
 #include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const scenario::LoadOptions no_files{.allow_includes = false, .confine = std::nullopt};
   scenario::ScenarioDocument document;
   try {
-    document = scenario::read_scenario_document_text(text, "fuzz.yaml", no_files);
+    document = scenario::read_scenario_document_text(dtsim::test::scenario_format(), text, "fuzz.yaml", no_files);
   } catch (const core::InputError& error) {
     // Every report names the file it is about.
     if (error.diagnostics().empty() || error.diagnostics().front().where.file.empty()) std::abort();
@@ -25,11 +26,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::string explained = scenario::to_yaml(document.resolved);
   try {
-    const auto again = scenario::read_scenario_document_text(explained, "fuzz.yaml", no_files);
+    const auto again = scenario::read_scenario_document_text(dtsim::test::scenario_format(), explained, "fuzz.yaml", no_files);
     if (again.points.size() != document.points.size()) std::abort();
     for (std::size_t i = 0; i < again.points.size(); ++i) {
-      auto a = scenario::resolved_json(again.points[i].resolved);
-      auto b = scenario::resolved_json(document.points[i].resolved);
+      auto a = scenario::resolved_json(dtsim::test::scenario_format().schema(), again.points[i].resolved);
+      auto b = scenario::resolved_json(dtsim::test::scenario_format().schema(), document.points[i].resolved);
       if (a != b) std::abort();
     }
   } catch (const core::InputError&) {

@@ -4,6 +4,7 @@
 #include "run_dtsim.hpp"
 #include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -26,8 +27,8 @@ TEST_P(ScenarioEcho, SummaryEchoesWhatExplainPrints) {
   ASSERT_EQ(run.exit_status, 0) << run.err;
   const auto summary = nlohmann::ordered_json::parse(read_file(root / "run" / "summary.json"));
   // The explained YAML, read back, is the resolved document; as JSON it must be the echo, key for key.
-  const scenario::Scenario again = scenario::read_scenario_text(explained.out, "explained.yaml");
-  EXPECT_EQ(summary["scenario"].dump(2), scenario::resolved_json(again.resolved).dump(2));
+  const scenario::Scenario again = scenario::read_scenario_text(dtsim::test::scenario_format(), explained.out, "explained.yaml");
+  EXPECT_EQ(summary["scenario"].dump(2), scenario::resolved_json(dtsim::test::scenario_format().schema(), again.resolved).dump(2));
   EXPECT_EQ(summary["origin"]["file"], file);
 }
 

@@ -4,14 +4,15 @@
 // round); alpha and B are read back from the built topology. With real values the results arrive too. The
 // closed-form network model gives the same times there.
 
-#include "sim/comm/collective_algorithm.hpp"
-#include "sim/runtime/collective_run.hpp"
-#include "sim/topology/routing.hpp"
 #include "sim/comm/all_to_all.hpp"
+#include "sim/comm/collective_algorithm.hpp"
 #include "sim/comm/hierarchical_allreduce.hpp"
 #include "sim/comm/library_collective.hpp"
-#include "topologies/fat_tree.hpp"
+#include "sim/runtime/collective_run.hpp"
 #include "sim/scenario/config_loader.hpp"
+#include "sim/topology/routing.hpp"
+#include "tests/support/scenario_format.hpp"
+#include "topologies/fat_tree.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 #include "topologies/tree.hpp"
@@ -293,7 +294,7 @@ const topologies::LinkSpec kIntra{core::parse_bandwidth("300GBps"), core::parse_
 /// node's devices (kIntra) and to the other NICs by `fabric` (kLink).
 topology::TopologyGraph four_nodes_of_four(const std::string& fabric) {
   core::DiagnosticSink sink;
-  const core::ConfigNode section = scenario::load_config_text(
+  const core::ConfigNode section = scenario::load_config_text(dtsim::test::scenario_format().schema(), 
       "{kind: hierarchical, fabric: " + fabric + ", link: {bandwidth: 10Gbps, latency: 5us}}", "topology.yaml", sink);
   topologies::TopologyRegistry registry("topology");
   topologies::register_builtin_topologies(registry);

@@ -6,6 +6,7 @@
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/recording_observer.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -65,7 +66,7 @@ class BspEquivalence : public ::testing::TestWithParam<std::pair<std::string, st
 
 TEST_P(BspEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   const auto& [topology, architecture] = GetParam();
-  const auto scenario = scenario::read_scenario_text(equivalence_scenario(topology, architecture), "equivalence.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), equivalence_scenario(topology, architecture), "equivalence.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
   ASSERT_EQ(setup.total_iterations, 2 * 50);  // 1600 training samples / 4 workers / batch 8, two epochs
@@ -127,7 +128,7 @@ TEST_P(OptimizerEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch
   const std::string rate = "optimizer: {learning_rate: 0.4}";
   text.replace(text.find(rate), rate.size(),
                "optimizer: {kind: " + optimizer + ", learning_rate: " + (optimizer == "adam" ? "0.05" : "0.2") + "}");
-  const auto scenario = scenario::read_scenario_text(text, "equivalence.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "equivalence.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;

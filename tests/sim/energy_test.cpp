@@ -6,6 +6,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +39,7 @@ energy:
 )";
 
 metrics::RunRecord run(const char* text) {
-  const auto scenario = scenario::read_scenario_text(text, "energy.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "energy.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const auto setup = app::resolve_scenario(scenario, registries);
   return runtime::run_training(scenario, setup);

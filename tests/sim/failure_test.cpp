@@ -6,6 +6,7 @@
 #include "sim/runtime/failure_schedule.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,7 +42,7 @@ struct Outcome {
 };
 
 Outcome run(const std::string& text) {
-  const auto scenario = scenario::read_scenario_text(text, "failure.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "failure.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const auto setup = app::resolve_scenario(scenario, registries);
   return {runtime::run_training(scenario, setup), setup.total_iterations};

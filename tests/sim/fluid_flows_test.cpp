@@ -5,11 +5,12 @@
 // each case after the previous one; every flow's arrival time is compared. The table of cases and errors
 // is tests/golden/fluid_vs_simgrid.csv; DTSIM_WRITE_FLUID_TABLE=FILE writes it anew.
 
-#include "sim/topology/fluid_flows.hpp"
 #include "sim/core/config_node.hpp"
 #include "sim/runtime/engine_session.hpp"
 #include "sim/scenario/config_loader.hpp"
 #include "sim/scenario/plugin_schema.hpp"
+#include "sim/topology/fluid_flows.hpp"
+#include "tests/support/scenario_format.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <fmt/format.h>
@@ -74,7 +75,7 @@ Combined combine(const std::vector<Component>& parts) {
   const NodeId bridge = out.graph.add_switch("bridge");
   for (std::size_t p = 0; p < parts.size(); ++p) {
     core::DiagnosticSink sink;
-    const core::ConfigNode t = scenario::load_config_text(
+    const core::ConfigNode t = scenario::load_config_text(dtsim::test::scenario_format().schema(), 
         parts[p].section.substr(0, parts[p].section.size() - 1) + ", link: {bandwidth: 10Gbps, latency: 2us}}",
         "t.yaml", sink);
     topologies::TopologyContext context;
@@ -82,7 +83,7 @@ Combined combine(const std::vector<Component>& parts) {
     context.seed = 11;
     context.nodes = parts[p].nodes;
     const topology::TopologyGraph part = topologies::build_topology(
-        scenario::builtin_topologies(), t.find("kind")->scalar, core::View(&t, "topology"), context);
+        dtsim::test::scenario_format().registries().topologies, t.find("kind")->scalar, core::View(&t, "topology"), context);
     std::vector<NodeId> id(part.node_count());
     std::optional<NodeId> first_switch;
     out.hosts.emplace_back();

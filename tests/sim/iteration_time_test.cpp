@@ -9,6 +9,7 @@
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,7 +48,7 @@ struct TimedRun {
 
 TimedRun simulate_timing(const std::string& topology, const std::string& architecture, const std::string& extra = "",
                          const std::string& device = kDevice) {
-  auto scenario = scenario::read_scenario_text(timing_scenario(topology, architecture, extra, device), "timing.yaml");
+  auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), timing_scenario(topology, architecture, extra, device), "timing.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   auto record = runtime::run_training(scenario, setup);

@@ -1,10 +1,11 @@
 // Bytes per link from real training runs: every message adds its size to each link of its route, so the
 // links together carry the bytes sent times the hops each message takes.
 
-#include "sim/topology/link_traffic.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "sim/topology/link_traffic.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -33,7 +34,7 @@ training:
 }
 
 metrics::RunRecord simulate_traffic(const std::string& text) {
-  const auto scenario = scenario::read_scenario_text(text, "traffic.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "traffic.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const auto setup = app::resolve_scenario(scenario, registries);
   return runtime::run_training(scenario, setup);

@@ -6,6 +6,7 @@
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ training:
   optimizer: {learning_rate: 0.1}
   stop: {iterations: 20}
 )";
-  const auto scenario = scenario::read_scenario_text(text, "mixed.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "mixed.yaml");
   ASSERT_EQ(scenario.cluster.worker_devices.size(), 4U);
   EXPECT_EQ(scenario.cluster.device_of(1).name, "a100");
   EXPECT_EQ(scenario.cluster.device_of(2).name, "v100");
@@ -71,7 +72,7 @@ training:
   optimizer: {learning_rate: 0.1}
   stop: {iterations: 2}
 )";
-  const auto scenario = scenario::read_scenario_text(text, "mixed-nodes.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "mixed-nodes.yaml");
   for (int rank = 0; rank < 8; ++rank) {
     EXPECT_EQ(scenario.cluster.device_of(rank).name, "a100") << rank;
     EXPECT_DOUBLE_EQ(scenario.cluster.device_of(rank).idle_power->value(), 60.0);

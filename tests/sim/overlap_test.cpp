@@ -9,6 +9,7 @@
 #include "sim/runtime/training_context.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -39,7 +40,7 @@ training:
   stop: {{iterations: 3}}
 )",
                                        overlap ? "true" : "false");
-  auto scenario = scenario::read_scenario_text(text, "overlap.yaml");
+  auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "overlap.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   models::ModelProfile two{"two", "", "", {}, {}};

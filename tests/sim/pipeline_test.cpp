@@ -8,6 +8,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -40,7 +41,7 @@ training:
   stop: {{iterations: 2}}
 )",
                   stages * replicas, link, stages, microbatches, schedule, chunks, 4 * microbatches);
-  auto scenario = scenario::read_scenario_text(text, "pipeline.yaml");
+  auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "pipeline.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   // Equal stages: 8 identical layers (or one per stage) of one parameter each, so that the optimizer costs

@@ -5,6 +5,7 @@
 #include "sim/runtime/run_recorder.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -90,7 +91,7 @@ training:
   optimizer: {learning_rate: 0.1}
   stop: {iterations: 12}
 )" + training;
-  const auto scenario = scenario::read_scenario_text(text, "observed.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "observed.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const auto setup = app::resolve_scenario(scenario, registries);
   Observed observed;

@@ -7,6 +7,7 @@
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/recording_observer.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <string>
 #include <utility>
@@ -22,8 +23,8 @@ struct SimulatedRun {
 
 /// Simulates `text`, read as the file `file_name` (which error messages name).
 inline SimulatedRun simulate_text(const std::string& text, const std::string& file_name, bool measure_updates = false) {
-  auto scenario = scenario::read_scenario_text(text, file_name);
-  const app::Registries registries = app::make_builtin_registries();
+  auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, file_name);
+  const app::Registries& registries = dtsim::test::scenario_format().registries();
   auto setup = app::resolve_scenario(scenario, registries);
   RecordingObserver observed;
   observed.measure_updates = measure_updates;

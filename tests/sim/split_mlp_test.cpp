@@ -8,6 +8,7 @@
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/recording_observer.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -72,7 +73,7 @@ models::Parameters single_process(const scenario::Scenario& scenario, const runt
 class SplitMlp : public ::testing::TestWithParam<Split> {};
 
 TEST_P(SplitMlp, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
-  const auto scenario = scenario::read_scenario_text(split_scenario(GetParam()), "split.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), split_scenario(GetParam()), "split.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;

@@ -7,6 +7,7 @@
 #include "sim/runtime/step_slowdown.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -105,7 +106,7 @@ training:
 stragglers:
   - {workers: [1], distribution: bernoulli, probability: 0.3, factor: 5}
 )";
-  const auto scenario = scenario::read_scenario_text(text, "random.yaml");
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "random.yaml");
   const app::Registries registries = app::make_builtin_registries();
   const auto setup = app::resolve_scenario(scenario, registries);
   const auto record = runtime::run_training(scenario, setup);

@@ -11,6 +11,7 @@
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +39,7 @@ struct ProfileRun {
 };
 
 ProfileRun simulate_profile(const std::string& text, bool shortcut = true) {
-  auto scenario = scenario::read_scenario_text(text, "profile.yaml");
+  auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "profile.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   setup.phase_shortcut = shortcut;
@@ -153,14 +154,14 @@ TEST(TimingOnly, BspWorkersWaitForAStraggler) {
 TEST(TimingOnly, ProfilesNeedAnAllreduceBspOrLocalSgdAndIterations) {
   const app::Registries registries = app::make_builtin_registries();
   const auto fails = [&](const std::string& text) {
-    EXPECT_THROW(app::check_scenario(scenario::read_scenario_text(text, "profile.yaml"), registries), core::InputError)
+    EXPECT_THROW(app::check_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), text, "profile.yaml"), registries), core::InputError)
         << text;
   };
   const std::string base = profile_scenario(4, R"({peak_flops: "100TFLOPS"})");
   fails(base + "  sync: {strategy: gossip}\n");
   std::string no_iterations = base;
   no_iterations.replace(no_iterations.find("iterations: 3"), 13, "sim_time: 1s");
-  EXPECT_THROW(static_cast<void>(scenario::read_scenario_text(no_iterations, "p.yaml")), core::InputError);
+  EXPECT_THROW(static_cast<void>(scenario::read_scenario_text(dtsim::test::scenario_format(), no_iterations, "p.yaml")), core::InputError);
   std::string server = base;
   server.replace(server.find("kind: ring"), 10, "kind: parameter_server");
   fails(server + "  architecture: {kind: parameter_server}\n");

@@ -1,6 +1,7 @@
 // The scenario language end to end, without simulating: explain round trips, sweeps, includes, and the
 // schema kept in step with the registries and the reference documentation.
 
+#include "../scenario/scenario_text.hpp"
 #include "models/model_profile.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/registries.hpp"
@@ -11,7 +12,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/schema_reference.hpp"
-#include "../scenario/scenario_text.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +47,7 @@ std::string slurp(const std::filesystem::path& path) {
 std::vector<nlohmann::ordered_json> points_json(const scenario::ScenarioDocument& document) {
   std::vector<nlohmann::ordered_json> out;
   for (const auto& point : document.points) {
-    out.push_back(scenario::resolved_json(point.resolved));
+    out.push_back(scenario::resolved_json(dtsim::test::scenario_format().schema(), point.resolved));
   }
   return out;
 }
@@ -89,8 +90,8 @@ TEST(ScenarioLanguage, ExplainOutputReadsBackToTheSameScenarios) {
     const std::string explained = explain_command(file, registries);
     const auto copy = folder / file.filename();
     write(copy, explained);
-    EXPECT_EQ(points_json(scenario::read_scenario_document_file(copy)),
-              points_json(scenario::read_scenario_document_file(file)));
+    EXPECT_EQ(points_json(scenario::read_scenario_document_file(dtsim::test::scenario_format(), copy)),
+              points_json(scenario::read_scenario_document_file(dtsim::test::scenario_format(), file)));
     EXPECT_EQ(without_comments(explain_command(copy, registries)), without_comments(explained));
   }
 }
@@ -116,7 +117,7 @@ training:
 )";
 
 TEST(Sweep, CartesianVariesTheLastAxisFastestAndNamesPointsByValue) {
-  const auto document = scenario::read_scenario_document_text(
+  const auto document = scenario::read_scenario_document_text(dtsim::test::scenario_format(), 
       kSweepBase + "sweep:\n  axes:\n    cluster.workers: [2, 4]\n    training.optimizer.learning_rate: [0.1, 0.2, 0.4]\n",
       "grid.yaml");
   ASSERT_EQ(document.points.size(), 6U);
@@ -131,7 +132,7 @@ TEST(Sweep, CartesianVariesTheLastAxisFastestAndNamesPointsByValue) {
 }
 
 TEST(Sweep, ZipPairsTheIthValues) {
-  const auto document = scenario::read_scenario_document_text(
+  const auto document = scenario::read_scenario_document_text(dtsim::test::scenario_format(), 
       kSweepBase + "sweep:\n  combine: zip\n  axes:\n    cluster.workers: [2, 4, 8]\n    seed: [1, 2, 3]\n",
       "grid.yaml");
   ASSERT_EQ(document.points.size(), 3U);
@@ -141,7 +142,7 @@ TEST(Sweep, ZipPairsTheIthValues) {
 }
 
 TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
-  const auto document = scenario::read_scenario_document_text(
+  const auto document = scenario::read_scenario_document_text(dtsim::test::scenario_format(), 
       testing::replace_once(kSweepBase, "kind: ring,", "kind: parameter_server, server_link: {bandwidth: \"40Gbps\", latency: \"1us\"},") +
           "sweep:\n  axes:\n    topology.link.latency: [1us]\n    topology.server_link.latency: [2us]\n",
       "grid.yaml");
@@ -151,7 +152,7 @@ TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
 
 TEST(Sweep, AValueThatContradictsTheRestIsReportedAtThatValue) {
   try {
-    scenario::read_scenario_document_text(kSweepBase + "sweep:\n  axes:\n    training.parallelism.data: [4, 2]\n",
+    scenario::read_scenario_document_text(dtsim::test::scenario_format(), kSweepBase + "sweep:\n  axes:\n    training.parallelism.data: [4, 2]\n",
                                           "grid.yaml");
     FAIL() << "a data-parallel degree other than the workers was accepted";
   } catch (const core::InputError& error) {
@@ -162,7 +163,7 @@ TEST(Sweep, AValueThatContradictsTheRestIsReportedAtThatValue) {
 }
 
 TEST(Sweep, ASingleFileReaderRefusesSeveralPoints) {
-  EXPECT_THROW(scenario::read_scenario_text(kSweepBase + "sweep:\n  axes:\n    seed: [1, 2]\n", "grid.yaml"),
+  EXPECT_THROW(scenario::read_scenario_text(dtsim::test::scenario_format(), kSweepBase + "sweep:\n  axes:\n    seed: [1, 2]\n", "grid.yaml"),
                core::InputError);
 }
 
@@ -173,7 +174,7 @@ TEST(Include, MergesInOrderAndTheIncludingFileWins) {
   write(folder / "main.yaml", "include: [catalog/more.yaml]\n" +
                                   testing::replace_once(kSweepBase, "{workers: 4, device: {peak_flops: \"10TFLOPS\"}}",
                                                   "{workers: 4, device: {name: slow}}"));
-  const auto s = scenario::read_scenario_file(folder / "main.yaml");
+  const auto s = scenario::read_scenario_file(dtsim::test::scenario_format(), folder / "main.yaml");
   EXPECT_EQ(s.cluster.workers, 4);
   EXPECT_EQ(s.cluster.device.name, "slow");
   EXPECT_DOUBLE_EQ(s.cluster.device.peak_flops.value(), 1e12);
@@ -186,7 +187,7 @@ TEST(Include, AlternativesAreReplacedWholeNotMerged) {
   const auto folder = scratch("include-alternatives");
   write(folder / "base.yaml", kSweepBase);
   write(folder / "main.yaml", "include: base.yaml\ntraining:\n  batch: {global: 32}\n  stop: {iterations: 40}\n");
-  const auto s = scenario::read_scenario_file(folder / "main.yaml");
+  const auto s = scenario::read_scenario_file(dtsim::test::scenario_format(), folder / "main.yaml");
   EXPECT_EQ(s.training.iterations, 40);
   EXPECT_FALSE(s.training.epochs.has_value()) << "the included epochs: 1 must not stay beside iterations: 40";
   EXPECT_EQ(s.training.batch_per_worker, 8);
@@ -224,7 +225,7 @@ TEST(Include, EveryShippedTopologyPresetCompletesAScenario) {
 }
 
 TEST(Include, BuiltInDeviceNamesNeedNoNumbers) {
-  const auto s = scenario::read_scenario_text(
+  const auto s = scenario::read_scenario_text(dtsim::test::scenario_format(), 
       testing::replace_once(kSweepBase, "device: {peak_flops: \"10TFLOPS\"}", "device: {name: a100, efficiency: 0.4}"),
       "a100.yaml");
   EXPECT_DOUBLE_EQ(s.cluster.device.peak_flops.value(), 19.5e12);
@@ -234,19 +235,19 @@ TEST(Include, BuiltInDeviceNamesNeedNoNumbers) {
 
 TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
   const Registries registries = make_builtin_registries();
-  EXPECT_EQ(scenario::find_schema("topology.kind")->supported_choices().size(), registries.topologies.names().size());
-  for (const auto& name : scenario::find_schema("topology.kind")->supported_choices()) {
+  EXPECT_EQ(dtsim::test::scenario_format().find("topology.kind")->supported_choices().size(), registries.topologies.names().size());
+  for (const auto& name : dtsim::test::scenario_format().find("topology.kind")->supported_choices()) {
     EXPECT_TRUE(registries.topologies.contains(name)) << name;
   }
-  EXPECT_EQ(scenario::find_schema("model.kind")->supported_choices(), registries.models.registration_order());
+  EXPECT_EQ(dtsim::test::scenario_format().find("model.kind")->supported_choices(), registries.models.registration_order());
   // Every layer table is a model entry.
   for (const std::string& profile : models::profile_names()) EXPECT_TRUE(registries.models.contains("profile:" + profile));
-  auto data_sets = scenario::find_schema("data.kind")->supported_choices();
+  auto data_sets = dtsim::test::scenario_format().find("data.kind")->supported_choices();
   EXPECT_EQ(data_sets, registries.data_sets.registration_order());
-  auto strategies = scenario::find_schema("training.sync.strategy")->supported_choices();
+  auto strategies = dtsim::test::scenario_format().find("training.sync.strategy")->supported_choices();
   std::sort(strategies.begin(), strategies.end());
   EXPECT_EQ(strategies, registries.strategies.names());
-  auto algorithms = scenario::find_schema("training.architecture.algorithm")->supported_choices();
+  auto algorithms = dtsim::test::scenario_format().find("training.architecture.algorithm")->supported_choices();
   std::sort(algorithms.begin(), algorithms.end());
   EXPECT_EQ(algorithms, registries.collectives.allreduce.names());
 }
@@ -259,7 +260,7 @@ std::string with_sync(const std::string& sync) {
 
 std::string first_error(const std::string& text) {
   try {
-    static_cast<void>(scenario::read_scenario_text(text, "entry.yaml"));
+    static_cast<void>(scenario::read_scenario_text(dtsim::test::scenario_format(), text, "entry.yaml"));
   } catch (const core::InputError& error) {
     return error.what();
   }
@@ -271,7 +272,7 @@ TEST(Schema, EverySyncStrategyEntryAcceptsItsExampleAndRefusesBadValues) {
   for (const std::string& name : registries.strategies.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registries.strategies.find(name).factory;
-    const auto s = scenario::read_scenario_text(with_sync(entry.example), "entry.yaml");
+    const auto s = scenario::read_scenario_text(dtsim::test::scenario_format(), with_sync(entry.example), "entry.yaml");
     EXPECT_EQ(s.training.sync_strategy.value, name);
     static_cast<void>(entry.make(s.training.sync_parameters));
     for (const scenario::SchemaNode& parameter : entry.parameters) {
@@ -308,7 +309,7 @@ TEST(Schema, EveryTopologyEntryAcceptsItsExampleAndRefusesBadValues) {
   for (const std::string& name : registries.topologies.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registries.topologies.find(name).factory;
-    const auto s = scenario::read_scenario_text(with_topology(entry, entry.example), "entry.yaml");
+    const auto s = scenario::read_scenario_text(dtsim::test::scenario_format(), with_topology(entry, entry.example), "entry.yaml");
     EXPECT_EQ(s.topology.kind.value, name);
     const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
     EXPECT_EQ(graph.workers().size(), static_cast<std::size_t>(s.cluster.workers));
@@ -342,7 +343,7 @@ TEST(Schema, EveryOptimizerEntryAcceptsItsExampleAndRefusesBadValues) {
     const auto with = [](const std::string& optimizer) {
       return testing::replace_once(kSweepBase, "optimizer: {learning_rate: 0.5}", "optimizer: " + optimizer);
     };
-    const auto s = scenario::read_scenario_text(with(entry.example), "entry.yaml");
+    const auto s = scenario::read_scenario_text(dtsim::test::scenario_format(), with(entry.example), "entry.yaml");
     EXPECT_EQ(s.training.optimizer.kind.value, name);
     EXPECT_NE(entry.make(s.training.optimizer.learning_rate, s.training.optimizer.parameters, 4), nullptr);
     for (const scenario::SchemaNode& parameter : entry.parameters) {
@@ -363,7 +364,7 @@ TEST(Schema, EverySlowdownDistributionEntryAcceptsItsExampleAndRefusesBadValues)
   for (const std::string& name : registry.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registry.find(name).factory;
-    const auto s = scenario::read_scenario_text(with(entry.example), "entry.yaml");
+    const auto s = scenario::read_scenario_text(dtsim::test::scenario_format(), with(entry.example), "entry.yaml");
     ASSERT_EQ(s.cluster.random_slowdowns.size(), 1U);
     EXPECT_EQ(s.cluster.random_slowdowns.front().distribution, name);
     EXPECT_GE(entry.mean(s.cluster.random_slowdowns.front().parameters), 1.0);
@@ -401,7 +402,7 @@ TEST(Schema, EveryDataSetEntryAcceptsItsExampleAndRefusesBadValues) {
     SCOPED_TRACE(name);
     const auto& entry = registries.data_sets.find(name).factory;
     write(folder / "entry.yaml", with_data(entry, entry.example));
-    const scenario::Scenario s = scenario::read_scenario_file(folder / "entry.yaml");
+    const scenario::Scenario s = scenario::read_scenario_file(dtsim::test::scenario_format(), folder / "entry.yaml");
     EXPECT_EQ(s.data.kind.value, name);
     const LoadedData loaded = load_data(s, registries.data_sets);
     EXPECT_GT(loaded.shape.samples, 0U);
@@ -442,7 +443,7 @@ TEST(Schema, EveryModelEntryAcceptsItsExampleAndRefusesBadValues) {
   for (const std::string& name : registries.models.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registries.models.find(name).factory;
-    const scenario::Scenario s = scenario::read_scenario_text(with_model(entry, entry.example), "entry.yaml");
+    const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), with_model(entry, entry.example), "entry.yaml");
     EXPECT_EQ(s.model.kind.value, name);
     EXPECT_EQ(s.model.timing_only, entry.timing_only());
     const core::View section(&s.model.section, "model");
@@ -484,18 +485,18 @@ TEST(Schema, ReferenceDocumentationIsTheGeneratedOne) {
   ASSERT_NE(from, std::string::npos);
   ASSERT_NE(to, std::string::npos);
   EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()),
-            scenario::reference_markdown(scenario::scenario_schema()))
+            scenario::reference_markdown(dtsim::test::scenario_format().schema()))
       << "docs/scenario-reference.md is out of date: regenerate its tables with `dtsim schema --reference`";
 }
 
 TEST(Schema, CommittedSchemaFileIsTheGeneratedOne) {
-  EXPECT_EQ(slurp(kSource / "dtsim.schema.json"), schema_command(false))
+  EXPECT_EQ(slurp(kSource / "dtsim.schema.json"), schema_command(false, dtsim::test::scenario_format().registries()))
       << "dtsim.schema.json is out of date: regenerate it with `dtsim schema > dtsim.schema.json`";
 }
 
 TEST(Schema, JsonSchemaDeclaresEveryTopLevelKey) {
-  const auto schema = nlohmann::json::parse(schema_command(false));
-  for (const auto& section : scenario::scenario_schema().children) {
+  const auto schema = nlohmann::json::parse(schema_command(false, dtsim::test::scenario_format().registries()));
+  for (const auto& section : dtsim::test::scenario_format().schema().children) {
     EXPECT_TRUE(schema["properties"].contains(section.key)) << section.key;
   }
   EXPECT_EQ(schema["additionalProperties"], false);

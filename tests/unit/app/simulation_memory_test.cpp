@@ -6,6 +6,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 
 #include "../scenario/scenario_text.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +32,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string refusal(const std::string& text, double available) {
   const Registries registries = make_builtin_registries();
-  const scenario::Scenario s = scenario::read_scenario_text(text, "s.yaml");
+  const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
   const runtime::TrainingSetup setup = resolve_scenario(s, registries);
   try {
     check_simulation_memory(s, setup, available);

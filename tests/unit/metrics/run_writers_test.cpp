@@ -1,6 +1,7 @@
 #include "sim/metrics/run_writers.hpp"
 #include "sim/metrics/throughput.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,7 +12,7 @@ namespace dtsim::metrics {
 namespace {
 
 scenario::Scenario tiny_scenario() {
-  return scenario::read_scenario_text(R"(name: tiny
+  return scenario::read_scenario_text(dtsim::test::scenario_format(), R"(name: tiny
 seed: 5
 cluster: {workers: 2, device: {name: cpu, peak_flops: 1GFLOPS, efficiency: 0.5}}
 topology: {kind: ring, link: {bandwidth: 8Gbps, latency: 1us}}
@@ -60,7 +61,7 @@ TEST(RunWriters, SummaryJsonTotalsBytesPerLinkClassAndNamesTheBusiestLink) {
   record.simulated_s = 1.0;
   record.links = {{"w0--s", "worker", "w0", "s", 1e3, 100.0}, {"w0--s", "worker", "s", "w0", 1e3, 300.0},
                   {"ps--s", "server", "ps", "s", 1e3, 250.0}, {"w1--s", "worker", "w1", "s", 1e3, 50.0}};
-  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), record));
+  const auto summary = nlohmann::json::parse(summary_json(dtsim::test::scenario_format().schema(), tiny_scenario(), record));
   EXPECT_EQ(summary["result"]["bytes_by_link_class"], (nlohmann::json{{"server", 250.0}, {"worker", 450.0}}));
   EXPECT_EQ(summary["result"]["busiest_link"]["from"], "s");
   EXPECT_EQ(summary["result"]["busiest_link"]["to"], "w0");
@@ -72,7 +73,7 @@ TEST(RunWriters, TheBusiestLinkIsTheMostUtilizedNotTheOneThatCarriedMostBytes) {
   record.simulated_s = 1.0;
   // An NVSwitch port carries more bytes at 5% of its rate than a spine link at 18% of its own.
   record.links = {{"nvswitch", "nvlink", "gpu", "sw", 300e9, 15e9}, {"spine", "ib", "leaf", "spine", 50e9, 9e9}};
-  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), record));
+  const auto summary = nlohmann::json::parse(summary_json(dtsim::test::scenario_format().schema(), tiny_scenario(), record));
   EXPECT_EQ(summary["result"]["busiest_link"]["link"], "spine");
   EXPECT_DOUBLE_EQ(summary["result"]["busiest_link"]["utilization"].get<double>(), 0.18);
 }
@@ -95,7 +96,7 @@ TEST(RunWriters, TimingOnlyRunsWriteOneMetricsRowPerIteration) {
 }
 
 TEST(RunWriters, SummaryJsonHasScenarioResultAndHosts) {
-  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), tiny_record()));
+  const auto summary = nlohmann::json::parse(summary_json(dtsim::test::scenario_format().schema(), tiny_scenario(), tiny_record()));
   EXPECT_EQ(summary["seed"], 5);
   EXPECT_EQ(summary["simgrid_version"], "3.32.0");
   EXPECT_EQ(summary["scenario"]["name"], "tiny");
@@ -125,7 +126,7 @@ TEST(RunWriters, ThroughputIsSamplesPerSecondAndTheFractionOfThePeakTheModelUsed
   ASSERT_TRUE(rate);
   EXPECT_DOUBLE_EQ(rate->samples_per_s, 100.0);
   EXPECT_DOUBLE_EQ(rate->model_flops_utilization, 0.5);
-  const auto summary = nlohmann::json::parse(summary_json(tiny_scenario(), record));
+  const auto summary = nlohmann::json::parse(summary_json(dtsim::test::scenario_format().schema(), tiny_scenario(), record));
   EXPECT_EQ(summary["result"]["throughput"]["model_flops_utilization"], 0.5);
   EXPECT_FALSE(summary["result"]["throughput"].contains("tokens_per_s")) << "samples without a sequence";
   record.tokens_per_sample = 2048;
@@ -135,7 +136,7 @@ TEST(RunWriters, ThroughputIsSamplesPerSecondAndTheFractionOfThePeakTheModelUsed
 TEST(RunWriters, WritesTheThreeFilesIntoANewFolder) {
   const auto folder = std::filesystem::path(DTSIM_TEST_OUTPUT_DIR) / "run_writers" / "nested" / "folder";
   std::filesystem::remove_all(folder.parent_path());
-  write_run_outputs(folder, run_files(tiny_scenario(), tiny_record(), nullptr));
+  write_run_outputs(folder, run_files(dtsim::test::scenario_format().schema(), tiny_scenario(), tiny_record(), nullptr));
   EXPECT_TRUE(std::filesystem::exists(folder / "summary.json"));
   EXPECT_TRUE(std::filesystem::exists(folder / "metrics.csv"));
   EXPECT_TRUE(std::filesystem::exists(folder / "links.csv"));

@@ -5,6 +5,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 
 #include "scenario_text.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ training:
 )";
 
 std::string attention_of(const std::string& text) {
-  const Scenario s = read_scenario_text(text, "a.yaml");
+  const Scenario s = read_scenario_text(dtsim::test::scenario_format(), text, "a.yaml");
   return s.model.section.find("attention")->scalar;
 }
 
@@ -63,12 +64,12 @@ TEST(AttentionDefault, WhatIsWrittenWins) {
 }
 
 TEST(AttentionDefault, ExplainSaysWhichAndWhy) {
-  const ScenarioDocument document = read_scenario_document_text(kProfile, "a.yaml");
+  const ScenarioDocument document = read_scenario_document_text(dtsim::test::scenario_format(), kProfile, "a.yaml");
   EXPECT_NE(to_yaml(document.resolved).find("attention: fused  # default: auto, fused: frameworks fuse attention "
                                             "(FlashAttention) on a100"),
             std::string::npos)
       << to_yaml(document.resolved);
-  const ScenarioDocument v100 = read_scenario_document_text(testing::replace_once(kProfile, "name: a100", "name: v100"), "a.yaml");
+  const ScenarioDocument v100 = read_scenario_document_text(dtsim::test::scenario_format(), testing::replace_once(kProfile, "name: a100", "name: v100"), "a.yaml");
   EXPECT_NE(to_yaml(v100.resolved).find("attention: unfused  # default: auto, unfused: no fused attention (FlashAttention) on v100"),
             std::string::npos)
       << to_yaml(v100.resolved);

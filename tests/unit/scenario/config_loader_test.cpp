@@ -1,4 +1,5 @@
 #include "sim/scenario/config_loader.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -10,13 +11,13 @@ namespace {
 
 std::string first_error(const std::string& text) {
   core::DiagnosticSink sink;
-  load_config_text(text, "s.yaml", sink, LoadOptions{.allow_includes = false, .confine = std::nullopt});
+  load_config_text(dtsim::test::scenario_format().schema(), text, "s.yaml", sink, LoadOptions{.allow_includes = false, .confine = std::nullopt});
   return sink.empty() ? "no error" : sink.diagnostics().front().format();
 }
 
 TEST(ConfigLoader, KeepsThePositionOfEveryKeyAndValue) {
   core::DiagnosticSink sink;
-  const ConfigNode root = load_config_text("a:\n  b: [1, 2]\n  c: x\n", "s.yaml", sink);
+  const ConfigNode root = load_config_text(dtsim::test::scenario_format().schema(), "a:\n  b: [1, 2]\n  c: x\n", "s.yaml", sink);
   ASSERT_TRUE(sink.empty());
   const ConfigEntry* a = root.find_entry("a");
   ASSERT_NE(a, nullptr);
@@ -62,7 +63,7 @@ TEST(ConfigLoader, IncludesNestAtMostThirtyTwoDeep) {
   for (int i = 0; i < 200; ++i) std::ofstream(folder / fmt::format("c{}.yaml", i)) << fmt::format("include: c{}.yaml\n", i + 1);
   std::ofstream(folder / "c200.yaml") << "name: x\n";
   core::DiagnosticSink sink;
-  load_config_file(folder / "c0.yaml", sink);
+  load_config_file(dtsim::test::scenario_format().schema(), folder / "c0.yaml", sink);
   ASSERT_EQ(sink.size(), 1U);
   const core::Diagnostic& error = sink.diagnostics().front();
   EXPECT_EQ(error.where.file, (folder / "c32.yaml").string());
@@ -75,15 +76,15 @@ TEST(ConfigLoader, AScenarioFileLargerThanTheLimitIsNotRead) {
   { std::ofstream create(file); }
   std::filesystem::resize_file(file, (16U << 20U) + 1);
   core::DiagnosticSink sink;
-  load_config_file(file, sink);
+  load_config_file(dtsim::test::scenario_format().schema(), file, sink);
   ASSERT_EQ(sink.size(), 1U);
   EXPECT_EQ(sink.diagnostics().front().message, "cannot read scenario file: it is 16777217 bytes, more than the 16 MiB such a file may be");
 }
 
 TEST(ConfigLoader, MergeOverlaysMappingsAndReplacesTheRest) {
   core::DiagnosticSink sink;
-  ConfigNode base = load_config_text("a: {x: 1, y: [1, 2]}\nb: 1\n", "base.yaml", sink);
-  const ConfigNode overlay = load_config_text("a: {y: [3], z: 4}\n", "over.yaml", sink);
+  ConfigNode base = load_config_text(dtsim::test::scenario_format().schema(), "a: {x: 1, y: [1, 2]}\nb: 1\n", "base.yaml", sink);
+  const ConfigNode overlay = load_config_text(dtsim::test::scenario_format().schema(), "a: {y: [3], z: 4}\n", "over.yaml", sink);
   merge_into(base, overlay);
   EXPECT_EQ(base.find("a")->find("x")->scalar, "1");
   ASSERT_EQ(base.find("a")->find("y")->items.size(), 1U);
@@ -95,8 +96,8 @@ TEST(ConfigLoader, MergeOverlaysMappingsAndReplacesTheRest) {
 // An including file takes out what an included one set with `key: null` (or an empty value).
 TEST(ConfigLoader, ANullValueRemovesTheKeyItOverlays) {
   core::DiagnosticSink sink;
-  ConfigNode base = load_config_text("a: {x: 1, y: 2}\nb: [1]\nc: 3\n", "base.yaml", sink);
-  merge_into(base, load_config_text("a: {x: null}\nb:\nd: ~\n", "over.yaml", sink));
+  ConfigNode base = load_config_text(dtsim::test::scenario_format().schema(), "a: {x: 1, y: 2}\nb: [1]\nc: 3\n", "base.yaml", sink);
+  merge_into(base, load_config_text(dtsim::test::scenario_format().schema(), "a: {x: null}\nb:\nd: ~\n", "over.yaml", sink));
   ASSERT_NE(base.find("a"), nullptr);
   EXPECT_EQ(base.find("a")->find("x"), nullptr);
   EXPECT_EQ(base.find("a")->find("y")->scalar, "2");
@@ -114,7 +115,7 @@ TEST(ConfigLoader, AnIncludedFileThatIsNoScenarioFragmentIsNamedNotQuoted) {
   std::ofstream(folder / "passwd") << "root:x:0:0:root:/root:/bin/bash\nsecret:x:1:1::/home/secret:/bin/sh\n";
   std::ofstream(folder / "s.yaml") << "include: [shadow, passwd]\nname: x\n";
   core::DiagnosticSink sink;
-  load_config_file(folder / "s.yaml", sink);
+  load_config_file(dtsim::test::scenario_format().schema(), folder / "s.yaml", sink);
   ASSERT_EQ(sink.size(), 2U);
   for (const core::Diagnostic& error : sink.diagnostics()) {
     EXPECT_EQ(error.message.find("secret"), std::string::npos) << error.message;

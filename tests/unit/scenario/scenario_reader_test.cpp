@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 
 #include "scenario_text.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +38,7 @@ training:
 
 std::string error_of(const std::string& text) {
   try {
-    read_scenario_text(text, "s.yaml");
+    read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
   } catch (const core::InputError& error) {
     return error.what();
   }
@@ -45,7 +46,7 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(ScenarioReader, ReadsEverySectionWithUnitsAndDefaults) {
-  const Scenario s = read_scenario_text(kValid, "s.yaml");
+  const Scenario s = read_scenario_text(dtsim::test::scenario_format(), kValid, "s.yaml");
   EXPECT_EQ(s.name, "small");
   EXPECT_EQ(s.seed, 3U);
   EXPECT_EQ(s.cluster.workers, 4);
@@ -100,7 +101,7 @@ TEST(ScenarioReader, FeatureOfALaterVersionIsNotSupportedYetNotIgnored) {
 }
 
 TEST(ScenarioReader, FixedStragglerSlowdownsMultiplyPerWorker) {
-  const scenario::Scenario s = scenario::read_scenario_text(
+  const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), 
       kValid + "stragglers:\n  - {workers: [1, 3], slowdown: 2}\n  - {workers: [3], slowdown: 1.5}\n  - {slowdown: 2}\n",
       "s.yaml");
   EXPECT_EQ(s.cluster.slowdown, (std::vector<double>{2, 4, 2, 6}));
@@ -131,7 +132,7 @@ TEST(ScenarioReader, UnknownNetworkModel) {
 
 TEST(ScenarioReader, MissingFileIsOneLineNamingIt) {
   try {
-    read_scenario_file("/nonexistent/dir/s.yaml");
+    read_scenario_file(dtsim::test::scenario_format(), "/nonexistent/dir/s.yaml");
     FAIL();
   } catch (const core::InputError& error) {
     EXPECT_STREQ(error.what(), "/nonexistent/dir/s.yaml: error: cannot read scenario file: No such file or directory");

@@ -5,6 +5,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 
 #include "scenario_text.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,7 +33,7 @@ training:
 std::string error_of(const std::string& text) {
   const Registries registries = make_builtin_registries();
   try {
-    resolve_scenario(scenario::read_scenario_text(text, "s.yaml"), registries);
+    resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml"), registries);
   } catch (const core::InputError& error) {
     return error.what();
   }
@@ -41,7 +42,7 @@ std::string error_of(const std::string& text) {
 
 TEST(ScenarioResolver, BuildsTopologyDataAndSchedule) {
   const Registries registries = make_builtin_registries();
-  const auto setup = resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries);
+  const auto setup = resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), kBase, "s.yaml"), registries);
   EXPECT_EQ(setup.graph.workers().size(), 4U);
   EXPECT_EQ(setup.model().parameter_count(), 9U);
   EXPECT_EQ(setup.data.train.size(), 800U);
@@ -65,13 +66,13 @@ TEST(ScenarioResolver, MisspelledTopologySuggestsTheClosest) {
             "  hint: did you mean 'ring'?");
   // With no close name, every registered topology.
   const std::string far = error_of(testing::replace_once(kBase, "kind: ring", "kind: banana"));
-  for (const std::string& name : scenario::builtin_topologies().registration_order()) {
+  for (const std::string& name : dtsim::test::scenario_format().registries().topologies.registration_order()) {
     EXPECT_NE(far.find(name), std::string::npos) << name << " missing from " << far;
   }
 }
 
 TEST(ScenarioResolver, AParameterServerJoinsTheRingAfterTheWorkers) {
-  const auto scenario = scenario::read_scenario_text(
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), 
       testing::replace_once(kBase, "  stop:", "  architecture: {kind: parameter_server, shards: 2}\n  stop:"), "s.yaml");
   EXPECT_NO_THROW(check_scenario(scenario, make_builtin_registries()));
   const auto graph = scenario::build_topology(scenario, make_builtin_registries().topologies);
@@ -102,7 +103,7 @@ TEST(ScenarioResolver, OnArrivalStrategiesNeedAParameterServer) {
 }
 
 TEST(ScenarioResolver, SspRunsOnAnAllreduce) {
-  const auto scenario = scenario::read_scenario_text(
+  const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), 
       testing::replace_once(kBase, "  stop:", "  sync: {strategy: ssp, staleness: 2}\n  stop:"), "s.yaml");
   EXPECT_NO_THROW(check_scenario(scenario, make_builtin_registries()));
 }
@@ -130,9 +131,9 @@ TEST(ScenarioResolver, CudaBackendRunsOnlyWhereItCan) {
   }
   const Registries registries = make_builtin_registries();
   const std::string auto_mlp = testing::replace_once(kBase, "model: {kind: logistic_regression}", "model: {kind: mlp, layers: [8]}");
-  const auto setup = resolve_scenario(scenario::read_scenario_text(auto_mlp, "s.yaml"), registries);
+  const auto setup = resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), auto_mlp, "s.yaml"), registries);
   EXPECT_EQ(setup.backend_notice.empty(), built_with_cuda() && cuda_devices() > 0) << setup.backend_notice;
-  EXPECT_EQ(resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries).backend_notice, "");
+  EXPECT_EQ(resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), kBase, "s.yaml"), registries).backend_notice, "");
 }
 
 // The CUDA runtime and cuBLAS cost about 0.4 s and 200 MB to load: a run whose model never computes on CUDA
@@ -147,11 +148,11 @@ std::string mapped_files() {
 
 TEST(ScenarioResolver, CudaIsLoadedOnlyByARunThatMayComputeOnIt) {
   const Registries registries = make_builtin_registries();
-  static_cast<void>(resolve_scenario(scenario::read_scenario_text(kBase, "s.yaml"), registries));
+  static_cast<void>(resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), kBase, "s.yaml"), registries));
   EXPECT_EQ(mapped_files().find("libcudart"), std::string::npos);
   EXPECT_EQ(mapped_files().find("libdtsim_cuda_backend"), std::string::npos);
   const std::string auto_mlp = testing::replace_once(kBase, "model: {kind: logistic_regression}", "model: {kind: mlp, layers: [8]}");
-  static_cast<void>(resolve_scenario(scenario::read_scenario_text(auto_mlp, "s.yaml"), registries));
+  static_cast<void>(resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), auto_mlp, "s.yaml"), registries));
   EXPECT_EQ(mapped_files().find("libdtsim_cuda_backend") != std::string::npos, built_with_cuda());
 }
 

@@ -6,6 +6,7 @@
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/recording_observer.hpp"
+#include "tests/support/scenario_format.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -43,7 +44,7 @@ struct ElasticRun {
 };
 
 ElasticRun simulate_elastic(const std::string& text) {
-  auto scenario = scenario::read_scenario_text(text, "easgd.yaml");
+  auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "easgd.yaml");
   const app::Registries registries = app::make_builtin_registries();
   auto setup = app::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;
@@ -54,7 +55,7 @@ ElasticRun simulate_elastic(const std::string& text) {
 std::string first_error(const std::string& text) {
   try {
     static_cast<void>(
-        app::resolve_scenario(scenario::read_scenario_text(text, "easgd.yaml"), app::make_builtin_registries()));
+        app::resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), text, "easgd.yaml"), app::make_builtin_registries()));
   } catch (const core::InputError& error) {
     return error.what();
   }

@@ -3,6 +3,7 @@
 
 #include "sim/scenario/config_loader.hpp"
 #include "sim/topology/graph_statistics.hpp"
+#include "tests/support/scenario_format.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,7 @@ namespace {
 
 core::ConfigNode topology_section(const std::string& yaml) {
   core::DiagnosticSink sink;
-  core::ConfigNode node = scenario::load_config_text(yaml, "section.yaml", sink);
+  core::ConfigNode node = scenario::load_config_text(dtsim::test::scenario_format().schema(), yaml, "section.yaml", sink);
   EXPECT_TRUE(sink.empty());
   return node;
 }

@@ -1,7 +1,8 @@
 #include "sim/scenario/config_loader.hpp"
 #include "sim/scenario/node_catalog.hpp"
-#include "sim/topology/routing.hpp"
 #include "sim/topology/graph_statistics.hpp"
+#include "sim/topology/routing.hpp"
+#include "tests/support/scenario_format.hpp"
 #include "topologies/custom.hpp"
 #include "topologies/fat_tree.hpp"
 #include "topologies/hierarchical.hpp"
@@ -29,7 +30,7 @@ const LinkSpec kLink{core::BytesPerSecond(1.25e9), core::Seconds(5e-6)};
 /// A `topology` section written as YAML (a scenario file's, before defaults are filled in).
 core::ConfigNode section(const std::string& yaml) {
   core::DiagnosticSink sink;
-  core::ConfigNode node = scenario::load_config_text(yaml, "section.yaml", sink);
+  core::ConfigNode node = scenario::load_config_text(dtsim::test::scenario_format().schema(), yaml, "section.yaml", sink);
   EXPECT_TRUE(sink.empty());
   return node;
 }

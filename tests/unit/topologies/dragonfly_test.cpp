@@ -3,6 +3,7 @@
 #include "sim/scenario/config_loader.hpp"
 #include "sim/topology/graph_statistics.hpp"
 #include "sim/topology/routing.hpp"
+#include "tests/support/scenario_format.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,7 @@ namespace {
 
 core::ConfigNode dragonfly_section(const std::string& keys) {
   core::DiagnosticSink sink;
-  core::ConfigNode node = scenario::load_config_text(
+  core::ConfigNode node = scenario::load_config_text(dtsim::test::scenario_format().schema(), 
       "{kind: dragonfly, link: {bandwidth: 100Gbps, latency: 1us}, " + keys + "}", "topology.yaml", sink);
   EXPECT_TRUE(sink.empty());
   return node;

@@ -1,6 +1,6 @@
-#include "sim/app/registries.hpp"
+#include "sim/scenario/registries.hpp"
 
-namespace dtsim::app {
+namespace dtsim::scenario {
 
 Registries make_builtin_registries() {
   Registries registries;
@@ -13,4 +13,4 @@ Registries make_builtin_registries() {
   return registries;
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::scenario
