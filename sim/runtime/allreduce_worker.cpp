@@ -36,7 +36,7 @@ void AllreduceWorker::operator()() {
   }
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
-  S4uTransport transport(context_.network(),
+  S4uTransport transport(context_.network,
                          {.name = "allreduce", .rank = rank_, .size = workers, .machines = setup.graph.worker_machines()},
                          meter);
   std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model().parameter_count());
@@ -49,7 +49,7 @@ void AllreduceWorker::operator()() {
   std::vector<std::vector<int>> neighbours;  // gossip's, found on first use
   // An elastic job allreduces among the workers still in it, and its lowest rank evaluates.
   std::optional<ElasticGroup> elastic;
-  if (context_.elastic != nullptr) elastic.emplace(context_, rank_, meter);
+  if (context_.failures->recovery == FailureRecovery::elastic) elastic.emplace(context_, rank_, meter);
   const auto group = [&]() -> S4uTransport& { return elastic ? elastic->transport() : transport; };
   const auto group_size = [&] { return static_cast<float>(elastic ? elastic->size() : workers); };
   const auto evaluates = [&] { return elastic ? elastic->evaluates() : rank_ == 0; };

@@ -11,7 +11,7 @@ ElasticGroup::ElasticGroup(const TrainingContext& context, int rank, Meter meter
     : context_(&context),
       rank_(rank),
       meter_(meter),
-      membership_(context.elastic),
+      membership_(&context.failures->elastic),
       schedule_(context.scenario->failures, context.scenario->cluster.workers, context.scenario->seed) {
   join_current_membership();
 }
@@ -24,7 +24,7 @@ void ElasticGroup::join_current_membership() {
   for (const int member : alive) machines_.push_back(all_machines[static_cast<std::size_t>(member)]);
   // A new group name per membership, so that no message of the old group is read by the new one.
   transport_ = std::make_unique<S4uTransport>(
-      context_->network(),
+      context_->network,
       GroupSpec{.name = "allreduce/" + std::to_string(generation_), .rank = position, .size = size(), .machines = machines_,
                 .hosts = alive},
       meter_);

@@ -4,6 +4,7 @@
 // since the last meeting take their workers out, and the survivors renumber themselves 0..n-1 in rank order
 // and allreduce among themselves from the next iteration on.
 
+#include "sim/runtime/failure_meetings.hpp"
 #include "sim/runtime/failure_schedule.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/training_context.hpp"
@@ -14,13 +15,6 @@
 #include <vector>
 
 namespace dtsim::runtime {
-
-/// What the workers of an elastic job share: who was in it, membership after membership, and where each
-/// membership meets. A member appends the next membership when it is the first to find one.
-struct ElasticMembership {
-  std::vector<std::vector<int>> members;  ///< worker ranks, ascending, per membership
-  std::vector<simgrid::s4u::BarrierPtr> meetings;  ///< one per membership, for its size
-};
 
 class ElasticGroup {
  public:

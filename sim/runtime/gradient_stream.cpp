@@ -102,13 +102,13 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
   const std::span<const int> all = setup.graph.worker_machines();
   for (const int member : group.members) machines.push_back(all[static_cast<std::size_t>(member)]);
   S4uTransport transport(
-      context.network(),
+      context.network,
       {.name = group.name,
        .rank = everyone ? rank : group.position,
        .size = everyone ? context.scenario->cluster.workers : static_cast<int>(group.members.size()),
        .machines = everyone ? all : std::span<const int>(machines),
        .hosts = group.members,
-       .shortcut = everyone ? context.shortcut : nullptr,
+       .shortcut = everyone ? context.network.shortcut : nullptr,
        .meeting = group.meeting,
        // Worker 0 stands for every worker's stream, or replica 0's rank for its replicas' (the stream's group).
        .mirrored = everyone ? context.mirroring == Mirroring::every_worker : context.mirroring == Mirroring::replicas},

@@ -109,10 +109,10 @@ void HybridWorker::operator()() {
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
-  S4uTransport dense_transport(context_.network(),
+  S4uTransport dense_transport(context_.network,
                                {.name = "allreduce", .rank = rank_, .size = workers, .machines = setup.graph.worker_machines()},
                                meter);
-  S4uTransport row_transport(context_.network(), {.name = kGroup, .rank = rank_, .size = workers + shards}, meter);
+  S4uTransport row_transport(context_.network, {.name = kGroup, .rank = rank_, .size = workers + shards}, meter);
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, layout.dense);
@@ -182,7 +182,7 @@ void HybridServer::operator()() {
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
   const Meter meter = context_.meter(workers + shard_);
-  S4uTransport transport(context_.network(), {.name = kGroup, .rank = workers + shard_, .size = workers + shards}, meter);
+  S4uTransport transport(context_.network, {.name = kGroup, .rank = workers + shard_, .size = workers + shards}, meter);
   std::vector<int> peers(static_cast<std::size_t>(workers));
   std::iota(peers.begin(), peers.end(), 0);
   // State for every row (only this shard's are used), indexed from the first row.

@@ -1,5 +1,7 @@
 #include "sim/runtime/job_recovery.hpp"
 
+#include "sim/runtime/failure_meetings.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -12,7 +14,7 @@ JobRecovery::JobRecovery(const TrainingContext& context, int rank, WorkerState s
     : context_(&context),
       rank_(rank),
       state_(state),
-      active_(context.scenario->failures.enabled && context.barrier != nullptr),
+      active_(context.failures->recovery == FailureRecovery::roll_back),
       schedule_(context.scenario->failures, context.scenario->cluster.workers, context.scenario->seed),
       // Without a checkpoint written yet, a failure restarts from the beginning.
       checkpoint_{0, 0.0, *state.parameters, (*state.optimizer)->clone(), *state.batches} {}
@@ -25,7 +27,7 @@ double JobRecovery::transfer_s() const {
 std::int64_t JobRecovery::end_of_iteration(std::int64_t iteration) {
   if (!active_ || iteration >= context_->setup->total_iterations) return iteration;
   namespace s4u = simgrid::s4u;
-  context_->barrier->wait();
+  context_->failures->everyone->wait();
   const double now = s4u::Engine::get_clock();
   const scenario::FailureSpec& spec = context_->scenario->failures;
   std::optional<Failure> failure = schedule_.take_due(now);

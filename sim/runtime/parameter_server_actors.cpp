@@ -83,7 +83,7 @@ void ParameterServerWorker::operator()() {
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
   const int shards = context_.scenario->training.shards;
-  S4uTransport transport(context_.network(), {.name = kParameterServerGroup, .rank = rank_, .size = workers + shards},
+  S4uTransport transport(context_.network, {.name = kParameterServerGroup, .rank = rank_, .size = workers + shards},
                          meter);
   std::vector<int> servers(static_cast<std::size_t>(shards));
   std::iota(servers.begin(), servers.end(), workers);

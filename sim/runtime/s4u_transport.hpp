@@ -26,12 +26,15 @@ struct AnalyticalMeeting {
 };
 
 /// What every transport of a run shares: the links' byte counts (null: none counted), the routes (for their
-/// latencies, when no bytes are counted: a collective benchmark), and the network that times phases at once
-/// (null: every message is SimGrid's; network_backend.hpp). Each must outlive the transports.
+/// latencies, when no bytes are counted: a collective benchmark), and the pieces of its network backend
+/// (network_backend.hpp): the network that times phases at once (null: every message is SimGrid's), or under
+/// SimGrid the phase shortcut a run of equal workers may take (null: every round simulated). Each must outlive
+/// the transports.
 struct RunNetwork {
   topology::LinkTraffic* traffic = nullptr;
   const topology::LinkTraffic* routes = nullptr;
   AnalyticalNetwork* analytical = nullptr;
+  const PhaseShortcut* shortcut = nullptr;
 };
 
 /// One group's endpoint for one of its ranks: the group's name (its mailboxes' prefix), this rank, the group's

@@ -27,7 +27,7 @@ ServerShard::ServerShard(const TrainingContext& context, int shard)
       workers_(static_cast<std::size_t>(context.scenario->cluster.workers)),
       meter_(context.meter(static_cast<int>(workers_) + shard)),
       updates_meter_(context.meter(static_cast<int>(workers_) + shard, 1, true)),
-      transport_(context.network(),
+      transport_(context.network,
                  {.name = kParameterServerGroup,
                   .rank = static_cast<int>(workers_) + shard,
                   .size = static_cast<int>(workers_) + context.scenario->training.shards},

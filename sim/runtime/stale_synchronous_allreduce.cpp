@@ -29,7 +29,7 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
   const int workers = context.scenario->cluster.workers;
   // The averaging actor's own lane: its time joins the host's when it ends.
   const Meter meter = context.meter(rank, 1);
-  S4uTransport transport(context.network(),
+  S4uTransport transport(context.network,
                          {.name = "allreduce", .rank = rank, .size = workers, .machines = setup.graph.worker_machines()},
                          meter);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context, setup.model().parameter_count());

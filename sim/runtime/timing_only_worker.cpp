@@ -202,12 +202,12 @@ void TimingOnlyWorker::operator()() {
   }
   const Meter meter = context_.meter(rank_);
   const int workers = context_.scenario->cluster.workers;
-  S4uTransport transport(context_.network(),
+  S4uTransport transport(context_.network,
                          {.name = "allreduce",
                           .rank = rank_,
                           .size = workers,
                           .machines = setup.graph.worker_machines(),
-                          .shortcut = context_.shortcut,
+                          .shortcut = context_.network.shortcut,
                           .mirrored = context_.mirroring == Mirroring::every_worker},
                          meter);
   // The optimizer's cost per parameter needs no state: it is made for none.

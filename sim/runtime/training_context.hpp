@@ -18,7 +18,7 @@
 
 namespace dtsim::runtime {
 
-struct ElasticMembership;
+struct FailureMeetings;
 
 /// Which ranks a run simulates: every one, worker 0 for all, or replica 0's ranks each for its counterparts in
 /// every replica (see mirrored_ranks.hpp).
@@ -30,26 +30,17 @@ struct TrainingContext {
   /// Where every actor reports what it does (the run's record among them); never null.
   RunObserver* observer = nullptr;
   ProgressCallback progress;
-  /// Bytes per link, filled by every transport of the run.
-  topology::LinkTraffic* traffic = nullptr;
-  /// Timing-only runs whose workers enter each allreduce together: the ring phases that may be simulated as
-  /// one transfer (see PhaseShortcut); null otherwise.
-  const PhaseShortcut* shortcut = nullptr;
-  /// `network_model: analytical`: times the ring phases of every data-parallel group; null otherwise.
-  AnalyticalNetwork* analytical = nullptr;
+  /// What the run's transports share: the bytes per link, filled by every transport of the run, and the pieces
+  /// of the scenario's network backend (RunNetwork).
+  RunNetwork network;
   /// Per worker rank, the random straggler factors of its gradient steps (1 for a rank no rule names).
   std::vector<StepSlowdown>* step_slowdowns = nullptr;
   /// Energy runs: reads the joules drawn so far into each evaluation; null otherwise.
   const EnergyMeter* energy = nullptr;
-  /// Lock-step allreduce runs with failures: where the workers meet at the end of each iteration.
-  simgrid::s4u::Barrier* barrier = nullptr;
-  /// Elastic allreduce runs with failures: who is still in the job (shared by its workers).
-  ElasticMembership* elastic = nullptr;
+  /// How lock-step workers meet after each iteration when workers fail (shared by the run's workers).
+  FailureMeetings* failures = nullptr;
   /// Ranks that stand for others, which behave alike and are not simulated (see mirrored_ranks.hpp).
   Mirroring mirroring = Mirroring::none;
-
-  /// What the run's transports share: the links' traffic and the network that times phases at once.
-  [[nodiscard]] RunNetwork network() const { return {.traffic = traffic, .routes = nullptr, .analytical = analytical}; }
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {

@@ -125,24 +125,20 @@ bool may_shorten_phases(const scenario::Scenario& scenario, const TrainingSetup&
   return setup.mode == RunMode::TimingDataParallel && scenario.unperturbed() && setup.phase_shortcut;
 }
 
-/// Lock-step allreduce jobs with failures meet at the end of each iteration: all of them to roll back
-/// together (`barrier`), or (elastic) those still in the job, to go on without the failed ones.
-struct FailureMeetings {
-  simgrid::s4u::BarrierPtr barrier;
-  ElasticMembership elastic;
-};
-
+/// Lock-step allreduce jobs with failures meet at the end of each iteration (FailureRecovery).
 FailureMeetings failure_meetings(const scenario::Scenario& scenario, std::size_t workers) {
   FailureMeetings out;
   const bool meets = scenario.failures.enabled && scenario.training.architecture == scenario::Architecture::Allreduce &&
                      (!scenario.failures.events.empty() || scenario.failures.mtbf_s);
   if (meets && scenario.failures.elastic) {
+    out.recovery = FailureRecovery::elastic;
     std::vector<int> everyone(workers);
     std::iota(everyone.begin(), everyone.end(), 0);
     out.elastic.members.push_back(std::move(everyone));
     out.elastic.meetings.push_back(simgrid::s4u::Barrier::create(static_cast<unsigned>(workers)));
   } else if (meets) {
-    out.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(workers));
+    out.recovery = FailureRecovery::roll_back;
+    out.everyone = simgrid::s4u::Barrier::create(static_cast<unsigned>(workers));
   }
   return out;
 }
@@ -224,17 +220,18 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     }
     if (progress) progress(now);
   };
+  const RunNetwork network{.traffic = &traffic,
+                           .routes = nullptr,
+                           .analytical = analytical.get(),
+                           .shortcut = may_shorten_phases(scenario, setup) && !analytical ? &shortcut : nullptr};
   const TrainingContext context{&scenario,
                                 &setup,
                                 &observers,
                                 counting,
-                                &traffic,
-                                may_shorten_phases(scenario, setup) && !analytical ? &shortcut : nullptr,
-                                analytical.get(),
+                                network,
                                 &step_slowdowns,
                                 energy ? &*energy : nullptr,
-                                meetings.barrier.get(),
-                                meetings.elastic.members.empty() ? nullptr : &meetings.elastic,
+                                &meetings,
                                 mirroring};
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;

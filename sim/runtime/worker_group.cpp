@@ -12,7 +12,7 @@ WorkerGroup::WorkerGroup(const TrainingContext& context, const std::string& name
     : members_(std::move(members)) {
   const std::span<const int> all = context.setup->graph.worker_machines();
   for (const int member : members_) machines_.push_back(all[static_cast<std::size_t>(member)]);
-  transport_ = std::make_unique<S4uTransport>(context.network(),
+  transport_ = std::make_unique<S4uTransport>(context.network,
                                               GroupSpec{.name = name,
                                                         .rank = position,
                                                         .size = static_cast<int>(members_.size()),
