@@ -6,7 +6,9 @@ namespace dtsim::models {
 namespace {
 
 core::SchemaNode sequence_length_parameter() {
-  return core::integer("sequence_length", 1, 131'072, "tokens per sample of a transformer profile (at most its positions)");
+  return core::integer("sequence_length", 1, 131'072,
+                       "tokens per sample of a transformer profile (at most its positions); when absent, a named "
+                       "profile's own (`dtsim list profiles`), and 2048 for profile:gpt");
 }
 
 core::SchemaNode attention_parameter() {
