@@ -142,6 +142,12 @@ void register_layer_profiles(ModelRegistry& registry) {
                layer_table("llama2_70b", true));
   registry.add("profile:llama3_405b", "timing only: Llama 3.1 405B layer table (406B parameters)",
                layer_table("llama3_405b", true));
+  registry.add("profile:mixtral_8x7b",
+               "timing only: Mixtral 8x7B mixture of experts (46.7B parameters, 12.9B active: 2 of 8 experts a token)",
+               layer_table("mixtral_8x7b", true));
+  registry.add("profile:mixtral_8x22b",
+               "timing only: Mixtral 8x22B mixture of experts (141B parameters, 39.2B active: 2 of 8 experts a token)",
+               layer_table("mixtral_8x22b", true));
 }
 
 }  // namespace dtsim::models

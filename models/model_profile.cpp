@@ -33,6 +33,8 @@ const std::map<std::string, Builder>& builders() {
       {"llama2_7b", [](const ProfileOptions& o) { return llama_profile("2_7b", o); }},
       {"llama2_70b", [](const ProfileOptions& o) { return llama_profile("2_70b", o); }},
       {"llama3_405b", [](const ProfileOptions& o) { return llama_profile("3_405b", o); }},
+      {"mixtral_8x7b", [](const ProfileOptions& o) { return mixtral_profile("8x7b", o); }},
+      {"mixtral_8x22b", [](const ProfileOptions& o) { return mixtral_profile("8x22b", o); }},
   };
   return all;
 }
@@ -40,6 +42,11 @@ const std::map<std::string, Builder>& builders() {
 }  // namespace
 
 double ModelProfile::parameters() const { return sum(layers, &LayerProfile::parameters); }
+double ModelProfile::active_parameters() const {
+  return std::accumulate(layers.begin(), layers.end(), 0.0, [](double total, const LayerProfile& layer) {
+    return total + layer.parameters * layer.active_share;
+  });
+}
 double ModelProfile::forward_flops() const { return sum(layers, &LayerProfile::forward_flops); }
 double ModelProfile::training_flops() const {
   return forward_flops() + sum(layers, &LayerProfile::backward_flops);

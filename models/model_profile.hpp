@@ -46,8 +46,12 @@ struct LayerProfile {
   /// Sequences padded to bins (sequence_bins.hpp): the longest batch's kept activations over
   /// `activation_bytes`, which holds their mean over the bins. Memory is checked at the longest.
   double activation_peak_ratio = 1.0;
+  /// The share of `parameters` one token passes through: top_k of the experts for a mixture of experts'
+  /// routed experts, 1 for every other layer (ModelProfile::active_parameters()).
+  double active_share = 1.0;
   /// A matrix-product layer's product: `rows` per sample (its tokens), `columns` out and `depth` in; all 0
-  /// for a layer whose shape is not known (timed at the device's large-product efficiency).
+  /// for a layer whose shape is not known (timed at the device's large-product efficiency). A mixture of
+  /// experts' routed products are one such product per expert, each over the tokens routed to it.
   struct GemmShape {
     double rows = 0.0;
     double columns = 0.0;
@@ -87,6 +91,8 @@ struct ModelProfile {
   TransformerShape shape;
 
   [[nodiscard]] double parameters() const;
+  /// The parameters one token passes through: all of them but the routed experts it is not sent to.
+  [[nodiscard]] double active_parameters() const;
   [[nodiscard]] double forward_flops() const;
   [[nodiscard]] double training_flops() const;  ///< forward + backward, per sample
   [[nodiscard]] double activation_bytes() const;
@@ -138,6 +144,9 @@ ModelProfile gpt3_profile(const ProfileOptions& options);
 /// Llama 2 7B and 70B (Touvron et al. 2023; 70B with grouped-query attention, 8 key-value heads) and Llama 3
 /// 405B (Dubey et al. 2024). `size` is 2_7b, 2_70b or 3_405b.
 ModelProfile llama_profile(const std::string& size, const ProfileOptions& options);
+/// Mixtral mixtures of experts (Jiang et al. 2024): Llama's blocks with the feed-forward block replaced by 8
+/// SwiGLU experts, each token routed to 2. `size` is 8x7b or 8x22b.
+ModelProfile mixtral_profile(const std::string& size, const ProfileOptions& options);
 
 /// A GPT decoder of any shape, as Megatron-LM builds it (Narayanan et al. 2021): learned positions as long
 /// as the sequence, GELU feed-forward 4 x width wide, biases, language-model head tied to the embeddings.
@@ -168,7 +177,7 @@ class ProfileError : public std::invalid_argument {
 };
 
 /// The profile called `name` (resnet50, bert_base, bert_large, gpt2_small, gpt2_medium, gpt2_large,
-/// gpt2_xl, gpt3_175b, llama2_7b, llama2_70b, llama3_405b). Throws std::invalid_argument for another name.
+/// gpt2_xl, gpt3_175b, llama2_7b, llama2_70b, llama3_405b, mixtral_8x7b, mixtral_8x22b). Throws std::invalid_argument for another name.
 ModelProfile find_profile(const std::string& name, const ProfileOptions& options = {});
 /// Every profile name, sorted.
 std::vector<std::string> profile_names();

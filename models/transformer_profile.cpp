@@ -23,6 +23,13 @@ struct Transformer {
   double norm_parameters = 2;    ///< per channel: LayerNorm's gain and bias, RMSNorm's gain
   bool fused_attention = false;  ///< FlashAttention: the scores never reach memory
   bool eager = false;            ///< the kernels between products one PyTorch op each (KernelFusion::Eager)
+  /// A mixture of experts: the feed-forward blocks after the first `dense_layers` are `experts` routed experts
+  /// of `expert_width`, each token sent to `top_k` of them, beside `shared_experts` every token passes.
+  int experts = 0;
+  int top_k = 0;
+  int shared_experts = 0;
+  double expert_width = 0;
+  int dense_layers = 0;
 };
 
 /// Elements per sample a layer's memory-bound kernels move, forward and backward.
@@ -125,12 +132,11 @@ void attention(std::vector<LayerProfile>& out, const std::string& prefix, const 
   out.push_back(add_norm(prefix + ".attention.norm", t, s));
 }
 
-/// The feed-forward block (GELU or SwiGLU), the first product split by columns, the second by rows, then
-/// add & norm.
-void feed_forward(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
-  const double s = t.sequence;
-  const double inner = s * t.feed_forward;
-  LayerProfile up = dense(prefix + ".ffn.up", s, t.width, (t.gated ? 2.0 : 1.0) * t.feed_forward, t.biases);
+/// The feed-forward block's first product over `tokens` tokens per sample, to `width` (twice for SwiGLU's gate
+/// and up projections), with its activation; split by columns.
+LayerProfile expand(const std::string& name, const Transformer& t, double tokens, double width, double hidden) {
+  const double inner = tokens * width;
+  LayerProfile up = dense(name, tokens, t.width, (t.gated ? 2.0 : 1.0) * width, t.biases);
   if (t.gated) {
     // SwiGLU: SiLU of the gate (about 4 FLOPs) times the up projection; kept: both and their product. Its
     // kernel reads both and writes the product; backward reads the gradient and both, writes two. Eager:
@@ -148,10 +154,59 @@ void feed_forward(std::vector<LayerProfile>& out, const std::string& prefix, con
     up.activation_bytes *= 2.0;
     with_traffic(up, 2.0 * inner, 3.0 * inner);
   }
+  return split(with_bias_gradient(up, t), TensorSplit::Column, hidden);
+}
+
+/// The feed-forward block (GELU or SwiGLU), the first product split by columns, the second by rows, then
+/// add & norm.
+void feed_forward(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
+  const double s = t.sequence;
   const double hidden = s * t.width;
-  out.push_back(split(with_bias_gradient(up, t), TensorSplit::Column, hidden));
+  out.push_back(expand(prefix + ".ffn.up", t, s, t.feed_forward, hidden));
   LayerProfile down = dense(prefix + ".ffn.down", s, t.feed_forward, t.width, t.biases);
   out.push_back(split(with_bias_gradient(down, t), TensorSplit::Row, hidden));
+  out.push_back(add_norm(prefix + ".ffn.norm", t, s));
+}
+
+/// A mixture of experts' feed-forward block (Shazeer et al. 2017; Mixtral; DeepSeek-V3), every expert a
+/// SwiGLU block `expert_width` wide. The router scores each token against the experts (a d x E product, then
+/// softmax and top-k: about 5 FLOPs per score) and is replicated over a tensor group; the shared experts run
+/// on every token; the routed ones on the tokens sent to them: top_k x s products of an expert's size in all,
+/// each expert's over its s x top_k / E tokens on average. Their tokens are gathered into expert order and
+/// back: the gather reads and writes each routed copy (2 elements per value, backward the same), and the
+/// weighted combination reads the copies and writes the sum (top_k + 1; backward the same). Experts split
+/// over a tensor group as a dense block does; the group sums the block's output once.
+void expert_feed_forward(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
+  const double s = t.sequence;
+  const double d = t.width;
+  const double hidden = s * d;
+  const double routed = s * t.top_k;
+  const double experts = t.experts;
+  LayerProfile router = dense(prefix + ".moe.router", s, d, experts, false);
+  router.forward_flops += 5.0 * s * experts;
+  router.backward_flops += 10.0 * s * experts;
+  out.push_back(router);
+  if (t.shared_experts > 0) {
+    const double width = t.shared_experts * t.expert_width;
+    out.push_back(expand(prefix + ".moe.shared.up", t, s, width, 0.0));
+    out.push_back(split(dense(prefix + ".moe.shared.down", s, width, d, t.biases), TensorSplit::Row, 0.0));
+  }
+  LayerProfile up = expand(prefix + ".moe.experts.up", t, routed, t.expert_width, hidden);
+  LayerProfile down = split(dense(prefix + ".moe.experts.down", routed, t.expert_width, d, t.biases), TensorSplit::Row,
+                            hidden);
+  for (LayerProfile* layer : {&up, &down}) {
+    layer->parameters *= experts;
+    layer->active_share = t.top_k / experts;
+    layer->gemm.rows = routed / experts;
+  }
+  up.forward_traffic += 2.0 * routed * d * kFloatBytes;
+  up.backward_traffic += 2.0 * routed * d * kFloatBytes;
+  down.forward_flops += 2.0 * routed * d;
+  down.backward_flops += 4.0 * routed * d;
+  down.forward_traffic += (routed + s) * d * kFloatBytes;
+  down.backward_traffic += (routed + s) * d * kFloatBytes;
+  out.push_back(up);
+  out.push_back(down);
   out.push_back(add_norm(prefix + ".ffn.norm", t, s));
 }
 
@@ -160,7 +215,11 @@ void feed_forward(std::vector<LayerProfile>& out, const std::string& prefix, con
 void block(std::vector<LayerProfile>& out, int index, const std::string& prefix, const Transformer& t) {
   const std::size_t first = out.size();
   attention(out, prefix, t);
-  feed_forward(out, prefix, t);
+  if (t.experts > 0 && index >= t.dense_layers) {
+    expert_feed_forward(out, prefix, t);
+  } else {
+    feed_forward(out, prefix, t);
+  }
   for (std::size_t i = first; i < out.size(); ++i) out[i].block = index;
 }
 
@@ -374,6 +433,39 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
                    fmt::format("Llama {} decoder ({} layers, {} wide, {} heads, {} key-value heads), SwiGLU, "
                                "untied head",
                                size.substr(0, 1) + " " + size.substr(2), t.layers, t.width, t.heads, t.key_value_heads),
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
+  decoder(out, t, false);
+  return out;
+}
+
+// Jiang et al. 2024 and the released configurations: Mixtral 8x7B (32 layers, 4096 wide, 32 heads and 8
+// key-value heads, experts 14336 wide, vocabulary 32,000, 32,768 positions; 46,702,792,704 parameters of
+// which 12,879,925,248 pass each token: "46.7B total, 12.9B active") and 8x22B (56, 6144, 48 and 8, 16384,
+// 32,768, 65,536; 140,630,071,296 and 39,161,468,928: "141B, 39B"); 8 experts, 2 per token, no shared ones.
+// Default sequence 4096, as the Llama 2 profiles.
+ModelProfile mixtral_profile(const std::string& size, const ProfileOptions& options) {
+  Transformer t;
+  std::size_t positions = 32768;
+  if (size == "8x7b") {
+    t.layers = 32, t.width = 4096, t.heads = 32, t.key_value_heads = 8, t.expert_width = 14336;
+    t.vocabulary = 32000;
+  } else if (size == "8x22b") {
+    t.layers = 56, t.width = 6144, t.heads = 48, t.key_value_heads = 8, t.expert_width = 16384;
+    t.vocabulary = 32768;
+    positions = 65536;
+  } else {
+    throw std::invalid_argument("the Mixtral profiles are 8x7b and 8x22b");
+  }
+  t.feed_forward = t.expert_width, t.experts = 8, t.top_k = 2;
+  t.positions = 0, t.types = 0;
+  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  take_options(t, options, 4096, positions);
+  ModelProfile out{"mixtral_" + size,
+                   fmt::format("Mixtral {} mixture of experts ({} layers, {} wide, {} heads, {} key-value heads; 8 "
+                               "SwiGLU experts {} wide, 2 per token), untied head",
+                               size, t.layers, t.width, t.heads, t.key_value_heads, t.expert_width),
                    fmt::format("a sequence of {} tokens", t.sequence),
                    {},
                    {}};

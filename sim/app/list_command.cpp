@@ -84,8 +84,12 @@ std::string profile_section() {
       "model profiles (model.kind: profile:<name>; timing only), per sample: forward and training FLOPs, activations\n";
   for (const std::string& name : models::profile_names()) {
     const models::ModelProfile p = models::find_profile(name);
-    out += fmt::format("  {:<22} {:>7.1f}M parameters, {:>8.2f} / {:>8.2f} GFLOP, {:>7.1f} MB; {} ({})\n", name,
-                       p.parameters() / 1e6, p.forward_flops() / 1e9, p.training_flops() / 1e9,
+    // A mixture of experts says how many of its parameters a token passes through.
+    const std::string active = p.active_parameters() < p.parameters()
+                                   ? fmt::format(" ({:.1f}M active)", p.active_parameters() / 1e6)
+                                   : std::string();
+    out += fmt::format("  {:<22} {:>7.1f}M parameters{}, {:>8.2f} / {:>8.2f} GFLOP, {:>7.1f} MB; {} ({})\n", name,
+                       p.parameters() / 1e6, active, p.forward_flops() / 1e9, p.training_flops() / 1e9,
                        p.activation_bytes() / 1e6, p.description, p.sample);
   }
   return out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 namespace dtsim::models {
 namespace {
@@ -71,6 +72,41 @@ TEST(ModelProfile, ForwardFlopsPerSampleMatchPublishedFiguresWithinTenPercent) {
   llama("llama3_405b", 8192, 126, 16384);
 }
 
+// Mixtral (Jiang et al. 2024; Mistral AI's announcements): 8x7B "46.7B total parameters, 12.9B per token",
+// 8x22B "141B, 39B active"; the released configurations count exactly.
+TEST(ModelProfile, MixturesOfExpertsCountTheirTotalAndActiveParameters) {
+  const ModelProfile small = find_profile("mixtral_8x7b");
+  EXPECT_DOUBLE_EQ(small.parameters(), 46'702'792'704);
+  EXPECT_DOUBLE_EQ(small.active_parameters(), 12'879'925'248);
+  expect_within(small.parameters(), 46.7e9, 0.01, "mixtral_8x7b");
+  expect_within(small.active_parameters(), 12.9e9, 0.01, "mixtral_8x7b active");
+  const ModelProfile large = find_profile("mixtral_8x22b");
+  EXPECT_DOUBLE_EQ(large.parameters(), 140'630'071'296);
+  EXPECT_DOUBLE_EQ(large.active_parameters(), 39'161'468'928);
+  expect_within(large.parameters(), 141e9, 0.01, "mixtral_8x22b");
+  expect_within(large.active_parameters(), 39e9, 0.01, "mixtral_8x22b active");
+  // A dense model's parameters are all active.
+  EXPECT_DOUBLE_EQ(find_profile("llama2_70b").active_parameters(), find_profile("llama2_70b").parameters());
+}
+
+// A token passes through its top-2 experts: outside attention's s^2 terms, 2 FLOPs per active parameter and
+// token, as for a dense model of the active size (the router's softmax and the combination are a few FLOPs
+// per token on top).
+TEST(ModelProfile, AMixtureComputesWithItsActiveParameters) {
+  for (const auto& [name, layers, d] : {std::tuple{"mixtral_8x7b", 32.0, 4096.0}, std::tuple{"mixtral_8x22b", 56.0, 6144.0}}) {
+    const ModelProfile p = find_profile(name);
+    const double s = 4096;
+    const double embeddings = p.layers.front().parameters;
+    expect_within(p.forward_flops(), 2 * s * (p.active_parameters() - embeddings) + 4 * s * s * d * layers, 0.02, name);
+    // Each expert's products run over the tokens routed to it: 2 of 8 per token.
+    for (const LayerProfile& layer : p.layers) {
+      if (layer.name.find(".moe.experts.") == std::string::npos) continue;
+      EXPECT_DOUBLE_EQ(layer.gemm.rows, s * 2 / 8) << layer.name;
+      EXPECT_DOUBLE_EQ(layer.active_share, 0.25) << layer.name;
+    }
+  }
+}
+
 TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
   for (const std::string& name : profile_names()) {
     const ModelProfile profile = find_profile(name);
@@ -85,7 +121,7 @@ TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
       EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
     }
   }
-  EXPECT_EQ(profile_names().size(), 13U);
+  EXPECT_EQ(profile_names().size(), 15U);
   EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
   EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
 }
