@@ -112,8 +112,11 @@ std::string setup_lines(const scenario::Scenario& s, const metrics::RunRecord& r
     architecture = fmt::format("hybrid ({} allreduce, {} server{})", s.training.allreduce_algorithm.value,
                                s.training.shards, s.training.shards == 1 ? "" : "s");
   }
-  out += fmt::format("  training   {} ({} parameters), {} over {}, {}, lr {}\n", s.model.kind.value,
-                     record.parameter_count, s.training.sync_strategy.value, architecture, describe_batch(s),
+  const std::string active = record.fewer_active_parameters()
+                                 ? fmt::format(", {} active", record.active_parameter_count)
+                                 : std::string();
+  out += fmt::format("  training   {} ({} parameters{}), {} over {}, {}, lr {}\n", s.model.kind.value,
+                     record.parameter_count, active, s.training.sync_strategy.value, architecture, describe_batch(s),
                      s.training.optimizer.learning_rate);
   return out;
 }

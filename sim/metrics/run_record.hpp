@@ -118,6 +118,13 @@ struct RunRecord {
   std::int64_t iterations = 0;
   std::int64_t iterations_per_epoch = 0;
   std::size_t parameter_count = 0;
+  /// The parameters one token passes through (a mixture of experts: all but the routed experts it is not
+  /// sent to); parameter_count for any other model, 0 in a record built by hand.
+  std::size_t active_parameter_count = 0;
+  /// A mixture of experts: fewer parameters pass each token than the model holds.
+  [[nodiscard]] bool fewer_active_parameters() const {
+    return active_parameter_count > 0 && active_parameter_count < parameter_count;
+  }
   std::string simgrid_version;
   /// How many workers were simulated when some stood for others, behaving alike (worker 0 for all, or
   /// replica 0's ranks for every replica: see runtime/mirrored_ranks.hpp); 0 when each was. Said on stdout

@@ -308,6 +308,8 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
       {"parameters", record.parameter_count},
       {"bytes_sent", record.total_bytes_sent()},
   };
+  // A mixture of experts: the parameters each token passes through.
+  if (record.fewer_active_parameters()) result["active_parameters"] = record.active_parameter_count;
   if (record.updates_applied > 0) add_staleness(record, result);
   add_traffic(record, result);
   if (const std::optional<Throughput> rate = throughput(scenario, record)) {

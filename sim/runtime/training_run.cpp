@@ -70,6 +70,9 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
       is_timing_only(setup.mode) ? 0 : static_cast<std::int64_t>(setup.schedule.iterations_per_epoch());
   record.parameter_count =
       is_timing_only(setup.mode) ? static_cast<std::size_t>(std::llround(setup.profile().parameters())) : setup.model().parameter_count();
+  record.active_parameter_count = is_timing_only(setup.mode)
+                                      ? static_cast<std::size_t>(std::llround(setup.profile().active_parameters()))
+                                      : record.parameter_count;
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
   return record;
