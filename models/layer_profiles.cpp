@@ -148,6 +148,10 @@ void register_layer_profiles(ModelRegistry& registry) {
   registry.add("profile:mixtral_8x22b",
                "timing only: Mixtral 8x22B mixture of experts (141B parameters, 39.2B active: 2 of 8 experts a token)",
                layer_table("mixtral_8x22b", true));
+  registry.add("profile:deepseek_v3",
+               "timing only: DeepSeek-V3 mixture of experts with latent attention (671B parameters, 37.6B active: "
+               "8 of 256 experts a token and a shared one)",
+               layer_table("deepseek_v3", true));
 }
 
 }  // namespace dtsim::models

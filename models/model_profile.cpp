@@ -35,6 +35,7 @@ const std::map<std::string, Builder>& builders() {
       {"llama3_405b", [](const ProfileOptions& o) { return llama_profile("3_405b", o); }},
       {"mixtral_8x7b", [](const ProfileOptions& o) { return mixtral_profile("8x7b", o); }},
       {"mixtral_8x22b", [](const ProfileOptions& o) { return mixtral_profile("8x22b", o); }},
+      {"deepseek_v3", [](const ProfileOptions& o) { return deepseek_v3_profile(o); }},
   };
   return all;
 }

@@ -147,6 +147,9 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
 /// Mixtral mixtures of experts (Jiang et al. 2024): Llama's blocks with the feed-forward block replaced by 8
 /// SwiGLU experts, each token routed to 2. `size` is 8x7b or 8x22b.
 ModelProfile mixtral_profile(const std::string& size, const ProfileOptions& options);
+/// DeepSeek-V3 (DeepSeek-AI 2024): multi-head latent attention, 3 dense blocks, then 58 blocks of 256 routed
+/// experts (8 per token) beside a shared one.
+ModelProfile deepseek_v3_profile(const ProfileOptions& options);
 
 /// A GPT decoder of any shape, as Megatron-LM builds it (Narayanan et al. 2021): learned positions as long
 /// as the sequence, GELU feed-forward 4 x width wide, biases, language-model head tied to the embeddings.
@@ -177,7 +180,7 @@ class ProfileError : public std::invalid_argument {
 };
 
 /// The profile called `name` (resnet50, bert_base, bert_large, gpt2_small, gpt2_medium, gpt2_large,
-/// gpt2_xl, gpt3_175b, llama2_7b, llama2_70b, llama3_405b, mixtral_8x7b, mixtral_8x22b). Throws std::invalid_argument for another name.
+/// gpt2_xl, gpt3_175b, llama2_7b, llama2_70b, llama3_405b, mixtral_8x7b, mixtral_8x22b, deepseek_v3). Throws std::invalid_argument for another name.
 ModelProfile find_profile(const std::string& name, const ProfileOptions& options = {});
 /// Every profile name, sorted.
 std::vector<std::string> profile_names();

@@ -30,6 +30,15 @@ struct Transformer {
   int shared_experts = 0;
   double expert_width = 0;
   int dense_layers = 0;
+  bool router_bias = false;  ///< a per-expert bias on the routing scores (DeepSeek-V3's load balancing)
+  /// Multi-head latent attention (DeepSeek-V2 and V3) when `kv_rank` > 0: queries and keys-values projected
+  /// through latents of these ranks, each head `qk_nope` + `qk_rope` (rotary) wide for its scores and `v_head`
+  /// for its values.
+  double q_rank = 0;
+  double kv_rank = 0;
+  double qk_nope = 0;
+  double qk_rope = 0;
+  double v_head = 0;
 };
 
 /// Elements per sample a layer's memory-bound kernels move, forward and backward.
@@ -91,21 +100,18 @@ LayerProfile add_norm(const std::string& name, const Transformer& t, double toke
   return with_traffic(out, t, {5.5 * elements, 5.5 * elements}, {7.5 * elements, 10.5 * elements});
 }
 
-/// Self-attention, split by heads over a tensor group (the query-key-value product by columns, the output
-/// product by rows, as Megatron-LM splits them), then add & norm.
-void attention(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
+/// The attention scores Q K^T of every head, `query_width` wide in all (2 s^2 per width), their softmax (5
+/// per score), and the values' weighted sum, `value_width` wide in all; kept: the scores and the
+/// probabilities, then the context. Split by heads over a tensor group.
+void scores_and_context(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t,
+                        double query_width, double value_width) {
   const double s = t.sequence;
-  const double d = t.width;
-  const double hidden = s * d;
-  const double key_values = 2.0 * d * t.key_value_heads / t.heads;
-  LayerProfile qkv = dense(prefix + ".attention.qkv", s, d, d + key_values, t.biases);
-  // Scores Q K^T over all heads (2 s^2 d), softmax (5 per score), and the weighted sum of values (2 s^2 d);
-  // kept: the scores and the probabilities, then the context.
+  const double hidden = s * value_width;
   const double scores = t.heads * s * s;
-  const double score_flops = 2.0 * s * s * d + 5.0 * scores;
+  const double score_flops = 2.0 * s * s * query_width + 5.0 * scores;
   LayerProfile score_layer = whole_layer(prefix + ".attention.scores", 0.0, score_flops, 2.0 * score_flops,
                                          2.0 * scores * kFloatBytes, OpClass::Attention);
-  const double context_flops = 2.0 * s * s * d;
+  const double context_flops = 2.0 * s * s * value_width;
   LayerProfile context_layer = whole_layer(prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops,
                                            hidden * kFloatBytes, OpClass::Attention);
   if (!t.fused_attention) {
@@ -115,20 +121,58 @@ void attention(std::vector<LayerProfile>& out, const std::string& prefix, const 
     // writes: 3), the scores product reads its gradient twice (2), the context product writes the
     // probabilities' gradient and reads them (2). Eager adds the scaling by 1/sqrt(head width) and the mask's
     // addition, each reading and writing the scores (2 + 2; backward the scaling again: 2), and copies
-    // through memory the heads torch.matmul cannot take as strided views: query, key and value into
-    // head-major order and the context back, each way (2 elements per value copied).
+    // through memory the heads torch.matmul cannot take as strided views: the context back into token-major
+    // order, each way (2 elements per value copied; the query, key and value copies are their product's).
     with_traffic(score_layer, t, {5.5 * scores, 7.5 * scores}, {9.5 * scores, 9.5 * scores});
     with_traffic(context_layer, t, {scores, 2.0 * scores}, {scores + 2.0 * hidden, 2.0 * scores + 2.0 * hidden});
-    if (t.eager) with_traffic(qkv, 2.0 * s * (d + key_values), 2.0 * s * (d + key_values));
   }
-  // Eager, the query, key and value products are three (as BERT's PyTorch code writes them), and their
-  // input's three gradients are summed by two additions (3 elements each).
-  if (t.eager) qkv.backward_traffic += 6.0 * hidden * kFloatBytes;
-  out.push_back(split(with_bias_gradient(qkv, t), TensorSplit::Column, hidden));
   out.push_back(split(score_layer, TensorSplit::Heads, 0.0));
   out.push_back(split(context_layer, TensorSplit::Heads, 0.0));
+}
+
+/// Self-attention, split by heads over a tensor group (the query-key-value product by columns, the output
+/// product by rows, as Megatron-LM splits them), then add & norm.
+void attention(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
+  const double s = t.sequence;
+  const double d = t.width;
+  const double hidden = s * d;
+  const double key_values = 2.0 * d * t.key_value_heads / t.heads;
+  LayerProfile qkv = dense(prefix + ".attention.qkv", s, d, d + key_values, t.biases);
+  // Eager and unfused, query, key and value are copied into head-major order (2 elements per value each
+  // way); eager, the three products are three (as BERT's PyTorch code writes them), and their input's three
+  // gradients are summed by two additions (3 elements each).
+  if (t.eager && !t.fused_attention) with_traffic(qkv, 2.0 * s * (d + key_values), 2.0 * s * (d + key_values));
+  if (t.eager) qkv.backward_traffic += 6.0 * hidden * kFloatBytes;
+  out.push_back(split(with_bias_gradient(qkv, t), TensorSplit::Column, hidden));
+  scores_and_context(out, prefix, t, d, d);
   LayerProfile output = dense(prefix + ".attention.output", s, d, d, t.biases);
   out.push_back(split(with_bias_gradient(output, t), TensorSplit::Row, hidden));
+  out.push_back(add_norm(prefix + ".attention.norm", t, s));
+}
+
+/// Multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2 section 2.1): the hidden state is projected down
+/// to a query latent and a key-value latent (with the keys' shared rotary part), each RMS-normalized (about 4
+/// FLOPs per element; one gain per channel), then up to every head's query and its key and value. As
+/// Megatron-Core splits it over a tensor group: the down projections replicated, the up projections by
+/// columns (their latents' gradients summed), the heads split, the output product by rows.
+void latent_attention(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t) {
+  const double s = t.sequence;
+  const double d = t.width;
+  const double hidden = s * d;
+  LayerProfile q_down = dense(prefix + ".attention.q_down", s, d, t.q_rank, false);
+  LayerProfile kv_down = dense(prefix + ".attention.kv_down", s, d, t.kv_rank + t.qk_rope, false);
+  for (auto [layer, rank] : {std::pair{&q_down, t.q_rank}, std::pair{&kv_down, t.kv_rank}}) {
+    layer->parameters += rank;
+    layer->forward_flops += 4.0 * s * rank;
+    layer->backward_flops += 8.0 * s * rank;
+    out.push_back(*layer);
+  }
+  LayerProfile q_up = dense(prefix + ".attention.q_up", s, t.q_rank, t.heads * (t.qk_nope + t.qk_rope), false);
+  out.push_back(split(q_up, TensorSplit::Column, s * t.q_rank));
+  LayerProfile kv_up = dense(prefix + ".attention.kv_up", s, t.kv_rank, t.heads * (t.qk_nope + t.v_head), false);
+  out.push_back(split(kv_up, TensorSplit::Column, s * t.kv_rank));
+  scores_and_context(out, prefix, t, t.heads * (t.qk_nope + t.qk_rope), t.heads * t.v_head);
+  out.push_back(split(dense(prefix + ".attention.output", s, t.heads * t.v_head, d, false), TensorSplit::Row, hidden));
   out.push_back(add_norm(prefix + ".attention.norm", t, s));
 }
 
@@ -183,6 +227,7 @@ void expert_feed_forward(std::vector<LayerProfile>& out, const std::string& pref
   const double routed = s * t.top_k;
   const double experts = t.experts;
   LayerProfile router = dense(prefix + ".moe.router", s, d, experts, false);
+  if (t.router_bias) router.parameters += experts;
   router.forward_flops += 5.0 * s * experts;
   router.backward_flops += 10.0 * s * experts;
   out.push_back(router);
@@ -214,7 +259,11 @@ void expert_feed_forward(std::vector<LayerProfile>& out, const std::string& pref
 /// (post-norm as BERT; GPT-2 and Llama normalize first, which costs the same).
 void block(std::vector<LayerProfile>& out, int index, const std::string& prefix, const Transformer& t) {
   const std::size_t first = out.size();
-  attention(out, prefix, t);
+  if (t.kv_rank > 0) {
+    latent_attention(out, prefix, t);
+  } else {
+    attention(out, prefix, t);
+  }
   if (t.experts > 0 && index >= t.dense_layers) {
     expert_feed_forward(out, prefix, t);
   } else {
@@ -470,6 +519,35 @@ ModelProfile mixtral_profile(const std::string& size, const ProfileOptions& opti
                    {},
                    {}};
   decoder(out, t, false);
+  return out;
+}
+
+// DeepSeek-AI 2024 (DeepSeek-V3 technical report, section 4.2) and the released configuration: 61 layers,
+// 7168 wide, 128 heads of multi-head latent attention (query latent 1536, key-value latent 512, heads of 128
+// + 64 rotary for the scores and 128 for the values); the first 3 blocks dense (SwiGLU 18432 wide), the
+// other 58 a router with a bias per expert over 256 routed SwiGLU experts 2048 wide, 8 per token, beside 1
+// shared expert; vocabulary 129,280, untied head, 163,840 positions. 671,026,419,200 parameters ("671B"; the
+// multi-token prediction module the checkpoint adds is not part of it), 37,552,297,472 passing each token
+// counting the token table's rows, 36,625,618,432 without it ("37B activated", rounded). Default sequence
+// 4096, the pre-training's.
+ModelProfile deepseek_v3_profile(const ProfileOptions& options) {
+  Transformer t;
+  t.layers = 61, t.width = 7168, t.heads = 128, t.key_value_heads = 128;
+  t.q_rank = 1536, t.kv_rank = 512, t.qk_nope = 128, t.qk_rope = 64, t.v_head = 128;
+  t.feed_forward = 18432, t.dense_layers = 3;
+  t.experts = 256, t.top_k = 8, t.shared_experts = 1, t.expert_width = 2048, t.router_bias = true;
+  t.vocabulary = 129280, t.positions = 0, t.types = 0;
+  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  take_options(t, options, 4096, 163840);
+  ModelProfile out{"deepseek_v3",
+                   "DeepSeek-V3 mixture of experts (61 layers, 7168 wide, 128 heads of latent attention; 3 dense "
+                   "blocks, then 256 experts 2048 wide, 8 per token, and 1 shared), untied head",
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
+  decoder(out, t, false);
+  // Tensor splits divide the experts' width, not the dense blocks'.
+  out.shape.feed_forward = static_cast<int>(t.expert_width);
   return out;
 }
 

@@ -85,6 +85,16 @@ TEST(ModelProfile, MixturesOfExpertsCountTheirTotalAndActiveParameters) {
   EXPECT_DOUBLE_EQ(large.active_parameters(), 39'161'468'928);
   expect_within(large.parameters(), 141e9, 0.01, "mixtral_8x22b");
   expect_within(large.active_parameters(), 39e9, 0.01, "mixtral_8x22b active");
+  // DeepSeek-V3: "671B total parameters with 37B activated for each token" (its technical report, without
+  // the multi-token prediction module). The released configuration counts 671,026,419,200; a token passes
+  // through 37,552,297,472 counting the token table's rows, 36,625,618,432 without them: the report's 37B
+  // is rounded (1.5% under the first, 1.0% over the second).
+  const ModelProfile deepseek = find_profile("deepseek_v3");
+  EXPECT_DOUBLE_EQ(deepseek.parameters(), 671'026'419'200);
+  EXPECT_DOUBLE_EQ(deepseek.active_parameters(), 37'552'297'472);
+  EXPECT_DOUBLE_EQ(deepseek.active_parameters() - deepseek.layers.front().parameters, 36'625'618'432);
+  expect_within(deepseek.parameters(), 671e9, 0.01, "deepseek_v3");
+  expect_within(deepseek.active_parameters(), 37e9, 0.015, "deepseek_v3 active");
   // A dense model's parameters are all active.
   EXPECT_DOUBLE_EQ(find_profile("llama2_70b").active_parameters(), find_profile("llama2_70b").parameters());
 }
@@ -105,6 +115,13 @@ TEST(ModelProfile, AMixtureComputesWithItsActiveParameters) {
       EXPECT_DOUBLE_EQ(layer.active_share, 0.25) << layer.name;
     }
   }
+  // DeepSeek-V3's latent attention: scores over heads of 128 + 64 dimensions, values of 128.
+  const ModelProfile deepseek = find_profile("deepseek_v3");
+  const double s = 4096;
+  const double embeddings = deepseek.layers.front().parameters;
+  expect_within(deepseek.forward_flops(),
+                2 * s * (deepseek.active_parameters() - embeddings) + 2 * s * s * 128 * (192 + 128) * 61, 0.02,
+                "deepseek_v3");
 }
 
 TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
@@ -121,7 +138,7 @@ TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
       EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
     }
   }
-  EXPECT_EQ(profile_names().size(), 15U);
+  EXPECT_EQ(profile_names().size(), 16U);
   EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
   EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
 }
