@@ -85,7 +85,17 @@ ModelPlugin gpt_of_any_shape() {
                          core::integer("heads", 1, 4096, "attention heads (they divide the width)").require(),
                          core::integer("vocabulary", 1, 10'000'000, "tokens of the vocabulary").fallback("51200"),
                          sequence_length_parameter(), attention_parameter(), kernels_parameter(),
-                         sequence_bins_parameter()},
+                         sequence_bins_parameter(),
+                         core::integer("experts", 1, 4096,
+                                       "a mixture of experts: every block's feed-forward part becomes this many routed "
+                                       "experts (GELU, as the dense block); absent: a dense model"),
+                         core::integer("top_k", 1, 4096, "with experts: how many of them each token is routed to"),
+                         core::integer("shared_experts", 1, 4096,
+                                       "with experts: experts every token passes besides its routed ones (DeepSeek's); "
+                                       "absent: none"),
+                         core::integer("expert_width", 1, 1'048'576,
+                                       "with experts: each expert's inner width; absent: 4 x hidden_size, the dense "
+                                       "block's")},
           .trains_on = std::nullopt,
           .make = {},
           .profile = [](const core::View& m) {
@@ -95,7 +105,11 @@ ModelPlugin gpt_of_any_shape() {
                            .vocabulary = static_cast<int>(m.filled_integer("vocabulary")),
                            .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048)),
                            .attention = attention_of(m),
-                           .kernels = kernels_of(m)};
+                           .kernels = kernels_of(m),
+                           .experts = static_cast<int>(m.integer("experts").value_or(0)),
+                           .top_k = static_cast<int>(m.integer("top_k").value_or(0)),
+                           .shared_experts = static_cast<int>(m.integer("shared_experts").value_or(0)),
+                           .expert_width = static_cast<int>(m.integer("expert_width").value_or(0))};
             const std::vector<double> bins = bins_of(m);
             if (bins.empty()) return gpt_profile(shape);
             return binned_profile(

@@ -161,8 +161,15 @@ struct GptShape {
   int sequence = 2048;
   AttentionKernel attention = AttentionKernel::Unfused;
   KernelFusion kernels = KernelFusion::Fused;
+  /// A mixture of experts when `experts` > 0: every block's feed-forward part is that many GELU experts
+  /// `expert_width` wide (0: 4 x width), each token routed to `top_k` of them, beside `shared_experts`.
+  int experts = 0;
+  int top_k = 0;
+  int shared_experts = 0;
+  int expert_width = 0;
 };
-/// Throws ProfileError (key "heads") when the heads do not divide the width.
+/// Throws ProfileError (key "heads") when the heads do not divide the width, and (keys "experts", "top_k")
+/// for a mixture's keys without experts or more experts a token than there are.
 ModelProfile gpt_profile(const GptShape& shape);
 
 /// A profile that cannot be built as asked, with the `model` key at fault ("heads", "sequence_length"), so

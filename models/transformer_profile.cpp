@@ -286,6 +286,28 @@ void embeddings(std::vector<LayerProfile>& out, const Transformer& t) {
   }
 }
 
+/// A GPT shape's mixture of experts, checked: its keys need `experts`, which need `top_k` of at most them.
+void take_experts(Transformer& t, const GptShape& shape) {
+  if (shape.experts == 0) {
+    if (shape.top_k > 0 || shape.shared_experts > 0 || shape.expert_width > 0) {
+      throw ProfileError(shape.top_k > 0 ? "top_k" : shape.shared_experts > 0 ? "shared_experts" : "expert_width",
+                         "describes a mixture of experts, and the model has no experts",
+                         "give model.experts (the routed experts per block), or remove the key");
+    }
+    return;
+  }
+  if (shape.top_k == 0 || shape.top_k > shape.experts) {
+    throw ProfileError(shape.top_k == 0 ? "experts" : "top_k",
+                       shape.top_k == 0 ? fmt::format("{} experts and no top_k: how many experts each token is sent to",
+                                                      shape.experts)
+                                        : fmt::format("each token sent to {} of {} experts", shape.top_k, shape.experts),
+                       fmt::format("give model.top_k from 1 to {} (Switch Transformer: 1, GShard and Mixtral: 2)",
+                                   shape.experts));
+  }
+  t.experts = shape.experts, t.top_k = shape.top_k, t.shared_experts = shape.shared_experts;
+  t.expert_width = shape.expert_width > 0 ? shape.expert_width : 4.0 * shape.width;
+}
+
 TransformerShape shape_of(const Transformer& t) {
   return {t.layers,
           static_cast<int>(t.width),
@@ -567,6 +589,7 @@ ModelProfile gpt_profile(const GptShape& shape) {
   t.vocabulary = shape.vocabulary, t.positions = shape.sequence, t.types = 0, t.sequence = shape.sequence;
   t.fused_attention = shape.attention == AttentionKernel::Fused;
   t.eager = shape.kernels == KernelFusion::Eager;
+  take_experts(t, shape);
   ModelProfile out{"gpt",
                    fmt::format("GPT decoder ({} layers, {} wide, {} heads, vocabulary {}), head tied to the embeddings",
                                shape.layers, shape.width, shape.heads, shape.vocabulary),
@@ -574,6 +597,7 @@ ModelProfile gpt_profile(const GptShape& shape) {
                    {},
                    {}};
   decoder(out, t, true);
+  if (t.experts > 0) out.shape.feed_forward = static_cast<int>(t.expert_width);
   return out;
 }
 

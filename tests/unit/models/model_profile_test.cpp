@@ -124,6 +124,43 @@ TEST(ModelProfile, AMixtureComputesWithItsActiveParameters) {
                 "deepseek_v3");
 }
 
+// profile:gpt with experts: each block's feed-forward part becomes `experts` copies of the dense block's, and
+// a token passing through one of them (top_k 1, Switch Transformer's routing) passes through as many
+// parameters as the dense model has, plus the router's d x E.
+TEST(ModelProfile, AGptWithExpertsHoldsEveryExpertAndComputesWithItsTopK) {
+  const GptShape dense{.layers = 2, .width = 64, .heads = 4, .vocabulary = 100, .sequence = 32};
+  GptShape switched = dense;
+  switched.experts = 4, switched.top_k = 1;
+  const ModelProfile a = gpt_profile(dense);
+  const ModelProfile b = gpt_profile(switched);
+  const double block_ffn = (64.0 * 256 + 256) + (256.0 * 64 + 64);
+  EXPECT_DOUBLE_EQ(b.parameters(), a.parameters() + 2 * (3 * block_ffn + 64 * 4));
+  EXPECT_DOUBLE_EQ(b.active_parameters(), a.parameters() + 2 * 64 * 4);
+  GptShape shared = switched;
+  shared.shared_experts = 1, shared.expert_width = 128;
+  const double narrow_ffn = (64.0 * 128 + 128) + (128.0 * 64 + 64);
+  EXPECT_DOUBLE_EQ(gpt_profile(shared).active_parameters(), a.parameters() - 2 * block_ffn + 2 * (2 * narrow_ffn + 64 * 4));
+  // The mixture's keys need experts, and experts need top_k of at most them.
+  const auto key_at_fault = [](GptShape shape) {
+    try {
+      static_cast<void>(gpt_profile(shape));
+    } catch (const ProfileError& error) {
+      return error.key();
+    }
+    return std::string("none");
+  };
+  GptShape no_top_k = dense;
+  no_top_k.experts = 4;
+  EXPECT_EQ(key_at_fault(no_top_k), "experts");
+  GptShape too_many = switched;
+  too_many.top_k = 5;
+  EXPECT_EQ(key_at_fault(too_many), "top_k");
+  GptShape no_experts = dense;
+  no_experts.top_k = 2;
+  EXPECT_EQ(key_at_fault(no_experts), "top_k");
+  EXPECT_EQ(key_at_fault(switched), "none");
+}
+
 TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
   for (const std::string& name : profile_names()) {
     const ModelProfile profile = find_profile(name);
