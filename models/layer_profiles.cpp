@@ -8,7 +8,7 @@ namespace {
 core::SchemaNode sequence_length_parameter() {
   return core::integer("sequence_length", 1, 131'072,
                        "tokens per sample of a transformer profile (at most its positions); when absent, a named "
-                       "profile's own (`dtsim list profiles`), and 2048 for profile:gpt");
+                       "profile's own (`dtsim list profiles`), 2048 for profile:gpt and 4096 for profile:llama");
 }
 
 core::SchemaNode attention_parameter() {
@@ -78,50 +78,94 @@ ModelPlugin layer_table(const std::string& name, bool transformer) {
           .example_data = ""};
 }
 
+/// The keys a decoder of any shape (profile:gpt, profile:llama) reads, declared alike for both.
+std::vector<core::SchemaNode> decoder_shape_parameters() {
+  return {core::integer("blocks", 1, 1024, "decoder layers (transformer blocks)").require(),
+          core::integer("hidden_size", 1, 1'048'576, "hidden size (width)").require(),
+          core::integer("heads", 1, 4096, "attention heads (they divide the width)").require(),
+          core::integer("vocabulary", 1, 10'000'000, "tokens of the vocabulary").fallback("51200"),
+          sequence_length_parameter(),
+          attention_parameter(),
+          kernels_parameter(),
+          sequence_bins_parameter(),
+          core::integer("experts", 1, 4096,
+                        "a mixture of experts: every block's feed-forward part becomes this many routed experts of "
+                        "the dense block's kind (GELU for profile:gpt, SwiGLU for profile:llama); absent: a dense model"),
+          core::integer("top_k", 1, 4096, "with experts: how many of them each token is routed to"),
+          core::integer("shared_experts", 1, 4096,
+                        "with experts: experts every token passes besides its routed ones (DeepSeek's); absent: none"),
+          core::integer("expert_width", 1, 1'048'576,
+                        "with experts: each expert's inner width; absent: the dense block's (4 x hidden_size for "
+                        "profile:gpt, ffn_hidden_size for profile:llama)")};
+}
+
+/// The shape the section declares, with `sequence` tokens when it gives none.
+GptShape decoder_shape(const core::View& m, int sequence) {
+  return {.layers = static_cast<int>(*m.integer("blocks")),
+          .width = static_cast<int>(*m.integer("hidden_size")),
+          .heads = static_cast<int>(*m.integer("heads")),
+          .vocabulary = static_cast<int>(m.filled_integer("vocabulary")),
+          .sequence = static_cast<int>(m.integer("sequence_length").value_or(sequence)),
+          .attention = attention_of(m),
+          .kernels = kernels_of(m),
+          .experts = static_cast<int>(m.integer("experts").value_or(0)),
+          .top_k = static_cast<int>(m.integer("top_k").value_or(0)),
+          .shared_experts = static_cast<int>(m.integer("shared_experts").value_or(0)),
+          .expert_width = static_cast<int>(m.integer("expert_width").value_or(0))};
+}
+
+/// The profile `build` makes of a shape, binned by `model.sequence_bins` when given.
+template <class Shape>
+ModelProfile binned_shape(const core::View& m, const Shape& shape, GptShape& (*base)(Shape&),
+                          ModelProfile (*build)(const Shape&)) {
+  const std::vector<double> bins = bins_of(m);
+  if (bins.empty()) return build(shape);
+  return binned_profile(
+      [&](std::size_t sequence) {
+        Shape padded = shape;
+        if (sequence > 0) base(padded).sequence = static_cast<int>(sequence);
+        return build(padded);
+      },
+      bins);
+}
+
+GptShape& gpt_base(GptShape& shape) { return shape; }
+GptShape& llama_base(LlamaShape& shape) { return shape.base; }
+
 /// A GPT decoder of the shape the section declares (the Megatron-LM papers' models).
 ModelPlugin gpt_of_any_shape() {
-  return {.parameters = {core::integer("blocks", 1, 1024, "decoder layers (transformer blocks)").require(),
-                         core::integer("hidden_size", 1, 1'048'576, "hidden size (width)").require(),
-                         core::integer("heads", 1, 4096, "attention heads (they divide the width)").require(),
-                         core::integer("vocabulary", 1, 10'000'000, "tokens of the vocabulary").fallback("51200"),
-                         sequence_length_parameter(), attention_parameter(), kernels_parameter(),
-                         sequence_bins_parameter(),
-                         core::integer("experts", 1, 4096,
-                                       "a mixture of experts: every block's feed-forward part becomes this many routed "
-                                       "experts (GELU, as the dense block); absent: a dense model"),
-                         core::integer("top_k", 1, 4096, "with experts: how many of them each token is routed to"),
-                         core::integer("shared_experts", 1, 4096,
-                                       "with experts: experts every token passes besides its routed ones (DeepSeek's); "
-                                       "absent: none"),
-                         core::integer("expert_width", 1, 1'048'576,
-                                       "with experts: each expert's inner width; absent: 4 x hidden_size, the dense "
-                                       "block's")},
+  return {.parameters = decoder_shape_parameters(),
           .trains_on = std::nullopt,
           .make = {},
           .profile = [](const core::View& m) {
-            GptShape shape{.layers = static_cast<int>(m.integer("blocks").value_or(0)),
-                           .width = static_cast<int>(m.integer("hidden_size").value_or(0)),
-                           .heads = static_cast<int>(m.integer("heads").value_or(0)),
-                           .vocabulary = static_cast<int>(m.filled_integer("vocabulary")),
-                           .sequence = static_cast<int>(m.integer("sequence_length").value_or(2048)),
-                           .attention = attention_of(m),
-                           .kernels = kernels_of(m),
-                           .experts = static_cast<int>(m.integer("experts").value_or(0)),
-                           .top_k = static_cast<int>(m.integer("top_k").value_or(0)),
-                           .shared_experts = static_cast<int>(m.integer("shared_experts").value_or(0)),
-                           .expert_width = static_cast<int>(m.integer("expert_width").value_or(0))};
-            const std::vector<double> bins = bins_of(m);
-            if (bins.empty()) return gpt_profile(shape);
-            return binned_profile(
-                [shape](std::size_t sequence) {
-                  GptShape padded = shape;
-                  if (sequence > 0) padded.sequence = static_cast<int>(sequence);
-                  return gpt_profile(padded);
-                },
-                bins);
+            return binned_shape<GptShape>(m, decoder_shape(m, 2048), gpt_base, gpt_profile);
           },
           .check = {},
           .example = "{kind: profile:gpt, blocks: 24, hidden_size: 2304, heads: 24}",
+          .example_data = ""};
+}
+
+/// A Llama decoder of the shape the section declares: grouped-query attention and a SwiGLU block of its own
+/// width (Llama 2 7B: blocks 32, hidden_size 4096, heads 32, ffn_hidden_size 11008, vocabulary 32000).
+ModelPlugin llama_of_any_shape() {
+  std::vector<core::SchemaNode> parameters = decoder_shape_parameters();
+  parameters.push_back(core::integer("key_value_heads", 1, 4096,
+                                     "grouped-query attention: key-value heads, which divide the heads; absent: as many "
+                                     "as the heads"));
+  parameters.push_back(core::integer("ffn_hidden_size", 1, 1'048'576, "the SwiGLU block's inner width").require());
+  return {.parameters = std::move(parameters),
+          .trains_on = std::nullopt,
+          .make = {},
+          .profile = [](const core::View& m) {
+            const LlamaShape shape{.base = decoder_shape(m, 4096),
+                                   .key_value_heads = static_cast<int>(m.integer("key_value_heads").value_or(0)),
+                                   .feed_forward = static_cast<int>(*m.integer("ffn_hidden_size"))};
+            return binned_shape<LlamaShape>(
+                m, shape, llama_base, static_cast<ModelProfile (*)(const LlamaShape&)>(llama_profile));
+          },
+          .check = {},
+          .example = "{kind: profile:llama, blocks: 32, hidden_size: 4096, heads: 32, key_value_heads: 8, "
+                     "ffn_hidden_size: 14336, experts: 8, top_k: 2}",
           .example_data = ""};
 }
 
@@ -148,6 +192,10 @@ void register_layer_profiles(ModelRegistry& registry) {
   registry.add("profile:gpt2_xl", "timing only: GPT-2 XL layer table (1.56B parameters)", layer_table("gpt2_xl", true));
   registry.add("profile:gpt", "timing only: a GPT decoder of the declared shape (blocks, hidden_size, heads)",
                gpt_of_any_shape());
+  registry.add("profile:llama",
+               "timing only: a Llama decoder of the declared shape (blocks, hidden_size, heads, key_value_heads, "
+               "ffn_hidden_size)",
+               llama_of_any_shape());
   registry.add("profile:gpt3_175b", "timing only: GPT-3 175B layer table (175B parameters)",
                layer_table("gpt3_175b", true));
   registry.add("profile:llama2_7b", "timing only: Llama 2 7B layer table (6.74B parameters)",

@@ -172,6 +172,18 @@ struct GptShape {
 /// for a mixture's keys without experts or more experts a token than there are.
 ModelProfile gpt_profile(const GptShape& shape);
 
+/// A Llama decoder of any shape (profile:llama): `base`'s layers, width, heads, vocabulary, sequence, kernels
+/// and experts, with Llama's blocks (RMSNorm, rotary positions, no biases, untied head), grouped-query
+/// attention over `key_value_heads` (0: as many as the heads) and a SwiGLU block `feed_forward` wide (a
+/// mixture's experts `base.expert_width` wide, 0: as wide as it).
+struct LlamaShape {
+  GptShape base;
+  int key_value_heads = 0;
+  int feed_forward = 0;
+};
+/// As gpt_profile, and ProfileError (key "key_value_heads") when they do not divide the heads.
+ModelProfile llama_profile(const LlamaShape& shape);
+
 /// A profile that cannot be built as asked, with the `model` key at fault ("heads", "sequence_length"), so
 /// that the error points at the value to change.
 class ProfileError : public std::invalid_argument {

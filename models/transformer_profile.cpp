@@ -287,7 +287,8 @@ void embeddings(std::vector<LayerProfile>& out, const Transformer& t) {
 }
 
 /// A GPT shape's mixture of experts, checked: its keys need `experts`, which need `top_k` of at most them.
-void take_experts(Transformer& t, const GptShape& shape) {
+/// Experts are `dense_width` wide unless the shape says.
+void take_experts(Transformer& t, const GptShape& shape, double dense_width) {
   if (shape.experts == 0) {
     if (shape.top_k > 0 || shape.shared_experts > 0 || shape.expert_width > 0) {
       throw ProfileError(shape.top_k > 0 ? "top_k" : shape.shared_experts > 0 ? "shared_experts" : "expert_width",
@@ -305,7 +306,21 @@ void take_experts(Transformer& t, const GptShape& shape) {
                                    shape.experts));
   }
   t.experts = shape.experts, t.top_k = shape.top_k, t.shared_experts = shape.shared_experts;
-  t.expert_width = shape.expert_width > 0 ? shape.expert_width : 4.0 * shape.width;
+  t.expert_width = shape.expert_width > 0 ? shape.expert_width : dense_width;
+}
+
+/// A decoder shape's layers, width, heads, vocabulary and sequence: at least 1 each, and heads that divide
+/// the width.
+void check_decoder_shape(const GptShape& shape) {
+  if (shape.layers < 1 || shape.width < 1 || shape.heads < 1 || shape.vocabulary < 1 || shape.sequence < 1) {
+    throw std::invalid_argument("a decoder shape needs layers, width, heads, vocabulary and sequence of at least 1");
+  }
+  if (shape.width % shape.heads != 0) {
+    throw ProfileError("heads",
+                       fmt::format("{} heads do not divide the hidden size ({}): each head is hidden_size / heads wide",
+                                   shape.heads, shape.width),
+                       "use a number of heads that divides model.hidden_size, or a hidden size divisible by the heads");
+  }
 }
 
 TransformerShape shape_of(const Transformer& t) {
@@ -574,22 +589,14 @@ ModelProfile deepseek_v3_profile(const ProfileOptions& options) {
 }
 
 ModelProfile gpt_profile(const GptShape& shape) {
-  if (shape.layers < 1 || shape.width < 1 || shape.heads < 1 || shape.vocabulary < 1 || shape.sequence < 1) {
-    throw std::invalid_argument("a GPT shape needs layers, width, heads, vocabulary and sequence of at least 1");
-  }
-  if (shape.width % shape.heads != 0) {
-    throw ProfileError("heads",
-                       fmt::format("{} heads do not divide the hidden size ({}): each head is hidden_size / heads wide",
-                                   shape.heads, shape.width),
-                       "use a number of heads that divides model.hidden_size, or a hidden size divisible by the heads");
-  }
+  check_decoder_shape(shape);
   Transformer t;
   t.layers = shape.layers, t.width = shape.width, t.heads = shape.heads, t.key_value_heads = shape.heads;
   t.feed_forward = 4.0 * shape.width;
   t.vocabulary = shape.vocabulary, t.positions = shape.sequence, t.types = 0, t.sequence = shape.sequence;
   t.fused_attention = shape.attention == AttentionKernel::Fused;
   t.eager = shape.kernels == KernelFusion::Eager;
-  take_experts(t, shape);
+  take_experts(t, shape, 4.0 * shape.width);
   ModelProfile out{"gpt",
                    fmt::format("GPT decoder ({} layers, {} wide, {} heads, vocabulary {}), head tied to the embeddings",
                                shape.layers, shape.width, shape.heads, shape.vocabulary),
@@ -597,6 +604,38 @@ ModelProfile gpt_profile(const GptShape& shape) {
                    {},
                    {}};
   decoder(out, t, true);
+  if (t.experts > 0) out.shape.feed_forward = static_cast<int>(t.expert_width);
+  return out;
+}
+
+ModelProfile llama_profile(const LlamaShape& shape) {
+  const GptShape& g = shape.base;
+  check_decoder_shape(g);
+  if (shape.feed_forward < 1) throw std::invalid_argument("a Llama shape needs a feed-forward width of at least 1");
+  const int key_values = shape.key_value_heads == 0 ? g.heads : shape.key_value_heads;
+  if (g.heads % key_values != 0) {
+    throw ProfileError("key_value_heads",
+                       fmt::format("{} key-value heads do not divide the {} heads: each serves heads / key_value_heads "
+                                   "query heads",
+                                   key_values, g.heads),
+                       "use a number of key-value heads that divides model.heads");
+  }
+  Transformer t;
+  t.layers = g.layers, t.width = g.width, t.heads = g.heads, t.key_value_heads = key_values;
+  t.feed_forward = shape.feed_forward, t.vocabulary = g.vocabulary, t.sequence = g.sequence;
+  t.positions = 0, t.types = 0;
+  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  t.fused_attention = g.attention == AttentionKernel::Fused;
+  t.eager = g.kernels == KernelFusion::Eager;
+  take_experts(t, g, shape.feed_forward);
+  ModelProfile out{"llama",
+                   fmt::format("Llama decoder ({} layers, {} wide, {} heads, {} key-value heads, vocabulary {}), "
+                               "SwiGLU, untied head",
+                               g.layers, g.width, g.heads, key_values, g.vocabulary),
+                   fmt::format("a sequence of {} tokens", g.sequence),
+                   {},
+                   {}};
+  decoder(out, t, false);
   if (t.experts > 0) out.shape.feed_forward = static_cast<int>(t.expert_width);
   return out;
 }

@@ -161,6 +161,26 @@ TEST(ModelProfile, AGptWithExpertsHoldsEveryExpertAndComputesWithItsTopK) {
   EXPECT_EQ(key_at_fault(switched), "none");
 }
 
+// profile:llama of the released configurations' shapes is the named profile, dense or with experts.
+TEST(ModelProfile, ALlamaOfAnyShapeIsTheNamedProfileOfItsShape) {
+  const GptShape seven{.layers = 32, .width = 4096, .heads = 32, .vocabulary = 32000, .sequence = 4096};
+  const ModelProfile llama = llama_profile(LlamaShape{.base = seven, .key_value_heads = 0, .feed_forward = 11008});
+  EXPECT_DOUBLE_EQ(llama.parameters(), find_profile("llama2_7b").parameters());
+  EXPECT_DOUBLE_EQ(llama.training_flops(), find_profile("llama2_7b").training_flops());
+  GptShape mixture = seven;
+  mixture.experts = 8, mixture.top_k = 2;
+  const ModelProfile mixtral = llama_profile(LlamaShape{.base = mixture, .key_value_heads = 8, .feed_forward = 14336});
+  EXPECT_DOUBLE_EQ(mixtral.parameters(), find_profile("mixtral_8x7b").parameters());
+  EXPECT_DOUBLE_EQ(mixtral.active_parameters(), find_profile("mixtral_8x7b").active_parameters());
+  EXPECT_DOUBLE_EQ(mixtral.training_flops(), find_profile("mixtral_8x7b").training_flops());
+  try {
+    static_cast<void>(llama_profile(LlamaShape{.base = seven, .key_value_heads = 5, .feed_forward = 11008}));
+    ADD_FAILURE() << "5 key-value heads for 32 heads";
+  } catch (const ProfileError& error) {
+    EXPECT_EQ(error.key(), "key_value_heads");
+  }
+}
+
 TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
   for (const std::string& name : profile_names()) {
     const ModelProfile profile = find_profile(name);
