@@ -198,8 +198,9 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
     double busiest = 0.0;
     for (const metrics::HostActivity& host : record.hosts) busiest = std::max(busiest, host.compute_s);
     const scenario::ParallelismSpec& plan = s.training.parallelism;
-    out += fmt::format("  pipeline   {} stages, {} micro-batches, {}: idle {:.1f}% of the busiest stage's compute "
-                       "(the bubble alone, in closed form: {:.1f}%)\n",
+    out += fmt::format("  pipeline   {} stages, {} micro-batches, {}: not computing {:.1f}% of the busiest stage's "
+                       "compute, the bubble and communication it does not hide (the bubble alone, in closed form: "
+                       "{:.1f}%)\n",
                        plan.pipeline, plan.microbatches, scenario::to_string(plan.schedule),
                        busiest > 0.0 ? 100.0 * (record.simulated_s / busiest - 1.0) : 0.0,
                        100.0 * record.bubble_closed_form);
