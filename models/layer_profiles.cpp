@@ -2,6 +2,8 @@
 #include "models/sequence_bins.hpp"
 #include "sim/core/parameter_values.hpp"
 
+#include <functional>
+
 namespace dtsim::models {
 namespace {
 
@@ -114,23 +116,17 @@ GptShape decoder_shape(const core::View& m, int sequence) {
           .expert_width = static_cast<int>(m.integer("expert_width").value_or(0))};
 }
 
-/// The profile `build` makes of a shape, binned by `model.sequence_bins` when given.
-template <class Shape>
-ModelProfile binned_shape(const core::View& m, const Shape& shape, GptShape& (*base)(Shape&),
-                          ModelProfile (*build)(const Shape&)) {
-  const std::vector<double> bins = bins_of(m);
-  if (bins.empty()) return build(shape);
-  return binned_profile(
-      [&](std::size_t sequence) {
-        Shape padded = shape;
-        if (sequence > 0) base(padded).sequence = static_cast<int>(sequence);
-        return build(padded);
-      },
-      bins);
+/// `shape` with samples of `sequence` tokens (0: its own).
+GptShape with_sequence(GptShape shape, std::size_t sequence) {
+  if (sequence > 0) shape.sequence = static_cast<int>(sequence);
+  return shape;
 }
 
-GptShape& gpt_base(GptShape& shape) { return shape; }
-GptShape& llama_base(LlamaShape& shape) { return shape.base; }
+/// `build(sequence)`'s profile (0: the shape's own sequence), binned by `model.sequence_bins` when given.
+ModelProfile binned_shape(const core::View& m, const std::function<ModelProfile(std::size_t)>& build) {
+  const std::vector<double> bins = bins_of(m);
+  return bins.empty() ? build(0) : binned_profile(build, bins);
+}
 
 /// A GPT decoder of the shape the section declares (the Megatron-LM papers' models).
 ModelPlugin gpt_of_any_shape() {
@@ -138,7 +134,9 @@ ModelPlugin gpt_of_any_shape() {
           .trains_on = std::nullopt,
           .make = {},
           .profile = [](const core::View& m) {
-            return binned_shape<GptShape>(m, decoder_shape(m, 2048), gpt_base, gpt_profile);
+            return binned_shape(m, [shape = decoder_shape(m, 2048)](std::size_t sequence) {
+              return gpt_profile(with_sequence(shape, sequence));
+            });
           },
           .check = {},
           .example = "{kind: profile:gpt, blocks: 24, hidden_size: 2304, heads: 24}",
@@ -160,8 +158,10 @@ ModelPlugin llama_of_any_shape() {
             const LlamaShape shape{.base = decoder_shape(m, 4096),
                                    .key_value_heads = static_cast<int>(m.integer("key_value_heads").value_or(0)),
                                    .feed_forward = static_cast<int>(*m.integer("ffn_hidden_size"))};
-            return binned_shape<LlamaShape>(
-                m, shape, llama_base, static_cast<ModelProfile (*)(const LlamaShape&)>(llama_profile));
+            return binned_shape(m, [&shape](std::size_t sequence) {
+              return llama_profile(LlamaShape{with_sequence(shape.base, sequence), shape.key_value_heads,
+                                              shape.feed_forward});
+            });
           },
           .check = {},
           .example = "{kind: profile:llama, blocks: 32, hidden_size: 4096, heads: 32, key_value_heads: 8, "

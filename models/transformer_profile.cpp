@@ -374,6 +374,13 @@ void take_options(Transformer& t, const ProfileOptions& options, std::size_t fal
   t.eager = options.kernels == KernelFusion::Eager;
 }
 
+/// Llama's blocks, which Mixtral and DeepSeek-V3 keep: rotary positions (no table), SwiGLU, no biases,
+/// RMSNorm (one gain per channel).
+void llama_blocks(Transformer& t) {
+  t.positions = 0, t.types = 0;
+  t.gated = true, t.biases = false, t.norm_parameters = 1;
+}
+
 }  // namespace
 
 // Devlin et al. 2019: BERT-Base L=12, H=768, A=12 ("110M"), BERT-Large L=24, H=1024, A=16 ("340M"). The
@@ -511,8 +518,7 @@ ModelProfile llama_profile(const std::string& size, const ProfileOptions& option
   } else {
     throw std::invalid_argument("the Llama profiles are 2_7b, 2_70b and 3_405b");
   }
-  t.positions = 0, t.types = 0;  // rotary positions: no table
-  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  llama_blocks(t);
   take_options(t, options, sequence, positions);
   const std::string name = "llama" + size;
   ModelProfile out{name,
@@ -545,8 +551,7 @@ ModelProfile mixtral_profile(const std::string& size, const ProfileOptions& opti
     throw std::invalid_argument("the Mixtral profiles are 8x7b and 8x22b");
   }
   t.feed_forward = t.expert_width, t.experts = 8, t.top_k = 2;
-  t.positions = 0, t.types = 0;
-  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  llama_blocks(t);
   take_options(t, options, 4096, positions);
   ModelProfile out{"mixtral_" + size,
                    fmt::format("Mixtral {} mixture of experts ({} layers, {} wide, {} heads, {} key-value heads; 8 "
@@ -573,8 +578,8 @@ ModelProfile deepseek_v3_profile(const ProfileOptions& options) {
   t.q_rank = 1536, t.kv_rank = 512, t.qk_nope = 128, t.qk_rope = 64, t.v_head = 128;
   t.feed_forward = 18432, t.dense_layers = 3;
   t.experts = 256, t.top_k = 8, t.shared_experts = 1, t.expert_width = 2048, t.router_bias = true;
-  t.vocabulary = 129280, t.positions = 0, t.types = 0;
-  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  t.vocabulary = 129280;
+  llama_blocks(t);
   take_options(t, options, 4096, 163840);
   ModelProfile out{"deepseek_v3",
                    "DeepSeek-V3 mixture of experts (61 layers, 7168 wide, 128 heads of latent attention; 3 dense "
@@ -623,8 +628,7 @@ ModelProfile llama_profile(const LlamaShape& shape) {
   Transformer t;
   t.layers = g.layers, t.width = g.width, t.heads = g.heads, t.key_value_heads = key_values;
   t.feed_forward = shape.feed_forward, t.vocabulary = g.vocabulary, t.sequence = g.sequence;
-  t.positions = 0, t.types = 0;
-  t.gated = true, t.biases = false, t.norm_parameters = 1;
+  llama_blocks(t);
   t.fused_attention = g.attention == AttentionKernel::Fused;
   t.eager = g.kernels == KernelFusion::Eager;
   take_experts(t, g, shape.feed_forward);

@@ -17,7 +17,7 @@ void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) 
   if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
   if (auto v = fields.quantity("half_flops", core::parse_flops)) out.half_flops = *v;
   if (with_defaults || fields.written("precision")) {
-    out.precision = value_named(compute_precisions(), fields.text("precision", "fp32"));
+    out.precision = value_named(compute_precisions(), fields.filled_text("precision"));
   }
   const View classes = fields.at("efficiencies");
   if (fields.written("efficiency")) {
