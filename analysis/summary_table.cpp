@@ -186,9 +186,23 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
                        "data-parallel gradients {:.6f} s, ZeRO parameter gathers {:.6f} s\n",
                        first.name, first.tensor_communication_s, first.pipeline_communication_s,
                        first.data_communication_s, first.zero_communication_s);
+    if (first.expert_bytes_sent > 0.0) {
+      out += fmt::format("  experts    {}'s expert all-to-alls ({}): {:.6f} s, {} sent\n", first.name,
+                         s.training.parallelism.all_to_all.value, first.expert_communication_s,
+                         core::format_size(core::Bytes(first.expert_bytes_sent)));
+      if (record.routing) {
+        out += fmt::format("  routing    {}: the busiest device of an expert group {:.3f} x the mean load on average "
+                           "(at most {:.3f}), {:.2f}% of the routed tokens dropped\n",
+                           scenario::to_string(s.training.routing.distribution), record.routing->mean_max_load,
+                           record.routing->busiest_load,
+                           100.0 * record.routing->dropped_tokens / std::max(1.0, record.routing->routed_tokens));
+      }
+    }
   }
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.is_model_parallel()) {
-    out += fmt::format("  parallel   data {} x tensor {} x pipeline {}{}{}\n", plan.data, plan.tensor, plan.pipeline,
+    out += fmt::format("  parallel   data {}{} x tensor {} x pipeline {}{}{}\n", plan.data,
+                       plan.expert > 1 ? fmt::format(" (expert groups of {})", plan.expert) : "", plan.tensor,
+                       plan.pipeline,
                        plan.sequence_parallel ? ", sequence parallel" : "",
                        s.training.recomputation != models::Recomputation::None
                            ? fmt::format(", {} recomputation", scenario::to_string(s.training.recomputation))

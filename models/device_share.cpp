@@ -1,9 +1,21 @@
 #include "models/device_share.hpp"
 
+#include <map>
 #include <stdexcept>
 
 namespace dtsim::models {
 namespace {
+
+/// Each block's hidden state (s x h a sample): what its output projections sum over a tensor group (a block
+/// whose first layers sum something narrower, multi-head latent attention's latents, still takes and keeps
+/// the hidden state as its input).
+std::map<int, double> block_inputs(const ModelProfile& profile) {
+  std::map<int, double> out;
+  for (const LayerProfile& layer : profile.layers) {
+    if (layer.block >= 0 && layer.tensor == TensorSplit::Row) out.emplace(layer.block, layer.tensor_sum_elements);
+  }
+  return out;
+}
 
 bool is_scores(const LayerProfile& layer) {
   const std::string suffix = ".attention.scores";
@@ -13,15 +25,20 @@ bool is_scores(const LayerProfile& layer) {
 }  // namespace
 
 ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share) {
-  if (share.tensor < 1) throw std::invalid_argument("a tensor-parallel degree is at least 1");
+  if (share.tensor < 1 || share.expert < 1) throw std::invalid_argument("a parallel degree is at least 1");
   const double t = share.tensor;
   ModelProfile out = profile;
+  const std::map<int, double> inputs = block_inputs(profile);
   int block = -1;
   for (LayerProfile& layer : out.layers) {
     const bool split = layer.tensor != TensorSplit::Replicated;
     // Sequence parallelism splits the unsplit layers' tokens, not their weights.
     const double work = split || share.sequence_parallel ? t : 1.0;
     if (split) layer.parameters /= t;
+    if (layer.routed()) {
+      layer.parameters /= share.expert;
+      layer.gemm.rows *= share.expert;
+    }
     // Each device's product: a column split narrows its output, a row split its reduction, a token split
     // its rows.
     if (layer.tensor == TensorSplit::Column) layer.gemm.columns /= t;
@@ -39,8 +56,9 @@ ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share)
     }
     if (share.recomputation == Recomputation::Full && layer.block >= 0) {
       // The block's input (the hidden state, whole on each device unless split by tokens) is all it keeps.
-      layer.activation_bytes =
-          layer.block != block ? layer.tensor_sum_elements * 4.0 / (share.sequence_parallel ? t : 1.0) : 0.0;
+      const auto input = inputs.find(layer.block);
+      const double hidden = input != inputs.end() ? input->second : layer.tensor_sum_elements;
+      layer.activation_bytes = layer.block != block ? hidden * 4.0 / (share.sequence_parallel ? t : 1.0) : 0.0;
       layer.backward_flops += layer.forward_flops;
       layer.backward_traffic += layer.forward_traffic;
       block = layer.block;

@@ -17,10 +17,15 @@ struct DeviceShare {
   int tensor = 1;                  ///< the tensor-parallel degree
   bool sequence_parallel = false;  ///< the unsplit layers' work and activations divided by tokens too
   Recomputation recomputation = Recomputation::None;
+  /// The expert-parallel degree: each device holds 1/expert of the routed experts, and runs them on the
+  /// tokens the group routes to them (as many products' FLOPs as without, each over expert times the rows).
+  int expert = 1;
 };
 
 /// `profile`'s layers as one device computes and holds them. Each layer keeps its tensor_sum_elements
 /// (the whole hidden state a group sums). Throws std::invalid_argument for a degree below 1.
+/// Under expert parallelism a device's routed experts are those of uniformly routed tokens; routing
+/// imbalance is the run's (its busiest device's share of the tokens).
 ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share);
 
 }  // namespace dtsim::models

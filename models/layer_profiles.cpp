@@ -214,6 +214,10 @@ void register_layer_profiles(ModelRegistry& registry) {
                "timing only: DeepSeek-V3 mixture of experts with latent attention (671B parameters, 37.6B active: "
                "8 of 256 experts a token and a shared one)",
                layer_table("deepseek_v3", true));
+  registry.add("profile:qwen3_235b_a22b",
+               "timing only: Qwen3-235B-A22B mixture of experts (235B parameters, 22.2B active: 8 of 128 experts a "
+               "token)",
+               layer_table("qwen3_235b_a22b", true));
 }
 
 }  // namespace dtsim::models

@@ -16,6 +16,10 @@ struct MemoryPlan {
   int zero_stage = 0;                       ///< 1: optimizer state, 2: also gradients, 3: also parameters
   bool mixed_precision = false;             ///< 16-bit weights, gradients and activations, fp32 master weights
   int optimizer_values = 0;                 ///< state per parameter: 0 sgd, 1 momentum, 2 adam
+  /// Of `parameters`, a mixture's routed experts held under expert parallelism, whose state ZeRO partitions
+  /// over the replicas holding the same experts, `expert_data_parallel` of them (data / expert).
+  double expert_parameters = 0.0;
+  int expert_data_parallel = 1;
 };
 
 /// Bytes per device, each part after ZeRO's partitioning.

@@ -24,6 +24,10 @@ enum class TensorSplit {
 /// Bytes of one FP32 value: activations and memory traffic are counted at FP32 (half under mixed precision).
 inline constexpr double kFloatBytes = 4.0;
 
+/// A mixture of experts moves its routed tokens around its routed experts' products: to the devices of their
+/// experts before the first (`Dispatch`), and the experts' outputs back after the last (`Combine`).
+enum class TokenExchange { None, Dispatch, Combine };
+
 struct LayerProfile {
   std::string name;
   double parameters = 0.0;
@@ -57,6 +61,13 @@ struct LayerProfile {
     double columns = 0.0;
     double depth = 0.0;
   } gemm{};
+  /// A routed expert layer's exchange of tokens under expert parallelism, and per sample the values each way:
+  /// the routed copies of the hidden state, s x top_k x width.
+  TokenExchange exchange = TokenExchange::None;
+  double exchange_elements = 0.0;
+
+  /// Whether its parameters are routed experts' (spread over an expert group, reduced over their own replicas).
+  [[nodiscard]] bool routed() const { return exchange != TokenExchange::None; }
 };
 
 /// A layer computed whole by every device of a tensor group, outside the transformer blocks.
@@ -81,6 +92,8 @@ struct TransformerShape {
   int key_value_heads = 0;
   int feed_forward = 0;
   int sequence = 0;
+  int experts = 0;  ///< routed experts of each mixture block (0: a dense model), which an expert degree divides
+  int top_k = 0;    ///< of them, the ones each token is sent to
 };
 
 struct ModelProfile {
@@ -150,6 +163,9 @@ ModelProfile mixtral_profile(const std::string& size, const ProfileOptions& opti
 /// DeepSeek-V3 (DeepSeek-AI 2024): multi-head latent attention, 3 dense blocks, then 58 blocks of 256 routed
 /// experts (8 per token) beside a shared one.
 ModelProfile deepseek_v3_profile(const ProfileOptions& options);
+/// Qwen3-235B-A22B (Qwen team 2025): 94 blocks of grouped-query attention (64 heads of 128, 4 key-value heads,
+/// their queries and keys normalized) and 128 SwiGLU experts 1536 wide, 8 per token.
+ModelProfile qwen3_moe_profile(const ProfileOptions& options);
 
 /// A GPT decoder of any shape, as Megatron-LM builds it (Narayanan et al. 2021): learned positions as long
 /// as the sequence, GELU feed-forward 4 x width wide, biases, language-model head tied to the embeddings.

@@ -8,38 +8,6 @@
 #include <stdexcept>
 
 namespace dtsim::models {
-namespace {
-
-/// Gamma(shape, 1) by Marsaglia and Tsang's method, from the project's own uniform and normal draws (the
-/// standard library's distributions differ between implementations; these give the same numbers everywhere).
-double gamma(double shape, core::RandomEngine& engine) {
-  if (shape < 1.0) return gamma(shape + 1.0, engine) * std::pow(core::uniform01(engine), 1.0 / shape);
-  const double d = shape - 1.0 / 3.0;
-  const double c = 1.0 / std::sqrt(9.0 * d);
-  for (;;) {
-    const double x = core::standard_normal(engine);
-    const double v = std::pow(1.0 + c * x, 3.0);
-    if (v <= 0.0) continue;
-    const double u = core::uniform01(engine);
-    if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
-  }
-}
-
-std::vector<double> dirichlet(std::size_t classes, double alpha, core::RandomEngine& engine) {
-  std::vector<double> shares(classes);
-  double total = 0.0;
-  for (double& share : shares) total += (share = gamma(alpha, engine));
-  if (total <= 0.0) {
-    // Every draw underflowed (alpha tiny): all the mass on one class.
-    std::fill(shares.begin(), shares.end(), 0.0);
-    shares[core::uniform_index(engine, classes)] = 1.0;
-    return shares;
-  }
-  for (double& share : shares) share /= total;
-  return shares;
-}
-
-}  // namespace
 
 std::vector<std::size_t> partition_order(const Dataset& train, const BatchSchedule& schedule, Partitioning kind,
                                          double alpha, std::uint64_t seed) {
@@ -61,7 +29,7 @@ std::vector<std::size_t> partition_order(const Dataset& train, const BatchSchedu
   order.clear();
   for (int worker = 0; worker < schedule.workers(); ++worker) {
     const std::size_t size = schedule.shard(worker).size();
-    const std::vector<double> shares = dirichlet(classes, alpha, engine);
+    const std::vector<double> shares = core::dirichlet(classes, alpha, engine);
     std::size_t filled = 0;
     const auto take = [&](std::size_t c, std::size_t count) {
       count = std::min({count, pools[c].size() - taken[c], size - filled});

@@ -39,6 +39,9 @@ struct Transformer {
   double qk_nope = 0;
   double qk_rope = 0;
   double v_head = 0;
+  /// Each head's width when it is not width / heads (Qwen3's 128 over a 4096-wide model of 64 heads).
+  double head_dim = 0;
+  bool qk_norm = false;  ///< each head's query and key RMS-normalized (Qwen3; one gain per head channel)
 };
 
 /// Elements per sample a layer's memory-bound kernels move, forward and backward.
@@ -136,16 +139,25 @@ void attention(std::vector<LayerProfile>& out, const std::string& prefix, const 
   const double s = t.sequence;
   const double d = t.width;
   const double hidden = s * d;
-  const double key_values = 2.0 * d * t.key_value_heads / t.heads;
-  LayerProfile qkv = dense(prefix + ".attention.qkv", s, d, d + key_values, t.biases);
+  // The heads' queries, and their keys and values (grouped-query attention: fewer key-value heads).
+  const double queries = t.head_dim > 0 ? t.heads * t.head_dim : d;
+  const double key_values = t.head_dim > 0 ? 2.0 * t.key_value_heads * t.head_dim : 2.0 * d * t.key_value_heads / t.heads;
+  LayerProfile qkv = dense(prefix + ".attention.qkv", s, d, queries + key_values, t.biases);
   // Eager and unfused, query, key and value are copied into head-major order (2 elements per value each
   // way); eager, the three products are three (as BERT's PyTorch code writes them), and their input's three
   // gradients are summed by two additions (3 elements each).
-  if (t.eager && !t.fused_attention) with_traffic(qkv, 2.0 * s * (d + key_values), 2.0 * s * (d + key_values));
+  if (t.eager && !t.fused_attention) with_traffic(qkv, 2.0 * s * (queries + key_values), 2.0 * s * (queries + key_values));
   if (t.eager) qkv.backward_traffic += 6.0 * hidden * kFloatBytes;
+  if (t.qk_norm) {
+    // RMSNorm of every query and key head: a gain per head channel each, some 4 FLOPs an element.
+    const double normed = queries + key_values / 2.0;
+    qkv.parameters += 2.0 * t.head_dim;
+    qkv.forward_flops += 4.0 * s * normed;
+    qkv.backward_flops += 8.0 * s * normed;
+  }
   out.push_back(split(with_bias_gradient(qkv, t), TensorSplit::Column, hidden));
-  scores_and_context(out, prefix, t, d, d);
-  LayerProfile output = dense(prefix + ".attention.output", s, d, d, t.biases);
+  scores_and_context(out, prefix, t, queries, queries);
+  LayerProfile output = dense(prefix + ".attention.output", s, queries, d, t.biases);
   out.push_back(split(with_bias_gradient(output, t), TensorSplit::Row, hidden));
   out.push_back(add_norm(prefix + ".attention.norm", t, s));
 }
@@ -243,7 +255,12 @@ void expert_feed_forward(std::vector<LayerProfile>& out, const std::string& pref
     layer->parameters *= experts;
     layer->active_share = t.top_k / experts;
     layer->gemm.rows = routed / experts;
+    layer->exchange_elements = routed * d;
   }
+  up.exchange = TokenExchange::Dispatch;
+  down.exchange = TokenExchange::Combine;
+  // The routed copies in expert order are the experts' input, kept for their weights' gradient.
+  up.activation_bytes += routed * d * kFloatBytes;
   up.forward_traffic += 2.0 * routed * d * kFloatBytes;
   up.backward_traffic += 2.0 * routed * d * kFloatBytes;
   down.forward_flops += 2.0 * routed * d;
@@ -329,7 +346,9 @@ TransformerShape shape_of(const Transformer& t) {
           static_cast<int>(t.heads),
           static_cast<int>(t.key_value_heads),
           static_cast<int>(t.feed_forward),
-          static_cast<int>(t.sequence)};
+          static_cast<int>(t.sequence),
+          t.experts,
+          t.top_k};
 }
 
 /// The head that turns the final hidden states into logits over the vocabulary, then softmax cross-entropy
@@ -590,6 +609,28 @@ ModelProfile deepseek_v3_profile(const ProfileOptions& options) {
   decoder(out, t, false);
   // Tensor splits divide the experts' width, not the dense blocks'.
   out.shape.feed_forward = static_cast<int>(t.expert_width);
+  return out;
+}
+
+// Qwen3-235B-A22B (Qwen team 2025, Qwen3 technical report; the released config.json): 94 layers, 4096 wide,
+// 64 query heads of 128 (attention 8192 wide) over 4 key-value heads, each head's query and key
+// RMS-normalized, every block's feed-forward part 128 SwiGLU experts 1536 wide, 8 a token, no shared
+// expert, vocabulary 151,936, untied head: 235,093,634,560 parameters, 22,190,763,520 a token ("235B",
+// "22B activated").
+ModelProfile qwen3_moe_profile(const ProfileOptions& options) {
+  Transformer t;
+  t.layers = 94, t.width = 4096, t.heads = 64, t.key_value_heads = 4, t.head_dim = 128, t.qk_norm = true;
+  t.experts = 128, t.top_k = 8, t.expert_width = 1536, t.feed_forward = 1536;
+  t.vocabulary = 151936;
+  llama_blocks(t);
+  take_options(t, options, 4096, 40960);
+  ModelProfile out{"qwen3_235b_a22b",
+                   "Qwen3-235B-A22B mixture of experts (94 layers, 4096 wide, 64 heads of 128 over 4 key-value heads; "
+                   "128 experts 1536 wide, 8 per token), untied head",
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
+  decoder(out, t, false);
   return out;
 }
 

@@ -39,12 +39,16 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
     }
     // The device's chunks (one without interleaving): chunk c is stage c x pipeline + device.
     double parameters = 0.0;
+    double experts = 0.0;  // of them, the routed experts' partitioned over their own replicas
     std::vector<double> chunk_activations;
     for (int c = 0; c < chunks; ++c) {
       const auto index = static_cast<std::size_t>(c * plan.pipeline + std::max(stage, 0));
       const models::ModelProfile layers =
           models::device_share(models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]), share);
       parameters += layers.parameters();
+      if (plan.expert > 1) {
+        for (const models::LayerProfile& layer : layers.layers) experts += layer.routed() ? layer.parameters : 0.0;
+      }
       chunk_activations.push_back(layers.peak_activation_bytes());
     }
     // The activations of the micro-batches in flight, per sample of a micro-batch. Without model parallelism
@@ -61,7 +65,9 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
          .data_parallel = s.training.parallelism.data,
          .zero_stage = s.training.parallelism.zero,
          .mixed_precision = device.precision == scenario::ComputePrecision::mixed,
-         .optimizer_values = optimizer_values});
+         .optimizer_values = optimizer_values,
+         .expert_parameters = experts,
+         .expert_data_parallel = plan.data / plan.expert});
     out.push_back({.device = device.name,
                    .precision = std::string(scenario::to_string(device.precision)),
                    .workers = 1,

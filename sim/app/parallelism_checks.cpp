@@ -211,19 +211,80 @@ void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   }
 }
 
+/// Expert parallelism spreads a timing-only mixture's routed experts: the degree divides them.
+void check_experts(const scenario::Scenario& s, const models::ModelProfile& profile, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.expert";
+  const int experts = profile.shape.experts;
+  if (experts == 0) {
+    sink.error(plan.expert_at, key,
+               fmt::format("expert parallelism spreads a mixture's routed experts, and '{}' has none", s.model.kind.value),
+               "use a mixture (profile:mixtral_8x7b, profile:deepseek_v3, or model.experts on profile:gpt or "
+               "profile:llama), or expert: 1");
+    return;
+  }
+  if (experts % plan.expert != 0) {
+    std::vector<int> fits;
+    for (int e = 2; e <= experts; ++e) {
+      if (experts % e == 0 && plan.data % e == 0) fits.push_back(e);
+    }
+    sink.error(plan.expert_at, key,
+               fmt::format("an expert degree of {} does not divide {}'s {} routed experts", plan.expert,
+                           s.model.kind.value, experts),
+               fits.empty() ? std::string("use expert: 1")
+                            : fmt::format("use a degree that divides the experts and the data-parallel degree: {}",
+                                          fmt::join(fits, ", ")));
+  }
+  if (s.training.overlap_parameter_gather) {
+    sink.error(s.training.overlap_parameter_gather_at, "training.overlap_parameter_gather",
+               "gathers overlapped with the forward pass are not simulated with expert parallelism yet",
+               "leave overlap_parameter_gather out, or use expert: 1");
+  }
+}
+
+/// Uneven routing or a capacity: drawn over an expert group's devices, exchanged by uneven direct all-to-alls.
+void check_routing(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  if (s.training.routing.even()) return;
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (plan.expert < 2) {
+    sink.error(s.training.routing_at, "training.routing",
+               "uneven routing and expert capacity are simulated over an expert group's devices, and there is none "
+               "(training.parallelism.expert: 1)",
+               "set training.parallelism.expert above 1, or leave training.routing out");
+  } else if (plan.all_to_all.value != "direct") {
+    sink.error(plan.all_to_all.where, "training.parallelism.all_to_all",
+               fmt::format("uneven routing exchanges pieces of different sizes, which the direct all-to-all times and "
+                           "'{}' does not yet",
+                           plan.all_to_all.value),
+               "use all_to_all: direct, or leave training.routing out");
+  }
+}
+
 }  // namespace
 
 void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
                           const models::ModelProfile* profile, const Registries& registries, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
+  check_routing(s, sink);
   if (!plan.is_model_parallel()) {
     check_without_model_parallelism(s, registries, sink);
     return;
   }
+  if (plan.expert > 1 && !s.model.timing_only) {
+    sink.error(plan.expert_at, "training.parallelism.expert",
+               fmt::format("expert parallelism spreads a timing-only mixture's experts (model.kind: profile:...) in "
+                           "this version, and '{}' trains for real",
+                           s.model.kind.value),
+               "use a mixture such as profile:mixtral_8x7b, or expert: 1");
+    return;
+  }
   const bool pipelined = plan.pipeline > 1;
-  const std::string key = pipelined ? "training.parallelism.pipeline" : "training.parallelism.tensor";
-  const core::SourcePosition at = pipelined ? plan.pipeline_at : plan.tensor_at;
-  const std::string what = pipelined ? "pipelines" : "tensor-parallel groups";
+  const bool tensor = plan.tensor > 1;
+  const std::string key = pipelined ? "training.parallelism.pipeline"
+                          : tensor  ? "training.parallelism.tensor"
+                                    : "training.parallelism.expert";
+  const core::SourcePosition at = pipelined ? plan.pipeline_at : tensor ? plan.tensor_at : plan.expert_at;
+  const std::string what = pipelined ? "pipelines" : tensor ? "tensor-parallel groups" : "expert groups";
   if (!s.model.timing_only && !check_real_math_split(s, at, key, what, sink)) return;
   if (!strategy.bulk_synchronous()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
@@ -240,7 +301,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
     // Stage 3 would gather each layer before every micro-batch's passes; stages 1 and 2 partition the
     // optimizer state and gradients over the replicas as Megatron-LM's distributed optimizer does.
     sink.error(plan.zero_at, "training.parallelism.zero",
-               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : "tensor-parallel groups"),
+               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : tensor ? "tensor-parallel groups" : "expert groups"),
                "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
   }
   if (s.failures.enabled) {
@@ -252,6 +313,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   // A real model's own shape is checked once it is made; a profile's own problem by check_profile_run.
   if (profile == nullptr) return;
   check_tensor(s, *profile, registries, sink);
+  if (plan.expert > 1) check_experts(s, *profile, sink);
   try {
     static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages));
   } catch (const std::invalid_argument& error) {

@@ -152,6 +152,10 @@ std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy
                        s.training.sync_strategy.value);
   }
   if (s.failures.enabled) return "overlap with failures is not simulated yet";
+  if (s.training.parallelism.expert > 1) {
+    return "under expert parallelism the experts' gradients and the dense ones are reduced over different "
+           "groups after the step; their overlap with the backward pass is not simulated yet";
+  }
   return {};
 }
 
@@ -469,7 +473,8 @@ std::unique_ptr<comm::CollectiveAlgorithm> collective(const scenario::Scenario& 
 }
 
 /// The collectives the run's workers exchange by: the allreduce where the architecture has one, and under ZeRO
-/// or sequence parallelism the reduce-scatter and allgather, with the architecture's algorithm.
+/// or sequence parallelism the reduce-scatter and allgather, with the architecture's algorithm; under expert
+/// parallelism the all-to-all of `training.parallelism.all_to_all`.
 runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Registries& registries) {
   runtime::RunCollectives out;
   if (!scenario::has_allreduce(s.training.architecture)) return out;
@@ -477,6 +482,11 @@ runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Regis
   if (s.training.parallelism.zero > 0 || s.training.parallelism.sequence_parallel) {
     out.add(comm::Operation::reduce_scatter, collective(s, registries, comm::Operation::reduce_scatter));
     out.add(comm::Operation::allgather, collective(s, registries, comm::Operation::allgather));
+  }
+  if (s.training.parallelism.expert > 1) {
+    out.add(comm::Operation::all_to_all,
+            as_library_runs_it(s.training.communication_library, s,
+                               registries.collectives.all_to_all.find(s.training.parallelism.all_to_all.value).factory.make()));
   }
   return out;
 }

@@ -1,6 +1,8 @@
 #include "sim/comm/all_to_all.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 namespace dtsim::comm {
 namespace {
@@ -69,6 +71,15 @@ void DirectAllToAll::run(Transport& transport, Block data) const {
   for (const int r : others) outgoing.push_back(piece_of(data, piece, r).copy());
   const std::vector<Buffer> received = transport.exchange(others, std::move(outgoing), others);
   for (std::size_t i = 0; i < others.size(); ++i) piece_of(data, piece, others[i]).assign(received[i]);
+}
+
+void direct_all_to_all_v(Transport& transport, std::span<const std::size_t> to_each) {
+  const int p = transport.size();
+  if (std::cmp_not_equal(to_each.size(), p)) throw std::invalid_argument("an all-to-all's pieces: one for every rank");
+  if (p == 1) return;
+  Step step{others_than(transport.rank(), p), others_than(transport.rank(), p), 0, {}};
+  for (const int r : step.to) step.sizes.push_back(to_each[static_cast<std::size_t>(r)]);
+  transport.run_steps(std::span<const Step>(&step, 1));
 }
 
 core::Seconds DirectAllToAll::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

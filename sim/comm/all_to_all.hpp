@@ -40,6 +40,11 @@ class HierarchicalAllToAll final : public CollectiveAlgorithm {
   MachineLayouts layouts_;
 };
 
+/// The direct all-to-all of uneven pieces (MPI's alltoallv), timing-only: this rank sends `to_each[j]`
+/// elements to rank j, every piece at once, and receives what the others send it. Throws
+/// std::invalid_argument when `to_each` does not have a size for every rank.
+void direct_all_to_all_v(Transport& transport, std::span<const std::size_t> to_each);
+
 /// Alpha-beta time of the hierarchical all-to-all on k ranks per machine and N machines, m the piece's bytes:
 /// (a_i + N m / B_i) inside machines (k > 1), then (a_x + k m / B_x) across them (N > 1). `intra` is one
 /// message between two devices of a machine, `inter` one between machines (path latency, and the bandwidth

@@ -1,6 +1,7 @@
 #include "sim/comm/transport.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 namespace dtsim::comm {
@@ -19,6 +20,11 @@ RingPeers parallel_ring_peers(const RingSet& phase, int rank) {
     out.from.push_back(ring[static_cast<std::size_t>((at - shift + size) % size)]);
   }
   return out;
+}
+
+std::size_t Step::elements_sent() const {
+  if (sizes.empty()) return to.size() * elements;
+  return std::accumulate(sizes.begin(), sizes.end(), std::size_t{0});
 }
 
 std::shared_ptr<const std::vector<std::vector<int>>> ring_places(const RingSet::Rings& rings, int ranks) {

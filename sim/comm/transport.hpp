@@ -42,12 +42,19 @@ struct RingPeers {
 /// Each rank's place in each of `rings`, each ring holding every rank of `ranks` once: RingSet::places.
 [[nodiscard]] std::shared_ptr<const std::vector<std::vector<int>>> ring_places(const RingSet::Rings& rings, int ranks);
 
-/// One step of a timing-only collective, for one rank: it sends `elements` floats to each rank in `to` while
-/// receiving as many from each rank in `from`, all at once (either list may be empty).
+/// One step of a timing-only collective, for one rank: it sends `elements` floats to each rank in `to` (or,
+/// with `sizes`, sizes[i] to to[i]: an exchange of uneven pieces) while receiving what each rank in `from` sends
+/// it, all at once (either list may be empty).
 struct Step {
   std::vector<int> to;
   std::vector<int> from;
   std::size_t elements = 0;
+  std::vector<std::size_t> sizes{};
+
+  /// The floats sent to to[i].
+  [[nodiscard]] std::size_t elements_to(std::size_t i) const { return sizes.empty() ? elements : sizes[i]; }
+  /// The floats sent to every rank of `to`.
+  [[nodiscard]] std::size_t elements_sent() const;
 };
 
 /// A message posted without waiting for it: wait() blocks until it is complete. Every posted message must
@@ -124,7 +131,10 @@ class Transport {
   virtual void run_steps(std::span<const Step> steps) {
     for (const Step& step : steps) {
       if (step.to.empty() && step.from.empty()) continue;
-      static_cast<void>(exchange(step.to, std::vector<Buffer>(step.to.size(), Buffer::sized(step.elements)), step.from));
+      std::vector<Buffer> pieces;
+      pieces.reserve(step.to.size());
+      for (std::size_t i = 0; i < step.to.size(); ++i) pieces.push_back(Buffer::sized(step.elements_to(i)));
+      static_cast<void>(exchange(step.to, std::move(pieces), step.from));
     }
   }
   /// Whether shift_rounds() takes a phase's rounds at once whatever their chunk size: a timing-only phase

@@ -7,6 +7,7 @@
 #include <random>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace dtsim::core {
 
@@ -24,6 +25,10 @@ double uniform01(RandomEngine& engine);
 double standard_normal(RandomEngine& engine);
 /// Uniform integer in [0, bound), bound > 0, without modulo bias.
 std::uint64_t uniform_index(RandomEngine& engine, std::uint64_t bound);
+
+/// Shares over `count` classes drawn from Dirichlet(alpha, ..., alpha) (gamma draws by Marsaglia and Tsang's
+/// method, normalized; all the mass on one class when every draw underflows). alpha > 0.
+std::vector<double> dirichlet(std::size_t count, double alpha, RandomEngine& engine);
 
 /// Fisher-Yates shuffle in place.
 template <class T>

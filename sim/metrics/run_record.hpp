@@ -28,11 +28,25 @@ struct HostActivity {
   double tensor_communication_s = 0.0;
   double pipeline_communication_s = 0.0;
   double zero_communication_s = 0.0;
+  double expert_communication_s = 0.0;
+  /// Bytes of the expert group's all-to-alls among bytes_sent (the routed tokens this host sent away).
+  double expert_bytes_sent = 0.0;
+  std::int64_t expert_messages_sent = 0;
   /// Energy runs: what the host's device drew while computing (at busy power), while its messages moved
   /// (idle power), and the rest of the run (idle power: blocked at a barrier, or done before the others).
   double compute_j = 0.0;
   double communication_j = 0.0;
   double waiting_j = 0.0;
+};
+
+/// Uneven routing under expert parallelism: what the draws gave, over every mixture block, micro-batch, step
+/// and expert group of the run.
+struct RoutingRecord {
+  std::vector<double> tokens_per_expert;  ///< routed copies a draw sends each expert, mean, most loaded first
+  double mean_max_load = 1.0;             ///< mean over the draws of the busiest device's load over the mean
+  double busiest_load = 1.0;              ///< the largest such ratio of any draw
+  double routed_tokens = 0.0;             ///< routed copies (tokens x top_k) over the run
+  double dropped_tokens = 0.0;            ///< of them, dropped at experts already full
 };
 
 /// Where an energy run's joules went, over the whole run.
@@ -121,6 +135,10 @@ struct RunRecord {
   /// The parameters one token passes through (a mixture of experts: all but the routed experts it is not
   /// sent to); parameter_count for any other model, 0 in a record built by hand.
   std::size_t active_parameter_count = 0;
+  /// Expert parallelism: the all-to-alls each worker ran (by rank), which its expert bytes and time are spread
+  /// over; empty without.
+  std::vector<std::int64_t> all_to_alls;
+  std::optional<RoutingRecord> routing;  ///< uneven routing only
   /// A mixture of experts: fewer parameters pass each token than the model holds.
   [[nodiscard]] bool fewer_active_parameters() const {
     return active_parameter_count > 0 && active_parameter_count < parameter_count;
@@ -136,7 +154,8 @@ struct RunRecord {
   /// activations, ZeRO gathers): then results report communication by kind.
   [[nodiscard]] bool model_parallel_traffic() const {
     return std::any_of(hosts.begin(), hosts.end(), [](const HostActivity& h) {
-      return h.tensor_communication_s > 0.0 || h.pipeline_communication_s > 0.0 || h.zero_communication_s > 0.0;
+      return h.tensor_communication_s > 0.0 || h.pipeline_communication_s > 0.0 || h.zero_communication_s > 0.0 ||
+             h.expert_communication_s > 0.0;
     });
   }
   /// Every link direction traffic may take, in link order (forward, then backward).

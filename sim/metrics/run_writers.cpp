@@ -91,12 +91,65 @@ nlohmann::ordered_json parallelism_json(const scenario::Scenario& scenario) {
   for (const scenario::ParallelAxis axis : plan.placement) {
     placement.push_back(scenario::axis_entry(axis).name);
   }
-  return {{"data", plan.data},
-          {"tensor", plan.tensor},
-          {"pipeline", plan.pipeline},
-          {"sequence_parallel", plan.sequence_parallel},
-          {"recomputation", std::string(scenario::to_string(scenario.training.recomputation))},
-          {"placement", std::move(placement)}};
+  nlohmann::ordered_json out{{"data", plan.data},
+                             {"tensor", plan.tensor},
+                             {"pipeline", plan.pipeline},
+                             {"sequence_parallel", plan.sequence_parallel},
+                             {"recomputation", std::string(scenario::to_string(scenario.training.recomputation))},
+                             {"placement", std::move(placement)}};
+  if (plan.expert > 1) {
+    out["expert"] = plan.expert;
+    out["all_to_all"] = plan.all_to_all.value;
+  }
+  return out;
+}
+
+/// Uneven routing: the distribution and what its draws gave.
+nlohmann::ordered_json routing_json(const models::RoutingSpec& spec, const RoutingRecord& routing) {
+  nlohmann::ordered_json out{{"distribution", std::string(scenario::to_string(spec.distribution))}};
+  if (spec.distribution == models::RoutingDistribution::Zipf) out["exponent"] = spec.exponent;
+  if (spec.distribution == models::RoutingDistribution::Dirichlet) out["alpha"] = spec.alpha;
+  out["capacity_factor"] = spec.capacity_factor ? nlohmann::ordered_json(*spec.capacity_factor) : nlohmann::ordered_json();
+  out["tokens_per_expert"] = routing.tokens_per_expert;
+  out["mean_max_load"] = routing.mean_max_load;
+  out["busiest_load"] = routing.busiest_load;
+  out["routed_tokens"] = routing.routed_tokens;
+  out["dropped_tokens"] = routing.dropped_tokens;
+  out["dropped_fraction"] = routing.routed_tokens > 0.0 ? routing.dropped_tokens / routing.routed_tokens : 0.0;
+  return out;
+}
+
+/// Expert parallelism: the expert groups' all-to-alls, per worker over the run and per all-to-all (one
+/// direction of one mixture block's exchange for one micro-batch), mean and busiest over the workers.
+nlohmann::ordered_json experts_json(const scenario::Scenario& scenario, const RunRecord& record) {
+  double seconds = 0.0;
+  double bytes = 0.0;
+  double busiest_bytes = 0.0;
+  double per_seconds = 0.0;
+  double per_bytes = 0.0;
+  std::int64_t all_to_alls = 0;
+  const std::size_t workers = std::min(record.all_to_alls.size(), record.hosts.size());
+  for (std::size_t rank = 0; rank < workers; ++rank) {
+    const HostActivity& host = record.hosts[rank];
+    seconds += host.expert_communication_s;
+    bytes += host.expert_bytes_sent;
+    all_to_alls += record.all_to_alls[rank];
+    if (record.all_to_alls[rank] == 0) continue;
+    const auto count = static_cast<double>(record.all_to_alls[rank]);
+    per_seconds += host.expert_communication_s / count;
+    per_bytes += host.expert_bytes_sent / count;
+    busiest_bytes = std::max(busiest_bytes, host.expert_bytes_sent / count);
+  }
+  const double n = std::max<double>(1.0, static_cast<double>(workers));
+  nlohmann::ordered_json out{{"expert", scenario.training.parallelism.expert},
+          {"all_to_all", scenario.training.parallelism.all_to_all.value},
+          {"all_to_alls_per_worker", static_cast<double>(all_to_alls) / n},
+          {"communication_s", seconds / n},
+          {"bytes_sent", bytes / n},
+          {"per_all_to_all", {{"communication_s", per_seconds / n}, {"bytes_sent", per_bytes / n},
+                              {"busiest_bytes_sent", busiest_bytes}}}};
+  if (record.routing) out["routing"] = routing_json(scenario.training.routing, *record.routing);
+  return out;
 }
 
 /// A pipeline's shape and its idle time: the run's time beyond the busiest stage's compute, as a fraction of
@@ -269,6 +322,11 @@ nlohmann::ordered_json hosts_json(const RunRecord& record) {
                                                  {"tensor", host.tensor_communication_s},
                                                  {"pipeline", host.pipeline_communication_s},
                                                  {"zero", host.zero_communication_s}};
+      if (host.expert_bytes_sent > 0.0) {
+        hosts.back()["communication_by_kind_s"]["expert"] = host.expert_communication_s;
+        hosts.back()["expert_bytes_sent"] = host.expert_bytes_sent;
+        hosts.back()["expert_messages_sent"] = host.expert_messages_sent;
+      }
     }
     if (record.energy) {
       hosts.back()["compute_j"] = host.compute_j;
@@ -326,6 +384,7 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
     result["parallelism"] = parallelism_json(scenario);
   }
   if (scenario.training.parallelism.pipeline > 1) result["pipeline"] = pipeline_json(scenario, record);
+  if (!record.all_to_alls.empty()) result["experts"] = experts_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
   if (record.energy) result["energy"] = energy_json(scenario, record);
   if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);

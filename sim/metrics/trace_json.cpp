@@ -99,6 +99,7 @@ std::string_view traffic_name(Traffic traffic) {
     case Traffic::Tensor: return "tensor-parallel sums";
     case Traffic::Pipeline: return "pipeline activations";
     case Traffic::Zero: return "ZeRO parameter gathers";
+    case Traffic::Expert: return "expert all-to-alls";
   }
   return "unknown";
 }

@@ -161,7 +161,7 @@ void AnalyticalMessages::run_steps(std::span<const comm::Step> steps) {
   double bytes = 0.0;
   std::int64_t messages = 0;
   for (const comm::Step& step : steps) {
-    bytes += static_cast<double>(step.to.size() * step.elements) * bytes_per_element;
+    bytes += static_cast<double>(step.elements_sent()) * bytes_per_element;
     messages += static_cast<std::int64_t>(step.to.size());
   }
   AnalyticalNetwork::Phase phase;

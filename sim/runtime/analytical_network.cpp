@@ -293,7 +293,7 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter_steps(const std::string& group
 bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element,
                                             topology::LinkTraffic* traffic) {
   const std::size_t ranks = meeting.steps.size();
-  if (std::cmp_less_equal(ranks, comm::kMaxAllToAllRanks) || !replicas_.empty()) return false;
+  if (std::cmp_less_equal(ranks, kFluidEveryToEveryRanks) || !replicas_.empty()) return false;
   const std::size_t count = meeting.steps.front().size();
   std::vector<double> step_bytes(count, 0.0);
   std::vector<bool> seen(ranks);
@@ -313,6 +313,8 @@ bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, d
     if (steps.size() != count) return false;
     for (std::size_t k = 0; k < count; ++k) {
       if (!everyone_else(r, steps[k].to) || !everyone_else(r, steps[k].from)) return false;
+      // Uneven pieces are the fluid model's.
+      if (!steps[k].sizes.empty()) return false;
       const double bytes = static_cast<double>(steps[k].elements) * bytes_per_element;
       if (r > 0 && bytes != step_bytes[k]) return false;
       step_bytes[k] = bytes;
@@ -362,12 +364,13 @@ StepMessages step_messages(const std::vector<std::vector<comm::Step>>& steps_of,
     const std::vector<comm::Step>& steps = at(steps_of, r);
     at(out.by_step, r).resize(steps.size());
     for (std::size_t k = 0; k < steps.size(); ++k) {
-      for (const int to : steps[k].to) {
+      for (std::size_t i = 0; i < steps[k].to.size(); ++i) {
+        const int to = steps[k].to[i];
         check_rank(to);
         const std::size_t id = out.flows.size();
         out.flows.push_back(topology::Flow{nodes.at(static_cast<std::size_t>(at(host_of, r))),
                                            nodes.at(static_cast<std::size_t>(at(host_of, to))),
-                                           static_cast<double>(steps[k].elements) * bytes_per_element,
+                                           static_cast<double>(steps[k].elements_to(i)) * bytes_per_element,
                                            std::max(at(arrivals, r), at(arrivals, to)), {}});
         out.sender.push_back(r);
         out.sent_step.push_back(k);

@@ -12,7 +12,7 @@
 // stages), and no message of it goes through SimGrid either.
 //
 // A collective given as steps (enter_steps) is timed the same way, each message posted when its sender and its
-// receiver are done with their previous step; past comm::kMaxAllToAllRanks ranks, every-to-every steps (the
+// receiver are done with their previous step; past kFluidEveryToEveryRanks ranks, every-to-every steps (the
 // direct algorithms) are timed from the links' loads instead (topology/every_to_every_loads.hpp).
 //
 // What this leaves out: a phase's or a message's flows do not contend with other phases, other messages or
@@ -38,6 +38,12 @@
 #include <vector>
 
 namespace dtsim::runtime {
+
+/// Every-to-every steps of more ranks than this are timed from the links' loads, within -15% to +1% of the fluid
+/// model (EveryToEveryLoads tests): the fluid model's p(p-1) flows cost some 0.6 s a step at 64 ranks (two
+/// expert groups of 64 exchanging DeepSeek-V3's tokens, measured here), and a mixture's training step runs
+/// thousands of all-to-alls.
+inline constexpr int kFluidEveryToEveryRanks = 16;
 
 /// How flows that move at once share the links: under max-min fairness (`network_model: analytical`), or not
 /// at all, each timed as if alone on its route (`closed_form`: topology/uncontended_flows.hpp).
@@ -175,7 +181,7 @@ class AnalyticalNetwork {
 
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
   void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
-  /// Past comm::kMaxAllToAllRanks ranks, a meeting of every-to-every steps only, each rank sending the same
+  /// Past kFluidEveryToEveryRanks ranks, a meeting of every-to-every steps only, each rank sending the same
   /// bytes in a step (the direct algorithms), is timed from the loads of the links
   /// (topology/every_to_every_loads.hpp), as time_steps() does; returns false, doing nothing, for any other.
   bool time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);

@@ -3,10 +3,12 @@
 #include "models/device_share.hpp"
 #include "models/gradient_buckets.hpp"
 #include "models/pipeline_plan.hpp"
+#include "sim/comm/all_to_all.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/compute_spans.hpp"
 #include "sim/runtime/gradient_stream.hpp"
 #include "sim/runtime/parameter_gathers.hpp"
+#include "sim/runtime/routing_loads.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/worker_group.hpp"
 #include "sim/scenario/parallel_layout.hpp"
@@ -16,6 +18,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -39,11 +42,21 @@ constexpr int kRingExchangeMultiprocessors = 1;
 class LayerPasses {
  public:
   /// `overlap`: the lane of the tensor group's communication overlapped with compute
-  /// (`training.overlap_tensor_communication`); null without.
+  /// (`training.overlap_tensor_communication`); null without. `experts`: the expert group that exchanges a
+  /// mixture's routed tokens; null without expert parallelism.
   LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter,
-              S4uTransport& tensor, std::size_t microbatch, const Meter* overlap, const scenario::DeviceProfile& device)
-      : context_(context), layers_(layers), meter_(meter), tensor_(tensor), microbatch_(microbatch),
+              S4uTransport& tensor, S4uTransport* experts, std::size_t microbatch, const Meter* overlap,
+              const scenario::DeviceProfile& device)
+      : context_(context), layers_(layers), meter_(meter), tensor_(tensor), experts_(experts), microbatch_(microbatch),
         overlap_(overlap), device_(device) {}
+
+  /// The micro-batch the next passes are of: under uneven routing, its draws (`route`: the expert group's
+  /// draws of the step, by micro-batch and block) set the experts' work and the pieces exchanged.
+  void route(const RoutingLoads* routing, std::int64_t iteration, int microbatch) {
+    routing_ = routing;
+    iteration_ = iteration;
+    microbatch_index_ = microbatch;
+  }
 
   /// With `gathers`, the step's first forward pass of chunk `chunk`: each bucket of parameters is waited for
   /// before its first layer.
@@ -54,7 +67,8 @@ class LayerPasses {
         flush(factor);
         gathers->wait_before(chunk, i, meter_);
       }
-      const double flops = layer.forward_flops;
+      const double flops = layer.forward_flops * work_of(layer);
+      if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Experts);
       if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
         overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
       } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
@@ -64,6 +78,7 @@ class LayerPasses {
         pending_ += flops;
         if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
       }
+      if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Sources);
     }
     flush(factor);
   }
@@ -78,7 +93,8 @@ class LayerPasses {
     int recomputed = -1;   // the block whose forward pass was last run again
     for (std::size_t i = layers_.layers.size(); i-- > 0;) {
       const models::LayerProfile& layer = layers_.layers[i];
-      const double weights = models::weight_gradient_flops(layer);
+      const double work = work_of(layer);
+      const double weights = models::weight_gradient_flops(layer) * work;
       if (part != Part::Weights && full_recomputation() && layer.block >= 0 && layer.block != recomputed) {
         recomputed = layer.block;
         recompute_sums(i, factor);
@@ -86,7 +102,9 @@ class LayerPasses {
       if (part == Part::Weights) {
         pending_ += weights;
       } else {
-        const double flops = part == Part::Whole ? layer.backward_flops : layer.backward_flops - weights;
+        const double flops = part == Part::Whole ? layer.backward_flops * work : layer.backward_flops * work - weights;
+        // The combine's gradient goes to the experts, the dispatch's back to the tokens' devices.
+        if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Experts);
         if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
           overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
         } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
@@ -97,6 +115,7 @@ class LayerPasses {
           pending_ += flops;
           if (split() && layer.tensor == models::TensorSplit::Column) reduce(layer, factor);
         }
+        if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Sources);
       }
       if (stream != nullptr && part != Part::Input && next < buckets->size() && (*buckets)[next].first == i) {
         flush(factor);
@@ -110,18 +129,20 @@ class LayerPasses {
  private:
   [[nodiscard]] bool split() const { return tensor_.size() > 1; }
   [[nodiscard]] bool full_recomputation() const {
-    return split() && scenario::device_share_of(context_.scenario->training).recomputation == models::Recomputation::Full;
+    return (split() || experts_ != nullptr) && scenario::device_share_of(context_.scenario->training).recomputation == models::Recomputation::Full;
   }
   /// Full recomputation runs a block's forward pass again before its backward pass (Megatron-LM's activation
-  /// checkpointing), and with it the forward pass's sums over the tensor group; its FLOPs are already in the
+  /// checkpointing), and with it the forward pass's sums over the tensor group and its token exchanges; its FLOPs are already in the
   /// block's backward ones (models::device_share). `last` is the block's last layer.
   void recompute_sums(std::size_t last, double factor) {
     std::size_t first = last;
     while (first > 0 && layers_.layers[first - 1].block == layers_.layers[last].block) --first;
     for (std::size_t i = first; i <= last; ++i) {
       const models::LayerProfile& layer = layers_.layers[i];
+      if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Experts);
       if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
-      if (layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Sources);
     }
   }
   [[nodiscard]] bool sequence_parallel() const { return split() && context_.scenario->training.parallelism.sequence_parallel; }
@@ -141,6 +162,36 @@ class LayerPasses {
     flush(factor);
     const TrainingSetup& setup = *context_.setup;
     (sequence_parallel() ? setup.collectives.reduce_scatter() : setup.collectives.allreduce()).run(tensor_, message(layer));
+  }
+  /// Which way an exchange goes: the tokens (or the outputs' gradients) to their experts' devices, or the
+  /// experts' outputs (or the tokens' gradients) back to the devices the tokens came from.
+  enum class Toward { Experts, Sources };
+  /// Expert parallelism: a micro-batch's routed tokens moved by the expert group's all-to-all at the
+  /// activations' precision. Under uneven routing each device sends each other device the copies routed to
+  /// its experts (toward the experts), or returns to each the outputs of their tokens its experts kept.
+  void exchange(const models::LayerProfile& layer, double factor, Toward toward) {
+    if (experts_ == nullptr) return;
+    flush(factor);
+    const double values = layer.exchange_elements * static_cast<double>(microbatch_);
+    const int bytes = context_.scenario->training.wire.activations;
+    if (routing_ == nullptr) {
+      const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
+      context_.setup->collectives.of(comm::Operation::all_to_all).run(*experts_, comm::Block::sized(elements));
+      return;
+    }
+    const std::vector<double>& loads = routing_->loads(iteration_, microbatch_index_, layer.block);
+    const double ranks = static_cast<double>(loads.size());
+    std::vector<std::size_t> pieces;
+    for (const double load : loads) {
+      const double share = toward == Toward::Experts ? load : loads[static_cast<std::size_t>(experts_->rank())];
+      pieces.push_back(wire_elements(values * share / ranks, bytes, 1));
+    }
+    comm::direct_all_to_all_v(*experts_, pieces);
+  }
+  /// This device's work on `layer` relative to even routing: its experts' load for a routed expert layer.
+  [[nodiscard]] double work_of(const models::LayerProfile& layer) const {
+    if (routing_ == nullptr || !layer.routed()) return 1.0;
+    return routing_->loads(iteration_, microbatch_index_, layer.block)[static_cast<std::size_t>(experts_->rank())];
   }
   /// Sequence parallelism: the tokens split over the group gathered before a split layer.
   void gather(const models::LayerProfile& layer, double factor) {
@@ -217,7 +268,11 @@ class LayerPasses {
   const models::ModelProfile& layers_;
   const Meter& meter_;
   S4uTransport& tensor_;
+  S4uTransport* experts_;
   std::size_t microbatch_;
+  const RoutingLoads* routing_ = nullptr;  ///< null: even routing
+  std::int64_t iteration_ = 0;
+  int microbatch_index_ = 0;
   const Meter* overlap_;
   const scenario::DeviceProfile& device_;
   double pending_ = 0.0;  ///< host FLOPs not charged yet
@@ -234,10 +289,11 @@ struct Chunk {
   std::unique_ptr<LayerPasses> passes;
 };
 
-/// Rank `rank`'s chunks, their passes timed on its device with `tensor` for the tensor group's sums
-/// (`overlap_tensor`: the lane of those overlapped with compute; null: none).
-std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const Meter& meter, S4uTransport& tensor,
-                                 const Meter* overlap_tensor) {
+/// Rank `rank`'s chunks, their passes timed on its device with its groups' transports for the tensor group's
+/// sums and the expert group's exchanges (`overlap_tensor`: the lane of the sums overlapped with compute; null:
+/// none).
+std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const Meter& meter,
+                                 const ParallelGroups& groups, const Meter* overlap_tensor) {
   const TrainingSetup& setup = *context.setup;
   const scenario::Scenario& s = *context.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
@@ -266,7 +322,9 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
     if (first > 0) chunk.to_previous = activation_message(setup.profile().layers[first - 1]);
     // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
     chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
-    chunk.passes = std::make_unique<LayerPasses>(context, chunk.timed, meter, tensor, microbatch, overlap_tensor, device);
+    chunk.passes = std::make_unique<LayerPasses>(context, chunk.timed, meter, *groups.tensor,
+                                                 groups.experts ? &**groups.experts : nullptr, microbatch,
+                                                 overlap_tensor, device);
   }
   return chunks;
 }
@@ -316,13 +374,15 @@ std::vector<std::size_t> forward_order(const std::vector<models::PipelinePass>& 
 /// neighbouring stage, computes, and posts its output to the other neighbour.
 class PipelineStep {
  public:
+  /// `routing`: the expert group's draws under uneven routing; null: even.
   PipelineStep(std::vector<Chunk>& chunks, S4uTransport& line, int devices, bool split_backward, FinishingPasses& finishing,
-               GradientStream* stream, ParameterGathers* gathers)
+               GradientStream* stream, ParameterGathers* gathers, const RoutingLoads* routing)
       : chunks_(chunks), line_(line), devices_(devices), stages_(devices * static_cast<int>(chunks.size())),
-        split_backward_(split_backward), finishing_(finishing), stream_(stream), gathers_(gathers),
+        split_backward_(split_backward), finishing_(finishing), stream_(stream), gathers_(gathers), routing_(routing),
         gathered_(chunks.size(), false) {}
 
-  void run(const std::vector<models::PipelinePass>& passes, double factor) {
+  void run(const std::vector<models::PipelinePass>& passes, double factor, std::int64_t iteration) {
+    iteration_ = iteration;
     if (gathers_ != nullptr) {
       gathers_->start_step();
       gathered_.assign(chunks_.size(), false);
@@ -340,6 +400,7 @@ class PipelineStep {
   void run_pass(const models::PipelinePass& pass, double factor, std::vector<std::unique_ptr<comm::Pending>>& sent) {
     const auto c = static_cast<std::size_t>(pass.chunk);
     Chunk& chunk = chunks_[c];
+    if (routing_ != nullptr) chunk.passes->route(routing_, iteration_, pass.microbatch);
     const int before = chunk.stage - 1;
     const int after = chunk.stage + 1;
     GradientStream* stream = stream_ != nullptr && finishing_.finishing[c] == &pass ? stream_ : nullptr;
@@ -370,7 +431,53 @@ class PipelineStep {
   FinishingPasses& finishing_;
   GradientStream* stream_;
   ParameterGathers* gathers_;
+  const RoutingLoads* routing_;
+  std::int64_t iteration_ = 0;
   std::vector<bool> gathered_;  ///< by chunk: whose first forward pass of the step has run
+};
+
+/// The axes along which a device's dense parameters are replicated.
+constexpr std::array kReplicaAxes{scenario::ParallelAxis::Expert, scenario::ParallelAxis::Data};
+
+/// Parameters of a device reduced over the same replicas: the dense layers' over every replica, a mixture's
+/// routed experts' over the replicas holding the same experts.
+struct ReplicaShare {
+  std::size_t parameters = 0;  ///< held by the device
+  std::size_t gradients = 0;   ///< message elements of their gradients
+  std::size_t weights = 0;     ///< of their weights, gathered under ZeRO
+  std::size_t replicas = 1;
+};
+
+ReplicaShare replica_share(const scenario::WirePrecision& wire, double parameters, int replicas) {
+  const auto over = static_cast<std::size_t>(replicas);
+  return {static_cast<std::size_t>(std::llround(parameters)), wire_elements(parameters, wire.gradients, over),
+          wire_elements(parameters, wire.parameters, over), over};
+}
+
+/// The step's update of a share of the parameters over its replicas: with ZeRO 1 and 2 each replica sums and
+/// updates its chunk, then the replicas gather the updated chunks (unless the next forward pass gathers them:
+/// `gather` false); without, the replicas allreduce the gradients and each updates every parameter.
+struct Update {
+  const TrainingSetup& setup;
+  const Meter& meter;
+  const models::Optimizer& optimizer;
+  bool gather = true;
+
+  void reduce(S4uTransport& group, const ReplicaShare& share) const {
+    if (share.parameters == 0) return;
+    if (setup.zero_stage > 0) {
+      setup.collectives.reduce_scatter().run(group, comm::Block::sized(share.gradients));
+    } else if (share.replicas > 1) {
+      setup.collectives.allreduce().run(group, comm::Block::sized(share.gradients));
+    }
+    reduced(group, share);
+  }
+  /// The update once the gradients are reduced (by a gradient stream, during the backward passes).
+  void reduced(S4uTransport& group, const ReplicaShare& share) const {
+    const std::size_t chunk = setup.zero_stage > 0 ? share.replicas : 1;
+    charge_compute(meter, optimizer.flops((share.parameters + chunk - 1) / chunk));
+    if (setup.zero_stage > 0 && gather) gather_parameters(setup, group, share.weights);
+  }
 };
 
 }  // namespace
@@ -386,20 +493,22 @@ void ModelParallelWorker::operator()() {
   const Meter meter = context_.meter(rank_);
   using scenario::ParallelAxis;
   const ParallelGroups groups(context_, rank_, meter);
-  const WorkerGroup& group = groups.replicas;
   // The tensor group's communication overlapped with compute: a lane of its own, as a gradient stream's.
   std::optional<Meter> overlap_tensor;
   if (s.training.overlap_tensor_communication && plan.tensor > 1) {
     overlap_tensor.emplace(meter.observer(), Lane{meter.lane().host, 2, false, true, Traffic::Tensor});
   }
-  std::vector<Chunk> chunks =
-      device_chunks(context_, rank_, meter, *groups.tensor, overlap_tensor ? &*overlap_tensor : nullptr);
+  std::vector<Chunk> chunks = device_chunks(context_, rank_, meter, groups, overlap_tensor ? &*overlap_tensor : nullptr);
   double parameters_held = 0.0;
-  for (const Chunk& chunk : chunks) parameters_held += chunk.layers.parameters();
-  const auto parameters = static_cast<std::size_t>(std::llround(parameters_held));
-  const scenario::WirePrecision& wire = s.training.wire;
-  const std::size_t count = wire_elements(parameters_held, wire.gradients, static_cast<std::size_t>(replicas));
-  const std::size_t weights = wire_elements(parameters_held, wire.parameters, static_cast<std::size_t>(replicas));
+  double experts_held = 0.0;  // of them, routed experts' under expert parallelism, reduced over their own replicas
+  for (const Chunk& chunk : chunks) {
+    parameters_held += chunk.layers.parameters();
+    for (const models::LayerProfile& layer : chunk.layers.layers) {
+      if (groups.experts && layer.routed()) experts_held += layer.parameters;
+    }
+  }
+  const ReplicaShare dense = replica_share(s.training.wire, parameters_held - experts_held, replicas);
+  const ReplicaShare experts = replica_share(s.training.wire, experts_held, plan.data / plan.expert);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const models::PipelineSchedule schedule = plan.schedule;
   const std::vector<models::PipelinePass> passes =
@@ -413,9 +522,9 @@ void ModelParallelWorker::operator()() {
   std::optional<GradientStream> stream;
   if (overlapped) {
     stream.emplace(context_, rank_, setup.zero_stage > 0 ? setup.collectives.reduce_scatter() : setup.collectives.allreduce(),
-                   std::move(finishing.messages), setup.total_iterations,
-                   scenario::group_name("gradients", at, ParallelAxis::Data), scenario::group_along(plan, rank_, ParallelAxis::Data),
-                   at[ParallelAxis::Data], replicas_meeting(plan, at, "gradients"));
+                   std::move(finishing.messages), setup.total_iterations, scenario::group_name("gradients", at, kReplicaAxes),
+                   scenario::replica_group(plan, rank_), scenario::replica_index(plan, at),
+                   replicas_meeting(plan, at, "gradients"));
   }
   // ZeRO 1 and 2 with overlap_parameter_gather: each chunk's first forward pass of a step waits for its buckets.
   std::optional<ParameterGathers> gathers;
@@ -423,31 +532,27 @@ void ModelParallelWorker::operator()() {
     std::vector<const models::ModelProfile*> tables;
     for (const Chunk& chunk : chunks) tables.push_back(&chunk.layers);
     gathers.emplace(context_, rank_, tables, forward_order(passes),
-                    GatherGroup{scenario::group_name("parameters", at, ParallelAxis::Data),
-                                scenario::group_along(plan, rank_, ParallelAxis::Data), at[ParallelAxis::Data],
-                                replicas_meeting(plan, at, "parameters"), static_cast<std::size_t>(replicas)});
+                    GatherGroup{scenario::group_name("parameters", at, kReplicaAxes), scenario::replica_group(plan, rank_),
+                                scenario::replica_index(plan, at), replicas_meeting(plan, at, "parameters"),
+                                static_cast<std::size_t>(replicas)});
+  }
+  std::optional<RoutingLoads> routing;
+  if (groups.experts && !s.training.routing.even()) {
+    routing.emplace(s.training.routing, setup.profile().shape.experts, plan.expert, s.seed, at[ParallelAxis::Data]);
   }
   PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,
-                    gathers ? &*gathers : nullptr);
+                    gathers ? &*gathers : nullptr, routing ? &*routing : nullptr);
+  const Update update{setup, meter, *optimizer, !gathers};
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
-    step.run(passes, step_factor(context_, rank_));
+    step.run(passes, step_factor(context_, rank_), iteration);
     if (stream) {
       // The gradients were reduced during the last backward passes.
       stream->wait_for_all(meter);
-      const auto share = setup.zero_stage > 0 ? static_cast<std::size_t>(replicas) : std::size_t{1};
-      charge_compute(meter, optimizer->flops((parameters + share - 1) / share));
-      if (setup.zero_stage > 0 && !gathers) gather_parameters(setup, *group, weights);
-    } else if (setup.zero_stage > 0) {
-      // ZeRO 1 and 2 over the replicas: each sums and updates its chunk of the device's parameters, then the
-      // replicas gather the updated chunks.
-      setup.collectives.reduce_scatter().run(*group, comm::Block::sized(count));
-      charge_compute(meter, optimizer->flops((parameters + static_cast<std::size_t>(replicas) - 1) /
-                                             static_cast<std::size_t>(replicas)));
-      if (!gathers) gather_parameters(setup, *group, weights);
+      update.reduced(*groups.replicas, dense);
     } else {
-      if (replicas > 1) setup.collectives.allreduce().run(*group, comm::Block::sized(count));
-      charge_compute(meter, optimizer->flops(parameters));
+      update.reduce(*groups.replicas, dense);
     }
+    if (groups.expert_replicas) update.reduce(**groups.expert_replicas, experts);
     if (rank_ == 0) context_.observer->on_update();
     if (rank_ == 0 && context_.progress) {
       context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});

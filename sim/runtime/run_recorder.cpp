@@ -35,6 +35,7 @@ double& carried(metrics::HostActivity& activity, Traffic traffic) {
     case Traffic::Tensor: return activity.tensor_communication_s;
     case Traffic::Pipeline: return activity.pipeline_communication_s;
     case Traffic::Zero: return activity.zero_communication_s;
+    case Traffic::Expert: return activity.expert_communication_s;
     case Traffic::Data: break;
   }
   return activity.data_communication_s;
@@ -56,6 +57,10 @@ void RunRecorder::on_sent(Lane lane, double bytes, std::int64_t messages) {
   metrics::HostActivity& activity = activity_of(lane);
   activity.bytes_sent += bytes;
   activity.messages_sent += messages;
+  if (lane.traffic == Traffic::Expert) {
+    activity.expert_bytes_sent += bytes;
+    activity.expert_messages_sent += messages;
+  }
 }
 
 void RunRecorder::on_lane_done(Lane lane) {
@@ -70,12 +75,14 @@ void RunRecorder::on_lane_done(Lane lane) {
   host.compute_s += helper.activity.compute_s;
   (lane.overlapped ? host.overlapped_communication_s : host.communication_s) += helper.activity.communication_s;
   if (!lane.overlapped) {
-    for (const Traffic traffic : {Traffic::Data, Traffic::Tensor, Traffic::Pipeline, Traffic::Zero}) {
+    for (const Traffic traffic : {Traffic::Data, Traffic::Tensor, Traffic::Pipeline, Traffic::Zero, Traffic::Expert}) {
       carried(host, traffic) += carried(helper.activity, traffic);
     }
   }
   host.bytes_sent += helper.activity.bytes_sent;
   host.messages_sent += helper.activity.messages_sent;
+  host.expert_bytes_sent += helper.activity.expert_bytes_sent;
+  host.expert_messages_sent += helper.activity.expert_messages_sent;
   helpers_.erase(found);
 }
 

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -31,6 +32,68 @@
 namespace dtsim::runtime {
 
 namespace {
+
+/// Expert parallelism: the all-to-alls each worker runs, by rank. Each micro-batch passes every mixture block
+/// of a worker's chunks forward (tokens dispatched, outputs combined) and backward (their gradients), and
+/// under full recomputation forward once more.
+std::vector<std::int64_t> all_to_alls_by_worker(const scenario::Scenario& scenario, const TrainingSetup& setup) {
+  const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+  const std::int64_t per_block = scenario.training.recomputation == models::Recomputation::Full ? 6 : 4;
+  std::vector<std::int64_t> out;
+  for (int rank = 0; rank < scenario.cluster.workers; ++rank) {
+    const int device = scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline];
+    std::int64_t blocks = 0;
+    for (int chunk = 0; chunk < plan.virtual_stages; ++chunk) {
+      const auto stage = static_cast<std::size_t>(chunk * plan.pipeline + device);
+      for (std::size_t layer = setup.stage_layers[stage]; layer < setup.stage_layers[stage + 1]; ++layer) {
+        blocks += setup.profile().layers[layer].exchange == models::TokenExchange::Dispatch ? 1 : 0;
+      }
+    }
+    out.push_back(blocks * per_block * plan.microbatches * setup.total_iterations);
+  }
+  return out;
+}
+
+/// Uneven routing: every draw the expert groups make over the run (runtime::RoutingLoads draws the same).
+metrics::RoutingRecord routing_record(const scenario::Scenario& scenario, const TrainingSetup& setup) {
+  const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+  const models::ModelProfile& profile = setup.profile();
+  std::vector<int> blocks;
+  for (const models::LayerProfile& layer : profile.layers) {
+    if (layer.exchange == models::TokenExchange::Dispatch) blocks.push_back(layer.block);
+  }
+  const int experts = profile.shape.experts;
+  // A draw routes every device's micro-batch of the group: its samples' tokens, top_k copies each.
+  const double copies = static_cast<double>(plan.expert) * scenario.training.batch_per_worker / plan.microbatches *
+                        profile.shape.sequence * profile.shape.top_k;
+  metrics::RoutingRecord out;
+  out.tokens_per_expert.assign(static_cast<std::size_t>(experts), 0.0);
+  double draws = 0.0;
+  double max_loads = 0.0;
+  for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    for (int microbatch = 0; microbatch < plan.microbatches; ++microbatch) {
+      for (const int block : blocks) {
+        for (int group = 0; group < plan.data / plan.expert; ++group) {
+          const models::RoutingDraw draw =
+              models::draw_routing(scenario.training.routing, experts, scenario.seed, {iteration, microbatch, block, group});
+          std::vector<double> kept = draw.kept();
+          std::sort(kept.begin(), kept.end(), std::greater<>());
+          for (std::size_t e = 0; e < kept.size(); ++e) out.tokens_per_expert[e] += kept[e] * copies;
+          const std::vector<double> loads = draw.rank_loads(plan.expert);
+          const double ratio = *std::max_element(loads.begin(), loads.end()) / std::max(1e-300, 1.0 - draw.dropped());
+          max_loads += ratio;
+          out.busiest_load = std::max(out.busiest_load, ratio);
+          out.routed_tokens += copies;
+          out.dropped_tokens += draw.dropped() * copies;
+          draws += 1.0;
+        }
+      }
+    }
+  }
+  for (double& tokens : out.tokens_per_expert) tokens /= std::max(1.0, draws);
+  out.mean_max_load = draws > 0.0 ? max_loads / draws : 1.0;
+  return out;
+}
 
 /// A run's record before it runs: what the scenario and the setup say of it.
 metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const TrainingSetup& setup) {
@@ -59,6 +122,8 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
     }
     record.samples_per_iteration =
         static_cast<std::int64_t>(scenario.training.batch_per_worker) * scenario.training.parallelism.data;
+    if (plan.expert > 1) record.all_to_alls = all_to_alls_by_worker(scenario, setup);
+    if (plan.expert > 1 && !scenario.training.routing.even()) record.routing = routing_record(scenario, setup);
   }
   if (setup.mode == RunMode::Split && scenario.training.parallelism.pipeline > 1) {
     const scenario::ParallelismSpec& plan = scenario.training.parallelism;

@@ -7,6 +7,7 @@
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,14 +34,22 @@ AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const 
                               const std::string& channels);
 
 /// A model-parallel device's groups (by training.parallelism.placement): its replica's pipeline stages, the
-/// replicas of its share, and its tensor group.
+/// replicas of its share, and its tensor group; under expert parallelism, its expert group and the replicas
+/// holding the same experts.
 struct ParallelGroups {
   ParallelGroups(const TrainingContext& context, int rank, const Meter& meter);
 
   WorkerGroup line;      ///< the stages of its replica, at its stage
-  WorkerGroup replicas;  ///< the devices holding the same share, at its replica
+  WorkerGroup replicas;  ///< the devices holding the same share of the dense layers, at its replica index
   WorkerGroup tensor;    ///< its tensor group, at its tensor rank
+  std::optional<WorkerGroup> experts;          ///< the replicas exchanging tokens, at its expert rank
+  std::optional<WorkerGroup> expert_replicas;  ///< the replicas holding the same experts
 };
+
+/// Where the analytical network times a stage's groups of replicas holding the same experts together (channels
+/// "<channels>/<stage>"): every such group of a stage reaches its collectives at the same moments.
+AnalyticalMeeting expert_replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
+                                          const std::string& channels);
 
 /// ZeRO's gather of `elements` partitioned parameters over a data-parallel group, its time labelled as ZeRO's
 /// traffic, apart from the gradients' reduction.

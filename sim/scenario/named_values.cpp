@@ -54,6 +54,17 @@ const std::vector<NamedValue<models::Recomputation>>& recomputations() {
   return table;
 }
 
+const std::vector<NamedValue<models::RoutingDistribution>>& routing_distributions() {
+  static const std::vector<NamedValue<models::RoutingDistribution>> table{
+      {models::RoutingDistribution::Uniform, "uniform", "every expert top_k / experts of the routed copies"},
+      {models::RoutingDistribution::Zipf, "zipf",
+       "the k-th expert of an order drawn each micro-batch takes a share as 1/k^exponent"},
+      {models::RoutingDistribution::Dirichlet, "dirichlet",
+       "the experts' shares drawn each micro-batch from a symmetric Dirichlet(alpha)"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries() {
   static const std::vector<NamedValue<CommunicationLibrary>> table{
       {CommunicationLibrary::None, "none", "the network's time alone: messages as the algorithm sends them"},
@@ -103,6 +114,9 @@ std::string_view to_string(Architecture architecture) { return name_of(architect
 std::string_view to_string(Backend backend) { return name_of(backends(), backend); }
 std::string_view to_string(models::PipelineSchedule schedule) { return name_of(pipeline_schedules(), schedule); }
 std::string_view to_string(models::Recomputation recomputation) { return name_of(recomputations(), recomputation); }
+std::string_view to_string(models::RoutingDistribution distribution) {
+  return name_of(routing_distributions(), distribution);
+}
 std::string_view to_string(CommunicationLibrary library) { return name_of(communication_libraries(), library); }
 std::string_view to_string(models::Partitioning partitioning) { return name_of(partitionings(), partitioning); }
 std::string_view to_string(ComputePrecision precision) { return name_of(compute_precisions(), precision); }

@@ -7,9 +7,14 @@ namespace dtsim::scenario {
 
 const std::vector<AxisEntry>& parallel_axes() {
   static const std::vector<AxisEntry> table{
-      {ParallelAxis::Tensor, "tensor", "tensor-parallel groups", "tensor", &ParallelismSpec::tensor},
-      {ParallelAxis::Pipeline, "pipeline", "pipeline stages", "pipeline", &ParallelismSpec::pipeline},
-      {ParallelAxis::Data, "data", "model replicas", "replicas", &ParallelismSpec::data},
+      {ParallelAxis::Tensor, "tensor", "tensor-parallel groups", "tensor",
+       [](const ParallelismSpec& plan) { return plan.tensor; }},
+      {ParallelAxis::Expert, "expert", "expert-parallel groups (replicas exchanging tokens)", "experts",
+       [](const ParallelismSpec& plan) { return plan.expert; }},
+      {ParallelAxis::Pipeline, "pipeline", "pipeline stages", "pipeline",
+       [](const ParallelismSpec& plan) { return plan.pipeline; }},
+      {ParallelAxis::Data, "data", "model replicas", "replicas",
+       [](const ParallelismSpec& plan) { return plan.data / plan.expert; }},
   };
   return table;
 }

@@ -18,16 +18,17 @@ struct AxisEntry {
   std::string_view name;         ///< as training.parallelism and its placement spell it
   std::string_view description;  ///< what one of its groups is, for the schema
   std::string_view groups;       ///< the name its groups' channels start with
-  int ParallelismSpec::*degree;  ///< where the plan keeps its degree
+  int (*degree)(const ParallelismSpec&);  ///< its degree in a plan
 };
 
 /// Every axis, in the default placement's order, innermost (consecutive ranks) first.
 [[nodiscard]] const std::vector<AxisEntry>& parallel_axes();
 [[nodiscard]] const AxisEntry& axis_entry(ParallelAxis axis);
 [[nodiscard]] std::optional<ParallelAxis> axis_named(std::string_view name);
-/// The degree of `axis` in `plan`.
+/// The degree of `axis` in `plan`: along the data axis, the replicas holding the same experts (data / expert;
+/// all the replicas without expert parallelism), the expert axis dividing the data-parallel degree.
 [[nodiscard]] inline int degree_of(const ParallelismSpec& plan, ParallelAxis axis) {
-  return plan.*axis_entry(axis).degree;
+  return axis_entry(axis).degree(plan);
 }
 
 }  // namespace dtsim::scenario

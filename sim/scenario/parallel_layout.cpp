@@ -2,6 +2,8 @@
 
 #include "sim/scenario/parallel_axes.hpp"
 
+#include <algorithm>
+
 namespace dtsim::scenario {
 ParallelCoordinates coordinates_of(const ParallelismSpec& plan, int rank) {
   ParallelCoordinates out;
@@ -31,19 +33,39 @@ std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis
   return out;
 }
 
-std::string group_name(std::string_view label, const ParallelCoordinates& at, ParallelAxis axis) {
-  std::string out(label);
-  const std::vector<AxisEntry>& axes = parallel_axes();
-  for (auto other = axes.rbegin(); other != axes.rend(); ++other) {
-    if (other->axis != axis) out += "/" + std::to_string(at[other->axis]);
+std::vector<int> replica_group(const ParallelismSpec& plan, int rank) {
+  ParallelCoordinates at = coordinates_of(plan, rank);
+  std::vector<int> out;
+  for (int replica = 0; replica < plan.data; ++replica) {
+    at[ParallelAxis::Expert] = replica % plan.expert;
+    at[ParallelAxis::Data] = replica / plan.expert;
+    out.push_back(rank_of(plan, at));
   }
   return out;
+}
+
+int replica_index(const ParallelismSpec& plan, const ParallelCoordinates& at) {
+  return at[ParallelAxis::Expert] + plan.expert * at[ParallelAxis::Data];
+}
+
+std::string group_name(std::string_view label, const ParallelCoordinates& at, std::span<const ParallelAxis> axes) {
+  std::string out(label);
+  const std::vector<AxisEntry>& table = parallel_axes();
+  for (auto other = table.rbegin(); other != table.rend(); ++other) {
+    if (std::find(axes.begin(), axes.end(), other->axis) == axes.end()) out += "/" + std::to_string(at[other->axis]);
+  }
+  return out;
+}
+
+std::string group_name(std::string_view label, const ParallelCoordinates& at, ParallelAxis axis) {
+  return group_name(label, at, std::span<const ParallelAxis>(&axis, 1));
 }
 
 models::DeviceShare device_share_of(const TrainingSpec& training) {
   return {.tensor = training.parallelism.tensor,
           .sequence_parallel = training.parallelism.sequence_parallel,
-          .recomputation = training.recomputation};
+          .recomputation = training.recomputation,
+          .expert = training.parallelism.expert};
 }
 
 }  // namespace dtsim::scenario

@@ -8,6 +8,7 @@
 #include "sim/scenario/scenario.hpp"
 
 #include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,16 @@ int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at);
 /// its pipeline (stages), or its stage's replicas.
 std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis axis);
 
+/// The data-parallel group through `rank`: the ranks that differ from it only along the expert and data axes
+/// (every replica of its share of the model, over which the dense parameters' gradients are reduced), in the
+/// order of their replica index, expert coordinate + expert degree x data coordinate (Megatron-LM's data-
+/// parallel ranks, the expert groups consecutive in it). Without expert parallelism, group_along the data axis.
+std::vector<int> replica_group(const ParallelismSpec& plan, int rank);
+/// `at`'s index in its replica_group.
+int replica_index(const ParallelismSpec& plan, const ParallelCoordinates& at);
+
+/// The name of the group along `axes` through `at`: `label`, then the other coordinates, outermost axis first.
+std::string group_name(std::string_view label, const ParallelCoordinates& at, std::span<const ParallelAxis> axes);
 /// The name of the group along `axis` through `at`, its channels' prefix: `label` (the axis's groups' name,
 /// or another for a second group along the same axis), then the other coordinates, outermost axis first
 /// ("pipeline/<replica>/<tensor rank>"), so that every group of a run has its own.

@@ -7,6 +7,7 @@
 #include "sim/core/units.hpp"
 #include "sim/scenario/config_node.hpp"
 #include "models/device_share.hpp"
+#include "models/expert_routing.hpp"
 #include "models/op_class.hpp"
 #include "models/partitioning_kind.hpp"
 #include "models/pipeline_plan.hpp"
@@ -227,19 +228,27 @@ enum class CommunicationLibrary { None, Nccl };
 
 /// A degree of `training.parallelism`, for the placement of ranks; what each means is in one table
 /// (parallel_axes.hpp), from which coordinates, groups, the schema and the placement's checks are taken.
-enum class ParallelAxis { Tensor, Pipeline, Data };
-inline constexpr std::size_t kParallelAxes = 3;
+enum class ParallelAxis { Tensor, Pipeline, Data, Expert };
+inline constexpr std::size_t kParallelAxes = 4;
 
 /// How the work is split (`training.parallelism`).
 struct ParallelismSpec {
   int data = 1;  ///< data-parallel degree: cluster.workers / (tensor x pipeline)
   core::SourcePosition data_at;
+  /// Expert-parallel degree: the routed experts of a mixture spread over this many of the data-parallel
+  /// replicas, which exchange their tokens (Megatron-LM's expert_model_parallel_size; it divides `data`). The
+  /// experts' gradients are reduced over the data / expert replicas holding the same experts.
+  int expert = 1;
+  core::SourcePosition expert_at;
+  /// `all_to_all`: the algorithm an expert group exchanges its tokens by.
+  core::Located<std::string> all_to_all;
   int tensor = 1;
   core::SourcePosition tensor_at;
   bool sequence_parallel = false;
   core::SourcePosition sequence_parallel_at;
   /// The degrees over the ranks, innermost first: by default a tensor group is consecutive ranks (one node),
-  /// then the stages of a pipeline, then the replicas.
+  /// then the stages of a pipeline, then the replicas. The expert axis, where it is not listed, comes right
+  /// after the tensor axis (an expert group's all-to-alls inside a node where it fits).
   std::vector<ParallelAxis> placement{ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data};
   core::SourcePosition placement_at;
   int zero = 0;  ///< ZeRO stage: 1 optimizer state, 2 also gradients, 3 also parameters partitioned
@@ -254,9 +263,9 @@ struct ParallelismSpec {
   models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   core::SourcePosition schedule_at;
 
-  /// Whether the model is split over devices (a tensor or pipeline degree above 1), rather than held whole by
-  /// every replica.
-  [[nodiscard]] bool is_model_parallel() const { return pipeline > 1 || tensor > 1; }
+  /// Whether the model is split over devices (a tensor, pipeline or expert degree above 1), rather than held
+  /// whole by every replica.
+  [[nodiscard]] bool is_model_parallel() const { return pipeline > 1 || tensor > 1 || expert > 1; }
 };
 
 /// Bytes a value takes on the wire (`training.communication_precision`), resolved from `auto`.
@@ -288,6 +297,9 @@ struct TrainingSpec {
   /// `training.recomputation` (named_values.cpp names each: none, selective, full).
   models::Recomputation recomputation = models::Recomputation::None;
   core::SourcePosition recomputation_at;
+  /// `training.routing`: how a mixture's router spreads each micro-batch's tokens over the experts.
+  models::RoutingSpec routing;
+  core::SourcePosition routing_at;
   /// `training.communication_library`: none (the network's time alone) or nccl (comm::LibraryCollective).
   CommunicationLibrary communication_library = CommunicationLibrary::None;
   Backend backend = Backend::Auto;
@@ -429,6 +441,7 @@ std::string_view to_string(Architecture architecture);
 std::string_view to_string(Backend backend);
 std::string_view to_string(models::PipelineSchedule schedule);
 std::string_view to_string(models::Recomputation recomputation);
+std::string_view to_string(models::RoutingDistribution distribution);
 std::string_view to_string(CommunicationLibrary library);
 std::string_view to_string(models::Partitioning partitioning);
 std::string_view to_string(ComputePrecision precision);

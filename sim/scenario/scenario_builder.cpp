@@ -166,10 +166,13 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 }
 
 
-/// "tensor, pipeline and data": every axis's name, in the default placement's order.
+/// "tensor, pipeline and data": every axis's name a placement must list, in the default placement's order
+/// (the expert axis may be left out: place_experts puts it).
 std::string axis_names() {
   std::vector<std::string_view> names;
-  for (const AxisEntry& entry : parallel_axes()) names.push_back(entry.name);
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (entry.axis != ParallelAxis::Expert) names.push_back(entry.name);
+  }
   const std::string_view last = names.back();
   names.pop_back();
   return fmt::format("{} and {}", fmt::join(names, ", "), last);
@@ -190,13 +193,22 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
     }
     axes.push_back(axis);
   }
-  if (axes.size() != parallel_axes().size()) {
+  const bool expert_listed = std::find(axes.begin(), axes.end(), ParallelAxis::Expert) != axes.end();
+  if (axes.size() + (expert_listed ? 0 : 1) != parallel_axes().size()) {
     sink.error(list->where, "training.parallelism.placement",
                fmt::format("expected the degrees {} in some order, each once, got {}", axis_names(), axes.size()),
                "for example [tensor, pipeline, data]: tensor groups on consecutive ranks, replicas outermost");
     return;
   }
   out.placement = axes;
+}
+
+/// The expert axis, where the placement does not list it, right after the tensor axis.
+void place_experts(ParallelismSpec& out) {
+  if (out.expert < 2) return;
+  auto& axes = out.placement;
+  if (std::find(axes.begin(), axes.end(), ParallelAxis::Expert) != axes.end()) return;
+  axes.insert(std::find(axes.begin(), axes.end(), ParallelAxis::Tensor) + 1, ParallelAxis::Expert);
 }
 
 /// `training.parallelism`: the degrees multiply to the workers.
@@ -218,7 +230,16 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();
   out.zero = static_cast<int>(parallelism.filled_integer("zero"));
   out.zero_at = parallelism.where("zero");
+  out.expert = static_cast<int>(parallelism.filled_integer("expert"));
+  out.expert_at = parallelism.where("expert");
+  out.all_to_all = {parallelism.filled_text("all_to_all"), parallelism.where("all_to_all")};
   read_placement(parallelism, out, sink);
+  place_experts(out);
+  if (out.data % out.expert != 0) {
+    sink.error(out.expert_at, "training.parallelism.expert",
+               fmt::format("an expert degree of {} does not divide the {} data-parallel replicas", out.expert, out.data),
+               "the expert groups are carved out of the replicas: use a divisor of data");
+  }
   if (out.data * model_parallel == workers) return;
   const bool data_given = parallelism.has("data") && !parallelism.node()->find("data")->defaulted;
   if (!data_given) {
@@ -241,6 +262,17 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
                  ? fmt::format("use data: {} (cluster.workers / (tensor x pipeline)), or leave it out",
                                workers / model_parallel)
                  : "make cluster.workers a multiple of tensor x pipeline");
+}
+
+/// `training.routing`, even when absent.
+void read_routing(const View& training, TrainingSpec& out) {
+  if (!training.has("routing")) return;
+  const View routing = training.at("routing");
+  out.routing_at = routing.where();
+  out.routing.distribution = value_named(routing_distributions(), routing.filled_text("distribution"));
+  if (out.routing.distribution == models::RoutingDistribution::Zipf) out.routing.exponent = routing.filled_number("exponent");
+  if (out.routing.distribution == models::RoutingDistribution::Dirichlet) out.routing.alpha = routing.filled_number("alpha");
+  if (routing.has("capacity_factor")) out.routing.capacity_factor = *routing.number("capacity_factor");
 }
 
 /// `training.communication_precision`: `auto` is 2 bytes for timing-only models on mixed-precision devices.
@@ -273,6 +305,7 @@ void read_training(const View& training, int workers, const Registries& registri
   out.bucket_bytes = core::parse_size(training.filled_text("bucket_size")).value();
   out.recomputation = value_named(recomputations(), training.filled_text("recomputation"));
   out.recomputation_at = training.where("recomputation");
+  read_routing(training, out);
   out.communication_library = value_named(communication_libraries(), training.filled_text("communication_library"));
   const std::string& backend = training.filled_text("backend");
   out.backend = value_named(backends(), backend);

@@ -189,12 +189,21 @@ std::vector<core::Choice> axis_choices() {
 }
 
 /// training.parallelism: the degrees, their placement, ZeRO and the pipeline's schedule.
-SchemaNode parallelism() {
+SchemaNode parallelism(const comm::CollectiveRegistry& all_to_all) {
   return map_of("parallelism", "how the work is split over the workers: data x tensor x pipeline = cluster.workers",
       {
           integer("data", 1, 65'536,
                   "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
                   "/ (tensor x pipeline) when absent"),
+          integer("expert", 1, 65'536,
+                  "expert-parallel degree: a mixture of experts' routed experts spread over this many of "
+                  "the data-parallel replicas, which exchange their tokens by all-to-alls; it divides data "
+                  "(timing-only mixtures)")
+              .fallback("1"),
+          choice_of("all_to_all", "all-to-all algorithm",
+                    "how an expert group exchanges its tokens (training.parallelism.expert above 1)",
+                    registered_choices(all_to_all))
+              .fallback("direct"),
           integer("tensor", 1, 1024,
                   "tensor-parallel degree: each transformer layer's weights split over this many devices "
                   "(timing-only transformer models; it divides the heads)")
@@ -205,7 +214,7 @@ SchemaNode parallelism() {
               .fallback("false"),
           list_of("placement",
                   "the order of the degrees over the worker ranks, innermost (consecutive ranks) first; "
-                  "[tensor, pipeline, data] when absent",
+                  "[tensor, pipeline, data] when absent; expert, where not listed, right after tensor",
                   choice_of("[]", "degree", "a parallelism degree", axis_choices()))
               .for_example("[tensor, pipeline, data]"),
           integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
@@ -267,7 +276,7 @@ SchemaNode training(const Registries& registries) {
   return map_of(
       "training", "the training recipe",
       {
-          parallelism(),
+          parallelism(registries.collectives.all_to_all),
           communication_precision(),
           boolean("check_memory", "stop before simulating when a device cannot hold its share of the model, its "
                                   "gradients, optimizer state and activations; false simulates anyway and reports the "
@@ -296,6 +305,27 @@ SchemaNode training(const Registries& registries) {
                     "memory (timing-only transformer models)",
                     choices_of(recomputations()))
               .fallback("none"),
+          map_of("routing",
+                 "how a mixture of experts' router spreads each micro-batch's tokens over the experts, drawn per "
+                 "micro-batch and mixture block (timing-only mixtures under expert parallelism; even when absent)",
+                 {
+                     choice_of("distribution", "routing distribution", "the experts' shares of the routed tokens",
+                               choices_of(routing_distributions()))
+                         .fallback("uniform"),
+                     number("exponent", 0.0, 100.0, "Zipf's exponent s: the k-th expert's share goes as 1/k^s")
+                         .exclusive_min()
+                         .fallback("1")
+                         .when("distribution", {"zipf"}),
+                     number("alpha", 0.0, 1e6,
+                            "the Dirichlet's concentration: below 1 a few experts take most tokens, large nearly even")
+                         .exclusive_min()
+                         .fallback("1")
+                         .when("distribution", {"dirichlet"}),
+                     number("capacity_factor", 0.0, 1e6,
+                            "an expert takes at most this many times its even share of the routed tokens; the rest "
+                            "are dropped (absent: no capacity, no token dropped)")
+                         .exclusive_min(),
+                 }),
           choice_of("communication_library", "communication library",
                     "what the collectives cost beyond the network's time (docs/how-it-works.md)",
                     choices_of(communication_libraries()))

@@ -95,6 +95,13 @@ TEST(ModelProfile, MixturesOfExpertsCountTheirTotalAndActiveParameters) {
   EXPECT_DOUBLE_EQ(deepseek.active_parameters() - deepseek.layers.front().parameters, 36'625'618'432);
   expect_within(deepseek.parameters(), 671e9, 0.01, "deepseek_v3");
   expect_within(deepseek.active_parameters(), 37e9, 0.015, "deepseek_v3 active");
+  // Qwen3-235B-A22B's released configuration (heads of 128 over a 4096-wide model, query and key norms): "235B
+  // total, 22B activated".
+  const ModelProfile qwen = find_profile("qwen3_235b_a22b");
+  EXPECT_DOUBLE_EQ(qwen.parameters(), 235'093'634'560);
+  EXPECT_DOUBLE_EQ(qwen.active_parameters(), 22'190'763'520);
+  expect_within(qwen.parameters(), 235e9, 0.01, "qwen3_235b_a22b");
+  expect_within(qwen.active_parameters(), 22e9, 0.01, "qwen3_235b_a22b active");
   // A dense model's parameters are all active.
   EXPECT_DOUBLE_EQ(find_profile("llama2_70b").active_parameters(), find_profile("llama2_70b").parameters());
 }
@@ -195,7 +202,7 @@ TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
       EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
     }
   }
-  EXPECT_EQ(profile_names().size(), 16U);
+  EXPECT_EQ(profile_names().size(), 17U);
   EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
   EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 namespace dtsim::scenario {
@@ -86,11 +87,44 @@ TEST(ParallelLayout, AGroupAlongAnAxisVariesThatCoordinateAlone) {
 // A group's name is its label, then the other coordinates, outermost axis first: every group of a run has its
 // own channels, and the names are the ones runs have always used.
 TEST(ParallelLayout, GroupNamesListTheOtherCoordinatesOutermostFirst) {
-  const ParallelCoordinates at = coordinates(1, 2, 3);
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Pipeline).groups, at, ParallelAxis::Pipeline), "pipeline/3/1");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Data).groups, at, ParallelAxis::Data), "replicas/2/1");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Tensor).groups, at, ParallelAxis::Tensor), "tensor/3/2");
-  EXPECT_EQ(group_name("gradients", at, ParallelAxis::Data), "gradients/2/1");
+  ParallelCoordinates at = coordinates(1, 2, 3);
+  at[ParallelAxis::Expert] = 4;
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Pipeline).groups, at, ParallelAxis::Pipeline), "pipeline/3/4/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Data).groups, at, ParallelAxis::Data), "replicas/2/4/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Tensor).groups, at, ParallelAxis::Tensor), "tensor/3/2/4");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Expert).groups, at, ParallelAxis::Expert), "experts/3/2/1");
+  const std::array both{ParallelAxis::Expert, ParallelAxis::Data};
+  EXPECT_EQ(group_name("gradients", at, both), "gradients/2/1");
+}
+
+// Expert parallelism carves the expert groups out of the replicas (Megatron-LM's expert_model_parallel_size):
+// data 8 with expert 4 is 2 replicas of each expert share along the data axis, and a device's replicas of the
+// dense layers are all 8, their index expert + 4 x data, each expert group consecutive in it.
+TEST(ParallelLayout, ExpertGroupsAreCarvedOutOfTheReplicas) {
+  ParallelismSpec plan = grid(8, 2, 3, {ParallelAxis::Tensor, ParallelAxis::Expert, ParallelAxis::Pipeline,
+                                        ParallelAxis::Data});
+  plan.expert = 4;
+  EXPECT_EQ(degree_of(plan, ParallelAxis::Expert), 4);
+  EXPECT_EQ(degree_of(plan, ParallelAxis::Data), 2);
+  // Tensor rank 1, expert rank 2, stage 1, data coordinate 1: t + 2 (e + 4 (p + 3 d)).
+  ParallelCoordinates at = coordinates(1, 1, 1);
+  at[ParallelAxis::Expert] = 2;
+  const int rank = rank_of(plan, at);
+  EXPECT_EQ(rank, 1 + 2 * (2 + 4 * (1 + 3 * 1)));
+  EXPECT_EQ(coordinates_of(plan, rank), at);
+  EXPECT_EQ(replica_index(plan, at), 2 + 4 * 1);
+  const std::vector<int> replicas = replica_group(plan, rank);
+  ASSERT_EQ(replicas.size(), 8U);
+  EXPECT_EQ(replicas[static_cast<std::size_t>(replica_index(plan, at))], rank);
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    const ParallelCoordinates other = coordinates_of(plan, replicas[i]);
+    EXPECT_EQ(other[ParallelAxis::Tensor], 1);
+    EXPECT_EQ(other[ParallelAxis::Pipeline], 1);
+    EXPECT_EQ(replica_index(plan, other), static_cast<int>(i));
+  }
+  // The expert group: the same replica of the data axis, every expert coordinate.
+  const std::vector<int> experts = group_along(plan, rank, ParallelAxis::Expert);
+  EXPECT_EQ(experts, std::vector<int>(replicas.begin() + 4, replicas.end()));
 }
 
 // The axes' table is the one home of their names: each found by its name, its degree read from the plan.
@@ -106,7 +140,8 @@ TEST(ParallelAxes, EachAxisIsFoundByItsNameAndReadsItsDegree) {
   EXPECT_EQ(degree_of(plan, ParallelAxis::Data), 5);
   EXPECT_EQ(degree_of(plan, ParallelAxis::Tensor), 6);
   EXPECT_EQ(degree_of(plan, ParallelAxis::Pipeline), 7);
-  EXPECT_FALSE(axis_named("expert").has_value());
+  EXPECT_EQ(degree_of(plan, ParallelAxis::Expert), 1);
+  EXPECT_FALSE(axis_named("context").has_value());
 }
 
 }  // namespace
