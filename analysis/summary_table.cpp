@@ -186,6 +186,11 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
                        "data-parallel gradients {:.6f} s, ZeRO parameter gathers {:.6f} s\n",
                        first.name, first.tensor_communication_s, first.pipeline_communication_s,
                        first.data_communication_s, first.zero_communication_s);
+    if (first.context_bytes_sent > 0.0) {
+      out += fmt::format("  context    {}'s keys and values ({}): waited {:.6f} s for them, {} sent\n", first.name,
+                         scenario::to_string(s.training.parallelism.context_attention), first.context_communication_s,
+                         core::format_size(core::Bytes(first.context_bytes_sent)));
+    }
     if (first.expert_bytes_sent > 0.0) {
       out += fmt::format("  experts    {}'s expert all-to-alls ({}): {:.6f} s, {} sent\n", first.name,
                          s.training.parallelism.all_to_all.value, first.expert_communication_s,
@@ -200,9 +205,12 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
     }
   }
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.is_model_parallel()) {
-    out += fmt::format("  parallel   data {}{} x tensor {} x pipeline {}{}{}\n", plan.data,
+    out += fmt::format("  parallel   data {}{} x tensor {} x pipeline {}{}{}{}\n", plan.data,
                        plan.expert > 1 ? fmt::format(" (expert groups of {})", plan.expert) : "", plan.tensor,
                        plan.pipeline,
+                       plan.context > 1 ? fmt::format(" x context {} ({})", plan.context,
+                                                      scenario::to_string(plan.context_attention))
+                                        : "",
                        plan.sequence_parallel ? ", sequence parallel" : "",
                        s.training.recomputation != models::Recomputation::None
                            ? fmt::format(", {} recomputation", scenario::to_string(s.training.recomputation))

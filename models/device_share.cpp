@@ -25,7 +25,7 @@ bool is_scores(const LayerProfile& layer) {
 }  // namespace
 
 ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share) {
-  if (share.tensor < 1 || share.expert < 1) throw std::invalid_argument("a parallel degree is at least 1");
+  if (share.tensor < 1 || share.expert < 1 || share.context < 1) throw std::invalid_argument("a parallel degree is at least 1");
   const double t = share.tensor;
   ModelProfile out = profile;
   const std::map<int, double> inputs = block_inputs(profile);
@@ -44,11 +44,18 @@ ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share)
     if (layer.tensor == TensorSplit::Column) layer.gemm.columns /= t;
     if (layer.tensor == TensorSplit::Row) layer.gemm.depth /= t;
     if (!split && share.sequence_parallel) layer.gemm.rows /= t;
-    layer.forward_flops /= work;
-    layer.backward_flops /= work;
-    layer.activation_bytes /= work;
-    layer.forward_traffic /= work;
-    layer.backward_traffic /= work;
+    if (split) layer.context_exchange_elements /= t;
+    // A context group splits every per-sample quantity by tokens.
+    const double tokens = share.context;
+    layer.forward_flops /= work * tokens;
+    layer.backward_flops /= work * tokens;
+    layer.activation_bytes /= work * tokens;
+    layer.forward_traffic /= work * tokens;
+    layer.backward_traffic /= work * tokens;
+    layer.tensor_sum_elements /= tokens;
+    layer.exchange_elements /= tokens;
+    layer.context_exchange_elements /= tokens;
+    layer.gemm.rows /= tokens;
     if (share.recomputation == Recomputation::Selective && is_scores(layer)) {
       layer.activation_bytes = 0.0;
       layer.backward_flops += layer.forward_flops;
@@ -57,7 +64,7 @@ ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share)
     if (share.recomputation == Recomputation::Full && layer.block >= 0) {
       // The block's input (the hidden state, whole on each device unless split by tokens) is all it keeps.
       const auto input = inputs.find(layer.block);
-      const double hidden = input != inputs.end() ? input->second : layer.tensor_sum_elements;
+      const double hidden = input != inputs.end() ? input->second / tokens : layer.tensor_sum_elements;
       layer.activation_bytes = layer.block != block ? hidden * 4.0 / (share.sequence_parallel ? t : 1.0) : 0.0;
       layer.backward_flops += layer.forward_flops;
       layer.backward_traffic += layer.forward_traffic;

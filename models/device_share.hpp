@@ -20,6 +20,9 @@ struct DeviceShare {
   /// The expert-parallel degree: each device holds 1/expert of the routed experts, and runs them on the
   /// tokens the group routes to them (as many products' FLOPs as without, each over expert times the rows).
   int expert = 1;
+  /// The context-parallel degree: each device holds 1/context of every sequence's tokens (and computes its
+  /// queries' attention, an even share of the causal work under two chunks a device).
+  int context = 1;
 };
 
 /// `profile`'s layers as one device computes and holds them. Each layer keeps its tensor_sum_elements

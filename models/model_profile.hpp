@@ -65,6 +65,9 @@ struct LayerProfile {
   /// the routed copies of the hidden state, s x top_k x width.
   TokenExchange exchange = TokenExchange::None;
   double exchange_elements = 0.0;
+  /// An attention layer's scores under context parallelism: per sample, the keys and values of the whole
+  /// sequence a device's queries attend to (its context group brings it the others'); 0 for every other layer.
+  double context_exchange_elements = 0.0;
 
   /// Whether its parameters are routed experts' (spread over an expert group, reduced over their own replicas).
   [[nodiscard]] bool routed() const { return exchange != TokenExchange::None; }

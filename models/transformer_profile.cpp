@@ -107,7 +107,7 @@ LayerProfile add_norm(const std::string& name, const Transformer& t, double toke
 /// per score), and the values' weighted sum, `value_width` wide in all; kept: the scores and the
 /// probabilities, then the context. Split by heads over a tensor group.
 void scores_and_context(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t,
-                        double query_width, double value_width) {
+                        double query_width, double value_width, double key_value_width) {
   const double s = t.sequence;
   const double hidden = s * value_width;
   const double scores = t.heads * s * s;
@@ -129,6 +129,7 @@ void scores_and_context(std::vector<LayerProfile>& out, const std::string& prefi
     with_traffic(score_layer, t, {5.5 * scores, 7.5 * scores}, {9.5 * scores, 9.5 * scores});
     with_traffic(context_layer, t, {scores, 2.0 * scores}, {scores + 2.0 * hidden, 2.0 * scores + 2.0 * hidden});
   }
+  score_layer.context_exchange_elements = s * key_value_width;
   out.push_back(split(score_layer, TensorSplit::Heads, 0.0));
   out.push_back(split(context_layer, TensorSplit::Heads, 0.0));
 }
@@ -156,7 +157,7 @@ void attention(std::vector<LayerProfile>& out, const std::string& prefix, const 
     qkv.backward_flops += 8.0 * s * normed;
   }
   out.push_back(split(with_bias_gradient(qkv, t), TensorSplit::Column, hidden));
-  scores_and_context(out, prefix, t, queries, queries);
+  scores_and_context(out, prefix, t, queries, queries, key_values);
   LayerProfile output = dense(prefix + ".attention.output", s, queries, d, t.biases);
   out.push_back(split(with_bias_gradient(output, t), TensorSplit::Row, hidden));
   out.push_back(add_norm(prefix + ".attention.norm", t, s));
@@ -183,7 +184,8 @@ void latent_attention(std::vector<LayerProfile>& out, const std::string& prefix,
   out.push_back(split(q_up, TensorSplit::Column, s * t.q_rank));
   LayerProfile kv_up = dense(prefix + ".attention.kv_up", s, t.kv_rank, t.heads * (t.qk_nope + t.v_head), false);
   out.push_back(split(kv_up, TensorSplit::Column, s * t.kv_rank));
-  scores_and_context(out, prefix, t, t.heads * (t.qk_nope + t.qk_rope), t.heads * t.v_head);
+  scores_and_context(out, prefix, t, t.heads * (t.qk_nope + t.qk_rope), t.heads * t.v_head,
+                     t.heads * (t.qk_nope + t.qk_rope + t.v_head));
   out.push_back(split(dense(prefix + ".attention.output", s, t.heads * t.v_head, d, false), TensorSplit::Row, hidden));
   out.push_back(add_norm(prefix + ".attention.norm", t, s));
 }

@@ -62,7 +62,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
         {.parameters = parameters,
          .activation_bytes_per_sample = activations_per_sample,
          .samples = samples,
-         .data_parallel = s.training.parallelism.data,
+         .data_parallel = s.training.parallelism.data * s.training.parallelism.context,
          .zero_stage = s.training.parallelism.zero,
          .mixed_precision = device.precision == scenario::ComputePrecision::mixed,
          .optimizer_values = optimizer_values,

@@ -242,6 +242,48 @@ void check_experts(const scenario::Scenario& s, const models::ModelProfile& prof
   }
 }
 
+/// Context parallelism splits a timing-only transformer's sequences: two chunks a device, whole attention
+/// heads beside; not yet with expert parallelism or full recomputation.
+void check_context(const scenario::Scenario& s, const models::ModelProfile& profile, const Registries& registries,
+                   core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.context";
+  if (profile.shape.heads == 0) {
+    sink.error(plan.context_at, key,
+               fmt::format("context parallelism splits a transformer's sequences, and '{}' has none", s.model.kind.value),
+               "use a transformer profile, or context: 1");
+    return;
+  }
+  if (profile.shape.sequence % (2 * plan.context) != 0) {
+    sink.error(plan.context_at, key,
+               fmt::format("a context degree of {} splits each sequence of {} tokens into 2 x {} chunks, which do not "
+                           "divide it",
+                           plan.context, profile.shape.sequence, plan.context),
+               "use a degree c with 2 c dividing model.sequence_length");
+  }
+  if (plan.expert > 1) {
+    sink.error(plan.context_at, key, "context and expert parallelism together are not simulated yet",
+               "use context: 1 or expert: 1");
+  }
+  if (s.training.recomputation == models::Recomputation::Full) {
+    sink.error(s.training.recomputation_at, "training.recomputation",
+               "full recomputation reruns attention's key-value exchanges, which context parallelism does not "
+               "simulate yet",
+               "use recomputation: selective or none with context parallelism");
+  }
+  if (plan.context_attention == scenario::ContextAttention::AllGather) {
+    const std::string& algorithm = s.training.allreduce_algorithm.value;
+    if (!registries.collectives.of(comm::Operation::reduce_scatter).contains(algorithm) ||
+        !registries.collectives.of(comm::Operation::allgather).contains(algorithm)) {
+      sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
+                 fmt::format("context_attention: all_gather allgathers and reduce-scatters with the architecture's "
+                             "algorithm, and '{}' has no such pair",
+                             algorithm),
+                 "use ring, or context_attention: ring");
+    }
+  }
+}
+
 /// Uneven routing or a capacity: drawn over an expert group's devices, exchanged by uneven direct all-to-alls.
 void check_routing(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   if (s.training.routing.even()) return;
@@ -270,6 +312,14 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
     check_without_model_parallelism(s, registries, sink);
     return;
   }
+  if (plan.context > 1 && !s.model.timing_only) {
+    sink.error(plan.context_at, "training.parallelism.context",
+               fmt::format("context parallelism splits a timing-only transformer's sequences (model.kind: profile:...) "
+                           "in this version, and '{}' trains for real",
+                           s.model.kind.value),
+               "use a transformer profile such as profile:llama, or context: 1");
+    return;
+  }
   if (plan.expert > 1 && !s.model.timing_only) {
     sink.error(plan.expert_at, "training.parallelism.expert",
                fmt::format("expert parallelism spreads a timing-only mixture's experts (model.kind: profile:...) in "
@@ -280,11 +330,18 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   }
   const bool pipelined = plan.pipeline > 1;
   const bool tensor = plan.tensor > 1;
-  const std::string key = pipelined ? "training.parallelism.pipeline"
-                          : tensor  ? "training.parallelism.tensor"
-                                    : "training.parallelism.expert";
-  const core::SourcePosition at = pipelined ? plan.pipeline_at : tensor ? plan.tensor_at : plan.expert_at;
-  const std::string what = pipelined ? "pipelines" : tensor ? "tensor-parallel groups" : "expert groups";
+  const std::string key = pipelined        ? "training.parallelism.pipeline"
+                          : tensor         ? "training.parallelism.tensor"
+                          : plan.expert > 1 ? "training.parallelism.expert"
+                                           : "training.parallelism.context";
+  const core::SourcePosition at = pipelined        ? plan.pipeline_at
+                                  : tensor         ? plan.tensor_at
+                                  : plan.expert > 1 ? plan.expert_at
+                                                   : plan.context_at;
+  const std::string what = pipelined        ? "pipelines"
+                           : tensor         ? "tensor-parallel groups"
+                           : plan.expert > 1 ? "expert groups"
+                                            : "context groups";
   if (!s.model.timing_only && !check_real_math_split(s, at, key, what, sink)) return;
   if (!strategy.bulk_synchronous()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
@@ -301,7 +358,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
     // Stage 3 would gather each layer before every micro-batch's passes; stages 1 and 2 partition the
     // optimizer state and gradients over the replicas as Megatron-LM's distributed optimizer does.
     sink.error(plan.zero_at, "training.parallelism.zero",
-               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : tensor ? "tensor-parallel groups" : "expert groups"),
+               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : what),
                "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
   }
   if (s.failures.enabled) {
@@ -314,6 +371,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   if (profile == nullptr) return;
   check_tensor(s, *profile, registries, sink);
   if (plan.expert > 1) check_experts(s, *profile, sink);
+  if (plan.context > 1) check_context(s, *profile, registries, sink);
   try {
     static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages));
   } catch (const std::invalid_argument& error) {

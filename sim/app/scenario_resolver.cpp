@@ -479,7 +479,9 @@ runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Regis
   runtime::RunCollectives out;
   if (!scenario::has_allreduce(s.training.architecture)) return out;
   out.add(comm::Operation::allreduce, collective(s, registries, comm::Operation::allreduce));
-  if (s.training.parallelism.zero > 0 || s.training.parallelism.sequence_parallel) {
+  const bool gathers_keys = s.training.parallelism.context > 1 &&
+                            s.training.parallelism.context_attention == scenario::ContextAttention::AllGather;
+  if (s.training.parallelism.zero > 0 || s.training.parallelism.sequence_parallel || gathers_keys) {
     out.add(comm::Operation::reduce_scatter, collective(s, registries, comm::Operation::reduce_scatter));
     out.add(comm::Operation::allgather, collective(s, registries, comm::Operation::allgather));
   }

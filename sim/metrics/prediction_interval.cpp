@@ -97,8 +97,11 @@ std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& 
   // The test rows ran with links shared as messages share them; closed_form's network shares none.
   if (!scenario::traits_of(scenario.topology.network_model).shares_links) return std::nullopt;
   const std::string_view family = model_family(scenario.model.kind.value);
-  // No test row is a mixture of experts: a dense family's errors do not judge one (profile:gpt with experts).
-  if (family.empty() || record.fewer_active_parameters()) return std::nullopt;
+  // No test row is a mixture of experts (a dense family's errors do not judge one: profile:gpt with experts),
+  // nor splits its sequences over a context group.
+  if (family.empty() || record.fewer_active_parameters() || scenario.training.parallelism.context > 1) {
+    return std::nullopt;
+  }
   const std::string generation(device_generation(scenario.cluster.device_of(0).name));
   // Workers share a handful of profiles: each is looked up in the catalog once, not once a worker.
   const scenario::DeviceProfile* judged = nullptr;

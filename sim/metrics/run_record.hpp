@@ -29,6 +29,10 @@ struct HostActivity {
   double pipeline_communication_s = 0.0;
   double zero_communication_s = 0.0;
   double expert_communication_s = 0.0;
+  /// Context parallelism: the time this host waited for keys and values (the ring's transfers it could not
+  /// hide behind attention, or the all-gathers and reduce-scatters, none hidden), and their bytes.
+  double context_communication_s = 0.0;
+  double context_bytes_sent = 0.0;
   /// Bytes of the expert group's all-to-alls among bytes_sent (the routed tokens this host sent away).
   double expert_bytes_sent = 0.0;
   std::int64_t expert_messages_sent = 0;
@@ -155,7 +159,7 @@ struct RunRecord {
   [[nodiscard]] bool model_parallel_traffic() const {
     return std::any_of(hosts.begin(), hosts.end(), [](const HostActivity& h) {
       return h.tensor_communication_s > 0.0 || h.pipeline_communication_s > 0.0 || h.zero_communication_s > 0.0 ||
-             h.expert_communication_s > 0.0;
+             h.expert_communication_s > 0.0 || h.context_bytes_sent > 0.0;
     });
   }
   /// Every link direction traffic may take, in link order (forward, then backward).

@@ -101,7 +101,28 @@ nlohmann::ordered_json parallelism_json(const scenario::Scenario& scenario) {
     out["expert"] = plan.expert;
     out["all_to_all"] = plan.all_to_all.value;
   }
+  if (plan.context > 1) {
+    out["context"] = plan.context;
+    out["context_attention"] = std::string(scenario::to_string(plan.context_attention));
+  }
   return out;
+}
+
+/// Context parallelism: the keys' and values' exchanges, mean per worker over the run: the time a worker waited
+/// for them (the exposed time), and their bytes.
+nlohmann::ordered_json context_json(const scenario::Scenario& scenario, const RunRecord& record) {
+  double exposed = 0.0;
+  double bytes = 0.0;
+  const auto workers = static_cast<std::size_t>(scenario.cluster.workers);
+  for (std::size_t rank = 0; rank < workers && rank < record.hosts.size(); ++rank) {
+    exposed += record.hosts[rank].context_communication_s;
+    bytes += record.hosts[rank].context_bytes_sent;
+  }
+  const double n = std::max<double>(1.0, static_cast<double>(workers));
+  return {{"context", scenario.training.parallelism.context},
+          {"attention", std::string(scenario::to_string(scenario.training.parallelism.context_attention))},
+          {"exposed_s", exposed / n},
+          {"bytes_sent", bytes / n}};
 }
 
 /// Uneven routing: the distribution and what its draws gave.
@@ -322,6 +343,10 @@ nlohmann::ordered_json hosts_json(const RunRecord& record) {
                                                  {"tensor", host.tensor_communication_s},
                                                  {"pipeline", host.pipeline_communication_s},
                                                  {"zero", host.zero_communication_s}};
+      if (host.context_bytes_sent > 0.0) {
+        hosts.back()["communication_by_kind_s"]["context"] = host.context_communication_s;
+        hosts.back()["context_bytes_sent"] = host.context_bytes_sent;
+      }
       if (host.expert_bytes_sent > 0.0) {
         hosts.back()["communication_by_kind_s"]["expert"] = host.expert_communication_s;
         hosts.back()["expert_bytes_sent"] = host.expert_bytes_sent;
@@ -385,6 +410,7 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
   }
   if (scenario.training.parallelism.pipeline > 1) result["pipeline"] = pipeline_json(scenario, record);
   if (!record.all_to_alls.empty()) result["experts"] = experts_json(scenario, record);
+  if (scenario.training.parallelism.context > 1) result["context"] = context_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
   if (record.energy) result["energy"] = energy_json(scenario, record);
   if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);

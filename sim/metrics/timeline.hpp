@@ -14,9 +14,9 @@ enum class SpanKind : std::uint8_t { Compute, Communication, OverlappedCommunica
 
 /// What a communication carries: the data-parallel exchange of gradients or parameters (every architecture),
 /// a tensor-parallel group's sums of the hidden state, a pipeline's activations and their gradients, or ZeRO's
-/// gather of partitioned parameters, or an expert group's exchange of routed tokens (its all-to-alls).
-/// Model-parallel runs report each apart.
-enum class Traffic : std::uint8_t { Data, Tensor, Pipeline, Zero, Expert };
+/// gather of partitioned parameters, an expert group's exchange of routed tokens (its all-to-alls), or a
+/// context group's keys and values for attention. Model-parallel runs report each apart.
+enum class Traffic : std::uint8_t { Data, Tensor, Pipeline, Zero, Expert, Context };
 
 /// One span of one actor (`lane`: 0 the host's main actor, 1 a helper beside it) of host `host` (an index
 /// into RunRecord::hosts).

@@ -100,6 +100,7 @@ std::string_view traffic_name(Traffic traffic) {
     case Traffic::Pipeline: return "pipeline activations";
     case Traffic::Zero: return "ZeRO parameter gathers";
     case Traffic::Expert: return "expert all-to-alls";
+    case Traffic::Context: return "context keys and values";
   }
   return "unknown";
 }

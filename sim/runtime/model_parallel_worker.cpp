@@ -6,6 +6,7 @@
 #include "sim/comm/all_to_all.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/compute_spans.hpp"
+#include "sim/runtime/context_attention.hpp"
 #include "sim/runtime/gradient_stream.hpp"
 #include "sim/runtime/parameter_gathers.hpp"
 #include "sim/runtime/routing_loads.hpp"
@@ -36,19 +37,27 @@ constexpr double kReduceSplits = 4.0;
 constexpr int kCollectiveMultiprocessors = 16;
 constexpr int kRingExchangeMultiprocessors = 1;
 
+/// The groups a device's passes communicate with: its tensor group, its expert group (null without expert
+/// parallelism) and its context group's attention (null without context parallelism).
+struct PassPeers {
+  S4uTransport& tensor;
+  S4uTransport* experts = nullptr;
+  ContextAttention* attention = nullptr;
+};
+
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
 /// the tensor group's sums (Megatron-LM's f and g operators). Its layers carry the FLOPs their host executes
 /// per micro-batch (compute::host_flops).
 class LayerPasses {
  public:
   /// `overlap`: the lane of the tensor group's communication overlapped with compute
-  /// (`training.overlap_tensor_communication`); null without. `experts`: the expert group that exchanges a
-  /// mixture's routed tokens; null without expert parallelism.
-  LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter,
-              S4uTransport& tensor, S4uTransport* experts, std::size_t microbatch, const Meter* overlap,
-              const scenario::DeviceProfile& device)
-      : context_(context), layers_(layers), meter_(meter), tensor_(tensor), experts_(experts), microbatch_(microbatch),
-        overlap_(overlap), device_(device) {}
+  /// (`training.overlap_tensor_communication`); null without. `peers.experts`: the expert group that exchanges a
+  /// mixture's routed tokens, null without expert parallelism; `peers.attention`: the context group's keys and
+  /// values, null without context parallelism.
+  LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter, PassPeers peers,
+              std::size_t microbatch, const Meter* overlap, const scenario::DeviceProfile& device)
+      : context_(context), layers_(layers), meter_(meter), tensor_(peers.tensor), experts_(peers.experts),
+        attention_(peers.attention), microbatch_(microbatch), overlap_(overlap), device_(device) {}
 
   /// The micro-batch the next passes are of: under uneven routing, its draws (`route`: the expert group's
   /// draws of the step, by micro-batch and block) set the experts' work and the pieces exchanged.
@@ -68,6 +77,7 @@ class LayerPasses {
         gathers->wait_before(chunk, i, meter_);
       }
       const double flops = layer.forward_flops * work_of(layer);
+      if (attend(i, flops, factor, true)) continue;
       if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Experts);
       if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
         overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
@@ -105,7 +115,9 @@ class LayerPasses {
         const double flops = part == Part::Whole ? layer.backward_flops * work : layer.backward_flops * work - weights;
         // The combine's gradient goes to the experts, the dispatch's back to the tokens' devices.
         if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Experts);
-        if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
+        if (attend(i, flops, factor, false)) {
+          // The context group's attention, with its keys and values.
+        } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
           overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
         } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
           // The weights' gradient is none of this pass when zero bubble defers it.
@@ -127,6 +139,29 @@ class LayerPasses {
   }
 
  private:
+  /// Context parallelism: whether layer `i` is attention's context product, computed with its scores.
+  [[nodiscard]] bool attended(std::size_t i) const {
+    return attention_ != nullptr && i > 0 && layers_.layers[i - 1].context_exchange_elements > 0.0 &&
+           layers_.layers[i].op == models::OpClass::Attention;
+  }
+  /// Context parallelism: layer `i`'s pass when it is attention (`flops` its own): its scores with the context
+  /// product beside them, over every block of keys and values the group brings; false for any other layer.
+  bool attend(std::size_t i, double flops, double factor, bool forward) {
+    if (attended(i)) return true;
+    const models::LayerProfile& layer = layers_.layers[i];
+    if (attention_ == nullptr || layer.context_exchange_elements <= 0.0) return false;
+    flush(factor);
+    const bool with_context = i + 1 < layers_.layers.size() && attended(i + 1);
+    const models::LayerProfile* beside = with_context ? &layers_.layers[i + 1] : nullptr;
+    const std::size_t block = wire_elements(layer.context_exchange_elements * static_cast<double>(microbatch_),
+                                            context_.scenario->training.wire.activations, 1);
+    if (forward) {
+      attention_->forward(flops + (beside != nullptr ? beside->forward_flops : 0.0), block, factor);
+    } else {
+      attention_->backward(flops + (beside != nullptr ? beside->backward_flops : 0.0), block, factor);
+    }
+    return true;
+  }
   [[nodiscard]] bool split() const { return tensor_.size() > 1; }
   [[nodiscard]] bool full_recomputation() const {
     return (split() || experts_ != nullptr) && scenario::device_share_of(context_.scenario->training).recomputation == models::Recomputation::Full;
@@ -269,6 +304,7 @@ class LayerPasses {
   const Meter& meter_;
   S4uTransport& tensor_;
   S4uTransport* experts_;
+  ContextAttention* attention_;
   std::size_t microbatch_;
   const RoutingLoads* routing_ = nullptr;  ///< null: even routing
   std::int64_t iteration_ = 0;
@@ -293,7 +329,7 @@ struct Chunk {
 /// sums and the expert group's exchanges (`overlap_tensor`: the lane of the sums overlapped with compute; null:
 /// none).
 std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const Meter& meter,
-                                 const ParallelGroups& groups, const Meter* overlap_tensor) {
+                                 const ParallelGroups& groups, const Meter* overlap_tensor, ContextAttention* attention) {
   const TrainingSetup& setup = *context.setup;
   const scenario::Scenario& s = *context.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
@@ -303,7 +339,7 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
   const auto microbatch = static_cast<std::size_t>(s.training.batch_per_worker / plan.microbatches);
   // The layer tables give activations at 4 bytes a value; they travel at the activations' wire precision,
   // split by tokens over the tensor group under sequence parallelism.
-  const double token_split = plan.sequence_parallel ? plan.tensor : 1.0;
+  const double token_split = (plan.sequence_parallel ? plan.tensor : 1.0) * plan.context;
   const auto activation_message = [&](const models::LayerProfile& layer) {
     return wire_elements(layer.activation_bytes / 4.0 * static_cast<double>(microbatch) / token_split,
                          s.training.wire.activations, 1);
@@ -322,9 +358,9 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
     if (first > 0) chunk.to_previous = activation_message(setup.profile().layers[first - 1]);
     // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
     chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
-    chunk.passes = std::make_unique<LayerPasses>(context, chunk.timed, meter, *groups.tensor,
-                                                 groups.experts ? &**groups.experts : nullptr, microbatch,
-                                                 overlap_tensor, device);
+    chunk.passes = std::make_unique<LayerPasses>(
+        context, chunk.timed, meter, PassPeers{*groups.tensor, groups.experts ? &**groups.experts : nullptr, attention},
+        microbatch, overlap_tensor, device);
   }
   return chunks;
 }
@@ -353,7 +389,8 @@ FinishingPasses finishing_passes(const std::vector<models::PipelinePass>& passes
     out.buckets[c] = models::gradient_buckets(chunks[c].layers, setup.bucket_bytes, s.training.wire.gradients);
     for (const models::GradientBucket& bucket : out.buckets[c]) {
       if (bucket.parameters > 0) {
-        out.messages.push_back(wire_elements(bucket.parameters, s.training.wire.gradients, static_cast<std::size_t>(plan.data)));
+        out.messages.push_back(wire_elements(bucket.parameters, s.training.wire.gradients,
+                                             static_cast<std::size_t>(plan.data * plan.context)));
       }
     }
   }
@@ -436,8 +473,27 @@ class PipelineStep {
   std::vector<bool> gathered_;  ///< by chunk: whose first forward pass of the step has run
 };
 
+/// The parameters a device's chunks hold, and of them the routed experts' under expert parallelism (reduced
+/// over their own replicas).
+struct Held {
+  double parameters = 0.0;
+  double experts = 0.0;
+};
+
+Held held_parameters(const std::vector<Chunk>& chunks, bool expert_parallel) {
+  Held out;
+  for (const Chunk& chunk : chunks) {
+    out.parameters += chunk.layers.parameters();
+    for (const models::LayerProfile& layer : chunk.layers.layers) {
+      if (expert_parallel && layer.routed()) out.experts += layer.parameters;
+    }
+  }
+  return out;
+}
+
 /// The axes along which a device's dense parameters are replicated.
-constexpr std::array kReplicaAxes{scenario::ParallelAxis::Expert, scenario::ParallelAxis::Data};
+constexpr std::array kReplicaAxes{scenario::ParallelAxis::Context, scenario::ParallelAxis::Expert,
+                                   scenario::ParallelAxis::Data};
 
 /// Parameters of a device reduced over the same replicas: the dense layers' over every replica, a mixture's
 /// routed experts' over the replicas holding the same experts.
@@ -489,7 +545,7 @@ void ModelParallelWorker::operator()() {
   const scenario::Scenario& s = *context_.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank_);
-  const int replicas = plan.data;
+  const int replicas = plan.data * plan.context;  // the dense gradients' group: a context group's devices too
   const Meter meter = context_.meter(rank_);
   using scenario::ParallelAxis;
   const ParallelGroups groups(context_, rank_, meter);
@@ -498,17 +554,15 @@ void ModelParallelWorker::operator()() {
   if (s.training.overlap_tensor_communication && plan.tensor > 1) {
     overlap_tensor.emplace(meter.observer(), Lane{meter.lane().host, 2, false, true, Traffic::Tensor});
   }
-  std::vector<Chunk> chunks = device_chunks(context_, rank_, meter, groups, overlap_tensor ? &*overlap_tensor : nullptr);
-  double parameters_held = 0.0;
-  double experts_held = 0.0;  // of them, routed experts' under expert parallelism, reduced over their own replicas
-  for (const Chunk& chunk : chunks) {
-    parameters_held += chunk.layers.parameters();
-    for (const models::LayerProfile& layer : chunk.layers.layers) {
-      if (groups.experts && layer.routed()) experts_held += layer.parameters;
-    }
-  }
-  const ReplicaShare dense = replica_share(s.training.wire, parameters_held - experts_held, replicas);
-  const ReplicaShare experts = replica_share(s.training.wire, experts_held, plan.data / plan.expert);
+  // Context parallelism: the ring's transfers beside the attention on a lane of their own.
+  const Meter context_lane(meter.observer(), Lane{meter.lane().host, 3, false, true, Traffic::Context});
+  std::optional<ContextAttention> attention;
+  if (groups.sequence) attention.emplace(context_, **groups.sequence, meter, context_lane);
+  std::vector<Chunk> chunks = device_chunks(context_, rank_, meter, groups, overlap_tensor ? &*overlap_tensor : nullptr,
+                                            attention ? &*attention : nullptr);
+  const Held held = held_parameters(chunks, groups.experts.has_value());
+  const ReplicaShare dense = replica_share(s.training.wire, held.parameters - held.experts, replicas);
+  const ReplicaShare experts = replica_share(s.training.wire, held.experts, plan.data / plan.expert);
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const models::PipelineSchedule schedule = plan.schedule;
   const std::vector<models::PipelinePass> passes =
@@ -559,6 +613,7 @@ void ModelParallelWorker::operator()() {
     }
   }
   if (overlap_tensor) context_.observer->on_lane_done(overlap_tensor->lane());
+  if (attention) context_.observer->on_lane_done(context_lane.lane());
 }
 
 }  // namespace dtsim::runtime

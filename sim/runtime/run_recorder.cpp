@@ -36,6 +36,7 @@ double& carried(metrics::HostActivity& activity, Traffic traffic) {
     case Traffic::Pipeline: return activity.pipeline_communication_s;
     case Traffic::Zero: return activity.zero_communication_s;
     case Traffic::Expert: return activity.expert_communication_s;
+    case Traffic::Context: return activity.context_communication_s;
     case Traffic::Data: break;
   }
   return activity.data_communication_s;
@@ -61,6 +62,7 @@ void RunRecorder::on_sent(Lane lane, double bytes, std::int64_t messages) {
     activity.expert_bytes_sent += bytes;
     activity.expert_messages_sent += messages;
   }
+  if (lane.traffic == Traffic::Context) activity.context_bytes_sent += bytes;
 }
 
 void RunRecorder::on_lane_done(Lane lane) {
@@ -75,7 +77,8 @@ void RunRecorder::on_lane_done(Lane lane) {
   host.compute_s += helper.activity.compute_s;
   (lane.overlapped ? host.overlapped_communication_s : host.communication_s) += helper.activity.communication_s;
   if (!lane.overlapped) {
-    for (const Traffic traffic : {Traffic::Data, Traffic::Tensor, Traffic::Pipeline, Traffic::Zero, Traffic::Expert}) {
+    for (const Traffic traffic :
+         {Traffic::Data, Traffic::Tensor, Traffic::Pipeline, Traffic::Zero, Traffic::Expert, Traffic::Context}) {
       carried(host, traffic) += carried(helper.activity, traffic);
     }
   }
@@ -83,6 +86,7 @@ void RunRecorder::on_lane_done(Lane lane) {
   host.messages_sent += helper.activity.messages_sent;
   host.expert_bytes_sent += helper.activity.expert_bytes_sent;
   host.expert_messages_sent += helper.activity.expert_messages_sent;
+  host.context_bytes_sent += helper.activity.context_bytes_sent;
   helpers_.erase(found);
 }
 

@@ -34,11 +34,11 @@ WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, 
           scenario::group_along(plan, rank, axis), at[axis], meter};
 }
 
-/// Every replica of `rank`'s share of the dense layers (along the expert and data axes).
+/// Every replica of `rank`'s share of the dense layers (along the context, expert and data axes).
 WorkerGroup dense_replicas(const TrainingContext& context, int rank, const Meter& meter) {
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
-  constexpr std::array kAxes{ParallelAxis::Expert, ParallelAxis::Data};
+  constexpr std::array kAxes{ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Data};
   return {context, scenario::group_name(scenario::axis_entry(ParallelAxis::Data).groups, at, kAxes),
           scenario::replica_group(plan, rank), scenario::replica_index(plan, at), meter};
 }
@@ -52,6 +52,7 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
   replicas->set_meeting(replicas_meeting(plan, at, "replicas"));
+  if (plan.context > 1) sequence.emplace(along(context, rank, meter.carrying(Traffic::Context), ParallelAxis::Context));
   if (plan.expert > 1) {
     // An expert group's all-to-alls are timed alone (not with its sibling groups'): every-to-every steps of
     // one group are what the analytical network times from the links' loads (kFluidEveryToEveryRanks).
@@ -66,15 +67,16 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   replicas->set_mirrored(mirrored);
   // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments;
   // replica 0's lines alone when each of their messages moves with every replica's copy.
-  line->set_meeting(AnalyticalMeeting{"pipeline", (mirrored ? 1 : plan.data) * plan.tensor * plan.pipeline,
+  line->set_meeting(AnalyticalMeeting{"pipeline", (mirrored ? 1 : plan.data * plan.context) * plan.tensor * plan.pipeline,
                                       (scenario::replica_index(plan, at) * plan.tensor + at[ParallelAxis::Tensor]) *
                                           plan.pipeline});
 }
 
 AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
                               const std::string& channels) {
-  return {fmt::format("{}/{}", channels, at[scenario::ParallelAxis::Pipeline]), plan.data * plan.tensor,
-          at[scenario::ParallelAxis::Tensor] * plan.data};
+  const int replicas = plan.data * plan.context;
+  return {fmt::format("{}/{}", channels, at[scenario::ParallelAxis::Pipeline]), replicas * plan.tensor,
+          at[scenario::ParallelAxis::Tensor] * replicas};
 }
 
 AnalyticalMeeting expert_replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,

@@ -42,6 +42,7 @@ struct ParallelGroups {
   WorkerGroup line;      ///< the stages of its replica, at its stage
   WorkerGroup replicas;  ///< the devices holding the same share of the dense layers, at its replica index
   WorkerGroup tensor;    ///< its tensor group, at its tensor rank
+  std::optional<WorkerGroup> sequence;         ///< its context group, splitting its sequences, at its context rank
   std::optional<WorkerGroup> experts;          ///< the replicas exchanging tokens, at its expert rank
   std::optional<WorkerGroup> expert_replicas;  ///< the replicas holding the same experts
 };

@@ -65,6 +65,16 @@ const std::vector<NamedValue<models::RoutingDistribution>>& routing_distribution
   return table;
 }
 
+const std::vector<NamedValue<ContextAttention>>& context_attentions() {
+  static const std::vector<NamedValue<ContextAttention>> table{
+      {ContextAttention::Ring, "ring",
+       "keys and values passed around the context group, each transfer beside a block of attention"},
+      {ContextAttention::AllGather, "all_gather",
+       "keys and values allgathered before attention, their gradients reduce-scattered after (Llama 3)"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries() {
   static const std::vector<NamedValue<CommunicationLibrary>> table{
       {CommunicationLibrary::None, "none", "the network's time alone: messages as the algorithm sends them"},
@@ -117,6 +127,7 @@ std::string_view to_string(models::Recomputation recomputation) { return name_of
 std::string_view to_string(models::RoutingDistribution distribution) {
   return name_of(routing_distributions(), distribution);
 }
+std::string_view to_string(ContextAttention attention) { return name_of(context_attentions(), attention); }
 std::string_view to_string(CommunicationLibrary library) { return name_of(communication_libraries(), library); }
 std::string_view to_string(models::Partitioning partitioning) { return name_of(partitionings(), partitioning); }
 std::string_view to_string(ComputePrecision precision) { return name_of(compute_precisions(), precision); }

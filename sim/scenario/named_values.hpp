@@ -39,6 +39,7 @@ const std::vector<NamedValue<Backend>>& backends();
 const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules();
 const std::vector<NamedValue<models::Recomputation>>& recomputations();
 const std::vector<NamedValue<models::RoutingDistribution>>& routing_distributions();
+const std::vector<NamedValue<ContextAttention>>& context_attentions();
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries();
 const std::vector<NamedValue<models::Partitioning>>& partitionings();
 const std::vector<NamedValue<ComputePrecision>>& compute_precisions();

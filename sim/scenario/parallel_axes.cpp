@@ -9,6 +9,8 @@ const std::vector<AxisEntry>& parallel_axes() {
   static const std::vector<AxisEntry> table{
       {ParallelAxis::Tensor, "tensor", "tensor-parallel groups", "tensor",
        [](const ParallelismSpec& plan) { return plan.tensor; }},
+      {ParallelAxis::Context, "context", "context-parallel groups (a sequence's tokens split)", "context",
+       [](const ParallelismSpec& plan) { return plan.context; }},
       {ParallelAxis::Expert, "expert", "expert-parallel groups (replicas exchanging tokens)", "experts",
        [](const ParallelismSpec& plan) { return plan.expert; }},
       {ParallelAxis::Pipeline, "pipeline", "pipeline stages", "pipeline",

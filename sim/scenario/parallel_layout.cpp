@@ -36,16 +36,17 @@ std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis
 std::vector<int> replica_group(const ParallelismSpec& plan, int rank) {
   ParallelCoordinates at = coordinates_of(plan, rank);
   std::vector<int> out;
-  for (int replica = 0; replica < plan.data; ++replica) {
-    at[ParallelAxis::Expert] = replica % plan.expert;
-    at[ParallelAxis::Data] = replica / plan.expert;
+  for (int replica = 0; replica < plan.data * plan.context; ++replica) {
+    at[ParallelAxis::Context] = replica % plan.context;
+    at[ParallelAxis::Expert] = replica / plan.context % plan.expert;
+    at[ParallelAxis::Data] = replica / plan.context / plan.expert;
     out.push_back(rank_of(plan, at));
   }
   return out;
 }
 
 int replica_index(const ParallelismSpec& plan, const ParallelCoordinates& at) {
-  return at[ParallelAxis::Expert] + plan.expert * at[ParallelAxis::Data];
+  return at[ParallelAxis::Context] + plan.context * (at[ParallelAxis::Expert] + plan.expert * at[ParallelAxis::Data]);
 }
 
 std::string group_name(std::string_view label, const ParallelCoordinates& at, std::span<const ParallelAxis> axes) {
@@ -65,7 +66,8 @@ models::DeviceShare device_share_of(const TrainingSpec& training) {
   return {.tensor = training.parallelism.tensor,
           .sequence_parallel = training.parallelism.sequence_parallel,
           .recomputation = training.recomputation,
-          .expert = training.parallelism.expert};
+          .expert = training.parallelism.expert,
+          .context = training.parallelism.context};
 }
 
 }  // namespace dtsim::scenario

@@ -228,8 +228,12 @@ enum class CommunicationLibrary { None, Nccl };
 
 /// A degree of `training.parallelism`, for the placement of ranks; what each means is in one table
 /// (parallel_axes.hpp), from which coordinates, groups, the schema and the placement's checks are taken.
-enum class ParallelAxis { Tensor, Pipeline, Data, Expert };
-inline constexpr std::size_t kParallelAxes = 4;
+enum class ParallelAxis { Tensor, Pipeline, Data, Expert, Context };
+inline constexpr std::size_t kParallelAxes = 5;
+
+/// How a context group brings every device the keys and values of the whole sequence
+/// (`training.parallelism.context_attention`): around a ring beside the blockwise attention, or all gathered.
+enum class ContextAttention { Ring, AllGather };
 
 /// How the work is split (`training.parallelism`).
 struct ParallelismSpec {
@@ -240,6 +244,12 @@ struct ParallelismSpec {
   /// experts' gradients are reduced over the data / expert replicas holding the same experts.
   int expert = 1;
   core::SourcePosition expert_at;
+  /// Context-parallel degree: every sequence's tokens split over this many devices (two chunks each, for
+  /// causal balance), which exchange keys and values for attention; their gradients reduced with the replicas'.
+  int context = 1;
+  core::SourcePosition context_at;
+  ContextAttention context_attention = ContextAttention::Ring;
+  core::SourcePosition context_attention_at;
   /// `all_to_all`: the algorithm an expert group exchanges its tokens by.
   core::Located<std::string> all_to_all;
   int tensor = 1;
@@ -263,9 +273,9 @@ struct ParallelismSpec {
   models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   core::SourcePosition schedule_at;
 
-  /// Whether the model is split over devices (a tensor, pipeline or expert degree above 1), rather than held
-  /// whole by every replica.
-  [[nodiscard]] bool is_model_parallel() const { return pipeline > 1 || tensor > 1 || expert > 1; }
+  /// Whether the model or its sequences are split over devices (a tensor, pipeline, expert or context degree
+  /// above 1), rather than held whole by every replica.
+  [[nodiscard]] bool is_model_parallel() const { return pipeline > 1 || tensor > 1 || expert > 1 || context > 1; }
 };
 
 /// Bytes a value takes on the wire (`training.communication_precision`), resolved from `auto`.
@@ -442,6 +452,7 @@ std::string_view to_string(Backend backend);
 std::string_view to_string(models::PipelineSchedule schedule);
 std::string_view to_string(models::Recomputation recomputation);
 std::string_view to_string(models::RoutingDistribution distribution);
+std::string_view to_string(ContextAttention attention);
 std::string_view to_string(CommunicationLibrary library);
 std::string_view to_string(models::Partitioning partitioning);
 std::string_view to_string(ComputePrecision precision);

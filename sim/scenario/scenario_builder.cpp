@@ -167,11 +167,11 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 
 
 /// "tensor, pipeline and data": every axis's name a placement must list, in the default placement's order
-/// (the expert axis may be left out: place_experts puts it).
+/// (the context and expert axes may be left out: place_optional_axes puts them).
 std::string axis_names() {
   std::vector<std::string_view> names;
   for (const AxisEntry& entry : parallel_axes()) {
-    if (entry.axis != ParallelAxis::Expert) names.push_back(entry.name);
+    if (entry.axis != ParallelAxis::Expert && entry.axis != ParallelAxis::Context) names.push_back(entry.name);
   }
   const std::string_view last = names.back();
   names.pop_back();
@@ -193,8 +193,9 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
     }
     axes.push_back(axis);
   }
-  const bool expert_listed = std::find(axes.begin(), axes.end(), ParallelAxis::Expert) != axes.end();
-  if (axes.size() + (expert_listed ? 0 : 1) != parallel_axes().size()) {
+  const auto listed = [&](ParallelAxis axis) { return std::find(axes.begin(), axes.end(), axis) != axes.end(); };
+  if (axes.size() + (listed(ParallelAxis::Expert) ? 0 : 1) + (listed(ParallelAxis::Context) ? 0 : 1) !=
+      parallel_axes().size()) {
     sink.error(list->where, "training.parallelism.placement",
                fmt::format("expected the degrees {} in some order, each once, got {}", axis_names(), axes.size()),
                "for example [tensor, pipeline, data]: tensor groups on consecutive ranks, replicas outermost");
@@ -203,12 +204,14 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
   out.placement = axes;
 }
 
-/// The expert axis, where the placement does not list it, right after the tensor axis.
-void place_experts(ParallelismSpec& out) {
-  if (out.expert < 2) return;
+/// The context and expert axes, where the placement does not list them, right after the tensor axis, context
+/// first (Megatron-LM's order: tensor, context, expert, data, pipeline).
+void place_optional_axes(ParallelismSpec& out) {
   auto& axes = out.placement;
-  if (std::find(axes.begin(), axes.end(), ParallelAxis::Expert) != axes.end()) return;
-  axes.insert(std::find(axes.begin(), axes.end(), ParallelAxis::Tensor) + 1, ParallelAxis::Expert);
+  for (const ParallelAxis axis : {ParallelAxis::Expert, ParallelAxis::Context}) {
+    if (degree_of(out, axis) < 2 || std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
+    axes.insert(std::find(axes.begin(), axes.end(), ParallelAxis::Tensor) + 1, axis);
+  }
 }
 
 /// `training.parallelism`: the degrees multiply to the workers.
@@ -225,7 +228,11 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.schedule_at = parallelism.where("schedule");
   out.virtual_stages = static_cast<int>(parallelism.filled_integer("virtual_stages"));
   out.virtual_stages_at = parallelism.where("virtual_stages");
-  const int model_parallel = out.tensor * out.pipeline;
+  out.context = static_cast<int>(parallelism.filled_integer("context"));
+  out.context_at = parallelism.where("context");
+  out.context_attention = value_named(context_attentions(), parallelism.filled_text("context_attention"));
+  out.context_attention_at = parallelism.where("context_attention");
+  const int model_parallel = out.tensor * out.pipeline * out.context;
   out.data = static_cast<int>(parallelism.integer("data").value_or(std::max(1, workers / model_parallel)));
   out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();
   out.zero = static_cast<int>(parallelism.filled_integer("zero"));
@@ -234,7 +241,7 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.expert_at = parallelism.where("expert");
   out.all_to_all = {parallelism.filled_text("all_to_all"), parallelism.where("all_to_all")};
   read_placement(parallelism, out, sink);
-  place_experts(out);
+  place_optional_axes(out);
   if (out.data % out.expert != 0) {
     sink.error(out.expert_at, "training.parallelism.expert",
                fmt::format("an expert degree of {} does not divide the {} data-parallel replicas", out.expert, out.data),
@@ -242,6 +249,13 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   }
   if (out.data * model_parallel == workers) return;
   const bool data_given = parallelism.has("data") && !parallelism.node()->find("data")->defaulted;
+  if (!data_given && out.context > 1) {
+    sink.error(parallelism.where("context"), "training.parallelism.context",
+               fmt::format("tensor x pipeline x context = {} x {} x {} = {} does not divide cluster.workers ({})",
+                           out.tensor, out.pipeline, out.context, model_parallel, workers),
+               "use degrees whose product divides the workers, or more workers");
+    return;
+  }
   if (!data_given) {
     const bool tensor_given = out.tensor > 1;
     sink.error(parallelism.where(tensor_given ? "tensor" : "pipeline"),
@@ -256,12 +270,17 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
     return;
   }
   sink.error(parallelism.where("data"), "training.parallelism.data",
-             fmt::format("data x tensor x pipeline = {} x {} x {} = {} workers, and cluster.workers is {}", out.data,
-                         out.tensor, out.pipeline, out.data * model_parallel, workers),
+             out.context > 1
+                 ? fmt::format("data x tensor x pipeline x context = {} x {} x {} x {} = {} workers, and cluster.workers "
+                               "is {}",
+                               out.data, out.tensor, out.pipeline, out.context, out.data * model_parallel, workers)
+                 : fmt::format("data x tensor x pipeline = {} x {} x {} = {} workers, and cluster.workers is {}",
+                               out.data, out.tensor, out.pipeline, out.data * model_parallel, workers),
              workers % model_parallel == 0
-                 ? fmt::format("use data: {} (cluster.workers / (tensor x pipeline)), or leave it out",
-                               workers / model_parallel)
-                 : "make cluster.workers a multiple of tensor x pipeline");
+                 ? fmt::format("use data: {} (cluster.workers / (tensor x pipeline{})), or leave it out",
+                               workers / model_parallel, out.context > 1 ? " x context" : "")
+                 : out.context > 1 ? "make cluster.workers a multiple of tensor x pipeline x context"
+                                   : "make cluster.workers a multiple of tensor x pipeline");
 }
 
 /// `training.routing`, even when absent.

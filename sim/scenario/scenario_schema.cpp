@@ -190,7 +190,8 @@ std::vector<core::Choice> axis_choices() {
 
 /// training.parallelism: the degrees, their placement, ZeRO and the pipeline's schedule.
 SchemaNode parallelism(const comm::CollectiveRegistry& all_to_all) {
-  return map_of("parallelism", "how the work is split over the workers: data x tensor x pipeline = cluster.workers",
+  return map_of("parallelism",
+                "how the work is split over the workers: data x tensor x pipeline (x context) = cluster.workers",
       {
           integer("data", 1, 65'536,
                   "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
@@ -200,6 +201,13 @@ SchemaNode parallelism(const comm::CollectiveRegistry& all_to_all) {
                   "the data-parallel replicas, which exchange their tokens by all-to-alls; it divides data "
                   "(timing-only mixtures)")
               .fallback("1"),
+          integer("context", 1, 1024,
+                  "context-parallel degree: every sequence's tokens split over this many devices, which bring "
+                  "each other the keys and values attention needs (timing-only transformers)")
+              .fallback("1"),
+          choice_of("context_attention", "context attention", "how a context group shares its keys and values",
+                    choices_of(context_attentions()))
+              .fallback("ring"),
           choice_of("all_to_all", "all-to-all algorithm",
                     "how an expert group exchanges its tokens (training.parallelism.expert above 1)",
                     registered_choices(all_to_all))

@@ -42,6 +42,30 @@ TEST(DeviceShare, TensorGroupsSplitTheMatricesAndReplicateTheRest) {
   EXPECT_THROW(static_cast<void>(device_share(gpt3, {.tensor = 0})), std::invalid_argument);
 }
 
+// A context group splits every sequence's tokens: each device computes and keeps 1/c of every layer's work
+// and activations, holds every weight, and its block of keys and values is its tokens' (divided by the tensor
+// group's heads too); the experts a device holds are 1/expert of the routed ones.
+TEST(DeviceShare, ContextGroupsSplitTheTokensAndExpertGroupsTheExperts) {
+  const ModelProfile llama = find_profile("llama2_70b");
+  const ModelProfile context = device_share(llama, {.tensor = 8, .context = 4});
+  const ModelProfile tensor = device_share(llama, {.tensor = 8});
+  EXPECT_DOUBLE_EQ(context.parameters(), tensor.parameters());
+  EXPECT_NEAR(context.training_flops(), tensor.training_flops() / 4, 1e-9 * tensor.training_flops());
+  EXPECT_NEAR(context.activation_bytes(), tensor.activation_bytes() / 4, 1e-9 * tensor.activation_bytes());
+  for (std::size_t i = 0; i < llama.layers.size(); ++i) {
+    if (llama.layers[i].context_exchange_elements == 0.0) continue;
+    // Keys and values of 8 heads of 128 for the whole sequence, per tensor rank and context rank.
+    EXPECT_DOUBLE_EQ(llama.layers[i].context_exchange_elements, 4096.0 * 2 * 8 * 128) << llama.layers[i].name;
+    EXPECT_DOUBLE_EQ(context.layers[i].context_exchange_elements, 4096.0 * 2 * 8 * 128 / 8 / 4);
+  }
+  const ModelProfile mixtral = find_profile("mixtral_8x7b");
+  const ModelProfile experts = device_share(mixtral, {.expert = 8});
+  double routed = 0.0;
+  for (const LayerProfile& layer : mixtral.layers) routed += layer.routed() ? layer.parameters : 0.0;
+  EXPECT_NEAR(experts.parameters(), mixtral.parameters() - routed * 7.0 / 8.0, 1.0);
+  EXPECT_NEAR(experts.training_flops(), mixtral.training_flops(), 1e-9 * mixtral.training_flops());
+}
+
 // Full recomputation keeps each block's input (s x h values) and reruns each block's forward pass; selective
 // drops only the attention scores and probabilities (2 x heads x s^2 per layer) and reruns their forward.
 // Each device's products: a column split narrows their outputs, a row split their reduction; the tokens

@@ -89,12 +89,31 @@ TEST(ParallelLayout, AGroupAlongAnAxisVariesThatCoordinateAlone) {
 TEST(ParallelLayout, GroupNamesListTheOtherCoordinatesOutermostFirst) {
   ParallelCoordinates at = coordinates(1, 2, 3);
   at[ParallelAxis::Expert] = 4;
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Pipeline).groups, at, ParallelAxis::Pipeline), "pipeline/3/4/1");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Data).groups, at, ParallelAxis::Data), "replicas/2/4/1");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Tensor).groups, at, ParallelAxis::Tensor), "tensor/3/2/4");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Expert).groups, at, ParallelAxis::Expert), "experts/3/2/1");
-  const std::array both{ParallelAxis::Expert, ParallelAxis::Data};
-  EXPECT_EQ(group_name("gradients", at, both), "gradients/2/1");
+  at[ParallelAxis::Context] = 5;
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Pipeline).groups, at, ParallelAxis::Pipeline), "pipeline/3/4/5/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Data).groups, at, ParallelAxis::Data), "replicas/2/4/5/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Tensor).groups, at, ParallelAxis::Tensor), "tensor/3/2/4/5");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Expert).groups, at, ParallelAxis::Expert), "experts/3/2/5/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Context).groups, at, ParallelAxis::Context), "context/3/2/4/1");
+  const std::array replicas{ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Data};
+  EXPECT_EQ(group_name("gradients", at, replicas), "gradients/2/1");
+}
+
+// A context group's devices reduce their gradients with the replicas (Megatron-LM's data x context group):
+// with context 2 and data 3, a device's replica group is its 6 counterparts, context innermost.
+TEST(ParallelLayout, AContextGroupReducesItsGradientsWithTheReplicas) {
+  ParallelismSpec plan = grid(3, 2, 2, {ParallelAxis::Tensor, ParallelAxis::Context, ParallelAxis::Pipeline,
+                                        ParallelAxis::Data});
+  plan.context = 2;
+  const int rank = 1 + 2 * (1 + 2 * (1 + 2 * 2));  // tensor 1, context 1, stage 1, replica 2
+  const ParallelCoordinates at = coordinates_of(plan, rank);
+  EXPECT_EQ(at[ParallelAxis::Context], 1);
+  EXPECT_EQ(at[ParallelAxis::Data], 2);
+  EXPECT_EQ(replica_index(plan, at), 1 + 2 * 2);
+  const std::vector<int> replicas = replica_group(plan, rank);
+  ASSERT_EQ(replicas.size(), 6U);
+  EXPECT_EQ(replicas[5], rank);
+  EXPECT_EQ(group_along(plan, rank, ParallelAxis::Context), std::vector<int>(replicas.begin() + 4, replicas.end()));
 }
 
 // Expert parallelism carves the expert groups out of the replicas (Megatron-LM's expert_model_parallel_size):
@@ -141,7 +160,8 @@ TEST(ParallelAxes, EachAxisIsFoundByItsNameAndReadsItsDegree) {
   EXPECT_EQ(degree_of(plan, ParallelAxis::Tensor), 6);
   EXPECT_EQ(degree_of(plan, ParallelAxis::Pipeline), 7);
   EXPECT_EQ(degree_of(plan, ParallelAxis::Expert), 1);
-  EXPECT_FALSE(axis_named("context").has_value());
+  EXPECT_EQ(degree_of(plan, ParallelAxis::Context), 1);
+  EXPECT_FALSE(axis_named("sequence").has_value());
 }
 
 }  // namespace
