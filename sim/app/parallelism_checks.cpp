@@ -8,10 +8,25 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dtsim::app {
 namespace {
+
+/// A feature that runs a reduce-scatter and an allgather with the architecture's algorithm (`what` does so):
+/// the algorithm must have both.
+void check_gather_pair(const scenario::Scenario& s, const Registries& registries, std::string_view what,
+                       std::string_view hint, core::DiagnosticSink& sink) {
+  const std::string& algorithm = s.training.allreduce_algorithm.value;
+  if (registries.collectives.of(comm::Operation::reduce_scatter).contains(algorithm) &&
+      registries.collectives.of(comm::Operation::allgather).contains(algorithm)) {
+    return;
+  }
+  sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
+             fmt::format("{} with the architecture's algorithm, and '{}' has no such pair", what, algorithm),
+             std::string(hint));
+}
 
 /// Tensor parallelism splits a transformer profile's layers: the degree divides the heads, the key-value
 /// heads and the feed-forward width; sequence parallelism needs a reduce-scatter and an allgather.
@@ -57,15 +72,8 @@ void check_tensor(const scenario::Scenario& s, const models::ModelProfile& profi
   }
   divides(shape.feed_forward, "feed-forward channels");
   if (plan.sequence_parallel) {
-    const std::string& algorithm = s.training.allreduce_algorithm.value;
-    if (!registries.collectives.of(comm::Operation::reduce_scatter).contains(algorithm) ||
-        !registries.collectives.of(comm::Operation::allgather).contains(algorithm)) {
-      sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
-                 fmt::format("sequence parallelism reduce-scatters and allgathers with the architecture's algorithm, "
-                             "and '{}' has no such pair",
-                             algorithm),
-                 "use ring, or sequence_parallel: false");
-    }
+    check_gather_pair(s, registries, "sequence parallelism reduce-scatters and allgathers",
+                      "use ring, or sequence_parallel: false", sink);
   }
 }
 
@@ -272,15 +280,8 @@ void check_context(const scenario::Scenario& s, const models::ModelProfile& prof
                "use recomputation: selective or none with context parallelism");
   }
   if (plan.context_attention == scenario::ContextAttention::AllGather) {
-    const std::string& algorithm = s.training.allreduce_algorithm.value;
-    if (!registries.collectives.of(comm::Operation::reduce_scatter).contains(algorithm) ||
-        !registries.collectives.of(comm::Operation::allgather).contains(algorithm)) {
-      sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
-                 fmt::format("context_attention: all_gather allgathers and reduce-scatters with the architecture's "
-                             "algorithm, and '{}' has no such pair",
-                             algorithm),
-                 "use ring, or context_attention: ring");
-    }
+    check_gather_pair(s, registries, "context_attention: all_gather allgathers and reduce-scatters",
+                      "use ring, or context_attention: ring", sink);
   }
 }
 

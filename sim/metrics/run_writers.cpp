@@ -163,12 +163,14 @@ nlohmann::ordered_json experts_json(const scenario::Scenario& scenario, const Ru
   }
   const double n = std::max<double>(1.0, static_cast<double>(workers));
   nlohmann::ordered_json out{{"expert", scenario.training.parallelism.expert},
-          {"all_to_all", scenario.training.parallelism.all_to_all.value},
-          {"all_to_alls_per_worker", static_cast<double>(all_to_alls) / n},
-          {"communication_s", seconds / n},
-          {"bytes_sent", bytes / n},
-          {"per_all_to_all", {{"communication_s", per_seconds / n}, {"bytes_sent", per_bytes / n},
-                              {"busiest_bytes_sent", busiest_bytes}}}};
+                             {"all_to_all", scenario.training.parallelism.all_to_all.value},
+                             {"all_to_alls_per_worker", static_cast<double>(all_to_alls) / n},
+                             {"communication_s", seconds / n},
+                             {"bytes_sent", bytes / n},
+                             {"per_all_to_all",
+                              {{"communication_s", per_seconds / n},
+                               {"bytes_sent", per_bytes / n},
+                               {"busiest_bytes_sent", busiest_bytes}}}};
   if (record.routing) out["routing"] = routing_json(scenario.training.routing, *record.routing);
   return out;
 }
