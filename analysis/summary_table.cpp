@@ -198,7 +198,8 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
       if (record.routing) {
         out += fmt::format("  routing    {}: the busiest device of an expert group {:.3f} x the mean load on average "
                            "(at most {:.3f}), {:.2f}% of the routed tokens dropped\n",
-                           scenario::to_string(s.training.routing.distribution), record.routing->mean_max_load,
+                           record.routing->learned ? "the gate" : scenario::to_string(s.training.routing.distribution),
+                           record.routing->mean_max_load,
                            record.routing->busiest_load,
                            100.0 * record.routing->dropped_tokens / std::max(1.0, record.routing->routed_tokens));
       }

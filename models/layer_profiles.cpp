@@ -90,15 +90,11 @@ std::vector<core::SchemaNode> decoder_shape_parameters() {
           attention_parameter(),
           kernels_parameter(),
           sequence_bins_parameter(),
-          core::integer("experts", 1, 4096,
-                        "a mixture of experts: every block's feed-forward part becomes this many routed experts of "
-                        "the dense block's kind (GELU for profile:gpt, SwiGLU for profile:llama); absent: a dense model"),
-          core::integer("top_k", 1, 4096, "with experts: how many of them each token is routed to"),
+          experts_parameter(),
+          top_k_parameter(),
           core::integer("shared_experts", 1, 4096,
                         "with experts: experts every token passes besides its routed ones (DeepSeek's); absent: none"),
-          core::integer("expert_width", 1, 1'048'576,
-                        "with experts: each expert's inner width; absent: the dense block's (4 x hidden_size for "
-                        "profile:gpt, ffn_hidden_size for profile:llama)")};
+          expert_width_parameter()};
 }
 
 /// The shape the section declares, with `sequence` tokens when it gives none.

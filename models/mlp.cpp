@@ -7,9 +7,7 @@ void register_mlp(ModelRegistry& registry) {
   registry.add(
       "mlp", "multi-layer perceptron: dense hidden layers (relu or tanh), softmax cross-entropy",
       {.parameters = {core::list_of("layers", "hidden layer widths", core::integer("[]", 1, 1'000'000, "width")).require(),
-                      core::choice_of("activation", "activation", "hidden-layer activation",
-                                      {{"relu", "max(0, x)"}, {"tanh", "hyperbolic tangent"}})
-                          .fallback("relu")},
+                      activation_parameter()},
        .trains_on = SampleKind::Classified,
        .make = [](const core::View& m, const ModelContext& c) {
          std::vector<std::size_t> hidden;

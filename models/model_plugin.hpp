@@ -55,6 +55,13 @@ using ModelRegistry = core::Registry<ModelPlugin>;
 
 /// The `embedding size` key the embedding models share, declared once so that each declares it alike.
 core::SchemaNode dimensions_parameter();
+/// The keys of a mixture of experts, which the moe model and the decoder profiles share: `experts`, `top_k`
+/// and `expert_width`.
+core::SchemaNode experts_parameter();
+core::SchemaNode top_k_parameter();
+core::SchemaNode expert_width_parameter();
+/// The `activation` key of the models with hidden layers (relu or tanh, relu by default).
+core::SchemaNode activation_parameter();
 
 /// The registered names, in registration order, of the models `keep` selects, as "a, b or c".
 std::string model_names(const ModelRegistry& registry, const std::function<bool(const ModelPlugin&)>& keep);

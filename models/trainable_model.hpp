@@ -27,6 +27,8 @@ class TrainableModel {
   virtual ~TrainableModel() = default;
 
   [[nodiscard]] virtual std::size_t parameter_count() const = 0;
+  /// The parameters one sample's pass uses (a mixture's chosen experts only); all of them by default.
+  [[nodiscard]] virtual std::size_t active_parameter_count() const { return parameter_count(); }
   /// Deterministic starting point, the same on every worker.
   [[nodiscard]] virtual Parameters initial_parameters() const = 0;
   /// Mean loss over `rows` of `data`; the mean gradient goes into `gradient` (resized to parameter_count()).

@@ -1,14 +1,17 @@
 #include "sim/app/parallelism_checks.hpp"
 
 #include "models/pipeline_plan.hpp"
+#include "sim/core/config_view.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace dtsim::app {
@@ -164,7 +167,7 @@ bool check_real_math_split(const scenario::Scenario& s, const core::SourcePositi
                            const std::string& what, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const std::string& kind = s.model.kind.value;
-  if (kind != "mlp" && kind != "softmax_regression") {
+  if (kind != "mlp" && kind != "softmax_regression" && kind != "moe") {
     sink.error(at, key,
                fmt::format("{} split real math for the dense classifiers (mlp, softmax_regression) in this version, "
                            "and '{}' is another model",
@@ -219,11 +222,11 @@ void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   }
 }
 
-/// Expert parallelism spreads a timing-only mixture's routed experts: the degree divides them.
-void check_experts(const scenario::Scenario& s, const models::ModelProfile& profile, core::DiagnosticSink& sink) {
+/// Expert parallelism spreads a mixture's `experts` routed experts (a profile's, or the moe model's): the
+/// degree divides them.
+void check_experts(const scenario::Scenario& s, int experts, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const std::string key = "training.parallelism.expert";
-  const int experts = profile.shape.experts;
   if (experts == 0) {
     sink.error(plan.expert_at, key,
                fmt::format("expert parallelism spreads a mixture's routed experts, and '{}' has none", s.model.kind.value),
@@ -248,6 +251,34 @@ void check_experts(const scenario::Scenario& s, const models::ModelProfile& prof
                "gathers overlapped with the forward pass are not simulated with expert parallelism yet",
                "leave overlap_parameter_gather out, or use expert: 1");
   }
+}
+
+/// Real math spreads the experts of the mixture-of-experts classifier (model.kind: moe) over expert groups
+/// carved out of the data-parallel replicas, with no other split. False when it cannot (nothing more to check).
+bool check_real_math_experts(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.expert";
+  if (s.model.kind.value != "moe") {
+    sink.error(plan.expert_at, key,
+               fmt::format("expert parallelism spreads a mixture's experts, and '{}' trains for real without any",
+                           s.model.kind.value),
+               "use model.kind: moe, a mixture profile such as profile:mixtral_8x7b, or expert: 1");
+    return false;
+  }
+  const std::array<std::tuple<int, core::SourcePosition, std::string_view>, 3> others{
+      {{plan.tensor, plan.tensor_at, "tensor"}, {plan.pipeline, plan.pipeline_at, "pipeline"},
+       {plan.context, plan.context_at, "context"}}};
+  for (const auto& [degree, where, axis] : others) {
+    if (degree == 1) continue;
+    sink.error(where, fmt::format("training.parallelism.{}", axis),
+               fmt::format("a mixture trained for real is split over data x expert in this version, and {} is {}",
+                           axis, degree),
+               fmt::format("use {}: 1 with model.kind: moe, or a mixture profile such as profile:mixtral_8x7b", axis));
+    return false;
+  }
+  const core::View model(&s.model.section, "model");
+  check_experts(s, static_cast<int>(model.integer("experts").value_or(0)), sink);
+  return true;
 }
 
 /// Context parallelism splits a timing-only transformer's sequences: two chunks a device, whole attention
@@ -288,6 +319,14 @@ void check_context(const scenario::Scenario& s, const models::ModelProfile& prof
 /// Uneven routing or a capacity: drawn over an expert group's devices, exchanged by uneven direct all-to-alls.
 void check_routing(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   if (s.training.routing.even()) return;
+  if (!s.model.timing_only) {
+    sink.error(s.training.routing_at, "training.routing",
+               fmt::format("routing is drawn for a timing-only mixture's experts, and '{}' trains for real (a moe "
+                           "model routes each sample by its gate)",
+                           s.model.kind.value),
+               "leave training.routing out");
+    return;
+  }
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   if (plan.expert < 2) {
     sink.error(s.training.routing_at, "training.routing",
@@ -321,14 +360,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                "use a transformer profile such as profile:llama, or context: 1");
     return;
   }
-  if (plan.expert > 1 && !s.model.timing_only) {
-    sink.error(plan.expert_at, "training.parallelism.expert",
-               fmt::format("expert parallelism spreads a timing-only mixture's experts (model.kind: profile:...) in "
-                           "this version, and '{}' trains for real",
-                           s.model.kind.value),
-               "use a mixture such as profile:mixtral_8x7b, or expert: 1");
-    return;
-  }
+  if (plan.expert > 1 && !s.model.timing_only && !check_real_math_experts(s, sink)) return;
   const bool pipelined = plan.pipeline > 1;
   const bool tensor = plan.tensor > 1;
   const std::string key = pipelined        ? "training.parallelism.pipeline"
@@ -371,7 +403,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   // A real model's own shape is checked once it is made; a profile's own problem by check_profile_run.
   if (profile == nullptr) return;
   check_tensor(s, *profile, registries, sink);
-  if (plan.expert > 1) check_experts(s, *profile, sink);
+  if (plan.expert > 1) check_experts(s, profile->shape.experts, sink);
   if (plan.context > 1) check_context(s, *profile, registries, sink);
   try {
     static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages));

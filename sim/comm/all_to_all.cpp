@@ -82,6 +82,22 @@ void direct_all_to_all_v(Transport& transport, std::span<const std::size_t> to_e
   transport.run_steps(std::span<const Step>(&step, 1));
 }
 
+std::vector<Buffer> direct_all_to_all_values(Transport& transport, std::vector<Buffer> pieces) {
+  const int p = transport.size();
+  if (std::cmp_not_equal(pieces.size(), p)) throw std::invalid_argument("an all-to-all's pieces: one for every rank");
+  const int rank = transport.rank();
+  std::vector<Buffer> out(pieces.size());
+  out[static_cast<std::size_t>(rank)] = std::move(pieces[static_cast<std::size_t>(rank)]);
+  if (p == 1) return out;
+  const std::vector<int> others = others_than(rank, p);
+  std::vector<Buffer> outgoing;
+  outgoing.reserve(others.size());
+  for (const int r : others) outgoing.push_back(std::move(pieces[static_cast<std::size_t>(r)]));
+  std::vector<Buffer> received = transport.exchange(others, std::move(outgoing), others);
+  for (std::size_t i = 0; i < others.size(); ++i) out[static_cast<std::size_t>(others[i])] = std::move(received[i]);
+  return out;
+}
+
 core::Seconds DirectAllToAll::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   if (ranks <= 1) return core::Seconds(0.0);
   return cost.alpha + piece_bytes(ranks, size) / cost.bandwidth;

@@ -45,6 +45,11 @@ class HierarchicalAllToAll final : public CollectiveAlgorithm {
 /// std::invalid_argument when `to_each` does not have a size for every rank.
 void direct_all_to_all_v(Transport& transport, std::span<const std::size_t> to_each);
 
+/// The direct all-to-all of uneven pieces with their values (MPI's alltoallv): this rank sends `pieces[j]` to
+/// rank j, every piece at once (its own stays), and returns the piece each rank sent it, by rank. Throws
+/// std::invalid_argument when `pieces` does not have one for every rank.
+std::vector<Buffer> direct_all_to_all_values(Transport& transport, std::vector<Buffer> pieces);
+
 /// Alpha-beta time of the hierarchical all-to-all on k ranks per machine and N machines, m the piece's bytes:
 /// (a_i + N m / B_i) inside machines (k > 1), then (a_x + k m / B_x) across them (N > 1). `intra` is one
 /// message between two devices of a machine, `inter` one between machines (path latency, and the bandwidth

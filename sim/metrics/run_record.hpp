@@ -51,6 +51,7 @@ struct RoutingRecord {
   double busiest_load = 1.0;              ///< the largest such ratio of any draw
   double routed_tokens = 0.0;             ///< routed copies (tokens x top_k) over the run
   double dropped_tokens = 0.0;            ///< of them, dropped at experts already full
+  bool learned = false;                   ///< routed by a model's own gate (real math), not drawn
 };
 
 /// Where an energy run's joules went, over the whole run.

@@ -125,12 +125,14 @@ nlohmann::ordered_json context_json(const scenario::Scenario& scenario, const Ru
           {"bytes_sent", bytes / n}};
 }
 
-/// Uneven routing: the distribution and what its draws gave.
+/// Uneven routing: the distribution and what its draws gave; a model trained for real: what its gate did.
 nlohmann::ordered_json routing_json(const models::RoutingSpec& spec, const RoutingRecord& routing) {
-  nlohmann::ordered_json out{{"distribution", std::string(scenario::to_string(spec.distribution))}};
-  if (spec.distribution == models::RoutingDistribution::Zipf) out["exponent"] = spec.exponent;
-  if (spec.distribution == models::RoutingDistribution::Dirichlet) out["alpha"] = spec.alpha;
-  out["capacity_factor"] = spec.capacity_factor ? nlohmann::ordered_json(*spec.capacity_factor) : nlohmann::ordered_json();
+  nlohmann::ordered_json out{{"distribution", routing.learned ? "gate" : std::string(scenario::to_string(spec.distribution))}};
+  if (!routing.learned) {
+    if (spec.distribution == models::RoutingDistribution::Zipf) out["exponent"] = spec.exponent;
+    if (spec.distribution == models::RoutingDistribution::Dirichlet) out["alpha"] = spec.alpha;
+    out["capacity_factor"] = spec.capacity_factor ? nlohmann::ordered_json(*spec.capacity_factor) : nlohmann::ordered_json();
+  }
   out["tokens_per_expert"] = routing.tokens_per_expert;
   out["mean_max_load"] = routing.mean_max_load;
   out["busiest_load"] = routing.busiest_load;

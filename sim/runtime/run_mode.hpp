@@ -10,6 +10,7 @@ namespace dtsim::runtime {
 enum class RunMode {
   DataParallel,         ///< real math: every worker a whole replica, gradients allreduced
   Split,                ///< real math: the model split over devices (a tensor or pipeline degree above 1)
+  Experts,              ///< real math: a mixture's experts spread over expert groups (an expert degree above 1)
   ParameterServer,      ///< real math: workers push to and pull from servers
   Hybrid,               ///< real math: dense parameters allreduced, sparse rows through servers
   TimingDataParallel,   ///< a layer table: every worker a whole replica
@@ -25,6 +26,7 @@ enum class RunMode {
     case scenario::Architecture::Hybrid: return RunMode::Hybrid;
     case scenario::Architecture::Allreduce: break;
   }
+  if (scenario.training.parallelism.expert > 1) return RunMode::Experts;
   return split ? RunMode::Split : RunMode::DataParallel;
 }
 

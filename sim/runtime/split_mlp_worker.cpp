@@ -10,16 +10,9 @@
 #include <fmt/format.h>
 
 #include <deque>
-#include <map>
 #include <stdexcept>
 
 namespace dtsim::runtime {
-
-struct SplitAssembly {
-  models::Parameters whole;
-  std::map<std::int64_t, int> finished;  ///< devices done with each step
-};
-
 namespace {
 
 constexpr int kActivations = 1;
@@ -41,28 +34,9 @@ double stage_flops(const models::StageShare& share, std::size_t samples, bool fo
   return (forward ? 2.0 : 4.0) * static_cast<double>(share.parameter_count()) * static_cast<double>(samples);
 }
 
-/// Writes this device's share of the model after step `iteration`. Every device writes its share (replicas
-/// and a group's copies of a whole layer write the same values); the last to finish the step evaluates. A
-/// device cannot write the next step's values before every device has finished this one: each step's
-/// backward pass reaches it only after all the forward passes.
-void put_share(const TrainingContext& context, SplitAssembly& assembly, const models::StageShare& share,
-               const models::Parameters& local, std::int64_t iteration) {
-  share.put(local, assembly.whole);
-  if (++assembly.finished[iteration] == context.scenario->cluster.workers) {
-    assembly.finished.erase(iteration);
-    after_iteration(context, iteration, assembly.whole);
-  }
-}
-
 }  // namespace
 
-std::shared_ptr<SplitAssembly> SplitMlpWorker::make_assembly(const TrainingSetup& setup) {
-  auto out = std::make_shared<SplitAssembly>();
-  out->whole = setup.model().initial_parameters();
-  return out;
-}
-
-SplitMlpWorker::SplitMlpWorker(TrainingContext context, int rank, std::shared_ptr<SplitAssembly> assembly)
+SplitMlpWorker::SplitMlpWorker(TrainingContext context, int rank, std::shared_ptr<ShareAssembly> assembly)
     : context_(std::move(context)), rank_(rank), assembly_(std::move(assembly)) {}
 
 void SplitMlpWorker::operator()() {
@@ -140,7 +114,9 @@ void SplitMlpWorker::operator()() {
     }
     optimizer->apply(local, gradient);
     charge_compute(meter, optimizer->flops(share.parameter_count()));
-    put_share(context_, *assembly_, share, local, iteration);
+    // Every device writes its share (replicas and a group's copies of a whole layer write the same values).
+    share.put(local, assembly_->whole);
+    finish_share(context_, *assembly_, iteration);
     if (rank_ == 0) context_.observer->on_update();
   }
 }

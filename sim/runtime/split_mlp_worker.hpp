@@ -1,15 +1,10 @@
 #pragma once
 
-#include "sim/runtime/training_context.hpp"
+#include "sim/runtime/share_assembly.hpp"
 
 #include <memory>
 
 namespace dtsim::runtime {
-
-/// What the devices of a split dense classifier share, beside their messages: the whole model's
-/// parameters assembled from every device's share after each step, for the evaluations (an observation,
-/// not a message), and how many devices have finished each step.
-struct SplitAssembly;
 
 /// One device of a dense classifier trained for real with pipeline or tensor parallelism (see
 /// models::StageShare): each step it runs its stage's passes over the micro-batches of its replica's batch,
@@ -19,16 +14,13 @@ struct SplitAssembly;
 /// records its evaluation from the assembled parameters.
 class SplitMlpWorker {
  public:
-  SplitMlpWorker(TrainingContext context, int rank, std::shared_ptr<SplitAssembly> assembly);
+  SplitMlpWorker(TrainingContext context, int rank, std::shared_ptr<ShareAssembly> assembly);
   void operator()();
-
-  /// The shared assembly for one run.
-  static std::shared_ptr<SplitAssembly> make_assembly(const TrainingSetup& setup);
 
  private:
   TrainingContext context_;
   int rank_;
-  std::shared_ptr<SplitAssembly> assembly_;
+  std::shared_ptr<ShareAssembly> assembly_;
 };
 
 }  // namespace dtsim::runtime

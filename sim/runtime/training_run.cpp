@@ -16,6 +16,7 @@
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/run_recorder.hpp"
 #include "sim/runtime/model_parallel_worker.hpp"
+#include "sim/runtime/mixture_worker.hpp"
 #include "sim/runtime/split_mlp_worker.hpp"
 #include "sim/runtime/timing_only_worker.hpp"
 
@@ -125,6 +126,12 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
     if (plan.expert > 1) record.all_to_alls = all_to_alls_by_worker(scenario, setup);
     if (plan.expert > 1 && !scenario.training.routing.even()) record.routing = routing_record(scenario, setup);
   }
+  if (setup.mode == RunMode::Experts) {
+    // Dispatch and combine forward, their gradients backward, per micro-batch (MixtureWorker).
+    const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+    record.all_to_alls.assign(static_cast<std::size_t>(scenario.cluster.workers),
+                              4 * plan.microbatches * setup.total_iterations);
+  }
   if (setup.mode == RunMode::Split && scenario.training.parallelism.pipeline > 1) {
     const scenario::ParallelismSpec& plan = scenario.training.parallelism;
     record.bubble_closed_form =
@@ -137,30 +144,32 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
       is_timing_only(setup.mode) ? static_cast<std::size_t>(std::llround(setup.profile().parameters())) : setup.model().parameter_count();
   record.active_parameter_count = is_timing_only(setup.mode)
                                       ? static_cast<std::size_t>(std::llround(setup.profile().active_parameters()))
-                                      : record.parameter_count;
+                                      : setup.model().active_parameter_count();
   for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
   return record;
 }
 
 /// Starts the run's actors: one per simulated worker, of the kind its run needs, and one per server shard.
-/// `server_rows`: a hybrid's rows, which worker 0's evaluations read.
-void start_actors(EngineSession& session, const TrainingContext& context, const StandIns& stand_ins,
-                  models::Parameters& server_rows) {
+/// `server_rows`: a hybrid's rows, which worker 0's evaluations read. Returns what the devices of a model
+/// split for real share (null for the other runs).
+std::shared_ptr<ShareAssembly> start_actors(EngineSession& session, const TrainingContext& context,
+                                            const StandIns& stand_ins, models::Parameters& server_rows) {
   const scenario::Scenario& scenario = *context.scenario;
   const TrainingSetup& setup = *context.setup;
   const auto workers = setup.graph.workers();
   const scenario::Architecture architecture = scenario.training.architecture;
   if (setup.mode == RunMode::Hybrid) server_rows = setup.model().initial_parameters();
   // A model trained for real split over devices: their shares assemble the whole for the evaluations.
-  const std::shared_ptr<SplitAssembly> assembly =
-      setup.mode == RunMode::Split ? SplitMlpWorker::make_assembly(setup) : nullptr;
+  const std::shared_ptr<ShareAssembly> assembly =
+      setup.mode == RunMode::Split || setup.mode == RunMode::Experts ? make_share_assembly(setup) : nullptr;
   for (const int r : stand_ins.simulated()) {
     simgrid::s4u::Host* host = session.host(workers[static_cast<std::size_t>(r)]);
     const std::string& name = host->get_name();
     switch (setup.mode) {
       case RunMode::DataParallel: simgrid::s4u::Actor::create(name, host, AllreduceWorker(context, r)); break;
       case RunMode::Split: simgrid::s4u::Actor::create(name, host, SplitMlpWorker(context, r, assembly)); break;
+      case RunMode::Experts: simgrid::s4u::Actor::create(name, host, MixtureWorker(context, r, assembly)); break;
       case RunMode::ParameterServer: simgrid::s4u::Actor::create(name, host, ParameterServerWorker(context, r)); break;
       case RunMode::Hybrid: simgrid::s4u::Actor::create(name, host, HybridWorker(context, r, &server_rows)); break;
       case RunMode::TimingDataParallel: simgrid::s4u::Actor::create(name, host, TimingOnlyWorker(context, r)); break;
@@ -183,6 +192,7 @@ void start_actors(EngineSession& session, const TrainingContext& context, const 
       }
     }
   }
+  return assembly;
 }
 
 /// In a timing-only run the allreduce is the only traffic, and with equal workers every rank enters it at the
@@ -303,7 +313,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 mirroring};
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
-  start_actors(session, context, stand_ins, server_rows);
+  const std::shared_ptr<ShareAssembly> assembly = start_actors(session, context, stand_ins, server_rows);
   start_background_traffic(session.platform());
   start_link_failures(session, scenario, setup.graph, observers);
   record.simulated_s = session.run();
@@ -314,6 +324,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
     copy_stand_ins(record, stand_ins);
   }
   if (energy) energy->finish(record);
+  if (assembly && assembly->gate_loads) record.routing = assembly->gate_loads->record();
   record_links(record, setup.graph, traffic);
   return record;
 }
