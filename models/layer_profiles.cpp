@@ -214,6 +214,10 @@ void register_layer_profiles(ModelRegistry& registry) {
                "timing only: Qwen3-235B-A22B mixture of experts (235B parameters, 22.2B active: 8 of 128 experts a "
                "token)",
                layer_table("qwen3_235b_a22b", true));
+  registry.add("profile:gpt_oss_120b",
+               "timing only: gpt-oss-120b mixture of experts (117B parameters, 5.7B active: 4 of 128 experts a "
+               "token; every other block a 128-token sliding window)",
+               layer_table("gpt_oss_120b", true));
 }
 
 }  // namespace dtsim::models

@@ -37,6 +37,7 @@ const std::map<std::string, Builder>& builders() {
       {"mixtral_8x22b", [](const ProfileOptions& o) { return mixtral_profile("8x22b", o); }},
       {"deepseek_v3", [](const ProfileOptions& o) { return deepseek_v3_profile(o); }},
       {"qwen3_235b_a22b", [](const ProfileOptions& o) { return qwen3_moe_profile(o); }},
+      {"gpt_oss_120b", [](const ProfileOptions& o) { return gpt_oss_profile(o); }},
   };
   return all;
 }

@@ -169,6 +169,9 @@ ModelProfile deepseek_v3_profile(const ProfileOptions& options);
 /// Qwen3-235B-A22B (Qwen team 2025): 94 blocks of grouped-query attention (64 heads of 128, 4 key-value heads,
 /// their queries and keys normalized) and 128 SwiGLU experts 1536 wide, 8 per token.
 ModelProfile qwen3_moe_profile(const ProfileOptions& options);
+/// gpt-oss-120b (OpenAI 2025): 36 blocks of grouped-query attention (64 heads of 64, 8 key-value heads, a sink
+/// logit per head), every other one over a 128-token sliding window, and 128 experts 2880 wide, 4 per token.
+ModelProfile gpt_oss_profile(const ProfileOptions& options);
 
 /// A GPT decoder of any shape, as Megatron-LM builds it (Narayanan et al. 2021): learned positions as long
 /// as the sequence, GELU feed-forward 4 x width wide, biases, language-model head tied to the embeddings.

@@ -42,6 +42,10 @@ struct Transformer {
   /// Each head's width when it is not width / heads (Qwen3's 128 over a 4096-wide model of 64 heads).
   double head_dim = 0;
   bool qk_norm = false;  ///< each head's query and key RMS-normalized (Qwen3; one gain per head channel)
+  /// GPT-OSS's sliding window when > 0: every other block, the first among them, attends to the last `window`
+  /// tokens only (its scores s x window, not s x s).
+  double window = 0;
+  bool attention_sinks = false;  ///< a learned logit per head beside its scores (GPT-OSS)
 };
 
 /// Elements per sample a layer's memory-bound kernels move, forward and backward.
@@ -109,12 +113,13 @@ LayerProfile add_norm(const std::string& name, const Transformer& t, double toke
 void scores_and_context(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t,
                         double query_width, double value_width, double key_value_width) {
   const double s = t.sequence;
+  const double keys = t.window > 0 ? std::min(t.window, s) : s;  // each query's
   const double hidden = s * value_width;
-  const double scores = t.heads * s * s;
-  const double score_flops = 2.0 * s * s * query_width + 5.0 * scores;
+  const double scores = t.heads * s * keys;
+  const double score_flops = 2.0 * s * keys * query_width + 5.0 * scores;
   LayerProfile score_layer = whole_layer(prefix + ".attention.scores", 0.0, score_flops, 2.0 * score_flops,
                                          2.0 * scores * kFloatBytes, OpClass::Attention);
-  const double context_flops = 2.0 * s * s * value_width;
+  const double context_flops = 2.0 * s * keys * value_width;
   LayerProfile context_layer = whole_layer(prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops,
                                            hidden * kFloatBytes, OpClass::Attention);
   if (!t.fused_attention) {
@@ -144,6 +149,7 @@ void attention(std::vector<LayerProfile>& out, const std::string& prefix, const 
   const double queries = t.head_dim > 0 ? t.heads * t.head_dim : d;
   const double key_values = t.head_dim > 0 ? 2.0 * t.key_value_heads * t.head_dim : 2.0 * d * t.key_value_heads / t.heads;
   LayerProfile qkv = dense(prefix + ".attention.qkv", s, d, queries + key_values, t.biases);
+  if (t.attention_sinks) qkv.parameters += t.heads;
   // Eager and unfused, query, key and value are copied into head-major order (2 elements per value each
   // way); eager, the three products are three (as BERT's PyTorch code writes them), and their input's three
   // gradients are summed by two additions (3 elements each).
@@ -280,6 +286,10 @@ void block(std::vector<LayerProfile>& out, int index, const std::string& prefix,
   const std::size_t first = out.size();
   if (t.kv_rank > 0) {
     latent_attention(out, prefix, t);
+  } else if (t.window > 0 && index % 2 == 1) {
+    Transformer full = t;
+    full.window = 0;
+    attention(out, prefix, full);
   } else {
     attention(out, prefix, t);
   }
@@ -629,6 +639,31 @@ ModelProfile qwen3_moe_profile(const ProfileOptions& options) {
   ModelProfile out{"qwen3_235b_a22b",
                    "Qwen3-235B-A22B mixture of experts (94 layers, 4096 wide, 64 heads of 128 over 4 key-value heads; "
                    "128 experts 1536 wide, 8 per token), untied head",
+                   fmt::format("a sequence of {} tokens", t.sequence),
+                   {},
+                   {}};
+  decoder(out, t, false);
+  return out;
+}
+
+// OpenAI 2025 (gpt-oss-120b model card, Table 1; the gpt-oss repository's ModelConfig; Megatron-Bridge's
+// GPTOSSProvider120B): 36 layers, 2880 wide, 64 query heads of 64 (attention 4096 wide) over 8 key-value heads
+// with a learned sink logit each, every other block (the first among them) attending to the last 128 tokens
+// only; every block's feed-forward part 128 experts 2880 wide (a gated linear unit as SwiGLU, clamped), 4 a
+// token, no shared expert; biases on every product and the router; RMSNorm; vocabulary 201,088, untied head:
+// 116,829,156,672 parameters ("116.83B"), 5,711,982,912 a token counting the token table's rows,
+// 5,132,849,472 without them ("5.13B active", which counts the unembedding and not the embedding).
+ModelProfile gpt_oss_profile(const ProfileOptions& options) {
+  Transformer t;
+  t.layers = 36, t.width = 2880, t.heads = 64, t.key_value_heads = 8, t.head_dim = 64;
+  t.experts = 128, t.top_k = 4, t.expert_width = 2880, t.feed_forward = 2880;
+  t.vocabulary = 201088;
+  llama_blocks(t);
+  t.biases = true, t.router_bias = true, t.window = 128, t.attention_sinks = true;
+  take_options(t, options, 4096, 131072);
+  ModelProfile out{"gpt_oss_120b",
+                   "gpt-oss-120b mixture of experts (36 layers, 2880 wide, 64 heads of 64 over 8 key-value heads, "
+                   "every other block a 128-token window; 128 experts 2880 wide, 4 per token), untied head",
                    fmt::format("a sequence of {} tokens", t.sequence),
                    {},
                    {}};

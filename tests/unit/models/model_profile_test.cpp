@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <tuple>
 
@@ -102,6 +104,12 @@ TEST(ModelProfile, MixturesOfExpertsCountTheirTotalAndActiveParameters) {
   EXPECT_DOUBLE_EQ(qwen.active_parameters(), 22'190'763'520);
   expect_within(qwen.parameters(), 235e9, 0.01, "qwen3_235b_a22b");
   expect_within(qwen.active_parameters(), 22e9, 0.01, "qwen3_235b_a22b active");
+  // gpt-oss-120b's model card: 116.83B parameters, 5.13B active (the unembedding counted, not the embedding).
+  const ModelProfile oss = find_profile("gpt_oss_120b");
+  EXPECT_DOUBLE_EQ(oss.parameters(), 116'829'156'672);
+  EXPECT_DOUBLE_EQ(oss.active_parameters(), 5'711'982'912);
+  expect_within(oss.parameters(), 116.83e9, 0.01, "gpt_oss_120b");
+  expect_within(oss.active_parameters() - oss.layers.front().parameters, 5.13e9, 0.01, "gpt_oss_120b active");
   // A dense model's parameters are all active.
   EXPECT_DOUBLE_EQ(find_profile("llama2_70b").active_parameters(), find_profile("llama2_70b").parameters());
 }
@@ -109,6 +117,23 @@ TEST(ModelProfile, MixturesOfExpertsCountTheirTotalAndActiveParameters) {
 // A token passes through its top-2 experts: outside attention's s^2 terms, 2 FLOPs per active parameter and
 // token, as for a dense model of the active size (the router's softmax and the combination are a few FLOPs
 // per token on top).
+// gpt-oss-120b's first of every two blocks attends to the last 128 tokens: its scores are s x 128 a head, the
+// next block's s x s. Scores: 2 FLOPs per query channel and key, 5 per score for the softmax.
+TEST(ModelProfile, ASlidingWindowBlockScoresEachQueryAgainstItsWindowOnly) {
+  const ModelProfile oss = find_profile("gpt_oss_120b");
+  const double s = 4096;
+  const auto scores_of = [&](const std::string& block) {
+    const auto layer = std::find_if(oss.layers.begin(), oss.layers.end(),
+                                    [&](const LayerProfile& l) { return l.name == block + ".attention.scores"; });
+    EXPECT_NE(layer, oss.layers.end()) << block;
+    return layer == oss.layers.end() ? 0.0 : layer->forward_flops;
+  };
+  EXPECT_DOUBLE_EQ(scores_of("decoder.0"), 2.0 * s * 128 * 4096 + 5.0 * 64 * s * 128);
+  EXPECT_DOUBLE_EQ(scores_of("decoder.1"), 2.0 * s * s * 4096 + 5.0 * 64 * s * s);
+  EXPECT_DOUBLE_EQ(scores_of("decoder.34"), scores_of("decoder.0"));
+  EXPECT_DOUBLE_EQ(scores_of("decoder.35"), scores_of("decoder.1"));
+}
+
 TEST(ModelProfile, AMixtureComputesWithItsActiveParameters) {
   for (const auto& [name, layers, d] : {std::tuple{"mixtral_8x7b", 32.0, 4096.0}, std::tuple{"mixtral_8x22b", 56.0, 6144.0}}) {
     const ModelProfile p = find_profile(name);
@@ -202,7 +227,7 @@ TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
       EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
     }
   }
-  EXPECT_EQ(profile_names().size(), 17U);
+  EXPECT_EQ(profile_names().size(), 18U);
   EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
   EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
 }
