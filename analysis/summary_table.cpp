@@ -5,6 +5,7 @@
 #include "sim/metrics/energy_cost.hpp"
 #include "sim/metrics/prediction_interval.hpp"
 #include "sim/scenario/named_values.hpp"
+#include "sim/metrics/projection.hpp"
 #include "sim/metrics/throughput.hpp"
 #include "sim/metrics/unmet_failures.hpp"
 
@@ -121,7 +122,19 @@ std::string setup_lines(const scenario::Scenario& s, const metrics::RunRecord& r
   return out;
 }
 
-/// What the run did: its time, loss, accuracy, divergence, target, traffic, throughput and interval.
+/// A budget's whole run: how long, and what it costs where the scenario declares its rates.
+std::string projection_line(const scenario::Scenario& s, const metrics::Projection& p) {
+  std::string costs;
+  if (p.kwh) costs += fmt::format(", {:.4g} MWh", *p.kwh / 1000.0);
+  if (p.co2_kg) costs += fmt::format(", {:.4g} t CO2", *p.co2_kg / 1000.0);
+  if (p.cost) costs += fmt::format(", {:.4g} {}", *p.cost, s.energy.currency);
+  const std::string trained = p.tokens > 0.0 ? fmt::format("{:.4g} tokens", p.tokens) : fmt::format("{:.4g} samples", p.samples);
+  return fmt::format("  projected  {} in {} iterations of {:.6g} s (the mean of {} simulated): {:.4g} days, {:.4g} "
+                     "device-hours{}\n",
+                     trained, p.iterations, p.iteration_s, p.simulated_iterations, p.days, p.device_hours, costs);
+}
+
+/// What the run did: its time, loss, accuracy, divergence, target, traffic, throughput, interval and projection.
 std::string outcome_lines(const scenario::Scenario& s, const metrics::RunRecord& record, double wall_s) {
   std::string out;
   const std::string per_epoch = record.iterations_per_epoch > 0
@@ -157,6 +170,7 @@ std::string outcome_lines(const scenario::Scenario& s, const metrics::RunRecord&
   if (const std::optional<metrics::PredictionInterval> interval = metrics::prediction_interval(s, record)) {
     out += fmt::format("  interval   {}\n", metrics::interval_line(*interval));
   }
+  if (const std::optional<metrics::Projection> p = metrics::projection(s, record)) out += projection_line(s, *p);
   return out;
 }
 

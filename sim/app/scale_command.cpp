@@ -37,27 +37,67 @@ std::string yaml_list(const std::vector<std::int64_t>& values) {
   return "[" + out + "]";
 }
 
-/// The generated scenario of one mode: the user's scenario included, with a zip sweep over the worker counts.
+/// The data-parallel replicas of each worker count: the count over the devices of one replica (tensor x
+/// pipeline x context), refused where a count does not hold whole replicas or its replicas do not hold whole
+/// expert groups.
+std::vector<std::int64_t> replicas_of(const ScaleOptions& options, const scenario::Scenario& base) {
+  const scenario::ParallelismSpec& plan = base.training.parallelism;
+  const std::int64_t width = static_cast<std::int64_t>(plan.tensor) * plan.pipeline * plan.context;
+  std::vector<std::int64_t> out;
+  std::vector<std::int64_t> fitting;
+  for (const int n : options.workers) {
+    out.push_back(n / width);
+    if (n % width == 0 && (n / width) % plan.expert == 0) fitting.push_back(n);
+  }
+  if (fitting.size() != options.workers.size()) {
+    refuse(options.scenario_file, "training.parallelism",
+           fmt::format("a scaling study grows the data-parallel replicas of {} devices each (tensor {} x pipeline {} x "
+                       "context {}){}, and {} of the worker counts do not hold whole ones",
+                       width, plan.tensor, plan.pipeline, plan.context,
+                       plan.expert > 1 ? fmt::format(" in expert groups of {}", plan.expert) : "",
+                       options.workers.size() - fitting.size()),
+           fitting.empty() ? fmt::format("choose multiples of {} workers", width * plan.expert)
+                           : fmt::format("worker counts that do: {}", yaml_list(fitting)));
+  }
+  return out;
+}
+
+/// The generated scenario of one mode: the user's scenario included, with a zip sweep over the worker counts
+/// (and, under model parallelism, the data-parallel degree they give).
 std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario& base, analysis::ScalingMode mode) {
   const auto& file = options.scenario_file;
   std::vector<std::int64_t> workers(options.workers.begin(), options.workers.end());
   std::string axes = fmt::format("    cluster.workers: {}\n", yaml_list(workers));
+  const std::vector<std::int64_t> replicas = replicas_of(options, base);
+  if (base.training.parallelism.is_model_parallel()) {
+    axes += fmt::format("    training.parallelism.data: {}\n", yaml_list(replicas));
+  }
+  // A batch per replica (training.batch.per_worker): weak keeps it, strong splits the global batch.
+  const std::int64_t per_replica = base.training.batch_per_worker;
+  const std::int64_t global = per_replica * base.training.parallelism.data;
+  std::vector<std::int64_t> batches(replicas.size(), per_replica);
   if (mode == analysis::ScalingMode::Strong) {
-    const std::int64_t global = static_cast<std::int64_t>(base.training.batch_per_worker) * base.cluster.workers;
-    std::vector<std::int64_t> batches;
     std::vector<std::int64_t> fitting;
-    for (const std::int64_t n : workers) {
-      if (global % n == 0) fitting.push_back(n);
-      batches.push_back(global / n);
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      if (global % replicas[i] == 0) fitting.push_back(workers[i]);
+      batches[i] = global / replicas[i];
     }
     if (fitting.size() != workers.size()) {
       refuse(file, "training.batch.per_worker",
-             fmt::format("strong scaling keeps the global batch, {} ({} workers x {}), which {} of the worker counts "
-                         "cannot split evenly",
-                         global, base.cluster.workers, base.training.batch_per_worker, workers.size() - fitting.size()),
-             fitting.empty() ? "choose worker counts that divide the global batch"
+             fmt::format("strong scaling keeps the global batch, {} ({} replicas x {}), which {} of the worker counts "
+                         "cannot split evenly over their replicas",
+                         global, base.training.parallelism.data, per_replica, workers.size() - fitting.size()),
+             fitting.empty() ? "choose worker counts whose replicas divide the global batch"
                              : fmt::format("worker counts that divide it: {}", yaml_list(fitting)));
     }
+  }
+  // The batch as the scenario gives it: a declared global batch grows under weak scaling and stays under
+  // strong; a batch per replica stays under weak and shrinks under strong.
+  if (base.training.batch_declared_global && mode == analysis::ScalingMode::Weak) {
+    std::vector<std::int64_t> globals;
+    for (const std::int64_t r : replicas) globals.push_back(per_replica * r);
+    axes += fmt::format("    training.batch.global: {}\n", yaml_list(globals));
+  } else if (!base.training.batch_declared_global && mode == analysis::ScalingMode::Strong) {
     axes += fmt::format("    training.batch.per_worker: {}\n", yaml_list(batches));
   }
   if (!base.cluster.nodes.empty()) {
@@ -109,11 +149,6 @@ void refuse_unscalable(const ScaleOptions& options, const scenario::ScenarioDocu
            "run `dtsim scale` on a scenario without `sweep:` (one of its points, written out)");
   }
   const scenario::Scenario& base = document.points.front();
-  if (base.training.parallelism.is_model_parallel()) {
-    refuse(options.scenario_file, "training.parallelism",
-           "scaling studies vary data-parallel workers; with tensor or pipeline parallelism that is not supported yet",
-           "study the data-parallel degree with a sweep over cluster.workers and training.parallelism.data");
-  }
   if (base.cluster.nodes.size() > 1) {
     refuse(options.scenario_file, "cluster.nodes", "a scaling study grows one kind of node; this cluster has several",
            "declare one node group");

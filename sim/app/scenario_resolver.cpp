@@ -35,6 +35,27 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
   return total;
 }
 
+/// Iterations a budget's run simulates before its whole length is projected: enough for the steady state of a
+/// run whose iterations are alike (a timing-only run without stragglers or failures takes the same time for
+/// each).
+constexpr std::int64_t kBudgetSimulatedIterations = 3;
+
+/// A budget's whole run in iterations (0 without one): its samples, or its tokens over the sequence, over the
+/// global batch, rounded up.
+std::int64_t budget_iterations(const scenario::Scenario& s, const models::ModelProfile& profile) {
+  if (!s.training.tokens && !s.training.samples) return 0;
+  const double samples = static_cast<double>(s.training.batch_per_worker) * s.training.parallelism.data;
+  const double per_iteration = s.training.tokens ? samples * profile.shape.sequence : samples;
+  const double budget = s.training.tokens ? *s.training.tokens : *s.training.samples;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(budget / per_iteration)));
+}
+
+/// The iterations a timing-only run simulates: training.stop.iterations, or a budget's first few.
+std::int64_t simulated_iterations(const scenario::Scenario& s, const models::ModelProfile& profile) {
+  if (s.training.iterations) return *s.training.iterations;
+  return std::min(kBudgetSimulatedIterations, budget_iterations(s, profile));
+}
+
 /// The scenario's synchronization strategy, configured from `training.sync`.
 std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries) {
   return registries.strategies.find(s.training.sync_strategy.value).factory.make(s.training.sync_parameters);
@@ -92,10 +113,21 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
                            s.training.sync_strategy.value),
                "use training.sync.strategy: bsp or local_sgd");
   }
-  if (!s.training.iterations) {
+  if (!s.training.iterations && !s.training.tokens && !s.training.samples) {
     sink.error(s.training.batch_at, "training.stop.iterations",
                "a timing-only profile stops after a number of iterations, and none is given",
-               "add training.stop.iterations");
+               "add training.stop.iterations, or a budget (training.stop.tokens or samples) to project");
+  }
+  if ((s.training.tokens || s.training.samples) && s.failures.enabled) {
+    sink.error(s.training.budget_at, s.training.tokens ? "training.stop.tokens" : "training.stop.samples",
+               "a budget's run is projected from a few simulated iterations, and the interruptions that failures "
+               "would add to it are not projected yet",
+               "remove failures, or simulate the iterations (training.stop.iterations) with them");
+  }
+  if (s.training.tokens && built.profile && built.profile->shape.sequence == 0) {
+    sink.error(s.training.budget_at, "training.stop.tokens",
+               fmt::format("'{}' takes samples that are not sequences of tokens", s.model.kind.value),
+               "give the budget as training.stop.samples");
   }
   if (s.target_loss) {
     sink.error(s.target_loss_at, "outputs.target_loss", "a timing-only profile computes no loss to reach",
@@ -557,8 +589,9 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .memory = std::move(prepared.memory),
         .data = {},
         .schedule = models::BatchSchedule(workers * batch, s.cluster.workers, s.training.batch_per_worker, s.seed),
-        .total_iterations = *s.training.iterations,
-        .evaluate_every = *s.training.iterations,
+        .total_iterations = simulated_iterations(s, profile),
+        .evaluate_every = simulated_iterations(s, profile),
+        .projected_iterations = budget_iterations(s, profile),
         .backend_notice = "",
         .overlap = overlap,
         .bucket_bytes = s.training.bucket_bytes,

@@ -191,6 +191,9 @@ struct RunRecord {
   /// Transformer profiles: tokens in a sample (its sequence); 0 otherwise.
   std::int64_t tokens_per_sample = 0;
   std::int64_t samples_per_iteration = 0;
+  /// A run with a budget (training.stop.tokens or samples): the whole run's iterations, of which `iterations`
+  /// were simulated (metrics/projection.hpp); 0 without one.
+  std::int64_t projected_iterations = 0;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
   /// 0 for allreduce runs.
   std::int64_t updates_applied = 0;

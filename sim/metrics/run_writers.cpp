@@ -1,6 +1,7 @@
 #include "sim/metrics/run_writers.hpp"
 
 #include "sim/metrics/energy_cost.hpp"
+#include "sim/metrics/projection.hpp"
 #include "sim/metrics/prediction_interval.hpp"
 #include "sim/metrics/throughput.hpp"
 #include "sim/metrics/trace_json.hpp"
@@ -255,6 +256,25 @@ nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const Run
   return out;
 }
 
+/// A budget's whole run, projected from the simulated iterations.
+nlohmann::ordered_json projection_json(const scenario::Scenario& scenario, const Projection& p) {
+  nlohmann::ordered_json out{{"iterations", p.iterations},
+                             {"simulated_iterations", p.simulated_iterations},
+                             {"samples", p.samples},
+                             {"tokens", p.tokens},
+                             {"iteration_s", p.iteration_s},
+                             {"total_s", p.total_s},
+                             {"days", p.days},
+                             {"device_hours", p.device_hours}};
+  if (p.kwh) out["mwh"] = *p.kwh / 1000.0;
+  if (p.co2_kg) out["co2_t"] = *p.co2_kg / 1000.0;
+  if (p.cost) {
+    out["cost"] = *p.cost;
+    out["currency"] = scenario.energy.currency;
+  }
+  return out;
+}
+
 /// Each failure, what they cost together, and the checkpoints' overhead.
 nlohmann::ordered_json failures_json(const scenario::FailureSpec& spec, const RunRecord& record) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
@@ -417,6 +437,9 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
   if (scenario.training.parallelism.context > 1) result["context"] = context_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
   if (record.energy) result["energy"] = energy_json(scenario, record);
+  if (const std::optional<Projection> projected = projection(scenario, record)) {
+    result["projection"] = projection_json(scenario, *projected);
+  }
   if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);
   if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);
   if (const EvaluationRow* diverged = record.first_diverged()) {

@@ -46,6 +46,9 @@ struct TrainingSetup {
   models::BatchSchedule schedule;
   std::int64_t total_iterations = 0;
   std::int64_t evaluate_every = 0;
+  /// A timing-only run with a budget (training.stop.tokens or samples): the whole run's iterations, of which
+  /// total_iterations are simulated; 0 without a budget.
+  std::int64_t projected_iterations = 0;
   /// A line for the user when `training.backend: auto` computes on the CPU although the model could use CUDA.
   std::string backend_notice;
   /// Timing-only data-parallel runs: gradients allreduced in buckets of `bucket_bytes` (at their wire

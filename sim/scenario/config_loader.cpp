@@ -2,6 +2,7 @@
 
 #include "sim/core/input_file.hpp"
 #include "sim/scenario/scenario_schema.hpp"
+#include "sim/scenario/sweep.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -339,7 +340,9 @@ ConfigNode load_config_text(const SchemaNode& schema, const std::string& text, c
                             core::DiagnosticSink& sink, const LoadOptions& options) {
   IncludeResolver resolver(schema, sink, options);
   resolver.push_active(file_name);
-  return resolver.load(text, core::SourcePosition(file_name));
+  ConfigNode document = resolver.load(text, core::SourcePosition(file_name));
+  points_as_axes(document, sink);
+  return document;
 }
 
 ConfigNode load_config_file(const SchemaNode& schema, const std::filesystem::path& path, core::DiagnosticSink& sink,

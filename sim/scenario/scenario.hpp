@@ -332,6 +332,11 @@ struct TrainingSpec {
   /// Stop conditions: training ends at the first one reached; at least one is set.
   std::optional<std::int64_t> epochs;
   std::optional<std::int64_t> iterations;
+  /// A timing-only run's budget (training.stop.tokens or samples): a few iterations are simulated and the whole
+  /// run, as many iterations as the budget takes, projected from them.
+  std::optional<double> tokens;
+  std::optional<double> samples;
+  core::SourcePosition budget_at;
   /// Evaluate every this many iterations; 0 means once per epoch.
   int evaluate_every = 0;
 };

@@ -308,6 +308,25 @@ void read_wire_precision(const View& section, bool sixteen_bit_default, WirePrec
   out.activations = bytes("activations");
 }
 
+/// A budget (tokens or samples) is the whole run's length, projected from the iterations it simulates: it
+/// takes no other stop condition.
+void check_budget(const View& stop, const TrainingSpec& out, core::DiagnosticSink& sink) {
+  if (!out.tokens && !out.samples) return;
+  if (out.tokens && out.samples) {
+    sink.error(stop.where("samples"), "training.stop.samples", "a run's budget is tokens or samples, not both",
+               "keep one of them");
+    return;
+  }
+  for (const char* other : {"epochs", "iterations", "target_loss", "sim_time"}) {
+    if (!stop.has(other)) continue;
+    sink.error(stop.key_where(other), fmt::format("training.stop.{}", other),
+               fmt::format("a budget of {} is projected from a few simulated iterations and takes no other stop "
+                           "condition",
+                           out.tokens ? "tokens" : "samples"),
+               fmt::format("keep training.stop.{} alone, or remove the budget", out.tokens ? "tokens" : "samples"));
+  }
+}
+
 void read_training(const View& training, int workers, const Registries& registries, TrainingSpec& out,
                    core::DiagnosticSink& sink) {
   read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
@@ -374,10 +393,15 @@ void read_training(const View& training, int workers, const Registries& registri
   const View stop = training.at("stop");
   out.epochs = stop.integer("epochs");
   out.iterations = stop.integer("iterations");
-  if (!stop.has("epochs") && !stop.has("iterations") && !stop.has("target_loss") && !stop.has("sim_time")) {
+  out.tokens = stop.number("tokens");
+  out.samples = stop.number("samples");
+  out.budget_at = stop.has("tokens") ? stop.where("tokens") : stop.where("samples");
+  if (!stop.has("epochs") && !stop.has("iterations") && !stop.has("target_loss") && !stop.has("sim_time") &&
+      !out.tokens && !out.samples) {
     sink.error(stop.where(), "training.stop", "needs at least one stop condition",
                "give epochs, iterations, target_loss or sim_time, for example `epochs: 5`");
   }
+  check_budget(stop, out, sink);
   if (auto every = training.integer("evaluate_every")) out.evaluate_every = static_cast<int>(*every);
 }
 
@@ -515,6 +539,13 @@ Scenario build_scenario(const ConfigNode& document, const Registries& registries
   s.data.partitioning_at = data.at("partitioning").where("kind");
   if (const auto alpha = data.at("partitioning").number("alpha")) s.data.alpha = *alpha;
   read_training(root.at("training"), s.cluster.workers, registries, s.training, sink);
+  if (!s.model.timing_only && (s.training.tokens || s.training.samples)) {
+    sink.error(s.training.budget_at, s.training.tokens ? "training.stop.tokens" : "training.stop.samples",
+               fmt::format("a budget projects a timing-only run from a few simulated iterations, and '{}' trains for "
+                           "real",
+                           s.model.kind.value),
+               "give training.stop.epochs or iterations, or use a timing-only profile (model.kind: profile:...)");
+  }
   {
     // After the training section: attached parameter servers take host ports.
     topologies::TopologyContext context = topology_context(s);

@@ -51,7 +51,9 @@ ConfigNode resolve_for_explain(const SchemaNode& schema, const ConfigNode& merge
   keep_shared_defaults(resolved, others);
   core::DiagnosticSink ignored;
   ConfigNode checked = validate_against(sweep->value, *schema.child("sweep"), "sweep", ignored);
-  for (const auto& axis : checked.find("axes")->entries) restore_path(resolved, merged, axis.key);
+  if (const ConfigNode* axes = checked.find("axes"); axes != nullptr) {
+    for (const auto& axis : axes->entries) restore_path(resolved, merged, axis.key);
+  }
   resolved.entries.push_back(ConfigEntry{"sweep", sweep->key_where, std::move(checked)});
   return resolved;
 }

@@ -354,6 +354,12 @@ SchemaNode training(const Registries& registries) {
                  {
                      integer("epochs", 1, kMaxCount, "passes over the training data"),
                      integer("iterations", 1, kMaxCount, "iterations"),
+                     number("tokens", 1.0, 1e18,
+                            "timing-only runs: tokens to train on; a few iterations are simulated and the whole run "
+                            "projected (days, device-hours, energy, cost)")
+                         .for_example("2000000000000"),
+                     number("samples", 1.0, 1e18,
+                            "timing-only runs: samples (sequences) to train on, projected as tokens are"),
                      number("target_loss", 0.0, kInf, "validation loss to reach").exclusive_min().plan(),
                      quantity("sim_time", Unit::Duration, "simulated time budget").exclusive_min().plan(),
                  })
@@ -524,12 +530,15 @@ SchemaNode sweep() {
   return map_of("sweep", "run the scenario once per point of a parameter grid",
                 {
                     dictionary_of("axes", "dotted path of a scalar key (a number picks a list item: stragglers.0.slowdown) -> the values it takes",
-                                  list_of("<path>", "values of one axis", any_scalar("[]", "one value")))
-                        .require(),
-                    choice_of("combine", "sweep combination", "how axes combine",
+                                  list_of("<path>", "values of one axis", any_scalar("[]", "one value"))),
+                    // No default: a mapping of defaults alone would give every scenario a sweep.
+                    choice_of("combine", "sweep combination", "how axes combine; cartesian when absent",
                               {{"cartesian", "every combination of the axes' values"},
-                               {"zip", "the i-th value of every axis together (axes of equal length)"}})
-                        .fallback("cartesian"),
+                               {"zip", "the i-th value of every axis together (axes of equal length; a value may repeat)"}}),
+                    list_of("points",
+                            "instead of axes: the points themselves, each a mapping of dotted paths to values, every "
+                            "point setting the same keys (read as zipped axes)",
+                            dictionary_of("[]", "one point: dotted path -> its value", any_scalar("<path>", "its value"))),
                 });
 }
 

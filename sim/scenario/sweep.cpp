@@ -45,7 +45,9 @@ bool same_value(const SchemaNode& target, const std::string& a, const std::strin
   return x && y && *x == *y;
 }
 
-bool check_axis(const SchemaNode& schema, const ConfigEntry& entry, core::DiagnosticSink& sink) {
+/// An axis's values under cartesian combination: each once. Under zip a value may come back, paired with
+/// other values of the other axes; two whole points that are the same are refused by their names.
+bool check_axis(const SchemaNode& schema, const ConfigEntry& entry, bool zip, core::DiagnosticSink& sink) {
   const std::string key = dotted_key("sweep.axes", entry.key);
   static const std::set<std::string> unsweepable{"name", "include"};
   if (unsweepable.contains(entry.key) || entry.key.starts_with("sweep.") || entry.key == "sweep") {
@@ -74,7 +76,7 @@ bool check_axis(const SchemaNode& schema, const ConfigEntry& entry, core::Diagno
     sink.error(entry.value.where, key, "an axis needs at least one value");
     return false;
   }
-  for (std::size_t i = 0; i < entry.value.items.size(); ++i) {
+  for (std::size_t i = 0; i < entry.value.items.size() && !zip; ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       const std::string& value = entry.value.items[i].scalar;
       const std::string& earlier = entry.value.items[j].scalar;
@@ -176,6 +178,82 @@ std::optional<std::size_t> point_count(const std::vector<Axis>& axes, bool zip, 
 
 }  // namespace
 
+namespace {
+
+/// Point `index`'s keys and values as axes: a new axis for each key the first point names, a value for each
+/// key every point names. False (with the problem in `sink`) when the point is not a mapping of single values
+/// with the first point's keys.
+bool add_point(const ConfigNode& point, std::size_t index, ConfigNode& axes, core::DiagnosticSink& sink) {
+  const std::string key = fmt::format("sweep.points[{}]", index);
+  if (!point.is_map() || point.entries.empty()) {
+    sink.error(point.where, key, fmt::format("a point is a mapping of dotted paths to values, got {}", describe(point)),
+               "for example `{training.parallelism.tensor: 8, training.parallelism.pipeline: 4}`");
+    return false;
+  }
+  for (const ConfigEntry& entry : point.entries) {
+    ConfigNode* axis = axes.find(entry.key);
+    if (!entry.value.is_scalar()) {
+      sink.error(entry.value.where, dotted_key(key, entry.key),
+                 fmt::format("a point gives each path one value, got {}", describe(entry.value)),
+                 "write the value itself; a list of values belongs to sweep.axes");
+      return false;
+    }
+    if (axis == nullptr && index > 0) {
+      sink.error(entry.key_where, dotted_key(key, entry.key),
+                 fmt::format("the first point does not set '{}', and every point sets the same keys", entry.key),
+                 "set it in every point (to the scenario's own value where it does not change)");
+      return false;
+    }
+    if (axis == nullptr) {
+      ConfigNode values;
+      values.kind = ConfigNode::Kind::List;
+      values.where = entry.value.where;
+      axes.set(entry.key, std::move(values), entry.key_where);
+      axis = axes.find(entry.key);
+    }
+    axis->items.push_back(entry.value);
+  }
+  for (const ConfigEntry& axis : axes.entries) {
+    if (axis.value.items.size() == index + 1) continue;
+    sink.error(point.where, key, fmt::format("the point does not set '{}', which the first point sets", axis.key),
+               "every point sets the same keys");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void points_as_axes(ConfigNode& document, core::DiagnosticSink& sink) {
+  ConfigNode* sweep = document.is_map() ? document.find("sweep") : nullptr;
+  const ConfigNode* points = sweep != nullptr && sweep->is_map() ? sweep->find("points") : nullptr;
+  if (points == nullptr) return;
+  const std::size_t errors_before = sink.size();
+  for (const char* other : {"axes", "combine"}) {
+    if (const ConfigEntry* beside = sweep->find_entry(other); beside != nullptr) {
+      sink.error(beside->key_where, fmt::format("sweep.{}", other),
+                 fmt::format("a sweep of points names every value of every point itself; '{}' does not go beside them", other),
+                 "give either points or axes (with combine)");
+    }
+  }
+  if (!points->is_list() || points->items.empty()) {
+    sink.error(points->where, "sweep.points", fmt::format("expected a list of points, got {}", describe(*points)),
+               "for example `- {training.parallelism.tensor: 8, training.parallelism.pipeline: 4}`");
+  }
+  ConfigNode axes = ConfigNode::make_map(points->where);
+  for (std::size_t i = 0; sink.size() == errors_before && points->is_list() && i < points->items.size(); ++i) {
+    static_cast<void>(add_point(points->items[i], i, axes, sink));
+  }
+  const core::SourcePosition where = sweep->find_entry("points")->key_where;
+  sweep->erase("points");
+  if (sink.size() != errors_before) {
+    document.erase("sweep");  // reported: nothing more to say of it
+    return;
+  }
+  sweep->set("axes", std::move(axes), where);
+  sweep->set("combine", ConfigNode::make_scalar("zip", where), where);
+}
+
 std::vector<std::string> sweepable_paths(const SchemaNode& schema) {
   std::vector<std::string> out;
   collect_paths(schema, "", out);
@@ -190,10 +268,18 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
   const ConfigNode checked = validate_against(sweep->value, *schema.child("sweep"), "sweep", sink);
   if (sink.size() != errors_before) return {};
 
+  const ConfigNode* given = checked.find("axes");
+  if (given == nullptr) {
+    sink.error(sweep->value.where, "sweep", "a sweep needs axes or points",
+               "for example `axes: {training.optimizer.learning_rate: [0.1, 0.5]}`");
+    return {};
+  }
+  const ConfigNode* combine = checked.find("combine");
+  const bool zip = combine != nullptr && combine->scalar == "zip";
   std::vector<Axis> axes;
   bool valid = true;
-  for (const auto& entry : checked.find("axes")->entries) {
-    if (!check_axis(schema, entry, sink) || !check_list_items(document, entry, sink)) {
+  for (const auto& entry : given->entries) {
+    if (!check_axis(schema, entry, zip, sink) || !check_list_items(document, entry, sink)) {
       valid = false;
       continue;
     }
@@ -201,11 +287,10 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
   }
   if (!valid) return {};
   if (axes.empty()) {
-    sink.error(checked.find("axes")->where, "sweep.axes", "a sweep needs at least one axis",
+    sink.error(given->where, "sweep.axes", "a sweep needs at least one axis",
                "for example `training.optimizer.learning_rate: [0.1, 0.5]`");
     return {};
   }
-  const bool zip = checked.find("combine")->scalar == "zip";
   if (zip && !zip_lengths_match(axes, sink)) return {};
   const std::optional<std::size_t> counted = point_count(axes, zip, *sweep, sink);
   if (!counted) return {};
@@ -232,7 +317,8 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
     }
     if (!labels.insert(point.label).second) {
       sink.error(sweep->key_where, "sweep", fmt::format("two points would both be named '{}'", point.label),
-                 "sweep values that differ only in punctuation get the same name; change one");
+                 zip ? "each point once: zipped axes repeat a value only beside different values of another axis"
+                     : "sweep values that differ only in punctuation get the same name; change one");
       return {};
     }
     points.push_back(std::move(point));

@@ -21,8 +21,15 @@ struct SweepPoint {
 };
 
 /// Expands the `sweep` section of an unvalidated document of the format `schema`. Cartesian points vary the last axis fastest;
-/// `combine: zip` takes the i-th value of every axis. Problems go to `sink` (and give no points).
+/// `combine: zip` takes the i-th value of every axis (an axis may repeat a value there; two points may not be
+/// the same). Problems go to `sink` (and give no points).
 std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode& document, core::DiagnosticSink& sink);
+
+/// Rewrites a sweep given as `points` (a list of mappings, each from dotted paths to the values of one point)
+/// as `combine: zip` over one axis per path, in the order the first point names them, so that every later
+/// stage reads axes: a list of layouts (tensor, pipeline, micro-batches) is one sweep. Every point sets the same
+/// keys; `points` takes neither `axes` nor `combine` beside it. Problems go to `sink` (and remove the sweep).
+void points_as_axes(ConfigNode& document, core::DiagnosticSink& sink);
 
 /// Every dotted path that a sweep axis may name.
 std::vector<std::string> sweepable_paths(const SchemaNode& schema);

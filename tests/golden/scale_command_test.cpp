@@ -85,12 +85,66 @@ TEST(ScaleCommand, AGlobalBatchTheWorkersCannotSplitIsAnErrorNamingTheCountsThat
   const CommandResult run = run_dtsim("scale " + compute_only(folder).string() + " --workers 1,3,4,6 --mode strong -o " +
                                       (folder / "study").string());
   EXPECT_EQ(run.exit_status, 2);
-  EXPECT_NE(run.err.find("strong scaling keeps the global batch, 64 (4 workers x 16), which 2 of the worker counts cannot "
-                         "split evenly"),
+  EXPECT_NE(run.err.find("strong scaling keeps the global batch, 64 (4 replicas x 16), which 2 of the worker counts cannot "
+                         "split evenly over their replicas"),
             std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("worker counts that divide it: [1, 4]"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(folder / "study")) << "a study that cannot run writes nothing";
+}
+
+/// GPT-2 small split tensor 2 x pipeline 2 on 4 H100s: a study grows its data-parallel replicas of 4 devices.
+fs::path split_model(const fs::path& folder) {
+  std::ofstream(folder / "split.yaml") << R"(name: split
+cluster:
+  workers: 4
+  device: {name: h100, precision: mixed}
+topology:
+  kind: ring
+  link: {bandwidth: "400Gbps", latency: "2us"}
+model: {kind: "profile:gpt2_small", sequence_length: 512}
+training:
+  parallelism: {tensor: 2, pipeline: 2, microbatches: 4}
+  batch: {global: 16}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+)";
+  return folder / "split.yaml";
+}
+
+// Tensor x pipeline stay as declared and the replicas grow: weak keeps each replica's batch (16), strong splits
+// the global 16 over them; every point's summary says its data degree.
+TEST(ScaleCommand, AModelParallelStudyGrowsTheReplicas) {
+  const fs::path folder = fresh_output_folder("scale_split");
+  const CommandResult run =
+      run_dtsim("scale " + split_model(folder).string() + " --workers 4,8,16 -j 2 -o " + (folder / "study").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto rows = csv_rows(read_file(folder / "study" / "scaling.csv"));
+  ASSERT_EQ(rows.size(), 7U);
+  const auto summary = [&](const std::string& mode, const std::string& point) {
+    return nlohmann::json::parse(read_file(folder / "study" / mode / point / "summary.json"));
+  };
+  // The scenario declares its global batch: weak grows it with the replicas, strong keeps it.
+  const auto weak = summary("weak", "workers=16,data=4,global=64");
+  EXPECT_EQ(weak["result"]["parallelism"]["data"], 4);
+  EXPECT_EQ(weak["result"]["parallelism"]["tensor"], 2);
+  EXPECT_EQ(weak["scenario"]["training"]["batch"]["global"], 64);
+  const auto strong = summary("strong", "workers=16,data=4");
+  EXPECT_EQ(strong["result"]["parallelism"]["pipeline"], 2);
+  EXPECT_EQ(strong["scenario"]["training"]["batch"]["global"], 16);
+}
+
+TEST(ScaleCommand, WorkerCountsThatHoldNoWholeReplicasAreRefused) {
+  const fs::path folder = fresh_output_folder("scale_split_uneven");
+  const CommandResult run =
+      run_dtsim("scale " + split_model(folder).string() + " --workers 4,6,8 -o " + (folder / "study").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("a scaling study grows the data-parallel replicas of 4 devices each (tensor 2 x pipeline 2 x "
+                         "context 1), and 1 of the worker counts do not hold whole ones"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("worker counts that do: [4, 8]"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(folder / "study"));
 }
 
 TEST(ScaleCommand, AWorkerCountGivenTwiceIsRefusedBeforeAnythingIsWritten) {

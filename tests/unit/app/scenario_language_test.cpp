@@ -141,6 +141,25 @@ TEST(Sweep, ZipPairsTheIthValues) {
   EXPECT_EQ(document.points[2].seed, 3U);
 }
 
+// A list of layouts is one sweep: zipped axes may repeat a value, and points may be written as points.
+TEST(Sweep, PointsAreZippedAxesThatMayRepeatAValue) {
+  const auto zipped = scenario::read_scenario_document_text(
+      dtsim::test::scenario_format(),
+      kSweepBase + "sweep:\n  combine: zip\n  axes:\n    cluster.workers: [2, 2, 4]\n    seed: [1, 2, 1]\n", "grid.yaml");
+  const auto listed = scenario::read_scenario_document_text(
+      dtsim::test::scenario_format(),
+      kSweepBase + "sweep:\n  points:\n    - {cluster.workers: 2, seed: 1}\n    - {seed: 2, cluster.workers: 2}\n"
+                   "    - {cluster.workers: 4, seed: 1}\n",
+      "grid.yaml");
+  for (const auto* document : {&zipped, &listed}) {
+    ASSERT_EQ(document->points.size(), 3U);
+    EXPECT_EQ(document->points[1].sweep_point, "workers=2,seed=2");
+    EXPECT_EQ(document->points[2].sweep_point, "workers=4,seed=1");
+    EXPECT_EQ(document->points[2].cluster.workers, 4);
+    EXPECT_EQ(document->points[1].seed, 2U);
+  }
+}
+
 TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
   const auto document = scenario::read_scenario_document_text(dtsim::test::scenario_format(), 
       testing::replace_once(kSweepBase, "kind: ring,", "kind: parameter_server, server_link: {bandwidth: \"40Gbps\", latency: \"1us\"},") +

@@ -1,0 +1,32 @@
+#pragma once
+// A whole training run projected from the few iterations simulated of it (training.stop.tokens or samples):
+// its iterations take the simulated iterations' mean time each, so that the days are the budget over the
+// simulated throughput; the device-hours, energy, CO2 and cost follow from the declared rates as the
+// simulated run's do (metrics/energy_cost.hpp).
+
+#include "sim/metrics/run_record.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace dtsim::metrics {
+
+struct Projection {
+  std::int64_t iterations = 0;            ///< the whole run's: the budget over the global batch, rounded up
+  std::int64_t simulated_iterations = 0;
+  double samples = 0.0;                   ///< trained over the whole run (iterations x global batch)
+  double tokens = 0.0;                    ///< samples x the sequence; 0 for models without sequences
+  double iteration_s = 0.0;               ///< the simulated iterations' mean
+  double total_s = 0.0;                   ///< iterations x iteration_s
+  double days = 0.0;
+  double device_hours = 0.0;              ///< every worker's device for total_s
+  std::optional<double> kwh;              ///< with energy accounting: the simulated joules per iteration
+  std::optional<double> co2_kg;           ///< with energy.carbon_intensity
+  std::optional<double> cost;             ///< with energy.price_per_kwh or price_per_device_hour
+};
+
+/// Empty for runs without a budget.
+std::optional<Projection> projection(const scenario::Scenario& scenario, const RunRecord& record);
+
+}  // namespace dtsim::metrics

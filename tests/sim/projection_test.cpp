@@ -1,0 +1,87 @@
+// A budget (training.stop.tokens or samples) runs a few iterations and projects the whole run from them: its
+// days are the budget over the simulated throughput, and its energy, CO2 and cost the simulated run's per
+// iteration, times the iterations.
+
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/metrics/projection.hpp"
+#include "sim/metrics/throughput.hpp"
+#include "sim/runtime/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+#include "tests/support/scenario_format.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim {
+namespace projection_test {
+
+std::string budget_scenario(const std::string& model, const std::string& stop, const std::string& extra = "") {
+  return R"(name: budget
+cluster:
+  workers: 8
+  device: {name: h100, precision: mixed}
+topology:
+  kind: ring
+  link: {bandwidth: "400Gbps", latency: "2us"}
+model: )" + model + R"(
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: )" + stop + "\n" + extra;
+}
+
+struct BudgetRun {
+  scenario::Scenario scenario;
+  metrics::RunRecord record;
+};
+
+BudgetRun simulate(const std::string& text) {
+  auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "budget.yaml");
+  const app::Registries registries = app::make_builtin_registries();
+  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  metrics::RunRecord record = runtime::run_training(scenario, setup);
+  return {std::move(scenario), std::move(record)};
+}
+
+// 8 x 4 sequences of 1,024 tokens an iteration: 32,768,000 tokens are 1,000 iterations, of which 3 run.
+TEST(Projection, DaysAreTheTokensOverTheSimulatedTokensPerSecond) {
+  const BudgetRun run = simulate(budget_scenario("{kind: \"profile:gpt2_small\"}", "{tokens: 32768000}",
+                                                 "energy: {carbon_intensity: 400gCO2/kWh, price_per_device_hour: 2, "
+                                                 "price_per_kwh: 0.1}\n"));
+  EXPECT_EQ(run.record.iterations, 3);
+  const std::optional<metrics::Projection> p = metrics::projection(run.scenario, run.record);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->iterations, 1000);
+  EXPECT_DOUBLE_EQ(p->tokens, 32'768'000.0);
+  const std::optional<metrics::Throughput> rate = metrics::throughput(run.scenario, run.record);
+  ASSERT_TRUE(rate && rate->tokens_per_s);
+  EXPECT_NEAR(p->days * 86'400.0, p->tokens / *rate->tokens_per_s, 1e-9 * p->total_s);
+  EXPECT_NEAR(p->device_hours, 8.0 * p->total_s / 3600.0, 1e-12 * p->device_hours);
+  // Energy, CO2 and cost: the simulated run's per iteration, 1,000 / 3 times over.
+  ASSERT_TRUE(run.record.energy && p->kwh && p->co2_kg && p->cost);
+  const double kwh = run.record.energy->total_j() / 3.6e6 * 1000.0 / 3.0;
+  EXPECT_NEAR(*p->kwh, kwh, 1e-9 * kwh);
+  EXPECT_NEAR(*p->co2_kg, 0.4 * kwh, 1e-9 * kwh);
+  EXPECT_NEAR(*p->cost, 2.0 * p->device_hours + 0.1 * kwh, 1e-9 * *p->cost);
+}
+
+// A budget that is not a whole number of iterations rounds up; a model without sequences counts samples.
+TEST(Projection, ABudgetOfSamplesRoundsUpToWholeIterations) {
+  const BudgetRun run = simulate(budget_scenario("{kind: \"profile:resnet50\"}", "{samples: 100}"));
+  const std::optional<metrics::Projection> p = metrics::projection(run.scenario, run.record);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->iterations, 4);  // 100 samples in iterations of 32
+  EXPECT_EQ(p->simulated_iterations, 3);
+  EXPECT_DOUBLE_EQ(p->samples, 128.0);
+  EXPECT_DOUBLE_EQ(p->tokens, 0.0);
+  EXPECT_DOUBLE_EQ(p->total_s, 4.0 * run.record.simulated_s / 3.0);
+  EXPECT_FALSE(p->kwh.has_value());
+  EXPECT_FALSE(p->cost.has_value());
+}
+
+TEST(Projection, ARunWithoutABudgetProjectsNothing) {
+  const BudgetRun run = simulate(budget_scenario("{kind: \"profile:resnet50\"}", "{iterations: 2}"));
+  EXPECT_FALSE(metrics::projection(run.scenario, run.record).has_value());
+}
+
+}  // namespace projection_test
+}  // namespace dtsim
