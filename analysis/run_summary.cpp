@@ -50,6 +50,35 @@ std::string describe_architecture(const sync::SyncRegistry& strategies, const st
   return kind;
 }
 
+/// "t8 p4 d32", with the expert and context degrees where above 1; "" without model parallelism.
+std::string describe_layout(const nlohmann::json& parallelism) {
+  const auto degree = [&](const char* key) { return parallelism.value(key, 1); };
+  if (degree("tensor") == 1 && degree("pipeline") == 1 && degree("expert") == 1 && degree("context") == 1) return "";
+  std::string out = fmt::format("t{} p{} d{}", degree("tensor"), degree("pipeline"), degree("data"));
+  if (degree("expert") > 1) out += fmt::format(" e{}", degree("expert"));
+  if (degree("context") > 1) out += fmt::format(" c{}", degree("context"));
+  return out;
+}
+
+/// What a timing-only run reports for planning: its throughput, memory, pipeline idle time and split.
+void read_timing(const nlohmann::json& result, RunSummary& out) {
+  if (result.contains("throughput")) {
+    const nlohmann::json& rate = result.at("throughput");
+    out.samples_per_s = number_at(rate, "samples_per_s");
+    out.tokens_per_s = number_at(rate, "tokens_per_s");
+    out.model_flops_utilization = number_at(rate, "model_flops_utilization");
+  }
+  if (result.contains("memory")) {
+    for (const auto& device : result.at("memory")) {
+      const std::optional<double> total = number_at(device, "total_bytes");
+      if (total) out.peak_memory_bytes = std::max(out.peak_memory_bytes.value_or(0.0), *total);
+    }
+  }
+  if (result.contains("pipeline")) out.idle_fraction = number_at(result.at("pipeline"), "idle_fraction");
+  // The degrees the run used (the scenario's echo gives data as written, or not at all).
+  if (result.contains("parallelism")) out.layout = describe_layout(result.at("parallelism"));
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder) {
@@ -112,6 +141,7 @@ RunSummary read_run_summary(const std::filesystem::path& folder, const sync::Syn
       out.energy_j = number_at(result.at("energy"), "total_j");
       out.energy_waiting_share = number_at(result.at("energy"), "waiting_share");
     }
+    read_timing(result, out);
     double waiting = 0.0;
     int workers = 0;
     for (const auto& host : summary.at("hosts")) {

@@ -31,6 +31,16 @@ struct RunSummary {
   std::optional<double> energy_j;            ///< energy runs
   std::optional<double> energy_waiting_share;
   std::optional<std::int64_t> diverged_at_iteration;  ///< the first evaluation whose loss was not a number
+  /// Timing-only runs (layer tables), what a plan compares: throughput, model FLOPs utilization (a fraction),
+  /// the largest memory a device holds, and a pipeline's idle time over its busiest stage's compute.
+  std::optional<double> samples_per_s;
+  std::optional<double> tokens_per_s;
+  std::optional<double> model_flops_utilization;
+  std::optional<double> peak_memory_bytes;
+  std::optional<double> idle_fraction;
+  /// The split, "t8 p4 d32" (with e and c for expert and context degrees above 1); "" for data parallelism
+  /// alone.
+  std::string layout;
 };
 
 /// The run folders `folder` stands for: itself when it holds a summary.json; for a sweep's folder (a sweep.csv

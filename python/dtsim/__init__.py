@@ -14,10 +14,13 @@ ScenarioError with dtsim's report (file:line:col, what was expected, a hint).
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import io
 import json
 import numbers
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 try:
@@ -103,6 +106,45 @@ def _simulated(call, progress: Progress) -> str:
             lines.close()
 
 
+def _set_dotted(document: dict, path: str, value) -> None:
+    """Sets `path` ("training.optimizer.learning_rate") of a nested dict, making the mappings on the way."""
+    keys = path.split(".")
+    node = document
+    for depth, key in enumerate(keys[:-1]):
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise ValueError(f"override {path!r}: {'.'.join(keys[:depth + 1])} is a value, not a mapping")
+        node = child
+    node[keys[-1]] = value
+
+
+def _scenario_file(scenario, overrides=None, points=None) -> str:
+    """The scenario file to run. A path without overrides or points is run as it is. Otherwise (a dict, or
+    overrides or points) a file is written for them under out/.scenarios/, named by its content so that the
+    same call runs the same file and writes the same results: the dict itself, or a file that includes the
+    scenario's, with each override (a dotted path through mappings: its keys win, as an including file's do)
+    and the sweep of `points`."""
+    if not isinstance(scenario, Mapping) and not overrides and points is None:
+        return _path(scenario)
+    if isinstance(scenario, Mapping):
+        document = copy.deepcopy(dict(scenario))
+    else:
+        document = {"include": [os.path.abspath(_path(scenario))]}
+    for path, value in (overrides or {}).items():
+        _set_dotted(document, path, value)
+    if points is not None:
+        document["sweep"] = {"points": [dict(point) for point in points]}
+    text = json.dumps(document, indent=2) + "\n"  # JSON is YAML
+    folder = Path("out") / ".scenarios"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (hashlib.sha256(text.encode()).hexdigest()[:16] + ".yaml")
+    if not path.is_file() or path.read_text() != text:
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_text(text)
+        os.replace(partial, path)
+    return str(path.resolve())
+
+
 def _confine(folder):
     return None if folder is None else _path(folder)
 
@@ -123,10 +165,12 @@ def explain(scenario, *, confine=None) -> str:
 
 def run(scenario, output=None, *, seed: int | None = None, point: str | None = None, report: bool = False,
         jobs: int = 0, force: bool = False, every_rank: bool = False, timeout: float | None = None,
-        progress: Progress = None, confine=None) -> Run | Sweep:
-    """Simulates a scenario file and returns its results: a Run, or a Sweep when the scenario has a sweep
-    (unless `point` picks one of its points).
+        progress: Progress = None, confine=None, overrides: Mapping | None = None) -> Run | Sweep:
+    """Simulates a scenario (a file, or a dict of its sections) and returns its results: a Run, or a Sweep when
+    the scenario has a sweep (unless `point` picks one of its points).
 
+    overrides: {"training.optimizer.learning_rate": 0.2, ...}, dotted paths through mappings set over the
+    scenario's own values (a dict scenario's paths to files are best absolute: it runs from out/.scenarios/).
     output: the result folder (default: the scenario's outputs.folder, else out/<scenario name>).
     seed: overrides the scenario's. report: also write report.html. jobs: a sweep's points at once (0: the
     cores). force: run a sweep's points again even when done. timeout: seconds before the simulation is
@@ -135,20 +179,24 @@ def run(scenario, output=None, *, seed: int | None = None, point: str | None = N
     confine: a folder; includes, data and traces outside it are refused (as `--confine`: the way to run a
     scenario someone else wrote)."""
     seed, jobs, timeout = _arguments(seed, jobs, timeout)
+    file = _scenario_file(scenario, overrides)
     folder = _simulated(
-        lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, point, report,
+        lambda lines: _dtsim.run(file, None if output is None else _path(output), seed, point, report,
                                  force, jobs, every_rank, False, _executable(), timeout, lines, _confine(confine)),
         progress)
     return load(folder)
 
 
 def sweep(scenario, output=None, *, seed: int | None = None, report: bool = False, jobs: int = 0,
-          force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None) -> Sweep:
+          force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None,
+          overrides: Mapping | None = None, points: list | None = None) -> Sweep:
     """Runs every point of a scenario's sweep and returns the Sweep; a scenario without one is refused.
-    progress: as run's, a line per point done. confine: as run's."""
+    points: the sweep itself, [{"training.parallelism.tensor": 8, ...}, ...] (as `sweep.points`, replacing the
+    scenario's own sweep). overrides: as run's. progress: as run's, a line per point done. confine: as run's."""
     seed, jobs, timeout = _arguments(seed, jobs, timeout)
+    file = _scenario_file(scenario, overrides, points)
     folder = _simulated(
-        lambda lines: _dtsim.run(_path(scenario), None if output is None else _path(output), seed, None, report,
+        lambda lines: _dtsim.run(file, None if output is None else _path(output), seed, None, report,
                                  force, jobs, False, True, _executable(), timeout, lines, _confine(confine)),
         progress)
     return Sweep(folder)

@@ -539,7 +539,8 @@ SchemaNode sweep() {
                             "instead of axes: the points themselves, each a mapping of dotted paths to values, every "
                             "point setting the same keys (read as zipped axes)",
                             dictionary_of("[]", "one point: dotted path -> its value", any_scalar("<path>", "its value"))),
-                });
+                })
+      .alternatives();  // a sweep of axes and one of points do not mix: an including file's sweep is its own
 }
 
 SchemaNode build(const Registries& registries) {

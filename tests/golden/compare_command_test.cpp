@@ -41,9 +41,11 @@ TEST(CompareCommand, OneRowPerRunWithTheNumbersOfItsSummary) {
   const auto rows = split(csv.out, '\n');
   ASSERT_EQ(rows.size(), 3U);
   EXPECT_EQ(rows[0], "run,strategy,architecture,stragglers,simulated_s,time_to_target_s,final_val_loss,mean_staleness,"
-                     "waiting_fraction,bytes_sent,diverged_at_iteration");
+                     "waiting_fraction,bytes_sent,diverged_at_iteration,samples_per_s,tokens_per_s,"
+                     "model_flops_utilization,peak_memory_bytes,idle_fraction,layout");
   const auto async = split(rows[2], ',');
-  ASSERT_EQ(async.size(), 10U) << rows[2];  // getline drops the empty last cell
+  ASSERT_EQ(async.size(), 16U) << rows[2];  // getline drops the empty last cell (layout)
+  EXPECT_EQ(async[11], "") << "a run trained for real has no timing-only columns";
   EXPECT_EQ(rows[2].back(), ',') << "diverged_at_iteration is empty for a run that did not diverge";
   const auto summary = nlohmann::json::parse(read_file(root / "straggler-async" / "summary.json"));
   // The CSV prints nine significant digits of summary.json's full-precision numbers.
@@ -78,14 +80,20 @@ TEST(CompareCommand, TimingOnlySweepFolderGivesOneRowPerPoint) {
   ASSERT_GE(rows.size(), 3U) << csv.out;
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i], ',');
-    ASSERT_EQ(cells.size(), 10U) << rows[i];
+    ASSERT_EQ(cells.size(), 16U) << rows[i];  // getline drops the empty last cell (layout: data parallelism)
     EXPECT_EQ(cells[6], "") << "a timing-only run has no final loss: " << rows[i];
+    EXPECT_GT(std::stod(cells[12]), 0.0) << "tokens_per_s: " << rows[i];
+    EXPECT_GT(std::stod(cells[14]), 0.0) << "peak_memory_bytes: " << rows[i];
     const std::string point = split(points[i], ',')[0];
     EXPECT_NE(cells[0].find(point.substr(1, point.size() - 2)), std::string::npos) << cells[0] << " vs " << point;
   }
   const CommandResult table = run_dtsim("compare " + (root / "sweep").string());
   ASSERT_EQ(table.exit_status, 0) << table.err;
   EXPECT_EQ(split(table.out, '\n').size(), rows.size()) << table.out;
+  // Timing-only runs together get the columns a plan reads.
+  EXPECT_EQ(table.out.rfind("run", 0), 0U);
+  EXPECT_NE(split(table.out, '\n')[0].find("iteration s       tokens/s    MFU  peak memory  layout"), std::string::npos)
+      << table.out;
 }
 
 // A sweep over two axes names its points with a comma ("collectives[algorithm=ring,workers=4]"): the CSV
@@ -102,7 +110,7 @@ TEST(CompareCommand, CellsWithCommasAreQuoted) {
   EXPECT_EQ(rows[1].rfind("\"collectives[algorithm=ring,workers=4]\",", 0), 0U) << rows[1];
   for (const std::string& row : rows) {
     const std::vector<std::string> cells = core::csv_cells(row);
-    ASSERT_EQ(cells.size(), 11U) << row;
+    ASSERT_EQ(cells.size(), 17U) << row;
   }
   EXPECT_EQ(core::csv_cells(rows[8])[0], "collectives[algorithm=tree,workers=32]");
 }

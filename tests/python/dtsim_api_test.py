@@ -224,6 +224,28 @@ class SweepTest(unittest.TestCase):
         with self.assertRaisesRegex(dtsim.ScenarioError, "no sweep"):
             dtsim.sweep(SCENARIOS / "quickstart.yaml", folder / "none")
 
+    def test_points_and_overrides(self):
+        folder = fresh("points")
+        quickstart = SCENARIOS / "quickstart.yaml"
+        # The package writes the scenarios it runs under out/.scenarios of the working directory.
+        self.enterContext(contextlib.chdir(folder))
+        # Overrides win over the scenario's values; the same call writes the same files.
+        run = dtsim.run(quickstart, folder / "lr", overrides={"training.optimizer.learning_rate": 0.2})
+        self.assertEqual(run.summary["scenario"]["training"]["optimizer"]["learning_rate"], 0.2)
+        self.assertEqual(run.summary["scenario"]["name"], "quickstart")
+        again = dtsim.run(quickstart, folder / "lr-again", overrides={"training.optimizer.learning_rate": 0.2})
+        self.assertEqual(files_of(run.folder), files_of(again.folder))
+        # A sweep given as its points, and a scenario given as a dict.
+        sweep = dtsim.sweep({"include": [str(quickstart)], "name": "from-dict"}, folder / "sweep",
+                            points=[{"cluster.workers": 2, "seed": 1}, {"cluster.workers": 2, "seed": 2},
+                                    {"cluster.workers": 4, "seed": 1}], jobs=2)
+        self.assertEqual(sweep.points, ["workers=2,seed=1", "workers=2,seed=2", "workers=4,seed=1"])
+        self.assertEqual(list(sweep.table["cluster.workers"]), [2, 2, 4])
+        self.assertEqual(sweep.runs["workers=4,seed=1"].summary["scenario"]["name"], "from-dict")
+        self.assertEqual(len(list((folder / "out" / ".scenarios").glob("*.yaml"))), 2)
+        with self.assertRaisesRegex(ValueError, "is a value, not a mapping"):
+            dtsim.run({"include": [str(quickstart)], "seed": 3}, folder / "bad", overrides={"seed.value": 1})
+
     def test_scale(self):
         folder = fresh("scale")
         study = dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2, 4], output=folder / "study")
