@@ -118,6 +118,17 @@ def _set_dotted(document: dict, path: str, value) -> None:
     node[keys[-1]] = value
 
 
+def _plain(value):
+    """A value json cannot write as it is: numpy's numbers as Python's, paths as text."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"a scenario value must be a number, text, bool, list or mapping, got {type(value).__name__}")
+
+
 def _scenario_file(scenario, overrides=None, points=None) -> str:
     """The scenario file to run. A path without overrides or points is run as it is. Otherwise (a dict, or
     overrides or points) a file is written for them under out/.scenarios/, named by its content so that the
@@ -134,7 +145,7 @@ def _scenario_file(scenario, overrides=None, points=None) -> str:
         _set_dotted(document, path, value)
     if points is not None:
         document["sweep"] = {"points": [dict(point) for point in points]}
-    text = json.dumps(document, indent=2) + "\n"  # JSON is YAML
+    text = json.dumps(document, indent=2, default=_plain) + "\n"  # JSON is YAML
     folder = Path("out") / ".scenarios"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / (hashlib.sha256(text.encode()).hexdigest()[:16] + ".yaml")

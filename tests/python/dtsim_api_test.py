@@ -241,8 +241,11 @@ class SweepTest(unittest.TestCase):
                                     {"cluster.workers": 4, "seed": 1}], jobs=2)
         self.assertEqual(sweep.points, ["workers=2,seed=1", "workers=2,seed=2", "workers=4,seed=1"])
         self.assertEqual(list(sweep.table["cluster.workers"]), [2, 2, 4])
+        # Values read from a table (numpy's numbers) are written as numbers.
+        numpy_run = dtsim.run(quickstart, folder / "numpy", overrides={"seed": sweep.table["cluster.workers"].iloc[2]})
+        self.assertEqual(numpy_run.summary["seed"], 4)
         self.assertEqual(sweep.runs["workers=4,seed=1"].summary["scenario"]["name"], "from-dict")
-        self.assertEqual(len(list((folder / "out" / ".scenarios").glob("*.yaml"))), 2)
+        self.assertEqual(len(list((folder / "out" / ".scenarios").glob("*.yaml"))), 3)
         with self.assertRaisesRegex(ValueError, "is a value, not a mapping"):
             dtsim.run({"include": [str(quickstart)], "seed": 3}, folder / "bad", overrides={"seed.value": 1})
 
