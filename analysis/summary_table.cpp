@@ -160,6 +160,12 @@ std::string outcome_lines(const scenario::Scenario& s, const metrics::RunRecord&
                                             *s.target_loss, reached->sim_time_s, reached->iteration)
                               : fmt::format("  target     validation loss {} not reached\n", *s.target_loss);
   }
+  if (s.target_accuracy) {
+    const metrics::EvaluationRow* reached = record.first_reaching_accuracy(*s.target_accuracy);
+    out += reached != nullptr ? fmt::format("  target     validation accuracy {} reached at {:.6f} s (iteration {})\n",
+                                            *s.target_accuracy, reached->sim_time_s, reached->iteration)
+                              : fmt::format("  target     validation accuracy {} not reached\n", *s.target_accuracy);
+  }
   out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
   if (const std::optional<metrics::Throughput> rate = metrics::throughput(s, record)) {
     out += fmt::format("  throughput {:.6g} samples/s{}; model FLOPs utilization {:.1f}% of the workers' peak\n",

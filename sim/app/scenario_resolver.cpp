@@ -133,6 +133,10 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
     sink.error(s.target_loss_at, "outputs.target_loss", "a timing-only profile computes no loss to reach",
                "remove outputs.target_loss");
   }
+  if (s.target_accuracy) {
+    sink.error(s.target_accuracy_at, "outputs.target_accuracy", "a timing-only profile computes no accuracy to reach",
+               "remove outputs.target_accuracy");
+  }
   if (built.problem) sink.error(built.problem->where, built.problem->key, built.problem->message, built.problem->hint);
 }
 
@@ -412,6 +416,15 @@ void check_strategy_on_architecture(const scenario::Scenario& s, const sync::Syn
 
 }
 
+/// An accuracy is a classifier's: the share of samples given their label.
+void check_target_accuracy(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
+  if (!s.target_accuracy || s.model.timing_only) return;
+  if (registries.models.find(s.model.kind.value).factory.trains_on == models::SampleKind::Classified) return;
+  sink.error(s.target_accuracy_at, "outputs.target_accuracy",
+             fmt::format("'{}' classifies nothing, so it has no accuracy to reach", s.model.kind.value),
+             "use outputs.target_loss");
+}
+
 /// The data read: a validation set, and enough training samples for one batch on every worker.
 void check_batches_fill(const scenario::Scenario& s, const DataShape& data, const Registries& registries,
                         core::DiagnosticSink& sink) {
@@ -458,6 +471,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   check_model_parallel(s, *strategy, profile, registries, sink);
   check_overlaps(s, *strategy, sink);
   check_recomputation(s, profile, sink);
+  check_target_accuracy(s, registries, sink);
   if (s.model.timing_only) {
     check_profile_run(s, *strategy, built, sink);
     if (sink.empty()) {

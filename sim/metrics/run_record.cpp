@@ -17,6 +17,13 @@ const EvaluationRow* RunRecord::first_reaching(double target) const {
   return nullptr;
 }
 
+const EvaluationRow* RunRecord::first_reaching_accuracy(double target) const {
+  for (const EvaluationRow& row : evaluations) {
+    if (row.val_accuracy >= target) return &row;
+  }
+  return nullptr;
+}
+
 const EvaluationRow* RunRecord::first_diverged() const {
   for (const EvaluationRow& row : evaluations) {
     if (!std::isfinite(row.train_loss) || !std::isfinite(row.val_loss)) return &row;

@@ -204,6 +204,8 @@ struct RunRecord {
   [[nodiscard]] double total_bytes_sent() const;
   /// The first evaluation whose validation loss is at or below `target`, if any.
   [[nodiscard]] const EvaluationRow* first_reaching(double target) const;
+  /// The first evaluation whose validation accuracy is at or above `target`; null when none is.
+  [[nodiscard]] const EvaluationRow* first_reaching_accuracy(double target) const;
   /// The first evaluation whose training or validation loss is not a finite number: the run diverged by then.
   [[nodiscard]] const EvaluationRow* first_diverged() const;
 };

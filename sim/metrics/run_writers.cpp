@@ -73,10 +73,10 @@ void add_traffic(const RunRecord& record, nlohmann::ordered_json& result) {
 }
 
 /// The first evaluation at or below the target validation loss.
-nlohmann::ordered_json time_to_target(double target, const RunRecord& record) {
-  const EvaluationRow* row = record.first_reaching(target);
-  if (row == nullptr) return {{"target_loss", target}, {"reached", false}};
-  return {{"target_loss", target},
+/// When the evaluation `row` (null: none) first reached `target`, named `key` (target_loss, target_accuracy).
+nlohmann::ordered_json time_to(const char* key, double target, const EvaluationRow* row) {
+  if (row == nullptr) return {{key, target}, {"reached", false}};
+  return {{key, target},
           {"reached", true},
           {"sim_time_s", row->sim_time_s},
           {"iteration", row->iteration},
@@ -441,7 +441,13 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
     result["projection"] = projection_json(scenario, *projected);
   }
   if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);
-  if (scenario.target_loss) result["time_to_target"] = time_to_target(*scenario.target_loss, record);
+  if (scenario.target_loss) {
+    result["time_to_target"] = time_to("target_loss", *scenario.target_loss, record.first_reaching(*scenario.target_loss));
+  }
+  if (scenario.target_accuracy) {
+    result["time_to_accuracy"] = time_to("target_accuracy", *scenario.target_accuracy,
+                                         record.first_reaching_accuracy(*scenario.target_accuracy));
+  }
   if (const EvaluationRow* diverged = record.first_diverged()) {
     result["diverged"] = {{"iteration", diverged->iteration}, {"sim_time_s", diverged->sim_time_s}};
   }

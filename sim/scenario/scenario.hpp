@@ -433,6 +433,9 @@ struct Scenario {
   /// `outputs.target_loss`: the validation loss whose first reaching is reported.
   std::optional<double> target_loss;
   core::SourcePosition target_loss_at;
+  /// `outputs.target_accuracy`: the validation accuracy whose first reaching is reported.
+  std::optional<double> target_accuracy;
+  core::SourcePosition target_accuracy_at;
   /// `outputs.trace`, `outputs.report`: trace.json and report.html beside the other results.
   OutputChoices outputs;
   /// This scenario as dtsim read it (includes merged, this sweep point's values set, defaults filled, file

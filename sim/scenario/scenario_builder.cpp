@@ -499,6 +499,8 @@ void read_outputs(const View& outputs, Scenario& s) {
   if (outputs.has("folder")) s.output_folder = outputs.text("folder");
   s.target_loss = outputs.number("target_loss");
   s.target_loss_at = outputs.where("target_loss");
+  s.target_accuracy = outputs.number("target_accuracy");
+  s.target_accuracy_at = outputs.where("target_accuracy");
   s.outputs.trace = outputs.filled_flag("trace");
   s.outputs.trace_iterations = outputs.filled_integer("trace_iterations");
   s.outputs.trace_hosts = outputs.filled_integer("trace_hosts");

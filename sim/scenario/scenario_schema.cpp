@@ -508,6 +508,10 @@ SchemaNode outputs() {
                            "validation loss whose first reaching summary.json reports (result.time_to_target); "
                            "training still runs to its stop condition")
                         .exclusive_min(),
+                    number("target_accuracy", 0.0, 1.0,
+                           "validation accuracy (a fraction) whose first reaching summary.json reports "
+                           "(result.time_to_accuracy); training still runs to its stop condition")
+                        .exclusive_min(),
                     boolean("trace", "write trace.json, the run's timeline in the Trace Event Format (Perfetto, "
                                      "chrome://tracing)")
                         .fallback("false"),

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 namespace dtsim::testing {
 namespace {
@@ -44,6 +46,47 @@ TEST(RunOutcomes, ADivergedRunIsFlaggedInTheSummaryOnStdoutAndInCompare) {
   EXPECT_NE(csv.out.find(",diverged_at_iteration,"), std::string::npos) << csv.out;
   EXPECT_EQ(csv.out.back(), '\n');
   EXPECT_NE(csv.out.find(",25,,,,,,\n"), std::string::npos) << csv.out;
+}
+
+// outputs.target_accuracy reports the first evaluation at or above it, as target_loss reports the first at or
+// below; an accuracy never reached says so.
+TEST(RunOutcomes, TheTimeToATargetAccuracyIsItsFirstEvaluationAtOrAboveIt) {
+  const auto folder = fresh_output_folder("outcome_accuracy");
+  const auto file = scenario_file(folder, "accuracy.yaml",
+                                  "include: " + scenario_path("quickstart.yaml").string() +
+                                      "\noutputs: {target_accuracy: 0.9}\n");
+  const CommandResult run = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto summary = summary_of(folder / "out");
+  const auto& reached = summary["result"]["time_to_accuracy"];
+  ASSERT_TRUE(reached["reached"].get<bool>()) << reached;
+  EXPECT_EQ(reached["target_accuracy"], 0.9);
+  // The metrics' rows: the reported one is the first at or above 0.9.
+  std::istringstream rows(read_file(folder / "out" / "metrics.csv"));
+  std::string header;
+  std::getline(rows, header);
+  std::vector<std::string> columns;
+  std::istringstream names(header);
+  for (std::string name; std::getline(names, name, ',');) columns.push_back(name);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  std::int64_t first = -1;
+  for (std::string line; first < 0 && std::getline(rows, line);) {
+    std::vector<std::string> cells;
+    std::istringstream split(line);
+    for (std::string cell; std::getline(split, cell, ',');) cells.push_back(cell);
+    if (std::stod(cells.at(column("val_accuracy"))) >= 0.9) first = std::stoll(cells.at(column("iteration")));
+  }
+  EXPECT_EQ(reached["iteration"].get<std::int64_t>(), first);
+  EXPECT_NE(run.out.find("  target     validation accuracy 0.9 reached at "), std::string::npos) << run.out;
+  const auto unreachable = scenario_file(folder, "never.yaml",
+                                         "include: " + scenario_path("quickstart.yaml").string() +
+                                             "\noutputs: {target_accuracy: 1}\n");
+  const CommandResult never = run_dtsim("run " + unreachable.string() + " -o " + (folder / "never").string());
+  ASSERT_EQ(never.exit_status, 0) << never.err;
+  EXPECT_FALSE(summary_of(folder / "never")["result"]["time_to_accuracy"]["reached"].get<bool>());
+  EXPECT_NE(never.out.find("  target     validation accuracy 1 not reached"), std::string::npos) << never.out;
 }
 
 TEST(RunOutcomes, AFailureTimedAfterTheEndIsNamedAsNotMet) {
