@@ -42,15 +42,6 @@ DenseLayer gate(const MixtureShape& s) { return {trunk(s).end(), s.width, s.expe
 DenseLayer expert_hidden(const MixtureShape& s) { return {0, s.width, s.expert_width}; }
 DenseLayer expert_output(const MixtureShape& s) { return {expert_hidden(s).end(), s.expert_width, s.classes}; }
 
-RowMatrix activate(const RowMatrix& z, Activation activation) {
-  return activation == Activation::Tanh ? RowMatrix(z.array().tanh()) : RowMatrix(z.cwiseMax(0.0F));
-}
-
-/// The activation's derivative, from its output.
-RowMatrix derivative(const RowMatrix& h, Activation activation) {
-  return activation == Activation::Tanh ? RowMatrix(1.0F - h.array().square()) : RowMatrix((h.array() > 0.0F).cast<float>());
-}
-
 /// Row-wise softmax, each row shifted by its largest value.
 RowMatrix softmax(const RowMatrix& z) {
   RowMatrix p = (z.colwise() - z.rowwise().maxCoeff()).array().exp();
@@ -99,7 +90,7 @@ FrontPass front_forward(const MixtureShape& shape, std::span<const float> dense,
     throw std::invalid_argument("a mixture's trunk and gate: parameter or feature count does not match the shape");
   }
   FrontPass out;
-  out.hidden = activate(trunk(shape).forward(dense, input), shape.activation);
+  out.hidden = activated(trunk(shape).forward(dense, input), shape.activation);
   out.input = std::move(input);
   out.routing.top_k = shape.top_k;
   out.routing.probabilities = softmax(gate(shape).forward(dense, out.hidden));
@@ -110,7 +101,7 @@ FrontPass front_forward(const MixtureShape& shape, std::span<const float> dense,
 ExpertPass expert_forward(const MixtureShape& shape, std::span<const float> expert, RowMatrix tokens) {
   if (expert.size() != shape.expert_parameters()) throw std::invalid_argument("an expert's parameter count does not match the shape");
   ExpertPass out;
-  out.hidden = activate(expert_hidden(shape).forward(expert, tokens), shape.activation);
+  out.hidden = activated(expert_hidden(shape).forward(expert, tokens), shape.activation);
   out.output = expert_output(shape).forward(expert, out.hidden);
   out.input = std::move(tokens);
   return out;
@@ -122,7 +113,7 @@ RowMatrix expert_backward(const MixtureShape& shape, std::span<const float> expe
   const DenseLayer output = expert_output(shape);
   output.add_gradient(pass.hidden, output_gradient, gradient);
   RowMatrix delta = output_gradient * output.weights(expert);
-  delta.array() *= derivative(pass.hidden, shape.activation).array();
+  delta.array() *= activation_derivative(pass.hidden, shape.activation).array();
   hidden.add_gradient(pass.input, delta, gradient);
   return delta * hidden.weights(expert);
 }
@@ -172,7 +163,7 @@ void front_backward(const MixtureShape& shape, std::span<const float> dense, con
   for (std::size_t t = 0; t < routing.slots(); ++t) {
     hidden_gradient.row(static_cast<Eigen::Index>(t / routing.top_k)) += slot_input_gradients.row(static_cast<Eigen::Index>(t));
   }
-  hidden_gradient.array() *= derivative(pass.hidden, shape.activation).array();
+  hidden_gradient.array() *= activation_derivative(pass.hidden, shape.activation).array();
   trunk(shape).add_gradient(pass.input, hidden_gradient, gradient);
 }
 

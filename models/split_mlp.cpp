@@ -24,7 +24,7 @@ std::vector<std::size_t> split_layers(std::size_t layers, int stages) {
 }
 
 StageShare::StageShare(const DenseClassifier& model, std::size_t first, std::size_t last, int tensor, int rank)
-    : tanh_(model.tanh()) {
+    : activation_(model.tanh() ? Activation::Tanh : Activation::Relu) {
   const std::vector<std::size_t> widths = model.widths();
   const std::size_t layers = widths.size() - 1;
   std::size_t whole_offset = 0;
@@ -122,7 +122,7 @@ RowMatrix StageShare::forward(const Parameters& local, RowMatrix input, const Gr
     if (p.split == Split::Rows) sum(z);  // the partial products of each device's inputs
     z.rowwise() += bias.transpose();
     kept.push_back(std::move(x));
-    x = !p.hidden ? std::move(z) : tanh_ ? RowMatrix(z.array().tanh()) : RowMatrix(z.cwiseMax(0.0F));
+    x = p.hidden ? activated(z, activation_) : std::move(z);
   }
   kept.push_back(x);
   kept_.push_back(std::move(kept));
@@ -134,11 +134,8 @@ RowMatrix StageShare::backward(const Parameters& local, RowMatrix output_gradien
   if (kept_.empty()) throw std::logic_error("a backward pass without its forward pass");
   const std::vector<RowMatrix> kept = std::move(kept_.front());
   kept_.pop_front();
-  const auto derivative = [&](const RowMatrix& h) {
-    return tanh_ ? RowMatrix(1.0F - h.array().square()) : RowMatrix((h.array() > 0.0F).cast<float>());
-  };
   RowMatrix delta = std::move(output_gradient);
-  if (pieces_.back().hidden) delta.array() *= derivative(kept.back()).array();
+  if (pieces_.back().hidden) delta.array() *= activation_derivative(kept.back(), activation_).array();
   for (std::size_t i = pieces_.size(); i-- > 0;) {
     const Piece& p = pieces_[i];
     const RowMatrix& x = kept[i];
@@ -152,10 +149,18 @@ RowMatrix StageShare::backward(const Parameters& local, RowMatrix output_gradien
     // A column-split layer's input gradient is the sum of each device's share of the outputs' paths.
     if (p.split == Split::Columns) sum(back);
     if (i == 0) return back;
-    back.array() *= derivative(x).array();
+    back.array() *= activation_derivative(x, activation_).array();
     delta = std::move(back);
   }
   return {};
+}
+
+RowMatrix activated(const RowMatrix& z, Activation activation) {
+  return activation == Activation::Tanh ? RowMatrix(z.array().tanh()) : RowMatrix(z.cwiseMax(0.0F));
+}
+
+RowMatrix activation_derivative(const RowMatrix& h, Activation activation) {
+  return activation == Activation::Tanh ? RowMatrix(1.0F - h.array().square()) : RowMatrix((h.array() > 0.0F).cast<float>());
 }
 
 double softmax_cross_entropy(const RowMatrix& logits, std::span<const int> labels, double divisor, RowMatrix& delta) {

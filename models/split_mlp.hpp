@@ -61,10 +61,15 @@ class StageShare {
   };
   std::vector<Piece> pieces_;
   std::size_t count_ = 0;
-  bool tanh_ = false;
+  Activation activation_ = Activation::Relu;
   /// Per micro-batch in flight, oldest first: each piece's input, then the stage's output.
   std::deque<std::vector<RowMatrix>> kept_;
 };
+
+/// A hidden layer's activation of its pre-activations `z`.
+RowMatrix activated(const RowMatrix& z, Activation activation);
+/// The activation's derivative, from its output `h` (tanh: 1 - h^2; relu: 1 where h > 0).
+RowMatrix activation_derivative(const RowMatrix& h, Activation activation);
 
 /// Mean softmax cross-entropy over `labels` and the gradient of the logits, divided by `divisor` (the global
 /// batch, so that summed micro-batch and replica gradients are the global mean).

@@ -5,6 +5,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/sim/global_batch.hpp"
 #include "tests/sim/recording_observer.hpp"
 #include "tests/support/scenario_format.hpp"
 
@@ -37,29 +38,10 @@ training:
 )";
 }
 
-/// One process training on the global batch (every worker's batch, in rank order) with `optimizer`.
-models::Parameters single_process(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup,
-                                  models::Optimizer& optimizer) {
-  std::vector<models::BatchStream> streams;
-  for (int rank = 0; rank < scenario.cluster.workers; ++rank) streams.emplace_back(setup.schedule, rank);
-  models::Parameters parameters = setup.model().initial_parameters();
-  models::Parameters gradient;
-  for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
-    std::vector<std::size_t> global_batch;
-    for (auto& stream : streams) {
-      const auto rows = stream.next();
-      global_batch.insert(global_batch.end(), rows.begin(), rows.end());
-    }
-    setup.model().loss_and_gradient(parameters, setup.data.train, global_batch, gradient);
-    optimizer.apply(parameters, gradient);
-  }
-  return parameters;
-}
-
 models::Parameters single_process_sgd(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
   const auto sgd = models::make_optimizer({.kind = "sgd", .learning_rate = scenario.training.optimizer.learning_rate},
                                           setup.model().parameter_count());
-  return single_process(scenario, setup, *sgd);
+  return testing::one_process_on_the_global_batch(setup, scenario.cluster.workers, *sgd);
 }
 
 class BspEquivalence : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
@@ -136,7 +118,8 @@ TEST_P(OptimizerEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch
 
   const auto reference_optimizer = models::make_optimizer(
       {.kind = optimizer, .learning_rate = optimizer == "adam" ? 0.05 : 0.2}, setup.model().parameter_count());
-  const models::Parameters reference = single_process(scenario, setup, *reference_optimizer);
+  const models::Parameters reference =
+      testing::one_process_on_the_global_batch(setup, scenario.cluster.workers, *reference_optimizer);
   const Eigen::Map<const Eigen::VectorXf> simulated(observed.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).norm(), 1e-4 * reference.norm());
   EXPECT_GT(reference.norm(), 0.5);

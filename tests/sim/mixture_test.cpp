@@ -10,6 +10,7 @@
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "tests/sim/global_batch.hpp"
 #include "tests/sim/recording_observer.hpp"
 #include "tests/support/scenario_format.hpp"
 
@@ -50,25 +51,6 @@ training:
                      spread.data, spread.top_k, spread.data, spread.expert, spread.microbatches);
 }
 
-/// One process on the global batch (every replica's batch, in replica order), with the scenario's optimizer.
-models::Parameters single_process(const scenario::Scenario& scenario, const runtime::TrainingSetup& setup) {
-  std::vector<models::BatchStream> streams;
-  for (int replica = 0; replica < scenario.training.parallelism.data; ++replica) streams.emplace_back(setup.schedule, replica);
-  models::Parameters parameters = setup.model().initial_parameters();
-  const auto optimizer = setup.make_optimizer(static_cast<std::size_t>(parameters.size()));
-  models::Parameters gradient;
-  for (std::int64_t iteration = 0; iteration < setup.total_iterations; ++iteration) {
-    std::vector<std::size_t> global_batch;
-    for (auto& stream : streams) {
-      const auto rows = stream.next();
-      global_batch.insert(global_batch.end(), rows.begin(), rows.end());
-    }
-    setup.model().loss_and_gradient(parameters, setup.data.train, global_batch, gradient);
-    optimizer->apply(parameters, gradient);
-  }
-  return parameters;
-}
-
 class Mixture : public ::testing::TestWithParam<Spread> {};
 
 TEST_P(Mixture, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
@@ -78,7 +60,9 @@ TEST_P(Mixture, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;
   const metrics::RunRecord record = runtime::run_training(scenario, setup, {}, &observed);
-  const models::Parameters reference = single_process(scenario, setup);
+  const auto optimizer = setup.make_optimizer(setup.model().parameter_count());
+  const models::Parameters reference =
+      testing::one_process_on_the_global_batch(setup, scenario.training.parallelism.data, *optimizer);
   ASSERT_EQ(observed.final_parameters.size(), static_cast<std::size_t>(reference.size()));
   const Eigen::Map<const Eigen::VectorXf> simulated(observed.final_parameters.data(), reference.size());
   EXPECT_LE((simulated - reference).cwiseAbs().maxCoeff(), 1e-5 * reference.cwiseAbs().maxCoeff())
