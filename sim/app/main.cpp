@@ -8,6 +8,7 @@
 #include "sim/app/document_commands.hpp"
 #include "sim/app/interrupts.hpp"
 #include "sim/app/list_command.hpp"
+#include "sim/app/plan_command.hpp"
 #include "sim/app/plugin_loader.hpp"
 #include "sim/app/registries.hpp"
 #include "sim/app/report_command.hpp"
@@ -17,6 +18,7 @@
 #include "sim/app/scenario_data.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/name_match.hpp"
+#include "sim/core/units.hpp"
 #include "sim/core/version.hpp"
 #include "sim/scenario/named_values.hpp"
 
@@ -27,6 +29,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -334,6 +337,94 @@ Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
           }};
 }
 
+/// A size with its unit ("70GiB"), as the scenario language writes sizes.
+CLI::Validator size_check() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        try {
+          if (dtsim::core::parse_size(text).value() <= 0.0) return "a memory size above zero, such as 70GiB";
+        } catch (const std::exception& error) {
+          return std::string(error.what()) + " (a size such as 70GiB)";
+        }
+        return {};
+      },
+      "SIZE");
+}
+
+/// The names `table` gives its values, for CLI11's IsMember.
+template <typename Enum>
+std::vector<std::string> names_of(const std::vector<dtsim::scenario::NamedValue<Enum>>& table) {
+  std::vector<std::string> out;
+  for (const auto& entry : table) out.emplace_back(entry.name);
+  return out;
+}
+
+Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
+  struct State {
+    app::PlanOptions options;
+    Path output;
+    std::uint64_t seed = 0;
+    std::string max_memory;
+    std::string recomputation;
+    std::string schedule;
+    std::map<std::string, int> fixed;
+    CLI::Option* output_given = nullptr;
+    CLI::Option* seed_given = nullptr;
+  };
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand(
+      "plan", "the best ways to split a model over N devices: screened by memory, ranked by an estimate, the best simulated");
+  command->add_option("scenario", s->options.scenario_file, "scenario YAML file (a profile model)")->required();
+  command->add_option("--gpus", s->options.devices, "device counts, such as 256,512,1024")
+      ->required()
+      ->delimiter(',')
+      ->check(CLI::Range(1, 65536));
+  command->add_option("--top", s->options.top, "candidates simulated per device count")->check(CLI::Range(1, 1000))->capture_default_str();
+  command->add_option("--objective", s->options.objective, "what the best plan maximizes: tokens_per_s, or minimizes: cost, energy (per token)")
+      ->check(CLI::IsMember({"tokens_per_s", "cost", "energy"}))
+      ->capture_default_str();
+  command->add_option("--max-memory", s->max_memory, "the memory a device may use, below its capacity (such as 70GiB)")->check(size_check());
+  for (const char* axis : {"tensor", "pipeline", "context", "expert", "microbatches", "zero"}) {
+    command->add_option(std::string("--") + axis, s->fixed[axis], std::string("fix the ") + axis + (std::string(axis) == "zero" ? " stage" : std::string(axis) == "microbatches" ? " count" : " degree"))
+        ->check(CLI::Range(std::string(axis) == "zero" ? 0 : 1, std::string(axis) == "zero" ? 3 : 65536));
+  }
+  command->add_option("--recomputation", s->recomputation, "fix the recomputation")
+      ->check(CLI::IsMember(names_of(dtsim::scenario::recomputations())));
+  command->add_option("--schedule", s->schedule, "fix the pipeline schedule")
+      ->check(CLI::IsMember(names_of(dtsim::scenario::pipeline_schedules())));
+  s->output_given = command->add_option("-o,--output", s->output, "result folder (default: out/<scenario name>-plan)");
+  s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's")->check(seed_check());
+  command->add_option("-j,--jobs", s->options.jobs, "simulations at once (default: the cores)")->check(CLI::Range(1, 1024));
+  command->add_flag("--force", s->options.force, "simulate every plan again, even those already done");
+  command->add_flag("-q,--quiet", s->options.quiet, "print nothing but errors");
+  add_plugin_option(command, common);
+  return {command, [s, command](Invocation& at) {
+            app::PlanOptions options = s->options;
+            options.plugins = at.plugins();
+            options.confine = at.confine();
+            if (*s->output_given) options.output_folder = s->output;
+            if (*s->seed_given) options.seed = s->seed;
+            if (!s->max_memory.empty()) options.max_memory_bytes = dtsim::core::parse_size(s->max_memory).value();
+            const auto given = [&](const char* axis) -> std::optional<int> {
+              return command->count(std::string("--") + axis) > 0 ? std::optional<int>(s->fixed.at(axis)) : std::nullopt;
+            };
+            options.space.tensor = given("tensor");
+            options.space.pipeline = given("pipeline");
+            options.space.context = given("context");
+            options.space.expert = given("expert");
+            options.space.microbatches = given("microbatches");
+            options.space.zero = given("zero");
+            if (!s->recomputation.empty()) {
+              options.space.recomputation = dtsim::scenario::value_named(dtsim::scenario::recomputations(), s->recomputation);
+            }
+            if (!s->schedule.empty()) {
+              options.space.schedule = dtsim::scenario::value_named(dtsim::scenario::pipeline_schedules(), s->schedule);
+            }
+            app::plan_command(options, at.registries());
+            return 0;
+          }};
+}
+
 Subcommand add_calibrate(CLI::App& cli) {
   struct State {
     app::CalibrateOptions options;
@@ -421,6 +512,7 @@ int main(int argc, char** argv) {
       add_compare(cli),
       add_report(cli),
       add_scale(cli, common),
+      add_plan(cli, common),
       add_calibrate(cli),
       add_check_plugin(cli, common),
       add_schema(cli)};

@@ -25,6 +25,11 @@
 #include <stdexcept>
 
 namespace dtsim::app {
+
+std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries) {
+  return registries.strategies.find(s.training.sync_strategy.value).factory.make(s.training.sync_parameters);
+}
+
 namespace {
 
 /// Iterations until the first stop condition that this version simulates (epochs, iterations).
@@ -57,10 +62,6 @@ std::int64_t simulated_iterations(const scenario::Scenario& s, const models::Mod
 }
 
 /// The scenario's synchronization strategy, configured from `training.sync`.
-std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries) {
-  return registries.strategies.find(s.training.sync_strategy.value).factory.make(s.training.sync_parameters);
-}
-
 /// The scenario's optimizer, configured from `training.optimizer`, for each holder of parameters to make its own.
 std::function<std::unique_ptr<models::Optimizer>(std::size_t)> optimizer_factory(const scenario::Scenario& s,
                                                                                  const Registries& registries) {
@@ -465,12 +466,9 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   check_link_names(s, graph, sink);
   runtime::network_backend(s.topology.network_model).check(s, registries.collectives.allreduce, sink);
   check_failures(s, *strategy, sink);
-  check_zero(s, *strategy, registries, sink);
   BuiltProfile built = build_profile(s, registries);
   const models::ModelProfile* profile = built.profile ? &*built.profile : nullptr;
-  check_model_parallel(s, *strategy, profile, registries, sink);
-  check_overlaps(s, *strategy, sink);
-  check_recomputation(s, profile, sink);
+  check_split(s, *strategy, profile, registries, sink);
   check_target_accuracy(s, registries, sink);
   if (s.model.timing_only) {
     check_profile_run(s, *strategy, built, sink);
@@ -541,6 +539,18 @@ runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Regis
 
 }  // namespace
 
+void check_split(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const models::ModelProfile* profile,
+                 const Registries& registries, core::DiagnosticSink& sink) {
+  check_zero(s, strategy, registries, sink);
+  check_model_parallel(s, strategy, profile, registries, sink);
+  check_overlaps(s, strategy, sink);
+  check_recomputation(s, profile, sink);
+}
+
+bool overlaps_gradients(const scenario::Scenario& s, const sync::SyncStrategy& strategy) {
+  return s.training.overlap.value_or(why_no_overlap(s, strategy).empty());
+}
+
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
   static_cast<void>(prepare_and_check(scenario, registries));
 }
@@ -587,7 +597,7 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
     const auto workers = static_cast<std::size_t>(s.cluster.workers);
     const auto batch = static_cast<std::size_t>(s.training.batch_per_worker);
     const models::ModelProfile& profile = *prepared.profile;
-    const bool overlap = s.training.overlap.value_or(why_no_overlap(s, *prepared.strategy).empty());
+    const bool overlap = overlaps_gradients(s, *prepared.strategy);
     return runtime::TrainingSetup{
         .mode = runtime::run_mode(s),
         .graph = std::move(prepared.graph),

@@ -7,12 +7,26 @@
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "sim/sync/sync_strategy.hpp"
 
 namespace dtsim::app {
 
 /// The checks that need the plug-ins (a server in the topology, data enough for one batch), without
 /// building the data set: what `dtsim validate` runs after reading.
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries);
+
+/// The scenario's synchronization strategy, configured from `training.sync`.
+std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries);
+
+/// The checks of how `s` splits its model (ZeRO, tensor, pipeline, expert and context parallelism, overlap,
+/// recomputation) into `sink`; `profile` is the timing-only model's layer table (null for a model trained for
+/// real). What `dtsim plan` screens each candidate with, before its memory.
+void check_split(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const models::ModelProfile* profile,
+                 const Registries& registries, core::DiagnosticSink& sink);
+
+/// Whether a timing-only run of `s` reduces its gradient buckets during the backward pass: `training.overlap`,
+/// or, unset, wherever the run can.
+bool overlaps_gradients(const scenario::Scenario& s, const sync::SyncStrategy& strategy);
 
 /// check_scenario on every point of a document, all problems reported together (each once). A problem of a
 /// sweep point names, in its hint, the point and where the sweep sets each of its values: the error's own

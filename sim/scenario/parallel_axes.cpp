@@ -35,4 +35,12 @@ std::optional<ParallelAxis> axis_named(std::string_view name) {
   return std::nullopt;
 }
 
+void place_optional_axes(ParallelismSpec& plan) {
+  auto& axes = plan.placement;
+  for (const ParallelAxis axis : {ParallelAxis::Expert, ParallelAxis::Context}) {
+    if (degree_of(plan, axis) < 2 || std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
+    axes.insert(std::find(axes.begin(), axes.end(), ParallelAxis::Tensor) + 1, axis);
+  }
+}
+
 }  // namespace dtsim::scenario

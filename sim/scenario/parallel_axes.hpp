@@ -31,4 +31,8 @@ struct AxisEntry {
   return axis_entry(axis).degree(plan);
 }
 
+/// Puts the context and expert axes, where the placement does not list them and their degree is above 1, right
+/// after the tensor axis, context first (Megatron-LM's order: tensor, context, expert, data, pipeline).
+void place_optional_axes(ParallelismSpec& plan);
+
 }  // namespace dtsim::scenario

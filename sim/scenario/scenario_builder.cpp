@@ -204,16 +204,6 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
   out.placement = axes;
 }
 
-/// The context and expert axes, where the placement does not list them, right after the tensor axis, context
-/// first (Megatron-LM's order: tensor, context, expert, data, pipeline).
-void place_optional_axes(ParallelismSpec& out) {
-  auto& axes = out.placement;
-  for (const ParallelAxis axis : {ParallelAxis::Expert, ParallelAxis::Context}) {
-    if (degree_of(out, axis) < 2 || std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
-    axes.insert(std::find(axes.begin(), axes.end(), ParallelAxis::Tensor) + 1, axis);
-  }
-}
-
 /// `training.parallelism`: the degrees multiply to the workers.
 void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
   out.pipeline = static_cast<int>(parallelism.filled_integer("pipeline"));

@@ -1,0 +1,72 @@
+#pragma once
+// What `dtsim plan` found, as files and tables: every candidate split with its verdict (plan_candidates.csv),
+// the simulated best with their measured figures (plan.csv), the discarded counted by reason, a table for the
+// terminal and report.html (throughput against memory, the front of best plans, the reasons).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::analysis {
+
+/// What the simulation of one candidate measured (its summary.json).
+struct PlanMeasurement {
+  double iteration_s = 0.0;
+  double tokens_per_s = 0.0;  ///< samples/s for models without tokens
+  std::optional<double> model_flops_utilization;
+  double peak_memory_bytes = 0.0;
+  std::optional<double> energy_per_token_j;
+  std::optional<double> cost_per_million_tokens;  ///< from energy.price_per_device_hour
+  std::string run_folder;                          ///< relative to the plan's folder
+};
+
+struct PlanRow {
+  int devices = 0;
+  std::string split;  ///< "t8 p4 d32 m64 z1 selective 1f1b"
+  int tensor = 1, pipeline = 1, context = 1, expert = 1, data = 1, microbatches = 1, zero = 0, virtual_stages = 1;
+  std::string recomputation;
+  std::string schedule;
+  double memory_bytes = 0.0;      ///< the memory model's largest device (every candidate that passed the checks)
+  double estimate_s = 0.0;        ///< the closed-form iteration; 0 for a discarded candidate
+  double estimate_tokens_per_s = 0.0;
+  std::string discarded;  ///< the reason (a scenario key, or max_memory); "" when it fits
+  std::string detail;     ///< the check's message
+  /// A fitting candidate estimated exactly as fast as an earlier one that holds no more memory (they differ in
+  /// their ZeRO stage or recomputation only where neither changes the estimate): that one's split. Not simulated.
+  std::string same_as;
+  std::optional<PlanMeasurement> simulated;
+};
+
+struct PlanDiscard {
+  std::string reason;
+  std::int64_t count = 0;
+  std::string example;  ///< one candidate's split and message
+};
+
+/// One device count's search.
+struct PlanStudy {
+  int devices = 0;
+  std::int64_t candidates = 0;  ///< enumerated, with the splits whose data degree does not divide the batch
+  std::vector<PlanRow> rows;    ///< every enumerated candidate, the fitting first by estimate, then the discarded
+  std::vector<PlanDiscard> discards;
+  std::string objective;        ///< tokens_per_s, cost or energy
+  std::string tokens_unit;      ///< "tokens" or "samples"
+};
+
+/// Counts `rows`' discards by reason, most frequent first (ties by name), with the first example of each.
+std::vector<PlanDiscard> count_discards(const std::vector<PlanRow>& rows, std::int64_t undivided, std::int64_t batch);
+
+/// The simulated rows of `studies` ordered by the objective, best first.
+std::vector<const PlanRow*> ranked_plans(const std::vector<PlanStudy>& studies, const std::string& objective);
+
+/// plan.csv: the simulated candidates of every study, best first by the objective.
+std::string plan_csv(const std::vector<PlanStudy>& studies);
+/// plan_candidates.csv: every candidate, its estimate, memory and verdict.
+std::string candidates_csv(const std::vector<PlanStudy>& studies);
+/// The terminal's summary: per device count the candidates, the discards by reason and the simulated plans.
+std::string plan_table(const std::vector<PlanStudy>& studies);
+/// report.html of the plan of scenario `name`.
+std::string plan_report_html(const std::string& name, const std::vector<PlanStudy>& studies);
+
+}  // namespace dtsim::analysis

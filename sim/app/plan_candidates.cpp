@@ -1,0 +1,161 @@
+#include "sim/app/plan_candidates.hpp"
+
+#include "sim/scenario/named_values.hpp"
+#include "sim/scenario/parallel_axes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace dtsim::app {
+namespace {
+
+std::vector<int> divisors(std::int64_t n) {
+  std::vector<int> out;
+  for (std::int64_t d = 1; d <= n && d <= (std::int64_t{1} << 30); ++d) {
+    if (n % d == 0) out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+/// `all`, or only `fixed` where the user fixed it (nothing when it is not among them).
+std::vector<int> allowed(std::vector<int> all, const std::optional<int>& fixed) {
+  if (!fixed) return all;
+  return std::find(all.begin(), all.end(), *fixed) != all.end() ? std::vector<int>{*fixed} : std::vector<int>{};
+}
+
+/// Context parallelism pays for itself on long sequences only (Megatron-LM's guidance: 8K tokens and up), so
+/// shorter ones are not split unless the user asks; at most 16 devices share a sequence.
+std::vector<int> context_degrees(int rest, const models::TransformerShape& shape, const std::optional<int>& fixed) {
+  if (!fixed && shape.sequence < 8192) return {1};
+  std::vector<int> out;
+  for (const int c : allowed(divisors(rest), fixed)) {
+    if (c <= 16 || fixed) out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<int> expert_degrees(int data, const models::TransformerShape& shape, const std::optional<int>& fixed) {
+  if (shape.experts <= 0) return allowed({1}, fixed);
+  std::vector<int> out;
+  for (const int e : allowed(divisors(data), fixed)) {
+    if (shape.experts % e == 0) out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<std::pair<models::PipelineSchedule, int>> schedules(int pipeline, const PlanSpace& space) {
+  using S = models::PipelineSchedule;
+  if (pipeline == 1) return {{space.schedule.value_or(S::OneForwardOneBackward), 1}};
+  std::vector<std::pair<S, int>> out;
+  for (const auto& option : {std::pair{S::OneForwardOneBackward, 1}, std::pair{S::GPipe, 1}, std::pair{S::ZeroBubble, 1},
+                             std::pair{S::Interleaved, 2}, std::pair{S::Interleaved, 4}}) {
+    if (!space.schedule || *space.schedule == option.first) out.push_back(option);
+  }
+  return out;
+}
+
+/// The memory and schedule choices of one split: micro-batches, ZeRO stage, recomputation, schedule.
+void add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t replica_batch, std::vector<PlanCandidate>& out) {
+  using R = models::Recomputation;
+  std::vector<R> modes{R::None, R::Selective, R::Full};
+  if (space.recomputation) modes = {*space.recomputation};
+  for (const int m : allowed(divisors(replica_batch), space.microbatches)) {
+    for (const int zero : allowed({0, 1, 2, 3}, space.zero)) {
+      for (const R mode : modes) {
+        for (const auto& [schedule, chunks] : schedules(split.pipeline, space)) {
+          PlanCandidate c = split;
+          c.microbatches = m;
+          c.zero = zero;
+          c.recomputation = mode;
+          c.schedule = schedule;
+          c.virtual_stages = chunks;
+          out.push_back(c);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string PlanCandidate::label() const {
+  std::string out = fmt::format("t{} p{}", tensor, pipeline);
+  if (context > 1) out += fmt::format(" c{}", context);
+  if (expert > 1) out += fmt::format(" e{}", expert);
+  out += fmt::format(" d{} m{} z{} {}", data, microbatches, zero, scenario::to_string(recomputation));
+  if (pipeline > 1) out += fmt::format(" {}", scenario::to_string(schedule));
+  if (virtual_stages > 1) out += fmt::format(" v{}", virtual_stages);
+  return out;
+}
+
+std::int64_t global_batch(const scenario::TrainingSpec& training) {
+  return static_cast<std::int64_t>(training.batch_per_worker) * training.parallelism.data;
+}
+
+std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
+                                                std::int64_t batch, std::int64_t& undivided) {
+  std::vector<PlanCandidate> out;
+  for (const int t : allowed(divisors(devices), space.tensor)) {
+    for (const int p : allowed(divisors(devices / t), space.pipeline)) {
+      for (const int c : context_degrees(devices / (t * p), shape, space.context)) {
+        const int d = devices / (t * p * c);
+        if (batch % d != 0) {
+          ++undivided;
+          continue;
+        }
+        for (const int e : expert_degrees(d, shape, space.expert)) {
+          const PlanCandidate split{.devices = devices, .tensor = t, .pipeline = p, .context = c, .expert = e, .data = d};
+          add_choices(space, split, batch / d, out);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenario::Scenario& s) {
+  scenario::ParallelismSpec& plan = s.training.parallelism;
+  plan.tensor = candidate.tensor;
+  plan.pipeline = candidate.pipeline;
+  plan.context = candidate.context;
+  plan.expert = candidate.expert;
+  plan.data = candidate.data;
+  plan.microbatches = candidate.microbatches;
+  plan.zero = candidate.zero;
+  plan.schedule = candidate.schedule;
+  plan.virtual_stages = candidate.virtual_stages;
+  plan.sequence_parallel = candidate.tensor > 1;
+  std::erase_if(plan.placement, [](scenario::ParallelAxis axis) {
+    return axis == scenario::ParallelAxis::Expert || axis == scenario::ParallelAxis::Context;
+  });
+  scenario::place_optional_axes(plan);
+  s.training.recomputation = candidate.recomputation;
+  s.training.batch_per_worker = static_cast<int>(batch / candidate.data);
+}
+
+std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch, const scenario::Scenario& s) {
+  std::string out = fmt::format("cluster.workers: {}", candidate.devices);
+  if (!s.cluster.nodes.empty()) {
+    out += fmt::format(", cluster.nodes.0.count: {}", candidate.devices / s.cluster.nodes.front().devices);
+  }
+  out += fmt::format(", training.parallelism.tensor: {}, training.parallelism.pipeline: {}, training.parallelism.data: {}",
+                     candidate.tensor, candidate.pipeline, candidate.data);
+  if (candidate.context > 1 || s.training.parallelism.context > 1) {
+    out += fmt::format(", training.parallelism.context: {}", candidate.context);
+  }
+  if (candidate.expert > 1 || s.training.parallelism.expert > 1) {
+    out += fmt::format(", training.parallelism.expert: {}", candidate.expert);
+  }
+  out += fmt::format(", training.parallelism.microbatches: {}, training.parallelism.zero: {}, "
+                     "training.parallelism.schedule: {}, training.parallelism.virtual_stages: {}, "
+                     "training.parallelism.sequence_parallel: {}, training.recomputation: {}",
+                     candidate.microbatches, candidate.zero, scenario::to_string(candidate.schedule),
+                     candidate.virtual_stages, candidate.tensor > 1, scenario::to_string(candidate.recomputation));
+  out += s.training.batch_declared_global ? fmt::format(", training.batch.global: {}", batch)
+                                          : fmt::format(", training.batch.per_worker: {}", batch / candidate.data);
+  return "{" + out + "}";
+}
+
+}  // namespace dtsim::app

@@ -1,0 +1,67 @@
+#pragma once
+// The ways `dtsim plan` tries to split a model over a number of devices: every tensor x pipeline x context x
+// data (x expert) factorization of the devices, every micro-batch count that divides a replica's batch, every
+// ZeRO stage, recomputation mode and pipeline schedule (with 2 or 4 virtual stages for the interleaved one),
+// less what the user fixed. What a split cannot run (heads a tensor degree does not divide, layers fewer than
+// stages, memory) is the screen's to say (plan_screen.hpp), each with its reason.
+
+#include "models/device_share.hpp"
+#include "models/model_profile.hpp"
+#include "models/pipeline_plan.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::app {
+
+struct PlanCandidate {
+  int devices = 1;
+  int tensor = 1;
+  int pipeline = 1;
+  int context = 1;
+  int expert = 1;
+  int data = 1;
+  int microbatches = 1;
+  int zero = 0;
+  models::Recomputation recomputation = models::Recomputation::None;
+  models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
+  int virtual_stages = 1;
+
+  /// "t8 p4 d32 m64 z1 selective 1f1b" (e and c shown above 1, v under interleaving).
+  [[nodiscard]] std::string label() const;
+};
+
+/// What the user fixed (`dtsim plan --tensor 8 --zero 1 ...`); unset: every value is tried.
+struct PlanSpace {
+  std::optional<int> tensor;
+  std::optional<int> pipeline;
+  std::optional<int> context;
+  std::optional<int> expert;
+  std::optional<int> microbatches;
+  std::optional<int> zero;
+  std::optional<models::Recomputation> recomputation;
+  std::optional<models::PipelineSchedule> schedule;
+};
+
+/// The global batch every split keeps, in samples: `training.batch.global`, or per_worker x the declared
+/// data-parallel degree.
+std::int64_t global_batch(const scenario::TrainingSpec& training);
+
+/// Every candidate over `devices` devices for a model of `shape` (context degrees are tried for sequences of
+/// 8,192 tokens and more; expert degrees for mixtures), the data degree the devices left over; a data degree
+/// that does not divide `batch` gives no candidate (`undivided` counts them). In a fixed order.
+std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
+                                                std::int64_t batch, std::int64_t& undivided);
+
+/// `s` (a scenario over the candidate's devices) split as `candidate` says: its parallelism, its batch per
+/// replica and its recomputation. Tensor groups run sequence parallel; the placement keeps its axes' order.
+void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenario::Scenario& s);
+
+/// The candidate as one point of a `sweep: {points: [...]}` over `s`'s scenario file: the flow-style map of
+/// the keys apply_candidate sets, and the cluster's size.
+std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch, const scenario::Scenario& s);
+
+}  // namespace dtsim::app

@@ -1,0 +1,102 @@
+#include "sim/app/plan_search.hpp"
+
+#include "sim/app/memory_checks.hpp"
+#include "sim/app/plan_estimate.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/scenario/named_values.hpp"
+#include "sim/scenario/scenario_builder.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace dtsim::app {
+namespace {
+
+/// The tokens (or samples, for a model without sequences) of one iteration.
+double units_per_iteration(const models::ModelProfile& profile, std::int64_t batch) {
+  return static_cast<double>(batch) * std::max(1, profile.shape.sequence);
+}
+
+double largest(const std::vector<metrics::DeviceMemory>& memory) {
+  double out = 0.0;
+  for (const metrics::DeviceMemory& m : memory) out = std::max(out, m.total());
+  return out;
+}
+
+/// Within each run of equal estimates (ordered by memory), every row after the first is the first's twin.
+void mark_same_estimates(std::vector<analysis::PlanRow>& fitting) {
+  for (std::size_t i = 1, first = 0; i < fitting.size(); ++i) {
+    if (fitting[i].estimate_s != fitting[first].estimate_s) {
+      first = i;
+      continue;
+    }
+    fitting[i].same_as = fitting[first].split;
+  }
+}
+
+}  // namespace
+
+analysis::PlanRow row_of(const PlanCandidate& candidate) {
+  analysis::PlanRow row;
+  row.devices = candidate.devices;
+  row.split = candidate.label();
+  row.tensor = candidate.tensor;
+  row.pipeline = candidate.pipeline;
+  row.context = candidate.context;
+  row.expert = candidate.expert;
+  row.data = candidate.data;
+  row.microbatches = candidate.microbatches;
+  row.zero = candidate.zero;
+  row.virtual_stages = candidate.virtual_stages;
+  row.recomputation = std::string(scenario::to_string(candidate.recomputation));
+  row.schedule = std::string(scenario::to_string(candidate.schedule));
+  return row;
+}
+
+std::vector<analysis::PlanRow> screen_candidates(const std::vector<PlanCandidate>& candidates, std::int64_t batch,
+                                                 scenario::Scenario& s, const models::ModelProfile& profile,
+                                                 const Registries& registries, const SearchLimits& limits) {
+  const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
+  const auto strategy = make_strategy(s, registries);
+  const SplitEstimator estimator(profile, graph);
+  std::vector<analysis::PlanRow> fitting;
+  std::vector<analysis::PlanRow> discarded;
+  for (const PlanCandidate& candidate : candidates) {
+    analysis::PlanRow row = row_of(candidate);
+    apply_candidate(candidate, batch, s);
+    core::DiagnosticSink sink;
+    check_split(s, *strategy, &profile, registries, sink);
+    if (sink.empty()) {
+      const std::vector<metrics::DeviceMemory> memory = device_memory(s, profile, registries);
+      check_memory(s, memory, sink);
+      row.memory_bytes = largest(memory);
+    }
+    if (!sink.empty()) {
+      const core::Diagnostic& first = sink.diagnostics().front();
+      row.discarded = first.key == "cluster.device" ? "memory" : first.key;
+      row.detail = first.message;
+      discarded.push_back(std::move(row));
+      continue;
+    }
+    if (limits.max_memory_bytes && row.memory_bytes > *limits.max_memory_bytes) {
+      row.discarded = "--max-memory";
+      row.detail = fmt::format("a device holds {:.2f} GiB, above the {:.2f} GiB allowed", row.memory_bytes / (1 << 30),
+                               *limits.max_memory_bytes / (1 << 30));
+      discarded.push_back(std::move(row));
+      continue;
+    }
+    row.estimate_s = estimator.estimate(s, overlaps_gradients(s, *strategy)).iteration_s;
+    row.estimate_tokens_per_s = units_per_iteration(profile, batch) / row.estimate_s;
+    fitting.push_back(std::move(row));
+  }
+  std::stable_sort(fitting.begin(), fitting.end(), [](const analysis::PlanRow& a, const analysis::PlanRow& b) {
+    if (a.estimate_s != b.estimate_s) return a.estimate_s < b.estimate_s;
+    return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : a.split < b.split;
+  });
+  mark_same_estimates(fitting);
+  fitting.insert(fitting.end(), std::make_move_iterator(discarded.begin()), std::make_move_iterator(discarded.end()));
+  return fitting;
+}
+
+}  // namespace dtsim::app
