@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -122,6 +123,34 @@ std::string setup_lines(const scenario::Scenario& s, const metrics::RunRecord& r
   return out;
 }
 
+/// What a budget's failures add, expected, and beside it one run drawn and Young/Daly's checkpoint interval.
+std::string projected_failures_line(const metrics::Projection::Failures& f) {
+  const metrics::FailureTotals& e = f.expected;
+  if (!(e.interruptions <= metrics::kDrawnInterruptionLimit)) {
+    return fmt::format("  failures   a failure every {:.4g} s of the job: {:.3g} interruptions expected, the run would not "
+                       "finish; {}\n",
+                       f.costs.job_mtbf_s, e.interruptions,
+                       f.costs.checkpoint_s > 0.0 ? fmt::format("checkpoint more often (Young/Daly: every {:.4g} s of work)",
+                                                                f.young_daly_interval_s)
+                                                  : std::string("declare failures.checkpoint"));
+  }
+  std::string out = fmt::format("  failures   a failure every {:.4g} h of the job: {:.4g} interruptions expected, {:.4g} h of work lost, "
+                                "{:.4g} h recovering, {:.4g} h writing checkpoints; goodput {:.1f}%\n",
+                                f.costs.job_mtbf_s / 3600.0, e.interruptions, e.lost_work_s / 3600.0, e.recovery_s / 3600.0,
+                                e.checkpoint_s / 3600.0, 100.0 * e.goodput());
+  if (f.drawn) {
+    out += fmt::format("             one run drawn from the seed: {} interruptions, goodput {:.1f}%\n",
+                       static_cast<std::int64_t>(f.drawn->interruptions), 100.0 * f.drawn->goodput());
+  }
+  if (f.costs.checkpoint_s > 0.0) {
+    out += fmt::format("             checkpoints every {} iterations ({:.4g} s of work); Young/Daly's interval: {:.4g} s ({:.0f} "
+                       "iterations)\n",
+                       f.costs.checkpoint_every, static_cast<double>(f.costs.checkpoint_every) * f.costs.iteration_s,
+                       f.young_daly_interval_s, f.young_daly_interval_s / f.costs.iteration_s);
+  }
+  return out;
+}
+
 /// A budget's whole run: how long, and what it costs where the scenario declares its rates.
 std::string projection_line(const scenario::Scenario& s, const metrics::Projection& p) {
   std::string costs;
@@ -129,9 +158,11 @@ std::string projection_line(const scenario::Scenario& s, const metrics::Projecti
   if (p.co2_kg) costs += fmt::format(", {:.4g} t CO2", *p.co2_kg / 1000.0);
   if (p.cost) costs += fmt::format(", {:.4g} {}", *p.cost, s.energy.currency);
   const std::string trained = p.tokens > 0.0 ? fmt::format("{:.4g} tokens", p.tokens) : fmt::format("{:.4g} samples", p.samples);
-  return fmt::format("  projected  {} in {} iterations of {:.6g} s (the mean of {} simulated): {:.4g} days, {:.4g} "
-                     "device-hours{}\n",
-                     trained, p.iterations, p.iteration_s, p.simulated_iterations, p.days, p.device_hours, costs);
+  std::string out = fmt::format("  projected  {} in {} iterations of {:.6g} s (the mean of {} simulated): {:.4g} days, "
+                                "{:.4g} device-hours{}\n",
+                                trained, p.iterations, p.iteration_s, p.simulated_iterations, p.days, p.device_hours, costs);
+  if (p.failures) out += projected_failures_line(*p.failures);
+  return out;
 }
 
 /// What the run did: its time, loss, accuracy, divergence, target, traffic, throughput, interval and projection.
@@ -285,7 +316,7 @@ std::string energy_lines(const scenario::Scenario& s, const metrics::RunRecord& 
 /// Failures, link events and what stopped the job.
 std::string failure_lines(const scenario::Scenario& s, const metrics::RunRecord& record) {
   std::string out;
-  if (s.failures.enabled) {
+  if (s.failures.enabled && !s.failures_projected()) {
     std::int64_t lost_steps = 0;
     double lost_s = 0.0;
     double downtime_s = 0.0;

@@ -23,6 +23,8 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
   }
   // Link failures re-route on any architecture; what follows is about workers.
   if (f.events.empty() && !f.mtbf_s) return;
+  // A budget's failures are projected, not simulated (check_projected_failures says what may be).
+  if (s.failures_projected()) return;
   const std::string& name = s.training.sync_strategy.value;
   if (s.model.timing_only) {
     sink.error(f.where, "failures", "worker failures are not supported yet in timing-only (profile) runs",

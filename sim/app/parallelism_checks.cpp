@@ -394,7 +394,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : what),
                "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
   }
-  if (s.failures.enabled) {
+  if (s.failures.enabled && !s.failures_projected()) {
     sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",
                fmt::format("remove failures, or {}", key));
   }

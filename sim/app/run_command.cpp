@@ -102,7 +102,15 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
              const scenario::ScenarioFormat& format) {
   const Registries& registries = format.registries();
   if (options.seed) scenario.seed = *options.seed;
-  runtime::TrainingSetup setup = resolve_scenario(scenario, registries);
+  // A budget's failures are projected (metrics/projection.hpp): its iterations are simulated without them.
+  std::optional<scenario::Scenario> steady;
+  if (scenario.failures_projected()) {
+    check_scenario(scenario, registries);
+    steady = scenario;
+    steady->failures.enabled = false;
+  }
+  const scenario::Scenario& simulated = steady ? *steady : scenario;
+  runtime::TrainingSetup setup = resolve_scenario(simulated, registries);
   setup.mirror_ranks = !options.every_rank;
   check_simulation_memory(scenario, setup, available_host_memory());
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
@@ -124,7 +132,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   }
   const auto started = std::chrono::steady_clock::now();
   const metrics::RunRecord record =
-      runtime::run_training(scenario, setup, run_progress(options), trace ? &*trace : nullptr);
+      runtime::run_training(simulated, setup, run_progress(options), trace ? &*trace : nullptr);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   refuse_runaway_failures(scenario, record);
   std::optional<metrics::Timeline> timeline;

@@ -98,6 +98,29 @@ BuiltProfile build_profile(const scenario::Scenario& s, const Registries& regist
   return {std::nullopt, std::move(problem)};
 }
 
+/// A budget's failures are projected as a renewal process of the job's random failures: fixed events,
+/// elastic recovery and a budget without random failures are not.
+void check_projected_failures(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::FailureSpec& spec = s.failures;
+  const std::string budget = s.training.tokens ? "training.stop.tokens" : "training.stop.samples";
+  const auto refuse = [&](const std::string& what) {
+    sink.error(spec.where, "failures",
+               fmt::format("a budget's run projects the random failures of its workers (failures.random) with its "
+                           "checkpoints and restarts; {} are not projected",
+                           what),
+               fmt::format("remove them, or simulate the iterations (training.stop.iterations instead of {}) with them",
+                           budget));
+  };
+  if (!spec.events.empty()) refuse("failures at given times (failures.events)");
+  if (!spec.link_events.empty()) refuse("link failures");
+  if (!spec.server_events.empty()) refuse("server failures");
+  if (spec.elastic) refuse("elastic recoveries");
+  if (!spec.mtbf_s) {
+    sink.error(spec.where, "failures", "a budget's run projects random failures, and failures.random is not given",
+               "add failures.random: {mtbf: ...}, or remove failures");
+  }
+}
+
 /// What a timing-only run needs: an allreduce with bsp or local SGD (the loops that run without values),
 /// a number of iterations, no loss target, a sequence the model has positions for.
 void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const BuiltProfile& built,
@@ -119,12 +142,7 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
                "a timing-only profile stops after a number of iterations, and none is given",
                "add training.stop.iterations, or a budget (training.stop.tokens or samples) to project");
   }
-  if ((s.training.tokens || s.training.samples) && s.failures.enabled) {
-    sink.error(s.training.budget_at, s.training.tokens ? "training.stop.tokens" : "training.stop.samples",
-               "a budget's run is projected from a few simulated iterations, and the interruptions that failures "
-               "would add to it are not projected yet",
-               "remove failures, or simulate the iterations (training.stop.iterations) with them");
-  }
+  if (s.failures_projected()) check_projected_failures(s, sink);
   if (s.training.tokens && built.profile && built.profile->shape.sequence == 0) {
     sink.error(s.training.budget_at, "training.stop.tokens",
                fmt::format("'{}' takes samples that are not sequences of tokens", s.model.kind.value),
@@ -188,7 +206,7 @@ std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy
     return fmt::format("overlap allreduces every step's gradients (bsp), and the strategy is '{}'",
                        s.training.sync_strategy.value);
   }
-  if (s.failures.enabled) return "overlap with failures is not simulated yet";
+  if (s.failures.enabled && !s.failures_projected()) return "overlap with failures is not simulated yet";
   if (s.training.parallelism.expert > 1) {
     return "under expert parallelism the experts' gradients and the dense ones are reduced over different "
            "groups after the step; their overlap with the backward pass is not simulated yet";

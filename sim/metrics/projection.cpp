@@ -1,6 +1,30 @@
 #include "sim/metrics/projection.hpp"
 
+#include <cmath>
+
 namespace dtsim::metrics {
+namespace {
+
+/// The failures a whole run of `iterations` meets: a worker's mtbf over the workers that fail; a checkpoint
+/// of the parameters and the optimizer's values, 4 bytes each, at the storage's bandwidth (as a simulated run
+/// writes one), read back after each repair and restart.
+Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& record, std::int64_t iterations,
+                                 double iteration_s) {
+  const scenario::FailureSpec& spec = s.failures;
+  const auto failing = static_cast<double>(spec.random_workers.empty() ? s.cluster.workers : static_cast<int>(spec.random_workers.size()));
+  FailureCosts costs;
+  costs.iteration_s = iteration_s;
+  costs.iterations = iterations;
+  costs.checkpoint_every = spec.checkpoint_every.value_or(0);
+  costs.job_mtbf_s = spec.mtbf_s.value_or(0.0) / failing;
+  if (spec.checkpoint_every && spec.storage_bytes_per_s > 0.0) {
+    costs.checkpoint_s = static_cast<double>(record.parameter_count) * (1.0 + record.optimizer_values) * 4.0 / spec.storage_bytes_per_s;
+  }
+  costs.recovery_s = spec.random_repair_s.value_or(0.0) + spec.restart_s + costs.checkpoint_s;
+  return {costs, expected_failures(costs), drawn_failures(costs, s.seed), young_daly_interval_s(costs)};
+}
+
+}  // namespace
 
 std::optional<Projection> projection(const scenario::Scenario& scenario, const RunRecord& record) {
   if (record.projected_iterations == 0 || record.iterations == 0) return std::nullopt;
@@ -13,11 +37,17 @@ std::optional<Projection> projection(const scenario::Scenario& scenario, const R
   out.tokens = out.samples * static_cast<double>(record.tokens_per_sample);
   out.iteration_s = record.simulated_s / static_cast<double>(out.simulated_iterations);
   out.total_s = whole * out.iteration_s;
+  if (scenario.failures.enabled) {
+    out.failures = failures_of(scenario, record, out.iterations, out.iteration_s);
+    out.total_s = out.failures->expected.total_s;
+  }
   out.days = out.total_s / 86'400.0;
   out.device_hours = static_cast<double>(scenario.cluster.workers) * out.total_s / 3600.0;
   const scenario::EnergySpec& rates = scenario.energy;
   if (record.energy) {
-    out.kwh = share * record.energy->total_j() / 3.6e6;
+    // Work undone by failures is computed again, drawing as it did; recoveries and checkpoints draw nothing here.
+    const double redone = out.failures ? 1.0 + out.failures->expected.lost_work_s / out.failures->expected.work_s : 1.0;
+    out.kwh = share * redone * record.energy->total_j() / 3.6e6;
     if (rates.carbon_g_per_kwh) out.co2_kg = *out.kwh * *rates.carbon_g_per_kwh / 1000.0;
   }
   if (rates.price_per_device_hour || (out.kwh && rates.price_per_kwh)) {

@@ -2,8 +2,10 @@
 // A whole training run projected from the few iterations simulated of it (training.stop.tokens or samples):
 // its iterations take the simulated iterations' mean time each, so that the days are the budget over the
 // simulated throughput; the device-hours, energy, CO2 and cost follow from the declared rates as the
-// simulated run's do (metrics/energy_cost.hpp).
+// simulated run's do (metrics/energy_cost.hpp). With failures.random, the interruptions, lost work,
+// recoveries and checkpoints a run of that length meets are added as their expectation (failure_projection.hpp).
 
+#include "sim/metrics/failure_projection.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -24,6 +26,14 @@ struct Projection {
   std::optional<double> kwh;              ///< with energy accounting: the simulated joules per iteration
   std::optional<double> co2_kg;           ///< with energy.carbon_intensity
   std::optional<double> cost;             ///< with energy.price_per_kwh or price_per_device_hour
+  /// With failures.random: what they cost, expected (in total_s and what follows from it) and one run drawn.
+  struct Failures {
+    FailureCosts costs;
+    FailureTotals expected;
+    std::optional<FailureTotals> drawn;
+    double young_daly_interval_s = 0.0;
+  };
+  std::optional<Failures> failures;
 };
 
 /// Empty for runs without a budget.

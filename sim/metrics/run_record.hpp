@@ -194,6 +194,8 @@ struct RunRecord {
   /// A run with a budget (training.stop.tokens or samples): the whole run's iterations, of which `iterations`
   /// were simulated (metrics/projection.hpp); 0 without one.
   std::int64_t projected_iterations = 0;
+  /// The optimizer's values per parameter (Adam: 2): a projected checkpoint holds them beside the parameters.
+  int optimizer_values = 0;
   /// Updates the parameter server applied (one per clock under bsp and ssp, one per gradient under async);
   /// 0 for allreduce runs.
   std::int64_t updates_applied = 0;

@@ -257,6 +257,26 @@ nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const Run
 }
 
 /// A budget's whole run, projected from the simulated iterations.
+nlohmann::ordered_json failure_totals_json(const FailureTotals& t) {
+  // An expectation without end (a segment longer than many failures' worth) is written as null.
+  const auto finite = [](double value) { return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(); };
+  return {{"interruptions", finite(t.interruptions)}, {"lost_work_s", finite(t.lost_work_s)},
+          {"recovery_s", finite(t.recovery_s)},       {"checkpoint_s", t.checkpoint_s},
+          {"total_s", finite(t.total_s)},             {"goodput", t.goodput()}};
+}
+
+nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
+  nlohmann::ordered_json out{{"job_mtbf_s", f.costs.job_mtbf_s},
+                             {"checkpoint_every", f.costs.checkpoint_every},
+                             {"checkpoint_write_s", f.costs.checkpoint_s},
+                             {"recovery_s", f.costs.recovery_s},
+                             {"young_daly_interval_s", f.young_daly_interval_s},
+                             {"young_daly_iterations", f.young_daly_interval_s / f.costs.iteration_s},
+                             {"expected", failure_totals_json(f.expected)}};
+  out["drawn"] = f.drawn ? failure_totals_json(*f.drawn) : nlohmann::ordered_json();
+  return out;
+}
+
 nlohmann::ordered_json projection_json(const scenario::Scenario& scenario, const Projection& p) {
   nlohmann::ordered_json out{{"iterations", p.iterations},
                              {"simulated_iterations", p.simulated_iterations},
@@ -272,6 +292,7 @@ nlohmann::ordered_json projection_json(const scenario::Scenario& scenario, const
     out["cost"] = *p.cost;
     out["currency"] = scenario.energy.currency;
   }
+  if (p.failures) out["failures"] = projected_failures_json(*p.failures);
   return out;
 }
 
@@ -437,10 +458,10 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
   if (scenario.training.parallelism.context > 1) result["context"] = context_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
   if (record.energy) result["energy"] = energy_json(scenario, record);
-  if (const std::optional<Projection> projected = projection(scenario, record)) {
-    result["projection"] = projection_json(scenario, *projected);
-  }
-  if (scenario.failures.enabled) result["failures"] = failures_json(scenario.failures, record);
+  const std::optional<Projection> projected = projection(scenario, record);
+  if (projected) result["projection"] = projection_json(scenario, *projected);
+  // A projected run's failures are the projection's: the iterations simulated ran without them.
+  if (scenario.failures.enabled && !projected) result["failures"] = failures_json(scenario.failures, record);
   if (scenario.target_loss) {
     result["time_to_target"] = time_to("target_loss", *scenario.target_loss, record.first_reaching(*scenario.target_loss));
   }

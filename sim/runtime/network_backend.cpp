@@ -50,7 +50,7 @@ void NetworkBackend::check(const scenario::Scenario& s, const comm::CollectiveRe
     refuse(fmt::format("times ring phases and steps of the whole group, and '{}' sends its messages one by one",
                        algorithm),
            "use another training.architecture.algorithm (every one but double_binary_tree), or " + use_alpha_beta);
-  } else if (s.failures.enabled || !s.background_traffic.empty() || !s.link_traces.empty()) {
+  } else if ((s.failures.enabled && !s.failures_projected()) || !s.background_traffic.empty() || !s.link_traces.empty()) {
     refuse("shares the links among a phase's own flows only: failures, background traffic and link traces would go "
            "unseen",
            use_alpha_beta);

@@ -102,6 +102,7 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
   record.simgrid_version = simgrid_version();
   record.iterations = setup.total_iterations;
   record.projected_iterations = setup.projected_iterations;
+  record.optimizer_values = setup.make_optimizer(0)->state_per_parameter();
   record.memory = setup.memory;
   if (is_timing_only(setup.mode)) {
     record.model_flops_per_sample = setup.profile().training_flops();

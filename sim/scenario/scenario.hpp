@@ -452,6 +452,9 @@ struct Scenario {
            cluster.speed_traces.empty() && link_traces.empty() && failures.link_events.empty() &&
            background_traffic.empty();
   }
+  /// Whether its failures are projected over a budget's whole run (metrics/failure_projection.hpp) rather than
+  /// simulated: the iterations it simulates then run without them.
+  [[nodiscard]] bool failures_projected() const { return failures.enabled && (training.tokens || training.samples); }
 };
 
 std::string_view to_string(NetworkModel model);
