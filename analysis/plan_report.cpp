@@ -1,6 +1,7 @@
 #include "analysis/plan_report.hpp"
 
 #include "analysis/report_html.hpp"
+#include "sim/core/csv.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -124,8 +125,9 @@ std::string plan_cells(const PlanRow& row) {
 }
 
 std::string split_cells(const PlanRow& row) {
-  return fmt::format("{},\"{}\",{},{},{},{},{},{},{},{},{},{}", row.devices, row.split, row.tensor, row.pipeline, row.context,
-                     row.expert, row.data, row.microbatches, row.zero, row.recomputation, row.schedule, row.virtual_stages);
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}", row.devices, core::csv_field(row.split), row.tensor, row.pipeline,
+                     row.context, row.expert, row.data, row.microbatches, row.zero, row.recomputation, row.schedule,
+                     row.virtual_stages);
 }
 
 std::string html_plans(const std::vector<PlanStudy>& studies) {
@@ -185,7 +187,8 @@ std::string plan_csv(const std::vector<PlanStudy>& studies) {
                     "cost_per_million,run\n";
   int rank = 0;
   for (const PlanRow* row : ranked_plans(studies, studies.empty() ? "" : studies.front().objective)) {
-    out += fmt::format("{},{},{:.6g},{},{}\n", ++rank, split_cells(*row), row->estimate_s, plan_cells(*row), row->simulated->run_folder);
+    out += fmt::format("{},{},{:.6g},{},{}\n", ++rank, split_cells(*row), row->estimate_s, plan_cells(*row),
+                       core::csv_field(row->simulated->run_folder));
   }
   return out;
 }
@@ -195,11 +198,10 @@ std::string candidates_csv(const std::vector<PlanStudy>& studies) {
                     "memory_bytes,estimate_s,estimate_per_s,same_estimate_as,simulated,discarded,detail\n";
   for (const PlanStudy& study : studies) {
     for (const PlanRow& row : study.rows) {
-      std::string detail = row.detail;
-      std::replace(detail.begin(), detail.end(), '"', '\'');
       const auto number = [](double value) { return value > 0.0 ? fmt::format("{:.6g}", value) : std::string(); };
-      out += fmt::format("{},{},{},{},\"{}\",{},{},\"{}\"\n", split_cells(row), number(row.memory_bytes), number(row.estimate_s),
-                         number(row.estimate_tokens_per_s), row.same_as, row.simulated ? "yes" : "", row.discarded, detail);
+      out += fmt::format("{},{},{},{},{},{},{},{}\n", split_cells(row), number(row.memory_bytes), number(row.estimate_s),
+                         number(row.estimate_tokens_per_s), core::csv_field(row.same_as), row.simulated ? "yes" : "",
+                         core::csv_field(row.discarded), core::csv_field(row.detail));
     }
   }
   return out;

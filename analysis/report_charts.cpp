@@ -81,7 +81,17 @@ std::optional<Chart> per_iteration(const std::vector<ReportRun>& runs, const std
     }
   }
   if (values.empty()) return std::nullopt;
+  // One iteration a run: a line of single points says nothing; each run is a bar.
+  const bool single = std::all_of(values.begin(), values.end(), [&](const json& v) { return v.at("iteration") == values.front().at("iteration"); });
   json spec = base_spec(std::move(values), title);
+  if (single) {
+    spec["mark"] = "bar";
+    spec["encoding"] = {{"x", axis_field("run", "nominal", "run")},
+                        {"y", axis_field("value", "quantitative", axis)},
+                        {"color", run_colour(runs)},
+                        {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("value", "quantitative", axis)})}};
+    return Chart{title, caption, std::move(spec)};
+  }
   spec["mark"] = {{"type", "line"}, {"point", true}};
   spec["encoding"] = {{"x", axis_field("iteration", "quantitative", "iteration")},
                       {"y", axis_field("value", "quantitative", axis)},
@@ -108,7 +118,20 @@ Chart time_per_host(const std::vector<ReportRun>& runs) {
   const std::vector<std::pair<const char*, const char*>> parts{
       {"compute_s", "compute"}, {"communication_s", "communication"}, {"wait_s", "waiting"}};
   std::string caption;
-  if (runs.size() == 1) {
+  const json& result = runs.front().summary.at("result");
+  if (runs.size() == 1 && runs.front().summary.at("hosts").size() > kStageChartHosts && result.contains("pipeline") &&
+      result.at("pipeline").contains("per_stage")) {
+    // Many hosts of a pipeline: their labels would overlap; the hosts of a stage do alike, so each stage is a bar.
+    for (const json& stage : result.at("pipeline").at("per_stage")) {
+      for (const auto& [key, part] : parts) {
+        values.push_back({{"host", fmt::format("stage {}", stage.at("stage").get<int>())}, {"order", stage.at("stage")},
+                          {"part", part}, {"seconds", stage.at(key)}});
+      }
+    }
+    caption = fmt::format("Each pipeline stage's simulated time, the mean of its hosts ({} in all; summary.json lists "
+                          "each). The last stages wait for the first to fill the pipeline, the first for the last to drain it.",
+                          runs.front().summary.at("hosts").size());
+  } else if (runs.size() == 1) {
     const json& hosts = runs.front().summary.at("hosts");
     const std::vector<std::size_t> sample = host_sample(hosts.size());
     for (const std::size_t h : sample) {

@@ -24,6 +24,8 @@ std::vector<Chart> run_charts(const std::vector<ReportRun>& runs);
 
 /// Hosts a per-host chart shows at most: beyond, an even sample of them.
 inline constexpr std::size_t kChartHosts = 128;
+/// Beyond this many hosts a pipelined run's time is drawn per stage, not per host.
+inline constexpr std::size_t kStageChartHosts = 32;
 /// Link directions per run in the busiest-links chart.
 inline constexpr std::size_t kChartLinks = 10;
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace dtsim::analysis {
 namespace {
 
@@ -85,6 +87,46 @@ std::string interval_cell(const nlohmann::json& result) {
   return fmt::format("<span title=\"10th-90th percentile of dtsim's errors on {} test rows of {} (docs/validation.md)\">{}-{}</span>",
                      html_escaped(interval.at("test_rows").dump()), html_escaped(interval.at("basis").get<std::string>()),
                      number_cell(interval, "low_s", "{:.4g}"), number_cell(interval, "high_s", "{:.4g}"));
+}
+
+/// Timing-only runs first, as a plan reads them: the split, the iteration, throughput, MFU, the fullest device,
+/// the pipeline's idle time and, for a budget, the whole run's days. Empty unless every run is timing-only.
+std::string timing_summary(const std::vector<ReportRun>& runs) {
+  const auto timing = [](const ReportRun& run) {
+    const nlohmann::json& result = run.summary.at("result");
+    return result.contains("throughput") && result.at("throughput").contains("model_flops_utilization");
+  };
+  if (runs.empty() || !std::all_of(runs.begin(), runs.end(), timing)) return {};
+  std::string out = "<table class=\"summary\"><tr><th>run</th><th>layout</th><th>iteration s</th><th>tokens/s</th>"
+                    "<th>samples/s</th><th>MFU</th><th>fullest device GiB</th><th>pipeline idle</th><th>projected days</th></tr>\n";
+  for (const ReportRun& run : runs) {
+    const nlohmann::json& result = run.summary.at("result");
+    const nlohmann::json& rate = result.at("throughput");
+    const double iterations = result.at("iterations").get<double>();
+    double fullest = 0.0;
+    if (result.contains("memory")) {
+      for (const auto& device : result.at("memory")) fullest = std::max(fullest, device.value("total_bytes", 0.0));
+    }
+    std::string layout = "data";
+    if (result.contains("parallelism")) {
+      const nlohmann::json& p = result.at("parallelism");
+      layout.clear();
+      for (const char* axis : {"tensor", "pipeline", "context", "expert", "data"}) {
+        if (!p.contains(axis) || !p.at(axis).is_number()) continue;
+        const int degree = p.at(axis).get<int>();
+        if (degree > 1 || axis[0] == 't' || axis[0] == 'p' || axis[0] == 'd') {
+          layout += fmt::format("{}{}{}", layout.empty() ? "" : " ", axis[0], degree);
+        }
+      }
+    }
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.6g}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{:.1f}</td><td>{}</td><td>{}</td></tr>\n",
+                       html_escaped(run.label), html_escaped(layout), iterations > 0 ? result.at("simulated_s").get<double>() / iterations : 0.0,
+                       number_cell(rate, "tokens_per_s"), number_cell(rate, "samples_per_s"),
+                       100.0 * rate.value("model_flops_utilization", 0.0), fullest / (1024.0 * 1024.0 * 1024.0),
+                       result.contains("pipeline") ? fmt::format("{:.1f}%", 100.0 * result.at("pipeline").value("idle_fraction", 0.0)) : "-",
+                       result.contains("projection") ? number_cell(result.at("projection"), "days", "{:.4g}") : "-");
+  }
+  return out + "</table>\n";
 }
 
 std::string results_table(const std::vector<ReportRun>& runs) {
@@ -168,7 +210,7 @@ std::string report_html(const std::vector<ReportRun>& runs) {
     appendix += fmt::format("<details{}><summary>{}</summary>\n<pre>{}</pre>\n</details>\n", runs.size() == 1 ? " open" : "",
                             html_escaped(run.label), html_escaped(yaml_text(run.summary.at("scenario"))));
   }
-  return page_html(title, results_table(runs), run_charts(runs), appendix);
+  return page_html(title, timing_summary(runs) + results_table(runs), run_charts(runs), appendix);
 }
 
 }  // namespace dtsim::analysis

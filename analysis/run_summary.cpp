@@ -140,6 +140,8 @@ RunSummary read_run_summary(const std::filesystem::path& folder, const sync::Syn
     if (result.contains("energy")) {
       out.energy_j = number_at(result.at("energy"), "total_j");
       out.energy_waiting_share = number_at(result.at("energy"), "waiting_share");
+      out.cost = number_at(result.at("energy"), "cost");
+      out.currency = result.at("energy").value("currency", std::string());
     }
     read_timing(result, out);
     double waiting = 0.0;
@@ -147,7 +149,10 @@ RunSummary read_run_summary(const std::filesystem::path& folder, const sync::Syn
     for (const auto& host : summary.at("hosts")) {
       if (host.at("role") != "worker") continue;
       waiting += host.at("wait_s").get<double>();
-      ++workers;
+      if (workers++ > 0 || !host.contains("communication_by_kind_s") || out.iterations == 0) continue;
+      for (const auto& [kind, seconds] : host.at("communication_by_kind_s").items()) {
+        out.communication_by_kind_s[kind] = seconds.get<double>() / static_cast<double>(out.iterations);
+      }
     }
     out.waiting_fraction = workers > 0 && out.simulated_s > 0.0 ? waiting / (workers * out.simulated_s) : 0.0;
     return out;

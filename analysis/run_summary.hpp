@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ struct RunSummary {
   /// The split, "t8 p4 d32" (with e and c for expert and context degrees above 1); "" for data parallelism
   /// alone.
   std::string layout;
+  /// Worker 0's communication per iteration by what it carried ("tensor", "pipeline", "data", "zero", "expert",
+  /// "context"), where the run reports it.
+  std::map<std::string, double> communication_by_kind_s;
+  std::optional<double> cost;  ///< the run's cost (energy.price_per_kwh, price_per_device_hour), in `currency`
+  std::string currency;
 };
 
 /// The run folders `folder` stands for: itself when it holds a summary.json; for a sweep's folder (a sweep.csv

@@ -197,6 +197,14 @@ std::string outcome_lines(const scenario::Scenario& s, const metrics::RunRecord&
                                             *s.target_accuracy, reached->sim_time_s, reached->iteration)
                               : fmt::format("  target     validation accuracy {} not reached\n", *s.target_accuracy);
   }
+  if (s.training.stops_at_target()) {
+    const std::string what = s.training.stop_loss ? fmt::format("validation loss {}", *s.training.stop_loss)
+                                                  : fmt::format("validation accuracy {}", *s.training.stop_accuracy);
+    out += record.stopped_at_target && !record.evaluations.empty()
+               ? fmt::format("  stopped    {} reached at iteration {} ({:.6f} s): the run stopped there\n", what,
+                             record.evaluations.back().iteration, record.evaluations.back().sim_time_s)
+               : fmt::format("  stopped    {} not reached: the run went to its end\n", what);
+  }
   out += fmt::format("  traffic    {} sent in total\n", core::format_size(core::Bytes(record.total_bytes_sent())));
   if (const std::optional<metrics::Throughput> rate = metrics::throughput(s, record)) {
     out += fmt::format("  throughput {:.6g} samples/s{}; model FLOPs utilization {:.1f}% of the workers' peak\n",

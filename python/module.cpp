@@ -204,7 +204,7 @@ Outcome explain(const std::filesystem::path& file, const std::optional<std::file
 }
 
 Outcome compare(const std::vector<std::filesystem::path>& folders) {
-  return here([&] { return dtsim::app::compare_command(folders, /*csv=*/true, dtsim::app::make_builtin_registries()); });
+  return here([&] { return dtsim::app::compare_command(folders, /*csv=*/true, {}, dtsim::app::make_builtin_registries()); });
 }
 
 Outcome report(const std::vector<std::filesystem::path>& folders, const std::optional<std::filesystem::path>& output) {

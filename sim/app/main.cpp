@@ -1,6 +1,7 @@
 // dtsim: the command line. The only place that chooses exit codes: 0 success, 2 bad input or usage,
 // 1 internal failure.
 
+#include "analysis/run_columns.hpp"
 #include "sim/app/calibrate_command.hpp"
 #include "sim/app/check_plugin_command.hpp"
 #include "sim/app/collective_command.hpp"
@@ -268,14 +269,28 @@ Subcommand add_compare(CLI::App& cli) {
   struct State {
     std::vector<Path> folders;
     bool csv = false;
+    std::vector<std::string> columns;
   };
   const auto s = std::make_shared<State>();
   CLI::App* command = cli.add_subcommand(
       "compare", "finished runs side by side: time to target loss, final loss, staleness, waiting, bytes");
-  command->add_option("folders", s->folders, "result folders written by `dtsim run`")->required();
+  command->add_option("folders", s->folders, "result folders written by `dtsim run` (none with --columns help)");
   command->add_flag("--csv", s->csv, "print CSV instead of a table");
+  command->add_option("--columns", s->columns, "the columns to show, such as layout,iteration_s,tokens_per_s,mfu,peak_memory "
+                                               "(`--columns help` lists them)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   return {command, [s](Invocation& at) {
-            fmt::print("{}", app::compare_command(s->folders, s->csv, at.registries()));
+            if (s->columns.size() == 1 && s->columns.front() == "help") {
+              fmt::print("{}", dtsim::analysis::columns_help());
+              return 0;
+            }
+            if (s->folders.empty()) {
+              throw dtsim::core::InputError(dtsim::core::Diagnostic{dtsim::core::SourcePosition("dtsim compare"), "folders",
+                                                                    "no result folders given",
+                                                                    "give the folders `dtsim run` wrote"});
+            }
+            fmt::print("{}", app::compare_command(s->folders, s->csv, s->columns, at.registries()));
             return 0;
           }};
 }
@@ -378,6 +393,7 @@ Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
   command->add_option("--gpus", s->options.devices, "device counts, such as 256,512,1024")
       ->required()
       ->delimiter(',')
+      ->allow_extra_args(false)
       ->check(CLI::Range(1, 65536));
   command->add_option("--top", s->options.top, "candidates simulated per device count")->check(CLI::Range(1, 1000))->capture_default_str();
   command->add_option("--objective", s->options.objective, "what the best plan maximizes: tokens_per_s, or minimizes: cost, energy (per token)")

@@ -437,11 +437,38 @@ void check_strategy_on_architecture(const scenario::Scenario& s, const sync::Syn
 
 /// An accuracy is a classifier's: the share of samples given their label.
 void check_target_accuracy(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
-  if (!s.target_accuracy || s.model.timing_only) return;
+  if (s.model.timing_only) return;
   if (registries.models.find(s.model.kind.value).factory.trains_on == models::SampleKind::Classified) return;
-  sink.error(s.target_accuracy_at, "outputs.target_accuracy",
-             fmt::format("'{}' classifies nothing, so it has no accuracy to reach", s.model.kind.value),
-             "use outputs.target_loss");
+  const std::string message = fmt::format("'{}' classifies nothing, so it has no accuracy to reach", s.model.kind.value);
+  if (s.target_accuracy) sink.error(s.target_accuracy_at, "outputs.target_accuracy", message, "use outputs.target_loss");
+  if (s.training.stop_accuracy) {
+    sink.error(s.training.stop_target_at, "training.stop.target_accuracy", message, "use training.stop.target_loss");
+  }
+}
+
+/// A run stops at a target where every worker holds the same model after each iteration and all of them learn
+/// the evaluation's verdict at the same iteration: bsp on an allreduce, every worker a whole replica.
+void check_stop_target(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
+  const scenario::TrainingSpec& t = s.training;
+  if (!t.stops_at_target()) return;
+  const std::string key = t.stop_loss ? "training.stop.target_loss" : "training.stop.target_accuracy";
+  if (s.model.timing_only) {
+    sink.error(t.stop_target_at, key, "a timing-only profile computes no loss or accuracy to reach",
+               "stop it after a number of iterations, or at a budget (training.stop.tokens)");
+    return;
+  }
+  const bool replicas = runtime::run_mode(s) == runtime::RunMode::DataParallel && strategy.bulk_synchronous();
+  if (!replicas) {
+    sink.error(t.stop_target_at, key,
+               fmt::format("stopping at a target is simulated for bsp on an allreduce, every worker a whole replica, so "
+                           "far; this run is {} on {}{}",
+                           t.sync_strategy.value, scenario::to_string(t.architecture),
+                           t.parallelism.is_model_parallel() ? ", its model split over devices" : ""),
+               "report when the target was reached instead: outputs.target_loss or outputs.target_accuracy");
+  } else if (s.failures.enabled) {
+    sink.error(t.stop_target_at, key, "stopping at a target beside failures is not simulated yet",
+               "remove failures, or report when the target was reached: outputs.target_loss");
+  }
 }
 
 /// The data read: a validation set, and enough training samples for one batch on every worker.
@@ -488,6 +515,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   const models::ModelProfile* profile = built.profile ? &*built.profile : nullptr;
   check_split(s, *strategy, profile, registries, sink);
   check_target_accuracy(s, registries, sink);
+  check_stop_target(s, *strategy, sink);
   if (s.model.timing_only) {
     check_profile_run(s, *strategy, built, sink);
     if (sink.empty()) {

@@ -177,6 +177,8 @@ struct RunRecord {
   std::optional<Partition> partition;
   /// When every worker had failed for good (an elastic job), and the job stopped.
   std::optional<double> job_lost_s;
+  /// A run with training.stop.target_loss or target_accuracy that reached it: `iterations` is where it stopped.
+  bool stopped_at_target = false;
   /// Parameter-server runs with failures: gradients the first shard received from each worker.
   std::vector<std::int64_t> gradients_by_worker;
   /// Set in energy runs.

@@ -465,6 +465,11 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
   if (scenario.target_loss) {
     result["time_to_target"] = time_to("target_loss", *scenario.target_loss, record.first_reaching(*scenario.target_loss));
   }
+  if (const scenario::TrainingSpec& t = scenario.training; t.stops_at_target()) {
+    // Where the run stopped: its last evaluation, the first to reach the target.
+    const EvaluationRow* last = record.stopped_at_target && !record.evaluations.empty() ? &record.evaluations.back() : nullptr;
+    result["stop"] = t.stop_loss ? time_to("target_loss", *t.stop_loss, last) : time_to("target_accuracy", *t.stop_accuracy, last);
+  }
   if (scenario.target_accuracy) {
     result["time_to_accuracy"] = time_to("target_accuracy", *scenario.target_accuracy,
                                          record.first_reaching_accuracy(*scenario.target_accuracy));

@@ -91,6 +91,7 @@ void AllreduceWorker::operator()() {
     }
     if (elastic && !elastic->end_of_iteration(iteration)) return;  // failed: the others go on without it
     if (evaluates()) after_iteration(context_, iteration, parameters);
+    if (target_reached(context_, iteration, parameters, evaluates())) return;  // every replica stops here alike
   }
 }
 

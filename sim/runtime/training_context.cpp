@@ -36,12 +36,48 @@ bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration) {
   return iteration % setup.evaluate_every == 0 || iteration == setup.total_iterations;
 }
 
+namespace {
+
+/// The training and validation evaluation of `parameters` after `iteration`; computed once per iteration for every
+/// worker of a run that stops at a target.
+std::pair<models::Evaluation, models::Evaluation> evaluation_of(const TrainingContext& context, std::int64_t iteration,
+                                                                const models::Parameters& parameters) {
+  const TrainingSetup& setup = *context.setup;
+  TargetStop* shared = context.target_stop;
+  if (shared != nullptr && shared->evaluated == iteration) return {shared->train, shared->validation};
+  std::pair<models::Evaluation, models::Evaluation> out{setup.model().evaluate(parameters, setup.data.train),
+                                                        setup.model().evaluate(parameters, setup.data.validation)};
+  if (shared != nullptr) {
+    shared->evaluated = iteration;
+    shared->train = out.first;
+    shared->validation = out.second;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool target_reached(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters,
+                    bool records) {
+  const scenario::TrainingSpec& training = context.scenario->training;
+  if (context.target_stop == nullptr || !evaluation_due(*context.setup, iteration)) return false;
+  const models::Evaluation validation = evaluation_of(context, iteration, parameters).second;
+  const bool reached = (training.stop_loss && validation.loss <= *training.stop_loss) ||
+                       (training.stop_accuracy && validation.accuracy >= *training.stop_accuracy);
+  if (reached && records) {
+    context.target_stop->stopped = iteration;
+    if (iteration < context.setup->total_iterations) {
+      context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
+    }
+  }
+  return reached;
+}
+
 void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters) {
   const TrainingSetup& setup = *context.setup;
   const double now = simgrid::s4u::Engine::get_clock();
   if (evaluation_due(setup, iteration)) {
-    const models::Evaluation train = setup.model().evaluate(parameters, setup.data.train);
-    const models::Evaluation validation = setup.model().evaluate(parameters, setup.data.validation);
+    const auto [train, validation] = evaluation_of(context, iteration, parameters);
     metrics::EvaluationRow row;
     row.sim_time_s = now;
     row.iteration = iteration;

@@ -24,6 +24,16 @@ struct FailureMeetings;
 /// every replica (see mirrored_ranks.hpp).
 enum class Mirroring { none, every_worker, replicas };
 
+/// A run that stops at a target (training.stop.target_loss, target_accuracy; bsp on an allreduce): the replicas'
+/// evaluation after an iteration, computed once for every worker (each holds the same model) so that all of them
+/// stop after the same iteration, and the iteration they stopped after.
+struct TargetStop {
+  std::int64_t evaluated = -1;  ///< the iteration `train` and `validation` are of
+  models::Evaluation train;
+  models::Evaluation validation;
+  std::optional<std::int64_t> stopped;
+};
+
 struct TrainingContext {
   const scenario::Scenario* scenario = nullptr;
   const TrainingSetup* setup = nullptr;
@@ -41,6 +51,8 @@ struct TrainingContext {
   FailureMeetings* failures = nullptr;
   /// Ranks that stand for others, which behave alike and are not simulated (see mirrored_ranks.hpp).
   Mirroring mirroring = Mirroring::none;
+  /// Runs that stop at a target; null otherwise.
+  TargetStop* target_stop = nullptr;
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {
@@ -75,5 +87,11 @@ bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration);
 /// (every `evaluate_every` iterations and after the last), keeps the final parameters, and reports
 /// progress. Costs no simulated time. Called by worker 0 only.
 void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters);
+
+/// Whether the run stops after `iteration`: an evaluation is due there and reaches the scenario's target. Every
+/// worker of a run that stops at a target asks, with its parameters (the same as every other's); the first to ask
+/// evaluates. Worker 0 (`records`) then reports its parameters as the final ones. False without a target.
+bool target_reached(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters,
+                    bool records);
 
 }  // namespace dtsim::runtime

@@ -284,6 +284,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   if (scenario.energy.enabled) energy.emplace(scenario, setup.graph, session.platform(), record);
   if (energy && mirrored) energy->read_workers_from([&](int rank) { return stand_ins.stand_in(rank); }, worker_count);
   FailureMeetings meetings = failure_meetings(scenario, workers.size());
+  std::optional<TargetStop> target_stop;
+  if (scenario.training.stops_at_target()) target_stop.emplace();
   // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
   std::int64_t reached = 0;
   const bool timing_only = is_timing_only(setup.mode);
@@ -312,7 +314,8 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
                                 &step_slowdowns,
                                 energy ? &*energy : nullptr,
                                 &meetings,
-                                mirroring};
+                                mirroring,
+                                target_stop ? &*target_stop : nullptr};
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
   const std::shared_ptr<ShareAssembly> assembly = start_actors(session, context, stand_ins, server_rows);
@@ -321,6 +324,10 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   record.simulated_s = session.run();
   if (analytical) analytical->flush(traffic);
   if (record.partition || record.job_lost_s) record.iterations = reached;
+  if (target_stop && target_stop->stopped) {
+    record.iterations = *target_stop->stopped;
+    record.stopped_at_target = true;
+  }
   if (mirrored) {
     record.simulated_workers = static_cast<int>(stand_ins.simulated().size());
     copy_stand_ins(record, stand_ins);

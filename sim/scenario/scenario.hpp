@@ -337,6 +337,13 @@ struct TrainingSpec {
   std::optional<double> tokens;
   std::optional<double> samples;
   core::SourcePosition budget_at;
+  /// Real-math runs: stop at the first evaluation whose validation loss is at or below `stop_loss`, or whose
+  /// accuracy is at or above `stop_accuracy` (training.stop.target_loss, target_accuracy); epochs or iterations
+  /// bound the run.
+  std::optional<double> stop_loss;
+  std::optional<double> stop_accuracy;
+  core::SourcePosition stop_target_at;
+  [[nodiscard]] bool stops_at_target() const { return stop_loss || stop_accuracy; }
   /// Evaluate every this many iterations; 0 means once per epoch.
   int evaluate_every = 0;
 };

@@ -307,7 +307,7 @@ void check_budget(const View& stop, const TrainingSpec& out, core::DiagnosticSin
                "keep one of them");
     return;
   }
-  for (const char* other : {"epochs", "iterations", "target_loss", "sim_time"}) {
+  for (const char* other : {"epochs", "iterations", "target_loss", "target_accuracy", "sim_time"}) {
     if (!stop.has(other)) continue;
     sink.error(stop.key_where(other), fmt::format("training.stop.{}", other),
                fmt::format("a budget of {} is projected from a few simulated iterations and takes no other stop "
@@ -386,8 +386,16 @@ void read_training(const View& training, int workers, const Registries& registri
   out.tokens = stop.number("tokens");
   out.samples = stop.number("samples");
   out.budget_at = stop.has("tokens") ? stop.where("tokens") : stop.where("samples");
-  if (!stop.has("epochs") && !stop.has("iterations") && !stop.has("target_loss") && !stop.has("sim_time") &&
-      !out.tokens && !out.samples) {
+  out.stop_loss = stop.number("target_loss");
+  out.stop_accuracy = stop.number("target_accuracy");
+  out.stop_target_at = stop.has("target_loss") ? stop.key_where("target_loss") : stop.key_where("target_accuracy");
+  if (out.stops_at_target() && !out.epochs && !out.iterations && !out.tokens && !out.samples) {
+    sink.error(out.stop_target_at, out.stop_loss ? "training.stop.target_loss" : "training.stop.target_accuracy",
+               "a target stops the run early, and nothing bounds it if the target is never reached",
+               "add epochs or iterations beside it: the most the run may take");
+  }
+  if (!stop.has("epochs") && !stop.has("iterations") && !stop.has("target_loss") && !stop.has("target_accuracy") &&
+      !stop.has("sim_time") && !out.tokens && !out.samples) {
     sink.error(stop.where(), "training.stop", "needs at least one stop condition",
                "give epochs, iterations, target_loss or sim_time, for example `epochs: 5`");
   }

@@ -360,7 +360,13 @@ SchemaNode training(const Registries& registries) {
                          .for_example("2000000000000"),
                      number("samples", 1.0, 1e18,
                             "timing-only runs: samples (sequences) to train on, projected as tokens are"),
-                     number("target_loss", 0.0, kInf, "validation loss to reach").exclusive_min().plan(),
+                     number("target_loss", 0.0, kInf,
+                            "real-math runs: stop at the first evaluation whose validation loss is at or below it (epochs or "
+                            "iterations bound the run)")
+                         .exclusive_min(),
+                     number("target_accuracy", 0.0, 1.0,
+                            "real-math classifiers: stop at the first evaluation whose validation accuracy is at or above it")
+                         .exclusive_min(),
                      quantity("sim_time", Unit::Duration, "simulated time budget").exclusive_min().plan(),
                  })
               .require()

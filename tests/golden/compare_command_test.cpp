@@ -96,6 +96,45 @@ TEST(CompareCommand, TimingOnlySweepFolderGivesOneRowPerPoint) {
       << table.out;
 }
 
+// The columns a plan reads, chosen by name; each cell the run's own figure.
+TEST(CompareCommand, ColumnsChosenByNameShowTheRunsOwnFigures) {
+  const auto root = fresh_output_folder("compare-columns");
+  const CommandResult run =
+      run_dtsim("run " + scenario_path("parallelism/bert-large-pipeline.yaml").string() + " -q -o " + (root / "sweep").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const std::string columns = " --columns layout,iteration_s,samples_per_s,pipeline_s,bubble ";
+  const CommandResult csv = run_dtsim("compare --csv" + columns + (root / "sweep").string());
+  ASSERT_EQ(csv.exit_status, 0) << csv.err;
+  const auto rows = split(csv.out, '\n');
+  ASSERT_GE(rows.size(), 3U) << csv.out;
+  EXPECT_EQ(rows[0], "run,layout,iteration_s,samples_per_s,pipeline_s,bubble");
+  const auto points = split(read_file(root / "sweep" / "sweep.csv"), '\n');
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = core::csv_cells(rows[i]);
+    ASSERT_EQ(cells.size(), 6U) << rows[i];
+    std::string point = split(points[i], ',')[0];
+    if (point.front() == '"') point = point.substr(1, point.size() - 2);
+    const auto summary = nlohmann::json::parse(read_file(root / "sweep" / point / "summary.json"));
+    const auto& result = summary["result"];
+    EXPECT_NEAR(std::stod(cells[2]), result["simulated_s"].get<double>() / result["iterations"].get<double>(), 1e-9);
+    EXPECT_NEAR(std::stod(cells[3]), result["throughput"]["samples_per_s"].get<double>(), 1e-6);
+    const double pipeline = summary["hosts"][0]["communication_by_kind_s"]["pipeline"].get<double>();
+    EXPECT_NEAR(std::stod(cells[4]), pipeline / result["iterations"].get<double>(), 1e-9);
+    EXPECT_NEAR(std::stod(cells[5]), 100.0 * result["pipeline"]["idle_fraction"].get<double>(), 1e-4);
+    EXPECT_EQ(cells[1].rfind("t1 p", 0), 0U) << cells[1];
+  }
+  const CommandResult table = run_dtsim("compare" + columns + (root / "sweep").string());
+  ASSERT_EQ(table.exit_status, 0) << table.err;
+  EXPECT_EQ(split(table.out, '\n').size(), rows.size());
+  const CommandResult unknown = run_dtsim("compare --columns layout,tokens " + (root / "sweep").string());
+  EXPECT_EQ(unknown.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(unknown.err).rfind("dtsim compare: error: --columns: no column 'tokens'\n  hint: the columns: run, ", 0), 0U)
+      << unknown.err;
+  const CommandResult help = run_dtsim("compare --columns help");
+  EXPECT_EQ(help.exit_status, 0);
+  EXPECT_NE(help.out.find("  tokens_per_s      timing-only runs: tokens per second\n"), std::string::npos) << help.out;
+}
+
 // A sweep over two axes names its points with a comma ("collectives[algorithm=ring,workers=4]"): the CSV
 // quotes them, so that every row still has one cell per column (pandas and spreadsheets read it).
 TEST(CompareCommand, CellsWithCommasAreQuoted) {
