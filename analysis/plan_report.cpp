@@ -157,8 +157,9 @@ std::vector<PlanDiscard> count_discards(const std::vector<PlanRow>& rows, std::i
   std::map<std::string, PlanDiscard> by_reason;
   for (const PlanRow& row : rows) {
     if (row.discarded.empty()) continue;
-    PlanDiscard& d = by_reason[row.discarded];
-    if (d.count++ == 0) d = {row.discarded, 1, row.split + ": " + row.detail};
+    // The first candidate discarded for a reason is its example.
+    const auto [entry, fresh] = by_reason.try_emplace(row.discarded, PlanDiscard{row.discarded, 0, row.split + ": " + row.detail});
+    ++entry->second.count;
   }
   if (undivided > 0) {
     by_reason["training.batch"] = {"training.batch", undivided,

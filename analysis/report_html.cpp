@@ -1,6 +1,7 @@
 #include "analysis/report_html.hpp"
 
 #include "analysis/report_assets.hpp"
+#include "analysis/run_summary.hpp"
 #include "sim/core/version.hpp"
 
 #include <fmt/format.h>
@@ -107,18 +108,8 @@ std::string timing_summary(const std::vector<ReportRun>& runs) {
     if (result.contains("memory")) {
       for (const auto& device : result.at("memory")) fullest = std::max(fullest, device.value("total_bytes", 0.0));
     }
-    std::string layout = "data";
-    if (result.contains("parallelism")) {
-      const nlohmann::json& p = result.at("parallelism");
-      layout.clear();
-      for (const char* axis : {"tensor", "pipeline", "context", "expert", "data"}) {
-        if (!p.contains(axis) || !p.at(axis).is_number()) continue;
-        const int degree = p.at(axis).get<int>();
-        if (degree > 1 || axis[0] == 't' || axis[0] == 'p' || axis[0] == 'd') {
-          layout += fmt::format("{}{}{}", layout.empty() ? "" : " ", axis[0], degree);
-        }
-      }
-    }
+    std::string layout = result.contains("parallelism") ? describe_layout(result.at("parallelism")) : std::string();
+    if (layout.empty()) layout = "data";
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.6g}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{:.1f}</td><td>{}</td><td>{}</td></tr>\n",
                        html_escaped(run.label), html_escaped(layout), iterations > 0 ? result.at("simulated_s").get<double>() / iterations : 0.0,
                        number_cell(rate, "tokens_per_s"), number_cell(rate, "samples_per_s"),

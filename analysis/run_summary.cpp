@@ -50,15 +50,6 @@ std::string describe_architecture(const sync::SyncRegistry& strategies, const st
   return kind;
 }
 
-/// "t8 p4 d32", with the expert and context degrees where above 1; "" without model parallelism.
-std::string describe_layout(const nlohmann::json& parallelism) {
-  const auto degree = [&](const char* key) { return parallelism.value(key, 1); };
-  if (degree("tensor") == 1 && degree("pipeline") == 1 && degree("expert") == 1 && degree("context") == 1) return "";
-  std::string out = fmt::format("t{} p{} d{}", degree("tensor"), degree("pipeline"), degree("data"));
-  if (degree("expert") > 1) out += fmt::format(" e{}", degree("expert"));
-  if (degree("context") > 1) out += fmt::format(" c{}", degree("context"));
-  return out;
-}
 
 /// What a timing-only run reports for planning: its throughput, memory, pipeline idle time and split.
 void read_timing(const nlohmann::json& result, RunSummary& out) {
@@ -80,6 +71,15 @@ void read_timing(const nlohmann::json& result, RunSummary& out) {
 }
 
 }  // namespace
+
+std::string describe_layout(const nlohmann::json& parallelism) {
+  const auto degree = [&](const char* key) { return parallelism.value(key, 1); };
+  if (degree("tensor") == 1 && degree("pipeline") == 1 && degree("expert") == 1 && degree("context") == 1) return "";
+  std::string out = fmt::format("t{} p{} d{}", degree("tensor"), degree("pipeline"), degree("data"));
+  if (degree("expert") > 1) out += fmt::format(" e{}", degree("expert"));
+  if (degree("context") > 1) out += fmt::format(" c{}", degree("context"));
+  return out;
+}
 
 std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder) {
   std::error_code ignored;

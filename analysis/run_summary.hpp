@@ -5,6 +5,8 @@
 #include "sim/sync/sync_strategy.hpp"
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -48,6 +50,10 @@ struct RunSummary {
   std::optional<double> cost;  ///< the run's cost (energy.price_per_kwh, price_per_device_hour), in `currency`
   std::string currency;
 };
+
+/// A run's split from its result.parallelism: "t8 p4 d32", with the expert and context degrees where above 1; ""
+/// without model parallelism.
+std::string describe_layout(const nlohmann::json& parallelism);
 
 /// The run folders `folder` stands for: itself when it holds a summary.json; for a sweep's folder (a sweep.csv
 /// and no summary.json), its points' folders in sweep.csv's order; for a scaling study's (scaling.csv), its

@@ -170,19 +170,7 @@ void simulate(const PlanOptions& options, const scenario::ScenarioFormat& format
   const int devices = found.study.devices;
   const std::string name = fmt::format("{}-devices", devices);
   core::write_file_atomically(folder / (name + ".yaml"), found.scenario_text);
-  RunCommandOptions run;
-  run.scenario_file = folder / (name + ".yaml");
-  run.seed = options.seed;
-  run.quiet = options.quiet;
-  run.force = options.force;
-  run.jobs = options.jobs;
-  run.summary_table = false;
-  run.plugins = options.plugins;
-  run.confine = options.confine;
-  run.executable = options.executable;
-  if (options.progress_to) {
-    run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
-  }
+  const RunCommandOptions run = study_sweep_options(options, folder / (name + ".yaml"), name);
   const auto started = std::chrono::steady_clock::now();
   run_sweep(run, format, *found.best, folder / name);
   std::size_t point = 0;

@@ -170,19 +170,7 @@ analysis::ScalingStudy run_study(const ScaleOptions& options, const scenario::Sc
   const std::string name(analysis::mode_name(mode));
   const std::filesystem::path generated = folder / (name + ".yaml");
   core::write_file_atomically(generated, text);
-  RunCommandOptions run;
-  run.scenario_file = generated;
-  run.seed = options.seed;
-  run.quiet = options.quiet;
-  run.force = options.force;
-  run.jobs = options.jobs;
-  run.summary_table = false;
-  run.plugins = options.plugins;
-  run.confine = options.confine;
-  run.executable = options.executable;
-  if (options.progress_to) {
-    run.progress_to = [to = options.progress_to, name](const std::string& line) { to(name + ": " + line); };
-  }
+  const RunCommandOptions run = study_sweep_options(options, generated, name);
   if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
   run_sweep(run, format, points, folder / name);
   std::vector<analysis::ScalingPoint> measured;

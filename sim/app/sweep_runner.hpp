@@ -6,6 +6,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <filesystem>
+#include <string>
 
 namespace dtsim::app {
 
@@ -15,5 +16,27 @@ namespace dtsim::app {
 /// Throws core::InputError naming the point when one fails, once the points running have ended.
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat& format,
                const scenario::ScenarioDocument& document, const std::filesystem::path& folder);
+
+/// The options of a sweep that a study (`dtsim scale`, `dtsim plan`) writes to `scenario_file` and runs as part of
+/// it: the study's seed, jobs, plug-ins, confinement and executable, no results table of its own, and progress
+/// lines led by `label`.
+template <typename StudyOptions>
+RunCommandOptions study_sweep_options(const StudyOptions& options, const std::filesystem::path& scenario_file,
+                                      const std::string& label) {
+  RunCommandOptions run;
+  run.scenario_file = scenario_file;
+  run.seed = options.seed;
+  run.quiet = options.quiet;
+  run.force = options.force;
+  run.jobs = options.jobs;
+  run.summary_table = false;
+  run.plugins = options.plugins;
+  run.confine = options.confine;
+  run.executable = options.executable;
+  if (options.progress_to) {
+    run.progress_to = [to = options.progress_to, label](const std::string& line) { to(label + ": " + line); };
+  }
+  return run;
+}
 
 }  // namespace dtsim::app
