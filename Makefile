@@ -1,6 +1,6 @@
 # Two commands do all the set-up:
 #   make run   installs what is missing, builds, and simulates scenarios/quickstart.yaml
-#   make test  installs what is missing, builds, and runs the whole test suite
+#   make test  installs what is missing, builds, and runs the quick test suite (make test-extensive: the long tests)
 #   make fuzz  builds the scenario reader's libFuzzer target with clang and runs it for FUZZ_SECONDS
 PACKAGES := cmake g++ make pkg-config libsimgrid-dev libboost-graph-dev libfmt-dev libyaml-cpp-dev \
             libgtest-dev libgmock-dev libeigen3-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev \
@@ -11,13 +11,17 @@ PRESET ?= release
 JOBS ?= 2
 FUZZ_SECONDS ?= 60
 
-.PHONY: run test deps build bench fuzz clean
+.PHONY: run test test-extensive deps build bench fuzz clean
 
 run: build
 	./build/$(PRESET)/dtsim run scenarios/quickstart.yaml
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
+
+# The tests too long for the quick suite (label extensive): scenarios whose one run takes minutes.
+test-extensive: build
+	cd build/$(PRESET) && ctest -L extensive -j $(JOBS) --output-on-failure
 
 deps:
 	@sh cmake/install-deps.sh $(PACKAGES)

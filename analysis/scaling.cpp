@@ -1,5 +1,7 @@
 #include "analysis/scaling.hpp"
 
+#include "sim/core/csv.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,15 +43,15 @@ ScalingStudy scaling_study(ScalingMode mode, std::vector<ScalingPoint> points) {
 std::string scaling_csv(const std::vector<ScalingStudy>& studies) {
   std::string out =
       "mode,workers,iteration_s,samples_per_s,speedup,efficiency,karp_flatt,compute_share,communication_share,"
-      "waiting_share,time_to_target_s,epochs_to_target,fitted_serial_fraction\n";
+      "waiting_share,time_to_target_s,epochs_to_target,fitted_serial_fraction,layout\n";
   const auto cell = [](const std::optional<double>& value) { return value ? fmt::format("{:.9g}", *value) : std::string(); };
   for (const ScalingStudy& study : studies) {
     for (const ScalingRow& row : study.rows) {
       const ScalingPoint& p = row.point;
-      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{:.9g},{:.9g},{},{},{}\n", mode_name(study.mode),
+      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{:.9g},{:.9g},{},{},{},{}\n", mode_name(study.mode),
                          p.workers, p.iteration_s, p.samples_per_s, row.speedup, row.efficiency, cell(row.karp_flatt),
                          p.compute_share, p.communication_share, p.waiting_share, cell(p.time_to_target_s),
-                         cell(p.epochs_to_target), cell(study.serial_fraction));
+                         cell(p.epochs_to_target), cell(study.serial_fraction), core::csv_field(p.layout));
     }
   }
   return out;

@@ -21,6 +21,7 @@ struct ScalingPoint {
   double waiting_share = 0.0;
   std::optional<double> time_to_target_s;  ///< runs that train for real and reached outputs.target_loss
   std::optional<double> epochs_to_target;
+  std::string layout;  ///< the run's split ("t4 p4 d64", run_summary.hpp's describe_layout); "" for data parallelism alone
 };
 
 struct ScalingRow {

@@ -1,6 +1,7 @@
 #include "analysis/scaling_report.hpp"
 
 #include "analysis/report_html.hpp"
+#include "analysis/run_summary.hpp"
 
 #include <fmt/format.h>
 
@@ -117,7 +118,21 @@ std::string fitted_law(const ScalingStudy& study) {
              : fmt::format("Gustafson's law fits a serial fraction s = {:.4f}: S(n) = n - s (n - 1)", *study.serial_fraction);
 }
 
+/// Whether any point of the studies splits its model (a layout to show beside the figures).
+bool any_split(const std::vector<ScalingStudy>& studies) {
+  for (const ScalingStudy& study : studies) {
+    for (const ScalingRow& row : study.rows) {
+      if (!row.point.layout.empty()) return true;
+    }
+  }
+  return false;
+}
+
+/// A point's split as the tables show it: its layout, or its data-parallel degree alone.
+std::string split_of(const ScalingPoint& p) { return p.layout.empty() ? fmt::format("d{}", p.workers) : p.layout; }
+
 std::string html_table(const std::vector<ScalingStudy>& studies) {
+  const bool split = any_split(studies);
   std::string out;
   for (const ScalingStudy& study : studies) {
     out += fmt::format("<h2>{} scaling</h2>\n<p class=\"caption\">{}. {}</p>\n", study.mode == ScalingMode::Weak ? "Weak" : "Strong",
@@ -125,15 +140,17 @@ std::string html_table(const std::vector<ScalingStudy>& studies) {
                                                        : "The global batch stays: each worker's batch shrinks as workers grow",
                        html_escaped(fitted_law(study)));
     out += "<table><tr><th>workers</th><th>iteration s</th><th>samples/s</th><th>speedup</th><th>efficiency</th>"
-           "<th>Karp-Flatt</th><th>compute</th><th>communication</th><th>waiting</th><th>to target s</th><th>epochs to target</th></tr>\n";
+           "<th>Karp-Flatt</th><th>compute</th><th>communication</th><th>waiting</th><th>to target s</th><th>epochs to target</th>";
+    out += split ? "<th>split</th></tr>\n" : "</tr>\n";
     for (const ScalingRow& row : study.rows) {
       const ScalingPoint& p = row.point;
       out += fmt::format("<tr><td>{}</td><td>{:.6g}</td><td>{:.6g}</td><td>{:.3f}</td><td>{:.1f}%</td><td>{}</td><td>{:.1f}%</td>"
-                         "<td>{:.1f}%</td><td>{:.1f}%</td><td>{}</td><td>{}</td></tr>\n",
+                         "<td>{:.1f}%</td><td>{:.1f}%</td><td>{}</td><td>{}</td>{}</tr>\n",
                          p.workers, p.iteration_s, p.samples_per_s, row.speedup, 100.0 * row.efficiency,
                          optional_cell(row.karp_flatt), 100.0 * p.compute_share, 100.0 * p.communication_share,
                          100.0 * p.waiting_share, optional_cell(p.time_to_target_s, "{:.6g}"),
-                         optional_cell(p.epochs_to_target, "{:.3g}"));
+                         optional_cell(p.epochs_to_target, "{:.3g}"),
+                         split ? "<td>" + html_escaped(split_of(p)) + "</td>" : std::string());
     }
     out += "</table>\n";
   }
@@ -159,6 +176,7 @@ ScalingPoint scaling_point(const nlohmann::json& summary) {
   }
   const double worker_time = point.workers * simulated;
   point.iteration_s = iterations > 0 ? simulated / iterations : 0.0;
+  if (result.contains("parallelism")) point.layout = describe_layout(result.at("parallelism"));
   if (result.contains("throughput")) {
     point.samples_per_s = result.at("throughput").at("samples_per_s").get<double>();
   } else {
@@ -206,18 +224,20 @@ std::string scaling_report_html(const std::string& name, const std::vector<Scali
 }
 
 std::string scaling_table(const std::vector<ScalingStudy>& studies) {
+  const bool split = any_split(studies);
   std::string out;
   for (const ScalingStudy& study : studies) {
     out += fmt::format("{} scaling: {}\n", mode_name(study.mode), fitted_law(study));
-    out += fmt::format("  {:>8} {:>13} {:>13} {:>9} {:>10} {:>10} {:>9} {:>9} {:>9} {:>12} {:>8}\n", "workers", "iteration_s",
-                       "samples/s", "speedup", "efficiency", "karp-flatt", "compute", "comm", "waiting", "to_target_s", "epochs");
+    out += fmt::format("  {:>8} {:>13} {:>13} {:>9} {:>10} {:>10} {:>9} {:>9} {:>9} {:>12} {:>8}{}\n", "workers", "iteration_s",
+                       "samples/s", "speedup", "efficiency", "karp-flatt", "compute", "comm", "waiting", "to_target_s", "epochs",
+                       split ? "  split" : "");
     for (const ScalingRow& row : study.rows) {
       const ScalingPoint& p = row.point;
-      out += fmt::format("  {:>8} {:>13.6g} {:>13.6g} {:>9.3f} {:>9.1f}% {:>10} {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>12} {:>8}\n",
+      out += fmt::format("  {:>8} {:>13.6g} {:>13.6g} {:>9.3f} {:>9.1f}% {:>10} {:>8.1f}% {:>8.1f}% {:>8.1f}% {:>12} {:>8}{}\n",
                          p.workers, p.iteration_s, p.samples_per_s, row.speedup, 100.0 * row.efficiency,
                          optional_cell(row.karp_flatt), 100.0 * p.compute_share, 100.0 * p.communication_share,
                          100.0 * p.waiting_share, optional_cell(p.time_to_target_s, "{:.6g}"),
-                         optional_cell(p.epochs_to_target, "{:.3g}"));
+                         optional_cell(p.epochs_to_target, "{:.3g}"), split ? "  " + split_of(p) : std::string());
     }
   }
   return out;

@@ -157,7 +157,8 @@ std::string projection_line(const scenario::Scenario& s, const metrics::Projecti
   if (p.kwh) costs += fmt::format(", {:.4g} MWh", *p.kwh / 1000.0);
   if (p.co2_kg) costs += fmt::format(", {:.4g} t CO2", *p.co2_kg / 1000.0);
   if (p.cost) costs += fmt::format(", {:.4g} {}", *p.cost, s.energy.currency);
-  const std::string trained = p.tokens > 0.0 ? fmt::format("{:.4g} tokens", p.tokens) : fmt::format("{:.4g} samples", p.samples);
+  std::string trained = p.tokens > 0.0 ? fmt::format("{:.4g} tokens", p.tokens) : fmt::format("{:.4g} samples", p.samples);
+  if (p.epochs) trained = fmt::format("{} epochs, {}", *p.epochs, trained);
   std::string out = fmt::format("  projected  {} in {} iterations of {:.6g} s (the mean of {} simulated): {:.4g} days, "
                                 "{:.4g} device-hours{}\n",
                                 trained, p.iterations, p.iteration_s, p.simulated_iterations, p.days, p.device_hours, costs);

@@ -315,43 +315,6 @@ Subcommand add_report(CLI::App& cli) {
           }};
 }
 
-Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
-  struct State {
-    app::ScaleOptions options;
-    Path output;
-    std::uint64_t seed = 0;
-    CLI::Option* output_given = nullptr;
-    CLI::Option* seed_given = nullptr;
-  };
-  const auto s = std::make_shared<State>();
-  CLI::App* command = cli.add_subcommand(
-      "scale", "a weak and strong scaling study: the scenario over worker counts, with speedup, efficiency and fits");
-  command->add_option("scenario", s->options.scenario_file, "scenario YAML file")->required();
-  command->add_option("--workers", s->options.workers, "worker counts, such as 1,2,4,8")
-      ->required()
-      ->delimiter(',')
-      ->check(CLI::Range(1, 65536));
-  command->add_option("--mode", s->options.mode, "weak (each worker keeps its batch), strong (the global batch "
-                                                 "stays) or both")
-      ->check(CLI::IsMember({"weak", "strong", "both"}))
-      ->capture_default_str();
-  s->output_given = command->add_option("-o,--output", s->output, "result folder (default: out/<scenario name>-scaling)");
-  s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's")->check(seed_check());
-  command->add_option("-j,--jobs", s->options.jobs, "points run at once (default: the cores)")->check(CLI::Range(1, 1024));
-  command->add_flag("--force", s->options.force, "run every point again, even those already done");
-  command->add_flag("-q,--quiet", s->options.quiet, "print nothing but errors");
-  add_plugin_option(command, common);
-  return {command, [s](Invocation& at) {
-            app::ScaleOptions options = s->options;
-            options.plugins = at.plugins();
-            options.confine = at.confine();
-            if (*s->output_given) options.output_folder = s->output;
-            if (*s->seed_given) options.seed = s->seed;
-            app::scale_command(options, at.registries());
-            return 0;
-          }};
-}
-
 /// A size with its unit ("70GiB"), as the scenario language writes sizes.
 CLI::Validator size_check() {
   return CLI::Validator(
@@ -374,15 +337,103 @@ std::vector<std::string> names_of(const std::vector<dtsim::scenario::NamedValue<
   return out;
 }
 
+/// The options that fix a plan's choices (`--tensor 8 --zero 1 ...`) and cap its memory, shared by `dtsim plan`
+/// and `dtsim scale --plan`; read() gives what was given.
+struct PlanSpaceFlags {
+  std::string max_memory;
+  std::string recomputation;
+  std::string schedule;
+  std::map<std::string, int> fixed;
+
+  void add_to(CLI::App* command) {
+    command->add_option("--max-memory", max_memory, "the memory a device may use, below its capacity (such as 70GiB)")
+        ->check(size_check());
+    for (const std::string axis : {"tensor", "pipeline", "context", "expert", "microbatches", "zero"}) {
+      const bool zero = axis == "zero";
+      command->add_option("--" + axis, fixed[axis],
+                          "fix the " + axis + (zero ? " stage" : axis == "microbatches" ? " count" : " degree"))
+          ->check(CLI::Range(zero ? 0 : 1, zero ? 3 : 65536));
+    }
+    command->add_option("--recomputation", recomputation, "fix the recomputation")
+        ->check(CLI::IsMember(names_of(dtsim::scenario::recomputations())));
+    command->add_option("--schedule", schedule, "fix the pipeline schedule")
+        ->check(CLI::IsMember(names_of(dtsim::scenario::pipeline_schedules())));
+  }
+
+  /// The space the flags given on `command` fix, and the memory cap.
+  [[nodiscard]] app::PlanSpace space(const CLI::App* command) const {
+    const auto given = [&](const char* axis) -> std::optional<int> {
+      return command->count(std::string("--") + axis) > 0 ? std::optional<int>(fixed.at(axis)) : std::nullopt;
+    };
+    app::PlanSpace out;
+    out.tensor = given("tensor");
+    out.pipeline = given("pipeline");
+    out.context = given("context");
+    out.expert = given("expert");
+    out.microbatches = given("microbatches");
+    out.zero = given("zero");
+    if (!recomputation.empty()) out.recomputation = dtsim::scenario::value_named(dtsim::scenario::recomputations(), recomputation);
+    if (!schedule.empty()) out.schedule = dtsim::scenario::value_named(dtsim::scenario::pipeline_schedules(), schedule);
+    return out;
+  }
+  [[nodiscard]] std::optional<double> memory_cap() const {
+    return max_memory.empty() ? std::nullopt : std::optional(dtsim::core::parse_size(max_memory).value());
+  }
+};
+
+Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
+  struct State {
+    app::ScaleOptions options;
+    PlanSpaceFlags plan;
+    Path output;
+    std::uint64_t seed = 0;
+    CLI::Option* output_given = nullptr;
+    CLI::Option* seed_given = nullptr;
+  };
+  const auto s = std::make_shared<State>();
+  CLI::App* command = cli.add_subcommand(
+      "scale", "a weak and strong scaling study: the scenario over worker counts, with speedup, efficiency and fits");
+  command->add_option("scenario", s->options.scenario_file, "scenario YAML file")->required();
+  command->add_option("--workers", s->options.workers, "worker counts, such as 1,2,4,8")
+      ->required()
+      ->delimiter(',')
+      ->check(CLI::Range(1, 65536));
+  command->add_option("--mode", s->options.mode, "weak (each worker keeps its batch), strong (the global batch "
+                                                 "stays) or both")
+      ->check(CLI::IsMember({"weak", "strong", "both"}))
+      ->capture_default_str();
+  command->add_flag("--plan", s->options.plan, "split each worker count as `dtsim plan` ranks best by its estimate "
+                                               "(weak scaling then keeps the batch per device)");
+  s->plan.add_to(command);
+  for (const char* flag : {"--max-memory", "--tensor", "--pipeline", "--context", "--expert", "--microbatches", "--zero",
+                           "--recomputation", "--schedule"}) {
+    command->get_option(flag)->needs("--plan");
+  }
+  s->output_given = command->add_option("-o,--output", s->output, "result folder (default: out/<scenario name>-scaling)");
+  s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's")->check(seed_check());
+  command->add_option("-j,--jobs", s->options.jobs, "points run at once (default: the cores)")->check(CLI::Range(1, 1024));
+  command->add_flag("--force", s->options.force, "run every point again, even those already done");
+  command->add_flag("-q,--quiet", s->options.quiet, "print nothing but errors");
+  add_plugin_option(command, common);
+  return {command, [s, command](Invocation& at) {
+            app::ScaleOptions options = s->options;
+            options.space = s->plan.space(command);
+            options.max_memory_bytes = s->plan.memory_cap();
+            options.plugins = at.plugins();
+            options.confine = at.confine();
+            if (*s->output_given) options.output_folder = s->output;
+            if (*s->seed_given) options.seed = s->seed;
+            app::scale_command(options, at.registries());
+            return 0;
+          }};
+}
+
 Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
   struct State {
     app::PlanOptions options;
+    PlanSpaceFlags plan;
     Path output;
     std::uint64_t seed = 0;
-    std::string max_memory;
-    std::string recomputation;
-    std::string schedule;
-    std::map<std::string, int> fixed;
     CLI::Option* output_given = nullptr;
     CLI::Option* seed_given = nullptr;
   };
@@ -399,15 +450,7 @@ Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
   command->add_option("--objective", s->options.objective, "what the best plan maximizes: tokens_per_s, or minimizes: cost, energy (per token)")
       ->check(CLI::IsMember({"tokens_per_s", "cost", "energy"}))
       ->capture_default_str();
-  command->add_option("--max-memory", s->max_memory, "the memory a device may use, below its capacity (such as 70GiB)")->check(size_check());
-  for (const char* axis : {"tensor", "pipeline", "context", "expert", "microbatches", "zero"}) {
-    command->add_option(std::string("--") + axis, s->fixed[axis], std::string("fix the ") + axis + (std::string(axis) == "zero" ? " stage" : std::string(axis) == "microbatches" ? " count" : " degree"))
-        ->check(CLI::Range(std::string(axis) == "zero" ? 0 : 1, std::string(axis) == "zero" ? 3 : 65536));
-  }
-  command->add_option("--recomputation", s->recomputation, "fix the recomputation")
-      ->check(CLI::IsMember(names_of(dtsim::scenario::recomputations())));
-  command->add_option("--schedule", s->schedule, "fix the pipeline schedule")
-      ->check(CLI::IsMember(names_of(dtsim::scenario::pipeline_schedules())));
+  s->plan.add_to(command);
   s->output_given = command->add_option("-o,--output", s->output, "result folder (default: out/<scenario name>-plan)");
   s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's")->check(seed_check());
   command->add_option("-j,--jobs", s->options.jobs, "simulations at once (default: the cores)")->check(CLI::Range(1, 1024));
@@ -420,22 +463,8 @@ Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
             options.confine = at.confine();
             if (*s->output_given) options.output_folder = s->output;
             if (*s->seed_given) options.seed = s->seed;
-            if (!s->max_memory.empty()) options.max_memory_bytes = dtsim::core::parse_size(s->max_memory).value();
-            const auto given = [&](const char* axis) -> std::optional<int> {
-              return command->count(std::string("--") + axis) > 0 ? std::optional<int>(s->fixed.at(axis)) : std::nullopt;
-            };
-            options.space.tensor = given("tensor");
-            options.space.pipeline = given("pipeline");
-            options.space.context = given("context");
-            options.space.expert = given("expert");
-            options.space.microbatches = given("microbatches");
-            options.space.zero = given("zero");
-            if (!s->recomputation.empty()) {
-              options.space.recomputation = dtsim::scenario::value_named(dtsim::scenario::recomputations(), s->recomputation);
-            }
-            if (!s->schedule.empty()) {
-              options.space.schedule = dtsim::scenario::value_named(dtsim::scenario::pipeline_schedules(), s->schedule);
-            }
+            options.max_memory_bytes = s->plan.memory_cap();
+            options.space = s->plan.space(command);
             app::plan_command(options, at.registries());
             return 0;
           }};

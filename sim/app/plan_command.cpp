@@ -59,23 +59,10 @@ void refuse_unplannable(const PlanOptions& options, const scenario::ScenarioDocu
   }
 }
 
-/// The timing-only model's layer table, or the profile's own error at its key.
-models::ModelProfile profile_of(const scenario::Scenario& s, const Registries& registries) {
-  const core::View section(&s.model.section, "model");
-  try {
-    return registries.models.find(s.model.kind.value).factory.profile(section);
-  } catch (const models::ProfileError& error) {
-    throw core::InputError(core::Diagnostic{section.where(error.key()), "model." + error.key(), error.what(), error.hint()});
-  }
-}
-
-/// A scenario file of `points` over the user's scenario, written by the plan.
-std::string points_scenario(const PlanOptions& options, int devices, const std::vector<std::string>& points) {
-  std::string out = fmt::format("# The best splits of {} over {} devices, written by `dtsim plan`.\ninclude: {}\nsweep:\n  points:\n",
-                                options.scenario_file.filename().string(), devices,
-                                nlohmann::json(std::filesystem::absolute(options.scenario_file).string()).dump());
-  for (const std::string& point : points) out += "    - " + point + "\n";
-  return out;
+/// The title of the scenario of a device count's best points.
+std::string points_title(const PlanOptions& options, int devices) {
+  return fmt::format("The best splits of {} over {} devices, written by `dtsim plan`.",
+                     options.scenario_file.filename().string(), devices);
 }
 
 /// Refuses an output folder holding files a plan does not write.
@@ -127,28 +114,19 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
               const models::ModelProfile& profile, const Registries& registries, const std::filesystem::path& folder, int devices) {
   const auto started = std::chrono::steady_clock::now();
   const std::int64_t batch = global_batch(base.training);
-  std::int64_t undivided = 0;
-  const std::vector<PlanCandidate> candidates = enumerate_candidates(options.space, devices, profile.shape, batch, undivided);
-  Search out;
-  out.study = {.devices = devices, .candidates = static_cast<std::int64_t>(candidates.size()) + undivided, .rows = {},
-               .discards = {}, .objective = options.objective, .tokens_unit = profile.shape.sequence > 0 ? "tokens" : "samples"};
   const std::filesystem::path generated = folder / fmt::format("{}-devices.yaml", devices);
-  scenario::LoadOptions load;
-  load.confine = options.confine;
-  if (!candidates.empty()) {
-    // The scenario over this many devices, split as the first candidate; each candidate then replaces the split.
-    scenario::ScenarioDocument first = scenario::read_scenario_document_text(
-        format, points_scenario(options, devices, {sweep_point_yaml(candidates.front(), batch, base)}), generated.string(), load);
-    out.study.rows = screen_candidates(candidates, batch, first.points.front(), profile, registries, {options.max_memory_bytes});
-  }
-  out.study.discards = analysis::count_discards(out.study.rows, undivided, batch);
-  std::map<std::string, const PlanCandidate*> by_split;
-  for (const PlanCandidate& c : candidates) by_split[c.label()] = &c;
+  const DeviceSearch found = search_devices(options.space, {options.max_memory_bytes}, devices, batch, base, profile, format,
+                                            {options.scenario_file, generated, options.confine}, registries);
+  Search out;
+  out.study = {.devices = devices, .candidates = static_cast<std::int64_t>(found.candidates.size()) + found.undivided,
+               .rows = found.rows, .discards = {}, .objective = options.objective,
+               .tokens_unit = profile.shape.sequence > 0 ? "tokens" : "samples"};
+  out.study.discards = analysis::count_discards(out.study.rows, found.undivided, batch);
   std::vector<std::string> points;
   for (const analysis::PlanRow& row : out.study.rows) {
     if (!row.discarded.empty() || static_cast<int>(points.size()) == options.top) break;
     if (!row.same_as.empty()) continue;
-    points.push_back(sweep_point_yaml(*by_split.at(row.split), batch, base));
+    points.push_back(sweep_point_yaml(found.candidate_of(row), batch, base));
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!options.quiet) {
@@ -158,7 +136,9 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
                points.size());
   }
   if (points.empty()) return out;
-  out.scenario_text = points_scenario(options, devices, points);
+  out.scenario_text = points_scenario(points_title(options, devices), options.scenario_file, points);
+  scenario::LoadOptions load;
+  load.confine = options.confine;
   out.best = scenario::read_scenario_document_text(format, out.scenario_text, generated.string(), load);
   check_every_point(*out.best, registries);
   return out;

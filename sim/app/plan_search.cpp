@@ -3,12 +3,17 @@
 #include "sim/app/memory_checks.hpp"
 #include "sim/app/plan_estimate.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/core/config_view.hpp"
+#include "sim/core/diagnostic.hpp"
 #include "sim/scenario/named_values.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
 namespace dtsim::app {
 namespace {
@@ -97,6 +102,54 @@ std::vector<analysis::PlanRow> screen_candidates(const std::vector<PlanCandidate
   mark_same_estimates(fitting);
   fitting.insert(fitting.end(), std::make_move_iterator(discarded.begin()), std::make_move_iterator(discarded.end()));
   return fitting;
+}
+
+models::ModelProfile profile_of(const scenario::Scenario& s, const Registries& registries) {
+  const core::View section(&s.model.section, "model");
+  try {
+    return registries.models.find(s.model.kind.value).factory.profile(section);
+  } catch (const models::ProfileError& error) {
+    throw core::InputError(core::Diagnostic{section.where(error.key()), "model." + error.key(), error.what(), error.hint()});
+  }
+}
+
+std::string points_scenario(const std::string& title, const std::filesystem::path& file,
+                            const std::vector<std::string>& points) {
+  std::string out = fmt::format("# {}\ninclude: {}\nsweep:\n  points:\n", title,
+                                nlohmann::json(std::filesystem::absolute(file).string()).dump());
+  for (const std::string& point : points) out += "    - " + point + "\n";
+  return out;
+}
+
+const PlanCandidate& DeviceSearch::candidate_of(const analysis::PlanRow& row) const {
+  const auto found = by_split.find(row.split);
+  if (found == by_split.end()) throw std::logic_error("a plan row without its candidate: " + row.split);
+  return candidates[found->second];
+}
+
+const analysis::PlanRow* DeviceSearch::best() const {
+  const auto found = std::find_if(rows.begin(), rows.end(), [](const analysis::PlanRow& row) {
+    return row.discarded.empty() && row.same_as.empty();
+  });
+  return found == rows.end() ? nullptr : &*found;
+}
+
+DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, int devices, std::int64_t batch,
+                            const scenario::Scenario& base, const models::ModelProfile& profile,
+                            const scenario::ScenarioFormat& format, const SearchSource& source,
+                            const Registries& registries) {
+  DeviceSearch out;
+  out.candidates = enumerate_candidates(space, devices, profile.shape, batch, out.undivided);
+  if (out.candidates.empty()) return out;
+  for (std::size_t i = 0; i < out.candidates.size(); ++i) out.by_split.emplace(out.candidates[i].label(), i);
+  // The scenario over this many devices, split as the first candidate; each candidate then replaces the split.
+  scenario::LoadOptions load;
+  load.confine = source.confine;
+  const std::string text = points_scenario("the scenario over the devices", source.scenario_file,
+                                           {sweep_point_yaml(out.candidates.front(), batch, base)});
+  scenario::ScenarioDocument first = scenario::read_scenario_document_text(format, text, source.generated.string(), load);
+  out.rows = screen_candidates(out.candidates, batch, first.points.front(), profile, registries, limits);
+  return out;
 }
 
 }  // namespace dtsim::app

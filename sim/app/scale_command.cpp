@@ -2,6 +2,7 @@
 
 #include "analysis/run_summary.hpp"
 #include "analysis/scaling_report.hpp"
+#include "sim/app/plan_search.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
@@ -62,6 +63,71 @@ std::vector<std::int64_t> replicas_of(const ScaleOptions& options, const scenari
   return out;
 }
 
+/// Each worker count's node count, refused where the count does not fill whole nodes.
+std::vector<std::int64_t> node_counts(const ScaleOptions& options, const scenario::Scenario& base) {
+  std::vector<std::int64_t> counts;
+  if (base.cluster.nodes.empty()) return counts;
+  const int devices = base.cluster.nodes.front().devices;
+  for (const int n : options.workers) {
+    if (n % devices != 0) {
+      refuse(options.scenario_file, "cluster.nodes", fmt::format("{} workers do not fill whole nodes of {} devices", n, devices),
+             "choose worker counts that are multiples of the devices per node");
+    }
+    counts.push_back(n / devices);
+  }
+  return counts;
+}
+
+/// The global batch of `workers` devices under `mode` with re-planned splits: strong keeps the scenario's; weak
+/// keeps the batch per device, the replicas' sizes changing with the split.
+std::int64_t planned_batch(const ScaleOptions& options, const scenario::Scenario& base, analysis::ScalingMode mode,
+                           int workers) {
+  const std::int64_t global = global_batch(base.training);
+  if (mode == analysis::ScalingMode::Strong) return global;
+  if ((global * workers) % base.cluster.workers != 0) {
+    refuse(options.scenario_file, "training.batch",
+           fmt::format("weak scaling with --plan keeps the batch per device, {} samples over {} devices, which {} "
+                       "devices cannot keep in whole samples",
+                       global, base.cluster.workers, workers),
+           "choose worker counts that are multiples of the scenario's over the greatest common divisor of its batch");
+  }
+  return global * workers / base.cluster.workers;
+}
+
+/// The generated scenario of one mode under `--plan`: the user's scenario included, with one point per worker
+/// count split as the best estimate of every candidate (plan_search.hpp).
+std::string planned_scenario(const ScaleOptions& options, const scenario::ScenarioFormat& format,
+                             const scenario::Scenario& base, analysis::ScalingMode mode,
+                             const std::filesystem::path& generated, const Registries& registries) {
+  const models::ModelProfile profile = profile_of(base, registries);
+  std::vector<std::string> points;
+  for (const int n : options.workers) {
+    const std::int64_t batch = planned_batch(options, base, mode, n);
+    const DeviceSearch found = search_devices(options.space, {options.max_memory_bytes}, n, batch, base, profile, format,
+                                              {options.scenario_file, generated, options.confine}, registries);
+    const analysis::PlanRow* best = found.best();
+    if (best == nullptr) {
+      refuse(options.scenario_file, "training.parallelism",
+             fmt::format("no split of the model over {} devices with a global batch of {} fits ({} candidates, every one "
+                         "discarded)",
+                         n, batch, found.candidates.size() + static_cast<std::size_t>(found.undivided)),
+             fmt::format("`dtsim plan {} --gpus {}` lists every candidate and why it was discarded",
+                         options.scenario_file.filename().string(), n));
+    }
+    if (!options.quiet) {
+      fmt::print("{} scaling, {} devices: {} (the best estimate of {} candidates)\n", analysis::mode_name(mode), n,
+                 best->split, found.candidates.size() + static_cast<std::size_t>(found.undivided));
+    }
+    points.push_back(sweep_point_yaml(found.candidate_of(*best), batch, base));
+  }
+  return points_scenario(fmt::format("A {} scaling study of {}, written by `dtsim scale --plan`: the scenario over the "
+                                     "worker counts, each split as the plan's best estimate{}.",
+                                     analysis::mode_name(mode), options.scenario_file.filename().string(),
+                                     mode == analysis::ScalingMode::Strong ? ", the global batch kept"
+                                                                           : ", the batch per device kept"),
+                         options.scenario_file, points);
+}
+
 /// The generated scenario of one mode: the user's scenario included, with a zip sweep over the worker counts
 /// (and, under model parallelism, the data-parallel degree they give).
 std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario& base, analysis::ScalingMode mode) {
@@ -100,19 +166,7 @@ std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario&
   } else if (!base.training.batch_declared_global && mode == analysis::ScalingMode::Strong) {
     axes += fmt::format("    training.batch.per_worker: {}\n", yaml_list(batches));
   }
-  if (!base.cluster.nodes.empty()) {
-    const int devices = base.cluster.nodes.front().devices;
-    std::vector<std::int64_t> counts;
-    for (const std::int64_t n : workers) {
-      if (n % devices != 0) {
-        refuse(file, "cluster.nodes",
-               fmt::format("{} workers do not fill whole nodes of {} devices", n, devices),
-               "choose worker counts that are multiples of the devices per node");
-      }
-      counts.push_back(n / devices);
-    }
-    axes += fmt::format("    cluster.nodes.0.count: {}\n", yaml_list(counts));
-  }
+  if (!base.cluster.nodes.empty()) axes += fmt::format("    cluster.nodes.0.count: {}\n", yaml_list(node_counts(options, base)));
   return fmt::format("# A {} scaling study of {}, written by `dtsim scale`: the scenario over the worker counts{}.\n"
                      "include: {}\nsweep:\n  combine: zip\n  axes:\n{}",
                      analysis::mode_name(mode), file.filename().string(),
@@ -149,6 +203,11 @@ void refuse_unscalable(const ScaleOptions& options, const scenario::ScenarioDocu
            "run `dtsim scale` on a scenario without `sweep:` (one of its points, written out)");
   }
   const scenario::Scenario& base = document.points.front();
+  if (options.plan && !base.model.timing_only) {
+    refuse(options.scenario_file, "model.kind",
+           fmt::format("--plan splits a layer table (a `profile:` model), and '{}' trains for real", base.model.kind.value),
+           "scale a model trained for real without --plan");
+  }
   if (base.cluster.nodes.size() > 1) {
     refuse(options.scenario_file, "cluster.nodes", "a scaling study grows one kind of node; this cluster has several",
            "declare one node group");
@@ -202,8 +261,13 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
   std::vector<std::string> generated_texts;
   std::vector<scenario::ScenarioDocument> generated_points;
   for (const analysis::ScalingMode mode : modes) {
-    generated_texts.push_back(mode_scenario(options, base, mode));
     const std::string name(analysis::mode_name(mode));
+    if (options.plan) {
+      static_cast<void>(node_counts(options, base));
+      generated_texts.push_back(planned_scenario(options, format, base, mode, folder / (name + ".yaml"), registries));
+    } else {
+      generated_texts.push_back(mode_scenario(options, base, mode));
+    }
     generated_points.push_back(
         scenario::read_scenario_document_text(format, generated_texts.back(), (folder / (name + ".yaml")).string()));
     check_every_point(generated_points.back(), registries);

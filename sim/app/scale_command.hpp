@@ -4,6 +4,7 @@
 // splitting it over the workers), run as sweeps are (points in parallel processes, resumable), then read
 // back into scaling.csv, report.html and a table on stdout.
 
+#include "sim/app/plan_candidates.hpp"
 #include "sim/app/registries.hpp"
 
 #include <filesystem>
@@ -18,6 +19,11 @@ struct ScaleOptions {
   std::filesystem::path scenario_file;
   std::vector<int> workers;                            ///< the worker counts, at least one
   std::string mode = "both";                           ///< weak, strong or both
+  /// `--plan`: each worker count split as `dtsim plan` would rank first by its estimate (a timing-only model),
+  /// keeping what `space` fixes; weak scaling then keeps the batch per device, not per replica.
+  bool plan = false;
+  PlanSpace space;
+  std::optional<double> max_memory_bytes;  ///< `--max-memory`, for the re-planning
   std::optional<std::filesystem::path> output_folder;  ///< default: out/<scenario name>-scaling
   std::optional<std::uint64_t> seed;
   int jobs = 0;       ///< points at once; 0: the cores

@@ -46,13 +46,19 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
 constexpr std::int64_t kBudgetSimulatedIterations = 3;
 
 /// A budget's whole run in iterations (0 without one): its samples, or its tokens over the sequence, over the
-/// global batch, rounded up.
+/// global batch, rounded up; sized epochs take each epoch's iterations so rounded (the last batch of an epoch
+/// is a whole one, as a loader that keeps it pads it).
 std::int64_t budget_iterations(const scenario::Scenario& s, const models::ModelProfile& profile) {
-  if (!s.training.tokens && !s.training.samples) return 0;
-  const double samples = static_cast<double>(s.training.batch_per_worker) * s.training.parallelism.data;
-  const double per_iteration = s.training.tokens ? samples * profile.shape.sequence : samples;
-  const double budget = s.training.tokens ? *s.training.tokens : *s.training.samples;
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(budget / per_iteration)));
+  const scenario::TrainingSpec& t = s.training;
+  if (!t.has_budget()) return 0;
+  const double samples = static_cast<double>(t.batch_per_worker) * t.parallelism.data;
+  const bool in_tokens = t.tokens || t.tokens_per_epoch;
+  const double per_iteration = in_tokens ? samples * profile.shape.sequence : samples;
+  const auto iterations = [&](double amount) {
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(amount / per_iteration)));
+  };
+  if (t.tokens || t.samples) return iterations(t.tokens ? *t.tokens : *t.samples);
+  return *t.epochs * iterations(t.tokens_per_epoch ? *t.tokens_per_epoch : *t.samples_per_epoch);
 }
 
 /// The iterations a timing-only run simulates: training.stop.iterations, or a budget's first few.
@@ -102,7 +108,7 @@ BuiltProfile build_profile(const scenario::Scenario& s, const Registries& regist
 /// elastic recovery and a budget without random failures are not.
 void check_projected_failures(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   const scenario::FailureSpec& spec = s.failures;
-  const std::string budget = s.training.tokens ? "training.stop.tokens" : "training.stop.samples";
+  const std::string budget = s.training.budget_key();
   const auto refuse = [&](const std::string& what) {
     sink.error(spec.where, "failures",
                fmt::format("a budget's run projects the random failures of its workers (failures.random) with its "
@@ -137,12 +143,18 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
                            s.training.sync_strategy.value),
                "use training.sync.strategy: bsp or local_sgd");
   }
-  if (!s.training.iterations && !s.training.tokens && !s.training.samples) {
+  if (!s.training.iterations && !s.training.has_budget()) {
     sink.error(s.training.batch_at, "training.stop.iterations",
                "a timing-only profile stops after a number of iterations, and none is given",
-               "add training.stop.iterations, or a budget (training.stop.tokens or samples) to project");
+               "add training.stop.iterations, or a budget to project (training.stop.tokens or samples, or epochs with "
+               "samples_per_epoch)");
   }
   if (s.failures_projected()) check_projected_failures(s, sink);
+  if (s.training.tokens_per_epoch && built.profile && built.profile->shape.sequence == 0) {
+    sink.error(s.training.epoch_size_at, "training.stop.tokens_per_epoch",
+               fmt::format("'{}' takes samples that are not sequences of tokens", s.model.kind.value),
+               "give the epoch's size as training.stop.samples_per_epoch");
+  }
   if (s.training.tokens && built.profile && built.profile->shape.sequence == 0) {
     sink.error(s.training.budget_at, "training.stop.tokens",
                fmt::format("'{}' takes samples that are not sequences of tokens", s.model.kind.value),

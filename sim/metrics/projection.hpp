@@ -17,6 +17,7 @@ namespace dtsim::metrics {
 struct Projection {
   std::int64_t iterations = 0;            ///< the whole run's: the budget over the global batch, rounded up
   std::int64_t simulated_iterations = 0;
+  std::optional<std::int64_t> epochs;     ///< a budget of sized epochs (training.stop.epochs, samples_per_epoch)
   double samples = 0.0;                   ///< trained over the whole run (iterations x global batch)
   double tokens = 0.0;                    ///< samples x the sequence; 0 for models without sequences
   double iteration_s = 0.0;               ///< the simulated iterations' mean

@@ -278,14 +278,14 @@ nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
 }
 
 nlohmann::ordered_json projection_json(const scenario::Scenario& scenario, const Projection& p) {
-  nlohmann::ordered_json out{{"iterations", p.iterations},
-                             {"simulated_iterations", p.simulated_iterations},
-                             {"samples", p.samples},
+  nlohmann::ordered_json out{{"iterations", p.iterations}, {"simulated_iterations", p.simulated_iterations}};
+  if (p.epochs) out["epochs"] = *p.epochs;
+  out.update(nlohmann::ordered_json{{"samples", p.samples},
                              {"tokens", p.tokens},
                              {"iteration_s", p.iteration_s},
                              {"total_s", p.total_s},
                              {"days", p.days},
-                             {"device_hours", p.device_hours}};
+                             {"device_hours", p.device_hours}});
   if (p.kwh) out["mwh"] = *p.kwh / 1000.0;
   if (p.co2_kg) out["co2_t"] = *p.co2_kg / 1000.0;
   if (p.cost) {

@@ -337,6 +337,18 @@ struct TrainingSpec {
   std::optional<double> tokens;
   std::optional<double> samples;
   core::SourcePosition budget_at;
+  /// A timing-only run's epochs (training.stop.epochs) over a data set of this many samples or tokens
+  /// (training.stop.samples_per_epoch, tokens_per_epoch): a budget of epochs x each epoch's iterations.
+  std::optional<double> samples_per_epoch;
+  std::optional<double> tokens_per_epoch;
+  core::SourcePosition epoch_size_at;
+  [[nodiscard]] bool sized_epochs() const { return samples_per_epoch || tokens_per_epoch; }
+  /// Whether the run has a budget to project: tokens, samples, or sized epochs.
+  [[nodiscard]] bool has_budget() const { return tokens || samples || (epochs && sized_epochs()); }
+  /// The scenario key of the budget ("training.stop.tokens", "samples" or "epochs").
+  [[nodiscard]] std::string budget_key() const {
+    return tokens ? "training.stop.tokens" : samples ? "training.stop.samples" : "training.stop.epochs";
+  }
   /// Real-math runs: stop at the first evaluation whose validation loss is at or below `stop_loss`, or whose
   /// accuracy is at or above `stop_accuracy` (training.stop.target_loss, target_accuracy); epochs or iterations
   /// bound the run.
@@ -461,7 +473,7 @@ struct Scenario {
   }
   /// Whether its failures are projected over a budget's whole run (metrics/failure_projection.hpp) rather than
   /// simulated: the iterations it simulates then run without them.
-  [[nodiscard]] bool failures_projected() const { return failures.enabled && (training.tokens || training.samples); }
+  [[nodiscard]] bool failures_projected() const { return failures.enabled && training.has_budget(); }
 };
 
 std::string_view to_string(NetworkModel model);

@@ -298,22 +298,36 @@ void read_wire_precision(const View& section, bool sixteen_bit_default, WirePrec
   out.activations = bytes("activations");
 }
 
-/// A budget (tokens or samples) is the whole run's length, projected from the iterations it simulates: it
-/// takes no other stop condition.
+/// A budget (tokens, samples, or epochs of a declared size) is the whole run's length, projected from the
+/// iterations it simulates: it takes no other stop condition.
 void check_budget(const View& stop, const TrainingSpec& out, core::DiagnosticSink& sink) {
-  if (!out.tokens && !out.samples) return;
+  const char* size_key = out.tokens_per_epoch ? "tokens_per_epoch" : "samples_per_epoch";
+  if (out.samples_per_epoch && out.tokens_per_epoch) {
+    sink.error(stop.key_where("tokens_per_epoch"), "training.stop.tokens_per_epoch",
+               "an epoch's size is samples or tokens, not both", "keep one of them");
+    return;
+  }
+  if (out.sized_epochs() && !out.epochs) {
+    sink.error(stop.key_where(size_key), fmt::format("training.stop.{}", size_key),
+               "sizes the epochs of training.stop.epochs, which is not given",
+               "add training.stop.epochs: the passes over the data set");
+    return;
+  }
+  if (!out.tokens && !out.samples && !out.sized_epochs()) return;
   if (out.tokens && out.samples) {
     sink.error(stop.where("samples"), "training.stop.samples", "a run's budget is tokens or samples, not both",
                "keep one of them");
     return;
   }
+  const std::string budget = out.tokens ? "tokens" : out.samples ? "samples" : "epochs";
   for (const char* other : {"epochs", "iterations", "target_loss", "target_accuracy", "sim_time"}) {
-    if (!stop.has(other)) continue;
+    if (!stop.has(other) || budget == other) continue;
     sink.error(stop.key_where(other), fmt::format("training.stop.{}", other),
                fmt::format("a budget of {} is projected from a few simulated iterations and takes no other stop "
                            "condition",
-                           out.tokens ? "tokens" : "samples"),
-               fmt::format("keep training.stop.{} alone, or remove the budget", out.tokens ? "tokens" : "samples"));
+                           budget),
+               budget == "epochs" ? fmt::format("keep training.stop.epochs and {} alone, or remove the budget", size_key)
+                                  : fmt::format("keep training.stop.{} alone, or remove the budget", budget));
   }
 }
 
@@ -385,7 +399,10 @@ void read_training(const View& training, int workers, const Registries& registri
   out.iterations = stop.integer("iterations");
   out.tokens = stop.number("tokens");
   out.samples = stop.number("samples");
-  out.budget_at = stop.has("tokens") ? stop.where("tokens") : stop.where("samples");
+  out.budget_at = stop.has("tokens") ? stop.where("tokens") : stop.has("samples") ? stop.where("samples") : stop.where("epochs");
+  out.samples_per_epoch = stop.number("samples_per_epoch");
+  out.tokens_per_epoch = stop.number("tokens_per_epoch");
+  out.epoch_size_at = stop.has("tokens_per_epoch") ? stop.key_where("tokens_per_epoch") : stop.key_where("samples_per_epoch");
   out.stop_loss = stop.number("target_loss");
   out.stop_accuracy = stop.number("target_accuracy");
   out.stop_target_at = stop.has("target_loss") ? stop.key_where("target_loss") : stop.key_where("target_accuracy");
@@ -486,10 +503,19 @@ void read_model_and_data(const View& root, const Registries& registries, Scenari
                fmt::format("'{}' is a timing-only layer table, which trains on no data", s.model.kind.value),
                "remove data; the run computes no values, only time and traffic");
   }
-  if (s.model.timing_only && root.at("training").at("stop").has("epochs")) {
-    sink.error(root.at("training").at("stop").key_where("epochs"), "training.stop.epochs",
-               "epochs are passes over a data set, and a timing-only profile has none",
-               "give training.stop.iterations (iterations = epochs x samples / global batch)");
+  const View stop = root.at("training").at("stop");
+  const bool sized = stop.has("samples_per_epoch") || stop.has("tokens_per_epoch");
+  if (s.model.timing_only && stop.has("epochs") && !sized) {
+    sink.error(stop.key_where("epochs"), "training.stop.epochs",
+               "epochs are passes over a data set, and a timing-only profile has none: its size is not known",
+               "give the data set's size beside them (training.stop.samples_per_epoch or tokens_per_epoch), or "
+               "training.stop.iterations");
+  }
+  if (!s.model.timing_only && sized) {
+    const char* key = stop.has("tokens_per_epoch") ? "tokens_per_epoch" : "samples_per_epoch";
+    sink.error(stop.key_where(key), fmt::format("training.stop.{}", key),
+               fmt::format("'{}' trains for real on its own data set, whose size sets its epochs", s.model.kind.value),
+               fmt::format("remove training.stop.{}", key));
   }
 }
 

@@ -360,6 +360,13 @@ SchemaNode training(const Registries& registries) {
                          .for_example("2000000000000"),
                      number("samples", 1.0, 1e18,
                             "timing-only runs: samples (sequences) to train on, projected as tokens are"),
+                     number("samples_per_epoch", 1.0, 1e18,
+                            "timing-only runs: the data set's samples, which makes epochs a budget projected as tokens "
+                            "are (each epoch's iterations rounded up)")
+                         .for_example("1281167"),
+                     number("tokens_per_epoch", 1.0, 1e18,
+                            "timing-only runs: the data set's tokens, which makes epochs a budget projected as tokens "
+                            "are (each epoch's iterations rounded up)"),
                      number("target_loss", 0.0, kInf,
                             "real-math runs: stop at the first evaluation whose validation loss is at or below it (epochs or "
                             "iterations bound the run)")

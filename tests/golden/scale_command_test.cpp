@@ -1,12 +1,15 @@
 // `dtsim scale` end to end, on cases computed by hand: a network so fast that only compute counts.
 
 #include "run_dtsim.hpp"
+#include "sim/core/csv.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace dtsim::testing {
@@ -132,6 +135,66 @@ TEST(ScaleCommand, AModelParallelStudyGrowsTheReplicas) {
   const auto strong = summary("strong", "workers=16,data=4");
   EXPECT_EQ(strong["result"]["parallelism"]["pipeline"], 2);
   EXPECT_EQ(strong["scenario"]["training"]["batch"]["global"], 16);
+}
+
+/// The rows of a CSV file whose cells may be quoted, by column name.
+std::vector<std::map<std::string, std::string>> named_rows(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);
+  const std::vector<std::string> header = core::csv_cells(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(lines, line)) {
+    const std::vector<std::string> cells = core::csv_cells(line);
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(ScaleCommand, ReplanningSplitsEachCountAsThePlanRanksBestAndKeepsTheBatchPerDevice) {
+  const fs::path folder = fresh_output_folder("scale_plan");
+  const std::string scenario = std::string(DTSIM_SOURCE_DIR) + "/scenarios/plan/gpt2-medium-a100-x16.yaml";
+  const std::string fixed = " --zero 1 --recomputation selective -j 2 -q -o ";
+  const CommandResult plan = run_dtsim("plan " + scenario + " --gpus 8,16 --top 1" + fixed + (folder / "plan").string());
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  const CommandResult scale = run_dtsim("scale " + scenario + " --workers 8,16 --plan" + fixed + (folder / "study").string());
+  ASSERT_EQ(scale.exit_status, 0) << scale.err;
+  const auto planned = named_rows(read_file(folder / "plan" / "plan.csv"));
+  const auto scaled = named_rows(read_file(folder / "study" / "scaling.csv"));
+  ASSERT_EQ(planned.size(), 2U);
+  ASSERT_EQ(scaled.size(), 4U);
+  // The strong study keeps the scenario's global batch of 32, as the plan does: the same splits, run alike.
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& chosen = planned[i];
+    const auto& strong = scaled[2 + i];
+    ASSERT_EQ(strong.at("mode"), "strong");
+    EXPECT_EQ(strong.at("workers"), chosen.at("devices"));
+    EXPECT_NEAR(std::stod(strong.at("iteration_s")), std::stod(chosen.at("iteration_s")), 1e-6 * std::stod(chosen.at("iteration_s")));
+    // Data parallelism alone has no layout to name.
+    const bool split = chosen.at("tensor") != "1" || chosen.at("pipeline") != "1";
+    EXPECT_EQ(strong.at("layout"),
+              split ? fmt::format("t{} p{} d{}", chosen.at("tensor"), chosen.at("pipeline"), chosen.at("data")) : "");
+  }
+  // Weak scaling keeps the scenario's 2 samples per device (32 over 16) whatever the split.
+  for (const auto& [workers, global] : {std::pair{8, 16}, std::pair{16, 32}}) {
+    const std::string text = read_file(folder / "study" / "weak.yaml");
+    EXPECT_NE(text.find(fmt::format("cluster.workers: {}, ", workers)), std::string::npos) << text;
+    EXPECT_NE(text.find(fmt::format("training.batch.global: {}}}", global)), std::string::npos) << text;
+  }
+  EXPECT_NE(read_file(folder / "study" / "strong.yaml").find("written by `dtsim scale --plan`"), std::string::npos);
+}
+
+TEST(ScaleCommand, ReplanningAModelTrainedForRealIsRefusedBeforeAnythingIsWritten) {
+  const fs::path folder = fresh_output_folder("scale_plan_real");
+  const CommandResult run = run_dtsim("scale " + std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml --workers 2,4 --plan -o " +
+                                      (folder / "study").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("--plan splits a layer table (a `profile:` model), and 'logistic_regression' trains for real"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(fs::exists(folder / "study"));
 }
 
 TEST(ScaleCommand, WorkerCountsThatHoldNoWholeReplicasAreRefused) {

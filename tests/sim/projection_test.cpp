@@ -78,6 +78,26 @@ TEST(Projection, ABudgetOfSamplesRoundsUpToWholeIterations) {
   EXPECT_FALSE(p->cost.has_value());
 }
 
+// Epochs over a data set of a declared size: each epoch's last batch is a whole iteration.
+TEST(Projection, EpochsSizedInSamplesTakeEachEpochsIterationsRoundedUp) {
+  const BudgetRun images = simulate(budget_scenario("{kind: \"profile:resnet50\"}", "{epochs: 3, samples_per_epoch: 100}"));
+  const std::optional<metrics::Projection> p = metrics::projection(images.scenario, images.record);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->epochs, 3);
+  EXPECT_EQ(p->iterations, 12);  // 3 x ceil(100 / 32), not ceil(300 / 32) = 10
+  EXPECT_DOUBLE_EQ(p->samples, 12.0 * 32.0);
+  EXPECT_DOUBLE_EQ(p->total_s, 12.0 * images.record.simulated_s / 3.0);
+}
+
+// In tokens: 2 epochs of 100,000 tokens in iterations of 32 x 1,024 = 32,768 tokens: 2 x 4.
+TEST(Projection, EpochsSizedInTokensTakeEachEpochsIterationsRoundedUp) {
+  const BudgetRun text = simulate(budget_scenario("{kind: \"profile:gpt2_small\"}", "{epochs: 2, tokens_per_epoch: 100000}"));
+  const std::optional<metrics::Projection> q = metrics::projection(text.scenario, text.record);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->iterations, 8);
+  EXPECT_DOUBLE_EQ(q->tokens, 8.0 * 32'768.0);
+}
+
 TEST(Projection, ARunWithoutABudgetProjectsNothing) {
   const BudgetRun run = simulate(budget_scenario("{kind: \"profile:resnet50\"}", "{iterations: 2}"));
   EXPECT_FALSE(metrics::projection(run.scenario, run.record).has_value());

@@ -68,8 +68,8 @@ TEST(ScalingStudy, CsvHasOneRowPerPointWithTheFit) {
   const std::string csv = scaling_csv({strong});
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "mode,workers,iteration_s,samples_per_s,speedup,efficiency,karp_flatt,compute_share,communication_share,"
-            "waiting_share,time_to_target_s,epochs_to_target,fitted_serial_fraction");
-  EXPECT_NE(csv.find("\nstrong,1,10,6.4,1,1,,0,0,0,,,0.1\n"), std::string::npos) << csv;
+            "waiting_share,time_to_target_s,epochs_to_target,fitted_serial_fraction,layout");
+  EXPECT_NE(csv.find("\nstrong,1,10,6.4,1,1,,0,0,0,,,0.1,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nstrong,2,5.5,"), std::string::npos) << csv;
 }
 
