@@ -458,9 +458,9 @@ void check_target_accuracy(const scenario::Scenario& s, const Registries& regist
   }
 }
 
-/// A run stops at a target where every worker holds the same model after each iteration and all of them learn
-/// the evaluation's verdict at the same iteration: bsp on an allreduce, every worker a whole replica.
-void check_stop_target(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
+/// A run stops at a target it computes (not a timing-only one's), and not beside failures, whose recoveries end
+/// the run on their own terms.
+void check_stop_target(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   const scenario::TrainingSpec& t = s.training;
   if (!t.stops_at_target()) return;
   const std::string key = t.stop_loss ? "training.stop.target_loss" : "training.stop.target_accuracy";
@@ -469,15 +469,7 @@ void check_stop_target(const scenario::Scenario& s, const sync::SyncStrategy& st
                "stop it after a number of iterations, or at a budget (training.stop.tokens)");
     return;
   }
-  const bool replicas = runtime::run_mode(s) == runtime::RunMode::DataParallel && strategy.bulk_synchronous();
-  if (!replicas) {
-    sink.error(t.stop_target_at, key,
-               fmt::format("stopping at a target is simulated for bsp on an allreduce, every worker a whole replica, so "
-                           "far; this run is {} on {}{}",
-                           t.sync_strategy.value, scenario::to_string(t.architecture),
-                           t.parallelism.is_model_parallel() ? ", its model split over devices" : ""),
-               "report when the target was reached instead: outputs.target_loss or outputs.target_accuracy");
-  } else if (s.failures.enabled) {
+  if (s.failures.enabled) {
     sink.error(t.stop_target_at, key, "stopping at a target beside failures is not simulated yet",
                "remove failures, or report when the target was reached: outputs.target_loss");
   }
@@ -527,7 +519,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   const models::ModelProfile* profile = built.profile ? &*built.profile : nullptr;
   check_split(s, *strategy, profile, registries, sink);
   check_target_accuracy(s, registries, sink);
-  check_stop_target(s, *strategy, sink);
+  check_stop_target(s, sink);
   if (s.model.timing_only) {
     check_profile_run(s, *strategy, built, sink);
     if (sink.empty()) {

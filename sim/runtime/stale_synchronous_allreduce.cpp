@@ -9,7 +9,6 @@
 
 #include <deque>
 #include <memory>
-#include <mutex>
 
 namespace dtsim::runtime {
 namespace s4u = simgrid::s4u;
@@ -24,6 +23,17 @@ struct Shared {
   std::int64_t averaged = 0;                 ///< clocks whose update is applied
 };
 
+/// Waits for `ready` on `shared.changed`, then calls `then` with the mutex held. The mutex is taken and given back
+/// by hand, never by a destructor: an actor killed meanwhile (a run that stopped at its target) unwinds without a
+/// call into the engine, which a destructor may not make then.
+template <typename Ready, typename Then>
+void when(const Shared& shared, Ready ready, Then then) {
+  shared.mutex->lock();
+  while (!ready()) shared.changed->wait(shared.mutex);
+  then();
+  shared.mutex->unlock();
+}
+
 void average_in_order(const TrainingContext& context, int rank, const std::shared_ptr<Shared>& shared) {
   const TrainingSetup& setup = *context.setup;
   const int workers = context.scenario->cluster.workers;
@@ -35,12 +45,10 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context, setup.model().parameter_count());
   for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
     models::Parameters gradient;
-    {
-      std::unique_lock lock(*shared->mutex);
-      shared->changed->wait(lock, [&] { return !shared->gradients.empty(); });
+    when(*shared, [&] { return !shared->gradients.empty(); }, [&] {
       gradient = std::move(shared->gradients.front());
       shared->gradients.pop_front();
-    }
+    });
     const auto count = static_cast<std::size_t>(gradient.size());
     setup.collectives.allreduce().run(transport, comm::Block(std::span<float>(gradient.data(), count)));
     gradient /= static_cast<float>(workers);
@@ -48,12 +56,10 @@ void average_in_order(const TrainingContext& context, int rank, const std::share
     models::Parameters next = shared->parameters;
     optimizer->apply(next, gradient);
     charge_compute(meter, optimizer->flops(count));
-    {
-      const std::unique_lock lock(*shared->mutex);
-      shared->parameters = std::move(next);
-      shared->averaged = clock;
-      shared->changed->notify_all();
-    }
+    // Actors take turns (SimGrid runs one at a time): the waiters see the change whole when notified.
+    shared->parameters = std::move(next);
+    shared->averaged = clock;
+    shared->changed->notify_all();
     if (rank == 0) {
       context.observer->on_update();
       after_iteration(context, clock, shared->parameters);
@@ -79,17 +85,14 @@ void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
   if (rank == 0) after_iteration(context, 0, shared->parameters);
   for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
     std::int64_t version = 0;
-    {
-      const double blocked_at = s4u::Engine::get_clock();
-      std::unique_lock lock(*shared->mutex);
-      shared->changed->wait(lock, [&] { return shared->averaged >= clock - 1 - bound; });
-      context.observer->on_wait(meter.lane(), {blocked_at, s4u::Engine::get_clock()});
+    const double blocked_at = s4u::Engine::get_clock();
+    when(*shared, [&] { return shared->averaged >= clock - 1 - bound; }, [&] {
       parameters = shared->parameters;
       version = shared->averaged;
-    }
+    });
+    context.observer->on_wait(meter.lane(), {blocked_at, s4u::Engine::get_clock()});
     context.observer->on_gradient_staleness(clock - 1 - version);
     compute_gradient(context, meter, rank, parameters, batches.next(), gradient);
-    const std::unique_lock lock(*shared->mutex);
     shared->gradients.push_back(gradient);
     shared->changed->notify_all();
   }

@@ -55,15 +55,33 @@ std::pair<models::Evaluation, models::Evaluation> evaluation_of(const TrainingCo
   return out;
 }
 
+bool reaches_target(const scenario::TrainingSpec& training, const models::Evaluation& validation) {
+  return (training.stop_loss && validation.loss <= *training.stop_loss) ||
+         (training.stop_accuracy && validation.accuracy >= *training.stop_accuracy);
+}
+
+/// A run whose workers do not move in lock step ends at the evaluator's first evaluation that reaches the target:
+/// every other actor is stopped where it is, then the evaluator itself, and the simulation ends at that moment.
+void end_run_at_target(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters,
+                       const models::Evaluation& validation) {
+  TargetStop* stop = context.target_stop;
+  if (stop == nullptr || stop->lock_step || iteration == 0 || !reaches_target(context.scenario->training, validation)) return;
+  stop->stopped = iteration;
+  context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
+  if (context.progress) context.progress(Progress{iteration, context.setup->total_iterations, simgrid::s4u::Engine::get_clock()});
+  simgrid::s4u::Actor::kill_all();
+  simgrid::s4u::this_actor::exit();
+}
+
 }  // namespace
 
 bool target_reached(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters,
                     bool records) {
-  const scenario::TrainingSpec& training = context.scenario->training;
-  if (context.target_stop == nullptr || !evaluation_due(*context.setup, iteration)) return false;
+  if (context.target_stop == nullptr || !context.target_stop->lock_step || !evaluation_due(*context.setup, iteration)) {
+    return false;
+  }
   const models::Evaluation validation = evaluation_of(context, iteration, parameters).second;
-  const bool reached = (training.stop_loss && validation.loss <= *training.stop_loss) ||
-                       (training.stop_accuracy && validation.accuracy >= *training.stop_accuracy);
+  const bool reached = reaches_target(context.scenario->training, validation);
   if (reached && records) {
     context.target_stop->stopped = iteration;
     if (iteration < context.setup->total_iterations) {
@@ -88,6 +106,7 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
     row.val_accuracy = validation.accuracy;
     if (context.energy != nullptr) row.energy_j = context.energy->joules_now();
     context.observer->on_evaluation(row);
+    end_run_at_target(context, iteration, parameters, validation);
   }
   if (iteration == setup.total_iterations) {
     context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));

@@ -24,10 +24,14 @@ struct FailureMeetings;
 /// every replica (see mirrored_ranks.hpp).
 enum class Mirroring { none, every_worker, replicas };
 
-/// A run that stops at a target (training.stop.target_loss, target_accuracy; bsp on an allreduce): the replicas'
-/// evaluation after an iteration, computed once for every worker (each holds the same model) so that all of them
-/// stop after the same iteration, and the iteration they stopped after.
+/// A run that stops at a target (training.stop.target_loss, target_accuracy). Where every worker holds the same
+/// model and moves in lock step (bsp on an allreduce, whole replicas), the replicas' evaluation after an
+/// iteration is computed once for every worker, so that all of them stop after the same iteration. Otherwise
+/// the evaluator's (after_iteration's) first evaluation that reaches the target ends the whole run at that
+/// moment: what the other workers and servers had in flight is abandoned, as a job stopped there would be.
+/// And the iteration the run stopped after.
 struct TargetStop {
+  bool lock_step = true;
   std::int64_t evaluated = -1;  ///< the iteration `train` and `validation` are of
   models::Evaluation train;
   models::Evaluation validation;
@@ -85,7 +89,8 @@ bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration);
 
 /// After iteration `iteration` (0 = before training), records an evaluation row when one is due
 /// (every `evaluate_every` iterations and after the last), keeps the final parameters, and reports
-/// progress. Costs no simulated time. Called by worker 0 only.
+/// progress. Costs no simulated time. Called by worker 0 only. In a run that stops at a target out of lock step
+/// (TargetStop), an evaluation that reaches it ends the simulation there and does not return.
 void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters);
 
 /// Whether the run stops after `iteration`: an evaluation is due there and reaches the scenario's target. Every

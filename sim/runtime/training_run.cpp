@@ -285,7 +285,10 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   if (energy && mirrored) energy->read_workers_from([&](int rank) { return stand_ins.stand_in(rank); }, worker_count);
   FailureMeetings meetings = failure_meetings(scenario, workers.size());
   std::optional<TargetStop> target_stop;
-  if (scenario.training.stops_at_target()) target_stop.emplace();
+  if (scenario.training.stops_at_target()) {
+    target_stop.emplace();
+    target_stop->lock_step = setup.mode == RunMode::DataParallel && setup.sync->bulk_synchronous();
+  }
   // The furthest iteration any worker finished: what a job that stopped early (a partition, a lost job) did.
   std::int64_t reached = 0;
   const bool timing_only = is_timing_only(setup.mode);
