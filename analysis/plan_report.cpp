@@ -125,9 +125,9 @@ std::string plan_cells(const PlanRow& row) {
 }
 
 std::string split_cells(const PlanRow& row) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}", row.devices, core::csv_field(row.split), row.tensor, row.pipeline,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}", row.devices, core::csv_field(row.split), row.tensor, row.pipeline,
                      row.context, row.expert, row.data, row.microbatches, row.zero, row.recomputation, row.schedule,
-                     row.virtual_stages);
+                     row.virtual_stages, row.placement);
 }
 
 std::string html_plans(const std::vector<PlanStudy>& studies) {
@@ -184,7 +184,7 @@ std::vector<const PlanRow*> ranked_plans(const std::vector<PlanStudy>& studies, 
 
 std::string plan_csv(const std::vector<PlanStudy>& studies) {
   std::string out = "rank,devices,split,tensor,pipeline,context,expert,data,microbatches,zero,recomputation,schedule,"
-                    "virtual_stages,estimate_s,iteration_s,per_s,model_flops_utilization,peak_memory_bytes,energy_per_unit_j,"
+                    "virtual_stages,placement,estimate_s,iteration_s,per_s,model_flops_utilization,peak_memory_bytes,energy_per_unit_j,"
                     "cost_per_million,run\n";
   int rank = 0;
   for (const PlanRow* row : ranked_plans(studies, studies.empty() ? "" : studies.front().objective)) {
@@ -196,7 +196,7 @@ std::string plan_csv(const std::vector<PlanStudy>& studies) {
 
 std::string candidates_csv(const std::vector<PlanStudy>& studies) {
   std::string out = "devices,split,tensor,pipeline,context,expert,data,microbatches,zero,recomputation,schedule,virtual_stages,"
-                    "memory_bytes,estimate_s,estimate_per_s,same_estimate_as,simulated,discarded,detail\n";
+                    "placement,memory_bytes,estimate_s,estimate_per_s,same_estimate_as,simulated,discarded,detail\n";
   for (const PlanStudy& study : studies) {
     for (const PlanRow& row : study.rows) {
       const auto number = [](double value) { return value > 0.0 ? fmt::format("{:.6g}", value) : std::string(); };

@@ -27,6 +27,7 @@ struct PlanRow {
   int tensor = 1, pipeline = 1, context = 1, expert = 1, data = 1, microbatches = 1, zero = 0, virtual_stages = 1;
   std::string recomputation;
   std::string schedule;
+  std::string placement = "t-p-d";  ///< the tensor, pipeline and data axes' order over the ranks, innermost first
   double memory_bytes = 0.0;      ///< the memory model's largest device (every candidate that passed the checks)
   double estimate_s = 0.0;        ///< the closed-form iteration; 0 for a discarded candidate
   double estimate_tokens_per_s = 0.0;

@@ -344,8 +344,11 @@ struct PlanSpaceFlags {
   std::string recomputation;
   std::string schedule;
   std::map<std::string, int> fixed;
+  bool keep_placement = false;
 
   void add_to(CLI::App* command) {
+    command->add_flag("--keep-placement", keep_placement,
+                      "keep the scenario's placement order instead of trying every order of the degrees");
     command->add_option("--max-memory", max_memory, "the memory a device may use, below its capacity (such as 70GiB)")
         ->check(size_check());
     for (const std::string axis : {"tensor", "pipeline", "context", "expert", "microbatches", "zero"}) {
@@ -374,6 +377,7 @@ struct PlanSpaceFlags {
     out.zero = given("zero");
     if (!recomputation.empty()) out.recomputation = dtsim::scenario::value_named(dtsim::scenario::recomputations(), recomputation);
     if (!schedule.empty()) out.schedule = dtsim::scenario::value_named(dtsim::scenario::pipeline_schedules(), schedule);
+    out.keep_placement = keep_placement;
     return out;
   }
   [[nodiscard]] std::optional<double> memory_cap() const {
@@ -405,7 +409,7 @@ Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
   command->add_flag("--plan", s->options.plan, "split each worker count as `dtsim plan` ranks best by its estimate "
                                                "(weak scaling then keeps the batch per device)");
   s->plan.add_to(command);
-  for (const char* flag : {"--max-memory", "--tensor", "--pipeline", "--context", "--expert", "--microbatches", "--zero",
+  for (const char* flag : {"--max-memory", "--keep-placement", "--tensor", "--pipeline", "--context", "--expert", "--microbatches", "--zero",
                            "--recomputation", "--schedule"}) {
     command->get_option(flag)->needs("--plan");
   }

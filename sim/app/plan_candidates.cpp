@@ -56,8 +56,34 @@ std::vector<std::pair<models::PipelineSchedule, int>> schedules(int pipeline, co
   return out;
 }
 
-/// The memory and schedule choices of one split: micro-batches, ZeRO stage, recomputation, schedule.
+/// The orders of the tensor, pipeline and data axes that place `split`'s ranks differently: every permutation of
+/// the axes of degree above 1 over their places in the default order (tensor, pipeline, data), that one first.
+std::vector<std::vector<scenario::ParallelAxis>> orders(const PlanCandidate& split, const PlanSpace& space) {
+  using A = scenario::ParallelAxis;
+  if (space.placement) return {*space.placement};
+  const std::vector<A> first{A::Tensor, A::Pipeline, A::Data};
+  const auto degree = [&](A axis) {
+    return axis == A::Tensor ? split.tensor : axis == A::Pipeline ? split.pipeline : split.data / split.expert;
+  };
+  std::vector<std::size_t> places;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    if (degree(first[i]) > 1) places.push_back(i);
+  }
+  std::vector<std::size_t> moved(places.size());
+  for (std::size_t k = 0; k < moved.size(); ++k) moved[k] = k;
+  std::vector<std::vector<A>> out;
+  do {
+    std::vector<A> order = first;
+    for (std::size_t k = 0; k < places.size(); ++k) order[places[k]] = first[places[moved[k]]];
+    out.push_back(std::move(order));
+  } while (std::next_permutation(moved.begin(), moved.end()));
+  return out;
+}
+
+/// The memory and schedule choices of one split: micro-batches, ZeRO stage, recomputation, schedule, then the
+/// placement's order (innermost, so that the candidates the checks see alike come together).
 void add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t replica_batch, std::vector<PlanCandidate>& out) {
+  const std::vector<std::vector<scenario::ParallelAxis>> placements = orders(split, space);
   using R = models::Recomputation;
   std::vector<R> modes{R::None, R::Selective, R::Full};
   if (space.recomputation) modes = {*space.recomputation};
@@ -71,7 +97,10 @@ void add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t repli
           c.recomputation = mode;
           c.schedule = schedule;
           c.virtual_stages = chunks;
-          out.push_back(c);
+          for (const auto& order : placements) {
+            c.order = order;
+            out.push_back(c);
+          }
         }
       }
     }
@@ -80,7 +109,28 @@ void add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t repli
 
 }  // namespace
 
+std::string PlanCandidate::placement() const {
+  std::string out;
+  for (const scenario::ParallelAxis axis : order) {
+    out += (out.empty() ? "" : "-") + std::string(1, scenario::axis_entry(axis).name.front());
+  }
+  return out;
+}
+
 std::string PlanCandidate::label() const {
+  const std::string placed = placement();
+  return placed == "t-p-d" ? split_label() : split_label() + " placed " + placed;
+}
+
+std::vector<scenario::ParallelAxis> core_order(const scenario::ParallelismSpec& plan) {
+  std::vector<scenario::ParallelAxis> out = plan.placement;
+  std::erase_if(out, [](scenario::ParallelAxis axis) {
+    return axis == scenario::ParallelAxis::Expert || axis == scenario::ParallelAxis::Context;
+  });
+  return out;
+}
+
+std::string PlanCandidate::split_label() const {
   std::string out = fmt::format("t{} p{}", tensor, pipeline);
   if (context > 1) out += fmt::format(" c{}", context);
   if (expert > 1) out += fmt::format(" e{}", expert);
@@ -127,9 +177,7 @@ void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenari
   plan.schedule = candidate.schedule;
   plan.virtual_stages = candidate.virtual_stages;
   plan.sequence_parallel = candidate.tensor > 1;
-  std::erase_if(plan.placement, [](scenario::ParallelAxis axis) {
-    return axis == scenario::ParallelAxis::Expert || axis == scenario::ParallelAxis::Context;
-  });
+  plan.placement = candidate.order;
   scenario::place_optional_axes(plan);
   s.training.recomputation = candidate.recomputation;
   s.training.batch_per_worker = static_cast<int>(batch / candidate.data);
@@ -153,6 +201,11 @@ std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch,
                      "training.parallelism.sequence_parallel: {}, training.recomputation: {}",
                      candidate.microbatches, candidate.zero, scenario::to_string(candidate.schedule),
                      candidate.virtual_stages, candidate.tensor > 1, scenario::to_string(candidate.recomputation));
+  std::string names;
+  for (const scenario::ParallelAxis axis : candidate.order) {
+    names += (names.empty() ? "" : ", ") + std::string(scenario::axis_entry(axis).name);
+  }
+  out += fmt::format(", training.parallelism.placement: [{}]", names);
   out += s.training.batch_declared_global ? fmt::format(", training.batch.global: {}", batch)
                                           : fmt::format(", training.batch.per_worker: {}", batch / candidate.data);
   return "{" + out + "}";

@@ -29,9 +29,18 @@ struct PlanCandidate {
   models::Recomputation recomputation = models::Recomputation::None;
   models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   int virtual_stages = 1;
+  /// The order of the tensor, pipeline and data axes over the ranks, innermost first (context and expert go
+  /// right after tensor, as scenario::place_optional_axes puts them).
+  std::vector<scenario::ParallelAxis> order{scenario::ParallelAxis::Tensor, scenario::ParallelAxis::Pipeline,
+                                            scenario::ParallelAxis::Data};
 
-  /// "t8 p4 d32 m64 z1 selective 1f1b" (e and c shown above 1, v under interleaving).
+  /// "t8 p4 d32 m64 z1 selective 1f1b" (e and c shown above 1, v under interleaving), and "placed d-t-p" where the
+  /// order is not tensor, pipeline, data.
   [[nodiscard]] std::string label() const;
+  /// The label without the placement: what the checks and the memory model see.
+  [[nodiscard]] std::string split_label() const;
+  /// The order as "t-p-d".
+  [[nodiscard]] std::string placement() const;
 };
 
 /// What the user fixed (`dtsim plan --tensor 8 --zero 1 ...`); unset: every value is tried.
@@ -44,7 +53,16 @@ struct PlanSpace {
   std::optional<int> zero;
   std::optional<models::Recomputation> recomputation;
   std::optional<models::PipelineSchedule> schedule;
+  /// `--keep-placement`: the scenario's order of the tensor, pipeline and data axes only (search_devices fills
+  /// `placement` with it).
+  bool keep_placement = false;
+  /// The order of the tensor, pipeline and data axes; unset: every order that places the ranks differently (the
+  /// axes of degree 1 keep their places).
+  std::optional<std::vector<scenario::ParallelAxis>> placement;
 };
+
+/// The order of the tensor, pipeline and data axes in `plan`'s placement (context and expert left out).
+std::vector<scenario::ParallelAxis> core_order(const scenario::ParallelismSpec& plan);
 
 /// The global batch every split keeps, in samples: `training.batch.global`, or per_worker x the declared
 /// data-parallel degree.
@@ -61,7 +79,7 @@ std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devi
 void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenario::Scenario& s);
 
 /// The candidate as one point of a `sweep: {points: [...]}` over `s`'s scenario file: the flow-style map of
-/// the keys apply_candidate sets, and the cluster's size.
+/// the keys apply_candidate sets (the placement's order among them), and the cluster's size.
 std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch, const scenario::Scenario& s);
 
 }  // namespace dtsim::app

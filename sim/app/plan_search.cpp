@@ -29,6 +29,31 @@ double largest(const std::vector<metrics::DeviceMemory>& memory) {
   return out;
 }
 
+/// What the checks and the memory model say of a split.
+struct Verdict {
+  double memory_bytes = 0.0;
+  std::string discarded;  ///< the first problem's key ("memory" for the memory model's); "" when it fits
+  std::string detail;
+};
+
+Verdict check_candidate(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const models::ModelProfile& profile,
+                        const Registries& registries) {
+  Verdict out;
+  core::DiagnosticSink sink;
+  check_split(s, strategy, &profile, registries, sink);
+  if (sink.empty()) {
+    const std::vector<metrics::DeviceMemory> memory = device_memory(s, profile, registries);
+    check_memory(s, memory, sink);
+    out.memory_bytes = largest(memory);
+  }
+  if (!sink.empty()) {
+    const core::Diagnostic& first = sink.diagnostics().front();
+    out.discarded = first.key == "cluster.device" ? "memory" : first.key;
+    out.detail = first.message;
+  }
+  return out;
+}
+
 /// Within each run of equal estimates (ordered by memory), every row after the first is the first's twin.
 void mark_same_estimates(std::vector<analysis::PlanRow>& fitting) {
   for (std::size_t i = 1, first = 0; i < fitting.size(); ++i) {
@@ -56,6 +81,7 @@ analysis::PlanRow row_of(const PlanCandidate& candidate) {
   row.virtual_stages = candidate.virtual_stages;
   row.recomputation = std::string(scenario::to_string(candidate.recomputation));
   row.schedule = std::string(scenario::to_string(candidate.schedule));
+  row.placement = candidate.placement();
   return row;
 }
 
@@ -67,20 +93,21 @@ std::vector<analysis::PlanRow> screen_candidates(const std::vector<PlanCandidate
   const SplitEstimator estimator(profile, graph);
   std::vector<analysis::PlanRow> fitting;
   std::vector<analysis::PlanRow> discarded;
+  // The checks and the memory model see no placement: candidates that differ in it alone (enumerated together)
+  // share the verdict of the first of them.
+  std::string checked;
+  Verdict verdict;
   for (const PlanCandidate& candidate : candidates) {
     analysis::PlanRow row = row_of(candidate);
     apply_candidate(candidate, batch, s);
-    core::DiagnosticSink sink;
-    check_split(s, *strategy, &profile, registries, sink);
-    if (sink.empty()) {
-      const std::vector<metrics::DeviceMemory> memory = device_memory(s, profile, registries);
-      check_memory(s, memory, sink);
-      row.memory_bytes = largest(memory);
+    if (const std::string split = candidate.split_label(); split != checked) {
+      verdict = check_candidate(s, *strategy, profile, registries);
+      checked = split;
     }
-    if (!sink.empty()) {
-      const core::Diagnostic& first = sink.diagnostics().front();
-      row.discarded = first.key == "cluster.device" ? "memory" : first.key;
-      row.detail = first.message;
+    row.memory_bytes = verdict.memory_bytes;
+    if (!verdict.discarded.empty()) {
+      row.discarded = verdict.discarded;
+      row.detail = verdict.detail;
       discarded.push_back(std::move(row));
       continue;
     }
@@ -139,7 +166,9 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
                             const scenario::ScenarioFormat& format, const SearchSource& source,
                             const Registries& registries) {
   DeviceSearch out;
-  out.candidates = enumerate_candidates(space, devices, profile.shape, batch, out.undivided);
+  PlanSpace fixed = space;
+  if (fixed.keep_placement) fixed.placement = core_order(base.training.parallelism);
+  out.candidates = enumerate_candidates(fixed, devices, profile.shape, batch, out.undivided);
   if (out.candidates.empty()) return out;
   for (std::size_t i = 0; i < out.candidates.size(); ++i) out.by_split.emplace(out.candidates[i].label(), i);
   // The scenario over this many devices, split as the first candidate; each candidate then replaces the split.

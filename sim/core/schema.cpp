@@ -163,7 +163,7 @@ std::string expected_value(const SchemaNode& node) {
     case ValueKind::Quantity:
       return fmt::format("a {} such as \"{}\"", core::family_name(node.unit), core::family_example(node.unit));
     case ValueKind::FileList: return "a file name or a list of them";
-    case ValueKind::AnyScalar: return "a single value";
+    case ValueKind::AnyScalar: return "a single value (a list of them for a list key)";
   }
   return "a value";
 }

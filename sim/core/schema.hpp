@@ -24,7 +24,7 @@ enum class ValueKind {
   Boolean,
   Quantity,    ///< a string with a unit, see `unit`
   FileList,    ///< a file name or a list of them (`include:`)
-  AnyScalar,   ///< any single value (sweep axis values, checked once substituted)
+  AnyScalar,   ///< any single value, or a list of them for a list key (sweep values, checked once substituted)
 };
 
 using Unit = UnitFamily;

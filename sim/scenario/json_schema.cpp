@@ -73,7 +73,10 @@ nlohmann::ordered_json describe_node(const SchemaNode& node) {
     case ValueKind::FileList:
       out["anyOf"] = {{{"type", "string"}}, {{"type", "array"}, {"items", {{"type", "string"}}}}};
       break;
-    case ValueKind::AnyScalar: out["type"] = {"string", "number", "boolean"}; break;
+    case ValueKind::AnyScalar:
+      out["anyOf"] = {{{"type", {"string", "number", "boolean"}}},
+                      {{"type", "array"}, {"items", {{"type", {"string", "number", "boolean"}}}}}};
+      break;
   }
   if (!node.default_value.empty()) {
     if (node.kind == ValueKind::Integer) {

@@ -20,7 +20,7 @@ std::string type_of(const SchemaNode& node) {
     case ValueKind::Quantity:
       return fmt::format("{} (`\"{}\"`)", core::family_name(node.unit), core::family_example(node.unit));
     case ValueKind::FileList: return "file or list of files";
-    case ValueKind::AnyScalar: return "any value";
+    case ValueKind::AnyScalar: return "any value (a list of values for a list key)";
   }
   return "";
 }

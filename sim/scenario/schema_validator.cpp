@@ -31,6 +31,10 @@ bool looks_integral(const std::string& text) {
 
 std::string format_bound(double value) { return fmt::format("{}", value); }
 
+bool is_scalar_list(const ConfigNode& value) {
+  return value.is_list() && std::all_of(value.items.begin(), value.items.end(), [](const ConfigNode& item) { return item.is_scalar(); });
+}
+
 class Validator {
  public:
   Validator(core::DiagnosticSink& sink, core::DiagnosticSink* unsupported)
@@ -168,6 +172,7 @@ class Validator {
 
   ConfigNode validate_scalar(const ConfigNode& value, const SchemaNode& schema, const std::string& path) {
     if (schema.kind == ValueKind::FileList) return value;  // resolved by the loader before validation
+    if (schema.kind == ValueKind::AnyScalar && is_scalar_list(value)) return value;  // a list key's sweep value
     if (!expect(value, ConfigNode::Kind::Scalar, schema, path)) return value;
     const std::string& text = value.scalar;
     switch (schema.kind) {

@@ -30,6 +30,22 @@ void collect_paths(const SchemaNode& map, const std::string& prefix, std::vector
   }
 }
 
+/// A value as sweep.csv shows it: a list key's value in brackets.
+std::string value_text(const ConfigNode& value) {
+  if (!value.is_list()) return value.scalar;
+  std::string out;
+  for (const ConfigNode& item : value.items) out += (out.empty() ? "" : " ") + item.scalar;
+  return "[" + out + "]";
+}
+
+/// A value as a point's name shows it: a list key's items joined by '-'.
+std::string label_text(const ConfigNode& value) {
+  if (!value.is_list()) return value.scalar;
+  std::string out;
+  for (const ConfigNode& item : value.items) out += (out.empty() ? "" : "-") + item.scalar;
+  return out;
+}
+
 /// Whether two values of one axis mean the same: 0.1 and 0.10, or "1Gbps" and "1000Mbps", are one point.
 bool same_value(const SchemaNode& target, const std::string& a, const std::string& b) {
   if (a == b) return true;
@@ -48,6 +64,10 @@ bool same_value(const SchemaNode& target, const std::string& a, const std::strin
 /// An axis's values under cartesian combination: each once. Under zip a value may come back, paired with
 /// other values of the other axes; two whole points that are the same are refused by their names.
 bool check_axis(const SchemaNode& schema, const ConfigEntry& entry, bool zip, core::DiagnosticSink& sink) {
+  // A list key (training.parallelism.placement) is swept too, each of its values a list.
+  const auto list_key = [](const SchemaNode& node) {
+    return node.kind == ValueKind::List && !node.children.empty() && node.children.front().is_scalar();
+  };
   const std::string key = dotted_key("sweep.axes", entry.key);
   static const std::set<std::string> unsweepable{"name", "include"};
   if (unsweepable.contains(entry.key) || entry.key.starts_with("sweep.") || entry.key == "sweep") {
@@ -63,7 +83,8 @@ bool check_axis(const SchemaNode& schema, const ConfigEntry& entry, bool zip, co
     sink.error(entry.key_where, key, fmt::format("no scenario key has the path '{}'", entry.key), hint);
     return false;
   }
-  if (!target->is_scalar()) {
+  const bool listed = list_key(*target);
+  if (!target->is_scalar() && !listed) {
     std::string hint = "sweep a single value";
     if (target->kind == ValueKind::Map && !target->children.empty()) {
       hint = fmt::format("sweep one of its keys, such as {}.{}", entry.key, target->children.front().key);
@@ -76,10 +97,19 @@ bool check_axis(const SchemaNode& schema, const ConfigEntry& entry, bool zip, co
     sink.error(entry.value.where, key, "an axis needs at least one value");
     return false;
   }
+  for (const ConfigNode& value : entry.value.items) {
+    if (value.is_list() == listed) continue;
+    sink.error(value.where, key,
+               listed ? fmt::format("'{}' holds a list, and each of its values is one: got {}", entry.key, describe(value))
+                      : fmt::format("'{}' holds a single value, and a value of it is {}", entry.key, describe(value)),
+               listed ? "write each value as a list in brackets, such as [tensor, pipeline, data]"
+                      : "write the value itself; a list of values belongs to sweep.axes");
+    return false;
+  }
   for (std::size_t i = 0; i < entry.value.items.size() && !zip; ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      const std::string& value = entry.value.items[i].scalar;
-      const std::string& earlier = entry.value.items[j].scalar;
+      const std::string value = value_text(entry.value.items[i]);
+      const std::string earlier = value_text(entry.value.items[j]);
       if (!same_value(*target, value, earlier)) continue;
       sink.error(entry.value.items[i].where, fmt::format("{}[{}]", key, i),
                  value == earlier ? fmt::format("the value {} appears twice", value)
@@ -192,7 +222,9 @@ bool add_point(const ConfigNode& point, std::size_t index, ConfigNode& axes, cor
   }
   for (const ConfigEntry& entry : point.entries) {
     ConfigNode* axis = axes.find(entry.key);
-    if (!entry.value.is_scalar()) {
+    const bool scalars = entry.value.is_list() && std::all_of(entry.value.items.begin(), entry.value.items.end(),
+                                                              [](const ConfigNode& item) { return item.is_scalar(); });
+    if (!entry.value.is_scalar() && !scalars) {
       sink.error(entry.value.where, dotted_key(key, entry.key),
                  fmt::format("a point gives each path one value, got {}", describe(entry.value)),
                  "write the value itself; a list of values belongs to sweep.axes");
@@ -312,8 +344,8 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
       const ConfigNode& value = axes[a].values[picks[a]];
       set_dotted(point.document, axes[a].path, value, axes[a].where);
       if (!point.label.empty()) point.label += ',';
-      point.label += names[a] + "=" + label_value(value.scalar);
-      point.values.push_back(value.scalar);
+      point.label += names[a] + "=" + label_value(label_text(value));
+      point.values.push_back(value_text(value));
     }
     if (!labels.insert(point.label).second) {
       sink.error(sweep->key_where, "sweep", fmt::format("two points would both be named '{}'", point.label),

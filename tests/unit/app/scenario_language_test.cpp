@@ -160,6 +160,40 @@ TEST(Sweep, PointsAreZippedAxesThatMayRepeatAValue) {
   }
 }
 
+// A list key is swept too: each of its values is a list, named by its items joined with '-'.
+TEST(Sweep, AListKeysValuesAreListsInAxesAndPoints) {
+  const std::string split = testing::replace_once(kSweepBase, "model: {kind: logistic_regression}",
+                                                  "model: {kind: \"profile:gpt2_small\"}");
+  const std::string timing = testing::replace_once(
+      testing::replace_once(split, "data: {kind: synthetic_classification, samples: 1000, features: 8}\n", ""),
+      "stop: {epochs: 1}", "stop: {iterations: 1}\n  parallelism: {tensor: 2, pipeline: 2}");
+  const auto axes = scenario::read_scenario_document_text(
+      dtsim::test::scenario_format(),
+      timing + "sweep:\n  axes:\n    training.parallelism.placement: [[tensor, pipeline, data], [pipeline, tensor, data]]\n",
+      "grid.yaml");
+  const auto points = scenario::read_scenario_document_text(
+      dtsim::test::scenario_format(),
+      timing + "sweep:\n  points:\n    - {training.parallelism.placement: [tensor, pipeline, data]}\n"
+               "    - {training.parallelism.placement: [pipeline, tensor, data]}\n",
+      "grid.yaml");
+  using A = scenario::ParallelAxis;
+  for (const auto* document : {&axes, &points}) {
+    ASSERT_EQ(document->points.size(), 2U);
+    EXPECT_EQ(document->points[1].sweep_point, "placement=pipeline-tensor-data");
+    EXPECT_EQ(document->points[1].sweep_values, (std::vector<std::string>{"[pipeline tensor data]"}));
+    EXPECT_EQ(document->points[1].training.parallelism.placement, (std::vector<A>{A::Pipeline, A::Tensor, A::Data}));
+    EXPECT_EQ(document->points[0].training.parallelism.placement, (std::vector<A>{A::Tensor, A::Pipeline, A::Data}));
+  }
+  // A single value where the key holds a list, and a list where it holds a single value, are refused at the value.
+  for (const std::string& sweep : {std::string("    training.parallelism.placement: [tensor]\n"),
+                                   std::string("    cluster.workers: [[2, 4]]\n")}) {
+    EXPECT_THROW(scenario::read_scenario_document_text(dtsim::test::scenario_format(), timing + "sweep:\n  axes:\n" + sweep,
+                                                       "grid.yaml"),
+                 core::InputError)
+        << sweep;
+  }
+}
+
 TEST(Sweep, AxesSharingALeafAreNamedByTheirWholePath) {
   const auto document = scenario::read_scenario_document_text(dtsim::test::scenario_format(), 
       testing::replace_once(kSweepBase, "kind: ring,", "kind: parameter_server, server_link: {bandwidth: \"40Gbps\", latency: \"1us\"},") +
