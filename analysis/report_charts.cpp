@@ -113,25 +113,101 @@ std::vector<std::size_t> host_sample(std::size_t count) {
   return out;
 }
 
+/// A split run's worker hosts grouped by pipeline stage and tensor rank: the mean of each group's hosts (the
+/// replicas, and the context and expert ranks, of that stage and tensor rank). Worker hosts are listed by rank;
+/// a rank's coordinates follow result.parallelism.placement, innermost first. Empty where the run has no split.
+struct RankGroup {
+  int stage = 0;
+  int tensor_rank = 0;
+  int hosts = 0;
+  double compute_s = 0.0, communication_s = 0.0, wait_s = 0.0;
+};
+
+std::vector<RankGroup> stage_and_rank_groups(const json& summary) {
+  const json& result = summary.at("result");
+  if (!result.contains("parallelism")) return {};
+  const json& plan = result.at("parallelism");
+  const auto degree = [&](const std::string& axis) {
+    const int value = plan.value(axis, 1);
+    // Along the data axis, the replicas holding the same experts: the expert axis divides the data degree.
+    return axis == "data" ? value / std::max(1, plan.value("expert", 1)) : value;
+  };
+  const int tensor = degree("tensor");
+  const int stages = degree("pipeline");
+  if ((tensor == 1 && stages == 1) || !plan.contains("placement")) return {};
+  std::vector<RankGroup> groups(static_cast<std::size_t>(tensor * stages));
+  int rank = 0;
+  for (const json& host : summary.at("hosts")) {
+    if (host.at("role").get<std::string>() != "worker") continue;
+    int rest = rank++;
+    int stage = 0;
+    int tensor_rank = 0;
+    for (const json& axis : plan.at("placement")) {
+      const int d = std::max(1, degree(axis.get<std::string>()));
+      if (axis == "tensor") tensor_rank = rest % d;
+      if (axis == "pipeline") stage = rest % d;
+      rest /= d;
+    }
+    RankGroup& group = groups[static_cast<std::size_t>(stage * tensor + tensor_rank)];
+    group.stage = stage;
+    group.tensor_rank = tensor_rank;
+    ++group.hosts;
+    group.compute_s += host.at("compute_s").get<double>();
+    group.communication_s += host.at("communication_s").get<double>();
+    group.wait_s += host.at("wait_s").get<double>();
+  }
+  for (RankGroup& group : groups) {
+    const double n = std::max(1, group.hosts);
+    group.compute_s /= n;
+    group.communication_s /= n;
+    group.wait_s /= n;
+  }
+  return groups;
+}
+
+/// Many hosts of a split run: a bar per pipeline stage and tensor rank (grouped by stage), the mean of its hosts.
+Chart time_per_stage_and_rank(const ReportRun& run, const std::vector<RankGroup>& groups) {
+  json values = json::array();
+  int replicas = 0;
+  for (const RankGroup& group : groups) {
+    replicas = std::max(replicas, group.hosts);
+    for (const auto& [part, seconds] : {std::pair{"compute", group.compute_s}, std::pair{"communication", group.communication_s},
+                                        std::pair{"waiting", group.wait_s}}) {
+      values.push_back({{"stage", fmt::format("stage {}", group.stage)}, {"order", group.stage},
+                        {"rank", group.tensor_rank}, {"part", part}, {"seconds", seconds}});
+    }
+  }
+  json spec = base_spec(std::move(values), "time per stage and tensor rank");
+  spec["mark"] = "bar";
+  spec["encoding"] = {
+      {"x", {{"field", "stage"}, {"type", "nominal"}, {"title", "pipeline stage"}, {"sort", {{"field", "order"}}}}},
+      {"xOffset", {{"field", "rank"}, {"type", "ordinal"}, {"title", "tensor rank"}}},
+      {"y", {{"field", "seconds"}, {"type", "quantitative"}, {"title", "simulated seconds"}, {"stack", "zero"}}},
+      {"color", {{"field", "part"}, {"type", "nominal"}, {"title", "time spent"},
+                 {"scale", {{"domain", {"compute", "communication", "waiting"}}, {"range", {"#4c78a8", "#f58518", "#e45756"}}}}}},
+      {"tooltip", json::array({axis_field("stage", "nominal", "stage"), axis_field("rank", "ordinal", "tensor rank"),
+                               axis_field("part", "nominal", "part"), axis_field("seconds", "quantitative", "s")})}};
+  const std::size_t hosts = run.summary.at("hosts").size();
+  return Chart{"Time per stage and tensor rank",
+               fmt::format("The {} hosts grouped by pipeline stage, a bar per tensor rank within each: the mean of the {} "
+                           "hosts holding that stage and rank (summary.json lists each host). The last stages wait for the "
+                           "first to fill the pipeline, the first for the last to drain it; a tensor rank apart from its "
+                           "group's others computes or communicates differently.",
+                           hosts, replicas),
+               std::move(spec)};
+}
+
 Chart time_per_host(const std::vector<ReportRun>& runs) {
   json values = json::array();
   const std::vector<std::pair<const char*, const char*>> parts{
       {"compute_s", "compute"}, {"communication_s", "communication"}, {"wait_s", "waiting"}};
   std::string caption;
-  const json& result = runs.front().summary.at("result");
-  if (runs.size() == 1 && runs.front().summary.at("hosts").size() > kStageChartHosts && result.contains("pipeline") &&
-      result.at("pipeline").contains("per_stage")) {
-    // Many hosts of a pipeline: their labels would overlap; the hosts of a stage do alike, so each stage is a bar.
-    for (const json& stage : result.at("pipeline").at("per_stage")) {
-      for (const auto& [key, part] : parts) {
-        values.push_back({{"host", fmt::format("stage {}", stage.at("stage").get<int>())}, {"order", stage.at("stage")},
-                          {"part", part}, {"seconds", stage.at(key)}});
-      }
-    }
-    caption = fmt::format("Each pipeline stage's simulated time, the mean of its hosts ({} in all; summary.json lists "
-                          "each). The last stages wait for the first to fill the pipeline, the first for the last to drain it.",
-                          runs.front().summary.at("hosts").size());
-  } else if (runs.size() == 1) {
+  if (runs.size() == 1 && runs.front().summary.at("hosts").size() > kStageChartHosts) {
+    // Many hosts of a split model: their labels would overlap, and the hosts of a stage and tensor rank do alike.
+    const std::vector<RankGroup> groups = stage_and_rank_groups(runs.front().summary);
+    if (!groups.empty()) return time_per_stage_and_rank(runs.front(), groups);
+  }
+  if (runs.size() == 1) {
     const json& hosts = runs.front().summary.at("hosts");
     const std::vector<std::size_t> sample = host_sample(hosts.size());
     for (const std::size_t h : sample) {

@@ -24,7 +24,7 @@ std::vector<Chart> run_charts(const std::vector<ReportRun>& runs);
 
 /// Hosts a per-host chart shows at most: beyond, an even sample of them.
 inline constexpr std::size_t kChartHosts = 128;
-/// Beyond this many hosts a pipelined run's time is drawn per stage, not per host.
+/// Beyond this many hosts a split run's time is drawn per pipeline stage and tensor rank, not per host.
 inline constexpr std::size_t kStageChartHosts = 32;
 /// Link directions per run in the busiest-links chart.
 inline constexpr std::size_t kChartLinks = 10;

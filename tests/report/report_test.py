@@ -196,14 +196,17 @@ dtsim("scale", os.path.join(OUT, "compute-only.yaml"), "--workers", "1,2,4,8", "
 check_report("scaling", os.path.join(study, "report.html"), ["Speedup", "Parallel efficiency", "Iteration time",
                                                             "Where the time goes", "Weak scaling", "Strong scaling"])
 
-# A pipelined run of 1,024 hosts and one iteration: its hosts drawn per stage, its iteration as bars.
+# A pipelined run of 1,024 hosts (t8 p8 d16) and one iteration: its hosts drawn per stage and tensor rank (64 bars,
+# each the mean of 16 replicas' hosts), its iteration as bars.
 pipelined = os.path.join(OUT, "pipelined")
 dtsim("run", os.path.join(scenarios, "plan", "gpt3-175b-a100.yaml"), "-q", "--report", "-o", pipelined)
 page = os.path.join(pipelined, "report.html")
-check_report("pipelined", page, ["Time per host"])
+check_report("pipelined", page, ["Time per stage and tensor rank"])
 text = open(page, encoding="utf-8").read()
 check('<table class="summary">' in text and "<td>t8 p8 d16</td>" in text, f"{page}: no summary of the timing-only run")
-check('"host":"stage 7"' in text, f"{page}: the hosts are not drawn per stage")
+check('"stage":"stage 7"' in text and '"rank":7' in text and '"xOffset"' in text,
+      f"{page}: the hosts are not drawn per stage and tensor rank")
+check("the mean of the 16 hosts holding that stage and rank" in text, f"{page}: the groups' size is not said")
 
 # A plan's page: throughput against memory, and the discards by reason.
 dtsim("plan", os.path.join(scenarios, "plan", "gpt2-medium-a100-x16.yaml"), "--gpus", "16", "--zero", "1", "--top", "3", "-q", "-o", os.path.join(OUT, "plan"))

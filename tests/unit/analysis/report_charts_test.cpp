@@ -1,0 +1,83 @@
+// The per-host chart of a run with many hosts and a split model: a bar per pipeline stage and tensor rank, the
+// mean of the hosts holding them, each host's stage and rank taken from the placement.
+
+#include "analysis/report_charts.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <utility>
+
+namespace dtsim::analysis {
+namespace {
+
+using nlohmann::json;
+
+/// 48 workers split t2 x p4 x d6 in `placement`; worker r computes r seconds, communicates 1 and waits 2.
+ReportRun split_run(const json& placement) {
+  ReportRun run;
+  run.label = "split";
+  json hosts = json::array();
+  for (int r = 0; r < 48; ++r) {
+    hosts.push_back({{"name", "node-" + std::to_string(r)}, {"role", "worker"}, {"compute_s", r}, {"communication_s", 1.0},
+                     {"wait_s", 2.0}});
+  }
+  hosts.push_back({{"name", "server-0"}, {"role", "server"}, {"compute_s", 1000.0}, {"communication_s", 0.0}, {"wait_s", 0.0}});
+  run.summary = {{"hosts", hosts},
+                 {"result", {{"parallelism", {{"tensor", 2}, {"pipeline", 4}, {"data", 6}, {"placement", placement}}}}}};
+  run.metrics = json::array();
+  run.links = json::array();
+  return run;
+}
+
+/// The chart's compute seconds by (stage, tensor rank).
+std::map<std::pair<int, int>, double> compute_by_group(const Chart& chart) {
+  std::map<std::pair<int, int>, double> out;
+  for (const json& value : chart.spec.at("data").at("values")) {
+    if (value.at("part") != "compute") continue;
+    out[{value.at("order").get<int>(), value.at("rank").get<int>()}] = value.at("seconds").get<double>();
+  }
+  return out;
+}
+
+const Chart& chart_titled(const std::vector<Chart>& charts, const std::string& title) {
+  for (const Chart& chart : charts) {
+    if (chart.title == title) return chart;
+  }
+  throw std::runtime_error("no chart " + title);
+}
+
+TEST(ReportCharts, ManyHostsOfASplitModelAreDrawnPerStageAndTensorRank) {
+  // Tensor innermost, then pipeline: rank r is tensor rank r % 2 of stage (r / 2) % 4, replica r / 8, so the hosts
+  // of stage s and tensor rank k are k + 2s + 8j for j = 0..5: their mean compute is k + 2s + 20.
+  const std::vector<Chart> charts = run_charts({split_run({"tensor", "pipeline", "data"})});
+  const Chart& chart = chart_titled(charts, "Time per stage and tensor rank");
+  const auto compute = compute_by_group(chart);
+  ASSERT_EQ(compute.size(), 8U);
+  for (int s = 0; s < 4; ++s) {
+    for (int k = 0; k < 2; ++k) EXPECT_DOUBLE_EQ(compute.at({s, k}), k + 2 * s + 20) << s << "," << k;
+  }
+  EXPECT_NE(chart.caption.find("The 49 hosts grouped by pipeline stage"), std::string::npos) << chart.caption;
+  EXPECT_NE(chart.caption.find("the mean of the 6 hosts"), std::string::npos) << chart.caption;
+}
+
+TEST(ReportCharts, EachHostsStageAndRankFollowThePlacement) {
+  // Pipeline outermost: rank r is tensor rank r % 2, replica (r / 2) % 6, stage r / 12: the hosts of stage s and
+  // tensor rank k are 12s + k + 2j for j = 0..5, whose mean is 12s + k + 5.
+  const auto compute = compute_by_group(chart_titled(run_charts({split_run({"tensor", "data", "pipeline"})}),
+                                                     "Time per stage and tensor rank"));
+  for (int s = 0; s < 4; ++s) {
+    for (int k = 0; k < 2; ++k) EXPECT_DOUBLE_EQ(compute.at({s, k}), 12 * s + k + 5) << s << "," << k;
+  }
+}
+
+TEST(ReportCharts, ManyHostsOfDataParallelismAloneAreAnEvenSample) {
+  ReportRun run = split_run({"tensor", "pipeline", "data"});
+  run.summary["result"].erase("parallelism");
+  const std::vector<Chart> charts = run_charts({run});
+  EXPECT_EQ(chart_titled(charts, "Time per host").spec.at("data").at("values").size(), 49U * 3U);
+}
+
+}  // namespace
+}  // namespace dtsim::analysis
