@@ -141,7 +141,7 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
       timeout_s, progress);
 }
 
-Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& workers, const std::string& mode,
+Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& workers, const std::string& mode, bool plan,
               const std::optional<std::filesystem::path>& output, const std::optional<std::uint64_t>& seed, int jobs,
               bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s,
               const py::object& progress, const std::optional<std::filesystem::path>& confine) {
@@ -149,6 +149,7 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
   options.scenario_file = scenario;
   options.workers = workers;
   options.mode = mode;
+  options.plan = plan;
   options.output_folder = output;
   options.seed = seed;
   options.jobs = jobs;
@@ -225,7 +226,7 @@ PYBIND11_MODULE(_dtsim, module) {
   module.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("point"), py::arg("report"),
              py::arg("force"), py::arg("jobs"), py::arg("every_rank"), py::arg("sweep_only"), py::arg("executable"),
              py::arg("timeout_s"), py::arg("progress"), py::arg("confine"));
-  module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("output"),
+  module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("plan"), py::arg("output"),
              py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"),
              py::arg("progress"), py::arg("confine"));
   module.def("collective", &collective, py::arg("operation"), py::arg("algorithm"), py::arg("ranks"), py::arg("sizes"),

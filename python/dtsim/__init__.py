@@ -213,10 +213,12 @@ def sweep(scenario, output=None, *, seed: int | None = None, report: bool = Fals
     return Sweep(folder)
 
 
-def scale(scenario, workers, mode: str = "both", output=None, *, seed: int | None = None, jobs: int = 0,
-          force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None) -> Scaling:
+def scale(scenario, workers, mode: str = "both", output=None, *, plan: bool = False, seed: int | None = None,
+          jobs: int = 0, force: bool = False, timeout: float | None = None, progress: Progress = None,
+          confine=None) -> Scaling:
     """A weak and/or strong scaling study over `workers` (such as [1, 2, 4, 8]); mode is "weak", "strong" or
-    "both". Returns the Scaling (scaling.csv as `table`, the sweeps as `weak` and `strong`). progress: as
+    "both". plan: split each count as `dtsim plan` ranks best by its estimate (`dtsim scale --plan`; a profile
+    model). Returns the Scaling (scaling.csv as `table`, the sweeps as `weak` and `strong`). progress: as
     run's, a line per point done, led by its mode. confine: as run's."""
     if mode not in ("weak", "strong", "both"):
         raise ValueError(f'mode must be "weak", "strong" or "both", not {mode!r}')
@@ -225,7 +227,7 @@ def scale(scenario, workers, mode: str = "both", output=None, *, seed: int | Non
     if not counts or min(counts) < 1:
         raise ValueError("workers must be one or more counts of at least 1, such as [1, 2, 4, 8]")
     folder = _simulated(
-        lambda lines: _dtsim.scale(_path(scenario), counts, mode, None if output is None else _path(output), seed,
+        lambda lines: _dtsim.scale(_path(scenario), counts, mode, bool(plan), None if output is None else _path(output), seed,
                                    jobs, force, _executable(), timeout, lines, _confine(confine)), progress)
     return Scaling(folder)
 

@@ -61,7 +61,9 @@ bool reaches_target(const scenario::TrainingSpec& training, const models::Evalua
 }
 
 /// A run whose workers do not move in lock step ends at the evaluator's first evaluation that reaches the target:
-/// every other actor is stopped where it is, then the evaluator itself, and the simulation ends at that moment.
+/// an actor of its own stops every other one (the evaluator too) where it next waits, at this same moment. None
+/// leaves by an exception thrown from its own code, which unwinding off a SimGrid stack does not survive under
+/// the sanitizers.
 void end_run_at_target(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters,
                        const models::Evaluation& validation) {
   TargetStop* stop = context.target_stop;
@@ -69,8 +71,7 @@ void end_run_at_target(const TrainingContext& context, std::int64_t iteration, c
   stop->stopped = iteration;
   context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
   if (context.progress) context.progress(Progress{iteration, context.setup->total_iterations, simgrid::s4u::Engine::get_clock()});
-  simgrid::s4u::Actor::kill_all();
-  simgrid::s4u::this_actor::exit();
+  simgrid::s4u::Actor::create("stop-at-target", simgrid::s4u::this_actor::get_host(), [] { simgrid::s4u::Actor::kill_all(); });
 }
 
 }  // namespace

@@ -90,7 +90,8 @@ bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration);
 /// After iteration `iteration` (0 = before training), records an evaluation row when one is due
 /// (every `evaluate_every` iterations and after the last), keeps the final parameters, and reports
 /// progress. Costs no simulated time. Called by worker 0 only. In a run that stops at a target out of lock step
-/// (TargetStop), an evaluation that reaches it ends the simulation there and does not return.
+/// (TargetStop), an evaluation that reaches it ends the simulation at this moment: every actor, the caller too,
+/// is stopped where it next waits.
 void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters);
 
 /// Whether the run stops after `iteration`: an evaluation is due there and reaches the scenario's target. Every

@@ -31,10 +31,6 @@ bool looks_integral(const std::string& text) {
 
 std::string format_bound(double value) { return fmt::format("{}", value); }
 
-bool is_scalar_list(const ConfigNode& value) {
-  return value.is_list() && std::all_of(value.items.begin(), value.items.end(), [](const ConfigNode& item) { return item.is_scalar(); });
-}
-
 class Validator {
  public:
   Validator(core::DiagnosticSink& sink, core::DiagnosticSink* unsupported)
@@ -289,6 +285,10 @@ ConfigNode validate_scenario_document(const SchemaNode& schema, const ConfigNode
     return {};
   }
   return validate_against(root, schema, "", sink, unsupported);
+}
+
+bool is_scalar_list(const ConfigNode& value) {
+  return value.is_list() && std::all_of(value.items.begin(), value.items.end(), [](const ConfigNode& item) { return item.is_scalar(); });
 }
 
 }  // namespace dtsim::scenario

@@ -24,4 +24,7 @@ ConfigNode validate_scenario_document(const SchemaNode& schema, const ConfigNode
 /// "a.b" joined, or "b" under the root.
 std::string dotted_key(const std::string& path, const std::string& key);
 
+/// Whether `value` is a list of single values: a list key's value in a sweep.
+bool is_scalar_list(const ConfigNode& value);
+
 }  // namespace dtsim::scenario

@@ -30,21 +30,18 @@ void collect_paths(const SchemaNode& map, const std::string& prefix, std::vector
   }
 }
 
-/// A value as sweep.csv shows it: a list key's value in brackets.
-std::string value_text(const ConfigNode& value) {
-  if (!value.is_list()) return value.scalar;
+/// A list key's items joined by `separator`.
+std::string joined(const ConfigNode& value, const char* separator) {
   std::string out;
-  for (const ConfigNode& item : value.items) out += (out.empty() ? "" : " ") + item.scalar;
-  return "[" + out + "]";
-}
-
-/// A value as a point's name shows it: a list key's items joined by '-'.
-std::string label_text(const ConfigNode& value) {
-  if (!value.is_list()) return value.scalar;
-  std::string out;
-  for (const ConfigNode& item : value.items) out += (out.empty() ? "" : "-") + item.scalar;
+  for (const ConfigNode& item : value.items) out += (out.empty() ? "" : separator) + item.scalar;
   return out;
 }
+
+/// A value as sweep.csv shows it: a list key's value in brackets.
+std::string value_text(const ConfigNode& value) { return value.is_list() ? "[" + joined(value, " ") + "]" : value.scalar; }
+
+/// A value as a point's name shows it: a list key's items joined by '-'.
+std::string label_text(const ConfigNode& value) { return value.is_list() ? joined(value, "-") : value.scalar; }
 
 /// Whether two values of one axis mean the same: 0.1 and 0.10, or "1Gbps" and "1000Mbps", are one point.
 bool same_value(const SchemaNode& target, const std::string& a, const std::string& b) {
@@ -222,9 +219,7 @@ bool add_point(const ConfigNode& point, std::size_t index, ConfigNode& axes, cor
   }
   for (const ConfigEntry& entry : point.entries) {
     ConfigNode* axis = axes.find(entry.key);
-    const bool scalars = entry.value.is_list() && std::all_of(entry.value.items.begin(), entry.value.items.end(),
-                                                              [](const ConfigNode& item) { return item.is_scalar(); });
-    if (!entry.value.is_scalar() && !scalars) {
+    if (!entry.value.is_scalar() && !is_scalar_list(entry.value)) {
       sink.error(entry.value.where, dotted_key(key, entry.key),
                  fmt::format("a point gives each path one value, got {}", describe(entry.value)),
                  "write the value itself; a list of values belongs to sweep.axes");

@@ -266,6 +266,15 @@ class SweepTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "mode"):
             dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2], mode="both ways")
 
+    def test_scale_replanned(self):
+        folder = fresh("scale_plan")
+        study = dtsim.scale(SCENARIOS / "plan" / "gpt2-medium-a100-x16.yaml", [8, 16], mode="strong", plan=True,
+                            output=folder / "study")
+        self.assertEqual(list(study.table["workers"]), [8, 16])
+        # At 16 GPUs (two nodes) the best estimate splits the model; its layout is in the table.
+        self.assertTrue(str(study.table["layout"].iloc[1]).startswith("t"))
+        self.assertIn("written by `dtsim scale --plan`", (folder / "study" / "strong.yaml").read_text())
+
 
 class ProgressTest(unittest.TestCase):
     def test_a_run_sends_its_iterations(self):
