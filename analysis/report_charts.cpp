@@ -1,10 +1,14 @@
 #include "analysis/report_charts.hpp"
 
+#include "sim/scenario/parallel_axes.hpp"
+#include "sim/scenario/parallel_layout.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 namespace dtsim::analysis {
 namespace {
@@ -123,32 +127,40 @@ struct RankGroup {
   double compute_s = 0.0, communication_s = 0.0, wait_s = 0.0;
 };
 
+/// The run's split from result.parallelism, placed as the run placed it; none where it is absent or damaged.
+std::optional<scenario::ParallelismSpec> run_split(const json& result) {
+  if (!result.contains("parallelism") || !result.at("parallelism").contains("placement")) return std::nullopt;
+  const json& given = result.at("parallelism");
+  scenario::ParallelismSpec plan;
+  plan.tensor = given.value("tensor", 1);
+  plan.pipeline = given.value("pipeline", 1);
+  plan.data = given.value("data", 1);
+  plan.context = given.value("context", 1);
+  plan.expert = given.value("expert", 1);
+  if (std::min({plan.tensor, plan.pipeline, plan.data, plan.context, plan.expert}) < 1 || plan.data % plan.expert != 0) {
+    return std::nullopt;
+  }
+  plan.placement.clear();
+  for (const json& name : given.at("placement")) {
+    const std::optional<scenario::ParallelAxis> axis = name.is_string() ? scenario::axis_named(name.get<std::string>()) : std::nullopt;
+    if (!axis) return std::nullopt;
+    plan.placement.push_back(*axis);
+  }
+  scenario::place_optional_axes(plan);
+  return plan;
+}
+
 std::vector<RankGroup> stage_and_rank_groups(const json& summary) {
-  const json& result = summary.at("result");
-  if (!result.contains("parallelism")) return {};
-  const json& plan = result.at("parallelism");
-  const auto degree = [&](const std::string& axis) {
-    const int value = plan.value(axis, 1);
-    // Along the data axis, the replicas holding the same experts: the expert axis divides the data degree.
-    return axis == "data" ? value / std::max(1, plan.value("expert", 1)) : value;
-  };
-  const int tensor = degree("tensor");
-  const int stages = degree("pipeline");
-  if ((tensor == 1 && stages == 1) || !plan.contains("placement")) return {};
-  std::vector<RankGroup> groups(static_cast<std::size_t>(tensor * stages));
+  const std::optional<scenario::ParallelismSpec> plan = run_split(summary.at("result"));
+  if (!plan || (plan->tensor == 1 && plan->pipeline == 1)) return {};
+  std::vector<RankGroup> groups(static_cast<std::size_t>(plan->tensor * plan->pipeline));
   int rank = 0;
   for (const json& host : summary.at("hosts")) {
     if (host.at("role").get<std::string>() != "worker") continue;
-    int rest = rank++;
-    int stage = 0;
-    int tensor_rank = 0;
-    for (const json& axis : plan.at("placement")) {
-      const int d = std::max(1, degree(axis.get<std::string>()));
-      if (axis == "tensor") tensor_rank = rest % d;
-      if (axis == "pipeline") stage = rest % d;
-      rest /= d;
-    }
-    RankGroup& group = groups[static_cast<std::size_t>(stage * tensor + tensor_rank)];
+    const scenario::ParallelCoordinates at = scenario::coordinates_of(*plan, rank++);
+    const int stage = at[scenario::ParallelAxis::Pipeline];
+    const int tensor_rank = at[scenario::ParallelAxis::Tensor];
+    RankGroup& group = groups[static_cast<std::size_t>(stage * plan->tensor + tensor_rank)];
     group.stage = stage;
     group.tensor_rank = tensor_rank;
     ++group.hosts;

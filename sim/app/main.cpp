@@ -338,7 +338,7 @@ std::vector<std::string> names_of(const std::vector<dtsim::scenario::NamedValue<
 }
 
 /// The options that fix a plan's choices (`--tensor 8 --zero 1 ...`) and cap its memory, shared by `dtsim plan`
-/// and `dtsim scale --plan`; read() gives what was given.
+/// and `dtsim scale --plan`; space() and memory_cap() give what was given.
 struct PlanSpaceFlags {
   std::string max_memory;
   std::string recomputation;
@@ -346,21 +346,24 @@ struct PlanSpaceFlags {
   std::map<std::string, int> fixed;
   bool keep_placement = false;
 
-  void add_to(CLI::App* command) {
-    command->add_flag("--keep-placement", keep_placement,
-                      "keep the scenario's placement order instead of trying every order of the degrees");
-    command->add_option("--max-memory", max_memory, "the memory a device may use, below its capacity (such as 70GiB)")
-        ->check(size_check());
+  /// Adds the options to `command`; returns them.
+  std::vector<CLI::Option*> add_to(CLI::App* command) {
+    std::vector<CLI::Option*> out;
+    out.push_back(command->add_flag("--keep-placement", keep_placement,
+                                    "keep the scenario's placement order instead of trying every order of the degrees"));
+    out.push_back(command->add_option("--max-memory", max_memory, "the memory a device may use, below its capacity (such as 70GiB)")
+                      ->check(size_check()));
     for (const std::string axis : {"tensor", "pipeline", "context", "expert", "microbatches", "zero"}) {
       const bool zero = axis == "zero";
-      command->add_option("--" + axis, fixed[axis],
-                          "fix the " + axis + (zero ? " stage" : axis == "microbatches" ? " count" : " degree"))
-          ->check(CLI::Range(zero ? 0 : 1, zero ? 3 : 65536));
+      out.push_back(command->add_option("--" + axis, fixed[axis],
+                                        "fix the " + axis + (zero ? " stage" : axis == "microbatches" ? " count" : " degree"))
+                        ->check(CLI::Range(zero ? 0 : 1, zero ? 3 : 65536)));
     }
-    command->add_option("--recomputation", recomputation, "fix the recomputation")
-        ->check(CLI::IsMember(names_of(dtsim::scenario::recomputations())));
-    command->add_option("--schedule", schedule, "fix the pipeline schedule")
-        ->check(CLI::IsMember(names_of(dtsim::scenario::pipeline_schedules())));
+    out.push_back(command->add_option("--recomputation", recomputation, "fix the recomputation")
+                      ->check(CLI::IsMember(names_of(dtsim::scenario::recomputations()))));
+    out.push_back(command->add_option("--schedule", schedule, "fix the pipeline schedule")
+                      ->check(CLI::IsMember(names_of(dtsim::scenario::pipeline_schedules()))));
+    return out;
   }
 
   /// The space the flags given on `command` fix, and the memory cap.
@@ -406,13 +409,9 @@ Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
                                                  "stays) or both")
       ->check(CLI::IsMember({"weak", "strong", "both"}))
       ->capture_default_str();
-  command->add_flag("--plan", s->options.plan, "split each worker count as `dtsim plan` ranks best by its estimate "
-                                               "(weak scaling then keeps the batch per device)");
-  s->plan.add_to(command);
-  for (const char* flag : {"--max-memory", "--keep-placement", "--tensor", "--pipeline", "--context", "--expert", "--microbatches", "--zero",
-                           "--recomputation", "--schedule"}) {
-    command->get_option(flag)->needs("--plan");
-  }
+  CLI::Option* plan = command->add_flag("--plan", s->options.plan, "split each worker count as `dtsim plan` ranks best by "
+                                                                    "its estimate (weak scaling then keeps the batch per device)");
+  for (CLI::Option* fixing : s->plan.add_to(command)) fixing->needs(plan);
   s->output_given = command->add_option("-o,--output", s->output, "result folder (default: out/<scenario name>-scaling)");
   s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's")->check(seed_check());
   command->add_option("-j,--jobs", s->options.jobs, "points run at once (default: the cores)")->check(CLI::Range(1, 1024));
@@ -454,7 +453,7 @@ Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
   command->add_option("--objective", s->options.objective, "what the best plan maximizes: tokens_per_s, or minimizes: cost, energy (per token)")
       ->check(CLI::IsMember({"tokens_per_s", "cost", "energy"}))
       ->capture_default_str();
-  s->plan.add_to(command);
+  static_cast<void>(s->plan.add_to(command));
   s->output_given = command->add_option("-o,--output", s->output, "result folder (default: out/<scenario name>-plan)");
   s->seed_given = command->add_option("--seed", s->seed, "random seed, overriding the scenario's")->check(seed_check());
   command->add_option("-j,--jobs", s->options.jobs, "simulations at once (default: the cores)")->check(CLI::Range(1, 1024));

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace dtsim::app {
@@ -94,31 +95,54 @@ std::int64_t planned_batch(const ScaleOptions& options, const scenario::Scenario
   return global * workers / base.cluster.workers;
 }
 
+/// A worker count's best split under `--plan`, for a global batch: its name, its sweep point, the candidates.
+struct PlannedPoint {
+  std::string split;
+  std::string point;
+  std::size_t candidates = 0;
+};
+
+/// The points already planned, by workers and global batch: weak and strong scaling share the scenario's own.
+using PlannedPoints = std::map<std::pair<int, std::int64_t>, PlannedPoint>;
+
+/// The best estimate of every candidate over `workers` devices keeping `batch` (plan_search.hpp).
+PlannedPoint plan_point(const ScaleOptions& options, const scenario::ScenarioFormat& format, const scenario::Scenario& base,
+                        const models::ModelProfile& profile, int workers, std::int64_t batch,
+                        const std::filesystem::path& generated, const Registries& registries) {
+  const DeviceSearch found = search_devices(options.space, {options.max_memory_bytes}, workers, batch, base, profile, format,
+                                            {options.scenario_file, generated, options.confine}, registries);
+  const std::size_t candidates = found.candidates.size() + static_cast<std::size_t>(found.undivided);
+  const analysis::PlanRow* best = found.best();
+  if (best == nullptr) {
+    refuse(options.scenario_file, "training.parallelism",
+           fmt::format("no split of the model over {} devices with a global batch of {} fits ({} candidates, every one "
+                       "discarded)",
+                       workers, batch, candidates),
+           fmt::format("`dtsim plan {} --gpus {}` lists every candidate and why it was discarded",
+                       options.scenario_file.filename().string(), workers));
+  }
+  return {best->split, sweep_point_yaml(found.candidate_of(*best), batch, base), candidates};
+}
+
 /// The generated scenario of one mode under `--plan`: the user's scenario included, with one point per worker
-/// count split as the best estimate of every candidate (plan_search.hpp).
+/// count split as the best estimate of every candidate.
 std::string planned_scenario(const ScaleOptions& options, const scenario::ScenarioFormat& format,
                              const scenario::Scenario& base, analysis::ScalingMode mode,
-                             const std::filesystem::path& generated, const Registries& registries) {
+                             const std::filesystem::path& generated, const Registries& registries, PlannedPoints& planned) {
   const models::ModelProfile profile = profile_of(base, registries);
   std::vector<std::string> points;
   for (const int n : options.workers) {
     const std::int64_t batch = planned_batch(options, base, mode, n);
-    const DeviceSearch found = search_devices(options.space, {options.max_memory_bytes}, n, batch, base, profile, format,
-                                              {options.scenario_file, generated, options.confine}, registries);
-    const analysis::PlanRow* best = found.best();
-    if (best == nullptr) {
-      refuse(options.scenario_file, "training.parallelism",
-             fmt::format("no split of the model over {} devices with a global batch of {} fits ({} candidates, every one "
-                         "discarded)",
-                         n, batch, found.candidates.size() + static_cast<std::size_t>(found.undivided)),
-             fmt::format("`dtsim plan {} --gpus {}` lists every candidate and why it was discarded",
-                         options.scenario_file.filename().string(), n));
+    auto found = planned.find({n, batch});
+    if (found == planned.end()) {
+      found = planned.emplace(std::pair{n, batch}, plan_point(options, format, base, profile, n, batch, generated, registries)).first;
     }
+    const PlannedPoint& chosen = found->second;
     if (!options.quiet) {
       fmt::print("{} scaling, {} devices: {} (the best estimate of {} candidates)\n", analysis::mode_name(mode), n,
-                 best->split, found.candidates.size() + static_cast<std::size_t>(found.undivided));
+                 chosen.split, chosen.candidates);
     }
-    points.push_back(sweep_point_yaml(found.candidate_of(*best), batch, base));
+    points.push_back(chosen.point);
   }
   return points_scenario(fmt::format("A {} scaling study of {}, written by `dtsim scale --plan`: the scenario over the "
                                      "worker counts, each split as the plan's best estimate{}.",
@@ -260,11 +284,13 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
   // Every mode's study is checked before anything is written: a study that cannot run leaves no files.
   std::vector<std::string> generated_texts;
   std::vector<scenario::ScenarioDocument> generated_points;
+  // A re-planned study writes each count's node count in its points; the counts must fill whole nodes all the same.
+  if (options.plan) static_cast<void>(node_counts(options, base));
+  PlannedPoints planned;
   for (const analysis::ScalingMode mode : modes) {
     const std::string name(analysis::mode_name(mode));
     if (options.plan) {
-      static_cast<void>(node_counts(options, base));
-      generated_texts.push_back(planned_scenario(options, format, base, mode, folder / (name + ".yaml"), registries));
+      generated_texts.push_back(planned_scenario(options, format, base, mode, folder / (name + ".yaml"), registries, planned));
     } else {
       generated_texts.push_back(mode_scenario(options, base, mode));
     }

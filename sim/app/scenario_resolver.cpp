@@ -150,15 +150,12 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
                "samples_per_epoch)");
   }
   if (s.failures_projected()) check_projected_failures(s, sink);
-  if (s.training.tokens_per_epoch && built.profile && built.profile->shape.sequence == 0) {
-    sink.error(s.training.epoch_size_at, "training.stop.tokens_per_epoch",
+  if ((s.training.tokens || s.training.tokens_per_epoch) && built.profile && built.profile->shape.sequence == 0) {
+    const bool epochs = !s.training.tokens;
+    sink.error(epochs ? s.training.epoch_size_at : s.training.budget_at,
+               epochs ? "training.stop.tokens_per_epoch" : "training.stop.tokens",
                fmt::format("'{}' takes samples that are not sequences of tokens", s.model.kind.value),
-               "give the epoch's size as training.stop.samples_per_epoch");
-  }
-  if (s.training.tokens && built.profile && built.profile->shape.sequence == 0) {
-    sink.error(s.training.budget_at, "training.stop.tokens",
-               fmt::format("'{}' takes samples that are not sequences of tokens", s.model.kind.value),
-               "give the budget as training.stop.samples");
+               epochs ? "give the epoch's size as training.stop.samples_per_epoch" : "give the budget as training.stop.samples");
   }
   if (s.target_loss) {
     sink.error(s.target_loss_at, "outputs.target_loss", "a timing-only profile computes no loss to reach",

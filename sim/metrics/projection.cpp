@@ -31,7 +31,7 @@ std::optional<Projection> projection(const scenario::Scenario& scenario, const R
   Projection out;
   out.iterations = record.projected_iterations;
   out.simulated_iterations = record.iterations;
-  if (!scenario.training.tokens && !scenario.training.samples) out.epochs = scenario.training.epochs;
+  if (scenario.training.sized_epochs()) out.epochs = scenario.training.epochs;
   const auto whole = static_cast<double>(out.iterations);
   const double share = whole / static_cast<double>(out.simulated_iterations);  // of the simulated run
   out.samples = whole * static_cast<double>(record.samples_per_iteration);

@@ -69,8 +69,10 @@ void end_run_at_target(const TrainingContext& context, std::int64_t iteration, c
   TargetStop* stop = context.target_stop;
   if (stop == nullptr || stop->lock_step || iteration == 0 || !reaches_target(context.scenario->training, validation)) return;
   stop->stopped = iteration;
-  context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
-  if (context.progress) context.progress(Progress{iteration, context.setup->total_iterations, simgrid::s4u::Engine::get_clock()});
+  // The last iteration's parameters are kept as final by after_iteration itself.
+  if (iteration < context.setup->total_iterations) {
+    context.observer->on_final_parameters(std::span<const float>(parameters.data(), static_cast<std::size_t>(parameters.size())));
+  }
   simgrid::s4u::Actor::create("stop-at-target", simgrid::s4u::this_actor::get_host(), [] { simgrid::s4u::Actor::kill_all(); });
 }
 
