@@ -36,6 +36,8 @@ class DenseClassifier final : public TrainableModel {
   /// + the activation's derivative (1 or 2 per input) to pass the error back, except to the input. Softmax
   /// and cross-entropy: 5 per class.
   [[nodiscard]] double training_flops_per_sample() const override;
+  /// On the CPU; an accelerator's calls stay on the simulation's thread.
+  [[nodiscard]] bool computes_concurrently() const override { return accelerator_ == nullptr; }
   /// Per sample, the input read and each layer's output written once and read twice (4 bytes each); per
   /// batch, the weights read twice and their gradient written (4 bytes each).
   [[nodiscard]] double training_bytes(std::size_t batch) const override;

@@ -27,6 +27,7 @@ class Glove final : public TrainableModel {
   /// Forward: 2d (dot product) + 3 (biases, log X) + 3 (weighted square); backward: 2d (g v, g w) + 2d
   /// (accumulating both rows) + 2 (biases). In total 6d + 8.
   [[nodiscard]] double training_flops_per_sample() const override;
+  [[nodiscard]] bool computes_concurrently() const override { return true; }
   /// Per sample, its two ids and count read, its two rows read and their gradient rows written (4 bytes
   /// each).
   [[nodiscard]] double training_bytes(std::size_t batch) const override;

@@ -20,6 +20,7 @@ class LogisticRegression final : public TrainableModel {
   /// Forward: 2f (dot product) + 1 (bias) + 4 (sigmoid); backward: 1 (residual) + 2f (gradient
   /// accumulation) + 1 (bias gradient). In total 4f + 7.
   [[nodiscard]] double training_flops_per_sample() const override;
+  [[nodiscard]] bool computes_concurrently() const override { return true; }
   /// Per sample, its features and label read (4 bytes each); per batch, the weights read twice and their
   /// gradient written.
   [[nodiscard]] double training_bytes(std::size_t batch) const override;

@@ -26,6 +26,7 @@ class MatrixFactorization final : public TrainableModel {
   /// Forward: 2d (dot product) + 3 (biases) + 1 (error); backward: 2d (e q, e p) + 2d + 3 (accumulating the
   /// two rows and the three biases). In total 6d + 7.
   [[nodiscard]] double training_flops_per_sample() const override;
+  [[nodiscard]] bool computes_concurrently() const override { return true; }
   /// Per sample, its two indices and rating read, its two rows read and their gradient rows written (4
   /// bytes each).
   [[nodiscard]] double training_bytes(std::size_t batch) const override;

@@ -30,6 +30,7 @@ class MoeClassifier final : public TrainableModel {
   /// The trunk and the gate forward and backward (MixtureShape::front_flops), top_k experts' passes
   /// (MixtureShape::expert_flops), and 5 per class for the softmax and cross-entropy.
   [[nodiscard]] double training_flops_per_sample() const override;
+  [[nodiscard]] bool computes_concurrently() const override { return true; }
   /// Per sample, the input and every layer's outputs of the active path (4 bytes each) written once and read
   /// twice; per batch, the weights read twice and their gradient written.
   [[nodiscard]] double training_bytes(std::size_t batch) const override;

@@ -44,6 +44,9 @@ class TrainableModel {
   /// Bytes moved to and from memory by a forward and backward pass over `batch` samples (the roofline's
   /// other side: a device takes at least this over its memory bandwidth).
   [[nodiscard]] virtual double training_bytes(std::size_t batch) const = 0;
+  /// Whether loss_and_gradient() may run on several threads at once (for different workers): it keeps no state of
+  /// its own between calls. False unless a model says so (a plug-in's model runs on the simulation's thread).
+  [[nodiscard]] virtual bool computes_concurrently() const { return false; }
   /// The sparse layout of models with sparse gradients; none for dense models.
   [[nodiscard]] virtual std::optional<SparseLayout> sparse_layout() const { return std::nullopt; }
   /// Sparse models: the rows whose gradient `rows` of `data` can make non-zero, ascending, into `out`.

@@ -135,6 +135,13 @@ Subcommand add_run(CLI::App& cli, CommonOptions& common, const std::string& name
   command->add_flag("--every-rank", s->options.every_rank,
                     "network_model: analytical or closed_form: simulate every worker even where all behave alike "
                     "(the same results, slower)");
+  command->add_option("--threads", s->options.threads,
+                      "threads for the real math of the workers' gradients (default: the cores; 1: none besides the "
+                      "simulation's); the results do not depend on it")
+      ->check(CLI::Range(1, 1024));
+  command->add_flag("--values-by-message", s->options.values_by_message,
+                    "a model trained for real: send every value of its collectives by message instead of computing them "
+                    "apart (the same results, slower)");
   add_plugin_option(command, common);
   command->add_option("--sbatch", s->sbatch, "with --slurm: options for sbatch, such as \"--partition=debug "
                                              "--time=00:30:00\"");

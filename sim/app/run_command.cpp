@@ -112,6 +112,8 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   const scenario::Scenario& simulated = steady ? *steady : scenario;
   runtime::TrainingSetup setup = resolve_scenario(simulated, registries);
   setup.mirror_ranks = !options.every_rank;
+  setup.values_apart = !options.values_by_message;
+  setup.threads = options.threads;
   check_simulation_memory(scenario, setup, available_host_memory());
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
   if (const std::string notice = efficiency_notice(scenario, setup); !options.quiet && !notice.empty()) {

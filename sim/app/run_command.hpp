@@ -26,6 +26,8 @@ struct RunCommandOptions {
   std::vector<std::string> sbatch_options;             ///< with `slurm`: passed on to sbatch
   bool sweep_only = false;                             ///< `dtsim sweep`: refuse a scenario without a sweep
   bool every_rank = false;                             ///< simulate every worker even where they behave alike
+  bool values_by_message = false;                      ///< every collective's values sent by message
+  int threads = 0;                                     ///< for the workers' real math; 0: the cores
   std::vector<std::filesystem::path> plugins;          ///< loaded into the registries: a sweep's points load them too
   /// --confine DIR (canonical): includes, data, traces and plug-ins outside it are refused; a sweep's points too.
   std::optional<std::filesystem::path> confine;

@@ -223,6 +223,11 @@ std::vector<std::string> point_command(const RunCommandOptions& options, const s
   }
   if (options.report) arguments.emplace_back("--report");
   if (options.every_rank) arguments.emplace_back("--every-rank");
+  if (options.values_by_message) arguments.emplace_back("--values-by-message");
+  if (options.threads > 0) {
+    arguments.emplace_back("--threads");
+    arguments.push_back(std::to_string(options.threads));
+  }
   if (options.confine) {
     arguments.emplace_back("--confine");
     arguments.push_back(options.confine->string());

@@ -44,6 +44,21 @@ Buffer joined(const std::vector<Buffer>& pieces) {
   return Buffer(std::move(out));
 }
 
+/// Every rank's piece j of rank i swapped with rank j's piece i: what either algorithm leaves.
+void all_to_all_values(std::span<const std::span<float>> blocks) {
+  const auto p = static_cast<int>(blocks.size());
+  const std::size_t piece = all_to_all_piece(blocks.front().size(), p);
+  if (p == 1 || piece == 0) return;
+  for (int i = 0; i < p; ++i) {
+    for (int j = i + 1; j < p; ++j) {
+      const auto at = [&](int rank, int index) {
+        return blocks[static_cast<std::size_t>(rank)].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(index) * piece);
+      };
+      std::swap_ranges(at(i, j), at(i, j) + static_cast<std::ptrdiff_t>(piece), at(j, i));
+    }
+  }
+}
+
 std::vector<int> all_but(std::span<const int> ranks, int excluded) {
   std::vector<int> out;
   for (const int r : ranks) {
@@ -72,6 +87,8 @@ void DirectAllToAll::run(Transport& transport, Block data) const {
   const std::vector<Buffer> received = transport.exchange(others, std::move(outgoing), others);
   for (std::size_t i = 0; i < others.size(); ++i) piece_of(data, piece, others[i]).assign(received[i]);
 }
+
+void DirectAllToAll::values_in_memory(const GroupBlocks& group) const { all_to_all_values(group.blocks); }
 
 void direct_all_to_all_v(Transport& transport, std::span<const std::size_t> to_each) {
   const int p = transport.size();
@@ -148,6 +165,12 @@ void HierarchicalAllToAll::run(Transport& transport, Block data) const {
     const std::vector<int>& senders = machine_ranks(remotes[i]);
     for (std::size_t j = 0; j < k; ++j) piece_of(data, piece, senders[j]).assign(piece_in(from_remotes[i], piece, j));
   }
+}
+
+void HierarchicalAllToAll::values_in_memory(const GroupBlocks& group) const {
+  // Refuses an uneven placement as run() does.
+  static_cast<void>(layouts_.of(group.machines, static_cast<int>(group.blocks.size()), "hierarchical all-to-all"));
+  all_to_all_values(group.blocks);
 }
 
 core::Seconds HierarchicalAllToAll::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

@@ -22,6 +22,8 @@ class DirectAllToAll final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::all_to_all; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   /// alpha + m/B, m the piece's bytes (n/p, rounded down to whole elements).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
@@ -32,6 +34,8 @@ class HierarchicalAllToAll final : public CollectiveAlgorithm {
   [[nodiscard]] Operation operation() const override { return Operation::all_to_all; }
   /// Throws std::invalid_argument when machines hold different numbers of ranks.
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   /// With every rank a machine of its own: the direct all-to-all's alpha + m/B.
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }

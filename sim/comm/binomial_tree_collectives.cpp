@@ -1,5 +1,6 @@
 #include "sim/comm/binomial_tree_collectives.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace dtsim::comm {
@@ -73,6 +74,25 @@ void binomial_broadcast(Transport& transport, const Block& data) {
   }
 }
 
+/// binomial_reduce's values for a whole group: every rank adds its children's subtree sums, nearest child first,
+/// children before their parents (a child's rank is above its parent's).
+void reduce_values(std::span<const std::span<float>> blocks) {
+  const auto p = static_cast<int>(blocks.size());
+  for (int rank = p - 1; rank >= 0; --rank) {
+    const std::span<float> own = blocks[static_cast<std::size_t>(rank)];
+    const int up = parent_distance(rank, p);
+    for (int mask = 1; mask < up && rank + mask < p; mask <<= 1) {
+      const std::span<const float> child = blocks[static_cast<std::size_t>(rank + mask)];
+      for (std::size_t i = 0; i < own.size(); ++i) own[i] += child[i];
+    }
+  }
+}
+
+/// binomial_broadcast's values: rank 0's block everywhere.
+void broadcast_values(std::span<const std::span<float>> blocks) {
+  for (std::size_t r = 1; r < blocks.size(); ++r) std::copy(blocks[0].begin(), blocks[0].end(), blocks[r].begin());
+}
+
 core::Seconds tree_time(int ranks, core::Bytes size, const AlphaBeta& cost) {
   return (cost.alpha + size / cost.bandwidth) * static_cast<double>(binomial_rounds(ranks));
 }
@@ -95,17 +115,26 @@ void BinomialTreeAllreduce::run(Transport& transport, Block data) const {
   binomial_broadcast(transport, data);
 }
 
+void BinomialTreeAllreduce::values_in_memory(const GroupBlocks& group) const {
+  reduce_values(group.blocks);
+  broadcast_values(group.blocks);
+}
+
 core::Seconds BinomialTreeAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return tree_time(ranks, size, cost) * 2.0;
 }
 
 void BinomialTreeReduce::run(Transport& transport, Block data) const { binomial_reduce(transport, data); }
 
+void BinomialTreeReduce::values_in_memory(const GroupBlocks& group) const { reduce_values(group.blocks); }
+
 core::Seconds BinomialTreeReduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return tree_time(ranks, size, cost);
 }
 
 void BinomialTreeBroadcast::run(Transport& transport, Block data) const { binomial_broadcast(transport, data); }
+
+void BinomialTreeBroadcast::values_in_memory(const GroupBlocks& group) const { broadcast_values(group.blocks); }
 
 core::Seconds BinomialTreeBroadcast::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return tree_time(ranks, size, cost);

@@ -15,6 +15,8 @@ class BinomialTreeAllreduce final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::allreduce; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };
@@ -23,6 +25,8 @@ class BinomialTreeReduce final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::reduce; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };
@@ -31,6 +35,8 @@ class BinomialTreeBroadcast final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::broadcast; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };

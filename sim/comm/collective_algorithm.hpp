@@ -37,6 +37,13 @@ enum class Operation {
 /// and allgather, (p-1)/p for all-to-all, 1 for broadcast and reduce).
 [[nodiscard]] double bus_bandwidth_factor(Operation operation, int ranks);
 
+/// Every rank's block of one call of a collective, by rank, and the machine of each rank (empty: a machine per
+/// rank), as CollectiveAlgorithm::values_in_memory() takes them.
+struct GroupBlocks {
+  std::span<const std::span<float>> blocks;
+  std::span<const int> machines{};
+};
+
 /// The textbook cost of one message of n bytes between neighbours: alpha + n / bandwidth.
 struct AlphaBeta {
   core::Seconds alpha;
@@ -53,6 +60,14 @@ class CollectiveAlgorithm {
   /// the result is defined it is bitwise the same on every rank. A timing-only block moves the same
   /// messages without values.
   virtual void run(Transport& transport, Block data) const = 0;
+
+  /// Whether values_in_memory() computes this algorithm's values: then a run may time the collective without
+  /// values (the phase shortcut, the analytical network) and compute its values apart (comm::ValueMeeting).
+  [[nodiscard]] virtual bool computes_values_in_memory() const { return false; }
+  /// What run() leaves in every rank's block where the operation defines the result, computed for the whole
+  /// group at once in memory: the same additions in the same order as run()'s messages make them, so bitwise
+  /// the same values. Throws std::logic_error where computes_values_in_memory() is false.
+  virtual void values_in_memory(const GroupBlocks& group) const;
 
   /// Alpha-beta time of one operation on `size` (the whole block, n x 4 bytes) over `ranks` ranks when
   /// every message goes to a neighbour one link away and no two concurrent messages share a link direction.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <numeric>
 #include <array>
+#include <stdexcept>
 #include <utility>
 
 namespace dtsim::comm {
@@ -150,6 +151,11 @@ const CollectiveRegistry& CollectiveCatalog::of(Operation operation) const {
 
 CollectiveRegistry& CollectiveCatalog::of(Operation operation) {
   return const_cast<CollectiveRegistry&>(std::as_const(*this).of(operation));
+}
+
+void CollectiveAlgorithm::values_in_memory(const GroupBlocks& group) const {
+  static_cast<void>(group);
+  throw std::logic_error(fmt::format("the {} algorithm does not compute its values in memory", to_string(operation())));
 }
 
 ChunkBounds chunk_bounds(std::size_t elements, int parts, int index) {

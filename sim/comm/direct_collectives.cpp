@@ -1,5 +1,8 @@
 #include "sim/comm/direct_collectives.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace dtsim::comm {
 namespace {
 
@@ -63,6 +66,37 @@ void direct_allgather(Transport& transport, const Block& data) {
   for (std::size_t i = 0; i < others.size(); ++i) chunk_of(data, p, others[i]).assign(chunks[i]);
 }
 
+/// `target` becomes the sum from zero, in rank order, of `part` of every rank's block (`target` may be one of them).
+void sum_values_in_rank_order(std::span<float> target, std::span<const std::span<float>> blocks, ChunkBounds part) {
+  std::vector<float> sum(part.end - part.begin, 0.0F);
+  for (const std::span<float>& block : blocks) {
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += block[part.begin + i];
+  }
+  std::copy(sum.begin(), sum.end(), target.begin());
+}
+
+void reduce_scatter_values(std::span<const std::span<float>> blocks) {
+  const auto p = static_cast<int>(blocks.size());
+  if (p == 1) return;
+  const std::size_t n = blocks.front().size();
+  for (int r = 0; r < p; ++r) {
+    const ChunkBounds bounds = chunk_bounds(n, p, r);
+    sum_values_in_rank_order(blocks[static_cast<std::size_t>(r)].subspan(bounds.begin), blocks, bounds);
+  }
+}
+
+void allgather_values(std::span<const std::span<float>> blocks) {
+  const auto p = static_cast<int>(blocks.size());
+  const std::size_t n = blocks.front().size();
+  for (int r = 0; r < p; ++r) {
+    const ChunkBounds bounds = chunk_bounds(n, p, r);
+    const std::span<const float> own = blocks[static_cast<std::size_t>(r)].subspan(bounds.begin, bounds.end - bounds.begin);
+    for (int q = 0; q < p; ++q) {
+      if (q != r) std::copy(own.begin(), own.end(), blocks[static_cast<std::size_t>(q)].begin() + static_cast<std::ptrdiff_t>(bounds.begin));
+    }
+  }
+}
+
 core::Seconds one_round(core::Bytes size, const AlphaBeta& cost) { return cost.alpha + size / cost.bandwidth; }
 
 }  // namespace
@@ -79,6 +113,11 @@ void DirectAllreduce::run(Transport& transport, Block data) const {
   direct_allgather(transport, data);
 }
 
+void DirectAllreduce::values_in_memory(const GroupBlocks& group) const {
+  reduce_scatter_values(group.blocks);
+  allgather_values(group.blocks);
+}
+
 core::Seconds DirectAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   if (ranks <= 1) return core::Seconds(0.0);
   return one_round(size / static_cast<double>(ranks), cost) * 2.0;
@@ -88,6 +127,8 @@ void DirectReduceScatter::run(Transport& transport, Block data) const {
   if (transport.size() > 1) direct_reduce_scatter(transport, data);
 }
 
+void DirectReduceScatter::values_in_memory(const GroupBlocks& group) const { reduce_scatter_values(group.blocks); }
+
 core::Seconds DirectReduceScatter::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   if (ranks <= 1) return core::Seconds(0.0);
   return one_round(size / static_cast<double>(ranks), cost);
@@ -96,6 +137,8 @@ core::Seconds DirectReduceScatter::predicted_time(int ranks, core::Bytes size, c
 void DirectAllgather::run(Transport& transport, Block data) const {
   if (transport.size() > 1) direct_allgather(transport, data);
 }
+
+void DirectAllgather::values_in_memory(const GroupBlocks& group) const { allgather_values(group.blocks); }
 
 core::Seconds DirectAllgather::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   if (ranks <= 1) return core::Seconds(0.0);
@@ -118,6 +161,11 @@ void DirectBroadcast::run(Transport& transport, Block data) const {
   transport.send_to_each(others, std::vector<Buffer>(others.size(), data.copy()));
 }
 
+void DirectBroadcast::values_in_memory(const GroupBlocks& group) const {
+  const std::span<const float> root = group.blocks.front();
+  for (std::size_t r = 1; r < group.blocks.size(); ++r) std::copy(root.begin(), root.end(), group.blocks[r].begin());
+}
+
 core::Seconds DirectBroadcast::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   if (ranks <= 1) return core::Seconds(0.0);
   return one_round(size, cost);
@@ -137,6 +185,11 @@ void DirectReduce::run(Transport& transport, Block data) const {
   }
   const std::vector<int> others = others_than(0, p);
   sum_in_rank_order(data, 0, data.copy(), others, transport.recv_from_each(others));
+}
+
+void DirectReduce::values_in_memory(const GroupBlocks& group) const {
+  if (group.blocks.size() == 1) return;
+  sum_values_in_rank_order(group.blocks.front(), group.blocks, ChunkBounds{0, group.blocks.front().size()});
 }
 
 core::Seconds DirectReduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

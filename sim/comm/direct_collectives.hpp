@@ -16,6 +16,8 @@ class DirectAllreduce final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::allreduce; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };
@@ -24,6 +26,8 @@ class DirectReduceScatter final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::reduce_scatter; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };
@@ -32,6 +36,8 @@ class DirectAllgather final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::allgather; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };
@@ -40,6 +46,8 @@ class DirectBroadcast final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::broadcast; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };
@@ -48,6 +56,8 @@ class DirectReduce final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::reduce; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };

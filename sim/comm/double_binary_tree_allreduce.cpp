@@ -1,5 +1,6 @@
 #include "sim/comm/double_binary_tree_allreduce.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <memory>
@@ -47,6 +48,18 @@ int position_of(int rank, int p, int tree) {
 // between the same pair of ranks can never be confused.
 int reduce_tag(int tree) { return 1 + tree; }
 int broadcast_tag(int tree) { return 3 + tree; }
+
+/// The sum over the subtree of `rank` in tree `tree` of the half at `half` of each rank's block: its own values,
+/// then each child's subtree added, left first, as the reduce adds what arrives.
+std::vector<float> subtree_sum(std::span<const std::span<float>> blocks, int tree, int rank, ChunkBounds half) {
+  const std::span<const float> own = blocks[static_cast<std::size_t>(rank)].subspan(half.begin, half.end - half.begin);
+  std::vector<float> sum(own.begin(), own.end());
+  for (const int child : double_binary_tree_role(static_cast<int>(blocks.size()), tree, rank).children) {
+    const std::vector<float> arrived = subtree_sum(blocks, tree, child, half);
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += arrived[i];
+  }
+  return sum;
+}
 
 }  // namespace
 
@@ -98,6 +111,20 @@ void DoubleBinaryTreeAllreduce::run(Transport& transport, Block data) const {
   for (int tree = 0; tree < 2; ++tree) {
     if (leaf_results[static_cast<std::size_t>(tree)])
       halves[static_cast<std::size_t>(tree)].assign(leaf_results[static_cast<std::size_t>(tree)]->wait());
+  }
+}
+
+void DoubleBinaryTreeAllreduce::values_in_memory(const GroupBlocks& group) const {
+  const auto p = static_cast<int>(group.blocks.size());
+  if (p == 1) return;
+  const std::size_t n = group.blocks.front().size();
+  for (int tree = 0; tree < 2; ++tree) {
+    const ChunkBounds half = chunk_bounds(n, 2, tree);
+    const int root = rank_at(static_cast<int>(std::bit_floor(static_cast<unsigned>(p))), p, tree);
+    const std::vector<float> total = subtree_sum(group.blocks, tree, root, half);
+    for (const std::span<float>& block : group.blocks) {
+      std::copy(total.begin(), total.end(), block.begin() + static_cast<std::ptrdiff_t>(half.begin));
+    }
   }
 }
 

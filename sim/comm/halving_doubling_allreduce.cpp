@@ -1,5 +1,6 @@
 #include "sim/comm/halving_doubling_allreduce.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <vector>
 
@@ -112,6 +113,54 @@ void HalvingDoublingAllreduce::run(Transport& transport, Block data) const {
     }
   }
   if (rank < extra) transport.send(rank + core, data.copy());
+}
+
+void HalvingDoublingAllreduce::values_in_memory(const GroupBlocks& group) const {
+  const std::span<const std::span<float>> blocks = group.blocks;
+  const int p = static_cast<int>(blocks.size());
+  const int core = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+  const int extra = p - core;
+  const std::size_t n = blocks.front().size();
+  const auto block = [&](int r) { return blocks[static_cast<std::size_t>(r)]; };
+  // Chunks [lo, hi) of the core's chunks, as element bounds.
+  const auto bounds = [&](int lo, int hi) { return ChunkBounds{chunk_bounds(n, core, lo).begin, chunk_bounds(n, core, hi - 1).end}; };
+  const auto add_into = [](std::span<float> own, std::span<const float> arrived, ChunkBounds part) {
+    for (std::size_t i = part.begin; i < part.end; ++i) own[i] += arrived[i];
+  };
+  const auto copy_into = [](std::span<float> to, std::span<const float> from, ChunkBounds part) {
+    std::copy(from.begin() + static_cast<std::ptrdiff_t>(part.begin), from.begin() + static_cast<std::ptrdiff_t>(part.end),
+              to.begin() + static_cast<std::ptrdiff_t>(part.begin));
+  };
+  for (int r = 0; r < extra; ++r) add_into(block(r), block(r + core), ChunkBounds{0, n});
+  // Each pair of partners shares [lo, hi) when it meets, each keeping a half: the halves do not overlap, so each
+  // partner's update reads the other's values from before the step, as the messages carry them.
+  std::vector<int> lo(static_cast<std::size_t>(core), 0);
+  std::vector<int> hi(static_cast<std::size_t>(core), core);
+  for (int distance = core / 2; distance >= 1; distance /= 2) {
+    for (int lower = 0; lower < core; ++lower) {
+      if ((lower & distance) != 0) continue;
+      const int upper = lower ^ distance;
+      const auto l = static_cast<std::size_t>(lower);
+      const auto u = static_cast<std::size_t>(upper);
+      const int mid = (lo[l] + hi[l]) / 2;
+      add_into(block(lower), block(upper), bounds(lo[l], mid));
+      add_into(block(upper), block(lower), bounds(mid, hi[l]));
+      hi[l] = mid;
+      lo[u] = mid;
+    }
+  }
+  for (int distance = 1; distance < core; distance *= 2) {
+    for (int lower = 0; lower < core; ++lower) {
+      if ((lower & distance) != 0) continue;
+      const auto l = static_cast<std::size_t>(lower);
+      const auto u = static_cast<std::size_t>(lower ^ distance);
+      copy_into(block(lower ^ distance), block(lower), bounds(lo[l], hi[l]));
+      copy_into(block(lower), block(lower ^ distance), bounds(lo[u], hi[u]));
+      lo[u] = lo[l];
+      hi[l] = hi[u];
+    }
+  }
+  for (int r = 0; r < extra; ++r) copy_into(block(r + core), block(r), ChunkBounds{0, n});
 }
 
 core::Seconds HalvingDoublingAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {

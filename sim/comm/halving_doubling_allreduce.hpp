@@ -16,6 +16,8 @@ class HalvingDoublingAllreduce final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::allreduce; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "mesh"; }
 };

@@ -27,6 +27,32 @@ void HierarchicalAllreduce::run(Transport& transport, Block data) const {
   ring_allgather(local, data, 0);
 }
 
+void HierarchicalAllreduce::values_in_memory(const GroupBlocks& group) const {
+  const auto p = static_cast<int>(group.blocks.size());
+  if (p == 1) return;
+  const std::shared_ptr<const MachineLayout> placement = layouts_.of(group.machines, p, "hierarchical allreduce");
+  const auto blocks_of = [&](const std::vector<int>& ranks, auto part) {
+    std::vector<std::span<float>> out;
+    out.reserve(ranks.size());
+    for (const int r : ranks) out.push_back(part(r));
+    return out;
+  };
+  const auto whole = [&](int r) { return group.blocks[static_cast<std::size_t>(r)]; };
+  const int k = static_cast<int>(placement->machine_ranks.front()->size());
+  // The phases of run() in turn, each machine's (or each local index's) group at a time.
+  for (const auto& machine : placement->machine_ranks) ring_reduce_scatter_values(blocks_of(*machine, whole), -1);
+  for (int local = 0; local < k; ++local) {
+    const auto own_chunk = [&](int r) {
+      const ChunkBounds bounds = chunk_bounds(whole(r).size(), k, local);
+      return whole(r).subspan(bounds.begin, bounds.end - bounds.begin);
+    };
+    const std::vector<std::span<float>> chunks = blocks_of(*placement->peers[static_cast<std::size_t>(local)], own_chunk);
+    ring_reduce_scatter_values(chunks, 0);
+    ring_allgather_values(chunks, 1);
+  }
+  for (const auto& machine : placement->machine_ranks) ring_allgather_values(blocks_of(*machine, whole), 0);
+}
+
 core::Seconds HierarchicalAllreduce::predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const {
   return ring_allreduce_time(ranks, size, cost.alpha, cost.bandwidth);
 }

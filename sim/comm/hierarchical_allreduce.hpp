@@ -16,6 +16,8 @@ class HierarchicalAllreduce final : public CollectiveAlgorithm {
   [[nodiscard]] Operation operation() const override { return Operation::allreduce; }
   /// Throws std::invalid_argument when machines hold different numbers of ranks.
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   /// With every rank a machine of its own: the ring allreduce's 2(p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }

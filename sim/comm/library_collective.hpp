@@ -97,6 +97,9 @@ class LibraryCollective final : public CollectiveAlgorithm {
 
   [[nodiscard]] Operation operation() const override { return inner_->operation(); }
   void run(Transport& transport, Block data) const override;
+  /// Messages that carry values run the inner algorithm on the one ring in rank order: its values.
+  [[nodiscard]] bool computes_values_in_memory() const override { return inner_->computes_values_in_memory(); }
+  void values_in_memory(const GroupBlocks& group) const override { inner_->values_in_memory(group); }
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return inner_->uncontended_on(); }
   [[nodiscard]] bool names_every_rank() const override { return inner_->names_every_rank(); }

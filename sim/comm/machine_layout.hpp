@@ -34,6 +34,11 @@ class MachineLayouts {
   /// each transport asks once (whatever the algorithm: the layout is the machines'). `algorithm` names the
   /// caller in the error thrown (std::invalid_argument) when machines hold different numbers of ranks.
   [[nodiscard]] const std::shared_ptr<const MachineLayout>& of(Transport& transport, std::string_view algorithm) const;
+  /// The layout of `ranks` ranks on `machines` (empty: a machine per rank), computed once per placement.
+  [[nodiscard]] std::shared_ptr<const MachineLayout> of(std::span<const int> machines, int ranks,
+                                                        std::string_view algorithm) const {
+    return layout(machines, ranks, algorithm);
+  }
 
  private:
   struct Cached {

@@ -17,6 +17,8 @@ class RingAllreduce final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::allreduce; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   /// 2(p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
@@ -27,6 +29,8 @@ class RingReduceScatter final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::reduce_scatter; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   /// (p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
@@ -37,6 +41,8 @@ class RingAllgather final : public CollectiveAlgorithm {
  public:
   [[nodiscard]] Operation operation() const override { return Operation::allgather; }
   void run(Transport& transport, Block data) const override;
+  [[nodiscard]] bool computes_values_in_memory() const override { return true; }
+  void values_in_memory(const GroupBlocks& group) const override;
   /// (p-1)(alpha + n/(pB)).
   [[nodiscard]] core::Seconds predicted_time(int ranks, core::Bytes size, const AlphaBeta& cost) const override;
   [[nodiscard]] std::string uncontended_on() const override { return "ring"; }
@@ -48,6 +54,13 @@ void ring_reduce_scatter(Transport& transport, const Block& data, int shift);
 
 /// Ring allgather from a state where rank r holds complete chunk (r + owned) mod p.
 void ring_allgather(Transport& transport, const Block& data, int owned);
+
+/// ring_reduce_scatter's values for a whole group at once (`blocks` by rank): the rank that ends with a chunk's
+/// complete sum gets it, added in the ring's order; the other chunks are left as they were (where run() leaves
+/// partial sums, which the operation does not define).
+void ring_reduce_scatter_values(std::span<const std::span<float>> blocks, int shift);
+/// ring_allgather's values for a whole group at once: every rank gets each chunk from the rank that owns it.
+void ring_allgather_values(std::span<const std::span<float>> blocks, int owned);
 
 /// Closed-form alpha-beta time of a ring allreduce of `size` on `ranks` ranks: 2(p-1)(alpha + n/(pB)).
 core::Seconds ring_allreduce_time(int ranks, core::Bytes size, core::Seconds alpha, core::BytesPerSecond bandwidth);

@@ -12,6 +12,8 @@
 
 namespace dtsim::comm {
 
+class ValueMeeting;
+
 /// Where every rank of a transport sends in one ring phase, so that a transport may time the phase for all
 /// of them from any one: the rings the ranks form (each a list of the transport's ranks, together every
 /// rank once), each rank sending to the rank `shift` places after it in its own ring. With `parallel`, the
@@ -152,6 +154,10 @@ class Transport {
   /// Spends `seconds` of this rank's simulated time as communication that moves no bytes: what a
   /// communication library adds to the network's time (comm::LibraryCollective). No-op without a clock.
   virtual void spend(double seconds) { static_cast<void>(seconds); }
+
+  /// Where this group's ranks meet to compute a collective's values apart from its messages (values_apart.hpp);
+  /// null: every value goes by message.
+  [[nodiscard]] virtual ValueMeeting* value_meeting() { return nullptr; }
 
   /// Where a collective keeps what it derives from machines() (the hierarchical allreduce: which ranks
   /// share a node), so as to derive it once per transport; emptied whenever machines() changes.

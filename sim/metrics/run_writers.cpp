@@ -372,6 +372,7 @@ std::string iterations_csv(const scenario::Scenario& scenario, const RunRecord& 
 /// Each host's times, bytes and messages (and energy, and communication by kind, when the run has them).
 nlohmann::ordered_json hosts_json(const RunRecord& record) {
   nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+  const bool by_kind = record.model_parallel_traffic();  // a look at every host: once, not per host
   for (const auto& host : record.hosts) {
     hosts.push_back({{"name", host.name},
                      {"role", host.role},
@@ -383,7 +384,7 @@ nlohmann::ordered_json hosts_json(const RunRecord& record) {
     if (host.overlapped_communication_s > 0.0) {
       hosts.back()["overlapped_communication_s"] = host.overlapped_communication_s;
     }
-    if (record.model_parallel_traffic()) {
+    if (by_kind) {
       hosts.back()["communication_by_kind_s"] = {{"data", host.data_communication_s},
                                                  {"tensor", host.tensor_communication_s},
                                                  {"pipeline", host.pipeline_communication_s},

@@ -3,7 +3,6 @@
 #include "sim/runtime/elastic_group.hpp"
 #include "sim/runtime/job_recovery.hpp"
 #include "sim/runtime/stale_synchronous_allreduce.hpp"
-#include "sim/sync/gossip_matching.hpp"
 
 #include <functional>
 #include <optional>
@@ -46,7 +45,6 @@ void AllreduceWorker::operator()() {
   JobRecovery recovery(context_, rank_, WorkerState{&parameters, &optimizer, &batches});
 
   const auto count = static_cast<std::size_t>(parameters.size());
-  std::vector<std::vector<int>> neighbours;  // gossip's, found on first use
   // An elastic job allreduces among the workers still in it, and its lowest rank evaluates.
   std::optional<ElasticGroup> elastic;
   if (context_.failures->recovery == FailureRecovery::elastic) elastic.emplace(context_, rank_, meter);
@@ -74,12 +72,7 @@ void AllreduceWorker::operator()() {
     parameters /= group_size();
     charge_compute(meter, static_cast<double>(count));
   };
-  actions.with_neighbours = [&](bool with_all) {
-    if (neighbours.empty()) {
-      for (int r = 0; r < workers; ++r) neighbours.push_back(topology::worker_neighbours(setup.graph, r));
-    }
-    gossip(transport, neighbours, iteration, parameters, with_all);
-  };
+  actions.with_neighbours = [&](bool with_all) { gossip(transport, iteration, parameters, with_all); };
 
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (; iteration <= setup.total_iterations; ++iteration) {
@@ -95,8 +88,9 @@ void AllreduceWorker::operator()() {
   }
 }
 
-void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::vector<int>>& neighbours,
-                             std::int64_t round, models::Parameters& parameters, bool with_all) {
+void AllreduceWorker::gossip(comm::Transport& transport, std::int64_t round, models::Parameters& parameters,
+                             bool with_all) {
+  GossipPeers& peers_of = *context_.gossip;
   const Meter meter = context_.meter(rank_);
   const auto count = static_cast<std::size_t>(parameters.size());
   const auto own = [&] { return comm::Buffer(std::vector<float>(parameters.data(), parameters.data() + count)); };
@@ -104,7 +98,7 @@ void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::
     return Eigen::Map<const models::Parameters>(b.values().data(), static_cast<Eigen::Index>(count));
   };
   if (with_all) {
-    const std::vector<int>& peers = neighbours[static_cast<std::size_t>(rank_)];
+    const std::vector<int>& peers = peers_of.neighbours_of(rank_);
     const std::vector<comm::Buffer> theirs = transport.exchange(peers, std::vector<comm::Buffer>(peers.size(), own()), peers);
     // Summed from zero in rank order, own parameters in their place, so that a complete graph gives every
     // worker bitwise the same mean.
@@ -122,7 +116,7 @@ void AllreduceWorker::gossip(comm::Transport& transport, const std::vector<std::
     charge_compute(meter, static_cast<double>(count * (peers.size() + 1)));
     return;
   }
-  const int partner = sync::random_matching(neighbours, context_.scenario->seed, round)[static_cast<std::size_t>(rank_)];
+  const int partner = peers_of.partner(rank_, round);
   if (partner < 0) return;
   const comm::Buffer theirs = transport.send_recv(partner, own(), partner);
   // a + b is b + a in floating point: both partners end with the same values.

@@ -15,8 +15,7 @@ class AllreduceWorker {
 
  private:
   /// Averages `parameters` with the neighbours of this rank for gossip round `round`.
-  void gossip(comm::Transport& transport, const std::vector<std::vector<int>>& neighbours, std::int64_t round,
-              models::Parameters& parameters, bool with_all);
+  void gossip(comm::Transport& transport, std::int64_t round, models::Parameters& parameters, bool with_all);
 
   TrainingContext context_;
   int rank_;

@@ -20,10 +20,13 @@ FailureSchedule::FailureSchedule(const scenario::FailureSpec& spec, int workers,
   // Stable: two failures at one time are taken in declaration order.
   std::stable_sort(fixed_.begin(), fixed_.end(), [](const Failure& a, const Failure& b) { return a.at_s < b.at_s; });
   if (!spec.mtbf_s) return;
-  for (int rank = 0; rank < workers; ++rank) {
+  // One worker's schedule looks at that worker alone: every worker builds its own, O(p) in all.
+  const int first = only ? *only : 0;
+  const int end = only ? *only + 1 : workers;
+  for (int rank = first; rank < end; ++rank) {
     const bool listed = spec.random_workers.empty() ||
                         std::find(spec.random_workers.begin(), spec.random_workers.end(), rank) != spec.random_workers.end();
-    if (!listed || (only && rank != *only)) continue;
+    if (!listed) continue;
     RandomWorker process{rank, core::random_stream(seed, "failures/worker/" + std::to_string(rank)), 0.0};
     process.next_s = draw(process.engine);
     random_.push_back(std::move(process));

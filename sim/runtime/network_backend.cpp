@@ -39,9 +39,9 @@ void NetworkBackend::check(const scenario::Scenario& s, const comm::CollectiveRe
   };
   const std::string use_alpha_beta = "use network_model: alpha_beta, which times every message";
   const std::string& algorithm = s.training.allreduce_algorithm.value;
-  if (!s.model.timing_only) {
-    refuse(fmt::format("times the collectives of timing-only runs, and '{}' trains for real, its values sent message "
-                       "by message",
+  if (!s.model.timing_only && s.training.parallelism.is_model_parallel()) {
+    refuse(fmt::format("times the collectives of timing-only runs and of whole replicas trained for real, and '{}' is "
+                       "split over devices, its activations' values sent message by message",
                        s.model.kind.value),
            use_alpha_beta);
   } else if (s.training.architecture != scenario::Architecture::Allreduce) {

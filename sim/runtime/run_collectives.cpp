@@ -1,5 +1,7 @@
 #include "sim/runtime/run_collectives.hpp"
 
+#include "sim/comm/values_apart.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -8,7 +10,8 @@ namespace dtsim::runtime {
 
 void RunCollectives::add(comm::Operation operation, std::unique_ptr<comm::CollectiveAlgorithm> algorithm) {
   if (algorithm == nullptr) throw std::logic_error("a run's collective without an algorithm");
-  algorithms_[operation] = std::move(algorithm);
+  // Calls on real values compute them apart from their messages where the transport has a meeting for them.
+  algorithms_[operation] = std::make_unique<comm::ValuesApart>(std::move(algorithm));
 }
 
 const comm::CollectiveAlgorithm& RunCollectives::of(comm::Operation operation) const {

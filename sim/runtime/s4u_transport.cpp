@@ -35,7 +35,9 @@ S4uTransport::S4uTransport(const RunNetwork& network, GroupSpec group, Meter met
       meeting_(std::move(group.meeting)),
       timing_(network.analytical != nullptr
                   ? std::unique_ptr<MessageTiming>(std::make_unique<AnalyticalMessages>(*this, *network.analytical))
-                  : std::make_unique<SimGridMessages>(*this)) {}
+                  : std::make_unique<SimGridMessages>(*this)) {
+  if (network.values != nullptr && !mirrored_ && size_ > 1) value_meeting_ = &network.values->of(group_, size_);
+}
 
 S4uTransport::~S4uTransport() = default;
 

@@ -3,6 +3,7 @@
 // or by the run's analytical network.
 
 #include "sim/comm/transport.hpp"
+#include "sim/comm/values_apart.hpp"
 #include "sim/runtime/analytical_network.hpp"
 #include "sim/runtime/message_timing.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
@@ -35,6 +36,9 @@ struct RunNetwork {
   const topology::LinkTraffic* routes = nullptr;
   AnalyticalNetwork* analytical = nullptr;
   const PhaseShortcut* shortcut = nullptr;
+  /// Where each group's ranks meet to compute their collectives' values apart from the messages (values_apart.hpp);
+  /// null: values go by message.
+  comm::ValueMeetings* values = nullptr;
 };
 
 /// One group's endpoint for one of its ranks: the group's name (its mailboxes' prefix), this rank, the group's
@@ -123,6 +127,8 @@ class S4uTransport final : public comm::Transport {
   }
   /// Sleeps, and reports the time as communication (the library's time is part of the collective's).
   void spend(double seconds) override;
+  /// The group's meeting in the run's ValueMeetings, where it has them; null for a rank standing for others.
+  [[nodiscard]] comm::ValueMeeting* value_meeting() override { return value_meeting_; }
 
  private:
   friend class SimGridMessages;
@@ -147,6 +153,7 @@ class S4uTransport final : public comm::Transport {
   bool mirrored_ = false;
   AnalyticalMeeting meeting_;
   std::unique_ptr<MessageTiming> timing_;
+  comm::ValueMeeting* value_meeting_ = nullptr;
 };
 
 }  // namespace dtsim::runtime

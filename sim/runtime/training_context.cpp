@@ -25,11 +25,17 @@ double compute_gradient(const TrainingContext& context, const Meter& meter, int 
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient) {
   const models::TrainableModel& model = context.setup->model();
-  const double loss = model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient);
-  const double flops = compute::roofline_flops(model.training_flops_per_sample() * static_cast<double>(rows.size()),
-                                               model.training_bytes(rows.size()), context.scenario->cluster.device_of(rank));
+  const double work = model.training_flops_per_sample() * static_cast<double>(rows.size());
+  const double flops = compute::roofline_flops(work, model.training_bytes(rows.size()), context.scenario->cluster.device_of(rank));
+  const auto math = [&] { return model.loss_and_gradient(parameters, context.setup->data.train, rows, gradient); };
+  if (context.pool == nullptr || work < kPooledFlops) {
+    const double loss = math();
+    charge_compute(meter, flops * step_factor(context, rank));
+    return loss;
+  }
+  PooledTask<double> task(*context.pool, math);
   charge_compute(meter, flops * step_factor(context, rank));
-  return loss;
+  return task.get();
 }
 
 bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration) {

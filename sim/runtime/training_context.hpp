@@ -6,11 +6,13 @@
 #include "sim/runtime/analytical_network.hpp"
 #include "sim/runtime/compute_spans.hpp"
 #include "sim/runtime/energy_meter.hpp"
+#include "sim/runtime/gossip_peers.hpp"
 #include "sim/runtime/phase_shortcut.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/step_slowdown.hpp"
 #include "sim/runtime/training_setup.hpp"
+#include "sim/runtime/work_pool.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/link_traffic.hpp"
 
@@ -57,6 +59,10 @@ struct TrainingContext {
   Mirroring mirroring = Mirroring::none;
   /// Runs that stop at a target; null otherwise.
   TargetStop* target_stop = nullptr;
+  /// The cores the workers' gradients are computed on (work_pool.hpp); null: on the simulation's thread.
+  WorkPool* pool = nullptr;
+  /// Gossiping runs: each worker's neighbours and each round's partners, shared by the workers; null otherwise.
+  GossipPeers* gossip = nullptr;
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {
@@ -66,7 +72,14 @@ struct TrainingContext {
 
 /// Real gradient on `rows` of the training set, with its simulated compute time charged to this actor's
 /// host (reported to `meter`): the roofline of the batch's forward and backward FLOPs and its memory traffic, times worker
-/// `rank`'s random straggler factor for the step. Returns the batch loss.
+/// `rank`'s random straggler factor for the step. Returns the batch loss. With a pool, a batch of at least
+/// kPooledFlops is computed on it while the actor sleeps through the simulated time; `parameters` and `gradient`
+/// must stay put meanwhile (each is the worker's own).
+/// A batch's FLOPs from which its gradient goes to the pool: about 50 us of one core's math at 2 GFLOPS, some ten
+/// times what handing it over and waking for it cost (a lock, a wake-up and a future), so that tiny batches stay on
+/// the simulation's thread. Only where the work goes depends on it, never a result.
+inline constexpr double kPooledFlops = 1e5;
+
 double compute_gradient(const TrainingContext& context, const Meter& meter, int rank,
                         const models::Parameters& parameters, std::span<const std::size_t> rows,
                         models::Parameters& gradient);

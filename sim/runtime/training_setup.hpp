@@ -58,6 +58,13 @@ struct TrainingSetup {
   /// Timing-only runs of equal workers simulate identical ring rounds as one transfer; tests turn it off to
   /// compare with the rounds one by one.
   bool phase_shortcut = true;
+  /// Runs trained for real compute their collectives' values in memory apart from the messages, which are timed
+  /// without values (comm/values_apart.hpp); `dtsim run --values-by-message` and tests turn it off to compare with
+  /// every value sent by message.
+  bool values_apart = true;
+  /// Threads for the workers' real math (work_pool.hpp); 0: the machine's cores. 1 keeps it on the simulation's
+  /// thread. The results are the same whatever the number.
+  int threads = 0;
   /// Analytical runs whose ranks behave alike simulate worker 0 for all (see mirrored_ranks.hpp); `dtsim run
   /// --every-rank` and tests turn it off to compare with every rank simulated.
   bool mirror_ranks = true;

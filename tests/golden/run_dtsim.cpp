@@ -63,4 +63,12 @@ CommandResult run_dtsim(const std::string& arguments) {
   return result;
 }
 
+std::map<std::string, std::string> files_under(const std::filesystem::path& folder) {
+  std::map<std::string, std::string> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder)) {
+    if (entry.is_regular_file()) out[std::filesystem::relative(entry.path(), folder).string()] = read_file(entry.path());
+  }
+  return out;
+}
+
 }  // namespace dtsim::testing

@@ -2,6 +2,7 @@
 // Runs the dtsim binary as a user would, capturing its exit status and output.
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 namespace dtsim::testing {
@@ -16,6 +17,9 @@ struct CommandResult {
 CommandResult run_dtsim(const std::string& arguments);
 
 std::string read_file(const std::filesystem::path& path);
+
+/// The content of every file under `folder`, by its path relative to it.
+std::map<std::string, std::string> files_under(const std::filesystem::path& folder);
 
 /// `err` without the notice AddressSanitizer prints when SimGrid switches to an actor's stack (three lines,
 /// harmless): the sanitizer build runs the same tests, which compare dtsim's own messages exactly.
