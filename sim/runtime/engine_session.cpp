@@ -14,8 +14,8 @@
 
 namespace dtsim::runtime {
 namespace {
-/// Blocks this large or larger come from mmap: an actor's stack (kManyActorsStack) does.
-constexpr int kStackMmapThreshold = 256 << 10;
+/// Blocks this large or larger come from mmap: an actor's stack (SimGrid's default, 8 MiB) does.
+constexpr int kStackMmapThreshold = 1 << 20;
 /// Room for every actor's stack and more: the host limit allows a few actors a worker.
 constexpr int kMostMmappedBlocks = 1 << 24;
 }  // namespace
@@ -27,10 +27,9 @@ EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::Net
   // per process by default (vm.max_map_count): some 32,000 actors. Large clusters run without guard pages, so
   // that the stacks' mappings merge; an actor's stack (8 MiB) is far deeper than dtsim's actors need.
   const bool many_actors = graph.node_count() > kGuardedHostLimit;
-  std::array<char*, 5> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"),
-                            const_cast<char*>("--cfg=contexts/guard-size:0"),
-                            const_cast<char*>("--cfg=contexts/stack-size:512"), nullptr};
-  int argc = many_actors ? 4 : 2;
+  std::array<char*, 4> argv{const_cast<char*>("dtsim"), const_cast<char*>("--log=root.thresh:warning"),
+                            const_cast<char*>("--cfg=contexts/guard-size:0"), nullptr};
+  int argc = many_actors ? 3 : 2;
   // Without a guard page SimGrid takes each stack from calloc, and glibc's dynamic mmap threshold soon serves
   // such blocks from the heap, clearing the pages the heap's top held (some 128 KiB a stack): at 16,384 hosts
   // that was 2.4 GB of 150 KiB an actor where the actors use a few pages. Served by mmap, a stack is fresh

@@ -6,6 +6,7 @@
 #include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -33,7 +34,7 @@ class StepSlowdown {
     std::size_t shared = 0;  ///< cluster-wide: 1 + its index in shared_; 0 for the worker's own stream
   };
 
-  core::RandomEngine engine_;
+  std::optional<core::RandomEngine> engine_;  // the worker's own stream, where a rule of its own draws
   std::vector<core::RandomEngine> shared_;  // cluster-wide rules' streams (indices, not pointers: movable)
   std::vector<Rule> rules_;
 };
