@@ -23,26 +23,7 @@ limit=${LIMIT:-600}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# runs "$@" RUNS times; prints the median "seconds kib", "timeout", or "refused" (dtsim's exit status 2, its error
-# in $out/err)
-measure() {
-  : > "$out/samples"
-  i=0
-  while [ "$i" -lt "$runs" ]; do
-    status=0
-    timeout "$limit" /usr/bin/time -f "%e %M" -o "$out/usage" "$@" > /dev/null 2> "$out/err" || status=$?
-    if [ "$status" = 2 ]; then
-      echo refused
-      return
-    elif [ "$status" != 0 ]; then
-      echo timeout
-      return
-    fi
-    cat "$out/usage" >> "$out/samples"
-    i=$((i + 1))
-  done
-  sort -n "$out/samples" | sed -n "$(((runs + 1) / 2))p"
-}
+. "$(dirname "$0")/measure.sh"
 
 # case, workers, "seconds kib" or timeout, previous workers, previous seconds
 report() {

@@ -22,27 +22,7 @@ largest=${3:-65536}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# median of three "seconds kib" lines on stdin
-median() { sort -n | sed -n 2p; }
-
-# runs "$@" three times under the limit; prints "seconds kib", "timeout", or "refused" (dtsim's exit status 2:
-# the case is not simulated at all, its error in $out/err)
-measure() {
-  : > "$out/samples"
-  for i in 1 2 3; do
-    status=0
-    timeout "$limit" /usr/bin/time -f "%e %M" -o "$out/usage" "$@" > /dev/null 2> "$out/err" || status=$?
-    if [ "$status" = 2 ]; then
-      echo refused
-      return
-    elif [ "$status" != 0 ]; then
-      echo timeout
-      return
-    fi
-    cat "$out/usage" >> "$out/samples"
-  done
-  median < "$out/samples"
-}
+. "$(dirname "$0")/measure.sh"
 
 radix_for() {  # the smallest even k with k^3/4 >= $1
   k=2

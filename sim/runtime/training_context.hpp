@@ -75,9 +75,9 @@ struct TrainingContext {
 /// `rank`'s random straggler factor for the step. Returns the batch loss. With a pool, a batch of at least
 /// kPooledFlops is computed on it while the actor sleeps through the simulated time; `parameters` and `gradient`
 /// must stay put meanwhile (each is the worker's own).
-/// A batch's FLOPs from which its gradient goes to the pool: about 50 us of one core's math at 2 GFLOPS, some ten
-/// times what handing it over and waking for it cost (a lock, a wake-up and a future), so that tiny batches stay on
-/// the simulation's thread. Only where the work goes depends on it, never a result.
+/// A batch's FLOPs from which its gradient goes to the pool: about 50 us of one core's math at 2 GFLOPS, chosen (not
+/// measured) to stay well above what handing a task over and waking for it cost (a lock, a wake-up and a future), so
+/// that tiny batches stay on the simulation's thread. Only where the work goes depends on it, never a result.
 inline constexpr double kPooledFlops = 1e5;
 
 double compute_gradient(const TrainingContext& context, const Meter& meter, int rank,

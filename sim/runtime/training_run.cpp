@@ -200,7 +200,7 @@ std::shared_ptr<ShareAssembly> start_actors(EngineSession& session, const Traini
 
 /// Whether a run trained for real computes its collectives' values apart from their messages (values_apart.hpp): not
 /// where workers fail in the simulation, whose recovery may leave a collective that some ranks never finish.
-bool computes_values_apart(const scenario::Scenario& scenario, const TrainingSetup& setup) {
+bool values_apart_in(const scenario::Scenario& scenario, const TrainingSetup& setup) {
   return !is_timing_only(setup.mode) && setup.values_apart && !(scenario.failures.enabled && !scenario.failures_projected());
 }
 
@@ -218,7 +218,7 @@ int pool_threads(const TrainingSetup& setup) {
 /// A data-parallel run trained for real averages in lock step under the same premise where its values are computed
 /// apart and no worker fails.
 bool may_shorten_phases(const scenario::Scenario& scenario, const TrainingSetup& setup) {
-  const bool lock_step_values_apart = setup.mode == RunMode::DataParallel && computes_values_apart(scenario, setup) &&
+  const bool lock_step_values_apart = setup.mode == RunMode::DataParallel && values_apart_in(scenario, setup) &&
                                       setup.sync->averages_in_lock_step() && !scenario.failures.enabled;
   return (setup.mode == RunMode::TimingDataParallel || lock_step_values_apart) && scenario.unperturbed() &&
          setup.phase_shortcut;
@@ -329,7 +329,7 @@ metrics::RunRecord run_training(const scenario::Scenario& scenario, const Traini
   std::optional<WorkPool> pool;
   if (const int threads = pool_threads(setup); threads > 1) pool.emplace(threads);
   std::optional<comm::ValueMeetings> value_meetings;
-  if (computes_values_apart(scenario, setup)) value_meetings.emplace();
+  if (values_apart_in(scenario, setup)) value_meetings.emplace();
   const RunNetwork network{.traffic = &traffic,
                            .routes = nullptr,
                            .analytical = analytical.get(),

@@ -5,6 +5,7 @@
 
 #include "sim/comm/collective_algorithm.hpp"
 
+#include "registered_algorithms.hpp"
 #include "thread_transport.hpp"
 
 #include <gtest/gtest.h>
@@ -17,28 +18,9 @@ namespace {
 
 using Values = std::vector<float>;
 
-CollectiveCatalog builtin() {
-  CollectiveCatalog catalog;
-  register_builtin_collectives(catalog);
-  return catalog;
-}
-
-/// "operation/algorithm" for every registered algorithm.
-std::vector<std::string> algorithms() {
-  const CollectiveCatalog catalog = builtin();
-  std::vector<std::string> out;
-  for (const Operation operation : all_operations()) {
-    for (const auto& name : catalog.of(operation).names())
-      out.push_back(std::string(to_string(operation)) + "/" + name);
-  }
-  return out;
-}
-
-std::unique_ptr<CollectiveAlgorithm> make(const std::string& qualified) {
-  const std::size_t slash = qualified.find('/');
-  const auto operation = operation_named(qualified.substr(0, slash));
-  return builtin().of(*operation).find(qualified.substr(slash + 1)).factory.make();
-}
+using testing::algorithms;
+using testing::builtin;
+using testing::make;
 
 // Small integers keep float sums exact, whatever the order of additions.
 std::vector<Values> summable_inputs(int ranks, std::size_t elements) {

@@ -6,6 +6,7 @@
 #include "sim/comm/library_collective.hpp"
 #include "sim/comm/values_apart.hpp"
 
+#include "registered_algorithms.hpp"
 #include "thread_transport.hpp"
 
 #include <gtest/gtest.h>
@@ -19,28 +20,18 @@ namespace {
 
 using Values = std::vector<float>;
 
-CollectiveCatalog builtin() {
-  CollectiveCatalog catalog;
-  register_builtin_collectives(catalog);
-  return catalog;
-}
-
-std::vector<std::string> algorithms() {
-  const CollectiveCatalog catalog = builtin();
-  std::vector<std::string> out;
-  for (const Operation operation : all_operations()) {
-    for (const auto& name : catalog.of(operation).names()) out.push_back(std::string(to_string(operation)) + "/" + name);
-  }
+/// Every registered algorithm, and the ring inside a communication library.
+std::vector<std::string> with_library() {
+  std::vector<std::string> out = testing::algorithms();
   out.emplace_back("allreduce/ring in a library");
   return out;
 }
 
-std::unique_ptr<CollectiveAlgorithm> make(const std::string& qualified) {
+std::unique_ptr<CollectiveAlgorithm> make_one(const std::string& qualified) {
   if (qualified == "allreduce/ring in a library") {
-    return std::make_unique<LibraryCollective>(builtin().allreduce.find("ring").factory.make());
+    return std::make_unique<LibraryCollective>(testing::builtin().allreduce.find("ring").factory.make());
   }
-  const std::size_t slash = qualified.find('/');
-  return builtin().of(*operation_named(qualified.substr(0, slash))).find(qualified.substr(slash + 1)).factory.make();
+  return testing::make(qualified);
 }
 
 /// Values of mixed signs and magnitudes: float sums of them differ with the order of additions.
@@ -82,7 +73,7 @@ std::vector<std::uint32_t> defined_bits(Operation operation, const Values& block
 class ValuesInMemory : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ValuesInMemory, AreBitwiseWhatTheMessagesComputeFor2To64Ranks) {
-  const auto algorithm = make(GetParam());
+  const auto algorithm = make_one(GetParam());
   ASSERT_TRUE(algorithm->computes_values_in_memory());
   const Operation operation = algorithm->operation();
   int differing_orders = 0;  // cases where another order of additions would have told them apart
@@ -117,14 +108,14 @@ TEST_P(ValuesInMemory, AreBitwiseWhatTheMessagesComputeFor2To64Ranks) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registered, ValuesInMemory, ::testing::ValuesIn(algorithms()), [](const auto& param_info) {
+INSTANTIATE_TEST_SUITE_P(Registered, ValuesInMemory, ::testing::ValuesIn(with_library()), [](const auto& param_info) {
   std::string name = param_info.param;
   std::replace_if(name.begin(), name.end(), [](char c) { return c == '/' || c == ' '; }, '_');
   return name;
 });
 
 TEST(ValueMeeting, TheFirstRankOutComputesEveryRanksValuesCallByCall) {
-  const auto ring = make("allreduce/ring");
+  const auto ring = make_one("allreduce/ring");
   ValueMeeting meeting(3);
   std::vector<Values> first{{1.0F, 2.0F, 3.0F}, {10.0F, 20.0F, 30.0F}, {100.0F, 200.0F, 300.0F}};
   std::vector<Values> second{{1.0F, 1.0F, 1.0F}, {2.0F, 2.0F, 2.0F}, {3.0F, 3.0F, 3.0F}};
