@@ -118,7 +118,7 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
             const std::optional<std::uint64_t>& seed, const std::optional<std::string>& point, bool report, bool force,
             int jobs, bool every_rank, bool sweep_only, const std::filesystem::path& executable,
             const std::optional<double>& timeout_s, const py::object& progress,
-            const std::optional<std::filesystem::path>& confine) {
+            const std::optional<std::filesystem::path>& confine, int threads, bool values_by_message) {
   dtsim::app::RunCommandOptions options;
   options.scenario_file = scenario;
   options.output_folder = output;
@@ -129,6 +129,8 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
   options.jobs = jobs;
   options.every_rank = every_rank;
   options.sweep_only = sweep_only;
+  options.threads = threads;
+  options.values_by_message = values_by_message;
   options.executable = executable;
   options.quiet = true;
   return in_child(
@@ -225,7 +227,8 @@ PYBIND11_MODULE(_dtsim, module) {
   module.attr("catalog_topics") = dtsim::app::list_topics();
   module.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("point"), py::arg("report"),
              py::arg("force"), py::arg("jobs"), py::arg("every_rank"), py::arg("sweep_only"), py::arg("executable"),
-             py::arg("timeout_s"), py::arg("progress"), py::arg("confine"));
+             py::arg("timeout_s"), py::arg("progress"), py::arg("confine"), py::arg("threads"),
+             py::arg("values_by_message"));
   module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("plan"), py::arg("output"),
              py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"),
              py::arg("progress"), py::arg("confine"));

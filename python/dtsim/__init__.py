@@ -82,8 +82,9 @@ def _path(value) -> str:
     return os.fspath(value)
 
 
-def _arguments(seed=None, jobs=0, timeout=None) -> tuple:
-    """seed, jobs and timeout within the command line's limits (numpy's numbers too), or ValueError in its words."""
+def _arguments(seed=None, jobs=0, timeout=None, threads=0) -> tuple:
+    """seed, jobs, timeout and threads within the command line's limits (numpy's numbers too), or ValueError in its
+    words."""
     def whole(value) -> bool:
         return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -93,7 +94,9 @@ def _arguments(seed=None, jobs=0, timeout=None) -> tuple:
         raise ValueError(f"jobs is a sweep's points at once, 1 to 1024, or 0 for the cores; got {jobs!r}")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0):
         raise ValueError(f"timeout is seconds, more than 0 (or None: no limit); got {timeout!r}")
-    return (None if seed is None else int(seed)), int(jobs), (None if timeout is None else float(timeout))
+    if not (whole(threads) and 0 <= threads <= 1024):
+        raise ValueError(f"threads is for the workers' real math, 1 to 1024, or 0 for the cores; got {threads!r}")
+    return (None if seed is None else int(seed)), int(jobs), (None if timeout is None else float(timeout)), int(threads)
 
 
 def _simulated(call, progress: Progress) -> str:
@@ -176,7 +179,8 @@ def explain(scenario, *, confine=None) -> str:
 
 def run(scenario, output=None, *, seed: int | None = None, point: str | None = None, report: bool = False,
         jobs: int = 0, force: bool = False, every_rank: bool = False, timeout: float | None = None,
-        progress: Progress = None, confine=None, overrides: Mapping | None = None) -> Run | Sweep:
+        progress: Progress = None, confine=None, overrides: Mapping | None = None, threads: int = 0,
+        values_by_message: bool = False) -> Run | Sweep:
     """Simulates a scenario (a file, or a dict of its sections) and returns its results: a Run, or a Sweep when
     the scenario has a sweep (unless `point` picks one of its points).
 
@@ -188,27 +192,33 @@ def run(scenario, output=None, *, seed: int | None = None, point: str | None = N
     stopped (TimeoutError). progress: None (default) draws a progress line on stderr once the call has run
     for a second, True from the start, False never; a function is called with each progress line instead.
     confine: a folder; includes, data and traces outside it are refused (as `--confine`: the way to run a
-    scenario someone else wrote)."""
-    seed, jobs, timeout = _arguments(seed, jobs, timeout)
+    scenario someone else wrote). threads: for the workers' real math (0: the cores; 1: none besides the
+    simulation's); the results do not depend on it. values_by_message: send every value of a real model's
+    collectives by message instead of computing them apart (the same results, slower)."""
+    seed, jobs, timeout, threads = _arguments(seed, jobs, timeout, threads)
     file = _scenario_file(scenario, overrides)
     folder = _simulated(
         lambda lines: _dtsim.run(file, None if output is None else _path(output), seed, point, report,
-                                 force, jobs, every_rank, False, _executable(), timeout, lines, _confine(confine)),
+                                 force, jobs, every_rank, False, _executable(), timeout, lines, _confine(confine),
+                                 threads, bool(values_by_message)),
         progress)
     return load(folder)
 
 
 def sweep(scenario, output=None, *, seed: int | None = None, report: bool = False, jobs: int = 0,
           force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None,
-          overrides: Mapping | None = None, points: list | None = None) -> Sweep:
+          overrides: Mapping | None = None, points: list | None = None, threads: int = 0,
+          values_by_message: bool = False) -> Sweep:
     """Runs every point of a scenario's sweep and returns the Sweep; a scenario without one is refused.
     points: the sweep itself, [{"training.parallelism.tensor": 8, ...}, ...] (as `sweep.points`, replacing the
-    scenario's own sweep). overrides: as run's. progress: as run's, a line per point done. confine: as run's."""
-    seed, jobs, timeout = _arguments(seed, jobs, timeout)
+    scenario's own sweep). overrides: as run's. progress: as run's, a line per point done. confine, threads and
+    values_by_message: as run's, for every point."""
+    seed, jobs, timeout, threads = _arguments(seed, jobs, timeout, threads)
     file = _scenario_file(scenario, overrides, points)
     folder = _simulated(
         lambda lines: _dtsim.run(file, None if output is None else _path(output), seed, None, report,
-                                 force, jobs, False, True, _executable(), timeout, lines, _confine(confine)),
+                                 force, jobs, False, True, _executable(), timeout, lines, _confine(confine),
+                                 threads, bool(values_by_message)),
         progress)
     return Sweep(folder)
 
@@ -222,7 +232,7 @@ def scale(scenario, workers, mode: str = "both", output=None, *, plan: bool = Fa
     run's, a line per point done, led by its mode. confine: as run's."""
     if mode not in ("weak", "strong", "both"):
         raise ValueError(f'mode must be "weak", "strong" or "both", not {mode!r}')
-    seed, jobs, timeout = _arguments(seed, jobs, timeout)
+    seed, jobs, timeout, _ = _arguments(seed, jobs, timeout)
     counts = [int(count) for count in workers]
     if not counts or min(counts) < 1:
         raise ValueError("workers must be one or more counts of at least 1, such as [1, 2, 4, 8]")
@@ -269,7 +279,7 @@ def collective(operation: str = "allreduce", algorithm: str = "all", *, ranks: i
 
     sizes: FROM:TO[:FACTOR] such as "1KiB:256MiB". scenario: take the topology and network model from this
     scenario file (ranks default to its workers, else 8). library: "none" or "nccl"."""
-    _, _, timeout = _arguments(timeout=timeout)
+    _, _, timeout, _ = _arguments(timeout=timeout)
     text = _checked(_dtsim.collective(operation, algorithm, ranks, sizes, None if scenario is None else _path(scenario),
                                       topology, bandwidth, latency, network_model, library, timeout))
     report = json.loads(text)

@@ -33,7 +33,6 @@ class GroupTransport final : public Transport {
   std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) override;
   std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) override;
   std::unique_ptr<Pending> post_recv(int from, int tag) override;
-  std::size_t wait_any(std::span<Pending* const> pending) override { return parent_->wait_any(pending); }
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override {
     parent_->group_rounds(parent_rank(to), parent_rank(from), elements, rounds,
                           RingSet{siblings_, false, ((to - rank_) % size() + size()) % size()});

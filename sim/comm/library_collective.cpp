@@ -105,7 +105,6 @@ class ChannelTransport final : public Transport {
     return parent_->post_send(to, std::move(data), tag);
   }
   std::unique_ptr<Pending> post_recv(int from, int tag) override { return parent_->post_recv(from, tag); }
-  std::size_t wait_any(std::span<Pending* const> pending) override { return parent_->wait_any(pending); }
   /// A ring phase: each channel's ring carries its share of every round's chunk.
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override {
     const std::size_t channels = channels_->rings->size();

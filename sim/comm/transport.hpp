@@ -98,9 +98,6 @@ class Transport {
   virtual std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) = 0;
   /// Starts receiving the next message from `from` on channel `tag` and returns at once.
   virtual std::unique_ptr<Pending> post_recv(int from, int tag) = 0;
-  /// Blocks until one of `pending` (posted by this transport, none null) is complete; returns its index.
-  /// Its wait() then returns at once. Among several complete at once, the lowest index.
-  virtual std::size_t wait_any(std::span<Pending* const> pending) = 0;
 
   /// A timing-only phase of `rounds` rounds, each sending `elements` floats to `to` while receiving as many
   /// from `from`; a round starts when this rank's previous one is done. Every rank of the group calls it at

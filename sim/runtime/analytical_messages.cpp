@@ -92,8 +92,8 @@ std::unique_ptr<comm::Pending> AnalyticalMessages::post_recv(int from, int tag) 
                                              network_->post_recv(owner_->channel(from, owner_->rank_, tag)), true);
 }
 
-std::size_t AnalyticalMessages::wait_any(std::span<comm::Pending* const> /*pending*/) {
-  throw std::logic_error("wait_any on messages timed by the analytical network");
+std::unique_ptr<MessageInbox> AnalyticalMessages::open_inbox() {
+  throw std::logic_error("an inbox of messages timed by the analytical network");
 }
 
 void AnalyticalMessages::shift_rounds(int to, int /*from*/, std::size_t elements, int rounds) {

@@ -25,7 +25,7 @@ class AnalyticalMessages final : public MessageTiming {
   std::unique_ptr<comm::Pending> post_send(int to, comm::Buffer data, int tag) override;
   std::unique_ptr<comm::Pending> post_recv(int from, int tag) override;
   /// Throws std::logic_error: the analytical network times no message SimGrid could wait for.
-  std::size_t wait_any(std::span<comm::Pending* const> pending) override;
+  std::unique_ptr<MessageInbox> open_inbox() override;
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
   void group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) override;
   void run_steps(std::span<const comm::Step> steps) override;

@@ -5,6 +5,7 @@
 // backend of the run decides which (network_backend.hpp).
 
 #include "sim/comm/transport.hpp"
+#include "sim/runtime/message_inbox.hpp"
 
 #include <memory>
 #include <span>
@@ -23,7 +24,8 @@ class MessageTiming {
                                              std::span<const int> from) = 0;
   virtual std::unique_ptr<comm::Pending> post_send(int to, comm::Buffer data, int tag) = 0;
   virtual std::unique_ptr<comm::Pending> post_recv(int from, int tag) = 0;
-  virtual std::size_t wait_any(std::span<comm::Pending* const> pending) = 0;
+  /// An inbox of this rank among its group's ranks (see message_inbox.hpp).
+  virtual std::unique_ptr<MessageInbox> open_inbox() = 0;
   virtual void shift_rounds(int to, int from, std::size_t elements, int rounds) = 0;
   virtual void group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) = 0;
   virtual void run_steps(std::span<const comm::Step> steps) = 0;

@@ -105,7 +105,6 @@ class S4uTransport final : public comm::Transport {
     return timing_->post_send(to, std::move(data), tag);
   }
   std::unique_ptr<comm::Pending> post_recv(int from, int tag) override { return timing_->post_recv(from, tag); }
-  std::size_t wait_any(std::span<comm::Pending* const> pending) override { return timing_->wait_any(pending); }
   /// Under SimGrid, where the shortcut approves the shift: the first round as it is, which measures a round's
   /// time T under the network model, then the other rounds' bytes as one transfer, then a pause that brings
   /// those rounds to (rounds - 1) x T, which is what they take one by one when every round is identical (on
@@ -120,6 +119,8 @@ class S4uTransport final : public comm::Transport {
   /// see AnalyticalNetwork::enter_steps); otherwise its messages go one by one.
   void run_steps(std::span<const comm::Step> steps) override { timing_->run_steps(steps); }
   [[nodiscard]] bool times_phases_at_once() const override { return timing_->times_phases_at_once(); }
+  /// Receives from many of the group's ranks, taken as they arrive (see message_inbox.hpp).
+  [[nodiscard]] std::unique_ptr<MessageInbox> open_inbox() { return timing_->open_inbox(); }
   [[nodiscard]] double now() const override;
   /// From the run network's traffic or routes; 0 without.
   [[nodiscard]] double latency_to(int peer) const override {

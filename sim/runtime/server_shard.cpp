@@ -40,18 +40,16 @@ ServerShard::ServerShard(const TrainingContext& context, int shard)
       lock_free_(strategy_.apply() == sync::Apply::OnArrival && !strategy_.locked()),
       pushed_(workers_, 0),
       read_version_(workers_, 0),
-      deferred_(workers_, false),
-      left_(workers_, false),
       bound_(strategy_.staleness_bound()),
-      receiving_(workers_),
-      replies_(workers_) {
-  for (std::size_t w = 0; w < workers_; ++w) receiving_[w] = transport_.post_recv(static_cast<int>(w), 0);
+      inbox_(transport_.open_inbox()) {
+  for (std::size_t w = 0; w < workers_; ++w) inbox_->post(static_cast<int>(w));
 }
 
 void ServerShard::serve() {
   const bool counted = strategy_.accumulates_locally();
-  while (auto message = next_message()) {
-    auto& [w, gradient] = *message;
+  while (std::optional<Arrival> message = next_message()) {
+    const auto w = static_cast<std::size_t>(message->from);
+    comm::Buffer& gradient = message->message;
     if (comm::is_leave(gradient)) {
       on_leave(w);
       continue;
@@ -60,7 +58,7 @@ void ServerShard::serve() {
     if (counted) std::tie(gradient, steps) = comm::take_steps(gradient);
     pushed_[w] += steps;
     const std::int64_t clock = pushed_[w];
-    receiving_[w] = clock < setup_.total_iterations ? transport_.post_recv(static_cast<int>(w), 0) : nullptr;
+    if (clock < setup_.total_iterations) inbox_->post(message->from);
     if (strategy_.apply() == sync::Apply::OnArrival) {
       on_arrival(w, std::move(gradient));
     } else {
@@ -70,27 +68,16 @@ void ServerShard::serve() {
   finish();
 }
 
-std::optional<std::pair<std::size_t, comm::Buffer>> ServerShard::next_message() {
+std::optional<Arrival> ServerShard::next_message() {
   recovery_.between_messages(version_);
-  std::vector<comm::Pending*> open;
-  std::vector<std::size_t> owner;
-  for (std::size_t w = 0; w < workers_; ++w) {
-    if (receiving_[w]) {
-      open.push_back(receiving_[w].get());
-      owner.push_back(w);
-    }
-  }
-  if (open.empty()) return std::nullopt;
-  const std::size_t w = owner[transport_.wait_any(open)];
-  return std::make_pair(w, receiving_[w]->wait());
+  return inbox_->next();
 }
 
 void ServerShard::on_leave(std::size_t worker) {
   // A worker that died for good: no reply, no more gradients; clocks complete without it.
-  left_[worker] = true;
-  receiving_[worker] = nullptr;
-  deferred_[worker] = false;
-  complete_clocks();
+  left_.push_back(worker);
+  deferred_.erase(worker);
+  complete_clocks(std::nullopt);
 }
 
 void ServerShard::on_arrival(std::size_t worker, comm::Buffer gradient) {
@@ -127,11 +114,11 @@ void ServerShard::on_clock(std::size_t worker, comm::Buffer gradient, std::int64
   if (open_clock.gradients.empty()) open_clock.gradients.resize(workers_);
   open_clock.gradients[worker] = std::move(gradient);
   ++open_clock.arrived;
-  deferred_[worker] = true;
-  complete_clocks();
+  deferred_.insert(worker);
+  complete_clocks(worker);
 }
 
-void ServerShard::complete_clocks() {
+void ServerShard::complete_clocks(std::optional<std::size_t> arrived) {
   // Clocks complete in order: a worker cannot push clock k + 1 before its clock k reply, which needs clock
   // k - bound complete; so only the oldest open clock can become complete.
   while (!by_clock_.empty() && by_clock_.begin()->first == version_ + 1 &&
@@ -146,9 +133,19 @@ void ServerShard::complete_clocks() {
     ++version_;
     bound_ = strategy_.next_staleness_bound(bound_, someone_waited_);
     someone_waited_ = false;
+    arrived.reset();
   }
-  for (std::size_t v = 0; v < workers_; ++v) {
-    if (!deferred_[v]) continue;
+  // Without a complete clock, the workers that waited before still wait, and already count in someone_waited_.
+  if (arrived) {
+    if (may_go_on(*arrived)) {
+      reply(*arrived);
+    } else {
+      someone_waited_ = true;
+    }
+    return;
+  }
+  for (auto next = deferred_.begin(); next != deferred_.end();) {
+    const std::size_t v = *next++;  // a reply takes v out of deferred_
     if (may_go_on(v)) {
       reply(v);
     } else {
@@ -209,9 +206,8 @@ void ServerShard::reply(std::size_t worker) { send_reply(worker, to_buffer(param
 
 void ServerShard::send_reply(std::size_t worker, comm::Buffer contents) {
   read_version_[worker] = version_;
-  deferred_[worker] = false;
-  if (replies_[worker]) static_cast<void>(replies_[worker]->wait());
-  replies_[worker] = transport_.post_send(static_cast<int>(worker), std::move(contents), 0);
+  deferred_.erase(worker);
+  inbox_->reply(static_cast<int>(worker), std::move(contents));
 }
 
 bool ServerShard::may_go_on(std::size_t worker) const {
@@ -220,13 +216,16 @@ bool ServerShard::may_go_on(std::size_t worker) const {
 
 std::size_t ServerShard::expected(std::int64_t clock) const {
   // One gradient from every worker that has not left before reaching the clock.
-  std::size_t n = 0;
-  for (std::size_t v = 0; v < workers_; ++v) n += !left_[v] || pushed_[v] >= clock ? 1 : 0;
+  std::size_t n = workers_;
+  for (const std::size_t v : left_) n -= pushed_[v] < clock ? 1 : 0;
   return n;
 }
 
 void ServerShard::collect_finished() {
-  std::erase_if(updating_, [](const simgrid::s4u::ExecPtr& exec) { return exec->test(); });
+  // Testing one is a call into SimGrid. Updates that began earlier mostly end earlier (they share the
+  // processor, and are of one size but for the gathered ones), so the oldest are tested until one still runs;
+  // testing every one cost as many calls as updates were running, at every update.
+  while (!updating_.empty() && updating_.front()->test()) updating_.pop_front();
 }
 
 void ServerShard::finish() {
@@ -235,9 +234,7 @@ void ServerShard::finish() {
   updating_.clear();
   context_.observer->on_lane_done(updates_meter_.lane());
   if (records_ && context_.scenario->failures.enabled) context_.observer->on_gradients_received(pushed_);
-  for (auto& sent : replies_) {
-    if (sent) static_cast<void>(sent->wait());
-  }
+  inbox_->close();
 }
 
 }  // namespace dtsim::runtime

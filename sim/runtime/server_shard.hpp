@@ -5,6 +5,7 @@
 
 #include "models/optimizer.hpp"
 #include "sim/comm/payload.hpp"
+#include "sim/runtime/message_inbox.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/shard_recovery.hpp"
 #include "sim/runtime/training_context.hpp"
@@ -12,9 +13,11 @@
 #include <simgrid/s4u/Exec.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -49,13 +52,15 @@ class ServerShard {
   };
 
   /// The next message's sender and contents; nullopt when no worker has more to send.
-  std::optional<std::pair<std::size_t, comm::Buffer>> next_message();
+  std::optional<Arrival> next_message();
   void on_leave(std::size_t worker);
   /// Apply on arrival: the gradient joins those gathered, which make an update once `accumulate` are in.
   void on_arrival(std::size_t worker, comm::Buffer gradient);
   /// Apply by clock: the gradient waits for its clock's others; complete clocks are applied in order.
   void on_clock(std::size_t worker, comm::Buffer gradient, std::int64_t clock);
-  void complete_clocks();
+  /// Applies the clocks that are complete, then replies to the waiting workers that may go on: every one of
+  /// them after a clock completed, otherwise only `arrived` (the others' bound has not moved).
+  void complete_clocks(std::optional<std::size_t> arrived);
   void apply(const comm::Buffer& gradient, double extra_flops, double rate_scale = 1.0);
   void apply_gathered();
   Combined combine();
@@ -92,19 +97,17 @@ class ServerShard {
   std::int64_t version_ = 0;               ///< complete clocks (by clock) or applied updates (on arrival)
   std::vector<std::int64_t> pushed_;       ///< gradients received from each worker
   std::vector<std::int64_t> read_version_; ///< the version each worker's parameters have
-  std::vector<bool> deferred_;             ///< a worker whose reply waits for the staleness bound
-  std::vector<bool> left_;                 ///< a worker that died for good
+  std::set<std::size_t> deferred_;         ///< workers whose reply waits for the staleness bound
+  std::vector<std::size_t> left_;          ///< workers that died for good
   std::map<std::int64_t, Clock> by_clock_;
   std::vector<Scaled> gathered_;           ///< on arrival: gradients waiting to make up one update
   /// A worker that has pushed k gradients may compute its next once every clock up to k - bound is applied.
   int bound_;
   bool someone_waited_ = false;  ///< since the last complete clock
-  std::vector<std::unique_ptr<comm::Pending>> receiving_;
-  /// The last reply to each worker. A worker pushes again only after it has received its reply, so the
-  /// previous one is complete when the next is posted; holding every reply to the end made SimGrid slow
-  /// down with their number.
-  std::vector<std::unique_ptr<comm::Pending>> replies_;
-  std::vector<simgrid::s4u::ExecPtr> updating_;
+  /// One receive open from each worker that has more to send, and the replies.
+  std::unique_ptr<MessageInbox> inbox_;
+  /// Lock-free updates still running, oldest first.
+  std::deque<simgrid::s4u::ExecPtr> updating_;
 };
 
 }  // namespace dtsim::runtime

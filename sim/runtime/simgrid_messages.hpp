@@ -26,7 +26,7 @@ class SimGridMessages final : public MessageTiming {
                                      std::span<const int> from) override;
   std::unique_ptr<comm::Pending> post_send(int to, comm::Buffer data, int tag) override;
   std::unique_ptr<comm::Pending> post_recv(int from, int tag) override;
-  std::size_t wait_any(std::span<comm::Pending* const> pending) override;
+  std::unique_ptr<MessageInbox> open_inbox() override;
   void shift_rounds(int to, int from, std::size_t elements, int rounds) override;
   void group_rounds(int to, int from, std::size_t elements, int rounds, const comm::RingSet& phase) override {
     owner_->comm::Transport::group_rounds(to, from, elements, rounds, phase);
@@ -38,6 +38,8 @@ class SimGridMessages final : public MessageTiming {
   void account(double posted_at, const std::vector<simgrid::s4u::CommPtr>& comms);
 
  private:
+  friend class SimGridInbox;
+
   simgrid::s4u::Mailbox* mailbox(int from, int to, int tag);
   simgrid::s4u::CommPtr start_send(int to, comm::Buffer data, int tag = 0);
   simgrid::s4u::CommPtr start_recv(int from, comm::Buffer** payload, int tag = 0);

@@ -76,6 +76,13 @@ class RunTest(unittest.TestCase):
         other = dtsim.run(SCENARIOS / "course" / "05-ssp.yaml", folder / "other", seed=2)
         self.assertNotEqual(files_of(first.folder)["metrics.csv"], files_of(other.folder)["metrics.csv"])
 
+    def test_threads_and_values_by_message_give_the_same_files(self):
+        folder = fresh("run-threads")
+        scenario = SCENARIOS / "course" / "05-ssp.yaml"
+        first = dtsim.run(scenario, folder / "cores")
+        one = dtsim.run(scenario, folder / "one", threads=1, values_by_message=True)
+        self.assertEqual(files_of(first.folder), files_of(one.folder))
+
     def test_bad_input_raises_with_its_position(self):
         folder = fresh("run-bad")
         text = (SCENARIOS / "quickstart.yaml").read_text().replace("  workers: 8", "  wrokers: 8")
@@ -98,7 +105,8 @@ class RunTest(unittest.TestCase):
         for arguments, words in [({"seed": -1}, "a seed is a whole number"), ({"seed": 2**64}, "2\\^64-1"),
                                  ({"seed": 1.5}, "a seed"), ({"jobs": -3}, "jobs is"), ({"jobs": 1025}, "1 to 1024"),
                                  ({"timeout": 0}, "more than 0"), ({"timeout": -1.0}, "timeout is seconds"),
-                                 ({"timeout": float("nan")}, "timeout")]:
+                                 ({"timeout": float("nan")}, "timeout"), ({"threads": -1}, "threads is"),
+                                 ({"threads": 2.0}, "0 for the cores")]:
             with self.subTest(arguments=arguments), self.assertRaisesRegex(ValueError, words):
                 dtsim.run(quickstart, folder / "out", **arguments)
         self.assertFalse((folder / "out").exists())
@@ -217,8 +225,10 @@ class SweepTest(unittest.TestCase):
             pd.testing.assert_frame_equal(rows, run.metrics)
         self.assertEqual(list(sweep.hosts.columns[:2]), ["point", "name"])
         self.assertEqual(len(sweep.hosts), 1 + 1 + 4 + 4)
-        # dtsim.run on a sweep gives the sweep; dtsim.sweep refuses a scenario without one.
-        again = dtsim.run(SCENARIOS / "course" / "01-scale-up-or-out.yaml", folder / "sweep")
+        # dtsim.run on a sweep gives the sweep (its points run again, their math on one thread, every value by
+        # message: the same results); dtsim.sweep refuses a scenario without one.
+        again = dtsim.run(SCENARIOS / "course" / "01-scale-up-or-out.yaml", folder / "sweep", force=True, threads=1,
+                          values_by_message=True)
         self.assertIsInstance(again, dtsim.Sweep)
         pd.testing.assert_frame_equal(again.table, sweep.table)
         with self.assertRaisesRegex(dtsim.ScenarioError, "no sweep"):

@@ -18,7 +18,6 @@ class PostedRecv final : public Pending {
  public:
   PostedRecv(ThreadNetwork& network, int from, int to, int tag) : network_(&network), from_(from), to_(to), tag_(tag) {}
   Buffer wait() override { return network_->take(from_, to_, tag_); }
-  [[nodiscard]] bool ready() const { return network_->has_message(from_, to_, tag_); }
 
  private:
   ThreadNetwork* network_;
@@ -91,22 +90,6 @@ std::unique_ptr<Pending> ThreadTransport::post_send(int to, Buffer data, int tag
 
 std::unique_ptr<Pending> ThreadTransport::post_recv(int from, int tag) {
   return std::make_unique<PostedRecv>(*network_, from, rank_, tag);
-}
-
-bool ThreadNetwork::has_message(int from, int to, int tag) {
-  Queue& queue = this->queue(from, to, tag);
-  const std::lock_guard lock(queue.mutex);
-  return !queue.items.empty();
-}
-
-std::size_t ThreadTransport::wait_any(std::span<Pending* const> pending) {
-  for (;;) {
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      const auto* posted = dynamic_cast<const PostedRecv*>(pending[i]);
-      if (posted == nullptr || posted->ready()) return i;
-    }
-    std::this_thread::yield();
-  }
 }
 
 void run_ranks(ThreadNetwork& network, const std::function<void(Transport&)>& body) {

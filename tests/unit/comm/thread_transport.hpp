@@ -26,7 +26,6 @@ class ThreadNetwork {
   [[nodiscard]] std::span<const int> machines() const { return machines_; }
   void post(int from, int to, Buffer data, int tag = 0);
   Buffer take(int from, int to, int tag = 0);
-  [[nodiscard]] bool has_message(int from, int to, int tag);
   [[nodiscard]] int ranks() const { return ranks_; }
   /// Every message sent so far, in sending order per rank (order between ranks depends on scheduling).
   [[nodiscard]] std::vector<SentMessage> log() const;
@@ -61,8 +60,6 @@ class ThreadTransport final : public Transport {
   std::vector<Buffer> exchange(std::span<const int> to, std::vector<Buffer> data, std::span<const int> from) override;
   std::unique_ptr<Pending> post_send(int to, Buffer data, int tag) override;
   std::unique_ptr<Pending> post_recv(int from, int tag) override;
-  /// Polls the posted receives (posted sends are complete at once) until one has a message.
-  std::size_t wait_any(std::span<Pending* const> pending) override;
 
  private:
   ThreadNetwork* network_;
