@@ -138,6 +138,13 @@ std::string projected_failures_line(const metrics::Projection::Failures& f) {
                                 "{:.4g} h recovering, {:.4g} h writing checkpoints; goodput {:.1f}%\n",
                                 f.costs.job_mtbf_s / 3600.0, e.interruptions, e.lost_work_s / 3600.0, e.recovery_s / 3600.0,
                                 e.checkpoint_s / 3600.0, 100.0 * e.goodput());
+  if (f.costs.causes.size() >= 2) {
+    std::string causes;
+    for (std::size_t c = 0; c < f.costs.causes.size(); ++c) {
+      causes += fmt::format("{}{} {:.4g}", c == 0 ? "" : ", ", f.costs.causes[c].name, e.interruptions_by_cause[c]);
+    }
+    out += fmt::format("             interruptions by cause, expected: {}\n", causes);
+  }
   if (f.drawn) {
     out += fmt::format("             one run drawn from the seed: {} interruptions, goodput {:.1f}%\n",
                        static_cast<std::int64_t>(f.drawn->interruptions), 100.0 * f.drawn->goodput());
@@ -147,6 +154,10 @@ std::string projected_failures_line(const metrics::Projection::Failures& f) {
                        "iterations)\n",
                        f.costs.checkpoint_every, static_cast<double>(f.costs.checkpoint_every) * f.costs.iteration_s,
                        f.young_daly_interval_s, f.young_daly_interval_s / f.costs.iteration_s);
+  }
+  if (f.best_interval) {
+    out += fmt::format("             the best interval expected: every {} iterations, goodput {:.1f}%\n", f.best_interval->every,
+                       100.0 * e.work_s / f.best_interval->total_s);
   }
   return out;
 }

@@ -21,6 +21,13 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
                  fmt::format("expected a server (shard) index from 0 to {}, got {}", s.training.shards - 1, failure.shard));
     }
   }
+  if (f.by_component() && !s.failures_projected()) {
+    sink.error(f.components_at, f.catalog ? "failures.catalog" : "failures.components",
+               "failures by component kind are projected over a budget's whole run, and this run simulates its "
+               "iterations",
+               "give the run a budget (training.stop.tokens or samples), or fail workers with failures.random");
+    return;
+  }
   // Link failures re-route on any architecture; what follows is about workers.
   if (f.events.empty() && !f.mtbf_s) return;
   // A budget's failures are projected, not simulated (check_projected_failures says what may be).

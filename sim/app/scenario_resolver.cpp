@@ -121,9 +121,11 @@ void check_projected_failures(const scenario::Scenario& s, core::DiagnosticSink&
   if (!spec.link_events.empty()) refuse("link failures");
   if (!spec.server_events.empty()) refuse("server failures");
   if (spec.elastic) refuse("elastic recoveries");
-  if (!spec.mtbf_s) {
-    sink.error(spec.where, "failures", "a budget's run projects random failures, and failures.random is not given",
-               "add failures.random: {mtbf: ...}, or remove failures");
+  if (!spec.mtbf_s && !spec.by_component()) {
+    sink.error(spec.where, "failures",
+               "a budget's run projects random failures, and neither failures.random nor failures by component "
+               "(catalog, components) is given",
+               "add failures.random: {mtbf: ...} or failures.catalog: llama3_2024, or remove failures");
   }
 }
 

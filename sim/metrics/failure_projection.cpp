@@ -30,6 +30,24 @@ std::pair<double, double> expected_segment(double length, const FailureCosts& co
   return {(costs.job_mtbf_s + costs.recovery_s) * failures, failures};
 }
 
+double total_rate(const FailureCosts& costs) {
+  double rate = 0.0;
+  for (const FailureCause& cause : costs.causes) rate += 1.0 / cause.job_mtbf_s;
+  return rate;
+}
+
+/// The cause of a failure: each in proportion to its rate. One cause draws nothing, so that a run with one draws
+/// the same failures as before causes were told apart.
+std::size_t draw_cause(const FailureCosts& costs, core::RandomEngine& engine) {
+  if (costs.causes.size() < 2) return 0;
+  double left = core::uniform01(engine) * total_rate(costs);
+  for (std::size_t c = 0; c + 1 < costs.causes.size(); ++c) {
+    left -= 1.0 / costs.causes[c].job_mtbf_s;
+    if (left < 0.0) return c;
+  }
+  return costs.causes.size() - 1;
+}
+
 }  // namespace
 
 FailureTotals expected_failures(const FailureCosts& costs) {
@@ -46,6 +64,10 @@ FailureTotals expected_failures(const FailureCosts& costs) {
   out.total_s = full * full_s + last_s;
   out.lost_work_s = out.total_s - out.work_s - out.checkpoint_s - out.recovery_s;
   if (!std::isfinite(out.total_s)) out.total_s = std::numeric_limits<double>::infinity();
+  const double rate = total_rate(costs);
+  for (const FailureCause& cause : costs.causes) {
+    out.interruptions_by_cause.push_back(out.interruptions / (cause.job_mtbf_s * rate));
+  }
   return out;
 }
 
@@ -56,6 +78,7 @@ std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint
   const Segments segments = segments_of(costs);
   FailureTotals out;
   out.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
+  out.interruptions_by_cause.assign(costs.causes.size(), 0.0);
   double next = draw();  // exposed time (working or writing) until the next failure
   for (std::int64_t s = 0; s <= segments.full; ++s) {
     const bool last = s == segments.full;
@@ -68,6 +91,7 @@ std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint
       out.lost_work_s += noticed;
       out.recovery_s += costs.recovery_s;
       out.interruptions += 1.0;
+      if (!costs.causes.empty()) out.interruptions_by_cause[draw_cause(costs, engine)] += 1.0;
       next = draw();
     }
     next -= length;
@@ -78,5 +102,46 @@ std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint
 }
 
 double young_daly_interval_s(const FailureCosts& costs) { return std::sqrt(2.0 * costs.checkpoint_s * costs.job_mtbf_s); }
+
+std::optional<BestInterval> best_checkpoint_interval(const FailureCosts& costs) {
+  if (!(costs.checkpoint_s > 0.0) || costs.iterations < 1) return std::nullopt;
+  const auto total = [&](std::int64_t every) {
+    FailureCosts at = costs;
+    at.checkpoint_every = every;
+    return expected_failures(at).total_s;
+  };
+  // Over a geometric grid, then between the best point's neighbours on it: near its minimum the expected time
+  // is convex in the interval (the work a failure loses grows with it, the checkpoints written shrink).
+  std::vector<std::int64_t> grid;
+  for (double point = 1.0; point < static_cast<double>(costs.iterations); point *= 1.05) {
+    const auto every = static_cast<std::int64_t>(std::llround(point));
+    if (grid.empty() || every > grid.back()) grid.push_back(every);
+  }
+  if (grid.back() != costs.iterations) grid.push_back(costs.iterations);
+  std::size_t at = 0;
+  double best_s = total(grid[0]);
+  for (std::size_t g = 1; g < grid.size(); ++g) {
+    if (const double t = total(grid[g]); t < best_s) {
+      best_s = t;
+      at = g;
+    }
+  }
+  std::int64_t lo = grid[at > 0 ? at - 1 : 0];
+  std::int64_t hi = grid[std::min(at + 1, grid.size() - 1)];
+  while (hi - lo > 2) {
+    const std::int64_t a = lo + (hi - lo) / 3;
+    const std::int64_t b = hi - (hi - lo) / 3;
+    if (total(a) <= total(b)) {
+      hi = b;
+    } else {
+      lo = a;
+    }
+  }
+  BestInterval best{grid[at], best_s};
+  for (std::int64_t every = lo; every <= hi; ++every) {
+    if (const double t = total(every); t < best.total_s) best = {every, t};
+  }
+  return best;
+}
 
 }  // namespace dtsim::metrics

@@ -7,12 +7,22 @@
 // the segment's time so far and costs R (repair, restart, reading the checkpoint back) before the segment
 // starts again. Expected, a segment of T seconds takes (M + R)(e^(T/M) - 1) (Daly 2006, eq. 9 without the
 // failures during recovery); drawn, the failures come from the seed's stream "projection/failures" and are
-// noticed at the end of the step they strike in, as a simulated run notices them.
+// noticed at the end of the step they strike in, as a simulated run notices them. Several causes (component
+// kinds, failure_catalog.hpp) strike at the sum of their rates; each interruption is one cause's, in proportion
+// to its rate, and costs the same recovery.
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace dtsim::metrics {
+
+/// One cause of the job's interruptions, and the job's mean time between its failures.
+struct FailureCause {
+  std::string name;
+  double job_mtbf_s = 0.0;
+};
 
 struct FailureCosts {
   double iteration_s = 0.0;
@@ -21,6 +31,9 @@ struct FailureCosts {
   double job_mtbf_s = 0.0;            ///< mean time between failures of the job
   double checkpoint_s = 0.0;          ///< writing one checkpoint
   double recovery_s = 0.0;            ///< per interruption: repair, restart and reading the checkpoint back
+  /// The causes, whose rates (1 / their job_mtbf_s) sum to 1 / job_mtbf_s; one or none: every interruption is
+  /// the same cause's.
+  std::vector<FailureCause> causes;
 };
 
 /// The time a run spends, by kind; interruptions fractional where expected.
@@ -31,6 +44,7 @@ struct FailureTotals {
   double recovery_s = 0.0;
   double checkpoint_s = 0.0;  ///< checkpoints written (the last segment writes none)
   double total_s = 0.0;       ///< the sum: infinite when a segment cannot be expected to finish
+  std::vector<double> interruptions_by_cause;  ///< as FailureCosts::causes
   [[nodiscard]] double goodput() const { return total_s > 0.0 ? work_s / total_s : 0.0; }
 };
 
@@ -46,5 +60,13 @@ std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint
 /// Young's checkpoint interval, sqrt(2 x checkpoint_s x M): the work between checkpoints that loses least to
 /// failures and checkpoints together, to first order (Young 1974; Daly 2006).
 double young_daly_interval_s(const FailureCosts& costs);
+
+/// The checkpoint interval, in iterations, whose expected run is the shortest, and that run's expected time.
+struct BestInterval {
+  std::int64_t every = 0;
+  double total_s = 0.0;
+};
+/// Searched over every interval from one iteration to the whole run; none without a checkpoint's cost.
+std::optional<BestInterval> best_checkpoint_interval(const FailureCosts& costs);
 
 }  // namespace dtsim::metrics

@@ -5,23 +5,51 @@
 namespace dtsim::metrics {
 namespace {
 
-/// The failures a whole run of `iterations` meets: a worker's mtbf over the workers that fail; a checkpoint
-/// of the parameters and the optimizer's values, 4 bytes each, at the storage's bandwidth (as a simulated run
-/// writes one), read back after each repair and restart.
+/// The cluster's components of a unit: its workers' devices, or its nodes (each worker its own without
+/// cluster.nodes).
+double components_of(const scenario::Scenario& s, scenario::ComponentUnit unit) {
+  if (unit == scenario::ComponentUnit::Device || s.cluster.nodes.empty()) return static_cast<double>(s.cluster.workers);
+  double nodes = 0.0;
+  for (const scenario::NodeGroup& group : s.cluster.nodes) nodes += group.count;
+  return nodes;
+}
+
+/// The causes of the job's interruptions: its workers' random failures (a worker's mtbf over the workers that
+/// fail), then each component kind's (a component's mtbf over the cluster's components of its unit).
+std::vector<FailureCause> causes_of(const scenario::Scenario& s) {
+  const scenario::FailureSpec& spec = s.failures;
+  std::vector<FailureCause> out;
+  if (spec.mtbf_s) {
+    const auto failing = static_cast<double>(spec.random_workers.empty() ? s.cluster.workers
+                                                                         : static_cast<int>(spec.random_workers.size()));
+    out.push_back({"random", *spec.mtbf_s / failing});
+  }
+  for (const scenario::ComponentFailures& kind : spec.components) {
+    out.push_back({kind.kind, kind.mtbf_s / components_of(s, kind.per)});
+  }
+  return out;
+}
+
+/// The failures a whole run of `iterations` meets, at the rate of all their causes; a checkpoint of the
+/// parameters and the optimizer's values, 4 bytes each, at the storage's bandwidth (as a simulated run writes
+/// one), read back after each interruption's detection, repair and restart.
 Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& record, std::int64_t iterations,
                                  double iteration_s) {
   const scenario::FailureSpec& spec = s.failures;
-  const auto failing = static_cast<double>(spec.random_workers.empty() ? s.cluster.workers : static_cast<int>(spec.random_workers.size()));
   FailureCosts costs;
   costs.iteration_s = iteration_s;
   costs.iterations = iterations;
   costs.checkpoint_every = spec.checkpoint_every.value_or(0);
-  costs.job_mtbf_s = spec.mtbf_s.value_or(0.0) / failing;
+  costs.causes = causes_of(s);
+  double rate = 0.0;
+  for (const FailureCause& cause : costs.causes) rate += 1.0 / cause.job_mtbf_s;
+  costs.job_mtbf_s = costs.causes.size() == 1 ? costs.causes.front().job_mtbf_s : 1.0 / rate;
   if (spec.checkpoint_every && spec.storage_bytes_per_s > 0.0) {
     costs.checkpoint_s = static_cast<double>(record.parameter_count) * (1.0 + record.optimizer_values) * 4.0 / spec.storage_bytes_per_s;
   }
-  costs.recovery_s = spec.random_repair_s.value_or(0.0) + spec.restart_s + costs.checkpoint_s;
-  return {costs, expected_failures(costs), drawn_failures(costs, s.seed), young_daly_interval_s(costs)};
+  costs.recovery_s = spec.detection_s + spec.random_repair_s.value_or(0.0) + spec.restart_s + costs.checkpoint_s;
+  return {costs, expected_failures(costs), drawn_failures(costs, s.seed), young_daly_interval_s(costs),
+          best_checkpoint_interval(costs)};
 }
 
 }  // namespace

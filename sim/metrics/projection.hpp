@@ -33,6 +33,7 @@ struct Projection {
     FailureTotals expected;
     std::optional<FailureTotals> drawn;
     double young_daly_interval_s = 0.0;
+    std::optional<BestInterval> best_interval;  ///< with checkpoints that cost time
   };
   std::optional<Failures> failures;
 };

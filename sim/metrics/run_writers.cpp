@@ -257,12 +257,19 @@ nlohmann::ordered_json energy_json(const scenario::Scenario& scenario, const Run
 }
 
 /// A budget's whole run, projected from the simulated iterations.
-nlohmann::ordered_json failure_totals_json(const FailureTotals& t) {
+nlohmann::ordered_json failure_totals_json(const FailureCosts& costs, const FailureTotals& t) {
   // An expectation without end (a segment longer than many failures' worth) is written as null.
   const auto finite = [](double value) { return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(); };
-  return {{"interruptions", finite(t.interruptions)}, {"lost_work_s", finite(t.lost_work_s)},
-          {"recovery_s", finite(t.recovery_s)},       {"checkpoint_s", t.checkpoint_s},
-          {"total_s", finite(t.total_s)},             {"goodput", t.goodput()}};
+  nlohmann::ordered_json out{{"interruptions", finite(t.interruptions)}, {"lost_work_s", finite(t.lost_work_s)},
+                             {"recovery_s", finite(t.recovery_s)},       {"checkpoint_s", t.checkpoint_s},
+                             {"total_s", finite(t.total_s)},             {"goodput", t.goodput()}};
+  if (costs.causes.size() < 2) return out;
+  // Of the recoveries, the checkpoints read back; and the interruptions of each cause.
+  out["checkpoint_load_s"] = finite(t.interruptions * costs.checkpoint_s);
+  nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
+  for (std::size_t c = 0; c < costs.causes.size(); ++c) by_cause[costs.causes[c].name] = finite(t.interruptions_by_cause[c]);
+  out["interruptions_by_cause"] = std::move(by_cause);
+  return out;
 }
 
 nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
@@ -271,9 +278,20 @@ nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
                              {"checkpoint_write_s", f.costs.checkpoint_s},
                              {"recovery_s", f.costs.recovery_s},
                              {"young_daly_interval_s", f.young_daly_interval_s},
-                             {"young_daly_iterations", f.young_daly_interval_s / f.costs.iteration_s},
-                             {"expected", failure_totals_json(f.expected)}};
-  out["drawn"] = f.drawn ? failure_totals_json(*f.drawn) : nlohmann::ordered_json();
+                             {"young_daly_iterations", f.young_daly_interval_s / f.costs.iteration_s}};
+  if (f.costs.causes.size() >= 2) {
+    nlohmann::ordered_json causes = nlohmann::ordered_json::array();
+    for (const FailureCause& cause : f.costs.causes) {
+      causes.push_back({{"cause", cause.name}, {"job_mtbf_s", cause.job_mtbf_s}, {"share", f.costs.job_mtbf_s / cause.job_mtbf_s}});
+    }
+    out["causes"] = std::move(causes);
+  }
+  if (f.best_interval) {
+    out["best_checkpoint_every"] = f.best_interval->every;
+    out["best_total_s"] = f.best_interval->total_s;
+  }
+  out["expected"] = failure_totals_json(f.costs, f.expected);
+  out["drawn"] = f.drawn ? failure_totals_json(f.costs, *f.drawn) : nlohmann::ordered_json();
   return out;
 }
 

@@ -2,7 +2,37 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace dtsim::scenario {
+namespace {
+
+/// The catalog's kinds, each replaced by a declared one of its kind; then the other declared kinds.
+void read_components(const View& failures, FailureSpec& out) {
+  if (failures.has("catalog")) {
+    out.catalog = failures.text("catalog");
+    out.components_at = failures.key_where("catalog");
+    if (std::optional<FailureCatalog> catalog = find_failure_catalog(*out.catalog)) out.components = catalog->components;
+  }
+  const View declared = failures.at("components");
+  if (declared.node() == nullptr) return;
+  if (!out.catalog) out.components_at = failures.key_where("components");
+  for (const std::string& kind : component_kinds()) {
+    const View rate = declared.at(kind);
+    if (rate.node() == nullptr) continue;
+    ComponentFailures own{kind, rate.quantity("mtbf", core::parse_duration)->value(),
+                          rate.text("per") == "node" ? ComponentUnit::Node : ComponentUnit::Device, "declared"};
+    const auto same = std::find_if(out.components.begin(), out.components.end(),
+                                   [&](const ComponentFailures& c) { return c.kind == kind; });
+    if (same != out.components.end()) {
+      *same = std::move(own);
+    } else {
+      out.components.push_back(std::move(own));
+    }
+  }
+}
+
+}  // namespace
 
 FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& sink) {
   FailureSpec out;
@@ -64,6 +94,8 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
     out.storage_bytes_per_s = checkpoint.quantity("storage_bandwidth", core::parse_bandwidth)->value();
   }
   if (auto restart = failures.quantity("restart_time", core::parse_duration)) out.restart_s = restart->value();
+  if (auto detection = failures.quantity("detection_time", core::parse_duration)) out.detection_s = detection->value();
+  read_components(failures, out);
   out.elastic = failures.text("elastic", "false") == "true";
   out.elastic_at = failures.where("elastic");
   return out;

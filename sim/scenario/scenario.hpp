@@ -6,6 +6,7 @@
 #include "sim/core/config_view.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/config_node.hpp"
+#include "sim/scenario/failure_catalog.hpp"
 #include "models/device_share.hpp"
 #include "models/expert_routing.hpp"
 #include "models/op_class.hpp"
@@ -402,6 +403,13 @@ struct FailureSpec {
   double restart_s = 0.0;
   bool elastic = false;
   core::SourcePosition elastic_at;
+  /// `catalog` and `components`: failures by component kind, the catalog's kinds first and then declared ones,
+  /// a declared kind replacing the catalog's (failure_catalog.hpp). A budget's run projects them.
+  std::optional<std::string> catalog;
+  std::vector<ComponentFailures> components;
+  core::SourcePosition components_at;  ///< the first of `catalog` and `components`
+  double detection_s = 0.0;
+  [[nodiscard]] bool by_component() const { return !components.empty(); }
 };
 
 /// Which optional result files a run writes, and how far its timeline reaches.

@@ -1,10 +1,13 @@
 #include "sim/scenario/scenario_schema.hpp"
 
 #include "sim/scenario/config_node.hpp"
+#include "sim/scenario/failure_catalog.hpp"
 #include "sim/core/slowdown_distribution.hpp"
 #include "sim/scenario/named_values.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/plugin_schema.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
@@ -445,6 +448,30 @@ SchemaNode stragglers() {
   return list_of("stragglers", "workers slower than their device", map_of("[]", "one straggler rule", std::move(rule)));
 }
 
+std::vector<core::Choice> catalog_choices() {
+  std::vector<core::Choice> out;
+  for (const FailureCatalog& catalog : failure_catalogs()) out.push_back({catalog.name, catalog.description});
+  return out;
+}
+
+std::vector<SchemaNode> component_rates() {
+  std::vector<SchemaNode> out;
+  for (const std::string& kind : component_kinds()) {
+    out.push_back(map_of(kind, fmt::format("failures of each {}", kind),
+                         {
+                             quantity("mtbf", Unit::Duration, "mean time between failures of one component")
+                                 .require()
+                                 .exclusive_min()
+                                 .for_example("\"100000h\""),
+                             choice_of("per", "component unit", "what one component is",
+                                       {{"device", "each device (a GPU, its memory, its network adapter)"},
+                                        {"node", "each node (its devices fail with it)"}})
+                                 .fallback(std::string(to_string(default_unit(kind)))),
+                         }));
+  }
+  return out;
+}
+
 SchemaNode failures() {
   return map_of("failures", "workers that fail, and how training recovers",
                 {
@@ -489,6 +516,15 @@ SchemaNode failures() {
                     quantity("restart_time", Unit::Duration,
                              "time to restart the job (or a worker) after a failure, before reading the checkpoint; "
                              "0 when absent"),
+                    choice_of("catalog", "failure catalog",
+                              "failures by component kind at the rates of a published breakdown; a budget's run "
+                              "(training.stop.tokens or samples) projects them",
+                              catalog_choices()),
+                    map_of("components", "failures by component kind at your own rates, each replacing the catalog's; "
+                                         "a budget's run projects them",
+                           component_rates()),
+                    quantity("detection_time", Unit::Duration,
+                             "time from a projected failure to the job stopping for it; 0 when absent"),
                     boolean("elastic", "BSP (and local SGD) go on with the surviving workers instead of rolling back; false "
                                         "when absent"),
                 });

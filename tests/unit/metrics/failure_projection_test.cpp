@@ -2,10 +2,12 @@
 // from many seeds against the expectation.
 
 #include "sim/metrics/failure_projection.hpp"
+#include "sim/scenario/failure_catalog.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace dtsim::metrics {
 namespace {
@@ -75,6 +77,73 @@ TEST(FailureProjection, WithoutCheckpointsALongRunCannotBeExpectedToFinishAndIsN
   EXPECT_NEAR(std::log(expected.interruptions), 1e7 / 20'000.0, 1e-6);  // e^(run / mtbf) - 1
   EXPECT_GT(expected.interruptions, kDrawnInterruptionLimit);
   EXPECT_FALSE(drawn_failures(costs, 1).has_value());
+}
+
+
+/// The same run with three causes: a job mtbf of 40,000, 66,666.7 and 100,000 s (shares 0.5, 0.3, 0.2), 20,000 s
+/// together.
+FailureCosts three_causes() {
+  FailureCosts costs = long_run();
+  costs.causes = {{"gpu", 40'000.0}, {"network", 200'000.0 / 3.0}, {"host", 100'000.0}};
+  return costs;
+}
+
+TEST(FailureProjection, EachCauseHasItsShareOfTheInterruptionsExpectedAndDrawn) {
+  const FailureCosts costs = three_causes();
+  const FailureTotals expected = expected_failures(costs);
+  EXPECT_DOUBLE_EQ(expected.total_s, expected_failures(long_run()).total_s);  // the causes share one rate
+  const double shares[] = {0.5, 0.3, 0.2};
+  std::vector<double> drawn(3, 0.0);
+  double interruptions = 0.0;
+  constexpr int kSeeds = 20;
+  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    const FailureTotals one = *drawn_failures(costs, seed);
+    double sum = 0.0;
+    for (std::size_t c = 0; c < 3; ++c) {
+      drawn[c] += one.interruptions_by_cause[c];
+      sum += one.interruptions_by_cause[c];
+    }
+    EXPECT_EQ(sum, one.interruptions);
+    interruptions += one.interruptions;
+  }
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_NEAR(expected.interruptions_by_cause[c], shares[c] * expected.interruptions, 1e-9 * expected.interruptions);
+    // Some 10,800 interruptions over the seeds: a share's standard error is under 0.5%.
+    EXPECT_NEAR(drawn[c] / interruptions, shares[c], 0.02) << costs.causes[c].name;
+  }
+}
+
+TEST(FailureProjection, TheBestCheckpointIntervalIsNoWorseThanItsNeighboursAndNearYoungDalys) {
+  FailureCosts costs = long_run();
+  const BestInterval best = *best_checkpoint_interval(costs);
+  const auto total = [&](std::int64_t every) {
+    FailureCosts at = costs;
+    at.checkpoint_every = every;
+    return expected_failures(at).total_s;
+  };
+  EXPECT_DOUBLE_EQ(best.total_s, total(best.every));
+  for (const std::int64_t other : {best.every - 1, best.every + 1, best.every / 2, 2 * best.every, std::int64_t{1000}}) {
+    EXPECT_LE(best.total_s, total(other)) << other;
+  }
+  // Young/Daly's first-order interval, sqrt(2 x 60 x 20,000) = 1,549 s, is near the best when the checkpoint
+  // is short against the mtbf; the best is shorter, as Daly's higher-order terms say.
+  const double young = young_daly_interval_s(costs);
+  EXPECT_NEAR(static_cast<double>(best.every), young, 0.15 * young);
+  EXPECT_LT(static_cast<double>(best.every), young);
+  costs.checkpoint_s = 0.0;
+  EXPECT_FALSE(best_checkpoint_interval(costs).has_value());
+}
+
+TEST(FailureCatalog, Llama3RatesGiveTheReportsInterruptionsOverItsClusterAndSnapshot) {
+  const scenario::FailureCatalog catalog = *scenario::find_failure_catalog("llama3_2024");
+  double rate = 0.0;
+  for (const scenario::ComponentFailures& kind : catalog.components) {
+    rate += (kind.per == scenario::ComponentUnit::Device ? 16'384.0 : 2'048.0) / kind.mtbf_s;
+  }
+  // 419 interruptions in 54 days: one every 3.09 hours of the job.
+  EXPECT_NEAR(rate * 54.0 * 86'400.0, 419.0, 1e-9);
+  EXPECT_NEAR(catalog.components.front().mtbf_s / 3600.0, 16'384.0 * 54.0 * 24.0 / 196.0, 1e-6);  // 108,335 h a GPU
+  EXPECT_FALSE(scenario::find_failure_catalog("llama3").has_value());
 }
 
 }  // namespace
