@@ -181,8 +181,14 @@ void SimGridInbox::close() {
     if (peer.reply) messages_->account(peer.reply_posted_at, {peer.reply});
   }
   state_->closed = true;
+  // The waiters hold the state, so it holds none of them once they are let go: a waiter's actor would
+  // otherwise keep the state alive, and the state the actor, past the simulation's end.
   for (State::Peer& peer : state_->peers) {
-    if (peer.waiter) peer.waiter->resume();
+    if (!peer.waiter) continue;
+    peer.waiter->resume();
+    peer.waiter = nullptr;
+    peer.receive = nullptr;
+    peer.reply = nullptr;
   }
 }
 
