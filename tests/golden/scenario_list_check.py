@@ -25,7 +25,7 @@ def main() -> int:
                  for name in sorted(listed - found)]
     problems += [f"no stored results for {name}: run tests/golden/update_scenario_outputs.sh"
                  for name in sorted(listed & found) if not (golden / name).is_dir()]
-    stale = {str(p.parent.relative_to(golden)) for p in golden.rglob("summary.json")}
+    stale = {str(p.parent.relative_to(golden)) for p in golden.rglob("summary.json*")}
     problems += [f"tests/golden/outputs/{name} is stored for a scenario that no longer exists"
                  for name in sorted(stale) if not any(name == n or name.startswith(n + "/") for n in listed)]
     for problem in problems:
