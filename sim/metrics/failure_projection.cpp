@@ -30,9 +30,9 @@ std::pair<double, double> expected_segment(double length, const FailureCosts& co
   return {(costs.job_mtbf_s + costs.recovery_s) * failures, failures};
 }
 
-double total_rate(const FailureCosts& costs) {
+double total_rate(const std::vector<FailureCause>& causes) {
   double rate = 0.0;
-  for (const FailureCause& cause : costs.causes) rate += 1.0 / cause.job_mtbf_s;
+  for (const FailureCause& cause : causes) rate += 1.0 / cause.job_mtbf_s;
   return rate;
 }
 
@@ -40,7 +40,7 @@ double total_rate(const FailureCosts& costs) {
 /// the same failures as before causes were told apart.
 std::size_t draw_cause(const FailureCosts& costs, core::RandomEngine& engine) {
   if (costs.causes.size() < 2) return 0;
-  double left = core::uniform01(engine) * total_rate(costs);
+  double left = core::uniform01(engine) * total_rate(costs.causes);
   for (std::size_t c = 0; c + 1 < costs.causes.size(); ++c) {
     left -= 1.0 / costs.causes[c].job_mtbf_s;
     if (left < 0.0) return c;
@@ -64,7 +64,7 @@ FailureTotals expected_failures(const FailureCosts& costs) {
   out.total_s = full * full_s + last_s;
   out.lost_work_s = out.total_s - out.work_s - out.checkpoint_s - out.recovery_s;
   if (!std::isfinite(out.total_s)) out.total_s = std::numeric_limits<double>::infinity();
-  const double rate = total_rate(costs);
+  const double rate = total_rate(costs.causes);
   for (const FailureCause& cause : costs.causes) {
     out.interruptions_by_cause.push_back(out.interruptions / (cause.job_mtbf_s * rate));
   }
@@ -99,6 +99,10 @@ std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint
   }
   out.total_s = out.work_s + out.lost_work_s + out.recovery_s + out.checkpoint_s;
   return out;
+}
+
+double combined_mtbf_s(const std::vector<FailureCause>& causes) {
+  return causes.size() == 1 ? causes.front().job_mtbf_s : 1.0 / total_rate(causes);
 }
 
 double young_daly_interval_s(const FailureCosts& costs) { return std::sqrt(2.0 * costs.checkpoint_s * costs.job_mtbf_s); }

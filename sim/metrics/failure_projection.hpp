@@ -36,6 +36,9 @@ struct FailureCosts {
   std::vector<FailureCause> causes;
 };
 
+/// The job's mean time between failures, every cause's together; a lone cause's own, to the last bit.
+double combined_mtbf_s(const std::vector<FailureCause>& causes);
+
 /// The time a run spends, by kind; interruptions fractional where expected.
 struct FailureTotals {
   double interruptions = 0.0;

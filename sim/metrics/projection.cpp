@@ -41,9 +41,7 @@ Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& r
   costs.iterations = iterations;
   costs.checkpoint_every = spec.checkpoint_every.value_or(0);
   costs.causes = causes_of(s);
-  double rate = 0.0;
-  for (const FailureCause& cause : costs.causes) rate += 1.0 / cause.job_mtbf_s;
-  costs.job_mtbf_s = costs.causes.size() == 1 ? costs.causes.front().job_mtbf_s : 1.0 / rate;
+  costs.job_mtbf_s = combined_mtbf_s(costs.causes);
   if (spec.checkpoint_every && spec.storage_bytes_per_s > 0.0) {
     costs.checkpoint_s = static_cast<double>(record.parameter_count) * (1.0 + record.optimizer_values) * 4.0 / spec.storage_bytes_per_s;
   }
