@@ -124,7 +124,7 @@ std::string setup_lines(const scenario::Scenario& s, const metrics::RunRecord& r
 }
 
 /// What a budget's failures add, expected, and beside it one run drawn and Young/Daly's checkpoint interval.
-std::string projected_failures_line(const metrics::Projection::Failures& f) {
+std::string projected_failures_line(const metrics::Projection::Failures& f, std::uint64_t seed) {
   const metrics::FailureTotals& e = f.expected;
   if (!(e.interruptions <= metrics::kDrawnInterruptionLimit)) {
     return fmt::format("  failures   a failure every {:.4g} s of the job: {:.3g} interruptions expected, the run would not "
@@ -146,8 +146,20 @@ std::string projected_failures_line(const metrics::Projection::Failures& f) {
     out += fmt::format("             interruptions by cause, expected: {}\n", causes);
   }
   if (f.drawn) {
-    out += fmt::format("             one run drawn from the seed: {} interruptions, goodput {:.1f}%\n",
-                       static_cast<std::int64_t>(f.drawn->interruptions), 100.0 * f.drawn->goodput());
+    std::string spares;
+    if (f.costs.spares > 0 || f.costs.shrink) {
+      spares = fmt::format("; {} spares used, {:.4g} h shrunk, {} regrowths", f.drawn->spares_used, f.drawn->shrunk_s / 3600.0,
+                           f.drawn->regrowths);
+    }
+    out += fmt::format("             one run drawn from the seed: {} interruptions, goodput {:.1f}%{}\n",
+                       static_cast<std::int64_t>(f.drawn->interruptions), 100.0 * f.drawn->goodput(), spares);
+  }
+  if (f.spread) {
+    const metrics::DrawSpread& d = *f.spread;
+    out += fmt::format("             {} runs drawn (seeds {} on): goodput {:.1f}% on average, {:.1f}% to {:.1f}% in 90% of them; "
+                       "{:.4g} to {:.4g} interruptions, {:.4g} to {:.4g} days\n",
+                       d.draws, seed, 100.0 * d.goodput.mean, 100.0 * d.goodput.p5, 100.0 * d.goodput.p95, d.interruptions.p5,
+                       d.interruptions.p95, d.total_s.p5 / 86'400.0, d.total_s.p95 / 86'400.0);
   }
   if (f.costs.checkpoint_s > 0.0) {
     out += fmt::format("             checkpoints every {} iterations ({:.4g} s of work); Young/Daly's interval: {:.4g} s ({:.0f} "
@@ -173,7 +185,7 @@ std::string projection_line(const scenario::Scenario& s, const metrics::Projecti
   std::string out = fmt::format("  projected  {} in {} iterations of {:.6g} s (the mean of {} simulated): {:.4g} days, "
                                 "{:.4g} device-hours{}\n",
                                 trained, p.iterations, p.iteration_s, p.simulated_iterations, p.days, p.device_hours, costs);
-  if (p.failures) out += projected_failures_line(*p.failures);
+  if (p.failures) out += projected_failures_line(*p.failures, s.seed);
   return out;
 }
 

@@ -28,6 +28,14 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
                "give the run a budget (training.stop.tokens or samples), or fail workers with failures.random");
     return;
   }
+  if (!f.projected_key.empty() && !s.failures_projected()) {
+    sink.error(f.projected_at, "failures." + f.projected_key,
+               "hot spares, shrinking and draws are projected over a budget's whole run, and this run simulates its "
+               "iterations",
+               "give the run a budget (training.stop.tokens or samples), or use failures.elastic to go on without "
+               "failed workers in a simulated run");
+    return;
+  }
   // Link failures re-route on any architecture; what follows is about workers.
   if (f.events.empty() && !f.mtbf_s) return;
   // A budget's failures are projected, not simulated (check_projected_failures says what may be).

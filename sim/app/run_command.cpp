@@ -12,7 +12,7 @@
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/core/result_folder.hpp"
 #include "sim/metrics/run_writers.hpp"
-#include "sim/runtime/failure_schedule.hpp"
+#include "sim/metrics/failure_schedule.hpp"
 #include "sim/runtime/trace_recorder.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
@@ -64,14 +64,14 @@ runtime::ProgressCallback run_progress(const RunCommandOptions& options) {
 
 /// A run that met the failure limit spent its time recovering, not training: an error, not a result.
 void refuse_runaway_failures(const scenario::Scenario& scenario, const metrics::RunRecord& record) {
-  if (record.failures.size() < runtime::kFailureLimit) return;
+  if (record.failures.size() < metrics::kFailureLimit) return;
   const scenario::FailureSpec& spec = scenario.failures;
   core::Diagnostic diagnostic;
   diagnostic.where = spec.mtbf_s ? spec.random_at : spec.where;
   diagnostic.key = spec.mtbf_s ? "failures.random.mtbf" : "failures";
   diagnostic.message = fmt::format("the job met {} failures by {:.6g} s of simulated time, the most a run may meet: "
                                    "failures this frequent leave no time to train",
-                                   runtime::kFailureLimit, record.failures[runtime::kFailureLimit - 1].noticed_s);
+                                   metrics::kFailureLimit, record.failures[metrics::kFailureLimit - 1].noticed_s);
   diagnostic.hint = spec.mtbf_s ? fmt::format("a worker fails every {:.3g} s on average; raise failures.random.mtbf "
                                               "(clusters see hours to days between failures of one device)",
                                               *spec.mtbf_s)

@@ -1,7 +1,5 @@
 #include "sim/metrics/failure_projection.hpp"
 
-#include "sim/core/rng.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -24,44 +22,60 @@ Segments segments_of(const FailureCosts& costs) {
   return out;
 }
 
-/// Expected seconds and interruptions of a segment needing `length` seconds without a failure.
-std::pair<double, double> expected_segment(double length, const FailureCosts& costs) {
-  const double failures = std::expm1(length / costs.job_mtbf_s);
-  return {(costs.job_mtbf_s + costs.recovery_s) * failures, failures};
-}
-
 double total_rate(const std::vector<FailureCause>& causes) {
   double rate = 0.0;
   for (const FailureCause& cause : causes) rate += 1.0 / cause.job_mtbf_s;
   return rate;
 }
 
-/// The cause of a failure: each in proportion to its rate. One cause draws nothing, so that a run with one draws
-/// the same failures as before causes were told apart.
-std::size_t draw_cause(const FailureCosts& costs, core::RandomEngine& engine) {
-  if (costs.causes.size() < 2) return 0;
-  double left = core::uniform01(engine) * total_rate(costs.causes);
-  for (std::size_t c = 0; c + 1 < costs.causes.size(); ++c) {
-    left -= 1.0 / costs.causes[c].job_mtbf_s;
-    if (left < 0.0) return c;
-  }
-  return costs.causes.size() - 1;
+/// The closed form's parts (see the header): a failure's cost from its notice, counting the failures that strike
+/// its recovery, and how many failures it stands for.
+struct FailureCost {
+  double cost_s = 0.0;     ///< C
+  double failures = 1.0;   ///< 1 / (1 - q)
+};
+
+FailureCost failure_cost(const FailureCosts& costs) {
+  const double recovery = costs.interruption_s();
+  const double q = -std::expm1(-recovery / costs.job_mtbf_s);
+  return {(recovery + q * costs.iteration_s) / (1.0 - q), 1.0 / (1.0 - q)};
+}
+
+/// Expected seconds and failures of `length` seconds of work.
+std::pair<double, double> expected_work(double length, const FailureCosts& costs, const FailureCost& cost) {
+  const double struck = std::expm1(length / costs.job_mtbf_s);
+  return {(costs.job_mtbf_s + cost.cost_s + costs.iteration_s / 2.0) * struck, struck * cost.failures};
+}
+
+/// Expected seconds and failures of writing a checkpoint: a failure during it is noticed after the next step.
+std::pair<double, double> expected_write(const FailureCosts& costs, const FailureCost& cost) {
+  const double struck = -std::expm1(-costs.checkpoint_s / costs.job_mtbf_s);
+  return {costs.checkpoint_s + struck * (costs.iteration_s + cost.cost_s), struck * cost.failures};
 }
 
 }  // namespace
 
+double FailureCosts::interruption_s() const {
+  if (spares > 0 || shrink || causes.empty()) return recovery_s;
+  double repair = 0.0;
+  for (const FailureCause& cause : causes) repair += cause.repair_s / cause.job_mtbf_s;
+  return recovery_s + repair / total_rate(causes);
+}
+
 FailureTotals expected_failures(const FailureCosts& costs) {
   const Segments segments = segments_of(costs);
+  const FailureCost cost = failure_cost(costs);
   const double every = static_cast<double>(costs.checkpoint_every) * costs.iteration_s;
-  const auto [full_s, full_failures] = expected_segment(every + costs.checkpoint_s, costs);
-  const auto [last_s, last_failures] = expected_segment(static_cast<double>(segments.last) * costs.iteration_s, costs);
+  const auto [work_s, work_failures] = expected_work(every, costs, cost);
+  const auto [write_s, write_failures] = expected_write(costs, cost);
+  const auto [last_s, last_failures] = expected_work(static_cast<double>(segments.last) * costs.iteration_s, costs, cost);
   FailureTotals out;
   const auto full = static_cast<double>(segments.full);
   out.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
   out.checkpoint_s = full * costs.checkpoint_s;
-  out.interruptions = full * full_failures + last_failures;
-  out.recovery_s = out.interruptions * costs.recovery_s;
-  out.total_s = full * full_s + last_s;
+  out.interruptions = full * (work_failures + write_failures) + last_failures;
+  out.recovery_s = out.interruptions * costs.interruption_s();
+  out.total_s = full * (work_s + write_s) + last_s;
   out.lost_work_s = out.total_s - out.work_s - out.checkpoint_s - out.recovery_s;
   if (!std::isfinite(out.total_s)) out.total_s = std::numeric_limits<double>::infinity();
   const double rate = total_rate(costs.causes);
@@ -71,34 +85,78 @@ FailureTotals expected_failures(const FailureCosts& costs) {
   return out;
 }
 
-std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint64_t seed) {
+std::optional<LongRun> drawn_run(const FailureCosts& costs, std::uint64_t seed, std::optional<FailureSchedule> workers) {
   if (!(expected_failures(costs).interruptions <= kDrawnInterruptionLimit)) return std::nullopt;
-  core::RandomEngine engine = core::random_stream(seed, "projection/failures");
-  const auto draw = [&] { return -costs.job_mtbf_s * std::log1p(-core::uniform01(engine)); };
-  const Segments segments = segments_of(costs);
-  FailureTotals out;
-  out.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
-  out.interruptions_by_cause.assign(costs.causes.size(), 0.0);
-  double next = draw();  // exposed time (working or writing) until the next failure
-  for (std::int64_t s = 0; s <= segments.full; ++s) {
-    const bool last = s == segments.full;
-    const std::int64_t steps = last ? segments.last : costs.checkpoint_every;
-    const double work = static_cast<double>(steps) * costs.iteration_s;
-    const double length = work + (last ? 0.0 : costs.checkpoint_s);
-    while (next < length) {
-      // Noticed at the end of its step; during the checkpoint's writing, at its end.
-      const double noticed = next < work ? std::min(work, std::ceil(next / costs.iteration_s) * costs.iteration_s) : length;
-      out.lost_work_s += noticed;
-      out.recovery_s += costs.recovery_s;
-      out.interruptions += 1.0;
-      if (!costs.causes.empty()) out.interruptions_by_cause[draw_cause(costs, engine)] += 1.0;
-      next = draw();
-    }
-    next -= length;
-    if (!last) out.checkpoint_s += costs.checkpoint_s;
+  std::vector<FailureSources::Kind> kinds;
+  if (costs.causes.empty()) kinds.push_back({"job", 0, costs.job_mtbf_s, 0.0});
+  for (std::size_t c = workers ? 1 : 0; c < costs.causes.size(); ++c) {
+    kinds.push_back({costs.causes[c].name, c, costs.causes[c].job_mtbf_s, costs.causes[c].repair_s});
   }
-  out.total_s = out.work_s + out.lost_work_s + out.recovery_s + out.checkpoint_s;
+  LongRunCosts run;
+  run.iteration_s = costs.iteration_s;
+  run.iterations = costs.iterations;
+  run.checkpoint_every = costs.checkpoint_every;
+  run.checkpoint_s = costs.checkpoint_s;
+  run.load_s = costs.load_s;
+  run.restart_s = costs.recovery_s - costs.load_s;
+  run.causes = std::max<std::size_t>(1, costs.causes.size());
+  run.spares = costs.spares;
+  run.shrink = costs.shrink;
+  run.replicas = costs.replicas;
+  run.replicas_per_node = costs.replicas_per_node;
+  run.interruption_limit = static_cast<std::size_t>(kDrawnInterruptionLimit);
+  return walk_long_run(run, FailureSources(std::move(workers), std::move(kinds), seed));
+}
+
+FailureTotals totals_of(const LongRun& run, const FailureCosts& costs) {
+  FailureTotals out;
+  out.interruptions = run.failures;
+  out.work_s = run.work_s;
+  out.lost_work_s = run.lost_work_s;
+  out.recovery_s = run.recovery_s;
+  out.checkpoint_s = run.checkpoint_s;
+  out.shrunk_s = run.shrunk_s;
+  out.total_s = run.total_s;
+  if (!costs.causes.empty()) out.interruptions_by_cause = run.failures_by_cause;
+  out.spares_used = run.spares_used;
+  out.regrowths = run.regrowths;
   return out;
+}
+
+std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint64_t seed) {
+  const std::optional<LongRun> run = drawn_run(costs, seed);
+  if (!run) return std::nullopt;
+  return totals_of(*run, costs);
+}
+
+Spread spread_of(std::vector<double> values) {
+  Spread out;
+  if (values.empty()) return out;
+  std::sort(values.begin(), values.end());
+  double sum = 0.0;
+  for (const double value : values) sum += value;
+  out.mean = sum / static_cast<double>(values.size());
+  // Nearest rank: the smallest value with at least the fraction of the values at or below it.
+  const auto rank = [&](double fraction) {
+    const auto at = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(values.size())));
+    return values[std::clamp<std::size_t>(at, 1, values.size()) - 1];
+  };
+  out.p5 = rank(0.05);
+  out.p50 = rank(0.5);
+  out.p95 = rank(0.95);
+  return out;
+}
+
+DrawSpread spread_of(const std::vector<FailureTotals>& runs) {
+  std::vector<double> goodput;
+  std::vector<double> total;
+  std::vector<double> interruptions;
+  for (const FailureTotals& run : runs) {
+    goodput.push_back(run.goodput());
+    total.push_back(run.total_s);
+    interruptions.push_back(run.interruptions);
+  }
+  return {static_cast<int>(runs.size()), spread_of(goodput), spread_of(total), spread_of(interruptions)};
 }
 
 double combined_mtbf_s(const std::vector<FailureCause>& causes) {

@@ -1,15 +1,18 @@
 #pragma once
-// What random failures add to a whole run projected from its steady state (training.stop.tokens or samples
-// beside failures.random): the run is a renewal process. Its work is cut into segments of
-// failures.checkpoint.every iterations, each followed by a checkpoint written while the job waits (none after
-// the last; without checkpoints, the whole run is one segment). Failures strike the job at rate 1/M (M: a
-// worker's mtbf over the workers that fail) while it works or writes, not while it recovers; a failure loses
-// the segment's time so far and costs R (repair, restart, reading the checkpoint back) before the segment
-// starts again. Expected, a segment of T seconds takes (M + R)(e^(T/M) - 1) (Daly 2006, eq. 9 without the
-// failures during recovery); drawn, the failures come from the seed's stream "projection/failures" and are
-// noticed at the end of the step they strike in, as a simulated run notices them. Several causes (component
-// kinds, failure_catalog.hpp) strike at the sum of their rates; each interruption is one cause's, in proportion
-// to its rate, and costs the same recovery.
+// What failures add to a whole run projected from its steady state (training.stop.tokens or samples beside
+// failures): the run's work is cut into segments of failures.checkpoint.every iterations, each followed by a
+// checkpoint written while the job waits (none after the last; without checkpoints, the whole run is one
+// segment). Failures strike the job at rate 1/M (M: the job's mean time between failures, every cause's
+// together) whatever it does; each is noticed at the end of the step it strikes in (of the next step when it
+// strikes a checkpoint's writing or a recovery) and costs R: detection, the repair when it is waited for, the
+// restart and reading the checkpoint back.
+// - Expected (closed form): a segment of T seconds of work takes (M + C + tau/2)(e^(T/M) - 1) (Daly 2006, eq. 9,
+//   with the half step a failure loses beyond its moment), where C = (R + q tau) / (1 - q) is a failure's cost
+//   counting the failures that strike its recovery (q = 1 - e^(-R/M)), each losing the step after it. A
+//   checkpoint's writing takes W, plus p (tau + C) for the failures that strike it (p = 1 - e^(-W/M)).
+// - Drawn: one run walked event by event from the seed (long_run.hpp), with the same rules.
+
+#include "sim/metrics/long_run.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -18,10 +21,11 @@
 
 namespace dtsim::metrics {
 
-/// One cause of the job's interruptions, and the job's mean time between its failures.
+/// One cause of the job's interruptions, the job's mean time between its failures, and the repair each needs.
 struct FailureCause {
   std::string name;
   double job_mtbf_s = 0.0;
+  double repair_s = 0.0;
 };
 
 struct FailureCosts {
@@ -30,10 +34,17 @@ struct FailureCosts {
   std::int64_t checkpoint_every = 0;  ///< iterations between checkpoints; 0: none (a failure restarts the run)
   double job_mtbf_s = 0.0;            ///< mean time between failures of the job
   double checkpoint_s = 0.0;          ///< writing one checkpoint
-  double recovery_s = 0.0;            ///< per interruption: repair, restart and reading the checkpoint back
+  double recovery_s = 0.0;            ///< per interruption, repairs aside: detection, restart, reading back
+  double load_s = 0.0;                ///< the part of recovery_s that reads the checkpoint back
   /// The causes, whose rates (1 / their job_mtbf_s) sum to 1 / job_mtbf_s; one or none: every interruption is
   /// the same cause's.
   std::vector<FailureCause> causes;
+  int spares = 0;                     ///< hot spare nodes: a repair is not waited for while one is free
+  bool shrink = false;                ///< without a spare, go on without the failed node's replicas
+  int replicas = 1;                   ///< data-parallel
+  int replicas_per_node = 1;          ///< taken away by a node missing from a shrunk job
+  /// Expected per interruption: recovery_s, and the repair when it is waited for (no spares, no shrinking).
+  [[nodiscard]] double interruption_s() const;
 };
 
 /// The job's mean time between failures, every cause's together; a lone cause's own, to the last bit.
@@ -46,8 +57,11 @@ struct FailureTotals {
   double lost_work_s = 0.0;   ///< work and checkpoint writing undone by failures
   double recovery_s = 0.0;
   double checkpoint_s = 0.0;  ///< checkpoints written (the last segment writes none)
+  double shrunk_s = 0.0;      ///< drawn: iterations' time beyond their full width's while the job shrank
   double total_s = 0.0;       ///< the sum: infinite when a segment cannot be expected to finish
   std::vector<double> interruptions_by_cause;  ///< as FailureCosts::causes
+  std::int64_t spares_used = 0;  ///< drawn
+  std::int64_t regrowths = 0;    ///< drawn: restarts to take repaired nodes back
   [[nodiscard]] double goodput() const { return total_s > 0.0 ? work_s / total_s : 0.0; }
 };
 
@@ -57,8 +71,32 @@ FailureTotals expected_failures(const FailureCosts& costs);
 /// Interruptions beyond which a run is not drawn (its expectation still is).
 inline constexpr double kDrawnInterruptionLimit = 1e6;
 
-/// One run drawn from `seed`; none when the expectation exceeds kDrawnInterruptionLimit interruptions.
+/// One run walked from `seed`, cause 0's failures from `workers` when given (a simulated run's failure
+/// processes); none when the expectation exceeds kDrawnInterruptionLimit interruptions.
+std::optional<LongRun> drawn_run(const FailureCosts& costs, std::uint64_t seed,
+                                 std::optional<FailureSchedule> workers = std::nullopt);
+/// A walked run's totals, by kind.
+FailureTotals totals_of(const LongRun& run, const FailureCosts& costs);
+/// drawn_run's totals.
 std::optional<FailureTotals> drawn_failures(const FailureCosts& costs, std::uint64_t seed);
+
+/// A quantity over many drawn runs: its mean and its 5th, 50th and 95th percentiles (nearest rank).
+struct Spread {
+  double mean = 0.0;
+  double p5 = 0.0;
+  double p50 = 0.0;
+  double p95 = 0.0;
+};
+Spread spread_of(std::vector<double> values);
+
+/// Many runs drawn from one steady state, each from its own seed.
+struct DrawSpread {
+  int draws = 0;
+  Spread goodput;
+  Spread total_s;
+  Spread interruptions;
+};
+DrawSpread spread_of(const std::vector<FailureTotals>& runs);
 
 /// Young's checkpoint interval, sqrt(2 x checkpoint_s x M): the work between checkpoints that loses least to
 /// failures and checkpoints together, to first order (Young 1974; Daly 2006).

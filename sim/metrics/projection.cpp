@@ -1,5 +1,6 @@
 #include "sim/metrics/projection.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dtsim::metrics {
@@ -22,17 +23,24 @@ std::vector<FailureCause> causes_of(const scenario::Scenario& s) {
   if (spec.mtbf_s) {
     const auto failing = static_cast<double>(spec.random_workers.empty() ? s.cluster.workers
                                                                          : static_cast<int>(spec.random_workers.size()));
-    out.push_back({"random", *spec.mtbf_s / failing});
+    out.push_back({"random", *spec.mtbf_s / failing, spec.random_repair_s.value_or(0.0)});
   }
   for (const scenario::ComponentFailures& kind : spec.components) {
-    out.push_back({kind.kind, kind.mtbf_s / components_of(s, kind.per)});
+    out.push_back({kind.kind, kind.mtbf_s / components_of(s, kind.per), kind.repair_s});
   }
   return out;
 }
 
+/// The data-parallel replicas one node holds a part of: a shrunk job goes on without them.
+int replicas_per_node(const scenario::Scenario& s, int replicas) {
+  const int devices = s.cluster.nodes.empty() ? 1 : s.cluster.nodes.front().devices;
+  return std::max(1, devices * replicas / std::max(1, s.cluster.workers));
+}
+
 /// The failures a whole run of `iterations` meets, at the rate of all their causes; a checkpoint of the
 /// parameters and the optimizer's values, 4 bytes each, at the storage's bandwidth (as a simulated run writes
-/// one), read back after each interruption's detection, repair and restart.
+/// one), read back after each interruption's detection, repair and restart. The run drawn takes its random
+/// failures from the workers' processes a simulated run of the scenario would meet.
 Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& record, std::int64_t iterations,
                                  double iteration_s) {
   const scenario::FailureSpec& spec = s.failures;
@@ -45,9 +53,29 @@ Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& r
   if (spec.checkpoint_every && spec.storage_bytes_per_s > 0.0) {
     costs.checkpoint_s = static_cast<double>(record.parameter_count) * (1.0 + record.optimizer_values) * 4.0 / spec.storage_bytes_per_s;
   }
-  costs.recovery_s = spec.detection_s + spec.random_repair_s.value_or(0.0) + spec.restart_s + costs.checkpoint_s;
-  return {costs, expected_failures(costs), drawn_failures(costs, s.seed), young_daly_interval_s(costs),
-          best_checkpoint_interval(costs)};
+  costs.load_s = costs.checkpoint_s;
+  costs.recovery_s = spec.detection_s + spec.restart_s + costs.load_s;
+  costs.spares = spec.spares;
+  costs.shrink = spec.shrink;
+  costs.replicas = std::max(1, s.training.parallelism.data);
+  costs.replicas_per_node = replicas_per_node(s, costs.replicas);
+  Projection::Failures out{costs, expected_failures(costs), std::nullopt, young_daly_interval_s(costs),
+                           best_checkpoint_interval(costs), {}, std::nullopt};
+  std::vector<FailureTotals> draws;
+  for (int k = 0; k < spec.draws; ++k) {
+    const std::uint64_t seed = s.seed + static_cast<std::uint64_t>(k);
+    std::optional<FailureSchedule> workers;
+    if (spec.mtbf_s) {
+      workers.emplace(spec, s.cluster.workers, seed, std::nullopt, static_cast<std::size_t>(kDrawnInterruptionLimit));
+    }
+    std::optional<LongRun> run = drawn_run(costs, seed, std::move(workers));
+    if (!run) break;  // too many interruptions to draw, whatever the seed
+    draws.push_back(totals_of(*run, costs));
+    if (k == 0) out.timeline = std::move(run->interruptions);
+  }
+  if (!draws.empty()) out.drawn = draws.front();
+  if (draws.size() > 1) out.spread = spread_of(draws);
+  return out;
 }
 
 }  // namespace

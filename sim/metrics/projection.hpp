@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace dtsim::metrics {
 
@@ -34,6 +35,8 @@ struct Projection {
     std::optional<FailureTotals> drawn;
     double young_daly_interval_s = 0.0;
     std::optional<BestInterval> best_interval;  ///< with checkpoints that cost time
+    std::vector<Interruption> timeline;         ///< the drawn run's
+    std::optional<DrawSpread> spread;           ///< with failures.draws > 1: the drawn runs', the first included
   };
   std::optional<Failures> failures;
 };

@@ -263,6 +263,11 @@ nlohmann::ordered_json failure_totals_json(const FailureCosts& costs, const Fail
   nlohmann::ordered_json out{{"interruptions", finite(t.interruptions)}, {"lost_work_s", finite(t.lost_work_s)},
                              {"recovery_s", finite(t.recovery_s)},       {"checkpoint_s", t.checkpoint_s},
                              {"total_s", finite(t.total_s)},             {"goodput", t.goodput()}};
+  if (costs.spares > 0 || costs.shrink) {
+    out["shrunk_s"] = t.shrunk_s;
+    out["spares_used"] = t.spares_used;
+    out["regrowths"] = t.regrowths;
+  }
   if (costs.causes.size() < 2) return out;
   // Of the recoveries, the checkpoints read back; and the interruptions of each cause.
   out["checkpoint_load_s"] = finite(t.interruptions * costs.checkpoint_s);
@@ -272,17 +277,40 @@ nlohmann::ordered_json failure_totals_json(const FailureCosts& costs, const Fail
   return out;
 }
 
+/// The drawn run's interruptions, the first kTimelineLimit of them.
+inline constexpr std::size_t kTimelineLimit = 10'000;
+
+nlohmann::ordered_json timeline_json(const Projection::Failures& f) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < std::min(f.timeline.size(), kTimelineLimit); ++i) {
+    const Interruption& at = f.timeline[i];
+    const std::size_t cause = at.cause;
+    out.push_back({{"at_s", at.at_s},
+                   {"noticed_s", at.noticed_s},
+                   {"resumed_s", at.resumed_s},
+                   {"cause", cause < f.costs.causes.size() ? f.costs.causes[cause].name : std::string("random")},
+                   {"failures", at.failures},
+                   {"iteration", at.iteration},
+                   {"lost_iterations", at.lost_iterations},
+                   {"shrunk", at.shrunk}});
+  }
+  return out;
+}
+
 nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
   nlohmann::ordered_json out{{"job_mtbf_s", f.costs.job_mtbf_s},
                              {"checkpoint_every", f.costs.checkpoint_every},
                              {"checkpoint_write_s", f.costs.checkpoint_s},
-                             {"recovery_s", f.costs.recovery_s},
+                             {"recovery_s", f.costs.interruption_s()},
                              {"young_daly_interval_s", f.young_daly_interval_s},
                              {"young_daly_iterations", f.young_daly_interval_s / f.costs.iteration_s}};
   if (f.costs.causes.size() >= 2) {
     nlohmann::ordered_json causes = nlohmann::ordered_json::array();
     for (const FailureCause& cause : f.costs.causes) {
-      causes.push_back({{"cause", cause.name}, {"job_mtbf_s", cause.job_mtbf_s}, {"share", f.costs.job_mtbf_s / cause.job_mtbf_s}});
+      causes.push_back({{"cause", cause.name},
+                        {"job_mtbf_s", cause.job_mtbf_s},
+                        {"share", f.costs.job_mtbf_s / cause.job_mtbf_s},
+                        {"repair_s", cause.repair_s}});
     }
     out["causes"] = std::move(causes);
   }
@@ -291,7 +319,22 @@ nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
     out["best_total_s"] = f.best_interval->total_s;
   }
   out["expected"] = failure_totals_json(f.costs, f.expected);
+  if (f.costs.spares > 0 || f.costs.shrink) {
+    out["spares"] = f.costs.spares;
+    out["shrink"] = f.costs.shrink;
+  }
   out["drawn"] = f.drawn ? failure_totals_json(f.costs, *f.drawn) : nlohmann::ordered_json();
+  if (f.spread) {
+    const auto spread = [](const Spread& x) {
+      return nlohmann::ordered_json{{"mean", x.mean}, {"p5", x.p5}, {"p50", x.p50}, {"p95", x.p95}};
+    };
+    out["draws"] = {{"count", f.spread->draws},
+                    {"goodput", spread(f.spread->goodput)},
+                    {"total_s", spread(f.spread->total_s)},
+                    {"interruptions", spread(f.spread->interruptions)}};
+  }
+  out["timeline"] = timeline_json(f);
+  if (f.timeline.size() > kTimelineLimit) out["timeline_cut_at"] = kTimelineLimit;
   return out;
 }
 

@@ -36,8 +36,8 @@ bool ElasticGroup::end_of_iteration(std::int64_t iteration) {
   membership_->meetings.at(generation_)->wait();
   const double now = s4u::Engine::get_clock();
   std::vector<int> survivors = current();
-  std::vector<Failure> met;
-  while (const std::optional<Failure> failure = schedule_.take_due(now)) {
+  std::vector<metrics::Failure> met;
+  while (const std::optional<metrics::Failure> failure = schedule_.take_due(now)) {
     const auto it = std::find(survivors.begin(), survivors.end(), failure->worker);
     // A worker that already left cannot fail again.
     if (it == survivors.end()) continue;
@@ -48,7 +48,7 @@ bool ElasticGroup::end_of_iteration(std::int64_t iteration) {
   if (survivors.empty()) {
     // The last worker failed too: nothing is left to train, and the job is lost. Every member reaches this
     // decision at the same meeting; the first one says so and stops the simulation.
-    for (const Failure& failure : met) context_->observer->on_failure({failure.worker, failure.at_s, now, 0, 0.0, 0.0, true, false});
+    for (const metrics::Failure& failure : met) context_->observer->on_failure({failure.worker, failure.at_s, now, 0, 0.0, 0.0, true, false});
     context_->observer->on_job_lost(now);
     s4u::Actor::kill_all();
     return false;
@@ -56,7 +56,7 @@ bool ElasticGroup::end_of_iteration(std::int64_t iteration) {
   // Every member takes the same decisions (the same schedule, asked at the same moment); the first of them
   // to get here writes them down and opens the next membership.
   if (membership_->members.size() == generation_ + 1) {
-    for (const Failure& failure : met) {
+    for (const metrics::Failure& failure : met) {
       // Noticed at the end of the step it happened in, whose gradient was already averaged: nothing lost.
       context_->observer->on_failure({failure.worker, failure.at_s, now, 0, 0.0, 0.0, true, false});
     }

@@ -5,7 +5,7 @@
 // and allreduce among themselves from the next iteration on.
 
 #include "sim/runtime/failure_meetings.hpp"
-#include "sim/runtime/failure_schedule.hpp"
+#include "sim/metrics/failure_schedule.hpp"
 #include "sim/runtime/s4u_transport.hpp"
 #include "sim/runtime/training_context.hpp"
 
@@ -36,7 +36,7 @@ class ElasticGroup {
   int rank_;
   Meter meter_;
   ElasticMembership* membership_;
-  FailureSchedule schedule_;
+  metrics::FailureSchedule schedule_;
   std::size_t generation_ = 0;
   std::vector<int> machines_;  ///< of the members, by their rank in the group
   std::unique_ptr<S4uTransport> transport_;

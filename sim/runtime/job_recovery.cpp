@@ -30,17 +30,17 @@ std::int64_t JobRecovery::end_of_iteration(std::int64_t iteration) {
   context_->failures->everyone->wait();
   const double now = s4u::Engine::get_clock();
   const scenario::FailureSpec& spec = context_->scenario->failures;
-  std::optional<Failure> failure = schedule_.take_due(now);
+  std::optional<metrics::Failure> failure = schedule_.take_due(now);
   if (failure) {
     // Every failure since the last meeting is met by one rollback, which waits for the slowest repair.
     double repair = failure->repair_s.value_or(0.0);
-    std::vector<Failure> met{*failure};
+    std::vector<metrics::Failure> met{*failure};
     while (auto more = schedule_.take_due(now)) {
       repair = std::max(repair, more->repair_s.value_or(0.0));
       met.push_back(*more);
     }
     const double read = checkpoint_.iteration > 0 ? transfer_s() : 0.0;
-    const double downtime = repair + spec.restart_s + read;
+    const double downtime = spec.detection_s + repair + spec.restart_s + read;
     if (rank_ == 0) {
       for (std::size_t i = 0; i < met.size(); ++i) {
         metrics::FailureRecord record;

@@ -7,7 +7,8 @@
 
 #include "models/batch_schedule.hpp"
 #include "models/optimizer.hpp"
-#include "sim/runtime/failure_schedule.hpp"
+#include "sim/metrics/failure_schedule.hpp"
+#include "sim/runtime/checkpoint_transfer.hpp"
 #include "sim/runtime/training_context.hpp"
 
 #include <memory>
@@ -47,7 +48,7 @@ class JobRecovery {
   int rank_;
   WorkerState state_;
   bool active_ = false;
-  FailureSchedule schedule_;
+  metrics::FailureSchedule schedule_;
   Checkpoint checkpoint_;
 };
 

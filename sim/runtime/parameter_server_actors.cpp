@@ -1,7 +1,7 @@
 #include "sim/runtime/parameter_server_actors.hpp"
 
 #include "sim/comm/parameter_server_protocol.hpp"
-#include "sim/runtime/failure_schedule.hpp"
+#include "sim/metrics/failure_schedule.hpp"
 #include "sim/runtime/server_shard.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -94,7 +94,7 @@ void ParameterServerWorker::operator()() {
 
   // This worker's failures: it dies during a step, and comes back after its repair to compute that step
   // again, or leaves for good (the servers go on without it).
-  std::optional<FailureSchedule> failures;
+  std::optional<metrics::FailureSchedule> failures;
   if (context_.scenario->failures.enabled) failures.emplace(context_.scenario->failures, workers, context_.scenario->seed, rank_);
 
   if (rank_ == 0) after_iteration(context_, 0, parameters);
@@ -102,7 +102,7 @@ void ParameterServerWorker::operator()() {
     const double step_started = simgrid::s4u::Engine::get_clock();
     compute_gradient(context_, meter, rank_, parameters, batches.next(), gradient);
     if (failures) {
-      if (const std::optional<Failure> failure = failures->take_due(simgrid::s4u::Engine::get_clock())) {
+      if (const std::optional<metrics::Failure> failure = failures->take_due(simgrid::s4u::Engine::get_clock())) {
         const double now = simgrid::s4u::Engine::get_clock();
         metrics::FailureRecord record{rank_, failure->at_s, now, 1 + pushes.steps(), now - step_started, 0.0, !failure->repair_s};
         if (!failure->repair_s) {
@@ -110,7 +110,7 @@ void ParameterServerWorker::operator()() {
           comm::leave(transport, servers);
           return;
         }
-        record.downtime_s = *failure->repair_s + context_.scenario->failures.restart_s;
+        record.downtime_s = context_.scenario->failures.detection_s + *failure->repair_s + context_.scenario->failures.restart_s;
         context_.observer->on_failure(record);
         simgrid::s4u::this_actor::sleep_for(record.downtime_s);
         pushes.forget();

@@ -41,7 +41,7 @@ void ShardRecovery::between_messages(std::int64_t updates) {
   namespace s4u = simgrid::s4u;
   const scenario::FailureSpec& spec = context_->scenario->failures;
   const double now = s4u::Engine::get_clock();
-  if (const std::optional<Failure> failure = schedule_->take_due(now)) {
+  if (const std::optional<metrics::Failure> failure = schedule_->take_due(now)) {
     const double read = checkpoint_updates_ > 0 ? transfer_s() : 0.0;
     metrics::FailureRecord record;
     record.worker = shard_;
@@ -50,7 +50,7 @@ void ShardRecovery::between_messages(std::int64_t updates) {
     record.noticed_s = now;
     record.lost_steps = updates - checkpoint_updates_;
     record.lost_s = now - checkpoint_s_;
-    record.downtime_s = failure->repair_s.value_or(0.0) + spec.restart_s + read;
+    record.downtime_s = spec.detection_s + failure->repair_s.value_or(0.0) + spec.restart_s + read;
     context_->observer->on_failure(record);
     s4u::this_actor::sleep_for(record.downtime_s);
     *parameters_ = checkpoint_parameters_;

@@ -5,7 +5,8 @@
 // goes on from the checkpoint: the updates since are lost. The workers that need it wait meanwhile.
 
 #include "models/optimizer.hpp"
-#include "sim/runtime/failure_schedule.hpp"
+#include "sim/metrics/failure_schedule.hpp"
+#include "sim/runtime/checkpoint_transfer.hpp"
 #include "sim/runtime/training_context.hpp"
 
 #include <memory>
@@ -28,7 +29,7 @@ class ShardRecovery {
   int shard_;
   models::Parameters* parameters_;
   std::unique_ptr<models::Optimizer>* optimizer_;
-  std::optional<FailureSchedule> schedule_;
+  std::optional<metrics::FailureSchedule> schedule_;
   std::int64_t checkpoint_updates_ = 0;
   double checkpoint_s_ = 0.0;
   models::Parameters checkpoint_parameters_;

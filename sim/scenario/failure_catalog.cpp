@@ -18,7 +18,7 @@ constexpr double kLlama3Seconds = 54.0 * 86'400.0;
 
 ComponentFailures llama3_row(std::string kind, ComponentUnit per, int count, std::string_view rows) {
   const double components = per == ComponentUnit::Device ? kLlama3Devices : kLlama3Nodes;
-  return {std::move(kind), components * kLlama3Seconds / count, per,
+  return {std::move(kind), components * kLlama3Seconds / count, per, 0.0,
           fmt::format("{} interruptions ({}) over {} {}s x 54 days", count, rows, components,
                       per == ComponentUnit::Device ? "GPU" : "node")};
 }

@@ -25,6 +25,7 @@ struct ComponentFailures {
   std::string kind;
   double mtbf_s = 0.0;
   ComponentUnit per = ComponentUnit::Device;
+  double repair_s = 0.0;  ///< repairing or replacing a failed one; 0: nothing to repair (a restart mends it)
   /// Where the rate comes from: the catalog's rows and how the rate was derived from them, or "declared".
   std::string source;
 };

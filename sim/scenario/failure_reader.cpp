@@ -21,7 +21,8 @@ void read_components(const View& failures, FailureSpec& out) {
     const View rate = declared.at(kind);
     if (rate.node() == nullptr) continue;
     ComponentFailures own{kind, rate.quantity("mtbf", core::parse_duration)->value(),
-                          rate.text("per") == "node" ? ComponentUnit::Node : ComponentUnit::Device, "declared"};
+                          rate.text("per") == "node" ? ComponentUnit::Node : ComponentUnit::Device, 0.0, "declared"};
+    if (auto repair = rate.quantity("repair", core::parse_duration)) own.repair_s = repair->value();
     const auto same = std::find_if(out.components.begin(), out.components.end(),
                                    [&](const ComponentFailures& c) { return c.kind == kind; });
     if (same != out.components.end()) {
@@ -96,6 +97,14 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
   if (auto restart = failures.quantity("restart_time", core::parse_duration)) out.restart_s = restart->value();
   if (auto detection = failures.quantity("detection_time", core::parse_duration)) out.detection_s = detection->value();
   read_components(failures, out);
+  if (auto spares = failures.integer("spares")) out.spares = static_cast<int>(*spares);
+  out.shrink = failures.text("shrink", "false") == "true";
+  if (auto draws = failures.integer("draws")) out.draws = static_cast<int>(*draws);
+  for (const char* key : {"spares", "shrink", "draws"}) {
+    if (!failures.has(key) || !out.projected_key.empty()) continue;
+    out.projected_key = key;
+    out.projected_at = failures.key_where(key);
+  }
   out.elastic = failures.text("elastic", "false") == "true";
   out.elastic_at = failures.where("elastic");
   return out;

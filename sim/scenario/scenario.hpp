@@ -409,6 +409,14 @@ struct FailureSpec {
   std::vector<ComponentFailures> components;
   core::SourcePosition components_at;  ///< the first of `catalog` and `components`
   double detection_s = 0.0;
+  /// A budget's projected run: hot spare nodes, and whether it shrinks when none is free.
+  int spares = 0;
+  bool shrink = false;
+  /// Runs drawn from the seed, seed + 1, ...: their spread is reported beside the first.
+  int draws = 1;
+  /// The first of `spares`, `shrink` and `draws`, and its key.
+  core::SourcePosition projected_at;
+  std::string projected_key;
   [[nodiscard]] bool by_component() const { return !components.empty(); }
 };
 

@@ -467,6 +467,10 @@ std::vector<SchemaNode> component_rates() {
                                        {{"device", "each device (a GPU, its memory, its network adapter)"},
                                         {"node", "each node (its devices fail with it)"}})
                                  .fallback(std::string(to_string(default_unit(kind)))),
+                             quantity("repair", Unit::Duration,
+                                      "time to repair or replace a failed component (a node's worth); waited for unless "
+                                      "a spare takes its place or the job shrinks; 0 when absent")
+                                 .for_example("\"3d\""),
                          }));
   }
   return out;
@@ -524,7 +528,16 @@ SchemaNode failures() {
                                          "a budget's run projects them",
                            component_rates()),
                     quantity("detection_time", Unit::Duration,
-                             "time from a projected failure to the job stopping for it; 0 when absent"),
+                             "time from noticing a failure to the job stopping for it; 0 when absent"),
+                    integer("spares", 0, kMaxCount,
+                            "hot spare nodes of a budget's projected run: a failed node needing repair is replaced by a "
+                            "free one at once; 0 when absent"),
+                    integer("draws", 1, 100'000,
+                            "runs of a budget's projection drawn from the seed, seed + 1, ...: their spread (mean and "
+                            "percentiles) is reported beside the first; 1 when absent"),
+                    boolean("shrink", "a budget's projected run goes on without a failed node's data-parallel replicas "
+                                      "when no spare is free, and grows back at the first checkpoint after the repair; "
+                                      "false when absent"),
                     boolean("elastic", "BSP (and local SGD) go on with the surviving workers instead of rolling back; false "
                                         "when absent"),
                 });

@@ -3,7 +3,7 @@
 // failure process: exponential times of the declared mean, the same for the same seed.
 
 #include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/failure_schedule.hpp"
+#include "sim/metrics/failure_schedule.hpp"
 #include "sim/runtime/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
@@ -200,12 +200,12 @@ TEST(FailureSchedule, RandomFailuresComeAtExponentialTimesOfTheDeclaredMeanAndFo
   spec.enabled = true;
   spec.mtbf_s = 10.0;
   spec.random_repair_s = 1.0;
-  runtime::FailureSchedule schedule(spec, 1, 42);
-  runtime::FailureSchedule again(spec, 1, 42);
-  runtime::FailureSchedule other(spec, 1, 43);
+  metrics::FailureSchedule schedule(spec, 1, 42);
+  metrics::FailureSchedule again(spec, 1, 42);
+  metrics::FailureSchedule other(spec, 1, 43);
   double previous_back = 0.0;
   double sum = 0.0;
-  constexpr int kFailures = static_cast<int>(runtime::kFailureLimit);
+  constexpr int kFailures = static_cast<int>(metrics::kFailureLimit);
   for (int i = 0; i < kFailures; ++i) {
     const auto failure = schedule.take_due(1e12);
     ASSERT_TRUE(failure.has_value());
@@ -215,19 +215,19 @@ TEST(FailureSchedule, RandomFailuresComeAtExponentialTimesOfTheDeclaredMeanAndFo
   }
   EXPECT_NEAR(sum / kFailures, 10.0, 0.04 * 10.0);  // four standard errors of the mean of 10,000 draws
   EXPECT_FALSE(schedule.take_due(1e12).has_value()) << "no schedule hands out more than the limit";
-  EXPECT_NE(other.take_due(1e12)->at_s, runtime::FailureSchedule(spec, 1, 42).take_due(1e12)->at_s);
+  EXPECT_NE(other.take_due(1e12)->at_s, metrics::FailureSchedule(spec, 1, 42).take_due(1e12)->at_s);
 }
 
 TEST(FailureSchedule, FixedEventsComeInTimeOrderOnlyOnceDueAndOnlyForTheirWorker) {
   scenario::FailureSpec spec;
   spec.enabled = true;
   spec.events = {{3, 2.0, std::nullopt, {}}, {1, 1.0, 0.5, {}}};
-  runtime::FailureSchedule all(spec, 4, 1);
+  metrics::FailureSchedule all(spec, 4, 1);
   EXPECT_FALSE(all.take_due(0.5).has_value());
   EXPECT_EQ(all.take_due(5.0)->worker, 1);
   EXPECT_EQ(all.take_due(5.0)->worker, 3);
   EXPECT_FALSE(all.take_due(5.0).has_value());
-  runtime::FailureSchedule three(spec, 4, 1, 3);
+  metrics::FailureSchedule three(spec, 4, 1, 3);
   EXPECT_EQ(three.take_due(5.0)->worker, 3);
   EXPECT_FALSE(three.take_due(5.0).has_value());
 }

@@ -25,16 +25,22 @@ FailureCosts long_run() {
   return costs;
 }
 
+// Daly's renewal form per segment, with a failure's cost counting the failures that strike its recovery (each
+// noticed after the step that follows it) and the half step a failure loses beyond its moment; a failure while a
+// checkpoint is written is noticed after the next step.
 TEST(FailureProjection, TheExpectationIsDalysRenewalFormPerSegment) {
   const FailureCosts costs = long_run();
   const FailureTotals expected = expected_failures(costs);
   const double segments = 10'000.0;  // the last one writes no checkpoint
-  const double per_full = (20'000.0 + 600.0) * std::expm1(1060.0 / 20'000.0);
-  const double last = (20'000.0 + 600.0) * std::expm1(1000.0 / 20'000.0);
-  EXPECT_NEAR(expected.total_s, (segments - 1.0) * per_full + last, 1e-6 * expected.total_s);
+  const double q = 1.0 - std::exp(-600.0 / 20'000.0);
+  const double cost = (600.0 + q * 1.0) / (1.0 - q);
+  const double p = 1.0 - std::exp(-60.0 / 20'000.0);
+  const double work = (20'000.0 + cost + 0.5) * std::expm1(1000.0 / 20'000.0);
+  const double per_full = work + 60.0 + p * (1.0 + cost);
+  EXPECT_NEAR(expected.total_s, (segments - 1.0) * per_full + work, 1e-6 * expected.total_s);
   EXPECT_DOUBLE_EQ(expected.work_s, 1e7);
   EXPECT_DOUBLE_EQ(expected.checkpoint_s, 9'999.0 * 60.0);
-  EXPECT_NEAR(expected.interruptions, (segments - 1.0) * std::expm1(1060.0 / 20'000.0) + std::expm1(0.05), 1e-9);
+  EXPECT_NEAR(expected.interruptions, (segments * std::expm1(0.05) + (segments - 1.0) * p) / (1.0 - q), 1e-9);
   EXPECT_NEAR(expected.recovery_s, 600.0 * expected.interruptions, 1e-6);
   EXPECT_NEAR(expected.work_s + expected.lost_work_s + expected.recovery_s + expected.checkpoint_s, expected.total_s, 1e-3);
   EXPECT_NEAR(young_daly_interval_s(costs), std::sqrt(2.0 * 60.0 * 20'000.0), 1e-9);
@@ -74,7 +80,8 @@ TEST(FailureProjection, WithoutCheckpointsALongRunCannotBeExpectedToFinishAndIsN
   costs.checkpoint_every = 0;
   costs.checkpoint_s = 0.0;
   const FailureTotals expected = expected_failures(costs);
-  EXPECT_NEAR(std::log(expected.interruptions), 1e7 / 20'000.0, 1e-6);  // e^(run / mtbf) - 1
+  const double q = 1.0 - std::exp(-600.0 / 20'000.0);  // a recovery's chance of meeting a failure
+  EXPECT_NEAR(std::log(expected.interruptions * (1.0 - q)), 1e7 / 20'000.0, 1e-6);  // (e^(run / mtbf) - 1) / (1 - q)
   EXPECT_GT(expected.interruptions, kDrawnInterruptionLimit);
   EXPECT_FALSE(drawn_failures(costs, 1).has_value());
 }

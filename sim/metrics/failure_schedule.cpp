@@ -1,19 +1,23 @@
-#include "sim/runtime/failure_schedule.hpp"
+#include "sim/metrics/failure_schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-namespace dtsim::runtime {
+namespace dtsim::metrics {
 
-double checkpoint_transfer_s(const scenario::FailureSpec& spec, std::size_t parameters, const models::Optimizer& optimizer) {
-  if (spec.storage_bytes_per_s <= 0.0) return 0.0;
-  const double values = static_cast<double>(parameters) * (1.0 + optimizer.state_per_parameter());
-  return values * sizeof(float) / spec.storage_bytes_per_s;
+namespace {
+
+/// Heap order: the earliest next failure on top, the lower worker first at the same time.
+bool later(const FailureSchedule::RandomWorker& a, const FailureSchedule::RandomWorker& b) {
+  return a.next_s != b.next_s ? a.next_s > b.next_s : a.worker > b.worker;
 }
 
-FailureSchedule::FailureSchedule(const scenario::FailureSpec& spec, int workers, std::uint64_t seed, std::optional<int> only)
-    : mtbf_s_(spec.mtbf_s.value_or(0.0)), random_repair_s_(spec.random_repair_s) {
+}  // namespace
+
+FailureSchedule::FailureSchedule(const scenario::FailureSpec& spec, int workers, std::uint64_t seed, std::optional<int> only,
+                                 std::size_t limit)
+    : mtbf_s_(spec.mtbf_s.value_or(0.0)), limit_(limit), random_repair_s_(spec.random_repair_s) {
   for (const scenario::WorkerFailure& event : spec.events) {
     if (!only || event.worker == *only) fixed_.push_back({event.worker, event.at_s, event.repair_s});
   }
@@ -31,17 +35,22 @@ FailureSchedule::FailureSchedule(const scenario::FailureSpec& spec, int workers,
     process.next_s = draw(process.engine);
     random_.push_back(std::move(process));
   }
+  std::make_heap(random_.begin(), random_.end(), later);
 }
 
 double FailureSchedule::draw(core::RandomEngine& engine) const { return -mtbf_s_ * std::log1p(-core::uniform01(engine)); }
 
+std::optional<double> FailureSchedule::next_at() const {
+  if (taken_ >= limit_) return std::nullopt;
+  const RandomWorker* random = random_.empty() ? nullptr : &random_.front();
+  if (fixed_.empty()) return random != nullptr ? std::optional<double>(random->next_s) : std::nullopt;
+  return random != nullptr ? std::min(fixed_.front().at_s, random->next_s) : fixed_.front().at_s;
+}
+
 std::optional<Failure> FailureSchedule::take_due(double now) {
-  if (taken_ >= kFailureLimit) return std::nullopt;
+  if (taken_ >= limit_) return std::nullopt;
   const Failure* fixed = fixed_.empty() ? nullptr : &fixed_.front();
-  RandomWorker* random = nullptr;
-  for (RandomWorker& process : random_) {
-    if (random == nullptr || process.next_s < random->next_s) random = &process;
-  }
+  const RandomWorker* random = random_.empty() ? nullptr : &random_.front();
   const bool take_fixed = fixed != nullptr && (random == nullptr || fixed->at_s <= random->next_s);
   if (take_fixed && fixed->at_s <= now) {
     const Failure out = *fixed;
@@ -51,11 +60,15 @@ std::optional<Failure> FailureSchedule::take_due(double now) {
   }
   if (!take_fixed && random != nullptr && random->next_s <= now) {
     const Failure out{random->worker, random->next_s, random_repair_s_};
-    random->next_s += random_repair_s_.value_or(0.0) + draw(random->engine);
+    // Each worker's process moves on alone: its next failure comes an exponential time after its repair.
+    std::pop_heap(random_.begin(), random_.end(), later);
+    RandomWorker& moved = random_.back();
+    moved.next_s += random_repair_s_.value_or(0.0) + draw(moved.engine);
+    std::push_heap(random_.begin(), random_.end(), later);
     ++taken_;
     return out;
   }
   return std::nullopt;
 }
 
-}  // namespace dtsim::runtime
+}  // namespace dtsim::metrics

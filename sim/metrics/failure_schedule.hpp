@@ -4,24 +4,19 @@
 // failures holds its own schedule, built from the same seed: asked at the same simulated moment, they give
 // the same answers.
 
-#include "models/optimizer.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <optional>
 #include <vector>
 
-namespace dtsim::runtime {
+namespace dtsim::metrics {
 
 struct Failure {
   int worker = 0;
   double at_s = 0.0;
   std::optional<double> repair_s;
 };
-
-/// Seconds to write (or read back) a checkpoint of `parameters` values and the optimizer's state for them at
-/// the scenario's storage bandwidth: 4 bytes per value; 0 without a storage bandwidth.
-double checkpoint_transfer_s(const scenario::FailureSpec& spec, std::size_t parameters, const models::Optimizer& optimizer);
 
 /// The most failures one schedule hands out. Failures more frequent than a job can recover from (an mtbf of
 /// nanoseconds) would otherwise roll the job back for ever; past the limit the run goes on without failures,
@@ -30,27 +25,32 @@ inline constexpr std::size_t kFailureLimit = 10'000;
 
 class FailureSchedule {
  public:
-  /// The failures of `only` (every worker when unset).
-  FailureSchedule(const scenario::FailureSpec& spec, int workers, std::uint64_t seed, std::optional<int> only = std::nullopt);
+  /// The failures of `only` (every worker when unset), at most `limit` of them.
+  FailureSchedule(const scenario::FailureSpec& spec, int workers, std::uint64_t seed, std::optional<int> only = std::nullopt,
+                  std::size_t limit = kFailureLimit);
 
   /// The earliest failure not yet taken, when it happened at or before `now`; taking it moves that worker's
   /// random process on (its next failure comes an exponential time after its repair).
   std::optional<Failure> take_due(double now);
   [[nodiscard]] bool empty() const { return fixed_.empty() && random_.empty(); }
+  /// When the earliest failure not yet taken happens; none when the schedule has no more to hand out.
+  [[nodiscard]] std::optional<double> next_at() const;
 
- private:
   struct RandomWorker {
     int worker = 0;
     core::RandomEngine engine;
     double next_s = 0.0;
   };
+
+ private:
   double draw(core::RandomEngine& engine) const;
 
   std::vector<Failure> fixed_;  ///< not yet taken, by time
-  std::vector<RandomWorker> random_;
+  std::vector<RandomWorker> random_;  ///< a heap: the earliest next failure first
   double mtbf_s_ = 0.0;
   std::size_t taken_ = 0;
+  std::size_t limit_ = kFailureLimit;
   std::optional<double> random_repair_s_;
 };
 
-}  // namespace dtsim::runtime
+}  // namespace dtsim::metrics
