@@ -143,6 +143,15 @@ RunSummary read_run_summary(const std::filesystem::path& folder, const sync::Syn
       out.cost = number_at(result.at("energy"), "cost");
       out.currency = result.at("energy").value("currency", std::string());
     }
+    if (result.contains("projection")) {
+      const nlohmann::json& projection = result.at("projection");
+      out.projected_days = number_at(projection, "days");
+      if (projection.contains("failures")) {
+        const nlohmann::json& failures = projection.at("failures");
+        out.goodput_expected = number_at(failures.at("expected"), "goodput");
+        if (failures.at("drawn").is_object()) out.goodput_drawn = number_at(failures.at("drawn"), "goodput");
+      }
+    }
     read_timing(result, out);
     double waiting = 0.0;
     int workers = 0;

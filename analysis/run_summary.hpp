@@ -34,6 +34,10 @@ struct RunSummary {
   std::optional<double> energy_j;            ///< energy runs
   std::optional<double> energy_waiting_share;
   std::optional<std::int64_t> diverged_at_iteration;  ///< the first evaluation whose loss was not a number
+  /// A budget's whole run (result.projection): its days; with failures, its goodput expected and drawn.
+  std::optional<double> projected_days;
+  std::optional<double> goodput_expected;
+  std::optional<double> goodput_drawn;
   /// Timing-only runs (layer tables), what a plan compares: throughput, model FLOPs utilization (a fraction),
   /// the largest memory a device holds, and a pipeline's idle time over its busiest stage's compute.
   std::optional<double> samples_per_s;

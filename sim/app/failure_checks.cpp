@@ -30,8 +30,8 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
   }
   if (!f.projected_key.empty() && !s.failures_projected()) {
     sink.error(f.projected_at, "failures." + f.projected_key,
-               "hot spares, shrinking and draws are projected over a budget's whole run, and this run simulates its "
-               "iterations",
+               "hot spares, shrinking, draws and asynchronous checkpoints are projected over a budget's whole run, and "
+               "this run simulates its iterations",
                "give the run a budget (training.stop.tokens or samples), or use failures.elastic to go on without "
                "failed workers in a simulated run");
     return;

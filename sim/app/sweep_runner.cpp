@@ -103,19 +103,30 @@ class SweepProgress {
 std::string sweep_csv(const scenario::ScenarioDocument& document, const std::filesystem::path& folder,
                       const sync::SyncRegistry& strategies) {
   const std::vector<std::string> axes = axis_paths(document);
+  std::vector<analysis::RunSummary> summaries;
+  bool projected = false;  // budgets' runs: the whole run's days and goodput too
+  for (const auto& point : document.points) {
+    summaries.push_back(analysis::read_run_summary(folder / point.sweep_point, strategies));
+    projected = projected || summaries.back().projected_days.has_value();
+  }
   std::string csv = "point";
   for (const std::string& axis : axes) csv += "," + axis;
   csv += ",iterations,simulated_s,bytes_sent,final_val_loss,final_val_accuracy,time_to_target_s,energy_j,"
-         "energy_waiting_share," + std::string(analysis::kTimingColumns) + "\n";
+         "energy_waiting_share," + std::string(analysis::kTimingColumns);
+  csv += projected ? ",projected_days,goodput_expected,goodput_drawn\n" : "\n";
   const auto cell = [](const std::optional<double>& value) { return value ? fmt::format("{:.9g}", *value) : std::string(); };
-  for (const auto& point : document.points) {
-    const analysis::RunSummary summary = analysis::read_run_summary(folder / point.sweep_point, strategies);
-    csv += fmt::format("\"{}\"", point.sweep_point);
-    const std::vector<std::string>& values = point.sweep_values;
+  for (std::size_t p = 0; p < document.points.size(); ++p) {
+    const analysis::RunSummary& summary = summaries[p];
+    csv += fmt::format("\"{}\"", document.points[p].sweep_point);
+    const std::vector<std::string>& values = document.points[p].sweep_values;
     for (std::size_t a = 0; a < axes.size(); ++a) csv += "," + (a < values.size() ? core::csv_field(values[a]) : "");
-    csv += fmt::format(",{},{:.9g},{:.0f},{},{},{},{},{},{}\n", summary.iterations, summary.simulated_s, summary.bytes_sent,
+    csv += fmt::format(",{},{:.9g},{:.0f},{},{},{},{},{},{}", summary.iterations, summary.simulated_s, summary.bytes_sent,
                        cell(summary.final_val_loss), cell(summary.final_val_accuracy), cell(summary.time_to_target_s),
                        cell(summary.energy_j), cell(summary.energy_waiting_share), analysis::timing_cells(summary));
+    if (projected) {
+      csv += fmt::format(",{},{},{}", cell(summary.projected_days), cell(summary.goodput_expected), cell(summary.goodput_drawn));
+    }
+    csv += "\n";
   }
   return csv;
 }

@@ -29,16 +29,58 @@ double total_rate(const std::vector<FailureCause>& causes) {
 }
 
 /// The closed form's parts (see the header): a failure's cost from its notice, counting the failures that strike
-/// its recovery, and how many failures it stands for.
+/// its recovery, and how many failures it stands for. Each cause has its own recovery R_c (its repair when waited
+/// for) and chance q_c of a failure during it; a chain of failures draws each one's cause by its rate, so
+/// C = (sum w_c R_c + tau sum w_c q_c) / (1 - sum w_c q_c) with w_c the causes' shares, and a shrunk job's slower
+/// iterations add to it.
 struct FailureCost {
-  double cost_s = 0.0;     ///< C
-  double failures = 1.0;   ///< 1 / (1 - q)
+  double cost_s = 0.0;      ///< C
+  double failures = 1.0;    ///< 1 / (1 - sum w_c q_c)
+  double recovery_s = 0.0;  ///< sum w_c R_c: a failure's own recovery, on average
+  double regrowth_s = 0.0;  ///< the restart that grows a shrunk job back, on average
+  double shrunk_s = 0.0;    ///< a failure's cost in slower iterations while shrunk, on average
 };
 
+/// A cause's share of the failures, its recovery, and what shrinking for it costs.
+struct CauseCost {
+  double share = 1.0;
+  double recovery_s = 0.0;
+  double regrowth_s = 0.0;
+  double shrunk_s = 0.0;
+};
+
+std::vector<CauseCost> cause_costs(const FailureCosts& costs) {
+  if (costs.causes.empty()) return {{1.0, costs.recovery_s, 0.0, 0.0}};
+  const double rate = total_rate(costs.causes);
+  const bool waits = costs.spares == 0 && !costs.shrink;
+  // Shrunk from the failure until the first checkpoint after the repair (half an interval later on average),
+  // iterations take d / (d - k) as long; growing back is a restart and a read.
+  const double every = static_cast<double>(costs.checkpoint_every) * costs.iteration_s;
+  const double slower = static_cast<double>(costs.replicas_per_node) / std::max(1, costs.replicas - costs.replicas_per_node);
+  std::vector<CauseCost> out;
+  for (const FailureCause& cause : costs.causes) {
+    CauseCost c{1.0 / (cause.job_mtbf_s * rate), costs.recovery_s + (waits ? cause.repair_s : 0.0), 0.0, 0.0};
+    if (costs.shrink && costs.spares == 0 && cause.repair_s > 0.0) {
+      c.shrunk_s = (cause.repair_s + every / 2.0) * slower;
+      c.regrowth_s = costs.recovery_s;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 FailureCost failure_cost(const FailureCosts& costs) {
-  const double recovery = costs.interruption_s();
-  const double q = -std::expm1(-recovery / costs.job_mtbf_s);
-  return {(recovery + q * costs.iteration_s) / (1.0 - q), 1.0 / (1.0 - q)};
+  FailureCost out;
+  double struck = 0.0;  // sum w_c q_c
+  for (const CauseCost& c : cause_costs(costs)) {
+    out.recovery_s += c.share * c.recovery_s;
+    out.shrunk_s += c.share * c.shrunk_s;
+    out.regrowth_s += c.share * c.regrowth_s;
+    struck += c.share * -std::expm1(-c.recovery_s / costs.job_mtbf_s);
+  }
+  out.failures = 1.0 / (1.0 - struck);
+  out.cost_s = (out.recovery_s + out.regrowth_s + out.shrunk_s + struck * costs.iteration_s) * out.failures + costs.background_s;
+  return out;
 }
 
 /// Expected seconds and failures of `length` seconds of work.
@@ -50,17 +92,14 @@ std::pair<double, double> expected_work(double length, const FailureCosts& costs
 /// Expected seconds and failures of writing a checkpoint: a failure during it is noticed after the next step.
 std::pair<double, double> expected_write(const FailureCosts& costs, const FailureCost& cost) {
   const double struck = -std::expm1(-costs.checkpoint_s / costs.job_mtbf_s);
-  return {costs.checkpoint_s + struck * (costs.iteration_s + cost.cost_s), struck * cost.failures};
+  const double every = static_cast<double>(costs.checkpoint_every) * costs.iteration_s;
+  const double waits = std::max(0.0, costs.background_s - every);
+  return {costs.checkpoint_s + waits + struck * (costs.iteration_s + cost.cost_s), struck * cost.failures};
 }
 
 }  // namespace
 
-double FailureCosts::interruption_s() const {
-  if (spares > 0 || shrink || causes.empty()) return recovery_s;
-  double repair = 0.0;
-  for (const FailureCause& cause : causes) repair += cause.repair_s / cause.job_mtbf_s;
-  return recovery_s + repair / total_rate(causes);
-}
+double FailureCosts::interruption_s() const { return failure_cost(*this).recovery_s; }
 
 FailureTotals expected_failures(const FailureCosts& costs) {
   const Segments segments = segments_of(costs);
@@ -72,11 +111,12 @@ FailureTotals expected_failures(const FailureCosts& costs) {
   FailureTotals out;
   const auto full = static_cast<double>(segments.full);
   out.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
-  out.checkpoint_s = full * costs.checkpoint_s;
+  out.checkpoint_s = full * (costs.checkpoint_s + std::max(0.0, costs.background_s - every));
   out.interruptions = full * (work_failures + write_failures) + last_failures;
-  out.recovery_s = out.interruptions * costs.interruption_s();
+  out.recovery_s = out.interruptions * (cost.recovery_s + cost.regrowth_s);
+  out.shrunk_s = out.interruptions * cost.shrunk_s;
   out.total_s = full * (work_s + write_s) + last_s;
-  out.lost_work_s = out.total_s - out.work_s - out.checkpoint_s - out.recovery_s;
+  out.lost_work_s = out.total_s - out.work_s - out.checkpoint_s - out.recovery_s - out.shrunk_s;
   if (!std::isfinite(out.total_s)) out.total_s = std::numeric_limits<double>::infinity();
   const double rate = total_rate(costs.causes);
   for (const FailureCause& cause : costs.causes) {
@@ -97,6 +137,7 @@ std::optional<LongRun> drawn_run(const FailureCosts& costs, std::uint64_t seed, 
   run.iterations = costs.iterations;
   run.checkpoint_every = costs.checkpoint_every;
   run.checkpoint_s = costs.checkpoint_s;
+  run.background_s = costs.background_s;
   run.load_s = costs.load_s;
   run.restart_s = costs.recovery_s - costs.load_s;
   run.causes = std::max<std::size_t>(1, costs.causes.size());

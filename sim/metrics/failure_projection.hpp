@@ -10,6 +10,9 @@
 //   with the half step a failure loses beyond its moment), where C = (R + q tau) / (1 - q) is a failure's cost
 //   counting the failures that strike its recovery (q = 1 - e^(-R/M)), each losing the step after it. A
 //   checkpoint's writing takes W, plus p (tau + C) for the failures that strike it (p = 1 - e^(-W/M)).
+//   Asynchronous, W is the copy to host memory and the background writing B adds to what a failure loses: one
+//   striking during it rolls back to the checkpoint before, a segment further (B on average while B <= T); a
+//   checkpoint that comes before the previous one's writing ends waits for it (B - T).
 // - Drawn: one run walked event by event from the seed (long_run.hpp), with the same rules.
 
 #include "sim/metrics/long_run.hpp"
@@ -33,7 +36,8 @@ struct FailureCosts {
   std::int64_t iterations = 0;        ///< the whole run's
   std::int64_t checkpoint_every = 0;  ///< iterations between checkpoints; 0: none (a failure restarts the run)
   double job_mtbf_s = 0.0;            ///< mean time between failures of the job
-  double checkpoint_s = 0.0;          ///< writing one checkpoint
+  double checkpoint_s = 0.0;          ///< taking one checkpoint while the job waits: writing it, or copying it to host
+  double background_s = 0.0;          ///< writing it in the background (asynchronous checkpoints); 0: synchronous
   double recovery_s = 0.0;            ///< per interruption, repairs aside: detection, restart, reading back
   double load_s = 0.0;                ///< the part of recovery_s that reads the checkpoint back
   /// The causes, whose rates (1 / their job_mtbf_s) sum to 1 / job_mtbf_s; one or none: every interruption is

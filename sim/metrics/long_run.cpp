@@ -49,7 +49,8 @@ std::optional<CausedFailure> FailureSources::take_due(double now) {
 
 namespace {
 
-/// The walk's state between events: where the job is, its last checkpoint, and its spare and missing nodes.
+/// The walk's state between events: where the job is, the checkpoint it would roll back to, the one still being
+/// written in the background, and its spare and missing nodes.
 class Walk {
  public:
   Walk(const LongRunCosts& costs, FailureSources sources) : costs_(costs), sources_(std::move(sources)) {
@@ -80,10 +81,19 @@ class Walk {
       if (iteration_ < costs_.iterations && costs_.checkpoint_every > 0) write_checkpoint();
     }
     out_.total_s = now_;
+    // The time of the iterations done again: what is left of the run's time once the rest is booked.
+    out_.lost_work_s = out_.total_s - out_.work_s - out_.recovery_s - out_.checkpoint_s - out_.shrunk_s;
     return std::move(out_);
   }
 
  private:
+  /// A checkpoint: its iteration, and when the work after it began (the job's moment once it was taken).
+  struct Checkpoint {
+    std::int64_t iteration = 0;
+    double from_s = 0.0;
+    double durable_s = 0.0;  ///< when its writing ends: a failure before then cannot roll back to it
+  };
+
   /// An iteration's time at the job's width: the same global batch over fewer replicas while shrunk.
   [[nodiscard]] double step_s() const {
     const int missing = std::min(costs_.replicas - 1, static_cast<int>(missing_until_.size()) * costs_.replicas_per_node);
@@ -106,11 +116,9 @@ class Walk {
 
   void roll_back(std::int64_t steps, double step) {
     now_ += static_cast<double>(steps) * step;
-    out_.lost_work_s += now_ - written_s_;
     Interruption record;
     record.noticed_s = now_;
     record.iteration = iteration_ + steps;
-    record.lost_iterations = steps;
     record.failures = 0;
     double wait = 0.0;
     while (const std::optional<CausedFailure> failure = sources_.take_due(now_)) {
@@ -123,11 +131,16 @@ class Walk {
       out_.failures_by_cause[failure->cause] += 1.0;
       wait = std::max(wait, replace(*failure, record));
     }
+    // A checkpoint still being written when the failure struck is lost with it.
+    if (pending_ && pending_->durable_s <= record.at_s) valid_ = *pending_;
+    pending_.reset();
+    record.lost_iterations = record.iteration - valid_.iteration;
+    iteration_ = valid_.iteration;
     const double read = iteration_ > 0 ? costs_.load_s : 0.0;
     const double downtime = wait + costs_.restart_s + read;
     out_.recovery_s += downtime;
     now_ += downtime;
-    written_s_ = now_;
+    valid_.from_s = now_;
     record.resumed_s = now_;
     out_.interruptions.push_back(record);
   }
@@ -162,27 +175,51 @@ class Walk {
     return failure.repair_s;
   }
 
+  /// The job waits while the checkpoint is taken: all of its writing, or only its copy to host memory when the
+  /// rest is written in the background (after the previous one's, which it waits for).
   void write_checkpoint() {
+    const double started = now_;
+    if (pending_) {
+      now_ = std::max(now_, pending_->durable_s);
+      valid_ = *pending_;
+      pending_.reset();
+    }
     now_ += costs_.checkpoint_s;
-    out_.checkpoint_s += costs_.checkpoint_s;
-    written_s_ = now_;
-    // Repaired nodes rejoin a shrunk job from the checkpoint just written: a restart, with nothing lost.
+    out_.checkpoint_s += now_ - started;
+    const Checkpoint taken{iteration_, now_, now_ + costs_.background_s};
+    if (costs_.background_s > 0.0) {
+      pending_ = taken;
+    } else {
+      valid_ = taken;
+    }
+    regrow();
+  }
+
+  /// Repaired nodes rejoin a shrunk job from the checkpoint just taken, once it is written: a restart, with
+  /// nothing lost.
+  void regrow() {
     const auto before = missing_until_.size();
     std::erase_if(missing_until_, [&](double back) { return back <= now_; });
     if (missing_until_.size() == before) return;
-    const double downtime = costs_.restart_s + costs_.load_s;
+    const double started = now_;
+    if (pending_) {
+      now_ = std::max(now_, pending_->durable_s);
+      valid_ = *pending_;
+      pending_.reset();
+    }
+    now_ += costs_.restart_s + costs_.load_s;
     ++out_.regrowths;
-    out_.recovery_s += downtime;
-    now_ += downtime;
-    written_s_ = now_;
+    out_.recovery_s += now_ - started;
+    valid_.from_s = now_;
   }
 
   const LongRunCosts& costs_;
   FailureSources sources_;
   LongRun out_;
   double now_ = 0.0;
-  std::int64_t iteration_ = 0;  ///< also the last checkpoint's: the walk stops only at checkpoints and rollbacks
-  double written_s_ = 0.0;      ///< when the work a failure would lose began
+  std::int64_t iteration_ = 0;
+  Checkpoint valid_;                  ///< what a failure rolls back to: the beginning before any
+  std::optional<Checkpoint> pending_; ///< taken, and still being written in the background
   int free_spares_ = 0;
   std::priority_queue<double, std::vector<double>, std::greater<>> repairing_spares_;  ///< when each is back
   std::vector<double> missing_until_;  ///< a shrunk job's missing nodes, each until its repair

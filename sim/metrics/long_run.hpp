@@ -10,7 +10,9 @@
 //   (nothing to read before the first checkpoint).
 // Repairs are waited for unless a hot spare takes the failed node's place; without one, a job that may shrink
 // goes on without the failed node's data-parallel replicas, slower, and grows back at the first checkpoint after
-// the repair, restarting to do so.
+// the repair, restarting to do so. An asynchronous checkpoint holds the job only while it is copied to host
+// memory; it is written in the background and becomes the one to roll back to when the writing ends (a failure
+// before then rolls back to the previous one), and the next checkpoint waits for it.
 
 #include "sim/metrics/failure_schedule.hpp"
 
@@ -60,7 +62,8 @@ struct LongRunCosts {
   double iteration_s = 0.0;
   std::int64_t iterations = 0;
   std::int64_t checkpoint_every = 0;  ///< 0: none (a failure restarts the run)
-  double checkpoint_s = 0.0;          ///< writing one, while the job waits
+  double checkpoint_s = 0.0;          ///< taking one, while the job waits: writing it, or copying it to host memory
+  double background_s = 0.0;          ///< writing it from host memory while the job goes on; 0: written while it waits
   double load_s = 0.0;                ///< reading one back
   double restart_s = 0.0;             ///< from noticing a failure to reading the checkpoint: detection and restart
   std::size_t causes = 1;

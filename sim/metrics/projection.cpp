@@ -50,14 +50,21 @@ Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& r
   costs.checkpoint_every = spec.checkpoint_every.value_or(0);
   costs.causes = causes_of(s);
   costs.job_mtbf_s = combined_mtbf_s(costs.causes);
+  costs.replicas = std::max(1, s.training.parallelism.data);
   if (spec.checkpoint_every && spec.storage_bytes_per_s > 0.0) {
-    costs.checkpoint_s = static_cast<double>(record.parameter_count) * (1.0 + record.optimizer_values) * 4.0 / spec.storage_bytes_per_s;
+    const double bytes = static_cast<double>(record.parameter_count) * (1.0 + record.optimizer_values) * 4.0;
+    costs.load_s = bytes / spec.storage_bytes_per_s;
+    costs.checkpoint_s = costs.load_s;
+    if (spec.host_bytes_per_s) {
+      // Every device of a replica copies its share at once: the replica's devices hold the state between them.
+      const double devices = static_cast<double>(s.cluster.workers) / costs.replicas;
+      costs.checkpoint_s = bytes / devices / *spec.host_bytes_per_s;
+      costs.background_s = costs.load_s;
+    }
   }
-  costs.load_s = costs.checkpoint_s;
   costs.recovery_s = spec.detection_s + spec.restart_s + costs.load_s;
   costs.spares = spec.spares;
   costs.shrink = spec.shrink;
-  costs.replicas = std::max(1, s.training.parallelism.data);
   costs.replicas_per_node = replicas_per_node(s, costs.replicas);
   Projection::Failures out{costs, expected_failures(costs), std::nullopt, young_daly_interval_s(costs),
                            best_checkpoint_interval(costs), {}, std::nullopt};

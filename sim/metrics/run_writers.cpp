@@ -270,7 +270,7 @@ nlohmann::ordered_json failure_totals_json(const FailureCosts& costs, const Fail
   }
   if (costs.causes.size() < 2) return out;
   // Of the recoveries, the checkpoints read back; and the interruptions of each cause.
-  out["checkpoint_load_s"] = finite(t.interruptions * costs.checkpoint_s);
+  out["checkpoint_load_s"] = finite(t.interruptions * costs.load_s);
   nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
   for (std::size_t c = 0; c < costs.causes.size(); ++c) by_cause[costs.causes[c].name] = finite(t.interruptions_by_cause[c]);
   out["interruptions_by_cause"] = std::move(by_cause);
@@ -301,6 +301,7 @@ nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
   nlohmann::ordered_json out{{"job_mtbf_s", f.costs.job_mtbf_s},
                              {"checkpoint_every", f.costs.checkpoint_every},
                              {"checkpoint_write_s", f.costs.checkpoint_s},
+                             {"checkpoint_background_s", f.costs.background_s},
                              {"recovery_s", f.costs.interruption_s()},
                              {"young_daly_interval_s", f.young_daly_interval_s},
                              {"young_daly_iterations", f.young_daly_interval_s / f.costs.iteration_s}};

@@ -7,8 +7,9 @@
 namespace dtsim::scenario {
 namespace {
 
-/// The catalog's kinds, each replaced by a declared one of its kind; then the other declared kinds.
-void read_components(const View& failures, FailureSpec& out) {
+/// The catalog's kinds, each replaced by a declared one of its kind (which keeps the catalog's rate when it
+/// declares none); then the other declared kinds.
+void read_components(const View& failures, FailureSpec& out, core::DiagnosticSink& sink) {
   if (failures.has("catalog")) {
     out.catalog = failures.text("catalog");
     out.components_at = failures.key_where("catalog");
@@ -20,11 +21,23 @@ void read_components(const View& failures, FailureSpec& out) {
   for (const std::string& kind : component_kinds()) {
     const View rate = declared.at(kind);
     if (rate.node() == nullptr) continue;
-    ComponentFailures own{kind, rate.quantity("mtbf", core::parse_duration)->value(),
-                          rate.text("per") == "node" ? ComponentUnit::Node : ComponentUnit::Device, 0.0, "declared"};
-    if (auto repair = rate.quantity("repair", core::parse_duration)) own.repair_s = repair->value();
     const auto same = std::find_if(out.components.begin(), out.components.end(),
                                    [&](const ComponentFailures& c) { return c.kind == kind; });
+    const std::string per = rate.text("per", std::string(to_string(default_unit(kind))));
+    ComponentFailures own{kind, 0.0, per == "node" ? ComponentUnit::Node : ComponentUnit::Device, 0.0, "declared"};
+    if (auto mtbf = rate.quantity("mtbf", core::parse_duration)) {
+      own.mtbf_s = mtbf->value();
+    } else if (same != out.components.end()) {
+      own.mtbf_s = same->mtbf_s;
+      if (!rate.has("per")) own.per = same->per;
+      own.source = same->source;
+    } else {
+      sink.error(declared.key_where(kind), declared.path() + "." + kind + ".mtbf",
+                 fmt::format("expected a mean time between failures for {}: no catalog gives one", kind),
+                 "declare mtbf (as \"100000h\"), or select a catalog that rates this kind with failures.catalog");
+      continue;
+    }
+    if (auto repair = rate.quantity("repair", core::parse_duration)) own.repair_s = repair->value();
     if (same != out.components.end()) {
       *same = std::move(own);
     } else {
@@ -93,10 +106,11 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
     out.checkpoint_every = checkpoint.integer("every");
     out.checkpoint_at = failures.key_where("checkpoint");
     out.storage_bytes_per_s = checkpoint.quantity("storage_bandwidth", core::parse_bandwidth)->value();
+    if (auto host = checkpoint.quantity("async_host_bandwidth", core::parse_bandwidth)) out.host_bytes_per_s = host->value();
   }
   if (auto restart = failures.quantity("restart_time", core::parse_duration)) out.restart_s = restart->value();
   if (auto detection = failures.quantity("detection_time", core::parse_duration)) out.detection_s = detection->value();
-  read_components(failures, out);
+  read_components(failures, out, sink);
   if (auto spares = failures.integer("spares")) out.spares = static_cast<int>(*spares);
   out.shrink = failures.text("shrink", "false") == "true";
   if (auto draws = failures.integer("draws")) out.draws = static_cast<int>(*draws);
@@ -104,6 +118,10 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
     if (!failures.has(key) || !out.projected_key.empty()) continue;
     out.projected_key = key;
     out.projected_at = failures.key_where(key);
+  }
+  if (out.host_bytes_per_s && out.projected_key.empty()) {
+    out.projected_key = "checkpoint.async_host_bandwidth";
+    out.projected_at = checkpoint.key_where("async_host_bandwidth");
   }
   out.elastic = failures.text("elastic", "false") == "true";
   out.elastic_at = failures.where("elastic");

@@ -400,6 +400,9 @@ struct FailureSpec {
   std::optional<std::int64_t> checkpoint_every;
   double storage_bytes_per_s = 0.0;
   core::SourcePosition checkpoint_at;
+  /// `checkpoint.async`: the job waits only while each device copies its share to host memory at this rate;
+  /// the checkpoint is written to storage in the background.
+  std::optional<double> host_bytes_per_s;
   double restart_s = 0.0;
   bool elastic = false;
   core::SourcePosition elastic_at;

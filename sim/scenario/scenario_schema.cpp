@@ -459,14 +459,15 @@ std::vector<SchemaNode> component_rates() {
   for (const std::string& kind : component_kinds()) {
     out.push_back(map_of(kind, fmt::format("failures of each {}", kind),
                          {
-                             quantity("mtbf", Unit::Duration, "mean time between failures of one component")
-                                 .require()
+                             quantity("mtbf", Unit::Duration,
+                                      "mean time between failures of one component; the catalog's when absent")
                                  .exclusive_min()
                                  .for_example("\"100000h\""),
-                             choice_of("per", "component unit", "what one component is",
+                             // No fallback: a default would make every kind's map, declared or not.
+                             choice_of("per", "component unit",
+                                       fmt::format("what one component is; {} when absent", to_string(default_unit(kind))),
                                        {{"device", "each device (a GPU, its memory, its network adapter)"},
-                                        {"node", "each node (its devices fail with it)"}})
-                                 .fallback(std::string(to_string(default_unit(kind)))),
+                                        {"node", "each node (its devices fail with it)"}}),
                              quantity("repair", Unit::Duration,
                                       "time to repair or replace a failed component (a node's worth); waited for unless "
                                       "a spare takes its place or the job shrinks; 0 when absent")
@@ -512,10 +513,17 @@ SchemaNode failures() {
                                integer("every", 1, kMaxCount, "iterations (allreduce) or a shard's updates between checkpoints")
                                    .require(),
                                quantity("storage_bandwidth", Unit::Bandwidth,
-                                        "rate at which the model and optimizer state are written and read back")
+                                        "rate at which the model and optimizer state are written and read back, shared by "
+                                        "all writers and readers")
                                    .require()
                                    .exclusive_min()
                                    .for_example("\"2GBps\""),
+                               quantity("async_host_bandwidth", Unit::Bandwidth,
+                                        "asynchronous checkpoints in a budget's projected run: the job waits only while "
+                                        "each device copies its share to host memory at this rate, and the checkpoint "
+                                        "is written to storage in the background; synchronous when absent")
+                                   .exclusive_min()
+                                   .for_example("\"25GBps\""),
                            }),
                     quantity("restart_time", Unit::Duration,
                              "time to restart the job (or a worker) after a failure, before reading the checkpoint; "

@@ -8,8 +8,9 @@ equal its stored copy. summary.json's `scenario` member (the echo of the resolve
 language does) and `origin` (the scenario's absolute file name), and sweep.json's `fingerprint` (a hash of
 that echo, file names included), are left out of the comparison; everything the run measured must stay the
 same. With --update the stored copies are replaced by this run's files. A stored copy over 4 MiB (links.csv of
-thousands of GPUs, summary.json of 16,384) is kept gzip-compressed as NAME.gz and compared uncompressed; a
-validation scenario's summary.json, which the validation table reads, is always kept plain.
+thousands of GPUs, summary.json of 16,384), or over 256 KiB in a sweep point's folder (many points of a large
+cluster), is kept gzip-compressed as NAME.gz and compared uncompressed; a validation scenario's summary.json,
+which the validation table reads, is always kept plain.
 """
 
 import gzip
@@ -22,6 +23,7 @@ import sys
 RESULT_FILES = {"summary.json", "metrics.csv", "links.csv", "sweep.csv", "sweep.json"}
 # The largest stored copy kept as it is; larger ones are kept compressed, so that the repository stays small.
 PLAIN_LIMIT = 4 * 1024 * 1024
+POINT_PLAIN_LIMIT = 256 * 1024
 
 
 def measured(path: pathlib.Path) -> bytes:
@@ -63,7 +65,8 @@ def store(golden: pathlib.Path, relative: pathlib.Path, data: bytes) -> None:
     target = golden / relative
     target.parent.mkdir(parents=True, exist_ok=True)
     read_as_it_is = relative.name == "summary.json" and "validation" in golden.parts
-    if len(data) > PLAIN_LIMIT and not read_as_it_is:
+    limit = POINT_PLAIN_LIMIT if len(relative.parts) > 1 else PLAIN_LIMIT
+    if len(data) > limit and not read_as_it_is:
         # mtime 0: the same bytes give the same file.
         target.with_name(target.name + ".gz").write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
     else:

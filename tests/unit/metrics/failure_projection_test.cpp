@@ -75,6 +75,26 @@ TEST(FailureProjection, RunsDrawnFromManySeedsLoseWhatTheRenewalProcessExpectsWi
   EXPECT_NEAR(total, expected.total_s, 0.02 * (expected.total_s - expected.work_s));
 }
 
+// Asynchronous checkpoints: the job waits 5 s for each copy to host memory, and the 300 s of writing in the
+// background add to what a failure loses.
+TEST(FailureProjection, RunsWithAsynchronousCheckpointsLoseWhatTheClosedFormExpectsWithinTwoPercent) {
+  FailureCosts costs = long_run();
+  costs.checkpoint_s = 5.0;
+  costs.background_s = 300.0;
+  const FailureTotals expected = expected_failures(costs);
+  EXPECT_LT(expected.total_s, expected_failures(long_run()).total_s);
+  double lost = 0.0;
+  double total = 0.0;
+  constexpr int kSeeds = 20;
+  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    const FailureTotals drawn = *drawn_failures(costs, seed);
+    lost += drawn.lost_work_s / kSeeds;
+    total += drawn.total_s / kSeeds;
+  }
+  EXPECT_NEAR(lost, expected.lost_work_s, 0.02 * expected.lost_work_s);
+  EXPECT_NEAR(total, expected.total_s, 0.02 * (expected.total_s - expected.work_s));
+}
+
 TEST(FailureProjection, WithoutCheckpointsALongRunCannotBeExpectedToFinishAndIsNotDrawn) {
   FailureCosts costs = long_run();
   costs.checkpoint_every = 0;

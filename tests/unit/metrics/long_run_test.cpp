@@ -90,5 +90,32 @@ TEST(LongRun, TheLastStepNoticesNothing) {
   EXPECT_DOUBLE_EQ(run.total_s, 100.0);
 }
 
+TEST(LongRun, AFailureBeforeAnAsynchronousCheckpointIsWrittenRollsBackToThePreviousOne) {
+  LongRunCosts costs = hand_built();
+  costs.checkpoint_s = 0.5;  // the copy to host memory
+  costs.background_s = 4.0;
+  // The checkpoint of iteration 10 is taken at 10.5 s and written by 14.5 s; that of iteration 20 is taken at
+  // 21 s and would be written by 25 s. A failure at 21.7 s, noticed at 22 s, rolls back to iteration 10: eleven
+  // iterations lost. Then 90 iterations and eight copies.
+  const LongRun run = walk_long_run(costs, failing_at({{21.7, 0.0}}));
+  ASSERT_EQ(run.interruptions.size(), 1U);
+  EXPECT_EQ(run.interruptions[0].lost_iterations, 11);
+  EXPECT_DOUBLE_EQ(run.interruptions[0].resumed_s, 29.0);
+  EXPECT_DOUBLE_EQ(run.checkpoint_s, 10 * 0.5);
+  EXPECT_DOUBLE_EQ(run.total_s, 29.0 + 90.0 + 8 * 0.5);
+  EXPECT_DOUBLE_EQ(run.lost_work_s, 11.0);
+}
+
+TEST(LongRun, AnAsynchronousCheckpointWaitsForThePreviousOnesWriting) {
+  LongRunCosts costs = hand_built();
+  costs.checkpoint_s = 0.5;
+  costs.background_s = 15.0;
+  // Each checkpoint's writing (15 s) outlasts the ten iterations after it: every checkpoint after the first
+  // waits 5 s for the one before (10 s of iterations after its 15 s began), then copies for 0.5 s.
+  const LongRun run = walk_long_run(costs, failing_at({}));
+  EXPECT_DOUBLE_EQ(run.checkpoint_s, 0.5 + 8 * 5.5);
+  EXPECT_DOUBLE_EQ(run.total_s, 100.0 + 0.5 + 8 * 5.5);
+}
+
 }  // namespace
 }  // namespace dtsim::metrics
