@@ -4,6 +4,7 @@
 #include "sim/runtime/network_backend.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/scenario/scenario_builder.hpp"
+#include "sim/topology/reachability.hpp"
 
 #include "sim/app/compute_backend.hpp"
 #include "sim/app/failure_checks.hpp"
@@ -311,7 +312,23 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
       check(s.background_traffic[i].links[l], fmt::format("background_traffic[{}].links[{}]", i, l));
     }
   }
-  for (const scenario::LinkFailure& failure : s.failures.link_events) check(failure.link, "failures.events.target");
+  std::vector<std::string> switches;
+  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
+    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
+  }
+  for (const scenario::LinkFailure& failure : s.failures.link_events) {
+    if (!failure.whole_switch) {
+      check(failure.link, "failures.events.target");
+      continue;
+    }
+    if (topology::find_switch(graph, failure.link.value)) continue;
+    std::string hint = switches.empty()
+                           ? fmt::format("the '{}' topology has no switches: fail its links (kind: link)", s.topology.kind.value)
+                           : fmt::format("the '{}' topology's switches are named like '{}'", s.topology.kind.value, switches.front());
+    if (const auto closest = core::closest_name(failure.link.value, switches)) hint = fmt::format("did you mean '{}'?", *closest);
+    sink.error(failure.link.where, "failures.events.target", fmt::format("the topology has no switch named '{}'", failure.link.value),
+               hint);
+  }
 }
 
 

@@ -113,6 +113,7 @@ struct Partition {
   std::string link;
   std::string from;  ///< a host that cannot reach `to` (or be reached from it)
   std::string to;
+  std::vector<std::string> cut_off;  ///< hosts left without a route to the most of the others, links taken both ways
 };
 
 /// What each worker on one kind of device holds (bytes): its share of the parameters, gradients, optimizer

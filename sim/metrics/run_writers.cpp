@@ -404,7 +404,8 @@ nlohmann::ordered_json failures_json(const scenario::FailureSpec& spec, const Ru
     out["partition"] = {{"at_s", record.partition->at_s},
                         {"link", record.partition->link},
                         {"from", record.partition->from},
-                        {"to", record.partition->to}};
+                        {"to", record.partition->to},
+                        {"cut_off", record.partition->cut_off}};
   }
   return out;
 }

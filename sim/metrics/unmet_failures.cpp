@@ -18,10 +18,18 @@ std::vector<UnmetFailure> unmet_failures(const scenario::FailureSpec& spec, cons
     if (!met(event.shard, event.at_s, true)) out.push_back({"server " + std::to_string(event.shard), event.at_s});
   }
   for (const scenario::LinkFailure& event : spec.link_events) {
+    // A switch's failure is met when its links go down: each named by its two ends, the switch one of them.
+    const auto names = [&](const std::string& link) {
+      if (!event.whole_switch) return link == event.link.value;
+      for (const std::string joint : {"--", "->-"}) {
+        if (link.starts_with(event.link.value + joint) || link.ends_with(joint + event.link.value)) return true;
+      }
+      return false;
+    };
     const bool seen = std::any_of(record.link_events.begin(), record.link_events.end(), [&](const LinkEvent& e) {
-      return e.down && e.link == event.link.value && e.at_s == event.at_s;
+      return e.down && names(e.link) && e.at_s == event.at_s;
     });
-    if (!seen) out.push_back({"link " + event.link.value, event.at_s});
+    if (!seen) out.push_back({(event.whole_switch ? "switch " : "link ") + event.link.value, event.at_s});
   }
   return out;
 }

@@ -57,8 +57,9 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
   if (const ConfigNode* events = failures.at("events").node()) {
     for (std::size_t i = 0; i < events->items.size(); ++i) {
       const View event(&events->items[i], fmt::format("failures.events[{}]", i));
-      if (event.text("kind") == "link") {
-        LinkFailure failure{event.located("target"), event.quantity("at", core::parse_duration)->value(), std::nullopt};
+      if (event.text("kind") == "link" || event.text("kind") == "switch") {
+        LinkFailure failure{event.located("target"), event.quantity("at", core::parse_duration)->value(), std::nullopt,
+                            event.text("kind") == "switch"};
         if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
         out.link_events.push_back(failure);
         continue;

@@ -379,9 +379,10 @@ struct ServerFailure {
 
 /// A link that fails at a given time (`failures.events` of kind link), named as links.csv names it.
 struct LinkFailure {
-  Located<std::string> link;
+  Located<std::string> link;       ///< or the switch, when `whole_switch`
   double at_s = 0.0;
   std::optional<double> repair_s;  ///< unset: down for good
+  bool whole_switch = false;       ///< a switch fails (kind: switch): every link to it goes down with it
 };
 
 /// `failures`: which workers fail when, and how training recovers.

@@ -488,9 +488,12 @@ SchemaNode failures() {
                                                   {"server", "a parameter-server shard: its workers wait, and it "
                                                              "restarts from its checkpoint"},
                                                   {"link", "a network link: routes go around it, or the job is "
-                                                           "partitioned"}})
+                                                           "partitioned"},
+                                                  {"switch", "a switch: every link to it goes down with it, so do the "
+                                                             "routes through it; hosts it alone served are cut off"}})
                                            .require(),
-                                       text("target", "worker rank, server (shard) index, or link name as links.csv gives it")
+                                       text("target", "worker rank, server (shard) index, link name as links.csv gives "
+                                                      "it, or switch name")
                                            .require(),
                                        quantity("at", Unit::Duration, "when it fails").require().for_example("\"2s\""),
                                        quantity("repair_after", Unit::Duration,

@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace dtsim {
 namespace {
@@ -192,6 +194,60 @@ TEST(LinkFailure, AUnidirectionalRingIsPartitionedAndTheJobStops) {
   EXPECT_DOUBLE_EQ(record.partition->at_s, 0.0002);
   EXPECT_EQ(record.partition->link, "worker-1->-worker-2");
   EXPECT_DOUBLE_EQ(record.simulated_s, 0.0002);
+  EXPECT_LT(record.evaluations.back().iteration, iterations);
+}
+
+/// Workers 0 and 1 under switch s0, 2 and 3 under s1, the switches joined by one link; s0 fails at 0.2 ms.
+std::string two_switches_one_failing() {
+  return R"(
+name: switch-failure
+cluster:
+  workers: 4
+  device: {name: slow, peak_flops: 2GFLOPS}
+topology:
+  kind: custom
+  link: {bandwidth: 10Gbps, latency: 5us}
+  nodes:
+    - {name: w0}
+    - {name: w1}
+    - {name: w2}
+    - {name: w3}
+    - {name: s0, kind: switch}
+    - {name: s1, kind: switch}
+  links:
+    - {from: w0, to: s0}
+    - {from: w1, to: s0}
+    - {from: w2, to: s1}
+    - {from: w3, to: s1}
+    - {from: s0, to: s1}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 4000, features: 63}
+training:
+  batch: {per_worker: 32}
+  optimizer: {learning_rate: 0.1}
+  stop: {epochs: 2}
+failures:
+  events:
+    - {kind: switch, target: s0, at: 0.2ms}
+)";
+}
+
+TEST(SwitchFailure, TakesDownItsLinksAndCutsOffTheHostsItAloneServes) {
+#ifdef __SANITIZE_ADDRESS__
+  GTEST_SKIP() << "actor kills are misreported under AddressSanitizer (see AUnidirectionalRingIsPartitionedAndTheJobStops)";
+#endif
+  const auto [record, iterations] = run(two_switches_one_failing());
+  std::vector<std::string> down;
+  for (const auto& event : record.link_events) {
+    EXPECT_TRUE(event.down);
+    EXPECT_DOUBLE_EQ(event.at_s, 0.0002);
+    down.push_back(event.link);
+  }
+  std::sort(down.begin(), down.end());
+  EXPECT_EQ(down, (std::vector<std::string>{"s0--s1", "w0--s0", "w1--s0"}));
+  ASSERT_TRUE(record.partition.has_value());
+  EXPECT_DOUBLE_EQ(record.partition->at_s, 0.0002);
+  EXPECT_EQ(record.partition->cut_off, (std::vector<std::string>{"w0", "w1"}));
   EXPECT_LT(record.evaluations.back().iteration, iterations);
 }
 
