@@ -336,6 +336,44 @@ std::optional<Chart> energy(const std::vector<ReportRun>& runs) {
   return Chart{"Energy", "Where the joules went: a device waiting at a barrier still draws its idle power.", std::move(spec)};
 }
 
+/// A budget's projected run with failures: the drawn run's interruptions over its days, each from the moment it
+/// was noticed until the job was back, coloured by cause.
+std::optional<Chart> interruptions(const std::vector<ReportRun>& runs) {
+  json values = json::array();
+  for (const ReportRun& run : runs) {
+    static const json::json_pointer kTimeline("/result/projection/failures/timeline");
+    if (!run.summary.contains(kTimeline) || !run.summary.at(kTimeline).is_array()) continue;
+    for (const json& at : run.summary.at(kTimeline)) {
+      if (!at.is_object() || !is_number(at, "noticed_s") || !is_number(at, "resumed_s") || !is_number(at, "at_s")) continue;
+      values.push_back({{"run", run.label},
+                        {"cause", at.value("cause", std::string("?"))},
+                        {"struck_day", at.at("at_s").get<double>() / 86'400.0},
+                        {"noticed_day", at.at("noticed_s").get<double>() / 86'400.0},
+                        {"back_day", at.at("resumed_s").get<double>() / 86'400.0},
+                        {"down_h", (at.at("resumed_s").get<double>() - at.at("noticed_s").get<double>()) / 3600.0},
+                        {"lost_iterations", at.value("lost_iterations", 0)}});
+    }
+  }
+  if (values.empty()) return std::nullopt;
+  json spec = base_spec(std::move(values), "interruptions of the drawn run");
+  spec["mark"] = {{"type", "bar"}, {"minLength", 2}};  // a recovery of minutes still shows over months
+  spec["encoding"] = {
+      {"y", {{"field", "run"}, {"type", "nominal"}, {"title", nullptr}}},
+      {"x", axis_field("noticed_day", "quantitative", "days into the run")},
+      {"x2", {{"field", "back_day"}}},
+      {"color", axis_field("cause", "nominal", "cause")},
+      {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("cause", "nominal", "cause"),
+                               axis_field("struck_day", "quantitative", "struck (day)"),
+                               axis_field("down_h", "quantitative", "down (h)"),
+                               axis_field("lost_iterations", "quantitative", "iterations lost")})}};
+  spec.erase("height");
+  return Chart{"Interruptions over the whole run",
+               "The run drawn from the seed (summary.json result.projection.failures.timeline): each bar from the "
+               "step that noticed a failure to the job's return, after detection, any repair waited for, the restart "
+               "and reading the checkpoint back.",
+               std::move(spec)};
+}
+
 std::optional<Chart> gantt(const ReportRun& run, bool several) {
   if (run.gantt.empty()) return std::nullopt;
   json spec = base_spec(run.gantt, "timeline of the first iterations");
@@ -380,6 +418,7 @@ std::vector<Chart> run_charts(const std::vector<ReportRun>& runs) {
   add(busiest_links(runs));
   add(staleness(runs));
   add(energy(runs));
+  add(interruptions(runs));
   // One Gantt view per run with a timeline, up to four: beyond, they would bury the rest.
   std::size_t gantts = 0;
   for (const ReportRun& run : runs) {

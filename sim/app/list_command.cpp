@@ -3,6 +3,7 @@
 #include "models/model_profile.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/scenario/device_catalog.hpp"
+#include "sim/scenario/failure_catalog.hpp"
 #include "sim/scenario/node_catalog.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 
@@ -79,6 +80,18 @@ std::string node_section() {
   return out;
 }
 
+std::string failure_catalog_section() {
+  std::string out = "failure catalogs (failures.catalog; a budget's run projects them), each kind's mtbf of one component:\n";
+  for (const scenario::FailureCatalog& catalog : scenario::failure_catalogs()) {
+    out += fmt::format("  {}: {}\n", catalog.name, catalog.description);
+    for (const scenario::ComponentFailures& kind : catalog.components) {
+      out += fmt::format("    {:<9} {:>12.0f} h per {:<6} {}\n", kind.kind, kind.mtbf_s / 3600.0, scenario::to_string(kind.per),
+                         kind.source);
+    }
+  }
+  return out;
+}
+
 std::string profile_section() {
   std::string out =
       "model profiles (model.kind: profile:<name>; timing only), per sample: forward and training FLOPs, activations\n";
@@ -99,7 +112,7 @@ std::string profile_section() {
 
 const std::vector<std::string>& list_topics() {
   static const std::vector<std::string> topics{"devices", "nodes", "topologies", "collectives", "strategies",
-                                               "optimizers", "models", "profiles", "data"};
+                                               "optimizers", "models", "profiles", "data", "failures"};
   return topics;
 }
 
@@ -142,6 +155,7 @@ std::string list_command(const Registries& registries, const std::string& topic)
                        fmt::format("  the data sets' files are read from {} ($DTSIM_DATA overrides it)\n",
                                    data_folder().string()));
   }
+  if (topic.empty() || topic == "failures") sections.push_back(failure_catalog_section());
   std::string out;
   for (const auto& section : sections) out += (out.empty() ? "" : "\n") + section;
   return out;

@@ -53,5 +53,15 @@ TEST(FailureRecovery, BspRollsBackToItsCheckpointAndEndsWithTheSameModel) {
   EXPECT_NEAR(lost_with["checkpoint_s"].get<double>(), lost_with["checkpoints"].get<double>() * read_s, 1e-12);
 }
 
+// `dtsim list failures` gives each catalog's source and every kind's rate with the rows it was derived from.
+TEST(FailureRecovery, TheFailureCatalogsAreListedWithTheirSources) {
+  const CommandResult list = run_dtsim("list failures");
+  ASSERT_EQ(list.exit_status, 0) << list.err;
+  EXPECT_NE(list.out.find("llama3_2024: Llama 3 405B pre-training"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("gpu             108335 h per device 196 interruptions (faulty GPU 148"), std::string::npos)
+      << list.out;
+  EXPECT_NE(list.out.find("host             57700 h per node   46 interruptions"), std::string::npos) << list.out;
+}
+
 }  // namespace
 }  // namespace dtsim::testing

@@ -79,5 +79,23 @@ TEST(ReportCharts, ManyHostsOfDataParallelismAloneAreAnEvenSample) {
   EXPECT_EQ(chart_titled(charts, "Time per host").spec.at("data").at("values").size(), 49U * 3U);
 }
 
+TEST(ReportCharts, AProjectedRunsInterruptionsAreDrawnFromWhenNoticedToWhenBackAndDamagedOnesLeftOut) {
+  ReportRun run = split_run({"tensor", "pipeline", "data"});
+  json timeline = json::array();
+  timeline.push_back({{"at_s", 86'000.0}, {"noticed_s", 86'400.0}, {"resumed_s", 90'000.0}, {"cause", "gpu"},
+                      {"lost_iterations", 12}});
+  timeline.push_back({{"at_s", "soon"}, {"noticed_s", 1.0}, {"resumed_s", 2.0}});  // not a number: left out
+  timeline.push_back(json::array({1, 2}));                                           // not an entry: left out
+  run.summary["result"]["projection"] = {{"failures", {{"timeline", timeline}}}};
+  const std::vector<Chart> charts = run_charts({run});
+  const json& values = chart_titled(charts, "Interruptions over the whole run").spec.at("data").at("values");
+  ASSERT_EQ(values.size(), 1U);
+  EXPECT_DOUBLE_EQ(values[0].at("noticed_day").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(values[0].at("down_h").get<double>(), 1.0);
+  EXPECT_EQ(values[0].at("cause"), "gpu");
+  run.summary["result"]["projection"]["failures"]["timeline"] = "not a list";
+  for (const Chart& chart : run_charts({run})) EXPECT_NE(chart.title, "Interruptions over the whole run");
+}
+
 }  // namespace
 }  // namespace dtsim::analysis
