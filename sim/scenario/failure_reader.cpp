@@ -46,9 +46,40 @@ void read_components(const View& failures, FailureSpec& out, core::DiagnosticSin
   }
 }
 
+/// A node's failure (kind: node) takes its devices down with it: a failure of each of its workers at once.
+void read_node_failure(const View& event, const ClusterSpec& cluster, core::DiagnosticSink& sink, FailureSpec& out) {
+  int nodes = 0;
+  for (const NodeGroup& group : cluster.nodes) nodes += group.count;
+  const std::optional<std::int64_t> node = parse_integer(event.text("target"));
+  if (nodes == 0 || !node || *node < 0 || *node >= nodes) {
+    sink.error(event.where("target"), event.path() + ".target",
+               nodes == 0 ? std::string("a node's failure needs the nodes of cluster.nodes, and this cluster declares none")
+                          : fmt::format("expected a node index from 0 to {}, got \"{}\"", nodes - 1, event.text("target")),
+               nodes == 0 ? "fail its workers (kind: worker) instead" : "nodes are counted over cluster.nodes in order");
+    return;
+  }
+  // Ranks follow nodes, group by group (topologies/hierarchical.cpp places them so).
+  int first = 0;
+  int index = 0;
+  for (const NodeGroup& group : cluster.nodes) {
+    for (int n = 0; n < group.count; ++n, ++index) {
+      if (index == *node) {
+        for (int rank = first; rank < std::min(first + group.devices, cluster.workers); ++rank) {
+          WorkerFailure failure{rank, event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
+          if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+          out.events.push_back(failure);
+        }
+        return;
+      }
+      first += group.devices;
+    }
+  }
+}
+
 }  // namespace
 
-FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& sink) {
+FailureSpec read_failures(const View& root, const ClusterSpec& cluster, core::DiagnosticSink& sink) {
+  const int workers = cluster.workers;
   FailureSpec out;
   const View failures = root.at("failures");
   if (failures.node() == nullptr) return out;
@@ -75,6 +106,10 @@ FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& s
                               event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
         if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
         out.server_events.push_back(failure);
+        continue;
+      }
+      if (event.text("kind") == "node") {
+        read_node_failure(event, cluster, sink, out);
         continue;
       }
       WorkerFailure failure;

@@ -8,6 +8,6 @@
 namespace dtsim::scenario {
 
 /// The `failures` mapping (disabled when absent). Worker ranks are checked with the straggler rules.
-FailureSpec read_failures(const View& root, int workers, core::DiagnosticSink& sink);
+FailureSpec read_failures(const View& root, const ClusterSpec& cluster, core::DiagnosticSink& sink);
 
 }  // namespace dtsim::scenario

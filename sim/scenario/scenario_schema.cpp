@@ -489,11 +489,13 @@ SchemaNode failures() {
                                                              "restarts from its checkpoint"},
                                                   {"link", "a network link: routes go around it, or the job is "
                                                            "partitioned"},
+                                                  {"node", "a node of cluster.nodes: each of its devices fails at "
+                                                           "once"},
                                                   {"switch", "a switch: every link to it goes down with it, so do the "
                                                              "routes through it; hosts it alone served are cut off"}})
                                            .require(),
-                                       text("target", "worker rank, server (shard) index, link name as links.csv gives "
-                                                      "it, or switch name")
+                                       text("target", "worker rank, node index, server (shard) index, link name as "
+                                                      "links.csv gives it, or switch name")
                                            .require(),
                                        quantity("at", Unit::Duration, "when it fails").require().for_example("\"2s\""),
                                        quantity("repair_after", Unit::Duration,

@@ -251,6 +251,37 @@ TEST(SwitchFailure, TakesDownItsLinksAndCutsOffTheHostsItAloneServes) {
   EXPECT_LT(record.evaluations.back().iteration, iterations);
 }
 
+// A node's failure takes its eight GPUs down at once: one rollback meets all eight.
+TEST(NodeFailure, TakesDownEveryDeviceOfTheNodeInOneRollback) {
+  const auto [record, iterations] = run(R"(
+name: node-failure
+cluster:
+  workers: 16
+  device: {name: h100, precision: mixed}
+  nodes:
+    - {type: dgx_h100, count: 2}
+topology: {kind: hierarchical, link: {bandwidth: 400Gbps, latency: 2us}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 16000, features: 63}
+training:
+  batch: {per_worker: 32}
+  optimizer: {learning_rate: 0.1}
+  stop: {epochs: 2}
+failures:
+  events:
+    - {kind: node, target: "1", at: 0.2ms, repair_after: 1ms}
+  checkpoint: {every: 5, storage_bandwidth: 1GB/s}
+)");
+  ASSERT_EQ(record.failures.size(), 8U);
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(record.failures[i].worker, 8 + static_cast<int>(i));
+    EXPECT_DOUBLE_EQ(record.failures[i].at_s, 0.0002);
+    EXPECT_EQ(record.failures[i].noticed_s, record.failures[0].noticed_s);
+    EXPECT_DOUBLE_EQ(record.failures[i].downtime_s, i == 0 ? 0.001 : 0.0);  // one repair for the node, waited for once
+  }
+  EXPECT_EQ(record.evaluations.back().iteration, iterations);
+}
+
 TEST(FailureSchedule, RandomFailuresComeAtExponentialTimesOfTheDeclaredMeanAndFollowTheSeed) {
   scenario::FailureSpec spec;
   spec.enabled = true;
