@@ -37,7 +37,7 @@ struct FailureCost {
   double cost_s = 0.0;      ///< C
   double failures = 1.0;    ///< 1 / (1 - sum w_c q_c)
   double recovery_s = 0.0;  ///< sum w_c R_c: a failure's own recovery, on average
-  double regrowth_s = 0.0;  ///< the restart that grows a shrunk job back, on average
+  double regrowths = 0.0;   ///< restarts that grow a shrunk job back, per failure (each a recovery without repair)
   double shrunk_s = 0.0;    ///< a failure's cost in slower iterations while shrunk, on average
 };
 
@@ -45,12 +45,12 @@ struct FailureCost {
 struct CauseCost {
   double share = 1.0;
   double recovery_s = 0.0;
-  double regrowth_s = 0.0;
+  bool regrows = false;
   double shrunk_s = 0.0;
 };
 
 std::vector<CauseCost> cause_costs(const FailureCosts& costs) {
-  if (costs.causes.empty()) return {{1.0, costs.recovery_s, 0.0, 0.0}};
+  if (costs.causes.empty()) return {{1.0, costs.recovery_s, false, 0.0}};
   const double rate = total_rate(costs.causes);
   const bool waits = costs.spares == 0 && !costs.shrink;
   // Shrunk from the failure until the first checkpoint after the repair (half an interval later on average),
@@ -59,10 +59,10 @@ std::vector<CauseCost> cause_costs(const FailureCosts& costs) {
   const double slower = static_cast<double>(costs.replicas_per_node) / std::max(1, costs.replicas - costs.replicas_per_node);
   std::vector<CauseCost> out;
   for (const FailureCause& cause : costs.causes) {
-    CauseCost c{1.0 / (cause.job_mtbf_s * rate), costs.recovery_s + (waits ? cause.repair_s : 0.0), 0.0, 0.0};
+    CauseCost c{1.0 / (cause.job_mtbf_s * rate), costs.recovery_s + (waits ? cause.repair_s : 0.0), false, 0.0};
     if (costs.shrink && costs.spares == 0 && cause.repair_s > 0.0) {
       c.shrunk_s = (cause.repair_s + every / 2.0) * slower;
-      c.regrowth_s = costs.recovery_s;
+      c.regrows = true;
     }
     out.push_back(c);
   }
@@ -75,11 +75,11 @@ FailureCost failure_cost(const FailureCosts& costs) {
   for (const CauseCost& c : cause_costs(costs)) {
     out.recovery_s += c.share * c.recovery_s;
     out.shrunk_s += c.share * c.shrunk_s;
-    out.regrowth_s += c.share * c.regrowth_s;
+    out.regrowths += c.regrows ? c.share : 0.0;
     struck += c.share * -std::expm1(-c.recovery_s / costs.job_mtbf_s);
   }
   out.failures = 1.0 / (1.0 - struck);
-  out.cost_s = (out.recovery_s + out.regrowth_s + out.shrunk_s + struck * costs.iteration_s) * out.failures + costs.background_s;
+  out.cost_s = (out.recovery_s + out.regrowths * costs.recovery_s + out.shrunk_s + struck * costs.iteration_s) * out.failures + costs.background_s;
   return out;
 }
 
@@ -113,7 +113,9 @@ FailureTotals expected_failures(const FailureCosts& costs) {
   out.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
   out.checkpoint_s = full * (costs.checkpoint_s + std::max(0.0, costs.background_s - every));
   out.interruptions = full * (work_failures + write_failures) + last_failures;
-  out.recovery_s = out.interruptions * (cost.recovery_s + cost.regrowth_s);
+  out.recovery_s = out.interruptions * (cost.recovery_s + cost.regrowths * costs.recovery_s);
+  // Each interruption reads a checkpoint back, and so does growing back.
+  out.load_s = out.interruptions * (1.0 + cost.regrowths) * costs.load_s;
   out.shrunk_s = out.interruptions * cost.shrunk_s;
   out.total_s = full * (work_s + write_s) + last_s;
   out.lost_work_s = out.total_s - out.work_s - out.checkpoint_s - out.recovery_s - out.shrunk_s;
@@ -155,6 +157,7 @@ FailureTotals totals_of(const LongRun& run, const FailureCosts& costs) {
   out.work_s = run.work_s;
   out.lost_work_s = run.lost_work_s;
   out.recovery_s = run.recovery_s;
+  out.load_s = run.load_s;
   out.checkpoint_s = run.checkpoint_s;
   out.shrunk_s = run.shrunk_s;
   out.total_s = run.total_s;

@@ -61,6 +61,7 @@ struct FailureTotals {
   double lost_work_s = 0.0;   ///< work and checkpoint writing undone by failures
   double recovery_s = 0.0;
   double checkpoint_s = 0.0;  ///< checkpoints written (the last segment writes none)
+  double load_s = 0.0;        ///< of recovery_s, reading checkpoints back
   double shrunk_s = 0.0;      ///< drawn: iterations' time beyond their full width's while the job shrank
   double total_s = 0.0;       ///< the sum: infinite when a segment cannot be expected to finish
   std::vector<double> interruptions_by_cause;  ///< as FailureCosts::causes

@@ -138,6 +138,7 @@ class Walk {
     iteration_ = valid_.iteration;
     const double read = iteration_ > 0 ? costs_.load_s : 0.0;
     const double downtime = wait + costs_.restart_s + read;
+    out_.load_s += read;
     out_.recovery_s += downtime;
     now_ += downtime;
     valid_.from_s = now_;
@@ -208,6 +209,7 @@ class Walk {
       pending_.reset();
     }
     now_ += costs_.restart_s + costs_.load_s;
+    out_.load_s += costs_.load_s;
     ++out_.regrowths;
     out_.recovery_s += now_ - started;
     valid_.from_s = now_;

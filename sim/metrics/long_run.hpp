@@ -93,6 +93,7 @@ struct LongRun {
   double work_s = 0.0;          ///< the iterations, once each, at full width
   double lost_work_s = 0.0;     ///< iterations done again after rollbacks
   double recovery_s = 0.0;      ///< detection, repair waited for, restarts and checkpoint reads
+  double load_s = 0.0;          ///< of recovery_s, the checkpoint reads
   double checkpoint_s = 0.0;
   double shrunk_s = 0.0;        ///< the time iterations took beyond their full-width time while shrunk
   double failures = 0.0;        ///< every failure met (several may share a rollback)

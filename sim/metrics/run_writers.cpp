@@ -270,7 +270,7 @@ nlohmann::ordered_json failure_totals_json(const FailureCosts& costs, const Fail
   }
   if (costs.causes.size() < 2) return out;
   // Of the recoveries, the checkpoints read back; and the interruptions of each cause.
-  out["checkpoint_load_s"] = finite(t.interruptions * costs.load_s);
+  out["checkpoint_load_s"] = finite(t.load_s);
   nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
   for (std::size_t c = 0; c < costs.causes.size(); ++c) by_cause[costs.causes[c].name] = finite(t.interruptions_by_cause[c]);
   out["interruptions_by_cause"] = std::move(by_cause);
