@@ -356,11 +356,12 @@ std::optional<Chart> interruptions(const std::vector<ReportRun>& runs) {
   }
   if (values.empty()) return std::nullopt;
   json spec = base_spec(std::move(values), "interruptions of the drawn run");
-  spec["mark"] = {{"type", "bar"}, {"minLength", 2}};  // a recovery of minutes still shows over months
+  // A tick at each interruption, so that a recovery of minutes still shows over months; a bar across the time
+  // the job was down.
+  spec["layer"] = json::array({{{"mark", "bar"}, {"encoding", {{"x2", {{"field", "back_day"}}}}}}, {{"mark", "tick"}}});
   spec["encoding"] = {
       {"y", {{"field", "run"}, {"type", "nominal"}, {"title", nullptr}}},
       {"x", axis_field("noticed_day", "quantitative", "days into the run")},
-      {"x2", {{"field", "back_day"}}},
       {"color", axis_field("cause", "nominal", "cause")},
       {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("cause", "nominal", "cause"),
                                axis_field("struck_day", "quantitative", "struck (day)"),

@@ -129,6 +129,12 @@ dtsim("run", os.path.join(scenarios, "energy", "cost-of-waiting.yaml"), "-q", "-
 for page in sorted(p for p in os.listdir(energy) if p == "report.html"):
     check_report("energy", os.path.join(energy, page), ["Energy"])
 
+# A budget's projected run with failures: the drawn run's interruptions over its days.
+projected = os.path.join(OUT, "projected-failures")
+dtsim("run", os.path.join(scenarios, "projection", "llama2-70b-2t-h100-x1024-failures.yaml"), "-q", "--report", "-o",
+      projected)
+check_report("projected-failures", os.path.join(projected, "report.html"), ["Interruptions over the whole run"])
+
 # Names written by someone else, of every kind (scenario, node, link class, sweep value), each able to end a
 # <script> element, open a comment or a tag, or end a JavaScript string: the page still draws every chart,
 # and none of them reaches the page's markup outside an escaped text or an escaped JSON string.
