@@ -148,7 +148,10 @@ std::optional<LongRun> drawn_run(const FailureCosts& costs, std::uint64_t seed, 
   run.replicas = costs.replicas;
   run.replicas_per_node = costs.replicas_per_node;
   run.interruption_limit = static_cast<std::size_t>(kDrawnInterruptionLimit);
-  return walk_long_run(run, FailureSources(std::move(workers), std::move(kinds), seed));
+  LongRun walked = walk_long_run(run, FailureSources(std::move(workers), std::move(kinds), seed));
+  // A run cut short is not a whole run: none is reported rather than part of one.
+  if (walked.cut) return std::nullopt;
+  return walked;
 }
 
 FailureTotals totals_of(const LongRun& run, const FailureCosts& costs) {

@@ -75,9 +75,12 @@ FailureTotals expected_failures(const FailureCosts& costs);
 
 /// Interruptions beyond which a run is not drawn (its expectation still is).
 inline constexpr double kDrawnInterruptionLimit = 1e6;
+/// Interruptions over all of failures.draws beyond which no more runs are drawn (some seconds of walking):
+/// the spread reports how many were.
+inline constexpr double kDrawsInterruptionLimit = 1e8;
 
 /// One run walked from `seed`, cause 0's failures from `workers` when given (a simulated run's failure
-/// processes); none when the expectation exceeds kDrawnInterruptionLimit interruptions.
+/// processes); none when the expectation exceeds kDrawnInterruptionLimit interruptions, or the run walked does.
 std::optional<LongRun> drawn_run(const FailureCosts& costs, std::uint64_t seed,
                                  std::optional<FailureSchedule> workers = std::nullopt);
 /// A walked run's totals, by kind.

@@ -61,7 +61,8 @@ class Walk {
 
   LongRun run() {
     while (iteration_ < costs_.iterations) {
-      if (out_.interruptions.size() >= costs_.interruption_limit) {
+      if (out_.interruptions.size() >= costs_.interruption_limit ||
+          out_.failures >= static_cast<double>(costs_.interruption_limit)) {
         out_.cut = true;
         break;
       }

@@ -73,7 +73,7 @@ struct LongRunCosts {
   /// The data-parallel replicas, and how many of them one failed node takes away when the job shrinks.
   int replicas = 1;
   int replicas_per_node = 1;
-  std::size_t interruption_limit = 1'000'000;
+  std::size_t interruption_limit = 1'000'000;  ///< rollbacks or failures met: the walk stops (cut) at either
 };
 
 /// One rollback, as the timeline shows it.

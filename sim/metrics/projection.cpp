@@ -69,15 +69,18 @@ Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& r
   Projection::Failures out{costs, expected_failures(costs), std::nullopt, young_daly_interval_s(costs),
                            best_checkpoint_interval(costs), {}, std::nullopt};
   std::vector<FailureTotals> draws;
-  for (int k = 0; k < spec.draws; ++k) {
+  double walked = 0.0;  // interruptions over the draws so far: the draws stop past kDrawsInterruptionLimit
+  for (int k = 0; k < spec.draws && walked <= kDrawsInterruptionLimit; ++k) {
     const std::uint64_t seed = s.seed + static_cast<std::uint64_t>(k);
     std::optional<FailureSchedule> workers;
     if (spec.mtbf_s) {
-      workers.emplace(spec, s.cluster.workers, seed, std::nullopt, static_cast<std::size_t>(kDrawnInterruptionLimit));
+      // One more failure than the walk meets at most: the schedule never runs dry before the walk stops.
+      workers.emplace(spec, s.cluster.workers, seed, std::nullopt, static_cast<std::size_t>(kDrawnInterruptionLimit) + 1);
     }
     std::optional<LongRun> run = drawn_run(costs, seed, std::move(workers));
     if (!run) break;  // too many interruptions to draw, whatever the seed
     draws.push_back(totals_of(*run, costs));
+    walked += run->failures;
     if (k == 0) out.timeline = std::move(run->interruptions);
   }
   if (!draws.empty()) out.drawn = draws.front();

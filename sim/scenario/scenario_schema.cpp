@@ -547,7 +547,8 @@ SchemaNode failures() {
                             "free one at once; 0 when absent"),
                     integer("draws", 1, 100'000,
                             "runs of a budget's projection drawn from the seed, seed + 1, ...: their spread (mean and "
-                            "percentiles) is reported beside the first; 1 when absent"),
+                            "percentiles) is reported beside the first; no more are drawn once they hold 10^8 "
+                            "interruptions in all; 1 when absent"),
                     boolean("shrink", "a budget's projected run goes on without a failed node's data-parallel replicas "
                                       "when no spare is free, and grows back at the first checkpoint after the repair; "
                                       "false when absent"),

@@ -117,5 +117,14 @@ TEST(LongRun, AnAsynchronousCheckpointWaitsForThePreviousOnesWriting) {
   EXPECT_DOUBLE_EQ(run.total_s, 100.0 + 0.5 + 8 * 5.5);
 }
 
+TEST(LongRun, AWalkStopsAtItsLimitAndSaysItWasCut) {
+  LongRunCosts costs = hand_built();
+  costs.interruption_limit = 2;
+  EXPECT_FALSE(walk_long_run(costs, failing_at({{15.5, 0.0}})).cut);
+  const LongRun cut = walk_long_run(costs, failing_at({{15.5, 0.0}, {30.5, 0.0}, {50.5, 0.0}}));
+  EXPECT_TRUE(cut.cut);
+  EXPECT_EQ(cut.interruptions.size(), 2U);
+}
+
 }  // namespace
 }  // namespace dtsim::metrics
