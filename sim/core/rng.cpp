@@ -47,6 +47,8 @@ RandomEngine random_stream(std::uint64_t seed, std::string_view name) {
 
 double uniform01(RandomEngine& engine) { return static_cast<double>(engine() >> 11U) * 0x1.0p-53; }
 
+double exponential(RandomEngine& engine, double mean) { return -mean * std::log1p(-uniform01(engine)); }
+
 double standard_normal(RandomEngine& engine) {
   // 1 - u keeps the logarithm's argument in (0, 1].
   const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform01(engine)));

@@ -21,6 +21,8 @@ RandomEngine random_stream(std::uint64_t seed, std::string_view name);
 
 /// Uniform in [0, 1) with 53 random bits.
 double uniform01(RandomEngine& engine);
+/// Exponential of mean `mean`, by inversion: -mean ln(1 - u).
+double exponential(RandomEngine& engine, double mean);
 /// Standard normal (Box-Muller).
 double standard_normal(RandomEngine& engine);
 /// Uniform integer in [0, bound), bound > 0, without modulo bias.

@@ -14,7 +14,7 @@ void register_builtin_slowdowns(SlowdownRegistry& registry) {
   registry.add("exponential", "factor 1 + Exp with mean `mean` (a long tail); mean 1 + mean",
                {.parameters = {number("mean", 0.0, 1e6, "mean extra factor").exclusive_min().require()},
                 .draw = [](const ParameterValues& p,
-                           RandomEngine& engine) { return 1.0 - p.number("mean") * std::log1p(-uniform01(engine)); },
+                           RandomEngine& engine) { return 1.0 + exponential(engine, p.number("mean")); },
                 .mean = [](const ParameterValues& p) { return 1.0 + p.number("mean"); },
                 .example = "{distribution: exponential, mean: 0.5}"});
   registry.add("bernoulli", "factor `factor` with probability `probability`, else 1",

@@ -38,7 +38,7 @@ FailureSchedule::FailureSchedule(const scenario::FailureSpec& spec, int workers,
   std::make_heap(random_.begin(), random_.end(), later);
 }
 
-double FailureSchedule::draw(core::RandomEngine& engine) const { return -mtbf_s_ * std::log1p(-core::uniform01(engine)); }
+double FailureSchedule::draw(core::RandomEngine& engine) const { return core::exponential(engine, mtbf_s_); }
 
 std::optional<double> FailureSchedule::next_at() const {
   if (taken_ >= limit_) return std::nullopt;

@@ -7,18 +7,12 @@
 #include <queue>
 
 namespace dtsim::metrics {
-namespace {
-
-double exponential(core::RandomEngine& engine, double mean) { return -mean * std::log1p(-core::uniform01(engine)); }
-
-}  // namespace
-
 FailureSources::FailureSources(std::optional<FailureSchedule> workers, std::vector<Kind> kinds, std::uint64_t seed)
     : workers_(std::move(workers)) {
   for (Kind& kind : kinds) {
     core::RandomEngine engine = core::random_stream(seed, "projection/failures/" + kind.name);
     Process process{std::move(kind), engine, 0.0};
-    process.next_s = exponential(process.engine, process.kind.job_mtbf_s);
+    process.next_s = core::exponential(process.engine, process.kind.job_mtbf_s);
     kinds_.push_back(std::move(process));
   }
 }
@@ -43,7 +37,7 @@ std::optional<CausedFailure> FailureSources::take_due(double now) {
   }
   if (earliest == nullptr || earliest->next_s > now) return std::nullopt;
   const CausedFailure out{earliest->next_s, earliest->kind.cause, earliest->kind.repair_s};
-  earliest->next_s += exponential(earliest->engine, earliest->kind.job_mtbf_s);
+  earliest->next_s += core::exponential(earliest->engine, earliest->kind.job_mtbf_s);
   return out;
 }
 
@@ -181,11 +175,7 @@ class Walk {
   /// rest is written in the background (after the previous one's, which it waits for).
   void write_checkpoint() {
     const double started = now_;
-    if (pending_) {
-      now_ = std::max(now_, pending_->durable_s);
-      valid_ = *pending_;
-      pending_.reset();
-    }
+    await_pending();
     now_ += costs_.checkpoint_s;
     out_.checkpoint_s += now_ - started;
     const Checkpoint taken{iteration_, now_, now_ + costs_.background_s};
@@ -197,6 +187,14 @@ class Walk {
     regrow();
   }
 
+  /// Waits for the checkpoint being written in the background, which then is the one to roll back to.
+  void await_pending() {
+    if (!pending_) return;
+    now_ = std::max(now_, pending_->durable_s);
+    valid_ = *pending_;
+    pending_.reset();
+  }
+
   /// Repaired nodes rejoin a shrunk job from the checkpoint just taken, once it is written: a restart, with
   /// nothing lost.
   void regrow() {
@@ -204,11 +202,7 @@ class Walk {
     std::erase_if(missing_until_, [&](double back) { return back <= now_; });
     if (missing_until_.size() == before) return;
     const double started = now_;
-    if (pending_) {
-      now_ = std::max(now_, pending_->durable_s);
-      valid_ = *pending_;
-      pending_.reset();
-    }
+    await_pending();
     now_ += costs_.restart_s + costs_.load_s;
     out_.load_s += costs_.load_s;
     ++out_.regrowths;

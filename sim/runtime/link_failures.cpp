@@ -36,12 +36,10 @@ LinkFailures::LinkFailures(const scenario::FailureSpec& spec, const topology::To
 
 void LinkFailures::operator()() {
   namespace s4u = simgrid::s4u;
-  std::vector<bool> down(graph_->link_count(), false);
   for (std::size_t c = 0; c < changes_.size(); ++c) {
     const Change& change = changes_[c];
     s4u::this_actor::sleep_until(change.at_s);
     zone_->set_link_down(change.link, change.down);
-    down[change.link] = change.down;
     const std::string& name = graph_->link(change.link).name;
     observer_->on_link_change(name, s4u::Engine::get_clock(), change.down);
     // A switch's links go down together: the routes are judged once all of them are.
@@ -50,7 +48,7 @@ void LinkFailures::operator()() {
     if (const auto cut = zone_->routes().partition()) {
       metrics::Partition partition{s4u::Engine::get_clock(), name, graph_->node(cut->first).name,
                                    graph_->node(cut->second).name, {}};
-      for (const topology::NodeId host : topology::hosts_cut_off(*graph_, down)) partition.cut_off.push_back(graph_->node(host).name);
+      for (const topology::NodeId host : topology::hosts_cut_off(*graph_, zone_->routes().down())) partition.cut_off.push_back(graph_->node(host).name);
       observer_->on_partition(partition);
       s4u::Actor::kill_all();
       return;

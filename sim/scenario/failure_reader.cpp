@@ -58,15 +58,15 @@ void read_node_failure(const View& event, const ClusterSpec& cluster, core::Diag
                nodes == 0 ? "fail its workers (kind: worker) instead" : "nodes are counted over cluster.nodes in order");
     return;
   }
+  WorkerFailure failure{0, event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
+  if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
   // Ranks follow nodes, group by group (topologies/hierarchical.cpp places them so).
   int first = 0;
   int index = 0;
   for (const NodeGroup& group : cluster.nodes) {
     for (int n = 0; n < group.count; ++n, ++index) {
       if (index == *node) {
-        for (int rank = first; rank < std::min(first + group.devices, cluster.workers); ++rank) {
-          WorkerFailure failure{rank, event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
-          if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+        for (failure.worker = first; failure.worker < std::min(first + group.devices, cluster.workers); ++failure.worker) {
           out.events.push_back(failure);
         }
         return;

@@ -56,6 +56,8 @@ class RoutingTable {
   /// Takes link `link` out of every route (a failed link), or puts it back: routes are searched again.
   /// References returned by route() before are invalid after.
   void set_down(std::size_t link, bool down);
+  /// Which links are down, by id.
+  [[nodiscard]] const std::vector<bool>& down() const { return down_; }
   /// With the links that are down: two hosts the first cannot reach (or be reached from), if any.
   [[nodiscard]] std::optional<std::pair<NodeId, NodeId>> partition() const;
 
