@@ -154,7 +154,7 @@ std::string fingerprint_case(const std::filesystem::path& plugin, const Entry& e
 }
 
 /// A check's verdict line, and whether the algorithm is still worth running (it did not hang).
-struct Verdict {
+struct CheckVerdict {
   bool passed = false;
   bool hung = false;
   std::string line;
@@ -168,7 +168,7 @@ std::pair<std::string, std::string> failure(const IsolatedOutcome& outcome) {
 }
 
 /// Runs `cases` in order, each in a child, stopping at the first that does not return "".
-Verdict run_cases(const std::string& check, const std::string& passed_line,
+CheckVerdict run_cases(const std::string& check, const std::string& passed_line,
                   const std::vector<std::pair<std::string, std::function<std::string()>>>& cases,
                   std::chrono::milliseconds limit) {
   for (const auto& [label, work] : cases) {
@@ -183,12 +183,12 @@ Verdict run_cases(const std::string& check, const std::string& passed_line,
 
 /// A sync strategy's checks: it trains (the validation loss falls to 80% of where it starts, or lower), and
 /// two runs write the same files.
-std::vector<Verdict> check_strategy(const std::filesystem::path& plugin, const std::string& name,
+std::vector<CheckVerdict> check_strategy(const std::filesystem::path& plugin, const std::string& name,
                                     std::chrono::milliseconds limit) {
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / fmt::format("dtsim-check-plugin-{}-{}", ::getpid(), name);
   const auto work = [=] { return to_text(train_with_strategy(plugin, name, folder)); };
-  std::vector<Verdict> verdicts;
+  std::vector<CheckVerdict> verdicts;
   const IsolatedOutcome first = call_isolated(work, limit);
   std::filesystem::remove_all(folder);  // a child that crashed or hung left it
   if (first.status != IsolatedOutcome::Status::finished) {
@@ -222,12 +222,12 @@ std::vector<Verdict> check_strategy(const std::filesystem::path& plugin, const s
 }
 
 /// Two runs of the same case (p = 5, 4099 elements), each in a child: the same time and the same bits.
-Verdict determinism_verdict(const std::filesystem::path& plugin, const Entry& entry, std::chrono::milliseconds limit) {
+CheckVerdict determinism_verdict(const std::filesystem::path& plugin, const Entry& entry, std::chrono::milliseconds limit) {
   const IsolatedOutcome first = call_isolated([=] { return fingerprint_case(plugin, entry); }, limit);
   const IsolatedOutcome second = first.status == IsolatedOutcome::Status::finished
                                      ? call_isolated([=] { return fingerprint_case(plugin, entry); }, limit)
                                      : first;
-  Verdict verdict;
+  CheckVerdict verdict;
   if (first.status != IsolatedOutcome::Status::finished || second.status != IsolatedOutcome::Status::finished) {
     const IsolatedOutcome& bad = first.status != IsolatedOutcome::Status::finished ? first : second;
     verdict.hung = bad.status == IsolatedOutcome::Status::timed_out;
@@ -243,7 +243,7 @@ Verdict determinism_verdict(const std::filesystem::path& plugin, const Entry& en
 }
 
 /// A collective's three checks: its values, its closed form, its determinism; none after a hang.
-std::vector<Verdict> check_collective(const std::filesystem::path& plugin, const Entry& entry, std::chrono::milliseconds limit) {
+std::vector<CheckVerdict> check_collective(const std::filesystem::path& plugin, const Entry& entry, std::chrono::milliseconds limit) {
   std::vector<std::pair<std::string, std::function<std::string()>>> values;
   for (const int ranks : {2, 3, 5, 8}) {
     for (const std::size_t elements : {std::size_t{1}, std::size_t{1000}, std::size_t{65537}}) {
@@ -255,7 +255,7 @@ std::vector<Verdict> check_collective(const std::filesystem::path& plugin, const
   for (const int ranks : {2, 3, 5, 8, 16}) {
     closed_form.emplace_back("", [=] { return closed_form_case(plugin, entry, ranks); });
   }
-  std::vector<Verdict> verdicts;
+  std::vector<CheckVerdict> verdicts;
   verdicts.push_back(run_cases("values", fmt::format("every rank ends with what {} defines (p = 2, 3, 5, 8; 1, 1000 and "
                                                      "65537 elements)",
                                                      comm::to_string(entry.operation)),
@@ -310,8 +310,8 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
 
   for (const Entry& entry : collectives) {
     report.text += fmt::format("\n{}\n", entry.qualified());
-    const std::vector<Verdict> verdicts = check_collective(plugin, entry, limit);
-    for (const Verdict& verdict : verdicts) {
+    const std::vector<CheckVerdict> verdicts = check_collective(plugin, entry, limit);
+    for (const CheckVerdict& verdict : verdicts) {
       report.text += verdict.line + "\n";
       report.passed += verdict.passed ? 1 : 0;
     }
@@ -320,8 +320,8 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
   }
   for (const std::string& name : strategies) {
     report.text += fmt::format("\nsync strategy {}\n", name);
-    const std::vector<Verdict> verdicts = check_strategy(plugin, name, limit);
-    for (const Verdict& verdict : verdicts) {
+    const std::vector<CheckVerdict> verdicts = check_strategy(plugin, name, limit);
+    for (const CheckVerdict& verdict : verdicts) {
       report.text += verdict.line + "\n";
       report.passed += verdict.passed ? 1 : 0;
     }

@@ -2,6 +2,7 @@
 
 #include "analysis/report_html.hpp"
 #include "analysis/summary_table.hpp"
+#include "sim/app/cluster_command.hpp"
 #include "sim/app/host_memory.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
@@ -102,6 +103,16 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
              const scenario::ScenarioFormat& format) {
   const Registries& registries = format.registries();
   if (options.seed) scenario.seed = *options.seed;
+  for (scenario::JobSpec& job : scenario.jobs) {
+    if (!options.seed) break;
+    auto reseeded = std::make_shared<scenario::Scenario>(*job.scenario);
+    reseeded->seed = *options.seed;
+    job.scenario = std::move(reseeded);
+  }
+  if (!scenario.jobs.empty()) {
+    run_cluster_jobs(options, scenario, folder, format);
+    return;
+  }
   // A budget's failures are projected (metrics/projection.hpp): its iterations are simulated without them.
   std::optional<scenario::Scenario> steady;
   if (scenario.failures_projected()) {

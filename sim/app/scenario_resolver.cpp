@@ -491,6 +491,16 @@ void check_stop_target(const scenario::Scenario& s, core::DiagnosticSink& sink) 
   }
 }
 
+
+/// The run's graph; a job of several on one cluster stands on the cluster's first devices until it is placed (the
+/// checks read only how its devices are joined, which placement keeps within a machine).
+topology::TopologyGraph graph_of(const scenario::Scenario& s, const Registries& registries) {
+  topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
+  if (s.cluster.topology_workers == 0) return graph;
+  const auto workers = graph.workers();
+  return graph.with_workers(workers.subspan(0, static_cast<std::size_t>(s.cluster.workers)));
+}
+
 /// The data read: a validation set, and enough training samples for one batch on every worker.
 void check_batches_fill(const scenario::Scenario& s, const DataShape& data, const Registries& registries,
                         core::DiagnosticSink& sink) {
@@ -519,7 +529,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   core::DiagnosticSink sink;
   // The schema has already rejected names this version does not simulate, so a failed lookup here is
   // a registry out of step with the schema: an internal error, caught by the registries' test.
-  Prepared prepared{.graph = scenario::build_topology(s, registries.topologies),
+  Prepared prepared{.graph = graph_of(s, registries),
                     .strategy = make_strategy(s, registries),
                     .data = {},
                     .model = nullptr,

@@ -138,6 +138,12 @@ StagedFolder::~StagedFolder() {
 }
 
 void StagedFolder::write_file(const std::string& name, std::string_view content) const {
+  // A name may hold folders ("jobs/<job>/summary.json"): made in the staging folder, renamed with it.
+  if (name.find('/') != std::string::npos) {
+    std::error_code made;
+    fs::create_directories((staging_ / name).parent_path(), made);
+    if (made) throw_write_error(target_ / name, made.message());
+  }
   std::ofstream out(staging_ / name, std::ios::binary | std::ios::trunc);
   if (out) {
     out.write(content.data(), static_cast<std::streamsize>(content.size()));

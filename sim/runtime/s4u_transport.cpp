@@ -22,7 +22,7 @@ constexpr int kMaxTag = 65535;
 }  // namespace
 
 S4uTransport::S4uTransport(const RunNetwork& network, GroupSpec group, Meter meter)
-    : group_(std::move(group.name)),
+    : group_(network.prefix + group.name),
       rank_(group.rank),
       size_(group.size),
       meter_(std::move(meter)),

@@ -39,6 +39,9 @@ struct RunNetwork {
   /// Where each group's ranks meet to compute their collectives' values apart from the messages (values_apart.hpp);
   /// null: values go by message.
   comm::ValueMeetings* values = nullptr;
+  /// Put before every group's name: where several jobs share one engine (cluster_run.hpp), "<job>/" keeps each
+  /// job's mailboxes its own.
+  std::string prefix{};
 };
 
 /// One group's endpoint for one of its ranks: the group's name (its mailboxes' prefix), this rank, the group's

@@ -110,6 +110,25 @@ const std::vector<NamedValue<ComputePrecision>>& compute_precisions() {
   return table;
 }
 
+const std::vector<NamedValue<JobPlacement>>& job_placements() {
+  static const std::vector<NamedValue<JobPlacement>> table{
+      {JobPlacement::packed, "packed", "the fewest switches: whole machines under the leaf switch that fits best"},
+      {JobPlacement::spread, "spread", "machines taken in turn from every leaf switch"},
+      {JobPlacement::random, "random", "free machines in a seeded random order"},
+      {JobPlacement::explicit_hosts, "explicit", "the hosts named in `hosts`, in rank order"},
+  };
+  return table;
+}
+
+const std::vector<NamedValue<SchedulePolicy>>& schedule_policies() {
+  static const std::vector<NamedValue<SchedulePolicy>> table{
+      {SchedulePolicy::fifo, "fifo", "jobs start in queue order; none passes the head"},
+      {SchedulePolicy::backfill, "backfill",
+       "EASY backfill: a later job starts early where it fits and, by its time_limit, delays no reservation of the head"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<Backend>>& backends() {
   static const std::vector<NamedValue<Backend>> table{
       {Backend::Auto, "auto", "CUDA when a device is present, otherwise CPU"},
@@ -131,5 +150,7 @@ std::string_view to_string(ContextAttention attention) { return name_of(context_
 std::string_view to_string(CommunicationLibrary library) { return name_of(communication_libraries(), library); }
 std::string_view to_string(models::Partitioning partitioning) { return name_of(partitionings(), partitioning); }
 std::string_view to_string(ComputePrecision precision) { return name_of(compute_precisions(), precision); }
+std::string_view to_string(JobPlacement placement) { return name_of(job_placements(), placement); }
+std::string_view to_string(SchedulePolicy policy) { return name_of(schedule_policies(), policy); }
 
 }  // namespace dtsim::scenario

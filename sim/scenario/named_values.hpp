@@ -43,6 +43,8 @@ const std::vector<NamedValue<ContextAttention>>& context_attentions();
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries();
 const std::vector<NamedValue<models::Partitioning>>& partitionings();
 const std::vector<NamedValue<ComputePrecision>>& compute_precisions();
+const std::vector<NamedValue<JobPlacement>>& job_placements();
+const std::vector<NamedValue<SchedulePolicy>>& schedule_policies();
 
 /// The value called `name` (validated against the same table's choices, so it is there).
 template <class Enum>

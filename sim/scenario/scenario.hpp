@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -132,6 +133,9 @@ struct RandomSlowdown {
 struct ClusterSpec {
   int workers = 0;
   core::SourcePosition workers_at;
+  /// A job of several on one cluster (`jobs`): the devices the cluster's topology holds, of which the job's workers
+  /// are some; 0 for a scenario of one job, whose topology holds its workers.
+  int topology_workers = 0;
   /// `cluster.device`: the servers' device, and every worker's unless a node type or `worker_devices` says otherwise.
   DeviceProfile device;
   /// Per worker rank, the device it runs on.
@@ -448,6 +452,37 @@ struct EnergySpec {
   std::optional<core::Watts> link_busy_power;  ///< per link direction at full bandwidth
 };
 
+struct Scenario;
+
+/// Where a job's devices come from (`jobs[].placement`, `scheduler.placement`; cluster_placement.hpp).
+enum class JobPlacement { packed, spread, random, explicit_hosts };
+/// Which waiting job starts when devices free up (`scheduler.policy`; job_queue.hpp).
+enum class SchedulePolicy { fifo, backfill };
+
+/// One of several jobs sharing the cluster (`jobs`): its own scenario (the document with the job's sections in
+/// place of the top level's and cluster.workers its device count), when it arrives, where it goes, its rank in
+/// the queue.
+struct JobSpec {
+  std::string name;
+  core::SourcePosition where;
+  int workers = 0;
+  double arrival_s = 0.0;
+  JobPlacement placement = JobPlacement::packed;
+  /// explicit placement: the hosts, in rank order
+  std::vector<Located<std::string>> hosts;
+  /// higher starts first; equal priorities start in arrival order, then declaration order
+  int priority = 0;
+  /// what the job declares it needs (Slurm's --time): backfill's reservations read it
+  std::optional<double> time_limit_s;
+  std::shared_ptr<const Scenario> scenario;
+};
+
+/// `scheduler`: how the queue of `jobs` is served, and the placement of jobs that name none.
+struct SchedulerSpec {
+  SchedulePolicy policy = SchedulePolicy::fifo;
+  JobPlacement placement = JobPlacement::packed;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -480,6 +515,9 @@ struct Scenario {
   /// This scenario as dtsim read it (includes merged, this sweep point's values set, defaults filled, file
   /// names absolute): what `dtsim explain` prints and summary.json echoes. Null for a scenario built by hand.
   ConfigNode resolved;
+  /// Several jobs on the cluster (cluster_run.hpp); empty: the scenario is one job.
+  std::vector<JobSpec> jobs;
+  SchedulerSpec scheduler;
 
   /// Whether nothing sets one worker or one link apart from the others over time: equal workers on one device
   /// model, no random or traced slowdowns, no link traces, link failures or background traffic (worker
@@ -506,5 +544,7 @@ std::string_view to_string(ContextAttention attention);
 std::string_view to_string(CommunicationLibrary library);
 std::string_view to_string(models::Partitioning partitioning);
 std::string_view to_string(ComputePrecision precision);
+std::string_view to_string(JobPlacement placement);
+std::string_view to_string(SchedulePolicy policy);
 
 }  // namespace dtsim::scenario

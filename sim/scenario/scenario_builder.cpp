@@ -535,9 +535,10 @@ void read_outputs(const View& outputs, Scenario& s) {
 }  // namespace
 
 Scenario build_scenario(const ConfigNode& document, const Registries& registries, const std::string& source,
-                        const std::string& sweep_point, core::DiagnosticSink& sink) {
+                        const std::string& sweep_point, core::DiagnosticSink& sink, int topology_workers) {
   const View root(&document, "");
   Scenario s;
+  s.cluster.topology_workers = topology_workers;
   s.source = source;
   s.sweep_point = sweep_point;
   s.name = root.text("name");
@@ -610,7 +611,7 @@ void write_resolved_defaults(const Scenario& s, ConfigNode& document) {
 
 topologies::TopologyContext topology_context(const Scenario& s) {
   topologies::TopologyContext context;
-  context.workers = s.cluster.workers;
+  context.workers = s.cluster.topology_workers > 0 ? s.cluster.topology_workers : s.cluster.workers;
   context.seed = s.seed;
   context.attach_servers = has_servers(s.training.architecture);
   context.servers = context.attach_servers ? s.cluster.server_count.value_or(s.training.shards) : 1;

@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 
+#include "sim/scenario/job_reader.hpp"
+
 #include "sim/scenario/resolved_json.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/schema_validator.hpp"
@@ -164,6 +166,7 @@ ScenarioDocument read_document(const ScenarioFormat& format, const ConfigNode& m
       out.points.back().resolved = checked;
       out.points.back().sweep_values = point.values;
       absolute_file_names(out.points.back().resolved);
+      read_jobs(format, point.document, source, out.points.back(), structural);
     }
     sink.append(structural);
     sink.append(unsupported);

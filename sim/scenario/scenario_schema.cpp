@@ -623,6 +623,43 @@ SchemaNode sweep() {
       .alternatives();  // a sweep of axes and one of points do not mix: an including file's sweep is its own
 }
 
+SchemaNode jobs(const Registries& registries) {
+  return list_of(
+      "jobs", "several jobs sharing the cluster and its links; each inherits every section it does not name",
+      map_of("[]", "one job",
+             {
+                 text("name", "names the job; its results go to jobs/NAME").require(),
+                 integer("workers", 1, kMaxWorkers, "its devices, one worker each (at most cluster.workers)").require(),
+                 quantity("arrival", Unit::Duration, "when it joins the queue, in simulated time; 0 when absent")
+                     .for_example("\"30min\""),
+                 choice_of("placement", "placement", "where its devices come from; scheduler.placement when absent",
+                           choices_of(job_placements())),
+                 list_of("hosts", "explicit placement: worker host names (as links.csv names them), in rank order",
+                         text("[]", "a worker host")),
+                 integer("priority", -1'000'000, 1'000'000,
+                         "higher goes first in the queue; equal ones in arrival order; 0 when absent"),
+                 quantity("time_limit", Unit::Duration,
+                          "the time it declares it needs (Slurm's --time); backfill reserves by it")
+                     .exclusive_min()
+                     .for_example("\"2h\""),
+                 model(registries),
+                 data(registries),
+                 training(registries),
+             }));
+}
+
+SchemaNode scheduler() {
+  return map_of("scheduler", "how the queue of jobs is served",
+                {
+                    // No defaults here: a mapping of defaults alone would give every scenario a scheduler.
+                    choice_of("policy", "scheduling policy", "which waiting job starts when devices free up; fifo "
+                                                             "when absent",
+                              choices_of(schedule_policies())),
+                    choice_of("placement", "placement", "where a job that names none goes; packed when absent",
+                              choices_of(job_placements())),
+                });
+}
+
 SchemaNode build(const Registries& registries) {
   return map_of("", "a dtsim scenario",
                 {
@@ -642,6 +679,8 @@ SchemaNode build(const Registries& registries) {
                     failures(),
                     energy(),
                     outputs(),
+                    jobs(registries),
+                    scheduler(),
                     sweep(),
                 });
 }

@@ -56,6 +56,20 @@ std::vector<int> worker_neighbours(const TopologyGraph& graph, int rank) {
   return out;
 }
 
+TopologyGraph TopologyGraph::with_workers(std::span<const NodeId> workers) const {
+  std::vector<int> machine_of(node_count(), -1);
+  for (std::size_t rank = 0; rank < workers_.size(); ++rank) machine_of[workers_[rank]] = machines_[rank];
+  TopologyGraph out = *this;
+  out.workers_.clear();
+  out.machines_.clear();
+  for (const NodeId node : workers) {
+    if (node >= node_count() || machine_of[node] < 0) throw std::out_of_range("a job's worker is not a worker of the cluster");
+    out.workers_.push_back(node);
+    out.machines_.push_back(machine_of[node]);
+  }
+  return out;
+}
+
 std::vector<NodeId> TopologyGraph::hosts() const {
   std::vector<NodeId> out(workers_.begin(), workers_.end());
   out.insert(out.end(), servers_.begin(), servers_.end());

@@ -77,6 +77,9 @@ class TopologyGraph {
   /// Whether traffic may cross link `id` leaving node `from` (one of its ends).
   [[nodiscard]] bool can_leave(std::size_t id, NodeId from) const { return !links_.at(id).one_way || ends_.at(id).a == from; }
   [[nodiscard]] bool has_one_way_links() const { return one_way_links_ > 0; }
+  /// The same network with `workers` (some of this graph's workers, in their new rank order) as its only
+  /// workers, each on its machine: one job's view of a cluster that others share. Servers are kept.
+  [[nodiscard]] TopologyGraph with_workers(std::span<const NodeId> workers) const;
 
  private:
   NodeId add_node(std::string name, NodeKind kind);

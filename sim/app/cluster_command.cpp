@@ -1,0 +1,217 @@
+#include "sim/app/cluster_command.hpp"
+
+#include "sim/app/isolated_call.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/metrics/cluster_result.hpp"
+#include "sim/metrics/run_writers.hpp"
+#include "sim/runtime/cluster_placement.hpp"
+#include "sim/runtime/cluster_run.hpp"
+#include "sim/scenario/scenario_builder.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace dtsim::app {
+namespace {
+
+using json = nlohmann::json;
+
+/// A simulation of the cluster may run as long as a single run may: a day of wall-clock time.
+constexpr std::chrono::hours kSimulationLimit{24};
+
+/// The cluster's graph and each job's setup, made once before any simulation: the children inherit them.
+struct PreparedCluster {
+  topology::TopologyGraph graph;
+  std::vector<runtime::TrainingSetup> setups;
+};
+
+PreparedCluster prepare(const RunCommandOptions& options, const scenario::Scenario& scenario, const Registries& registries) {
+  PreparedCluster out{scenario::build_topology(scenario, registries.topologies), {}};
+  for (const scenario::JobSpec& job : scenario.jobs) {
+    static_cast<void>(runtime::explicit_ranks(job, out.graph));
+    runtime::TrainingSetup setup = resolve_scenario(*job.scenario, registries);
+    // Other jobs' traffic breaks the premises of the shortcuts that stand a rank or a round for others.
+    setup.mirror_ranks = false;
+    setup.phase_shortcut = false;
+    setup.values_apart = !options.values_by_message;
+    setup.threads = options.threads;
+    out.setups.push_back(std::move(setup));
+  }
+  return out;
+}
+
+/// Runs `work` in a child process; its text, or a logic error saying how the child ended.
+std::string in_child(const std::function<std::string(const LineSink&)>& work, const LineSink& on_line) {
+  const IsolatedOutcome outcome = call_isolated_reporting(work, kSimulationLimit, {}, on_line);
+  if (outcome.status == IsolatedOutcome::Status::finished) return outcome.text;
+  throw std::runtime_error("a simulation of the cluster did not finish: " + outcome.text);
+}
+
+/// The jobs as the scheduler runs them: each job's start, end, devices, files and links.
+json shared_run(const scenario::Scenario& scenario, const scenario::ScenarioFormat& format, PreparedCluster& prepared,
+                const LineSink& send) {
+  std::vector<runtime::ClusterJob> jobs;
+  for (std::size_t j = 0; j < scenario.jobs.size(); ++j) jobs.push_back({&scenario.jobs[j], &prepared.setups[j], {}, {}});
+  const runtime::JobEvent told = [&](std::size_t job, double at_s, bool started) {
+    send(fmt::format("job {} {} at {:.6f} s", scenario.jobs[job].name, started ? "started" : "ended", at_s));
+  };
+  const std::vector<runtime::JobOutcome> outcomes = runtime::run_cluster(scenario, prepared.graph, jobs, told);
+  json out = json::array();
+  for (std::size_t j = 0; j < outcomes.size(); ++j) {
+    const runtime::JobOutcome& outcome = outcomes[j];
+    json links = json::array();
+    for (const metrics::LinkLoad& link : outcome.record.links) {
+      if (link.bytes > 0.0) links.push_back({link.name, link.from, link.to});
+    }
+    json files = json::object();
+    for (const auto& [name, text] : metrics::run_files(format.schema(), *scenario.jobs[j].scenario, outcome.record, nullptr)) {
+      files[name] = text;
+    }
+    out.push_back({{"start_s", outcome.start_s}, {"end_s", outcome.end_s}, {"ranks", outcome.ranks}, {"links", links},
+                   {"files", files}});
+  }
+  return out;
+}
+
+/// The ends of `chosen` jobs replayed from their starts on their devices, with no other job on the cluster.
+std::vector<double> replay(const scenario::Scenario& scenario, PreparedCluster& prepared, const json& shared,
+                           const std::vector<std::size_t>& chosen) {
+  const std::string text = in_child(
+      [&](const LineSink&) {
+        std::vector<runtime::ClusterJob> jobs;
+        for (const std::size_t j : chosen) {
+          jobs.push_back({&scenario.jobs[j], &prepared.setups[j], shared[j]["start_s"].get<double>(),
+                          shared[j]["ranks"].get<std::vector<int>>()});
+        }
+        json ends = json::array();
+        for (const runtime::JobOutcome& outcome : runtime::run_cluster(scenario, prepared.graph, jobs)) ends.push_back(outcome.end_s);
+        return ends.dump();
+      },
+      {});
+  return json::parse(text).get<std::vector<double>>();
+}
+
+/// The link directions both jobs crossed, where the two ran at once for some time.
+std::vector<std::array<std::string, 3>> met_on(const json& a, const json& b) {
+  const double from = std::max(a["start_s"].get<double>(), b["start_s"].get<double>());
+  const double to = std::min(a["end_s"].get<double>(), b["end_s"].get<double>());
+  if (from >= to) return {};
+  const auto set_of = [](const json& job) {
+    std::set<std::array<std::string, 3>> out;
+    for (const json& link : job["links"]) out.insert(link.get<std::array<std::string, 3>>());
+    return out;
+  };
+  const auto left = set_of(a);
+  const auto right = set_of(b);
+  std::vector<std::array<std::string, 3>> out;
+  std::set_intersection(left.begin(), left.end(), right.begin(), right.end(), std::back_inserter(out));
+  return out;
+}
+
+metrics::ClusterResult cluster_result(const scenario::Scenario& scenario, const PreparedCluster& prepared, const json& shared,
+                                      const std::vector<double>& alone_ends) {
+  metrics::ClusterResult out;
+  out.name = scenario.name;
+  out.seed = scenario.seed;
+  out.policy = std::string(scenario::to_string(scenario.scheduler.policy));
+  out.devices = static_cast<int>(prepared.graph.workers().size());
+  for (std::size_t j = 0; j < scenario.jobs.size(); ++j) {
+    const scenario::JobSpec& spec = scenario.jobs[j];
+    metrics::JobResult job{.name = spec.name,
+                           .workers = spec.workers,
+                           .placement = std::string(scenario::to_string(spec.placement)),
+                           .priority = spec.priority,
+                           .time_limit_s = spec.time_limit_s,
+                           .arrival_s = spec.arrival_s,
+                           .start_s = shared[j]["start_s"].get<double>(),
+                           .end_s = shared[j]["end_s"].get<double>(),
+                           .alone_end_s = alone_ends[j],
+                           .hosts = {},
+                           .shared_links = {}};
+    for (const int rank : shared[j]["ranks"].get<std::vector<int>>()) {
+      job.hosts.push_back(prepared.graph.node(prepared.graph.workers()[static_cast<std::size_t>(rank)]).name);
+    }
+    std::map<std::array<std::string, 3>, std::vector<std::string>> met;
+    for (std::size_t other = 0; other < scenario.jobs.size(); ++other) {
+      if (other == j) continue;
+      for (const auto& link : met_on(shared[j], shared[other])) met[link].push_back(scenario.jobs[other].name);
+    }
+    for (const auto& [link, with] : met) job.shared_links.push_back({link[0], link[1], link[2], with});
+    out.jobs.push_back(std::move(job));
+  }
+  return out;
+}
+
+/// Each pair that met on a link, replayed together: [i][j] is i's time beside j over i's time alone.
+void interference(const scenario::Scenario& scenario, PreparedCluster& prepared, const json& shared,
+                  metrics::ClusterResult& result) {
+  const std::size_t n = scenario.jobs.size();
+  result.interference.assign(n, std::vector<double>(n, 1.0));
+  result.interference_simulated.assign(n, std::vector<bool>(n, false));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) {
+      if (met_on(shared[i], shared[j]).empty()) continue;
+      const std::vector<double> ends = replay(scenario, prepared, shared, {i, j});
+      const std::array<std::size_t, 2> pair{i, j};
+      for (std::size_t k = 0; k < 2; ++k) {
+        const metrics::JobResult& job = result.jobs[pair[k]];
+        result.interference[pair[k]][pair[1 - k]] = job.alone_s() > 0.0 ? (ends[k] - job.start_s) / job.alone_s() : 1.0;
+        result.interference_simulated[pair[k]][pair[1 - k]] = true;
+      }
+    }
+  }
+}
+
+void print_table(const metrics::ClusterResult& result, const std::filesystem::path& folder, double wall_s) {
+  fmt::print("{:<20} {:>7} {:>9} {:>12} {:>12} {:>12} {:>12} {:>9}\n", "job", "devices", "placement", "arrival (s)",
+             "wait (s)", "run (s)", "alone (s)", "slowdown");
+  for (const metrics::JobResult& job : result.jobs) {
+    fmt::print("{:<20} {:>7} {:>9} {:>12.6f} {:>12.6f} {:>12.6f} {:>12.6f} {:>9.4f}\n", job.name, job.workers,
+               job.placement, job.arrival_s, job.wait_s(), job.run_s(), job.alone_s(), job.slowdown());
+  }
+  fmt::print("{} jobs on {} devices under {}: all done at {:.6f} s of simulated time ({:.1f} s wall)\n",
+             result.jobs.size(), result.devices, result.policy, result.makespan_s(), wall_s);
+  fmt::print("results in {}/: summary.json, jobs.csv, utilization.csv, jobs/<job>/\n", folder.string());
+}
+
+}  // namespace
+
+void run_cluster_jobs(const RunCommandOptions& options, const scenario::Scenario& scenario,
+                      const std::filesystem::path& folder, const scenario::ScenarioFormat& format) {
+  const auto started = std::chrono::steady_clock::now();
+  PreparedCluster prepared = prepare(options, scenario, format.registries());
+  const bool chatty = !options.quiet && ::isatty(STDERR_FILENO) != 0;
+  const LineSink progress = [&](const std::string& line) {
+    if (options.progress_to) options.progress_to(line);
+    if (chatty) fmt::print(stderr, "  {}\n", line);
+  };
+  const json shared = json::parse(
+      in_child([&](const LineSink& send) { return shared_run(scenario, format, prepared, send).dump(); }, progress));
+  std::vector<double> alone_ends;
+  for (std::size_t j = 0; j < scenario.jobs.size(); ++j) {
+    alone_ends.push_back(replay(scenario, prepared, shared, {j}).front());
+    progress(fmt::format("job {} replayed alone", scenario.jobs[j].name));
+  }
+  metrics::ClusterResult result = cluster_result(scenario, prepared, shared, alone_ends);
+  interference(scenario, prepared, shared, result);
+  std::vector<std::pair<std::string, std::string>> files = metrics::cluster_files(result);
+  for (std::size_t j = 0; j < scenario.jobs.size(); ++j) {
+    for (const auto& [name, text] : shared[j]["files"].items()) {
+      files.emplace_back(fmt::format("jobs/{}/{}", scenario.jobs[j].name, name), text.get<std::string>());
+    }
+  }
+  metrics::write_run_outputs(folder, files);
+  if (!options.quiet) {
+    print_table(result, folder, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+}
+
+}  // namespace dtsim::app

@@ -1,0 +1,60 @@
+#pragma once
+// What a run of several jobs on one cluster gives (app/cluster_command.cpp): each job's queueing, placement, time
+// and slowdown against itself alone, the interference between each pair, and the devices busy over time; and the
+// files that say it: summary.json, jobs.csv and utilization.csv beside each job's own folder.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dtsim::metrics {
+
+/// A link direction one job's messages crossed while another job's crossed it too.
+struct SharedLink {
+  std::string link;  ///< its name, as links.csv gives it
+  std::string from;
+  std::string to;
+  std::vector<std::string> with;  ///< the other jobs, in declaration order
+};
+
+struct JobResult {
+  std::string name;
+  int workers = 0;
+  std::string placement;
+  int priority = 0;
+  std::optional<double> time_limit_s;
+  double arrival_s = 0.0;
+  double start_s = 0.0;
+  double end_s = 0.0;
+  /// Its end when replayed alone from the same start on the same devices.
+  double alone_end_s = 0.0;
+  std::vector<std::string> hosts;  ///< in its rank order
+  std::vector<SharedLink> shared_links;
+
+  [[nodiscard]] double wait_s() const { return start_s - arrival_s; }
+  [[nodiscard]] double run_s() const { return end_s - start_s; }
+  [[nodiscard]] double alone_s() const { return alone_end_s - start_s; }
+  /// Its time beside the other jobs over its time alone (1: nothing slowed it).
+  [[nodiscard]] double slowdown() const { return alone_s() > 0.0 ? run_s() / alone_s() : 1.0; }
+};
+
+struct ClusterResult {
+  std::string name;
+  unsigned long long seed = 0;
+  std::string policy;
+  int devices = 0;
+  std::vector<JobResult> jobs;  ///< in declaration order
+  /// [i][j]: job i's time beside job j alone over its time alone; 1 on the diagonal and where the two share no
+  /// link while both run (their messages never meet, so neither slows the other).
+  std::vector<std::vector<double>> interference;
+  /// Whether [i][j] was simulated (the two met on some link) rather than 1 by that rule.
+  std::vector<std::vector<bool>> interference_simulated;
+
+  [[nodiscard]] double makespan_s() const;
+};
+
+/// summary.json, jobs.csv and utilization.csv (devices busy, jobs running and waiting at each change).
+std::vector<std::pair<std::string, std::string>> cluster_files(const ClusterResult& result);
+
+}  // namespace dtsim::metrics

@@ -1,0 +1,50 @@
+#pragma once
+// Where a job's devices come from on a cluster that other jobs share: whole machines first, grouped by the leaf
+// switch that joins them (the first switch a machine's devices share with another machine), so that `packed`
+// takes the fewest switches and `spread` the most.
+
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/topology_graph.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace dtsim::runtime {
+
+class ClusterPlacement {
+ public:
+  /// The cluster's workers are its devices; all start free.
+  explicit ClusterPlacement(const topology::TopologyGraph& graph);
+
+  /// The workers (by the cluster's rank) a job of `devices` would take now, in its rank order, as `placement`
+  /// says; nullopt where they are not free. `hosts`: explicit placement's ranks; `seed`: random placement's.
+  [[nodiscard]] std::optional<std::vector<int>> choose(int devices, scenario::JobPlacement placement,
+                                                       const std::vector<int>& hosts, std::uint64_t seed) const;
+  void take(const std::vector<int>& ranks);
+  void give_back(const std::vector<int>& ranks);
+  [[nodiscard]] int free_devices() const { return free_count_; }
+  /// The leaf group of each machine (-1: joined to no other machine by a switch), by machine.
+  [[nodiscard]] int group_of_machine(int machine) const { return group_.at(static_cast<std::size_t>(machine)); }
+
+ private:
+  struct Machine {
+    std::vector<int> ranks;  ///< its workers, ascending
+    int group = -1;
+  };
+  [[nodiscard]] std::vector<int> free_of(const Machine& machine) const;
+  [[nodiscard]] std::vector<int> packed(int devices) const;
+  [[nodiscard]] std::vector<int> spread(int devices) const;
+  [[nodiscard]] std::vector<int> shuffled(int devices, std::uint64_t seed) const;
+
+  std::vector<Machine> machines_;
+  std::vector<int> group_;
+  std::vector<bool> free_;
+  int free_count_ = 0;
+};
+
+/// The cluster ranks of the hosts `spec` names for explicit placement; InputError, at the host, for a name that is
+/// not a worker of `graph` or is named twice.
+std::vector<int> explicit_ranks(const scenario::JobSpec& spec, const topology::TopologyGraph& graph);
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,175 @@
+#include "sim/runtime/cluster_run.hpp"
+
+#include "sim/core/diagnostic.hpp"
+#include "sim/runtime/background_traffic.hpp"
+#include "sim/runtime/cluster_placement.hpp"
+#include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/job_queue.hpp"
+#include "sim/runtime/platform_spec.hpp"
+#include "sim/runtime/training_job.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+
+namespace dtsim::runtime {
+namespace s4u = simgrid::s4u;
+namespace {
+
+/// What the scheduler actor and the jobs' watchers share while the engine runs.
+class Cluster {
+ public:
+  Cluster(EngineSession& session, const scenario::Scenario& cluster, const topology::TopologyGraph& graph,
+          const std::vector<ClusterJob>& jobs, const JobEvent& on_event)
+      : session_(&session), cluster_(&cluster), graph_(&graph), jobs_(&jobs), on_event_(on_event), placement_(graph),
+        outcomes_(jobs.size()), running_(jobs.size()), hosts_(jobs.size()) {
+    for (std::size_t j = 0; j < jobs.size(); ++j) hosts_[j] = explicit_ranks(*jobs[j].spec, graph);
+  }
+
+  /// The scheduler actor's life: jobs queued as they arrive and started as the policy says, until all have ended.
+  void schedule();
+  /// Each job's record, once the engine has run them all.
+  std::vector<JobOutcome> finish();
+
+ private:
+  [[nodiscard]] double arrival(std::size_t job) const {
+    const ClusterJob& j = (*jobs_)[job];
+    return j.start_s.value_or(j.spec->arrival_s);
+  }
+  [[nodiscard]] std::vector<WaitingJob> waiting() const;
+  bool place(std::size_t job);
+  void start(std::size_t job);
+
+  EngineSession* session_;
+  const scenario::Scenario* cluster_;
+  const topology::TopologyGraph* graph_;
+  const std::vector<ClusterJob>* jobs_;
+  JobEvent on_event_;
+  ClusterPlacement placement_;
+  std::vector<JobOutcome> outcomes_;
+  std::vector<std::unique_ptr<TrainingJob>> running_;
+  std::vector<std::vector<int>> hosts_;
+  std::vector<std::size_t> queue_;
+  std::vector<std::size_t> active_;
+  std::deque<std::size_t> ended_;
+  s4u::MutexPtr mutex_ = s4u::Mutex::create();
+  s4u::ConditionVariablePtr wake_ = s4u::ConditionVariable::create();
+};
+
+std::vector<WaitingJob> Cluster::waiting() const {
+  std::vector<WaitingJob> out;
+  for (const std::size_t job : queue_) {
+    const ClusterJob& j = (*jobs_)[job];
+    out.push_back({static_cast<int>(job), j.spec->workers, j.spec->time_limit_s.value_or(0.0)});
+  }
+  return out;
+}
+
+bool Cluster::place(std::size_t job) {
+  const ClusterJob& j = (*jobs_)[job];
+  std::optional<std::vector<int>> ranks;
+  if (j.start_s) {
+    ranks = j.ranks;
+  } else {
+    ranks = placement_.choose(j.spec->workers, j.spec->placement, hosts_[job], cluster_->seed + job);
+  }
+  if (!ranks) return false;
+  placement_.take(*ranks);
+  outcomes_[job].ranks = std::move(*ranks);
+  return true;
+}
+
+void Cluster::start(std::size_t job) {
+  const ClusterJob& j = (*jobs_)[job];
+  std::vector<topology::NodeId> nodes;
+  for (const int rank : outcomes_[job].ranks) nodes.push_back(graph_->workers()[static_cast<std::size_t>(rank)]);
+  j.setup->graph = graph_->with_workers(nodes);
+  outcomes_[job].start_s = s4u::Engine::get_clock();
+  running_[job] = std::make_unique<TrainingJob>(*session_, *j.spec->scenario, *j.setup, ProgressCallback{}, nullptr,
+                                                j.spec->name + "/");
+  std::vector<s4u::ActorPtr> actors = running_[job]->start();
+  active_.push_back(job);
+  if (on_event_) on_event_(job, outcomes_[job].start_s, true);
+  // The watcher: waits for every actor of the job, then tells the scheduler.
+  s4u::Actor::create(j.spec->name + "/watcher", session_->host(nodes.front()), [this, job, actors = std::move(actors)]() {
+    for (const s4u::ActorPtr& actor : actors) actor->join();
+    outcomes_[job].end_s = s4u::Engine::get_clock();
+    const std::unique_lock lock(*mutex_);
+    ended_.push_back(job);
+    wake_->notify_all();
+  });
+}
+
+void Cluster::schedule() {
+  std::vector<std::size_t> arrivals(jobs_->size());
+  for (std::size_t j = 0; j < arrivals.size(); ++j) arrivals[j] = j;
+  std::stable_sort(arrivals.begin(), arrivals.end(), [&](std::size_t a, std::size_t b) { return arrival(a) < arrival(b); });
+  std::size_t arrived = 0;
+  std::size_t ended = 0;
+  std::unique_lock lock(*mutex_);
+  while (ended < jobs_->size()) {
+    const double now = s4u::Engine::get_clock();
+    for (; !ended_.empty(); ended_.pop_front(), ++ended) {
+      const std::size_t job = ended_.front();
+      placement_.give_back(outcomes_[job].ranks);
+      std::erase(active_, job);
+      if (on_event_) on_event_(job, outcomes_[job].end_s, false);
+    }
+    for (; arrived < arrivals.size() && arrival(arrivals[arrived]) <= now; ++arrived) queue_.push_back(arrivals[arrived]);
+    // Priority first, then arrival, then declaration.
+    std::stable_sort(queue_.begin(), queue_.end(), [&](std::size_t a, std::size_t b) {
+      const int pa = (*jobs_)[a].spec->priority;
+      const int pb = (*jobs_)[b].spec->priority;
+      return pa != pb ? pa > pb : arrival(a) != arrival(b) ? arrival(a) < arrival(b) : a < b;
+    });
+    std::vector<RunningJob> running;
+    for (const std::size_t job : active_) {
+      running.push_back({(*jobs_)[job].spec->workers, outcomes_[job].start_s + (*jobs_)[job].spec->time_limit_s.value_or(0.0)});
+    }
+    const std::vector<int> starting = jobs_to_start(cluster_->scheduler.policy, now, placement_.free_devices(), waiting(),
+                                                    running, [&](int job) { return place(static_cast<std::size_t>(job)); });
+    for (const int job : starting) {
+      std::erase(queue_, static_cast<std::size_t>(job));
+      start(static_cast<std::size_t>(job));
+    }
+    if (ended >= jobs_->size()) break;
+    const double next = arrived < arrivals.size() ? arrival(arrivals[arrived]) : std::numeric_limits<double>::infinity();
+    while (ended_.empty() && s4u::Engine::get_clock() < next) {
+      if (next == std::numeric_limits<double>::infinity()) {
+        wake_->wait(lock);
+      } else {
+        static_cast<void>(wake_->wait_until(lock, next));
+      }
+    }
+  }
+}
+
+std::vector<JobOutcome> Cluster::finish() {
+  for (std::size_t job = 0; job < running_.size(); ++job) {
+    if (running_[job]) outcomes_[job].record = running_[job]->finish(outcomes_[job].end_s);
+  }
+  return std::move(outcomes_);
+}
+
+}  // namespace
+
+std::vector<JobOutcome> run_cluster(const scenario::Scenario& cluster, const topology::TopologyGraph& graph,
+                                    const std::vector<ClusterJob>& jobs, const JobEvent& on_event) {
+  EngineSession session(graph, cluster.topology.network_model, platform_spec(cluster, graph));
+  Cluster state(session, cluster, graph, jobs, on_event);
+  s4u::Actor::create("scheduler", session.host(graph.workers()[0]), [&state]() { state.schedule(); });
+  start_background_traffic(session.platform());
+  static_cast<void>(session.run());
+  return state.finish();
+}
+
+}  // namespace dtsim::runtime

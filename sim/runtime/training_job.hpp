@@ -1,0 +1,42 @@
+#pragma once
+// One training job on an engine: its actors and everything they share (the record, the observers, the links'
+// byte counts, the meetings of lock-step workers). A run of one job makes one (training_run.hpp); a cluster run
+// (cluster_run.hpp) makes one per job, each started when the scheduler places it.
+
+#include "sim/metrics/run_record.hpp"
+#include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/training_setup.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dtsim::runtime {
+
+class TrainingJob {
+ public:
+  /// `scenario`, `setup` and `session` must outlive it. `observer`, when given, watches the job (see RunObserver).
+  /// `prefix` goes before its mailboxes' names, so that jobs sharing the engine keep their messages apart.
+  TrainingJob(EngineSession& session, const scenario::Scenario& scenario, const TrainingSetup& setup,
+              const ProgressCallback& progress, RunObserver* observer, std::string prefix = {});
+  ~TrainingJob();
+  TrainingJob(const TrainingJob&) = delete;
+  TrainingJob& operator=(const TrainingJob&) = delete;
+
+  /// Creates the job's actors on its hosts at the engine's clock; returns them. Call once.
+  std::vector<simgrid::s4u::ActorPtr> start();
+  /// Starts the scenario's link failures (after any other traffic's actors, as a run of one job orders them).
+  void start_link_failures();
+  /// Once the engine has run the job to its end at `end_s`: its record.
+  metrics::RunRecord finish(double end_s);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace dtsim::runtime

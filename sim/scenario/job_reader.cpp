@@ -1,0 +1,132 @@
+#include "sim/scenario/job_reader.hpp"
+
+#include "sim/scenario/named_values.hpp"
+#include "sim/scenario/scenario_builder.hpp"
+#include "sim/scenario/schema_validator.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace dtsim::scenario {
+namespace {
+
+/// The job's own document: the point's, with the job's sections in place of the top level's.
+ConfigNode job_document(const ConfigNode& raw, const ConfigNode& job) {
+  ConfigNode out = raw;
+  out.erase("jobs");
+  out.erase("scheduler");
+  out.erase("sweep");
+  const ConfigEntry* name = job.find_entry("name");
+  out.set("name", name->value, name->key_where);
+  if (ConfigNode* cluster = out.find("cluster"); cluster != nullptr && cluster->is_map()) {
+    const ConfigEntry* workers = job.find_entry("workers");
+    cluster->set("workers", workers->value, workers->key_where);
+  }
+  // A job that names its model names its data: the top level's data may not suit its model.
+  if (job.find("model") != nullptr && job.find("data") == nullptr) out.erase("data");
+  for (const char* section : {"model", "data", "training"}) {
+    if (const ConfigEntry* entry = job.find_entry(section)) out.set(section, entry->value, entry->key_where);
+  }
+  return out;
+}
+
+/// What several jobs on one cluster do not do yet, said at the key that asks for it.
+void refuse_unbuilt(const Scenario& s, const Scenario& job, core::DiagnosticSink& sink) {
+  if (traits_of(s.topology.network_model).times_phases_at_once || !traits_of(s.topology.network_model).shares_links) {
+    sink.error(s.topology.network_model_at, "topology.network_model",
+               fmt::format("jobs share the cluster's links message by message, and '{}' times each collective apart "
+                           "from any other traffic",
+                           to_string(s.topology.network_model)),
+               "use network_model: alpha_beta or tcp (SimGrid's), or run the jobs one at a time");
+  }
+  if (has_servers(job.training.architecture)) {
+    sink.error(job.training.architecture_at, "training.architecture",
+               fmt::format("job '{}' has parameter servers, and jobs on a shared cluster train by allreduce only",
+                           job.name),
+               "use architecture: allreduce for the job, or run it alone");
+  }
+}
+
+JobSpec read_job(const View& job, const Scenario& s) {
+  JobSpec out;
+  out.name = job.text("name");
+  out.where = job.where();
+  out.workers = static_cast<int>(*job.integer("workers"));
+  if (const auto arrival = job.quantity("arrival", core::parse_duration)) out.arrival_s = arrival->value();
+  out.placement = job.has("placement") ? value_named(job_placements(), job.text("placement")) : s.scheduler.placement;
+  if (const ConfigNode* hosts = job.at("hosts").node()) {
+    for (const ConfigNode& host : hosts->items) out.hosts.push_back({host.scalar, host.where});
+  }
+  if (const auto priority = job.integer("priority")) out.priority = static_cast<int>(*priority);
+  if (const auto limit = job.quantity("time_limit", core::parse_duration)) out.time_limit_s = limit->value();
+  return out;
+}
+
+void check_job(const View& job, const JobSpec& spec, const Scenario& s, core::DiagnosticSink& sink) {
+  const std::string path = job.path();
+  if (spec.workers > s.cluster.workers) {
+    sink.error(job.where("workers"), path + ".workers",
+               fmt::format("job '{}' needs {} devices, and the cluster has {} (cluster.workers)", spec.name,
+                           spec.workers, s.cluster.workers),
+               "lower the job's workers, or add devices to the cluster");
+  }
+  const bool explicit_hosts = spec.placement == JobPlacement::explicit_hosts;
+  if (explicit_hosts && std::cmp_not_equal(spec.hosts.size(), spec.workers)) {
+    sink.error(job.where(spec.hosts.empty() ? "placement" : "hosts"), path + ".hosts",
+               fmt::format("job '{}' is placed explicitly on {} hosts, and it has {} workers", spec.name,
+                           spec.hosts.size(), spec.workers),
+               "list one worker host per worker (`dtsim explain` names them), in rank order");
+  } else if (!explicit_hosts && !spec.hosts.empty()) {
+    sink.error(job.where("hosts"), path + ".hosts",
+               fmt::format("job '{}' names hosts, and its placement is {}", spec.name, to_string(spec.placement)),
+               "set placement: explicit, or leave hosts out");
+  }
+  if (s.scheduler.policy == SchedulePolicy::backfill && !spec.time_limit_s) {
+    sink.error(job.where(), path + ".time_limit",
+               fmt::format("backfill reserves devices by each job's declared time, and job '{}' declares none",
+                           spec.name),
+               "give the job time_limit (as Slurm's --time), or use scheduler.policy: fifo");
+  }
+}
+
+}  // namespace
+
+void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::string& source, Scenario& s,
+               core::DiagnosticSink& sink) {
+  const View root(&s.resolved, "");
+  const View scheduler = root.at("scheduler");
+  if (scheduler.has("policy")) s.scheduler.policy = value_named(schedule_policies(), scheduler.text("policy"));
+  if (scheduler.has("placement")) s.scheduler.placement = value_named(job_placements(), scheduler.text("placement"));
+  const ConfigNode* jobs = s.resolved.find("jobs");
+  const ConfigNode* written = raw.find("jobs");
+  if (jobs == nullptr || written == nullptr || jobs->items.empty()) return;
+  if (s.failures.enabled || s.energy.enabled) {
+    sink.error(s.failures.enabled ? s.failures.where : s.energy.where, s.failures.enabled ? "failures" : "energy",
+               "several jobs on one cluster are simulated without failures and energy so far",
+               "leave the section out, or run the jobs one at a time");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < jobs->items.size() && i < written->items.size(); ++i) {
+    const View job(&jobs->items[i], fmt::format("jobs[{}]", i));
+    JobSpec spec = read_job(job, s);
+    if (!names.insert(spec.name).second) {
+      sink.error(job.where("name"), job.path() + ".name", fmt::format("two jobs are named '{}'", spec.name),
+                 "give each job a name of its own: it names its results' folder");
+    }
+    check_job(job, spec, s, sink);
+    core::DiagnosticSink own;
+    const ConfigNode document = job_document(raw, written->items[i]);
+    ConfigNode checked = validate_scenario_document(format.schema(), document, own);
+    if (own.empty()) {
+      auto built = std::make_shared<Scenario>(build_scenario(checked, format.registries(), source, s.sweep_point, own, s.cluster.workers));
+      built->resolved = std::move(checked);
+      refuse_unbuilt(s, *built, own);
+      spec.scenario = std::move(built);
+    }
+    sink.append(own);
+    s.jobs.push_back(std::move(spec));
+  }
+}
+
+}  // namespace dtsim::scenario
