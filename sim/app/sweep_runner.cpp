@@ -1,5 +1,7 @@
 #include "sim/app/sweep_runner.hpp"
 
+#include "sim/app/cluster_sweep.hpp"
+
 #include "analysis/report_html.hpp"
 #include "analysis/run_comparison.hpp"
 #include "analysis/run_summary.hpp"
@@ -192,7 +194,7 @@ void run_points_on_slurm(const RunCommandOptions& options, const scenario::Scena
   std::size_t finished = 0;
   std::fflush(stdout);
   const std::vector<std::size_t> unfinished = run_on_slurm(
-      tasks, submission, [&](std::size_t task) { return done(staging / tasks[task].point, strategies); },
+      tasks, submission, [&](std::size_t task) { return done(staging / tasks[task].point, strategies) || cluster_point_done(staging / tasks[task].point); },
       [&](std::size_t task) {
         ++finished;
         progress.finished(command_point[task], tasks[task].point, fmt::format("{} in Slurm's queue", tasks.size() - finished));
@@ -283,19 +285,24 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
   }
 
   const std::size_t count = document.points.size();
+  // A scenario of several jobs: each point is a cluster run, with the cluster's summary.
+  const bool clusters = !document.points.front().jobs.empty();
+  const auto done = [&](const std::filesystem::path& point_folder) {
+    return clusters ? cluster_point_done(point_folder) : app::done(point_folder, strategies);
+  };
   SweepProgress progress(count, options.quiet, options.progress_to);
   std::vector<std::vector<std::string>> commands;
   std::vector<std::size_t> command_point;
   for (std::size_t i = 0; i < count; ++i) {
     const auto& point = document.points[i];
     const std::filesystem::path point_folder = staged.path() / point.sweep_point;
-    if (finished_before && done(folder / point.sweep_point, strategies) && !done(point_folder, strategies)) {
+    if (finished_before && done(folder / point.sweep_point) && !done(point_folder)) {
       // Hard links: the finished sweep stays as it is until the new one takes its place.
       std::filesystem::remove_all(point_folder);
       std::filesystem::copy(folder / point.sweep_point, point_folder,
                             std::filesystem::copy_options::recursive | std::filesystem::copy_options::create_hard_links);
     }
-    if ((resuming || finished_before) && done(point_folder, strategies)) {
+    if ((resuming || finished_before) && done(point_folder)) {
       progress.skipped(i, point.sweep_point);
       continue;
     }
@@ -310,6 +317,15 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
   }
   // The Slurm tasks' logs of a sweep that failed before; a complete sweep has the layout of a local one.
   std::filesystem::remove_all(staged.path() / "slurm");
+  if (clusters) {
+    staged.write_file("sweep.csv", cluster_sweep_csv(document, staged.path(), false));
+    staged.commit();
+    if (!options.quiet && options.summary_table) {
+      fmt::print("\n{}{} cluster runs; one folder per point, sweep.csv in {}/\n",
+                 cluster_sweep_csv(document, folder, true), count, folder.string());
+    }
+    return;
+  }
   staged.write_file("sweep.csv", sweep_csv(document, staged.path(), strategies));
   std::vector<analysis::RunSummary> summaries;
   for (const auto& point : document.points) summaries.push_back(analysis::read_run_summary(staged.path() / point.sweep_point, strategies));

@@ -35,8 +35,12 @@ struct JobResult {
   [[nodiscard]] double wait_s() const { return start_s - arrival_s; }
   [[nodiscard]] double run_s() const { return end_s - start_s; }
   [[nodiscard]] double alone_s() const { return alone_end_s - start_s; }
-  /// Its time beside the other jobs over its time alone (1: nothing slowed it).
-  [[nodiscard]] double slowdown() const { return alone_s() > 0.0 ? run_s() / alone_s() : 1.0; }
+  /// Its time beside the other jobs over its time alone; 1 where its messages met no other job's on any link (its
+  /// time then differs from its time alone only by the rounding of the engine's clock, which other jobs' events
+  /// advance in other steps).
+  [[nodiscard]] double slowdown() const {
+    return shared_links.empty() || alone_s() <= 0.0 ? 1.0 : run_s() / alone_s();
+  }
 };
 
 struct ClusterResult {

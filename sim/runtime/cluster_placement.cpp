@@ -112,8 +112,12 @@ std::vector<int> ClusterPlacement::packed(int devices) const {
   std::vector<int> order;
   for (const auto& [group, free] : free_in) order.push_back(group);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return free_in[a] > free_in[b]; });
-  const auto fits = std::find_if(order.rbegin(), order.rend(), [&](int g) { return free_in[g] >= devices; });
-  if (fits != order.rend()) std::rotate(order.begin(), std::find(order.begin(), order.end(), *fits), order.end());
+  // The group that fits alone with the fewest free devices (the first of equals) goes first.
+  std::optional<int> fitting;
+  for (const int group : order) {
+    if (free_in[group] >= devices && (!fitting || free_in[group] < free_in[*fitting])) fitting = group;
+  }
+  if (fitting) std::rotate(order.begin(), std::find(order.begin(), order.end(), *fitting), std::find(order.begin(), order.end(), *fitting) + 1);
   std::vector<int> out;
   for (const int group : order) {
     std::vector<const Machine*> machines = groups[group];
@@ -204,7 +208,7 @@ std::vector<int> explicit_ranks(const scenario::JobSpec& spec, const topology::T
     const auto found = rank_of.find(host.value);
     core::Diagnostic diagnostic;
     diagnostic.where = host.where;
-    diagnostic.key = "jobs.hosts";
+    diagnostic.key = fmt::format("jobs[{}].hosts", spec.index);
     if (found == rank_of.end()) {
       diagnostic.message = fmt::format("job '{}' names host '{}', which is not a worker of the cluster", spec.name, host.value);
       diagnostic.hint = fmt::format("the workers are {} to {} (`dtsim explain` lists them)",

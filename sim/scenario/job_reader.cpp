@@ -1,6 +1,7 @@
 #include "sim/scenario/job_reader.hpp"
 
 #include "sim/scenario/named_values.hpp"
+#include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/schema_validator.hpp"
 
@@ -11,8 +12,10 @@
 namespace dtsim::scenario {
 namespace {
 
-/// The job's own document: the point's, with the job's sections in place of the top level's.
-ConfigNode job_document(const ConfigNode& raw, const ConfigNode& job) {
+/// The job's own document: the point's, with the job's sections merged over the top level's as an including file's
+/// are (`replaced_whole` as its one-of groups say); a model or data section of another kind replaces the top level's,
+/// and a job that names another model and no data has none.
+ConfigNode job_document(const ConfigNode& raw, const ConfigNode& job, const SchemaNode& schema) {
   ConfigNode out = raw;
   out.erase("jobs");
   out.erase("scheduler");
@@ -23,10 +26,32 @@ ConfigNode job_document(const ConfigNode& raw, const ConfigNode& job) {
     const ConfigEntry* workers = job.find_entry("workers");
     cluster->set("workers", workers->value, workers->key_where);
   }
-  // A job that names its model names its data: the top level's data may not suit its model.
-  if (job.find("model") != nullptr && job.find("data") == nullptr) out.erase("data");
+  const auto kind_of = [](const ConfigNode* section) {
+    const ConfigNode* kind = section != nullptr ? section->find("kind") : nullptr;
+    return kind != nullptr ? kind->scalar : std::string();
+  };
+  // A section of another kind: one that names its kind, and not the top level's.
+  const auto another_kind = [&](const ConfigNode* section, const ConfigNode* base) {
+    return section != nullptr && !kind_of(section).empty() && kind_of(section) != kind_of(base);
+  };
+  const bool other_model = another_kind(job.find("model"), raw.find("model"));
+  if (other_model && job.find("data") == nullptr) out.erase("data");
+  const auto replaced_whole = [&schema](const std::string& path) {
+    const SchemaNode* node = find_schema(schema, path);
+    return node != nullptr && node->replaced_whole;
+  };
   for (const char* section : {"model", "data", "training"}) {
-    if (const ConfigEntry* entry = job.find_entry(section)) out.set(section, entry->value, entry->key_where);
+    const ConfigEntry* entry = job.find_entry(section);
+    if (entry == nullptr) continue;
+    ConfigNode* base = out.find(section);
+    const bool other_kind = std::string(section) != "training" && another_kind(&entry->value, base);
+    if (base == nullptr || other_kind || !entry->value.is_map()) {
+      out.set(section, entry->value, entry->key_where);
+    } else {
+      ConfigNode overlay = ConfigNode::make_map(entry->value.where);
+      overlay.set(section, entry->value, entry->key_where);
+      merge_into(out, overlay, replaced_whole);
+    }
   }
   return out;
 }
@@ -110,13 +135,14 @@ void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::s
   for (std::size_t i = 0; i < jobs->items.size() && i < written->items.size(); ++i) {
     const View job(&jobs->items[i], fmt::format("jobs[{}]", i));
     JobSpec spec = read_job(job, s);
+    spec.index = i;
     if (!names.insert(spec.name).second) {
       sink.error(job.where("name"), job.path() + ".name", fmt::format("two jobs are named '{}'", spec.name),
                  "give each job a name of its own: it names its results' folder");
     }
     check_job(job, spec, s, sink);
     core::DiagnosticSink own;
-    const ConfigNode document = job_document(raw, written->items[i]);
+    const ConfigNode document = job_document(raw, written->items[i], format.schema());
     ConfigNode checked = validate_scenario_document(format.schema(), document, own);
     if (own.empty()) {
       auto built = std::make_shared<Scenario>(build_scenario(checked, format.registries(), source, s.sweep_point, own, s.cluster.workers));

@@ -465,6 +465,7 @@ enum class SchedulePolicy { fifo, backfill };
 struct JobSpec {
   std::string name;
   core::SourcePosition where;
+  std::size_t index = 0;  ///< its place in `jobs`
   int workers = 0;
   double arrival_s = 0.0;
   JobPlacement placement = JobPlacement::packed;

@@ -623,6 +623,13 @@ SchemaNode sweep() {
       .alternatives();  // a sweep of axes and one of points do not mix: an including file's sweep is its own
 }
 
+/// A job's copy of a top-level section: merged over the top level's, so none of its keys is required there.
+SchemaNode merged_over(SchemaNode section) {
+  section.required = false;
+  for (SchemaNode& child : section.children) child = merged_over(std::move(child));
+  return section;
+}
+
 SchemaNode jobs(const Registries& registries) {
   return list_of(
       "jobs", "several jobs sharing the cluster and its links; each inherits every section it does not name",
@@ -642,9 +649,9 @@ SchemaNode jobs(const Registries& registries) {
                           "the time it declares it needs (Slurm's --time); backfill reserves by it")
                      .exclusive_min()
                      .for_example("\"2h\""),
-                 model(registries),
-                 data(registries),
-                 training(registries),
+                 merged_over(model(registries)),
+                 merged_over(data(registries)),
+                 merged_over(training(registries)),
              }));
 }
 

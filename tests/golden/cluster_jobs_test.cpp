@@ -1,0 +1,171 @@
+// Several jobs on one cluster (`jobs:`): two jobs on disjoint subtrees are each their alone run byte for byte; two
+// ring allreduces sharing one uplink each take the closed form with half its bandwidth while both run; the same
+// scenario and seed give the same files.
+
+#include "run_dtsim.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <utility>
+
+namespace dtsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path write_scenario(const fs::path& folder, const std::string& name, const std::string& text) {
+  fs::create_directories(folder);
+  const fs::path file = folder / (name + ".yaml");
+  std::ofstream(file) << text;
+  return file;
+}
+
+/// Two switches of two workers each, joined by one uplink; every link 10 Gb/s and 5 us, alpha-beta timing.
+constexpr const char* kDumbbell = R"(seed: 7
+cluster:
+  workers: 4
+  device: {name: cpu-core, peak_flops: "100GFLOPS", efficiency: 0.5}
+topology:
+  kind: custom
+  link: {bandwidth: 10Gbps, latency: 5us}
+  network_model: alpha_beta
+  nodes: [{name: w0}, {name: w1}, {name: w2}, {name: w3}, {name: s0, kind: switch}, {name: s1, kind: switch}]
+  links:
+    - {from: w0, to: s0}
+    - {from: w1, to: s0}
+    - {from: w2, to: s1}
+    - {from: w3, to: s1}
+    - {from: s0, to: s1}
+model: {kind: mlp, layers: [256], activation: relu}
+data: {kind: synthetic_classification, samples: 2000, features: 256}
+training:
+  batch: {per_worker: 32}
+  optimizer: {kind: sgd, learning_rate: 0.1}
+  architecture: {kind: allreduce, algorithm: ring}
+  stop: {iterations: 20}
+)";
+
+nlohmann::json json_of(const fs::path& file) { return nlohmann::json::parse(read_file(file)); }
+
+TEST(ClusterJobs, TwoRingAllreducesSharingAnUplinkEachTakeTheClosedFormWithHalfItsBandwidth) {
+  const fs::path folder = fresh_output_folder("cluster_dumbbell");
+  const fs::path file = write_scenario(folder, "dumbbell", std::string("name: dumbbell\n") + kDumbbell + R"(jobs:
+  - {name: a, workers: 2, placement: explicit, hosts: [w0, w2]}
+  - {name: b, workers: 2, placement: explicit, hosts: [w1, w3]}
+)");
+  const CommandResult result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / "out").string()));
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  const nlohmann::json cluster = json_of(folder / "out" / "summary.json");
+  // Each rank of a 2-rank ring sends half the gradient twice an iteration (reduce-scatter, allgather) over three
+  // links of 5 us; both jobs' rings cross s0--s1 each way at the same moments, each at half of 1.25e9 B/s.
+  for (const char* job : {"a", "b"}) {
+    const nlohmann::json summary = json_of(folder / "out" / "jobs" / job / "summary.json");
+    const double half = 4.0 * summary["result"]["parameters"].get<double>() / 2.0;
+    const double shared = 40 * (15e-6 + half / (1.25e9 / 2));
+    const double alone = 40 * (15e-6 + half / 1.25e9);
+    double compute = 0.0;
+    for (const nlohmann::json& host : summary["hosts"]) {
+      EXPECT_NEAR(host["communication_s"].get<double>(), shared, 1e-12 * shared) << job;
+      EXPECT_EQ(host["wait_s"].get<double>(), 0.0) << job;
+      compute = host["compute_s"].get<double>();
+    }
+    const nlohmann::json& row = cluster["jobs"][job == std::string("a") ? 0 : 1];
+    EXPECT_NEAR(row["run_s"].get<double>(), compute + shared, 1e-12);
+    EXPECT_NEAR(row["alone_s"].get<double>(), compute + alone, 1e-12);
+    ASSERT_EQ(row["shared_links"].size(), 2U);
+    EXPECT_EQ(row["shared_links"][0]["link"], "s0--s1");
+  }
+  EXPECT_TRUE(cluster["interference"]["simulated"][0][1].get<bool>());
+  EXPECT_EQ(cluster["interference"]["slowdown"][0][1], cluster["jobs"][0]["slowdown"]);
+}
+
+/// A 4-ary fat tree (four pods of four hosts); each job of four workers packed into a pod of its own. The second
+/// job, when there is one, is `second`'s training.
+std::string fat_tree_jobs(const std::string& second) {
+  return fmt::format(R"(name: pods
+seed: 3
+cluster:
+  workers: 16
+  device: {{name: cpu-core, peak_flops: "100GFLOPS", efficiency: 0.5}}
+topology: {{kind: k_ary_fat_tree, k: 4, link: {{bandwidth: 10Gbps, latency: 5us}}}}
+model: {{kind: logistic_regression}}
+data: {{kind: synthetic_classification, samples: 4000, features: 63}}
+training:
+  batch: {{per_worker: 16}}
+  optimizer: {{kind: sgd, learning_rate: 0.5}}
+  stop: {{iterations: 30}}
+  evaluate_every: 10
+jobs:
+  - {{name: first, workers: 4}}
+{})",
+                     second.empty() ? "" : "  - {name: second, workers: 4, training: " + second + "}\n");
+}
+
+/// The first job's files: run beside a second job whose training is `second`, then alone, from the same file.
+std::pair<std::map<std::string, std::string>, std::map<std::string, std::string>> beside_and_alone(const std::string& name,
+                                                                                                  const std::string& second) {
+  const fs::path folder = fresh_output_folder(name);
+  const fs::path file = write_scenario(folder, "pods", fat_tree_jobs(second));
+  CommandResult result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / "beside").string()));
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  const nlohmann::json cluster = json_of(folder / "beside" / "summary.json");
+  // Packed: each job in a pod of its own, so their messages never meet.
+  EXPECT_EQ(cluster["jobs"][0]["shared_links"].size(), 0U);
+  EXPECT_EQ(cluster["jobs"][0]["slowdown"].get<double>(), 1.0);
+  EXPECT_EQ(cluster["jobs"][1]["slowdown"].get<double>(), 1.0);
+  EXPECT_EQ(cluster["jobs"][0]["hosts"][0], "worker-0");
+  EXPECT_EQ(cluster["jobs"][1]["hosts"][0], "worker-4");
+  write_scenario(folder, "pods", fat_tree_jobs(""));
+  result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / "alone").string()));
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  return {files_under(folder / "beside" / "jobs" / "first"), files_under(folder / "alone" / "jobs" / "first")};
+}
+
+TEST(ClusterJobs, TwoJobsOnDisjointSubtreesEachGiveTheirAloneRunByteForByte) {
+  // The second job trains other values (another learning rate) on the same schedule: its events fall at
+  // the first's instants, and the engine's clock takes the same steps as with the first alone.
+  const auto [beside, alone] = beside_and_alone("cluster_disjoint", "{optimizer: {kind: sgd, learning_rate: 0.05}}");
+  EXPECT_EQ(beside.size(), 3U);
+  EXPECT_EQ(beside, alone);
+}
+
+TEST(ClusterJobs, AJobBesideOneOfAnotherPaceOnDisjointSubtreesDiffersFromItsAloneRunOnlyByTheClocksRounding) {
+  // Twice the batch: the second job's events fall between the first's, and the engine's clock reaches the first's
+  // instants by other steps. Its values are the same; its times agree to the clock's rounding.
+  const auto [beside, alone] = beside_and_alone("cluster_disjoint_pace", "{batch: {per_worker: 32}}");
+  EXPECT_EQ(beside.at("metrics.csv"), alone.at("metrics.csv"));
+  EXPECT_EQ(beside.at("links.csv"), alone.at("links.csv"));
+  const nlohmann::json one = nlohmann::json::parse(beside.at("summary.json"));
+  const nlohmann::json two = nlohmann::json::parse(alone.at("summary.json"));
+  EXPECT_NEAR(one["result"]["simulated_s"].get<double>(), two["result"]["simulated_s"].get<double>(),
+              1e-12 * two["result"]["simulated_s"].get<double>());
+  EXPECT_EQ(one["result"]["final"]["val_loss"], two["result"]["final"]["val_loss"]);
+}
+
+TEST(ClusterJobs, TheSameScenarioAndSeedGiveTheSameFiles) {
+  const fs::path folder = fresh_output_folder("cluster_determinism");
+  const fs::path file = write_scenario(folder, "queue", std::string("name: queue\n") + kDumbbell + R"(scheduler: {policy: backfill}
+jobs:
+  - {name: long, workers: 3, time_limit: 1s, training: {stop: {iterations: 30}}}
+  - {name: wide, workers: 4, arrival: 1ms, time_limit: 1s}
+  - {name: short, workers: 1, arrival: 2ms, time_limit: 2ms, placement: random, training: {stop: {iterations: 2}}}
+)");
+  for (const char* out : {"one", "two"}) {
+    const CommandResult result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / out).string()));
+    ASSERT_EQ(result.exit_status, 0) << result.err;
+  }
+  const auto one = files_under(folder / "one");
+  EXPECT_EQ(one.size(), 12U);
+  EXPECT_EQ(one, files_under(folder / "two"));
+  // The short job starts in the gap beside the long one; the wide one waits for the long one to end.
+  const nlohmann::json cluster = json_of(folder / "one" / "summary.json");
+  EXPECT_EQ(cluster["jobs"][2]["start_s"].get<double>(), 0.002);
+  EXPECT_EQ(cluster["jobs"][1]["start_s"], cluster["jobs"][0]["end_s"]);
+}
+
+}  // namespace
+}  // namespace dtsim::testing

@@ -1,0 +1,66 @@
+// Where jobs go on a two-level tree of four leaves of two machines of two devices: packed takes the fewest
+// leaves, spread one machine a leaf in turn, random a seeded order, explicit what it names.
+
+#include "sim/runtime/cluster_placement.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+namespace dtsim::runtime {
+namespace {
+
+using scenario::JobPlacement;
+
+/// Four leaf switches under one spine; each leaf holds two machines of two devices, each device linked to the leaf.
+topology::TopologyGraph two_level_tree() {
+  topology::TopologyGraph graph;
+  const auto spine = graph.add_switch("spine");
+  for (int leaf = 0; leaf < 4; ++leaf) {
+    const auto s = graph.add_switch(fmt::format("leaf{}", leaf));
+    graph.add_link(s, spine, core::BytesPerSecond(1e9), core::Seconds(1e-6), "fabric");
+    for (int machine = 2 * leaf; machine < 2 * leaf + 2; ++machine) {
+      for (int device = 0; device < 2; ++device) {
+        const auto w = graph.add_worker(fmt::format("m{}d{}", machine, device), machine);
+        graph.add_link(w, s, core::BytesPerSecond(1e9), core::Seconds(1e-6), "nic");
+      }
+    }
+  }
+  return graph;
+}
+
+TEST(ClusterPlacement, MachinesAreGroupedByTheLeafThatJoinsThem) {
+  const ClusterPlacement cluster(two_level_tree());
+  EXPECT_EQ(cluster.group_of_machine(0), cluster.group_of_machine(1));
+  EXPECT_NE(cluster.group_of_machine(1), cluster.group_of_machine(2));
+}
+
+TEST(ClusterPlacement, PackedFillsOneMachineThenOneLeafBestFit) {
+  ClusterPlacement cluster(two_level_tree());
+  EXPECT_EQ(*cluster.choose(2, JobPlacement::packed, {}, 1), (std::vector<int>{0, 1}));
+  cluster.take({0});
+  // One device left on machine 0: the best fit for one device.
+  EXPECT_EQ(*cluster.choose(1, JobPlacement::packed, {}, 1), (std::vector<int>{1}));
+  // Three devices: leaf 0 has three free (1, 2, 3), the fewest that fit; whole machines first.
+  EXPECT_EQ(*cluster.choose(3, JobPlacement::packed, {}, 1), (std::vector<int>{2, 3, 1}));
+  EXPECT_EQ(cluster.choose(16, JobPlacement::packed, {}, 1), std::nullopt);
+}
+
+TEST(ClusterPlacement, SpreadTakesAMachineFromEachLeafInTurn) {
+  const ClusterPlacement cluster(two_level_tree());
+  EXPECT_EQ(*cluster.choose(6, JobPlacement::spread, {}, 1), (std::vector<int>{0, 1, 4, 5, 8, 9}));
+}
+
+TEST(ClusterPlacement, RandomFollowsTheSeedAndExplicitNeedsItsHostsFree) {
+  ClusterPlacement cluster(two_level_tree());
+  EXPECT_EQ(cluster.choose(4, JobPlacement::random, {}, 5), cluster.choose(4, JobPlacement::random, {}, 5));
+  EXPECT_NE(cluster.choose(8, JobPlacement::random, {}, 5), cluster.choose(8, JobPlacement::random, {}, 6));
+  EXPECT_EQ(*cluster.choose(2, JobPlacement::explicit_hosts, {7, 3}, 1), (std::vector<int>{7, 3}));
+  cluster.take({3});
+  EXPECT_EQ(cluster.choose(2, JobPlacement::explicit_hosts, {7, 3}, 1), std::nullopt);
+  cluster.give_back({3});
+  EXPECT_EQ(cluster.free_devices(), 16);
+}
+
+}  // namespace
+}  // namespace dtsim::runtime
