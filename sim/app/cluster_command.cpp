@@ -1,5 +1,6 @@
 #include "sim/app/cluster_command.hpp"
 
+#include "analysis/cluster_report.hpp"
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/metrics/cluster_result.hpp"
@@ -135,6 +136,7 @@ metrics::ClusterResult cluster_result(const scenario::Scenario& scenario, const 
                            .end_s = shared[j]["end_s"].get<double>(),
                            .alone_end_s = alone_ends[j],
                            .hosts = {},
+                           .ranks = shared[j]["ranks"].get<std::vector<int>>(),
                            .shared_links = {}};
     for (const int rank : shared[j]["ranks"].get<std::vector<int>>()) {
       job.hosts.push_back(prepared.graph.node(prepared.graph.workers()[static_cast<std::size_t>(rank)]).name);
@@ -207,6 +209,9 @@ void run_cluster_jobs(const RunCommandOptions& options, const scenario::Scenario
     for (const auto& [name, text] : shared[j]["files"].items()) {
       files.emplace_back(fmt::format("jobs/{}/{}", scenario.jobs[j].name, name), text.get<std::string>());
     }
+  }
+  if (options.report || scenario.outputs.report) {
+    files.emplace_back("report.html", analysis::cluster_report_html(nlohmann::json::parse(files.front().second)));
   }
   metrics::write_run_outputs(folder, files);
   if (!options.quiet) {

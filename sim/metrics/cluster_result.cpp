@@ -34,6 +34,7 @@ json job_json(const JobResult& job) {
            {"slowdown", job.slowdown()},
            {"exceeded_time_limit", job.time_limit_s.has_value() && job.run_s() > *job.time_limit_s},
            {"hosts", job.hosts},
+           {"ranks", job.ranks},
            {"shared_links", shared}};
   return out;
 }

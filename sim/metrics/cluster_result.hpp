@@ -30,6 +30,7 @@ struct JobResult {
   /// Its end when replayed alone from the same start on the same devices.
   double alone_end_s = 0.0;
   std::vector<std::string> hosts;  ///< in its rank order
+  std::vector<int> ranks;          ///< its hosts' ranks among the cluster's devices
   std::vector<SharedLink> shared_links;
 
   [[nodiscard]] double wait_s() const { return start_s - arrival_s; }

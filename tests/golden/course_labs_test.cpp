@@ -233,5 +233,24 @@ TEST(CourseLabs, AStragglerMultipliesTheEnergyToTheTarget) {
   record("energy_to_target_ratio", ratio);
 }
 
+// Lab 11: packed, two jobs run as they would alone; spread, their rings meet on the thin uplinks and each slows the
+// other, while both learn exactly what they learn alone.
+TEST(CourseLabs, SpreadJobsMeetOnTheUplinksAndSlowEachOtherWherePackedOnesDoNot) {
+  const Lab lab = run_lab("11-placement");
+  const auto job = [&](const std::string& point, int index) { return lab.summary(point)["jobs"][index]; };
+  for (int index = 0; index < 2; ++index) {
+    EXPECT_EQ(job("placement=packed", index)["slowdown"].get<double>(), 1.0);
+    EXPECT_TRUE(job("placement=packed", index)["shared_links"].empty());
+    EXPECT_GT(job("placement=spread", index)["slowdown"].get<double>(), 1.3);
+  }
+  // Alone, spread is slower too: its ring crosses the oversubscribed uplinks.
+  EXPECT_GT(job("placement=spread", 0)["alone_s"].get<double>(), job("placement=packed", 0)["alone_s"].get<double>());
+  const auto final_loss = [&](const std::string& point) {
+    return nlohmann::json::parse(read_file(lab.folder / point / "jobs" / "blue" / "summary.json"))["result"]["final"]["val_loss"];
+  };
+  EXPECT_EQ(final_loss("placement=packed"), final_loss("placement=spread"));
+  record("spread_slowdown", job("placement=spread", 0)["slowdown"].get<double>());
+}
+
 }  // namespace
 }  // namespace dtsim::testing

@@ -100,6 +100,13 @@ check_report("one-run", os.path.join(one, "report.html"),
               "Staleness", "Timeline of the first iterations", "Scenarios as dtsim read them"])
 check(not os.path.exists(os.path.join(one, "trace.json")), "--report alone writes no trace.json")
 
+# Several jobs on one cluster: the jobs on the devices, the queue, the waits and the interference matrix.
+cluster = os.path.join(OUT, "cluster")
+dtsim("run", os.path.join(scenarios, "course", "11-placement.yaml"), "--point", "placement=spread", "-q", "--report",
+      "-o", cluster)
+check_report("cluster", os.path.join(cluster, "report.html"),
+             ["Jobs on the devices", "Devices busy and jobs waiting", "Waits and slowdowns", "Interference matrix"])
+
 # Every run of the comparison set on shared axes.
 folders = []
 for scenario in sorted(os.listdir(os.path.join(scenarios, "compare"))):
