@@ -14,7 +14,7 @@ lab_commands() {
     *) for f in scenarios/course/"$1"-*.yaml; do echo "run $f --force"; done ;;
   esac
 }
-for lab in 01 02 03 04 05 06 07 08 09 10; do
+for lab in 01 02 03 04 05 06 07 08 09 10 11; do
   : > "$out/times"
   i=0
   while [ "$i" -lt "$runs" ]; do
