@@ -1,6 +1,7 @@
 #include "sim/app/scenario_resolver.hpp"
 
 #include "sim/core/name_match.hpp"
+#include "sim/runtime/cluster_placement.hpp"
 #include "sim/runtime/network_backend.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/scenario/scenario_builder.hpp"
@@ -628,7 +629,12 @@ bool overlaps_gradients(const scenario::Scenario& s, const sync::SyncStrategy& s
 }
 
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
-  static_cast<void>(prepare_and_check(scenario, registries));
+  const Prepared prepared = prepare_and_check(scenario, registries);
+  // Several jobs: each job's own checks, and its explicit hosts on the cluster's graph.
+  for (const scenario::JobSpec& job : scenario.jobs) {
+    static_cast<void>(prepare_and_check(*job.scenario, registries));
+    static_cast<void>(runtime::explicit_ranks(job, prepared.graph));
+  }
 }
 
 void check_every_point(const scenario::ScenarioDocument& document, const Registries& registries) {

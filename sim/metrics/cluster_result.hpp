@@ -51,7 +51,8 @@ struct ClusterResult {
   int devices = 0;
   std::vector<JobResult> jobs;  ///< in declaration order
   /// [i][j]: job i's time beside job j alone over its time alone; 1 on the diagonal and where the two share no
-  /// link while both run (their messages never meet, so neither slows the other).
+  /// link while both run (their messages never meet, so neither slows the other); NaN (null in summary.json) for
+  /// pairs that met beyond the first 256, which are not replayed.
   std::vector<std::vector<double>> interference;
   /// Whether [i][j] was simulated (the two met on some link) rather than 1 by that rule.
   std::vector<std::vector<bool>> interference_simulated;

@@ -51,6 +51,23 @@ int leaf_switch(const topology::TopologyGraph& graph, topology::NodeId node, con
   return -1;
 }
 
+/// The switch above leaf `leaf` that groups it with its neighbours (a k-ary fat tree's pod, by its first aggregation
+/// switch; a two-level tree's spine): the first of its switch neighbours that serve no worker directly; -1 for none.
+int pod_of(const topology::TopologyGraph& graph, int leaf) {
+  if (leaf < 0) return -1;
+  int pod = -1;
+  for (const auto edge : boost::make_iterator_range(boost::out_edges(static_cast<topology::NodeId>(leaf), graph.graph()))) {
+    const topology::NodeId to = boost::target(edge, graph.graph());
+    if (graph.node(to).kind != topology::NodeKind::Switch) continue;
+    bool serves_workers = false;
+    for (const auto up : boost::make_iterator_range(boost::out_edges(to, graph.graph()))) {
+      serves_workers = serves_workers || graph.node(boost::target(up, graph.graph())).kind == topology::NodeKind::Worker;
+    }
+    if (!serves_workers && (pod < 0 || static_cast<int>(to) < pod)) pod = static_cast<int>(to);
+  }
+  return pod;
+}
+
 }  // namespace
 
 ClusterPlacement::ClusterPlacement(const topology::TopologyGraph& graph) {
@@ -71,6 +88,7 @@ ClusterPlacement::ClusterPlacement(const topology::TopologyGraph& graph) {
       if (found >= 0 && (leaf < 0 || found < leaf)) leaf = found;
     }
     machine.group = leaf;
+    machine.pod = pod_of(graph, leaf);
     group_.push_back(leaf);
   }
   free_.assign(workers.size(), true);
@@ -117,7 +135,12 @@ std::vector<int> ClusterPlacement::packed(int devices) const {
   for (const int group : order) {
     if (free_in[group] >= devices && (!fitting || free_in[group] < free_in[*fitting])) fitting = group;
   }
-  if (fitting) std::rotate(order.begin(), std::find(order.begin(), order.end(), *fitting), std::find(order.begin(), order.end(), *fitting) + 1);
+  if (fitting) {
+    std::rotate(order.begin(), std::find(order.begin(), order.end(), *fitting), std::find(order.begin(), order.end(), *fitting) + 1);
+  } else if (const std::optional<int> pod = fitting_pod(devices)) {
+    // No leaf suffices: the leaves of the pod that fits with the fewest free devices first.
+    std::stable_partition(order.begin(), order.end(), [&](int group) { return groups[group].front()->pod == *pod; });
+  }
   std::vector<int> out;
   for (const int group : order) {
     std::vector<const Machine*> machines = groups[group];
@@ -129,6 +152,18 @@ std::vector<int> ClusterPlacement::packed(int devices) const {
         if (std::cmp_less(out.size(), devices)) out.push_back(rank);
       }
     }
+  }
+  return out;
+}
+
+std::optional<int> ClusterPlacement::fitting_pod(int devices) const {
+  std::map<int, int> free_in;
+  for (const Machine& machine : machines_) {
+    if (machine.pod >= 0) free_in[machine.pod] += static_cast<int>(free_of(machine).size());
+  }
+  std::optional<int> out;
+  for (const auto& [pod, free] : free_in) {
+    if (free >= devices && (!out || free < free_in[*out])) out = pod;
   }
   return out;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Where a job's devices come from on a cluster that other jobs share: whole machines first, grouped by the leaf
-// switch that joins them (the first switch a machine's devices share with another machine), so that `packed`
-// takes the fewest switches and `spread` the most.
+// switch that joins them (the first switch a machine's devices share with another machine) and leaves by the switch
+// above them (a k-ary fat tree's pod), so that `packed` takes the fewest switches and `spread` the most.
 
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/topology_graph.hpp"
@@ -30,10 +30,13 @@ class ClusterPlacement {
  private:
   struct Machine {
     std::vector<int> ranks;  ///< its workers, ascending
-    int group = -1;
+    int group = -1;  ///< its leaf switch
+    int pod = -1;    ///< the switch above its leaf that groups leaves (a k-ary fat tree's pod)
   };
   [[nodiscard]] std::vector<int> free_of(const Machine& machine) const;
   [[nodiscard]] std::vector<int> packed(int devices) const;
+  /// The pod with the fewest free devices that suffice (the first of equals); nullopt where none does.
+  [[nodiscard]] std::optional<int> fitting_pod(int devices) const;
   [[nodiscard]] std::vector<int> spread(int devices) const;
   [[nodiscard]] std::vector<int> shuffled(int devices, std::uint64_t seed) const;
 

@@ -12,6 +12,9 @@
 namespace dtsim::scenario {
 namespace {
 
+/// The most jobs one scenario may hold: each is simulated beside the others, then alone, and with each job it met.
+constexpr std::size_t kJobLimit = 1'024;
+
 /// The job's own document: the point's, with the job's sections merged over the top level's as an including file's
 /// are (`replaced_whole` as its one-of groups say); a model or data section of another kind replaces the top level's,
 /// and a job that names another model and no data has none.
@@ -126,6 +129,13 @@ void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::s
   const ConfigNode* jobs = s.resolved.find("jobs");
   const ConfigNode* written = raw.find("jobs");
   if (jobs == nullptr || written == nullptr || jobs->items.empty()) return;
+  if (jobs->items.size() > kJobLimit) {
+    sink.error(jobs->where, "jobs",
+               fmt::format("{} jobs, and a scenario holds at most {}: each is simulated beside the others, then alone",
+                           jobs->items.size(), kJobLimit),
+               "split the queue over several scenarios");
+    return;
+  }
   if (s.failures.enabled || s.energy.enabled) {
     sink.error(s.failures.enabled ? s.failures.where : s.energy.where, s.failures.enabled ? "failures" : "energy",
                "several jobs on one cluster are simulated without failures and energy so far",

@@ -623,9 +623,11 @@ SchemaNode sweep() {
       .alternatives();  // a sweep of axes and one of points do not mix: an including file's sweep is its own
 }
 
-/// A job's copy of a top-level section: merged over the top level's, so none of its keys is required there.
+/// A job's copy of a top-level section: merged over the top level's, so none of its keys is required or takes a
+/// default there (a default would override what the top level wrote).
 SchemaNode merged_over(SchemaNode section) {
   section.required = false;
+  section.default_value.clear();
   for (SchemaNode& child : section.children) child = merged_over(std::move(child));
   return section;
 }

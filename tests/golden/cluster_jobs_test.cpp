@@ -159,7 +159,7 @@ jobs:
     ASSERT_EQ(result.exit_status, 0) << result.err;
   }
   const auto one = files_under(folder / "one");
-  EXPECT_EQ(one.size(), 12U);
+  EXPECT_EQ(one.size(), 13U);
   EXPECT_EQ(one, files_under(folder / "two"));
   // The short job starts in the gap beside the long one; the wide one waits for the long one to end.
   const nlohmann::json cluster = json_of(folder / "one" / "summary.json");

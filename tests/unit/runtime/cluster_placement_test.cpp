@@ -62,5 +62,32 @@ TEST(ClusterPlacement, RandomFollowsTheSeedAndExplicitNeedsItsHostsFree) {
   EXPECT_EQ(cluster.free_devices(), 16);
 }
 
+/// Two pods under a core switch, each an aggregation switch over two leaves of two single-device hosts.
+topology::TopologyGraph two_pods() {
+  topology::TopologyGraph graph;
+  const auto core = graph.add_switch("core");
+  int host = 0;
+  for (int pod = 0; pod < 2; ++pod) {
+    const auto aggregation = graph.add_switch(fmt::format("pod{}", pod));
+    graph.add_link(aggregation, core, core::BytesPerSecond(1e9), core::Seconds(1e-6), "core");
+    for (int leaf = 0; leaf < 2; ++leaf) {
+      const auto edge = graph.add_switch(fmt::format("pod{}-edge{}", pod, leaf));
+      graph.add_link(edge, aggregation, core::BytesPerSecond(1e9), core::Seconds(1e-6), "aggregation");
+      for (int i = 0; i < 2; ++i, ++host) {
+        graph.add_link(graph.add_worker(fmt::format("w{}", host)), edge, core::BytesPerSecond(1e9), core::Seconds(1e-6), "edge");
+      }
+    }
+  }
+  return graph;
+}
+
+TEST(ClusterPlacement, PackedKeepsAJobLargerThanALeafInOnePod) {
+  ClusterPlacement cluster(two_pods());
+  // Pod 0 keeps 3 free devices (leaf 0: w0 and w1; leaf 1: w3), pod 1 all 4: three devices fit pod 0 best, where
+  // the leaves with the most free devices first would take w0, w1 and a host of pod 1.
+  cluster.take({2});
+  EXPECT_EQ(*cluster.choose(3, JobPlacement::packed, {}, 1), (std::vector<int>{0, 1, 3}));
+}
+
 }  // namespace
 }  // namespace dtsim::runtime
