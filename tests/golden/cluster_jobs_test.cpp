@@ -40,13 +40,13 @@ topology:
     - {from: w2, to: s1}
     - {from: w3, to: s1}
     - {from: s0, to: s1}
-model: {kind: mlp, layers: [256], activation: relu}
-data: {kind: synthetic_classification, samples: 2000, features: 256}
+model: {kind: mlp, layers: [64], activation: relu}
+data: {kind: synthetic_classification, samples: 2000, features: 64}
 training:
   batch: {per_worker: 32}
   optimizer: {kind: sgd, learning_rate: 0.1}
   architecture: {kind: allreduce, algorithm: ring}
-  stop: {iterations: 20}
+  stop: {iterations: 10}
 )";
 
 nlohmann::json json_of(const fs::path& file) { return nlohmann::json::parse(read_file(file)); }
@@ -65,8 +65,8 @@ TEST(ClusterJobs, TwoRingAllreducesSharingAnUplinkEachTakeTheClosedFormWithHalfI
   for (const char* job : {"a", "b"}) {
     const nlohmann::json summary = json_of(folder / "out" / "jobs" / job / "summary.json");
     const double half = 4.0 * summary["result"]["parameters"].get<double>() / 2.0;
-    const double shared = 40 * (15e-6 + half / (1.25e9 / 2));
-    const double alone = 40 * (15e-6 + half / 1.25e9);
+    const double shared = 20 * (15e-6 + half / (1.25e9 / 2));
+    const double alone = 20 * (15e-6 + half / 1.25e9);
     double compute = 0.0;
     for (const nlohmann::json& host : summary["hosts"]) {
       EXPECT_NEAR(host["communication_s"].get<double>(), shared, 1e-12 * shared) << job;
@@ -150,9 +150,9 @@ TEST(ClusterJobs, TheSameScenarioAndSeedGiveTheSameFiles) {
   const fs::path folder = fresh_output_folder("cluster_determinism");
   const fs::path file = write_scenario(folder, "queue", std::string("name: queue\n") + kDumbbell + R"(scheduler: {policy: backfill}
 jobs:
-  - {name: long, workers: 3, time_limit: 1s, training: {stop: {iterations: 30}}}
-  - {name: wide, workers: 4, arrival: 1ms, time_limit: 1s}
-  - {name: short, workers: 1, arrival: 2ms, time_limit: 2ms, placement: random, training: {stop: {iterations: 2}}}
+  - {name: long, workers: 3, time_limit: 1s, training: {stop: {iterations: 12}}}
+  - {name: wide, workers: 4, arrival: 100us, time_limit: 1s}
+  - {name: short, workers: 1, arrival: 200us, time_limit: 1ms, placement: random, training: {stop: {iterations: 2}}}
 )");
   for (const char* out : {"one", "two"}) {
     const CommandResult result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / out).string()));
@@ -163,7 +163,9 @@ jobs:
   EXPECT_EQ(one, files_under(folder / "two"));
   // The short job starts in the gap beside the long one; the wide one waits for the long one to end.
   const nlohmann::json cluster = json_of(folder / "one" / "summary.json");
-  EXPECT_EQ(cluster["jobs"][2]["start_s"].get<double>(), 0.002);
+  EXPECT_EQ(cluster["jobs"][2]["start_s"], cluster["jobs"][2]["arrival_s"]);
+  EXPECT_NEAR(cluster["jobs"][2]["start_s"].get<double>(), 200e-6, 1e-15);
+  EXPECT_LT(cluster["jobs"][2]["end_s"].get<double>(), cluster["jobs"][0]["end_s"].get<double>());
   EXPECT_EQ(cluster["jobs"][1]["start_s"], cluster["jobs"][0]["end_s"]);
 }
 
