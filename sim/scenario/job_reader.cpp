@@ -1,5 +1,6 @@
 #include "sim/scenario/job_reader.hpp"
 
+#include "sim/scenario/config_view.hpp"
 #include "sim/scenario/named_values.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/scenario_builder.hpp"
