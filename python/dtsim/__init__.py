@@ -32,10 +32,10 @@ except ModuleNotFoundError as missing:
 
 from . import _dtsim
 from .progress import Progress, receiver
-from .results import Run, Scaling, Sweep, load
+from .results import Cluster, Run, Scaling, Sweep, load
 
-__all__ = ["ScenarioError", "SimulationError", "Run", "Sweep", "Scaling", "load", "validate", "explain", "run",
-           "sweep", "scale", "compare", "report", "collective", "catalog", "__version__"]
+__all__ = ["ScenarioError", "SimulationError", "Run", "Cluster", "Sweep", "Scaling", "load", "validate", "explain",
+           "run", "sweep", "scale", "compare", "report", "collective", "catalog", "__version__"]
 
 __version__ = _dtsim.version
 
@@ -180,9 +180,9 @@ def explain(scenario, *, confine=None) -> str:
 def run(scenario, output=None, *, seed: int | None = None, point: str | None = None, report: bool = False,
         jobs: int = 0, force: bool = False, every_rank: bool = False, timeout: float | None = None,
         progress: Progress = None, confine=None, overrides: Mapping | None = None, threads: int = 0,
-        values_by_message: bool = False) -> Run | Sweep:
-    """Simulates a scenario (a file, or a dict of its sections) and returns its results: a Run, or a Sweep when
-    the scenario has a sweep (unless `point` picks one of its points).
+        values_by_message: bool = False) -> Run | Cluster | Sweep:
+    """Simulates a scenario (a file, or a dict of its sections) and returns its results: a Run (a Cluster for a
+    scenario of several jobs), or a Sweep when the scenario has a sweep (unless `point` picks one of its points).
 
     overrides: {"training.optimizer.learning_rate": 0.2, ...}, dotted paths through mappings set over the
     scenario's own values (a dict scenario's paths to files are best absolute: it runs from out/.scenarios/).

@@ -1,7 +1,8 @@
 """Result folders written by dtsim, read into pandas DataFrames.
 
 A run's folder holds summary.json, metrics.csv and links.csv (and trace.json, report.html when asked); a
-sweep's folder holds sweep.csv and one run folder per point; a scaling study's folder holds scaling.csv
+cluster run's (several jobs) holds jobs.csv, utilization.csv and each job's run folder under jobs/; a sweep's
+folder holds sweep.csv and one run folder per point; a scaling study's folder holds scaling.csv
 and the sweeps weak/ and strong/. Files are read when first asked for, then kept.
 """
 
@@ -65,6 +66,55 @@ class Run:
         return f"Run('{self.folder}': {self.simulated_s:.6g} s simulated, {iterations} iterations{loss})"
 
 
+class Cluster:
+    """Several jobs on one cluster (a scenario with `jobs:`): jobs.csv as `table` (one row per job: its devices,
+    placement, arrival, start, wait, end, run, alone and slowdown), `utilization` (devices busy, jobs running and
+    waiting at each change), the cluster's `links`, the `interference` matrix, and each job's own Run in `jobs`."""
+
+    def __init__(self, folder):
+        self.folder = _result_folder(folder, "jobs.csv", "cluster run")
+
+    @cached_property
+    def summary(self) -> dict:
+        """summary.json: the scheduler, makespan_s, mean_wait_s, device_utilization, jobs, interference."""
+        with open(self.folder / "summary.json", encoding="utf-8") as file:
+            return json.load(file)
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        return pd.read_csv(self.folder / "jobs.csv")
+
+    @cached_property
+    def utilization(self) -> pd.DataFrame:
+        return pd.read_csv(self.folder / "utilization.csv")
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        """links.csv: each link direction's bytes over all jobs, its utilization over the makespan, the jobs on it."""
+        return pd.read_csv(self.folder / "links.csv")
+
+    @cached_property
+    def interference(self) -> pd.DataFrame:
+        """Row job's time beside the column job alone over its time alone (1 where the two never met)."""
+        matrix = self.summary["interference"]
+        return pd.DataFrame(matrix["slowdown"], index=matrix["jobs"], columns=matrix["jobs"], dtype=float)
+
+    @cached_property
+    def jobs(self) -> dict[str, Run]:
+        return {name: Run(self.folder / "jobs" / name) for name in self.table["job"]}
+
+    def __getitem__(self, job: str) -> Run:
+        return self.jobs[job]
+
+    def __repr__(self) -> str:
+        return (f"Cluster('{self.folder}': {len(self.table)} jobs, makespan {self.summary['makespan_s']:.6g} s, "
+                f"mean wait {self.summary['mean_wait_s']:.6g} s)")
+
+
+def _run_or_cluster(folder: Path) -> Run | Cluster:
+    return Cluster(folder) if (folder / "jobs.csv").is_file() else Run(folder)
+
+
 class Sweep:
     """A sweep: sweep.csv as `table` (one row per point: its axes' values and final figures) and its runs."""
 
@@ -82,10 +132,11 @@ class Sweep:
         return list(self.table["point"])
 
     @cached_property
-    def runs(self) -> dict[str, Run]:
-        return {point: Run(self.folder / point) for point in self.points}
+    def runs(self) -> dict[str, Run | Cluster]:
+        """Each point's results: a Run, or a Cluster for a scenario of several jobs."""
+        return {point: _run_or_cluster(self.folder / point) for point in self.points}
 
-    def __getitem__(self, point: str) -> Run:
+    def __getitem__(self, point: str) -> Run | Cluster:
         return self.runs[point]
 
     def _joined(self, table: str) -> pd.DataFrame:
@@ -138,11 +189,12 @@ class Scaling:
         return f"Scaling('{self.folder}': {len(self.table)} rows)"
 
 
-def load(folder) -> Run | Sweep | Scaling:
-    """The results in `folder`, as written by `dtsim run`, `dtsim sweep` or `dtsim scale`."""
+def load(folder) -> Run | Cluster | Sweep | Scaling:
+    """The results in `folder`, as written by `dtsim run` (a Run, or a Cluster for several jobs), `dtsim sweep` or
+    `dtsim scale`."""
     folder = Path(folder)
     if (folder / "scaling.csv").is_file():
         return Scaling(folder)
     if (folder / "sweep.csv").is_file():
         return Sweep(folder)
-    return Run(folder)
+    return _run_or_cluster(folder)
