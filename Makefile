@@ -36,6 +36,7 @@ bench: build
 	sh bench/real_math_scale.sh ./build/$(PRESET)/dtsim
 	sh bench/report_scale.sh ./build/$(PRESET)/dtsim
 	sh bench/course_labs_wall_time.sh ./build/$(PRESET)/dtsim
+	sh bench/cluster_wall_time.sh ./build/$(PRESET)/dtsim
 	./build/$(PRESET)/bench/gradient_bench
 
 fuzz:
