@@ -20,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 namespace dtsim::runtime {
 namespace s4u = simgrid::s4u;
@@ -31,7 +32,7 @@ class Cluster {
   Cluster(EngineSession& session, const scenario::Scenario& cluster, const topology::TopologyGraph& graph,
           const std::vector<ClusterJob>& jobs, const JobEvent& on_event)
       : session_(&session), cluster_(&cluster), graph_(&graph), jobs_(&jobs), on_event_(on_event), placement_(graph),
-        outcomes_(jobs.size()), running_(jobs.size()), hosts_(jobs.size()) {
+        outcomes_(jobs.size()), running_(jobs.size()), hosts_(jobs.size()), ended_(jobs.size(), false) {
     for (std::size_t j = 0; j < jobs.size(); ++j) hosts_[j] = explicit_ranks(*jobs[j].spec, graph);
   }
 
@@ -60,7 +61,8 @@ class Cluster {
   std::vector<std::vector<int>> hosts_;
   std::vector<std::size_t> queue_;
   std::vector<std::size_t> active_;
-  std::deque<std::size_t> ended_;
+  std::deque<std::size_t> ending_;  ///< jobs whose watchers saw them end, not yet handled by the scheduler
+  std::vector<bool> ended_;
   s4u::MutexPtr mutex_ = s4u::Mutex::create();
   s4u::ConditionVariablePtr wake_ = s4u::ConditionVariable::create();
 };
@@ -104,7 +106,8 @@ void Cluster::start(std::size_t job) {
     for (const s4u::ActorPtr& actor : actors) actor->join();
     outcomes_[job].end_s = s4u::Engine::get_clock();
     const std::unique_lock lock(*mutex_);
-    ended_.push_back(job);
+    ended_[job] = true;
+    ending_.push_back(job);
     wake_->notify_all();
   });
 }
@@ -118,8 +121,8 @@ void Cluster::schedule() {
   std::unique_lock lock(*mutex_);
   while (ended < jobs_->size()) {
     const double now = s4u::Engine::get_clock();
-    for (; !ended_.empty(); ended_.pop_front(), ++ended) {
-      const std::size_t job = ended_.front();
+    for (; !ending_.empty(); ending_.pop_front(), ++ended) {
+      const std::size_t job = ending_.front();
       placement_.give_back(outcomes_[job].ranks);
       std::erase(active_, job);
       if (on_event_) on_event_(job, outcomes_[job].end_s, false);
@@ -143,7 +146,7 @@ void Cluster::schedule() {
     }
     if (ended >= jobs_->size()) break;
     const double next = arrived < arrivals.size() ? arrival(arrivals[arrived]) : std::numeric_limits<double>::infinity();
-    while (ended_.empty() && s4u::Engine::get_clock() < next) {
+    while (ending_.empty() && s4u::Engine::get_clock() < next) {
       if (next == std::numeric_limits<double>::infinity()) {
         wake_->wait(lock);
       } else {
@@ -155,7 +158,9 @@ void Cluster::schedule() {
 
 std::vector<JobOutcome> Cluster::finish() {
   for (std::size_t job = 0; job < running_.size(); ++job) {
-    if (running_[job]) outcomes_[job].record = running_[job]->finish(outcomes_[job].end_s);
+    // Every job's watcher saw it end: a job that did not was stopped by something outside the scheduler.
+    if (!running_[job] || !ended_[job]) throw std::logic_error("job '" + (*jobs_)[job].spec->name + "' never ended");
+    outcomes_[job].record = running_[job]->finish(outcomes_[job].end_s);
   }
   return std::move(outcomes_);
 }

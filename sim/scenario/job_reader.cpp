@@ -69,6 +69,14 @@ void refuse_unbuilt(const Scenario& s, const Scenario& job, core::DiagnosticSink
                            to_string(s.topology.network_model)),
                "use network_model: alpha_beta or tcp (SimGrid's), or run the jobs one at a time");
   }
+  if (job.training.stops_at_target()) {
+    sink.error(job.training.stop_target_at, "training.stop",
+               fmt::format("job '{}' stops at a target, and a run stopped there ends every actor of the engine, "
+                           "other jobs' too",
+                           job.name),
+               "report when the target is reached instead (outputs.target_loss or target_accuracy), or run the job "
+               "alone");
+  }
   if (has_servers(job.training.architecture)) {
     sink.error(job.training.architecture_at, "training.architecture",
                fmt::format("job '{}' has parameter servers, and jobs on a shared cluster train by allreduce only",
