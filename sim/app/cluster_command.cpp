@@ -3,7 +3,6 @@
 #include "analysis/cluster_report.hpp"
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/scenario_resolver.hpp"
-#include "sim/core/csv.hpp"
 #include "sim/metrics/cluster_result.hpp"
 #include "sim/metrics/run_writers.hpp"
 #include "sim/runtime/cluster_placement.hpp"
@@ -20,7 +19,6 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace dtsim::app {
@@ -61,7 +59,7 @@ std::string in_child(const std::function<std::string(const LineSink&)>& work, co
   throw std::runtime_error("a simulation of the cluster did not finish: " + outcome.text);
 }
 
-/// The jobs as the scheduler runs them: each job's start, end, devices, files and links.
+/// The jobs as the scheduler runs them: each job's start, end, devices, files and links; and the cluster's links.csv.
 json shared_run(const scenario::Scenario& scenario, const scenario::ScenarioFormat& format, PreparedCluster& prepared,
                 const LineSink& send) {
   std::vector<runtime::ClusterJob> jobs;
@@ -84,7 +82,13 @@ json shared_run(const scenario::Scenario& scenario, const scenario::ScenarioForm
     out.push_back({{"start_s", outcome.start_s}, {"end_s", outcome.end_s}, {"ranks", outcome.ranks}, {"links", links},
                    {"files", files}});
   }
-  return out;
+  std::vector<const metrics::RunRecord*> records;
+  double makespan_s = 0.0;
+  for (const runtime::JobOutcome& outcome : outcomes) {
+    records.push_back(&outcome.record);
+    makespan_s = std::max(makespan_s, outcome.end_s);
+  }
+  return {{"jobs", out}, {"links_csv", metrics::cluster_links_csv(records, makespan_s)}};
 }
 
 /// The ends of `chosen` jobs replayed from their starts on their devices, with no other job on the cluster.
@@ -105,25 +109,34 @@ std::vector<double> replay(const scenario::Scenario& scenario, PreparedCluster& 
   return json::parse(text).get<std::vector<double>>();
 }
 
-/// The link directions both jobs crossed, where the two ran at once for some time.
-std::vector<std::array<std::string, 3>> met_on(const json& a, const json& b) {
-  const double from = std::max(a["start_s"].get<double>(), b["start_s"].get<double>());
-  const double to = std::min(a["end_s"].get<double>(), b["end_s"].get<double>());
-  if (from >= to) return {};
-  const auto set_of = [](const json& job) {
-    std::set<std::array<std::string, 3>> out;
-    for (const json& link : job["links"]) out.insert(link.get<std::array<std::string, 3>>());
-    return out;
-  };
-  const auto left = set_of(a);
-  const auto right = set_of(b);
-  std::vector<std::array<std::string, 3>> out;
-  std::set_intersection(left.begin(), left.end(), right.begin(), right.end(), std::back_inserter(out));
+using Link = std::array<std::string, 3>;  ///< a link direction: its name, from, to
+
+/// [i][j]: the link directions jobs i and j both crossed where the two ran at once for some time; empty for
+/// i == j and for jobs that never ran together.
+std::vector<std::vector<std::vector<Link>>> meetings(const json& shared) {
+  std::vector<std::set<Link>> crossed;
+  for (const json& job : shared) {
+    std::set<Link>& links = crossed.emplace_back();
+    for (const json& link : job["links"]) links.insert(link.get<Link>());
+  }
+  const std::size_t n = shared.size();
+  std::vector<std::vector<std::vector<Link>>> out(n, std::vector<std::vector<Link>>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const double from = std::max(shared[i]["start_s"].get<double>(), shared[j]["start_s"].get<double>());
+      const double to = std::min(shared[i]["end_s"].get<double>(), shared[j]["end_s"].get<double>());
+      if (from >= to) continue;
+      std::set_intersection(crossed[i].begin(), crossed[i].end(), crossed[j].begin(), crossed[j].end(),
+                            std::back_inserter(out[i][j]));
+      out[j][i] = out[i][j];
+    }
+  }
   return out;
 }
 
 metrics::ClusterResult cluster_result(const scenario::Scenario& scenario, const PreparedCluster& prepared, const json& shared,
-                                      const std::vector<double>& alone_ends) {
+                                      const std::vector<double>& alone_ends,
+                                      const std::vector<std::vector<std::vector<Link>>>& met_on) {
   metrics::ClusterResult out;
   out.name = scenario.name;
   out.seed = scenario.seed;
@@ -146,10 +159,9 @@ metrics::ClusterResult cluster_result(const scenario::Scenario& scenario, const 
     for (const int rank : shared[j]["ranks"].get<std::vector<int>>()) {
       job.hosts.push_back(prepared.graph.node(prepared.graph.workers()[static_cast<std::size_t>(rank)]).name);
     }
-    std::map<std::array<std::string, 3>, std::vector<std::string>> met;
+    std::map<Link, std::vector<std::string>> met;
     for (std::size_t other = 0; other < scenario.jobs.size(); ++other) {
-      if (other == j) continue;
-      for (const auto& link : met_on(shared[j], shared[other])) met[link].push_back(scenario.jobs[other].name);
+      for (const Link& link : met_on[j][other]) met[link].push_back(scenario.jobs[other].name);
     }
     for (const auto& [link, with] : met) job.shared_links.push_back({link[0], link[1], link[2], with});
     out.jobs.push_back(std::move(job));
@@ -159,14 +171,14 @@ metrics::ClusterResult cluster_result(const scenario::Scenario& scenario, const 
 
 /// Each pair that met on a link, replayed together: [i][j] is i's time beside j over i's time alone.
 void interference(const scenario::Scenario& scenario, PreparedCluster& prepared, const json& shared,
-                  metrics::ClusterResult& result) {
+                  const std::vector<std::vector<std::vector<Link>>>& met_on, metrics::ClusterResult& result) {
   const std::size_t n = scenario.jobs.size();
   result.interference.assign(n, std::vector<double>(n, 1.0));
   result.interference_simulated.assign(n, std::vector<bool>(n, false));
   std::size_t replayed = 0;
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = i + 1; j < n; ++j) {
-      if (met_on(shared[i], shared[j]).empty()) continue;
+      if (met_on[i][j].empty()) continue;
       if (replayed++ == kPairLimit) {
         fmt::print(stderr, "note: more than {} pairs of jobs met on links; the interference matrix leaves the rest "
                            "out (null)\n", kPairLimit);
@@ -184,39 +196,6 @@ void interference(const scenario::Scenario& scenario, PreparedCluster& prepared,
       }
     }
   }
-}
-
-/// The cluster's links.csv: each link direction's bytes summed over the jobs (every job's links.csv lists the
-/// cluster's links in one order), its utilization over the makespan, and how many jobs crossed it.
-std::string cluster_links_csv(const json& shared, double makespan_s) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<double> bytes;
-  std::vector<int> jobs;
-  for (const json& job : shared) {
-    std::istringstream lines(job["files"]["links.csv"].get<std::string>());
-    std::string line;
-    std::getline(lines, line);  // the header
-    for (std::size_t row = 0; std::getline(lines, line); ++row) {
-      std::vector<std::string> cells = core::csv_cells(line);
-      if (cells.size() < 7) continue;
-      const double moved = std::stod(cells[5]);
-      if (row == rows.size()) {
-        rows.push_back(cells);
-        bytes.push_back(0.0);
-        jobs.push_back(0);
-      }
-      bytes[row] += moved;
-      jobs[row] += moved > 0.0 ? 1 : 0;
-    }
-  }
-  std::string out = "link,class,from,to,bandwidth_bytes_per_s,bytes,utilization,jobs\n";
-  for (std::size_t row = 0; row < rows.size(); ++row) {
-    const double capacity = std::stod(rows[row][4]) * makespan_s;
-    out += fmt::format("{},{},{},{},{},{:.0f},{:.6f},{}\n", core::csv_field(rows[row][0]), core::csv_field(rows[row][1]),
-                       core::csv_field(rows[row][2]), core::csv_field(rows[row][3]), rows[row][4], bytes[row],
-                       capacity > 0.0 ? bytes[row] / capacity : 0.0, jobs[row]);
-  }
-  return out;
 }
 
 void print_table(const metrics::ClusterResult& result, const std::filesystem::path& folder, double wall_s) {
@@ -242,17 +221,19 @@ void run_cluster_jobs(const RunCommandOptions& options, const scenario::Scenario
     if (options.progress_to) options.progress_to(line);
     if (chatty) fmt::print(stderr, "  {}\n", line);
   };
-  const json shared = json::parse(
+  const json run = json::parse(
       in_child([&](const LineSink& send) { return shared_run(scenario, format, prepared, send).dump(); }, progress));
+  const json& shared = run["jobs"];
   std::vector<double> alone_ends;
   for (std::size_t j = 0; j < scenario.jobs.size(); ++j) {
     alone_ends.push_back(replay(scenario, prepared, shared, {j}).front());
     progress(fmt::format("job {} replayed alone", scenario.jobs[j].name));
   }
-  metrics::ClusterResult result = cluster_result(scenario, prepared, shared, alone_ends);
-  interference(scenario, prepared, shared, result);
+  const std::vector<std::vector<std::vector<Link>>> met_on = meetings(shared);
+  metrics::ClusterResult result = cluster_result(scenario, prepared, shared, alone_ends, met_on);
+  interference(scenario, prepared, shared, met_on, result);
   std::vector<std::pair<std::string, std::string>> files = metrics::cluster_files(result);
-  files.emplace_back("links.csv", cluster_links_csv(shared, result.makespan_s()));
+  files.emplace_back("links.csv", run["links_csv"].get<std::string>());
   for (std::size_t j = 0; j < scenario.jobs.size(); ++j) {
     for (const auto& [name, text] : shared[j]["files"].items()) {
       files.emplace_back(fmt::format("jobs/{}/{}", scenario.jobs[j].name, name), text.get<std::string>());

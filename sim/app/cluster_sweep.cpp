@@ -13,18 +13,6 @@
 namespace dtsim::app {
 namespace {
 
-/// A cluster run's summary.json, or nullopt where there is none or it is not one.
-std::optional<nlohmann::json> read_cluster_summary(const std::filesystem::path& folder) {
-  std::string reason;
-  const std::optional<std::string> text = core::read_input_file(folder / "summary.json", core::kScenarioFileLimit, reason);
-  if (!text) return std::nullopt;
-  nlohmann::json summary = nlohmann::json::parse(*text, nullptr, false);
-  if (summary.is_discarded() || !summary.is_object() || !summary.contains("makespan_s") || !summary.contains("jobs")) {
-    return std::nullopt;
-  }
-  return summary;
-}
-
 struct PointFigures {
   double makespan_s = 0.0;
   double mean_wait_s = 0.0;
@@ -34,7 +22,7 @@ struct PointFigures {
 };
 
 PointFigures figures_of(const std::filesystem::path& folder) {
-  const std::optional<nlohmann::json> summary = read_cluster_summary(folder);
+  const std::optional<nlohmann::json> summary = cluster_summary(folder);
   if (!summary) {
     core::Diagnostic diagnostic;
     diagnostic.where.file = (folder / "summary.json").string();
@@ -54,9 +42,18 @@ PointFigures figures_of(const std::filesystem::path& folder) {
 
 }  // namespace
 
-bool cluster_point_done(const std::filesystem::path& point_folder) {
-  return read_cluster_summary(point_folder).has_value();
+std::optional<nlohmann::json> cluster_summary(const std::filesystem::path& folder) {
+  std::string reason;
+  const std::optional<std::string> text = core::read_input_file(folder / "summary.json", core::kScenarioFileLimit, reason);
+  if (!text) return std::nullopt;
+  nlohmann::json summary = nlohmann::json::parse(*text, nullptr, false);
+  if (summary.is_discarded() || !summary.is_object() || !summary.contains("makespan_s") || !summary.contains("jobs")) {
+    return std::nullopt;
+  }
+  return summary;
 }
+
+bool cluster_point_done(const std::filesystem::path& point_folder) { return cluster_summary(point_folder).has_value(); }
 
 std::string cluster_sweep_csv(const scenario::ScenarioDocument& document, const std::filesystem::path& folder, bool table) {
   std::string out = table ? fmt::format("{:<32} {:>14} {:>14} {:>11} {:>13} {:>12}\n", "point", "makespan (s)",

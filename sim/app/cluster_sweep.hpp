@@ -4,11 +4,16 @@
 
 #include "sim/scenario/scenario_reader.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace dtsim::app {
 
+/// The summary.json of a finished cluster run in `folder`; nullopt where there is none or it is not one.
+std::optional<nlohmann::json> cluster_summary(const std::filesystem::path& folder);
 /// Whether `point_folder` holds a finished cluster run's summary.
 bool cluster_point_done(const std::filesystem::path& point_folder);
 /// One row per point: the axes' values, the makespan, the mean wait, the devices' utilization, the mean and largest

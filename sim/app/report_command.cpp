@@ -5,7 +5,6 @@
 #include "sim/app/cluster_sweep.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
-#include "sim/core/input_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,14 +15,12 @@ namespace dtsim::app {
 std::filesystem::path report_command(std::span<const std::filesystem::path> folders,
                                      const std::optional<std::filesystem::path>& output, const Registries& registries) {
   // One cluster run (several jobs): its own page, from its summary.
-  if (folders.size() == 1 && cluster_point_done(folders.front())) {
-    std::string reason;
-    const std::optional<std::string> text =
-        core::read_input_file(folders.front() / "summary.json", core::kScenarioFileLimit, reason);
+  const std::optional<nlohmann::json> cluster = folders.size() == 1 ? cluster_summary(folders.front()) : std::nullopt;
+  if (cluster) {
     const std::filesystem::path where = output.value_or(folders.front() / "report.html");
     std::string page;
     try {
-      page = analysis::cluster_report_html(nlohmann::json::parse(text.value_or("{}")));
+      page = analysis::cluster_report_html(*cluster);
     } catch (const nlohmann::json::exception& error) {
       core::Diagnostic diagnostic;
       diagnostic.where.file = (folders.front() / "summary.json").string();

@@ -582,6 +582,25 @@ std::string links_csv(const RunRecord& record) {
   return out;
 }
 
+std::string cluster_links_csv(std::span<const RunRecord* const> jobs, double makespan_s) {
+  std::string out = "link,class,from,to,bandwidth_bytes_per_s,bytes,utilization,jobs\n";
+  if (jobs.empty()) return out;
+  // Every job's record lists the cluster's link directions in one order.
+  for (std::size_t row = 0; row < jobs.front()->links.size(); ++row) {
+    LinkLoad link = jobs.front()->links[row];
+    link.bytes = 0.0;
+    int crossing = 0;
+    for (const RunRecord* job : jobs) {
+      link.bytes += job->links[row].bytes;
+      crossing += job->links[row].bytes > 0.0 ? 1 : 0;
+    }
+    out += fmt::format("{},{},{},{},{:.9g},{:.0f},{:.6f},{}\n", core::csv_field(link.name), core::csv_field(link.link_class),
+                       core::csv_field(link.from), core::csv_field(link.to), link.bandwidth_bytes_per_s, link.bytes,
+                       utilization(link, makespan_s), crossing);
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> run_files(const core::SchemaNode& format, const scenario::Scenario& scenario,
                                                            const RunRecord& record, const Timeline* timeline) {
   std::vector<std::pair<std::string, std::string>> files{{"summary.json", summary_json(format, scenario, record)},

@@ -7,6 +7,7 @@
 #include "sim/scenario/scenario.hpp"
 
 #include <filesystem>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,9 @@ std::string metrics_csv(const scenario::Scenario& scenario, const RunRecord& rec
 /// One row per link direction: link,class,from,to,bandwidth_bytes_per_s,bytes,utilization (bytes over what
 /// the direction could carry in the run's simulated time).
 std::string links_csv(const RunRecord& record);
+/// Several jobs on one cluster: each link direction's bytes summed over the `jobs`, its utilization over the
+/// makespan, and how many jobs crossed it (columns as links.csv's, and `jobs`).
+std::string cluster_links_csv(std::span<const RunRecord* const> jobs, double makespan_s);
 
 /// A run's result files by name: summary.json, metrics.csv, links.csv, and trace.json where a timeline
 /// was recorded.
