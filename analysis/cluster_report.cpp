@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <utility>
+#include <vector>
+
 namespace dtsim::analysis {
 namespace {
 
@@ -19,6 +23,18 @@ json encoded(const std::string& name, const std::string& type, const json& title
   return {{"field", name}, {"type", type}, {"title", title}};
 }
 
+/// A job's times on its devices: from its start to its end, less the times it was stopped for another job.
+std::vector<std::pair<double, double>> on_devices(const json& job) {
+  std::vector<std::pair<double, double>> out;
+  double from = job.at("start_s").get<double>();
+  for (const json& stop : job.value("stops", json::array())) {
+    out.emplace_back(from, stop.at("left_s").get<double>());
+    from = stop.at("resumed_s").get<double>();
+  }
+  out.emplace_back(from, job.at("end_s").get<double>());
+  return out;
+}
+
 Chart jobs_on_devices(const json& summary) {
   const int devices = summary.at("devices").get<int>();
   const std::size_t every = devices > static_cast<int>(kGanttDevices) ? static_cast<std::size_t>(devices) / kGanttDevices + 1 : 1;
@@ -26,10 +42,11 @@ Chart jobs_on_devices(const json& summary) {
   for (const json& job : summary.at("jobs")) {
     const json& hosts = job.at("hosts");
     const json& ranks = job.at("ranks");
-    for (std::size_t i = 0; i < hosts.size(); ++i) {
-      if (ranks[i].get<std::size_t>() % every != 0) continue;
-      values.push_back({{"device", hosts[i]}, {"rank", ranks[i]}, {"job", job.at("name")}, {"start", job.at("start_s")},
-                        {"end", job.at("end_s")}});
+    for (const auto& [from, to] : on_devices(job)) {
+      for (std::size_t i = 0; i < hosts.size(); ++i) {
+        if (ranks[i].get<std::size_t>() % every != 0) continue;
+        values.push_back({{"device", hosts[i]}, {"rank", ranks[i]}, {"job", job.at("name")}, {"start", from}, {"end", to}});
+      }
     }
   }
   json spec{{"description", "jobs on the devices over time"},
@@ -44,8 +61,10 @@ Chart jobs_on_devices(const json& summary) {
               {"tooltip", json::array({encoded("job", "nominal", "job"), encoded("device", "nominal", "device"),
                                        encoded("start", "quantitative", "from (s)"), encoded("end", "quantitative", "to (s)")})}}}};
   return Chart{"Jobs on the devices",
-               every > 1 ? fmt::format("Each job from its start to its end on each of its devices (every {}th device).", every)
-                         : "Each job from its start to its end on each of its devices.",
+               every > 1 ? fmt::format("Each job from its start to its end on each of its devices, less the times it was "
+                                       "stopped for a job of higher priority (every {}th device).", every)
+                         : "Each job from its start to its end on each of its devices, less the times it was stopped for a "
+                           "job of higher priority.",
                std::move(spec)};
 }
 
@@ -67,7 +86,7 @@ Chart busy_over_time(const json& summary) {
               {"tooltip", json::array({encoded("what", "nominal", "what"), encoded("t", "quantitative", "from (s)"),
                                        encoded("count", "quantitative", "count")})}}}};
   return Chart{"Devices busy and jobs waiting",
-               fmt::format("Of the cluster's {} devices, at each moment a job starts, ends or arrives.",
+               fmt::format("Of the cluster's {} devices, at each moment a job arrives, starts, ends, or is stopped or resumed.",
                            summary.at("devices").get<int>()),
                std::move(spec)};
 }
@@ -127,15 +146,49 @@ Chart interference(const json& summary) {
                std::move(spec)};
 }
 
+std::optional<Chart> links_over_time(const json& summary) {
+  if (!summary.contains("links_over_time") || summary.at("links_over_time").at("links").empty()) return std::nullopt;
+  const json& timeline = summary.at("links_over_time");
+  const double bin = timeline.at("bin_s").get<double>();
+  json values = json::array();
+  for (const json& link : timeline.at("links")) {
+    const std::string name = fmt::format("{} \u2192 {}", link.at("from").get<std::string>(), link.at("to").get<std::string>());
+    const json& utilization = link.at("utilization");
+    for (std::size_t b = 0; b < utilization.size(); ++b) {
+      values.push_back({{"link", name}, {"from", static_cast<double>(b) * bin}, {"to", static_cast<double>(b + 1) * bin},
+                        {"utilization", utilization[b]}});
+    }
+  }
+  json spec{{"description", "the busiest link directions' utilization over time"},
+            {"width", kClusterChartWidth},
+            {"data", {{"values", values}}},
+            {"mark", "rect"},
+            {"encoding",
+             {{"y", {{"field", "link"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
+              {"x", encoded("from", "quantitative", "simulated time (s)")},
+              {"x2", {{"field", "to"}}},
+              {"color", {{"field", "utilization"}, {"type", "quantitative"}, {"title", "utilization"},
+                         {"scale", {{"scheme", "blues"}}}}},
+              {"tooltip", json::array({encoded("link", "nominal", "link"), encoded("from", "quantitative", "from (s)"),
+                                       encoded("utilization", "quantitative", "utilization")})}}}};
+  return Chart{"Links over time",
+               fmt::format("The {} busiest link directions over the makespan (link_utilization.csv): each job's bytes "
+                           "between its iteration ends, spread evenly over that time, summed over the jobs, over what the "
+                           "direction can carry.",
+                           timeline.at("links").size()),
+               std::move(spec)};
+}
+
 std::string jobs_table(const json& summary) {
   std::string out = "<table>\n<tr><th>job</th><th>devices</th><th>placement</th><th>arrival (s)</th><th>wait (s)</th>"
-                    "<th>run (s)</th><th>alone (s)</th><th>slowdown</th><th>links shared</th></tr>\n";
+                    "<th>run (s)</th><th>stopped (s)</th><th>alone (s)</th><th>slowdown</th><th>links shared</th></tr>\n";
   for (const json& job : summary.at("jobs")) {
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.6f}</td><td>{:.6f}</td><td>{:.6f}</td><td>{:.6f}</td>"
-                       "<td>{:.4f}</td><td>{}</td></tr>\n",
+                       "<td>{:.6f}</td><td>{:.4f}</td><td>{}</td></tr>\n",
                        html_escaped(job.at("name").get<std::string>()), job.at("workers").get<int>(),
                        html_escaped(job.at("placement").get<std::string>()), job.at("arrival_s").get<double>(),
-                       job.at("wait_s").get<double>(), job.at("run_s").get<double>(), job.at("alone_s").get<double>(),
+                       job.at("wait_s").get<double>(), job.at("run_s").get<double>(), job.value("preempted_s", 0.0),
+                       job.at("alone_s").get<double>(),
                        job.at("slowdown").get<double>(), job.at("shared_links").size());
   }
   return out + "</table>\n";
@@ -152,9 +205,10 @@ std::string cluster_report_html(const json& summary) {
                   html_escaped(summary.at("scheduler").get<std::string>()), summary.at("makespan_s").get<double>(),
                   100.0 * summary.at("device_utilization").get<double>(), summary.at("mean_wait_s").get<double>()) +
       jobs_table(summary);
-  return page_html(title, intro,
-                   {jobs_on_devices(summary), busy_over_time(summary), waits_and_slowdowns(summary), interference(summary)},
-                   "<p>Each job's own results are in jobs/&lt;job&gt;/.</p>\n");
+  std::vector<Chart> charts{jobs_on_devices(summary), busy_over_time(summary), waits_and_slowdowns(summary),
+                            interference(summary)};
+  if (std::optional<Chart> links = links_over_time(summary)) charts.push_back(std::move(*links));
+  return page_html(title, intro, std::move(charts), "<p>Each job's own results are in jobs/&lt;job&gt;/.</p>\n");
 }
 
 }  // namespace dtsim::analysis

@@ -4,6 +4,7 @@
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/metrics/cluster_result.hpp"
+#include "sim/metrics/link_timeline.hpp"
 #include "sim/metrics/run_writers.hpp"
 #include "sim/runtime/cluster_placement.hpp"
 #include "sim/runtime/cluster_run.hpp"
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 #include <cstdio>
@@ -30,6 +32,10 @@ using json = nlohmann::json;
 constexpr std::chrono::hours kSimulationLimit{24};
 /// Pairs of jobs replayed together for the interference matrix at most: each pair is a simulation of its own.
 constexpr std::size_t kPairLimit = 256;
+/// Links' utilization over time: the makespan in this many bins, for this many of the busiest link directions
+/// (a chart's worth of rows; links.csv has every direction over the whole makespan).
+constexpr std::size_t kTimelineBins = 100;
+constexpr std::size_t kTimelineLinks = 16;
 
 /// The cluster's graph and each job's setup, made once before any simulation: the children inherit them.
 struct PreparedCluster {
@@ -64,8 +70,9 @@ json shared_run(const scenario::Scenario& scenario, const scenario::ScenarioForm
                 const LineSink& send) {
   std::vector<runtime::ClusterJob> jobs;
   for (std::size_t j = 0; j < scenario.jobs.size(); ++j) jobs.push_back({&scenario.jobs[j], &prepared.setups[j], {}, {}});
-  const runtime::JobEvent told = [&](std::size_t job, double at_s, bool started) {
-    send(fmt::format("job {} {} at {:.6f} s", scenario.jobs[job].name, started ? "started" : "ended", at_s));
+  const runtime::JobEvent told = [&](std::size_t job, double at_s, runtime::JobChange change) {
+    constexpr std::array<const char*, 4> kSaid{"started", "ended", "stopped for a job of higher priority", "resumed"};
+    send(fmt::format("job {} {} at {:.6f} s", scenario.jobs[job].name, kSaid[static_cast<std::size_t>(change)], at_s));
   };
   const std::vector<runtime::JobOutcome> outcomes = runtime::run_cluster(scenario, prepared.graph, jobs, told);
   json out = json::array();
@@ -79,16 +86,32 @@ json shared_run(const scenario::Scenario& scenario, const scenario::ScenarioForm
     for (const auto& [name, text] : metrics::run_files(format.schema(), *scenario.jobs[j].scenario, outcome.record, nullptr)) {
       files[name] = text;
     }
+    json stops = json::array();
+    for (const metrics::JobStop& stop : outcome.stops) stops.push_back({stop.requested_s, stop.left_s, stop.resumed_s});
     out.push_back({{"start_s", outcome.start_s}, {"end_s", outcome.end_s}, {"ranks", outcome.ranks}, {"links", links},
-                   {"files", files}});
+                   {"stops", stops}, {"checkpoint_s", outcome.checkpoint_s}, {"files", files}});
   }
   std::vector<const metrics::RunRecord*> records;
+  std::vector<metrics::JobLinkSamples> samples;
   double makespan_s = 0.0;
   for (const runtime::JobOutcome& outcome : outcomes) {
     records.push_back(&outcome.record);
     makespan_s = std::max(makespan_s, outcome.end_s);
+    metrics::JobLinkSamples& job = samples.emplace_back();
+    job.record = &outcome.record;
+    job.start_s = outcome.start_s;
+    for (const metrics::JobStop& stop : outcome.stops) job.off.emplace_back(stop.left_s, stop.resumed_s);
+    job.samples = outcome.link_samples;
   }
-  return {{"jobs", out}, {"links_csv", metrics::cluster_links_csv(records, makespan_s)}};
+  const metrics::LinkTimeline timeline = metrics::link_timeline(samples, makespan_s, kTimelineBins, kTimelineLinks);
+  json over_time = json::array();
+  for (std::size_t r = 0; r < timeline.links.size(); ++r) {
+    const metrics::LinkLoad& link = timeline.links[r];
+    over_time.push_back({link.name, link.from, link.to, link.bandwidth_bytes_per_s, timeline.utilization[r]});
+  }
+  return {{"jobs", out},
+          {"links_csv", metrics::cluster_links_csv(records, makespan_s)},
+          {"links_over_time", {{"bin_s", timeline.bin_s}, {"links", over_time}}}};
 }
 
 /// The ends of `chosen` jobs replayed from their starts on their devices, with no other job on the cluster.
@@ -111,6 +134,28 @@ std::vector<double> replay(const scenario::Scenario& scenario, PreparedCluster& 
 
 using Link = std::array<std::string, 3>;  ///< a link direction: its name, from, to
 
+/// When a job was on its devices: from its start to its end, less the times it was stopped for another.
+std::vector<std::pair<double, double>> on_devices(const json& job) {
+  std::vector<std::pair<double, double>> out;
+  double from = job["start_s"].get<double>();
+  for (const json& stop : job["stops"]) {
+    out.emplace_back(from, stop[1].get<double>());
+    from = stop[2].get<double>();
+  }
+  out.emplace_back(from, job["end_s"].get<double>());
+  return out;
+}
+
+/// Whether jobs `a` and `b` were on their devices at once for some time.
+bool ran_together(const json& a, const json& b) {
+  for (const auto& [a_from, a_to] : on_devices(a)) {
+    for (const auto& [b_from, b_to] : on_devices(b)) {
+      if (std::max(a_from, b_from) < std::min(a_to, b_to)) return true;
+    }
+  }
+  return false;
+}
+
 /// [i][j]: the link directions jobs i and j both crossed where the two ran at once for some time; empty for
 /// i == j and for jobs that never ran together.
 std::vector<std::vector<std::vector<Link>>> meetings(const json& shared) {
@@ -123,9 +168,7 @@ std::vector<std::vector<std::vector<Link>>> meetings(const json& shared) {
   std::vector<std::vector<std::vector<Link>>> out(n, std::vector<std::vector<Link>>(n));
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = i + 1; j < n; ++j) {
-      const double from = std::max(shared[i]["start_s"].get<double>(), shared[j]["start_s"].get<double>());
-      const double to = std::min(shared[i]["end_s"].get<double>(), shared[j]["end_s"].get<double>());
-      if (from >= to) continue;
+      if (!ran_together(shared[i], shared[j])) continue;
       std::set_intersection(crossed[i].begin(), crossed[i].end(), crossed[j].begin(), crossed[j].end(),
                             std::back_inserter(out[i][j]));
       out[j][i] = out[i][j];
@@ -141,6 +184,7 @@ metrics::ClusterResult cluster_result(const scenario::Scenario& scenario, const 
   out.name = scenario.name;
   out.seed = scenario.seed;
   out.policy = std::string(scenario::to_string(scenario.scheduler.policy));
+  out.preemption = std::string(scenario::to_string(scenario.scheduler.preemption));
   out.devices = static_cast<int>(prepared.graph.workers().size());
   for (std::size_t j = 0; j < scenario.jobs.size(); ++j) {
     const scenario::JobSpec& spec = scenario.jobs[j];
@@ -155,7 +199,10 @@ metrics::ClusterResult cluster_result(const scenario::Scenario& scenario, const 
                            .alone_end_s = alone_ends[j],
                            .hosts = {},
                            .ranks = shared[j]["ranks"].get<std::vector<int>>(),
-                           .shared_links = {}};
+                           .shared_links = {},
+                           .stops = {},
+                           .checkpoint_s = shared[j]["checkpoint_s"].get<double>()};
+    for (const json& stop : shared[j]["stops"]) job.stops.push_back({stop[0].get<double>(), stop[1].get<double>(), stop[2].get<double>()});
     for (const int rank : shared[j]["ranks"].get<std::vector<int>>()) {
       job.hosts.push_back(prepared.graph.node(prepared.graph.workers()[static_cast<std::size_t>(rank)]).name);
     }
@@ -199,15 +246,18 @@ void interference(const scenario::Scenario& scenario, PreparedCluster& prepared,
 }
 
 void print_table(const metrics::ClusterResult& result, const std::filesystem::path& folder, double wall_s) {
-  fmt::print("{:<20} {:>7} {:>9} {:>12} {:>12} {:>12} {:>12} {:>9}\n", "job", "devices", "placement", "arrival (s)",
-             "wait (s)", "run (s)", "alone (s)", "slowdown");
+  const bool preempts = result.preemption != "off";
+  fmt::print("{:<20} {:>7} {:>9} {:>12} {:>12} {:>12} {:>12} {:>9}{}\n", "job", "devices", "placement", "arrival (s)",
+             "wait (s)", "run (s)", "alone (s)", "slowdown", preempts ? fmt::format(" {:>6} {:>14}", "stops", "stopped (s)") : "");
   for (const metrics::JobResult& job : result.jobs) {
-    fmt::print("{:<20} {:>7} {:>9} {:>12.6f} {:>12.6f} {:>12.6f} {:>12.6f} {:>9.4f}\n", job.name, job.workers,
-               job.placement, job.arrival_s, job.wait_s(), job.run_s(), job.alone_s(), job.slowdown());
+    fmt::print("{:<20} {:>7} {:>9} {:>12.6f} {:>12.6f} {:>12.6f} {:>12.6f} {:>9.4f}{}\n", job.name, job.workers,
+               job.placement, job.arrival_s, job.wait_s(), job.run_s(), job.alone_s(), job.slowdown(),
+               preempts ? fmt::format(" {:>6} {:>14.6f}", job.stops.size(), job.preempted_s()) : "");
   }
   fmt::print("{} jobs on {} devices under {}: all done at {:.6f} s of simulated time ({:.1f} s wall)\n",
              result.jobs.size(), result.devices, result.policy, result.makespan_s(), wall_s);
-  fmt::print("results in {}/: summary.json, jobs.csv, utilization.csv, links.csv, jobs/<job>/\n", folder.string());
+  fmt::print("results in {}/: summary.json, jobs.csv, utilization.csv, links.csv, link_utilization.csv, jobs/<job>/\n",
+             folder.string());
 }
 
 }  // namespace
@@ -231,6 +281,15 @@ void run_cluster_jobs(const RunCommandOptions& options, const scenario::Scenario
   }
   const std::vector<std::vector<std::vector<Link>>> met_on = meetings(shared);
   metrics::ClusterResult result = cluster_result(scenario, prepared, shared, alone_ends, met_on);
+  result.links_over_time.bin_s = run["links_over_time"]["bin_s"].get<double>();
+  for (const json& link : run["links_over_time"]["links"]) {
+    metrics::LinkLoad& load = result.links_over_time.links.emplace_back();
+    load.name = link[0].get<std::string>();
+    load.from = link[1].get<std::string>();
+    load.to = link[2].get<std::string>();
+    load.bandwidth_bytes_per_s = link[3].get<double>();
+    result.links_over_time.utilization.push_back(link[4].get<std::vector<double>>());
+  }
   interference(scenario, prepared, shared, met_on, result);
   std::vector<std::pair<std::string, std::string>> files = metrics::cluster_files(result);
   files.emplace_back("links.csv", run["links_csv"].get<std::string>());

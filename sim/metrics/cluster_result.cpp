@@ -20,6 +20,10 @@ json job_json(const JobResult& job) {
   for (const SharedLink& link : job.shared_links) {
     shared.push_back({{"link", link.link}, {"from", link.from}, {"to", link.to}, {"with", link.with}});
   }
+  json stops = json::array();
+  for (const JobStop& stop : job.stops) {
+    stops.push_back({{"requested_s", stop.requested_s}, {"left_s", stop.left_s}, {"resumed_s", stop.resumed_s}});
+  }
   json out{{"name", job.name},
            {"workers", job.workers},
            {"placement", job.placement},
@@ -32,11 +36,23 @@ json job_json(const JobResult& job) {
            {"run_s", job.run_s()},
            {"alone_s", job.alone_s()},
            {"slowdown", job.slowdown()},
-           {"exceeded_time_limit", job.time_limit_s.has_value() && job.run_s() > *job.time_limit_s},
+           {"exceeded_time_limit", job.time_limit_s.has_value() && job.run_s() - job.preempted_s() > *job.time_limit_s},
+           {"stops", stops},
+           {"preempted_s", job.preempted_s()},
+           {"checkpoint_s", job.checkpoint_s},
            {"hosts", job.hosts},
            {"ranks", job.ranks},
            {"shared_links", shared}};
   return out;
+}
+
+json links_over_time_json(const LinkTimeline& timeline) {
+  json links = json::array();
+  for (std::size_t r = 0; r < timeline.links.size(); ++r) {
+    const LinkLoad& link = timeline.links[r];
+    links.push_back({{"link", link.name}, {"from", link.from}, {"to", link.to}, {"utilization", timeline.utilization[r]}});
+  }
+  return {{"bin_s", timeline.bin_s}, {"links", links}};
 }
 
 /// Each moment the cluster changes: (time, busy devices, running jobs, waiting jobs).
@@ -52,6 +68,17 @@ std::vector<std::tuple<double, int, int, int>> utilization(const ClusterResult& 
     auto& end = changes[job.end_s];
     std::get<0>(end) -= job.workers;
     std::get<1>(end) -= 1;
+    // Stopped for another job: off its devices and back in the queue until it resumes.
+    for (const JobStop& stop : job.stops) {
+      auto& left = changes[stop.left_s];
+      std::get<0>(left) -= job.workers;
+      std::get<1>(left) -= 1;
+      std::get<2>(left) += 1;
+      auto& resumed = changes[stop.resumed_s];
+      std::get<0>(resumed) += job.workers;
+      std::get<1>(resumed) += 1;
+      std::get<2>(resumed) -= 1;
+    }
   }
   std::vector<std::tuple<double, int, int, int>> out;
   int busy = 0;
@@ -95,22 +122,29 @@ std::vector<std::pair<std::string, std::string>> cluster_files(const ClusterResu
   json summary{{"scenario", result.name},
                {"seed", result.seed},
                {"scheduler", result.policy},
+               {"preemption", result.preemption},
                {"devices", result.devices},
                {"makespan_s", makespan},
                {"mean_wait_s", result.jobs.empty() ? 0.0 : wait_sum / static_cast<double>(result.jobs.size())},
                {"device_utilization", makespan > 0.0 ? busy_device_s / (makespan * result.devices) : 0.0},
                {"jobs", jobs},
                {"interference", {{"jobs", names}, {"slowdown", result.interference}, {"simulated", result.interference_simulated}}},
-               {"utilization", timeline}};
-  std::string csv = "job,workers,placement,priority,arrival_s,start_s,wait_s,end_s,run_s,alone_s,slowdown,shared_links\n";
+               {"utilization", timeline},
+               {"links_over_time", links_over_time_json(result.links_over_time)}};
+  std::string csv = "job,workers,placement,priority,arrival_s,start_s,wait_s,end_s,run_s,alone_s,slowdown,shared_links,"
+                    "stops,preempted_s\n";
   for (const JobResult& job : result.jobs) {
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{}\n", job.name, job.workers, job.placement, job.priority,
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{}\n", job.name, job.workers, job.placement, job.priority,
                        seconds(job.arrival_s), seconds(job.start_s), seconds(job.wait_s()), seconds(job.end_s),
-                       seconds(job.run_s()), seconds(job.alone_s()), job.slowdown(), job.shared_links.size());
+                       seconds(job.run_s()), seconds(job.alone_s()), job.slowdown(), job.shared_links.size(),
+                       job.stops.size(), seconds(job.preempted_s()));
   }
   std::string busy = "t_s,busy_devices,running_jobs,waiting_jobs\n";
   for (const auto& [at, devices, running, waiting] : changes) busy += fmt::format("{},{},{},{}\n", seconds(at), devices, running, waiting);
-  return {{"summary.json", summary.dump(2) + "\n"}, {"jobs.csv", csv}, {"utilization.csv", busy}};
+  return {{"summary.json", summary.dump(2) + "\n"},
+          {"jobs.csv", csv},
+          {"utilization.csv", busy},
+          {"link_utilization.csv", link_timeline_csv(result.links_over_time)}};
 }
 
 }  // namespace dtsim::metrics

@@ -76,6 +76,7 @@ void AllreduceWorker::operator()() {
 
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (; iteration <= setup.total_iterations; ++iteration) {
+    before_iteration(context_, iteration, meter, rank_);
     compute_gradient(context_, meter, rank_, parameters, batches.next(), gradient);
     setup.sync->after_gradient(iteration, setup.total_iterations, actions);
     if (const std::int64_t resumed = recovery.end_of_iteration(iteration); resumed != iteration) {

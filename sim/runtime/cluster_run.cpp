@@ -4,7 +4,9 @@
 #include "sim/runtime/background_traffic.hpp"
 #include "sim/runtime/cluster_placement.hpp"
 #include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/job_pause.hpp"
 #include "sim/runtime/job_queue.hpp"
+#include "sim/runtime/link_sampler.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/training_job.hpp"
 
@@ -32,7 +34,8 @@ class Cluster {
   Cluster(EngineSession& session, const scenario::Scenario& cluster, const topology::TopologyGraph& graph,
           const std::vector<ClusterJob>& jobs, const JobEvent& on_event)
       : session_(&session), cluster_(&cluster), graph_(&graph), jobs_(&jobs), on_event_(on_event), placement_(graph),
-        outcomes_(jobs.size()), running_(jobs.size()), hosts_(jobs.size()), ended_(jobs.size(), false) {
+        outcomes_(jobs.size()), running_(jobs.size()), pauses_(jobs.size(), nullptr), samplers_(jobs.size()), hosts_(jobs.size()),
+        ended_(jobs.size(), false), stopping_(jobs.size(), false), paused_(jobs.size(), false) {
     for (std::size_t j = 0; j < jobs.size(); ++j) hosts_[j] = explicit_ranks(*jobs[j].spec, graph);
   }
 
@@ -47,8 +50,17 @@ class Cluster {
     return j.start_s.value_or(j.spec->arrival_s);
   }
   [[nodiscard]] std::vector<WaitingJob> waiting() const;
+  [[nodiscard]] std::vector<RunningJob> running() const;
   bool place(std::size_t job);
   void start(std::size_t job);
+  void resume(std::size_t job);
+  /// Jobs that ended or left their devices since the scheduler last looked; how many ended.
+  std::size_t take_changes(double now);
+  /// Preemption: stops running jobs of lower priority than `head` until it would fit, if that can make it fit.
+  void preempt_for(std::size_t head, double now);
+  [[nodiscard]] std::vector<std::size_t> victims_for(std::size_t head) const;
+  /// With no job waiting: takes back the stops not yet begun.
+  void cancel_stops();
 
   EngineSession* session_;
   const scenario::Scenario* cluster_;
@@ -58,11 +70,16 @@ class Cluster {
   ClusterPlacement placement_;
   std::vector<JobOutcome> outcomes_;
   std::vector<std::unique_ptr<TrainingJob>> running_;
+  std::vector<JobPause*> pauses_;  ///< preemption: each started job's
+  std::vector<std::unique_ptr<LinkSampler>> samplers_;
   std::vector<std::vector<int>> hosts_;
   std::vector<std::size_t> queue_;
   std::vector<std::size_t> active_;
-  std::deque<std::size_t> ending_;  ///< jobs whose watchers saw them end, not yet handled by the scheduler
+  std::deque<std::size_t> ending_;   ///< jobs whose watchers saw them end, not yet handled by the scheduler
+  std::deque<std::size_t> leaving_;  ///< preempted jobs whose checkpoints are written, not yet handled
   std::vector<bool> ended_;
+  std::vector<bool> stopping_;  ///< asked to stop (or ending within the iteration it is in): its devices come free
+  std::vector<bool> paused_;    ///< off its devices, queued to resume on them
   s4u::MutexPtr mutex_ = s4u::Mutex::create();
   s4u::ConditionVariablePtr wake_ = s4u::ConditionVariable::create();
 };
@@ -76,9 +93,29 @@ std::vector<WaitingJob> Cluster::waiting() const {
   return out;
 }
 
+std::vector<RunningJob> Cluster::running() const {
+  std::vector<RunningJob> out;
+  const double now = s4u::Engine::get_clock();
+  for (const std::size_t job : active_) {
+    const JobOutcome& o = outcomes_[job];
+    double off = 0.0;
+    for (const metrics::JobStop& stop : o.stops) off += stop.resumed_s - stop.left_s;
+    // A job asked to stop gives its devices back about now.
+    const double limit = (*jobs_)[job].spec->time_limit_s.value_or(0.0);
+    out.push_back({(*jobs_)[job].spec->workers, stopping_[job] ? now : o.start_s + off + limit});
+  }
+  return out;
+}
+
 bool Cluster::place(std::size_t job) {
   const ClusterJob& j = (*jobs_)[job];
   std::optional<std::vector<int>> ranks;
+  if (paused_[job]) {
+    // A preempted job resumes from its checkpoint on the devices it left.
+    ranks = placement_.choose(j.spec->workers, scenario::JobPlacement::explicit_hosts, outcomes_[job].ranks, 0);
+    if (ranks) placement_.take(*ranks);
+    return ranks.has_value();
+  }
   if (j.start_s) {
     ranks = j.ranks;
   } else {
@@ -96,11 +133,20 @@ void Cluster::start(std::size_t job) {
   for (const int rank : outcomes_[job].ranks) nodes.push_back(graph_->workers()[static_cast<std::size_t>(rank)]);
   j.setup->graph = graph_->with_workers(nodes);
   outcomes_[job].start_s = s4u::Engine::get_clock();
-  running_[job] = std::make_unique<TrainingJob>(*session_, *j.spec->scenario, *j.setup, ProgressCallback{}, nullptr,
-                                                j.spec->name + "/");
+  samplers_[job] = std::make_unique<LinkSampler>(*graph_);
+  running_[job] = std::make_unique<TrainingJob>(*session_, *j.spec->scenario, *j.setup, ProgressCallback{},
+                                                samplers_[job].get(), j.spec->name + "/");
+  if (cluster_->scheduler.preemption == scenario::Preemption::checkpoint && !j.start_s) {
+    pauses_[job] = &running_[job]->make_preemptible(cluster_->scheduler.checkpoint_bytes_per_s, [this, job] {
+      const std::unique_lock lock(*mutex_);
+      leaving_.push_back(job);
+      wake_->notify_all();
+    });
+    outcomes_[job].checkpoint_s = pauses_[job]->checkpoint_s();
+  }
   std::vector<s4u::ActorPtr> actors = running_[job]->start();
   active_.push_back(job);
-  if (on_event_) on_event_(job, outcomes_[job].start_s, true);
+  if (on_event_) on_event_(job, outcomes_[job].start_s, JobChange::started);
   // The watcher: waits for every actor of the job, then tells the scheduler.
   s4u::Actor::create(j.spec->name + "/watcher", session_->host(nodes.front()), [this, job, actors = std::move(actors)]() {
     for (const s4u::ActorPtr& actor : actors) actor->join();
@@ -112,6 +158,96 @@ void Cluster::start(std::size_t job) {
   });
 }
 
+void Cluster::resume(std::size_t job) {
+  paused_[job] = false;
+  active_.push_back(job);
+  const double now = s4u::Engine::get_clock();
+  outcomes_[job].stops.back().resumed_s = now;
+  pauses_[job]->resume();
+  if (on_event_) on_event_(job, now, JobChange::resumed);
+}
+
+std::size_t Cluster::take_changes(double now) {
+  std::size_t ended = 0;
+  for (; !ending_.empty(); ending_.pop_front(), ++ended) {
+    const std::size_t job = ending_.front();
+    placement_.give_back(outcomes_[job].ranks);
+    std::erase(active_, job);
+    stopping_[job] = false;
+    if (on_event_) on_event_(job, outcomes_[job].end_s, JobChange::ended);
+  }
+  for (; !leaving_.empty(); leaving_.pop_front()) {
+    const std::size_t job = leaving_.front();
+    placement_.give_back(outcomes_[job].ranks);
+    std::erase(active_, job);
+    stopping_[job] = false;
+    paused_[job] = true;
+    outcomes_[job].stops.back().left_s = now;
+    queue_.push_back(job);
+    if (on_event_) on_event_(job, now, JobChange::left);
+  }
+  return ended;
+}
+
+std::vector<std::size_t> Cluster::victims_for(std::size_t head) const {
+  const scenario::JobSpec& spec = *(*jobs_)[head].spec;
+  std::vector<std::size_t> out;
+  for (const std::size_t job : active_) {
+    if (!stopping_[job] && pauses_[job] != nullptr && (*jobs_)[job].spec->priority < spec.priority) out.push_back(job);
+  }
+  // The lowest priority first; of equals, the latest started (the least work since its start to write).
+  std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
+    const int pa = (*jobs_)[a].spec->priority;
+    const int pb = (*jobs_)[b].spec->priority;
+    return pa != pb ? pa < pb : outcomes_[a].start_s != outcomes_[b].start_s ? outcomes_[a].start_s > outcomes_[b].start_s : a > b;
+  });
+  return out;
+}
+
+void Cluster::preempt_for(std::size_t head, double now) {
+  const scenario::JobSpec& spec = *(*jobs_)[head].spec;
+  // Devices already coming free: those of jobs asked to stop.
+  int coming = placement_.free_devices();
+  for (const std::size_t job : active_) coming += stopping_[job] ? (*jobs_)[job].spec->workers : 0;
+  if (coming >= spec.workers) return;
+  const bool own_hosts = paused_[head] || spec.placement == scenario::JobPlacement::explicit_hosts;
+  const std::vector<int>& wanted = paused_[head] ? outcomes_[head].ranks : hosts_[head];
+  std::vector<std::size_t> chosen;
+  for (const std::size_t job : victims_for(head)) {
+    if (own_hosts) {
+      const std::vector<int>& held = outcomes_[job].ranks;
+      if (std::none_of(held.begin(), held.end(), [&](int r) { return std::ranges::find(wanted, r) != wanted.end(); })) continue;
+    } else if (coming >= spec.workers) {
+      break;
+    }
+    chosen.push_back(job);
+    coming += (*jobs_)[job].spec->workers;
+  }
+  // Stop none where stopping them all would not make the head fit.
+  if (coming < spec.workers && !own_hosts) return;
+  if (own_hosts) {
+    for (const std::size_t job : active_) {
+      if (stopping_[job] || std::ranges::find(chosen, job) != chosen.end()) continue;
+      for (const int r : outcomes_[job].ranks) {
+        if (std::ranges::find(wanted, r) != wanted.end()) return;  // held by a job it may not stop
+      }
+    }
+  }
+  for (const std::size_t job : chosen) {
+    stopping_[job] = true;
+    if (pauses_[job]->request()) outcomes_[job].stops.push_back({now, now, now});
+  }
+}
+
+void Cluster::cancel_stops() {
+  for (const std::size_t job : active_) {
+    if (stopping_[job] && pauses_[job] != nullptr && pauses_[job]->cancel()) {
+      stopping_[job] = false;
+      outcomes_[job].stops.pop_back();
+    }
+  }
+}
+
 void Cluster::schedule() {
   std::vector<std::size_t> arrivals(jobs_->size());
   for (std::size_t j = 0; j < arrivals.size(); ++j) arrivals[j] = j;
@@ -121,12 +257,7 @@ void Cluster::schedule() {
   std::unique_lock lock(*mutex_);
   while (ended < jobs_->size()) {
     const double now = s4u::Engine::get_clock();
-    for (; !ending_.empty(); ending_.pop_front(), ++ended) {
-      const std::size_t job = ending_.front();
-      placement_.give_back(outcomes_[job].ranks);
-      std::erase(active_, job);
-      if (on_event_) on_event_(job, outcomes_[job].end_s, false);
-    }
+    ended += take_changes(now);
     for (; arrived < arrivals.size() && arrival(arrivals[arrived]) <= now; ++arrived) queue_.push_back(arrivals[arrived]);
     // Priority first, then arrival, then declaration.
     std::stable_sort(queue_.begin(), queue_.end(), [&](std::size_t a, std::size_t b) {
@@ -134,19 +265,26 @@ void Cluster::schedule() {
       const int pb = (*jobs_)[b].spec->priority;
       return pa != pb ? pa > pb : arrival(a) != arrival(b) ? arrival(a) < arrival(b) : a < b;
     });
-    std::vector<RunningJob> running;
-    for (const std::size_t job : active_) {
-      running.push_back({(*jobs_)[job].spec->workers, outcomes_[job].start_s + (*jobs_)[job].spec->time_limit_s.value_or(0.0)});
-    }
     const std::vector<int> starting = jobs_to_start(cluster_->scheduler.policy, now, placement_.free_devices(), waiting(),
-                                                    running, [&](int job) { return place(static_cast<std::size_t>(job)); });
+                                                    running(), [&](int job) { return place(static_cast<std::size_t>(job)); });
     for (const int job : starting) {
       std::erase(queue_, static_cast<std::size_t>(job));
-      start(static_cast<std::size_t>(job));
+      if (paused_[static_cast<std::size_t>(job)]) {
+        resume(static_cast<std::size_t>(job));
+      } else {
+        start(static_cast<std::size_t>(job));
+      }
+    }
+    if (cluster_->scheduler.preemption == scenario::Preemption::checkpoint) {
+      if (queue_.empty()) {
+        cancel_stops();
+      } else {
+        preempt_for(queue_.front(), now);
+      }
     }
     if (ended >= jobs_->size()) break;
     const double next = arrived < arrivals.size() ? arrival(arrivals[arrived]) : std::numeric_limits<double>::infinity();
-    while (ending_.empty() && s4u::Engine::get_clock() < next) {
+    while (ending_.empty() && leaving_.empty() && s4u::Engine::get_clock() < next) {
       if (next == std::numeric_limits<double>::infinity()) {
         wake_->wait(lock);
       } else {
@@ -161,6 +299,7 @@ std::vector<JobOutcome> Cluster::finish() {
     // Every job's watcher saw it end: a job that did not was stopped by something outside the scheduler.
     if (!running_[job] || !ended_[job]) throw std::logic_error("job '" + (*jobs_)[job].spec->name + "' never ended");
     outcomes_[job].record = running_[job]->finish(outcomes_[job].end_s);
+    outcomes_[job].link_samples = samplers_[job]->take();
   }
   return std::move(outcomes_);
 }

@@ -4,6 +4,8 @@
 // there; the jobs' messages share the cluster's links under the network model. Creates the process's SimGrid
 // engine: call once per process.
 
+#include "sim/metrics/cluster_result.hpp"
+#include "sim/metrics/link_timeline.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/training_setup.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -29,11 +31,18 @@ struct JobOutcome {
   double start_s = 0.0;
   double end_s = 0.0;
   std::vector<int> ranks;  ///< the cluster's worker ranks, in the job's rank order
+  /// Preemption: each time it was stopped, and the time to write its checkpoint (and to read it back).
+  std::vector<metrics::JobStop> stops;
+  double checkpoint_s = 0.0;
+  /// Its bytes on each link direction at its iteration ends (metrics/link_timeline.hpp).
+  std::vector<metrics::LinkSample> link_samples;
   metrics::RunRecord record;
 };
 
-/// Told when a job starts (`started`) or ends, at simulated time `at_s`.
-using JobEvent = std::function<void(std::size_t job, double at_s, bool started)>;
+/// What happened to a job: it started, ended, left its devices preempted, or resumed on them.
+enum class JobChange { started, ended, left, resumed };
+/// Told of each change of a job at simulated time `at_s`.
+using JobEvent = std::function<void(std::size_t job, double at_s, JobChange change)>;
 
 /// Runs `jobs` on the cluster of `cluster` (its graph `graph`: every device a worker) to their ends; their
 /// outcomes, in the order of `jobs`. A job whose devices or hosts the cluster does not have throws InputError.

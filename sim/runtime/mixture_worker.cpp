@@ -133,6 +133,7 @@ void MixtureWorker::operator()() {
   if (rank_ == 0) after_iteration(context_, 0, assembly_->whole);
 
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    before_iteration(context_, iteration, meter, rank_);
     const ExpertDevice device{share, **groups.experts, meter, s.cluster.device_of(rank_), step_factor(context_, rank_)};
     const std::span<const std::size_t> rows = batches.next();
     const std::size_t size = rows.size() / static_cast<std::size_t>(plan.microbatches);

@@ -598,6 +598,7 @@ void ModelParallelWorker::operator()() {
                     gathers ? &*gathers : nullptr, routing ? &*routing : nullptr);
   const Update update{setup, meter, *optimizer, !gathers};
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    before_iteration(context_, iteration, meter, rank_);
     step.run(passes, step_factor(context_, rank_), iteration);
     if (stream) {
       // The gradients were reduced during the last backward passes.

@@ -75,8 +75,8 @@ void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
   const Meter meter = context.meter(rank);
   auto shared = std::make_shared<Shared>();
   shared->parameters = setup.model().initial_parameters();
-  s4u::Actor::create(s4u::this_actor::get_name() + "/averaging", s4u::this_actor::get_host(),
-                     [context, rank, shared] { average_in_order(context, rank, shared); });
+  const s4u::ActorPtr averaging = s4u::Actor::create(s4u::this_actor::get_name() + "/averaging", s4u::this_actor::get_host(),
+                                                     [context, rank, shared] { average_in_order(context, rank, shared); });
 
   const int bound = setup.sync->staleness_bound();
   models::BatchStream batches(setup.schedule, rank);
@@ -84,6 +84,8 @@ void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
   models::Parameters gradient;
   if (rank == 0) after_iteration(context, 0, shared->parameters);
   for (std::int64_t clock = 1; clock <= setup.total_iterations; ++clock) {
+    // A checkpoint holds the parameters averaged over every gradient pushed so far.
+    before_iteration(context, clock, meter, rank, [&] { when(*shared, [&] { return shared->averaged >= clock - 1; }, [] {}); });
     std::int64_t version = 0;
     const double blocked_at = s4u::Engine::get_clock();
     when(*shared, [&] { return shared->averaged >= clock - 1 - bound; }, [&] {
@@ -96,6 +98,8 @@ void run_stale_synchronous_allreduce(const TrainingContext& context, int rank) {
     shared->gradients.push_back(gradient);
     shared->changed->notify_all();
   }
+  // The worker's part of the job ends with its last average: a cluster's scheduler waits for the workers only.
+  averaging->join();
 }
 
 }  // namespace dtsim::runtime

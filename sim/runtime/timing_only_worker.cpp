@@ -251,6 +251,7 @@ void TimingOnlyWorker::operator()() {
     passes.gather_with(&*gathers);
   }
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    before_iteration(context_, iteration, meter, rank_);
     const double factor = step_factor(context_, rank_);
     passes.start_step();
     for (int micro = 1; micro < microbatches; ++micro) passes.accumulating(factor);

@@ -3,11 +3,17 @@
 #include <cmath>
 
 #include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/job_pause.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 namespace dtsim::runtime {
+
+void before_iteration(const TrainingContext& context, std::int64_t iteration, const Meter& meter, int rank,
+                      const std::function<void()>& drain) {
+  if (context.pause != nullptr) context.pause->at_iteration(iteration, meter, rank == 0, drain);
+}
 
 std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context, std::size_t size) {
   return context.setup->make_optimizer(size);

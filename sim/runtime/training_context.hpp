@@ -21,6 +21,7 @@
 namespace dtsim::runtime {
 
 struct FailureMeetings;
+class JobPause;
 
 /// Which ranks a run simulates: every one, worker 0 for all, or replica 0's ranks each for its counterparts in
 /// every replica (see mirrored_ranks.hpp).
@@ -63,6 +64,8 @@ struct TrainingContext {
   WorkPool* pool = nullptr;
   /// Gossiping runs: each worker's neighbours and each round's partners, shared by the workers; null otherwise.
   GossipPeers* gossip = nullptr;
+  /// A job that may be preempted on a shared cluster (job_pause.hpp); null otherwise.
+  JobPause* pause = nullptr;
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {
@@ -106,6 +109,11 @@ bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration);
 /// (TargetStop), an evaluation that reaches it ends the simulation at this moment: every actor, the caller too,
 /// is stopped where it next waits.
 void after_iteration(const TrainingContext& context, std::int64_t iteration, const models::Parameters& parameters);
+
+/// Each worker before it begins iteration `iteration`: where a job preempted on a shared cluster pauses
+/// (JobPause). `drain`, when given, waits for the worker's work still in flight before its checkpoint.
+void before_iteration(const TrainingContext& context, std::int64_t iteration, const Meter& meter, int rank,
+                      const std::function<void()>& drain = {});
 
 /// Whether the run stops after `iteration`: an evaluation is due there and reaches the scenario's target. Every
 /// worker of a run that stops at a target asks, with its parameters (the same as every other's); the first to ask

@@ -10,6 +10,7 @@
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/engine_session.hpp"
 #include "sim/runtime/hybrid_actors.hpp"
+#include "sim/runtime/job_pause.hpp"
 #include "sim/runtime/link_failures.hpp"
 #include "sim/runtime/mirrored_ranks.hpp"
 #include "sim/runtime/parameter_server_actors.hpp"
@@ -308,6 +309,7 @@ struct TrainingJob::State {
   // Hybrid: the servers' rows, which worker 0's evaluations read (an observation, not a message).
   models::Parameters server_rows;
   std::shared_ptr<ShareAssembly> assembly;
+  std::optional<JobPause> pause;
 };
 
 TrainingJob::State::State(EngineSession& session_, const scenario::Scenario& scenario_, const TrainingSetup& setup_,
@@ -370,6 +372,16 @@ TrainingJob::TrainingJob(EngineSession& session, const scenario::Scenario& scena
     : state_(std::make_unique<State>(session, scenario, setup, progress, observer, std::move(prefix))) {}
 
 TrainingJob::~TrainingJob() = default;
+
+JobPause& TrainingJob::make_preemptible(double checkpoint_bytes_per_s, std::function<void()> left) {
+  State& s = *state_;
+  const double parameters = static_cast<double>(s.record.parameter_count);
+  const double values = parameters * (1.0 + s.setup->make_optimizer(0)->state_per_parameter());
+  const double checkpoint_s = values * sizeof(float) / checkpoint_bytes_per_s;
+  s.pause.emplace(static_cast<int>(s.stand_ins.simulated().size()), checkpoint_s, s.setup->total_iterations, std::move(left));
+  s.context->pause = &*s.pause;
+  return *s.pause;
+}
 
 std::vector<simgrid::s4u::ActorPtr> TrainingJob::start() {
   std::vector<simgrid::s4u::ActorPtr> actors;

@@ -11,11 +11,14 @@
 
 #include <simgrid/s4u/Actor.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace dtsim::runtime {
+
+class JobPause;
 
 class TrainingJob {
  public:
@@ -27,6 +30,9 @@ class TrainingJob {
   TrainingJob(const TrainingJob&) = delete;
   TrainingJob& operator=(const TrainingJob&) = delete;
 
+  /// Lets the job be preempted (job_pause.hpp): a checkpoint of its model and optimizer state (4 bytes a value)
+  /// moves at `checkpoint_bytes_per_s`; `left` is told when every worker has written it. Call before start().
+  JobPause& make_preemptible(double checkpoint_bytes_per_s, std::function<void()> left);
   /// Creates the job's actors on its hosts at the engine's clock; returns them. Call once.
   std::vector<simgrid::s4u::ActorPtr> start();
   /// Starts the scenario's link failures (after any other traffic's actors, as a run of one job orders them).

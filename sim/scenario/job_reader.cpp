@@ -135,6 +135,10 @@ void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::s
   const View scheduler = root.at("scheduler");
   if (scheduler.has("policy")) s.scheduler.policy = value_named(schedule_policies(), scheduler.text("policy"));
   if (scheduler.has("placement")) s.scheduler.placement = value_named(job_placements(), scheduler.text("placement"));
+  if (scheduler.has("preemption")) s.scheduler.preemption = value_named(preemptions(), scheduler.text("preemption"));
+  if (const auto rate = scheduler.quantity("checkpoint_bandwidth", core::parse_bandwidth)) {
+    s.scheduler.checkpoint_bytes_per_s = rate->value();
+  }
   const ConfigNode* jobs = s.resolved.find("jobs");
   const ConfigNode* written = raw.find("jobs");
   if (jobs == nullptr || written == nullptr || jobs->items.empty()) return;
@@ -144,6 +148,11 @@ void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::s
                            jobs->items.size(), kJobLimit),
                "split the queue over several scenarios");
     return;
+  }
+  if (s.scheduler.preemption == Preemption::checkpoint && s.scheduler.checkpoint_bytes_per_s <= 0.0) {
+    sink.error(scheduler.where("preemption"), "scheduler.checkpoint_bandwidth",
+               "preemption by checkpoint writes each stopped job's state to storage, and no storage rate is given",
+               "add scheduler.checkpoint_bandwidth (a parallel file system gives a job some GB/s), or preemption: off");
   }
   if (s.failures.enabled || s.energy.enabled) {
     sink.error(s.failures.enabled ? s.failures.where : s.energy.where, s.failures.enabled ? "failures" : "energy",

@@ -129,6 +129,16 @@ const std::vector<NamedValue<SchedulePolicy>>& schedule_policies() {
   return table;
 }
 
+const std::vector<NamedValue<Preemption>>& preemptions() {
+  static const std::vector<NamedValue<Preemption>> table{
+      {Preemption::off, "off", "a running job runs to its end"},
+      {Preemption::checkpoint, "checkpoint",
+       "a waiting job stops running jobs of lower priority: each ends its iteration, writes a checkpoint, and resumes "
+       "on its devices from it when they are free"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<Backend>>& backends() {
   static const std::vector<NamedValue<Backend>> table{
       {Backend::Auto, "auto", "CUDA when a device is present, otherwise CPU"},
@@ -152,5 +162,6 @@ std::string_view to_string(models::Partitioning partitioning) { return name_of(p
 std::string_view to_string(ComputePrecision precision) { return name_of(compute_precisions(), precision); }
 std::string_view to_string(JobPlacement placement) { return name_of(job_placements(), placement); }
 std::string_view to_string(SchedulePolicy policy) { return name_of(schedule_policies(), policy); }
+std::string_view to_string(Preemption preemption) { return name_of(preemptions(), preemption); }
 
 }  // namespace dtsim::scenario

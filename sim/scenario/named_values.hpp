@@ -45,6 +45,7 @@ const std::vector<NamedValue<models::Partitioning>>& partitionings();
 const std::vector<NamedValue<ComputePrecision>>& compute_precisions();
 const std::vector<NamedValue<JobPlacement>>& job_placements();
 const std::vector<NamedValue<SchedulePolicy>>& schedule_policies();
+const std::vector<NamedValue<Preemption>>& preemptions();
 
 /// The value called `name` (validated against the same table's choices, so it is there).
 template <class Enum>

@@ -458,6 +458,8 @@ struct Scenario;
 enum class JobPlacement { packed, spread, random, explicit_hosts };
 /// Which waiting job starts when devices free up (`scheduler.policy`; job_queue.hpp).
 enum class SchedulePolicy { fifo, backfill };
+/// What a waiting job may do to running jobs of lower priority (`scheduler.preemption`; cluster_run.hpp).
+enum class Preemption { off, checkpoint };
 
 /// One of several jobs sharing the cluster (`jobs`): its own scenario (the document with the job's sections in
 /// place of the top level's and cluster.workers its device count), when it arrives, where it goes, its rank in
@@ -482,6 +484,9 @@ struct JobSpec {
 struct SchedulerSpec {
   SchedulePolicy policy = SchedulePolicy::fifo;
   JobPlacement placement = JobPlacement::packed;
+  Preemption preemption = Preemption::off;
+  /// Preemption: the storage a stopped job writes its checkpoint to and reads it back from, bytes per second.
+  double checkpoint_bytes_per_s = 0.0;
 };
 
 struct Scenario {
@@ -547,5 +552,6 @@ std::string_view to_string(models::Partitioning partitioning);
 std::string_view to_string(ComputePrecision precision);
 std::string_view to_string(JobPlacement placement);
 std::string_view to_string(SchedulePolicy policy);
+std::string_view to_string(Preemption preemption);
 
 }  // namespace dtsim::scenario

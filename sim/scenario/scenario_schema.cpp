@@ -666,6 +666,14 @@ SchemaNode scheduler() {
                               choices_of(schedule_policies())),
                     choice_of("placement", "placement", "where a job that names none goes; packed when absent",
                               choices_of(job_placements())),
+                    choice_of("preemption", "preemption",
+                              "what a waiting job may do to running jobs of lower priority; off when absent",
+                              choices_of(preemptions())),
+                    quantity("checkpoint_bandwidth", Unit::Bandwidth,
+                             "preemption: the storage rate at which a stopped job writes its model and optimizer "
+                             "state, and reads it back when it resumes")
+                        .exclusive_min()
+                        .for_example("\"5GBps\""),
                 });
 }
 
