@@ -10,6 +10,9 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <utility>
 
 namespace dtsim::testing {
@@ -146,6 +149,82 @@ TEST(ClusterJobs, AJobBesideOneOfAnotherPaceOnDisjointSubtreesDiffersFromItsAlon
   EXPECT_EQ(one["result"]["final"]["val_loss"], two["result"]["final"]["val_loss"]);
 }
 
+/// The dumbbell's four workers training for 12 iterations; `urgent`, when true, a job of two workers and higher
+/// priority arriving at 300 us, which stops it: checkpoints move at 1 GB/s.
+std::string preempted(bool urgent) {
+  std::string out = std::string("name: preempted\n") + kDumbbell;
+  out.replace(out.find("stop: {iterations: 10}"), 22, "stop: {iterations: 12}");
+  out += "scheduler: {preemption: checkpoint, checkpoint_bandwidth: 1GBps}\njobs:\n  - {name: long, workers: 4}\n";
+  if (urgent) out += "  - {name: urgent, workers: 2, arrival: 300us, priority: 1, training: {stop: {iterations: 3}}}\n";
+  return out;
+}
+
+/// The evaluations' losses and accuracies of a metrics.csv (its columns after the time).
+std::vector<std::string> evaluations(const std::string& metrics) {
+  std::vector<std::string> out;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) out.push_back(line.substr(line.find(',') + 1));
+  return out;
+}
+
+TEST(ClusterJobs, APreemptedJobWritesACheckpointLeavesItsDevicesAndResumesWhereItStopped) {
+  const fs::path folder = fresh_output_folder("cluster_preemption");
+  for (const bool urgent : {true, false}) {
+    const fs::path file = write_scenario(folder, urgent ? "beside" : "alone", preempted(urgent));
+    const CommandResult result =
+        run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / (urgent ? "beside" : "alone")).string()));
+    ASSERT_EQ(result.exit_status, 0) << result.err;
+  }
+  const nlohmann::json cluster = json_of(folder / "beside" / "summary.json");
+  const nlohmann::json& job = cluster["jobs"][0];
+  const nlohmann::json& urgent = cluster["jobs"][1];
+  ASSERT_EQ(job["stops"].size(), 1U);
+  const nlohmann::json& stop = job["stops"][0];
+  EXPECT_EQ(stop["requested_s"].get<double>(), 300e-6);
+  // The urgent job takes the devices the moment the checkpoint is written, and gives them back at its end.
+  EXPECT_EQ(urgent["start_s"], stop["left_s"]);
+  EXPECT_EQ(job["stops"][0]["resumed_s"], urgent["end_s"]);
+  EXPECT_EQ(job["preempted_s"].get<double>(), stop["resumed_s"].get<double>() - stop["left_s"].get<double>());
+  // A checkpoint: every parameter once (plain SGD keeps no state), 4 bytes each, at 1 GB/s; written, then read back.
+  const nlohmann::json own = json_of(folder / "beside" / "jobs" / "long" / "summary.json");
+  const double checkpoint = 4.0 * own["result"]["parameters"].get<double>() / 1e9;
+  EXPECT_DOUBLE_EQ(job["checkpoint_s"].get<double>(), checkpoint);
+  EXPECT_NEAR(job["run_s"].get<double>() - job["preempted_s"].get<double>(), job["alone_s"].get<double>() + 2 * checkpoint,
+              1e-12);
+  EXPECT_NEAR(job["slowdown"].get<double>(), (job["alone_s"].get<double>() + 2 * checkpoint) / job["alone_s"].get<double>(),
+              1e-9);
+  // Its workers stopped after the same iteration and went on from it: its losses are those of its run uninterrupted.
+  EXPECT_EQ(evaluations(read_file(folder / "beside" / "jobs" / "long" / "metrics.csv")),
+            evaluations(read_file(folder / "alone" / "jobs" / "long" / "metrics.csv")));
+  // Off its devices, it waits in the queue: four devices leave, two join.
+  bool seen = false;
+  for (const nlohmann::json& change : cluster["utilization"]) {
+    if (change["t_s"] != stop["left_s"]) continue;
+    seen = true;
+    EXPECT_EQ(change["busy_devices"], 2);
+    EXPECT_EQ(change["waiting_jobs"], 1);
+  }
+  EXPECT_TRUE(seen);
+  // Links over time: each direction's mean over the bins is its utilization over the makespan (links.csv).
+  const nlohmann::json& timeline = cluster["links_over_time"];
+  ASSERT_FALSE(timeline["links"].empty());
+  const nlohmann::json& busiest = timeline["links"][0];
+  double mean = 0.0;
+  for (const nlohmann::json& u : busiest["utilization"]) mean += u.get<double>() / static_cast<double>(busiest["utilization"].size());
+  std::istringstream rows(read_file(folder / "beside" / "links.csv"));
+  bool found = false;
+  for (std::string row; std::getline(rows, row);) {
+    // link,class,from,to,bandwidth_bytes_per_s,bytes,utilization,jobs
+    std::vector<std::string> fields;
+    std::istringstream cells(row);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    if (fields.size() < 8 || fields[0] != busiest["link"] || fields[2] != busiest["from"] || fields[3] != busiest["to"]) continue;
+    found = true;
+    EXPECT_NEAR(mean, std::stod(fields[6]), 1e-6);
+  }
+  EXPECT_TRUE(found) << busiest.dump();
+}
+
 TEST(ClusterJobs, TheSameScenarioAndSeedGiveTheSameFiles) {
   const fs::path folder = fresh_output_folder("cluster_determinism");
   const fs::path file = write_scenario(folder, "queue", std::string("name: queue\n") + kDumbbell + R"(scheduler: {policy: backfill}
@@ -159,7 +238,7 @@ jobs:
     ASSERT_EQ(result.exit_status, 0) << result.err;
   }
   const auto one = files_under(folder / "one");
-  EXPECT_EQ(one.size(), 13U);
+  EXPECT_EQ(one.size(), 14U);
   EXPECT_EQ(one, files_under(folder / "two"));
   // The short job starts in the gap beside the long one; the wide one waits for the long one to end.
   const nlohmann::json cluster = json_of(folder / "one" / "summary.json");

@@ -4,7 +4,7 @@
     scenario_outputs.py DTSIM SCENARIO.yaml OUTPUT_DIR GOLDEN_DIR [--update]
 
 Every result file (summary.json, metrics.csv, links.csv, sweep.csv, sweep.json, a cluster run's jobs.csv and
-utilization.csv, in every sweep point's and job's folder) must
+utilization.csv and link_utilization.csv, in every sweep point's and job's folder) must
 equal its stored copy. summary.json's `scenario` member (the echo of the resolved scenario, which grows as the
 language does) and `origin` (the scenario's absolute file name), and sweep.json's `fingerprint` (a hash of
 that echo, file names included), are left out of the comparison; everything the run measured must stay the
@@ -21,7 +21,8 @@ import shutil
 import subprocess
 import sys
 
-RESULT_FILES = {"summary.json", "metrics.csv", "links.csv", "sweep.csv", "sweep.json", "jobs.csv", "utilization.csv"}
+RESULT_FILES = {"summary.json", "metrics.csv", "links.csv", "sweep.csv", "sweep.json", "jobs.csv", "utilization.csv",
+                "link_utilization.csv"}
 # The largest stored copy kept as it is; larger ones are kept compressed, so that the repository stays small.
 PLAIN_LIMIT = 4 * 1024 * 1024
 POINT_PLAIN_LIMIT = 256 * 1024
