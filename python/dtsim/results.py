@@ -68,8 +68,9 @@ class Run:
 
 class Cluster:
     """Several jobs on one cluster (a scenario with `jobs:`): jobs.csv as `table` (one row per job: its devices,
-    placement, arrival, start, wait, end, run, alone and slowdown), `utilization` (devices busy, jobs running and
-    waiting at each change), the cluster's `links`, the `interference` matrix, and each job's own Run in `jobs`."""
+    placement, arrival, start, wait, end, run, alone, slowdown, and the times it was stopped for a job of higher
+    priority), `utilization` (devices busy, jobs running and waiting at each change), the cluster's `links` and
+    `link_utilization` over time, the `interference` matrix, and each job's own Run in `jobs`."""
 
     def __init__(self, folder):
         self.folder = _result_folder(folder, "jobs.csv", "cluster run")
@@ -92,6 +93,12 @@ class Cluster:
     def links(self) -> pd.DataFrame:
         """links.csv: each link direction's bytes over all jobs, its utilization over the makespan, the jobs on it."""
         return pd.read_csv(self.folder / "links.csv")
+
+    @cached_property
+    def link_utilization(self) -> pd.DataFrame:
+        """link_utilization.csv: the busiest link directions' utilization in each of 100 bins of the makespan (t_s is
+        the bin's start), one row per bin and direction."""
+        return pd.read_csv(self.folder / "link_utilization.csv")
 
     @cached_property
     def interference(self) -> pd.DataFrame:
