@@ -6,6 +6,8 @@
 #include "sim/runtime/run_observer.hpp"
 #include "sim/topology/topology_graph.hpp"
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace dtsim::runtime {

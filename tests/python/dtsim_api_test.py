@@ -186,6 +186,21 @@ class FilesTest(unittest.TestCase):
         with self.assertRaisesRegex(dtsim.ScenarioError, "summary.json"):
             dtsim.compare(folder)
 
+    def test_load_a_cluster(self):
+        # A stored cluster run (the preemption scenario's golden files): its jobs, stops and links over time.
+        stored = SOURCE / "tests" / "golden" / "outputs" / "cluster" / "preemption-by-checkpoint" / "preemption=checkpoint"
+        cluster = dtsim.load(stored)
+        self.assertIsInstance(cluster, dtsim.Cluster)
+        self.assertEqual(list(cluster.table["stops"]), [1, 0, 0])
+        self.assertGreater(cluster.table["preempted_s"].iloc[0], 0.0)
+        over_time = cluster.link_utilization
+        self.assertEqual(list(over_time.columns), ["t_s", "link", "from", "to", "utilization"])
+        # Each direction's mean over the bins is its utilization over the makespan.
+        first = over_time[(over_time["link"] == over_time["link"].iloc[0]) & (over_time["from"] == over_time["from"].iloc[0])]
+        self.assertEqual(len(first), 100)
+        row = cluster.links[(cluster.links["link"] == first["link"].iloc[0]) & (cluster.links["from"] == first["from"].iloc[0])]
+        self.assertAlmostEqual(first["utilization"].mean(), row["utilization"].iloc[0], places=5)
+
     def test_report(self):
         folder = fresh("report")
         bsp = dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "bsp")
