@@ -2,7 +2,7 @@
 """report.html as a reader opens it: written by `dtsim run --report` and by `dtsim report` for one run, a
 comparison of several, a sweep's folder and an energy run; each opened in headless Chromium with every
 host name unresolvable (a page that fetched anything would fail), every chart drawn without a console error
-or warning, a screenshot taken; each chart's Vega-Lite spec valid against the Vega-Lite JSON schema; and
+or warning, a screenshot taken of one of each kind; each chart's Vega-Lite spec valid against the Vega-Lite JSON schema; and
 nothing in the page loading a file or address outside it.
 
   report_test.py DTSIM SOURCE_DIR OUTPUT_DIR
@@ -49,6 +49,10 @@ def chromium(page, *arguments):
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
+# Pages whose screenshot is taken too (each is one more Chromium start; the others are checked by their DOM only).
+SCREENSHOTS = {"one-run", "cluster", "comparison", "sweep"}
+
+
 def check_report(name, page, expected_titles):
     text = open(page, encoding="utf-8").read()
     # Self-contained: no element loads anything (the inlined libraries' own code aside, which builds
@@ -82,6 +86,9 @@ def check_report(name, page, expected_titles):
     check(attributes.get("errors") == "0" and attributes.get("warnings") == "0",
           f"{name}: console errors or warnings: {re.findall(r'id=.dtsim-status.>([^<]*)', dom.stdout)}")
     check(dom.stdout.count("<svg") >= len(specs), f"{name}: fewer drawings than charts")
+    if name not in SCREENSHOTS:
+        print(f"{name}: {len(specs)} charts drawn")
+        return
     shot = os.path.join(OUT, name + ".png")
     if os.path.exists(shot):
         os.remove(shot)
@@ -105,7 +112,8 @@ cluster = os.path.join(OUT, "cluster")
 dtsim("run", os.path.join(scenarios, "course", "11-placement.yaml"), "--point", "placement=spread", "-q", "--report",
       "-o", cluster)
 check_report("cluster", os.path.join(cluster, "report.html"),
-             ["Jobs on the devices", "Devices busy and jobs waiting", "Waits and slowdowns", "Interference matrix"])
+             ["Jobs on the devices", "Devices busy and jobs waiting", "Waits and slowdowns", "Interference matrix",
+              "Links over time"])
 
 # Every run of the comparison set on shared axes.
 folders = []
