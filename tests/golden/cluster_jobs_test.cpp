@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 #include <utility>
 
@@ -223,6 +224,52 @@ TEST(ClusterJobs, APreemptedJobWritesACheckpointLeavesItsDevicesAndResumesWhereI
     EXPECT_NEAR(mean, std::stod(fields[6]), 1e-6);
   }
   EXPECT_TRUE(found) << busiest.dump();
+}
+
+/// Eight workers on a ring training `model` on digits with `parallelism` for 30 iterations, stopped at 2 ms by a job
+/// of higher priority when `urgent` is true: the long job's metrics.csv.
+std::string split_job_metrics(const std::string& name, const std::string& model, const std::string& parallelism, bool urgent) {
+  const fs::path folder = fresh_output_folder(name + (urgent ? "_beside" : "_alone"));
+  std::string text = fmt::format(R"(name: {}
+seed: 3
+cluster:
+  workers: 8
+  device: {{name: laptop-core, peak_flops: "10GFLOPS", efficiency: 0.5}}
+topology: {{kind: ring, link: {{bandwidth: 10Gbps, latency: 5us}}}}
+model: {}
+data: {{kind: digits}}
+training:
+  parallelism: {}
+  batch: {{global: 64}}
+  optimizer: {{kind: adam, learning_rate: 0.01}}
+  stop: {{iterations: 30}}
+scheduler: {{preemption: checkpoint, checkpoint_bandwidth: 1GBps}}
+jobs:
+  - {{name: long, workers: 8}}
+)", name, model, parallelism);
+  if (urgent) {
+    text += "  - {name: urgent, workers: 2, arrival: 2ms, priority: 1, model: {kind: mlp, layers: [16], activation: tanh}, "
+            "data: {kind: digits}, training: {parallelism: {data: 2, tensor: 1, expert: 1}, stop: {iterations: 3}}}\n";
+  }
+  const fs::path file = write_scenario(folder, name, text);
+  const CommandResult result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / "out").string()));
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  if (urgent) {
+    EXPECT_EQ(json_of(folder / "out" / "summary.json")["jobs"][0]["stops"].size(), 1U);
+  }
+  return read_file(folder / "out" / "jobs" / "long" / "metrics.csv");
+}
+
+TEST(ClusterJobs, ModelsSplitOverDevicesResumeWhereTheyStoppedToo) {
+  // Tensor parallelism and expert parallelism, trained for real: each device's share stays with its worker.
+  for (const auto& [name, model, parallelism] :
+       {std::tuple{"tensor", "{kind: mlp, layers: [64, 32], activation: tanh}", "{data: 4, tensor: 2}"},
+        std::tuple{"experts", "{kind: moe, experts: 8, top_k: 2, width: 32, expert_width: 32, activation: tanh}",
+                   "{data: 8, expert: 4}"}}) {
+    EXPECT_EQ(evaluations(split_job_metrics(std::string("cluster_preempted_") + name, model, parallelism, true)),
+              evaluations(split_job_metrics(std::string("cluster_preempted_") + name, model, parallelism, false)))
+        << name;
+  }
 }
 
 TEST(ClusterJobs, TheSameScenarioAndSeedGiveTheSameFiles) {
