@@ -226,7 +226,7 @@ TEST(ClusterJobs, APreemptedJobWritesACheckpointLeavesItsDevicesAndResumesWhereI
   EXPECT_TRUE(found) << busiest.dump();
 }
 
-/// Eight workers on a ring training `model` on digits with `parallelism` for 30 iterations, stopped at 2 ms by a job
+/// Eight workers on a ring training `model` on digits with `parallelism` for 12 iterations, stopped at 1 ms by a job
 /// of higher priority when `urgent` is true: the long job's metrics.csv.
 std::string split_job_metrics(const std::string& name, const std::string& model, const std::string& parallelism, bool urgent) {
   const fs::path folder = fresh_output_folder(name + (urgent ? "_beside" : "_alone"));
@@ -242,13 +242,13 @@ training:
   parallelism: {}
   batch: {{global: 64}}
   optimizer: {{kind: adam, learning_rate: 0.01}}
-  stop: {{iterations: 30}}
+  stop: {{iterations: 12}}
 scheduler: {{preemption: checkpoint, checkpoint_bandwidth: 1GBps}}
 jobs:
   - {{name: long, workers: 8}}
 )", name, model, parallelism);
   if (urgent) {
-    text += "  - {name: urgent, workers: 2, arrival: 2ms, priority: 1, model: {kind: mlp, layers: [16], activation: tanh}, "
+    text += "  - {name: urgent, workers: 2, arrival: 1ms, priority: 1, model: {kind: mlp, layers: [16], activation: tanh}, "
             "data: {kind: digits}, training: {parallelism: {data: 2, tensor: 1, expert: 1}, stop: {iterations: 3}}}\n";
   }
   const fs::path file = write_scenario(folder, name, text);
