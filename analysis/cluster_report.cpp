@@ -199,10 +199,12 @@ std::string jobs_table(const json& summary) {
 std::string cluster_report_html(const json& summary) {
   const std::string title = "dtsim report: " + summary.at("scenario").get<std::string>();
   const std::string intro =
-      fmt::format("<p>{} jobs on {} devices under {}: all done at {:.6f} s of simulated time; the devices were busy "
+      fmt::format("<p>{} jobs on {} devices under {}{}: all done at {:.6f} s of simulated time; the devices were busy "
                   "{:.1f}% of it; a job waited {:.6f} s on average.</p>\n",
                   summary.at("jobs").size(), summary.at("devices").get<int>(),
-                  html_escaped(summary.at("scheduler").get<std::string>()), summary.at("makespan_s").get<double>(),
+                  html_escaped(summary.at("scheduler").get<std::string>()),
+                  summary.value("preemption", "off") == "checkpoint" ? " with preemption by checkpoint" : "",
+                  summary.at("makespan_s").get<double>(),
                   100.0 * summary.at("device_utilization").get<double>(), summary.at("mean_wait_s").get<double>()) +
       jobs_table(summary);
   std::vector<Chart> charts{jobs_on_devices(summary), busy_over_time(summary), waits_and_slowdowns(summary),

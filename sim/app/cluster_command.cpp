@@ -254,8 +254,9 @@ void print_table(const metrics::ClusterResult& result, const std::filesystem::pa
                job.placement, job.arrival_s, job.wait_s(), job.run_s(), job.alone_s(), job.slowdown(),
                preempts ? fmt::format(" {:>6} {:>14.6f}", job.stops.size(), job.preempted_s()) : "");
   }
-  fmt::print("{} jobs on {} devices under {}: all done at {:.6f} s of simulated time ({:.1f} s wall)\n",
-             result.jobs.size(), result.devices, result.policy, result.makespan_s(), wall_s);
+  fmt::print("{} jobs on {} devices under {}{}: all done at {:.6f} s of simulated time ({:.1f} s wall)\n",
+             result.jobs.size(), result.devices, result.policy, preempts ? " with preemption by checkpoint" : "",
+             result.makespan_s(), wall_s);
   fmt::print("results in {}/: summary.json, jobs.csv, utilization.csv, links.csv, link_utilization.csv, jobs/<job>/\n",
              folder.string());
 }
