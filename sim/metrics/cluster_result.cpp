@@ -95,6 +95,12 @@ std::vector<std::tuple<double, int, int, int>> utilization(const ClusterResult& 
 
 }  // namespace
 
+double off_devices_s(const std::vector<JobStop>& stops) {
+  double out = 0.0;
+  for (const JobStop& stop : stops) out += stop.resumed_s - stop.left_s;
+  return out;
+}
+
 double ClusterResult::makespan_s() const {
   double end = 0.0;
   for (const JobResult& job : jobs) end = std::max(end, job.end_s);

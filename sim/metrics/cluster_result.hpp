@@ -28,6 +28,9 @@ struct JobStop {
   double resumed_s = 0.0;
 };
 
+/// The time a job spent off its devices over its `stops`.
+double off_devices_s(const std::vector<JobStop>& stops);
+
 struct JobResult {
   std::string name;
   int workers = 0;
@@ -49,11 +52,7 @@ struct JobResult {
   [[nodiscard]] double run_s() const { return end_s - start_s; }
   [[nodiscard]] double alone_s() const { return alone_end_s - start_s; }
   /// The time it spent off its devices, stopped for jobs of higher priority.
-  [[nodiscard]] double preempted_s() const {
-    double out = 0.0;
-    for (const JobStop& stop : stops) out += stop.resumed_s - stop.left_s;
-    return out;
-  }
+  [[nodiscard]] double preempted_s() const { return off_devices_s(stops); }
   /// Its time on its devices beside the other jobs (checkpoints included) over its time alone; 1 where it was never
   /// stopped and its messages met no other job's on any link (its time then differs from its time alone only by the
   /// rounding of the engine's clock, which other jobs' events advance in other steps).

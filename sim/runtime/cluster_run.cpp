@@ -98,11 +98,9 @@ std::vector<RunningJob> Cluster::running() const {
   const double now = s4u::Engine::get_clock();
   for (const std::size_t job : active_) {
     const JobOutcome& o = outcomes_[job];
-    double off = 0.0;
-    for (const metrics::JobStop& stop : o.stops) off += stop.resumed_s - stop.left_s;
     // A job asked to stop gives its devices back about now.
     const double limit = (*jobs_)[job].spec->time_limit_s.value_or(0.0);
-    out.push_back({(*jobs_)[job].spec->workers, stopping_[job] ? now : o.start_s + off + limit});
+    out.push_back({(*jobs_)[job].spec->workers, stopping_[job] ? now : o.start_s + metrics::off_devices_s(o.stops) + limit});
   }
   return out;
 }
@@ -195,7 +193,7 @@ std::vector<std::size_t> Cluster::victims_for(std::size_t head) const {
   for (const std::size_t job : active_) {
     if (!stopping_[job] && pauses_[job] != nullptr && (*jobs_)[job].spec->priority < spec.priority) out.push_back(job);
   }
-  // The lowest priority first; of equals, the latest started (the least work since its start to write).
+  // The lowest priority first; of equals, the latest started, so that the jobs longest under way go on.
   std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
     const int pa = (*jobs_)[a].spec->priority;
     const int pb = (*jobs_)[b].spec->priority;

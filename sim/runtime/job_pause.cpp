@@ -22,7 +22,11 @@ void JobPause::at_iteration(std::int64_t iteration, const Meter& meter, bool rep
     if (reports) meter.observer().on_checkpoint(started, checkpoint_s_);
     std::unique_lock lock(*mutex_);
     const std::int64_t resumes = resumes_;
-    if (++written_ == workers_) left_();
+    const bool last = ++written_ == workers_;
+    // The scheduler is told outside this lock: it takes its own, and resume() takes this one.
+    lock.unlock();
+    if (last) left_();
+    lock.lock();
     while (resumes_ == resumes) resumed_->wait(lock);
     lock.unlock();
     s4u::this_actor::sleep_for(checkpoint_s_);

@@ -20,7 +20,7 @@ JobRecovery::JobRecovery(const TrainingContext& context, int rank, WorkerState s
       checkpoint_{0, 0.0, *state.parameters, (*state.optimizer)->clone(), *state.batches} {}
 
 double JobRecovery::transfer_s() const {
-  return checkpoint_transfer_s(context_->scenario->failures, static_cast<std::size_t>(state_.parameters->size()),
+  return checkpoint_transfer_s(context_->scenario->failures.storage_bytes_per_s, static_cast<std::size_t>(state_.parameters->size()),
                                **state_.optimizer);
 }
 

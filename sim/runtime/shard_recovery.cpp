@@ -33,7 +33,7 @@ ShardRecovery::ShardRecovery(const TrainingContext& context, int shard, models::
 }
 
 double ShardRecovery::transfer_s() const {
-  return checkpoint_transfer_s(context_->scenario->failures, static_cast<std::size_t>(parameters_->size()), **optimizer_);
+  return checkpoint_transfer_s(context_->scenario->failures.storage_bytes_per_s, static_cast<std::size_t>(parameters_->size()), **optimizer_);
 }
 
 void ShardRecovery::between_messages(std::int64_t updates) {

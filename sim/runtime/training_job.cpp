@@ -6,6 +6,7 @@
 #include "sim/runtime/allreduce_worker.hpp"
 #include "sim/runtime/network_backend.hpp"
 #include "sim/runtime/background_traffic.hpp"
+#include "sim/runtime/checkpoint_transfer.hpp"
 #include "sim/runtime/elastic_group.hpp"
 #include "sim/runtime/energy_meter.hpp"
 #include "sim/runtime/engine_session.hpp"
@@ -375,9 +376,8 @@ TrainingJob::~TrainingJob() = default;
 
 JobPause& TrainingJob::make_preemptible(double checkpoint_bytes_per_s, std::function<void()> left) {
   State& s = *state_;
-  const double parameters = static_cast<double>(s.record.parameter_count);
-  const double values = parameters * (1.0 + s.setup->make_optimizer(0)->state_per_parameter());
-  const double checkpoint_s = values * sizeof(float) / checkpoint_bytes_per_s;
+  // One copy of the whole model's state: replicas hold copies, the devices of a split model its parts.
+  const double checkpoint_s = checkpoint_transfer_s(checkpoint_bytes_per_s, s.record.parameter_count, *s.setup->make_optimizer(0));
   s.pause.emplace(static_cast<int>(s.stand_ins.simulated().size()), checkpoint_s, s.setup->total_iterations, std::move(left));
   s.context->pause = &*s.pause;
   return *s.pause;
