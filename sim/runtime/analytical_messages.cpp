@@ -134,7 +134,7 @@ void AnalyticalMessages::time_phase(int to, std::size_t elements, int rounds, co
                                       owner_->meeting_.offset / owner_->size_, owner_->size_, owner_->hosts_, ring_set,
                                       bytes, rounds);
   } else if (owner_->mirrored_) {
-    phase = {arrived, arrived + network_->phase_for_all(owner_->size_, owner_->hosts_, ring_set, bytes, rounds)};
+    phase = network_->start_for_all(owner_->size_, owner_->hosts_, ring_set, bytes, rounds);
   } else {
     std::vector<AnalyticalNetwork::Send> sends;
     if (ring_set.parallel) {
@@ -184,7 +184,7 @@ void AnalyticalMessages::run_steps(std::span<const comm::Step> steps) {
 }
 
 void AnalyticalMessages::wait_for_phase(double arrived, AnalyticalNetwork::Phase phase) {
-  s4u::this_actor::sleep_until(phase.end);
+  phase = network_->finished(std::move(phase));
   const double since = std::max(arrived, owner_->meter_.accounted_until());
   if (phase.end > since) {
     const Span moving{std::max(phase.start, since), phase.end};

@@ -71,7 +71,14 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
     const double now = simgrid::s4u::Engine::get_clock();
     std::vector<topology::Flow> flows;
     for (const auto& of_rank : meeting.flows) flows.insert(flows.end(), of_rank.begin(), of_rank.end());
-    meeting.phase = Phase{now, now + meeting.rounds * round_time(flows)};
+    meeting.phase = Phase{now, now + meeting.rounds * round_time(flows), nullptr};
+    if (links_ != nullptr) {
+      DirectionBytes moved;
+      for (const auto& of_rank : meeting.sent) {
+        for (const auto& [sender, receiver, total] : of_rank) add_route_bytes(moved, sender, receiver, total);
+      }
+      meeting.phase.shared = share(meeting.phase.end, meeting.rounds * critical_latency(flows), moved);
+    }
     meeting.timed = true;
     if (traffic != nullptr) {
       for (const auto& of_rank : meeting.sent) {
@@ -164,14 +171,68 @@ double AnalyticalNetwork::phase_for_all(int ranks, std::span<const int> host_of_
   Pattern& pattern = patterns_[PatternKey{phase.rings.get(), ranks, phase.shift, host_of_rank.data()}];
   const auto cached = pattern.round_s.find(bytes);
   if (cached != pattern.round_s.end()) return rounds * cached->second;
+  const double round = round_time(flows_of(pairs, bytes));
+  pattern.round_s.emplace(bytes, round);
+  return rounds * round;
+}
+
+std::vector<topology::Flow> AnalyticalNetwork::flows_of(const std::vector<std::pair<int, int>>& pairs, double bytes) const {
   std::vector<topology::Flow> flows;
   flows.reserve(pairs.size());
   for (const auto& [from, to] : pairs) {
     flows.push_back(topology::Flow{hosts_.at(static_cast<std::size_t>(from)), hosts_.at(static_cast<std::size_t>(to)), bytes, 0.0, {}});
   }
-  const double round = round_time(flows);
-  pattern.round_s.emplace(bytes, round);
-  return rounds * round;
+  return flows;
+}
+
+AnalyticalNetwork::Phase AnalyticalNetwork::start_for_all(int ranks, std::span<const int> host_of_rank,
+                                                          const comm::RingSet& phase, double bytes, int rounds) {
+  const double now = simgrid::s4u::Engine::get_clock();
+  Phase out{now, now + phase_for_all(ranks, host_of_rank, phase, bytes, rounds), nullptr};
+  if (links_ == nullptr || out.end <= now) return out;
+  const std::vector<std::pair<int, int>>& pairs = pairs_of(ranks, host_of_rank, phase);
+  DirectionBytes moved;
+  for (const auto& [from, to] : pairs) add_route_bytes(moved, from, to, bytes * rounds);
+  out.shared = share(out.end, rounds * critical_latency(flows_of(pairs, bytes)), moved);
+  return out;
+}
+
+std::shared_ptr<LinkSharing::Transfer> AnalyticalNetwork::share(double alone_end, double latency_s,
+                                                                const DirectionBytes& bytes) {
+  return links_ == nullptr ? nullptr : links_->begin(job_, alone_end, latency_s, bytes);
+}
+
+void AnalyticalNetwork::add_route_bytes(DirectionBytes& out, int from, int to, double bytes) const {
+  for_each_copy(from, to, [&](int sender, int receiver) {
+    if (sender == receiver) return;
+    for (const topology::Hop& hop :
+         routes_->route(hosts_.at(static_cast<std::size_t>(sender)), hosts_.at(static_cast<std::size_t>(receiver)))) {
+      out[direction_of(hop)] += bytes;
+    }
+  });
+}
+
+double AnalyticalNetwork::route_latency(topology::NodeId from, topology::NodeId to) const {
+  double latency = 0.0;
+  if (from == to) return latency;
+  for (const topology::Hop& hop : routes_->route(from, to)) latency += graph_->link(hop.link).latency.value();
+  return latency;
+}
+
+double AnalyticalNetwork::critical_latency(const std::vector<topology::Flow>& flows) {
+  const std::vector<double>& times = flow_times(flows);
+  if (times.empty()) return 0.0;
+  const auto last = static_cast<std::size_t>(std::max_element(times.begin(), times.end()) - times.begin());
+  return route_latency(flows[last].from, flows[last].to);
+}
+
+AnalyticalNetwork::Phase AnalyticalNetwork::finished(Phase phase) {
+  if (phase.shared != nullptr) {
+    phase.end = links_->wait(phase.shared, phase.end);
+  } else {
+    simgrid::s4u::this_actor::sleep_until(phase.end);
+  }
+  return phase;
 }
 
 std::shared_ptr<AnalyticalNetwork::Message> AnalyticalNetwork::match(const std::string& channel, bool sending) {
@@ -239,10 +300,24 @@ void AnalyticalNetwork::start_moving(const std::vector<std::shared_ptr<Message>>
     first[i + 1] = flows.size();
   }
   const std::vector<double>& times = flow_times(flows);
+  std::vector<Phase> moved(messages.size());
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    moved[i] = Phase{now, now + *std::max_element(times.begin() + static_cast<std::ptrdiff_t>(first[i]),
+                                                  times.begin() + static_cast<std::ptrdiff_t>(first[i + 1])), nullptr};
+  }
+  if (links_ != nullptr && !flows.empty()) {
+    DirectionBytes bytes;
+    for (const std::shared_ptr<Message>& message : messages) add_route_bytes(bytes, message->from, message->to, message->bytes);
+    const double alone_end = std::max_element(moved.begin(), moved.end(), [](const Phase& a, const Phase& b) {
+                               return a.end < b.end;
+                             })->end;
+    const double latency = critical_latency(flows);
+    const std::shared_ptr<LinkSharing::Transfer> shared = share(alone_end, latency, bytes);
+    for (Phase& phase : moved) phase.shared = shared;
+  }
   for (std::size_t i = 0; i < messages.size(); ++i) {
     Message& message = *messages[i];
-    message.moved = Phase{now, now + *std::max_element(times.begin() + static_cast<std::ptrdiff_t>(first[i]),
-                                                       times.begin() + static_cast<std::ptrdiff_t>(first[i + 1]))};
+    message.moved = moved[i];
     for (const simgrid::s4u::ActorPtr& actor : message.waiting) actor->resume();
     message.waiting.clear();
   }
@@ -253,8 +328,7 @@ AnalyticalNetwork::Phase AnalyticalNetwork::wait(Message& message) {
     message.waiting.push_back(simgrid::s4u::Actor::self());
     while (message.moved.end < 0.0) simgrid::s4u::this_actor::suspend();
   }
-  simgrid::s4u::this_actor::sleep_until(message.moved.end);
-  return message.moved;
+  return finished(message.moved);
 }
 
 const std::string& AnalyticalNetwork::host_name(int host) const {
@@ -285,7 +359,8 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter_steps(const std::string& group
     meeting.waiting.push_back(simgrid::s4u::Actor::self());
     while (!meeting.timed) simgrid::s4u::this_actor::suspend();
   }
-  const Phase phase{meeting.arrivals[static_cast<std::size_t>(rank)], meeting.ends[static_cast<std::size_t>(rank)]};
+  const Phase phase{meeting.arrivals[static_cast<std::size_t>(rank)], meeting.ends[static_cast<std::size_t>(rank)],
+                    meeting.shared};
   if (--meeting.arrived == 0) steps_meetings_.erase(key);
   return phase;
 }
@@ -326,9 +401,15 @@ bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, d
   const std::vector<double> ends = loads->ends(meeting.arrivals, step_bytes);
   meeting.ends.resize(ranks);
   for (std::size_t r = 0; r < ranks; ++r) meeting.ends[r] = std::max(now, ends[r]);
+  const double bytes = std::accumulate(step_bytes.begin(), step_bytes.end(), 0.0);
   if (traffic != nullptr) {
-    const double bytes = std::accumulate(step_bytes.begin(), step_bytes.end(), 0.0);
     for (const auto& [hop, messages] : loads->crossings()) traffic->add_on(hop, messages * bytes);
+  }
+  if (links_ != nullptr) {
+    // Timed from the links' loads, which have no latency of their own: all of its time is taken as moving bytes.
+    DirectionBytes moved;
+    for (const auto& [hop, messages] : loads->crossings()) moved[direction_of(hop)] += messages * bytes;
+    meeting.shared = share(*std::max_element(meeting.ends.begin(), meeting.ends.end()), 0.0, moved);
   }
   meeting.timed = true;
   return true;
@@ -402,6 +483,22 @@ StepMessages step_messages(const std::vector<std::vector<comm::Step>>& steps_of,
   return out;
 }
 
+/// The latencies paid one after another by the chain of messages that ends last: the last to arrive, the one of
+/// those it waited for that arrived last, and so on.
+template <class Latency>
+double chain_latency(const std::vector<topology::Flow>& flows, const std::vector<double>& done, Latency latency_of) {
+  if (flows.empty()) return 0.0;
+  auto last = static_cast<std::size_t>(std::max_element(done.begin(), done.end()) - done.begin());
+  double latency = latency_of(flows[last]);
+  // Each message waits only for messages posted before it, so the chain ends.
+  while (!flows[last].after.empty()) {
+    last = *std::max_element(flows[last].after.begin(), flows[last].after.end(),
+                             [&](std::size_t a, std::size_t b) { return done[a] < done[b]; });
+    latency += latency_of(flows[last]);
+  }
+  return latency;
+}
+
 }  // namespace
 
 void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double bytes_per_element,
@@ -441,6 +538,18 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
                     meeting.hosts[static_cast<std::size_t>(messages.receiver[id])],
                     [&](int from, int to) { traffic->add(from, to, flows[id].bytes); });
     }
+  }
+  if (links_ != nullptr && !flows.empty()) {
+    DirectionBytes moved;
+    for (std::size_t id = 0; id < flows.size(); ++id) {
+      add_route_bytes(moved, meeting.hosts[static_cast<std::size_t>(messages.sender[id])],
+                      meeting.hosts[static_cast<std::size_t>(messages.receiver[id])], flows[id].bytes);
+    }
+    meeting.shared = share(*std::max_element(meeting.ends.begin(), meeting.ends.end()),
+                           chain_latency(flows, done, [this](const topology::Flow& flow) {
+                             return route_latency(flow.from, flow.to);
+                           }),
+                           moved);
   }
   meeting.timed = true;
 }

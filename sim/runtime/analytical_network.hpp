@@ -17,9 +17,12 @@
 //
 // What this leaves out: a phase's or a message's flows do not contend with other phases, other messages or
 // other traffic (background traffic), and the ranks start each phase together where, message by message, a
-// rank starts its rounds when its neighbours are ready.
+// rank starts its rounds when its neighbours are ready. In a cluster run, other jobs' phases and messages are
+// the exception: each phase or message, timed alone, then shares the links with theirs (share_links,
+// link_sharing.hpp).
 
 #include "sim/comm/transport.hpp"
+#include "sim/runtime/link_sharing.hpp"
 #include "sim/topology/every_to_every_loads.hpp"
 #include "sim/topology/fluid_flows.hpp"
 #include "sim/topology/link_traffic.hpp"
@@ -59,7 +62,19 @@ class AnalyticalNetwork {
   struct Phase {
     double start = 0.0;
     double end = 0.0;
+    /// Under share_links: the transfer it is among other jobs' (`end` is then when it would end alone, until
+    /// finished() says when it did); null when it meets none or moves no bytes.
+    std::shared_ptr<LinkSharing::Transfer> shared;
   };
+
+  /// Shares the links with other jobs' networks, as job `job` of `sharing` (which must outlive it): each phase
+  /// and message is timed alone, then begun there. Call before the first phase.
+  void share_links(LinkSharing& sharing, int job) {
+    links_ = &sharing;
+    job_ = job;
+  }
+  /// Blocks the calling actor until `phase` (from any of the calls below) ends; returns it with its end.
+  Phase finished(Phase phase);
 
   /// One message of a phase: `bytes` from host `from` to host `to` (host numbers: workers by rank, then
   /// servers).
@@ -107,6 +122,9 @@ class AnalyticalNetwork {
   /// each rank's host number (empty: the rank itself).
   double phase_for_all(int ranks, std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes,
                        int rounds);
+  /// Such a phase, started now: its start and its end alone (finished() waits for its end among other jobs').
+  Phase start_for_all(int ranks, std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes,
+                      int rounds);
   /// Counts the bytes of such a phase, every rank's, for the links; flush() adds them to a LinkTraffic.
   void count_for_all(int ranks, std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes,
                      int rounds);
@@ -118,7 +136,7 @@ class AnalyticalNetwork {
     double bytes = 0.0;
     double sent_at = -1.0;      ///< when the sender posted it; -1: not yet
     double received_at = -1.0;  ///< when the receiver posted its receive; -1: not yet
-    Phase moved{-1.0, -1.0};    ///< when it moved: set once both sides have posted
+    Phase moved{-1.0, -1.0, nullptr};    ///< when it moved: set once both sides have posted
     std::string joint;          ///< the messages it moves with (see post_send); empty: alone
     int joint_size = 0;
     std::vector<simgrid::s4u::ActorPtr> waiting;
@@ -163,6 +181,7 @@ class AnalyticalNetwork {
     int arrived = 0;
     bool timed = false;
     std::vector<double> ends;  ///< by rank
+    std::shared_ptr<LinkSharing::Transfer> shared;
     std::vector<simgrid::s4u::ActorPtr> waiting;
   };
   /// The messages of a channel not matched yet: sends waiting for receives, or receives waiting for sends.
@@ -211,6 +230,18 @@ class AnalyticalNetwork {
   /// One round's time: the last arrival of the flows started together.
   double round_time(const std::vector<topology::Flow>& flows);
 
+  /// Under share_links: begins a transfer that alone ends at `alone_end`, `latency_s` of it latency, moving
+  /// `bytes`; null otherwise.
+  std::shared_ptr<LinkSharing::Transfer> share(double alone_end, double latency_s, const DirectionBytes& bytes);
+  /// Adds `bytes` from host number `from` to host number `to`, and every replica's copy, to `out` on their routes.
+  void add_route_bytes(DirectionBytes& out, int from, int to, double bytes) const;
+  /// The latency of the route from `from` to `to` (none from a node to itself).
+  [[nodiscard]] double route_latency(topology::NodeId from, topology::NodeId to) const;
+  /// The latency of the flow of `flows`, started together, that arrives last.
+  double critical_latency(const std::vector<topology::Flow>& flows);
+  /// The flows of a phase's round: `bytes` between each pair of host numbers.
+  [[nodiscard]] std::vector<topology::Flow> flows_of(const std::vector<std::pair<int, int>>& pairs, double bytes) const;
+
   /// Every rank's (from, to) host numbers in a phase of a group, computed once per group and pattern.
   const std::vector<std::pair<int, int>>& pairs_of(int ranks, std::span<const int> host_of_rank,
                                                    const comm::RingSet& phase);
@@ -218,6 +249,8 @@ class AnalyticalNetwork {
   const topology::TopologyGraph* graph_;
   const topology::RoutingTable* routes_;
   FlowSharing sharing_;
+  LinkSharing* links_ = nullptr;  ///< see share_links
+  int job_ = 0;
   std::vector<topology::NodeId> hosts_;
   std::vector<std::vector<int>> replicas_;  ///< see set_replicas
   std::map<std::pair<std::string, std::uint64_t>, Meeting> meetings_;

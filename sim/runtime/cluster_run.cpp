@@ -7,6 +7,8 @@
 #include "sim/runtime/job_pause.hpp"
 #include "sim/runtime/job_queue.hpp"
 #include "sim/runtime/link_sampler.hpp"
+#include "sim/runtime/link_sharing.hpp"
+#include "sim/runtime/network_backend.hpp"
 #include "sim/runtime/platform_spec.hpp"
 #include "sim/runtime/training_job.hpp"
 
@@ -37,6 +39,8 @@ class Cluster {
         outcomes_(jobs.size()), running_(jobs.size()), pauses_(jobs.size(), nullptr), samplers_(jobs.size()), hosts_(jobs.size()),
         ended_(jobs.size(), false), stopping_(jobs.size(), false), paused_(jobs.size(), false) {
     for (std::size_t j = 0; j < jobs.size(); ++j) hosts_[j] = explicit_ranks(*jobs[j].spec, graph);
+    // SimGrid's messages share the links by themselves; the analytical network's phases are shared here.
+    if (network_backend(cluster.topology.network_model).phases_at_once() == FlowSharing::MaxMin) sharing_.emplace(graph);
   }
 
   /// The scheduler actor's life: jobs queued as they arrive and started as the policy says, until all have ended.
@@ -80,6 +84,7 @@ class Cluster {
   std::vector<bool> ended_;
   std::vector<bool> stopping_;  ///< asked to stop (or ending within the iteration it is in): its devices come free
   std::vector<bool> paused_;    ///< off its devices, queued to resume on them
+  std::optional<LinkSharing> sharing_;
   s4u::MutexPtr mutex_ = s4u::Mutex::create();
   s4u::ConditionVariablePtr wake_ = s4u::ConditionVariable::create();
 };
@@ -142,6 +147,7 @@ void Cluster::start(std::size_t job) {
     });
     outcomes_[job].checkpoint_s = pauses_[job]->checkpoint_s();
   }
+  if (sharing_) running_[job]->share_links(*sharing_, static_cast<int>(job));
   std::vector<s4u::ActorPtr> actors = running_[job]->start();
   active_.push_back(job);
   if (on_event_) on_event_(job, outcomes_[job].start_s, JobChange::started);

@@ -383,6 +383,10 @@ JobPause& TrainingJob::make_preemptible(double checkpoint_bytes_per_s, std::func
   return *s.pause;
 }
 
+void TrainingJob::share_links(LinkSharing& sharing, int job) {
+  if (state_->analytical) state_->analytical->share_links(sharing, job);
+}
+
 std::vector<simgrid::s4u::ActorPtr> TrainingJob::start() {
   std::vector<simgrid::s4u::ActorPtr> actors;
   state_->assembly = start_actors(*state_->session, *state_->context, state_->stand_ins, state_->server_rows, actors);

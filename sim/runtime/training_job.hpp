@@ -19,6 +19,7 @@
 namespace dtsim::runtime {
 
 class JobPause;
+class LinkSharing;
 
 class TrainingJob {
  public:
@@ -33,6 +34,10 @@ class TrainingJob {
   /// Lets the job be preempted (job_pause.hpp): a checkpoint of its model and optimizer state (4 bytes a value)
   /// moves at `checkpoint_bytes_per_s`; `left` is told when every worker has written it. Call before start().
   JobPause& make_preemptible(double checkpoint_bytes_per_s, std::function<void()> left);
+  /// Under the analytical network: its phases and messages share the links with other jobs', as job `job` of
+  /// `sharing` (link_sharing.hpp). Nothing under SimGrid's networks, whose messages share them already. Call
+  /// before start().
+  void share_links(LinkSharing& sharing, int job);
   /// Creates the job's actors on its hosts at the engine's clock; returns them. Call once.
   std::vector<simgrid::s4u::ActorPtr> start();
   /// Starts the scenario's link failures (after any other traffic's actors, as a run of one job orders them).

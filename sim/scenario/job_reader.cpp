@@ -62,12 +62,12 @@ ConfigNode job_document(const ConfigNode& raw, const ConfigNode& job, const Sche
 
 /// What several jobs on one cluster do not do yet, said at the key that asks for it.
 void refuse_unbuilt(const Scenario& s, const Scenario& job, core::DiagnosticSink& sink) {
-  if (traits_of(s.topology.network_model).times_phases_at_once || !traits_of(s.topology.network_model).shares_links) {
+  if (!traits_of(s.topology.network_model).shares_links) {
     sink.error(s.topology.network_model_at, "topology.network_model",
-               fmt::format("jobs share the cluster's links message by message, and '{}' times each collective apart "
-                           "from any other traffic",
+               fmt::format("jobs share the cluster's links, and '{}' times every message as if alone on its route",
                            to_string(s.topology.network_model)),
-               "use network_model: alpha_beta or tcp (SimGrid's), or run the jobs one at a time");
+               "use network_model: analytical (flows shared by max-min), alpha_beta or tcp (SimGrid's), or run the "
+               "jobs one at a time");
   }
   if (job.training.stops_at_target()) {
     sink.error(job.training.stop_target_at, "training.stop",

@@ -55,9 +55,13 @@ training:
 
 nlohmann::json json_of(const fs::path& file) { return nlohmann::json::parse(read_file(file)); }
 
-TEST(ClusterJobs, TwoRingAllreducesSharingAnUplinkEachTakeTheClosedFormWithHalfItsBandwidth) {
-  const fs::path folder = fresh_output_folder("cluster_dumbbell");
-  const fs::path file = write_scenario(folder, "dumbbell", std::string("name: dumbbell\n") + kDumbbell + R"(jobs:
+/// The dumbbell's two jobs, one worker under each switch each, under `network_model`: both jobs' rings cross the
+/// uplink each way at the same moments.
+void check_two_rings_sharing_the_uplink(const std::string& name, const std::string& network_model) {
+  const fs::path folder = fresh_output_folder(name);
+  std::string text = std::string("name: dumbbell\n") + kDumbbell;
+  text.replace(text.find("network_model: alpha_beta"), 25, "network_model: " + network_model);
+  const fs::path file = write_scenario(folder, "dumbbell", text + R"(jobs:
   - {name: a, workers: 2, placement: explicit, hosts: [w0, w2]}
   - {name: b, workers: 2, placement: explicit, hosts: [w1, w3]}
 )");
@@ -87,15 +91,25 @@ TEST(ClusterJobs, TwoRingAllreducesSharingAnUplinkEachTakeTheClosedFormWithHalfI
   EXPECT_EQ(cluster["interference"]["slowdown"][0][1], cluster["jobs"][0]["slowdown"]);
 }
 
+TEST(ClusterJobs, TwoRingAllreducesSharingAnUplinkEachTakeTheClosedFormWithHalfItsBandwidth) {
+  check_two_rings_sharing_the_uplink("cluster_dumbbell", "alpha_beta");
+}
+
+TEST(ClusterJobs, UnderTheAnalyticalNetworkTwoRingAllreducesSharingAnUplinkTakeTheSameClosedForm) {
+  // Each phase, timed alone, then shares the uplink with the other job's (runtime/link_sharing.hpp): each moves
+  // its bytes at half its pace, and pays its latency once.
+  check_two_rings_sharing_the_uplink("cluster_dumbbell_analytical", "analytical");
+}
+
 /// A 4-ary fat tree (four pods of four hosts); each job of four workers packed into a pod of its own. The second
 /// job, when there is one, is `second`'s training.
-std::string fat_tree_jobs(const std::string& second) {
+std::string fat_tree_jobs(const std::string& second, const std::string& network_model) {
   return fmt::format(R"(name: pods
 seed: 3
 cluster:
   workers: 16
   device: {{name: cpu-core, peak_flops: "100GFLOPS", efficiency: 0.5}}
-topology: {{kind: k_ary_fat_tree, k: 4, link: {{bandwidth: 10Gbps, latency: 5us}}}}
+topology: {{kind: k_ary_fat_tree, k: 4, link: {{bandwidth: 10Gbps, latency: 5us}}, network_model: {}}}
 model: {{kind: logistic_regression}}
 data: {{kind: synthetic_classification, samples: 4000, features: 63}}
 training:
@@ -106,14 +120,14 @@ training:
 jobs:
   - {{name: first, workers: 4}}
 {})",
-                     second.empty() ? "" : "  - {name: second, workers: 4, training: " + second + "}\n");
+                     network_model, second.empty() ? "" : "  - {name: second, workers: 4, training: " + second + "}\n");
 }
 
 /// The first job's files: run beside a second job whose training is `second`, then alone, from the same file.
-std::pair<std::map<std::string, std::string>, std::map<std::string, std::string>> beside_and_alone(const std::string& name,
-                                                                                                  const std::string& second) {
+std::pair<std::map<std::string, std::string>, std::map<std::string, std::string>> beside_and_alone(
+    const std::string& name, const std::string& second, const std::string& network_model = "alpha_beta") {
   const fs::path folder = fresh_output_folder(name);
-  const fs::path file = write_scenario(folder, "pods", fat_tree_jobs(second));
+  const fs::path file = write_scenario(folder, "pods", fat_tree_jobs(second, network_model));
   CommandResult result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / "beside").string()));
   EXPECT_EQ(result.exit_status, 0) << result.err;
   const nlohmann::json cluster = json_of(folder / "beside" / "summary.json");
@@ -123,7 +137,7 @@ std::pair<std::map<std::string, std::string>, std::map<std::string, std::string>
   EXPECT_EQ(cluster["jobs"][1]["slowdown"].get<double>(), 1.0);
   EXPECT_EQ(cluster["jobs"][0]["hosts"][0], "worker-0");
   EXPECT_EQ(cluster["jobs"][1]["hosts"][0], "worker-4");
-  write_scenario(folder, "pods", fat_tree_jobs(""));
+  write_scenario(folder, "pods", fat_tree_jobs("", network_model));
   result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / "alone").string()));
   EXPECT_EQ(result.exit_status, 0) << result.err;
   return {files_under(folder / "beside" / "jobs" / "first"), files_under(folder / "alone" / "jobs" / "first")};
@@ -133,6 +147,13 @@ TEST(ClusterJobs, TwoJobsOnDisjointSubtreesEachGiveTheirAloneRunByteForByte) {
   // The second job trains other values (another learning rate) on the same schedule: its events fall at
   // the first's instants, and the engine's clock takes the same steps as with the first alone.
   const auto [beside, alone] = beside_and_alone("cluster_disjoint", "{optimizer: {kind: sgd, learning_rate: 0.05}}");
+  EXPECT_EQ(beside.size(), 3U);
+  EXPECT_EQ(beside, alone);
+}
+
+TEST(ClusterJobs, UnderTheAnalyticalNetworkTwoJobsOnDisjointSubtreesEachGiveTheirAloneRunByteForByte) {
+  // Another pace too: a transfer that meets no other job's keeps its alone end to the last bit.
+  const auto [beside, alone] = beside_and_alone("cluster_disjoint_analytical", "{batch: {per_worker: 32}}", "analytical");
   EXPECT_EQ(beside.size(), 3U);
   EXPECT_EQ(beside, alone);
 }

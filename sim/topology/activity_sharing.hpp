@@ -1,0 +1,42 @@
+#pragma once
+// Several jobs' transfers (a collective's phase, a point-to-point message) in flight on the same link
+// directions at once, each described by what it would ask of every link direction alone: the share of the
+// direction's capacity it uses on average while it moves bytes. Each gets a rate, the fraction of its alone
+// pace at which it moves its bytes, max-min fair over the transfers (progressive filling):
+//
+// - a job is never slowed by itself: its own transfers' shares of a direction are scaled down together until
+//   they sum to at most 1, as the analytical network times each of a job's phases apart from its others;
+// - only directions used by two jobs or more constrain; on each, the jobs' scaled shares times their rates
+//   sum to at most 1;
+// - a transfer's rate is at most 1 (alone, it runs at its alone pace).
+//
+// A transfer that meets no other job gets a rate of exactly 1: a job whose links no other job uses keeps its
+// alone times to the last bit. The shares are averages over a transfer: two jobs each using a direction half
+// the time are taken to fit together, whatever the instants of their bursts.
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace dtsim::topology {
+
+/// What a transfer asks of one link direction (a link's index times two, plus one for the backward
+/// direction): the share of its capacity, in (0, 1].
+struct DirectionShare {
+  std::size_t direction = 0;
+  double share = 0.0;
+};
+
+struct TransferLoad {
+  int job = 0;
+  std::vector<DirectionShare> shares;
+};
+
+/// Each transfer's rate in (0, 1], in the order of `transfers`.
+std::vector<double> shared_rates(std::span<const TransferLoad> transfers);
+
+/// The pace of a transfer moving its bytes at `rate` of its alone pace, a fraction `latency` of whose alone time
+/// is latency (which sharing does not stretch): its alone time over its time shared. Exactly 1 at a rate of 1.
+double shared_pace(double rate, double latency);
+
+}  // namespace dtsim::topology

@@ -1,0 +1,56 @@
+// Transfers of several jobs sharing link directions (topology/activity_sharing.hpp): rates against hand-computed
+// progressive filling, a job never slowed by itself, and a rate of exactly 1 for a transfer that meets no other job.
+
+#include "sim/topology/activity_sharing.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace dtsim::topology {
+namespace {
+
+TEST(SharedRates, TwoJobsFillingOneDirectionEachGetHalf) {
+  const std::vector<TransferLoad> transfers{{0, {{0, 1.0}}}, {1, {{0, 1.0}}}};
+  EXPECT_EQ(shared_rates(transfers), (std::vector<double>{0.5, 0.5}));
+}
+
+TEST(SharedRates, AJobIsNeverSlowedByItsOwnTransfers) {
+  const std::vector<TransferLoad> transfers{{0, {{0, 1.0}, {3, 0.7}}}, {0, {{0, 1.0}, {3, 0.7}}}};
+  EXPECT_EQ(shared_rates(transfers), (std::vector<double>{1.0, 1.0}));
+}
+
+TEST(SharedRates, JobsOnDisjointDirectionsOrFittingTogetherKeepARateOfExactlyOne) {
+  const std::vector<TransferLoad> apart{{0, {{0, 1.0}}}, {1, {{1, 1.0}}}};
+  EXPECT_EQ(shared_rates(apart), (std::vector<double>{1.0, 1.0}));
+  const std::vector<TransferLoad> fitting{{0, {{0, 0.3}}}, {1, {{0, 0.3}}}, {2, {{0, 0.4}}}};
+  EXPECT_EQ(shared_rates(fitting), (std::vector<double>{1.0, 1.0, 1.0}));
+}
+
+TEST(SharedRates, ProgressiveFillingFreesWhatTheFirstFullDirectionLeaves) {
+  // Direction 0: a + b <= 1 fills at 1/2. Direction 1: b + c/2 <= 1, with b fixed at 1/2, leaves c its whole pace.
+  const std::vector<TransferLoad> transfers{{0, {{0, 1.0}}}, {1, {{0, 1.0}, {1, 1.0}}}, {2, {{1, 0.5}}}};
+  EXPECT_EQ(shared_rates(transfers), (std::vector<double>{0.5, 0.5, 1.0}));
+  // When c asks all of direction 1, both directions fill at 1/2: a + b <= 1 and b + c <= 1.
+  const std::vector<TransferLoad> three{{0, {{0, 1.0}}}, {1, {{0, 1.0}, {1, 1.0}}}, {2, {{1, 1.0}}}};
+  EXPECT_EQ(shared_rates(three), (std::vector<double>{0.5, 0.5, 0.5}));
+  // A lighter user of the full direction: a/4 + b <= 1 and b + c <= 1 at level 1/2 for b and c; then a/4 <= 1/2.
+  const std::vector<TransferLoad> light{{0, {{0, 0.25}}}, {1, {{0, 1.0}, {1, 1.0}}}, {2, {{1, 1.0}}}};
+  EXPECT_EQ(shared_rates(light), (std::vector<double>{1.0, 0.5, 0.5}));
+}
+
+TEST(SharedRates, AJobsOwnTransfersAreScaledTogetherBeforeMeetingAnother) {
+  // Job 0 asks 1.6 of direction 0 in two transfers, scaled to 0.5 each; job 1 asks all of it: x/2 + x/2 + x <= 1.
+  const std::vector<TransferLoad> transfers{{0, {{0, 0.8}}}, {0, {{0, 0.8}}}, {1, {{0, 1.0}}}};
+  EXPECT_EQ(shared_rates(transfers), (std::vector<double>{0.5, 0.5, 0.5}));
+}
+
+TEST(SharedPace, LatencyIsNotStretched) {
+  EXPECT_EQ(shared_pace(1.0, 0.3), 1.0);
+  EXPECT_DOUBLE_EQ(shared_pace(0.5, 0.0), 0.5);
+  // Half latency, half moving at half the rate: 0.5 + 0.5 / 0.5 = 1.5 times as long.
+  EXPECT_DOUBLE_EQ(shared_pace(0.5, 0.5), 1.0 / 1.5);
+}
+
+}  // namespace
+}  // namespace dtsim::topology
