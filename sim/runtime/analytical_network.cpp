@@ -73,9 +73,9 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
     for (const auto& of_rank : meeting.flows) flows.insert(flows.end(), of_rank.begin(), of_rank.end());
     meeting.phase = Phase{now, now + meeting.rounds * round_time(flows), nullptr};
     if (links_ != nullptr) {
-      DirectionBytes moved;
+      DirectionLoads moved;
       for (const auto& of_rank : meeting.sent) {
-        for (const auto& [sender, receiver, total] : of_rank) add_route_bytes(moved, sender, receiver, total);
+        for (const auto& [sender, receiver, total] : of_rank) add_flow(moved, sender, receiver, total);
       }
       meeting.phase.shared = share(meeting.phase.end, meeting.rounds * critical_latency(flows), moved);
     }
@@ -191,23 +191,25 @@ AnalyticalNetwork::Phase AnalyticalNetwork::start_for_all(int ranks, std::span<c
   Phase out{now, now + phase_for_all(ranks, host_of_rank, phase, bytes, rounds), nullptr};
   if (links_ == nullptr || out.end <= now) return out;
   const std::vector<std::pair<int, int>>& pairs = pairs_of(ranks, host_of_rank, phase);
-  DirectionBytes moved;
-  for (const auto& [from, to] : pairs) add_route_bytes(moved, from, to, bytes * rounds);
+  DirectionLoads moved;
+  for (const auto& [from, to] : pairs) add_flow(moved, from, to, bytes * rounds);
   out.shared = share(out.end, rounds * critical_latency(flows_of(pairs, bytes)), moved);
   return out;
 }
 
 std::shared_ptr<LinkSharing::Transfer> AnalyticalNetwork::share(double alone_end, double latency_s,
-                                                                const DirectionBytes& bytes) {
-  return links_ == nullptr ? nullptr : links_->begin(job_, alone_end, latency_s, bytes);
+                                                                const DirectionLoads& loads) {
+  return links_ == nullptr ? nullptr : links_->begin(job_, alone_end, latency_s, loads);
 }
 
-void AnalyticalNetwork::add_route_bytes(DirectionBytes& out, int from, int to, double bytes) const {
+void AnalyticalNetwork::add_flow(DirectionLoads& out, int from, int to, double bytes) const {
   for_each_copy(from, to, [&](int sender, int receiver) {
     if (sender == receiver) return;
     for (const topology::Hop& hop :
          routes_->route(hosts_.at(static_cast<std::size_t>(sender)), hosts_.at(static_cast<std::size_t>(receiver)))) {
-      out[direction_of(hop)] += bytes;
+      DirectionLoad& load = out[direction_of(hop)];
+      load.bytes += bytes;
+      load.flows += 1.0;
     }
   });
 }
@@ -306,8 +308,8 @@ void AnalyticalNetwork::start_moving(const std::vector<std::shared_ptr<Message>>
                                                   times.begin() + static_cast<std::ptrdiff_t>(first[i + 1])), nullptr};
   }
   if (links_ != nullptr && !flows.empty()) {
-    DirectionBytes bytes;
-    for (const std::shared_ptr<Message>& message : messages) add_route_bytes(bytes, message->from, message->to, message->bytes);
+    DirectionLoads bytes;
+    for (const std::shared_ptr<Message>& message : messages) add_flow(bytes, message->from, message->to, message->bytes);
     const double alone_end = std::max_element(moved.begin(), moved.end(), [](const Phase& a, const Phase& b) {
                                return a.end < b.end;
                              })->end;
@@ -407,8 +409,8 @@ bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, d
   }
   if (links_ != nullptr) {
     // Timed from the links' loads, which have no latency of their own: all of its time is taken as moving bytes.
-    DirectionBytes moved;
-    for (const auto& [hop, messages] : loads->crossings()) moved[direction_of(hop)] += messages * bytes;
+    DirectionLoads moved;
+    for (const auto& [hop, messages] : loads->crossings()) moved[direction_of(hop)] = {messages * bytes, messages};
     meeting.shared = share(*std::max_element(meeting.ends.begin(), meeting.ends.end()), 0.0, moved);
   }
   meeting.timed = true;
@@ -540,11 +542,15 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
     }
   }
   if (links_ != nullptr && !flows.empty()) {
-    DirectionBytes moved;
+    DirectionLoads moved;
     for (std::size_t id = 0; id < flows.size(); ++id) {
-      add_route_bytes(moved, meeting.hosts[static_cast<std::size_t>(messages.sender[id])],
+      add_flow(moved, meeting.hosts[static_cast<std::size_t>(messages.sender[id])],
                       meeting.hosts[static_cast<std::size_t>(messages.receiver[id])], flows[id].bytes);
     }
+    // Its steps follow one another: a step's messages are the ones moving at once.
+    std::size_t steps = 1;
+    for (const auto& of_rank : by_step) steps = std::max(steps, of_rank.size());
+    for (auto& [direction, load] : moved) load.flows /= static_cast<double>(steps);
     meeting.shared = share(*std::max_element(meeting.ends.begin(), meeting.ends.end()),
                            chain_latency(flows, done, [this](const topology::Flow& flow) {
                              return route_latency(flow.from, flow.to);

@@ -232,9 +232,10 @@ class AnalyticalNetwork {
 
   /// Under share_links: begins a transfer that alone ends at `alone_end`, `latency_s` of it latency, moving
   /// `bytes`; null otherwise.
-  std::shared_ptr<LinkSharing::Transfer> share(double alone_end, double latency_s, const DirectionBytes& bytes);
-  /// Adds `bytes` from host number `from` to host number `to`, and every replica's copy, to `out` on their routes.
-  void add_route_bytes(DirectionBytes& out, int from, int to, double bytes) const;
+  std::shared_ptr<LinkSharing::Transfer> share(double alone_end, double latency_s, const DirectionLoads& loads);
+  /// Adds a flow of `bytes` from host number `from` to host number `to`, and every replica's copy, to `out` on
+  /// their routes.
+  void add_flow(DirectionLoads& out, int from, int to, double bytes) const;
   /// The latency of the route from `from` to `to` (none from a node to itself).
   [[nodiscard]] double route_latency(topology::NodeId from, topology::NodeId to) const;
   /// The latency of the flow of `flows`, started together, that arrives last.

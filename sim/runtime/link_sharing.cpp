@@ -12,7 +12,7 @@ namespace dtsim::runtime {
 namespace s4u = simgrid::s4u;
 
 std::shared_ptr<LinkSharing::Transfer> LinkSharing::begin(int job, double alone_end, double latency_s,
-                                                         const DirectionBytes& bytes) {
+                                                         const DirectionLoads& loads) {
   const std::unique_lock lock(*mutex_);
   const double now = s4u::Engine::get_clock();
   retire_ended(now);
@@ -20,10 +20,15 @@ std::shared_ptr<LinkSharing::Transfer> LinkSharing::begin(int job, double alone_
   const double moving_s = alone_s - std::clamp(latency_s, 0.0, alone_s);
   if (!(moving_s > 0.0)) return nullptr;
   auto transfer = std::make_shared<Transfer>();
-  for (const auto& [direction, moved] : bytes) {
+  transfer->weight = 0.0;
+  for (const auto& [direction, load] : loads) {
+    if (!(load.bytes > 0.0)) continue;
     // Its average share of the direction while it moves bytes; a route's other links may hold it below.
     const double capacity = graph_->link(direction / 2).bandwidth.value();
-    if (moved > 0.0) transfer->shares.push_back({direction, std::min(1.0, moved / (moving_s * capacity))});
+    const double share = std::min(1.0, load.bytes / (moving_s * capacity));
+    transfer->shares.push_back({direction, share});
+    // Its flows' alone rate is their slowest direction's: where the fewest bytes a second pass each.
+    transfer->weight = std::max(transfer->weight, std::max(load.flows, 1.0) / (share * capacity));
   }
   if (transfer->shares.empty()) return nullptr;
   transfer->job = job;
@@ -68,7 +73,7 @@ void LinkSharing::retire_ended(double now) {
 void LinkSharing::reshare(double now) {
   std::vector<topology::TransferLoad> loads;
   loads.reserve(in_flight_.size());
-  for (const auto& transfer : in_flight_) loads.push_back({transfer->job, transfer->shares});
+  for (const auto& transfer : in_flight_) loads.push_back({transfer->job, transfer->shares, transfer->weight});
   const std::vector<double> rates = topology::shared_rates(loads);
   for (std::size_t i = 0; i < in_flight_.size(); ++i) {
     Transfer& transfer = *in_flight_[i];

@@ -22,8 +22,13 @@
 
 namespace dtsim::runtime {
 
-/// Bytes by link direction (topology::DirectionShare's numbering).
-using DirectionBytes = std::map<std::size_t, double>;
+/// What a transfer moves on a link direction: its bytes, and how many of its flows cross it at once.
+struct DirectionLoad {
+  double bytes = 0.0;
+  double flows = 0.0;
+};
+/// By link direction (topology::DirectionShare's numbering).
+using DirectionLoads = std::map<std::size_t, DirectionLoad>;
 
 /// The number of a hop's direction, as topology::DirectionShare counts them.
 inline std::size_t direction_of(const topology::Hop& hop) { return hop.link * 2 + (hop.forward ? 0 : 1); }
@@ -40,6 +45,7 @@ class LinkSharing {
     double alone_end = 0.0;
     double latency = 0.0;  ///< the fraction of its alone time that is latency
     std::vector<topology::DirectionShare> shares;
+    double weight = 1.0;  ///< topology::TransferLoad's
     double pace = 1.0;
     bool disturbed = false;
     double anchor_s = 0.0;
@@ -58,9 +64,9 @@ class LinkSharing {
   };
 
   /// Begins, at the engine's clock, a transfer of job `job` that alone would end at `alone_end`, `latency_s` of it
-  /// latency, moving `bytes` on each link direction. Null when it moves no bytes past its latency: it then ends
+  /// latency, moving `loads` on link directions. Null when it moves no bytes past its latency: it then ends
   /// when it would alone.
-  std::shared_ptr<Transfer> begin(int job, double alone_end, double latency_s, const DirectionBytes& bytes);
+  std::shared_ptr<Transfer> begin(int job, double alone_end, double latency_s, const DirectionLoads& loads);
 
   /// Blocks the calling actor until `transfer` has gone as far as it would have alone by `alone_s`; returns then.
   double wait(const std::shared_ptr<Transfer>& transfer, double alone_s);

@@ -1,6 +1,7 @@
 #include "sim/topology/activity_sharing.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -42,19 +43,22 @@ std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
   for (const Users& users : directions) {
     for (const auto& [t, share] : users) open[t] = true;
   }
-  // Progressive filling: every open transfer's rate rises together until a direction is full, which fixes its
-  // transfers there; the level never falls (a float's rounding aside).
-  constexpr double kFull = 1.0 - 1e-12;
+  // Progressive filling: every open transfer's rate is `level` times its weight, rising until a direction is full,
+  // which fixes its open transfers there, or until a transfer reaches its alone pace. The level never falls (a
+  // float's rounding aside).
   double floor = 0.0;
   while (std::find(open.begin(), open.end(), true) != open.end()) {
-    std::vector<double> fills(directions.size(), 2.0);
-    double level = 1.0;
+    double level = std::numeric_limits<double>::infinity();
+    for (std::size_t t = 0; t < transfers.size(); ++t) {
+      if (open[t]) level = std::min(level, 1.0 / transfers[t].weight);
+    }
+    std::vector<double> fills(directions.size(), std::numeric_limits<double>::infinity());
     for (std::size_t d = 0; d < directions.size(); ++d) {
       double left = 1.0;
       double rising = 0.0;
       for (const auto& [t, share] : directions[d]) {
         if (open[t]) {
-          rising += share;
+          rising += share * transfers[t].weight;
         } else {
           left -= rate[t] * share;
         }
@@ -62,12 +66,15 @@ std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
       if (rising > 0.0) fills[d] = std::max(floor, left / rising);
       level = std::min(level, fills[d]);
     }
-    if (level >= kFull) break;
+    for (std::size_t t = 0; t < transfers.size(); ++t) {
+      if (!open[t] || level * transfers[t].weight < 1.0 - 1e-12) continue;
+      open[t] = false;  // at its alone pace, exactly
+    }
     for (std::size_t d = 0; d < directions.size(); ++d) {
       if (fills[d] > level * (1.0 + 1e-12)) continue;
       for (const auto& [t, share] : directions[d]) {
         if (!open[t]) continue;
-        rate[t] = level;
+        rate[t] = level * transfers[t].weight;
         open[t] = false;
       }
     }

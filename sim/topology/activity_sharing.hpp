@@ -2,8 +2,11 @@
 // Several jobs' transfers (a collective's phase, a point-to-point message) in flight on the same link
 // directions at once, each described by what it would ask of every link direction alone: the share of the
 // direction's capacity it uses on average while it moves bytes. Each gets a rate, the fraction of its alone
-// pace at which it moves its bytes, max-min fair over the transfers (progressive filling):
+// pace at which it moves its bytes, max-min fair over the flows (weighted progressive filling):
 //
+// - flows share fairly, not transfers: a transfer's rate rises in proportion to its weight, the inverse of its
+//   flows' alone rate where they are slowest, so that where two transfers fill a direction each flow gets as
+//   much (a transfer of eight flows through a NIC gets 8/9 of it beside a transfer of one, as message by message);
 // - a job is never slowed by itself: its own transfers' shares of a direction are scaled down together until
 //   they sum to at most 1, as the analytical network times each of a job's phases apart from its others;
 // - only directions used by two jobs or more constrain; on each, the jobs' scaled shares times their rates
@@ -30,6 +33,9 @@ struct DirectionShare {
 struct TransferLoad {
   int job = 0;
   std::vector<DirectionShare> shares;
+  /// Its flows' claim on a full direction, against other transfers': any positive unit, the same for all (the
+  /// links' users take the inverse of the flows' alone rate, in seconds a byte).
+  double weight = 1.0;
 };
 
 /// Each transfer's rate in (0, 1], in the order of `transfers`.

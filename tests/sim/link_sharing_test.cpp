@@ -27,6 +27,7 @@ struct Planned {
   double latency_s = 0.0;
   double bytes = 0.0;
   double mark_s = -1.0;
+  double flows = 1.0;
 };
 
 /// When each planned transfer's waiter woke, on two hosts joined by one link of 1 GB/s.
@@ -42,7 +43,7 @@ std::vector<double> run_transfers(const std::vector<Planned>& planned) {
     simgrid::s4u::Actor::create("transfer", session.host(a), [&, i] {
       const Planned& p = planned[i];
       simgrid::s4u::this_actor::sleep_until(p.begin_s);
-      const auto transfer = sharing.begin(p.job, p.begin_s + p.alone_s, p.latency_s, {{direction_of({0, true}), p.bytes}});
+      const auto transfer = sharing.begin(p.job, p.begin_s + p.alone_s, p.latency_s, {{direction_of({0, true}), {p.bytes, p.flows}}});
       const double mark = p.begin_s + (p.mark_s < 0.0 ? p.alone_s : p.mark_s);
       if (transfer == nullptr) {
         simgrid::s4u::this_actor::sleep_until(mark);
@@ -67,6 +68,14 @@ TEST(LinkSharing, TwoJobsFillingALinkEachMoveAtHalfPaceWhileBothRun) {
 TEST(LinkSharing, ATransferThatMeetsNoOtherJobEndsWhenItWouldAlone) {
   const std::vector<double> woke = run_transfers({{0, 0.0, 1.0, 0.0, 1e9}, {0, 0.5, 1.0, 0.0, 1e9}, {1, 0.25, 0.125, 0.0, 0.0}});
   EXPECT_EQ(woke, (std::vector<double>{1.0, 1.5, 0.375}));
+}
+
+TEST(LinkSharing, FlowsShareALinkFairlyNotTransfers) {
+  // Eight flows beside one: the eight get 8/9 of the link, the one 1/9, until the eight end at 1.125 s; the one,
+  // then 1/8 of the way, alone for the rest.
+  const std::vector<double> woke = run_transfers({{0, 0.0, 1.0, 0.0, 1e9, -1.0, 8.0}, {1, 0.0, 1.0, 0.0, 1e9}});
+  EXPECT_DOUBLE_EQ(woke[0], 1.125);
+  EXPECT_DOUBLE_EQ(woke[1], 2.0);
 }
 
 TEST(LinkSharing, LatencyIsPaidOnceWhateverTheSharing) {

@@ -45,6 +45,17 @@ TEST(SharedRates, AJobsOwnTransfersAreScaledTogetherBeforeMeetingAnother) {
   EXPECT_EQ(shared_rates(transfers), (std::vector<double>{0.5, 0.5, 0.5}));
 }
 
+TEST(SharedRates, FlowsShareFairlyNotTransfers) {
+  // Weights 8 and 1 (eight flows of the same alone rate against one) on a full direction: 8x + x <= 1.
+  const std::vector<TransferLoad> transfers{{0, {{0, 1.0}}, 8.0}, {1, {{0, 1.0}}, 1.0}};
+  const std::vector<double> rates = shared_rates(transfers);
+  EXPECT_DOUBLE_EQ(rates[0], 8.0 / 9.0);
+  EXPECT_DOUBLE_EQ(rates[1], 1.0 / 9.0);
+  // A heavy transfer reaches its alone pace first and leaves the rest: 4x caps at x = 1/4; then y <= 1 - 1/2.
+  const std::vector<TransferLoad> capped{{0, {{0, 0.5}}, 4.0}, {1, {{0, 1.0}}, 1.0}};
+  EXPECT_EQ(shared_rates(capped), (std::vector<double>{1.0, 0.5}));
+}
+
 TEST(SharedPace, LatencyIsNotStretched) {
   EXPECT_EQ(shared_pace(1.0, 0.3), 1.0);
   EXPECT_DOUBLE_EQ(shared_pace(0.5, 0.0), 0.5);
