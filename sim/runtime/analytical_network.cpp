@@ -214,18 +214,11 @@ void AnalyticalNetwork::add_flow(DirectionLoads& out, int from, int to, double b
   });
 }
 
-double AnalyticalNetwork::route_latency(topology::NodeId from, topology::NodeId to) const {
-  double latency = 0.0;
-  if (from == to) return latency;
-  for (const topology::Hop& hop : routes_->route(from, to)) latency += graph_->link(hop.link).latency.value();
-  return latency;
-}
-
 double AnalyticalNetwork::critical_latency(const std::vector<topology::Flow>& flows) {
   const std::vector<double>& times = flow_times(flows);
   if (times.empty()) return 0.0;
   const auto last = static_cast<std::size_t>(std::max_element(times.begin(), times.end()) - times.begin());
-  return route_latency(flows[last].from, flows[last].to);
+  return routes_->latency(flows[last].from, flows[last].to);
 }
 
 AnalyticalNetwork::Phase AnalyticalNetwork::finished(Phase phase) {
@@ -553,7 +546,7 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
     for (auto& [direction, load] : moved) load.flows /= static_cast<double>(steps);
     meeting.shared = share(*std::max_element(meeting.ends.begin(), meeting.ends.end()),
                            chain_latency(flows, done, [this](const topology::Flow& flow) {
-                             return route_latency(flow.from, flow.to);
+                             return routes_->latency(flow.from, flow.to);
                            }),
                            moved);
   }

@@ -236,8 +236,6 @@ class AnalyticalNetwork {
   /// Adds a flow of `bytes` from host number `from` to host number `to`, and every replica's copy, to `out` on
   /// their routes.
   void add_flow(DirectionLoads& out, int from, int to, double bytes) const;
-  /// The latency of the route from `from` to `to` (none from a node to itself).
-  [[nodiscard]] double route_latency(topology::NodeId from, topology::NodeId to) const;
   /// The latency of the flow of `flows`, started together, that arrives last.
   double critical_latency(const std::vector<topology::Flow>& flows);
   /// The flows of a phase's round: `bytes` between each pair of host numbers.
