@@ -7,8 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <sstream>
+#include <stdexcept>
 
 namespace dtsim::analysis {
 namespace {
@@ -16,9 +20,6 @@ namespace {
 using nlohmann::json;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-/// Fitting candidates drawn per device count in report.html: beyond this the page grows by megabytes while the
-/// chart shows no more (plan_candidates.csv holds them all).
-constexpr std::size_t kDrawnCandidates = 2000;
 
 std::string optional_number(const std::optional<double>& value, const char* format = "{:.6g}") {
   return value ? fmt::format(fmt::runtime(format), *value) : std::string();
@@ -28,7 +29,9 @@ std::string optional_number(const std::optional<double>& value, const char* form
 bool better(const PlanRow& a, const PlanRow& b, const std::string& objective) {
   const auto key = [&](const PlanRow& row) {
     const PlanMeasurement& m = *row.simulated;
-    if (objective == "energy" && m.energy_per_token_j) return *m.energy_per_token_j;
+    // A run without an energy figure (plan refuses the objective without an `energy:` section) ranks last, never by
+    // its throughput in the others' place.
+    if (objective == "energy") return m.energy_per_token_j.value_or(std::numeric_limits<double>::infinity());
     if (objective == "cost") return m.cost_per_million_tokens.value_or(row.devices / m.tokens_per_s);
     return -m.tokens_per_s;
   };
@@ -130,6 +133,14 @@ std::string split_cells(const PlanRow& row) {
                      row.virtual_stages, row.placement);
 }
 
+/// One row of plan_candidates.csv.
+std::string candidate_line(const PlanRow& row) {
+  const auto number = [](double value) { return value > 0.0 ? fmt::format("{:.6g}", value) : std::string(); };
+  return fmt::format("{},{},{},{},{},{},{},{}\n", split_cells(row), number(row.memory_bytes), number(row.estimate_s),
+                     number(row.estimate_tokens_per_s), core::csv_field(row.same_as), row.simulated ? "yes" : "",
+                     core::csv_field(row.discarded), core::csv_field(row.detail));
+}
+
 std::string html_plans(const std::vector<PlanStudy>& studies) {
   std::string out = "<h2>The simulated plans, best first</h2>\n<table><tr><th>rank</th><th>devices</th><th>split</th>"
                     "<th>estimate s</th><th>iteration s</th><th>per second</th><th>MFU</th><th>memory GiB</th></tr>\n";
@@ -161,6 +172,11 @@ std::vector<PlanDiscard> count_discards(const std::vector<PlanRow>& rows, std::i
     const auto [entry, fresh] = by_reason.try_emplace(row.discarded, PlanDiscard{row.discarded, 0, row.split + ": " + row.detail});
     ++entry->second.count;
   }
+  return count_discards(std::move(by_reason), undivided, batch);
+}
+
+std::vector<PlanDiscard> count_discards(std::map<std::string, PlanDiscard> by_reason, std::int64_t undivided,
+                                        std::int64_t batch) {
   if (undivided > 0) {
     by_reason["training.batch"] = {"training.batch", undivided,
                                    fmt::format("data-parallel degrees that do not divide the batch of {}", batch)};
@@ -194,25 +210,57 @@ std::string plan_csv(const std::vector<PlanStudy>& studies) {
   return out;
 }
 
-std::string candidates_csv(const std::vector<PlanStudy>& studies) {
-  std::string out = "devices,split,tensor,pipeline,context,expert,data,microbatches,zero,recomputation,schedule,virtual_stages,"
-                    "placement,memory_bytes,estimate_s,estimate_per_s,same_estimate_as,simulated,discarded,detail\n";
-  for (const PlanStudy& study : studies) {
-    for (const PlanRow& row : study.rows) {
-      const auto number = [](double value) { return value > 0.0 ? fmt::format("{:.6g}", value) : std::string(); };
-      out += fmt::format("{},{},{},{},{},{},{},{}\n", split_cells(row), number(row.memory_bytes), number(row.estimate_s),
-                         number(row.estimate_tokens_per_s), core::csv_field(row.same_as), row.simulated ? "yes" : "",
-                         core::csv_field(row.discarded), core::csv_field(row.detail));
-    }
+RowSpill::RowSpill()
+    : file_(std::tmpfile(), [](std::FILE* file) {
+        if (file != nullptr) std::fclose(file);
+      }) {
+  if (!file_) {
+    throw std::runtime_error(fmt::format("no temporary file for a plan's candidates: {}", std::strerror(errno)));
   }
-  return out;
+}
+
+void RowSpill::add(const PlanRow& row) {
+  const std::string line = candidate_line(row);
+  if (std::fwrite(line.data(), 1, line.size(), file_.get()) != line.size()) {
+    throw std::runtime_error(fmt::format("a plan's candidates could not be set aside: {}", std::strerror(errno)));
+  }
+  ++rows_;
+}
+
+void RowSpill::copy_to(std::ostream& out) const {
+  std::fflush(file_.get());
+  std::rewind(file_.get());
+  std::vector<char> buffer(1 << 16);
+  for (std::size_t read = 0; (read = std::fread(buffer.data(), 1, buffer.size(), file_.get())) > 0;) {
+    out.write(buffer.data(), static_cast<std::streamsize>(read));
+  }
+  // Later rows go after these.
+  std::fseek(file_.get(), 0, SEEK_END);
+}
+
+void write_candidates_csv(const std::vector<PlanStudy>& studies, std::ostream& out) {
+  out << "devices,split,tensor,pipeline,context,expert,data,microbatches,zero,recomputation,schedule,virtual_stages,"
+         "placement,memory_bytes,estimate_s,estimate_per_s,same_estimate_as,simulated,discarded,detail\n";
+  for (const PlanStudy& study : studies) {
+    for (const PlanRow& row : study.rows) out << candidate_line(row);
+    if (study.spilled) study.spilled->copy_to(out);
+  }
+}
+
+std::string candidates_csv(const std::vector<PlanStudy>& studies) {
+  std::ostringstream out;
+  write_candidates_csv(studies, out);
+  return out.str();
 }
 
 std::string plan_table(const std::vector<PlanStudy>& studies) {
   std::string out;
   for (const PlanStudy& study : studies) {
-    std::int64_t fitting = 0;
-    for (const PlanRow& row : study.rows) fitting += row.discarded.empty() ? 1 : 0;
+    std::int64_t fitting = study.fitting;
+    if (!study.spilled) {
+      fitting = 0;
+      for (const PlanRow& row : study.rows) fitting += row.discarded.empty() ? 1 : 0;
+    }
     out += fmt::format("{} devices: {} candidates, {} fit, {} discarded\n", study.devices, study.candidates, fitting,
                        study.candidates - fitting);
     for (const PlanDiscard& d : study.discards) out += fmt::format("  {:>8}  {}\n", d.count, d.reason);

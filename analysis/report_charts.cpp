@@ -390,10 +390,13 @@ std::optional<Chart> gantt(const ReportRun& run, bool several) {
                                axis_field("start_ms", "quantitative", "from (ms)"), axis_field("end_ms", "quantitative", "to (ms)")})}};
   spec.erase("height");
   // A trace without iteration spans (a pipeline's stages mark passes, not iterations) is drawn from its start.
-  const std::string covered = run.gantt_iterations > 0
-                                  ? fmt::format("The first {} iteration{} of the run's timeline", run.gantt_iterations,
-                                                run.gantt_iterations == 1 ? "" : "s")
-                                  : std::string("The start of the run's timeline");
+  std::string covered = run.gantt_iterations > 0
+                            ? fmt::format("The first {} iteration{} of the run's timeline", run.gantt_iterations,
+                                          run.gantt_iterations == 1 ? "" : "s")
+                            : std::string("The start of the run's timeline");
+  if (run.gantt_cut_ms) {
+    covered += fmt::format(", cut at {:.6g} ms: the view draws {} spans at most", *run.gantt_cut_ms, kGanttSpans);
+  }
   return Chart{several ? "Timeline of the first iterations: " + run.label : "Timeline of the first iterations",
                covered + ": the spans trace.json holds (outputs.trace: true writes it; Perfetto opens it with every "
                          "message as an arrow).",

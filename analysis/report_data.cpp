@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 namespace dtsim::analysis {
 namespace {
@@ -46,7 +48,9 @@ void emit(YAML::Emitter& out, const nlohmann::json& value) {
 }
 
 /// The Gantt view's spans: those of the hosts' processes that start before the end of the timeline's
-/// kGanttIterations-th iteration, at most kGanttSpans of them (the earliest).
+/// kGanttIterations-th iteration, at most kGanttSpans of them (the earliest). Past kGanttSpans the view ends where
+/// the first span left out starts: every span is drawn up to there and none beyond, so that no host looks idle
+/// where its spans were dropped.
 void read_gantt(const std::string& trace_text, const nlohmann::json& summary, ReportRun& run) {
   const nlohmann::json trace = nlohmann::json::parse(trace_text);
   const std::size_t hosts = summary.at("hosts").size();
@@ -67,7 +71,13 @@ void read_gantt(const std::string& trace_text, const nlohmann::json& summary, Re
   std::stable_sort(spans.begin(), spans.end(), [](const auto* a, const auto* b) {
     return a->at("ts").template get<double>() < b->at("ts").template get<double>();
   });
-  if (spans.size() > kGanttSpans) spans.resize(kGanttSpans);
+  if (spans.size() > kGanttSpans) {
+    const double cut_us = spans[kGanttSpans]->at("ts").get<double>();
+    spans.resize(kGanttSpans);
+    while (!spans.empty() && spans.back()->at("ts").get<double>() >= cut_us) spans.pop_back();
+    until_us = std::min(until_us, cut_us);
+    run.gantt_cut_ms = cut_us / 1e3;
+  }
   run.gantt = nlohmann::json::array();
   for (const nlohmann::json* e : spans) {
     const std::size_t pid = e->at("pid").get<std::size_t>();
@@ -121,6 +131,22 @@ std::string yaml_text(const nlohmann::json& value) {
   return std::string(out.c_str()) + "\n";
 }
 
+namespace {
+
+/// `label` with U+2028 and U+2029 written as the text \u2028 and \u2029: the charts sort runs by their labels,
+/// and Vega-Lite compiles that order into an expression, in whose strings the two characters end a line.
+std::string chart_label(std::string label) {
+  for (const auto& [character, shown] : {std::pair<std::string_view, std::string_view>{"\u2028", "\\u2028"},
+                                         std::pair<std::string_view, std::string_view>{"\u2029", "\\u2029"}}) {
+    for (std::size_t at = label.find(character); at != std::string::npos; at = label.find(character, at + shown.size())) {
+      label.replace(at, character.size(), shown);
+    }
+  }
+  return label;
+}
+
+}  // namespace
+
 ReportRun report_run(const std::map<std::string, std::string>& files, const std::string& where) {
   const auto text = [&files](const std::string& name) {
     const auto found = files.find(name);
@@ -129,9 +155,12 @@ ReportRun report_run(const std::map<std::string, std::string>& files, const std:
   ReportRun run;
   try {
     run.summary = nlohmann::json::parse(text("summary.json"));
+    // A cluster run's page is drawn from its summary alone (report_command); here it would be read as one run's.
+    if (is_cluster_summary(run.summary)) refuse_cluster_summary(where);
     run.label = run.summary.at("scenario").at("name").get<std::string>();
     const std::string point = run.summary.at("origin").value("sweep_point", std::string());
     if (!point.empty()) run.label += " [" + point + "]";
+    run.label = chart_label(std::move(run.label));
     const std::filesystem::path folder = std::filesystem::path(where).parent_path();
     run.metrics = csv_rows(text("metrics.csv"), (folder / "metrics.csv").string(), true);
     run.links = csv_rows(text("links.csv"), (folder / "links.csv").string(), false);

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ReportRun {
   /// Spans of the timeline's first iterations: {host, rank, kind, start_ms, end_ms}; empty without a trace.
   nlohmann::json gantt;
   std::size_t gantt_iterations = 0;  ///< iterations the Gantt view covers
+  /// Where the Gantt view stops short of its iterations' end (ms of simulated time), its kGanttSpans spans drawn;
+  /// none when it draws them whole.
+  std::optional<double> gantt_cut_ms;
 };
 
 /// Iterations the Gantt view shows, and the spans it draws at most.

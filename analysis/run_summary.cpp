@@ -103,6 +103,19 @@ std::vector<std::filesystem::path> run_folders(const std::filesystem::path& fold
   return points.empty() ? std::vector<std::filesystem::path>{folder} : points;
 }
 
+bool is_cluster_summary(const nlohmann::json& summary) {
+  return summary.is_object() && summary.contains("makespan_s") && summary.contains("jobs");
+}
+
+void refuse_cluster_summary(const std::filesystem::path& file) {
+  const std::filesystem::path folder = file.parent_path();
+  throw core::InputError(core::Diagnostic{
+      core::SourcePosition(file.string()), "",
+      "the summary of a cluster run (jobs sharing the cluster), not of one run",
+      fmt::format("give its jobs' folders ({}), or `dtsim report {}` alone for the cluster's page",
+                  (folder / "jobs" / "<job>").string(), folder.string())});
+}
+
 RunSummary read_run_summary(const std::filesystem::path& folder, const sync::SyncRegistry& strategies) {
   const std::filesystem::path file = folder / "summary.json";
   std::ifstream in(file);
@@ -113,6 +126,8 @@ RunSummary read_run_summary(const std::filesystem::path& folder, const sync::Syn
   }
   try {
     const nlohmann::json summary = nlohmann::json::parse(in);
+    // Written by this version all the same: not a summary to run again, but the wrong one to read.
+    if (is_cluster_summary(summary)) refuse_cluster_summary(file);
     const nlohmann::json& scenario = summary.at("scenario");
     const nlohmann::json& result = summary.at("result");
     RunSummary out;

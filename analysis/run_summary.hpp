@@ -64,6 +64,14 @@ std::string describe_layout(const nlohmann::json& parallelism);
 /// weak sweep's points, then its strong sweep's.
 std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder);
 
+/// Whether `summary` is a cluster run's (jobs sharing the cluster: its makespan and jobs), which holds no run of
+/// its own: each job's run is in the folder's jobs/<job>/.
+bool is_cluster_summary(const nlohmann::json& summary);
+
+/// Throws core::InputError naming `file`, a cluster run's summary given where one run's is read, with the
+/// folders that hold runs: its jobs'.
+[[noreturn]] void refuse_cluster_summary(const std::filesystem::path& file);
+
 /// Reads `folder`/summary.json, describing its exchange by `strategies` (a plug-in strategy's own words); throws
 /// core::InputError naming the file when it is missing or is not a summary this dtsim writes.
 RunSummary read_run_summary(const std::filesystem::path& folder, const sync::SyncRegistry& strategies);

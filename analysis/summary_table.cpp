@@ -123,16 +123,31 @@ std::string setup_lines(const scenario::Scenario& s, const metrics::RunRecord& r
   return out;
 }
 
+/// Young/Daly's interval is for failures far apart against a recovery. Where a recovery outlasts the time between
+/// the job's failures, most failures strike one and checkpointing more often saves little: what to shorten is the
+/// recovery. Empty where Young/Daly's interval holds.
+std::string recovery_outlasting_failures(const metrics::FailureCosts& costs) {
+  const double recovery_s = costs.interruption_s();
+  if (!(recovery_s >= costs.job_mtbf_s)) return {};
+  return fmt::format("a recovery takes {:.4g} s, longer than the {:.4g} s between the job's failures, where "
+                     "Young/Daly's interval does not hold: shorten failures.detection_time or restart_time, or raise "
+                     "the mtbf",
+                     recovery_s, costs.job_mtbf_s);
+}
+
 /// What a budget's failures add, expected, and beside it one run drawn and Young/Daly's checkpoint interval.
 std::string projected_failures_line(const metrics::Projection::Failures& f, std::uint64_t seed) {
   const metrics::FailureTotals& e = f.expected;
+  const std::string outlasting = recovery_outlasting_failures(f.costs);
   if (!(e.interruptions <= metrics::kDrawnInterruptionLimit)) {
     return fmt::format("  failures   a failure every {:.4g} s of the job: {:.3g} interruptions expected, the run would not "
                        "finish; {}\n",
                        f.costs.job_mtbf_s, e.interruptions,
-                       f.costs.checkpoint_s > 0.0 ? fmt::format("checkpoint more often (Young/Daly: every {:.4g} s of work)",
-                                                                f.young_daly_interval_s)
-                                                  : std::string("declare failures.checkpoint"));
+                       !outlasting.empty() ? outlasting
+                       : f.costs.checkpoint_s > 0.0
+                           ? fmt::format("checkpoint more often (Young/Daly: every {:.4g} s of work)",
+                                         f.young_daly_interval_s)
+                           : std::string("declare failures.checkpoint"));
   }
   std::string out = fmt::format("  failures   a failure every {:.4g} h of the job: {:.4g} interruptions expected, {:.4g} h of work lost, "
                                 "{:.4g} h recovering, {:.4g} h writing checkpoints; goodput {:.1f}%\n",
@@ -153,6 +168,10 @@ std::string projected_failures_line(const metrics::Projection::Failures& f, std:
     }
     out += fmt::format("             one run drawn from the seed: {} interruptions, goodput {:.1f}%{}\n",
                        static_cast<std::int64_t>(f.drawn->interruptions), 100.0 * f.drawn->goodput(), spares);
+  } else if (const auto checkpoints = metrics::checkpoints_written(f.costs);
+             static_cast<double>(checkpoints) > metrics::kDrawnCheckpointLimit) {
+    out += fmt::format("             no run drawn: its {:.3g} checkpoints are more than a drawn run walks (10^8)\n",
+                       static_cast<double>(checkpoints));
   }
   if (f.spread) {
     const metrics::DrawSpread& d = *f.spread;
@@ -162,10 +181,13 @@ std::string projected_failures_line(const metrics::Projection::Failures& f, std:
                        d.interruptions.p95, d.total_s.p5 / 86'400.0, d.total_s.p95 / 86'400.0);
   }
   if (f.costs.checkpoint_s > 0.0) {
-    out += fmt::format("             checkpoints every {} iterations ({:.4g} s of work); Young/Daly's interval: {:.4g} s ({:.0f} "
-                       "iterations)\n",
+    const std::string interval = outlasting.empty() ? fmt::format("Young/Daly's interval: {:.4g} s ({:.0f} iterations)",
+                                                                  f.young_daly_interval_s,
+                                                                  f.young_daly_interval_s / f.costs.iteration_s)
+                                                    : outlasting;
+    out += fmt::format("             checkpoints every {} iterations ({:.4g} s of work); {}\n",
                        f.costs.checkpoint_every, static_cast<double>(f.costs.checkpoint_every) * f.costs.iteration_s,
-                       f.young_daly_interval_s, f.young_daly_interval_s / f.costs.iteration_s);
+                       interval);
   }
   if (f.best_interval) {
     out += fmt::format("             the best interval expected: every {} iterations, goodput {:.1f}%\n", f.best_interval->every,
@@ -185,6 +207,13 @@ std::string projection_line(const scenario::Scenario& s, const metrics::Projecti
   std::string out = fmt::format("  projected  {} in {} iterations of {:.6g} s (the mean of {} simulated): {:.4g} days, "
                                 "{:.4g} device-hours{}\n",
                                 trained, p.iterations, p.iteration_s, p.simulated_iterations, p.days, p.device_hours, costs);
+  // A budget simulates a few iterations because they are alike; random stragglers make each a draw of its own.
+  if (!s.cluster.random_slowdowns.empty()) {
+    out += fmt::format("             the {} simulated iterations drew the stragglers' random factors once each "
+                       "(stragglers[].distribution): the projection follows those draws, not the distributions' "
+                       "means\n",
+                       p.simulated_iterations);
+  }
   if (p.failures) out += projected_failures_line(*p.failures, s.seed);
   return out;
 }
@@ -238,6 +267,8 @@ std::string outcome_lines(const scenario::Scenario& s, const metrics::RunRecord&
   }
   if (const std::optional<metrics::PredictionInterval> interval = metrics::prediction_interval(s, record)) {
     out += fmt::format("  interval   {}\n", metrics::interval_line(*interval));
+  } else if (const std::string why = metrics::missing_interval_reason(s, record); !why.empty()) {
+    out += fmt::format("  interval   none: {} (docs/validation.md)\n", why);
   }
   if (const std::optional<metrics::Projection> p = metrics::projection(s, record)) out += projection_line(s, *p);
   return out;
@@ -278,15 +309,17 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
       out += fmt::format("  experts    {}'s expert all-to-alls ({}): {:.6f} s, {} sent\n", first.name,
                          s.training.parallelism.all_to_all.value, first.expert_communication_s,
                          core::format_size(core::Bytes(first.expert_bytes_sent)));
-      if (record.routing) {
-        out += fmt::format("  routing    {}: the busiest device of an expert group {:.3f} x the mean load on average "
-                           "(at most {:.3f}), {:.2f}% of the routed tokens dropped\n",
-                           record.routing->learned ? "the gate" : scenario::to_string(s.training.routing.distribution),
-                           record.routing->mean_max_load,
-                           record.routing->busiest_load,
-                           100.0 * record.routing->dropped_tokens / std::max(1.0, record.routing->routed_tokens));
-      }
     }
+  }
+  // Whenever a routing was drawn or learned: worker 0's expert bytes, which round to none when its experts keep
+  // next to nothing, do not decide whether there is one to report.
+  if (record.routing) {
+    out += fmt::format(
+        "  routing    {}: the busiest device of an expert group {:.3f} x the mean load on average "
+        "(at most {:.3f}), {:.2f}% of the routed tokens dropped\n",
+        record.routing->learned ? "the gate" : scenario::to_string(s.training.routing.distribution),
+        record.routing->mean_max_load, record.routing->busiest_load,
+        100.0 * record.routing->dropped_tokens / std::max(1.0, record.routing->routed_tokens));
   }
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.is_model_parallel()) {
     out += fmt::format("  parallel   data {}{} x tensor {} x pipeline {}{}{}{}\n", plan.data,
@@ -322,14 +355,20 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
   return out;
 }
 
-/// Energy, and its CO2 and cost.
+/// Energy, and its CO2 and cost: the simulated run's, which for a budget are its few simulated iterations'.
 std::string energy_lines(const scenario::Scenario& s, const metrics::RunRecord& record) {
   std::string out;
   if (record.energy) {
+    // A budget's figures are those of the iterations it simulated, not of the run it projects (as
+    // metrics::projection decides): said so, since the projected line above gives the whole run's.
+    const std::string simulated = record.projected_iterations > 0 && record.iterations > 0
+                                      ? fmt::format(" in the {} simulated iterations", record.iterations)
+                                      : std::string();
     const metrics::EnergyTotals& e = *record.energy;
-    out += fmt::format("  energy     {:.6g} J ({:.4g} kWh); devices {:.0f}% computing, {:.0f}% communicating, {:.0f}% "
-                       "waiting\n",
-                       e.total_j(), e.total_j() / 3.6e6, e.devices_j > 0 ? 100.0 * e.compute_j / e.devices_j : 0.0,
+    out += fmt::format("  energy     {:.6g} J ({:.4g} kWh){}; devices {:.0f}% computing, {:.0f}% communicating, "
+                       "{:.0f}% waiting\n",
+                       e.total_j(), e.total_j() / 3.6e6, simulated,
+                       e.devices_j > 0 ? 100.0 * e.compute_j / e.devices_j : 0.0,
                        e.devices_j > 0 ? 100.0 * e.communication_j / e.devices_j : 0.0,
                        e.devices_j > 0 ? 100.0 * e.waiting_j / e.devices_j : 0.0);
     const metrics::EnergyCost cost = *metrics::energy_cost(s, record);
@@ -339,7 +378,8 @@ std::string energy_lines(const scenario::Scenario& s, const metrics::RunRecord& 
       if (cost.cost) {
         line += fmt::format("{}{:.6g} {}", line.empty() ? "" : ", ", *cost.cost, s.energy.currency);
       }
-      out += fmt::format("  cost       {}\n", line);
+      out += fmt::format("  cost       {}{}{}\n", line, simulated,
+                         simulated.empty() ? "" : " (the whole run's: on the projected line)");
     }
   }
   return out;

@@ -150,6 +150,11 @@ void register_custom(TopologyRegistry& registry) {
                 .require()},
        .make = [](const core::View& t, const TopologyContext& c) { return build_custom(t, c); },
        .check = check_custom,
+       .size = [](const core::View& t, const TopologyContext&) {
+         const core::ConfigNode* links = t.at("links").node();
+         return TopologySize{static_cast<std::int64_t>(t.at("nodes").node()->items.size()),
+                             links != nullptr ? static_cast<std::int64_t>(links->items.size()) : 0};
+       },
        .example = "{kind: custom, nodes: [{name: a}, {name: b}, {name: hub, kind: switch}], links: [{from: a, to: hub}, "
                   "{from: b, to: hub}]}",
        .example_cluster = "{workers: 2, device: {name: v100}}",

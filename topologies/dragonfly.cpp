@@ -90,6 +90,27 @@ void check_dragonfly(const core::View& t, const TopologyContext& context, core::
   }
 }
 
+/// The links build_dragonfly() makes, counted as it makes them: a router's hosts, its group's local links and the
+/// global links (a port pairing with a port past the last stays free, so these are counted port by port).
+TopologySize size_of_dragonfly(const core::View& t, const TopologyContext&) {
+  const Shape d = shape_of(t);
+  const std::int64_t routers = std::int64_t{d.groups} * d.routers;
+  const std::int64_t local = d.groups * (std::int64_t{d.routers} * (d.routers - 1) / 2);
+  TopologySize size{routers * d.hosts + routers, routers * d.hosts + local};
+  if (d.groups < 2) return size;
+  const int ports = d.routers * d.global_links;
+  const int others = d.groups - 1;
+  for (int g = 0; g < d.groups; ++g) {
+    for (int port = 0; port < ports; ++port) {
+      const int offset = port % others;
+      const int peer = (g + offset + 1) % d.groups;
+      const int peer_port = port / others * others + (others - 1 - offset);
+      if (peer >= g && peer_port < ports) ++size.links;
+    }
+  }
+  return size;
+}
+
 }  // namespace
 
 void register_dragonfly(TopologyRegistry& registry) {
@@ -102,6 +123,7 @@ void register_dragonfly(TopologyRegistry& registry) {
                       link_schema("global_link", "the link class of the global links; defaults to `link`")},
        .make = build_dragonfly,
        .check = check_dragonfly,
+       .size = size_of_dragonfly,
        .example = "{kind: dragonfly, groups: 9, routers: 4, hosts: 2, global_links: 2}",
        .example_cluster = "{workers: 72, device: {name: v100}}"});
 }

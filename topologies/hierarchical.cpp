@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
-
 #include <optional>
 #include <stdexcept>
 
@@ -26,9 +24,20 @@ const std::vector<core::Choice> kFabrics{{"ring", "NICs in a ring"},
 /// Fabrics with switches, where a NIC per device cannot link the devices of a node to each other.
 const std::vector<std::string> kSwitchedFabrics{"tree", "fat_tree", "k_ary_fat_tree", "parameter_server", "rail"};
 
+/// Whether `fabric` builds the `oversubscription` declared: the rail fabric, and the topologies that declare
+/// the key.
+bool oversubscribes(const std::string& fabric, const TopologyContext& c) {
+  if (fabric == "rail") return true;
+  if (c.registry == nullptr || !c.registry->contains(fabric)) return false;
+  const auto& parameters = c.registry->find(fabric).factory.parameters;
+  return std::any_of(parameters.begin(), parameters.end(),
+                     [](const core::SchemaNode& p) { return p.key == "oversubscription"; });
+}
+
 /// The rail-optimized fabric of DGX SuperPOD-like clusters, over one NIC per device: NIC d of every node on
 /// rail d, whose leaf switches hold `arity` nodes each; every leaf of every rail linked to each of
-/// ceil(arity / oversubscription) spines (none when there is one leaf in all).
+/// ceil(arity / oversubscription) spines (none when there is one leaf in all), by uplinks that carry 1/o of a
+/// full leaf's ports.
 topology::TopologyGraph build_rail_fabric(const std::vector<std::size_t>& devices_per_node, int arity,
                                           double oversubscription, const LinkSpec& link) {
   topology::TopologyGraph fabric;
@@ -53,22 +62,25 @@ topology::TopologyGraph build_rail_fabric(const std::vector<std::size_t>& device
     }
   }
   if (leaves.size() > 1) {
-    const int spines = std::max(1, static_cast<int>(std::ceil(arity / oversubscription - 1e-9)));
+    const int spines = uplink_count(arity, oversubscription);
+    const core::BytesPerSecond uplink = link.bandwidth * uplink_width(arity, oversubscription, spines);
     for (int s = 0; s < spines; ++s) {
       const topology::NodeId spine = fabric.add_switch(fmt::format("rail-spine-{}", s));
-      for (const topology::NodeId leaf : leaves) fabric.add_link(leaf, spine, link.bandwidth, link.latency, "spine");
+      for (const topology::NodeId leaf : leaves) fabric.add_link(leaf, spine, uplink, link.latency, "spine");
     }
   }
   return fabric;
 }
 
-topology::TopologyGraph build_fabric(const core::View& t, const TopologyContext& c, int endpoints) {
+/// The `fabric` topology over the endpoints, the i-th a port of `port_nics[i]` NICs.
+topology::TopologyGraph build_fabric(const core::View& t, const TopologyContext& c, const std::vector<int>& port_nics) {
   const std::string fabric = t.filled_text("fabric");
   if (c.registry == nullptr || !c.registry->contains(fabric)) {
     throw std::invalid_argument(fmt::format("a hierarchical topology cannot use a '{}' fabric", fabric));
   }
   TopologyContext over_nics = c;
-  over_nics.workers = endpoints;
+  over_nics.workers = static_cast<int>(port_nics.size());
+  over_nics.port_nics = port_nics;
   over_nics.nodes.clear();
   // Parameter servers, where the architecture has them, take fabric ports after the NICs.
   return build_topology(*c.registry, fabric, t, over_nics);
@@ -109,6 +121,70 @@ std::optional<topology::NodeId> join_node(topology::TopologyGraph& graph, const 
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+/// The links join_node() makes inside a node of `devices` devices.
+std::int64_t intra_node_links(IntraNode intra, int devices) {
+  switch (intra) {
+    case IntraNode::AllToAll: return std::int64_t{devices} * (devices - 1) / 2;
+    case IntraNode::Switch: return devices;
+    case IntraNode::CubeMesh: {
+      std::int64_t links = 0;
+      for (int a = 0; a < std::min(devices, 8); ++a) {
+        for (int b = a + 1; b < std::min(devices, 8); ++b) links += kCubeMeshLinks[a][b] > 0 ? 1 : 0;
+      }
+      return links;
+    }
+  }
+  return 0;
+}
+
+/// The graph build_hierarchical() makes, counted as it makes it: the devices node by node with their own links,
+/// switches and NICs, then the fabric's switches, servers and links over the NICs.
+TopologySize size_of_hierarchical(const core::View& t, const TopologyContext& c) {
+  TopologySize size;
+  const bool per_device = t.text("nic") == "per_device";
+  std::int64_t endpoints = 0;
+  std::vector<int> devices_per_node;
+  int placed = 0;
+  for (const NodeShape& group : c.nodes) {
+    for (int n = 0; n < group.count && placed < c.workers; ++n) {
+      const int devices = std::min(group.devices, c.workers - placed);
+      placed += devices;
+      devices_per_node.push_back(devices);
+      const bool hub = group.intra == IntraNode::Switch;
+      size.nodes += devices + (hub ? 1 : 0);
+      size.links += intra_node_links(group.intra, devices);
+      // A NIC switch per device behind a node switch, or per node without one; its links as join_node's callers.
+      const std::int64_t nics = per_device ? (hub ? devices : 0) : (hub ? 0 : 1);
+      size.nodes += nics;
+      size.links += per_device ? nics : (hub ? 0 : devices);
+      endpoints += per_device ? devices : 1;
+    }
+  }
+  const std::string fabric = t.filled_text("fabric");
+  if (fabric == "rail") {
+    const std::int64_t arity = t.filled_integer("arity");
+    const std::int64_t rails =
+        devices_per_node.empty() ? 0 : *std::max_element(devices_per_node.begin(), devices_per_node.end());
+    const std::int64_t leaves = rails * ((static_cast<std::int64_t>(devices_per_node.size()) + arity - 1) / arity);
+    const std::int64_t spines =
+        leaves > 1 ? uplink_count(static_cast<int>(arity), t.filled_number("oversubscription")) : 0;
+    size.nodes += leaves + spines;
+    size.links += endpoints + leaves * spines;
+    return size;
+  }
+  // A fabric the hierarchy does not build is refused by its check; its own size would read keys absent here.
+  const bool built = std::any_of(kFabrics.begin(), kFabrics.end(), [&](const core::Choice& f) { return f.name == fabric && !f.planned; });
+  if (c.registry == nullptr || !built || !c.registry->contains(fabric)) return size;
+  TopologyContext over_nics = c;
+  over_nics.workers = static_cast<int>(endpoints);
+  over_nics.nodes.clear();
+  // The fabric's hosts are the NICs, already counted; its switches, servers and links join them.
+  const TopologySize joined = topology_size(*c.registry, fabric, t, over_nics);
+  size.nodes += joined.nodes - endpoints;
+  size.links += joined.links;
+  return size;
 }
 
 }  // namespace
@@ -182,7 +258,7 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
       t.filled_text("fabric") == "rail"
           ? build_rail_fabric(devices_per_node, static_cast<int>(t.filled_integer("arity")),
                               t.filled_number("oversubscription"), nic_link)
-          : build_fabric(t, c, static_cast<int>(endpoints.size()));
+          : build_fabric(t, c, port_nics);
   std::vector<topology::NodeId> joined(fabric.node_count());
   for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) joined[fabric.workers()[rank]] = endpoints[rank];
   for (topology::NodeId node = 0; node < fabric.node_count(); ++node) {
@@ -193,6 +269,9 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
       joined[node] = graph.add_server("fabric-" + properties.name);
     }
   }
+  // The fabric's hosts are its ports: graph statistics find its leaves by them, not by the devices behind.
+  for (const topology::NodeId endpoint : endpoints) graph.mark_port(endpoint);
+  for (const topology::NodeId server : fabric.servers()) graph.mark_port(joined[server]);
   std::vector<int> width(fabric.node_count(), 1);
   for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) width[fabric.workers()[rank]] = port_nics[rank];
   for (std::size_t id = 0; id < fabric.link_count(); ++id) {
@@ -242,6 +321,13 @@ void register_hierarchical(TopologyRegistry& registry) {
                         fmt::format("k: {} holds them", smallest_radix(ports, k)));
            }
          }
+         // 1, the default, asks nothing of a fabric.
+         if (t.filled_number("oversubscription") > 1.0 && !oversubscribes(fabric, c)) {
+           sink.error(t.where("oversubscription"), "topology.oversubscription",
+                      fmt::format("a {} fabric does not read oversubscription: the {} to 1 declared would not be built",
+                                  fabric, t.filled_number("oversubscription")),
+                      "use fabric: fat_tree, k_ary_fat_tree or rail, or remove oversubscription");
+         }
          if (fabric == "rail" && c.attach_servers) {
            sink.error(t.where("fabric"), "topology.fabric",
                       "a rail-optimized fabric has a rail per device of a node, and no port for parameter servers",
@@ -261,6 +347,7 @@ void register_hierarchical(TopologyRegistry& registry) {
                       "use fabric: fat_tree, k_ary_fat_tree, rail, tree or parameter_server, or nic: per_node");
          }
        },
+       .size = size_of_hierarchical,
        .example = "{kind: hierarchical, fabric: fat_tree, arity: 4, nic: per_device}",
        .example_cluster = "{workers: 16, device: {name: v100}, nodes: [{type: dgx1, count: 2}]}",
        .places_nodes = true,

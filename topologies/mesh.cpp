@@ -19,6 +19,10 @@ void register_mesh(TopologyRegistry& registry) {
                {.parameters = {},
                 .make = [](const core::View& t, const TopologyContext& c) { return build_mesh(c.workers, topology_link(t, c)); },
                 .check = {},
+                .size = [](const core::View&, const TopologyContext& c) {
+                  const std::int64_t n = c.workers;
+                  return TopologySize{n, n * (n - 1) / 2};
+                },
                 .example = "{kind: mesh}"});
 }
 

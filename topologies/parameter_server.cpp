@@ -28,6 +28,9 @@ void register_parameter_server(TopologyRegistry& registry) {
                                                 t.has("server_link") ? read_link(t.at("server_link")) : link);
                 },
                 .check = {},
+                .size = [](const core::View&, const TopologyContext& c) {
+                  return TopologySize{std::int64_t{c.workers} + c.servers + 1, std::int64_t{c.workers} + c.servers};
+                },
                 .example = "{kind: parameter_server, server_link: {bandwidth: 40Gbps, latency: 5us}}",
                 .places_servers = true});
 }

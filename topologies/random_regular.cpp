@@ -138,6 +138,9 @@ void register_random_regular(TopologyRegistry& registry) {
                       "make cluster.workers or topology.degree even");
          }
        },
+       .size = [](const core::View& t, const TopologyContext& c) {
+         return TopologySize{c.workers, c.workers * t.integer("degree").value_or(0) / 2};
+       },
        .example = "{kind: random_regular, degree: 3}"});
 }
 

@@ -24,6 +24,11 @@ void register_ring(TopologyRegistry& registry) {
                   return build_ring(c.workers, topology_link(t, c), t.filled_flag("bidirectional"));
                 },
                 .check = {},
+                .size = [](const core::View& t, const TopologyContext& c) {
+                  const std::int64_t n = c.workers;
+                  const std::int64_t links = n > 2 || !t.filled_flag("bidirectional") ? n : n - 1;
+                  return TopologySize{n, n > 1 ? links : 0};
+                },
                 .example = "{kind: ring, bidirectional: false}"});
 }
 

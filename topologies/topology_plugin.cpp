@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace dtsim::topologies {
@@ -49,6 +52,23 @@ core::SchemaNode server_link_parameter() {
   return link_schema("server_link", "link from the switch to each server; defaults to `link`");
 }
 
+int uplink_count(int ports, double oversubscription) {
+  return std::max(1, static_cast<int>(std::ceil(ports / oversubscription - 1e-9)));
+}
+
+double leaf_port_links(std::span<const int> port_nics, int first, int used, int ports) {
+  std::int64_t links = 0;
+  for (int port = first; port < first + used; ++port) {
+    links += static_cast<std::size_t>(port) < port_nics.size() ? port_nics[static_cast<std::size_t>(port)] : 1;
+  }
+  // Whole numbers until the one division: single-NIC ports give `ports` exactly.
+  return static_cast<double>(links * ports) / used;
+}
+
+double uplink_width(double port_links, double oversubscription, int uplinks) {
+  return port_links / (oversubscription * uplinks);
+}
+
 std::string TopologyContext::host_count() const {
   if (attached == 0) return fmt::format("{} workers", workers);
   return fmt::format("{} workers and {} server{}", workers - attached, attached, attached == 1 ? "" : "s");
@@ -93,12 +113,31 @@ topology::TopologyGraph build_topology(const TopologyRegistry& registry, const s
   return with_servers_on_last_hosts(graph, hosts.attached);
 }
 
+TopologySize topology_size(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
+                           const TopologyContext& context) {
+  const TopologyPlugin& plugin = registry.find(kind).factory;
+  if (!plugin.size) return {};
+  const core::ConfigNode complete = with_declared_defaults(plugin, section);
+  return plugin.size(core::View(&complete, section.path()), context_for(registry, plugin, context));
+}
+
 void check_topology(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
                     const TopologyContext& context, core::DiagnosticSink& sink) {
   const TopologyPlugin& plugin = registry.find(kind).factory;
-  if (!plugin.check) return;
   const core::ConfigNode complete = with_declared_defaults(plugin, section);
-  plugin.check(core::View(&complete, section.path()), context_for(registry, plugin, context), sink);
+  const TopologyContext hosts = context_for(registry, plugin, context);
+  const std::size_t errors_before = sink.size();
+  if (plugin.check) plugin.check(core::View(&complete, section.path()), hosts, sink);
+  // A section its own check refuses has no size to speak of (a torus that does not hold the workers).
+  if (!plugin.size || sink.size() != errors_before) return;
+  const TopologySize size = plugin.size(core::View(&complete, section.path()), hosts);
+  if (size.links > kMaxTopologyLinks) {
+    sink.error(section.where("kind"), "topology.kind",
+               fmt::format("a {} topology of {} has {} links, more than the {} dtsim builds", kind, hosts.host_count(),
+                           size.links, kMaxTopologyLinks),
+               "join the workers through switches (fat_tree, k_ary_fat_tree, hierarchical) or with fewer links each "
+               "(ring, torus), or use fewer workers");
+  }
 }
 
 topology::TopologyGraph with_servers_on_last_hosts(const topology::TopologyGraph& graph, int servers) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,17 @@ struct NodeShape {
 struct TopologyPlugin;
 using TopologyRegistry = core::Registry<TopologyPlugin>;
 
+/// The nodes (hosts and switches) and links of a topology's graph, counted before it is built.
+struct TopologySize {
+  std::int64_t nodes = 0;
+  std::int64_t links = 0;
+};
+
+/// The most links a topology is built with. Each takes some hundred bytes in the graph and as much again, a
+/// direction each, in the simulation's platform: a full mesh of 65,536 workers (2^31 links) would exhaust the
+/// memory while being built, long before its first message.
+inline constexpr std::int64_t kMaxTopologyLinks = 4'000'000;
+
 /// What a topology is built for, besides its own section.
 struct TopologyContext {
   int workers = 0;
@@ -64,6 +76,10 @@ struct TopologyContext {
   /// a check phrases counts with host_count().
   int attached = 0;
   std::vector<NodeShape> nodes;  ///< `cluster.nodes`; empty without
+  /// Per host port in rank order, the NICs it carries (a node's one port under `nic: per_node`); ports past its
+  /// end carry one. The hierarchy widens its port links to that many `link`s itself; a fabric with an
+  /// `oversubscription` reads it to size a leaf's uplinks from the capacity of its ports.
+  std::vector<int> port_nics;
   /// Whether `cluster.nodes` is written (its groups may still be in error, and missing from `nodes`).
   bool nodes_declared = false;
   /// The registry the topology came from, for topologies built of others (a hierarchical fabric).
@@ -84,6 +100,9 @@ struct TopologyPlugin {
   /// Reports what passes each key's own declaration but not the cluster or the other keys (a torus whose
   /// size is not the worker count), at the value's position; empty when there is nothing to check.
   std::function<void(const core::View& section, const TopologyContext&, core::DiagnosticSink&)> check;
+  /// The graph's size for a section that passes `check`, counted in a few arithmetic steps, not built: a topology
+  /// past kMaxTopologyLinks is refused before it fills the memory. Empty: not counted (a plug-in's own).
+  std::function<TopologySize(const core::View& section, const TopologyContext&)> size;
   /// A `topology` mapping without `link`, and the `cluster` mapping it fits: the reference shows them and
   /// the tests read them.
   std::string example;
@@ -105,6 +124,18 @@ core::SchemaNode oversubscription_parameter();
 core::SchemaNode radix_parameter();
 core::SchemaNode server_link_parameter();
 
+/// Uplinks of a leaf switch of `ports` host ports oversubscribed o times: ceil(ports / o), at least one.
+int uplink_count(int ports, double oversubscription);
+
+/// A leaf's capacity toward its hosts, in fabric links: the NICs of ports [first, first + used) of `port_nics`,
+/// counted for all `ports` of the leaf (a partly filled leaf's free ports as wide as its used ones on average).
+double leaf_port_links(std::span<const int> port_nics, int first, int used, int ports);
+
+/// The width of each of a leaf's `uplinks`, in fabric links, that gives its ports (`port_links` links) over its
+/// uplinks the ratio o exactly: port_links / (o x uplinks). 1 for single-NIC ports where o divides the ports;
+/// narrower where a whole number of uplinks cannot express o (arity 2 at o = 4: one uplink of half a link).
+double uplink_width(double port_links, double oversubscription, int uplinks);
+
 /// Adds every built-in topology, each from its own file (the list is in topologies/CMakeLists.txt).
 void register_builtin_topologies(TopologyRegistry& registry);
 
@@ -113,7 +144,13 @@ void register_builtin_topologies(TopologyRegistry& registry);
 topology::TopologyGraph build_topology(const TopologyRegistry& registry, const std::string& kind,
                                        const core::View& section, const TopologyContext& context);
 
-/// Runs `kind`'s own checks on `section`, counting the host ports attached servers take.
+/// The size of the graph build_topology() gives for the same arguments, counted without building it; zero when
+/// `kind` does not count its size.
+TopologySize topology_size(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
+                           const TopologyContext& context);
+
+/// Runs `kind`'s own checks on `section`, counting the host ports attached servers take, then refuses a graph
+/// of more than kMaxTopologyLinks links.
 void check_topology(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
                     const TopologyContext& context, core::DiagnosticSink& sink);
 

@@ -54,6 +54,16 @@ void register_torus(TopologyRegistry& registry) {
                       fmt::format("the torus holds {} hosts but the cluster has {}", product, c.host_count()));
          }
        },
+       .size = [](const core::View& t, const TopologyContext& c) {
+         // A link from every host to its next one along each dimension; along a dimension of two, one per pair.
+         TopologySize size{c.workers, 0};
+         const core::ConfigNode* dimensions = t.at("dimensions").node();
+         if (dimensions == nullptr) return size;  // its check has refused it
+         for (const core::ConfigNode& d : dimensions->items) {
+           size.links += core::parse_integer(d.scalar).value_or(2) == 2 ? c.workers / 2 : c.workers;
+         }
+         return size;
+       },
        .example = "{kind: torus, dimensions: [2, 4]}"});
 }
 

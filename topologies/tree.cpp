@@ -30,6 +30,16 @@ void register_tree(TopologyRegistry& registry) {
                   return build_tree(c.workers, static_cast<int>(t.filled_integer("arity")), topology_link(t, c));
                 },
                 .check = {},
+                .size = [](const core::View& t, const TopologyContext& c) {
+                  // Every node but the root has one link up: a level of m nodes has ceil(m / arity) parents.
+                  const std::int64_t arity = t.filled_integer("arity");
+                  TopologySize size{c.workers, 0};
+                  for (std::int64_t level = c.workers; level > 1; level = (level + arity - 1) / arity) {
+                    size.nodes += (level + arity - 1) / arity;
+                    size.links += level;
+                  }
+                  return size;
+                },
                 .example = "{kind: tree, arity: 4}"});
 }
 

@@ -81,8 +81,14 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
   std::vector<std::pair<Measurement, std::filesystem::path>> out;
   // Every bad row is reported, each at its cell, so that one run names all a user must fix.
   core::DiagnosticSink problems;
+  core::ExcerptOnce excerpt;
   for (int number = header_line + 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
+    if (problems.size() >= core::kNamedProblems) {
+      problems.error(core::SourcePosition(path.string(), number, 1), "measurements",
+                     fmt::format("the rows from here on are not checked: the first {} problems are named above", core::kNamedProblems));
+      break;
+    }
     const std::vector<std::string> cells = csv_cells(line);
     const std::vector<int> columns = core::csv_cell_columns(line);
     const auto bad = [&](std::size_t cell, std::string message) {
@@ -103,14 +109,14 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
       continue;
     }
     const std::optional<double> seconds = positive(time_column);
-    if (!seconds) bad(time_column, fmt::format("expected a positive number of seconds, got \"{}\"", cells[time_column]));
+    if (!seconds) bad(time_column, "expected a positive number of seconds" + excerpt.got(cells[time_column]));
     std::optional<double> percent;
     if (bound_column) {
       percent = positive(*bound_column);
-      if (!percent) bad(*bound_column, fmt::format("expected a positive percentage, got \"{}\"", cells[*bound_column]));
+      if (!percent) bad(*bound_column, "expected a positive percentage" + excerpt.got(cells[*bound_column]));
     }
     const bool split_known = !split_column || cells[*split_column] == "fit" || cells[*split_column] == "test";
-    if (!split_known) bad(*split_column, fmt::format("expected fit or test, got \"{}\"", cells[*split_column]));
+    if (!split_known) bad(*split_column, "expected fit or test" + excerpt.got(cells[*split_column]));
     if (!seconds || (bound_column && !percent) || !split_known) continue;
     Measurement m;
     m.test = split_column && cells[*split_column] == "test";

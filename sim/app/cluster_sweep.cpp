@@ -1,5 +1,6 @@
 #include "sim/app/cluster_sweep.hpp"
 
+#include "analysis/run_summary.hpp"
 #include "sim/core/csv.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
@@ -49,9 +50,7 @@ std::optional<nlohmann::json> cluster_summary(const std::filesystem::path& folde
   const std::optional<std::string> text = core::read_input_file(folder / "summary.json", core::kScenarioFileLimit, reason);
   if (!text) return std::nullopt;
   nlohmann::json summary = nlohmann::json::parse(*text, nullptr, false);
-  if (summary.is_discarded() || !summary.is_object() || !summary.contains("makespan_s") || !summary.contains("jobs")) {
-    return std::nullopt;
-  }
+  if (summary.is_discarded() || !analysis::is_cluster_summary(summary)) return std::nullopt;
   return summary;
 }
 

@@ -16,6 +16,11 @@
 namespace dtsim::app {
 namespace {
 
+/// The largest message a row may measure: 2^53 bytes, the scenario language's largest size (core::parse_size),
+/// beyond which a size in a double no longer counts every byte and no count of floats holds it.
+constexpr double kLargestSizeBytes = 9007199254740992.0;
+constexpr const char* kLargestSizeText = "2^53 B (8192 TiB)";
+
 [[noreturn]] void refuse_at(const std::filesystem::path& path, int line, const std::string& key, std::string message,
                             std::string hint = {}) {
   core::Diagnostic d;
@@ -136,7 +141,8 @@ std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& 
     if (std::regex_search(line, match, program_line)) {
       named = operation_of_program(match[1].str());
       if (!named) {
-        refuse_at(path, number_of_line, "measurements", fmt::format("'{}' is no collective dtsim simulates", match[1].str()),
+        refuse_at(path, number_of_line, "measurements",
+                  fmt::format("{} is no collective dtsim simulates", core::quoted_excerpt(match[1].str(), core::ExcerptOnce::kLongest)),
                   "all_reduce_perf, reduce_scatter_perf, all_gather_perf, broadcast_perf or reduce_perf");
       }
       continue;
@@ -169,7 +175,12 @@ std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& 
     const auto busbw = number(w[*busbw_at]);
     if (!time_us || !algbw || !busbw || !(*time_us > 0.0) || !(*size > 0.0)) {
       refuse_at(path, number_of_line, "measurements",
-                fmt::format("expected a size, a time in microseconds and two bandwidths, got \"{}\"", line));
+                "expected a size, a time in microseconds and two bandwidths" + core::ExcerptOnce().got(line));
+    }
+    if (*size > kLargestSizeBytes) {
+      refuse_at(path, number_of_line, "measurements",
+                fmt::format("expected a size of at most {}{}", kLargestSizeText, core::ExcerptOnce().got(w[0])),
+                "give the output of an nccl-tests program as it prints it");
     }
     if (const auto redop_at = column_of(header, "redop"); redop_at && w.size() > *redop_at) redop = w[*redop_at];
     if (*algbw > 0.01) factors.push_back(*busbw / *algbw);
@@ -216,8 +227,14 @@ std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::pa
   std::vector<CollectiveMeasurement> rows;
   // Every bad cell is reported, at its column, so that one run names all a user must fix.
   core::DiagnosticSink problems;
+  core::ExcerptOnce excerpt;
   for (int number_of_line = header_line + 1; std::getline(in, line); ++number_of_line) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
+    if (problems.size() >= core::kNamedProblems) {
+      problems.error(core::SourcePosition(path.string(), number_of_line, 1), "measurements",
+                     fmt::format("the rows from here on are not checked: the first {} problems are named above", core::kNamedProblems));
+      break;
+    }
     const std::vector<std::string> cells = csv_cells(line);
     const std::vector<int> columns = core::csv_cell_columns(line);
     const auto cell = [&](std::size_t at) { return at < cells.size() ? cells[at] : std::string(); };
@@ -230,7 +247,7 @@ std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::pa
     const auto positive = [&](std::size_t at, const std::string& key, const char* expected) -> double {
       const auto value = number(cell(at));
       if (value && *value > 0.0) return *value;
-      bad(at, key, fmt::format("expected a positive {}, got \"{}\"", expected, cell(at)));
+      bad(at, key, fmt::format("expected a positive {}{}", expected, excerpt.got(cell(at))));
       return 0.0;
     };
     CollectiveMeasurement row;
@@ -243,10 +260,15 @@ std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::pa
     } else {
       std::vector<std::string> valid;
       for (const comm::Operation o : comm::all_operations()) valid.emplace_back(comm::to_string(o));
-      bad(*find("operation"), "operation", fmt::format("unknown collective '{}'", op),
+      bad(*find("operation"), "operation", "expected a collective" + excerpt.got(op),
           fmt::format("valid: {}", core::join_names(valid)));
     }
     row.size_bytes = positive(*find("size_B"), "size_B", "number of bytes");
+    if (const std::size_t size_at = *find("size_B"); row.size_bytes > kLargestSizeBytes) {
+      bad(size_at, "size_B",
+          fmt::format("expected a number of bytes of at most {}{}", kLargestSizeText, excerpt.got(cell(size_at))),
+          "give each size in bytes, as nccl-tests prints it");
+    }
     if (time_at) {
       row.time_s = positive(*time_at, "time_us", "time") * 1e-6;
     } else {

@@ -85,10 +85,13 @@ std::string describe_memory(const metrics::DeviceMemory& m) {
 }
 
 std::string describe_topology(const std::string& kind, const topology::GraphStatistics& stats) {
+  const std::string oversubscription =
+      stats.leaf_oversubscription > 0.0 ? fmt::format("oversubscription built {:.4g}:1, ", stats.leaf_oversubscription)
+                                        : "";
   return fmt::format("topology {}: {} workers, {} servers, {} switches, {} links; diameter {} hop{}, average {:.3g} "
-                     "hops between hosts; {} across the rank-order bisection",
+                     "hops between hosts; {}bisection {} (across the rank-order cut)",
                      kind, stats.workers, stats.servers, stats.switches, stats.links, stats.diameter_hops,
-                     stats.diameter_hops == 1 ? "" : "s", stats.average_hops,
+                     stats.diameter_hops == 1 ? "" : "s", stats.average_hops, oversubscription,
                      core::format_bandwidth(stats.bisection_bandwidth));
 }
 

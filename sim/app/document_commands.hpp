@@ -32,7 +32,8 @@ std::string explain_command(const std::filesystem::path& file, const Registries&
 /// One line about what a worker on one kind of device holds, and whether it fits.
 std::string describe_memory(const metrics::DeviceMemory& memory);
 
-/// One line about a built topology: counts, hops, bisection bandwidth.
+/// One line about a built topology: counts, hops, the oversubscription its leaves were built with (where they
+/// have uplinks) and its bisection bandwidth.
 std::string describe_topology(const std::string& kind, const topology::GraphStatistics& stats);
 
 /// `dtsim schema`: the JSON Schema of the scenario format, or with `reference` the Markdown tables of

@@ -1,5 +1,7 @@
 #include "sim/app/failure_checks.hpp"
 
+#include "sim/metrics/projection.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,6 +37,19 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
                "give the run a budget (training.stop.tokens or samples), or use failures.elastic to go on without "
                "failed workers in a simulated run");
     return;
+  }
+  if (f.shrink && s.failures_projected()) {
+    // A shrunk job goes on with the replicas a failed node holds no part of: it needs one at least.
+    const int replicas = std::max(1, s.training.parallelism.data);
+    const int per_node = metrics::replicas_per_node(s, replicas);
+    if (replicas <= per_node) {
+      sink.error(f.shrink_at, "failures.shrink",
+                 fmt::format("a shrunk job goes on without a failed node's data-parallel replicas, and with {} "
+                             "replica{} of which a node holds {}, none would be left",
+                             replicas, replicas == 1 ? "" : "s", per_node),
+                 "leave shrink out to wait for the repair, add hot spares (failures.spares), or raise "
+                 "training.parallelism.data");
+    }
   }
   // Link failures re-route on any architecture; what follows is about workers.
   if (f.events.empty() && !f.mtbf_s) return;

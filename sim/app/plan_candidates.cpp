@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 namespace dtsim::app {
@@ -45,15 +46,26 @@ std::vector<int> expert_degrees(int data, const models::TransformerShape& shape,
   return out;
 }
 
-std::vector<std::pair<models::PipelineSchedule, int>> schedules(int pipeline, const PlanSpace& space) {
+std::vector<std::pair<models::PipelineSchedule, int>> schedules(int pipeline, int blocks, const PlanSpace& space) {
   using S = models::PipelineSchedule;
   if (pipeline == 1) return {{space.schedule.value_or(S::OneForwardOneBackward), 1}};
+  std::vector<std::pair<S, int>> options{{S::OneForwardOneBackward, 1}, {S::GPipe, 1}, {S::ZeroBubble, 1}};
+  for (const int chunks : virtual_stage_counts(pipeline, blocks)) options.emplace_back(S::Interleaved, chunks);
   std::vector<std::pair<S, int>> out;
-  for (const auto& option : {std::pair{S::OneForwardOneBackward, 1}, std::pair{S::GPipe, 1}, std::pair{S::ZeroBubble, 1},
-                             std::pair{S::Interleaved, 2}, std::pair{S::Interleaved, 4}}) {
+  for (const auto& option : options) {
     if (!space.schedule || *space.schedule == option.first) out.push_back(option);
   }
   return out;
+}
+
+/// The tensor, pipeline and data axes' order when the placement is not searched, innermost first.
+const std::vector<scenario::ParallelAxis> kDefaultOrder{
+    scenario::ParallelAxis::Tensor, scenario::ParallelAxis::Pipeline, scenario::ParallelAxis::Data};
+
+/// The degree of one of the tensor, pipeline and data axes in `split` (the data axis's: replicas of the same experts).
+int core_degree(const PlanCandidate& split, scenario::ParallelAxis axis) {
+  using A = scenario::ParallelAxis;
+  return axis == A::Tensor ? split.tensor : axis == A::Pipeline ? split.pipeline : split.data / split.expert;
 }
 
 /// The orders of the tensor, pipeline and data axes that place `split`'s ranks differently: every permutation of
@@ -61,10 +73,8 @@ std::vector<std::pair<models::PipelineSchedule, int>> schedules(int pipeline, co
 std::vector<std::vector<scenario::ParallelAxis>> orders(const PlanCandidate& split, const PlanSpace& space) {
   using A = scenario::ParallelAxis;
   if (space.placement) return {*space.placement};
-  const std::vector<A> first{A::Tensor, A::Pipeline, A::Data};
-  const auto degree = [&](A axis) {
-    return axis == A::Tensor ? split.tensor : axis == A::Pipeline ? split.pipeline : split.data / split.expert;
-  };
+  const std::vector<A>& first = kDefaultOrder;
+  const auto degree = [&](A axis) { return core_degree(split, axis); };
   std::vector<std::size_t> places;
   for (std::size_t i = 0; i < first.size(); ++i) {
     if (degree(first[i]) > 1) places.push_back(i);
@@ -81,8 +91,10 @@ std::vector<std::vector<scenario::ParallelAxis>> orders(const PlanCandidate& spl
 }
 
 /// The memory and schedule choices of one split: micro-batches, ZeRO stage, recomputation, schedule, then the
-/// placement's order (innermost, so that the candidates the checks see alike come together).
-void add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t replica_batch, std::vector<PlanCandidate>& out) {
+/// placement's order (innermost, so that the candidates the checks see alike come together). False once `visit`
+/// has said to stop.
+bool add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t replica_batch, int blocks,
+                 const std::function<bool(const PlanCandidate&)>& visit) {
   const std::vector<std::vector<scenario::ParallelAxis>> placements = orders(split, space);
   using R = models::Recomputation;
   std::vector<R> modes{R::None, R::Selective, R::Full};
@@ -90,7 +102,7 @@ void add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t repli
   for (const int m : allowed(divisors(replica_batch), space.microbatches)) {
     for (const int zero : allowed({0, 1, 2, 3}, space.zero)) {
       for (const R mode : modes) {
-        for (const auto& [schedule, chunks] : schedules(split.pipeline, space)) {
+        for (const auto& [schedule, chunks] : schedules(split.pipeline, blocks, space)) {
           PlanCandidate c = split;
           c.microbatches = m;
           c.zero = zero;
@@ -99,15 +111,29 @@ void add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t repli
           c.virtual_stages = chunks;
           for (const auto& order : placements) {
             c.order = order;
-            out.push_back(c);
+            if (!visit(c)) return false;
           }
         }
       }
     }
   }
+  return true;
 }
 
 }  // namespace
+
+std::vector<int> virtual_stage_counts(int pipeline, int blocks) {
+  if (pipeline < 2) return {};
+  // A layer table without transformer blocks (a ResNet's) is cut between any layers: 2 and 4 chunks a device,
+  // the screen refusing what its layers cannot hold.
+  if (blocks <= 0) return {2, 4};
+  std::vector<int> out;
+  if (blocks % pipeline != 0) return out;
+  for (const int chunks : divisors(blocks / pipeline)) {
+    if (chunks > 1) out.push_back(chunks);
+  }
+  return out;
+}
 
 std::string PlanCandidate::placement() const {
   std::string out;
@@ -140,13 +166,36 @@ std::string PlanCandidate::split_label() const {
   return out;
 }
 
+PlanCandidate placed(PlanCandidate candidate, const std::vector<scenario::ParallelAxis>& order) {
+  std::vector<scenario::ParallelAxis> moved;
+  for (const scenario::ParallelAxis axis : order) {
+    if (core_degree(candidate, axis) > 1) moved.push_back(axis);
+  }
+  std::vector<scenario::ParallelAxis> out = kDefaultOrder;
+  std::size_t next = 0;
+  for (scenario::ParallelAxis& axis : out) {
+    if (core_degree(candidate, axis) > 1 && next < moved.size()) axis = moved[next++];
+  }
+  candidate.order = std::move(out);
+  return candidate;
+}
+
+PlanCandidate own_candidate(const scenario::Scenario& s) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const PlanCandidate split{.devices = s.cluster.workers, .tensor = plan.tensor, .pipeline = plan.pipeline,
+                            .context = plan.context, .expert = plan.expert, .data = plan.data,
+                            .microbatches = plan.microbatches, .zero = plan.zero,
+                            .recomputation = s.training.recomputation, .schedule = plan.schedule,
+                            .virtual_stages = plan.pipeline > 1 ? plan.virtual_stages : 1};
+  return placed(split, core_order(plan));
+}
+
 std::int64_t global_batch(const scenario::TrainingSpec& training) {
   return static_cast<std::int64_t>(training.batch_per_worker) * training.parallelism.data;
 }
 
-std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
-                                                std::int64_t batch, std::int64_t& undivided) {
-  std::vector<PlanCandidate> out;
+void for_each_candidate(const PlanSpace& space, int devices, const models::TransformerShape& shape, std::int64_t batch,
+                        std::int64_t& undivided, const std::function<bool(const PlanCandidate&)>& visit) {
   for (const int t : allowed(divisors(devices), space.tensor)) {
     for (const int p : allowed(divisors(devices / t), space.pipeline)) {
       for (const int c : context_degrees(devices / (t * p), shape, space.context)) {
@@ -157,12 +206,32 @@ std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devi
         }
         for (const int e : expert_degrees(d, shape, space.expert)) {
           const PlanCandidate split{.devices = devices, .tensor = t, .pipeline = p, .context = c, .expert = e, .data = d};
-          add_choices(space, split, batch / d, out);
+          if (!add_choices(space, split, batch / d, shape.layers, visit)) return;
         }
       }
     }
   }
+}
+
+std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
+                                                std::int64_t batch, std::int64_t& undivided) {
+  std::vector<PlanCandidate> out;
+  for_each_candidate(space, devices, shape, batch, undivided, [&](const PlanCandidate& c) {
+    out.push_back(c);
+    return true;
+  });
   return out;
+}
+
+std::int64_t count_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
+                              std::int64_t batch) {
+  std::int64_t count = 0;
+  std::int64_t undivided = 0;
+  for_each_candidate(space, devices, shape, batch, undivided, [&](const PlanCandidate&) {
+    ++count;
+    return true;
+  });
+  return count;
 }
 
 void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenario::Scenario& s) {

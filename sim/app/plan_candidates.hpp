@@ -1,9 +1,10 @@
 #pragma once
 // The ways `dtsim plan` tries to split a model over a number of devices: every tensor x pipeline x context x
 // data (x expert) factorization of the devices, every micro-batch count that divides a replica's batch, every
-// ZeRO stage, recomputation mode and pipeline schedule (with 2 or 4 virtual stages for the interleaved one),
-// less what the user fixed. What a split cannot run (heads a tensor degree does not divide, layers fewer than
-// stages, memory) is the screen's to say (plan_screen.hpp), each with its reason.
+// ZeRO stage, recomputation mode and pipeline schedule (the interleaved one with every virtual-stage count that
+// gives each model chunk the same whole number of transformer blocks), less what the user fixed. What a split
+// cannot run (heads a tensor degree does not divide, layers fewer than stages, memory) is the screen's to say
+// (plan_screen.hpp), each with its reason.
 
 #include "models/device_share.hpp"
 #include "models/model_profile.hpp"
@@ -11,6 +12,7 @@
 #include "sim/scenario/scenario.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,8 +63,24 @@ struct PlanSpace {
   std::optional<std::vector<scenario::ParallelAxis>> placement;
 };
 
+/// The model chunks a device may run under the interleaved schedule on `pipeline` stages of a model of `blocks`
+/// transformer blocks, ascending: every count of 2 or more that divides the blocks a stage holds, so that every
+/// chunk holds as many whole blocks as the others (Megatron-LM's rule, and the split_into_stages cuts fall on
+/// the blocks), up to one block a chunk, where the bubble (p - 1) / (m v) is smallest. None where the pipeline
+/// does not divide the blocks; 2 and 4 for a layer table without blocks (`blocks` 0).
+std::vector<int> virtual_stage_counts(int pipeline, int blocks);
+
 /// The order of the tensor, pipeline and data axes in `plan`'s placement (context and expert left out).
 std::vector<scenario::ParallelAxis> core_order(const scenario::ParallelismSpec& plan);
+
+/// `candidate` with its tensor, pipeline and data axes in `order`, written as the enumeration writes it: the axes
+/// of degree above 1 in `order`'s order over their places in tensor, pipeline, data, those of degree 1 in theirs
+/// (two orders that place the ranks alike give one label).
+PlanCandidate placed(PlanCandidate candidate, const std::vector<scenario::ParallelAxis>& order);
+
+/// `s`'s own split as the candidate over its devices that the enumeration would write (its order of the axes
+/// `placed`): its label is the enumerated candidate's, where the scenario's split is one.
+PlanCandidate own_candidate(const scenario::Scenario& s);
 
 /// The global batch every split keeps, in samples: `training.batch.global`, or per_worker x the declared
 /// data-parallel degree.
@@ -73,6 +91,15 @@ std::int64_t global_batch(const scenario::TrainingSpec& training);
 /// that does not divide `batch` gives no candidate (`undivided` counts them). In a fixed order.
 std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
                                                 std::int64_t batch, std::int64_t& undivided);
+
+/// Calls `visit` with every candidate enumerate_candidates returns, in its order, holding none of them (a space of
+/// millions searched in the memory of one), until `visit` returns false. `undivided` as there.
+void for_each_candidate(const PlanSpace& space, int devices, const models::TransformerShape& shape, std::int64_t batch,
+                        std::int64_t& undivided, const std::function<bool(const PlanCandidate&)>& visit);
+
+/// How many candidates for_each_candidate visits, counted without keeping one.
+std::int64_t count_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
+                              std::int64_t batch);
 
 /// `s` (a scenario over the candidate's devices) split as `candidate` says: its parallelism, its batch per
 /// replica and its recomputation. Tensor groups run sequence parallel; the placement keeps its axes' order.

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <utility>
 
 namespace dtsim::app {
 namespace {
@@ -20,6 +22,11 @@ std::pair<std::size_t, double> bottleneck(const topology::TopologyGraph& graph, 
   }
   return out;
 }
+
+/// A link in one direction: links are split-duplex, the two ways carrying their flows apart.
+using LinkWay = std::pair<std::size_t, bool>;
+
+LinkWay way_of(const topology::Hop& hop) { return {hop.link, hop.forward}; }
 
 /// A ring over `size` ranks moving `bytes` from each, in `rounds_per_rank` x (size - 1) rounds of bytes / size
 /// (2 for an allreduce, 1 for a reduce-scatter or an all-gather), `calls` times.
@@ -45,24 +52,83 @@ SplitEstimator::Hop SplitEstimator::slowest_hop(const std::vector<int>& group, c
   for (std::size_t i = 0; i < group.size(); ++i) {
     const int a = group[i];
     const int b = group[(i + 1) % group.size()];
-    const auto [link, bandwidth] = bottleneck(graph_, routes_.route(workers[a], workers[b]));
-    double shared = bandwidth;
+    const topology::Route& hop_route = routes_.route(workers[a], workers[b]);
+    double shared = bottleneck(graph_, hop_route).second;
     if (machines[a] != machines[b]) {
-      // Every device of a's node sends to its own peer at the same offset at once: those whose routes cross
-      // the same slowest link share it.
-      int crossing = 0;
+      // Every device of a's node sends to its own peer at the same offset at once, and each link of a's route is
+      // shared by those of their routes that cross it. The hop goes at the pace of its most shared link, which
+      // need not be its slowest: a device's own NIC may be the first of several links as fast, and a fabric
+      // link after it carry the flows of the whole node (a data-parallel ring of two DGX A100 nodes ran 1.7x
+      // the estimate that shared only the first slowest link).
+      std::map<LinkWay, int> crossing;
       for (int q = std::max(0, a - per_node); q <= std::min(ranks - 1, a + per_node); ++q) {
         const int peer = q + (b - a);
         if (machines[q] != machines[a] || peer < 0 || peer >= ranks || machines[peer] == machines[q]) continue;
-        const topology::Route& route = routes_.route(workers[q], workers[peer]);
-        crossing += std::any_of(route.begin(), route.end(), [&](const topology::Hop& hop) { return hop.link == link; }) ? 1 : 0;
+        for (const topology::Hop& hop : routes_.route(workers[q], workers[peer])) ++crossing[way_of(hop)];
       }
-      shared = bandwidth / std::max(1, crossing);
+      shared = std::numeric_limits<double>::infinity();
+      for (const topology::Hop& hop : hop_route) {
+        shared = std::min(shared, graph_.link(hop.link).bandwidth.value() / std::max(1, crossing[way_of(hop)]));
+      }
     }
     worst.bandwidth = std::min(worst.bandwidth, shared);
     worst.latency = std::max(worst.latency, routes_.latency(workers[a], workers[b]));
   }
   return hops_.emplace(group, worst).first->second;
+}
+
+double SplitEstimator::all_to_all_seconds_per_byte(const scenario::Scenario& s) const {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (plan.expert < 2) return 0.0;
+  const auto workers = graph_.workers();
+  const auto machines = graph_.worker_machines();
+  const int ranks = static_cast<int>(workers.size());
+  const int per_node = s.cluster.nodes.empty() ? 1 : s.cluster.nodes.front().devices;
+  // Every expert group with a member on rank 0's machine (its first ranks) exchanges at once: under tensor
+  // parallelism a node holds members of several.
+  std::vector<int> key;
+  std::vector<std::vector<int>> groups;
+  for (int q = 0; q < std::min(ranks, per_node); ++q) {
+    // The groups partition the ranks: a member of one already listed brings no other.
+    if (machines[q] != machines[0] || std::find(key.begin(), key.end(), q) != key.end()) continue;
+    std::vector<int> group = scenario::group_along(plan, q, scenario::ParallelAxis::Expert);
+    key.insert(key.end(), group.begin(), group.end());
+    groups.push_back(std::move(group));
+  }
+  if (const auto found = all_to_alls_.find(key); found != all_to_alls_.end()) return found->second;
+  // Each flow carries 1/e of its sender's bytes: the links out of the machine carry every flow of its members to
+  // members elsewhere.
+  std::map<LinkWay, int> leaving;
+  for (const std::vector<int>& group : groups) {
+    for (const int q : group) {
+      if (machines[q] != machines[0]) continue;
+      for (const int peer : group) {
+        if (machines[peer] == machines[0]) continue;
+        for (const topology::Hop& hop : routes_.route(workers[q], workers[peer])) ++leaving[way_of(hop)];
+      }
+    }
+  }
+  const double share = 1.0 / plan.expert;
+  double local = 0.0;
+  double remote = 0.0;
+  const std::vector<int> own = scenario::group_along(plan, 0, scenario::ParallelAxis::Expert);
+  int local_peers = 0;
+  double local_bandwidth = std::numeric_limits<double>::infinity();
+  for (const int peer : own) {
+    if (peer == 0) continue;
+    const topology::Route& route = routes_.route(workers[0], workers[peer]);
+    if (machines[peer] == machines[0]) {
+      ++local_peers;
+      local_bandwidth = std::min(local_bandwidth, bottleneck(graph_, route).second);
+      continue;
+    }
+    for (const topology::Hop& hop : route) {
+      remote = std::max(remote, leaving[way_of(hop)] * share / graph_.link(hop.link).bandwidth.value());
+    }
+  }
+  // A device's sends to its own machine's members leave through one port: their bytes add up on it.
+  if (local_peers > 0) local = local_peers * share / local_bandwidth;
+  return all_to_alls_.emplace(std::move(key), std::max(local, remote)).first->second;
 }
 
 const std::vector<SplitEstimator::StageWork>& SplitEstimator::stage_work(const scenario::Scenario& s) const {
@@ -109,7 +175,7 @@ SplitEstimate SplitEstimator::estimate(const scenario::Scenario& s, bool overlap
   const double activation_bytes = s.training.wire.activations;
   const Hop tensor = slowest_hop(scenario::group_along(plan, 0, Axis::Tensor), s);
   const Hop context = slowest_hop(scenario::group_along(plan, 0, Axis::Context), s);
-  const Hop expert = slowest_hop(scenario::group_along(plan, 0, Axis::Expert), s);
+  const double expert_s_per_byte = all_to_all_seconds_per_byte(s);
   const Hop stages = slowest_hop(scenario::group_along(plan, 0, Axis::Pipeline), s);
   // Per micro-batch, on the slowest device (its chunks' work together).
   double slowest = 0.0;
@@ -132,7 +198,7 @@ SplitEstimate SplitEstimator::estimate(const scenario::Scenario& s, bool overlap
       // The tensor group sums its hidden state once per pass over it (three passes under full recomputation).
       exchanged += passes * ring_seconds(w.tensor_values * activation_bytes, plan.tensor, 2.0, 1.0, tensor.latency, tensor.bandwidth);
       exchanged += passes * w.context_values * activation_bytes * (plan.context - 1) / std::max(1, plan.context) / context.bandwidth;
-      exchanged += 2.0 * passes * w.expert_values * activation_bytes * (plan.expert - 1) / std::max(1, plan.expert) / expert.bandwidth;
+      exchanged += 2.0 * passes * w.expert_values * activation_bytes * expert_s_per_byte;
     }
     if (compute + exchanged > slowest + exchange) {
       slowest = compute;

@@ -5,7 +5,9 @@
 // all-to-alls as ring or pairwise closed forms on the bottleneck of their routes (each flow alone on its
 // route, as `network_model: closed_form` times them), the stage-to-stage messages, the schedule's bubble
 // (models::bubble_closed_form), and the replicas' gradient reduction after the pipeline drains (ZeRO 3 also
-// gathering the parameters twice). A node's devices share its NICs when their groups cross nodes. What it
+// gathering the parameters twice). A node's devices share every link their groups' routes cross between nodes
+// (the hop moves at the pace of its most shared link); an all-to-all's parts for the sender's own machine and
+// for the others move side by side, each over its own links. What it
 // leaves out, the simulation of the best candidates has: contention between groups, overlap of gradient
 // buckets with the backward pass, routing imbalance, the communication library's protocols.
 
@@ -39,6 +41,12 @@ class SplitEstimator {
   /// gradients' reduction runs during the last micro-batch's backward pass, only what outlasts it adding.
   [[nodiscard]] SplitEstimate estimate(const scenario::Scenario& s, bool overlap = false) const;
 
+  /// Seconds per byte of rank 0's share of an all-to-all over its expert group in `s` (each member sending every
+  /// other an equal part at once): the part for its own machine's members over their route, the rest over the
+  /// links that every expert group's members on its machine cross toward other machines at the same time, the two
+  /// parts moving side by side. Zero without expert parallelism.
+  [[nodiscard]] double all_to_all_seconds_per_byte(const scenario::Scenario& s) const;
+
  private:
   /// A group's slowest hop between consecutive members: the latency and the bandwidth of its route, divided
   /// among the devices of a node that cross nodes at once through its NICs.
@@ -63,6 +71,8 @@ class SplitEstimator {
   const topology::TopologyGraph& graph_;
   mutable topology::RoutingTable routes_;
   mutable std::map<std::vector<int>, Hop> hops_;
+  /// By the expert groups of rank 0's machine, concatenated.
+  mutable std::map<std::vector<int>, double> all_to_alls_;
   /// By tensor, chunks, context, expert, recomputation, micro-batch size and device: many candidates differ in
   /// their ZeRO stage and schedule only.
   mutable std::map<std::tuple<int, int, int, int, int, int, std::string>, std::vector<StageWork>> work_;

@@ -6,14 +6,21 @@
 #include "sim/core/config_view.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/named_values.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 
 namespace dtsim::app {
 namespace {
@@ -54,18 +61,125 @@ Verdict check_candidate(const scenario::Scenario& s, const sync::SyncStrategy& s
   return out;
 }
 
-/// Within each run of equal estimates (ordered by memory), every row after the first is the first's twin.
-void mark_same_estimates(std::vector<analysis::PlanRow>& fitting) {
-  for (std::size_t i = 1, first = 0; i < fitting.size(); ++i) {
-    if (fitting[i].estimate_s != fitting[first].estimate_s) {
-      first = i;
-      continue;
+/// The first count of `candidate` above its bound, as the key a run would refuse and the schema's message; none
+/// when a scenario can hold it.
+std::optional<std::pair<std::string, std::string>> beyond_bounds(const PlanCandidate& candidate, const DegreeBounds& bounds) {
+  const std::array<std::tuple<const char*, int, int>, 7> counts{{{"tensor", candidate.tensor, bounds.tensor},
+                                                                 {"pipeline", candidate.pipeline, bounds.pipeline},
+                                                                 {"context", candidate.context, bounds.context},
+                                                                 {"expert", candidate.expert, bounds.expert},
+                                                                 {"data", candidate.data, bounds.data},
+                                                                 {"microbatches", candidate.microbatches, bounds.microbatches},
+                                                                 {"virtual_stages", candidate.virtual_stages, bounds.virtual_stages}}};
+  for (const auto& [key, value, most] : counts) {
+    if (value > most) {
+      return std::pair{fmt::format("training.parallelism.{}", key), fmt::format("must be between 1 and {}, got {}", most, value)};
     }
-    fitting[i].same_as = fitting[first].split;
+  }
+  return std::nullopt;
+}
+
+/// Within each run of equal estimates (ordered by memory), every row after the first of its placement is that
+/// one's twin. Rows placed apart are never twins: an estimate alike says only that it cannot tell the orders
+/// apart (Mixtral 8x7B's t1 p4 e8 d16 estimated the same placed t-p-d and t-d-p), and the simulation can.
+void mark_same_estimates(std::vector<analysis::PlanRow>& fitting) {
+  std::map<std::string, std::string> standing;  // the run's first split of each placement
+  for (std::size_t i = 0; i < fitting.size(); ++i) {
+    if (i == 0 || fitting[i].estimate_s != fitting[i - 1].estimate_s) standing.clear();
+    const auto [first, fresh] = standing.try_emplace(fitting[i].placement, fitting[i].split);
+    if (!fresh) fitting[i].same_as = first->second;
   }
 }
 
+/// Orders fitting rows as a plan lists them: by estimate, then memory, then the split's name.
+bool listed_before(const analysis::PlanRow& a, const analysis::PlanRow& b) {
+  if (a.estimate_s != b.estimate_s) return a.estimate_s < b.estimate_s;
+  return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : a.split < b.split;
+}
+
+/// Screens candidates one at a time on one scenario over their devices, split as each in turn: the schema's
+/// bounds, the checks a run makes, the memory model and --max-memory, then the estimate.
+class CandidateScreen {
+ public:
+  /// `s`, `profile` and `registries` must outlive the screen.
+  CandidateScreen(scenario::Scenario& s, const models::ModelProfile& profile, const Registries& registries,
+                  SearchLimits limits)
+      : s_(s), profile_(profile), registries_(registries), limits_(std::move(limits)),
+        graph_(scenario::build_topology(s, registries.topologies)), strategy_(make_strategy(s, registries)),
+        estimator_(profile, graph_) {}
+  CandidateScreen(const CandidateScreen&) = delete;
+  CandidateScreen& operator=(const CandidateScreen&) = delete;
+
+  /// `candidate`'s row for a global batch of `batch`: discarded with its reason, or estimated.
+  analysis::PlanRow row(const PlanCandidate& candidate, std::int64_t batch) {
+    analysis::PlanRow out = row_of(candidate);
+    if (const auto beyond = beyond_bounds(candidate, limits_.bounds)) {
+      std::tie(out.discarded, out.detail) = *beyond;
+      return out;
+    }
+    apply_candidate(candidate, batch, s_);
+    // The checks and the memory model see no placement: candidates that differ in it alone (enumerated together)
+    // share the verdict of the first of them.
+    if (const std::string split = candidate.split_label(); split != checked_) {
+      verdict_ = check_candidate(s_, *strategy_, profile_, registries_);
+      checked_ = split;
+    }
+    out.memory_bytes = verdict_.memory_bytes;
+    if (!verdict_.discarded.empty()) {
+      out.discarded = verdict_.discarded;
+      out.detail = verdict_.detail;
+      return out;
+    }
+    if (limits_.max_memory_bytes && out.memory_bytes > *limits_.max_memory_bytes) {
+      out.discarded = "--max-memory";
+      out.detail = fmt::format("a device holds {:.2f} GiB, above the {:.2f} GiB allowed", out.memory_bytes / (1 << 30),
+                               *limits_.max_memory_bytes / (1 << 30));
+      return out;
+    }
+    out.estimate_s = estimator_.estimate(s_, overlaps_gradients(s_, *strategy_)).iteration_s;
+    out.estimate_tokens_per_s = units_per_iteration(profile_, batch) / out.estimate_s;
+    return out;
+  }
+
+ private:
+  scenario::Scenario& s_;
+  const models::ModelProfile& profile_;
+  const Registries& registries_;
+  SearchLimits limits_;
+  topology::TopologyGraph graph_;
+  std::unique_ptr<sync::SyncStrategy> strategy_;
+  SplitEstimator estimator_;  ///< over graph_
+  std::string checked_;       ///< the split whose verdict verdict_ is
+  Verdict verdict_;
+};
+
 }  // namespace
+
+DegreeBounds degree_bounds(const scenario::ScenarioFormat& format) {
+  const auto most = [&](const char* key) {
+    const core::SchemaNode* node = format.find(std::string("training.parallelism.") + key);
+    return node == nullptr ? std::numeric_limits<int>::max()
+                           : static_cast<int>(std::min<std::int64_t>(node->integer_max, std::numeric_limits<int>::max()));
+  };
+  return {.tensor = most("tensor"), .pipeline = most("pipeline"), .context = most("context"), .expert = most("expert"),
+          .data = most("data"), .microbatches = most("microbatches"), .virtual_stages = most("virtual_stages")};
+}
+
+void check_space_bounds(const PlanSpace& space, const DegreeBounds& bounds, const std::string& command) {
+  const std::array<std::tuple<const char*, std::optional<int>, int>, 5> fixed{{{"tensor", space.tensor, bounds.tensor},
+                                                                               {"pipeline", space.pipeline, bounds.pipeline},
+                                                                               {"context", space.context, bounds.context},
+                                                                               {"expert", space.expert, bounds.expert},
+                                                                               {"microbatches", space.microbatches, bounds.microbatches}}};
+  for (const auto& [flag, value, most] : fixed) {
+    if (value && *value > most) {
+      throw core::InputError(core::Diagnostic{
+          {command}, fmt::format("--{}", flag),
+          fmt::format("must be between 1 and {} (training.parallelism.{} of a scenario), got {}", most, flag, *value),
+          fmt::format("give --{} {} or less, or leave it out", flag, most)});
+    }
+  }
+}
 
 analysis::PlanRow row_of(const PlanCandidate& candidate) {
   analysis::PlanRow row;
@@ -88,47 +202,110 @@ analysis::PlanRow row_of(const PlanCandidate& candidate) {
 std::vector<analysis::PlanRow> screen_candidates(const std::vector<PlanCandidate>& candidates, std::int64_t batch,
                                                  scenario::Scenario& s, const models::ModelProfile& profile,
                                                  const Registries& registries, const SearchLimits& limits) {
-  const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
-  const auto strategy = make_strategy(s, registries);
-  const SplitEstimator estimator(profile, graph);
+  CandidateScreen screen(s, profile, registries, limits);
   std::vector<analysis::PlanRow> fitting;
   std::vector<analysis::PlanRow> discarded;
-  // The checks and the memory model see no placement: candidates that differ in it alone (enumerated together)
-  // share the verdict of the first of them.
-  std::string checked;
-  Verdict verdict;
   for (const PlanCandidate& candidate : candidates) {
-    analysis::PlanRow row = row_of(candidate);
-    apply_candidate(candidate, batch, s);
-    if (const std::string split = candidate.split_label(); split != checked) {
-      verdict = check_candidate(s, *strategy, profile, registries);
-      checked = split;
-    }
-    row.memory_bytes = verdict.memory_bytes;
-    if (!verdict.discarded.empty()) {
-      row.discarded = verdict.discarded;
-      row.detail = verdict.detail;
-      discarded.push_back(std::move(row));
-      continue;
-    }
-    if (limits.max_memory_bytes && row.memory_bytes > *limits.max_memory_bytes) {
-      row.discarded = "--max-memory";
-      row.detail = fmt::format("a device holds {:.2f} GiB, above the {:.2f} GiB allowed", row.memory_bytes / (1 << 30),
-                               *limits.max_memory_bytes / (1 << 30));
-      discarded.push_back(std::move(row));
-      continue;
-    }
-    row.estimate_s = estimator.estimate(s, overlaps_gradients(s, *strategy)).iteration_s;
-    row.estimate_tokens_per_s = units_per_iteration(profile, batch) / row.estimate_s;
-    fitting.push_back(std::move(row));
+    analysis::PlanRow row = screen.row(candidate, batch);
+    (row.discarded.empty() ? fitting : discarded).push_back(std::move(row));
   }
-  std::stable_sort(fitting.begin(), fitting.end(), [](const analysis::PlanRow& a, const analysis::PlanRow& b) {
-    if (a.estimate_s != b.estimate_s) return a.estimate_s < b.estimate_s;
-    return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : a.split < b.split;
-  });
+  std::stable_sort(fitting.begin(), fitting.end(), listed_before);
   mark_same_estimates(fitting);
   fitting.insert(fitting.end(), std::make_move_iterator(discarded.begin()), std::make_move_iterator(discarded.end()));
   return fitting;
+}
+
+PlanCandidate candidate_of_row(const analysis::PlanRow& row) {
+  PlanCandidate out{.devices = row.devices, .tensor = row.tensor, .pipeline = row.pipeline, .context = row.context,
+                    .expert = row.expert, .data = row.data, .microbatches = row.microbatches, .zero = row.zero,
+                    .recomputation = scenario::value_named(scenario::recomputations(), row.recomputation),
+                    .schedule = scenario::value_named(scenario::pipeline_schedules(), row.schedule),
+                    .virtual_stages = row.virtual_stages};
+  // The placement is the axes' initials ("t-d-p"), which tell the axes apart.
+  out.order.clear();
+  for (std::size_t i = 0; i < row.placement.size(); i += 2) {
+    for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
+      if (entry.name.front() == row.placement[i]) out.order.push_back(entry.axis);
+    }
+  }
+  return out;
+}
+
+void PlanTally::add(analysis::PlanRow row) {
+  ++screened_;
+  if (!row.discarded.empty()) {
+    // The first candidate discarded for a reason is its example, as analysis::count_discards takes it.
+    const auto [entry, fresh] =
+        discards_.try_emplace(row.discarded, analysis::PlanDiscard{row.discarded, 0, row.split + ": " + row.detail});
+    ++entry->second.count;
+    spill_.add(row);
+    return;
+  }
+  ++fitting_;
+  offer_front(row);
+  std::vector<analysis::PlanRow>& same = best_[row.estimate_s];
+  same.insert(std::upper_bound(same.begin(), same.end(), row, listed_before), std::move(row));
+  if (best_.size() <= keep_) return;
+  // The worst estimate held goes, its rows set aside but for one the front still holds.
+  const auto worst = std::prev(best_.end());
+  std::vector<analysis::PlanRow> gone = std::move(worst->second);
+  best_.erase(worst);
+  mark_same_estimates(gone);
+  for (const analysis::PlanRow& r : gone) {
+    const auto on_front = front_.find(r.memory_bytes);
+    if (on_front == front_.end() || on_front->second.split != r.split) set_aside(r);
+  }
+}
+
+void PlanTally::set_aside(const analysis::PlanRow& row) {
+  if (pinned_.count(row.split) > 0) {
+    pinned_rows_.push_back(row);
+  } else {
+    spill_.add(row);
+  }
+}
+
+bool PlanTally::held(const analysis::PlanRow& row) const {
+  const auto same = best_.find(row.estimate_s);
+  return same != best_.end() && std::any_of(same->second.begin(), same->second.end(),
+                                            [&](const analysis::PlanRow& r) { return r.split == row.split; });
+}
+
+void PlanTally::offer_front(const analysis::PlanRow& row) {
+  // As report.html draws the front: by memory, the fastest first, each on it where it is faster than every one
+  // with no more memory. One with no more memory and no less speed keeps this one off.
+  const double rate = row.estimate_tokens_per_s;
+  const auto above = front_.upper_bound(row.memory_bytes);
+  if (above != front_.begin() && std::prev(above)->second.estimate_tokens_per_s >= rate) return;
+  // Those this one beats with no less memory leave it (set aside where the best held does not hold them).
+  auto beaten = front_.lower_bound(row.memory_bytes);
+  while (beaten != front_.end() && beaten->second.estimate_tokens_per_s <= rate) {
+    if (!held(beaten->second)) set_aside(beaten->second);
+    beaten = front_.erase(beaten);
+  }
+  front_.insert_or_assign(row.memory_bytes, row);
+}
+
+std::vector<analysis::PlanRow> PlanTally::rows() const {
+  std::vector<analysis::PlanRow> out;
+  for (const auto& [estimate, same] : best_) {
+    std::vector<analysis::PlanRow> group = same;
+    mark_same_estimates(group);
+    out.insert(out.end(), std::make_move_iterator(group.begin()), std::make_move_iterator(group.end()));
+  }
+  // The front's and the pinned rows beyond the best held are estimated slower than all of those: they follow, in
+  // order.
+  std::vector<analysis::PlanRow> beyond = pinned_rows_;
+  for (const auto& [memory, row] : front_) {
+    if (!held(row)) beyond.push_back(row);
+  }
+  std::sort(beyond.begin(), beyond.end(), listed_before);
+  out.insert(out.end(), std::make_move_iterator(beyond.begin()), std::make_move_iterator(beyond.end()));
+  return out;
+}
+
+std::vector<analysis::PlanDiscard> PlanTally::discards(std::int64_t undivided, std::int64_t batch) const {
+  return analysis::count_discards(discards_, undivided, batch);
 }
 
 models::ModelProfile profile_of(const scenario::Scenario& s, const Registries& registries) {
@@ -140,18 +317,18 @@ models::ModelProfile profile_of(const scenario::Scenario& s, const Registries& r
   }
 }
 
-std::string points_scenario(const std::string& title, const std::filesystem::path& file,
-                            const std::vector<std::string>& points) {
-  std::string out = fmt::format("# {}\ninclude: {}\nsweep:\n  points:\n", title,
-                                nlohmann::json(std::filesystem::absolute(file).string()).dump());
-  for (const std::string& point : points) out += "    - " + point + "\n";
-  return out;
+std::string yaml_quoted(std::string_view text) {
+  // JSON's escapes are YAML's; ensure_ascii turns U+0085, U+2028 and U+2029 (line breaks to some YAML readers)
+  // into \u escapes, and replacing invalid UTF-8 keeps a hostile name from stopping the write.
+  return nlohmann::json(std::string(text)).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
 }
 
-const PlanCandidate& DeviceSearch::candidate_of(const analysis::PlanRow& row) const {
-  const auto found = by_split.find(row.split);
-  if (found == by_split.end()) throw std::logic_error("a plan row without its candidate: " + row.split);
-  return candidates[found->second];
+std::string points_scenario(const std::string& title, const std::filesystem::path& file,
+                            const std::vector<std::string>& points) {
+  std::string out = fmt::format("# {}\ninclude: {}\nsweep:\n  points:\n", core::printable(title),
+                                yaml_quoted(std::filesystem::absolute(file).string()));
+  for (const std::string& point : points) out += "    - " + point + "\n";
+  return out;
 }
 
 const analysis::PlanRow* DeviceSearch::best() const {
@@ -168,16 +345,65 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
   DeviceSearch out;
   PlanSpace fixed = space;
   if (fixed.keep_placement) fixed.placement = core_order(base.training.parallelism);
-  out.candidates = enumerate_candidates(fixed, devices, profile.shape, batch, out.undivided);
-  if (out.candidates.empty()) return out;
-  for (std::size_t i = 0; i < out.candidates.size(); ++i) out.by_split.emplace(out.candidates[i].label(), i);
-  // The scenario over this many devices, split as the first candidate; each candidate then replaces the split.
-  scenario::LoadOptions load;
-  load.confine = source.confine;
-  const std::string text = points_scenario("the scenario over the devices", source.scenario_file,
-                                           {sweep_point_yaml(out.candidates.front(), batch, base)});
-  scenario::ScenarioDocument first = scenario::read_scenario_document_text(format, text, source.generated.string(), load);
-  out.rows = screen_candidates(out.candidates, batch, first.points.front(), profile, registries, limits);
+  SearchLimits bounded = limits;
+  bounded.bounds = degree_bounds(format);
+  // The scenario over this many devices is split as the first candidate a scenario can hold (the first of 65,536
+  // devices may have 2,048 stages, which the schema refuses, as an error in the generated file that is never
+  // written); each candidate then replaces the split.
+  std::optional<PlanCandidate> held;
+  std::int64_t skipped = 0;
+  for_each_candidate(fixed, devices, profile.shape, batch, skipped, [&](const PlanCandidate& c) {
+    if (beyond_bounds(c, bounded.bounds)) return true;
+    held = c;
+    return false;
+  });
+  std::optional<scenario::ScenarioDocument> first;
+  std::optional<CandidateScreen> screen;
+  if (held) {
+    scenario::LoadOptions load;
+    load.confine = source.confine;
+    const std::string text = points_scenario("the scenario over the devices", source.scenario_file,
+                                             {sweep_point_yaml(*held, batch, base)});
+    first = scenario::read_scenario_document_text(format, text, source.generated.string(), load);
+    screen.emplace(first->points.front(), profile, registries, bounded);
+  }
+  // Each candidate is screened as it is enumerated and tallied: a space of millions (9.1 million over 512 devices
+  // of Mixtral 8x7B) holds the best kept and no more, where every row held ran out of memory.
+  out.spilled = std::make_shared<analysis::RowSpill>();
+  PlanTally tally(bounded.keep, *out.spilled, bounded.pinned);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = Clock::now();
+  Clock::time_point reported = started;
+  SearchProgress progress{.devices = devices};
+  if (source.progress) progress.total = count_candidates(fixed, devices, profile.shape, batch);
+  const auto report = [&](bool finished) {
+    progress.screened = tally.screened();
+    progress.fitting = tally.fitting();
+    progress.best_estimate_s = tally.best_estimate_s();
+    progress.elapsed_s = std::chrono::duration<double>(Clock::now() - started).count();
+    progress.finished = finished;
+    source.progress(progress);
+  };
+  for_each_candidate(fixed, devices, profile.shape, batch, out.undivided, [&](const PlanCandidate& c) {
+    if (screen) {
+      tally.add(screen->row(c, batch));
+    } else {
+      analysis::PlanRow row = row_of(c);
+      std::tie(row.discarded, row.detail) = *beyond_bounds(c, bounded.bounds);
+      tally.add(std::move(row));
+    }
+    // The clock is read every 1,024 candidates (a few hundredths of a second of screening).
+    if (source.progress && tally.screened() % 1024 == 0 && Clock::now() - reported > std::chrono::milliseconds(500)) {
+      reported = Clock::now();
+      report(false);
+    }
+    return true;
+  });
+  if (source.progress) report(true);
+  out.candidates = tally.screened();
+  out.fitting = tally.fitting();
+  out.rows = tally.rows();
+  out.discards = tally.discards(out.undivided, batch);
   return out;
 }
 

@@ -204,6 +204,9 @@ std::filesystem::path run_command(const RunCommandOptions& options, const Regist
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
+  core::SourcePosition named_at = first.output_folder_at;
+  if (named_at.file.empty()) named_at.file = options.scenario_file.string();
+  check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
   core::check_result_folder(folder);
   if (options.slurm || options.sweep_only) check_sweep_options(options, document);
   // With --point the document holds that point alone, which writes exactly where it is told: the sweep runner

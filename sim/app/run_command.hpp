@@ -32,6 +32,10 @@ struct RunCommandOptions {
   /// --confine DIR (canonical): includes, data, traces and plug-ins outside it are refused; a sweep's points too.
   std::optional<std::filesystem::path> confine;
   std::filesystem::path executable;                    ///< the dtsim that runs a sweep's points; empty: this process's
+  /// A study's sweep (`dtsim scale`, `dtsim plan`): the scenario it generated, whose place is scenario_file. The
+  /// points read it from the sweep's staging folder, and it takes its place as their results take theirs. Empty:
+  /// scenario_file is read where it is.
+  std::string generated_scenario;
   /// Where progress goes when a host draws it (Python): each update as one line of text ("iteration 40/100
   /// (40%), simulated 0.012 s"; a sweep's "3/8 points done, 2 running; last: workers=4"), even when quiet.
   /// Unset: the terminal's progress line, unless quiet.

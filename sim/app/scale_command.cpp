@@ -109,9 +109,11 @@ using PlannedPoints = std::map<std::pair<int, std::int64_t>, PlannedPoint>;
 PlannedPoint plan_point(const ScaleOptions& options, const scenario::ScenarioFormat& format, const scenario::Scenario& base,
                         const models::ModelProfile& profile, int workers, std::int64_t batch,
                         const std::filesystem::path& generated, const Registries& registries) {
-  const DeviceSearch found = search_devices(options.space, {options.max_memory_bytes}, workers, batch, base, profile, format,
-                                            {options.scenario_file, generated, options.confine}, registries);
-  const std::size_t candidates = found.candidates.size() + static_cast<std::size_t>(found.undivided);
+  // Only the best is wanted: the search keeps it and sets every other row aside.
+  const SearchLimits limits{.max_memory_bytes = options.max_memory_bytes, .bounds = {}, .keep = 1, .pinned = {}};
+  const DeviceSearch found = search_devices(options.space, limits, workers, batch, base, profile, format,
+                                            {options.scenario_file, generated, options.confine, {}}, registries);
+  const auto candidates = static_cast<std::size_t>(found.candidates + found.undivided);
   const analysis::PlanRow* best = found.best();
   if (best == nullptr) {
     refuse(options.scenario_file, "training.parallelism",
@@ -146,7 +148,7 @@ std::string planned_scenario(const ScaleOptions& options, const scenario::Scenar
   }
   return points_scenario(fmt::format("A {} scaling study of {}, written by `dtsim scale --plan`: the scenario over the "
                                      "worker counts, each split as the plan's best estimate{}.",
-                                     analysis::mode_name(mode), options.scenario_file.filename().string(),
+                                     analysis::mode_name(mode), yaml_quoted(options.scenario_file.filename().string()),
                                      mode == analysis::ScalingMode::Strong ? ", the global batch kept"
                                                                            : ", the batch per device kept"),
                          options.scenario_file, points);
@@ -193,9 +195,9 @@ std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario&
   if (!base.cluster.nodes.empty()) axes += fmt::format("    cluster.nodes.0.count: {}\n", yaml_list(node_counts(options, base)));
   return fmt::format("# A {} scaling study of {}, written by `dtsim scale`: the scenario over the worker counts{}.\n"
                      "include: {}\nsweep:\n  combine: zip\n  axes:\n{}",
-                     analysis::mode_name(mode), file.filename().string(),
+                     analysis::mode_name(mode), yaml_quoted(file.filename().string()),
                      mode == analysis::ScalingMode::Strong ? ", the global batch split over them" : ", each with its batch",
-                     nlohmann::json(std::filesystem::absolute(file).string()).dump(), axes);
+                     yaml_quoted(std::filesystem::absolute(file).string()), axes);
 }
 
 /// A study writes its own files into its folder, which may therefore hold nothing else: a folder of the
@@ -219,14 +221,24 @@ void refuse_foreign_files(const std::filesystem::path& folder) {
   }
 }
 
-/// Refuses what a scaling study cannot vary: a sweep of its own, tensor or pipeline parallelism, several node
-/// groups, a worker count given twice.
+/// Refuses what a scaling study cannot vary: a sweep of its own, several jobs on one cluster, tensor or pipeline
+/// parallelism, several node groups, a worker count given twice.
 void refuse_unscalable(const ScaleOptions& options, const scenario::ScenarioDocument& document) {
   if (document.points.size() != 1) {
     refuse(options.scenario_file, "sweep", "a scaling study sweeps the workers itself; this scenario has a sweep of its own",
            "run `dtsim scale` on a scenario without `sweep:` (one of its points, written out)");
   }
   const scenario::Scenario& base = document.points.front();
+  if (!base.jobs.empty()) {
+    // Each point would be a cluster run, whose summary holds no one run's scaling figures: refused before the
+    // points are simulated.
+    throw core::InputError(core::Diagnostic{
+        base.jobs.front().where, "jobs",
+        fmt::format("a scaling study grows one job over the worker counts, and this scenario shares the cluster "
+                    "between jobs ({} in `jobs`)",
+                    base.jobs.size()),
+        "scale one job's scenario: its sections at the top level, without `jobs:`"});
+  }
   if (options.plan && !base.model.timing_only) {
     refuse(options.scenario_file, "model.kind",
            fmt::format("--plan splits a layer table (a `profile:` model), and '{}' trains for real", base.model.kind.value),
@@ -251,9 +263,7 @@ analysis::ScalingStudy run_study(const ScaleOptions& options, const scenario::Sc
                                  const std::string& text, const scenario::ScenarioDocument& points,
                                  const std::filesystem::path& folder) {
   const std::string name(analysis::mode_name(mode));
-  const std::filesystem::path generated = folder / (name + ".yaml");
-  core::write_file_atomically(generated, text);
-  const RunCommandOptions run = study_sweep_options(options, generated, name);
+  const RunCommandOptions run = study_sweep_options(options, folder / (name + ".yaml"), text, name);
   if (!options.quiet) fmt::print("{} scaling: {} points\n", name, points.points.size());
   run_sweep(run, format, points, folder / name);
   std::vector<analysis::ScalingPoint> measured;
@@ -270,6 +280,7 @@ analysis::ScalingStudy run_study(const ScaleOptions& options, const scenario::Sc
 
 std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
   const scenario::ScenarioFormat format(registries);
+  if (options.plan) check_space_bounds(options.space, degree_bounds(format), "dtsim scale");
   const scenario::ScenarioDocument document = read_document_and_data(format, options.scenario_file, std::nullopt,
                                                                              options.confine);
   refuse_unscalable(options, document);
@@ -279,6 +290,9 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
   if (options.mode != "weak") modes.push_back(analysis::ScalingMode::Strong);
   const std::filesystem::path folder =
       options.output_folder.value_or(std::filesystem::path("out") / (base.name + "-scaling"));
+  core::SourcePosition named_at;
+  named_at.file = options.scenario_file.string();
+  check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
   refuse_foreign_files(folder);
   for (const analysis::ScalingMode mode : modes) core::check_result_folder(folder / std::string(analysis::mode_name(mode)));
   // Every mode's study is checked before anything is written: a study that cannot run leaves no files.

@@ -2,6 +2,7 @@
 
 #include "sim/app/host_memory.hpp"
 #include "models/partitioning.hpp"
+#include "sim/core/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -49,6 +50,19 @@ std::filesystem::path confinement_folder(const std::filesystem::path& folder) {
     throw core::InputError(std::move(d));
   }
   return root;
+}
+
+void check_confined_output(const std::filesystem::path& folder, bool from_command_line, const core::SourcePosition& named_at,
+                           const std::optional<std::filesystem::path>& confine) {
+  // Whoever wrote a confined scenario chose its outputs.folder; only the one running dtsim may write elsewhere.
+  if (!confine || from_command_line || core::inside_folder(folder, *confine)) return;
+  core::Diagnostic d;
+  d.where = named_at;
+  d.key = named_at.line > 0 ? "outputs.folder" : "";
+  d.message = fmt::format("the result folder {} is outside the folder --confine allows ({})", folder.string(),
+                          confine->string());
+  d.hint = "give the result folder with -o, or name one inside that folder";
+  throw core::InputError(std::move(d));
 }
 
 scenario::ScenarioDocument read_document_and_data(const scenario::ScenarioFormat& format, const std::filesystem::path& path,

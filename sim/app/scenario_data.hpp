@@ -38,6 +38,12 @@ scenario::ScenarioDocument read_document_and_data(const scenario::ScenarioFormat
 /// `--confine DIR` as dtsim keeps it: the folder, canonical, or an error naming it.
 std::filesystem::path confinement_folder(const std::filesystem::path& folder);
 
+/// Under `--confine DIR` (canonical), a result folder not given on the command line (the scenario's
+/// `outputs.folder`, or out/<name> by default) must lie in DIR: an InputError at `named_at` otherwise.
+/// `folder` is not checked without `confine`, nor when `from_command_line`.
+void check_confined_output(const std::filesystem::path& folder, bool from_command_line, const core::SourcePosition& named_at,
+                           const std::optional<std::filesystem::path>& confine);
+
 /// The scenario's data as far as checking needs it: its shape, and the data set itself where finding the
 /// shape already made it. Throws core::InputError for a data file that cannot be read.
 LoadedData load_data(const scenario::Scenario& s, const datasets::DataRegistry& data_sets);

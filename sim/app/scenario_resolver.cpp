@@ -47,20 +47,29 @@ std::int64_t total_iterations(const scenario::TrainingSpec& training, std::int64
 /// each).
 constexpr std::int64_t kBudgetSimulatedIterations = 3;
 
+/// The most iterations a budget's run may project: 2^53, the largest count a double (and so every reader of
+/// summary.json) holds exactly. The schema's bounds allow budgets far beyond it (1e9 epochs of 1e18 samples),
+/// which no integer counts.
+constexpr double kBudgetIterationLimit = 9007199254740992.0;
+
 /// A budget's whole run in iterations (0 without one): its samples, or its tokens over the sequence, over the
 /// global batch, rounded up; sized epochs take each epoch's iterations so rounded (the last batch of an epoch
-/// is a whole one, as a loader that keeps it pads it).
-std::int64_t budget_iterations(const scenario::Scenario& s, const models::ModelProfile& profile) {
+/// is a whole one, as a loader that keeps it pads it). A double: check_profile_run bounds it before it is
+/// counted as an integer.
+double budget_iteration_count(const scenario::Scenario& s, const models::ModelProfile& profile) {
   const scenario::TrainingSpec& t = s.training;
-  if (!t.has_budget()) return 0;
+  if (!t.has_budget()) return 0.0;
   const double samples = static_cast<double>(t.batch_per_worker) * t.parallelism.data;
   const bool in_tokens = t.tokens || t.tokens_per_epoch;
   const double per_iteration = in_tokens ? samples * profile.shape.sequence : samples;
-  const auto iterations = [&](double amount) {
-    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(amount / per_iteration)));
-  };
+  const auto iterations = [&](double amount) { return std::max(1.0, std::ceil(amount / per_iteration)); };
   if (t.tokens || t.samples) return iterations(t.tokens ? *t.tokens : *t.samples);
-  return *t.epochs * iterations(t.tokens_per_epoch ? *t.tokens_per_epoch : *t.samples_per_epoch);
+  return static_cast<double>(*t.epochs) * iterations(t.tokens_per_epoch ? *t.tokens_per_epoch : *t.samples_per_epoch);
+}
+
+/// budget_iteration_count as a count, which kBudgetIterationLimit keeps exact.
+std::int64_t budget_iterations(const scenario::Scenario& s, const models::ModelProfile& profile) {
+  return static_cast<std::int64_t>(budget_iteration_count(s, profile));
 }
 
 /// The iterations a timing-only run simulates: training.stop.iterations, or a budget's first few.
@@ -160,6 +169,16 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
                epochs ? "training.stop.tokens_per_epoch" : "training.stop.tokens",
                fmt::format("'{}' takes samples that are not sequences of tokens", s.model.kind.value),
                epochs ? "give the epoch's size as training.stop.samples_per_epoch" : "give the budget as training.stop.samples");
+  } else if (s.training.has_budget() && built.profile) {
+    const double iterations = budget_iteration_count(s, *built.profile);
+    const std::int64_t batch = static_cast<std::int64_t>(s.training.batch_per_worker) * s.training.parallelism.data;
+    if (iterations > kBudgetIterationLimit) {
+      sink.error(s.training.budget_at, s.training.budget_key(),
+                 fmt::format("the budget comes to {:.4g} iterations of a global batch of {} samples, and a run "
+                             "projects at most 2^53 iterations ({:.4g})",
+                             iterations, batch, kBudgetIterationLimit),
+                 "lower the budget, or train it in larger batches (training.batch)");
+    }
   }
   if (s.target_loss) {
     sink.error(s.target_loss_at, "outputs.target_loss", "a timing-only profile computes no loss to reach",

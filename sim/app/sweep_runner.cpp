@@ -283,6 +283,21 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
     }
     core::write_file_atomically(manifest_path, manifest_text);
   }
+  // A study's generated scenario is staged with the points that read it, and takes its place beside the sweep's
+  // folder when they take theirs: an interrupted study leaves the previous scenario beside the previous results.
+  RunCommandOptions point_options = options;
+  const std::filesystem::path staged_scenario = staged.path() / options.scenario_file.filename();
+  if (!options.generated_scenario.empty()) {
+    point_options.scenario_file = staged_scenario;
+    core::write_file_atomically(staged_scenario, options.generated_scenario);
+  }
+  const auto commit = [&] {
+    staged.commit();
+    if (options.generated_scenario.empty()) return;
+    std::error_code error;
+    std::filesystem::rename(staged.target() / staged_scenario.filename(), options.scenario_file, error);
+    if (error) core::throw_write_error(options.scenario_file, error.message());
+  };
 
   const std::size_t count = document.points.size();
   // A scenario of several jobs: each point is a cluster run, with the cluster's summary.
@@ -306,7 +321,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
       progress.skipped(i, point.sweep_point);
       continue;
     }
-    std::vector<std::string> arguments = point_command(options, self, point.sweep_point, point_folder);
+    std::vector<std::string> arguments = point_command(point_options, self, point.sweep_point, point_folder);
     commands.push_back(std::move(arguments));
     command_point.push_back(i);
   }
@@ -319,7 +334,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
   std::filesystem::remove_all(staged.path() / "slurm");
   if (clusters) {
     staged.write_file("sweep.csv", cluster_sweep_csv(document, staged.path(), false));
-    staged.commit();
+    commit();
     if (!options.quiet && options.summary_table) {
       fmt::print("\n{}{} cluster runs; one folder per point, sweep.csv in {}/\n",
                  cluster_sweep_csv(document, folder, true), count, folder.string());
@@ -332,7 +347,7 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
   if (options.report || document.points.front().outputs.report) {
     staged.write_file("report.html", analysis::report_html(analysis::read_report_runs({staged.path()}, strategies)));
   }
-  staged.commit();
+  commit();
   if (!options.quiet && options.summary_table) {
     fmt::print("\n{}", analysis::comparison_table(summaries));
     fmt::print("{} runs; one folder per point, sweep.csv{} in {}/\n", count,

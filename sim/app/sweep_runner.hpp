@@ -11,20 +11,23 @@
 namespace dtsim::app {
 
 /// Runs every point into `folder`/<label>/ and writes `folder`/sweep.csv (one row per point: its axes'
-/// values and final figures), and report.html when asked. A point already done (its complete results in
-/// the sweep's staging folder, or in `folder` from the same sweep) is not run again unless `options.force`.
+/// values and final figures), and report.html when asked; a generated scenario (options.generated_scenario)
+/// is written at options.scenario_file as the results take their place, never before. A point already done (its
+/// complete results in the sweep's staging folder, or in `folder` from the same sweep) is not run again unless
+/// `options.force`.
 /// Throws core::InputError naming the point when one fails, once the points running have ended.
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat& format,
                const scenario::ScenarioDocument& document, const std::filesystem::path& folder);
 
-/// The options of a sweep that a study (`dtsim scale`, `dtsim plan`) writes to `scenario_file` and runs as part of
-/// it: the study's seed, jobs, plug-ins, confinement and executable, no results table of its own, and progress
-/// lines led by `label`.
+/// The options of a sweep that a study (`dtsim scale`, `dtsim plan`) generates, `scenario_text` to be written at
+/// `scenario_file` with the sweep's results, and runs as part of it: the study's seed, jobs, plug-ins, confinement
+/// and executable, no results table of its own, and progress lines led by `label`.
 template <typename StudyOptions>
 RunCommandOptions study_sweep_options(const StudyOptions& options, const std::filesystem::path& scenario_file,
-                                      const std::string& label) {
+                                      const std::string& scenario_text, const std::string& label) {
   RunCommandOptions run;
   run.scenario_file = scenario_file;
+  run.generated_scenario = scenario_text;
   run.seed = options.seed;
   run.quiet = options.quiet;
   run.force = options.force;

@@ -59,10 +59,7 @@ std::string describe(const ConfigNode& node) {
   }
   // Cut short: a value may be a whole file that was never meant to be shown (an included /etc/passwd).
   constexpr std::size_t kLongest = 40;
-  if (node.scalar.size() > kLongest) {
-    return fmt::format("\"{}...\" ({} characters)", node.scalar.substr(0, kLongest), node.scalar.size());
-  }
-  return fmt::format("\"{}\"", node.scalar);
+  return quoted_excerpt(node.scalar, kLongest);
 }
 
 std::vector<std::string> split_dotted(const std::string& path) {

@@ -21,6 +21,17 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string quoted_excerpt(std::string_view text, std::size_t longest) {
+  if (text.size() <= longest) return fmt::format("\"{}\"", printable(text));
+  return fmt::format("\"{}...\" ({} characters)", printable(text.substr(0, longest)), text.size());
+}
+
+std::string ExcerptOnce::got(std::string_view text) {
+  if (spent_) return {};
+  spent_ = true;
+  return ", got " + quoted_excerpt(text, kLongest);
+}
+
 std::string format_position(const SourcePosition& where) {
   if (where.line <= 0) return printable(where.file);
   return fmt::format("{}:{}:{}", printable(where.file), where.line, where.column);

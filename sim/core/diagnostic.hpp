@@ -25,6 +25,26 @@ struct SourcePosition {
 /// quotes a binary file or an odd file name prints as one readable line.
 std::string printable(std::string_view text);
 
+/// `text` in double quotes, cut to its first `longest` characters ("abc..." (N characters)) and printable:
+/// an error quotes a file's content only as a short excerpt, whatever the file holds.
+std::string quoted_excerpt(std::string_view text, std::size_t longest);
+
+/// A reader of a table names at most this many bad rows: a long file that is no table would otherwise give an
+/// error per line.
+inline constexpr std::size_t kNamedProblems = 20;
+
+/// A reader of a file quotes at most one excerpt of it in all its errors (a text that is no table would
+/// otherwise be printed line by line): the first `got()` gives `, got "abc"`, every later one nothing.
+class ExcerptOnce {
+ public:
+  /// Excerpts of table cells and lines are at most this long.
+  static constexpr std::size_t kLongest = 24;
+  [[nodiscard]] std::string got(std::string_view text);
+
+ private:
+  bool spent_ = false;
+};
+
 /// "file:line:col", or "file" when the line is unknown.
 std::string format_position(const SourcePosition& where);
 

@@ -73,13 +73,21 @@ void check_result_folder(const fs::path& folder) {
              kChooseAnother);
     }
   }
-  const fs::path absolute = fs::absolute(folder).lexically_normal();
+  std::error_code error;
+  const fs::path absolute = fs::absolute(folder, error).lexically_normal();
+  if (error) {
+    // A relative folder lies in the working folder, which may have been deleted since the shell entered it.
+    refuse(folder,
+           error == std::errc::no_such_file_or_directory
+               ? std::string("is relative to the working folder, which no longer exists")
+               : fmt::format("cannot find the working folder it is relative to: {}", error.message()),
+           "run dtsim from a folder that exists, or give an absolute folder with -o");
+  }
   // The staging folder beside it adds its own suffix to the longest name.
   if (absolute.string().size() + 32 > PATH_MAX) {
     refuse(folder, fmt::format("the folder's path is {} bytes long, too long to write files under", absolute.string().size()),
            kChooseAnother);
   }
-  std::error_code error;
   const fs::file_status status = fs::status(folder, error);
   if (error && error != std::errc::no_such_file_or_directory) {
     refuse(folder, fmt::format("cannot use this folder: {}", error.message()), kChooseAnother);

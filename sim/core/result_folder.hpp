@@ -8,9 +8,10 @@
 
 namespace dtsim::core {
 
-/// Checks, before anything is simulated, that `folder` can receive results: its names are not too long,
-/// it is not a file, it holds nothing but dtsim results (a run's summary.json or a sweep's sweep.json), and a
-/// folder can be made beside it. Throws InputError naming the folder, with a hint, otherwise.
+/// Checks, before anything is simulated, that `folder` can receive results: its names are not too long, a
+/// relative one lies in a working folder that still exists, it is not a file, it holds nothing but dtsim results
+/// (a run's summary.json or a sweep's sweep.json), and a folder can be made beside it. Throws InputError naming the
+/// folder, with a hint, otherwise.
 void check_result_folder(const std::filesystem::path& folder);
 
 /// A staging folder `.<name>.<tag>` beside `target`; `commit()` puts it in the target's place (the old

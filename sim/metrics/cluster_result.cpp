@@ -1,5 +1,7 @@
 #include "sim/metrics/cluster_result.hpp"
 
+#include "sim/core/csv.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -140,7 +142,8 @@ std::vector<std::pair<std::string, std::string>> cluster_files(const ClusterResu
   std::string csv = "job,workers,placement,priority,arrival_s,start_s,wait_s,end_s,run_s,alone_s,slowdown,shared_links,"
                     "stops,preempted_s\n";
   for (const JobResult& job : result.jobs) {
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{}\n", job.name, job.workers, job.placement, job.priority,
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{}\n", core::csv_field(job.name), job.workers,
+                       core::csv_field(job.placement), job.priority,
                        seconds(job.arrival_s), seconds(job.start_s), seconds(job.wait_s()), seconds(job.end_s),
                        seconds(job.run_s()), seconds(job.alone_s()), job.slowdown(), job.shared_links.size(),
                        job.stops.size(), seconds(job.preempted_s()));

@@ -78,7 +78,9 @@ FailureCost failure_cost(const FailureCosts& costs) {
     out.regrowths += c.regrows ? c.share : 0.0;
     struck += c.share * -std::expm1(-c.recovery_s / costs.job_mtbf_s);
   }
-  out.failures = 1.0 / (1.0 - struck);
+  // A job failing far more often than it recovers has each recovery struck (sum w_c q_c is 1 to the last bit, or
+  // above it by rounding): it never resumes, and so a failure stands for infinitely many, never for a negative count.
+  out.failures = struck < 1.0 ? 1.0 / (1.0 - struck) : std::numeric_limits<double>::infinity();
   out.cost_s = (out.recovery_s + out.regrowths * costs.recovery_s + out.shrunk_s + struck * costs.iteration_s) * out.failures + costs.background_s;
   return out;
 }
@@ -104,6 +106,16 @@ double FailureCosts::interruption_s() const { return failure_cost(*this).recover
 FailureTotals expected_failures(const FailureCosts& costs) {
   const Segments segments = segments_of(costs);
   const FailureCost cost = failure_cost(costs);
+  if (std::isinf(cost.failures)) {
+    // No recovery ends, whatever the checkpoints: the closed form's parts would multiply infinity by the zero
+    // length of a run without checkpoints, and sum infinities of both signs.
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    FailureTotals never;
+    never.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
+    never.interruptions = never.lost_work_s = never.recovery_s = never.total_s = kNever;
+    never.interruptions_by_cause.assign(costs.causes.size(), kNever);
+    return never;
+  }
   const double every = static_cast<double>(costs.checkpoint_every) * costs.iteration_s;
   const auto [work_s, work_failures] = expected_work(every, costs, cost);
   const auto [write_s, write_failures] = expected_write(costs, cost);
@@ -127,8 +139,13 @@ FailureTotals expected_failures(const FailureCosts& costs) {
   return out;
 }
 
+std::int64_t checkpoints_written(const FailureCosts& costs) {
+  return costs.checkpoint_every > 0 && costs.iterations > 0 ? segments_of(costs).full : 0;
+}
+
 std::optional<LongRun> drawn_run(const FailureCosts& costs, std::uint64_t seed, std::optional<FailureSchedule> workers) {
   if (!(expected_failures(costs).interruptions <= kDrawnInterruptionLimit)) return std::nullopt;
+  if (static_cast<double>(checkpoints_written(costs)) > kDrawnCheckpointLimit) return std::nullopt;
   std::vector<FailureSources::Kind> kinds;
   if (costs.causes.empty()) kinds.push_back({"job", 0, costs.job_mtbf_s, 0.0});
   for (std::size_t c = workers ? 1 : 0; c < costs.causes.size(); ++c) {

@@ -78,9 +78,18 @@ inline constexpr double kDrawnInterruptionLimit = 1e6;
 /// Interruptions over all of failures.draws beyond which no more runs are drawn (some seconds of walking):
 /// the spread reports how many were.
 inline constexpr double kDrawsInterruptionLimit = 1e8;
+/// Checkpoints beyond which a run is not drawn (its expectation still is): the walk takes a step at each (some
+/// 25 ns), and a budget of 10^18 tokens checkpointed every few hundred iterations writes some 10^10 of them.
+inline constexpr double kDrawnCheckpointLimit = 1e8;
+/// Checkpoints over all of failures.draws beyond which no more runs are drawn, as kDrawsInterruptionLimit.
+inline constexpr double kDrawsCheckpointLimit = 1e8;
+
+/// The checkpoints a run of `costs` writes: one after each segment but the last; none without checkpoints.
+std::int64_t checkpoints_written(const FailureCosts& costs);
 
 /// One run walked from `seed`, cause 0's failures from `workers` when given (a simulated run's failure
-/// processes); none when the expectation exceeds kDrawnInterruptionLimit interruptions, or the run walked does.
+/// processes); none when the expectation exceeds kDrawnInterruptionLimit interruptions, or the run walked does,
+/// or the run writes more than kDrawnCheckpointLimit checkpoints.
 std::optional<LongRun> drawn_run(const FailureCosts& costs, std::uint64_t seed,
                                  std::optional<FailureSchedule> workers = std::nullopt);
 /// A walked run's totals, by kind.

@@ -92,26 +92,45 @@ PredictionInterval interval_from(std::span<const ValidationRow> rows, std::strin
   return out;
 }
 
-std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& scenario, const RunRecord& record) {
-  if (!scenario.model.timing_only || record.iterations <= 0 || record.simulated_s <= 0.0) return std::nullopt;
+std::string missing_interval_reason(const scenario::Scenario& scenario, const RunRecord& record) {
+  if (!scenario.model.timing_only || record.iterations <= 0 || record.simulated_s <= 0.0) return {};
   // The test rows ran with links shared as messages share them; closed_form's network shares none.
-  if (!scenario::traits_of(scenario.topology.network_model).shares_links) return std::nullopt;
-  const std::string_view family = model_family(scenario.model.kind.value);
-  // No test row is a mixture of experts (a dense family's errors do not judge one: profile:gpt with experts),
-  // nor splits its sequences over a context group.
-  if (family.empty() || record.fewer_active_parameters() || scenario.training.parallelism.context > 1) {
-    return std::nullopt;
+  const scenario::NetworkModelTraits& network = scenario::traits_of(scenario.topology.network_model);
+  if (!network.shares_links) {
+    return fmt::format("the test rows ran with links shared by their messages, and the {} network shares none",
+                       network.network_name);
   }
+  if (model_family(scenario.model.kind.value).empty()) {
+    return fmt::format("no test row is of the family of '{}'", scenario.model.kind.value);
+  }
+  // A dense family's errors do not judge a mixture of experts (profile:gpt with experts).
+  if (record.fewer_active_parameters()) return "no test row is a mixture of experts";
+  if (scenario.training.parallelism.context > 1) return "no test row splits its sequences over a context group";
   const std::string generation(device_generation(scenario.cluster.device_of(0).name));
   // Workers share a handful of profiles: each is looked up in the catalog once, not once a worker.
   const scenario::DeviceProfile* judged = nullptr;
   for (int rank = 0; rank < scenario.cluster.workers; ++rank) {
     const scenario::DeviceProfile& device = scenario.cluster.device_of(rank);
     if (judged != nullptr && device == *judged) continue;
-    if (device_generation(device.name) != generation || !judged_by_test_rows(device)) return std::nullopt;
+    if (device_generation(device.name) != generation) {
+      return fmt::format("each test row ran on one GPU generation, and worker {}'s '{}' is not worker 0's {}", rank,
+                         device.name, generation);
+    }
+    if (!judged_by_test_rows(device)) {
+      return fmt::format("the test rows ran built-in GPUs at their catalog figures under mixed precision, and worker "
+                         "{}'s '{}' is not one",
+                         rank, device.name);
+    }
     judged = &device;
   }
-  return interval_from(validation_test_rows(), generation, family,
+  return {};
+}
+
+std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& scenario, const RunRecord& record) {
+  if (!scenario.model.timing_only || record.iterations <= 0 || record.simulated_s <= 0.0) return std::nullopt;
+  if (!missing_interval_reason(scenario, record).empty()) return std::nullopt;
+  return interval_from(validation_test_rows(), device_generation(scenario.cluster.device_of(0).name),
+                       model_family(scenario.model.kind.value),
                        record.simulated_s / static_cast<double>(record.iterations));
 }
 

@@ -48,6 +48,10 @@ PredictionInterval interval_from(std::span<const ValidationRow> rows, std::strin
 /// For a timing-only run whose workers share one device generation: the interval of its iteration time.
 std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& scenario, const RunRecord& record);
 
+/// Why a timing-only run gets no interval, the test rows not judging it ("no test row is a mixture of experts");
+/// empty where it gets one, and for runs that train for real.
+std::string missing_interval_reason(const scenario::Scenario& scenario, const RunRecord& record);
+
 /// One line for the summary printed after a run ("a real run's iteration 0.77-1.09 s (predicted 1.34 s), by ...").
 std::string interval_line(const PredictionInterval& interval);
 

@@ -31,12 +31,6 @@ std::vector<FailureCause> causes_of(const scenario::Scenario& s) {
   return out;
 }
 
-/// The data-parallel replicas one node holds a part of: a shrunk job goes on without them.
-int replicas_per_node(const scenario::Scenario& s, int replicas) {
-  const int devices = s.cluster.nodes.empty() ? 1 : s.cluster.nodes.front().devices;
-  return std::max(1, devices * replicas / std::max(1, s.cluster.workers));
-}
-
 /// The failures a whole run of `iterations` meets, at the rate of all their causes; a checkpoint of the
 /// parameters and the optimizer's values, 4 bytes each, at the storage's bandwidth (as a simulated run writes
 /// one), read back after each interruption's detection, repair and restart. The run drawn takes its random
@@ -70,7 +64,9 @@ Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& r
                            best_checkpoint_interval(costs), {}, std::nullopt};
   std::vector<FailureTotals> draws;
   double walked = 0.0;  // interruptions over the draws so far: the draws stop past kDrawsInterruptionLimit
-  for (int k = 0; k < spec.draws && walked <= kDrawsInterruptionLimit; ++k) {
+  double passed = 0.0;  // checkpoints over the draws so far: the draws stop past kDrawsCheckpointLimit
+  const auto checkpoints = static_cast<double>(checkpoints_written(costs));
+  for (int k = 0; k < spec.draws && walked <= kDrawsInterruptionLimit && passed <= kDrawsCheckpointLimit; ++k) {
     const std::uint64_t seed = s.seed + static_cast<std::uint64_t>(k);
     std::optional<FailureSchedule> workers;
     if (spec.mtbf_s) {
@@ -81,6 +77,7 @@ Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& r
     if (!run) break;  // too many interruptions to draw, whatever the seed
     draws.push_back(totals_of(*run, costs));
     walked += run->failures;
+    passed += checkpoints;
     if (k == 0) out.timeline = std::move(run->interruptions);
   }
   if (!draws.empty()) out.drawn = draws.front();
@@ -89,6 +86,11 @@ Projection::Failures failures_of(const scenario::Scenario& s, const RunRecord& r
 }
 
 }  // namespace
+
+int replicas_per_node(const scenario::Scenario& s, int replicas) {
+  const int devices = s.cluster.nodes.empty() ? 1 : s.cluster.nodes.front().devices;
+  return std::max(1, devices * replicas / std::max(1, s.cluster.workers));
+}
 
 std::optional<Projection> projection(const scenario::Scenario& scenario, const RunRecord& record) {
   if (record.projected_iterations == 0 || record.iterations == 0) return std::nullopt;

@@ -44,4 +44,7 @@ struct Projection {
 /// Empty for runs without a budget.
 std::optional<Projection> projection(const scenario::Scenario& scenario, const RunRecord& record);
 
+/// The data-parallel replicas, of `replicas`, that one node holds a part of: a shrunk job goes on without them.
+int replicas_per_node(const scenario::Scenario& s, int replicas);
+
 }  // namespace dtsim::metrics

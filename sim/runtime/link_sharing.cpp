@@ -34,6 +34,18 @@ std::shared_ptr<LinkSharing::Transfer> LinkSharing::begin(int job, double alone_
   transfer->job = job;
   transfer->alone_end = alone_end;
   transfer->latency = 1.0 - moving_s / alone_s;
+  transfer->begun_s = now;
+  // Another job's transfer begun now, as long alone and as much of it latency, runs its rounds in step with this
+  // one (two identical jobs side by side): their bursts coincide. Any other's fall anywhere in this one's.
+  const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+  for (const auto& other : in_flight_) {
+    if (other->job != job && other->begun_s == now && same(other->alone_end, alone_end) &&
+        same(other->latency, transfer->latency)) {
+      transfer->cadence = other->cadence;
+      break;
+    }
+  }
+  if (transfer->cadence == 0) transfer->cadence = ++cadences_;
   in_flight_.push_back(transfer);
   reshare(now);
   return transfer;
@@ -73,7 +85,9 @@ void LinkSharing::retire_ended(double now) {
 void LinkSharing::reshare(double now) {
   std::vector<topology::TransferLoad> loads;
   loads.reserve(in_flight_.size());
-  for (const auto& transfer : in_flight_) loads.push_back({transfer->job, transfer->shares, transfer->weight});
+  for (const auto& transfer : in_flight_) {
+    loads.push_back({transfer->job, transfer->shares, transfer->weight, 1.0 - transfer->latency, transfer->cadence});
+  }
   const std::vector<double> rates = topology::shared_rates(loads);
   for (std::size_t i = 0; i < in_flight_.size(); ++i) {
     Transfer& transfer = *in_flight_[i];

@@ -45,7 +45,9 @@ class LinkSharing {
     double alone_end = 0.0;
     double latency = 0.0;  ///< the fraction of its alone time that is latency
     std::vector<topology::DirectionShare> shares;
-    double weight = 1.0;  ///< topology::TransferLoad's
+    double weight = 1.0;      ///< topology::TransferLoad's
+    std::size_t cadence = 0;  ///< topology::TransferLoad's
+    double begun_s = 0.0;     ///< when it began
     double pace = 1.0;
     bool disturbed = false;
     double anchor_s = 0.0;
@@ -81,6 +83,7 @@ class LinkSharing {
 
   const topology::TopologyGraph* graph_;
   std::vector<std::shared_ptr<Transfer>> in_flight_;  ///< in the order begun
+  std::size_t cadences_ = 0;                          ///< the last cadence given
   simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
 };
 

@@ -592,7 +592,8 @@ void ModelParallelWorker::operator()() {
   }
   std::optional<RoutingLoads> routing;
   if (groups.experts && !s.training.routing.even()) {
-    routing.emplace(s.training.routing, setup.profile().shape.experts, plan.expert, s.seed, at[ParallelAxis::Data]);
+    routing.emplace(s.training.routing, setup.profile().shape.experts, setup.profile().shape.top_k, plan.expert, s.seed,
+                    at[ParallelAxis::Data]);
   }
   PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,
                     gathers ? &*gathers : nullptr, routing ? &*routing : nullptr);

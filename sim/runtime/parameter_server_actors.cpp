@@ -119,6 +119,7 @@ void ParameterServerWorker::operator()() {
       }
     }
     setup.sync->after_gradient_with_servers(iteration, setup.total_iterations, pushes);
+    if (context_.worker_steps != nullptr) ++context_.worker_steps->at(static_cast<std::size_t>(rank_));
     if (rank_ == 0) after_iteration(context_, iteration, parameters);
   }
 }

@@ -15,9 +15,9 @@ namespace dtsim::runtime {
 
 class RoutingLoads {
  public:
-  /// `experts` routed experts per block over the `ranks` devices of expert group `group` (its replica
-  /// coordinate: groups route their own tokens).
-  RoutingLoads(const models::RoutingSpec& spec, int experts, int ranks, std::uint64_t seed, int group);
+  /// `experts` routed experts per block, each token sent to `top_k` of them, over the `ranks` devices of
+  /// expert group `group` (its replica coordinate: groups route their own tokens).
+  RoutingLoads(const models::RoutingSpec& spec, int experts, int top_k, int ranks, std::uint64_t seed, int group);
 
   /// Each device's load (its experts' kept share x ranks) for mixture block `block` of micro-batch
   /// `microbatch` of step `iteration`; draws of earlier steps are forgotten.
@@ -26,6 +26,7 @@ class RoutingLoads {
  private:
   models::RoutingSpec spec_;
   int experts_;
+  int top_k_;
   int ranks_;
   std::uint64_t seed_;
   int group_;

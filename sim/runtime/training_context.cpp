@@ -1,6 +1,7 @@
 #include "sim/runtime/training_context.hpp"
 
 #include <cmath>
+#include <numeric>
 
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/job_pause.hpp"
@@ -67,6 +68,16 @@ std::pair<models::Evaluation, models::Evaluation> evaluation_of(const TrainingCo
   return out;
 }
 
+/// The passes over the training set after `iteration`: the evaluator's iterations over an epoch's where every
+/// worker is at the same step, else every worker's steps so far over all the workers' epochs.
+double epoch_after(const TrainingContext& context, std::int64_t iteration) {
+  const auto per_epoch = static_cast<double>(context.setup->schedule.iterations_per_epoch());
+  if (context.worker_steps == nullptr) return static_cast<double>(iteration) / per_epoch;
+  const std::vector<std::int64_t>& steps = *context.worker_steps;
+  const std::int64_t seen = std::accumulate(steps.begin(), steps.end(), std::int64_t{0});
+  return static_cast<double>(seen) / (static_cast<double>(steps.size()) * per_epoch);
+}
+
 bool reaches_target(const scenario::TrainingSpec& training, const models::Evaluation& validation) {
   return (training.stop_loss && validation.loss <= *training.stop_loss) ||
          (training.stop_accuracy && validation.accuracy >= *training.stop_accuracy);
@@ -114,7 +125,7 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
     metrics::EvaluationRow row;
     row.sim_time_s = now;
     row.iteration = iteration;
-    row.epoch = static_cast<double>(iteration) / static_cast<double>(setup.schedule.iterations_per_epoch());
+    row.epoch = epoch_after(context, iteration);
     row.train_loss = train.loss;
     row.train_accuracy = train.accuracy;
     row.val_loss = validation.loss;

@@ -66,6 +66,10 @@ struct TrainingContext {
   GossipPeers* gossip = nullptr;
   /// A job that may be preempted on a shared cluster (job_pause.hpp); null otherwise.
   JobPause* pause = nullptr;
+  /// Workers out of lock step (asynchronous strategies on parameter servers): the gradient steps each worker has
+  /// pushed so far, by rank, so that an evaluation's epoch counts the samples every worker has seen, not the
+  /// evaluator's steps alone; null otherwise.
+  std::vector<std::int64_t>* worker_steps = nullptr;
 
   /// The handle of actor `actor` on host `host` (workers by rank, then servers).
   [[nodiscard]] Meter meter(int host, int actor = 0, bool concurrent = false) const {
@@ -104,7 +108,8 @@ comm::Buffer to_buffer(const models::Parameters& values);
 bool evaluation_due(const TrainingSetup& setup, std::int64_t iteration);
 
 /// After iteration `iteration` (0 = before training), records an evaluation row when one is due
-/// (every `evaluate_every` iterations and after the last), keeps the final parameters, and reports
+/// (every `evaluate_every` iterations and after the last), its epoch the samples seen over the training set's
+/// (worker_steps where the workers are out of lock step), keeps the final parameters, and reports
 /// progress. Costs no simulated time. Called by worker 0 only. In a run that stops at a target out of lock step
 /// (TargetStop), an evaluation that reaches it ends the simulation at this moment: every actor, the caller too,
 /// is stopped where it next waits.

@@ -78,13 +78,12 @@ metrics::RoutingRecord routing_record(const scenario::Scenario& scenario, const 
     for (int microbatch = 0; microbatch < plan.microbatches; ++microbatch) {
       for (const int block : blocks) {
         for (int group = 0; group < plan.data / plan.expert; ++group) {
-          const models::RoutingDraw draw =
-              models::draw_routing(scenario.training.routing, experts, scenario.seed, {iteration, microbatch, block, group});
+          const models::RoutingDraw draw = models::draw_routing(scenario.training.routing, experts, profile.shape.top_k,
+                                                                scenario.seed, {iteration, microbatch, block, group});
           std::vector<double> kept = draw.kept();
           std::sort(kept.begin(), kept.end(), std::greater<>());
           for (std::size_t e = 0; e < kept.size(); ++e) out.tokens_per_expert[e] += kept[e] * copies;
-          const std::vector<double> loads = draw.rank_loads(plan.expert);
-          const double ratio = *std::max_element(loads.begin(), loads.end()) / std::max(1e-300, 1.0 - draw.dropped());
+          const double ratio = draw.busiest_load(plan.expert);
           max_loads += ratio;
           out.busiest_load = std::max(out.busiest_load, ratio);
           out.routed_tokens += copies;
@@ -311,6 +310,8 @@ struct TrainingJob::State {
   models::Parameters server_rows;
   std::shared_ptr<ShareAssembly> assembly;
   std::optional<JobPause> pause;
+  /// Parameter-server workers out of lock step: each one's steps so far (TrainingContext::worker_steps).
+  std::vector<std::int64_t> worker_steps;
 };
 
 TrainingJob::State::State(EngineSession& session_, const scenario::Scenario& scenario_, const TrainingSetup& setup_,
@@ -366,6 +367,11 @@ TrainingJob::State::State(EngineSession& session_, const scenario::Scenario& sce
                                   energy ? &*energy : nullptr, &meetings, mirroring,
                                   target_stop ? &*target_stop : nullptr, pool ? &*pool : nullptr,
                                   gossip ? &*gossip : nullptr});
+  // Out of lock step, worker 0's steps are not the samples the run has seen: its evaluations count everyone's.
+  if (setup_.mode == RunMode::ParameterServer && !setup_.sync->lock_step()) {
+    worker_steps.assign(static_cast<std::size_t>(worker_count), 0);
+    context->worker_steps = &worker_steps;
+  }
 }
 
 TrainingJob::TrainingJob(EngineSession& session, const scenario::Scenario& scenario, const TrainingSetup& setup,

@@ -175,6 +175,16 @@ int second_document_line(const std::string& text) {
   return 0;
 }
 
+/// `text` with each carriage return that no line feed follows made a line feed. YAML breaks lines at a lone
+/// carriage return too (files saved with classic Mac OS line endings), and yaml-cpp does not: it would read such a
+/// file as one line, a comment that hides everything or a mapping it cannot parse. Line numbers stay YAML's.
+std::string with_line_feeds(std::string text) {
+  for (std::size_t at = text.find('\r'); at != std::string::npos; at = text.find('\r', at + 1)) {
+    if (at + 1 == text.size() || text[at + 1] != '\n') text[at] = '\n';
+  }
+  return text;
+}
+
 /// YAML forbids tabs in indentation, and yaml-cpp's message for them ("illegal map value", "end of map not
 /// found") does not say so: name the first line indented with a tab.
 std::string tab_hint(const std::string& text) {
@@ -204,7 +214,8 @@ class IncludeResolver {
       : schema_(&schema), sink_(&sink), options_(options) {}
 
   /// `file` carries the include chain that leads to this text.
-  ConfigNode load(const std::string& text, const core::SourcePosition& file) {
+  ConfigNode load(const std::string& file_text, const core::SourcePosition& file) {
+    const std::string text = with_line_feeds(file_text);
     if (const int line = second_document_line(text); line > 0) {
       core::SourcePosition where = file;
       where.line = line;

@@ -149,6 +149,7 @@ FailureSpec read_failures(const View& root, const ClusterSpec& cluster, core::Di
   read_components(failures, out, sink);
   if (auto spares = failures.integer("spares")) out.spares = static_cast<int>(*spares);
   out.shrink = failures.text("shrink", "false") == "true";
+  out.shrink_at = failures.where("shrink");
   if (auto draws = failures.integer("draws")) out.draws = static_cast<int>(*draws);
   for (const char* key : {"spares", "shrink", "draws"}) {
     if (!failures.has(key) || !out.projected_key.empty()) continue;

@@ -159,6 +159,14 @@ void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::s
                "several jobs on one cluster are simulated without failures and energy so far",
                "leave the section out, or run the jobs one at a time");
   }
+  // A rule's ranks would mean two things at once: the cluster's hosts take its fixed slowdowns (whichever job runs
+  // there), each job's own ranks its random factors, and every job's summary would declare the rule as its own.
+  if (root.has("stragglers")) {
+    sink.error(root.key_where("stragglers"), "stragglers",
+               "several jobs on one cluster are simulated without stragglers so far: a rule's worker ranks name the "
+               "cluster's hosts for its slowdown and each job's own workers for its random factors",
+               "leave stragglers out, or run the jobs one at a time");
+  }
   std::set<std::string> names;
   for (std::size_t i = 0; i < jobs->items.size() && i < written->items.size(); ++i) {
     const View job(&jobs->items[i], fmt::format("jobs[{}]", i));

@@ -420,6 +420,7 @@ struct FailureSpec {
   /// A budget's projected run: hot spare nodes, and whether it shrinks when none is free.
   int spares = 0;
   bool shrink = false;
+  core::SourcePosition shrink_at;
   /// Runs drawn from the seed, seed + 1, ...: their spread is reported beside the first.
   int draws = 1;
   /// The first of `spares`, `shrink` and `draws`, and its key.
@@ -510,6 +511,8 @@ struct Scenario {
   EnergySpec energy;
   /// Result folder from `outputs.folder`; the command line and out/<name> apply when absent.
   std::optional<std::filesystem::path> output_folder;
+  /// Where `outputs.folder` is written; the scenario file alone when it is absent.
+  core::SourcePosition output_folder_at;
   /// `outputs.target_loss`: the validation loss whose first reaching is reported.
   std::optional<double> target_loss;
   core::SourcePosition target_loss_at;

@@ -204,8 +204,9 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
   out.placement = axes;
 }
 
-/// `training.parallelism`: the degrees multiply to the workers.
-void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
+/// `training.parallelism`: the degrees multiply to the workers. Returns whether they do: otherwise the data-parallel
+/// degree is a guess, and what is split over the replicas is not checked against it.
+bool read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
   out.pipeline = static_cast<int>(parallelism.filled_integer("pipeline"));
   out.pipeline_at = parallelism.where("pipeline");
   out.tensor = static_cast<int>(parallelism.filled_integer("tensor"));
@@ -237,14 +238,14 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
                fmt::format("an expert degree of {} does not divide the {} data-parallel replicas", out.expert, out.data),
                "the expert groups are carved out of the replicas: use a divisor of data");
   }
-  if (out.data * model_parallel == workers) return;
+  if (out.data * model_parallel == workers) return true;
   const bool data_given = parallelism.has("data") && !parallelism.node()->find("data")->defaulted;
   if (!data_given && out.context > 1) {
     sink.error(parallelism.where("context"), "training.parallelism.context",
                fmt::format("tensor x pipeline x context = {} x {} x {} = {} does not divide cluster.workers ({})",
                            out.tensor, out.pipeline, out.context, model_parallel, workers),
                "use degrees whose product divides the workers, or more workers");
-    return;
+    return false;
   }
   if (!data_given) {
     const bool tensor_given = out.tensor > 1;
@@ -257,7 +258,7 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
                    ? fmt::format("a tensor degree of {} does not divide cluster.workers ({})", out.tensor, workers)
                    : fmt::format("{} pipeline stages do not divide cluster.workers ({})", out.pipeline, workers),
                "use degrees whose product divides the workers, or more workers");
-    return;
+    return false;
   }
   sink.error(parallelism.where("data"), "training.parallelism.data",
              out.context > 1
@@ -271,6 +272,7 @@ void read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
                                workers / model_parallel, out.context > 1 ? " x context" : "")
                  : out.context > 1 ? "make cluster.workers a multiple of tensor x pipeline x context"
                                    : "make cluster.workers a multiple of tensor x pipeline");
+  return false;
 }
 
 /// `training.routing`, even when absent.
@@ -333,7 +335,7 @@ void check_budget(const View& stop, const TrainingSpec& out, core::DiagnosticSin
 
 void read_training(const View& training, int workers, const Registries& registries, TrainingSpec& out,
                    core::DiagnosticSink& sink) {
-  read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
+  const bool replicas_known = read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
   out.check_memory = training.filled_flag("check_memory");
   out.check_memory_at = training.where("check_memory");
   if (training.has("overlap") && !training.node()->find("overlap")->defaulted) {
@@ -367,10 +369,10 @@ void read_training(const View& training, int workers, const Registries& registri
     const std::int64_t global = *batch.integer("global");
     out.batch_declared_global = true;
     out.batch_at = batch.where("global");
-    if (global % replicas != 0) {
+    if (replicas_known && global % replicas != 0) {
       sink.error(batch.where("global"), "training.batch.global",
                  fmt::format("{} samples cannot be split evenly over {} {}", global, replicas,
-                             out.parallelism.pipeline > 1 ? "data-parallel replicas" : "workers"),
+                             replicas == workers ? "workers" : "data-parallel replicas"),
                  fmt::format("use a multiple of {}, such as {}", replicas, (global / replicas + 1) * replicas));
     }
     out.batch_per_worker = static_cast<int>(std::max<std::int64_t>(1, global / replicas));
@@ -521,6 +523,7 @@ void read_model_and_data(const View& root, const Registries& registries, Scenari
 
 void read_outputs(const View& outputs, Scenario& s) {
   if (outputs.has("folder")) s.output_folder = outputs.text("folder");
+  s.output_folder_at = outputs.has("folder") ? outputs.where("folder") : outputs.where();
   s.target_loss = outputs.number("target_loss");
   s.target_loss_at = outputs.where("target_loss");
   s.target_accuracy = outputs.number("target_accuracy");

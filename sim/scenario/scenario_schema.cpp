@@ -332,10 +332,10 @@ SchemaNode training(const Registries& registries) {
                          .exclusive_min()
                          .fallback("1")
                          .when("distribution", {"dirichlet"}),
-                     number("capacity_factor", 0.0, 1e6,
+                     number("capacity_factor", 1.0, 1e6,
                             "an expert takes at most this many times its even share of the routed tokens; the rest "
-                            "are dropped (absent: no capacity, no token dropped)")
-                         .exclusive_min(),
+                            "are dropped (at least 1: below it even routing drops tokens; absent: no capacity, no "
+                            "token dropped)"),
                  }),
           choice_of("communication_library", "communication library",
                     "what the collectives cost beyond the network's time (docs/how-it-works.md)",
@@ -548,7 +548,8 @@ SchemaNode failures() {
                     integer("draws", 1, 100'000,
                             "runs of a budget's projection drawn from the seed, seed + 1, ...: their spread (mean and "
                             "percentiles) is reported beside the first; no more are drawn once they hold 10^8 "
-                            "interruptions in all; 1 when absent"),
+                            "interruptions or 10^8 checkpoints in all, and none of a run writing over 10^8 "
+                            "checkpoints; 1 when absent"),
                     boolean("shrink", "a budget's projected run goes on without a failed node's data-parallel replicas "
                                       "when no spare is free, and grows back at the first checkpoint after the repair; "
                                       "false when absent"),

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -56,6 +57,19 @@ bool same_value(const SchemaNode& target, const std::string& a, const std::strin
   const auto x = core::parse_number(a);
   const auto y = core::parse_number(b);
   return x && y && *x == *y;
+}
+
+/// A value as same_value compares it: a quantity or a number by what it parses to, other text as written.
+std::string value_meaning(const SchemaNode& target, const std::string& text) {
+  if (target.kind == ValueKind::Quantity) {
+    try {
+      return fmt::format("{}", core::parse_quantity(target.unit, text));
+    } catch (const core::UnitError&) {
+      return text;
+    }
+  }
+  if (const auto number = core::parse_number(text)) return fmt::format("{}", *number);
+  return text;
 }
 
 /// An axis's values under cartesian combination: each once. Under zip a value may come back, paired with
@@ -213,7 +227,9 @@ namespace {
 bool add_point(const ConfigNode& point, std::size_t index, ConfigNode& axes, core::DiagnosticSink& sink) {
   const std::string key = fmt::format("sweep.points[{}]", index);
   if (!point.is_map() || point.entries.empty()) {
-    sink.error(point.where, key, fmt::format("a point is a mapping of dotted paths to values, got {}", describe(point)),
+    sink.error(point.where, key,
+               fmt::format("a point is a mapping of dotted paths to values, got {}",
+                           point.is_map() ? "an empty mapping" : describe(point)),
                "for example `{training.parallelism.tensor: 8, training.parallelism.pipeline: 4}`");
     return false;
   }
@@ -264,7 +280,9 @@ void points_as_axes(ConfigNode& document, core::DiagnosticSink& sink) {
     }
   }
   if (!points->is_list() || points->items.empty()) {
-    sink.error(points->where, "sweep.points", fmt::format("expected a list of points, got {}", describe(*points)),
+    // An empty list is still a list: name what is missing rather than the kind of value.
+    const std::string got = points->is_list() ? "an empty list" : describe(*points);
+    sink.error(points->where, "sweep.points", fmt::format("expected a list of points, got {}", got),
                "for example `- {training.parallelism.tensor: 8, training.parallelism.pipeline: 4}`");
   }
   ConfigNode axes = ConfigNode::make_map(points->where);
@@ -327,6 +345,9 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
   base.erase("sweep");
   std::vector<SweepPoint> points;
   std::set<std::string> labels;
+  // Under zip, points whose values are spelled apart but mean the same (0.1 and 0.10) would run one simulation
+  // twice under two names: each point's meaning, with the first point that had it.
+  std::map<std::vector<std::string>, std::string> meanings;
   for (std::size_t index = 0; index < count; ++index) {
     SweepPoint point{"", base, {}};
     std::size_t rest = index;
@@ -346,6 +367,17 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
       sink.error(sweep->key_where, "sweep", fmt::format("two points would both be named '{}'", point.label),
                  zip ? "each point once: zipped axes repeat a value only beside different values of another axis"
                      : "sweep values that differ only in punctuation get the same name; change one");
+      return {};
+    }
+    std::vector<std::string> meaning;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      meaning.push_back(value_meaning(*find_schema(schema, axes[a].path), point.values[a]));
+    }
+    if (const auto [earlier, fresh] = meanings.emplace(std::move(meaning), point.label); !fresh) {
+      sink.error(sweep->key_where, "sweep",
+                 fmt::format("the point '{}' is the point '{}' again: their values mean the same", point.label,
+                             earlier->second),
+                 "give each point once");
       return {};
     }
     points.push_back(std::move(point));

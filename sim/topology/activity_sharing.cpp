@@ -1,6 +1,7 @@
 #include "sim/topology/activity_sharing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -8,6 +9,11 @@
 
 namespace dtsim::topology {
 namespace {
+
+/// Combinations of bursts weighed at most: 2^8 progressive fillings.
+constexpr std::size_t kWeighedBursts = 8;
+/// Rounds of the rates and the bursts' times moving, to where they hold (they fall from 1, toward a fixed point).
+constexpr int kRateRounds = 50;
 
 /// A direction two jobs or more use: its transfers, each with its share scaled within its job.
 using Users = std::vector<std::pair<std::size_t, double>>;
@@ -34,9 +40,8 @@ std::vector<Users> contended_directions(std::span<const TransferLoad> transfers)
   return out;
 }
 
-}  // namespace
-
-std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
+/// Each transfer's rate while all of `transfers` move bytes at once.
+std::vector<double> rates_all_moving(std::span<const TransferLoad> transfers) {
   std::vector<double> rate(transfers.size(), 1.0);
   const std::vector<Users> directions = contended_directions(transfers);
   std::vector<bool> open(transfers.size(), false);
@@ -79,6 +84,93 @@ std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
       }
     }
     floor = level;
+  }
+  return rate;
+}
+
+}  // namespace
+
+std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
+  // Bursts: the transfers that move bytes at the same instants, those of one cadence together, each other alone.
+  // Only transfers on directions another job uses take part; any other keeps a rate of exactly 1.
+  std::vector<bool> meets(transfers.size(), false);
+  for (const Users& users : contended_directions(transfers)) {
+    for (const auto& [t, share] : users) meets[t] = true;
+  }
+  std::vector<std::vector<std::size_t>> bursts;
+  std::map<std::size_t, std::size_t> burst_of_cadence;
+  std::vector<std::size_t> burst_of(transfers.size(), 0);
+  for (std::size_t t = 0; t < transfers.size(); ++t) {
+    if (!meets[t]) continue;
+    const std::size_t cadence = transfers[t].cadence;
+    const auto known = cadence == 0 ? burst_of_cadence.end() : burst_of_cadence.find(cadence);
+    if (known == burst_of_cadence.end()) {
+      if (cadence != 0) burst_of_cadence[cadence] = bursts.size();
+      burst_of[t] = bursts.size();
+      bursts.emplace_back();
+    } else {
+      burst_of[t] = known->second;
+    }
+    bursts[burst_of[t]].push_back(t);
+  }
+  std::vector<double> rate(transfers.size(), 1.0);
+  if (bursts.empty()) return rate;
+  // Too many to weigh every combination: all move at once, as transfers of one cadence do.
+  if (bursts.size() > kWeighedBursts) return rates_all_moving(transfers);
+  // Each transfer's rate in every combination of bursts moving at once, its own among them.
+  const std::size_t combinations = std::size_t{1} << bursts.size();
+  std::vector<std::vector<double>> rates_of(combinations, std::vector<double>(transfers.size(), 1.0));
+  for (std::size_t combination = 1; combination < combinations; ++combination) {
+    std::vector<TransferLoad> some;
+    std::vector<std::size_t> which;
+    for (std::size_t b = 0; b < bursts.size(); ++b) {
+      if ((combination >> b & 1U) == 0) continue;
+      for (const std::size_t t : bursts[b]) {
+        some.push_back(transfers[t]);
+        which.push_back(t);
+      }
+    }
+    const std::vector<double> rates = rates_all_moving(some);
+    for (std::size_t i = 0; i < which.size(); ++i) rates_of[combination][which[i]] = rates[i];
+  }
+  // While a transfer moves bytes, another burst moves too as often as it moves at all, whatever the instants of
+  // their rounds: a transfer's rate is its mean over the combinations, each as likely as its bursts' times moving
+  // make it. A burst's time moving grows as its rate falls (its latency is not stretched): from rates of 1, the
+  // rates fall to where they hold.
+  std::vector<double> busy(bursts.size(), 1.0);
+  for (int round = 0; round < kRateRounds; ++round) {
+    for (std::size_t b = 0; b < bursts.size(); ++b) {
+      double slowest = 1.0;
+      double moving = 1.0;
+      for (const std::size_t t : bursts[b]) {
+        slowest = std::min(slowest, rate[t]);
+        moving = std::min(moving, std::clamp(transfers[t].moving, 0.0, 1.0));
+      }
+      busy[b] = moving / (moving + (1.0 - moving) * slowest);
+    }
+    std::vector<double> next(transfers.size(), 1.0);
+    for (std::size_t t = 0; t < transfers.size(); ++t) {
+      if (!meets[t]) continue;
+      const std::size_t own = burst_of[t];
+      double mean = 0.0;
+      double lost = 0.0;
+      for (std::size_t combination = 1; combination < combinations; ++combination) {
+        if ((combination >> own & 1U) == 0) continue;
+        double chance = 1.0;
+        for (std::size_t b = 0; b < bursts.size(); ++b) {
+          if (b != own) chance *= (combination >> b & 1U) != 0 ? busy[b] : 1.0 - busy[b];
+        }
+        mean += chance * rates_of[combination][t];
+        lost += chance * (1.0 - rates_of[combination][t]);
+      }
+      // Exactly 1 where it loses nothing in any combination; exactly the rate of all moving at once where the
+      // others never rest (every other chance is 0).
+      next[t] = lost == 0.0 ? 1.0 : mean;
+    }
+    bool held = true;
+    for (std::size_t t = 0; t < transfers.size(); ++t) held = held && std::abs(next[t] - rate[t]) <= 1e-12;
+    rate = std::move(next);
+    if (held) break;
   }
   return rate;
 }

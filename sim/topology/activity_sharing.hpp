@@ -14,8 +14,15 @@
 // - a transfer's rate is at most 1 (alone, it runs at its alone pace).
 //
 // A transfer that meets no other job gets a rate of exactly 1: a job whose links no other job uses keeps its
-// alone times to the last bit. The shares are averages over a transfer: two jobs each using a direction half
-// the time are taken to fit together, whatever the instants of their bursts.
+// alone times to the last bit. The shares are averages over the time a transfer moves bytes: two jobs each
+// using a direction half that time are taken to fit together, whatever the instants of their bursts.
+//
+// A transfer moves bytes in bursts, one a round, between its rounds' latencies, and the rounds of different jobs
+// are not in step: while a transfer moves bytes, another job's moves too only as often as it moves at all (its
+// time moving over its time, which grows as its rate falls). A transfer's rate is its mean over which of the
+// others are moving, each combination timed as above with those moving at once. Transfers of one `cadence`
+// (begun together, rounds alike: two identical jobs side by side) move at the same instants, as one. Past 8
+// transfers of cadences apart (2^8 combinations), all are taken as moving at once.
 
 #include <cstddef>
 #include <span>
@@ -36,6 +43,10 @@ struct TransferLoad {
   /// Its flows' claim on a full direction, against other transfers': any positive unit, the same for all (the
   /// links' users take the inverse of the flows' alone rate, in seconds a byte).
   double weight = 1.0;
+  /// The fraction of its alone time it moves bytes, in (0, 1]: the rest is its rounds' latencies.
+  double moving = 1.0;
+  /// Transfers with the same nonzero cadence move their bytes at the same instants; 0: in step with none.
+  std::size_t cadence = 0;
 };
 
 /// Each transfer's rate in (0, 1], in the order of `transfers`.

@@ -62,6 +62,31 @@ double rank_order_cut(const TopologyGraph& topology) {
   return static_cast<double>(boost::push_relabel_max_flow(flow, source, sink)) / 8.0;
 }
 
+double leaf_oversubscription(const TopologyGraph& topology) {
+  std::vector<bool> port(topology.node_count(), false);
+  for (const NodeId node : topology.ports()) port[node] = true;
+  const auto inner_switch = [&](NodeId node) { return !port[node] && topology.node(node).kind == NodeKind::Switch; };
+  std::vector<double> down(topology.node_count(), 0.0);
+  std::vector<double> up(topology.node_count(), 0.0);
+  for (std::size_t id = 0; id < topology.link_count(); ++id) {
+    const LinkEnds& ends = topology.link_ends(id);
+    const double bandwidth = topology.link(id).bandwidth.value();
+    if (inner_switch(ends.a) && inner_switch(ends.b)) {
+      up[ends.a] += bandwidth;
+      up[ends.b] += bandwidth;
+    } else if (port[ends.a] && inner_switch(ends.b)) {
+      down[ends.b] += bandwidth;
+    } else if (port[ends.b] && inner_switch(ends.a)) {
+      down[ends.a] += bandwidth;
+    }
+  }
+  double largest = 0.0;
+  for (NodeId node = 0; node < topology.node_count(); ++node) {
+    if (down[node] > 0.0 && up[node] > 0.0) largest = std::max(largest, down[node] / up[node]);
+  }
+  return largest;
+}
+
 }  // namespace
 
 GraphStatistics compute_statistics(const TopologyGraph& topology) {
@@ -102,6 +127,7 @@ GraphStatistics compute_statistics(const TopologyGraph& topology) {
   }
   out.average_hops = pairs == 0 ? 0.0 : total_hops / static_cast<double>(pairs);
   out.bisection_bandwidth = core::BytesPerSecond(rank_order_cut(topology));
+  out.leaf_oversubscription = leaf_oversubscription(topology);
   return out;
 }
 

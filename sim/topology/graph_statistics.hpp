@@ -22,6 +22,10 @@ struct GraphStatistics {
   /// to the others: the bandwidth across the cut that splits the workers in rank order. An estimate of
   /// the bisection bandwidth (the minimum over all balanced cuts can be lower). Zero with one worker.
   core::BytesPerSecond bisection_bandwidth;
+  /// The oversubscription built: over the leaves (switches linked to a port, TopologyGraph::ports()), the
+  /// largest of a leaf's capacity toward its ports over its capacity toward other switches, one direction.
+  /// Zero where no leaf links to another switch (no switches, one leaf, a star).
+  double leaf_oversubscription = 0.0;
 };
 
 /// Statistics of `graph`; hop counts come from one breadth-first search per host.

@@ -42,6 +42,11 @@ std::size_t TopologyGraph::add_link(NodeId a, NodeId b, core::BytesPerSecond ban
   return id;
 }
 
+void TopologyGraph::mark_port(NodeId node) {
+  if (node >= node_count()) throw std::out_of_range("a port that is not a node of the graph");
+  ports_.push_back(node);
+}
+
 std::vector<int> worker_neighbours(const TopologyGraph& graph, int rank) {
   std::vector<int> rank_of(graph.node_count(), -1);
   for (std::size_t r = 0; r < graph.workers().size(); ++r) rank_of[graph.workers()[r]] = static_cast<int>(r);
@@ -75,6 +80,8 @@ std::vector<NodeId> TopologyGraph::hosts() const {
   out.insert(out.end(), servers_.begin(), servers_.end());
   return out;
 }
+
+std::vector<NodeId> TopologyGraph::ports() const { return ports_.empty() ? hosts() : ports_; }
 
 
 }  // namespace dtsim::topology

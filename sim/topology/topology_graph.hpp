@@ -59,6 +59,9 @@ class TopologyGraph {
   /// `one_way`, which lets traffic go from a to b only).
   std::size_t add_link(NodeId a, NodeId b, core::BytesPerSecond bandwidth, core::Seconds latency,
                        std::string link_class, bool one_way = false);
+  /// Marks `node` as a port of the network: where hosts' traffic enters it (a multi-device node's NIC, or its
+  /// switch). Graph statistics take the switches linked to ports as leaves. Unmarked, the hosts are the ports.
+  void mark_port(NodeId node);
 
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] const NodeProperties& node(NodeId id) const { return graph_[id]; }
@@ -71,6 +74,8 @@ class TopologyGraph {
   [[nodiscard]] std::span<const NodeId> servers() const { return servers_; }
   /// Workers then servers: every node that runs code.
   [[nodiscard]] std::vector<NodeId> hosts() const;
+  /// The marked ports in the order marked, else the hosts.
+  [[nodiscard]] std::vector<NodeId> ports() const;
   [[nodiscard]] std::size_t link_count() const { return ends_.size(); }
   [[nodiscard]] const LinkProperties& link(std::size_t id) const { return links_.at(id); }
   [[nodiscard]] const LinkEnds& link_ends(std::size_t id) const { return ends_.at(id); }
@@ -88,6 +93,7 @@ class TopologyGraph {
   std::vector<NodeId> workers_;
   std::vector<int> machines_;
   std::vector<NodeId> servers_;
+  std::vector<NodeId> ports_;
   // Kept beside the graph, indexed by link id, rather than reached through edge descriptors, which point
   // into the graph's storage and would dangle once the graph is copied.
   std::vector<LinkEnds> ends_;

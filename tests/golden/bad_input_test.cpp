@@ -109,6 +109,47 @@ TEST(BadInput, AFileSizeLimitIsAWriteErrorNotASignal) {
   EXPECT_FALSE(std::filesystem::exists(folder / "out" / "summary.json"));
 }
 
+// A confined scenario chooses no result folder outside the confinement: its outputs.folder, and the default
+// out/<name> when the command runs elsewhere, are refused; -o on the command line is the user's own choice.
+TEST(BadInput, UnderConfineAScenariosResultFolderOutsideTheFolderIsRefused) {
+  const auto folder = fresh_output_folder("confine_writes");
+  std::filesystem::create_directories(folder / "jail");
+  const auto scenario = folder / "jail" / "s.yaml";
+  // The quickstart's 43 lines, then the result folder on line 44.
+  std::ofstream(scenario) << read_file(scenario_path("quickstart.yaml")) << "outputs: {folder: " << (folder / "victim").string()
+                          << "}\n";
+  std::filesystem::create_directories(folder / "victim");
+  std::ofstream(folder / "victim" / "summary.json") << "{}";
+  const std::string jail = std::filesystem::canonical(folder / "jail").string();
+  const CommandResult run = run_dtsim("run " + scenario.string() + " -q --confine " + jail);
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(run.err),
+            scenario.string() + ":44:19: error: outputs.folder: the result folder " + (folder / "victim").string() +
+                " is outside the folder --confine allows (" + jail +
+                ")\n  hint: give the result folder with -o, or name one inside that folder\n");
+  EXPECT_EQ(read_file(folder / "victim" / "summary.json"), "{}");
+  const CommandResult chosen =
+      run_dtsim("run " + scenario.string() + " -q --confine " + jail + " -o " + (folder / "mine").string());
+  EXPECT_EQ(chosen.exit_status, 0) << chosen.err;
+  EXPECT_TRUE(std::filesystem::exists(folder / "mine" / "summary.json"));
+}
+
+// -o names a file to write; a device or a pipe there is refused, never replaced by a regular file.
+TEST(BadInput, ReportOntoAPipeIsRefusedAndThePipeKept) {
+  const auto folder = fresh_output_folder("report_onto_pipe");
+  ASSERT_EQ(run_dtsim("run " + scenario_path("quickstart.yaml").string() + " -q -o " + (folder / "run").string())
+                .exit_status,
+            0);
+  const auto pipe = folder / "pipe";
+  ASSERT_EQ(std::system(("mkfifo " + pipe.string()).c_str()), 0);
+  const CommandResult run = run_dtsim("report " + (folder / "run").string() + " -o " + pipe.string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(run.err),
+            pipe.string() + ": error: is a pipe, not a file; dtsim writes only regular files and folders\n"
+                            "  hint: name a new file, or a regular file to replace, with -o\n");
+  EXPECT_TRUE(std::filesystem::is_fifo(pipe));
+}
+
 TEST(RunDtsim, TheSanitizersNoticeIsLeftOutOfTheErrors) {
   const std::string notice =
       "==20834==WARNING: ASan is ignoring requested __asan_handle_no_return: stack type: default top: 0x7ffe; "

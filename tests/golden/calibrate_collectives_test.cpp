@@ -137,11 +137,33 @@ TEST(CalibrateCollectives, BadInputsAreNamed) {
   const CommandResult op = run_dtsim(fmt::format("calibrate {}", (folder / "curve.csv").string()));
   EXPECT_EQ(op.exit_status, 2);
   EXPECT_NE(op.err.find("curve.csv:2:1"), std::string::npos) << op.err;
-  EXPECT_NE(op.err.find("unknown collective 'allreduse'"), std::string::npos) << op.err;
+  EXPECT_NE(op.err.find("operation: expected a collective, got \"allreduse\"\n  hint: valid: "), std::string::npos)
+      << op.err;
   const CommandResult key = run_dtsim(fmt::format("calibrate {} --scenario {} --fit dgx_h100.intra_link.bandwidth",
                                                   (folder / "out.txt").string(), (folder / "node.yaml").string()));
   EXPECT_EQ(key.exit_status, 2);
   EXPECT_NE(key.err.find("no measured scenario has nodes of type 'dgx_h100'"), std::string::npos) << key.err;
+}
+
+// A size beyond 2^53 bytes is no message a count of floats holds: refused at its cell in a bus-bandwidth curve, at
+// its line in nccl-tests output.
+TEST(CalibrateCollectives, SizesBeyondWhatADoubleCountsAreRefused) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-huge");
+  write_text(folder / "node.yaml", node_scenario(""));
+  write_text(folder / "curve.csv", "scenario,operation,size_B,busbw_GBps\nnode.yaml,allreduce,1e300,0.5\n");
+  const CommandResult curve = run_dtsim(fmt::format("calibrate {}", (folder / "curve.csv").string()));
+  EXPECT_EQ(curve.exit_status, 2);
+  EXPECT_NE(curve.err.find("curve.csv:2:21: error: size_B: expected a number of bytes of at most 2^53 B (8192 TiB), "
+                           "got \"1e300\"\n  hint: give each size in bytes, as nccl-tests prints it"),
+            std::string::npos)
+      << curve.err;
+  write_text(folder / "out.txt", nccl_tests_output({{65536.0, 3e-5}, {1e300, 1e290}}, true, 1.75, "sum"));
+  const CommandResult nccl = run_dtsim(
+      fmt::format("calibrate {} --scenario {}", (folder / "out.txt").string(), (folder / "node.yaml").string()));
+  EXPECT_EQ(nccl.exit_status, 2);
+  EXPECT_NE(nccl.err.find("error: measurements: expected a size of at most 2^53 B (8192 TiB), got \"1000000"),
+            std::string::npos)
+      << nccl.err;
 }
 
 // On a switch that reduces, NCCL's single-node allreduce of a large buffer runs as NVLS: each GPU link carries

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -97,8 +99,40 @@ TEST(CalibrateCommand, EveryBadRowIsReportedAtItsCell) {
     EXPECT_NE(bad.err.find(fmt::format("m.csv:{}:9: error: iteration_s: expected a positive number of seconds", line)),
               std::string::npos) << line << "\n" << bad.err;
   }
-  EXPECT_NE(bad.err.find("m.csv:9:13: error: bound_percent: expected a positive percentage, got \"lots\""),
+  EXPECT_NE(bad.err.find("m.csv:9:13: error: bound_percent: expected a positive percentage\n"), std::string::npos)
+      << bad.err;
+  // The file is quoted once, in the first error, in a short excerpt.
+  EXPECT_NE(bad.err.find("m.csv:2:9: error: iteration_s: expected a positive number of seconds, got \"fast\"\n"),
             std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("got", bad.err.find("got") + 1), std::string::npos) << bad.err;
+}
+
+// A text that is no table of measurements is named, not printed: at most one short excerpt of it.
+TEST(CalibrateCommand, ATextThatIsNoTableIsQuotedInOneShortExcerpt) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-text");
+  std::string text = "scenario,iteration_s\n";
+  for (int i = 0; i < 50; ++i) text += fmt::format("secret line {} of a private file, with its words,{}\n", i, "x");
+  write(folder / "notes.txt", text);
+  const CommandResult bad = run_dtsim(fmt::format("calibrate {} --fit a100.gemm", (folder / "notes.txt").string()));
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("notes.txt:2:33: error: iteration_s: expected a positive number of seconds, got \"with its "
+                         "words\"\n"),
+            std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("secret line"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("got", bad.err.find("got") + 1), std::string::npos) << bad.err;
+  // A long file's bad rows are named up to a bound, not one line each.
+  EXPECT_NE(bad.err.find("notes.txt:22:1: error: measurements: the rows from here on are not checked: the first 20 problems are named "
+                         "above"),
+            std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 2 * 20 + 1) << bad.err;
+  write(folder / "nccl.txt", "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                             "1024 this line of a private file goes on for longer than any excerpt may\n");
+  const CommandResult nccl = run_dtsim(fmt::format("calibrate {} --scenario {}", (folder / "nccl.txt").string(),
+                                                   scenario_path("quickstart.yaml").string()));
+  EXPECT_EQ(nccl.exit_status, 2);
+  EXPECT_NE(nccl.err.find("nccl.txt:2:1: error: measurements: expected a size, a time in microseconds and two "
+                          "bandwidths, got \"1024 this line of a priv...\" (72 characters)"),
+            std::string::npos) << nccl.err;
 }
 
 // Without --fit, the rows are compared with their predictions: a row over its bound_percent makes the exit

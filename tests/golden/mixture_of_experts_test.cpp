@@ -13,8 +13,8 @@ namespace dtsim::testing {
 namespace {
 
 // profile:gpt with experts (top-2 of 8) against the same GPT dense: the mixture reports its active parameters,
-// and gets no prediction interval, which the dense one gets (no test row is a mixture, docs/validation.md); a
-// top_k above the experts is refused at its line.
+// and gets no prediction interval, which the dense one gets (no test row is a mixture, docs/validation.md), saying
+// why; a top_k above the experts is refused at its line.
 TEST(MixtureOfExperts, ReportsItsActiveParametersAndClaimsNoInterval) {
   const auto folder = fresh_output_folder("mixture-of-experts");
   for (const std::string experts : {"", ", experts: 8, top_k: 2"}) {
@@ -36,6 +36,10 @@ training:
     ASSERT_EQ(run.exit_status, 0) << run.err;
     const nlohmann::json result = nlohmann::json::parse(read_file(out / "summary.json"))["result"];
     EXPECT_EQ(result.contains("interval"), experts.empty());
+    EXPECT_EQ(run.out.find("  interval   none: no test row is a mixture of experts (docs/validation.md)\n") !=
+                  std::string::npos,
+              !experts.empty())
+        << run.out;
     EXPECT_EQ(result.contains("active_parameters"), !experts.empty());
     if (!experts.empty()) {
       // Each block holds 8 GELU experts of the dense block's size, and a token passes through 2 of them.

@@ -48,6 +48,72 @@ TEST(ReportCommand, ADamagedMetricsFileIsRefusedAtItsLine) {
   EXPECT_FALSE(fs::exists(folder / "run" / "report.html"));
 }
 
+// A summary damaged where compare reads it is refused by report as compare refuses it, and one damaged where only
+// the page reads it (a host without its name) is refused naming it too: never an internal error.
+TEST(ReportCommand, ADamagedSummaryIsRefusedAsCompareRefusesIt) {
+  const fs::path folder = fresh_output_folder("report_damaged_summary");
+  const CommandResult run =
+      run_dtsim("run " + scenario_path("quickstart.yaml").string() + " -q -o " + (folder / "run").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const fs::path file = folder / "run" / "summary.json";
+  const nlohmann::json written = nlohmann::json::parse(read_file(file));
+  nlohmann::json summary = written;
+  summary["result"].erase("iterations");
+  std::ofstream(file) << summary.dump(2);
+  const std::string refused = file.string() + ": error: not a dtsim summary: [json.exception.out_of_range.403] key ";
+  const std::string hint = " not found\n  hint: run the scenario again with this version of dtsim\n";
+  const std::string expected = refused + "'iterations'" + hint;
+  const CommandResult compare = run_dtsim("compare " + (folder / "run").string());
+  EXPECT_EQ(compare.exit_status, 2);
+  EXPECT_EQ(compare.err, expected);
+  const CommandResult report = run_dtsim("report " + (folder / "run").string() + " " + (folder / "run").string());
+  EXPECT_EQ(report.exit_status, 2);
+  EXPECT_EQ(report.err, expected);
+  summary = written;
+  for (auto& host : summary["hosts"]) host.erase("name");
+  std::ofstream(file) << summary.dump(2);
+  const CommandResult nameless = run_dtsim("report " + (folder / "run").string());
+  EXPECT_EQ(nameless.exit_status, 2);
+  EXPECT_EQ(nameless.err, refused + "'name'" + hint);
+  EXPECT_FALSE(fs::exists(folder / "run" / "report.html"));
+}
+
+// A cluster run's summary holds no run of its own: compare, and a report of several folders, name its jobs' folders
+// (where its runs are) instead of asking for the scenario to be run again.
+TEST(ReportCommand, ACompareOrReportOfAClusterRunNamesItsJobsFolders) {
+  const fs::path folder = fresh_output_folder("report_cluster");
+  std::ofstream(folder / "cluster.yaml") << R"(name: two-jobs
+cluster: {workers: 8, device: {name: cpu-core, peak_flops: "100GFLOPS", efficiency: 0.5}}
+topology: {kind: ring, link: {bandwidth: 10Gbps, latency: 5us}}
+model: {kind: logistic_regression}
+data: {kind: synthetic_classification, samples: 4000, features: 63}
+training:
+  batch: {per_worker: 16}
+  optimizer: {kind: sgd, learning_rate: 0.5}
+  stop: {iterations: 5}
+jobs:
+  - {name: a, workers: 4}
+  - {name: b, workers: 4, arrival: 1ms}
+)";
+  const fs::path cluster = folder / "cluster";
+  const CommandResult run = run_dtsim("run " + (folder / "cluster.yaml").string() + " -q -o " + cluster.string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const std::string expected = (cluster / "summary.json").string() +
+                               ": error: the summary of a cluster run (jobs sharing the cluster), not of one run\n"
+                               "  hint: give its jobs' folders (" + (cluster / "jobs" / "<job>").string() +
+                               "), or `dtsim report " + cluster.string() + "` alone for the cluster's page\n";
+  const CommandResult compare = run_dtsim("compare " + cluster.string());
+  EXPECT_EQ(compare.exit_status, 2);
+  EXPECT_EQ(compare.err, expected);
+  const CommandResult report = run_dtsim("report " + cluster.string() + " " + (cluster / "jobs" / "a").string() +
+                                         " -o " + (folder / "report.html").string());
+  EXPECT_EQ(report.exit_status, 2);
+  EXPECT_EQ(report.err, expected);
+  const CommandResult jobs =
+      run_dtsim("compare " + (cluster / "jobs" / "a").string() + " " + (cluster / "jobs" / "b").string());
+  EXPECT_EQ(jobs.exit_status, 0) << jobs.err;
+}
+
 /// The Vega-Lite specs of a report page, parsed.
 std::vector<nlohmann::json> chart_specs(const std::string& page) {
   std::vector<nlohmann::json> specs;

@@ -116,6 +116,22 @@ TEST(ResultFolder, AFolderThatCannotBeCreatedIsRefusedBeforeAnySimulation) {
   EXPECT_EQ(run.out, "");
 }
 
+// Run from a working folder deleted under the shell, a relative result folder (out/<name> by default) has nowhere
+// to go: refused as bad input before the simulation, never an internal error.
+TEST(ResultFolder, ARelativeFolderInADeletedWorkingFolderIsRefusedBeforeAnySimulation) {
+  const auto folder = fresh_output_folder("result_folder_deleted_cwd");
+  const fs::path scenario = small_scenario(folder, 1);
+  fs::create_directories(folder / "gone");
+  ASSERT_EQ(::chdir((folder / "gone").c_str()), 0);
+  fs::remove(folder / "gone");
+  const CommandResult run = run_dtsim("run " + scenario.string() + " -q");
+  ASSERT_EQ(::chdir(folder.c_str()), 0);
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(run.err, "out/quickstart: error: is relative to the working folder, which no longer exists\n"
+                     "  hint: run dtsim from a folder that exists, or give an absolute folder with -o\n");
+  EXPECT_EQ(run.out, "");
+}
+
 TEST(ResultFolder, AFolderHoldingOtherFilesIsNotTouched) {
   const auto folder = fresh_output_folder("result_folder_foreign");
   fs::create_directories(folder / "mine");
@@ -226,6 +242,45 @@ TEST(ResultFolder, AnInterruptedSweepStopsItsChildAndNeverMixesSweeps) {
   EXPECT_NE(rerun.out.find("[1/2] epochs=1 (done before)"), std::string::npos) << rerun.out;
   EXPECT_EQ(contents(out), new_sweep);
   EXPECT_EQ(hidden_entries(folder), std::vector<std::string>{});
+}
+
+// A study's generated scenario is staged with its sweep's points: a scaling study stopped over an earlier study's
+// folder leaves the earlier scenario beside the earlier results, and run again to its end, its own beside its own.
+TEST(ResultFolder, AnInterruptedStudyLeavesTheEarlierScenarioBesideTheEarlierResults) {
+  const auto folder = fresh_output_folder("result_folder_interrupted_study");
+  const fs::path scenario = folder / "long.yaml";
+  std::ofstream(scenario) << "include: " << scenario_path("quickstart.yaml").string()
+                          << "\nseed: 1\ntraining:\n  stop: {epochs: 20}\n";
+  const fs::path study = folder / "study";
+  const std::string scale_command = "scale " + scenario.string() + " --mode weak -q -j 1 -o " + study.string();
+  ASSERT_EQ(run_dtsim(scale_command + " --workers 1,2").exit_status, 0);
+  const std::string earlier_scenario = read_file(study / "weak.yaml");
+  const auto earlier_results = contents(study / "weak");
+
+  const pid_t scale = start_dtsim(
+      {"scale", scenario.string(), "--mode", "weak", "-q", "-j", "1", "-o", study.string(), "--workers", "1,2,4"});
+  // Once its first point is done, the study is busy with the two others.
+  const auto staged_first_point = [&] {
+    for (const auto& entry : fs::directory_iterator(study)) {
+      const bool staging = entry.path().filename().string().rfind(".weak.sweep-", 0) == 0;
+      if (staging && fs::exists(entry.path() / "workers=1" / "summary.json")) return true;
+    }
+    return false;
+  };
+  for (int waited = 0; !staged_first_point() && waited < 6000; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(scale, SIGTERM);
+  EXPECT_EQ(wait_for(scale), 143);
+  EXPECT_EQ(read_file(study / "weak.yaml"), earlier_scenario);
+  EXPECT_EQ(contents(study / "weak"), earlier_results);
+
+  const CommandResult rerun = run_dtsim(scale_command + " --workers 1,2,4");
+  EXPECT_EQ(rerun.exit_status, 0) << rerun.err;
+  EXPECT_NE(read_file(study / "weak.yaml").find("cluster.workers: [1, 2, 4]"), std::string::npos);
+  EXPECT_TRUE(fs::exists(study / "weak" / "workers=4" / "summary.json"));
+  EXPECT_FALSE(fs::exists(study / "weak" / "weak.yaml"));
+  EXPECT_EQ(hidden_entries(study), std::vector<std::string>{});
 }
 
 // A commit swaps the new sweep into place and then deletes the previous one from the staging folder; stopped

@@ -48,6 +48,33 @@ TEST(RunOutcomes, ADivergedRunIsFlaggedInTheSummaryOnStdoutAndInCompare) {
   EXPECT_NE(csv.out.find(",25,,,,,,\n"), std::string::npos) << csv.out;
 }
 
+// A budget projected from 3 iterations under lognormal stragglers holds one draw of their factors each, and says
+// so beside the projection.
+TEST(RunOutcomes, ABudgetProjectedFromRandomStragglersSaysItFollowsTheirDraws) {
+  const auto folder = fresh_output_folder("outcome_budget_random_stragglers");
+  const auto file = scenario_file(folder, "stragglers.yaml", R"(name: stragglers
+cluster:
+  workers: 8
+  device: {name: h100, precision: mixed}
+topology: {kind: ring, link: {bandwidth: "400Gbps", latency: "2us"}}
+model: {kind: "profile:gpt2_small"}
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {tokens: 32768000}
+stragglers:
+  - {distribution: lognormal, sigma: 0.5}
+)");
+  const CommandResult run = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.out.find("(the mean of 3 simulated)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the 3 simulated iterations drew the stragglers' random factors once each "
+                         "(stragglers[].distribution): the projection follows those draws, not the distributions' "
+                         "means\n"),
+            std::string::npos)
+      << run.out;
+}
+
 // outputs.target_accuracy reports the first evaluation at or above it, as target_loss reports the first at or
 // below; an accuracy never reached says so.
 TEST(RunOutcomes, TheTimeToATargetAccuracyIsItsFirstEvaluationAtOrAboveIt) {
@@ -137,6 +164,34 @@ TEST(RunOutcomes, FailuresTooFrequentToTrainThroughAreAnErrorNotAResult) {
             std::string::npos)
       << run.err;
   EXPECT_FALSE(fs::exists(folder / "out"));
+}
+
+// A worker failing every 10 s (the job every 1.25 s) and 2 s to detect each failure: a recovery outlasts the time
+// between failures, and the summary says to shorten it rather than to checkpoint every 0.19 s as Young/Daly would.
+TEST(RunOutcomes, ARecoveryOutlastingTheTimeBetweenFailuresIsNamedNotCheckpointedAround) {
+  const auto folder = fresh_output_folder("outcome_recovery_outlasting");
+  const auto file = scenario_file(folder, "slow-recovery.yaml", R"(name: slow-recovery
+cluster:
+  workers: 8
+  device: {name: h100, precision: mixed}
+topology: {kind: ring, link: {bandwidth: "400Gbps", latency: "2us"}}
+model: {kind: "profile:gpt2_small"}
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {tokens: 32768000}
+failures:
+  random: {mtbf: 10s, repair_after: 1s}
+  checkpoint: {every: 100, storage_bandwidth: 100GB/s}
+  detection_time: 2s
+)");
+  const CommandResult run = run_dtsim("run " + file.string() + " -o " + (folder / "out").string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.out.find("s between the job's failures, where Young/Daly's interval does not hold: shorten "
+                         "failures.detection_time or restart_time, or raise the mtbf\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("Young/Daly's interval: "), std::string::npos) << run.out;
 }
 
 }  // namespace

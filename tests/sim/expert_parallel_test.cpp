@@ -118,8 +118,8 @@ TEST(ExpertParallelism, UnevenRoutingSendsEachDeviceTheTokensItsExpertsDrew) {
   for (std::int64_t iteration = 1; iteration <= kIterations; ++iteration) {
     for (int microbatch = 0; microbatch < kMicrobatches; ++microbatch) {
       for (int block = 0; block < kBlocks; ++block) {
-        const std::vector<double> loads = models::draw_routing(zipf, 8, run.scenario.seed, {iteration, microbatch, block, 0})
-                                              .rank_loads(4);
+        const std::vector<double> loads =
+            models::draw_routing(zipf, 8, kTopK, run.scenario.seed, {iteration, microbatch, block, 0}).rank_loads(4);
         for (std::size_t i = 0; i < 4; ++i) {
           for (std::size_t j = 0; j < 4; ++j) {
             if (j != i) expected[i] += 2.0 * (piece(loads[j]) + piece(loads[i]));
@@ -153,7 +153,8 @@ TEST(ExpertParallelism, ACapacityDropsTheTokensBeyondIt) {
   for (std::int64_t iteration = 1; iteration <= kIterations; ++iteration) {
     for (int microbatch = 0; microbatch < kMicrobatches; ++microbatch) {
       for (int block = 0; block < kBlocks; ++block) {
-        const models::RoutingDraw draw = models::draw_routing(spec, 8, run.scenario.seed, {iteration, microbatch, block, 0});
+        const models::RoutingDraw draw =
+            models::draw_routing(spec, 8, kTopK, run.scenario.seed, {iteration, microbatch, block, 0});
         dropped += draw.dropped() * 4 * kSamples * kSequence * kTopK;
         // No device takes more than its even share under a capacity of 1.
         for (const double load : draw.rank_loads(4)) EXPECT_LE(load, 1.0 + 1e-12);

@@ -1,7 +1,7 @@
 // Transfers of several jobs on one link in a SimGrid engine (runtime/link_sharing.hpp): two jobs filling a link
 // each move at half their pace while both run, and at their whole pace before and after; latency is not
 // stretched; a job's own transfers do not slow each other; a waiter of a mark within a transfer wakes when the
-// transfer gets there.
+// transfer gets there; transfers not in step meet each other's bytes only while both move them.
 
 #include "sim/platform/platform_builder.hpp"
 #include "sim/runtime/engine_session.hpp"
@@ -11,6 +11,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -83,6 +84,17 @@ TEST(LinkSharing, LatencyIsPaidOnceWhateverTheSharing) {
   const std::vector<double> woke = run_transfers({{0, 0.0, 1.0, 0.5, 0.5e9}, {1, 0.0, 1.0, 0.5, 0.5e9}});
   EXPECT_DOUBLE_EQ(woke[0], 1.5);
   EXPECT_DOUBLE_EQ(woke[1], 1.5);
+}
+
+TEST(LinkSharing, TransfersNotInStepMeetEachOthersBytesOnlyWhileBothMoveThem) {
+  // Half of each one's time latency, as in rounds of 0.5 ms latency then 0.5 ms of bytes: in step (begun together,
+  // as long), the bytes meet all the time, as above; of other lengths, rounds alike but not in step, each moves
+  // bytes a fraction b = 1 / (1 + r) of its time at rate r, and meets the other's that often: r = 1 - b / 2, so
+  // r = sqrt(1/2). The first ends at 0.5 + 0.5 / r; the second is then halfway, as far as the first, and alone after.
+  const std::vector<double> woke = run_transfers({{0, 0.0, 1.0, 0.5, 0.5e9}, {1, 0.0, 2.0, 1.0, 1e9}});
+  const double first = 0.5 + 0.5 / std::sqrt(0.5);
+  EXPECT_NEAR(woke[0], first, 1e-9);
+  EXPECT_NEAR(woke[1], first + 1.0, 1e-9);
 }
 
 TEST(LinkSharing, AWaiterOfAPointWithinATransferWakesWhenTheTransferGetsThere) {

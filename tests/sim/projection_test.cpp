@@ -2,6 +2,7 @@
 // days are the budget over the simulated throughput, and its energy, CO2 and cost the simulated run's per
 // iteration, times the iterations.
 
+#include "analysis/summary_table.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/metrics/projection.hpp"
 #include "sim/metrics/throughput.hpp"
@@ -9,6 +10,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace dtsim {
@@ -62,6 +64,26 @@ TEST(Projection, DaysAreTheTokensOverTheSimulatedTokensPerSecond) {
   EXPECT_NEAR(*p->kwh, kwh, 1e-9 * kwh);
   EXPECT_NEAR(*p->co2_kg, 0.4 * kwh, 1e-9 * kwh);
   EXPECT_NEAR(*p->cost, 2.0 * p->device_hours + 0.1 * kwh, 1e-9 * *p->cost);
+}
+
+// The energy and cost printed after the projected line are the 3 simulated iterations', and say so; the whole
+// run's cost is the projected line's.
+TEST(Projection, TheSummarysEnergyAndCostLinesSayTheyAreTheSimulatedIterations) {
+  const BudgetRun run = simulate(budget_scenario("{kind: \"profile:gpt2_small\"}", "{tokens: 32768000}",
+                                                 "energy: {carbon_intensity: 400gCO2/kWh, price_per_device_hour: 2, "
+                                                 "price_per_kwh: 0.1}\n"));
+  const std::optional<metrics::Projection> p = metrics::projection(run.scenario, run.record);
+  ASSERT_TRUE(p && p->cost);
+  const std::string table = analysis::summary_table(run.scenario, run.record, 0.0);
+  const auto line_of = [&table](const std::string& start) {
+    const std::size_t at = table.find(start);
+    return at == std::string::npos ? std::string() : table.substr(at, table.find('\n', at) - at);
+  };
+  EXPECT_NE(line_of("  projected ").find(fmt::format(", {:.4g} USD", *p->cost)), std::string::npos) << table;
+  EXPECT_NE(line_of("  energy ").find("in the 3 simulated iterations;"), std::string::npos) << table;
+  EXPECT_NE(line_of("  cost ").find(" USD in the 3 simulated iterations (the whole run's: on the projected line)"),
+            std::string::npos)
+      << table;
 }
 
 // A budget that is not a whole number of iterations rounds up; a model without sequences counts samples.

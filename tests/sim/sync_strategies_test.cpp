@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace dtsim {
 namespace {
 
@@ -166,6 +168,39 @@ TEST(Async, EachAppliedUpdateUsesTheFullLearningRate) {
   const SimulatedRun run = simulate_strategies(strategies_scenario(8, "{strategy: async}") + random_speeds(3), true);
   ASSERT_FALSE(run.observed.applied.empty());
   for (const auto& update : run.observed.applied) EXPECT_NEAR(update.rate_factor, 1.0, 1e-3);
+}
+
+// Worker 0, four times slower than the others, evaluates: by its own count it has passed a fraction of the data
+// the others have already seen. An evaluation's epoch counts every worker's samples (steps over 8 workers'
+// epochs), so that it is ahead of worker 0's own iterations while the others run ahead, and ends where they all
+// end; BSP's workers share one count, which stays the epoch.
+TEST(Async, AnEvaluationsEpochCountsEveryWorkersSamples) {
+  const SimulatedRun run = simulate_strategies(strategies_scenario(8, "{strategy: async}") +
+                                               "stragglers:\n  - {workers: [0], slowdown: 4}\n");
+  const auto per_epoch = static_cast<double>(run.setup.schedule.iterations_per_epoch());
+  int ahead = 0;
+  for (const metrics::EvaluationRow& row : run.record.evaluations) {
+    const double own = static_cast<double>(row.iteration) / per_epoch;
+    EXPECT_GE(row.epoch, own) << "iteration " << row.iteration;
+    EXPECT_LE(row.epoch, static_cast<double>(run.setup.total_iterations) / per_epoch) << "iteration " << row.iteration;
+    // Every worker's steps so far, over the 8 workers' epochs: a whole number of steps.
+    const double steps = row.epoch * 8.0 * per_epoch;
+    EXPECT_NEAR(steps, std::round(steps), 1e-6) << "iteration " << row.iteration;
+    if (row.epoch > own + 1e-12) ++ahead;
+  }
+  EXPECT_GT(ahead, 0) << "the faster workers' samples count";
+  ASSERT_FALSE(run.record.evaluations.empty());
+  EXPECT_DOUBLE_EQ(run.record.evaluations.back().epoch, static_cast<double>(run.setup.total_iterations) / per_epoch);
+}
+
+// In lock step every worker has seen the evaluator's samples: the epoch is its iterations over an epoch's.
+TEST(Bsp, AnEvaluationsEpochIsItsIterationsOverAnEpochs) {
+  const SimulatedRun bsp = simulate_strategies(strategies_scenario(8, "{strategy: bsp}") +
+                                               "stragglers:\n  - {workers: [0], slowdown: 4}\n");
+  const auto bsp_per_epoch = static_cast<double>(bsp.setup.schedule.iterations_per_epoch());
+  for (const metrics::EvaluationRow& row : bsp.record.evaluations) {
+    EXPECT_EQ(row.epoch, static_cast<double>(row.iteration) / bsp_per_epoch) << "iteration " << row.iteration;
+  }
 }
 
 // Gathering 2 gradients per update, one worker: its second gradient of each pair is computed on the same

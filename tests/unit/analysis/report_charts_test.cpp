@@ -97,5 +97,50 @@ TEST(ReportCharts, AProjectedRunsInterruptionsAreDrawnFromWhenNoticedToWhenBackA
   for (const Chart& chart : run_charts({run})) EXPECT_NE(chart.title, "Interruptions over the whole run");
 }
 
+/// The files of a run whose one host computes `spans` spans of 1 ms back to back, in three iterations of a third of
+/// them each.
+std::map<std::string, std::string> busy_run_files(int spans) {
+  const json summary = {{"scenario", {{"name", "busy"}}},
+                        {"origin", json::object()},
+                        {"result", json::object()},
+                        {"hosts", json::array({{{"name", "node-0"}, {"role", "worker"}, {"compute_s", spans / 1e3},
+                                                {"communication_s", 0.0}, {"wait_s", 0.0}}})}};
+  json events = json::array();
+  for (int i = 0; i < 3; ++i) {
+    events.push_back({{"ph", "X"}, {"name", "iteration"}, {"pid", 1}, {"tid", 0}, {"ts", i * spans / 3 * 1e3},
+                      {"dur", spans / 3 * 1e3}});
+  }
+  for (int i = 0; i < spans; ++i) {
+    events.push_back({{"ph", "X"}, {"name", "compute"}, {"pid", 0}, {"tid", 0}, {"ts", i * 1e3}, {"dur", 1e3}});
+  }
+  return {{"summary.json", summary.dump()},
+          {"metrics.csv", ""},
+          {"links.csv", ""},
+          {"trace.json", json{{"traceEvents", events}}.dump()}};
+}
+
+// 9,000 spans of 1 ms in three iterations: the view keeps the first 6,000, which end at 6,000 ms of the 9,000 its
+// iterations cover, and says so; a run of 3,000 spans is drawn whole and says nothing of a cut.
+TEST(ReportCharts, AGanttViewCutShortOfItsIterationsSaysWhere) {
+  const ReportRun cut = report_run(busy_run_files(9000), "busy/summary.json");
+  ASSERT_EQ(cut.gantt.size(), kGanttSpans);
+  ASSERT_TRUE(cut.gantt_cut_ms.has_value());
+  EXPECT_DOUBLE_EQ(*cut.gantt_cut_ms, 6000.0);
+  for (const json& span : cut.gantt) EXPECT_LE(span.at("end_ms").get<double>(), 6000.0);
+  const std::vector<Chart> cut_charts = run_charts({cut});
+  const Chart& drawn = chart_titled(cut_charts, "Timeline of the first iterations");
+  EXPECT_NE(drawn.caption.find("The first 3 iterations of the run's timeline, cut at 6000 ms: the view draws 6000 "
+                               "spans at most"),
+            std::string::npos)
+      << drawn.caption;
+
+  const ReportRun whole = report_run(busy_run_files(3000), "busy/summary.json");
+  EXPECT_EQ(whole.gantt.size(), 3000U);
+  EXPECT_FALSE(whole.gantt_cut_ms.has_value());
+  const std::vector<Chart> whole_charts = run_charts({whole});
+  const Chart& all = chart_titled(whole_charts, "Timeline of the first iterations");
+  EXPECT_EQ(all.caption.find("cut at"), std::string::npos) << all.caption;
+}
+
 }  // namespace
 }  // namespace dtsim::analysis

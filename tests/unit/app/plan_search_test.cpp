@@ -15,12 +15,19 @@
 #include "sim/scenario/parallel_layout.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
+#include "sim/topology/routing.hpp"
 
 #include "tests/support/scenario_format.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
+#include <random>
+#include <set>
+#include <sstream>
 
 namespace dtsim::app {
 namespace {
@@ -114,6 +121,35 @@ TEST(PlanSearch, EveryDiscardedCandidateSaysWhyAndTheCountsAddUp) {
   EXPECT_GT(discarded, 0);
 }
 
+/// Mixtral 8x7B's 32 blocks: the interleaved schedule is tried with every chunk count that cuts a stage's blocks
+/// evenly, one block a chunk included (8 on 4 stages ran faster than the 2 and 4 the search used to stop at).
+TEST(PlanCandidates, TriesEveryVirtualStageCountThatCutsAStagesBlocksEvenly) {
+  models::TransformerShape shape;
+  shape.layers = 32;
+  shape.experts = 8;
+  PlanSpace space;
+  space.tensor = 1;
+  space.expert = 1;
+  space.zero = 1;
+  space.recomputation = models::Recomputation::Selective;
+  space.schedule = models::PipelineSchedule::Interleaved;
+  using A = scenario::ParallelAxis;
+  space.placement = std::vector<A>{A::Tensor, A::Pipeline, A::Data};
+  std::int64_t undivided = 0;
+  std::map<int, std::set<int>> tried;
+  for (const PlanCandidate& c : enumerate_candidates(space, 64, shape, 64, undivided)) {
+    if (c.pipeline > 1) tried[c.pipeline].insert(c.virtual_stages);
+  }
+  // 32 and 64 stages: a block or less each, nothing to interleave.
+  const std::map<int, std::set<int>> expected{{2, {2, 4, 8, 16}}, {4, {2, 4, 8}}, {8, {2, 4}}, {16, {2}}};
+  EXPECT_EQ(tried, expected);
+  // 24 blocks (GPT-2 Medium): 3 to a stage of 8 stages, so 3 chunks; 16 stages do not cut 24 blocks evenly.
+  EXPECT_EQ(virtual_stage_counts(8, 24), (std::vector<int>{3}));
+  EXPECT_EQ(virtual_stage_counts(2, 24), (std::vector<int>{2, 3, 4, 6, 12}));
+  EXPECT_TRUE(virtual_stage_counts(16, 24).empty());
+  EXPECT_TRUE(virtual_stage_counts(1, 24).empty());
+}
+
 /// A device at full efficiency without a memory bandwidth, over links too fast to count: an iteration is the
 /// slowest stage's compute over m + p - 1 micro-batch slots under 1F1B (Narayanan et al. 2021).
 TEST(PlanEstimate, ComputeAloneIsTheSlowestStageTimesTheMicroBatchesAndTheBubble) {
@@ -171,6 +207,315 @@ training:
   EXPECT_NEAR(estimate.gradients_s, 2.0 * 3.0 * (5e-6 + bytes / 4.0 / 1e9), 1e-9);
   EXPECT_EQ(estimate.pipeline_s, 0.0);
   EXPECT_EQ(estimate.bubble_s, 0.0);
+}
+
+/// Two DGX A100 nodes over a fat tree of 100 Gb/s links, 4 to 1 oversubscribed (one spine, whose uplinks carry a
+/// quarter of a leaf's ports), each device reaching its own NIC over a link as fast:
+/// tensor pairs, then data (t2 d8: the ring {0, 2, ..., 14}). Where the ring crosses the nodes, the node's
+/// devices at the same offset send at once, and the hop goes at the pace of the most shared link of its route,
+/// counted on every link, not only on its first slowest (the device's own NIC link, which no other flow takes).
+TEST(PlanEstimate, ARingHopAcrossNodesGoesAtThePaceOfItsMostSharedLink) {
+  const Registries registries = make_builtin_registries();
+  const std::string two_nodes = R"(name: two-nodes
+cluster:
+  workers: 16
+  device: {name: a100, precision: mixed}
+  nodes:
+    - {type: dgx_a100, count: 2}
+topology: {kind: hierarchical, fabric: fat_tree, arity: 4, oversubscription: 4, nic: per_device, network_model: analytical,
+           link: {bandwidth: "100Gbps", latency: "5us"}}
+model: {kind: "profile:gpt2_medium"}
+training:
+  batch: {global: 32}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+)";
+  const scenario::Scenario s = with_point(two_nodes, "{training.parallelism.tensor: 2, training.parallelism.data: 8, "
+                                                     "training.parallelism.sequence_parallel: true}");
+  const models::ModelProfile profile = profile_of(s, registries);
+  const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
+  const topology::RoutingTable routes(graph);
+  const auto workers = graph.workers();
+  const auto machines = graph.worker_machines();
+  const std::vector<int> ring = scenario::replica_group(s.training.parallelism, 0);
+  ASSERT_EQ(ring, (std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14}));
+  const auto bandwidth_of = [&](const topology::Hop& hop) { return graph.link(hop.link).bandwidth.value(); };
+  double bandwidth = std::numeric_limits<double>::infinity();
+  double first_slowest = std::numeric_limits<double>::infinity();  // sharing counted on that link alone
+  double latency = 0.0;
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    const int a = ring[i];
+    const int b = ring[(i + 1) % ring.size()];
+    latency = std::max(latency, routes.latency(workers[a], workers[b]));
+    const topology::Route& route = routes.route(workers[a], workers[b]);
+    std::map<std::pair<std::size_t, bool>, int> flows;
+    std::map<std::size_t, int> on_link;
+    for (int q = 0; q < 16; ++q) {
+      const int peer = q + (b - a);
+      const bool crossing = machines[a] != machines[b] && machines[q] == machines[a] && peer >= 0 && peer < 16 &&
+                            machines[peer] != machines[q];
+      if (!crossing) continue;
+      for (const topology::Hop& hop : routes.route(workers[q], workers[peer])) {
+        ++flows[{hop.link, hop.forward}];
+        ++on_link[hop.link];
+      }
+    }
+    const topology::Hop* slowest = &route.front();
+    for (const topology::Hop& hop : route) {
+      bandwidth = std::min(bandwidth, bandwidth_of(hop) / std::max(1, flows[{hop.link, hop.forward}]));
+      if (bandwidth_of(hop) < bandwidth_of(*slowest)) slowest = &hop;
+    }
+    first_slowest = std::min(first_slowest, bandwidth_of(*slowest) / std::max(1, on_link[slowest->link]));
+  }
+  ASSERT_LT(bandwidth, first_slowest) << "the case shares a link of the route after its first slowest";
+  double parameters = 0.0;
+  const models::ModelProfile share = models::device_share(profile, scenario::device_share_of(s.training));
+  for (const models::LayerProfile& layer : share.layers) parameters += layer.parameters;
+  const double bytes = parameters * s.training.wire.gradients;
+  const SplitEstimate estimate = SplitEstimator(profile, graph).estimate(s);
+  EXPECT_NEAR(estimate.gradients_s, 2.0 * 7.0 * (latency + bytes / 8.0 / bandwidth), 1e-9 * estimate.gradients_s);
+}
+
+/// An expert group of eight over two DGX H100 nodes (t2 e8: every other device of both nodes): a device sends
+/// each peer an eighth of its tokens at once, three eighths to its own node's members over its NVLink port and
+/// four eighths off the node, over links that the node's other members' flows (both expert groups') cross too.
+/// The parts move side by side; the old estimate sent all seven eighths over the group's slowest hop, twice the
+/// simulated all-to-all of a small mixture planned on these nodes.
+TEST(PlanEstimate, AnAllToAllSendsItsOwnNodesPartAndTheRestSideBySide) {
+  const Registries registries = make_builtin_registries();
+  const std::string mixture = R"(name: mixture
+cluster:
+  workers: 16
+  device: {name: h100, precision: mixed}
+  nodes:
+    - {type: dgx_h100, count: 2}
+topology: {kind: hierarchical, fabric: fat_tree, arity: 4, nic: per_device, network_model: analytical, link: {bandwidth: "400Gbps", latency: "2us"}}
+model: {kind: "profile:llama", blocks: 4, hidden_size: 1024, heads: 16, key_value_heads: 4, ffn_hidden_size: 3584, experts: 8, top_k: 2, sequence_length: 1024}
+training:
+  batch: {global: 64}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+)";
+  const scenario::Scenario s =
+      with_point(mixture, "{training.parallelism.tensor: 2, training.parallelism.expert: 8, "
+                          "training.parallelism.data: 8, training.parallelism.sequence_parallel: true}");
+  const models::ModelProfile profile = profile_of(s, registries);
+  const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
+  const topology::RoutingTable routes(graph);
+  const auto workers = graph.workers();
+  const auto machines = graph.worker_machines();
+  const std::vector<int> group = scenario::group_along(s.training.parallelism, 0, scenario::ParallelAxis::Expert);
+  ASSERT_EQ(group, (std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14}));
+  // Every flow of node 0's devices to their expert peers on node 1, on each link and way.
+  std::map<std::pair<std::size_t, bool>, int> leaving;
+  for (int q = 0; q < 8; ++q) {
+    for (const int peer : scenario::group_along(s.training.parallelism, q, scenario::ParallelAxis::Expert)) {
+      if (machines[peer] == machines[q]) continue;
+      for (const topology::Hop& hop : routes.route(workers[q], workers[peer])) ++leaving[{hop.link, hop.forward}];
+    }
+  }
+  double local_bandwidth = std::numeric_limits<double>::infinity();
+  double remote = 0.0;
+  for (const int peer : group) {
+    if (peer == 0) continue;
+    for (const topology::Hop& hop : routes.route(workers[0], workers[peer])) {
+      const double bandwidth = graph.link(hop.link).bandwidth.value();
+      if (machines[peer] == machines[0]) {
+        local_bandwidth = std::min(local_bandwidth, bandwidth);
+      } else {
+        remote = std::max(remote, leaving[{hop.link, hop.forward}] / 8.0 / bandwidth);
+      }
+    }
+  }
+  const double local = 3.0 / 8.0 / local_bandwidth;
+  EXPECT_NEAR(SplitEstimator(profile, graph).all_to_all_seconds_per_byte(s), std::max(local, remote), 1e-12 * remote);
+  // One node's group: its seven peers over the port, as before.
+  const scenario::Scenario inside =
+      with_point(mixture, "{training.parallelism.expert: 8, training.parallelism.data: 16}");
+  double port = std::numeric_limits<double>::infinity();
+  for (const topology::Hop& hop : routes.route(workers[0], workers[1])) {
+    port = std::min(port, graph.link(hop.link).bandwidth.value());
+  }
+  EXPECT_NEAR(SplitEstimator(profile, graph).all_to_all_seconds_per_byte(inside), 7.0 / 8.0 / port, 1e-12 / port);
+}
+
+/// On a full mesh every route is alike, so the estimate cannot tell t2 d4's two orders apart: both are kept to
+/// be simulated, and a ZeRO stage that changes nothing the estimate sees is the twin of one in its own placement.
+TEST(PlanSearch, CandidatesPlacedApartAreNeverTwins) {
+  const Registries registries = make_builtin_registries();
+  const std::string mesh = R"(name: mesh
+cluster:
+  workers: 8
+  device: {name: flat, peak_flops: "100TFLOPS", efficiency: 1, memory: "1000GiB"}
+topology: {kind: mesh, network_model: analytical, link: {bandwidth: "100Gbps", latency: "5us"}}
+model: {kind: "profile:gpt2_small"}
+training:
+  batch: {global: 8}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+)";
+  scenario::Scenario s = with_point(mesh, "{training.parallelism.data: 8}");
+  const models::ModelProfile profile = profile_of(s, registries);
+  PlanSpace space;
+  space.tensor = 2;
+  space.pipeline = 1;
+  space.microbatches = 1;
+  space.recomputation = models::Recomputation::Selective;
+  std::int64_t undivided = 0;
+  const std::vector<PlanCandidate> candidates = enumerate_candidates(space, 8, profile.shape, 8, undivided);
+  ASSERT_EQ(candidates.size(), 8U) << "ZeRO 0 to 3, placed t-p-d and d-p-t";
+  const std::vector<analysis::PlanRow> rows = screen_candidates(candidates, 8, s, profile, registries, {});
+  std::map<std::string, const analysis::PlanRow*> by_split;
+  for (const analysis::PlanRow& row : rows) by_split[row.split] = &row;
+  std::map<std::string, int> standing;
+  for (const analysis::PlanRow& row : rows) {
+    // ZeRO 3 inside tensor groups is not simulated: the screen discards it, leaving ZeRO 0 to 2.
+    EXPECT_EQ(row.discarded.empty(), row.zero < 3) << row.split << ": " << row.detail;
+    if (!row.discarded.empty()) continue;
+    if (row.same_as.empty()) {
+      ++standing[row.placement];
+      continue;
+    }
+    EXPECT_EQ(by_split.at(row.same_as)->placement, row.placement) << row.split << " is the twin of " << row.same_as;
+    EXPECT_EQ(by_split.at(row.same_as)->estimate_s, row.estimate_s) << row.split;
+  }
+  // ZeRO 0, 1 and 2 are estimated alike: one standing in each placement.
+  EXPECT_EQ(standing, (std::map<std::string, int>{{"d-p-t", 1}, {"t-p-d", 1}}));
+}
+
+/// Enumerating lazily visits what enumerate_candidates lists, in its order; counting visits as many; each row's
+/// candidate reads back from the row as the candidate it describes.
+TEST(PlanCandidates, AreVisitedOneAtATimeInTheListsOrderAndReadBackFromTheirRows) {
+  const Registries registries = make_builtin_registries();
+  const scenario::Scenario s = with_point(kPlanned, "{training.parallelism.data: 8}");
+  const models::ModelProfile profile = profile_of(s, registries);
+  std::int64_t listed_undivided = 0;
+  const std::vector<PlanCandidate> listed = enumerate_candidates({}, 8, profile.shape, 64, listed_undivided);
+  std::vector<std::string> visited;
+  std::int64_t undivided = 0;
+  for_each_candidate({}, 8, profile.shape, 64, undivided, [&](const PlanCandidate& c) {
+    visited.push_back(c.label());
+    return true;
+  });
+  ASSERT_EQ(visited.size(), listed.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ(visited[i], listed[i].label());
+    EXPECT_EQ(candidate_of_row(row_of(listed[i])).label(), listed[i].label());
+  }
+  EXPECT_EQ(undivided, listed_undivided);
+  EXPECT_EQ(count_candidates({}, 8, profile.shape, 64), static_cast<std::int64_t>(listed.size()));
+  std::int64_t ignored = 0;
+  int seen = 0;
+  for_each_candidate({}, 8, profile.shape, 64, ignored, [&](const PlanCandidate&) { return ++seen < 3; });
+  EXPECT_EQ(seen, 3) << "stops where the visitor says";
+}
+
+/// 20,000 rows through a tally keeping the 50 best estimates (about 40 rows each): it holds those, each group's
+/// twins marked as a sorted list marks them, the front none beats with less memory and the pinned split, counts
+/// the discards, and sets every other row aside; held and set aside, every row is there once.
+TEST(PlanTally, HoldsTheBestAndTheFrontAndSetsTheRestAside) {
+  analysis::RowSpill spill;
+  PlanTally tally(50, spill, {"pinned"});
+  std::mt19937_64 draw(7);
+  std::vector<analysis::PlanRow> fitting;
+  std::map<std::string, std::int64_t> discarded;
+  constexpr int kRows = 20'000;
+  for (int i = 0; i < kRows; ++i) {
+    analysis::PlanRow row;
+    const bool pinned = i == 19'000;
+    row.split = pinned ? "pinned" : fmt::format("s{}", i);
+    row.placement = draw() % 2 == 0 ? "t-p-d" : "d-p-t";
+    if (!pinned && draw() % 5 == 0) {
+      row.discarded = draw() % 2 == 0 ? "memory" : "training.parallelism.tensor";
+      row.detail = "why";
+      ++discarded[row.discarded];
+    } else {
+      // 400 estimates, so that many rows share one; the pinned one the slowest of all.
+      row.estimate_s = pinned ? 10.0 : 1.0 + static_cast<double>(draw() % 400) / 100.0;
+      row.memory_bytes = static_cast<double>(1 + draw() % 1000) * 1e9;
+      row.estimate_tokens_per_s = 1e6 / row.estimate_s;
+      fitting.push_back(row);
+    }
+    tally.add(row);
+  }
+  EXPECT_EQ(tally.screened(), kRows);
+  EXPECT_EQ(tally.fitting(), static_cast<std::int64_t>(fitting.size()));
+  // The 50 best estimates as a sorted list has them, the first of each placement in a group standing for the rest.
+  std::sort(fitting.begin(), fitting.end(), [](const analysis::PlanRow& a, const analysis::PlanRow& b) {
+    if (a.estimate_s != b.estimate_s) return a.estimate_s < b.estimate_s;
+    return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : a.split < b.split;
+  });
+  std::vector<std::pair<std::string, std::string>> best;  // split, same_as
+  std::map<std::string, std::string> standing;
+  int groups = 0;
+  for (std::size_t i = 0; i < fitting.size(); ++i) {
+    if (i == 0 || fitting[i].estimate_s != fitting[i - 1].estimate_s) {
+      if (++groups > 50) break;
+      standing.clear();
+    }
+    const auto [first, fresh] = standing.try_emplace(fitting[i].placement, fitting[i].split);
+    best.emplace_back(fitting[i].split, fresh ? "" : first->second);
+  }
+  const std::vector<analysis::PlanRow> held = tally.rows();
+  ASSERT_GE(held.size(), best.size());
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    EXPECT_EQ(held[i].split, best[i].first) << i;
+    EXPECT_EQ(held[i].same_as, best[i].second) << held[i].split;
+  }
+  // The front as report.html draws it: by memory, the fastest first, each faster than all with no more memory.
+  std::vector<analysis::PlanRow> by_memory = fitting;
+  std::stable_sort(by_memory.begin(), by_memory.end(), [](const analysis::PlanRow& a, const analysis::PlanRow& b) {
+    if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+    return a.estimate_tokens_per_s > b.estimate_tokens_per_s;
+  });
+  std::set<std::pair<double, double>> front;
+  double fastest = -1.0;
+  for (const analysis::PlanRow& row : by_memory) {
+    if (row.estimate_tokens_per_s <= fastest) continue;
+    fastest = row.estimate_tokens_per_s;
+    front.emplace(row.memory_bytes, row.estimate_tokens_per_s);
+  }
+  std::set<std::pair<double, double>> held_points;
+  std::set<std::string> held_splits;
+  for (const analysis::PlanRow& row : held) {
+    held_points.emplace(row.memory_bytes, row.estimate_tokens_per_s);
+    held_splits.insert(row.split);
+  }
+  for (const auto& point : front) EXPECT_EQ(held_points.count(point), 1U) << point.first << " bytes, " << point.second;
+  EXPECT_EQ(held_splits.count("pinned"), 1U);
+  EXPECT_LE(held.size(), best.size() + front.size() + 1) << "holds no more than the best, the front and the pinned";
+  // Every row once: those held, and those set aside (the split is the second field of a line).
+  std::ostringstream aside;
+  spill.copy_to(aside);
+  std::istringstream lines(aside.str());
+  std::set<std::string> splits = held_splits;
+  for (std::string line; std::getline(lines, line);) {
+    const std::string split = line.substr(line.find(',') + 1, line.find(',', line.find(',') + 1) - line.find(',') - 1);
+    EXPECT_TRUE(splits.insert(split).second) << split << " twice";
+  }
+  EXPECT_EQ(splits.size(), static_cast<std::size_t>(kRows));
+  EXPECT_EQ(spill.rows() + static_cast<std::int64_t>(held.size()), kRows);
+  std::map<std::string, std::int64_t> counted;
+  for (const analysis::PlanDiscard& d : tally.discards(0, 64)) counted[d.reason] = d.count;
+  EXPECT_EQ(counted, discarded);
+}
+
+}  // namespace
+}  // namespace dtsim::app
+
+namespace dtsim::app {
+namespace {
+
+// A scenario's file name is pasted into the comments and includes of the files plan and scale generate: a
+// name with line breaks must stay one quoted scalar, adding no key.
+TEST(YamlQuoted, AHostileFileNameStaysOneLineAndOneScalar) {
+  const std::string hostile = "s.yaml\ntraining: {stop: {iterations: 1}}\r\x01\xe2\x80\xa8\"\\";
+  const std::string quoted = yaml_quoted(hostile);
+  EXPECT_EQ(quoted, R"("s.yaml\ntraining: {stop: {iterations: 1}}\r\u0001\u2028\"\\")");
+  EXPECT_EQ(quoted.find_first_of("\n\r"), std::string::npos);
+  const std::string text = points_scenario("The best splits of " + quoted, hostile, {"{training.parallelism.data: 8}"});
+  EXPECT_EQ(text.substr(0, text.find('\n')), "# The best splits of " + quoted);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5) << text;
 }
 
 }  // namespace

@@ -105,6 +105,16 @@ TEST(ScenarioLanguage, ExplainFillsEveryDefault) {
   }
 }
 
+// Eight nodes of one 400 Gb/s NIC, two a leaf at oversubscription 4: one spine, each leaf's uplink 2 x 400 / 4 =
+// 200 Gb/s (half a link: no whole number of spines gives 4 to 1), and two leaves' uplinks across the rank-order cut.
+TEST(ScenarioLanguage, ExplainPrintsTheOversubscriptionAndBisectionBuilt) {
+  const Registries registries = make_builtin_registries();
+  const std::string explained = explain_command(kSource / "scenarios/cluster/packed-against-spread.yaml", registries);
+  EXPECT_NE(explained.find("oversubscription built 4:1, bisection 400 Gbps (across the rank-order cut)"),
+            std::string::npos)
+      << explained;
+}
+
 const std::string kSweepBase = R"(name: grid
 cluster: {workers: 4, device: {peak_flops: "10TFLOPS"}}
 topology: {kind: ring, link: {bandwidth: "10Gbps", latency: "5us"}}

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace dtsim::metrics {
@@ -106,6 +107,43 @@ TEST(FailureProjection, WithoutCheckpointsALongRunCannotBeExpectedToFinishAndIsN
   EXPECT_FALSE(drawn_failures(costs, 1).has_value());
 }
 
+// A component's mtbf of 1 ns over 8 devices: the job fails every 1.25e-10 s, and each 600 s recovery is struck to
+// the last bit (the one cause's share of the rate rounds to 1 + 2^-52). With checkpoints or without, the run never
+// resumes: infinitely many interruptions and an infinite run, never a negative count or NaN, and none drawn.
+TEST(FailureProjection, AJobFailingFarFasterThanItRecoversNeverEnds) {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  for (const bool by_cause : {false, true}) {
+    for (const std::int64_t every : {std::int64_t{0}, std::int64_t{1000}}) {
+      FailureCosts costs = long_run();
+      if (by_cause) costs.causes = {{"gpu", 1e-9 / 8.0}};
+      costs.job_mtbf_s = by_cause ? combined_mtbf_s(costs.causes) : 1e-9 / 8.0;
+      costs.checkpoint_every = every;
+      costs.checkpoint_s = every > 0 ? 60.0 : 0.0;
+      const FailureTotals expected = expected_failures(costs);
+      EXPECT_EQ(expected.interruptions, kNever) << by_cause << " " << every;
+      EXPECT_EQ(expected.total_s, kNever) << by_cause << " " << every;
+      EXPECT_EQ(expected.lost_work_s, kNever) << by_cause << " " << every;
+      EXPECT_EQ(expected.recovery_s, kNever) << by_cause << " " << every;
+      EXPECT_DOUBLE_EQ(expected.work_s, 1e7);
+      EXPECT_EQ(expected.goodput(), 0.0);
+      for (const double share : expected.interruptions_by_cause) EXPECT_EQ(share, kNever);
+      EXPECT_FALSE(drawn_failures(costs, 1).has_value());
+    }
+  }
+}
+
+// A budget of 10^18 tokens checkpointed every 100 iterations writes 10^10 checkpoints: its expectation is a closed
+// form all the same, and no run is walked checkpoint by checkpoint (days of it).
+TEST(FailureProjection, ARunOfMoreCheckpointsThanADrawWalksIsExpectedButNotDrawn) {
+  FailureCosts costs = long_run();
+  costs.iterations = 1'000'000'000'000;
+  costs.checkpoint_every = 100;
+  costs.job_mtbf_s = 1e30;
+  EXPECT_EQ(checkpoints_written(costs), 9'999'999'999);
+  const FailureTotals expected = expected_failures(costs);
+  EXPECT_NEAR(expected.total_s, 1e12 + 9'999'999'999.0 * 60.0, 1e-9 * expected.total_s);
+  EXPECT_FALSE(drawn_failures(costs, 1).has_value());
+}
 
 /// The same run with three causes: a job mtbf of 40,000, 66,666.7 and 100,000 s (shares 0.5, 0.3, 0.2), 20,000 s
 /// together.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace dtsim::scenario {
@@ -48,6 +49,23 @@ TEST(ConfigLoader, TextMustBeUtf8WithoutControlCharacters) {
   EXPECT_EQ(first_error("name: caf\xe9\n"), "s.yaml:1:7: error: the value is not UTF-8 text (byte 0xE9 at byte 3)\n"
                                             "  hint: write plain text");
   EXPECT_EQ(first_error("name: \"caf\xc3\xa9, tab\\there\"\n"), "no error");
+}
+
+// YAML breaks lines at a carriage return alone as at a line feed (files saved with classic Mac OS line endings):
+// such a file reads as the same file with line feeds, its positions on the same lines.
+TEST(ConfigLoader, ACarriageReturnAloneEndsALineAsYamlSays) {
+  std::string returns = "# a comment first\na:\n  b: [1, 2]\n  c: x\n";
+  std::replace(returns.begin(), returns.end(), '\n', '\r');
+  core::DiagnosticSink sink;
+  const ConfigNode root = load_config_text(dtsim::test::scenario_format().schema(), returns, "s.yaml", sink);
+  ASSERT_TRUE(sink.empty());
+  const ConfigEntry* a = root.find_entry("a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->key_where.line, 2);
+  EXPECT_EQ(a->value.find("b")->items[1].where.line, 3);
+  EXPECT_EQ(a->value.find("c")->scalar, "x");
+  EXPECT_EQ(first_error("a: 1\rb: [\r"), first_error("a: 1\nb: [\n"));
+  EXPECT_EQ(first_error("a: 1\r\nb: 2\r\n"), "no error");
 }
 
 TEST(ConfigLoader, IncludesAreRefusedWhereThereIsNoFile) {

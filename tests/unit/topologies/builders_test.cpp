@@ -21,6 +21,7 @@
 #include <cmath>
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace dtsim::topologies {
 namespace {
@@ -77,6 +78,62 @@ TEST_P(RailFabric, MatchesItsFormulas) {
 
 INSTANTIATE_TEST_SUITE_P(Oversubscription, RailFabric, ::testing::Values(1.0, 2.0, 4.0),
                          [](const auto& param_info) { return "o" + std::to_string(static_cast<int>(param_info.param)); });
+
+// A rail leaf of 4 nodes cannot have 4/3 spines: 2 spines, each uplink 4 / (3 x 2) of a link, so that the leaf's
+// ports over its uplinks are 3 exactly, and the bisection workers / 2 x B / 3.
+TEST(RailFabricBuilder, NarrowsItsUplinksWhereSpinesCannotGiveTheRatio) {
+  const LinkSpec intra{core::BytesPerSecond(450e9), core::Seconds(1e-6)};
+  const auto graph = build_hierarchical_over(64, {NodeShape{8, 8, intra, IntraNode::Switch}},
+                                             "fabric: rail, nic: per_device, arity: 4, oversubscription: 3");
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.switches, static_cast<std::size_t>(8 + 64 + 8 * 2 + 2));
+  EXPECT_NEAR(stats.leaf_oversubscription, 3.0, 1e-12);
+  EXPECT_NEAR(stats.bisection_bandwidth.value(), 32 * 1.25e9 / 3, 32 * 1.25e9 * 1e-9);
+}
+
+// A node's one port carries its NICs (dgx_h100: 8 x `link`), and the fabric's uplinks are sized from them: a
+// fat tree of two nodes a leaf has the declared ratio, not 8 times it. Nodes 0-3 (leaves 0 and 1) against 4-7:
+// the two leaves' uplinks, 2 nodes x 8 NICs x B / o each.
+class PortOfManyNics : public ::testing::TestWithParam<double> {};
+
+TEST_P(PortOfManyNics, BuildsTheDeclaredOversubscription) {
+  const double oversubscription = GetParam();
+  const scenario::CatalogNode dgx = *scenario::find_builtin_node("dgx_h100");
+  const auto graph = build_hierarchical_over(
+      64, {NodeShape{8, dgx.devices, dgx.intra_link, dgx.intra, dgx.nics}},
+      fmt::format("fabric: fat_tree, nic: per_node, arity: 2, oversubscription: {}", oversubscription));
+  const int spines = static_cast<int>(std::ceil(2 / oversubscription));
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.switches, static_cast<std::size_t>(8 + 4 + spines));  // NVSwitches (the ports), leaves, spines
+  EXPECT_DOUBLE_EQ(stats.leaf_oversubscription, oversubscription);
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 2 * 2 * 8 * 1.25e9 / oversubscription);
+  double uplinks = 0.0;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) {
+    if (graph.node(graph.link_ends(id).a).name == "fabric-leaf-0" && graph.link(id).link_class == "fabric/spine") {
+      uplinks += graph.link(id).bandwidth.value();
+    }
+  }
+  EXPECT_DOUBLE_EQ(uplinks, 2 * 8 * 1.25e9 / oversubscription);
+}
+
+INSTANTIATE_TEST_SUITE_P(Oversubscription, PortOfManyNics, ::testing::Values(1.0, 2.0, 4.0),
+                         [](const auto& param_info) { return "o" + std::to_string(static_cast<int>(param_info.param)); });
+
+// Nodes of 8 NICs under one leaf, of 4 under the other: each leaf's uplinks carry what its own ports do. A k-ary
+// fat tree over per-node ports sizes its edge uplinks the same way.
+TEST(HierarchicalBuilder, EachLeafsUplinksFollowItsOwnPorts) {
+  const LinkSpec intra{core::BytesPerSecond(300e9), core::Seconds(1e-6)};
+  const auto mixed = build_hierarchical_over(
+      32, {NodeShape{2, 8, intra, IntraNode::Switch, 8}, NodeShape{2, 8, intra, IntraNode::Switch, 4}},
+      "fabric: fat_tree, arity: 2");
+  const auto stats = topology::compute_statistics(mixed);
+  EXPECT_DOUBLE_EQ(stats.leaf_oversubscription, 1.0);
+  // Nodes 0-1 against 2-3: what the second leaf's 8 NICs take in, over its two spines.
+  EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 8 * 1.25e9);
+  const auto pods = build_hierarchical_over(64, {NodeShape{8, 8, intra, IntraNode::Switch, 8}},
+                                            "fabric: k_ary_fat_tree, k: 4, oversubscription: 2");
+  EXPECT_DOUBLE_EQ(topology::compute_statistics(pods).leaf_oversubscription, 2.0);
+}
 
 TEST(HierarchicalBuilder, NodesAllToAllInsideAndANicPerNodeOnTheFabric) {
   // Nodes of 4, 4 and 2 devices; 10 workers fill all three.
@@ -335,11 +392,43 @@ TEST(FatTreeBuilder, LeavesLinkedToEverySpine) {
 }
 
 TEST(FatTreeBuilder, OversubscriptionRemovesSpines) {
-  const auto stats = topology::compute_statistics(build_fat_tree(16, 4, 2.0, kLink));
+  const auto graph = build_fat_tree(16, 4, 2.0, kLink);
+  const auto stats = topology::compute_statistics(graph);
   EXPECT_EQ(stats.switches, 6U);  // 4 leaves, 2 spines
   EXPECT_DOUBLE_EQ(stats.bisection_bandwidth.value(), 4 * 1.25e9);
-  EXPECT_EQ(topology::compute_statistics(build_fat_tree(3, 4, 1.0, kLink)).switches, 1U);  // one leaf
+  EXPECT_DOUBLE_EQ(stats.leaf_oversubscription, 2.0);
+  EXPECT_EQ(graph.link(16).bandwidth.value(), kLink.bandwidth.value());  // o divides arity: whole links
+  const auto one_leaf = topology::compute_statistics(build_fat_tree(3, 4, 1.0, kLink));
+  EXPECT_EQ(one_leaf.switches, 1U);
+  EXPECT_EQ(one_leaf.leaf_oversubscription, 0.0);  // no uplinks
 }
+
+// Four full leaves, ceil(arity / o) spines, each uplink arity / (o x spines) of a link: a leaf's ports over its
+// uplinks are o, and workers 0 to 2 arity - 1 reach the others over two leaves' uplinks, 2 arity x B / o. Arity 2
+// at o = 4 has one spine, as at o = 2, but uplinks of half a link.
+class FatTreeRatio : public ::testing::TestWithParam<std::tuple<int, double>> {};
+
+TEST_P(FatTreeRatio, IsTheDeclaredOne) {
+  const auto [arity, oversubscription] = GetParam();
+  const int spines = static_cast<int>(std::ceil(arity / oversubscription));
+  const auto graph = build_fat_tree(4 * arity, arity, oversubscription, kLink);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.switches, static_cast<std::size_t>(4 + spines));
+  EXPECT_NEAR(stats.leaf_oversubscription, oversubscription, 1e-12);
+  EXPECT_NEAR(graph.link(static_cast<std::size_t>(4 * arity)).bandwidth.value(),
+              arity * 1.25e9 / (oversubscription * spines), 1e-3);
+  const double bisection = 2 * arity * 1.25e9 / oversubscription;
+  EXPECT_NEAR(stats.bisection_bandwidth.value(), bisection, bisection * 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(ArityAndOversubscription, FatTreeRatio,
+                         ::testing::Values(std::tuple{2, 4.0}, std::tuple{2, 3.0}, std::tuple{4, 3.0},
+                                           std::tuple{8, 3.0}, std::tuple{6, 4.0}, std::tuple{4, 8.0},
+                                           std::tuple{8, 2.0}, std::tuple{16, 1.5}),
+                         [](const auto& param_info) {
+                           return "a" + std::to_string(std::get<0>(param_info.param)) + "_o" +
+                                  std::to_string(static_cast<int>(10 * std::get<1>(param_info.param)));
+                         });
 
 TEST(FatTreeBuilder, RoutesBetweenTwoLeavesSpreadOverTheSpines) {
   const auto graph = build_fat_tree(16, 4, 1.0, kLink);
@@ -480,6 +569,104 @@ TEST(TopologyLink, BuildersReadTheResolvedLinkBeforeTheSection) {
     EXPECT_DOUBLE_EQ(graph.link(0).bandwidth.value(), 7e9) << kind;
     EXPECT_DOUBLE_EQ(graph.link(0).latency.value(), 3e-6) << kind;
   }
+}
+
+}  // namespace
+}  // namespace dtsim::topologies
+
+namespace dtsim::topologies {
+namespace {
+
+/// A topology section (its `link` added) over a cluster: how validation counts its size, and how it is built.
+struct SizeCase {
+  SizeCase(std::string yaml_text, int worker_count, std::vector<NodeShape> node_shapes = {}, int servers = 0)
+      : yaml(std::move(yaml_text)), workers(worker_count), nodes(std::move(node_shapes)), attached_servers(servers) {}
+  std::string yaml;
+  int workers = 8;
+  std::vector<NodeShape> nodes;
+  int attached_servers = 0;  ///< parameter servers of the architecture; 0: none
+};
+
+// Validation refuses a topology past kMaxTopologyLinks from its size counted without building it: for every
+// built-in topology, over clusters that reach each branch of its builder, the count is the graph it builds.
+TEST(TopologySize, IsTheSizeOfTheGraphTheBuilderBuilds) {
+  TopologyRegistry registry("topology");
+  register_builtin_topologies(registry);
+  const LinkSpec intra{core::BytesPerSecond(300e9), core::Seconds(1e-6)};
+  const std::vector<NodeShape> mixed{NodeShape{2, 4, intra, IntraNode::AllToAll},
+                                     NodeShape{1, 2, intra, IntraNode::AllToAll}};
+  const std::vector<NodeShape> switched{NodeShape{4, 4, intra, IntraNode::Switch}};
+  const std::vector<NodeShape> cube{NodeShape{2, 8, intra, IntraNode::CubeMesh}};
+  const std::vector<SizeCase> cases{
+      {"{kind: ring}", 1}, {"{kind: ring}", 2}, {"{kind: ring}", 9}, {"{kind: ring, bidirectional: false}", 2},
+      {"{kind: ring}", 6, {}, 2},
+      {"{kind: mesh}", 1}, {"{kind: mesh}", 7}, {"{kind: mesh}", 5, {}, 1},
+      {"{kind: tree}", 1}, {"{kind: tree}", 5}, {"{kind: tree, arity: 4}", 17},
+      {"{kind: fat_tree, arity: 4}", 3}, {"{kind: fat_tree, arity: 4}", 10},
+      {"{kind: fat_tree, arity: 4, oversubscription: 3}", 16},
+      {"{kind: k_ary_fat_tree}", 2}, {"{kind: k_ary_fat_tree}", 4}, {"{kind: k_ary_fat_tree}", 13},
+      {"{kind: k_ary_fat_tree, k: 6, oversubscription: 3}", 40},
+      {"{kind: torus, dimensions: [2, 4]}", 8}, {"{kind: torus, dimensions: [3, 3, 2]}", 18},
+      {"{kind: torus, dimensions: [4, 4]}", 16},
+      {"{kind: parameter_server}", 8, {}, 3},
+      {"{kind: random_regular, degree: 3}", 8}, {"{kind: random_regular, degree: 4}", 9},
+      {"{kind: dragonfly, groups: 9, routers: 4, hosts: 2, global_links: 2}", 72},
+      {"{kind: dragonfly, groups: 3, routers: 2, hosts: 1, global_links: 3}", 6},
+      {"{kind: dragonfly, groups: 4, routers: 3, hosts: 1, global_links: 2}", 12},
+      {"{kind: dragonfly, groups: 1, routers: 4, hosts: 2, global_links: 0}", 8},
+      {"{kind: custom, nodes: [{name: a}, {name: b}, {name: hub, kind: switch}], links: [{from: a, to: hub}, "
+       "{from: b, to: hub}, {from: a, to: b}]}", 2},
+      {"{kind: hierarchical, fabric: ring}", 10, mixed}, {"{kind: hierarchical, fabric: mesh}", 10, mixed},
+      {"{kind: hierarchical, fabric: tree}", 9, mixed},
+      {"{kind: hierarchical, fabric: fat_tree, nic: per_device}", 8, mixed},
+      {"{kind: hierarchical, fabric: k_ary_fat_tree, nic: per_device}", 10, mixed},
+      {"{kind: hierarchical, fabric: parameter_server}", 10, mixed, 2},
+      {"{kind: hierarchical, fabric: fat_tree}", 10, mixed, 2},
+      {"{kind: hierarchical, fabric: fat_tree, nic: per_device}", 14, switched},
+      {"{kind: hierarchical, fabric: fat_tree}", 16, switched},
+      {"{kind: hierarchical, fabric: rail, arity: 2, nic: per_device}", 16, switched},
+      {"{kind: hierarchical, fabric: rail, arity: 2, oversubscription: 2, nic: per_device}", 13, switched},
+      {"{kind: hierarchical, fabric: ring}", 16, cube}, {"{kind: hierarchical, fabric: ring}", 13, cube}};
+  for (const SizeCase& c : cases) {
+    SCOPED_TRACE(fmt::format("{} over {} workers", c.yaml, c.workers));
+    const core::ConfigNode t = section("{" + kLinkYaml + ", " + c.yaml.substr(1));
+    const core::View view(&t, "topology");
+    TopologyContext context;
+    context.workers = c.workers;
+    context.nodes = c.nodes;
+    context.nodes_declared = !c.nodes.empty();
+    context.attach_servers = c.attached_servers > 0;
+    context.servers = std::max(1, c.attached_servers);
+    const std::string kind = view.text("kind");
+    core::DiagnosticSink sink;
+    check_topology(registry, kind, view, context, sink);
+    ASSERT_TRUE(sink.empty()) << sink.size();
+    const topology::TopologyGraph graph = build_topology(registry, kind, view, context);
+    const TopologySize size = topology_size(registry, kind, view, context);
+    EXPECT_EQ(size.nodes, static_cast<std::int64_t>(graph.node_count()));
+    EXPECT_EQ(size.links, static_cast<std::int64_t>(graph.link_count()));
+  }
+  for (const std::string& kind : registry.registration_order()) {
+    EXPECT_TRUE(static_cast<bool>(registry.find(kind).factory.size)) << kind << " counts no size";
+  }
+}
+
+// The case: a full mesh of 65,536 workers would have 2^31 - 2^15 links (tens of gigabytes); it is refused
+// from its count, before anything is allocated for it.
+TEST(TopologySize, AGraphPastTheLinkLimitIsRefusedAtTheKindBeforeItIsBuilt) {
+  TopologyRegistry registry("topology");
+  register_builtin_topologies(registry);
+  const core::ConfigNode t = section("{kind: mesh, " + kLinkYaml + "}");
+  TopologyContext context;
+  context.workers = 65'536;
+  EXPECT_EQ(topology_size(registry, "mesh", core::View(&t, "topology"), context).links, 2'147'450'880);
+  core::DiagnosticSink sink;
+  check_topology(registry, "mesh", core::View(&t, "topology"), context, sink);
+  ASSERT_EQ(sink.size(), 1U);
+  context.workers = 2'000;
+  core::DiagnosticSink fits;
+  check_topology(registry, "mesh", core::View(&t, "topology"), context, fits);
+  EXPECT_TRUE(fits.empty());
 }
 
 }  // namespace

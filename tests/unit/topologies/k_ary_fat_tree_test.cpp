@@ -36,6 +36,7 @@ TEST_P(KAryFatTree, MatchesItsFormulas) {
   const double elsewhere = hosts - half * half;
   EXPECT_NEAR(stats.average_hops, (2 * same_edge + 4 * same_pod + 6 * elsewhere) / (hosts - 1), 1e-12);
   EXPECT_NEAR(stats.bisection_bandwidth.value(), hosts / 2.0 * kFatTreeLink.bandwidth.value() / oversubscription, 1e-3);
+  EXPECT_DOUBLE_EQ(stats.leaf_oversubscription, oversubscription);
 }
 
 INSTANTIATE_TEST_SUITE_P(Radixes, KAryFatTree,
@@ -45,6 +46,20 @@ INSTANTIATE_TEST_SUITE_P(Radixes, KAryFatTree,
                            return "k" + std::to_string(std::get<0>(param_info.param)) + "_o" +
                                   std::to_string(static_cast<int>(std::get<1>(param_info.param)));
                          });
+
+// k = 8 at o = 3: 2 aggregation switches a pod (ceil(4 / 3)), each edge uplink 4 / (3 x 2) of a link and each
+// core link as wide, so that an edge's hosts over its uplinks are 3 and the bisection hosts / 2 x B / 3.
+TEST(KAryFatTreeBuilder, NarrowsItsUplinksWhereAggregationSwitchesCannotGiveTheRatio) {
+  const auto graph = build_k_ary_fat_tree(128, 8, 3.0, kFatTreeLink);
+  const auto stats = topology::compute_statistics(graph);
+  EXPECT_EQ(stats.switches, static_cast<std::size_t>(8 * 4 + 8 * 2 + 2 * 4));
+  EXPECT_NEAR(stats.leaf_oversubscription, 3.0, 1e-12);
+  const double bisection = 64 * kFatTreeLink.bandwidth.value() / 3;
+  EXPECT_NEAR(stats.bisection_bandwidth.value(), bisection, bisection * 1e-9);
+  for (std::size_t id = 128; id < graph.link_count(); ++id) {
+    EXPECT_NEAR(graph.link(id).bandwidth.value(), kFatTreeLink.bandwidth.value() * 4 / 6, 1e-3) << graph.link(id).name;
+  }
+}
 
 TEST(KAryFatTreeBuilder, BuildsOnlyThePodsAndEdgesItsWorkersNeed) {
   EXPECT_EQ(topology::compute_statistics(build_k_ary_fat_tree(3, 8, 1.0, kFatTreeLink)).switches, 1U);  // one edge

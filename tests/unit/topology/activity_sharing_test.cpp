@@ -1,10 +1,12 @@
 // Transfers of several jobs sharing link directions (topology/activity_sharing.hpp): rates against hand-computed
-// progressive filling, a job never slowed by itself, and a rate of exactly 1 for a transfer that meets no other job.
+// progressive filling, a job never slowed by itself, a rate of exactly 1 for a transfer that meets no other job,
+// and another job's bursts met only as often as it moves bytes, unless the two are in step.
 
 #include "sim/topology/activity_sharing.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace dtsim::topology {
@@ -54,6 +56,30 @@ TEST(SharedRates, FlowsShareFairlyNotTransfers) {
   // A heavy transfer reaches its alone pace first and leaves the rest: 4x caps at x = 1/4; then y <= 1 - 1/2.
   const std::vector<TransferLoad> capped{{0, {{0, 0.5}}, 4.0}, {1, {{0, 1.0}}, 1.0}};
   EXPECT_EQ(shared_rates(capped), (std::vector<double>{1.0, 0.5}));
+}
+
+TEST(SharedRates, AnotherJobsBurstsAreMetOnlyAsOftenAsItMovesBytes) {
+  // GPT-2 XL's ring beside GPT-2 large's on an uplink (docs/cluster.md): the large job's one flow asks all of it,
+  // the XL job's half (its flows are held elsewhere), 72% of its time, its rounds' latencies the rest. Both moving,
+  // the XL job keeps its pace (weight 2) and the large one gets half; the XL job moving 72% of the time, the large
+  // one gets 0.72 x 1/2 + 0.28 x 1.
+  const std::vector<TransferLoad> apart{{0, {{0, 0.5}}, 2.0, 0.72, 1}, {1, {{0, 1.0}}, 1.0, 0.62, 2}};
+  const std::vector<double> rates = shared_rates(apart);
+  EXPECT_EQ(rates[0], 1.0);
+  EXPECT_DOUBLE_EQ(rates[1], 0.64);
+  // In step (one cadence: begun together, rounds alike), their bursts coincide.
+  const std::vector<TransferLoad> in_step{{0, {{0, 0.5}}, 2.0, 0.72, 1}, {1, {{0, 1.0}}, 1.0, 0.72, 1}};
+  EXPECT_EQ(shared_rates(in_step), (std::vector<double>{1.0, 0.5}));
+}
+
+TEST(SharedRates, ABurstsTimeMovingGrowsAsItsRateFalls) {
+  // Two transfers asking all of one direction, each moving 70% of its alone time: each gets 1/2 while the other
+  // moves, which it does a fraction b = 0.7 / (0.7 + 0.3 r) of the time at rate r, so r = 1 - b / 2, whose root
+  // is r = (sqrt(0.58) - 0.4) / 0.6.
+  const std::vector<TransferLoad> transfers{{0, {{0, 1.0}}, 1.0, 0.7, 1}, {1, {{0, 1.0}}, 1.0, 0.7, 2}};
+  const std::vector<double> rates = shared_rates(transfers);
+  EXPECT_NEAR(rates[0], (std::sqrt(0.58) - 0.4) / 0.6, 1e-10);
+  EXPECT_EQ(rates[0], rates[1]);
 }
 
 TEST(SharedPace, LatencyIsNotStretched) {
