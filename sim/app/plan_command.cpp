@@ -87,7 +87,7 @@ std::string points_title(const PlanOptions& options, int devices) {
 void refuse_foreign_files(const std::filesystem::path& folder, const std::vector<int>& devices) {
   std::error_code ignored;
   if (!std::filesystem::exists(folder, ignored)) return;
-  if (!std::filesystem::is_directory(folder, ignored)) refuse(folder, "", "the output folder of a plan is a file", "give a folder with -o");
+  if (!std::filesystem::is_directory(folder, ignored)) refuse(folder, "", "the output folder of a plan is not a folder", "give a folder with -o");
   std::set<std::string> own{"plan.csv", "plan_candidates.csv", "report.html"};
   for (const int n : devices) {
     own.insert(fmt::format("{}-devices", n));

@@ -206,7 +206,7 @@ void refuse_foreign_files(const std::filesystem::path& folder) {
   std::error_code ignored;
   if (!std::filesystem::exists(folder, ignored)) return;
   if (!std::filesystem::is_directory(folder, ignored)) {
-    refuse(folder, "", "the output folder of a scaling study is a file", "give a folder with -o");
+    refuse(folder, "", "the output folder of a scaling study is not a folder", "give a folder with -o");
   }
   const std::set<std::string> own{"weak", "strong", "weak.yaml", "strong.yaml", "scaling.csv", "report.html"};
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {

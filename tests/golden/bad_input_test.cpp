@@ -148,6 +148,12 @@ TEST(BadInput, ReportOntoAPipeIsRefusedAndThePipeKept) {
             pipe.string() + ": error: is a pipe, not a file; dtsim writes only regular files and folders\n"
                             "  hint: name a new file, or a regular file to replace, with -o\n");
   EXPECT_TRUE(std::filesystem::is_fifo(pipe));
+  const CommandResult scale = run_dtsim("scale " + scenario_path("scaling/gpt2-xl.yaml").string() +
+                                        " --workers 8,16 -q -o " + pipe.string());
+  EXPECT_EQ(scale.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(scale.err),
+            pipe.string() + ": error: the output folder of a scaling study is not a folder\n  hint: give a folder with -o\n");
+  EXPECT_TRUE(std::filesystem::is_fifo(pipe));
 }
 
 TEST(RunDtsim, TheSanitizersNoticeIsLeftOutOfTheErrors) {
