@@ -175,7 +175,8 @@ TopologySize size_of_hierarchical(const core::View& t, const TopologyContext& c)
     return size;
   }
   // A fabric the hierarchy does not build is refused by its check; its own size would read keys absent here.
-  const bool built = std::any_of(kFabrics.begin(), kFabrics.end(), [&](const core::Choice& f) { return f.name == fabric && !f.planned; });
+  const bool built =
+      std::any_of(kFabrics.begin(), kFabrics.end(), [&](const core::Choice& f) { return f.name == fabric && !f.planned; });
   if (c.registry == nullptr || !built || !c.registry->contains(fabric)) return size;
   TopologyContext over_nics = c;
   over_nics.workers = static_cast<int>(endpoints);

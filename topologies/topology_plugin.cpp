@@ -124,13 +124,15 @@ TopologySize topology_size(const TopologyRegistry& registry, const std::string& 
 void check_topology(const TopologyRegistry& registry, const std::string& kind, const core::View& section,
                     const TopologyContext& context, core::DiagnosticSink& sink) {
   const TopologyPlugin& plugin = registry.find(kind).factory;
-  const core::ConfigNode complete = with_declared_defaults(plugin, section);
   const TopologyContext hosts = context_for(registry, plugin, context);
   const std::size_t errors_before = sink.size();
-  if (plugin.check) plugin.check(core::View(&complete, section.path()), hosts, sink);
+  if (plugin.check) {
+    const core::ConfigNode complete = with_declared_defaults(plugin, section);
+    plugin.check(core::View(&complete, section.path()), hosts, sink);
+  }
   // A section its own check refuses has no size to speak of (a torus that does not hold the workers).
-  if (!plugin.size || sink.size() != errors_before) return;
-  const TopologySize size = plugin.size(core::View(&complete, section.path()), hosts);
+  if (sink.size() != errors_before) return;
+  const TopologySize size = topology_size(registry, kind, section, context);
   if (size.links > kMaxTopologyLinks) {
     sink.error(section.where("kind"), "topology.kind",
                fmt::format("a {} topology of {} has {} links, more than the {} dtsim builds", kind, hosts.host_count(),

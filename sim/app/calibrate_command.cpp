@@ -84,11 +84,7 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
   core::ExcerptOnce excerpt;
   for (int number = header_line + 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
-    if (problems.size() >= core::kNamedProblems) {
-      problems.error(core::SourcePosition(path.string(), number, 1), "measurements",
-                     fmt::format("the rows from here on are not checked: the first {} problems are named above", core::kNamedProblems));
-      break;
-    }
+    if (named_enough(problems, path, number)) break;
     const std::vector<std::string> cells = csv_cells(line);
     const std::vector<int> columns = core::csv_cell_columns(line);
     const auto bad = [&](std::size_t cell, std::string message) {

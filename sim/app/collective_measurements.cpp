@@ -205,6 +205,14 @@ std::vector<CollectiveMeasurement> read_nccl_tests(const std::filesystem::path& 
   return rows;
 }
 
+bool named_enough(core::DiagnosticSink& problems, const std::filesystem::path& path, int line) {
+  if (problems.size() < core::kNamedProblems) return false;
+  problems.error(core::SourcePosition(path.string(), line, 1), "measurements",
+                 fmt::format("the rows from here on are not checked: the first {} problems are named above",
+                             core::kNamedProblems));
+  return true;
+}
+
 std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) refuse_at(path, 0, "measurements", "cannot read the file");
@@ -230,11 +238,7 @@ std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::pa
   core::ExcerptOnce excerpt;
   for (int number_of_line = header_line + 1; std::getline(in, line); ++number_of_line) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
-    if (problems.size() >= core::kNamedProblems) {
-      problems.error(core::SourcePosition(path.string(), number_of_line, 1), "measurements",
-                     fmt::format("the rows from here on are not checked: the first {} problems are named above", core::kNamedProblems));
-      break;
-    }
+    if (named_enough(problems, path, number_of_line)) break;
     const std::vector<std::string> cells = csv_cells(line);
     const std::vector<int> columns = core::csv_cell_columns(line);
     const auto cell = [&](std::size_t at) { return at < cells.size() ? cells[at] : std::string(); };

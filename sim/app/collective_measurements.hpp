@@ -3,6 +3,7 @@
 // (all_reduce_perf and its kin), or a CSV of bus bandwidths by size (a published curve).
 
 #include "sim/comm/collective_algorithm.hpp"
+#include "sim/core/diagnostic.hpp"
 
 #include <filesystem>
 #include <istream>
@@ -47,5 +48,9 @@ struct CollectiveMeasurement {
 /// A CSV with the columns scenario (relative to the CSV's folder), operation, size_B, and busbw_GBps or
 /// time_us, and optionally bound_percent; lines starting with # are comments.
 [[nodiscard]] std::vector<CollectiveMeasurement> read_collective_csv(const std::filesystem::path& path);
+
+/// Whether a table reader has named core::kNamedProblems problems in `problems`: then it records, at `line` of
+/// `path`, that the rows from there on are not checked, and reads no further.
+bool named_enough(core::DiagnosticSink& problems, const std::filesystem::path& path, int line);
 
 }  // namespace dtsim::app
