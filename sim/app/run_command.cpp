@@ -7,6 +7,7 @@
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
 #include "sim/app/simulation_memory.hpp"
+#include "sim/app/simulation_messages.hpp"
 #include "sim/app/slurm_sweep.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/name_match.hpp"
@@ -126,6 +127,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   setup.values_apart = !options.values_by_message;
   setup.threads = options.threads;
   check_simulation_memory(scenario, setup, available_host_memory());
+  check_simulation_messages(simulated, setup);
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
   if (const std::string notice = efficiency_notice(scenario, setup); !options.quiet && !notice.empty()) {
     fmt::print(stderr, "note: {}\n", notice);

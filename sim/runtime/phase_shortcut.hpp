@@ -3,6 +3,8 @@
 // round: those whose rounds are provably identical (topology::uniform_shift). Only valid while the group's
 // collective is the only traffic on the network, so only collective benchmarks hand one out.
 
+#include "sim/runtime/training_setup.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_graph.hpp"
 
@@ -28,5 +30,12 @@ class PhaseShortcut {
   // Actors run one at a time in SimGrid, so lazily filling the cache needs no lock.
   mutable std::map<int, bool> cache_;
 };
+
+/// Whether a run trained for real computes its collectives' values apart from their messages (values_apart.hpp).
+[[nodiscard]] bool values_apart_in(const scenario::Scenario& scenario, const TrainingSetup& setup);
+
+/// Whether the run's premise lets identical ring rounds be simulated as one transfer (its allreduce alone on the
+/// network, every rank entering it at once): the run then hands its transports a PhaseShortcut.
+[[nodiscard]] bool may_shorten_phases(const scenario::Scenario& scenario, const TrainingSetup& setup);
 
 }  // namespace dtsim::runtime

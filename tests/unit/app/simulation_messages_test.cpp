@@ -1,0 +1,69 @@
+#include "sim/app/simulation_messages.hpp"
+
+#include "sim/app/registries.hpp"
+#include "sim/app/scenario_resolver.hpp"
+#include "sim/core/diagnostic.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include "../scenario/scenario_text.hpp"
+#include "tests/support/scenario_format.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtsim::app {
+namespace {
+
+const std::string kFatTree = R"(name: large
+cluster:
+  workers: 65536
+  device: {name: a100, precision: mixed, efficiency: 0.5}
+topology:
+  kind: fat_tree
+  arity: 16
+  link: {bandwidth: "200Gbps", latency: "2us"}
+model: {kind: "profile:resnet50"}
+training:
+  batch: {per_worker: 4}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+)";
+
+std::string refusal(const std::string& text) {
+  const Registries registries = make_builtin_registries();
+  const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
+  const runtime::TrainingSetup setup = resolve_scenario(s, registries);
+  try {
+    check_simulation_messages(s, setup);
+  } catch (const core::InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+const std::string kHint =
+    "  hint: use topology.network_model: analytical, which times each phase of a collective at once (a GPT-2 XL step "
+    "on 65,536 GPUs in about 11 s, docs/validation.md), or fewer workers";
+
+TEST(SimulationMessages, AFatTreesRingRoundsDifferAndAreCountedOneByOne) {
+  // ResNet-50's gradients go in 2 buckets, each a ring allreduce of 2(p-1) rounds a rank.
+  EXPECT_EQ(refusal(kFatTree),
+            "s.yaml:3:12: error: cluster.workers: message by message, a step of 65536 workers posts at least 17.2 "
+            "billion messages (2 gradient allreduces of 131070 messages a rank), more than the 1 billion a step that "
+            "take about an hour on 2 cores\n" + kHint);
+  // 8,192 workers post 2 x 8,192 x 16,382 = 268 million.
+  EXPECT_EQ(refusal(testing::replace_once(kFatTree, "65536", "8192")), "no error");
+  EXPECT_EQ(refusal(testing::replace_once(kFatTree, "  arity: 16\n", "  arity: 16\n  network_model: analytical\n")),
+            "no error");
+}
+
+TEST(SimulationMessages, IdenticalRingRoundsRunAsOneTransferUnlessAStragglerSetsThemApart) {
+  std::string ring = testing::replace_once(kFatTree, "  kind: fat_tree\n  arity: 16\n", "  kind: ring\n");
+  EXPECT_EQ(refusal(ring), "no error");
+  EXPECT_EQ(refusal(ring + "stragglers: [{workers: [3], slowdown: 2}]\n"),
+            "s.yaml:3:12: error: cluster.workers: message by message, a step of 65536 workers posts at least 17.2 "
+            "billion messages (2 gradient allreduces of 131070 messages a rank), more than the 1 billion a step that "
+            "take about an hour on 2 cores\n" + kHint);
+}
+
+}  // namespace
+}  // namespace dtsim::app
