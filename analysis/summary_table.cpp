@@ -129,25 +129,38 @@ std::string setup_lines(const scenario::Scenario& s, const metrics::RunRecord& r
 std::string recovery_outlasting_failures(const metrics::FailureCosts& costs) {
   const double recovery_s = costs.interruption_s();
   if (!(recovery_s >= costs.job_mtbf_s)) return {};
+  // Name what takes most of the recovery: reading the checkpoint back, or the rest.
+  const std::string shorten = 2.0 * costs.load_s > recovery_s
+                                  ? fmt::format("reading the checkpoint back takes {:.4g} s of it: raise "
+                                                "failures.checkpoint.storage_bandwidth",
+                                                costs.load_s)
+                                  : std::string("shorten failures.detection_time or restart_time");
   return fmt::format("a recovery takes {:.4g} s, longer than the {:.4g} s between the job's failures, where "
-                     "Young/Daly's interval does not hold: shorten failures.detection_time or restart_time, or raise "
-                     "the mtbf",
-                     recovery_s, costs.job_mtbf_s);
+                     "Young/Daly's interval does not hold: {}, or raise the mtbf",
+                     recovery_s, costs.job_mtbf_s, shorten);
+}
+
+/// What would let a run that never finishes finish: a shorter recovery where it outlasts the failures, checkpoints
+/// where there are none or they are further apart than Young/Daly's interval, else a faster checkpoint.
+std::string unfinished_advice(const metrics::Projection::Failures& f, const std::string& outlasting) {
+  if (!outlasting.empty()) return outlasting;
+  if (!(f.costs.checkpoint_s > 0.0)) return "declare failures.checkpoint";
+  if (static_cast<double>(f.costs.checkpoint_every) * f.costs.iteration_s > f.young_daly_interval_s) {
+    return fmt::format("checkpoint more often (Young/Daly: every {:.4g} s of work)", f.young_daly_interval_s);
+  }
+  return fmt::format("a checkpoint takes {:.4g} s to write or read: raise failures.checkpoint.storage_bandwidth, or the "
+                     "mtbf",
+                     f.costs.checkpoint_s);
 }
 
 /// What a budget's failures add, expected, and beside it one run drawn and Young/Daly's checkpoint interval.
 std::string projected_failures_line(const metrics::Projection::Failures& f, std::uint64_t seed) {
   const metrics::FailureTotals& e = f.expected;
   const std::string outlasting = recovery_outlasting_failures(f.costs);
-  if (!(e.interruptions <= metrics::kDrawnInterruptionLimit)) {
+  if (!std::isfinite(e.total_s)) {
     return fmt::format("  failures   a failure every {:.4g} s of the job: {:.3g} interruptions expected, the run would not "
                        "finish; {}\n",
-                       f.costs.job_mtbf_s, e.interruptions,
-                       !outlasting.empty() ? outlasting
-                       : f.costs.checkpoint_s > 0.0
-                           ? fmt::format("checkpoint more often (Young/Daly: every {:.4g} s of work)",
-                                         f.young_daly_interval_s)
-                           : std::string("declare failures.checkpoint"));
+                       f.costs.job_mtbf_s, e.interruptions, unfinished_advice(f, outlasting));
   }
   std::string out = fmt::format("  failures   a failure every {:.4g} h of the job: {:.4g} interruptions expected, {:.4g} h of work lost, "
                                 "{:.4g} h recovering, {:.4g} h writing checkpoints; goodput {:.1f}%\n",
@@ -168,6 +181,10 @@ std::string projected_failures_line(const metrics::Projection::Failures& f, std:
     }
     out += fmt::format("             one run drawn from the seed: {} interruptions, goodput {:.1f}%{}\n",
                        static_cast<std::int64_t>(f.drawn->interruptions), 100.0 * f.drawn->goodput(), spares);
+  } else if (!(e.interruptions <= metrics::kDrawnInterruptionLimit)) {
+    out += fmt::format("             no run drawn: its {:.3g} interruptions expected are more than a drawn run walks "
+                       "(10^6)\n",
+                       e.interruptions);
   } else if (const auto checkpoints = metrics::checkpoints_written(f.costs);
              static_cast<double>(checkpoints) > metrics::kDrawnCheckpointLimit) {
     out += fmt::format("             no run drawn: its {:.3g} checkpoints are more than a drawn run walks (10^8)\n",
@@ -208,6 +225,15 @@ std::string projection_line(const scenario::Scenario& s, const metrics::Projecti
                                 "{:.4g} device-hours{}\n",
                                 trained, p.iterations, p.iteration_s, p.simulated_iterations, p.days, p.device_hours, costs);
   // A budget simulates a few iterations because they are alike; random stragglers make each a draw of its own.
+  // Traces change speeds along simulated time, of which the budget simulates only the start.
+  const bool traced = !s.link_traces.empty() ||
+                      std::any_of(s.cluster.speed_traces.begin(), s.cluster.speed_traces.end(),
+                                  [](const scenario::Trace& trace) { return !trace.empty(); });
+  if (traced) {
+    out += fmt::format("             the {} simulated iterations ran the traces (stragglers[].trace, link_traces) "
+                       "up to {:.4g} s: the projection repeats those iterations, not what the traces change later\n",
+                       p.simulated_iterations, p.iteration_s * static_cast<double>(p.simulated_iterations));
+  }
   if (!s.cluster.random_slowdowns.empty()) {
     out += fmt::format("             the {} simulated iterations drew the stragglers' random factors once each "
                        "(stragglers[].distribution): the projection follows those draws, not the distributions' "

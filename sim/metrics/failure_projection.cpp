@@ -243,7 +243,8 @@ std::optional<BestInterval> best_checkpoint_interval(const FailureCosts& costs) 
     const auto every = static_cast<std::int64_t>(std::llround(point));
     if (grid.empty() || every > grid.back()) grid.push_back(every);
   }
-  if (grid.back() != costs.iterations) grid.push_back(costs.iterations);
+  // A run of one iteration has no grid below it: its one interval is the whole run.
+  if (grid.empty() || grid.back() != costs.iterations) grid.push_back(costs.iterations);
   std::size_t at = 0;
   double best_s = total(grid[0]);
   for (std::size_t g = 1; g < grid.size(); ++g) {

@@ -118,8 +118,9 @@ std::optional<Projection> projection(const scenario::Scenario& scenario, const R
     if (rates.carbon_g_per_kwh) out.co2_kg = *out.kwh * *rates.carbon_g_per_kwh / 1000.0;
   }
   if (rates.price_per_device_hour || (out.kwh && rates.price_per_kwh)) {
-    out.cost = rates.price_per_device_hour.value_or(0.0) * out.device_hours +
-               (out.kwh ? rates.price_per_kwh.value_or(0.0) * *out.kwh : 0.0);
+    // Only the rates declared add up: an undeclared one times a run that would not finish (inf) is no cost.
+    out.cost = (rates.price_per_device_hour ? *rates.price_per_device_hour * out.device_hours : 0.0) +
+               (out.kwh && rates.price_per_kwh ? *rates.price_per_kwh * *out.kwh : 0.0);
   }
   return out;
 }

@@ -343,7 +343,7 @@ nlohmann::ordered_json projection_json(const scenario::Scenario& scenario, const
   nlohmann::ordered_json out{{"iterations", p.iterations}, {"simulated_iterations", p.simulated_iterations}};
   if (p.epochs) out["epochs"] = *p.epochs;
   out.update(nlohmann::ordered_json{{"samples", p.samples},
-                             {"tokens", p.tokens},
+                             {"tokens", p.tokens > 0.0 ? nlohmann::ordered_json(p.tokens) : nlohmann::ordered_json()},
                              {"iteration_s", p.iteration_s},
                              {"total_s", p.total_s},
                              {"days", p.days},

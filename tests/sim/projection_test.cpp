@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace dtsim {
 namespace projection_test {
 
@@ -118,6 +120,74 @@ TEST(Projection, EpochsSizedInTokensTakeEachEpochsIterationsRoundedUp) {
   ASSERT_TRUE(q.has_value());
   EXPECT_EQ(q->iterations, 8);
   EXPECT_DOUBLE_EQ(q->tokens, 8.0 * 32'768.0);
+}
+
+std::string line_starting(const std::string& table, const std::string& start) {
+  const std::size_t at = table.find(start);
+  return at == std::string::npos ? std::string() : table.substr(at, table.find('\n', at) - at);
+}
+
+// A budget of one iteration with checkpoints: its one checkpoint interval is the whole run (the search for the
+// best interval had no grid below it, and read past an empty one).
+TEST(Projection, ABudgetOfOneIterationWithCheckpointsHasOneInterval) {
+  const BudgetRun run = simulate(budget_scenario("{kind: \"profile:gpt2_small\"}", "{tokens: 1}",
+                                                 "failures: {random: {mtbf: 1000h}, checkpoint: {every: 100, "
+                                                 "storage_bandwidth: 10GB/s}}\n"));
+  const std::optional<metrics::Projection> p = metrics::projection(run.scenario, run.record);
+  ASSERT_TRUE(p && p->failures && p->failures->best_interval);
+  EXPECT_EQ(p->iterations, 1);
+  EXPECT_EQ(p->failures->best_interval->every, 1);
+}
+
+// A run that would not finish costs inf where a rate is declared, never NaN (an undeclared rate of energy times
+// infinite energy).
+TEST(Projection, ARunThatWouldNotFinishCostsInfNotNaN) {
+  const BudgetRun run = simulate(budget_scenario(
+      "{kind: \"profile:gpt2_small\"}", "{tokens: 1000000000}",
+      "energy: {carbon_intensity: 400gCO2/kWh, price_per_device_hour: 2, currency: USD}\n"
+      "failures: {random: {mtbf: 1ns}, checkpoint: {every: 1, storage_bandwidth: 1B/s}, restart_time: 1e9s}\n"));
+  const std::optional<metrics::Projection> p = metrics::projection(run.scenario, run.record);
+  ASSERT_TRUE(p && p->cost);
+  EXPECT_TRUE(std::isinf(*p->cost));
+  const std::string table = analysis::summary_table(run.scenario, run.record, 0.0);
+  EXPECT_NE(line_starting(table, "  projected ").find("inf USD"), std::string::npos) << table;
+  EXPECT_EQ(table.find("nan"), std::string::npos) << table;
+  EXPECT_NE(line_starting(table, "  failures ").find("the run would not finish;"), std::string::npos) << table;
+}
+
+// A recovery that outlasts the failures because the checkpoint is read back slowly names the storage's bandwidth,
+// not the detection or restart, which take 200 s of its 1,493.
+TEST(Projection, ARecoveryMostlyReadingTheCheckpointNamesTheStoragesBandwidth) {
+  const BudgetRun run = simulate(budget_scenario(
+      "{kind: \"profile:gpt2_small\"}", "{tokens: 1000000000}",
+      "failures: {random: {mtbf: 1600s}, checkpoint: {every: 1, storage_bandwidth: 1MB/s}}\n"));
+  const std::string table = analysis::summary_table(run.scenario, run.record, 0.0);
+  EXPECT_NE(table.find("where Young/Daly's interval does not hold: reading the checkpoint back takes 1493 s of it: "
+                       "raise failures.checkpoint.storage_bandwidth, or raise the mtbf"),
+            std::string::npos)
+      << table;
+}
+
+// More interruptions than a drawn run walks, in a run that finishes: the expected figures, and why no run is drawn.
+TEST(Projection, ARunTooLongToDrawIsProjectedAndSaysWhyNoneWasDrawn) {
+  const BudgetRun run = simulate(budget_scenario("{kind: \"profile:resnet50\"}", "{samples: 1e16}",
+                                                 "failures: {random: {mtbf: 10000h}, checkpoint: {every: 1, "
+                                                 "storage_bandwidth: 10GB/s}}\n"));
+  const std::string table = analysis::summary_table(run.scenario, run.record, 0.0);
+  EXPECT_EQ(table.find("would not finish"), std::string::npos) << table;
+  EXPECT_NE(table.find("interruptions expected are more than a drawn run walks (10^6)"), std::string::npos) << table;
+}
+
+// A straggler's trace slows a worker from 0.2 s on: the three iterations simulated end before, and the projection
+// repeats them, which the summary says.
+TEST(Projection, ATracedRunSaysTheProjectionRepeatsTheSimulatedIterations) {
+  const BudgetRun run = simulate(budget_scenario(
+      "{kind: \"profile:gpt2_small\"}", "{tokens: 32768000}",
+      "stragglers: [{workers: [3], trace: {points: [{at: 0s, factor: 1}, {at: 0.2s, factor: 0.01}]}}]\n"));
+  const std::string table = analysis::summary_table(run.scenario, run.record, 0.0);
+  EXPECT_NE(table.find("the 3 simulated iterations ran the traces (stragglers[].trace, link_traces) up to "),
+            std::string::npos)
+      << table;
 }
 
 TEST(Projection, ARunWithoutABudgetProjectsNothing) {
