@@ -157,6 +157,7 @@ ReportRun report_run(const std::map<std::string, std::string>& files, const std:
     run.summary = nlohmann::json::parse(text("summary.json"));
     // A cluster run's page is drawn from its summary alone (report_command); here it would be read as one run's.
     if (is_cluster_summary(run.summary)) refuse_cluster_summary(where);
+    refuse_foreign_summary(run.summary, where);
     run.label = run.summary.at("scenario").at("name").get<std::string>();
     const std::string point = run.summary.at("origin").value("sweep_point", std::string());
     if (!point.empty()) run.label += " [" + point + "]";

@@ -2,6 +2,8 @@
 
 #include "sim/core/csv.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/input_file.hpp"
+#include "sim/scenario/sweep.hpp"
 #include "sim/scenario/named_values.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +11,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
 
 namespace dtsim::analysis {
 namespace {
@@ -81,6 +86,43 @@ std::string describe_layout(const nlohmann::json& parallelism) {
   return out;
 }
 
+namespace {
+
+[[noreturn]] void refuse_sweep_table(const std::filesystem::path& file, std::string message) {
+  throw core::InputError(core::Diagnostic{core::SourcePosition(file.string()), "", std::move(message),
+                                          "give a sweep's folder as `dtsim run` wrote it"});
+}
+
+/// The points a sweep's table names, each a plain subfolder of the sweep's, once, at most a sweep's limit: the table
+/// is read back, and a point named "../elsewhere" or "/etc" would send the reader out of the sweep.
+std::vector<std::filesystem::path> sweep_points(const std::filesystem::path& folder) {
+  const std::filesystem::path file = folder / "sweep.csv";
+  std::string reason;
+  const std::optional<std::string> text = core::read_input_file(file, std::uintmax_t{1} << 30U, reason);
+  if (!text) refuse_sweep_table(file, fmt::format("cannot read the sweep's table: {}", reason));
+  std::vector<std::filesystem::path> points;
+  std::set<std::string> seen;
+  std::istringstream lines(*text);
+  std::string line;
+  std::getline(lines, line);  // header
+  for (int number = 2; std::getline(lines, line); ++number) {
+    const std::string point = core::csv_cells(line).front();
+    if (point.empty()) continue;
+    const bool plain = point != "." && point != ".." && point.find('/') == std::string::npos;
+    if (!plain || !seen.insert(point).second) {
+      refuse_sweep_table(file, fmt::format("line {} names a point that is {}", number,
+                                           plain ? "named on an earlier line" : "not a folder of the sweep's own"));
+    }
+    if (points.size() == scenario::kSweepPointLimit) {
+      refuse_sweep_table(file, fmt::format("it names more than the {} points a sweep may have", scenario::kSweepPointLimit));
+    }
+    points.push_back(folder / point);
+  }
+  return points.empty() ? std::vector<std::filesystem::path>{folder} : points;
+}
+
+}  // namespace
+
 std::vector<std::filesystem::path> run_folders(const std::filesystem::path& folder) {
   std::error_code ignored;
   if (std::filesystem::exists(folder / "summary.json", ignored)) return {folder};
@@ -92,15 +134,8 @@ std::vector<std::filesystem::path> run_folders(const std::filesystem::path& fold
     }
     if (!runs.empty()) return runs;
   }
-  std::ifstream sweep(folder / "sweep.csv");
-  if (!sweep) return {folder};  // read_run_summary reports the missing summary
-  std::vector<std::filesystem::path> points;
-  std::string line;
-  std::getline(sweep, line);  // header
-  while (std::getline(sweep, line)) {
-    if (const std::string point = core::csv_cells(line).front(); !point.empty()) points.push_back(folder / point);
-  }
-  return points.empty() ? std::vector<std::filesystem::path>{folder} : points;
+  if (!std::filesystem::exists(folder / "sweep.csv", ignored)) return {folder};  // read_run_summary reports it
+  return sweep_points(folder);
 }
 
 bool is_cluster_summary(const nlohmann::json& summary) {
@@ -116,18 +151,34 @@ void refuse_cluster_summary(const std::filesystem::path& file) {
                   (folder / "jobs" / "<job>").string(), folder.string())});
 }
 
+void refuse_foreign_summary(const nlohmann::json& summary, const std::filesystem::path& file) {
+  if (summary.is_object() && summary.contains("dtsim_version")) return;
+  throw core::InputError(core::Diagnostic{core::SourcePosition(file.string()), "",
+                                          fmt::format("not a dtsim summary: {} without dtsim_version",
+                                                      summary.is_object() ? "an object" : summary.type_name()),
+                                          "give result folders that `dtsim run` wrote"});
+}
+
 RunSummary read_run_summary(const std::filesystem::path& folder, const sync::SyncRegistry& strategies) {
   const std::filesystem::path file = folder / "summary.json";
-  std::ifstream in(file);
-  if (!in) {
+  std::error_code missing;
+  if (!std::filesystem::exists(file, missing)) {
     throw core::InputError(core::Diagnostic{core::SourcePosition(file.string()), "", "no summary.json here",
                                             "give result folders that `dtsim run` wrote (a sweep's folder stands for all its points, a "
                                             "scaling study's for both its sweeps')"});
   }
+  std::string reason;
+  const std::optional<std::string> text = core::read_input_file(file, std::uintmax_t{1} << 30U, reason);
+  if (!text) {
+    throw core::InputError(core::Diagnostic{core::SourcePosition(file.string()), "",
+                                            fmt::format("cannot read the summary: {}", reason),
+                                            "give result folders that `dtsim run` wrote"});
+  }
   try {
-    const nlohmann::json summary = nlohmann::json::parse(in);
+    const nlohmann::json summary = nlohmann::json::parse(*text);
     // Written by this version all the same: not a summary to run again, but the wrong one to read.
     if (is_cluster_summary(summary)) refuse_cluster_summary(file);
+    refuse_foreign_summary(summary, file);
     const nlohmann::json& scenario = summary.at("scenario");
     const nlohmann::json& result = summary.at("result");
     RunSummary out;

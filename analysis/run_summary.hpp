@@ -72,6 +72,9 @@ bool is_cluster_summary(const nlohmann::json& summary);
 /// folders that hold runs: its jobs'.
 [[noreturn]] void refuse_cluster_summary(const std::filesystem::path& file);
 
+/// Throws core::InputError naming `file` unless `summary` is an object dtsim wrote (it holds dtsim_version).
+void refuse_foreign_summary(const nlohmann::json& summary, const std::filesystem::path& file);
+
 /// Reads `folder`/summary.json, describing its exchange by `strategies` (a plug-in strategy's own words); throws
 /// core::InputError naming the file when it is missing or is not a summary this dtsim writes.
 RunSummary read_run_summary(const std::filesystem::path& folder, const sync::SyncRegistry& strategies);

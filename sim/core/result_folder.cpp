@@ -8,11 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
+#include <string_view>
 
 namespace dtsim::core {
 namespace {
@@ -29,8 +32,25 @@ namespace fs = std::filesystem;
 
 constexpr const char* kChooseAnother = "choose another folder with -o";
 
+/// Whether `path` is a regular file whose first 4 KiB hold one of `markers`: a file dtsim wrote, not one that merely
+/// bears its name (a pipe is never opened).
+bool written_by_dtsim(const fs::path& path, std::initializer_list<std::string_view> markers) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return std::any_of(markers.begin(), markers.end(),
+                     [&](std::string_view marker) { return head.find(marker) != std::string::npos; });
+}
+
+/// A folder of dtsim's results, which a run may replace whole: its summary (a run's, or a cluster's), or its sweep's
+/// manifest or table, as dtsim writes them. Another file of those names leaves the folder someone else's.
 bool holds_results(const fs::path& folder) {
-  return fs::exists(folder / "summary.json") || fs::exists(folder / "sweep.json") || fs::exists(folder / "sweep.csv");
+  return written_by_dtsim(folder / "summary.json", {"\"dtsim_version\"", "\"scheduler\""}) ||
+         written_by_dtsim(folder / "sweep.json", {"\"fingerprint\""}) ||
+         written_by_dtsim(folder / "sweep.csv", {"point,"});
 }
 
 /// Staging folders beside `target` that no run will finish: `.<name>.partial-<pid>` of a process that is gone

@@ -284,6 +284,20 @@ ConfigNode validate_scenario_document(const SchemaNode& schema, const ConfigNode
                "start from scenarios/quickstart.yaml");
     return {};
   }
+  const bool sections = std::any_of(root.entries.begin(), root.entries.end(),
+                                    [&](const ConfigEntry& entry) { return schema.child(entry.key) != nullptr; });
+  if (!root.entries.empty() && !sections) {
+    // Named, not quoted: its keys may be the lines of a file that is not YAML at all (/etc/shadow), each of which an
+    // unknown key's error would print.
+    core::SourcePosition file(root.where.file);
+    file.included_from = root.where.included_from;
+    sink.error(file, "",
+               fmt::format("a scenario must be a YAML mapping of scenario sections (name:, cluster:, topology:, ...); "
+                           "none of the file's {} keys is one",
+                           root.entries.size()),
+               "start from scenarios/quickstart.yaml");
+    return {};
+  }
   return validate_against(root, schema, "", sink, unsupported);
 }
 

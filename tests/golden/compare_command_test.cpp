@@ -10,6 +10,9 @@
 
 #include <sstream>
 
+#include <fstream>
+#include <sys/stat.h>
+
 namespace dtsim::testing {
 namespace {
 
@@ -177,6 +180,34 @@ TEST(CompareCommand, AFolderWithoutASummaryIsAnInputError) {
   EXPECT_NE(result.err.find("nothing/summary.json: error: no summary.json here"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("hint: give result folders"), std::string::npos) << result.err;
   EXPECT_TRUE(result.out.empty());
+}
+
+// A pipe named summary.json is named, never opened (opening it would wait for a writer); a summary that is a
+// JSON array is no summary; a sweep's table naming a point outside the sweep is refused before anything is read.
+TEST(CompareCommand, APipeAForeignSummaryOrAPointOutsideTheSweepIsAnInputError) {
+  const auto root = fresh_output_folder("compare-hostile");
+  std::filesystem::create_directories(root / "pipe");
+  ASSERT_EQ(::mkfifo((root / "pipe" / "summary.json").c_str(), 0600), 0);
+  const CommandResult pipe = run_dtsim("compare " + (root / "pipe").string());
+  EXPECT_EQ(pipe.exit_status, 2);
+  EXPECT_EQ(pipe.err, (root / "pipe" / "summary.json").string() +
+                          ": error: cannot read the summary: it is a pipe or a socket, not a file\n"
+                          "  hint: give result folders that `dtsim run` wrote\n");
+  std::filesystem::create_directories(root / "array");
+  std::ofstream(root / "array" / "summary.json") << "[1]";
+  const CommandResult array = run_dtsim("report " + (root / "array").string() + " -o " + (root / "r.html").string());
+  EXPECT_EQ(array.exit_status, 2);
+  EXPECT_EQ(array.err, (root / "array" / "summary.json").string() +
+                           ": error: not a dtsim summary: array without dtsim_version\n"
+                           "  hint: give result folders that `dtsim run` wrote\n");
+  std::filesystem::create_directories(root / "sweep");
+  std::ofstream(root / "sweep" / "sweep.csv") << "point,x\n../array,1\n";
+  const CommandResult outside = run_dtsim("compare " + (root / "sweep").string());
+  EXPECT_EQ(outside.exit_status, 2);
+  EXPECT_EQ(outside.err, (root / "sweep" / "sweep.csv").string() +
+                             ": error: line 2 names a point that is not a folder of the sweep's own\n"
+                             "  hint: give a sweep's folder as `dtsim run` wrote it\n");
+  EXPECT_FALSE(std::filesystem::exists(root / "r.html"));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include "run_dtsim.hpp"
 
 #include <gtest/gtest.h>
+
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <spawn.h>
@@ -142,6 +144,24 @@ TEST(ResultFolder, AFolderHoldingOtherFilesIsNotTouched) {
                          ": error: holds files that are not dtsim results (such as notes.txt); dtsim replaces a result "
                          "folder as a whole\n  hint: choose a new or empty folder with -o\n");
   EXPECT_EQ(contents(folder / "mine"), (std::map<std::string, std::string>{{"notes.txt", "keep"}}));
+}
+
+// A summary.json that dtsim did not write (or a pipe of that name) does not make a folder dtsim's to replace.
+TEST(ResultFolder, AFileNamedLikeASummaryIsNotAResultFolder) {
+  const auto folder = fresh_output_folder("result_folder_lookalike");
+  fs::create_directories(folder / "other");
+  std::ofstream(folder / "other" / "summary.json") << "{}";
+  std::ofstream(folder / "other" / "important.txt") << "keep";
+  const CommandResult run = run_dtsim("run " + small_scenario(folder, 1).string() + " -q -o " + (folder / "other").string());
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find(": error: holds files that are not dtsim results (such as "), std::string::npos) << run.err;
+  EXPECT_EQ(contents(folder / "other"),
+            (std::map<std::string, std::string>{{"important.txt", "keep"}, {"summary.json", "{}"}}));
+  fs::create_directories(folder / "piped");
+  ASSERT_EQ(::mkfifo((folder / "piped" / "summary.json").c_str(), 0600), 0);
+  const CommandResult piped = run_dtsim("run " + small_scenario(folder, 1).string() + " -q -o " + (folder / "piped").string());
+  EXPECT_EQ(piped.exit_status, 2);
+  EXPECT_TRUE(fs::is_fifo(folder / "piped" / "summary.json"));
 }
 
 TEST(ResultFolder, ARerunReplacesTheWholeFolder) {
@@ -341,13 +361,16 @@ TEST(ResultFolder, ASweepsPointsInParallelGiveTheSameFilesAsOneAtATime) {
   EXPECT_NE(parallel.out.find("final loss"), std::string::npos) << parallel.out;
 }
 
-// A previous result folder whose summary.json became a folder, and a scenario file name that is not UTF-8:
-// both used to end in an internal error after the whole simulation.
+// A previous result folder whose summary.json became a folder is no result folder (used to end in an internal
+// error after the whole simulation), and is left alone; a scenario file name that is not UTF-8 gives results.
 TEST(ResultFolder, OddNamesAndOddPreviousFoldersStillGiveResults) {
   const auto folder = fresh_output_folder("result_folder_odd");
-  fs::create_directories(folder / "out" / "summary.json");
+  fs::create_directories(folder / "odd" / "summary.json");
   const fs::path odd = folder / "caf\xe9-\xff.yaml";
   fs::copy_file(small_scenario(folder, 1), odd);
+  const CommandResult refused = run_dtsim("run '" + odd.string() + "' -q -o " + (folder / "odd").string());
+  EXPECT_EQ(refused.exit_status, 2) << refused.err;
+  EXPECT_TRUE(fs::is_directory(folder / "odd" / "summary.json"));
   const CommandResult run = run_dtsim("run '" + odd.string() + "' -q -o " + (folder / "out").string());
   ASSERT_EQ(run.exit_status, 0) << run.err;
   EXPECT_TRUE(fs::is_regular_file(folder / "out" / "summary.json"));
