@@ -128,6 +128,11 @@ std::string plan_cells(const PlanRow& row) {
 }
 
 std::string split_cells(const PlanRow& row) {
+  if (row.degrees_only) {
+    // No expert degree, micro-batch count, ZeRO stage, recomputation, schedule or placement was tried for it.
+    return fmt::format("{},{},{},{},{},,{},,,,,,", row.devices, core::csv_field(row.split), row.tensor, row.pipeline,
+                       row.context, row.data);
+  }
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}", row.devices, core::csv_field(row.split), row.tensor, row.pipeline,
                      row.context, row.expert, row.data, row.microbatches, row.zero, row.recomputation, row.schedule,
                      row.virtual_stages, row.placement);

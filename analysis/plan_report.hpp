@@ -42,6 +42,9 @@ struct PlanRow {
   double estimate_tokens_per_s = 0.0;
   std::string discarded;  ///< the reason (a scenario key, or max_memory); "" when it fits
   std::string detail;     ///< the check's message
+  /// Discarded before its other choices were enumerated (its data degree does not divide the batch): its tensor,
+  /// pipeline, context and data degrees only, the other choices' cells left empty in plan_candidates.csv.
+  bool degrees_only = false;
   /// A fitting candidate estimated exactly as fast as an earlier one of the same placement that holds no more
   /// memory (they differ in their ZeRO stage or recomputation only where neither changes the estimate): that
   /// one's split. Not simulated.

@@ -195,13 +195,17 @@ std::int64_t global_batch(const scenario::TrainingSpec& training) {
 }
 
 void for_each_candidate(const PlanSpace& space, int devices, const models::TransformerShape& shape, std::int64_t batch,
-                        std::int64_t& undivided, const std::function<bool(const PlanCandidate&)>& visit) {
+                        std::int64_t& undivided, const std::function<bool(const PlanCandidate&)>& visit,
+                        const std::function<void(const PlanCandidate&)>& on_undivided) {
   for (const int t : allowed(divisors(devices), space.tensor)) {
     for (const int p : allowed(divisors(devices / t), space.pipeline)) {
       for (const int c : context_degrees(devices / (t * p), shape, space.context)) {
         const int d = devices / (t * p * c);
         if (batch % d != 0) {
           ++undivided;
+          if (on_undivided) {
+            on_undivided(PlanCandidate{.devices = devices, .tensor = t, .pipeline = p, .context = c, .data = d});
+          }
           continue;
         }
         for (const int e : expert_degrees(d, shape, space.expert)) {

@@ -93,9 +93,12 @@ std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devi
                                                 std::int64_t batch, std::int64_t& undivided);
 
 /// Calls `visit` with every candidate enumerate_candidates returns, in its order, holding none of them (a space of
-/// millions searched in the memory of one), until `visit` returns false. `undivided` as there.
+/// millions searched in the memory of one), until `visit` returns false. `undivided` as there; `on_undivided`, where
+/// given, sees each split counted there, in the same order (its tensor, pipeline, context and data degrees set, no
+/// other choice tried).
 void for_each_candidate(const PlanSpace& space, int devices, const models::TransformerShape& shape, std::int64_t batch,
-                        std::int64_t& undivided, const std::function<bool(const PlanCandidate&)>& visit);
+                        std::int64_t& undivided, const std::function<bool(const PlanCandidate&)>& visit,
+                        const std::function<void(const PlanCandidate&)>& on_undivided = {});
 
 /// How many candidates for_each_candidate visits, counted without keeping one.
 std::int64_t count_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,

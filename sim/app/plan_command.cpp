@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace dtsim::app {
@@ -83,20 +84,72 @@ std::string points_title(const PlanOptions& options, int devices) {
                      yaml_quoted(options.scenario_file.filename().string()), devices);
 }
 
-/// Refuses an output folder holding files a plan does not write.
-void refuse_foreign_files(const std::filesystem::path& folder, const std::vector<int>& devices) {
+/// The device count `name` stands for where it is a plan's: "16-devices" (a count's runs) with `suffix` "", or
+/// "16-devices.yaml" (its scenario) with ".yaml"; none for any other name.
+std::optional<int> planned_count(const std::string& name, const std::string& suffix) {
+  const std::string tail = "-devices" + suffix;
+  if (name.size() <= tail.size() || name.compare(name.size() - tail.size(), tail.size(), tail) != 0) {
+    return std::nullopt;
+  }
+  const std::string digits = name.substr(0, name.size() - tail.size());
+  // The counts --gpus takes: 1 to 65,536, written without leading zeros.
+  if (digits.size() > 5 || digits.front() == '0' || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoi(digits);
+}
+
+/// Whether `entry` is what a plan writes: its tables and page (files), and for any device count its runs (a folder)
+/// and scenario (a file). An earlier plan's counts are a plan's too: the new plan replaces them with the rest.
+bool written_by_a_plan(const std::filesystem::directory_entry& entry) {
+  const std::string name = entry.path().filename().string();
+  std::error_code ignored;
+  if (planned_count(name, "")) return entry.is_directory(ignored);
+  const bool file = name == "plan.csv" || name == "plan_candidates.csv" || name == "report.html" ||
+                    planned_count(name, ".yaml").has_value();
+  return file && entry.is_regular_file(ignored);
+}
+
+/// Refuses an output folder that is no folder a plan can make, or that holds files a plan does not write.
+void refuse_foreign_files(const std::filesystem::path& folder) {
+  check_study_folder(folder, "a plan");
   std::error_code ignored;
   if (!std::filesystem::exists(folder, ignored)) return;
-  if (!std::filesystem::is_directory(folder, ignored)) refuse(folder, "", "the output folder of a plan is not a folder", "give a folder with -o");
-  std::set<std::string> own{"plan.csv", "plan_candidates.csv", "report.html"};
-  for (const int n : devices) {
-    own.insert(fmt::format("{}-devices", n));
-    own.insert(fmt::format("{}-devices.yaml", n));
-  }
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     const std::string name = entry.path().filename().string();
-    if (own.count(name) == 0 && name.front() != '.') {
-      refuse(folder, "", fmt::format("the folder holds '{}', which is not part of a plan", name), "give another folder with -o");
+    if (name.front() != '.' && !written_by_a_plan(entry)) {
+      refuse(folder, "",
+             fmt::format("the folder holds '{}', which is not part of a plan: a plan writes plan.csv, "
+                         "plan_candidates.csv, report.html, and N-devices/ with N-devices.yaml for each device count",
+                         name),
+             "give another folder with -o");
+    }
+  }
+}
+
+/// The device counts whose runs or scenario `folder` holds (an earlier plan's among them).
+std::set<int> planned_counts(const std::filesystem::path& folder) {
+  std::set<int> out;
+  std::error_code missing;
+  for (std::filesystem::directory_iterator entry(folder, missing), end; !missing && entry != end;
+       entry.increment(missing)) {
+    const std::string name = entry->path().filename().string();
+    std::optional<int> n = planned_count(name, "");
+    if (!n) n = planned_count(name, ".yaml");
+    if (n) out.insert(*n);
+  }
+  return out;
+}
+
+/// Removes the runs and scenarios of the counts an earlier plan into `folder` had and this one has not: the folder
+/// holds one plan, never the new one beside the rest of an old one.
+void remove_other_counts(const std::filesystem::path& folder, const std::vector<int>& devices) {
+  for (const int n : planned_counts(folder)) {
+    if (std::find(devices.begin(), devices.end(), n) != devices.end()) continue;
+    for (const std::string& name : {fmt::format("{}-devices", n), fmt::format("{}-devices.yaml", n)}) {
+      std::error_code error;
+      std::filesystem::remove_all(folder / name, error);
+      if (error) core::throw_write_error(folder / name, error.message());
     }
   }
 }
@@ -149,7 +202,7 @@ std::function<void(const SearchProgress&)> search_progress(const PlanOptions& op
 struct Search {
   analysis::PlanStudy study;
   std::string scenario_text;
-  std::optional<scenario::ScenarioDocument> best;  ///< none when no candidate fits
+  std::optional<scenario::ScenarioDocument> best;  ///< set once the best points are read
   std::vector<std::size_t> simulated_rows;         ///< the row of study.rows each of best's points stands for
 };
 
@@ -174,6 +227,10 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
   const SearchSource source{options.scenario_file, generated, options.confine, search_progress(options)};
   const DeviceSearch found =
       search_devices(options.space, limits, devices, batch, base, profile, format, source, registries);
+  if (found.best() == nullptr) {
+    refuse_unfit(found, options.space, limits, profile.shape, options.scenario_file,
+                 "plan other device counts with --gpus");
+  }
   Search out;
   out.study = {.devices = devices, .candidates = found.candidates + found.undivided, .rows = found.rows,
                .discards = found.discards, .objective = options.objective,
@@ -250,8 +307,11 @@ std::filesystem::path plan_command(const PlanOptions& options, const Registries&
   core::SourcePosition named_at;
   named_at.file = options.scenario_file.string();
   check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
-  refuse_foreign_files(folder, options.devices);
-  for (const int n : options.devices) core::check_result_folder(folder / fmt::format("{}-devices", n));
+  refuse_foreign_files(folder);
+  // An earlier plan's counts are removed once this plan is done: their runs must be results, as this plan's are.
+  std::set<int> counts = planned_counts(folder);
+  counts.insert(options.devices.begin(), options.devices.end());
+  for (const int n : counts) core::check_result_folder(folder / fmt::format("{}-devices", n));
   // Every count is searched and its best points checked before anything is written.
   std::vector<Search> searches;
   for (const int n : options.devices) searches.push_back(search(options, format, base, profile, registries, folder, n));
@@ -261,6 +321,7 @@ std::filesystem::path plan_command(const PlanOptions& options, const Registries&
     if (found.best) simulate(options, format, folder, found);
     studies.push_back(std::move(found.study));
   }
+  remove_other_counts(folder, options.devices);
   core::write_file_atomically(folder / "plan.csv", analysis::plan_csv(studies));
   core::write_file_atomically(folder / "plan_candidates.csv",
                               [&](std::ostream& out) { analysis::write_candidates_csv(studies, out); });

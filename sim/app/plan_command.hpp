@@ -35,9 +35,11 @@ struct PlanOptions {
   std::function<void(const std::string&)> progress_to;
 };
 
-/// Plans into the output folder and returns it. Throws core::InputError for a scenario that cannot be planned
-/// (a sweep of its own, a model trained for real, several node groups, a device count that does not fill whole
-/// nodes, an objective the scenario cannot price) before anything is written.
+/// Plans into the output folder and returns it, replacing an earlier plan there (its other device counts' runs
+/// included). Throws core::InputError for a scenario that cannot be planned (a sweep of its own, a model trained for
+/// real, several node groups, a device count that does not fill whole nodes or over which no candidate fits, an
+/// objective the scenario cannot price) or a folder it cannot write (a link to nothing, other files) before anything
+/// is written.
 std::filesystem::path plan_command(const PlanOptions& options, const Registries& registries);
 
 }  // namespace dtsim::app

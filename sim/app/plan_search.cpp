@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -152,6 +153,129 @@ class CandidateScreen {
   std::string checked_;       ///< the split whose verdict verdict_ is
   Verdict verdict_;
 };
+
+/// The row of a split whose data degree does not divide the batch: its degrees alone, since none of its other
+/// choices is enumerated, listed in plan_candidates.csv as every candidate counted is.
+analysis::PlanRow undivided_row(const PlanCandidate& split, std::int64_t batch) {
+  analysis::PlanRow row = row_of(split);
+  row.split = fmt::format("t{} p{}{} d{}", split.tensor, split.pipeline,
+                          split.context > 1 ? fmt::format(" c{}", split.context) : "", split.data);
+  row.degrees_only = true;
+  row.discarded = "training.batch";
+  row.detail = fmt::format("the data-parallel degree {} does not divide the batch of {} samples", split.data, batch);
+  return row;
+}
+
+/// A choice the user fixed, as the flag that fixes it ("--tensor 3"), and how to leave it free.
+struct FixedChoice {
+  std::string flag;
+  std::function<void(PlanSpace&)> release;
+};
+
+/// The choices `space` fixes, in the order `dtsim plan --help` lists their flags.
+std::vector<FixedChoice> fixed_choices(const PlanSpace& space) {
+  using Degree = std::optional<int> PlanSpace::*;
+  const std::array<std::pair<const char*, Degree>, 6> degrees{{{"tensor", &PlanSpace::tensor},
+                                                               {"pipeline", &PlanSpace::pipeline},
+                                                               {"context", &PlanSpace::context},
+                                                               {"expert", &PlanSpace::expert},
+                                                               {"microbatches", &PlanSpace::microbatches},
+                                                               {"zero", &PlanSpace::zero}}};
+  std::vector<FixedChoice> out;
+  for (const auto& entry : degrees) {
+    const Degree degree = entry.second;
+    if (!(space.*degree)) continue;
+    out.push_back({fmt::format("--{} {}", entry.first, *(space.*degree)),
+                   [degree](PlanSpace& s) { s.*degree = std::nullopt; }});
+  }
+  if (space.recomputation) {
+    out.push_back({fmt::format("--recomputation {}", scenario::to_string(*space.recomputation)),
+                   [](PlanSpace& s) { s.recomputation.reset(); }});
+  }
+  if (space.schedule) {
+    out.push_back({fmt::format("--schedule {}", scenario::to_string(*space.schedule)),
+                   [](PlanSpace& s) { s.schedule.reset(); }});
+  }
+  if (space.keep_placement) {
+    out.push_back({"--keep-placement", [](PlanSpace& s) {
+                     s.keep_placement = false;
+                     s.placement.reset();
+                   }});
+  }
+  return out;
+}
+
+/// "a", "a and b", "a, b and c".
+std::string listed(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  }
+  return out;
+}
+
+/// Whether `space` gives any candidate over `devices` devices to screen (the enumeration stops at the first).
+bool any_candidate(const PlanSpace& space, int devices, const models::TransformerShape& shape, std::int64_t batch) {
+  bool found = false;
+  std::int64_t undivided = 0;
+  for_each_candidate(space, devices, shape, batch, undivided, [&](const PlanCandidate&) {
+    found = true;
+    return false;
+  });
+  return found;
+}
+
+/// The flags of the `fixed` choices of `space` that leave no candidate to screen: each one without which there would
+/// be some; all of them where none alone is.
+std::vector<std::string> ruling_out(const std::vector<FixedChoice>& fixed, const PlanSpace& space, int devices,
+                                    const models::TransformerShape& shape, std::int64_t batch) {
+  std::vector<std::string> out;
+  for (const FixedChoice& choice : fixed) {
+    PlanSpace freed = space;
+    choice.release(freed);
+    if (any_candidate(freed, devices, shape, batch)) out.push_back(choice.flag);
+  }
+  if (out.empty()) {
+    for (const FixedChoice& choice : fixed) out.push_back(choice.flag);
+  }
+  return out;
+}
+
+/// `bytes` as --max-memory takes it, in the largest binary unit that holds it whole ("70GiB", "1B").
+std::string size_argument(double bytes) {
+  static constexpr std::array<std::pair<double, const char*>, 4> kUnits{
+      {{1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}}};
+  for (const auto& [factor, unit] : kUnits) {
+    if (bytes >= factor && std::fmod(bytes, factor) == 0.0) return fmt::format("{:.0f}{}", bytes / factor, unit);
+  }
+  return fmt::format("{:.0f}B", bytes);
+}
+
+/// What to change where no candidate fits: the fixed choices that leave none to screen; else --max-memory, where it
+/// discards those that pass every check; else the choices fixed, or the device count.
+std::string unfit_hint(const DeviceSearch& found, const PlanSpace& space, const SearchLimits& limits,
+                       const models::TransformerShape& shape, const std::string& other_counts) {
+  const std::vector<FixedChoice> fixed = fixed_choices(space);
+  const auto them = [](std::size_t n) { return n == 1 ? "it" : "them"; };
+  if (found.candidates == 0 && !fixed.empty()) {
+    const std::vector<std::string> flags = ruling_out(fixed, space, found.devices, shape, found.batch);
+    return fmt::format("{} rule{} out every split of {} devices: change {} or leave {} out", listed(flags),
+                       flags.size() == 1 ? "s" : "", found.devices, them(flags.size()), them(flags.size()));
+  }
+  const auto capped = std::find_if(found.discards.begin(), found.discards.end(),
+                                   [](const analysis::PlanDiscard& d) { return d.reason == "--max-memory"; });
+  if (capped != found.discards.end() && limits.max_memory_bytes) {
+    return fmt::format("--max-memory {} rules out {} that pass{} every check: allow more memory, or leave it out",
+                       size_argument(*limits.max_memory_bytes),
+                       capped->count == 1 ? "the one candidate" : fmt::format("the {} candidates", capped->count),
+                       capped->count == 1 ? "es" : "");
+  }
+  if (fixed.empty()) return fmt::format("every split of {} devices is discarded: {}", found.devices, other_counts);
+  std::vector<std::string> flags;
+  for (const FixedChoice& choice : fixed) flags.push_back(choice.flag);
+  return fmt::format("every candidate that {} leave{} is discarded: leave {} out, or {}", listed(flags),
+                     flags.size() == 1 ? "s" : "", them(flags.size()), other_counts);
+}
 
 }  // namespace
 
@@ -343,6 +467,8 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
                             const scenario::ScenarioFormat& format, const SearchSource& source,
                             const Registries& registries) {
   DeviceSearch out;
+  out.devices = devices;
+  out.batch = batch;
   PlanSpace fixed = space;
   if (fixed.keep_placement) fixed.placement = core_order(base.training.parallelism);
   SearchLimits bounded = limits;
@@ -384,7 +510,7 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
     progress.finished = finished;
     source.progress(progress);
   };
-  for_each_candidate(fixed, devices, profile.shape, batch, out.undivided, [&](const PlanCandidate& c) {
+  const auto visit = [&](const PlanCandidate& c) {
     if (screen) {
       tally.add(screen->row(c, batch));
     } else {
@@ -398,13 +524,36 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
       report(false);
     }
     return true;
-  });
+  };
+  for_each_candidate(fixed, devices, profile.shape, batch, out.undivided, visit,
+                     [&](const PlanCandidate& split) { out.spilled->add(undivided_row(split, batch)); });
   if (source.progress) report(true);
   out.candidates = tally.screened();
   out.fitting = tally.fitting();
   out.rows = tally.rows();
   out.discards = tally.discards(out.undivided, batch);
   return out;
+}
+
+void refuse_unfit(const DeviceSearch& found, const PlanSpace& space, const SearchLimits& limits,
+                  const models::TransformerShape& shape, const std::filesystem::path& scenario_file,
+                  const std::string& other_counts) {
+  std::string message =
+      fmt::format("no split of the model over {} devices with a global batch of {} fits: ", found.devices, found.batch);
+  const std::int64_t candidates = found.candidates + found.undivided;
+  std::string counted;
+  for (const analysis::PlanDiscard& d : found.discards) {
+    counted += fmt::format("{}{} {}", counted.empty() ? "" : ", ", d.count, d.reason);
+  }
+  if (candidates == 0) {
+    message += "the choices fixed leave no candidate";
+  } else if (candidates == 1) {
+    message += fmt::format("its one candidate is discarded ({})", counted);
+  } else {
+    message += fmt::format("{} candidates, every one discarded ({})", candidates, counted);
+  }
+  throw core::InputError(core::Diagnostic{{scenario_file.string()}, "training.parallelism", std::move(message),
+                                          unfit_hint(found, space, limits, shape, other_counts)});
 }
 
 }  // namespace dtsim::app

@@ -139,12 +139,15 @@ struct SearchSource {
 /// One device count's candidates, screened and estimated, in bounded memory: the rows kept (PlanTally's) and every
 /// other row set aside in `spilled`.
 struct DeviceSearch {
+  int devices = 0;                        ///< the devices each candidate splits the model over
+  std::int64_t batch = 0;                 ///< the global batch each keeps, in samples
   std::int64_t candidates = 0;            ///< screened, in enumeration order
   std::int64_t undivided = 0;             ///< data degrees that did not divide the batch
   std::int64_t fitting = 0;               ///< of the screened, those that fit
   std::vector<analysis::PlanRow> rows;    ///< the best that fit by estimate, then the front's others
   std::vector<analysis::PlanDiscard> discards;
-  std::shared_ptr<analysis::RowSpill> spilled;  ///< the rows not kept, in the order screened
+  /// The rows not kept, in the order enumerated: the screened and the undivided (the latter with their degrees only).
+  std::shared_ptr<analysis::RowSpill> spilled;
 
   /// The candidate `row` stands for.
   [[nodiscard]] PlanCandidate candidate_of(const analysis::PlanRow& row) const { return candidate_of_row(row); }
@@ -159,5 +162,14 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
                             const scenario::Scenario& base, const models::ModelProfile& profile,
                             const scenario::ScenarioFormat& format, const SearchSource& source,
                             const Registries& registries);
+
+/// Throws the InputError of a search over which no candidate fits (`found.best()` is none), at
+/// training.parallelism of `scenario_file`: the candidates counted by the reason each was discarded, and a hint naming
+/// the flags that rule every candidate out (the choices of `space` that leave none, --max-memory of `limits` where it
+/// discards those that pass every check, or else the choices fixed and `other_counts`, such as "plan other device
+/// counts with --gpus").
+[[noreturn]] void refuse_unfit(const DeviceSearch& found, const PlanSpace& space, const SearchLimits& limits,
+                               const models::TransformerShape& shape, const std::filesystem::path& scenario_file,
+                               const std::string& other_counts);
 
 }  // namespace dtsim::app

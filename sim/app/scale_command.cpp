@@ -116,12 +116,8 @@ PlannedPoint plan_point(const ScaleOptions& options, const scenario::ScenarioFor
   const auto candidates = static_cast<std::size_t>(found.candidates + found.undivided);
   const analysis::PlanRow* best = found.best();
   if (best == nullptr) {
-    refuse(options.scenario_file, "training.parallelism",
-           fmt::format("no split of the model over {} devices with a global batch of {} fits ({} candidates, every one "
-                       "discarded)",
-                       workers, batch, candidates),
-           fmt::format("`dtsim plan {} --gpus {}` lists every candidate and why it was discarded",
-                       options.scenario_file.filename().string(), workers));
+    refuse_unfit(found, options.space, limits, profile.shape, options.scenario_file,
+                 "choose other worker counts with --workers");
   }
   return {best->split, sweep_point_yaml(found.candidate_of(*best), batch, base), candidates};
 }
@@ -203,20 +199,37 @@ std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario&
 /// A study writes its own files into its folder, which may therefore hold nothing else: a folder of the
 /// user's files is refused before anything is simulated, never written into.
 void refuse_foreign_files(const std::filesystem::path& folder) {
+  check_study_folder(folder, "a scaling study");
   std::error_code ignored;
   if (!std::filesystem::exists(folder, ignored)) return;
-  if (!std::filesystem::is_directory(folder, ignored)) {
-    refuse(folder, "", "the output folder of a scaling study is not a folder", "give a folder with -o");
-  }
-  const std::set<std::string> own{"weak", "strong", "weak.yaml", "strong.yaml", "scaling.csv", "report.html"};
+  // Each name a study writes, and whether it writes a folder there (a mode's runs) or a file.
+  const std::map<std::string, bool> own{{"weak", true},         {"strong", true},       {"weak.yaml", false},
+                                        {"strong.yaml", false}, {"scaling.csv", false}, {"report.html", false}};
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     const std::string name = entry.path().filename().string();
-    if (own.count(name) == 0 && name.front() != '.') {
+    const auto found = own.find(name);
+    const bool written =
+        found != own.end() && (found->second ? entry.is_directory(ignored) : entry.is_regular_file(ignored));
+    if (!written && name.front() != '.') {
       refuse(folder, "",
              fmt::format("the folder holds '{}', which is not part of a scaling study: a study writes weak/, strong/, "
                          "scaling.csv and report.html there",
                          name),
              "give another folder with -o");
+    }
+  }
+}
+
+/// Removes the runs and scenario of each mode an earlier study into `folder` ran and this one does not: the folder
+/// holds one study, never the new one beside the rest of an old one.
+void remove_other_modes(const std::filesystem::path& folder, const std::vector<analysis::ScalingMode>& modes) {
+  for (const analysis::ScalingMode mode : {analysis::ScalingMode::Weak, analysis::ScalingMode::Strong}) {
+    if (std::find(modes.begin(), modes.end(), mode) != modes.end()) continue;
+    const std::string name(analysis::mode_name(mode));
+    for (const std::filesystem::path& path : {folder / name, folder / (name + ".yaml")}) {
+      std::error_code error;
+      std::filesystem::remove_all(path, error);
+      if (error) core::throw_write_error(path, error.message());
     }
   }
 }
@@ -294,7 +307,10 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
   named_at.file = options.scenario_file.string();
   check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
   refuse_foreign_files(folder);
-  for (const analysis::ScalingMode mode : modes) core::check_result_folder(folder / std::string(analysis::mode_name(mode)));
+  // The mode this study does not run is removed once it is done: its runs, too, must be results.
+  for (const analysis::ScalingMode mode : {analysis::ScalingMode::Weak, analysis::ScalingMode::Strong}) {
+    core::check_result_folder(folder / std::string(analysis::mode_name(mode)));
+  }
   // Every mode's study is checked before anything is written: a study that cannot run leaves no files.
   std::vector<std::string> generated_texts;
   std::vector<scenario::ScenarioDocument> generated_points;
@@ -318,6 +334,7 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
   for (std::size_t m = 0; m < modes.size(); ++m) {
     studies.push_back(run_study(options, format, modes[m], generated_texts[m], generated_points[m], folder));
   }
+  remove_other_modes(folder, modes);
   core::write_file_atomically(folder / "scaling.csv", analysis::scaling_csv(studies));
   core::write_file_atomically(folder / "report.html", analysis::scaling_report_html(base.name, studies));
   if (!options.quiet) {

@@ -37,7 +37,8 @@ struct ScaleOptions {
 };
 
 /// Runs the study into the output folder: weak/ and strong/ (sweep folders, one point per worker count,
-/// with their generated scenarios weak.yaml and strong.yaml beside them), scaling.csv and report.html.
+/// with their generated scenarios weak.yaml and strong.yaml beside them), scaling.csv and report.html; an earlier
+/// study there is replaced, the runs of a mode this one does not run included.
 /// Throws core::InputError for a scenario that cannot be scaled as asked (a sweep of its own, tensor or
 /// pipeline parallelism, a global batch the workers cannot split evenly, nodes the workers do not fill).
 /// Returns the study's folder.

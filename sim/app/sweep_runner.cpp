@@ -254,6 +254,30 @@ std::vector<std::string> point_command(const RunCommandOptions& options, const s
 
 }  // namespace
 
+void check_study_folder(const std::filesystem::path& folder, const std::string& study) {
+  namespace fs = std::filesystem;
+  const auto refuse = [](const fs::path& where, std::string message, std::string hint) {
+    throw core::InputError(core::Diagnostic{{where.string()}, "", std::move(message), std::move(hint)});
+  };
+  std::error_code ignored;
+  // A study makes its folders through the path as given, and no folder can be made where a link points to nothing:
+  // that is said here, before anything is simulated, not by the system halfway through.
+  const fs::path named = folder.has_filename() ? folder : folder.parent_path();
+  for (fs::path at = named; at.has_relative_path(); at = at.parent_path()) {
+    if (!fs::is_symlink(fs::symlink_status(at, ignored)) || fs::exists(at, ignored)) continue;
+    const std::string target = fs::read_symlink(at, ignored).string();
+    const std::string message =
+        at == named
+            ? fmt::format("the output folder of {} is a symbolic link to '{}', which does not exist", study, target)
+            : fmt::format("the output folder of {}, {}, lies under this symbolic link to '{}', which does not exist",
+                          study, folder.string(), target);
+    refuse(at, message, "create the folder the link points to, or give another folder with -o");
+  }
+  if (fs::exists(folder, ignored) && !fs::is_directory(folder, ignored)) {
+    refuse(folder, fmt::format("the output folder of {} is not a folder", study), "give a folder with -o");
+  }
+}
+
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat& format,
                const scenario::ScenarioDocument& document, const std::filesystem::path& folder) {
   const sync::SyncRegistry& strategies = format.registries().strategies;

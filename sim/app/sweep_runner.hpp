@@ -19,6 +19,11 @@ namespace dtsim::app {
 void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat& format,
                const scenario::ScenarioDocument& document, const std::filesystem::path& folder);
 
+/// Refuses, before anything is simulated, an output folder that `study` ("a plan", "a scaling study") cannot make
+/// and fill: one that is, or lies under, a symbolic link to nothing, or one that exists and is not a folder. Throws
+/// core::InputError naming the path, with a hint.
+void check_study_folder(const std::filesystem::path& folder, const std::string& study);
+
 /// The options of a sweep that a study (`dtsim scale`, `dtsim plan`) generates, `scenario_text` to be written at
 /// `scenario_file` with the sweep's results, and runs as part of it: the study's seed, jobs, plug-ins, confinement
 /// and executable, no results table of its own, and progress lines led by `label`.

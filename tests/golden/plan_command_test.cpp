@@ -253,9 +253,9 @@ TEST(PlanCommand, RefusesAFixedDegreeAboveWhatAScenarioTakes) {
 
 // One sequence a batch over 2,048 devices: every split is a 2,048-device model-parallel group, and the first one
 // enumerated has 2,048 stages, more than a scenario takes. It is discarded by its key as every other candidate a
-// run would refuse, and the plan goes on (nothing fits: GPT-2 Medium's 16 heads and 24 blocks hold 416 devices at
+// run would refuse, and counted with them (nothing fits: GPT-2 Medium's 16 heads and 24 blocks hold 416 devices at
 // most), instead of stopping at an error in a generated file it never wrote.
-TEST(PlanCommand, DiscardsCandidatesAboveTheSchemasBoundsAndGoesOn) {
+TEST(PlanCommand, CountsCandidatesAboveTheSchemasBoundsAmongTheDiscards) {
   const fs::path folder = fresh_output_folder("plan_candidates_above_bounds");
   const fs::path scenario = folder / "one-sequence.yaml";
   {
@@ -271,14 +271,139 @@ TEST(PlanCommand, DiscardsCandidatesAboveTheSchemasBoundsAndGoesOn) {
   }
   const CommandResult wide = run_dtsim("plan " + scenario.string() + " --gpus 2048 --zero 1 --recomputation selective "
                                        "--schedule 1f1b -q -o " + (folder / "out").string());
-  ASSERT_EQ(wide.exit_status, 0) << wide.err;
-  const auto candidates = plan_rows(folder / "out" / "plan_candidates.csv");
-  ASSERT_FALSE(candidates.empty());
-  EXPECT_EQ(candidates.front()[1], "t1 p2048 d1 m1 z1 selective 1f1b");
-  EXPECT_EQ(candidates.front()[18], "training.parallelism.pipeline");
-  EXPECT_EQ(candidates.front()[19], "must be between 1 and 1024, got 2048");
-  for (const auto& row : candidates) EXPECT_FALSE(row[18].empty()) << row[1] << " fits";
-  EXPECT_TRUE(plan_rows(folder / "out" / "plan.csv").empty());
+  EXPECT_EQ(wide.exit_status, 2);
+  // Of the 78 tensor x pipeline degrees (powers of 2 whose product divides 2,048), the 66 that leave a data degree
+  // above 1 do not divide a batch of one sequence; the 12 that leave 1 (22 candidates: both orders where both
+  // degrees are above 1) split more ways than GPT-2 Medium's 16 heads or into more stages than its blocks (or than
+  // a scenario takes), discarded by those keys.
+  EXPECT_EQ(without_sanitizer_notices(wide.err),
+            scenario.string() +
+                ": error: training.parallelism: no split of the model over 2048 devices with a global batch of 1 fits: "
+                "88 candidates, every one discarded (66 training.batch, 13 training.parallelism.tensor, 9 "
+                "training.parallelism.pipeline)\n"
+                "  hint: every candidate that --zero 1, --recomputation selective and --schedule 1f1b leave is "
+                "discarded: leave them out, or plan other device counts with --gpus\n");
+  EXPECT_FALSE(fs::exists(folder / "out"));
+}
+
+// A device count over which no candidate fits is an error naming the discards and what to change, before anything
+// is written: the fixed choices that leave no split to screen (those without which there would be some; all of
+// them where none alone would do), --max-memory where it discards every split that passes the checks, or else the
+// device count.
+TEST(PlanCommand, RefusesACountNoCandidateFitsNamingTheFlagsThatRuleThemOut) {
+  const fs::path folder = fresh_output_folder("plan_unfit");
+  const fs::path scenario = scenario_path("plan/gpt2-medium-a100-x16.yaml");
+  const auto refusal = [&](const std::string& flags) {
+    const CommandResult plan =
+        run_dtsim("plan " + scenario.string() + " " + flags + " -o " + (folder / "out").string());
+    EXPECT_EQ(plan.exit_status, 2) << flags;
+    EXPECT_FALSE(fs::exists(folder / "out")) << flags;
+    return without_sanitizer_notices(plan.err);
+  };
+  const std::string at = scenario.string() + ": error: training.parallelism: no split of the model over ";
+  const std::string none = at + "16 devices with a global batch of 32 fits: the choices fixed leave no candidate\n";
+  EXPECT_EQ(refusal("--gpus 16 --tensor 3"),
+            none + "  hint: --tensor 3 rules out every split of 16 devices: change it or leave it out\n");
+  // A dense model has no expert degree but 1; the ZeRO stage alone would leave splits.
+  EXPECT_EQ(refusal("--gpus 16 --expert 2 --zero 1"),
+            none + "  hint: --expert 2 rules out every split of 16 devices: change it or leave it out\n");
+  // 3 divides no replica's batch (32 over a data degree that divides 16); neither flag alone leaves a split.
+  EXPECT_EQ(refusal("--gpus 16 --tensor 3 --microbatches 3"),
+            none + "  hint: --tensor 3 and --microbatches 3 rule out every split of 16 devices: change them or leave "
+                   "them out\n");
+  EXPECT_EQ(refusal("--gpus 16 --max-memory 1B"),
+            at + "16 devices with a global batch of 32 fits: 12168 candidates, every one discarded (7764 --max-memory, "
+                 "3036 training.parallelism.zero, 1368 training.parallelism.microbatches)\n"
+                 "  hint: --max-memory 1B rules out the 7764 candidates that pass every check: allow more memory, or "
+                 "leave it out\n");
+  // 65,528 is 8 x 8,191 (a prime): the data degrees that divide the batch leave tensor x pipeline groups of 8,191
+  // devices and more, which GPT-2 Medium's 16 heads and 24 blocks cannot hold.
+  EXPECT_EQ(refusal("--gpus 65528"),
+            at + "65528 devices with a global batch of 32 fits: 15706 candidates, every one discarded (10296 "
+                 "training.parallelism.tensor, 5400 training.parallelism.pipeline, 10 training.batch)\n"
+                 "  hint: every split of 65528 devices is discarded: plan other device counts with --gpus\n");
+}
+
+// A split whose data degree does not divide the batch is counted among the candidates, and so listed, by its
+// degrees alone. Over 24 devices (three nodes) with the batch of 32, the data degrees 24, 12, 6 and 3 divide
+// nothing: t1 with p1, p2, p4, p8; t2 with p1, p2, p4; t4 with p1, p2; t8 with p1.
+TEST(PlanCommand, ListsTheSplitsWhoseDataDegreeDoesNotDivideTheBatch) {
+  const fs::path folder = fresh_output_folder("plan_undivided");
+  const CommandResult plan = run_dtsim("plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() +
+                                       " --gpus 24 --zero 1 --recomputation selective --schedule 1f1b --keep-placement "
+                                       "--top 1 -j 2 -o " + (folder / "plan").string());
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  EXPECT_NE(plan.out.find("24 devices: 110 candidates, 50 fit, 60 discarded\n"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("\n        10  training.batch\n"), std::string::npos) << plan.out;
+  const auto candidates = plan_rows(folder / "plan" / "plan_candidates.csv");
+  EXPECT_EQ(candidates.size(), 110U);
+  std::vector<std::string> undivided;
+  for (const auto& row : candidates) {
+    if (row[18] == "training.batch") undivided.push_back(row[1]);
+  }
+  EXPECT_EQ(undivided, (std::vector<std::string>{"t1 p1 d24", "t1 p2 d12", "t1 p4 d6", "t1 p8 d3", "t2 p1 d12",
+                                                 "t2 p2 d6", "t2 p4 d3", "t4 p1 d6", "t4 p2 d3", "t8 p1 d3"}));
+  const std::string listed = read_file(folder / "plan" / "plan_candidates.csv");
+  EXPECT_NE(listed.find("\n24,t1 p1 d24,1,1,1,,24,,,,,,,,,,,,training.batch,the data-parallel degree 24 does not "
+                        "divide the batch of 32 samples\n"),
+            std::string::npos)
+      << listed;
+}
+
+// A plan into the folder of an earlier plan of other device counts replaces it whole: the counts it does not plan
+// go with the rest. A name no plan writes is refused still, and the folder left as it was.
+TEST(PlanCommand, ReplacesAnEarlierPlanOfOtherDeviceCounts) {
+  const fs::path folder = fresh_output_folder("plan_replanned");
+  const fs::path out = folder / "plan";
+  const std::string plan = "plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() +
+                           " --zero 1 --recomputation selective --schedule 1f1b --keep-placement --top 1 -j 2 -q -o " +
+                           out.string();
+  const CommandResult both = run_dtsim(plan + " --gpus 8,16");
+  ASSERT_EQ(both.exit_status, 0) << both.err;
+  ASSERT_TRUE(fs::is_directory(out / "8-devices"));
+  const CommandResult sixteen = run_dtsim(plan + " --gpus 16");
+  ASSERT_EQ(sixteen.exit_status, 0) << sixteen.err;
+  EXPECT_FALSE(fs::exists(out / "8-devices"));
+  EXPECT_FALSE(fs::exists(out / "8-devices.yaml"));
+  EXPECT_TRUE(fs::is_directory(out / "16-devices"));
+  EXPECT_TRUE(fs::exists(out / "16-devices.yaml"));
+  const auto rows = plan_rows(out / "plan.csv");
+  ASSERT_FALSE(rows.empty());
+  for (const auto& row : rows) EXPECT_EQ(row[1], "16") << row[2];
+  std::ofstream(out / "8-devices.txt") << "mine";
+  const CommandResult foreign = run_dtsim(plan + " --gpus 8");
+  EXPECT_EQ(foreign.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(foreign.err),
+            out.string() + ": error: the folder holds '8-devices.txt', which is not part of a plan: a plan writes "
+                           "plan.csv, plan_candidates.csv, report.html, and N-devices/ with N-devices.yaml for each "
+                           "device count\n"
+                           "  hint: give another folder with -o\n");
+  EXPECT_EQ(read_file(out / "8-devices.txt"), "mine");
+  EXPECT_TRUE(fs::is_directory(out / "16-devices"));
+}
+
+// -o naming a symbolic link to nothing (or a folder under one) is refused before anything is simulated: no folder
+// can be made there.
+TEST(PlanCommand, RefusesAnOutputFolderThatIsALinkToNothing) {
+  const fs::path folder = fresh_output_folder("plan_dangling_link");
+  const fs::path link = folder / "danglink";
+  fs::create_symlink("nonexist_target", link);
+  const std::string plan =
+      "plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() + " --gpus 16 --top 1 -o ";
+  const CommandResult onto = run_dtsim(plan + link.string());
+  EXPECT_EQ(onto.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(onto.err),
+            link.string() + ": error: the output folder of a plan is a symbolic link to 'nonexist_target', which does "
+                            "not exist\n"
+                            "  hint: create the folder the link points to, or give another folder with -o\n");
+  const CommandResult under = run_dtsim(plan + (link / "sub").string());
+  EXPECT_EQ(under.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(under.err),
+            link.string() + ": error: the output folder of a plan, " + (link / "sub").string() +
+                ", lies under this symbolic link to 'nonexist_target', which does not exist\n"
+                "  hint: create the folder the link points to, or give another folder with -o\n");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_FALSE(fs::exists(folder / "nonexist_target"));
 }
 
 // A scenario of several jobs on one cluster has no one split to search: refused before anything is simulated.

@@ -256,5 +256,63 @@ TEST(ScaleCommand, AFolderOfOtherFilesIsRefusedAndLeftAsItWas) {
   EXPECT_FALSE(fs::exists(folder / "study" / "weak.yaml"));
 }
 
+// A study of one mode into the folder of a study of the other replaces it whole: the earlier mode's runs and
+// scenario go with the rest.
+TEST(ScaleCommand, AStudyOfAnotherModeReplacesTheEarlierStudy) {
+  const fs::path folder = fresh_output_folder("scale_other_mode");
+  const std::string scale = "scale " + compute_only(folder).string() + " --workers 1,2 -j 2 -q -o " +
+                            (folder / "study").string() + " --mode ";
+  const CommandResult weak = run_dtsim(scale + "weak");
+  ASSERT_EQ(weak.exit_status, 0) << weak.err;
+  ASSERT_TRUE(fs::is_directory(folder / "study" / "weak"));
+  const CommandResult strong = run_dtsim(scale + "strong");
+  ASSERT_EQ(strong.exit_status, 0) << strong.err;
+  EXPECT_FALSE(fs::exists(folder / "study" / "weak"));
+  EXPECT_FALSE(fs::exists(folder / "study" / "weak.yaml"));
+  EXPECT_TRUE(fs::is_directory(folder / "study" / "strong"));
+  EXPECT_TRUE(fs::exists(folder / "study" / "strong.yaml"));
+  const auto rows = csv_rows(read_file(folder / "study" / "scaling.csv"));
+  ASSERT_EQ(rows.size(), 3U);
+  for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i][0], "strong");
+}
+
+// -o naming a symbolic link to nothing is refused before anything is simulated, with --plan or without.
+TEST(ScaleCommand, AnOutputFolderThatIsALinkToNothingIsRefused) {
+  const fs::path folder = fresh_output_folder("scale_dangling_link");
+  const fs::path link = folder / "danglink";
+  fs::create_symlink("nonexist_target", link);
+  const std::string expected = link.string() +
+                               ": error: the output folder of a scaling study is a symbolic link to 'nonexist_target', "
+                               "which does not exist\n"
+                               "  hint: create the folder the link points to, or give another folder with -o\n";
+  const CommandResult scale =
+      run_dtsim("scale " + compute_only(folder).string() + " --workers 1,2 -o " + link.string());
+  EXPECT_EQ(scale.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(scale.err), expected);
+  const CommandResult planned = run_dtsim("scale " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() +
+                                          " --workers 16 --plan -o " + link.string());
+  EXPECT_EQ(planned.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(planned.err), expected);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_FALSE(fs::exists(folder / "nonexist_target"));
+}
+
+// A count no candidate fits under --plan is refused as `dtsim plan` refuses it, naming the fixed flag that leaves no
+// split as it was given (a tensor degree of 3 divides no count of 8 devices).
+TEST(ScaleCommand, ReplanningACountNoCandidateFitsNamesTheFixedFlagsAsGiven) {
+  const fs::path folder = fresh_output_folder("scale_plan_unfit");
+  const fs::path scenario = scenario_path("plan/gpt2-medium-a100-x16.yaml");
+  const CommandResult run = run_dtsim("scale " + scenario.string() + " --workers 8 --plan --tensor 3 -o " +
+                                      (folder / "study").string());
+  EXPECT_EQ(run.exit_status, 2);
+  // Weak scaling comes first, keeping the scenario's 2 samples per device: 16 over 8 devices.
+  EXPECT_EQ(without_sanitizer_notices(run.err),
+            scenario.string() +
+                ": error: training.parallelism: no split of the model over 8 devices with a global batch of 16 fits: "
+                "the choices fixed leave no candidate\n"
+                "  hint: --tensor 3 rules out every split of 8 devices: change it or leave it out\n");
+  EXPECT_FALSE(fs::exists(folder / "study"));
+}
+
 }  // namespace
 }  // namespace dtsim::testing
