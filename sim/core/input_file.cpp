@@ -50,10 +50,22 @@ std::optional<std::string> read_input_file(const std::filesystem::path& path, st
     reason = std::strerror(errno);
     return std::nullopt;
   }
-  // A file that grows while it is read stops at the limit too.
-  std::string text(static_cast<std::size_t>(std::filesystem::file_size(path)), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  // Read to the end, not to the size stat gives: a kernel's pseudo-file (/proc/self/status) says 0 bytes and holds
+  // more. A file that grows while it is read stops past the limit.
+  std::string text;
+  std::string block(65536, '\0');
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > limit) {
+      reason = fmt::format("it holds more than the {} such a file may be", describe_size(limit));
+      return std::nullopt;
+    }
+  }
+  if (in.bad()) {
+    reason = "it cannot be read to its end";
+    return std::nullopt;
+  }
   return text;
 }
 

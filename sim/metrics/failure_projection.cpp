@@ -268,6 +268,8 @@ std::optional<BestInterval> best_checkpoint_interval(const FailureCosts& costs) 
   for (std::int64_t every = lo; every <= hi; ++every) {
     if (const double t = total(every); t < best.total_s) best = {every, t};
   }
+  // No interval lets a run finish whose recoveries never end: none is advised.
+  if (!std::isfinite(best.total_s)) return std::nullopt;
   return best;
 }
 

@@ -303,8 +303,13 @@ nlohmann::ordered_json projected_failures_json(const Projection::Failures& f) {
                              {"checkpoint_write_s", f.costs.checkpoint_s},
                              {"checkpoint_background_s", f.costs.background_s},
                              {"recovery_s", f.costs.interruption_s()},
-                             {"young_daly_interval_s", f.young_daly_interval_s},
-                             {"young_daly_iterations", f.young_daly_interval_s / f.costs.iteration_s}};
+                             {"young_daly_interval_s", nullptr},
+                             {"young_daly_iterations", nullptr}};
+  // A run that would not finish is advised no interval.
+  if (std::isfinite(f.expected.total_s)) {
+    out["young_daly_interval_s"] = f.young_daly_interval_s;
+    out["young_daly_iterations"] = f.young_daly_interval_s / f.costs.iteration_s;
+  }
   if (f.costs.causes.size() >= 2) {
     nlohmann::ordered_json causes = nlohmann::ordered_json::array();
     for (const FailureCause& cause : f.costs.causes) {

@@ -184,6 +184,14 @@ void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::s
       auto built = std::make_shared<Scenario>(build_scenario(checked, format.registries(), source, s.sweep_point, own, s.cluster.workers));
       built->resolved = std::move(checked);
       refuse_unbuilt(s, *built, own);
+      // A budget projects a run from its first iterations, while the queue places each job for the time it runs:
+      // the jobs would hold their devices for three iterations of a run that lasts days.
+      if (built->training.has_budget()) {
+        own.error(built->training.budget_at, "training.stop",
+                  "several jobs on one cluster are simulated for a number of iterations so far, and a budget (tokens, "
+                  "samples or sized epochs) projects a run from its first few",
+                  "give each job training.stop.iterations, or run the budget's job alone");
+      }
       spec.scenario = std::move(built);
     }
     sink.append(own);

@@ -147,8 +147,9 @@ TEST(Projection, ARunThatWouldNotFinishCostsInfNotNaN) {
       "energy: {carbon_intensity: 400gCO2/kWh, price_per_device_hour: 2, currency: USD}\n"
       "failures: {random: {mtbf: 1ns}, checkpoint: {every: 1, storage_bandwidth: 1B/s}, restart_time: 1e9s}\n"));
   const std::optional<metrics::Projection> p = metrics::projection(run.scenario, run.record);
-  ASSERT_TRUE(p && p->cost);
+  ASSERT_TRUE(p && p->cost && p->failures);
   EXPECT_TRUE(std::isinf(*p->cost));
+  EXPECT_FALSE(p->failures->best_interval.has_value()) << "no interval lets it finish";
   const std::string table = analysis::summary_table(run.scenario, run.record, 0.0);
   EXPECT_NE(line_starting(table, "  projected ").find("inf USD"), std::string::npos) << table;
   EXPECT_EQ(table.find("nan"), std::string::npos) << table;

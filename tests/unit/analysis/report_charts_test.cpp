@@ -100,7 +100,8 @@ TEST(ReportCharts, AProjectedRunsInterruptionsAreDrawnFromWhenNoticedToWhenBackA
 /// The files of a run whose one host computes `spans` spans of 1 ms back to back, in three iterations of a third of
 /// them each.
 std::map<std::string, std::string> busy_run_files(int spans) {
-  const json summary = {{"scenario", {{"name", "busy"}}},
+  const json summary = {{"dtsim_version", "0.1.0"},
+                        {"scenario", {{"name", "busy"}}},
                         {"origin", json::object()},
                         {"result", json::object()},
                         {"hosts", json::array({{{"name", "node-0"}, {"role", "worker"}, {"compute_s", spans / 1e3},
