@@ -128,6 +128,7 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   setup.threads = options.threads;
   check_simulation_memory(scenario, setup, available_host_memory());
   check_simulation_messages(simulated, setup);
+  check_address_space(scenario, setup, address_space_limit());
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
   if (const std::string notice = efficiency_notice(scenario, setup); !options.quiet && !notice.empty()) {
     fmt::print(stderr, "note: {}\n", notice);

@@ -6,6 +6,7 @@
 #include "sim/runtime/network_backend.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 namespace dtsim::app {
 
@@ -50,6 +51,30 @@ void check_simulation_memory(const scenario::Scenario& s, const runtime::Trainin
   diagnostic.hint = analytical ? "use fewer workers, or run on a machine with more memory"
                                : "use topology.network_model: analytical, under which a timing-only data-parallel job of "
                                  "equal workers simulates one worker for all (docs/how-it-works.md), or fewer workers";
+  throw core::InputError(std::move(diagnostic));
+}
+
+std::optional<double> address_space_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  return static_cast<double>(limit.rlim_cur);
+}
+
+void check_address_space(const scenario::Scenario& s, const runtime::TrainingSetup& setup, std::optional<double> limit) {
+  if (!limit) return;
+  const int simulated = simulated_workers(s, setup);
+  const double need = kStackBytesPerActor * (static_cast<double>(simulated) + static_cast<double>(setup.graph.servers().size()));
+  if (need <= *limit) return;
+  const auto size = [](double bytes) { return core::format_size(core::Bytes(bytes)); };
+  core::Diagnostic diagnostic;
+  diagnostic.where = s.cluster.workers_at;
+  diagnostic.key = "cluster.workers";
+  diagnostic.message = fmt::format("simulating {} of the {} workers maps at least {} of stacks ({} an actor, one a "
+                                   "worker at least), more than the {} of address space this process may map "
+                                   "(ulimit -v)",
+                                   simulated, s.cluster.workers, size(need), size(kStackBytesPerActor), size(*limit));
+  diagnostic.hint = "raise the limit (ulimit -v unlimited: a stack is resident only as deep as its actor goes), or use "
+                    "fewer workers";
   throw core::InputError(std::move(diagnostic));
 }
 

@@ -26,4 +26,16 @@ double simulation_bytes(const scenario::Scenario& s, const runtime::TrainingSetu
 void check_simulation_memory(const scenario::Scenario& s, const runtime::TrainingSetup& setup,
                              std::optional<double> available);
 
+/// Address space an actor's stack takes (SimGrid's default stack, mapped whole though touched only as deep as the
+/// actor goes: sim/runtime/engine_session.cpp).
+inline constexpr double kStackBytesPerActor = 8.0 * 1024.0 * 1024.0;
+
+/// The address space this process may map (`ulimit -v`, RLIMIT_AS); nullopt where it is unlimited.
+std::optional<double> address_space_limit();
+
+/// Throws core::InputError at `cluster.workers` when the simulated workers' stacks alone (one actor each, at
+/// least) would not fit in `limit`: SimGrid would abort part-way, failing to allocate a stack. No check without
+/// a limit.
+void check_address_space(const scenario::Scenario& s, const runtime::TrainingSetup& setup, std::optional<double> limit);
+
 }  // namespace dtsim::app

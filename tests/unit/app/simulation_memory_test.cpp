@@ -63,5 +63,28 @@ TEST(SimulationMemory, AnalyticalAlikeWorkersSimulateOne) {
             "  hint: use fewer workers, or run on a machine with more memory");
 }
 
+std::string address_refusal(const std::string& text, double limit) {
+  const Registries registries = make_builtin_registries();
+  const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
+  const runtime::TrainingSetup setup = resolve_scenario(s, registries);
+  try {
+    check_address_space(s, setup, limit);
+  } catch (const core::InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// Under `ulimit -v` SimGrid aborted ("Failed to allocate stack") once the actors' 8 MiB stacks outgrew the limit.
+TEST(SimulationMemory, StacksBeyondTheAddressSpaceLimitAreRefusedUpFront) {
+  EXPECT_EQ(address_refusal(kLarge, 8000000.0 * 1024.0),
+            "s.yaml:3:12: error: cluster.workers: simulating 4096 of the 4096 workers maps at least 32 GiB of stacks "
+            "(8 MiB an actor, one a worker at least), more than the 7.629 GiB of address space this process may map "
+            "(ulimit -v)\n"
+            "  hint: raise the limit (ulimit -v unlimited: a stack is resident only as deep as its actor goes), or use "
+            "fewer workers");
+  EXPECT_EQ(address_refusal(kLarge, 64.0 * 1024.0 * kMiB), "no error");
+}
+
 }  // namespace
 }  // namespace dtsim::app
