@@ -342,9 +342,10 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
   if (record.routing) {
     out += fmt::format(
         "  routing    {}: the busiest device of an expert group {:.3f} x the mean load on average "
-        "(at most {:.3f}), {:.2f}% of the routed tokens dropped\n",
+        "(at most {:.3f}), {:.3f} x even routing's work (at most {:.3f}), {:.2f}% of the routed tokens dropped\n",
         record.routing->learned ? "the gate" : scenario::to_string(s.training.routing.distribution),
-        record.routing->mean_max_load, record.routing->busiest_load,
+        record.routing->mean_max_load, record.routing->busiest_load, record.routing->mean_max_work,
+        record.routing->busiest_work,
         100.0 * record.routing->dropped_tokens / std::max(1.0, record.routing->routed_tokens));
   }
   if (const scenario::ParallelismSpec& plan = s.training.parallelism; plan.is_model_parallel()) {

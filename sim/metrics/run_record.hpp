@@ -49,6 +49,10 @@ struct RoutingRecord {
   std::vector<double> tokens_per_expert;  ///< routed copies a draw sends each expert, mean, most loaded first
   double mean_max_load = 1.0;             ///< mean over the draws of the busiest device's load over the mean
   double busiest_load = 1.0;              ///< the largest such ratio of any draw
+  /// Mean over the draws of the busiest device's work over even routing's (its load: kept share x group size,
+  /// which paces the step; below the ratio above where a capacity drops tokens), and the largest of any draw.
+  double mean_max_work = 1.0;
+  double busiest_work = 1.0;
   double routed_tokens = 0.0;             ///< routed copies (tokens x top_k) over the run
   double dropped_tokens = 0.0;            ///< of them, dropped at experts already full
   bool learned = false;                   ///< routed by a model's own gate (real math), not drawn

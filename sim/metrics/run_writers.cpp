@@ -137,6 +137,8 @@ nlohmann::ordered_json routing_json(const models::RoutingSpec& spec, const Routi
   out["tokens_per_expert"] = routing.tokens_per_expert;
   out["mean_max_load"] = routing.mean_max_load;
   out["busiest_load"] = routing.busiest_load;
+  out["mean_max_work"] = routing.mean_max_work;
+  out["busiest_work"] = routing.busiest_work;
   out["routed_tokens"] = routing.routed_tokens;
   out["dropped_tokens"] = routing.dropped_tokens;
   out["dropped_fraction"] = routing.routed_tokens > 0.0 ? routing.dropped_tokens / routing.routed_tokens : 0.0;

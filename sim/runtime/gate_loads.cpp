@@ -36,6 +36,9 @@ metrics::RoutingRecord GateLoads::record() const {
   for (double& tokens : out.tokens_per_expert) tokens /= std::max(1.0, draws_);
   out.mean_max_load = draws_ > 0.0 ? max_loads_ / draws_ : 1.0;
   out.busiest_load = busiest_;
+  // A gate drops nothing: the busiest device's work over even routing's is its load over the mean.
+  out.mean_max_work = out.mean_max_load;
+  out.busiest_work = out.busiest_load;
   out.routed_tokens = routed_;
   return out;
 }

@@ -74,6 +74,7 @@ metrics::RoutingRecord routing_record(const scenario::Scenario& scenario, const 
   out.tokens_per_expert.assign(static_cast<std::size_t>(experts), 0.0);
   double draws = 0.0;
   double max_loads = 0.0;
+  double max_works = 0.0;
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     for (int microbatch = 0; microbatch < plan.microbatches; ++microbatch) {
       for (const int block : blocks) {
@@ -86,6 +87,10 @@ metrics::RoutingRecord routing_record(const scenario::Scenario& scenario, const 
           const double ratio = draw.busiest_load(plan.expert);
           max_loads += ratio;
           out.busiest_load = std::max(out.busiest_load, ratio);
+          const std::vector<double> loads = draw.rank_loads(plan.expert);
+          const double work = *std::max_element(loads.begin(), loads.end());
+          max_works += work;
+          out.busiest_work = draws == 0.0 ? work : std::max(out.busiest_work, work);
           out.routed_tokens += copies;
           out.dropped_tokens += draw.dropped() * copies;
           draws += 1.0;
@@ -95,6 +100,7 @@ metrics::RoutingRecord routing_record(const scenario::Scenario& scenario, const 
   }
   for (double& tokens : out.tokens_per_expert) tokens /= std::max(1.0, draws);
   out.mean_max_load = draws > 0.0 ? max_loads / draws : 1.0;
+  out.mean_max_work = draws > 0.0 ? max_works / draws : 1.0;
   return out;
 }
 

@@ -163,6 +163,11 @@ TEST(ExpertParallelism, ACapacityDropsTheTokensBeyondIt) {
   }
   EXPECT_GT(routing.dropped_tokens, 0.0);
   EXPECT_NEAR(routing.dropped_tokens, dropped, 1e-9 * dropped);
+  // The busiest device's work is at most even routing's under a capacity of 1, however far above the mean of the
+  // kept loads it lies (the tokens dropped lower the mean).
+  EXPECT_LE(routing.busiest_work, 1.0 + 1e-12);
+  EXPECT_LE(routing.mean_max_work, routing.busiest_work);
+  EXPECT_GE(routing.busiest_load, routing.busiest_work);
   ASSERT_EQ(routing.tokens_per_expert.size(), 8U);
   EXPECT_TRUE(std::is_sorted(routing.tokens_per_expert.rbegin(), routing.tokens_per_expert.rend()));
 }
