@@ -2,7 +2,9 @@
 // many scenarios, so every run, sweep, scaling study and collective timing is simulated in a child process of
 // its own (call_isolated); the commands that only read files (validate, explain, compare, report, list) run here. Each
 // function returns (outcome, text), and the Python half (dtsim/__init__.py) raises the matching exception:
-// outcomes are "ok", "input" (bad input: text is dtsim's error report), "crashed" and "timed_out".
+// outcomes are "ok", "input" (bad input: text is dtsim's error report), "crashed" and "timed_out". Paths come in
+// as std::filesystem::path (str or bytes, encoded as os.fsencode does) and go back in texts decoded as os.fsdecode
+// does (fs_text).
 
 #include "sim/app/collective_command.hpp"
 #include "sim/app/compare_command.hpp"
@@ -27,7 +29,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -35,7 +36,19 @@ namespace py = pybind11;
 namespace {
 
 using dtsim::app::IsolatedOutcome;
-using Outcome = std::pair<std::string, std::string>;
+/// (outcome, text), as the Python half takes it.
+using Outcome = py::tuple;
+
+/// `text` as Python's str, decoded as os.fsdecode decodes: texts name files (a result folder, a report's FILE:LINE),
+/// and a POSIX path is bytes that need not be UTF-8. Bytes that are not UTF-8 become surrogates, which
+/// os.fsencode (and a path argument here) turns back into the same bytes, where strict UTF-8 would raise.
+py::str fs_text(const std::string& text) {
+  PyObject* decoded = PyUnicode_DecodeFSDefaultAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  if (decoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
+Outcome outcome_of(const std::string& kind, const std::string& text) { return py::make_tuple(kind, fs_text(text)); }
 
 std::chrono::milliseconds limit_of(const std::optional<double>& timeout_s) {
   constexpr std::chrono::milliseconds kYear = std::chrono::hours(24 * 365);  // "no limit", and the most
@@ -58,7 +71,7 @@ Outcome in_child(const std::function<std::string(const dtsim::app::LineSink&)>& 
         const py::gil_scoped_acquire held;
         if (progress_failed) return;
         try {
-          progress(line);
+          progress(fs_text(line));
         } catch (py::error_already_set& error) {
           error.restore();  // raised below, once the child is stopped
           progress_failed = true;
@@ -86,25 +99,25 @@ Outcome in_child(const std::function<std::string(const dtsim::app::LineSink&)>& 
   }
   switch (outcome.status) {
     case IsolatedOutcome::Status::finished:
-      return {outcome.text.starts_with("E") ? "input" : "ok", outcome.text.substr(1)};
+      return outcome_of(outcome.text.starts_with("E") ? "input" : "ok", outcome.text.substr(1));
     case IsolatedOutcome::Status::threw:
-      return {"crashed", "internal error: " + outcome.text};
+      return outcome_of("crashed", "internal error: " + outcome.text);
     case IsolatedOutcome::Status::crashed:
-      return {"crashed", "the simulation " + outcome.text};
+      return outcome_of("crashed", "the simulation " + outcome.text);
     case IsolatedOutcome::Status::timed_out:
-      return {"timed_out", "the simulation is " + outcome.text};
+      return outcome_of("timed_out", "the simulation is " + outcome.text);
     case IsolatedOutcome::Status::stopped:
       break;
   }
-  return {"crashed", "the simulation ended in an unknown way"};
+  return outcome_of("crashed", "the simulation ended in an unknown way");
 }
 
 /// Calls `work` here, turning bad input into an outcome.
 Outcome here(const std::function<std::string()>& work) {
   try {
-    return {"ok", work()};
+    return outcome_of("ok", work());
   } catch (const dtsim::core::InputError& error) {
-    return {"input", error.what()};
+    return outcome_of("input", error.what());
   }
 }
 
@@ -197,9 +210,9 @@ Outcome validate(const std::vector<std::filesystem::path>& files, const std::opt
   try {
     result = dtsim::app::validate_command(files, dtsim::app::make_builtin_registries(), confined_to(confine));
   } catch (const dtsim::core::InputError& error) {
-    return {"input", error.what()};
+    return outcome_of("input", error.what());
   }
-  return result.ok ? Outcome{"ok", result.report} : Outcome{"input", result.errors};
+  return result.ok ? outcome_of("ok", result.report) : outcome_of("input", result.errors);
 }
 
 Outcome explain(const std::filesystem::path& file, const std::optional<std::filesystem::path>& confine) {
@@ -223,7 +236,7 @@ Outcome catalog(const std::string& topic) {
 PYBIND11_MODULE(_dtsim, module) {
   module.doc() = "dtsim's simulator; use the dtsim package, which reads the results into pandas";
   module.attr("version") = std::string(dtsim::core::kDtsimVersion);
-  module.attr("built_executable") = std::string(DTSIM_BUILT_EXECUTABLE);
+  module.attr("built_executable") = fs_text(DTSIM_BUILT_EXECUTABLE);
   module.attr("catalog_topics") = dtsim::app::list_topics();
   module.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("point"), py::arg("report"),
              py::arg("force"), py::arg("jobs"), py::arg("every_rank"), py::arg("sweep_only"), py::arg("executable"),

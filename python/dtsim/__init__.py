@@ -20,7 +20,7 @@ import io
 import json
 import numbers
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 try:
@@ -32,7 +32,7 @@ except ModuleNotFoundError as missing:
 
 from . import _dtsim
 from .progress import Progress, receiver
-from .results import Cluster, Run, Scaling, Sweep, load
+from .results import Cluster, Run, Scaling, Sweep, load, read_csv
 
 __all__ = ["ScenarioError", "SimulationError", "Run", "Cluster", "Sweep", "Scaling", "load", "validate", "explain",
            "run", "sweep", "scale", "compare", "report", "collective", "catalog", "__version__"]
@@ -79,24 +79,40 @@ def _executable() -> str:
 
 
 def _path(value) -> str:
-    return os.fspath(value)
+    """A path (str, bytes or os.PathLike) as str. A POSIX path is bytes that need not be UTF-8: bytes are decoded as
+    os.fsdecode does, and _dtsim encodes the str back to the same bytes."""
+    return os.fsdecode(value)
+
+
+def _whole(value) -> bool:
+    """An integer, numpy's too, and not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _arguments(seed=None, jobs=0, timeout=None, threads=0) -> tuple:
     """seed, jobs, timeout and threads within the command line's limits (numpy's numbers too), or ValueError in its
     words."""
-    def whole(value) -> bool:
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-    if seed is not None and not (whole(seed) and 0 <= seed < 2**64):
+    if seed is not None and not (_whole(seed) and 0 <= seed < 2**64):
         raise ValueError(f"a seed is a whole number from 0 to 18446744073709551615 (2^64-1), got {seed!r}")
-    if not (whole(jobs) and 0 <= jobs <= 1024):
+    if not (_whole(jobs) and 0 <= jobs <= 1024):
         raise ValueError(f"jobs is a sweep's points at once, 1 to 1024, or 0 for the cores; got {jobs!r}")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0):
         raise ValueError(f"timeout is seconds, more than 0 (or None: no limit); got {timeout!r}")
-    if not (whole(threads) and 0 <= threads <= 1024):
+    if not (_whole(threads) and 0 <= threads <= 1024):
         raise ValueError(f"threads is for the workers' real math, 1 to 1024, or 0 for the cores; got {threads!r}")
     return (None if seed is None else int(seed)), int(jobs), (None if timeout is None else float(timeout)), int(threads)
+
+
+def _worker_counts(workers) -> list[int]:
+    """`workers` as `dtsim scale --workers` takes them: one or more whole numbers from 1 to 65,536 (numpy's too), or
+    TypeError or ValueError saying so."""
+    if isinstance(workers, (str, bytes)) or not isinstance(workers, Iterable):
+        raise TypeError(f"workers is a list of worker counts, such as [1, 2, 4, 8]; got {workers!r}")
+    counts = list(workers)
+    if not counts or not all(_whole(count) and 1 <= count <= 65536 for count in counts):
+        raise ValueError(f"workers are one or more whole numbers from 1 to 65,536, such as [1, 2, 4, 8]; "
+                         f"got {counts!r}")
+    return [int(count) for count in counts]
 
 
 def _simulated(call, progress: Progress) -> str:
@@ -132,29 +148,54 @@ def _plain(value):
     raise TypeError(f"a scenario value must be a number, text, bool, list or mapping, got {type(value).__name__}")
 
 
-def _scenario_file(scenario, overrides=None, points=None) -> str:
+def _scenario_folder(confine) -> Path:
+    """Where _scenario_file writes: out/.scenarios/ of the working directory, or of the confined folder, since a
+    confined run writes nowhere else. That folder may be someone else's: a link in it must not lead out of it."""
+    if confine is None:
+        return Path("out") / ".scenarios"
+    root = Path(_path(confine)).resolve()
+    if not root.is_dir():  # as _dtsim says it, before a folder of that name is made here
+        raise ScenarioError(f"{_path(confine)}: error: --confine names no folder\n"
+                            "  hint: give the folder a scenario may read files from")
+    folder = root / "out" / ".scenarios"
+    if not folder.resolve().is_relative_to(root):
+        raise ScenarioError(f"{folder}: error: leads outside {root}, the only folder a confined run writes in\n"
+                            "  hint: the package writes the scenarios it runs there: remove the link")
+    return folder
+
+
+def _scenario_file(scenario, overrides=None, points=None, confine=None) -> str:
     """The scenario file to run. A path without overrides or points is run as it is. Otherwise (a dict, or
-    overrides or points) a file is written for them under out/.scenarios/, named by its content so that the
-    same call runs the same file and writes the same results: the dict itself, or a file that includes the
-    scenario's, with each override (a dotted path through mappings: its keys win, as an including file's do)
-    and the sweep of `points`."""
+    overrides or points) a file is written for them under out/.scenarios/ (of the confined folder when `confine`
+    is given), named by its content so that the same call runs the same file and writes the same results: the
+    dict itself, or a file that includes the scenario's, with each override (a dotted path through mappings: its
+    keys win, as an including file's do) and the sweep of `points`."""
     if not isinstance(scenario, Mapping) and not overrides and points is None:
         return _path(scenario)
     if isinstance(scenario, Mapping):
         document = copy.deepcopy(dict(scenario))
     else:
-        document = {"include": [os.path.abspath(_path(scenario))]}
+        included = os.path.abspath(_path(scenario))
+        try:
+            included.encode()
+        except UnicodeEncodeError:  # bytes os.fsdecode could not decode, which no UTF-8 file can name
+            raise ScenarioError(f"{included}: error: overrides and points are given to dtsim in a scenario file that "
+                                "includes this one, and a scenario file is UTF-8 text, which this path is not\n"
+                                "  hint: rename the file, or link to it from a UTF-8 name") from None
+        document = {"include": [included]}
     for path, value in (overrides or {}).items():
         _set_dotted(document, path, value)
     if points is not None:
         document["sweep"] = {"points": [dict(point) for point in points]}
     text = json.dumps(document, indent=2, default=_plain) + "\n"  # JSON is YAML
-    folder = Path("out") / ".scenarios"
+    folder = _scenario_folder(confine)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / (hashlib.sha256(text.encode()).hexdigest()[:16] + ".yaml")
     if not path.is_file() or path.read_text() != text:
         partial = path.with_name(f".{path.name}.{os.getpid()}")
-        partial.write_text(text)
+        partial.unlink(missing_ok=True)  # a link left there must not be written through: "x" makes a new file
+        with partial.open("x", encoding="utf-8") as file:
+            file.write(text)
         os.replace(partial, path)
     return str(path.resolve())
 
@@ -185,18 +226,20 @@ def run(scenario, output=None, *, seed: int | None = None, point: str | None = N
     scenario of several jobs), or a Sweep when the scenario has a sweep (unless `point` picks one of its points).
 
     overrides: {"training.optimizer.learning_rate": 0.2, ...}, dotted paths through mappings set over the
-    scenario's own values (a dict scenario's paths to files are best absolute: it runs from out/.scenarios/).
+    scenario's own values (a dict scenario's paths to files are best absolute: it runs from out/.scenarios/, that
+    of the working directory, or of the confined folder when confine is given).
     output: the result folder (default: the scenario's outputs.folder, else out/<scenario name>).
     seed: overrides the scenario's. report: also write report.html. jobs: a sweep's points at once (0: the
     cores). force: run a sweep's points again even when done. timeout: seconds before the simulation is
     stopped (TimeoutError). progress: None (default) draws a progress line on stderr once the call has run
     for a second, True from the start, False never; a function is called with each progress line instead.
     confine: a folder; includes, data and traces outside it are refused (as `--confine`: the way to run a
-    scenario someone else wrote). threads: for the workers' real math (0: the cores; 1: none besides the
-    simulation's); the results do not depend on it. values_by_message: send every value of a real model's
+    scenario someone else wrote), and the scenario written for a dict or overrides goes to its out/.scenarios/.
+    threads: for the workers' real math (0: the cores; 1: none besides the simulation's); the results do not
+    depend on it. values_by_message: send every value of a real model's
     collectives by message instead of computing them apart (the same results, slower)."""
     seed, jobs, timeout, threads = _arguments(seed, jobs, timeout, threads)
-    file = _scenario_file(scenario, overrides)
+    file = _scenario_file(scenario, overrides, confine=confine)
     folder = _simulated(
         lambda lines: _dtsim.run(file, None if output is None else _path(output), seed, point, report,
                                  force, jobs, every_rank, False, _executable(), timeout, lines, _confine(confine),
@@ -214,7 +257,7 @@ def sweep(scenario, output=None, *, seed: int | None = None, report: bool = Fals
     scenario's own sweep). overrides: as run's. progress: as run's, a line per point done. confine, threads and
     values_by_message: as run's, for every point."""
     seed, jobs, timeout, threads = _arguments(seed, jobs, timeout, threads)
-    file = _scenario_file(scenario, overrides, points)
+    file = _scenario_file(scenario, overrides, points, confine)
     folder = _simulated(
         lambda lines: _dtsim.run(file, None if output is None else _path(output), seed, None, report,
                                  force, jobs, False, True, _executable(), timeout, lines, _confine(confine),
@@ -233,9 +276,7 @@ def scale(scenario, workers, mode: str = "both", output=None, *, plan: bool = Fa
     if mode not in ("weak", "strong", "both"):
         raise ValueError(f'mode must be "weak", "strong" or "both", not {mode!r}')
     seed, jobs, timeout, _ = _arguments(seed, jobs, timeout)
-    counts = [int(count) for count in workers]
-    if not counts or min(counts) < 1:
-        raise ValueError("workers must be one or more counts of at least 1, such as [1, 2, 4, 8]")
+    counts = _worker_counts(workers)
     folder = _simulated(
         lambda lines: _dtsim.scale(_path(scenario), counts, mode, bool(plan), None if output is None else _path(output), seed,
                                    jobs, force, _executable(), timeout, lines, _confine(confine)), progress)
@@ -246,7 +287,7 @@ def compare(*results) -> pd.DataFrame:
     """Finished runs side by side, one row each (a Sweep or Scaling gives one row per run): simulated time,
     time to the target loss, final loss, staleness, waiting, bytes. Takes Run, Sweep and Scaling objects or
     result folders."""
-    return pd.read_csv(io.StringIO(_checked(_dtsim.compare(_folders_of(results, "compare")))))
+    return read_csv(io.StringIO(_checked(_dtsim.compare(_folders_of(results, "compare")))))
 
 
 def report(*results, output=None) -> Path:

@@ -9,15 +9,34 @@ and the sweeps weak/ and strong/. Files are read when first asked for, then kept
 from __future__ import annotations
 
 import json
+import os
 from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 
 
+def _unneutralised(cell):
+    """A text cell's value. dtsim's CSV files (csv_field in sim/core/csv.cpp) put an apostrophe before a text that
+    starts with = + - @, a tab or a carriage return (one a spreadsheet would run as a formula), and before one that
+    starts with an apostrophe and one of those, so that taking it off, as csv_cells does, gives back the text."""
+    if isinstance(cell, str) and len(cell) > 1 and cell[0] == "'" and cell[1] in "=+-@\t\r'":
+        return cell[1:]
+    return cell
+
+
+def read_csv(source) -> pd.DataFrame:
+    """A CSV file or text dtsim wrote, with values in its cells: a DataFrame is data, not a spreadsheet, so text
+    cells come without the apostrophe that keeps a spreadsheet from running them."""
+    table = pd.read_csv(source)
+    for column in table.select_dtypes(include="object").columns:
+        table[column] = table[column].map(_unneutralised)
+    return table
+
+
 def _result_folder(folder, marker: str, what: str) -> Path:
-    """`folder` as a Path, once it holds `marker`, the file a finished `what` always writes."""
-    folder = Path(folder)
+    """`folder` (str, bytes or a Path) as a Path, once it holds `marker`, the file a finished `what` always writes."""
+    folder = Path(os.fsdecode(folder))
     if not (folder / marker).is_file():
         raise FileNotFoundError(f"{folder}: no {marker} (not the folder of a finished {what})")
     return folder
@@ -43,7 +62,7 @@ class Run:
     @cached_property
     def metrics(self) -> pd.DataFrame:
         """metrics.csv: one row per evaluation (sim_time_s, iteration, epoch, losses, accuracies, bytes, energy)."""
-        return pd.read_csv(self.folder / "metrics.csv")
+        return read_csv(self.folder / "metrics.csv")
 
     @cached_property
     def hosts(self) -> pd.DataFrame:
@@ -53,7 +72,7 @@ class Run:
     @cached_property
     def links(self) -> pd.DataFrame:
         """links.csv: one row per link and direction: its class, bandwidth, bytes carried and utilization."""
-        return pd.read_csv(self.folder / "links.csv")
+        return read_csv(self.folder / "links.csv")
 
     @property
     def simulated_s(self) -> float:
@@ -83,22 +102,22 @@ class Cluster:
 
     @cached_property
     def table(self) -> pd.DataFrame:
-        return pd.read_csv(self.folder / "jobs.csv")
+        return read_csv(self.folder / "jobs.csv")
 
     @cached_property
     def utilization(self) -> pd.DataFrame:
-        return pd.read_csv(self.folder / "utilization.csv")
+        return read_csv(self.folder / "utilization.csv")
 
     @cached_property
     def links(self) -> pd.DataFrame:
         """links.csv: each link direction's bytes over all jobs, its utilization over the makespan, the jobs on it."""
-        return pd.read_csv(self.folder / "links.csv")
+        return read_csv(self.folder / "links.csv")
 
     @cached_property
     def link_utilization(self) -> pd.DataFrame:
         """link_utilization.csv: the busiest link directions' utilization in each of 100 bins of the makespan (t_s is
         the bin's start), one row per bin and direction."""
-        return pd.read_csv(self.folder / "link_utilization.csv")
+        return read_csv(self.folder / "link_utilization.csv")
 
     @cached_property
     def interference(self) -> pd.DataFrame:
@@ -108,7 +127,8 @@ class Cluster:
 
     @cached_property
     def jobs(self) -> dict[str, Run]:
-        return {name: Run(self.folder / "jobs" / name) for name in self.table["job"]}
+        # Names from summary.json, as written: each job's folder is jobs/<name>.
+        return {job["name"]: Run(self.folder / "jobs" / job["name"]) for job in self.summary["jobs"]}
 
     def __getitem__(self, job: str) -> Run:
         return self.jobs[job]
@@ -131,7 +151,7 @@ class Sweep:
     @cached_property
     def table(self) -> pd.DataFrame:
         # Axis values such as "10GFLOPS" or "ssp" stay text; figures are numbers.
-        return pd.read_csv(self.folder / "sweep.csv")
+        return read_csv(self.folder / "sweep.csv")
 
     @property
     def points(self) -> list[str]:
@@ -179,7 +199,7 @@ class Scaling:
 
     @cached_property
     def table(self) -> pd.DataFrame:
-        return pd.read_csv(self.folder / "scaling.csv")
+        return read_csv(self.folder / "scaling.csv")
 
     def _mode(self, name: str) -> Sweep | None:
         return Sweep(self.folder / name) if (self.folder / name / "sweep.csv").is_file() else None
@@ -199,7 +219,7 @@ class Scaling:
 def load(folder) -> Run | Cluster | Sweep | Scaling:
     """The results in `folder`, as written by `dtsim run` (a Run, or a Cluster for several jobs), `dtsim sweep` or
     `dtsim scale`."""
-    folder = Path(folder)
+    folder = Path(os.fsdecode(folder))
     if (folder / "scaling.csv").is_file():
         return Scaling(folder)
     if (folder / "sweep.csv").is_file():

@@ -42,6 +42,7 @@ struct Measurement {
   std::string label;         ///< as the measurements name it
   double measured_s = 0.0;   ///< seconds of one iteration or one call; for a bus bandwidth, set once the ranks are known
   int line = 0;
+  int column = 1;                       ///< where the row's time (or bus bandwidth) starts, for errors
   std::optional<double> bound_percent;  ///< the largest error of the predicted throughput accepted
   std::optional<comm::Operation> collective;  ///< set for a collective's row
   double size_bytes = 0.0;
@@ -51,47 +52,69 @@ struct Measurement {
   bool test = false;
 };
 
-/// The rows of an iteration-time CSV, each naming its scenario file (relative to the CSV).
-std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) refuse(path.string(), "measurements", "cannot read the file", "give a CSV with columns scenario,iteration_s");
-  int header_line = 0;
-  const std::vector<std::string> header = csv_header(in, header_line);
-  std::string line;
-  const auto column = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) {
+/// Where an iteration-time CSV's header puts its columns.
+struct IterationColumns {
+  std::size_t scenario = 0;
+  std::size_t time = 0;
+  std::optional<std::size_t> bound;
+  std::optional<std::size_t> split;
+};
+
+/// The columns `header` of the iteration-time CSV `path` names; throws core::InputError at the header for a
+/// required one it lacks.
+IterationColumns iteration_columns(const std::filesystem::path& path, const CsvHeader& header) {
+  const auto find = [&](const std::string& name) -> std::optional<std::size_t> {
+    const auto it = std::find(header.cells.begin(), header.cells.end(), name);
+    if (it == header.cells.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - header.cells.begin());
+  };
+  const auto required = [&](const std::string& name) {
+    const std::optional<std::size_t> at = find(name);
+    if (!at) {
       core::Diagnostic d;
-      d.where = core::SourcePosition(path.string(), header_line, 1);
+      d.where = core::SourcePosition(path.string(), header.line, 1);
       d.key = name;
       d.message = fmt::format("the header has no column '{}'", name);
       d.hint = "the first line names the columns: scenario,iteration_s (or, for collectives, scenario,operation,size_B,busbw_GBps)";
       throw core::InputError(std::move(d));
     }
-    return static_cast<std::size_t>(it - header.begin());
+    return *at;
   };
-  const std::size_t scenario_column = column("scenario");
-  const std::size_t time_column = column("iteration_s");
-  const auto bound_at = std::find(header.begin(), header.end(), "bound_percent");
-  const std::optional<std::size_t> bound_column =
-      bound_at == header.end() ? std::nullopt : std::optional<std::size_t>(bound_at - header.begin());
-  const auto split_at = std::find(header.begin(), header.end(), "split");
-  const std::optional<std::size_t> split_column =
-      split_at == header.end() ? std::nullopt : std::optional<std::size_t>(split_at - header.begin());
+  IterationColumns out;
+  out.scenario = required("scenario");
+  out.time = required("iteration_s");
+  out.bound = find("bound_percent");
+  out.split = find("split");
+  return out;
+}
+
+constexpr const char* kIterationRowHint =
+    "each row: a scenario file (relative to this file) and the measured seconds of one iteration";
+
+/// The rows of an iteration-time CSV, each naming its scenario file (relative to the CSV).
+std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) refuse(path.string(), "measurements", "cannot read the file", "give a CSV with columns scenario,iteration_s");
+  const CsvHeader header = csv_header(in, path);
+  const IterationColumns table = iteration_columns(path, header);
   std::vector<std::pair<Measurement, std::filesystem::path>> out;
   // Every bad row is reported, each at its cell, so that one run names all a user must fix.
   core::DiagnosticSink problems;
   core::ExcerptOnce excerpt;
-  for (int number = header_line + 1; std::getline(in, line); ++number) {
+  std::string line;
+  for (int number = header.line + 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line.front() == '#') continue;
     if (named_enough(problems, path, number)) break;
     const std::vector<std::string> cells = csv_cells(line);
     const std::vector<int> columns = core::csv_cell_columns(line);
-    const auto bad = [&](std::size_t cell, std::string message) {
+    bool good = true;
+    const auto bad = [&](std::size_t cell, std::string message, std::string hint = kIterationRowHint) {
       const int at = cell < columns.size() ? columns[cell] : static_cast<int>(line.size()) + 1;
-      problems.error(core::SourcePosition(path.string(), number, at), header[std::min(cell, header.size() - 1)],
-                     std::move(message),
-                     "each row: a scenario file (relative to this file) and the measured seconds of one iteration");
+      // A cell past the header's last column belongs to no column: the file is at fault.
+      std::string key = cell < header.cells.size() ? header.cells[cell] : std::string("measurements");
+      problems.error(core::SourcePosition(path.string(), number, at), std::move(key), std::move(message),
+                     std::move(hint));
+      good = false;
     };
     const auto positive = [&](std::size_t cell) -> std::optional<double> {
       char* end = nullptr;
@@ -99,28 +122,37 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
       if (end == cells[cell].c_str() || *end != '\0' || !(value > 0.0) || !std::isfinite(value)) return std::nullopt;
       return value;
     };
-    if (cells.size() <= std::max(scenario_column, time_column) || (bound_column && cells.size() <= *bound_column) ||
-        (split_column && cells.size() <= *split_column)) {
+    if (cells.size() <= std::max(table.scenario, table.time) || (table.bound && cells.size() <= *table.bound) ||
+        (table.split && cells.size() <= *table.split)) {
       bad(cells.size(), fmt::format("the row has {} cells, and the header names more", cells.size()));
       continue;
     }
-    const std::optional<double> seconds = positive(time_column);
-    if (!seconds) bad(time_column, "expected a positive number of seconds" + excerpt.got(cells[time_column]));
-    std::optional<double> percent;
-    if (bound_column) {
-      percent = positive(*bound_column);
-      if (!percent) bad(*bound_column, "expected a positive percentage" + excerpt.got(cells[*bound_column]));
+    const std::optional<double> seconds = positive(table.time);
+    if (!seconds) {
+      bad(table.time, "expected a positive number of seconds" + excerpt.got(cells[table.time]));
+    } else if (!is_measurable_duration(*seconds)) {
+      bad(table.time,
+          fmt::format("expected a number of seconds {}{}", measurable_duration_text(), excerpt.got(cells[table.time])),
+          "give the measured seconds of one iteration, such as 0.25 for 250 ms");
     }
-    const bool split_known = !split_column || cells[*split_column] == "fit" || cells[*split_column] == "test";
-    if (!split_known) bad(*split_column, "expected fit or test" + excerpt.got(cells[*split_column]));
-    if (!seconds || (bound_column && !percent) || !split_known) continue;
+    const std::optional<double> percent = table.bound ? positive(*table.bound) : std::nullopt;
+    if (table.bound && !percent) bad(*table.bound, "expected a positive percentage" + excerpt.got(cells[*table.bound]));
+    if (table.split && cells[*table.split] != "fit" && cells[*table.split] != "test") {
+      bad(*table.split, "expected fit or test" + excerpt.got(cells[*table.split]));
+    }
+    if (cells.size() > header.cells.size()) {
+      const std::string extra = excerpt.got(cells[header.cells.size()]);
+      bad(header.cells.size(), extra_cells_message(cells.size(), header.cells.size()) + extra, kExtraCellsHint);
+    }
+    if (!good) continue;
     Measurement m;
-    m.test = split_column && cells[*split_column] == "test";
-    m.label = cells[scenario_column];
+    m.test = table.split && cells[*table.split] == "test";
+    m.label = cells[table.scenario];
     m.measured_s = *seconds;
     m.line = number;
+    m.column = table.time < columns.size() ? columns[table.time] : 1;
     m.bound_percent = percent;
-    out.emplace_back(m, path.parent_path() / cells[scenario_column]);
+    out.emplace_back(m, path.parent_path() / cells[table.scenario]);
   }
   problems.throw_if_any();
   if (out.empty()) refuse(path.string(), "measurements", "the file has no measurement rows");
@@ -139,8 +171,7 @@ std::string error_summary(const std::string& what, std::vector<double> errors) {
 /// Whether a CSV's header names collective columns (size_B) rather than iteration times.
 bool is_collective_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
-  int line = 0;
-  const std::vector<std::string> header = csv_header(in, line);
+  const std::vector<std::string> header = csv_header(in, path).cells;
   return std::find(header.begin(), header.end(), "size_B") != header.end();
 }
 
@@ -454,12 +485,32 @@ namespace {
 struct MeasuredRows {
   std::vector<Measurement> measurements;
   std::vector<scenario::Scenario> scenarios;
+  std::vector<std::filesystem::path> files;  ///< the file of each scenario, as the measurements name it
 };
+
+/// Turns each bus bandwidth of `rows` (read from `path`) into the time it stands for, now that the ranks are
+/// known: busbw = size / time x the collective's factor. Throws core::InputError at each whose time lies
+/// outside the durations dtsim takes: 1 KiB at 1e290 GB/s stands for some 1e-296 s.
+void times_of_bus_bandwidths(const std::filesystem::path& path, MeasuredRows& rows) {
+  core::DiagnosticSink problems;
+  for (Measurement& m : rows.measurements) {
+    if (!m.busbw_gb_per_s) continue;
+    const int ranks = rows.scenarios[m.scenario].cluster.workers;
+    m.measured_s = m.size_bytes * comm::bus_bandwidth_factor(*m.collective, ranks) / (*m.busbw_gb_per_s * 1e9);
+    if (is_measurable_duration(m.measured_s)) continue;
+    if (named_enough(problems, path, m.line)) break;
+    problems.error(core::SourcePosition(path.string(), m.line, m.column), "busbw_GBps",
+                   fmt::format("{:g} GB/s over {:g} B on {} ranks is a time of {:.3g}s: expected a time {}",
+                               *m.busbw_gb_per_s, m.size_bytes, ranks, m.measured_s, measurable_duration_text()),
+                   "give each size's bus bandwidth in GB/s, as nccl-tests prints it");
+  }
+  problems.throw_if_any();
+}
 
 MeasuredRows read_measurements(const CalibrateOptions& options, const Registries& registries) {
   MeasuredRows out;
   int nccl_tests_ranks = 0;  // the ranks nccl-tests output lists, when that is the input
-  std::vector<std::filesystem::path> files;
+  std::vector<std::filesystem::path>& files = out.files;
   const auto scenario_index = [&](const std::filesystem::path& file) {
     const auto it = std::find(files.begin(), files.end(), file);
     if (it != files.end()) return static_cast<std::size_t>(it - files.begin());
@@ -473,6 +524,7 @@ MeasuredRows read_measurements(const CalibrateOptions& options, const Registries
       m.label = fmt::format("{} {} {}", row.label, comm::to_string(row.operation), core::format_size(core::Bytes(row.size_bytes)));
       m.measured_s = row.time_s.value_or(0.0);
       m.line = row.line;
+      m.column = row.value_column;
       m.bound_percent = row.bound_percent;
       m.collective = row.operation;
       m.size_bytes = row.size_bytes;
@@ -505,14 +557,44 @@ MeasuredRows read_measurements(const CalibrateOptions& options, const Registries
                        out.scenarios.front().cluster.workers),
            "give a scenario with as many workers as the measurement had GPUs");
   }
-  for (Measurement& m : out.measurements) {
-    // A bus bandwidth is a time once the ranks are known: busbw = size / time x the collective's factor.
-    if (m.busbw_gb_per_s) {
-      m.measured_s = m.size_bytes * comm::bus_bandwidth_factor(*m.collective, out.scenarios[m.scenario].cluster.workers) /
-                     (*m.busbw_gb_per_s * 1e9);
-    }
-  }
+  times_of_bus_bandwidths(options.measurements, out);
   return out;
+}
+
+/// Whether `a` and `b` are one file: the same file by std::filesystem::equivalent where both exist (a link or
+/// another spelling of it), else the same absolute path once normalised.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code error;
+  if (std::filesystem::exists(a, error) && std::filesystem::exists(b, error)) {
+    return std::filesystem::equivalent(a, b, error);
+  }
+  const auto normal = [](const std::filesystem::path& p) {
+    std::error_code failed;
+    const std::filesystem::path whole = std::filesystem::absolute(p, failed);
+    return (failed ? p : whole).lexically_normal();
+  };
+  return normal(a) == normal(b);
+}
+
+/// Refuses a catalog file that is one of the calibration's inputs, before anything is written: the catalog
+/// would replace the measurements, or the scenario they were measured on.
+void refuse_output_among_inputs(const CalibrateOptions& options, const MeasuredRows& rows) {
+  if (!options.output) return;
+  const std::filesystem::path& output = *options.output;
+  const char* hint = "write the catalog to a file of its own and include it in the scenarios (include: catalog.yaml)";
+  if (same_file(output, options.measurements)) {
+    refuse("dtsim calibrate", "--output",
+           fmt::format("{} is the measurements table: the catalog would replace it", output.string()), hint);
+  }
+  for (std::size_t s = 0; s < rows.files.size(); ++s) {
+    if (!same_file(output, rows.files[s])) continue;
+    const auto row = std::find_if(rows.measurements.begin(), rows.measurements.end(),
+                                  [&](const Measurement& m) { return m.scenario == s; });
+    refuse("dtsim calibrate", "--output",
+           fmt::format("{} is the scenario of the measurements at {}:{}: the catalog would replace it", output.string(),
+                       options.measurements.string(), row->line),
+           hint);
+  }
 }
 
 /// Each key's starting value (as the first scenario that has it declares it) and its search range.
@@ -665,6 +747,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   std::vector<FitKey> keys;
   for (const std::string& text : options.fit) keys.push_back(parse_key(text));
   const MeasuredRows rows = read_measurements(options, registries);
+  refuse_output_among_inputs(options, rows);
   if (!keys.empty() && std::all_of(rows.measurements.begin(), rows.measurements.end(), [](const Measurement& m) { return m.test; })) {
     refuse(options.measurements.string(), "split", "every row is a test row: nothing is left to fit on",
            "mark the rows to fit on with split fit");

@@ -24,7 +24,8 @@ struct CalibrateOptions {
   /// `NODE_TYPE.intra_link.bandwidth`, `NODE_TYPE.intra_link.latency`, `link.bandwidth`, `link.latency`.
   /// None: the rows are only compared with their predictions (a validation table).
   std::vector<std::string> fit;
-  /// The catalog file to write (YAML, under `cluster.devices`); none: only the report.
+  /// The catalog file to write (YAML, under `cluster.devices`); none: only the report. Never an input: not
+  /// `measurements`, not a scenario they name (std::filesystem::equivalent where both exist).
   std::optional<std::filesystem::path> output;
 };
 
@@ -35,7 +36,8 @@ struct Calibration {
 };
 
 /// Fits the efficiencies that make the scenarios' simulated iteration times closest to the measured ones
-/// (least squares on the logarithm of their ratio). Throws core::InputError for bad files or keys.
+/// (least squares on the logarithm of their ratio). Throws core::InputError for bad files or keys, and for an
+/// `output` that is one of the inputs, before any simulation.
 Calibration calibrate(const CalibrateOptions& options, const Registries& registries);
 
 /// `calibrate`, then writes the catalog (atomically) when asked; returns the report. `over_bound`, when

@@ -24,15 +24,38 @@ struct CollectiveMeasurement {
   std::optional<double> time_s;
   std::optional<double> busbw_gb_per_s;
   int line = 0;
+  int value_column = 1;                 ///< where the row's time or bus bandwidth starts (1-based), for errors
   std::optional<double> bound_percent;  ///< the largest error of the predicted bus bandwidth accepted
 };
 
 /// The cells of one CSV line (quoted fields unquoted), each without surrounding blanks.
 [[nodiscard]] std::vector<std::string> csv_cells(const std::string& line);
 
-/// The cells of a measurement CSV's header, past the lines starting with # before it (they say where the
-/// measurements come from); `line_number` receives the header's line.
-[[nodiscard]] std::vector<std::string> csv_header(std::istream& in, int& line_number);
+/// A measurement CSV's header line.
+struct CsvHeader {
+  std::vector<std::string> cells;  ///< the column names, each without surrounding blanks
+  std::vector<int> columns;        ///< the 1-based column where each name starts, for errors
+  int line = 0;
+};
+
+/// The header of the measurement CSV `path` read from `in`, past the lines starting with # before it (they
+/// say where the measurements come from). Throws core::InputError at the second of two columns of one name:
+/// a reader would take one and silently drop the other. Unnamed columns (a spreadsheet's trailing commas)
+/// are read by nothing and may repeat.
+[[nodiscard]] CsvHeader csv_header(std::istream& in, const std::filesystem::path& path);
+
+/// Whether `seconds` is a measured time dtsim can set against a prediction: a duration the scenario language
+/// accepts besides 0 (core::magnitudes_of(Duration), 1e-12 s to 1e9 s). A time past them (1e300 s) would print
+/// an error some 300 digits long and fit an efficiency to the end of its range.
+[[nodiscard]] bool is_measurable_duration(double seconds);
+/// "from 1e-12s to 1e9s", the range is_measurable_duration accepts, for messages.
+[[nodiscard]] std::string measurable_duration_text();
+
+/// The error of a row with more cells than its table's header names (`cells` against `named`); kExtraCellsHint
+/// is its hint.
+[[nodiscard]] std::string extra_cells_message(std::size_t cells, std::size_t named);
+inline constexpr const char* kExtraCellsHint =
+    "give each row one cell per column of the header, and quote a cell that holds a comma (\"a,b\")";
 
 /// Whether `path` holds nccl-tests output (its table's header line) rather than a CSV.
 [[nodiscard]] bool is_nccl_tests_output(const std::filesystem::path& path);

@@ -503,7 +503,8 @@ Subcommand add_calibrate(CLI::App& cli) {
   command->add_option("--fit", s->options.fit,
                       "DEVICE.CLASS (such as a100.convolution), DEVICE, NODE_TYPE.intra_link.bandwidth, "
                       "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency; repeatable");
-  s->output_given = command->add_option("-o,--output", s->output, "the catalog file to write (YAML a scenario includes)");
+  s->output_given = command->add_option(
+      "-o,--output", s->output, "the catalog file to write (YAML a scenario includes); never one of the inputs");
   return {command, [s](Invocation& at) {
             app::CalibrateOptions options = s->options;
             if (*s->output_given) options.output = s->output;

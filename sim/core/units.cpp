@@ -63,17 +63,6 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-/// The magnitudes a quantity may take besides 0: the simulator keeps time as doubles in seconds, and SimGrid
-/// aborts on a subnormal or infinite rate, latency or amount (a latency of 1e-320 s, a link of 1e-300 B/s).
-/// The bounds are far outside any hardware and well inside what doubles hold with full precision once
-/// multiplied and divided by each other.
-struct Magnitudes {
-  double smallest;
-  double largest;
-  std::string_view smallest_text;
-  std::string_view largest_text;
-};
-
 double parse_with_units(std::string_view text, std::span<const UnitFactor> units, std::string_view what,
                         std::string_view example, const Magnitudes& range) {
   const std::string_view trimmed = trim(text);
@@ -145,6 +134,8 @@ double parse_quantity(UnitFamily family, std::string_view text) {
   const Family f = family_of(family);
   return parse_with_units(text, f.units, f.name, f.example, f.range);
 }
+
+Magnitudes magnitudes_of(UnitFamily family) { return family_of(family).range; }
 
 std::vector<std::string> unit_suffixes(UnitFamily family) {
   std::vector<std::string> out;

@@ -81,8 +81,22 @@ GramsCo2PerKwh parse_carbon_intensity(std::string_view text);
 /// The kinds of quantity the scenario language writes with units.
 enum class UnitFamily { Bandwidth, Duration, Size, Flops, Power, Energy, CarbonIntensity };
 
+/// The magnitudes a quantity may take besides 0: the simulator keeps time as doubles in seconds, and SimGrid
+/// aborts on a subnormal or infinite rate, latency or amount (a latency of 1e-320 s, a link of 1e-300 B/s).
+/// The bounds are far outside any hardware and well inside what doubles hold with full precision once
+/// multiplied and divided by each other.
+struct Magnitudes {
+  double smallest;  ///< in SI base units, as parse_quantity returns them
+  double largest;
+  std::string_view smallest_text;  ///< as messages write it: "1e-12s"
+  std::string_view largest_text;
+};
+
 /// Parses `text` in `family`, returning SI base units (B/s, s, B, FLOP/s, W, J, gCO2/kWh).
 double parse_quantity(UnitFamily family, std::string_view text);
+/// The magnitudes parse_quantity accepts for `family` besides 0; for readers of plain numbers (CSV columns
+/// such as `iteration_s`) that must keep to the same bounds.
+Magnitudes magnitudes_of(UnitFamily family);
 /// The unit spellings accepted for `family`, in the order listed in messages.
 std::vector<std::string> unit_suffixes(UnitFamily family);
 /// "bandwidth", "duration", ...

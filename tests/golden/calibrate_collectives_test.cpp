@@ -166,6 +166,88 @@ TEST(CalibrateCollectives, SizesBeyondWhatADoubleCountsAreRefused) {
       << nccl.err;
 }
 
+// A time must be a duration dtsim takes elsewhere (1e-12 s to 1e9 s), as each size must be one it counts: refused
+// at its cell in a CSV, at its figure in nccl-tests output; a bus bandwidth at its cell when the time it stands
+// for on the scenario's ranks is outside them.
+TEST(CalibrateCollectives, TimesOutsideTheDurationsDtsimTakesAreRefused) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-times");
+  write_text(folder / "node.yaml", node_scenario(""));
+  const std::string times = (folder / "times.csv").string();
+  write_text(folder / "times.csv",
+             "scenario,operation,size_B,time_us\nnode.yaml,allreduce,1024,1e300\nnode.yaml,allreduce,2048,1e-300\n");
+  const CommandResult csv = run_dtsim(fmt::format("calibrate {}", times));
+  EXPECT_EQ(csv.exit_status, 2);
+  const std::string hint = "  hint: give each size's time in microseconds, as nccl-tests prints it\n";
+  EXPECT_EQ(csv.err, fmt::format("{0}:2:26: error: time_us: expected a time from 1e-12s to 1e9s, in microseconds, got "
+                                 "\"1e300\"\n{1}{0}:3:26: error: time_us: expected a time from 1e-12s to 1e9s, in "
+                                 "microseconds\n{1}",
+                                 times, hint));
+  // 1024 B x 2(p-1)/p = 1792 B at 1e290 GB/s is 1.79e-296 s.
+  const std::string curve = (folder / "curve.csv").string();
+  write_text(folder / "curve.csv", "scenario,operation,size_B,busbw_GBps\nnode.yaml,allreduce,1024,1e290\n");
+  const CommandResult busbw = run_dtsim(fmt::format("calibrate {}", curve));
+  EXPECT_EQ(busbw.exit_status, 2);
+  EXPECT_EQ(busbw.err,
+            fmt::format("{}:2:26: error: busbw_GBps: 1e+290 GB/s over 1024 B on 8 ranks is a time of 1.79e-296s: "
+                        "expected a time from 1e-12s to 1e9s\n  hint: give each size's bus bandwidth in GB/s, "
+                        "as nccl-tests prints it\n",
+                        curve));
+  // Two thousand million seconds, 2e15 us, on line 17 (after the ranks and the table's two header lines), column 54.
+  const std::string output = (folder / "out.txt").string();
+  write_text(folder / "out.txt", nccl_tests_output({{65536.0, 3e-5}, {131072.0, 2e9}}, true, 1.75, "sum"));
+  const CommandResult nccl =
+      run_dtsim(fmt::format("calibrate {} --scenario {}", output, (folder / "node.yaml").string()));
+  EXPECT_EQ(nccl.exit_status, 2);
+  EXPECT_EQ(nccl.err,
+            fmt::format("{}:17:54: error: measurements: expected a time from 1e-12s to 1e9s, in microseconds, got "
+                        "\"2000000000000000.000000\"\n  hint: give the output of an nccl-tests program as it "
+                        "prints it\n",
+                        output));
+}
+
+// A row with more cells than the header names is refused where the extra cell starts; a header that names a
+// column twice, at the second name.
+TEST(CalibrateCollectives, ExtraCellsAndRepeatedColumnsAreRefusedWhereTheyStart) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-shape");
+  const std::string extra = (folder / "extra.csv").string();
+  write_text(folder / "extra.csv", "scenario,operation,size_B,time_us\nnode.yaml,allreduce,1024,30,x\n");
+  const CommandResult cells = run_dtsim(fmt::format("calibrate {}", extra));
+  EXPECT_EQ(cells.exit_status, 2);
+  EXPECT_EQ(cells.err,
+            fmt::format("{}:2:29: error: measurements: the row has 5 cells, and the header names 4, got \"x\"\n"
+                        "  hint: give each row one cell per column of the header, and quote a cell that holds "
+                        "a comma (\"a,b\")\n",
+                        extra));
+  const std::string twice = (folder / "twice.csv").string();
+  write_text(folder / "twice.csv", "scenario,operation,size_B,size_B,busbw_GBps\nnode.yaml,allreduce,1024,2048,0.5\n");
+  const CommandResult header = run_dtsim(fmt::format("calibrate {}", twice));
+  EXPECT_EQ(header.exit_status, 2);
+  EXPECT_EQ(header.err,
+            fmt::format("{}:1:27: error: measurements: the header names the column \"size_B\" twice (first at "
+                        "column 20)\n  hint: name each column once: dtsim would read one of the two and "
+                        "ignore the other\n",
+                        twice));
+}
+
+// The catalog is never written over the scenario nccl-tests output was measured on.
+TEST(CalibrateCollectives, ACatalogIsNeverWrittenOverTheMeasuredScenario) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-collectives-output");
+  const std::string scenario = node_scenario("");
+  write_text(folder / "node.yaml", scenario);
+  write_text(folder / "out.txt", nccl_tests_output({{65536.0, 3e-5}}, true, 1.75, "sum"));
+  const std::string node = (folder / "node.yaml").string();
+  const CommandResult over =
+      run_dtsim(fmt::format("calibrate {} --scenario {} --fit dgx_a100.intra_link.bandwidth -o {}",
+                            (folder / "out.txt").string(), node, node));
+  EXPECT_EQ(over.exit_status, 2);
+  EXPECT_EQ(over.err,
+            fmt::format("dtsim calibrate: error: --output: {} is the scenario of the measurements at {}:16: the "
+                        "catalog would replace it\n  hint: write the catalog to a file of its own and include "
+                        "it in the scenarios (include: catalog.yaml)\n",
+                        node, (folder / "out.txt").string()));
+  EXPECT_EQ(read_file(folder / "node.yaml"), scenario);
+}
+
 // On a switch that reduces, NCCL's single-node allreduce of a large buffer runs as NVLS: each GPU link carries
 // n (1 + 1/p) bytes each way, at 0.85 of its rate, after 25 us.
 TEST(CalibrateCollectives, AReducingSwitchRunsLargeAllreducesAsNvls) {

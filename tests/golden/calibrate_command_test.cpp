@@ -86,6 +86,92 @@ TEST(CalibrateCommand, BadMeasurementsNameTheirLine) {
   EXPECT_NE(key.err.find("'tensor' is no operation class"), std::string::npos) << key.err;
 }
 
+// A measured time must be a duration dtsim takes elsewhere (docs/limits.md: 1e-12 s to 1e9 s, both included):
+// 1e300 s would print an error some 300 digits long and fit an efficiency to the end of its range.
+TEST(CalibrateCommand, TimesOutsideTheDurationsDtsimTakesAreRefusedAtTheirCell) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-range");
+  const std::string table = (folder / "m.csv").string();
+  write(folder / "m.csv", "scenario,iteration_s\ns.yaml,1e300\ns.yaml,1e-300\ns.yaml,1e9\ns.yaml,1e-12\n");
+  const CommandResult bad =
+      run_dtsim(fmt::format("calibrate {} --fit lab.gemm -o {}", table, (folder / "lab.yaml").string()));
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_EQ(bad.err,
+            fmt::format("{0}:2:8: error: iteration_s: expected a number of seconds from 1e-12s to 1e9s, got \"1e300\"\n"
+                        "  hint: give the measured seconds of one iteration, such as 0.25 for 250 ms\n"
+                        "{0}:3:8: error: iteration_s: expected a number of seconds from 1e-12s to 1e9s\n"
+                        "  hint: give the measured seconds of one iteration, such as 0.25 for 250 ms\n",
+                        table));
+  EXPECT_FALSE(std::filesystem::exists(folder / "lab.yaml"));
+}
+
+// A row with more cells than the header names is refused where its first extra cell starts, and a header that
+// names a column twice at the second name: which of the two holds the times would be a guess.
+TEST(CalibrateCommand, ExtraCellsAndRepeatedColumnsAreRefusedWhereTheyStart) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-shape");
+  const std::string extra_table = (folder / "extra.csv").string();
+  write(folder / "extra.csv", "scenario,iteration_s\ns.yaml,0.05,abc\ns.yaml,fast,abc,def\n");
+  const CommandResult extra = run_dtsim(fmt::format("calibrate {} --fit lab.gemm", extra_table));
+  EXPECT_EQ(extra.exit_status, 2);
+  const std::string hint =
+      "  hint: give each row one cell per column of the header, and quote a cell that holds a comma "
+      "(\"a,b\")\n";
+  EXPECT_EQ(extra.err,
+            fmt::format(
+                "{0}:2:13: error: measurements: the row has 3 cells, and the header names 2, got \"abc\"\n{1}"
+                "{0}:3:8: error: iteration_s: expected a positive number of seconds\n"
+                "  hint: each row: a scenario file (relative to this file) and the measured seconds of one iteration\n"
+                "{0}:3:13: error: measurements: the row has 4 cells, and the header names 2\n{1}",
+                extra_table, hint));
+  const std::string twice_table = (folder / "twice.csv").string();
+  write(folder / "twice.csv", "# measured on the lab cluster\nscenario,iteration_s,iteration_s\ns.yaml,0.05,0.06\n");
+  const CommandResult twice = run_dtsim(fmt::format("calibrate {} --fit lab.gemm", twice_table));
+  EXPECT_EQ(twice.exit_status, 2);
+  EXPECT_EQ(twice.err,
+            fmt::format("{}:2:22: error: measurements: the header names the column \"iteration_s\" twice (first at "
+                        "column 10)\n  hint: name each column once: dtsim would read one of the two and ignore "
+                        "the other\n",
+                        twice_table));
+  // A spreadsheet's unnamed trailing columns are read by nothing and may repeat: the table is read, and what is
+  // reported is the scenario it names, which does not exist.
+  write(folder / "padded.csv", "scenario,iteration_s,,\nnone.yaml,0.05,,\n");
+  const CommandResult padded = run_dtsim(fmt::format("calibrate {} --fit lab.gemm", (folder / "padded.csv").string()));
+  EXPECT_EQ(padded.exit_status, 2);
+  EXPECT_EQ(padded.err,
+            (folder / "none.yaml").string() + ": error: cannot read scenario file: No such file or directory\n");
+}
+
+// A catalog written over an input would replace it: an -o that is the measurements table, or a scenario its rows
+// name (by any name: a hard link to it too), is refused before anything is written.
+TEST(CalibrateCommand, ACatalogIsNeverWrittenOverAnInput) {
+  const std::filesystem::path folder = fresh_output_folder("calibrate-output");
+  const std::string scenario = lab_scenario("", true);
+  const std::string table = "scenario,iteration_s\n# the lab's own run\ns.yaml,0.05\n";
+  write(folder / "s.yaml", scenario);
+  write(folder / "m.csv", table);
+  std::filesystem::create_hard_link(folder / "s.yaml", folder / "same.yaml");
+  const std::string measurements = (folder / "m.csv").string();
+  const std::string hint =
+      "  hint: write the catalog to a file of its own and include it in the scenarios (include: catalog.yaml)\n";
+  for (const char* name : {"s.yaml", "same.yaml"}) {
+    const std::string output = (folder / name).string();
+    const CommandResult over = run_dtsim(fmt::format("calibrate {} --fit lab.gemm -o {}", measurements, output));
+    EXPECT_EQ(over.exit_status, 2) << name;
+    EXPECT_EQ(over.err,
+              fmt::format("dtsim calibrate: error: --output: {} is the scenario of the measurements at {}:3: the "
+                          "catalog would replace it\n{}",
+                          output, measurements, hint));
+  }
+  const CommandResult over_table =
+      run_dtsim(fmt::format("calibrate {} --fit lab.gemm -o {}", measurements, measurements));
+  EXPECT_EQ(over_table.exit_status, 2);
+  EXPECT_EQ(over_table.err,
+            fmt::format("dtsim calibrate: error: --output: {} is the measurements table: the catalog would "
+                        "replace it\n{}",
+                        measurements, hint));
+  EXPECT_EQ(read_file(folder / "s.yaml"), scenario);
+  EXPECT_EQ(read_file(folder / "m.csv"), table);
+}
+
 // Every bad row is reported in one run, each at the column of its bad cell.
 TEST(CalibrateCommand, EveryBadRowIsReportedAtItsCell) {
   const std::filesystem::path folder = fresh_output_folder("calibrate-rows");
@@ -121,7 +207,8 @@ TEST(CalibrateCommand, ATextThatIsNoTableIsQuotedInOneShortExcerpt) {
   EXPECT_EQ(bad.err.find("secret line"), std::string::npos) << bad.err;
   EXPECT_EQ(bad.err.find("got", bad.err.find("got") + 1), std::string::npos) << bad.err;
   // A long file's bad rows are named up to a bound, not one line each.
-  EXPECT_NE(bad.err.find("notes.txt:22:1: error: measurements: the rows from here on are not checked: the first 20 problems are named "
+  // Each line is named twice, at its time and at its third cell: the first 20 problems are those of 10 lines.
+  EXPECT_NE(bad.err.find("notes.txt:12:1: error: measurements: the rows from here on are not checked: the first 20 problems are named "
                          "above"),
             std::string::npos) << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 2 * 20 + 1) << bad.err;

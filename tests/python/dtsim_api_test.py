@@ -99,6 +99,26 @@ class RunTest(unittest.TestCase):
         with self.assertRaises(dtsim.ScenarioError):
             dtsim.run(folder / "missing.yaml", folder / "out")
 
+    def test_paths_that_are_not_utf8_come_back_as_given(self):
+        # A POSIX path is bytes, UTF-8 or not: such a name goes in as os.fsencode gives it and comes back as
+        # os.fsdecode gives it, so a run that wrote its folder is not reported as failing over its name.
+        folder = fresh("run-bytes")
+        scenario = folder / os.fsdecode(b"s\xff.yaml")
+        shutil.copyfile(SCENARIOS / "quickstart.yaml", scenario)
+        self.assertIn(os.fsdecode(b"s\xff.yaml: ok"), dtsim.validate(scenario))
+        self.assertIn(os.fsdecode(b"s\xff.yaml: ok"), dtsim.validate(os.fsencode(scenario)))
+        run = dtsim.run(scenario, folder / os.fsdecode(b"o\xff"), progress=False)
+        self.assertEqual(os.fsencode(run.folder), os.fsencode(folder) + b"/o\xff")
+        self.assertEqual(list(dtsim.compare(run.folder)["run"]), ["quickstart"])
+        self.assertIsInstance(dtsim.load(os.fsencode(run.folder)), dtsim.Run)
+        missing = folder / os.fsdecode(b"missing\xff.yaml")
+        with self.assertRaisesRegex(dtsim.ScenarioError, re.escape(f"{missing}: error: cannot read scenario file")):
+            dtsim.run(missing, folder / "missing", progress=False)
+        # Overrides reach dtsim in a scenario file, UTF-8 text, that includes the given one: it cannot name this one.
+        with self.assertRaisesRegex(dtsim.ScenarioError, re.escape(f"{scenario}: error: ") + ".* UTF-8"):
+            dtsim.run(scenario, folder / "overridden", overrides={"seed": 3}, progress=False)
+        self.assertFalse((folder / "overridden").exists())
+
     def test_arguments_out_of_range_are_refused(self):
         folder = fresh("run-arguments")
         quickstart = SCENARIOS / "quickstart.yaml"
@@ -114,6 +134,14 @@ class RunTest(unittest.TestCase):
             dtsim.scale(SCENARIOS / "course" / "09-scaling.yaml", [1, 2], output=folder / "study", jobs=-1)
         with self.assertRaisesRegex(ValueError, "timeout"):
             dtsim.collective(algorithm="ring", timeout=-5)
+        # A scaling study's worker counts are --workers': whole numbers from 1 to 65,536.
+        scaling = SCENARIOS / "course" / "09-scaling.yaml"
+        for workers, error in [([1.5], ValueError), ([2.0], ValueError), ([2**40], ValueError), ([65537], ValueError),
+                               ([0], ValueError), ([], ValueError), ([True], ValueError), ("abc", TypeError),
+                               (4, TypeError)]:
+            with self.subTest(workers=workers), self.assertRaisesRegex(error, r"^workers .*such as \[1, 2, 4, 8\]"):
+                dtsim.scale(scaling, workers, output=folder / "study")
+        self.assertFalse((folder / "study").exists())
         # The largest seed, numpy's integers and an endless timeout are taken.
         import numpy
         run = dtsim.run(quickstart, folder / "largest", seed=numpy.uint64(2**64 - 1), jobs=numpy.int64(1),
@@ -174,6 +202,37 @@ class FilesTest(unittest.TestCase):
         self.assertFalse((folder / "out").exists())
         self.assertIn("quickstart.yaml: ok", dtsim.validate(SCENARIOS / "quickstart.yaml", confine=SCENARIOS))
 
+    def test_confine_keeps_the_scenarios_it_writes_inside(self):
+        folder = fresh("confine-writes")
+        jail = folder / "jail"
+        jail.mkdir()
+        shutil.copyfile(SCENARIOS / "quickstart.yaml", jail / "base.yaml")
+        self.enterContext(contextlib.chdir(folder))
+        # A dict and overrides are written as scenario files: in the confined folder's out/.scenarios, not the
+        # working directory's.
+        named = dtsim.run({"include": [str(jail / "base.yaml")], "name": "pyc"}, jail / "res1", confine=jail,
+                          progress=False)
+        self.assertEqual(named.summary["scenario"]["name"], "pyc")
+        seeded = dtsim.run(jail / "base.yaml", jail / "res2", confine=jail, overrides={"seed": 3}, progress=False)
+        self.assertEqual(seeded.summary["seed"], 3)
+        self.assertFalse((folder / "out").exists())
+        self.assertEqual(len(list((jail / "out" / ".scenarios").glob("*.yaml"))), 2)
+        # The confined folder may be someone else's: a link there does not lead the file out of it.
+        outside = folder / "outside"
+        outside.mkdir()
+        shutil.rmtree(jail / "out")
+        (jail / "out").symlink_to(outside)
+        with self.assertRaisesRegex(dtsim.ScenarioError, re.escape(f"leads outside {jail.resolve()}")):
+            dtsim.run(jail / "base.yaml", jail / "res3", confine=jail, overrides={"seed": 4}, progress=False)
+        self.assertEqual(list(outside.iterdir()), [])
+        # A confined folder that does not exist is refused, as without overrides, and not made.
+        for overrides in ({"seed": 5}, None):
+            with self.subTest(overrides=overrides), self.assertRaisesRegex(dtsim.ScenarioError, "names no folder"):
+                dtsim.run(jail / "base.yaml", jail / "res4", confine=folder / "none", overrides=overrides,
+                          progress=False)
+        self.assertFalse((folder / "none").exists())
+        self.assertFalse((jail / "res3").exists() or (jail / "res4").exists())
+
     def test_load_and_compare(self):
         folder = fresh("compare")
         bsp = dtsim.run(SCENARIOS / "course" / "05-bsp.yaml", folder / "bsp")
@@ -185,6 +244,27 @@ class FilesTest(unittest.TestCase):
         self.assertAlmostEqual(table["time_to_target_s"].iloc[0], bsp.result["time_to_target"]["sim_time_s"], places=9)
         with self.assertRaisesRegex(dtsim.ScenarioError, "summary.json"):
             dtsim.compare(folder)
+
+    def test_tables_hold_values_not_spreadsheet_escapes(self):
+        # dtsim's CSV files put an apostrophe before a text a spreadsheet would run as a formula; the DataFrames
+        # hold the texts themselves, and each job's run is found by its name.
+        folder = fresh("csv-escapes")
+        text = (SCENARIOS / "cluster" / "packed-against-spread.yaml").read_text()
+        text = text.replace("{name: job-a, workers: 16}", '{name: "=a,b<script>", workers: 16}')
+        self.assertEqual(text.count("sweep:"), 1)
+        (folder / "cluster.yaml").write_text(text.split("sweep:")[0])  # packed only, not the sweep
+        cluster = dtsim.run(folder / "cluster.yaml", folder / "cluster", progress=False)
+        self.assertIn(""""'=a,b<script>",16,""", (cluster.folder / "jobs.csv").read_text())
+        self.assertEqual(list(cluster.table["job"]), ["=a,b<script>", "job-b"])
+        self.assertEqual(list(cluster.jobs), ["=a,b<script>", "job-b"])
+        self.assertEqual(cluster["=a,b<script>"].folder, cluster.folder / "jobs" / "=a,b<script>")
+        named = folder / "named.yaml"
+        named.write_text((SCENARIOS / "quickstart.yaml").read_text().replace("name: quickstart", 'name: "=cmd"'))
+        row = dtsim.compare(dtsim.run(named, folder / "named", progress=False)).iloc[0]
+        self.assertEqual((row["run"], row["stragglers"]), ("=cmd", "-"))
+        # Exactly the apostrophe csv_field adds comes off: one it doubled stays, as does one before plain text.
+        table = dtsim.results.read_csv(io.StringIO("name,n\n''=kept,1\n'plain,2\n'@at,3\n'\t,4\n"))
+        self.assertEqual(list(table["name"]), ["'=kept", "'plain", "@at", "\t"])
 
     def test_load_a_cluster(self):
         # A stored cluster run (the preemption scenario's golden files): its jobs, stops and links over time.
