@@ -649,11 +649,18 @@ bool overlaps_gradients(const scenario::Scenario& s, const sync::SyncStrategy& s
 
 void check_scenario(const scenario::Scenario& scenario, const Registries& registries) {
   const Prepared prepared = prepare_and_check(scenario, registries);
-  // Several jobs: each job's own checks, and its explicit hosts on the cluster's graph.
+  // Several jobs: each job's own checks, and its explicit hosts on the cluster's graph. Every job is checked
+  // whatever another's faults, so that one report names them all.
+  core::DiagnosticSink sink;
   for (const scenario::JobSpec& job : scenario.jobs) {
-    static_cast<void>(prepare_and_check(*job.scenario, registries));
-    static_cast<void>(runtime::explicit_ranks(job, prepared.graph));
+    try {
+      static_cast<void>(prepare_and_check(*job.scenario, registries));
+    } catch (const core::InputError& error) {
+      for (const core::Diagnostic& d : error.diagnostics()) sink.error(d.where, d.key, d.message, d.hint);
+    }
+    static_cast<void>(runtime::explicit_ranks(job, prepared.graph, sink));
   }
+  sink.throw_if_any();
 }
 
 void check_every_point(const scenario::ScenarioDocument& document, const Registries& registries) {

@@ -49,6 +49,11 @@ SchemaNode&& SchemaNode::exclusive_min() && {
   return std::move(*this);
 }
 
+SchemaNode&& SchemaNode::whole() && {
+  whole_number = true;
+  return std::move(*this);
+}
+
 SchemaNode&& SchemaNode::alternatives() && {
   replaced_whole = true;
   return std::move(*this);
@@ -158,7 +163,7 @@ std::string expected_value(const SchemaNode& node) {
       return fmt::format("{} {} name", vowel ? "an" : "a", node.choice_label);
     }
     case ValueKind::Integer: return "a whole number";
-    case ValueKind::Number: return "a number";
+    case ValueKind::Number: return node.whole_number ? "a whole number" : "a number";
     case ValueKind::Boolean: return "true or false";
     case ValueKind::Quantity:
       return fmt::format("a {} such as \"{}\"", core::family_name(node.unit), core::family_example(node.unit));

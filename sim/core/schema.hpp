@@ -55,6 +55,9 @@ struct SchemaNode {
   double number_min = -std::numeric_limits<double>::infinity();
   double number_max = std::numeric_limits<double>::infinity();
   bool min_exclusive = false;  ///< Number and Quantity: the value must be greater than number_min
+  /// Number: a count, refused with a fraction. A Number rather than an Integer so that counts of trillions may be
+  /// written as `2e12`.
+  bool whole_number = false;
   Unit unit = Unit::Duration;
   /// What the choices name, for messages: "topology", "sync strategy".
   std::string choice_label;
@@ -72,6 +75,7 @@ struct SchemaNode {
   SchemaNode&& when(std::string sibling, std::vector<std::string> values) &&;
   SchemaNode&& for_example(std::string yaml) &&;
   SchemaNode&& exclusive_min() &&;
+  SchemaNode&& whole() &&;
   SchemaNode&& alternatives() &&;
 
   /// The child named `name` of a Map, or nullptr.

@@ -68,6 +68,17 @@ int pod_of(const topology::TopologyGraph& graph, int leaf) {
   return pod;
 }
 
+/// What the node of `graph` named `name` is when it runs no job ("a switch", "a parameter server"); empty where no
+/// node has that name.
+std::string other_node_kind(const topology::TopologyGraph& graph, const std::string& name) {
+  for (topology::NodeId id = 0; id < graph.node_count(); ++id) {
+    const topology::NodeProperties& node = graph.node(id);
+    if (node.name != name) continue;
+    return node.kind == topology::NodeKind::Server ? "a parameter server" : "a switch";
+  }
+  return {};
+}
+
 }  // namespace
 
 ClusterPlacement::ClusterPlacement(const topology::TopologyGraph& graph) {
@@ -233,30 +244,37 @@ void ClusterPlacement::give_back(const std::vector<int>& ranks) {
   free_count_ += static_cast<int>(ranks.size());
 }
 
-std::vector<int> explicit_ranks(const scenario::JobSpec& spec, const topology::TopologyGraph& graph) {
+std::vector<int> explicit_ranks(const scenario::JobSpec& spec, const topology::TopologyGraph& graph,
+                                core::DiagnosticSink& sink) {
   std::map<std::string, int> rank_of;
   for (std::size_t rank = 0; rank < graph.workers().size(); ++rank) {
     rank_of[graph.node(graph.workers()[rank]).name] = static_cast<int>(rank);
   }
+  const std::string key = fmt::format("jobs[{}].hosts", spec.index);
   std::vector<int> out;
   for (const scenario::Located<std::string>& host : spec.hosts) {
     const auto found = rank_of.find(host.value);
-    core::Diagnostic diagnostic;
-    diagnostic.where = host.where;
-    diagnostic.key = fmt::format("jobs[{}].hosts", spec.index);
     if (found == rank_of.end()) {
-      diagnostic.message = fmt::format("job '{}' names host '{}', which is not a worker of the cluster", spec.name, host.value);
-      diagnostic.hint = fmt::format("the workers are {} to {} (`dtsim explain` lists them)",
-                                    graph.node(graph.workers().front()).name, graph.node(graph.workers().back()).name);
-      throw core::InputError(std::move(diagnostic));
+      const std::string other = other_node_kind(graph, host.value);
+      sink.error(host.where, key,
+                 fmt::format("job '{}' names host '{}', which is {}not a worker of the cluster", spec.name, host.value,
+                             other.empty() ? "" : other + ", "),
+                 fmt::format("the workers are {} to {} (`dtsim explain` lists them)",
+                             graph.node(graph.workers().front()).name, graph.node(graph.workers().back()).name));
+    } else if (std::find(out.begin(), out.end(), found->second) != out.end()) {
+      sink.error(host.where, key, fmt::format("job '{}' names host '{}' twice", spec.name, host.value),
+                 "a worker runs one rank of one job: name each host once");
+    } else {
+      out.push_back(found->second);
     }
-    if (std::find(out.begin(), out.end(), found->second) != out.end()) {
-      diagnostic.message = fmt::format("job '{}' names host '{}' twice", spec.name, host.value);
-      diagnostic.hint = "a worker runs one rank of one job: name each host once";
-      throw core::InputError(std::move(diagnostic));
-    }
-    out.push_back(found->second);
   }
+  return out;
+}
+
+std::vector<int> explicit_ranks(const scenario::JobSpec& spec, const topology::TopologyGraph& graph) {
+  core::DiagnosticSink sink;
+  std::vector<int> out = explicit_ranks(spec, graph, sink);
+  sink.throw_if_any();
   return out;
 }
 

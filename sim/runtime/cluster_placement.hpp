@@ -3,6 +3,7 @@
 // switch that joins them (the first switch a machine's devices share with another machine) and leaves by the switch
 // above them (a k-ary fat tree's pod), so that `packed` takes the fewest switches and `spread` the most.
 
+#include "sim/core/diagnostic.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/topology_graph.hpp"
 
@@ -46,8 +47,11 @@ class ClusterPlacement {
   int free_count_ = 0;
 };
 
-/// The cluster ranks of the hosts `spec` names for explicit placement; InputError, at the host, for a name that is
-/// not a worker of `graph` or is named twice.
+/// The cluster ranks of the hosts `spec` names for explicit placement; every name that is not a worker of `graph`
+/// or is named twice goes to `sink`, at the host, and is left out of the ranks.
+std::vector<int> explicit_ranks(const scenario::JobSpec& spec, const topology::TopologyGraph& graph,
+                                core::DiagnosticSink& sink);
+/// As above; InputError holding every bad host of the job.
 std::vector<int> explicit_ranks(const scenario::JobSpec& spec, const topology::TopologyGraph& graph);
 
 }  // namespace dtsim::runtime

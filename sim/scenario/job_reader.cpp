@@ -181,7 +181,8 @@ void read_jobs(const ScenarioFormat& format, const ConfigNode& raw, const std::s
     const ConfigNode document = job_document(raw, written->items[i], format.schema());
     ConfigNode checked = validate_scenario_document(format.schema(), document, own);
     if (own.empty()) {
-      auto built = std::make_shared<Scenario>(build_scenario(checked, format.registries(), source, s.sweep_point, own, s.cluster.workers));
+      auto built = std::make_shared<Scenario>(build_scenario(checked, format.registries(), source, s.sweep_point, own,
+                                                             s.cluster.workers, job.path() + ".name"));
       built->resolved = std::move(checked);
       refuse_unbuilt(s, *built, own);
       // A budget projects a run from its first iterations, while the queue places each job for the time it runs:

@@ -63,6 +63,7 @@ nlohmann::ordered_json describe_node(const SchemaNode& node) {
       out["type"] = "number";
       if (std::isfinite(node.number_min)) out[node.min_exclusive ? "exclusiveMinimum" : "minimum"] = node.number_min;
       if (std::isfinite(node.number_max)) out["maximum"] = node.number_max;
+      if (node.whole_number) out["multipleOf"] = 1;
       break;
     case ValueKind::Boolean: out["type"] = "boolean"; break;
     case ValueKind::Quantity:

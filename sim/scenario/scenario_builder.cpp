@@ -312,7 +312,9 @@ void check_budget(const View& stop, const TrainingSpec& out, core::DiagnosticSin
   if (out.sized_epochs() && !out.epochs) {
     sink.error(stop.key_where(size_key), fmt::format("training.stop.{}", size_key),
                "sizes the epochs of training.stop.epochs, which is not given",
-               "add training.stop.epochs: the passes over the data set");
+               fmt::format("a budget is `stop: {{epochs: E, {}: N}}`, `{{tokens: N}}` or `{{samples: N}}`; "
+                           "add epochs, or remove {}",
+                           size_key, size_key));
     return;
   }
   if (!out.tokens && !out.samples && !out.sized_epochs()) return;
@@ -331,6 +333,34 @@ void check_budget(const View& stop, const TrainingSpec& out, core::DiagnosticSin
                budget == "epochs" ? fmt::format("keep training.stop.epochs and {} alone, or remove the budget", size_key)
                                   : fmt::format("keep training.stop.{} alone, or remove the budget", budget));
   }
+}
+
+/// `training.stop`: the conditions that end the run, and a budget's, each checked against the others.
+void read_stop(const View& stop, TrainingSpec& out, core::DiagnosticSink& sink) {
+  out.epochs = stop.integer("epochs");
+  out.iterations = stop.integer("iterations");
+  out.tokens = stop.number("tokens");
+  out.samples = stop.number("samples");
+  out.budget_at = stop.has("tokens") ? stop.where("tokens") : stop.has("samples") ? stop.where("samples") : stop.where("epochs");
+  out.samples_per_epoch = stop.number("samples_per_epoch");
+  out.tokens_per_epoch = stop.number("tokens_per_epoch");
+  out.epoch_size_at = stop.has("tokens_per_epoch") ? stop.key_where("tokens_per_epoch") : stop.key_where("samples_per_epoch");
+  out.stop_loss = stop.number("target_loss");
+  out.stop_accuracy = stop.number("target_accuracy");
+  out.stop_target_at = stop.has("target_loss") ? stop.key_where("target_loss") : stop.key_where("target_accuracy");
+  if (out.stops_at_target() && !out.epochs && !out.iterations && !out.tokens && !out.samples) {
+    sink.error(out.stop_target_at, out.stop_loss ? "training.stop.target_loss" : "training.stop.target_accuracy",
+               "a target stops the run early, and nothing bounds it if the target is never reached",
+               "add epochs or iterations beside it: the most the run may take");
+  }
+  // An epoch size alone is reported by check_budget, at its key.
+  if (!stop.has("epochs") && !stop.has("iterations") && !stop.has("target_loss") && !stop.has("target_accuracy") &&
+      !stop.has("sim_time") && !out.tokens && !out.samples && !out.sized_epochs()) {
+    sink.error(stop.where(), "training.stop", "needs at least one stop condition",
+               "give epochs or iterations, for example `epochs: 5`; a timing-only profile also takes a budget: "
+               "`stop: {tokens: N}`, `{samples: N}` or `{epochs: E, samples_per_epoch: N}`");
+  }
+  check_budget(stop, out, sink);
 }
 
 void read_training(const View& training, int workers, const Registries& registries, TrainingSpec& out,
@@ -396,29 +426,7 @@ void read_training(const View& training, int workers, const Registries& registri
   // Shards apply to the architectures with servers only.
   if (architecture.has("shards")) out.shards = static_cast<int>(architecture.filled_integer("shards"));
   out.shards_at = architecture.has("shards") ? architecture.where("shards") : architecture.where("kind");
-  const View stop = training.at("stop");
-  out.epochs = stop.integer("epochs");
-  out.iterations = stop.integer("iterations");
-  out.tokens = stop.number("tokens");
-  out.samples = stop.number("samples");
-  out.budget_at = stop.has("tokens") ? stop.where("tokens") : stop.has("samples") ? stop.where("samples") : stop.where("epochs");
-  out.samples_per_epoch = stop.number("samples_per_epoch");
-  out.tokens_per_epoch = stop.number("tokens_per_epoch");
-  out.epoch_size_at = stop.has("tokens_per_epoch") ? stop.key_where("tokens_per_epoch") : stop.key_where("samples_per_epoch");
-  out.stop_loss = stop.number("target_loss");
-  out.stop_accuracy = stop.number("target_accuracy");
-  out.stop_target_at = stop.has("target_loss") ? stop.key_where("target_loss") : stop.key_where("target_accuracy");
-  if (out.stops_at_target() && !out.epochs && !out.iterations && !out.tokens && !out.samples) {
-    sink.error(out.stop_target_at, out.stop_loss ? "training.stop.target_loss" : "training.stop.target_accuracy",
-               "a target stops the run early, and nothing bounds it if the target is never reached",
-               "add epochs or iterations beside it: the most the run may take");
-  }
-  if (!stop.has("epochs") && !stop.has("iterations") && !stop.has("target_loss") && !stop.has("target_accuracy") &&
-      !stop.has("sim_time") && !out.tokens && !out.samples) {
-    sink.error(stop.where(), "training.stop", "needs at least one stop condition",
-               "give epochs, iterations, target_loss or sim_time, for example `epochs: 5`");
-  }
-  check_budget(stop, out, sink);
+  read_stop(training.at("stop"), out, sink);
   if (auto every = training.integer("evaluate_every")) out.evaluate_every = static_cast<int>(*every);
 }
 
@@ -538,7 +546,8 @@ void read_outputs(const View& outputs, Scenario& s) {
 }  // namespace
 
 Scenario build_scenario(const ConfigNode& document, const Registries& registries, const std::string& source,
-                        const std::string& sweep_point, core::DiagnosticSink& sink, int topology_workers) {
+                        const std::string& sweep_point, core::DiagnosticSink& sink, int topology_workers,
+                        const std::string& name_key) {
   const View root(&document, "");
   Scenario s;
   s.cluster.topology_workers = topology_workers;
@@ -547,7 +556,7 @@ Scenario build_scenario(const ConfigNode& document, const Registries& registries
   s.name = root.text("name");
   s.description = root.text("description");
   if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos || s.name == "." || s.name == "..") {
-    sink.error(root.where("name"), "name", fmt::format("must be a plain folder name, got \"{}\"", s.name),
+    sink.error(root.where("name"), name_key, fmt::format("must be a plain folder name, got \"{}\"", s.name),
                "the name becomes a folder under out/; use letters, digits, '-' and '_'");
   }
   s.seed = static_cast<std::uint64_t>(root.filled_integer("seed"));

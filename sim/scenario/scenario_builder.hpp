@@ -14,9 +14,11 @@ namespace dtsim::scenario {
 
 /// `document` must have passed validate_scenario_document, against the schema of `registries`, without errors.
 /// Contradictions go to `sink`.
-/// `topology_workers`: a job's (ClusterSpec::topology_workers), 0 otherwise.
+/// `topology_workers`: a job's (ClusterSpec::topology_workers), 0 otherwise. `name_key`: the key the document's
+/// name was written at, for messages: `name`, or a job's `jobs[i].name`.
 Scenario build_scenario(const ConfigNode& document, const Registries& registries, const std::string& source,
-                        const std::string& sweep_point, core::DiagnosticSink& sink, int topology_workers = 0);
+                        const std::string& sweep_point, core::DiagnosticSink& sink, int topology_workers = 0,
+                        const std::string& name_key = "name");
 
 /// Writes into `document` the defaults that build_scenario resolved from other sections (`model.attention:
 /// auto`, by the devices), so that `dtsim explain` and summary.json's scenario echo show what ran.

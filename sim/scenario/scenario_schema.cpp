@@ -360,16 +360,22 @@ SchemaNode training(const Registries& registries) {
                      number("tokens", 1.0, 1e18,
                             "timing-only runs: tokens to train on; a few iterations are simulated and the whole run "
                             "projected (days, device-hours, energy, cost)")
+                         .whole()
                          .for_example("2000000000000"),
                      number("samples", 1.0, 1e18,
-                            "timing-only runs: samples (sequences) to train on, projected as tokens are"),
+                            "timing-only runs: samples (sequences) to train on, projected as tokens are")
+                         .whole()
+                         .for_example("500000000"),
                      number("samples_per_epoch", 1.0, 1e18,
                             "timing-only runs: the data set's samples, which makes epochs a budget projected as tokens "
                             "are (each epoch's iterations rounded up)")
+                         .whole()
                          .for_example("1281167"),
                      number("tokens_per_epoch", 1.0, 1e18,
                             "timing-only runs: the data set's tokens, which makes epochs a budget projected as tokens "
-                            "are (each epoch's iterations rounded up)"),
+                            "are (each epoch's iterations rounded up)")
+                         .whole()
+                         .for_example("1000000000"),
                      number("target_loss", 0.0, kInf,
                             "real-math runs: stop at the first evaluation whose validation loss is at or below it (epochs or "
                             "iterations bound the run)")

@@ -15,7 +15,7 @@ std::string type_of(const SchemaNode& node) {
     case ValueKind::String: return "string";
     case ValueKind::Choice: return "name";
     case ValueKind::Integer: return "integer";
-    case ValueKind::Number: return "number";
+    case ValueKind::Number: return node.whole_number ? "whole number" : "number";
     case ValueKind::Boolean: return "boolean";
     case ValueKind::Quantity:
       return fmt::format("{} (`\"{}\"`)", core::family_name(node.unit), core::family_example(node.unit));

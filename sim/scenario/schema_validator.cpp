@@ -31,6 +31,36 @@ bool looks_integral(const std::string& text) {
 
 std::string format_bound(double value) { return fmt::format("{}", value); }
 
+/// "at least 1", "greater than 0": the lower end of a Number's range.
+std::string lower_bound_text(const SchemaNode& schema) {
+  return schema.min_exclusive ? fmt::format("greater than {}", format_bound(schema.number_min))
+                              : fmt::format("at least {}", format_bound(schema.number_min));
+}
+
+/// The range of a Number as its messages state it: "greater than 0 and at most 100", "a whole number of at least 1
+/// and at most 1e+18".
+std::string range_text(const SchemaNode& schema) {
+  std::string range = lower_bound_text(schema);
+  if (!std::isinf(schema.number_max)) range += fmt::format(" and at most {}", format_bound(schema.number_max));
+  return schema.whole_number ? "a whole number of " + range : range;
+}
+
+/// What a Number accepts that the engine can compute with: its range cut to the magnitudes from kSmallestNumber
+/// to kLargestNumber, with 0 where the range holds it.
+std::string computable_range(const SchemaNode& schema) {
+  const bool takes_zero = schema.number_min < 0.0 || (schema.number_min == 0.0 && !schema.min_exclusive);
+  const double largest = std::min(std::max(-schema.number_min, schema.number_max), kLargestNumber);
+  std::string range;
+  if (schema.number_min < 0.0) {
+    range = fmt::format("of a magnitude from {} to {}", format_bound(kSmallestNumber), format_bound(largest));
+  } else if (schema.number_min < kSmallestNumber) {
+    range = fmt::format("at least {} and at most {}", format_bound(kSmallestNumber), format_bound(largest));
+  } else {
+    range = fmt::format("{} and at most {}", lower_bound_text(schema), format_bound(largest));
+  }
+  return takes_zero ? "0, or " + range : range;
+}
+
 class Validator {
  public:
   Validator(core::DiagnosticSink& sink, core::DiagnosticSink* unsupported)
@@ -223,30 +253,36 @@ class Validator {
   void check_number(const ConfigNode& value, const SchemaNode& schema, const std::string& path) {
     const auto parsed = parse_number(value.scalar);
     if (!parsed) {
-      error(value.where, path, fmt::format("expected a number, got \"{}\"", value.scalar));
+      error(value.where, path, fmt::format("expected {}, got \"{}\"", expected_value(schema), value.scalar));
       return;
     }
+    // The key's own range first: a value outside it is refused with the range the key accepts, not with the
+    // wider bounds below.
+    if (!check_range(*parsed, value, schema, path)) return;
     // Subnormal and astronomically large factors turn into infinite or zero times in the engine, which
     // SimGrid aborts on; no rate, fraction or factor of a real cluster is outside these bounds.
     if (*parsed != 0.0 && (std::fabs(*parsed) < kSmallestNumber || std::fabs(*parsed) > kLargestNumber)) {
-      error(value.where, path, fmt::format("must be 0 or of a magnitude from 1e-30 to 1e30, got {}", value.scalar),
+      error(value.where, path, fmt::format("must be {}, got {}", computable_range(schema), value.scalar),
             "the simulator cannot compute with it; no cluster comes near it");
       return;
     }
-    check_range(*parsed, value, schema, path);
+    if (schema.whole_number && *parsed != std::floor(*parsed)) {
+      error(value.where, path, fmt::format("must be a whole number, got {}", value.scalar),
+            fmt::format("a count has no fraction: use {:.0f} or {:.0f}", std::floor(*parsed), std::ceil(*parsed)));
+    }
   }
 
-  void check_range(double parsed, const ConfigNode& value, const SchemaNode& schema, const std::string& path) {
+  /// Reports a value outside the key's range; whether it is inside.
+  bool check_range(double parsed, const ConfigNode& value, const SchemaNode& schema, const std::string& path) {
     const bool below = schema.min_exclusive ? parsed <= schema.number_min : parsed < schema.number_min;
-    if (!below && parsed <= schema.number_max) return;
-    const std::string lower = schema.min_exclusive ? fmt::format("greater than {}", format_bound(schema.number_min))
-                                                   : fmt::format("at least {}", format_bound(schema.number_min));
-    if (std::isinf(schema.number_max)) {
-      error(value.where, path, fmt::format("must be {}, got {}", lower, value.scalar));
-    } else {
-      error(value.where, path, fmt::format("must be {} and at most {}, got {}", lower, format_bound(schema.number_max),
-                                           value.scalar));
+    if (!below && parsed <= schema.number_max) return true;
+    // A count's example shows the size such a count usually has, which a value outside its range is far from.
+    std::string hint;
+    if (schema.whole_number && !schema.example.empty()) {
+      hint = fmt::format("for example `{}: {}`", schema.key, schema.example);
     }
+    error(value.where, path, fmt::format("must be {}, got {}", range_text(schema), value.scalar), hint);
+    return false;
   }
 
   void check_quantity(const ConfigNode& value, const SchemaNode& schema, const std::string& path) {

@@ -62,6 +62,29 @@ TEST(ClusterPlacement, RandomFollowsTheSeedAndExplicitNeedsItsHostsFree) {
   EXPECT_EQ(cluster.free_devices(), 16);
 }
 
+TEST(ExplicitRanks, ReportsEveryBadHostOfAJobAndKeepsTheOthers) {
+  scenario::JobSpec job;
+  job.name = "a";
+  job.index = 2;
+  // One host a column: a host named twice, one the cluster lacks, a switch, and two good ones.
+  int column = 8;
+  for (const char* host : {"m0d1", "m0d1", "m9d9", "leaf1", "m1d0"}) {
+    job.hosts.push_back({host, core::SourcePosition("jobs.yaml", 4, column)});
+    column += 8;
+  }
+  core::DiagnosticSink sink;
+  EXPECT_EQ(explicit_ranks(job, two_level_tree(), sink), (std::vector<int>{1, 2}));
+  ASSERT_EQ(sink.size(), 3U);
+  EXPECT_EQ(sink.diagnostics()[0].format(),
+            "jobs.yaml:4:16: error: jobs[2].hosts: job 'a' names host 'm0d1' twice\n"
+            "  hint: a worker runs one rank of one job: name each host once");
+  EXPECT_EQ(sink.diagnostics()[1].message, "job 'a' names host 'm9d9', which is not a worker of the cluster");
+  EXPECT_EQ(sink.diagnostics()[1].hint, "the workers are m0d0 to m7d1 (`dtsim explain` lists them)");
+  EXPECT_EQ(sink.diagnostics()[2].message,
+            "job 'a' names host 'leaf1', which is a switch, not a worker of the cluster");
+  EXPECT_THROW(static_cast<void>(explicit_ranks(job, two_level_tree())), core::InputError);
+}
+
 /// Two pods under a core switch, each an aggregation switch over two leaves of two single-device hosts.
 topology::TopologyGraph two_pods() {
   topology::TopologyGraph graph;
