@@ -130,10 +130,10 @@ std::string recovery_outlasting_failures(const metrics::FailureCosts& costs) {
   const double recovery_s = costs.interruption_s();
   if (!(recovery_s >= costs.job_mtbf_s)) return {};
   // Name what takes most of the recovery: reading the checkpoint back, or the rest.
-  const std::string shorten = 2.0 * costs.load_s > recovery_s
+  const std::string shorten = 2.0 * costs.read_s() > recovery_s
                                   ? fmt::format("reading the checkpoint back takes {:.4g} s of it: raise "
                                                 "failures.checkpoint.storage_bandwidth",
-                                                costs.load_s)
+                                                costs.read_s())
                                   : std::string("shorten failures.detection_time or restart_time");
   return fmt::format("a recovery takes {:.4g} s, longer than the {:.4g} s between the job's failures, where "
                      "Young/Daly's interval does not hold: {}, or raise the mtbf",

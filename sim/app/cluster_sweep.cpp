@@ -64,7 +64,7 @@ std::string cluster_sweep_csv(const scenario::ScenarioDocument& document, const 
     const PointFigures f = figures_of(folder / point.sweep_point);
     out += table ? fmt::format("{:<32} {:>14.6f} {:>14.6f} {:>10.1f}% {:>13.4f} {:>12.4f} {:>6}\n", point.sweep_point,
                                f.makespan_s, f.mean_wait_s, 100.0 * f.utilization, f.mean_slowdown, f.max_slowdown, f.stops)
-                 : fmt::format("{},{:.9g},{:.9g},{:.6f},{:.6f},{:.6f},{}\n", core::csv_field(point.sweep_point), f.makespan_s,
+                 : fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", core::csv_field(point.sweep_point), f.makespan_s,
                                f.mean_wait_s, f.utilization, f.mean_slowdown, f.max_slowdown, f.stops);
   }
   return out;

@@ -14,8 +14,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-/// Six significant digits past the second, as the other CSV files write times.
-std::string seconds(double s) { return fmt::format("{:.6f}", s); }
+/// Nine significant digits, as metrics.csv writes times: a fixed six decimals would print an arrival at 1e-12 s, a
+/// start at 1e-9 s and one at 0 all as 0.000000, and their order in utilization.csv would read as a tie.
+std::string number(double value) { return fmt::format("{:.9g}", value); }
 
 json job_json(const JobResult& job) {
   json shared = json::array();
@@ -142,14 +143,13 @@ std::vector<std::pair<std::string, std::string>> cluster_files(const ClusterResu
   std::string csv = "job,workers,placement,priority,arrival_s,start_s,wait_s,end_s,run_s,alone_s,slowdown,shared_links,"
                     "stops,preempted_s\n";
   for (const JobResult& job : result.jobs) {
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{}\n", core::csv_field(job.name), job.workers,
-                       core::csv_field(job.placement), job.priority,
-                       seconds(job.arrival_s), seconds(job.start_s), seconds(job.wait_s()), seconds(job.end_s),
-                       seconds(job.run_s()), seconds(job.alone_s()), job.slowdown(), job.shared_links.size(),
-                       job.stops.size(), seconds(job.preempted_s()));
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", core::csv_field(job.name), job.workers,
+                       core::csv_field(job.placement), job.priority, number(job.arrival_s), number(job.start_s),
+                       number(job.wait_s()), number(job.end_s), number(job.run_s()), number(job.alone_s()),
+                       number(job.slowdown()), job.shared_links.size(), job.stops.size(), number(job.preempted_s()));
   }
   std::string busy = "t_s,busy_devices,running_jobs,waiting_jobs\n";
-  for (const auto& [at, devices, running, waiting] : changes) busy += fmt::format("{},{},{},{}\n", seconds(at), devices, running, waiting);
+  for (const auto& [at, devices, running, waiting] : changes) busy += fmt::format("{},{},{},{}\n", number(at), devices, running, waiting);
   return {{"summary.json", summary.dump(2) + "\n"},
           {"jobs.csv", csv},
           {"utilization.csv", busy},

@@ -49,8 +49,10 @@ struct CauseCost {
   double shrunk_s = 0.0;
 };
 
-std::vector<CauseCost> cause_costs(const FailureCosts& costs) {
-  if (costs.causes.empty()) return {{1.0, costs.recovery_s, false, 0.0}};
+/// With `reads` false, the recoveries of failures that roll back to the beginning: nothing to read back.
+std::vector<CauseCost> cause_costs(const FailureCosts& costs, bool reads) {
+  const double recovery_s = reads ? costs.recovery_s : costs.recovery_s - costs.load_s;
+  if (costs.causes.empty()) return {{1.0, recovery_s, false, 0.0}};
   const double rate = total_rate(costs.causes);
   const bool waits = costs.spares == 0 && !costs.shrink;
   // Shrunk from the failure until the first checkpoint after the repair (half an interval later on average),
@@ -59,7 +61,7 @@ std::vector<CauseCost> cause_costs(const FailureCosts& costs) {
   const double slower = static_cast<double>(costs.replicas_per_node) / std::max(1, costs.replicas - costs.replicas_per_node);
   std::vector<CauseCost> out;
   for (const FailureCause& cause : costs.causes) {
-    CauseCost c{1.0 / (cause.job_mtbf_s * rate), costs.recovery_s + (waits ? cause.repair_s : 0.0), false, 0.0};
+    CauseCost c{1.0 / (cause.job_mtbf_s * rate), recovery_s + (waits ? cause.repair_s : 0.0), false, 0.0};
     if (costs.shrink && costs.spares == 0 && cause.repair_s > 0.0) {
       c.shrunk_s = (cause.repair_s + every / 2.0) * slower;
       c.regrows = true;
@@ -69,10 +71,10 @@ std::vector<CauseCost> cause_costs(const FailureCosts& costs) {
   return out;
 }
 
-FailureCost failure_cost(const FailureCosts& costs) {
+FailureCost failure_cost(const FailureCosts& costs, bool reads) {
   FailureCost out;
   double struck = 0.0;  // sum w_c q_c
-  for (const CauseCost& c : cause_costs(costs)) {
+  for (const CauseCost& c : cause_costs(costs, reads)) {
     out.recovery_s += c.share * c.recovery_s;
     out.shrunk_s += c.share * c.shrunk_s;
     out.regrowths += c.regrows ? c.share : 0.0;
@@ -81,34 +83,87 @@ FailureCost failure_cost(const FailureCosts& costs) {
   // A job failing far more often than it recovers has each recovery struck (sum w_c q_c is 1 to the last bit, or
   // above it by rounding): it never resumes, and so a failure stands for infinitely many, never for a negative count.
   out.failures = struck < 1.0 ? 1.0 / (1.0 - struck) : std::numeric_limits<double>::infinity();
+  // Growing back comes at a checkpoint, and reads it back whatever the failure that shrank the job read.
   out.cost_s = (out.recovery_s + out.regrowths * costs.recovery_s + out.shrunk_s + struck * costs.iteration_s) * out.failures + costs.background_s;
   return out;
 }
 
-/// Expected seconds and failures of `length` seconds of work.
-std::pair<double, double> expected_work(double length, const FailureCosts& costs, const FailureCost& cost) {
+/// A part of the run in Daly's renewal form: its expected seconds are base_s + struck x C, and its failures
+/// struck x 1 / (1 - sum w_c q_c), for the cost C of the failures that strike it.
+struct Part {
+  double base_s = 0.0;  ///< its seconds but the failures' costs
+  double struck = 0.0;  ///< the failures that strike it, those that strike their recoveries aside
+};
+
+/// `length` seconds of work, done again from its start after each failure.
+Part work_part(double length, const FailureCosts& costs) {
   const double struck = std::expm1(length / costs.job_mtbf_s);
-  return {(costs.job_mtbf_s + cost.cost_s + costs.iteration_s / 2.0) * struck, struck * cost.failures};
+  return {(costs.job_mtbf_s + costs.iteration_s / 2.0) * struck, struck};
 }
 
-/// Expected seconds and failures of writing a checkpoint: a failure during it is noticed after the next step.
-std::pair<double, double> expected_write(const FailureCosts& costs, const FailureCost& cost) {
+/// Writing a checkpoint: a failure during it is noticed after the next step.
+Part write_part(const FailureCosts& costs) {
   const double struck = -std::expm1(-costs.checkpoint_s / costs.job_mtbf_s);
   const double every = static_cast<double>(costs.checkpoint_every) * costs.iteration_s;
   const double waits = std::max(0.0, costs.background_s - every);
-  return {costs.checkpoint_s + waits + struck * (costs.iteration_s + cost.cost_s), struck * cost.failures};
+  return {costs.checkpoint_s + waits + struck * costs.iteration_s, struck};
+}
+
+/// Of the failures of a part of `length` seconds done again until it succeeds, the share that strike in its first
+/// `early` seconds: of the attempts a failure cuts short, (1 - e^(-early/M)) / (1 - e^(-length/M)).
+double early_share(double early, double length, double mtbf_s) {
+  if (!(early > 0.0)) return 0.0;
+  if (early >= length) return 1.0;
+  const double share = std::expm1(-early / mtbf_s) / std::expm1(-length / mtbf_s);
+  // Both ratios underflow only for an mtbf beyond 1e300 s, where the failures are uniform over the part.
+  return std::isfinite(share) ? share : early / length;
+}
+
+/// `count` x `each`: nothing where the count is none, even where each is infinite (a recovery that never ends).
+double times(double count, double each) { return count > 0.0 ? count * each : 0.0; }
+
+/// The failures before the first checkpoint (`unread`) and after it (`read`), in Part's terms. A failure rolls back
+/// to the beginning, with nothing to read back, until the first checkpoint is written: in the first segment, and,
+/// with asynchronous checkpoints, in the next one before the first checkpoint's writing in the background ends.
+struct Struck {
+  double base_s = 0.0;
+  double unread = 0.0;
+  double read = 0.0;
+};
+
+Struck struck_of(const FailureCosts& costs, const Segments& segments) {
+  const double every_s = static_cast<double>(costs.checkpoint_every) * costs.iteration_s;
+  const double last_s = static_cast<double>(segments.last) * costs.iteration_s;
+  const Part last = work_part(last_s, costs);
+  if (segments.full == 0) return {last.base_s, last.struck, 0.0};
+  const Part work = work_part(every_s, costs);
+  const Part write = write_part(costs);
+  const auto full = static_cast<double>(segments.full);
+  Struck out{full * (work.base_s + write.base_s) + last.base_s, work.struck,
+             full * write.struck + (full - 1.0) * work.struck + last.struck};
+  const bool second_is_last = segments.full == 1;
+  const double share = early_share(costs.background_s, second_is_last ? last_s : every_s, costs.job_mtbf_s);
+  const double early = times(share, second_is_last ? last.struck : work.struck);
+  out.unread += early;
+  // A part without end is infinite either way: moving its failures would leave NaN.
+  if (std::isfinite(out.read)) out.read = std::max(0.0, out.read - early);
+  return out;
 }
 
 }  // namespace
 
-double FailureCosts::interruption_s() const { return failure_cost(*this).recovery_s; }
+double FailureCosts::read_s() const { return checkpoints_written(*this) > 0 ? load_s : 0.0; }
+
+double FailureCosts::interruption_s() const { return failure_cost(*this, read_s() > 0.0).recovery_s; }
 
 FailureTotals expected_failures(const FailureCosts& costs) {
   const Segments segments = segments_of(costs);
-  const FailureCost cost = failure_cost(costs);
-  if (std::isinf(cost.failures)) {
-    // No recovery ends, whatever the checkpoints: the closed form's parts would multiply infinity by the zero
-    // length of a run without checkpoints, and sum infinities of both signs.
+  const FailureCost unread = failure_cost(costs, false);
+  const FailureCost read = failure_cost(costs, true);
+  // No recovery ends (of those the run has: a run that writes no checkpoint has none that reads one): the closed
+  // form's parts would multiply infinity by the zero length of a run without checkpoints, and sum infinities of both
+  // signs.
+  if (std::isinf(unread.failures) || (segments.full > 0 && std::isinf(read.failures))) {
     constexpr double kNever = std::numeric_limits<double>::infinity();
     FailureTotals never;
     never.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
@@ -116,20 +171,20 @@ FailureTotals expected_failures(const FailureCosts& costs) {
     never.interruptions_by_cause.assign(costs.causes.size(), kNever);
     return never;
   }
+  const Struck struck = struck_of(costs, segments);
+  const double unread_failures = times(struck.unread, unread.failures);
+  const double read_failures = times(struck.read, read.failures);
   const double every = static_cast<double>(costs.checkpoint_every) * costs.iteration_s;
-  const auto [work_s, work_failures] = expected_work(every, costs, cost);
-  const auto [write_s, write_failures] = expected_write(costs, cost);
-  const auto [last_s, last_failures] = expected_work(static_cast<double>(segments.last) * costs.iteration_s, costs, cost);
   FailureTotals out;
-  const auto full = static_cast<double>(segments.full);
   out.work_s = static_cast<double>(costs.iterations) * costs.iteration_s;
-  out.checkpoint_s = full * (costs.checkpoint_s + std::max(0.0, costs.background_s - every));
-  out.interruptions = full * (work_failures + write_failures) + last_failures;
-  out.recovery_s = out.interruptions * (cost.recovery_s + cost.regrowths * costs.recovery_s);
-  // Each interruption reads a checkpoint back, and so does growing back.
-  out.load_s = out.interruptions * (1.0 + cost.regrowths) * costs.load_s;
-  out.shrunk_s = out.interruptions * cost.shrunk_s;
-  out.total_s = full * (work_s + write_s) + last_s;
+  out.checkpoint_s = static_cast<double>(segments.full) * (costs.checkpoint_s + std::max(0.0, costs.background_s - every));
+  out.interruptions = unread_failures + read_failures;
+  out.recovery_s = times(unread_failures, unread.recovery_s) + times(read_failures, read.recovery_s) +
+                   times(out.interruptions, read.regrowths * costs.recovery_s);
+  // An interruption after the first checkpoint reads it back, and so does growing back, which comes at one.
+  out.load_s = times(costs.load_s, read_failures + times(out.interruptions, read.regrowths));
+  out.shrunk_s = out.interruptions * read.shrunk_s;
+  out.total_s = struck.base_s + times(struck.unread, unread.cost_s) + times(struck.read, read.cost_s);
   out.lost_work_s = out.total_s - out.work_s - out.checkpoint_s - out.recovery_s - out.shrunk_s;
   if (!std::isfinite(out.total_s)) out.total_s = std::numeric_limits<double>::infinity();
   const double rate = total_rate(costs.causes);

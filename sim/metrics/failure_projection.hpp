@@ -5,7 +5,9 @@
 // segment). Failures strike the job at rate 1/M (M: the job's mean time between failures, every cause's
 // together) whatever it does; each is noticed at the end of the step it strikes in (of the next step when it
 // strikes a checkpoint's writing or a recovery) and costs R: detection, the repair when it is waited for, the
-// restart and reading the checkpoint back.
+// restart and reading the checkpoint back. Until the first checkpoint is written a failure rolls back to the
+// beginning, with nothing to read back: the failures of the first segment (and, asynchronous, those that strike the
+// second before the first checkpoint's background writing ends) cost R without the read, as in a drawn run.
 // - Expected (closed form): a segment of T seconds of work takes (M + C + tau/2)(e^(T/M) - 1) (Daly 2006, eq. 9,
 //   with the half step a failure loses beyond its moment), where C = (R + q tau) / (1 - q) is a failure's cost
 //   counting the failures that strike its recovery (q = 1 - e^(-R/M)), each losing the step after it. A
@@ -39,7 +41,7 @@ struct FailureCosts {
   double checkpoint_s = 0.0;          ///< taking one checkpoint while the job waits: writing it, or copying it to host
   double background_s = 0.0;          ///< writing it in the background (asynchronous checkpoints); 0: synchronous
   double recovery_s = 0.0;            ///< per interruption, repairs aside: detection, restart, reading back
-  double load_s = 0.0;                ///< the part of recovery_s that reads the checkpoint back
+  double load_s = 0.0;                ///< the part of recovery_s that reads the checkpoint back (none before the first)
   /// The causes, whose rates (1 / their job_mtbf_s) sum to 1 / job_mtbf_s; one or none: every interruption is
   /// the same cause's.
   std::vector<FailureCause> causes;
@@ -47,8 +49,12 @@ struct FailureCosts {
   bool shrink = false;                ///< without a spare, go on without the failed node's replicas
   int replicas = 1;                   ///< data-parallel
   int replicas_per_node = 1;          ///< taken away by a node missing from a shrunk job
-  /// Expected per interruption: recovery_s, and the repair when it is waited for (no spares, no shrinking).
+  /// Expected per interruption once a checkpoint is written: recovery_s, and the repair when it is waited for (no
+  /// spares, no shrinking). A run that writes no checkpoint reads none back: recovery_s less load_s.
   [[nodiscard]] double interruption_s() const;
+  /// The checkpoint read an interruption's recovery holds once a checkpoint is written: load_s, or 0 when the run
+  /// writes none (checkpoint_every 0 or at least the whole run).
+  [[nodiscard]] double read_s() const;
 };
 
 /// The job's mean time between failures, every cause's together; a lone cause's own, to the last bit.

@@ -85,7 +85,7 @@ std::string link_timeline_csv(const LinkTimeline& timeline) {
   for (std::size_t bin = 0; bin < bins; ++bin) {
     for (std::size_t r = 0; r < timeline.links.size(); ++r) {
       const LinkLoad& link = timeline.links[r];
-      out += fmt::format("{:.6f},{},{},{},{:.6f}\n", static_cast<double>(bin) * timeline.bin_s, core::csv_field(link.name),
+      out += fmt::format("{:.9g},{},{},{},{:.9g}\n", static_cast<double>(bin) * timeline.bin_s, core::csv_field(link.name),
                          core::csv_field(link.from), core::csv_field(link.to), timeline.utilization[r][bin]);
     }
   }

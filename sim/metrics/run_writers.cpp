@@ -601,7 +601,7 @@ std::string cluster_links_csv(std::span<const RunRecord* const> jobs, double mak
       link.bytes += job->links[row].bytes;
       crossing += job->links[row].bytes > 0.0 ? 1 : 0;
     }
-    out += fmt::format("{},{},{},{},{:.9g},{:.0f},{:.6f},{}\n", core::csv_field(link.name), core::csv_field(link.link_class),
+    out += fmt::format("{},{},{},{},{:.9g},{:.0f},{:.9g},{}\n", core::csv_field(link.name), core::csv_field(link.link_class),
                        core::csv_field(link.from), core::csv_field(link.to), link.bandwidth_bytes_per_s, link.bytes,
                        utilization(link, makespan_s), crossing);
   }

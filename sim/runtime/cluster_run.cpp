@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <limits>
 #include <map>
@@ -135,7 +136,9 @@ void Cluster::start(std::size_t job) {
   std::vector<topology::NodeId> nodes;
   for (const int rank : outcomes_[job].ranks) nodes.push_back(graph_->workers()[static_cast<std::size_t>(rank)]);
   j.setup->graph = graph_->with_workers(nodes);
-  outcomes_[job].start_s = s4u::Engine::get_clock();
+  // Started by its arrival's timer, a job may find the clock a few ulps short of its arrival (see schedule()): it
+  // starts at its arrival, never before it.
+  outcomes_[job].start_s = std::max(s4u::Engine::get_clock(), arrival(job));
   samplers_[job] = std::make_unique<LinkSampler>(*graph_);
   running_[job] = std::make_unique<TrainingJob>(*session_, *j.spec->scenario, *j.setup, ProgressCallback{},
                                                 samplers_[job].get(), j.spec->name + "/");
@@ -258,11 +261,13 @@ void Cluster::schedule() {
   std::stable_sort(arrivals.begin(), arrivals.end(), [&](std::size_t a, std::size_t b) { return arrival(a) < arrival(b); });
   std::size_t arrived = 0;
   std::size_t ended = 0;
+  double due = 0.0;  // arrivals up to here have come: the clock, or the moment the last timer was set for
   std::unique_lock lock(*mutex_);
   while (ended < jobs_->size()) {
     const double now = s4u::Engine::get_clock();
+    due = std::max(due, now);
     ended += take_changes(now);
-    for (; arrived < arrivals.size() && arrival(arrivals[arrived]) <= now; ++arrived) queue_.push_back(arrivals[arrived]);
+    for (; arrived < arrivals.size() && arrival(arrivals[arrived]) <= due; ++arrived) queue_.push_back(arrivals[arrived]);
     // Priority first, then arrival, then declaration.
     std::stable_sort(queue_.begin(), queue_.end(), [&](std::size_t a, std::size_t b) {
       const int pa = (*jobs_)[a].spec->priority;
@@ -291,8 +296,11 @@ void Cluster::schedule() {
     while (ending_.empty() && leaving_.empty() && s4u::Engine::get_clock() < next) {
       if (next == std::numeric_limits<double>::infinity()) {
         wake_->wait(lock);
-      } else {
-        static_cast<void>(wake_->wait_until(lock, next));
+      } else if (wake_->wait_until(lock, next) == std::cv_status::timeout) {
+        // SimGrid dates the timer now + (next - now), which may round a few ulps short of next; a second timer for
+        // those ulps would last SimGrid's least wait (precision/timing, 1e-9 s) and start the job that much late.
+        due = next;
+        break;
       }
     }
   }

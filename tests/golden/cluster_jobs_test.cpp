@@ -359,6 +359,27 @@ TEST(ClusterJobs, ModelsSplitOverDevicesResumeWhereTheyStoppedToo) {
   }
 }
 
+// SimGrid makes a wait shorter than its timing precision (1e-9 s) last that long: a job arriving 1e-12 s after the
+// first starts at 1e-9 s (docs/cluster.md). The scheduler's timer for the next one, set at 1e-9 s for 3e-9 s, is
+// dated 1e-9 + (3e-9 - 1e-9), one ulp short of 3e-9: that job still starts at its arrival, not 1e-9 s later.
+TEST(ClusterJobs, AJobArrivingWithDevicesFreeStartsAtItsArrivalToTheEnginesTimingPrecision) {
+  const fs::path folder = fresh_output_folder("cluster_arrivals");
+  const fs::path file = write_scenario(folder, "arrivals", std::string("name: arrivals\n") + kDumbbell + R"(jobs:
+  - {name: first, workers: 1}
+  - {name: soon, workers: 1, arrival: 1e-12s}
+  - {name: later, workers: 1, arrival: 3e-9s}
+)");
+  const CommandResult result = run_dtsim(fmt::format("run {} -o {} --quiet", file.string(), (folder / "out").string()));
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  const nlohmann::json jobs = json_of(folder / "out" / "summary.json")["jobs"];
+  EXPECT_EQ(jobs[0]["start_s"].get<double>(), 0.0);
+  EXPECT_EQ(jobs[1]["arrival_s"].get<double>(), 1e-12);
+  EXPECT_EQ(jobs[1]["start_s"].get<double>(), 1e-9);
+  EXPECT_EQ(jobs[2]["arrival_s"].get<double>(), 3e-9);
+  EXPECT_EQ(jobs[2]["start_s"].get<double>(), 3e-9);
+  EXPECT_EQ(jobs[2]["wait_s"].get<double>(), 0.0);
+}
+
 TEST(ClusterJobs, TheSameScenarioAndSeedGiveTheSameFiles) {
   const fs::path folder = fresh_output_folder("cluster_determinism");
   const fs::path file = write_scenario(folder, "queue", std::string("name: queue\n") + kDumbbell + R"(scheduler: {policy: backfill}

@@ -96,6 +96,106 @@ TEST(FailureProjection, RunsWithAsynchronousCheckpointsLoseWhatTheClosedFormExpe
   EXPECT_NEAR(total, expected.total_s, 0.02 * (expected.total_s - expected.work_s));
 }
 
+/// Twenty thousand one-second iterations, a failure every 10,000 s of the job, and a recovery of a minute to detect
+/// and restart plus `read_s` to read the checkpoint back, as long as writing one.
+FailureCosts slow_storage(std::int64_t every, double read_s) {
+  FailureCosts costs;
+  costs.iteration_s = 1.0;
+  costs.iterations = 20'000;
+  costs.checkpoint_every = every;
+  costs.job_mtbf_s = 10'000.0;
+  costs.checkpoint_s = read_s;
+  costs.load_s = read_s;
+  costs.recovery_s = 60.0 + read_s;
+  return costs;
+}
+
+/// A quantity's mean over drawn runs and that mean's standard error.
+struct Sample {
+  double mean = 0.0;
+  double error = 0.0;
+};
+
+Sample sample_of(const std::vector<double>& values) {
+  const auto n = static_cast<double>(values.size());
+  double sum = 0.0;
+  for (const double value : values) sum += value;
+  const double mean = sum / n;
+  double squares = 0.0;
+  for (const double value : values) squares += (value - mean) * (value - mean);
+  return {mean, std::sqrt(squares / (n - 1.0) / n)};
+}
+
+/// Asserts that the means of `draws` runs drawn from seeds 1 on agree with the expectation within four standard
+/// errors: the interruptions, the recovery, the checkpoints read back and the total.
+void expect_draws_agree(const FailureCosts& costs, int draws) {
+  const FailureTotals expected = expected_failures(costs);
+  std::vector<double> interruptions;
+  std::vector<double> recovery;
+  std::vector<double> load;
+  std::vector<double> total;
+  for (int seed = 1; seed <= draws; ++seed) {
+    const FailureTotals drawn = *drawn_failures(costs, static_cast<std::uint64_t>(seed));
+    interruptions.push_back(drawn.interruptions);
+    recovery.push_back(drawn.recovery_s);
+    load.push_back(drawn.load_s);
+    total.push_back(drawn.total_s);
+  }
+  const auto agree = [](const char* name, double want, const Sample& got) {
+    EXPECT_NEAR(got.mean, want, 4.0 * got.error) << name << ": " << got.mean << " +- " << got.error;
+  };
+  agree("interruptions", expected.interruptions, sample_of(interruptions));
+  agree("recovery_s", expected.recovery_s, sample_of(recovery));
+  agree("total_s", expected.total_s, sample_of(total));
+  const Sample read = sample_of(load);
+  if (read.error > 0.0) {
+    agree("load_s", expected.load_s, read);
+  } else {
+    EXPECT_EQ(expected.load_s, read.mean);  // no draw read a checkpoint back, and none is expected to
+  }
+}
+
+// A checkpoint interval longer than the run: no checkpoint is ever written, and each failure rolls back to the
+// beginning with nothing to read, so an interruption costs the minute to detect and restart, not the 3,000 s read.
+// The run is 2 mtbf long: e^2 - 1 = 6.39 failures, each costing C = (60 + q) / (1 - q) with q = 1 - e^(-60/10,000).
+TEST(FailureProjection, BeforeTheFirstCheckpointAFailureReadsNothingBackExpectedAsDrawn) {
+  const FailureCosts costs = slow_storage(100'000'000, 3'000.0);
+  EXPECT_EQ(checkpoints_written(costs), 0);
+  EXPECT_DOUBLE_EQ(costs.read_s(), 0.0);
+  EXPECT_DOUBLE_EQ(costs.interruption_s(), 60.0);
+  const FailureTotals expected = expected_failures(costs);
+  const double q = -std::expm1(-60.0 / 10'000.0);
+  const double cost = (60.0 + q * 1.0) / (1.0 - q);
+  EXPECT_NEAR(expected.interruptions, std::expm1(2.0) / (1.0 - q), 1e-9);
+  EXPECT_NEAR(expected.total_s, (10'000.0 + cost + 0.5) * std::expm1(2.0), 1e-6);
+  EXPECT_NEAR(expected.recovery_s, 60.0 * expected.interruptions, 1e-9);
+  EXPECT_EQ(expected.load_s, 0.0);
+  EXPECT_EQ(expected.checkpoint_s, 0.0);
+  // Some 6.4 failures a run, spread as widely: 2,000 draws put the means' standard errors near 2%.
+  expect_draws_agree(costs, 2'000);
+}
+
+// Checkpoints every 5,000 iterations (three written, 1,000 s each to write or read): the first segment's failures
+// read nothing (e^0.5 - 1 of them, each chain 1 / (1 - q0) long, q0 = 1 - e^(-60/10,000)); those of the three
+// later segments and of the three writings each read the checkpoint back (chains 1 / (1 - q1) long,
+// q1 = 1 - e^(-1,060/10,000)).
+TEST(FailureProjection, OnlyFailuresAfterTheFirstCheckpointReadItBackExpectedAsDrawn) {
+  const FailureCosts costs = slow_storage(5'000, 1'000.0);
+  EXPECT_EQ(checkpoints_written(costs), 3);
+  EXPECT_DOUBLE_EQ(costs.interruption_s(), 1'060.0);
+  const FailureTotals expected = expected_failures(costs);
+  const double q0 = -std::expm1(-60.0 / 10'000.0);
+  const double q1 = -std::expm1(-1'060.0 / 10'000.0);
+  const double p = -std::expm1(-1'000.0 / 10'000.0);
+  const double unread = std::expm1(0.5) / (1.0 - q0);
+  const double read = (3.0 * std::expm1(0.5) + 3.0 * p) / (1.0 - q1);
+  EXPECT_NEAR(expected.interruptions, unread + read, 1e-9);
+  EXPECT_NEAR(expected.load_s, 1'000.0 * read, 1e-6);
+  EXPECT_NEAR(expected.recovery_s, 60.0 * unread + 1'060.0 * read, 1e-6);
+  // Some 3.1 failures a run: 2,000 draws put the means' standard errors near 2% (the total's near 0.5%).
+  expect_draws_agree(costs, 2'000);
+}
+
 TEST(FailureProjection, WithoutCheckpointsALongRunCannotBeExpectedToFinishAndIsNotDrawn) {
   FailureCosts costs = long_run();
   costs.checkpoint_every = 0;
