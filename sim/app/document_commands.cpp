@@ -19,7 +19,8 @@ namespace {
 
 scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries,
                                           const std::optional<std::filesystem::path>& confine) {
-  scenario::ScenarioDocument document = read_document_and_data(scenario::ScenarioFormat(registries), file, std::nullopt, confine);
+  scenario::ScenarioDocument document =
+      read_document_and_data(scenario::ScenarioFormat(registries), file, std::nullopt, confined_load(confine));
   check_every_point(document, registries);
   return document;
 }

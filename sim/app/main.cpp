@@ -56,6 +56,28 @@ CLI::Validator seed_check() {
       "SEED");
 }
 
+/// `value` with its thousands grouped ("65,536"), as the messages write counts.
+std::string grouped(int value) {
+  std::string digits = std::to_string(value);
+  for (std::size_t end = digits.size(); end > 3; end -= 3) digits.insert(end - 3, ",");
+  return digits;
+}
+
+/// A count from `least` to `most` in plain decimal digits, as `what` ("a device count") is given. CLI11 alone reads
+/// C's base prefixes (0x10 as 16, 010 as 8) and calls 1e3 and abc "not in range"; a leading zero or sign is refused
+/// for the same reason.
+CLI::Validator count_check(const std::string& what, int least, int most) {
+  return CLI::Validator(
+      [what, least, most](const std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos &&
+                            (text.front() != '0' || text == "0");
+        // Every bound here has 5 digits at most: a longer number is above it, and may not fit an int.
+        if (digits && text.size() <= 5 && std::stoi(text) >= least && std::stoi(text) <= most) return {};
+        return fmt::format("{} is a whole number from {} to {}, given in plain decimal digits, got '{}'", what,
+                           grouped(least), grouped(most), text);
+      },
+      "N");
+}
 
 /// Options of the commands that look names up: plug-ins built outside dtsim (docs/course/plugins.md), and
 /// --confine DIR, for scenarios written by someone else (a course grader, a notebook service): includes, data,
@@ -114,9 +136,13 @@ Subcommand add_run(CLI::App& cli, CommonOptions& common, const std::string& name
     std::uint64_t seed = 0;
     std::string point;
     std::string sbatch;
+    Path study_scenario;
+    Path origin;
     CLI::Option* output = nullptr;
     CLI::Option* seed_given = nullptr;
     CLI::Option* point_given = nullptr;
+    CLI::Option* study_scenario_given = nullptr;
+    CLI::Option* origin_given = nullptr;
   };
   const auto s = std::make_shared<State>();
   CLI::App* command = cli.add_subcommand(name, description);
@@ -145,6 +171,12 @@ Subcommand add_run(CLI::App& cli, CommonOptions& common, const std::string& name
   add_plugin_option(command, common);
   command->add_option("--sbatch", s->sbatch, "with --slurm: options for sbatch, such as \"--partition=debug "
                                              "--time=00:30:00\"");
+  // A study's points read its generated scenario from the sweep's staging folder (sweep_runner.cpp): dtsim tells
+  // them the scenario the study was given, which the generated one includes, and the name the generated one will
+  // have. Hidden from --help: dtsim passes them to itself.
+  s->study_scenario_given =
+      command->add_option("--study-scenario", s->study_scenario, "a study's scenario, read outside --confine")->group("");
+  s->origin_given = command->add_option("--origin", s->origin, "the scenario's name in the results")->group("");
   return {command, [s, sweep_only](Invocation& at) {
             app::RunCommandOptions options = s->options;
             options.plugins = at.plugins();
@@ -152,6 +184,8 @@ Subcommand add_run(CLI::App& cli, CommonOptions& common, const std::string& name
             if (*s->output) options.output_folder = s->output_folder;
             if (*s->seed_given) options.seed = s->seed;
             if (*s->point_given) options.point = s->point;
+            if (*s->study_scenario_given) options.study_scenario = s->study_scenario;
+            if (*s->origin_given) options.origin_file = s->origin;
             options.sbatch_options = app::split_options(s->sbatch);
             if (!s->sbatch.empty() && !options.slurm) {
               fmt::print(stderr, "error: --sbatch: applies with --slurm\n  hint: add --slurm, or leave --sbatch out\n");
@@ -362,9 +396,11 @@ struct PlanSpaceFlags {
                       ->check(size_check()));
     for (const std::string axis : {"tensor", "pipeline", "context", "expert", "microbatches", "zero"}) {
       const bool zero = axis == "zero";
+      const std::string what = zero ? "a ZeRO stage" : axis == "microbatches" ? "a micro-batch count"
+                                                     : (axis == "expert" ? "an " : "a ") + axis + " degree";
       out.push_back(command->add_option("--" + axis, fixed[axis],
                                         "fix the " + axis + (zero ? " stage" : axis == "microbatches" ? " count" : " degree"))
-                        ->check(CLI::Range(zero ? 0 : 1, zero ? 3 : 65536)));
+                        ->check(count_check(what, zero ? 0 : 1, zero ? 3 : 65536)));
     }
     out.push_back(command->add_option("--recomputation", recomputation, "fix the recomputation")
                       ->check(CLI::IsMember(names_of(dtsim::scenario::recomputations()))));
@@ -411,7 +447,7 @@ Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
   command->add_option("--workers", s->options.workers, "worker counts, such as 1,2,4,8")
       ->required()
       ->delimiter(',')
-      ->check(CLI::Range(1, 65536));
+      ->check(count_check("a worker count", 1, 65536));
   command->add_option("--mode", s->options.mode, "weak (each worker keeps its batch), strong (the global batch "
                                                  "stays) or both")
       ->check(CLI::IsMember({"weak", "strong", "both"}))
@@ -455,7 +491,7 @@ Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
       ->required()
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::Range(1, 65536));
+      ->check(count_check("a device count", 1, 65536));
   command->add_option("--top", s->options.top, "candidates simulated per device count")->check(CLI::Range(1, 1000))->capture_default_str();
   command->add_option("--objective", s->options.objective, "what the best plan maximizes: tokens_per_s, or minimizes: cost, energy (per token)")
       ->check(CLI::IsMember({"tokens_per_s", "cost", "energy"}))

@@ -5,6 +5,7 @@
 #include "sim/app/plan_search.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/app/study_scenario.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/config_view.hpp"
@@ -265,10 +266,8 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
   }
   if (points.empty()) return out;
   out.scenario_text = points_scenario(points_title(options, devices), options.scenario_file, points);
-  scenario::LoadOptions load;
-  load.confine = options.confine;
-  out.best = scenario::read_scenario_document_text(format, out.scenario_text, generated.string(), load);
-  check_every_point(*out.best, registries);
+  out.best = read_study_scenario(format, out.scenario_text, generated, base, options.confine);
+  check_study_points(*out.best, generated, base, registries);
   return out;
 }
 
@@ -299,9 +298,10 @@ std::filesystem::path plan_command(const PlanOptions& options, const Registries&
   const scenario::ScenarioFormat format(registries);
   check_space_bounds(options.space, degree_bounds(format), "dtsim plan");
   const scenario::ScenarioDocument document =
-      read_document_and_data(format, options.scenario_file, std::nullopt, options.confine);
+      read_document_and_data(format, options.scenario_file, std::nullopt, confined_load(options.confine));
   refuse_unplannable(options, document);
   const scenario::Scenario& base = document.points.front();
+  check_memory_cap(options.max_memory_bytes, base, "dtsim plan");
   const models::ModelProfile profile = profile_of(base, registries);
   const std::filesystem::path folder = options.output_folder.value_or(std::filesystem::path("out") / (base.name + "-plan"));
   core::SourcePosition named_at;

@@ -3,8 +3,10 @@
 #include "sim/app/memory_checks.hpp"
 #include "sim/app/plan_estimate.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/app/study_scenario.hpp"
 #include "sim/core/config_view.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/units.hpp"
 #include "sim/scenario/named_values.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/scenario_builder.hpp"
@@ -305,6 +307,24 @@ void check_space_bounds(const PlanSpace& space, const DegreeBounds& bounds, cons
   }
 }
 
+void check_memory_cap(const std::optional<double>& max_memory_bytes, const scenario::Scenario& base,
+                      const std::string& command) {
+  if (!max_memory_bytes || !base.training.check_memory) return;
+  // The largest device bounds the cap: below it, the cap still rules out what that device would hold.
+  const scenario::DeviceProfile* largest = nullptr;
+  const auto consider = [&](const scenario::DeviceProfile& device) {
+    if (device.memory && (largest == nullptr || device.memory->value() > largest->memory->value())) largest = &device;
+  };
+  if (base.cluster.worker_devices.empty()) consider(base.cluster.device);
+  for (const scenario::DeviceProfile& device : base.cluster.worker_devices) consider(device);
+  if (largest == nullptr || *max_memory_bytes <= largest->memory->value()) return;
+  throw core::InputError(core::Diagnostic{
+      {command}, "--max-memory",
+      fmt::format("{} is more than a device holds: the {} devices hold {} each, which bounds every candidate already",
+                  core::format_size(core::Bytes(*max_memory_bytes)), largest->name, core::format_size(*largest->memory)),
+      fmt::format("give --max-memory {} or less, or leave it out", size_argument(largest->memory->value()))});
+}
+
 analysis::PlanRow row_of(const PlanCandidate& candidate) {
   analysis::PlanRow row;
   row.devices = candidate.devices;
@@ -486,11 +506,9 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
   std::optional<scenario::ScenarioDocument> first;
   std::optional<CandidateScreen> screen;
   if (held) {
-    scenario::LoadOptions load;
-    load.confine = source.confine;
     const std::string text = points_scenario("the scenario over the devices", source.scenario_file,
                                              {sweep_point_yaml(*held, batch, base)});
-    first = scenario::read_scenario_document_text(format, text, source.generated.string(), load);
+    first = read_study_scenario(format, text, source.generated, base, source.confine);
     screen.emplace(first->points.front(), profile, registries, bounded);
   }
   // Each candidate is screened as it is enumerated and tallied: a space of millions (9.1 million over 512 devices

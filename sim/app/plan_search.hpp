@@ -44,6 +44,12 @@ DegreeBounds degree_bounds(const scenario::ScenarioFormat& format);
 /// stages at most), at the flag, as `command` ("dtsim plan") was given it: every candidate would be discarded.
 void check_space_bounds(const PlanSpace& space, const DegreeBounds& bounds, const std::string& command);
 
+/// Refuses, at the flag as `command` ("dtsim plan") was given it, a `--max-memory` above the memory of every device
+/// `base` runs its workers on, where the run checks memory (training.check_memory): each candidate is held to its
+/// devices' own memory already, and a cap above it would change nothing unsaid.
+void check_memory_cap(const std::optional<double>& max_memory_bytes, const scenario::Scenario& base,
+                      const std::string& command);
+
 struct SearchLimits {
   std::optional<double> max_memory_bytes;  ///< `--max-memory`: below the devices' own capacity
   DegreeBounds bounds;                     ///< search_devices sets the scenario format's
@@ -130,7 +136,9 @@ struct SearchProgress {
 /// Where one device count's search reads its scenario from, and where it reports its progress.
 struct SearchSource {
   std::filesystem::path scenario_file;          ///< the user's scenario, included by the generated one
-  std::filesystem::path generated;              ///< the generated scenario's name, for messages
+  /// Where the generated scenario will be written: its problems are cited where the user can read them
+  /// (study_scenario.hpp).
+  std::filesystem::path generated;
   std::optional<std::filesystem::path> confine; ///< --confine
   /// Called every half second or so while candidates are screened, and once at the end; unset: silent.
   std::function<void(const SearchProgress&)> progress;

@@ -203,7 +203,12 @@ void check_sweep_options(const RunCommandOptions& options, const scenario::Scena
 
 std::filesystem::path run_command(const RunCommandOptions& options, const Registries& registries) {
   const scenario::ScenarioFormat format(registries);
-  scenario::ScenarioDocument document = read_document_and_data(format, options.scenario_file, options.point, options.confine);
+  scenario::LoadOptions load = confined_load(options.confine);
+  load.study_scenario = options.study_scenario;
+  scenario::ScenarioDocument document = read_document_and_data(format, options.scenario_file, options.point, load);
+  if (options.origin_file) {
+    for (scenario::Scenario& point : document.points) point.source = *options.origin_file;
+  }
   const scenario::Scenario& first = document.points.front();
   const std::filesystem::path folder =
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));

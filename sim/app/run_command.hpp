@@ -36,6 +36,12 @@ struct RunCommandOptions {
   /// points read it from the sweep's staging folder, and it takes its place as their results take theirs. Empty:
   /// scenario_file is read where it is.
   std::string generated_scenario;
+  /// A study's point: the user's scenario, which the study's generated scenario includes, read outside --confine as
+  /// the file named on the study's command line (LoadOptions::study_scenario).
+  std::optional<std::filesystem::path> study_scenario;
+  /// A study's point: the name its generated scenario has once the study is done, which the results give as their
+  /// origin (summary.json's origin.file) in place of the staging folder's copy the point reads.
+  std::optional<std::filesystem::path> origin_file;
   /// Where progress goes when a host draws it (Python): each update as one line of text ("iteration 40/100
   /// (40%), simulated 0.012 s"; a sweep's "3/8 points done, 2 running; last: workers=4"), even when quiet.
   /// Unset: the terminal's progress line, unless quiet.

@@ -6,6 +6,7 @@
 #include "sim/app/run_command.hpp"
 #include "sim/app/scenario_data.hpp"
 #include "sim/app/scenario_resolver.hpp"
+#include "sim/app/study_scenario.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
@@ -37,6 +38,15 @@ std::string yaml_list(const std::vector<std::int64_t>& values) {
   std::string out;
   for (const std::int64_t value : values) out += (out.empty() ? "" : ", ") + std::to_string(value);
   return "[" + out + "]";
+}
+
+/// Where the scenario declares its batch, and the key it declares: a study's refusal of the batch points there.
+core::Diagnostic at_batch(const ScaleOptions& options, const scenario::Scenario& base) {
+  core::Diagnostic out;
+  out.where = base.training.batch_at;
+  if (out.where.file.empty()) out.where.file = options.scenario_file.string();
+  out.key = base.training.batch_declared_global ? "training.batch.global" : "training.batch.per_worker";
+  return out;
 }
 
 /// The data-parallel replicas of each worker count: the count over the devices of one replica (tensor x
@@ -86,11 +96,12 @@ std::int64_t planned_batch(const ScaleOptions& options, const scenario::Scenario
   const std::int64_t global = global_batch(base.training);
   if (mode == analysis::ScalingMode::Strong) return global;
   if ((global * workers) % base.cluster.workers != 0) {
-    refuse(options.scenario_file, "training.batch",
-           fmt::format("weak scaling with --plan keeps the batch per device, {} samples over {} devices, which {} "
-                       "devices cannot keep in whole samples",
-                       global, base.cluster.workers, workers),
-           "choose worker counts that are multiples of the scenario's over the greatest common divisor of its batch");
+    core::Diagnostic d = at_batch(options, base);
+    d.message = fmt::format("weak scaling with --plan keeps the batch per device, {} samples over {} devices, which {} "
+                            "devices cannot keep in whole samples",
+                            global, base.cluster.workers, workers);
+    d.hint = "choose worker counts that are multiples of the scenario's over the greatest common divisor of its batch";
+    throw core::InputError(std::move(d));
   }
   return global * workers / base.cluster.workers;
 }
@@ -150,6 +161,42 @@ std::string planned_scenario(const ScaleOptions& options, const scenario::Scenar
                          options.scenario_file, points);
 }
 
+/// "a", "a and b", "a, b and c".
+std::string and_listed(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
+/// Refuses a strong study where the replicas of a worker count (`replicas`, per count) cannot split the scenario's
+/// global batch evenly, at the batch the scenario declares, naming each such count.
+void check_strong_batch(const ScaleOptions& options, const scenario::Scenario& base,
+                        const std::vector<std::int64_t>& replicas) {
+  const std::int64_t per_replica = base.training.batch_per_worker;
+  const std::int64_t global = per_replica * base.training.parallelism.data;
+  // Without model parallelism each worker is a replica: the count alone says it.
+  const bool split = base.training.parallelism.is_model_parallel();
+  std::vector<std::string> uneven;
+  std::vector<std::int64_t> fitting;
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    const int workers = options.workers[i];
+    if (global % replicas[i] == 0) {
+      fitting.push_back(workers);
+    } else {
+      uneven.push_back(split ? fmt::format("{} workers ({} replicas)", workers, replicas[i])
+                             : fmt::format("{} workers", workers));
+    }
+  }
+  if (uneven.empty()) return;
+  core::Diagnostic d = at_batch(options, base);
+  d.message = fmt::format("strong scaling keeps the global batch, {} ({} replicas x {}), which {} cannot split evenly "
+                          "over their replicas",
+                          global, base.training.parallelism.data, per_replica, and_listed(uneven));
+  d.hint = fitting.empty() ? "choose worker counts whose replicas divide the global batch"
+                           : fmt::format("worker counts that divide it: {}", yaml_list(fitting));
+  throw core::InputError(std::move(d));
+}
+
 /// The generated scenario of one mode: the user's scenario included, with a zip sweep over the worker counts
 /// (and, under model parallelism, the data-parallel degree they give).
 std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario& base, analysis::ScalingMode mode) {
@@ -165,19 +212,8 @@ std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario&
   const std::int64_t global = per_replica * base.training.parallelism.data;
   std::vector<std::int64_t> batches(replicas.size(), per_replica);
   if (mode == analysis::ScalingMode::Strong) {
-    std::vector<std::int64_t> fitting;
-    for (std::size_t i = 0; i < replicas.size(); ++i) {
-      if (global % replicas[i] == 0) fitting.push_back(workers[i]);
-      batches[i] = global / replicas[i];
-    }
-    if (fitting.size() != workers.size()) {
-      refuse(file, "training.batch.per_worker",
-             fmt::format("strong scaling keeps the global batch, {} ({} replicas x {}), which {} of the worker counts "
-                         "cannot split evenly over their replicas",
-                         global, base.training.parallelism.data, per_replica, workers.size() - fitting.size()),
-             fitting.empty() ? "choose worker counts whose replicas divide the global batch"
-                             : fmt::format("worker counts that divide it: {}", yaml_list(fitting)));
-    }
+    check_strong_batch(options, base, replicas);
+    for (std::size_t i = 0; i < replicas.size(); ++i) batches[i] = global / replicas[i];
   }
   // The batch as the scenario gives it: a declared global batch grows under weak scaling and stays under
   // strong; a batch per replica stays under weak and shrinks under strong.
@@ -294,10 +330,11 @@ analysis::ScalingStudy run_study(const ScaleOptions& options, const scenario::Sc
 std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
   const scenario::ScenarioFormat format(registries);
   if (options.plan) check_space_bounds(options.space, degree_bounds(format), "dtsim scale");
-  const scenario::ScenarioDocument document = read_document_and_data(format, options.scenario_file, std::nullopt,
-                                                                             options.confine);
+  const scenario::ScenarioDocument document =
+      read_document_and_data(format, options.scenario_file, std::nullopt, confined_load(options.confine));
   refuse_unscalable(options, document);
   const scenario::Scenario& base = document.points.front();
+  if (options.plan) check_memory_cap(options.max_memory_bytes, base, "dtsim scale");
   std::vector<analysis::ScalingMode> modes;
   if (options.mode != "strong") modes.push_back(analysis::ScalingMode::Weak);
   if (options.mode != "weak") modes.push_back(analysis::ScalingMode::Strong);
@@ -318,15 +355,14 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
   if (options.plan) static_cast<void>(node_counts(options, base));
   PlannedPoints planned;
   for (const analysis::ScalingMode mode : modes) {
-    const std::string name(analysis::mode_name(mode));
+    const std::filesystem::path generated = folder / (std::string(analysis::mode_name(mode)) + ".yaml");
     if (options.plan) {
-      generated_texts.push_back(planned_scenario(options, format, base, mode, folder / (name + ".yaml"), registries, planned));
+      generated_texts.push_back(planned_scenario(options, format, base, mode, generated, registries, planned));
     } else {
       generated_texts.push_back(mode_scenario(options, base, mode));
     }
-    generated_points.push_back(
-        scenario::read_scenario_document_text(format, generated_texts.back(), (folder / (name + ".yaml")).string()));
-    check_every_point(generated_points.back(), registries);
+    generated_points.push_back(read_study_scenario(format, generated_texts.back(), generated, base, options.confine));
+    check_study_points(generated_points.back(), generated, base, registries);
   }
   std::filesystem::create_directories(folder);
 

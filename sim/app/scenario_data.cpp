@@ -65,15 +65,19 @@ void check_confined_output(const std::filesystem::path& folder, bool from_comman
   throw core::InputError(std::move(d));
 }
 
+scenario::LoadOptions confined_load(const std::optional<std::filesystem::path>& confine) {
+  scenario::LoadOptions out;
+  out.confine = confine;
+  return out;
+}
+
 scenario::ScenarioDocument read_document_and_data(const scenario::ScenarioFormat& format, const std::filesystem::path& path,
                                                   const std::optional<std::string>& only_point,
-                                                  const std::optional<std::filesystem::path>& confine) {
-  scenario::LoadOptions options;
-  options.confine = confine;
+                                                  const scenario::LoadOptions& load) {
   try {
-    return scenario::read_scenario_document_file(format, path, only_point, options);
+    return scenario::read_scenario_document_file(format, path, only_point, load);
   } catch (const core::InputError& error) {
-    if (confine) throw;  // the data file is read only once the scenario is sound and confined
+    if (load.confine) throw;  // the data file is read only once the scenario is sound and confined
     const std::optional<scenario::DataSection> sound = scenario::sound_data_section(format.schema(), path, error.diagnostics());
     const datasets::DataRegistry& data_sets = format.registries().data_sets;
     const core::ConfigNode* kind = sound ? sound->data.find("kind") : nullptr;

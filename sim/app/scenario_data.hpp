@@ -29,11 +29,15 @@ std::filesystem::path data_folder();
 /// The scenario document at `path`. When the file has errors and its data section has none, the data file
 /// is read as well and its problems are reported with the others (the scenario's errors would otherwise hide
 /// them until fixed).
-/// With `confine` (a canonical folder), includes and the files the scenario names (`path`, `file`: data,
-/// traces) must lie in it: any outside is an error, and is not read.
+/// With `load.confine` (a canonical folder), includes and the files the scenario names (`path`, `file`: data,
+/// traces) must lie in it: any outside is an error, and is not read (but `load.study_scenario`, the scenario a
+/// study's generated scenario includes).
 scenario::ScenarioDocument read_document_and_data(const scenario::ScenarioFormat& format, const std::filesystem::path& path,
                                                   const std::optional<std::string>& only_point = std::nullopt,
-                                                  const std::optional<std::filesystem::path>& confine = std::nullopt);
+                                                  const scenario::LoadOptions& load = {});
+
+/// LoadOptions confined to `confine` (a canonical folder), or not confined.
+scenario::LoadOptions confined_load(const std::optional<std::filesystem::path>& confine);
 
 /// `--confine DIR` as dtsim keeps it: the folder, canonical, or an error naming it.
 std::filesystem::path confinement_folder(const std::filesystem::path& folder);

@@ -18,6 +18,7 @@
 #include "models/split_mlp.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -633,6 +634,40 @@ runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Regis
   return out;
 }
 
+/// The swept keys, as the document's sweep names them.
+std::vector<std::string> swept_keys(const scenario::ScenarioDocument& document) {
+  std::vector<std::string> swept;
+  if (const core::ConfigNode* sweep = document.resolved.find("sweep"); sweep != nullptr && sweep->is_map()) {
+    if (const core::ConfigNode* axes = sweep->find("axes"); axes != nullptr) {
+      for (const auto& axis : axes->entries) swept.push_back(axis.key);
+    }
+  }
+  return swept;
+}
+
+/// A swept value as a sweep writes it, never as nothing: a list as [a, b] (a placement), a mapping as {k: v}, an
+/// empty text as "".
+std::string written(const core::ConfigNode& value) {
+  if (value.is_scalar()) return value.scalar.empty() ? "\"\"" : value.scalar;
+  std::vector<std::string> parts;
+  for (const core::ConfigNode& item : value.items) parts.push_back(written(item));
+  for (const core::ConfigEntry& entry : value.entries) parts.push_back(entry.key + ": " + written(entry.value));
+  if (value.is_list()) return fmt::format("[{}]", fmt::join(parts, ", "));
+  return value.is_map() ? fmt::format("{{{}}}", fmt::join(parts, ", ")) : "null";
+}
+
+/// Where the sweep sets each swept value of `point`: "cluster.workers = 8 at x.yaml:12:14, ...".
+std::string swept_origin(const scenario::Scenario& point, const std::vector<std::string>& swept) {
+  std::string origin;
+  for (const std::string& path : swept) {
+    const core::ConfigNode* value = find_dotted(point.resolved, path);
+    if (value == nullptr) continue;
+    origin += fmt::format("{}{} = {} at {}", origin.empty() ? "" : ", ", path, written(*value),
+                          core::format_position(value->where));
+  }
+  return origin;
+}
+
 }  // namespace
 
 void check_split(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const models::ModelProfile* profile,
@@ -664,25 +699,13 @@ void check_scenario(const scenario::Scenario& scenario, const Registries& regist
 }
 
 void check_every_point(const scenario::ScenarioDocument& document, const Registries& registries) {
-  // The swept keys, as the document's sweep names them.
-  std::vector<std::string> swept;
-  if (const core::ConfigNode* sweep = document.resolved.find("sweep"); sweep != nullptr && sweep->is_map()) {
-    if (const core::ConfigNode* axes = sweep->find("axes"); axes != nullptr) {
-      for (const auto& axis : axes->entries) swept.push_back(axis.key);
-    }
-  }
+  const std::vector<std::string> swept = swept_keys(document);
   std::vector<core::Diagnostic> diagnostics;
   for (const auto& point : document.points) {
     try {
       check_scenario(point, registries);
     } catch (const core::InputError& error) {
-      std::string origin;
-      for (const std::string& path : swept) {
-        const core::ConfigNode* value = find_dotted(point.resolved, path);
-        if (value == nullptr) continue;
-        origin += fmt::format("{}{} = {} at {}", origin.empty() ? "" : ", ", path, value->scalar,
-                              core::format_position(value->where));
-      }
+      const std::string origin = swept_origin(point, swept);
       for (core::Diagnostic d : error.diagnostics()) {
         if (!point.sweep_point.empty()) {
           const std::string note = fmt::format("in sweep point {}: {}", point.sweep_point, origin);

@@ -245,11 +245,60 @@ std::vector<std::string> point_command(const RunCommandOptions& options, const s
     arguments.emplace_back("--confine");
     arguments.push_back(options.confine->string());
   }
+  if (options.study_scenario) {
+    arguments.emplace_back("--study-scenario");
+    arguments.push_back(where(*options.study_scenario));
+  }
+  if (options.origin_file) {
+    arguments.emplace_back("--origin");
+    arguments.push_back(std::filesystem::absolute(*options.origin_file).string());
+  }
   for (const auto& plugin : options.plugins) {
     arguments.emplace_back("--plugin");
     arguments.push_back(std::filesystem::absolute(plugin).string());
   }
   return arguments;
+}
+
+/// Empties a staging folder that holds no run of this sweep (forced afresh, another manifest, or the previous
+/// results a commit stopped halfway left there), so that none of it passes for this sweep's points, and writes the
+/// sweep's manifest there.
+void start_afresh(const std::filesystem::path& staging, const std::string& manifest_text) {
+  for (const auto& entry : std::filesystem::directory_iterator(staging)) std::filesystem::remove_all(entry.path());
+  core::write_file_atomically(staging / "sweep.json", manifest_text);
+}
+
+/// Writes the tables (and report) of a sweep whose points are all done into its staging folder, puts it in
+/// `folder`'s place with `commit`, and prints its results table where asked.
+void finish_sweep(const RunCommandOptions& options, const scenario::ScenarioDocument& document,
+                  const sync::SyncRegistry& strategies, const core::StagedFolder& staged,
+                  const std::filesystem::path& folder, const std::function<void()>& commit) {
+  const std::size_t count = document.points.size();
+  // A scenario of several jobs: each point is a cluster run, with the cluster's summary.
+  if (!document.points.front().jobs.empty()) {
+    staged.write_file("sweep.csv", cluster_sweep_csv(document, staged.path(), false));
+    commit();
+    if (!options.quiet && options.summary_table) {
+      fmt::print("\n{}{} cluster runs; one folder per point, sweep.csv in {}/\n",
+                 cluster_sweep_csv(document, folder, true), count, folder.string());
+    }
+    return;
+  }
+  staged.write_file("sweep.csv", sweep_csv(document, staged.path(), strategies));
+  std::vector<analysis::RunSummary> summaries;
+  for (const auto& point : document.points) {
+    summaries.push_back(analysis::read_run_summary(staged.path() / point.sweep_point, strategies));
+  }
+  const bool report = options.report || document.points.front().outputs.report;
+  if (report) {
+    staged.write_file("report.html", analysis::report_html(analysis::read_report_runs({staged.path()}, strategies)));
+  }
+  commit();
+  if (!options.quiet && options.summary_table) {
+    fmt::print("\n{}", analysis::comparison_table(summaries));
+    fmt::print("{} runs; one folder per point, sweep.csv{} in {}/\n", count, report ? " and report.html" : "",
+               folder.string());
+  }
 }
 
 }  // namespace
@@ -292,27 +341,21 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
   // points from the folder itself.
   const std::string fingerprint = manifest["fingerprint"].get<std::string>();
   core::StagedFolder staged(folder, "sweep-" + fingerprint, /*keep_on_failure=*/true);
-  const std::filesystem::path manifest_path = staged.path() / "sweep.json";
   std::string unreadable;
   const auto same_sweep = [&](const std::filesystem::path& where) {
     return core::read_input_file(where / "sweep.json", core::kScenarioFileLimit, unreadable) == manifest_text;
   };
   const bool resuming = !options.force && same_sweep(staged.path());
   const bool finished_before = !options.force && !resuming && same_sweep(folder);
-  if (!resuming) {
-    // What the staging folder holds then belongs to no run of this sweep (forced afresh, another manifest, or
-    // the previous results a commit stopped halfway left there): none of it may pass for this sweep's points.
-    for (const auto& entry : std::filesystem::directory_iterator(staged.path())) {
-      std::filesystem::remove_all(entry.path());
-    }
-    core::write_file_atomically(manifest_path, manifest_text);
-  }
+  if (!resuming) start_afresh(staged.path(), manifest_text);
   // A study's generated scenario is staged with the points that read it, and takes its place beside the sweep's
   // folder when they take theirs: an interrupted study leaves the previous scenario beside the previous results.
+  // Their results name it where it will be, and a point that fails is said to fail on it where it is.
   RunCommandOptions point_options = options;
   const std::filesystem::path staged_scenario = staged.path() / options.scenario_file.filename();
   if (!options.generated_scenario.empty()) {
     point_options.scenario_file = staged_scenario;
+    point_options.origin_file = options.scenario_file;
     core::write_file_atomically(staged_scenario, options.generated_scenario);
   }
   const auto commit = [&] {
@@ -350,33 +393,13 @@ void run_sweep(const RunCommandOptions& options, const scenario::ScenarioFormat&
     command_point.push_back(i);
   }
   if (options.slurm) {
-    run_points_on_slurm(options, document, strategies, staged.path(), commands, command_point, progress);
+    run_points_on_slurm(point_options, document, strategies, staged.path(), commands, command_point, progress);
   } else {
-    run_points_here(options, document, folder, commands, command_point, progress);
+    run_points_here(point_options, document, folder, commands, command_point, progress);
   }
   // The Slurm tasks' logs of a sweep that failed before; a complete sweep has the layout of a local one.
   std::filesystem::remove_all(staged.path() / "slurm");
-  if (clusters) {
-    staged.write_file("sweep.csv", cluster_sweep_csv(document, staged.path(), false));
-    commit();
-    if (!options.quiet && options.summary_table) {
-      fmt::print("\n{}{} cluster runs; one folder per point, sweep.csv in {}/\n",
-                 cluster_sweep_csv(document, folder, true), count, folder.string());
-    }
-    return;
-  }
-  staged.write_file("sweep.csv", sweep_csv(document, staged.path(), strategies));
-  std::vector<analysis::RunSummary> summaries;
-  for (const auto& point : document.points) summaries.push_back(analysis::read_run_summary(staged.path() / point.sweep_point, strategies));
-  if (options.report || document.points.front().outputs.report) {
-    staged.write_file("report.html", analysis::report_html(analysis::read_report_runs({staged.path()}, strategies)));
-  }
-  commit();
-  if (!options.quiet && options.summary_table) {
-    fmt::print("\n{}", analysis::comparison_table(summaries));
-    fmt::print("{} runs; one folder per point, sweep.csv{} in {}/\n", count,
-               options.report || document.points.front().outputs.report ? " and report.html" : "", folder.string());
-  }
+  finish_sweep(options, document, strategies, staged, folder, commit);
 }
 
 }  // namespace dtsim::app

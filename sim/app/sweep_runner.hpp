@@ -26,7 +26,8 @@ void check_study_folder(const std::filesystem::path& folder, const std::string& 
 
 /// The options of a sweep that a study (`dtsim scale`, `dtsim plan`) generates, `scenario_text` to be written at
 /// `scenario_file` with the sweep's results, and runs as part of it: the study's seed, jobs, plug-ins, confinement
-/// and executable, no results table of its own, and progress lines led by `label`.
+/// (the study's scenario, which the generated one includes, read outside it) and executable, no results table of its
+/// own, and progress lines led by `label`.
 template <typename StudyOptions>
 RunCommandOptions study_sweep_options(const StudyOptions& options, const std::filesystem::path& scenario_file,
                                       const std::string& scenario_text, const std::string& label) {
@@ -40,6 +41,7 @@ RunCommandOptions study_sweep_options(const StudyOptions& options, const std::fi
   run.summary_table = false;
   run.plugins = options.plugins;
   run.confine = options.confine;
+  run.study_scenario = options.scenario_file;
   run.executable = options.executable;
   if (options.progress_to) {
     run.progress_to = [to = options.progress_to, label](const std::string& line) { to(label + ": " + line); };

@@ -259,6 +259,11 @@ class IncludeResolver {
     return std::filesystem::weakly_canonical(path, ignored);
   }
 
+  /// Whether `canonical_path` is the scenario a study was given, which its generated scenario includes.
+  [[nodiscard]] bool named_by_study(const std::filesystem::path& canonical_path) const {
+    return options_.study_scenario && canonical(*options_.study_scenario) == canonical_path;
+  }
+
   std::vector<const ConfigNode*> include_names(const ConfigEntry& entry) {
     std::vector<const ConfigNode*> names;
     if (entry.value.is_scalar()) names.push_back(&entry.value);
@@ -298,7 +303,7 @@ class IncludeResolver {
                    "remove one of the includes in the cycle");
       return {};
     }
-    if (options_.confine && !core::inside_folder(path, *options_.confine)) {
+    if (options_.confine && !core::inside_folder(path, *options_.confine) && !named_by_study(canonical_path)) {
       sink_->error(name.where, "include",
                    fmt::format("'{}' is outside {}, the only folder this run may read (--confine)", path.string(),
                                options_.confine->string()),

@@ -20,6 +20,13 @@ struct LoadOptions {
   bool allow_includes = true;
   /// `--confine DIR` (canonical): an included file outside it is an error, and is not read.
   std::optional<std::filesystem::path> confine;
+  /// The scenario named on the command line of a study (`dtsim plan`, `dtsim scale`), which the scenario the study
+  /// generates includes: read outside `confine`, as `dtsim run` reads the file named on its command line. The files
+  /// it includes are confined all the same.
+  std::optional<std::filesystem::path> study_scenario;
+  /// A sweep's problems name the points they are in (sweep.hpp's named_by_point): for a sweep a study generates,
+  /// whose points the user never wrote.
+  bool name_points = false;
 };
 
 /// Parses `text`, named `file_name` in messages and used as the base for relative includes. The

@@ -134,9 +134,8 @@ void check_confined(const ConfigNode& tree, const std::filesystem::path& root, c
 }
 
 ScenarioDocument read_document(const ScenarioFormat& format, const ConfigNode& merged, const std::string& source,
-                               core::DiagnosticSink& sink,
-                               const std::optional<std::string>& only_point = std::nullopt,
-                               const std::optional<std::filesystem::path>& confine = std::nullopt) {
+                               core::DiagnosticSink& sink, const std::optional<std::string>& only_point,
+                               const LoadOptions& options) {
   // Text that is not YAML at all has nothing more to check.
   if (merged.is_null() && !sink.empty()) sink.throw_if_any();
   ScenarioDocument out;
@@ -153,11 +152,12 @@ ScenarioDocument read_document(const ScenarioFormat& format, const ConfigNode& m
     points = {*chosen};
   }
   std::vector<ConfigNode> validated;
+  std::vector<PointProblems> by_point;
   for (const auto& point : points) {
     core::DiagnosticSink structural;
     core::DiagnosticSink unsupported;
     ConfigNode checked = validate_scenario_document(format.schema(), point.document, structural, &unsupported);
-    if (confine) check_confined(checked, *confine, structural);
+    if (options.confine) check_confined(checked, *options.confine, structural);
     // A document whose only fault is asking for what is not built yet is still sound enough to be
     // cross-checked, so the user hears about every problem at once.
     if (structural.empty()) {
@@ -168,9 +168,18 @@ ScenarioDocument read_document(const ScenarioFormat& format, const ConfigNode& m
       absolute_file_names(out.points.back().resolved);
       read_jobs(format, point.document, source, out.points.back(), structural);
     }
-    sink.append(structural);
-    sink.append(unsupported);
+    if (options.name_points) {
+      by_point.push_back({point.label, structural.diagnostics()});
+      by_point.back().problems.insert(by_point.back().problems.end(), unsupported.diagnostics().begin(),
+                                      unsupported.diagnostics().end());
+    } else {
+      sink.append(structural);
+      sink.append(unsupported);
+    }
     validated.push_back(std::move(checked));
+  }
+  for (core::Diagnostic& problem : named_by_point(by_point, points.size())) {
+    sink.error(std::move(problem.where), std::move(problem.key), std::move(problem.message), std::move(problem.hint));
   }
   sink.sort_by_position();
   sink.throw_if_any();
@@ -196,14 +205,14 @@ ScenarioDocument read_scenario_document_file(const ScenarioFormat& format, const
                                              const std::optional<std::string>& only_point, const LoadOptions& options) {
   core::DiagnosticSink sink;
   const ConfigNode merged = load_config_file(format.schema(), path, sink, options);
-  return read_document(format, merged, path.string(), sink, only_point, options.confine);
+  return read_document(format, merged, path.string(), sink, only_point, options);
 }
 
 ScenarioDocument read_scenario_document_text(const ScenarioFormat& format, const std::string& text,
                                              const std::string& file_name, const LoadOptions& options) {
   core::DiagnosticSink sink;
   const ConfigNode merged = load_config_text(format.schema(), text, file_name, sink, options);
-  return read_document(format, merged, file_name, sink);
+  return read_document(format, merged, file_name, sink, std::nullopt, options);
 }
 
 std::optional<DataSection> sound_data_section(const SchemaNode& schema, const std::filesystem::path& path,

@@ -385,4 +385,36 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
   return points;
 }
 
+std::vector<core::Diagnostic> named_by_point(const std::vector<PointProblems>& found, std::size_t points) {
+  // A problem is the same in two points where it says the same at the same place, as a DiagnosticSink keeps it once.
+  const auto same = [](const core::Diagnostic& a, const core::Diagnostic& b) {
+    return a.where.file == b.where.file && a.where.line == b.where.line && a.where.column == b.where.column &&
+           a.key == b.key && a.message == b.message;
+  };
+  std::vector<core::Diagnostic> problems;
+  std::vector<std::vector<std::string>> labels;  // per problem, the points it is in
+  for (const PointProblems& point : found) {
+    for (const core::Diagnostic& problem : point.problems) {
+      const auto seen = std::find_if(problems.begin(), problems.end(), [&](const auto& p) { return same(p, problem); });
+      if (seen == problems.end()) {
+        problems.push_back(problem);
+        labels.push_back({point.label});
+      } else {
+        labels[static_cast<std::size_t>(seen - problems.begin())].push_back(point.label);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    const std::vector<std::string>& in = labels[i];
+    if (in.front().empty()) continue;  // a document without a sweep: its one point has no name
+    const std::string note =
+        in.size() == 1        ? fmt::format("in sweep point {}", in.front())
+        : in.size() == points ? fmt::format("in every sweep point ({}), such as {}", points, in.front())
+                              : fmt::format("in {} of the {} sweep points, such as {}", in.size(), points, in.front());
+    std::string& hint = problems[i].hint;
+    hint = hint.empty() ? note : hint + " (" + note + ")";
+  }
+  return problems;
+}
+
 }  // namespace dtsim::scenario

@@ -31,6 +31,18 @@ std::vector<SweepPoint> expand_sweep(const SchemaNode& schema, const ConfigNode&
 /// keys; `points` takes neither `axes` nor `combine` beside it. Problems go to `sink` (and remove the sweep).
 void points_as_axes(ConfigNode& document, core::DiagnosticSink& sink);
 
+/// What checking one point of a sweep found: the point's label and its problems.
+struct PointProblems {
+  std::string label;
+  std::vector<core::Diagnostic> problems;
+};
+
+/// The problems of a sweep of `points` points (`found`, in sweep order), each once, its hint naming the points it is
+/// in by their labels: "in sweep point L", "in 2 of the 3 sweep points, such as L" or "in every sweep point (3), such
+/// as L". For a sweep a study generates, whose labels are the only names its points have: a problem of every point
+/// is said once, not once a point.
+std::vector<core::Diagnostic> named_by_point(const std::vector<PointProblems>& found, std::size_t points);
+
 /// Every dotted path that a sweep axis may name.
 std::vector<std::string> sweepable_paths(const SchemaNode& schema);
 

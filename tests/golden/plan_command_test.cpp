@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -420,6 +421,95 @@ TEST(PlanCommand, RefusesAScenarioOfSeveralJobsBeforeSimulatingAnything) {
                 ":5: error: jobs: a plan splits one job over the devices, and this scenario shares the cluster "
                 "between jobs (2 in `jobs`)\n"
                 "  hint: plan one job's scenario: its sections at the top level, without `jobs:`\n");
+  EXPECT_FALSE(fs::exists(folder / "out"));
+}
+
+// A plan under --confine reads the scenario named on its command line wherever it lies, as `dtsim run` does: the
+// scenario it generates includes that one, in the plan and in each point's run. Nothing is left beside the results,
+// and each run's summary names the generated scenario where it lies once the plan is done.
+TEST(PlanCommand, PlansAScenarioOutsideTheConfinedFolderNamedOnItsCommandLine) {
+  const fs::path folder = fresh_output_folder("plan_confined");
+  fs::create_directories(folder / "conf");
+  const fs::path out = folder / "out";
+  const CommandResult plan = run_dtsim("plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() +
+                                       " --gpus 16 --zero 1 --recomputation selective --schedule 1f1b --keep-placement "
+                                       "--top 1 -j 2 -q --confine " + (folder / "conf").string() + " -o " + out.string());
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  EXPECT_EQ(without_sanitizer_notices(plan.err), "");
+  const std::string generated = fs::weakly_canonical(out / "16-devices.yaml").string();
+  ASSERT_TRUE(fs::is_regular_file(generated));
+  for (const auto& entry : fs::directory_iterator(out)) {
+    EXPECT_NE(entry.path().filename().string().front(), '.') << entry.path() << " is left behind";
+  }
+  std::size_t runs = 0;
+  for (const auto& entry : fs::directory_iterator(out / "16-devices")) {
+    if (!fs::is_regular_file(entry.path() / "summary.json")) continue;
+    ++runs;
+    const auto summary = nlohmann::json::parse(read_file(entry.path() / "summary.json"));
+    EXPECT_EQ(summary["origin"]["file"], generated) << entry.path();
+  }
+  EXPECT_GE(runs, 1U);
+}
+
+// An error of a point the plan generates is said at the line of the user's scenario, the point named by its label,
+// before anything is written: never at a line of the generated file, which is not there, nor with a value left
+// empty. Fixing every choice leaves one candidate, t1 p1 d16 (where a worker failure is not a split's problem), and
+// its one point.
+TEST(PlanCommand, ErrorsOfAGeneratedPointNameItAtTheUsersLine) {
+  const fs::path folder = fresh_output_folder("plan_point_errors");
+  const fs::path scenario = folder / "with-failures.yaml";
+  std::ofstream(scenario) << read_file(scenario_path("plan/gpt2-medium-a100-x16.yaml"))
+                          << "failures:\n  events:\n    - {kind: worker, target: \"3\", at: 5ms, repair_after: 2ms}\n";
+  const CommandResult plan = run_dtsim("plan " + scenario.string() + " --gpus 16 --tensor 1 --pipeline 1 "
+                                       "--microbatches 1 --zero 1 --recomputation selective --schedule 1f1b "
+                                       "--keep-placement --top 1 -q -o " + (folder / "out").string());
+  EXPECT_EQ(plan.exit_status, 2);
+  // The generated scenario includes the user's by its absolute name.
+  const std::string at = fs::absolute(scenario).lexically_normal().string();
+  const std::string point = "in sweep point workers=16,count=2,tensor=1,pipeline=1,data=16,microbatches=1,zero=1,"
+                            "schedule=1f1b,virtual_stages=1,sequence_parallel=false,recomputation=selective,"
+                            "placement=tensor-pipeline-data,global=32";
+  EXPECT_EQ(without_sanitizer_notices(plan.err),
+            at + ":18:18: error: topology.network_model: the analytical network shares the links among a phase's own "
+                 "flows only: failures, background traffic and link traces would go unseen\n"
+                 "  hint: use network_model: alpha_beta, which times every message (" + point + ")\n" +
+            at + ":27:1: error: failures: worker failures are not supported yet in timing-only (profile) runs\n"
+                 "  hint: use a model that trains on data, or fail links only (" + point + ")\n");
+  EXPECT_FALSE(fs::exists(folder / "out"));
+}
+
+// Counts are whole numbers in plain decimal: 1e3 and abc are said to be no such number, not out of range, and 0x10
+// (C's hexadecimal) and 016 (C's octal) are refused rather than read as 16 and 14.
+TEST(PlanCommand, RefusesDeviceCountsThatAreNotPlainDecimalNumbers) {
+  const fs::path folder = fresh_output_folder("plan_count_forms");
+  const std::string plan = "plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() + " --top 1 -q -o " +
+                           (folder / "out").string() + " --gpus ";
+  for (const std::string count : {"1e3", "abc", "0x10", "016", "+16", "0", "65537"}) {
+    const CommandResult refused = run_dtsim(plan + count);
+    EXPECT_EQ(refused.exit_status, 2) << count;
+    EXPECT_EQ(without_sanitizer_notices(refused.err),
+              "--gpus: a device count is a whole number from 1 to 65,536, given in plain decimal digits, got '" + count +
+                  "'\nRun with --help for more information.\n");
+  }
+  const CommandResult tensor = run_dtsim(plan + "16 --tensor 0x2");
+  EXPECT_EQ(tensor.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(tensor.err),
+            "--tensor: a tensor degree is a whole number from 1 to 65,536, given in plain decimal digits, got '0x2'\n"
+            "Run with --help for more information.\n");
+  EXPECT_FALSE(fs::exists(folder / "out"));
+}
+
+// A memory cap above what the devices hold would change nothing (each candidate is held to its devices' memory
+// already): refused, naming the devices and their memory, before anything is searched or written.
+TEST(PlanCommand, RefusesAMemoryCapAboveTheDevicesMemory) {
+  const fs::path folder = fresh_output_folder("plan_memory_cap");
+  const CommandResult plan = run_dtsim("plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() +
+                                       " --gpus 16 --max-memory 1TiB -o " + (folder / "out").string());
+  EXPECT_EQ(plan.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(plan.err),
+            "dtsim plan: error: --max-memory: 1 TiB is more than a device holds: the a100 devices hold 80 GiB each, "
+            "which bounds every candidate already\n"
+            "  hint: give --max-memory 80GiB or less, or leave it out\n");
   EXPECT_FALSE(fs::exists(folder / "out"));
 }
 

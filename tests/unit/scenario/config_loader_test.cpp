@@ -12,7 +12,9 @@ namespace {
 
 std::string first_error(const std::string& text) {
   core::DiagnosticSink sink;
-  load_config_text(dtsim::test::scenario_format().schema(), text, "s.yaml", sink, LoadOptions{.allow_includes = false, .confine = std::nullopt});
+  load_config_text(dtsim::test::scenario_format().schema(), text, "s.yaml", sink,
+                   LoadOptions{.allow_includes = false, .confine = std::nullopt, .study_scenario = std::nullopt,
+                               .name_points = false});
   return sink.empty() ? "no error" : sink.diagnostics().front().format();
 }
 

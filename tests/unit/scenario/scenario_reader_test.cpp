@@ -68,6 +68,27 @@ TEST(ScenarioReader, ReadsEverySectionWithUnitsAndDefaults) {
   EXPECT_EQ(s.training.epochs, 2);
 }
 
+// A sweep a study generates has no lines the user wrote: each problem of a point names the point by its label
+// (LoadOptions::name_points). Worker 3 exists over 4 and 8 workers, not over 2.
+TEST(ScenarioReader, AGeneratedSweepsProblemNamesThePointItIsIn) {
+  const std::string swept =
+      kValid + "stragglers:\n  - {workers: [3], slowdown: 2}\nsweep:\n  axes:\n    cluster.workers: [2, 4, 8]\n";
+  const auto error_with = [&](const LoadOptions& options) -> std::string {
+    try {
+      static_cast<void>(read_scenario_document_text(dtsim::test::scenario_format(), swept, "s.yaml", options));
+    } catch (const core::InputError& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  const std::string problem =
+      "s.yaml:27:16: error: stragglers[0].workers[0]: worker 3 does not exist; ranks run from 0 to 1";
+  EXPECT_EQ(error_with({}), problem);
+  LoadOptions named;
+  named.name_points = true;
+  EXPECT_EQ(error_with(named), problem + "\n  hint: in sweep point workers=2");
+}
+
 TEST(ScenarioReader, UnknownKeySuggestsTheClosest) {
   EXPECT_EQ(error_of(testing::replace_once(kValid, "  workers: 4", "  workers: 4\n  wrokers: 5")),
             "s.yaml:5:3: error: cluster.wrokers: unknown key\n  hint: did you mean 'workers'?");
