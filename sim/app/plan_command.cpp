@@ -166,6 +166,9 @@ analysis::PlanMeasurement measured(const analysis::RunSummary& run, const scenar
   if (run.energy_j && units > 0.0) m.energy_per_token_j = *run.energy_j / units;
   if (s.energy.price_per_device_hour && m.tokens_per_s > 0.0) {
     m.cost_per_million_tokens = *s.energy.price_per_device_hour * devices / 3600.0 / m.tokens_per_s * 1e6;
+    // A budget's failures keep the devices busy for its recoveries and lost work as well: the device-hours of a
+    // token are the failure-free ones over the goodput its projection expects.
+    if (run.goodput_expected && *run.goodput_expected > 0.0) *m.cost_per_million_tokens /= *run.goodput_expected;
   }
   m.run_folder = folder;
   return m;

@@ -196,6 +196,29 @@ TEST(PlanCommand, TheEstimateRanksAMixturesSimulatedCandidatesAsTheSimulationDoe
       << "over " << found.candidates << " simulated candidates; the estimate's worst disagreements:\n" << found.worst;
 }
 
+// A budget with failures: each plan's cost per million tokens is its own projection's (device-hours over the
+// goodput expected), the figure --objective cost ranks by, not the failure-free one.
+TEST(PlanCommand, TheCostPerTokenOfABudgetWithFailuresIsItsProjections) {
+  const fs::path folder = fresh_output_folder("plan_cost_with_failures");
+  const fs::path scenario = folder / "budget.yaml";
+  std::ofstream(scenario) << "include: " << scenario_path("plan/gpt2-medium-a100-x16.yaml").string() << "\n"
+                          << "training: {stop: {tokens: 1000000000}}\n"
+                             "energy: {carbon_intensity: 400gCO2/kWh, price_per_device_hour: 2, currency: USD}\n"
+                             "failures: {random: {mtbf: 1600s}, checkpoint: {every: 100, storage_bandwidth: 10GB/s}, "
+                             "restart_time: 5s}\n";
+  const CommandResult plan = run_dtsim("plan " + scenario.string() + " --gpus 16 --top 2 --objective cost -j 2 -q -o " +
+                                       (folder / "plan").string());
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  const auto rows = plan_rows(folder / "plan" / "plan.csv");
+  ASSERT_GE(rows.size(), 2U);
+  for (const auto& row : rows) {
+    const nlohmann::json summary = nlohmann::json::parse(read_file(folder / "plan" / row[21] / "summary.json"));
+    const nlohmann::json& projection = summary.at("result").at("projection");
+    const double own = projection.at("cost").get<double>() / projection.at("tokens").get<double>() * 1e6;
+    EXPECT_NEAR(std::stod(row[20]), own, 1e-5 * own) << row[2];
+  }
+}
+
 // --keep-placement keeps the scenario's order: the 70 splits once each.
 TEST(PlanCommand, KeepingThePlacementTriesEachSplitOnce) {
   const fs::path folder = fresh_output_folder("plan_kept_placement");
