@@ -1,45 +1,21 @@
 #include "sim/app/simulation_memory.hpp"
 
-#include "sim/app/registries.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/core/diagnostic.hpp"
-#include "sim/scenario/scenario_reader.hpp"
-
 #include "../scenario/scenario_text.hpp"
-#include "tests/support/scenario_format.hpp"
+#include "refusal_of.hpp"
 
 #include <gtest/gtest.h>
 
 namespace dtsim::app {
 namespace {
 
-const std::string kLarge = R"(name: large
-cluster:
-  workers: 4096
-  device: {name: a100, precision: mixed, efficiency: 0.5}
-topology:
-  kind: fat_tree
-  arity: 16
-  link: {bandwidth: "200Gbps", latency: "2us"}
-model: {kind: "profile:resnet50"}
-training:
-  batch: {per_worker: 4}
-  optimizer: {kind: adam, learning_rate: 0.0001}
-  stop: {iterations: 1}
-)";
+const std::string kLarge = test::large_fat_tree(4096);
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string refusal(const std::string& text, double available) {
-  const Registries registries = make_builtin_registries();
-  const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
-  const runtime::TrainingSetup setup = resolve_scenario(s, registries);
-  try {
+  return test::refusal_of(text, [available](const scenario::Scenario& s, const runtime::TrainingSetup& setup) {
     check_simulation_memory(s, setup, available);
-  } catch (const core::InputError& error) {
-    return error.what();
-  }
-  return "no error";
+  });
 }
 
 TEST(SimulationMemory, MessageByMessageEveryWorkerIsSimulated) {
@@ -64,15 +40,9 @@ TEST(SimulationMemory, AnalyticalAlikeWorkersSimulateOne) {
 }
 
 std::string address_refusal(const std::string& text, double limit) {
-  const Registries registries = make_builtin_registries();
-  const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
-  const runtime::TrainingSetup setup = resolve_scenario(s, registries);
-  try {
+  return test::refusal_of(text, [limit](const scenario::Scenario& s, const runtime::TrainingSetup& setup) {
     check_address_space(s, setup, limit);
-  } catch (const core::InputError& error) {
-    return error.what();
-  }
-  return "no error";
+  });
 }
 
 // Under `ulimit -v` SimGrid aborted ("Failed to allocate stack") once the actors' 8 MiB stacks outgrew the limit.

@@ -1,44 +1,16 @@
 #include "sim/app/simulation_messages.hpp"
 
-#include "sim/app/registries.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/core/diagnostic.hpp"
-#include "sim/scenario/scenario_reader.hpp"
-
 #include "../scenario/scenario_text.hpp"
-#include "tests/support/scenario_format.hpp"
+#include "refusal_of.hpp"
 
 #include <gtest/gtest.h>
 
 namespace dtsim::app {
 namespace {
 
-const std::string kFatTree = R"(name: large
-cluster:
-  workers: 65536
-  device: {name: a100, precision: mixed, efficiency: 0.5}
-topology:
-  kind: fat_tree
-  arity: 16
-  link: {bandwidth: "200Gbps", latency: "2us"}
-model: {kind: "profile:resnet50"}
-training:
-  batch: {per_worker: 4}
-  optimizer: {kind: adam, learning_rate: 0.0001}
-  stop: {iterations: 1}
-)";
+const std::string kFatTree = test::large_fat_tree(65536);
 
-std::string refusal(const std::string& text) {
-  const Registries registries = make_builtin_registries();
-  const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
-  const runtime::TrainingSetup setup = resolve_scenario(s, registries);
-  try {
-    check_simulation_messages(s, setup);
-  } catch (const core::InputError& error) {
-    return error.what();
-  }
-  return "no error";
-}
+std::string refusal(const std::string& text) { return test::refusal_of(text, check_simulation_messages); }
 
 const std::string kHint =
     "  hint: use topology.network_model: analytical, which times each phase of a collective at once (a GPT-2 XL step "
