@@ -283,6 +283,48 @@ SchemaNode architecture(const comm::CollectiveRegistry& allreduce) {
       });
 }
 
+/// When training ends: iterations or epochs, a budget a timing-only run projects, or a target a real-math run
+/// reaches.
+SchemaNode stop() {
+  return map_of(
+             "stop", "when training ends: the first condition reached",
+             {
+                 integer("epochs", 1, kMaxCount, "passes over the training data"),
+                 integer("iterations", 1, kMaxCount, "iterations"),
+                 number("tokens", 1.0, 1e18,
+                        "timing-only runs: tokens to train on; a few iterations are simulated and the whole run "
+                        "projected (days, device-hours, energy, cost)")
+                     .whole()
+                     .for_example("2000000000000"),
+                 number("samples", 1.0, 1e18,
+                        "timing-only runs: samples (sequences) to train on, projected as tokens are")
+                     .whole()
+                     .for_example("500000000"),
+                 number("samples_per_epoch", 1.0, 1e18,
+                        "timing-only runs: the data set's samples, which makes epochs a budget projected as tokens "
+                        "are (each epoch's iterations rounded up)")
+                     .whole()
+                     .for_example("1281167"),
+                 number("tokens_per_epoch", 1.0, 1e18,
+                        "timing-only runs: the data set's tokens, which makes epochs a budget projected as tokens "
+                        "are (each epoch's iterations rounded up)")
+                     .whole()
+                     .for_example("1000000000"),
+                 number(
+                     "target_loss", 0.0, kInf,
+                     "real-math runs: stop at the first evaluation whose validation loss is at or below it (epochs or "
+                     "iterations bound the run)")
+                     .exclusive_min(),
+                 number(
+                     "target_accuracy", 0.0, 1.0,
+                     "real-math classifiers: stop at the first evaluation whose validation accuracy is at or above it")
+                     .exclusive_min(),
+                 quantity("sim_time", Unit::Duration, "simulated time budget").exclusive_min().plan(),
+             })
+      .require()
+      .alternatives();
+}
+
 SchemaNode training(const Registries& registries) {
   return map_of(
       "training", "the training recipe",
@@ -353,40 +395,7 @@ SchemaNode training(const Registries& registries) {
           map_of("optimizer", "how gradients become updates", optimizer_keys(registries.optimizers)).require(),
           sync(registries.strategies),
           architecture(registries.collectives.allreduce),
-          map_of("stop", "when training ends: the first condition reached",
-                 {
-                     integer("epochs", 1, kMaxCount, "passes over the training data"),
-                     integer("iterations", 1, kMaxCount, "iterations"),
-                     number("tokens", 1.0, 1e18,
-                            "timing-only runs: tokens to train on; a few iterations are simulated and the whole run "
-                            "projected (days, device-hours, energy, cost)")
-                         .whole()
-                         .for_example("2000000000000"),
-                     number("samples", 1.0, 1e18,
-                            "timing-only runs: samples (sequences) to train on, projected as tokens are")
-                         .whole()
-                         .for_example("500000000"),
-                     number("samples_per_epoch", 1.0, 1e18,
-                            "timing-only runs: the data set's samples, which makes epochs a budget projected as tokens "
-                            "are (each epoch's iterations rounded up)")
-                         .whole()
-                         .for_example("1281167"),
-                     number("tokens_per_epoch", 1.0, 1e18,
-                            "timing-only runs: the data set's tokens, which makes epochs a budget projected as tokens "
-                            "are (each epoch's iterations rounded up)")
-                         .whole()
-                         .for_example("1000000000"),
-                     number("target_loss", 0.0, kInf,
-                            "real-math runs: stop at the first evaluation whose validation loss is at or below it (epochs or "
-                            "iterations bound the run)")
-                         .exclusive_min(),
-                     number("target_accuracy", 0.0, 1.0,
-                            "real-math classifiers: stop at the first evaluation whose validation accuracy is at or above it")
-                         .exclusive_min(),
-                     quantity("sim_time", Unit::Duration, "simulated time budget").exclusive_min().plan(),
-                 })
-              .require()
-              .alternatives(),
+          stop(),
           integer("evaluate_every", 1, kMaxCount, "iterations between evaluations; once per epoch when absent"),
       });
 }
