@@ -208,6 +208,7 @@ struct Search {
   std::string scenario_text;
   std::optional<scenario::ScenarioDocument> best;  ///< set once the best points are read
   std::vector<std::size_t> simulated_rows;         ///< the row of study.rows each of best's points stands for
+  bool fits = false;                               ///< some candidate of this count fits
 };
 
 /// The row of `rows` whose split is `label` and that fits; none otherwise.
@@ -218,8 +219,11 @@ std::optional<std::size_t> fitting_row(const std::vector<analysis::PlanRow>& row
   return static_cast<std::size_t>(found - rows.begin());
 }
 
+/// The search of one device count. Where nothing fits, with `refuse_unfit_count` the plan stops there with why;
+/// without, the count is listed with its discards and the other counts go on.
 Search search(const PlanOptions& options, const scenario::ScenarioFormat& format, const scenario::Scenario& base,
-              const models::ModelProfile& profile, const Registries& registries, const std::filesystem::path& folder, int devices) {
+              const models::ModelProfile& profile, const Registries& registries, const std::filesystem::path& folder, int devices,
+              bool refuse_unfit_count) {
   const auto started = std::chrono::steady_clock::now();
   const std::int64_t batch = global_batch(base.training);
   const std::filesystem::path generated = folder / fmt::format("{}-devices.yaml", devices);
@@ -231,11 +235,12 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
   const SearchSource source{options.scenario_file, generated, options.confine, search_progress(options)};
   const DeviceSearch found =
       search_devices(options.space, limits, devices, batch, base, profile, format, source, registries);
-  if (found.best() == nullptr) {
+  if (found.best() == nullptr && refuse_unfit_count) {
     refuse_unfit(found, options.space, limits, profile.shape, options.scenario_file,
                  "plan other device counts with --gpus");
   }
   Search out;
+  out.fits = found.best() != nullptr;
   out.study = {.devices = devices, .candidates = found.candidates + found.undivided, .rows = found.rows,
                .discards = found.discards, .objective = options.objective,
                .tokens_unit = profile.shape.sequence > 0 ? "tokens" : "samples", .fitting = found.fitting,
@@ -317,7 +322,14 @@ std::filesystem::path plan_command(const PlanOptions& options, const Registries&
   for (const int n : counts) core::check_result_folder(folder / fmt::format("{}-devices", n));
   // Every count is searched and its best points checked before anything is written.
   std::vector<Search> searches;
-  for (const int n : options.devices) searches.push_back(search(options, format, base, profile, registries, folder, n));
+  // A count nothing fits is listed beside the others; where none fits, the first is searched again to say why.
+  const bool one_count = options.devices.size() == 1;
+  for (const int n : options.devices) {
+    searches.push_back(search(options, format, base, profile, registries, folder, n, one_count));
+  }
+  if (std::none_of(searches.begin(), searches.end(), [](const Search& found) { return found.fits; })) {
+    static_cast<void>(search(options, format, base, profile, registries, folder, options.devices.front(), true));
+  }
   std::filesystem::create_directories(folder);
   std::vector<analysis::PlanStudy> studies;
   for (Search& found : searches) {

@@ -346,6 +346,24 @@ TEST(PlanCommand, RefusesACountNoCandidateFitsNamingTheFlagsThatRuleThemOut) {
             at + "65528 devices with a global batch of 32 fits: 15706 candidates, every one discarded (10296 "
                  "training.parallelism.tensor, 5400 training.parallelism.pipeline, 10 training.batch)\n"
                  "  hint: every split of 65528 devices is discarded: plan other device counts with --gpus\n");
+  // Where none of several counts fits, the first says why.
+  EXPECT_EQ(refusal("--gpus 65528,65520 --top 1").substr(0, at.size() + 5), at + "65528");
+}
+
+// Beside a count that fits, a count nothing fits is listed with its discards, and the plan goes on.
+TEST(PlanCommand, ACountNothingFitsBesideOneThatFitsIsListedAndThePlanGoesOn) {
+  const fs::path folder = fresh_output_folder("plan_unfit_beside");
+  const CommandResult plan = run_dtsim("plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() +
+                                       " --gpus 16,65528 --zero 1 --recomputation selective --schedule 1f1b "
+                                       "--keep-placement --top 1 -j 2 -o " + (folder / "plan").string());
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  const std::size_t line = plan.out.find("65528 devices: ");
+  ASSERT_NE(line, std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.substr(line, plan.out.find('\n', line) - line).find(" 0 fit; simulating the best 0"), std::string::npos)
+      << plan.out;
+  const auto rows = plan_rows(folder / "plan" / "plan.csv");
+  ASSERT_FALSE(rows.empty());
+  for (const auto& row : rows) EXPECT_EQ(row[1], "16");
 }
 
 // A split whose data degree does not divide the batch is counted among the candidates, and so listed, by its
