@@ -1,7 +1,7 @@
 #!/bin/sh
 # One timing-only iteration of a data-parallel model on WORKERS workers (default 65536, the most a scenario may
 # declare), message by message: wall time and peak memory. Past 8,192 hosts the actors' stacks run without
-# guard pages (sim/runtime/engine_session.cpp); with them, about 32,000 actors exhaust vm.max_map_count.
+# guard pages (sim/runtime/network/engine_session.cpp); with them, about 32,000 actors exhaust vm.max_map_count.
 #   usage: bench/large_cluster.sh [path/to/dtsim] [workers]
 #   TOPOLOGY=ring (default) or fat_tree (arity 16); MODEL=gpt2_xl (default) or another profile;
 #   LIMIT=seconds stops the run there and reports the peak memory so far (a fat tree of 65,536 ranks takes

@@ -11,11 +11,11 @@
 #include "sim/app/document_commands.hpp"
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/list_command.hpp"
-#include "sim/app/registries.hpp"
-#include "sim/app/scenario_data.hpp"
 #include "sim/app/report_command.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/app/scale_command.hpp"
+#include "sim/checks/registries.hpp"
+#include "sim/checks/scenario_data.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/version.hpp"
 

@@ -3,7 +3,7 @@
 // times (nccl-tests output, bus-bandwidth curves) measured on the user's own hardware, and writes them as a
 // catalog file that scenarios include.
 
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
 
 #include <filesystem>
 #include <optional>

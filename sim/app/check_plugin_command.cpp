@@ -4,8 +4,8 @@
 #include "sim/app/plugin_loader.hpp"
 #include "sim/app/strategy_training_check.hpp"
 #include "sim/comm/all_to_all.hpp"
-#include "sim/runtime/collective_run.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/runtime/network/collective_run.hpp"
 #include "topologies/mesh.hpp"
 #include "topologies/ring.hpp"
 

@@ -2,12 +2,12 @@
 
 #include "analysis/cluster_report.hpp"
 #include "sim/app/isolated_call.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/metrics/cluster_result.hpp"
 #include "sim/metrics/link_timeline.hpp"
 #include "sim/metrics/run_writers.hpp"
-#include "sim/runtime/cluster_placement.hpp"
-#include "sim/runtime/cluster_run.hpp"
+#include "sim/runtime/jobs/cluster_placement.hpp"
+#include "sim/runtime/jobs/cluster_run.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 
 #include <fmt/format.h>

@@ -1,10 +1,10 @@
 #include "sim/app/collective_command.hpp"
 
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/comm/library_collective.hpp"
 #include "sim/core/name_match.hpp"
-#include "sim/runtime/collective_run.hpp"
-#include "sim/runtime/network_backend.hpp"
+#include "sim/runtime/network/collective_run.hpp"
+#include "sim/runtime/network/network_backend.hpp"
 #include "sim/scenario/named_values.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"

@@ -3,7 +3,7 @@
 // on a topology and prints, per size and algorithm, the simulated time, algorithm and bus bandwidth,
 // and the algorithm's closed-form time.
 
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
 
 #include <filesystem>
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
 
 #include <filesystem>
 #include <span>

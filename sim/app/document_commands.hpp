@@ -1,7 +1,7 @@
 #pragma once
 // The commands that read scenario files without simulating them: validate, explain, schema.
 
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/topology/graph_statistics.hpp"
 

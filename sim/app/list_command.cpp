@@ -1,7 +1,7 @@
 #include "sim/app/list_command.hpp"
 
 #include "models/model_profile.hpp"
-#include "sim/app/scenario_data.hpp"
+#include "sim/checks/scenario_data.hpp"
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/failure_catalog.hpp"
 #include "sim/scenario/node_catalog.hpp"

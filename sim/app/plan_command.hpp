@@ -5,8 +5,8 @@
 // scenario's own network model, as a sweep of points (resumable, in parallel processes), and ordered by the
 // objective. Writes plan.csv, plan_candidates.csv, report.html and each count's generated scenario and runs.
 
-#include "sim/app/plan_candidates.hpp"
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
+#include "sim/plan/plan_candidates.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,8 +1,8 @@
 #include "sim/app/plugin_loader.hpp"
 
 #include "sim/app/isolated_call.hpp"
-#include "sim/app/library_symbol.hpp"
 #include "sim/app/plugin_api.hpp"
+#include "sim/checks/library_symbol.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/scenario/plugin_schema.hpp"

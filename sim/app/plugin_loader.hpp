@@ -2,7 +2,7 @@
 // Loads plug-ins built outside dtsim (shared libraries defining DTSIM_PLUGIN, sim/app/plugin_api.hpp) into the
 // registries, before any scenario is read: their names are then valid wherever a built-in's is.
 
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
 
 #include <filesystem>
 #include <optional>

@@ -1,7 +1,7 @@
 #pragma once
 // `dtsim report DIR...`: report.html for one run, a sweep's folder (its points), or several runs on shared axes.
 
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
 
 #include <filesystem>
 #include <optional>

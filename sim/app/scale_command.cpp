@@ -2,16 +2,16 @@
 
 #include "analysis/run_summary.hpp"
 #include "analysis/scaling_report.hpp"
-#include "sim/app/plan_search.hpp"
 #include "sim/app/run_command.hpp"
-#include "sim/app/scenario_data.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/app/study_scenario.hpp"
 #include "sim/app/sweep_runner.hpp"
+#include "sim/checks/scenario_data.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/result_folder.hpp"
+#include "sim/plan/plan_search.hpp"
+#include "sim/plan/study_scenario.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>

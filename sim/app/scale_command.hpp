@@ -4,8 +4,8 @@
 // splitting it over the workers), run as sweeps are (points in parallel processes, resumable), then read
 // back into scaling.csv, report.html and a table on stdout.
 
-#include "sim/app/plan_candidates.hpp"
-#include "sim/app/registries.hpp"
+#include "sim/checks/registries.hpp"
+#include "sim/plan/plan_candidates.hpp"
 
 #include <filesystem>
 #include <functional>

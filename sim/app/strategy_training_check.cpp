@@ -1,8 +1,8 @@
 #include "sim/app/strategy_training_check.hpp"
 
 #include "sim/app/plugin_loader.hpp"
-#include "sim/app/registries.hpp"
 #include "sim/app/run_command.hpp"
+#include "sim/checks/registries.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/core/input_file.hpp"

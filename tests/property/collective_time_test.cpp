@@ -8,7 +8,7 @@
 #include "sim/comm/collective_algorithm.hpp"
 #include "sim/comm/hierarchical_allreduce.hpp"
 #include "sim/comm/library_collective.hpp"
-#include "sim/runtime/collective_run.hpp"
+#include "sim/runtime/network/collective_run.hpp"
 #include "sim/scenario/config_loader.hpp"
 #include "sim/topology/routing.hpp"
 #include "tests/support/scenario_format.hpp"

@@ -2,8 +2,8 @@
 // same samples in the same order ends: averaging the workers' mean gradients is the mean over p*b samples.
 
 #include "models/optimizer.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/global_batch.hpp"
 #include "tests/sim/recording_observer.hpp"

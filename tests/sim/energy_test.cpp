@@ -3,8 +3,8 @@
 // hand-computable from the time it computed and communicated; a straggler's BSP peers spend its extra
 // compute time waiting, at idle power.
 
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

@@ -4,7 +4,7 @@
 // takes the direct all-to-all's alpha + m/B, m the piece for one peer. Counted from the messages the run sent.
 
 #include "models/expert_routing.hpp"
-#include "sim/runtime/training_context.hpp"
+#include "sim/runtime/context/training_context.hpp"
 #include "tests/sim/simulated_run.hpp"
 
 #include <fmt/format.h>

@@ -2,9 +2,9 @@
 // others; one that is repaired computes the step it died in again and finishes its share. And the seeded
 // failure process: exponential times of the declared mean, the same for the same seed.
 
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/metrics/failure_schedule.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

@@ -6,7 +6,7 @@
 // is tests/golden/fluid_vs_simgrid.csv; DTSIM_WRITE_FLUID_TABLE=FILE writes it anew.
 
 #include "sim/core/config_node.hpp"
-#include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/network/engine_session.hpp"
 #include "sim/scenario/config_loader.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 #include "sim/topology/fluid_flows.hpp"

@@ -3,7 +3,7 @@
 
 #include "models/batch_schedule.hpp"
 #include "models/optimizer.hpp"
-#include "sim/runtime/training_setup.hpp"
+#include "sim/runtime/setup/training_setup.hpp"
 
 #include <vector>
 

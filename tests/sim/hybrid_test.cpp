@@ -3,8 +3,8 @@
 // workers that touched them, times 1/p; and, up to the order of additions, plain gradient averaging.
 
 #include "models/sgd.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/simulated_run.hpp"
 #include "tests/unit/comm/thread_transport.hpp"

@@ -3,8 +3,8 @@
 // takes them in the order SimGrid's wait_any over every open receive gave: the first to arrive while it waits,
 // the lowest sender among those already arrived; and its replies reach each worker.
 
-#include "sim/runtime/engine_session.hpp"
-#include "sim/runtime/s4u_transport.hpp"
+#include "sim/runtime/network/engine_session.hpp"
+#include "sim/runtime/network/s4u_transport.hpp"
 
 #include <gtest/gtest.h>
 #include <simgrid/s4u/Actor.hpp>

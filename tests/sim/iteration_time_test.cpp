@@ -3,11 +3,11 @@
 // server's update. The whole run is the iteration count times that.
 
 #include "models/sgd.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/comm/parameter_server_protocol.hpp"
 #include "sim/comm/ring_collectives.hpp"
 #include "sim/compute/device_cost_model.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

@@ -4,8 +4,8 @@
 // transfer gets there; transfers not in step meet each other's bytes only while both move them.
 
 #include "sim/platform/platform_builder.hpp"
-#include "sim/runtime/engine_session.hpp"
-#include "sim/runtime/link_sharing.hpp"
+#include "sim/runtime/network/engine_session.hpp"
+#include "sim/runtime/network/link_sharing.hpp"
 
 #include <gtest/gtest.h>
 #include <simgrid/s4u/Actor.hpp>

@@ -1,8 +1,8 @@
 // Bytes per link from real training runs: every message adds its size to each link of its route, so the
 // links together carry the bytes sent times the hops each message takes.
 
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "sim/topology/link_traffic.hpp"
 #include "tests/support/scenario_format.hpp"

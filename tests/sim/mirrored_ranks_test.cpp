@@ -1,4 +1,4 @@
-#include "sim/runtime/mirrored_ranks.hpp"
+#include "sim/runtime/data_parallel/mirrored_ranks.hpp"
 
 #include "sim/scenario/parallel_layout.hpp"
 

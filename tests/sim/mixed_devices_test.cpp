@@ -2,9 +2,9 @@
 // memory bandwidth), and node types bring their own devices.
 
 #include "models/sgd.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/compute/device_cost_model.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

@@ -6,9 +6,9 @@
 
 #include "models/moe_classifier.hpp"
 #include "models/optimizer.hpp"
-#include "sim/runtime/token_exchange.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
+#include "sim/runtime/model_parallel/token_exchange.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/global_batch.hpp"
 #include "tests/sim/recording_observer.hpp"

@@ -5,8 +5,8 @@
 
 #include "models/model_profile.hpp"
 #include "models/pipeline_plan.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

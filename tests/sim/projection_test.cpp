@@ -3,10 +3,10 @@
 // iteration, times the iterations.
 
 #include "analysis/summary_table.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/metrics/projection.hpp"
 #include "sim/metrics/throughput.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

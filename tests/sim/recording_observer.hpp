@@ -1,7 +1,7 @@
 #pragma once
 // A RunObserver that keeps what it is told, for tests to check against references.
 
-#include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/observe/run_observer.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -1,9 +1,9 @@
 // What a run measures reaches observers as events; the record is what one of them (RunRecorder) makes of
 // them. A second observer, watching the same run span by span, must see time that adds up to the record.
 
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/run_recorder.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
+#include "sim/runtime/observe/run_recorder.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

@@ -2,9 +2,9 @@
 // A scenario given as YAML text, resolved with the built-in plug-ins and simulated, kept whole for tests to
 // check against references.
 
-#include "sim/app/registries.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/registries.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/recording_observer.hpp"
 #include "tests/support/scenario_format.hpp"

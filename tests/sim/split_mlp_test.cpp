@@ -4,8 +4,8 @@
 // gradients, so only the order of float sums differs.
 
 #include "models/optimizer.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/global_batch.hpp"
 #include "tests/sim/recording_observer.hpp"

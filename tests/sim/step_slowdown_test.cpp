@@ -2,10 +2,10 @@
 // its own seeded stream, and a run charges each gradient step exactly its drawn factor.
 
 #include "models/sgd.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/compute/device_cost_model.hpp"
-#include "sim/runtime/step_slowdown.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
+#include "sim/runtime/setup/step_slowdown.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 

@@ -3,10 +3,10 @@
 // compute on parameters more stale than its bound, whatever the workers' speeds.
 
 #include "models/sgd.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/comm/parameter_server_protocol.hpp"
 #include "sim/core/rng.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/simulated_run.hpp"
 #include "tests/unit/comm/thread_transport.hpp"

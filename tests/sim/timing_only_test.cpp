@@ -3,12 +3,12 @@
 // give the time of the rounds one by one.
 
 #include "models/model_profile.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/comm/ring_collectives.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/core/diagnostic.hpp"
-#include "sim/runtime/training_context.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/runtime/context/training_context.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/device_catalog.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"

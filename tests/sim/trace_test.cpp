@@ -2,8 +2,8 @@
 // bandwidth trace a link's bandwidth: SimGrid profiles built from the scenario's points. Background traffic
 // takes its share of a link.
 
-#include "sim/runtime/background_traffic.hpp"
-#include "sim/runtime/engine_session.hpp"
+#include "sim/runtime/network/background_traffic.hpp"
+#include "sim/runtime/network/engine_session.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>

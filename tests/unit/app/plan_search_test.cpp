@@ -1,14 +1,14 @@
 // dtsim plan's search: the screen refuses exactly what `dtsim run` refuses, every discard says why, and the
 // estimate is the closed form it documents where only compute (or only the gradients' ring) counts.
 
-#include "sim/app/plan_candidates.hpp"
-#include "sim/app/plan_estimate.hpp"
-#include "sim/app/plan_search.hpp"
+#include "sim/plan/plan_candidates.hpp"
+#include "sim/plan/plan_estimate.hpp"
+#include "sim/plan/plan_search.hpp"
 
 #include "models/device_share.hpp"
 #include "models/pipeline_plan.hpp"
-#include "sim/app/registries.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/registries.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/core/config_view.hpp"
 #include "sim/core/diagnostic.hpp"

@@ -2,8 +2,8 @@
 // The checks a run makes of a resolved scenario before it simulates (its memory, its stacks, its messages), each
 // asked of a scenario's text: the error it throws, or "no error".
 
-#include "sim/app/registries.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/registries.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/core/diagnostic.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 

@@ -1,4 +1,4 @@
-#include "sim/app/simulation_messages.hpp"
+#include "sim/checks/simulation_messages.hpp"
 
 #include "../scenario/scenario_text.hpp"
 #include "refusal_of.hpp"

@@ -1,7 +1,7 @@
 // Where jobs go on a two-level tree of four leaves of two machines of two devices: packed takes the fewest
 // leaves, spread one machine a leaf in turn, random a seeded order, explicit what it names.
 
-#include "sim/runtime/cluster_placement.hpp"
+#include "sim/runtime/jobs/cluster_placement.hpp"
 
 #include <gtest/gtest.h>
 

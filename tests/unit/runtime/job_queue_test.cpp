@@ -1,7 +1,7 @@
 // FIFO and EASY backfill: the hand-built cases, and schedules drawn at random, each job running exactly its declared
 // time, where backfill never starts the head of the queue later than the reservation it was given.
 
-#include "sim/runtime/job_queue.hpp"
+#include "sim/runtime/jobs/job_queue.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "sim/app/compute_backend.hpp"
-#include "sim/app/scenario_resolver.hpp"
+#include "sim/checks/compute_backend.hpp"
+#include "sim/checks/scenario_resolver.hpp"
 #include "sim/scenario/plugin_schema.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/scenario/scenario_reader.hpp"

@@ -2,8 +2,8 @@
 // here by hand; with several, each worker exchanges with the center every tau steps and the model learns.
 
 #include "models/sgd.hpp"
-#include "sim/app/scenario_resolver.hpp"
-#include "sim/runtime/training_run.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/sim/recording_observer.hpp"
 #include "tests/support/scenario_format.hpp"

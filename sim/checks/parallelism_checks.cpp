@@ -1,0 +1,416 @@
+#include "sim/checks/parallelism_checks.hpp"
+
+#include "models/pipeline_plan.hpp"
+#include "sim/core/config_view.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace dtsim::app {
+namespace {
+
+/// A feature that runs a reduce-scatter and an allgather with the architecture's algorithm (`what` does so):
+/// the algorithm must have both.
+void check_gather_pair(const scenario::Scenario& s, const Registries& registries, std::string_view what,
+                       std::string_view hint, core::DiagnosticSink& sink) {
+  const std::string& algorithm = s.training.allreduce_algorithm.value;
+  if (registries.collectives.of(comm::Operation::reduce_scatter).contains(algorithm) &&
+      registries.collectives.of(comm::Operation::allgather).contains(algorithm)) {
+    return;
+  }
+  sink.error(s.training.allreduce_algorithm.where, "training.architecture.algorithm",
+             fmt::format("{} with the architecture's algorithm, and '{}' has no such pair", what, algorithm),
+             std::string(hint));
+}
+
+/// Tensor parallelism splits a transformer profile's layers: the degree divides the heads, the key-value
+/// heads and the feed-forward width; sequence parallelism needs a reduce-scatter and an allgather.
+void check_tensor(const scenario::Scenario& s, const models::ModelProfile& profile, const Registries& registries,
+                  core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.tensor";
+  if (plan.tensor == 1) {
+    if (plan.sequence_parallel) {
+      sink.error(plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
+                 "sequence parallelism splits work over a tensor group, and there is none (tensor: 1)",
+                 "set training.parallelism.tensor above 1, or leave sequence_parallel out");
+    }
+    return;
+  }
+  const models::TransformerShape& shape = profile.shape;
+  if (shape.heads == 0) {
+    sink.error(plan.tensor_at, key,
+               fmt::format("tensor parallelism splits attention and feed-forward layers, and '{}' has none",
+                           s.model.kind.value),
+               "use a transformer profile (profile:gpt3_175b, profile:llama2_70b, ...), or tensor: 1");
+    return;
+  }
+  const auto divides = [&](int count, const std::string& what) {
+    if (count % plan.tensor == 0) return true;
+    std::vector<int> fits;
+    for (int t = 2; t <= count && t <= 64; ++t) {
+      if (count % t == 0 && shape.key_value_heads % t == 0 && shape.heads % t == 0 && shape.feed_forward % t == 0) {
+        fits.push_back(t);
+      }
+    }
+    sink.error(plan.tensor_at, key,
+               fmt::format("a tensor degree of {} does not divide {}'s {} {}", plan.tensor, s.model.kind.value, count,
+                           what),
+               fits.empty() ? std::string("use tensor: 1")
+                            : fmt::format("use a degree that divides the heads, the key-value heads and the "
+                                          "feed-forward width: {}",
+                                          fmt::join(fits, ", ")));
+    return false;
+  };
+  if (divides(shape.heads, "attention heads") && shape.key_value_heads != shape.heads) {
+    divides(shape.key_value_heads, "key-value heads");
+  }
+  divides(shape.feed_forward, "feed-forward channels");
+  if (plan.sequence_parallel) {
+    check_gather_pair(s, registries, "sequence parallelism reduce-scatters and allgathers",
+                      "use ring, or sequence_parallel: false", sink);
+  }
+}
+
+/// Micro-batch passes one step may hold message by message, micro-batches x model chunks x stages: SimGrid's
+/// cost per activity grows with the activities a step has open, so a step's wall time grows faster than its
+/// micro-batches (8 stages of GPT-2: 2,048 micro-batches 2.0 s, 4,096 13.5 s, 16,384 180 s; 2 stages: 8,000
+/// 0.35-0.52 s, 32,000 6.9-12.8 s). At the bound a step takes seconds; docs/limits.md.
+constexpr std::int64_t kStepPassLimit = 16'384;
+/// Micro-batch passes a whole run may simulate (the step's, times tensor ranks and iterations): some two
+/// minutes at the bound, at the 2 s measured for a step of 16,384 passes (8 stages x 2,048).
+constexpr double kRunPassLimit = 1e6;
+
+/// Refuses a pipeline whose steps or run hold more micro-batch passes than simulate in reasonable time,
+/// naming the figure: `microbatches: 1000000` on 2 stages ran over 10 minutes here before it was stopped.
+void check_simulated_passes(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::int64_t step = static_cast<std::int64_t>(plan.microbatches) * plan.virtual_stages * plan.pipeline;
+  const double run = static_cast<double>(step) * plan.tensor * static_cast<double>(s.training.iterations.value_or(1));
+  const char* hint = "use fewer, larger micro-batches (or fewer iterations): a pipeline's bubble and time per sample "
+                     "change little once its micro-batches are many times its stages";
+  // A network that times phases at once keeps no SimGrid activity per message: its steps have no such bound.
+  const bool message_by_message = !runtime::network_backend(s.topology.network_model).times_phases_at_once();
+  if (message_by_message && step > kStepPassLimit) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("{} micro-batches x {} chunk(s) x {} stage(s) are {} micro-batch passes a step, more than the "
+                           "{} a step may simulate message by message",
+                           plan.microbatches, plan.virtual_stages, plan.pipeline, step, kStepPassLimit),
+               std::string(hint) + "; or use topology.network_model: analytical");
+  } else if (run > kRunPassLimit) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("{} micro-batch passes a step x {} tensor rank(s) x {} iteration(s) are {:.3g} passes, more "
+                           "than the {:.0e} a run may simulate",
+                           step, plan.tensor, s.training.iterations.value_or(1), run, kRunPassLimit),
+               hint);
+  }
+}
+
+void check_microbatches_divide(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  check_simulated_passes(s, sink);
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (s.training.batch_per_worker % plan.microbatches != 0) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("{} micro-batches do not divide a batch of {} samples", plan.microbatches,
+                           s.training.batch_per_worker),
+               s.training.batch_declared_global
+                   ? fmt::format("use a number of micro-batches that divides the batch of each of the {} replicas "
+                                 "(training.batch.global / {})", plan.data, plan.data)
+                   : "use a number of micro-batches that divides training.batch.per_worker");
+  }
+}
+
+/// Model parallelism (a pipeline, `training.parallelism.pipeline` > 1, or tensor groups, `tensor` > 1) runs
+/// a timing-only model's layers split over workers, under bulk-synchronous steps with the replicas
+/// averaging by allreduce; micro-batches split the batch.
+/// Without a pipeline or a tensor group: micro-batches accumulate gradients (of timing-only models), and
+/// the pipeline's own settings have nothing to order.
+void check_without_model_parallelism(const scenario::Scenario& s, const Registries& registries, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  // Without model parallelism, micro-batches are gradient accumulation: a timing-only worker runs them
+  // one after the other and its replicas sum the gradients once per step.
+  if (plan.microbatches > 1 && !s.model.timing_only) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("micro-batches without a pipeline or a tensor group accumulate gradients of a "
+                           "timing-only model (model.kind: profile:...), and '{}' trains for real",
+                           s.model.kind.value),
+               "leave microbatches out");
+  } else if (plan.microbatches > 1) {
+    check_microbatches_divide(s, sink);
+  }
+  if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
+  using models::PipelineSchedule;
+  if (plan.schedule == PipelineSchedule::Interleaved || plan.schedule == PipelineSchedule::ZeroBubble ||
+      plan.virtual_stages > 1) {
+    sink.error(plan.virtual_stages > 1 ? plan.virtual_stages_at : plan.schedule_at,
+               plan.virtual_stages > 1 ? "training.parallelism.virtual_stages" : "training.parallelism.schedule",
+               plan.virtual_stages > 1
+                   ? std::string("virtual stages split a pipeline's stages into chunks, and there is one stage "
+                                 "(pipeline: 1)")
+                   : fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage (pipeline: 1)",
+                                 scenario::to_string(plan.schedule)),
+               "set training.parallelism.pipeline above 1, or leave it out");
+  }
+}
+
+/// Real math splits the dense classifiers (softmax regression and the MLP) across devices, under gpipe or
+/// 1f1b, without ZeRO or sequence parallelism. False when the model is not one of them (nothing more to check).
+bool check_real_math_split(const scenario::Scenario& s, const core::SourcePosition& at, const std::string& key,
+                           const std::string& what, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string& kind = s.model.kind.value;
+  if (kind != "mlp" && kind != "softmax_regression" && kind != "moe") {
+    sink.error(at, key,
+               fmt::format("{} split real math for the dense classifiers (mlp, softmax_regression) in this version, "
+                           "and '{}' is another model",
+                           what, kind),
+               fmt::format("use model.kind: mlp, a model.kind: profile:..., or {}: 1", key));
+    return false;
+  }
+  const auto refuse = [&](bool when, core::SourcePosition where, const std::string& at_key, const std::string& why,
+                          const std::string& hint) {
+    if (when) sink.error(where, at_key, why, hint);
+  };
+  refuse(plan.schedule != models::PipelineSchedule::GPipe && plan.schedule != models::PipelineSchedule::OneForwardOneBackward,
+         plan.schedule_at, "training.parallelism.schedule",
+         fmt::format("a model trained for real runs the gpipe or 1f1b schedule, and the schedule is '{}'",
+                     scenario::to_string(plan.schedule)),
+         "use schedule: 1f1b");
+  refuse(plan.zero > 0, plan.zero_at, "training.parallelism.zero", "ZeRO runs on timing-only models in this version",
+         "use training.parallelism.zero: 0");
+  refuse(plan.sequence_parallel, plan.sequence_parallel_at, "training.parallelism.sequence_parallel",
+         "sequence parallelism splits transformer layers, and a dense classifier has none",
+         "leave sequence_parallel out");
+  return true;
+}
+
+/// The schedule against the virtual stages and the pipeline.
+void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const bool interleaved = plan.schedule == models::PipelineSchedule::Interleaved;
+  if (interleaved != (plan.virtual_stages > 1)) {
+    sink.error(interleaved ? plan.schedule_at : plan.virtual_stages_at,
+               interleaved ? "training.parallelism.schedule" : "training.parallelism.virtual_stages",
+               interleaved ? "the interleaved schedule runs several model chunks per device, and virtual_stages is 1"
+                           : fmt::format("{} model chunks per device run under the interleaved schedule, and the "
+                                         "schedule is '{}'",
+                                         plan.virtual_stages, scenario::to_string(plan.schedule)),
+               interleaved ? "set training.parallelism.virtual_stages to 2 or more"
+                           : "use schedule: interleaved_1f1b, or leave virtual_stages out");
+  }
+  if (interleaved && plan.pipeline > 1 && plan.microbatches % plan.pipeline != 0) {
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("the interleaved schedule runs micro-batches in groups of the {} stages, and {} is not a "
+                           "multiple of {}",
+                           plan.pipeline, plan.microbatches, plan.pipeline),
+               fmt::format("use {} micro-batches, or another multiple of the pipeline degree",
+                           (plan.microbatches / plan.pipeline + 1) * plan.pipeline));
+  }
+  if (plan.pipeline == 1 && (interleaved || plan.schedule == models::PipelineSchedule::ZeroBubble)) {
+    sink.error(plan.schedule_at, "training.parallelism.schedule",
+               fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage",
+                           scenario::to_string(plan.schedule)),
+               "set training.parallelism.pipeline above 1, or leave schedule out");
+  }
+}
+
+/// Expert parallelism spreads a mixture's `experts` routed experts (a profile's, or the moe model's): the
+/// degree divides them.
+void check_experts(const scenario::Scenario& s, int experts, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.expert";
+  if (experts == 0) {
+    sink.error(plan.expert_at, key,
+               fmt::format("expert parallelism spreads a mixture's routed experts, and '{}' has none", s.model.kind.value),
+               "use a mixture (profile:mixtral_8x7b, profile:deepseek_v3, or model.experts on profile:gpt or "
+               "profile:llama), or expert: 1");
+    return;
+  }
+  if (experts % plan.expert != 0) {
+    std::vector<int> fits;
+    for (int e = 2; e <= experts; ++e) {
+      if (experts % e == 0 && plan.data % e == 0) fits.push_back(e);
+    }
+    sink.error(plan.expert_at, key,
+               fmt::format("an expert degree of {} does not divide {}'s {} routed experts", plan.expert,
+                           s.model.kind.value, experts),
+               fits.empty() ? std::string("use expert: 1")
+                            : fmt::format("use a degree that divides the experts and the data-parallel degree: {}",
+                                          fmt::join(fits, ", ")));
+  }
+  if (s.training.overlap_parameter_gather) {
+    sink.error(s.training.overlap_parameter_gather_at, "training.overlap_parameter_gather",
+               "gathers overlapped with the forward pass are not simulated with expert parallelism yet",
+               "leave overlap_parameter_gather out, or use expert: 1");
+  }
+}
+
+/// Real math spreads the experts of the mixture-of-experts classifier (model.kind: moe) over expert groups
+/// carved out of the data-parallel replicas, with no other split. False when it cannot (nothing more to check).
+bool check_real_math_experts(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.expert";
+  if (s.model.kind.value != "moe") {
+    sink.error(plan.expert_at, key,
+               fmt::format("expert parallelism spreads a mixture's experts, and '{}' trains for real without any",
+                           s.model.kind.value),
+               "use model.kind: moe, a mixture profile such as profile:mixtral_8x7b, or expert: 1");
+    return false;
+  }
+  const std::array<std::tuple<int, core::SourcePosition, std::string_view>, 3> others{
+      {{plan.tensor, plan.tensor_at, "tensor"}, {plan.pipeline, plan.pipeline_at, "pipeline"},
+       {plan.context, plan.context_at, "context"}}};
+  for (const auto& [degree, where, axis] : others) {
+    if (degree == 1) continue;
+    sink.error(where, fmt::format("training.parallelism.{}", axis),
+               fmt::format("a mixture trained for real is split over data x expert in this version, and {} is {}",
+                           axis, degree),
+               fmt::format("use {}: 1 with model.kind: moe, or a mixture profile such as profile:mixtral_8x7b", axis));
+    return false;
+  }
+  const core::View model(&s.model.section, "model");
+  check_experts(s, static_cast<int>(model.integer("experts").value_or(0)), sink);
+  return true;
+}
+
+/// Context parallelism splits a timing-only transformer's sequences: two chunks a device, whole attention
+/// heads beside; not yet with expert parallelism or full recomputation.
+void check_context(const scenario::Scenario& s, const models::ModelProfile& profile, const Registries& registries,
+                   core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.context";
+  if (profile.shape.heads == 0) {
+    sink.error(plan.context_at, key,
+               fmt::format("context parallelism splits a transformer's sequences, and '{}' has none", s.model.kind.value),
+               "use a transformer profile, or context: 1");
+    return;
+  }
+  if (profile.shape.sequence % (2 * plan.context) != 0) {
+    sink.error(plan.context_at, key,
+               fmt::format("a context degree of {} splits each sequence of {} tokens into 2 x {} chunks, which do not "
+                           "divide it",
+                           plan.context, profile.shape.sequence, plan.context),
+               "use a degree c with 2 c dividing model.sequence_length");
+  }
+  if (plan.expert > 1) {
+    sink.error(plan.context_at, key, "context and expert parallelism together are not simulated yet",
+               "use context: 1 or expert: 1");
+  }
+  if (s.training.recomputation == models::Recomputation::Full) {
+    sink.error(s.training.recomputation_at, "training.recomputation",
+               "full recomputation reruns attention's key-value exchanges, which context parallelism does not "
+               "simulate yet",
+               "use recomputation: selective or none with context parallelism");
+  }
+  if (plan.context_attention == scenario::ContextAttention::AllGather) {
+    check_gather_pair(s, registries, "context_attention: all_gather allgathers and reduce-scatters",
+                      "use ring, or context_attention: ring", sink);
+  }
+}
+
+/// Uneven routing or a capacity: drawn over an expert group's devices, exchanged by uneven direct all-to-alls.
+void check_routing(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  if (s.training.routing.even()) return;
+  if (!s.model.timing_only) {
+    sink.error(s.training.routing_at, "training.routing",
+               fmt::format("routing is drawn for a timing-only mixture's experts, and '{}' trains for real (a moe "
+                           "model routes each sample by its gate)",
+                           s.model.kind.value),
+               "leave training.routing out");
+    return;
+  }
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  if (plan.expert < 2) {
+    sink.error(s.training.routing_at, "training.routing",
+               "uneven routing and expert capacity are simulated over an expert group's devices, and there is none "
+               "(training.parallelism.expert: 1)",
+               "set training.parallelism.expert above 1, or leave training.routing out");
+  } else if (plan.all_to_all.value != "direct") {
+    sink.error(plan.all_to_all.where, "training.parallelism.all_to_all",
+               fmt::format("uneven routing exchanges pieces of different sizes, which the direct all-to-all times and "
+                           "'{}' does not yet",
+                           plan.all_to_all.value),
+               "use all_to_all: direct, or leave training.routing out");
+  }
+}
+
+}  // namespace
+
+void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
+                          const models::ModelProfile* profile, const Registries& registries, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  check_routing(s, sink);
+  if (!plan.is_model_parallel()) {
+    check_without_model_parallelism(s, registries, sink);
+    return;
+  }
+  if (plan.context > 1 && !s.model.timing_only) {
+    sink.error(plan.context_at, "training.parallelism.context",
+               fmt::format("context parallelism splits a timing-only transformer's sequences (model.kind: profile:...) "
+                           "in this version, and '{}' trains for real",
+                           s.model.kind.value),
+               "use a transformer profile such as profile:llama, or context: 1");
+    return;
+  }
+  if (plan.expert > 1 && !s.model.timing_only && !check_real_math_experts(s, sink)) return;
+  const bool pipelined = plan.pipeline > 1;
+  const bool tensor = plan.tensor > 1;
+  const std::string key = pipelined        ? "training.parallelism.pipeline"
+                          : tensor         ? "training.parallelism.tensor"
+                          : plan.expert > 1 ? "training.parallelism.expert"
+                                           : "training.parallelism.context";
+  const core::SourcePosition at = pipelined        ? plan.pipeline_at
+                                  : tensor         ? plan.tensor_at
+                                  : plan.expert > 1 ? plan.expert_at
+                                                   : plan.context_at;
+  const std::string what = pipelined        ? "pipelines"
+                           : tensor         ? "tensor-parallel groups"
+                           : plan.expert > 1 ? "expert groups"
+                                            : "context groups";
+  if (!s.model.timing_only && !check_real_math_split(s, at, key, what, sink)) return;
+  if (!strategy.bulk_synchronous()) {
+    sink.error(s.training.sync_strategy.where, "training.sync.strategy",
+               fmt::format("{} run bulk-synchronous steps (bsp), and the strategy is '{}'", what,
+                           s.training.sync_strategy.value),
+               "use training.sync.strategy: bsp");
+  }
+  if (s.training.architecture != scenario::Architecture::Allreduce) {
+    sink.error(s.training.architecture_at, "training.architecture.kind",
+               "model-parallel replicas average their gradients by allreduce",
+               "use training.architecture.kind: allreduce");
+  }
+  if (plan.zero == 3) {
+    // Stage 3 would gather each layer before every micro-batch's passes; stages 1 and 2 partition the
+    // optimizer state and gradients over the replicas as Megatron-LM's distributed optimizer does.
+    sink.error(plan.zero_at, "training.parallelism.zero",
+               fmt::format("ZeRO stage 3 inside {} is not simulated yet", pipelined ? "a pipeline" : what),
+               "use training.parallelism.zero: 1 or 2 with a pipeline or tensor parallelism");
+  }
+  if (s.failures.enabled && !s.failures_projected()) {
+    sink.error(s.failures.where, "failures", "failures of model-parallel workers are not simulated yet",
+               fmt::format("remove failures, or {}", key));
+  }
+  check_microbatches_divide(s, sink);
+  check_schedule(s, sink);
+  // A real model's own shape is checked once it is made; a profile's own problem by check_profile_run.
+  if (profile == nullptr) return;
+  check_tensor(s, *profile, registries, sink);
+  if (plan.expert > 1) check_experts(s, profile->shape.experts, sink);
+  if (plan.context > 1) check_context(s, *profile, registries, sink);
+  try {
+    static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages));
+  } catch (const std::invalid_argument& error) {
+    sink.error(plan.pipeline_at, "training.parallelism.pipeline", error.what(),
+               plan.virtual_stages > 1 ? "use fewer stages or virtual stages" : "use fewer stages");
+  }
+}
+
+}  // namespace dtsim::app

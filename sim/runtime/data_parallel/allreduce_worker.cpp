@@ -1,0 +1,128 @@
+#include "sim/runtime/data_parallel/allreduce_worker.hpp"
+
+#include "sim/runtime/data_parallel/stale_synchronous_allreduce.hpp"
+#include "sim/runtime/recovery/elastic_group.hpp"
+#include "sim/runtime/recovery/job_recovery.hpp"
+
+#include <functional>
+#include <optional>
+
+namespace dtsim::runtime {
+namespace {
+
+/// The lock-step actions on one worker's state, each given as the loop's own code.
+struct WorkerActions final : sync::LockStepActions {
+  std::function<void()> averaged_gradient;
+  std::function<void()> own_gradient;
+  std::function<void()> parameters;
+  std::function<void(bool)> with_neighbours;
+
+  void apply_averaged_gradient() override { averaged_gradient(); }
+  void apply_own_gradient() override { own_gradient(); }
+  void average_parameters() override { parameters(); }
+  void gossip(bool with_all) override { with_neighbours(with_all); }
+};
+
+}  // namespace
+
+AllreduceWorker::AllreduceWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
+
+void AllreduceWorker::operator()() {
+  const TrainingSetup& setup = *context_.setup;
+  if (!setup.sync->lock_step()) {
+    run_stale_synchronous_allreduce(context_, rank_);
+    return;
+  }
+  const Meter meter = context_.meter(rank_);
+  const int workers = context_.scenario->cluster.workers;
+  S4uTransport transport(context_.network,
+                         {.name = "allreduce", .rank = rank_, .size = workers, .machines = setup.graph.worker_machines()},
+                         meter);
+  std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, setup.model().parameter_count());
+  models::BatchStream batches(setup.schedule, rank_);
+  models::Parameters parameters = setup.model().initial_parameters();
+  models::Parameters gradient;
+  JobRecovery recovery(context_, rank_, WorkerState{&parameters, &optimizer, &batches});
+
+  const auto count = static_cast<std::size_t>(parameters.size());
+  // An elastic job allreduces among the workers still in it, and its lowest rank evaluates.
+  std::optional<ElasticGroup> elastic;
+  if (context_.failures->recovery == FailureRecovery::elastic) elastic.emplace(context_, rank_, meter);
+  const auto group = [&]() -> S4uTransport& { return elastic ? elastic->transport() : transport; };
+  const auto group_size = [&] { return static_cast<float>(elastic ? elastic->size() : workers); };
+  const auto evaluates = [&] { return elastic ? elastic->evaluates() : rank_ == 0; };
+
+  std::int64_t iteration = 1;
+  WorkerActions actions;
+  actions.averaged_gradient = [&] {
+    // Every step, every gradient fresh.
+    context_.observer->on_gradient_staleness(0);
+    if (evaluates()) context_.observer->on_update();
+    setup.collectives.allreduce().run(group(), comm::Block(std::span<float>(gradient.data(), count)));
+    gradient /= group_size();
+    optimizer->apply(parameters, gradient);
+    charge_compute(meter, optimizer->flops(count));
+  };
+  actions.own_gradient = [&] {
+    optimizer->apply(parameters, gradient);
+    charge_compute(meter, optimizer->flops(count));
+  };
+  actions.parameters = [&] {
+    setup.collectives.allreduce().run(group(), comm::Block(std::span<float>(parameters.data(), count)));
+    parameters /= group_size();
+    charge_compute(meter, static_cast<double>(count));
+  };
+  actions.with_neighbours = [&](bool with_all) { gossip(transport, iteration, parameters, with_all); };
+
+  if (rank_ == 0) after_iteration(context_, 0, parameters);
+  for (; iteration <= setup.total_iterations; ++iteration) {
+    before_iteration(context_, iteration, meter, rank_);
+    compute_gradient(context_, meter, rank_, parameters, batches.next(), gradient);
+    setup.sync->after_gradient(iteration, setup.total_iterations, actions);
+    if (const std::int64_t resumed = recovery.end_of_iteration(iteration); resumed != iteration) {
+      iteration = resumed;  // rolled back: the loop goes on from the checkpoint's next iteration
+      continue;
+    }
+    if (elastic && !elastic->end_of_iteration(iteration)) return;  // failed: the others go on without it
+    if (evaluates()) after_iteration(context_, iteration, parameters);
+    if (target_reached(context_, iteration, parameters, evaluates())) return;  // every replica stops here alike
+  }
+}
+
+void AllreduceWorker::gossip(comm::Transport& transport, std::int64_t round, models::Parameters& parameters,
+                             bool with_all) {
+  GossipPeers& peers_of = *context_.gossip;
+  const Meter meter = context_.meter(rank_);
+  const auto count = static_cast<std::size_t>(parameters.size());
+  const auto own = [&] { return comm::Buffer(std::vector<float>(parameters.data(), parameters.data() + count)); };
+  const auto as_map = [&](const comm::Buffer& b) {
+    return Eigen::Map<const models::Parameters>(b.values().data(), static_cast<Eigen::Index>(count));
+  };
+  if (with_all) {
+    const std::vector<int>& peers = peers_of.neighbours_of(rank_);
+    const std::vector<comm::Buffer> theirs = transport.exchange(peers, std::vector<comm::Buffer>(peers.size(), own()), peers);
+    // Summed from zero in rank order, own parameters in their place, so that a complete graph gives every
+    // worker bitwise the same mean.
+    models::Parameters sum = models::Parameters::Zero(static_cast<Eigen::Index>(count));
+    bool own_added = false;
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      if (!own_added && peers[i] > rank_) {
+        sum += parameters;
+        own_added = true;
+      }
+      sum += as_map(theirs[i]);
+    }
+    if (!own_added) sum += parameters;
+    parameters = sum / static_cast<float>(peers.size() + 1);
+    charge_compute(meter, static_cast<double>(count * (peers.size() + 1)));
+    return;
+  }
+  const int partner = peers_of.partner(rank_, round);
+  if (partner < 0) return;
+  const comm::Buffer theirs = transport.send_recv(partner, own(), partner);
+  // a + b is b + a in floating point: both partners end with the same values.
+  parameters = (parameters + as_map(theirs)) * 0.5F;
+  charge_compute(meter, 2.0 * static_cast<double>(count));
+}
+
+}  // namespace dtsim::runtime

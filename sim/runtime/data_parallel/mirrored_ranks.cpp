@@ -1,0 +1,112 @@
+#include "sim/runtime/data_parallel/mirrored_ranks.hpp"
+
+#include "sim/runtime/network/network_backend.hpp"
+#include "sim/scenario/parallel_layout.hpp"
+
+#include <algorithm>
+
+namespace dtsim::runtime {
+
+Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& setup) {
+  const scenario::ParallelismSpec& plan = scenario.training.parallelism;
+  // Only a network that times phases at once gives every rank of a phase the same start and end; message by
+  // message, a rank's rounds end when its own messages do.
+  // The collectives must say where every rank sends (ring phases), so that one rank may time them for all.
+  const bool alike = setup.mirror_ranks && network_backend(scenario.topology.network_model).times_phases_at_once() &&
+                     setup.collectives.has(comm::Operation::allreduce) && setup.collectives.name_every_rank() &&
+                     is_timing_only(setup.mode) &&
+                     setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
+  if (!alike) return Mirroring::none;
+  if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
+  // Expert groups exchange tokens across the replicas, and context groups reduce their gradients with them: no
+  // replica stands for another.
+  if (plan.expert > 1 || plan.context > 1) return Mirroring::none;
+  // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike.
+  return plan.data > 1 ? Mirroring::replicas : Mirroring::none;
+}
+
+StandIns::StandIns(const scenario::ParallelismSpec& plan, int workers, Mirroring mirroring)
+    : stand_in_(static_cast<std::size_t>(workers)), stands_for_(static_cast<std::size_t>(workers)) {
+  for (int rank = 0; rank < workers; ++rank) {
+    const auto r = static_cast<std::size_t>(rank);
+    switch (mirroring) {
+      case Mirroring::none:
+        stand_in_[r] = rank;
+        stands_for_[r] = {rank};
+        break;
+      case Mirroring::every_worker:
+        stand_in_[r] = 0;
+        stands_for_[0].push_back(rank);
+        break;
+      case Mirroring::replicas: {
+        scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+        at[scenario::ParallelAxis::Data] = 0;
+        stand_in_[r] = scenario::rank_of(plan, at);
+        if (stand_in_[r] != rank) break;
+        for (int replica = 0; replica < plan.data; ++replica) {
+          at[scenario::ParallelAxis::Data] = replica;
+          stands_for_[r].push_back(scenario::rank_of(plan, at));
+        }
+        break;
+      }
+    }
+    if (!stands_for_[r].empty()) simulated_.push_back(rank);
+  }
+}
+
+MirroredRanks::MirroredRanks(RunObserver& next, const StandIns& stand_ins, const std::vector<std::string>& host_names,
+                             bool lanes)
+    : next_(next), stand_ins_(stand_ins), host_names_(host_names), lanes_(lanes) {
+  for (std::size_t rank = 0; rank < host_names.size(); ++rank) rank_of_host_.emplace(host_names[rank], static_cast<int>(rank));
+}
+
+void MirroredRanks::on_message(std::string_view from_host, Lane to, Span transfer, double bytes) {
+  const auto sender = rank_of_host_.find(from_host);
+  if (!lanes_ || sender == rank_of_host_.end() || to.host >= stand_ins_.workers() ||
+      stand_ins_.stands_for(to.host).empty() || stand_ins_.stands_for(sender->second).empty()) {
+    next_.on_message(from_host, to, transfer, bytes);
+    return;
+  }
+  // Each replica's copy of the message, between the ranks that copy stands for.
+  const std::vector<int>& senders = stand_ins_.stands_for(sender->second);
+  const std::vector<int>& receivers = stand_ins_.stands_for(to.host);
+  for (std::size_t copy = 0; copy < senders.size() && copy < receivers.size(); ++copy) {
+    to.host = receivers[copy];
+    next_.on_message(host_names_.at(static_cast<std::size_t>(senders[copy])), to, transfer, bytes);
+  }
+}
+
+void MirroredRanks::on_compute(Lane lane, Span span) {
+  for_each_worker(lane, [&](Lane each) { next_.on_compute(each, span); });
+}
+
+void MirroredRanks::on_communication(Lane lane, Span blocked, std::span<const Span> moving) {
+  for_each_worker(lane, [&](Lane each) { next_.on_communication(each, blocked, moving); });
+}
+
+void MirroredRanks::on_wait(Lane lane, Span span) {
+  for_each_worker(lane, [&](Lane each) { next_.on_wait(each, span); });
+}
+
+void MirroredRanks::on_sent(Lane lane, double bytes, std::int64_t messages) {
+  for_each_worker(lane, [&](Lane each) { next_.on_sent(each, bytes, messages); });
+}
+
+void MirroredRanks::on_lane_done(Lane lane) {
+  for_each_worker(lane, [&](Lane each) { next_.on_lane_done(each); });
+}
+
+void copy_stand_ins(metrics::RunRecord& record, const StandIns& stand_ins) {
+  for (int rank = 0; rank < stand_ins.workers(); ++rank) {
+    const int from = stand_ins.stand_in(rank);
+    if (from == rank) continue;
+    metrics::HostActivity& copy = record.hosts.at(static_cast<std::size_t>(rank));
+    const std::string name = std::move(copy.name);
+    const std::string role = std::move(copy.role);
+    copy = record.hosts.at(static_cast<std::size_t>(from));
+    copy.name = name;
+    copy.role = role;
+  }
+}
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,621 @@
+#include "sim/runtime/model_parallel/model_parallel_worker.hpp"
+
+#include "models/device_share.hpp"
+#include "models/gradient_buckets.hpp"
+#include "models/pipeline_plan.hpp"
+#include "sim/comm/all_to_all.hpp"
+#include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/model_parallel/context_attention.hpp"
+#include "sim/runtime/model_parallel/gradient_stream.hpp"
+#include "sim/runtime/model_parallel/parameter_gathers.hpp"
+#include "sim/runtime/model_parallel/routing_loads.hpp"
+#include "sim/runtime/model_parallel/worker_group.hpp"
+#include "sim/runtime/network/s4u_transport.hpp"
+#include "sim/runtime/observe/compute_spans.hpp"
+#include "sim/scenario/parallel_layout.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace dtsim::runtime {
+namespace {
+
+/// Transformer Engine's pipelined reduce-scatter splits the product in 4: the default num_splits its
+/// initialize_ub gives proj_fprop and fc2_fprop (NVIDIA/TransformerEngine, transformer_engine/pytorch/module/
+/// base.py, 2024), whose gathers are ring exchanges and whose backward reduce-scatters are bulk overlaps.
+constexpr double kReduceSplits = 4.0;
+/// The streaming multiprocessors its collective kernels hold while they run beside a product: initialize_ub's
+/// default num_sm, 16, for the pipelined and bulk overlaps; a ring exchange copies with the copy engines, on 1.
+constexpr int kCollectiveMultiprocessors = 16;
+constexpr int kRingExchangeMultiprocessors = 1;
+
+/// The groups a device's passes communicate with: its tensor group, its expert group (null without expert
+/// parallelism) and its context group's attention (null without context parallelism).
+struct PassPeers {
+  S4uTransport& tensor;
+  S4uTransport* experts = nullptr;
+  ContextAttention* attention = nullptr;
+};
+
+/// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
+/// the tensor group's sums (Megatron-LM's f and g operators). Its layers carry the FLOPs their host executes
+/// per micro-batch (compute::host_flops).
+class LayerPasses {
+ public:
+  /// `overlap`: the lane of the tensor group's communication overlapped with compute
+  /// (`training.overlap_tensor_communication`); null without. `peers.experts`: the expert group that exchanges a
+  /// mixture's routed tokens, null without expert parallelism; `peers.attention`: the context group's keys and
+  /// values, null without context parallelism.
+  LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter, PassPeers peers,
+              std::size_t microbatch, const Meter* overlap, const scenario::DeviceProfile& device)
+      : context_(context), layers_(layers), meter_(meter), tensor_(peers.tensor), experts_(peers.experts),
+        attention_(peers.attention), microbatch_(microbatch), overlap_(overlap), device_(device) {}
+
+  /// The micro-batch the next passes are of: under uneven routing, its draws (`route`: the expert group's
+  /// draws of the step, by micro-batch and block) set the experts' work and the pieces exchanged.
+  void route(const RoutingLoads* routing, std::int64_t iteration, int microbatch) {
+    routing_ = routing;
+    iteration_ = iteration;
+    microbatch_index_ = microbatch;
+  }
+
+  /// With `gathers`, the step's first forward pass of chunk `chunk`: each bucket of parameters is waited for
+  /// before its first layer.
+  void forward(double factor, ParameterGathers* gathers = nullptr, std::size_t chunk = 0) {
+    for (std::size_t i = 0; i < layers_.layers.size(); ++i) {
+      const models::LayerProfile& layer = layers_.layers[i];
+      if (gathers != nullptr && gathers->waits_before(chunk, i)) {
+        flush(factor);
+        gathers->wait_before(chunk, i, meter_);
+      }
+      const double flops = layer.forward_flops * work_of(layer);
+      if (attend(i, flops, factor, true)) continue;
+      if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Experts);
+      if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
+        overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
+      } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
+        overlapped(context_.setup->collectives.reduce_scatter(), layer, pipelined(flops), factor);
+      } else {
+        if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
+        pending_ += flops;
+        if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      }
+      if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Sources);
+    }
+    flush(factor);
+  }
+  /// The backward pass, or under zero bubble its input-gradient part (which carries the tensor group's
+  /// sums) and, later, its weight-gradient part (local).
+  enum class Part { Whole, Input, Weights };
+  /// With `stream`, the pass that finishes the step's gradients: each bucket is handed over to the replicas'
+  /// gradient stream once its layers are done.
+  void backward(double factor, Part part = Part::Whole, GradientStream* stream = nullptr,
+                const std::vector<models::GradientBucket>* buckets = nullptr) {
+    std::size_t next = 0;  // the next bucket to hand over
+    int recomputed = -1;   // the block whose forward pass was last run again
+    for (std::size_t i = layers_.layers.size(); i-- > 0;) {
+      const models::LayerProfile& layer = layers_.layers[i];
+      const double work = work_of(layer);
+      const double weights = models::weight_gradient_flops(layer) * work;
+      if (part != Part::Weights && full_recomputation() && layer.block >= 0 && layer.block != recomputed) {
+        recomputed = layer.block;
+        recompute_sums(i, factor);
+      }
+      if (part == Part::Weights) {
+        pending_ += weights;
+      } else {
+        const double flops = part == Part::Whole ? layer.backward_flops * work : layer.backward_flops * work - weights;
+        // The combine's gradient goes to the experts, the dispatch's back to the tokens' devices.
+        if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Experts);
+        if (attend(i, flops, factor, false)) {
+          // The context group's attention, with its keys and values.
+        } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
+          overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
+        } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
+          // The weights' gradient is none of this pass when zero bubble defers it.
+          overlapped(context_.setup->collectives.reduce_scatter(), layer, bulk(flops, part == Part::Whole ? weights : 0.0), factor);
+        } else {
+          if (sequence_parallel() && layer.tensor == models::TensorSplit::Row) gather(layer, factor);
+          pending_ += flops;
+          if (split() && layer.tensor == models::TensorSplit::Column) reduce(layer, factor);
+        }
+        if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Sources);
+      }
+      if (stream != nullptr && part != Part::Input && next < buckets->size() && (*buckets)[next].first == i) {
+        flush(factor);
+        if ((*buckets)[next].parameters > 0) stream->hand_over();
+        ++next;
+      }
+    }
+    flush(factor);
+  }
+
+ private:
+  /// Context parallelism: whether layer `i` is attention's context product, computed with its scores.
+  [[nodiscard]] bool attended(std::size_t i) const {
+    return attention_ != nullptr && i > 0 && layers_.layers[i - 1].context_exchange_elements > 0.0 &&
+           layers_.layers[i].op == models::OpClass::Attention;
+  }
+  /// Context parallelism: layer `i`'s pass when it is attention (`flops` its own): its scores with the context
+  /// product beside them, over every block of keys and values the group brings; false for any other layer.
+  bool attend(std::size_t i, double flops, double factor, bool forward) {
+    if (attended(i)) return true;
+    const models::LayerProfile& layer = layers_.layers[i];
+    if (attention_ == nullptr || layer.context_exchange_elements <= 0.0) return false;
+    flush(factor);
+    const bool with_context = i + 1 < layers_.layers.size() && attended(i + 1);
+    const models::LayerProfile* beside = with_context ? &layers_.layers[i + 1] : nullptr;
+    const std::size_t block = wire_elements(layer.context_exchange_elements * static_cast<double>(microbatch_),
+                                            context_.scenario->training.wire.activations, 1);
+    if (forward) {
+      attention_->forward(flops + (beside != nullptr ? beside->forward_flops : 0.0), block, factor);
+    } else {
+      attention_->backward(flops + (beside != nullptr ? beside->backward_flops : 0.0), block, factor);
+    }
+    return true;
+  }
+  [[nodiscard]] bool split() const { return tensor_.size() > 1; }
+  [[nodiscard]] bool full_recomputation() const {
+    return (split() || experts_ != nullptr) && scenario::device_share_of(context_.scenario->training).recomputation == models::Recomputation::Full;
+  }
+  /// Full recomputation runs a block's forward pass again before its backward pass (Megatron-LM's activation
+  /// checkpointing), and with it the forward pass's sums over the tensor group and its token exchanges; its FLOPs are already in the
+  /// block's backward ones (models::device_share). `last` is the block's last layer.
+  void recompute_sums(std::size_t last, double factor) {
+    std::size_t first = last;
+    while (first > 0 && layers_.layers[first - 1].block == layers_.layers[last].block) --first;
+    for (std::size_t i = first; i <= last; ++i) {
+      const models::LayerProfile& layer = layers_.layers[i];
+      if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Experts);
+      if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
+      if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Sources);
+    }
+  }
+  [[nodiscard]] bool sequence_parallel() const { return split() && context_.scenario->training.parallelism.sequence_parallel; }
+  [[nodiscard]] comm::Block message(const models::LayerProfile& layer) const {
+    const std::size_t elements =
+        wire_elements(layer.tensor_sum_elements * static_cast<double>(microbatch_),
+                      context_.scenario->training.wire.activations, static_cast<std::size_t>(tensor_.size()));
+    return comm::Block::sized(elements);
+  }
+  void flush(double factor) {
+    if (pending_ > 0.0) charge_compute(meter_, pending_ * factor);
+    pending_ = 0.0;
+  }
+  /// The group's sum of the hidden state: an allreduce, or a reduce-scatter by tokens under sequence
+  /// parallelism.
+  void reduce(const models::LayerProfile& layer, double factor) {
+    flush(factor);
+    const TrainingSetup& setup = *context_.setup;
+    (sequence_parallel() ? setup.collectives.reduce_scatter() : setup.collectives.allreduce()).run(tensor_, message(layer));
+  }
+  /// Which way an exchange goes: the tokens (or the outputs' gradients) to their experts' devices, or the
+  /// experts' outputs (or the tokens' gradients) back to the devices the tokens came from.
+  enum class Toward { Experts, Sources };
+  /// Expert parallelism: a micro-batch's routed tokens moved by the expert group's all-to-all at the
+  /// activations' precision. Under uneven routing each device sends each other device the copies routed to
+  /// its experts (toward the experts), or returns to each the outputs of their tokens its experts kept.
+  void exchange(const models::LayerProfile& layer, double factor, Toward toward) {
+    if (experts_ == nullptr) return;
+    flush(factor);
+    const double values = layer.exchange_elements * static_cast<double>(microbatch_);
+    const int bytes = context_.scenario->training.wire.activations;
+    if (routing_ == nullptr) {
+      const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
+      context_.setup->collectives.of(comm::Operation::all_to_all).run(*experts_, comm::Block::sized(elements));
+      return;
+    }
+    const std::vector<double>& loads = routing_->loads(iteration_, microbatch_index_, layer.block);
+    const double ranks = static_cast<double>(loads.size());
+    std::vector<std::size_t> pieces;
+    for (const double load : loads) {
+      const double share = toward == Toward::Experts ? load : loads[static_cast<std::size_t>(experts_->rank())];
+      pieces.push_back(wire_elements(values * share / ranks, bytes, 1));
+    }
+    comm::direct_all_to_all_v(*experts_, pieces);
+  }
+  /// This device's work on `layer` relative to even routing: its experts' load for a routed expert layer.
+  [[nodiscard]] double work_of(const models::LayerProfile& layer) const {
+    if (routing_ == nullptr || !layer.routed()) return 1.0;
+    return routing_->loads(iteration_, microbatch_index_, layer.block)[static_cast<std::size_t>(experts_->rank())];
+  }
+  /// Sequence parallelism: the tokens split over the group gathered before a split layer.
+  void gather(const models::LayerProfile& layer, double factor) {
+    flush(factor);
+    context_.setup->collectives.allgather().run(tensor_, message(layer));
+  }
+  /// A layer's FLOPs around a collective of the tensor group: `before` it, `beside` it (the two at once),
+  /// `after` it.
+  struct Around {
+    double before = 0.0;
+    double beside = 0.0;
+    double after = 0.0;
+    int taken = 0;  ///< the multiprocessors the collective's kernel holds while it runs
+  };
+  /// Ring exchange (a gather): each of the group's chunks of the tokens multiplied as it arrives, the last
+  /// after the gather.
+  [[nodiscard]] Around ring_exchange(double flops) const {
+    const double chunks = tensor_.size();
+    return {0.0, flops * (chunks - 1.0) / chunks, flops / chunks, kRingExchangeMultiprocessors};
+  }
+  /// Pipelined (a forward reduce-scatter): the product in kReduceSplits chunks, each one's sum
+  /// reduce-scattered beside the next.
+  [[nodiscard]] static Around pipelined(double flops) {
+    return {flops / kReduceSplits, flops * (kReduceSplits - 1.0) / kReduceSplits, 0.0, kCollectiveMultiprocessors};
+  }
+  /// Bulk (a backward reduce-scatter): the input's gradient reduce-scattered beside the `weights` FLOPs of the
+  /// weights' gradient.
+  [[nodiscard]] static Around bulk(double flops, double weights) {
+    return {flops - weights, weights, 0.0, kCollectiveMultiprocessors};
+  }
+  /// Seconds the product beside a collective loses to it: over `collective` seconds the collective's kernel
+  /// holds a share s of the multiprocessors (`taken` of the device's, all of them at most), so that a product
+  /// of `product` seconds alone takes min(product / (1 - s), product + s x collective). None on a device of
+  /// unknown count.
+  [[nodiscard]] double lost_to_collective(double product, double collective, int taken) const {
+    if (!device_.multiprocessors || taken <= 0) return 0.0;
+    if (*device_.multiprocessors <= taken) return collective;
+    const double share = static_cast<double>(taken) / *device_.multiprocessors;
+    return std::min(product * share / (1.0 - share), collective * share);
+  }
+  /// `collective` of `layer`'s hidden state while part of its product computes, slowed by the multiprocessors
+  /// the collective's kernel holds. The collective's time is the host's overlapped communication, on the
+  /// overlap's own lane; the part of it that outlasts the compute beside it, the communication the worker
+  /// waits for.
+  void overlapped(const comm::CollectiveAlgorithm& collective, const models::LayerProfile& layer, Around flops,
+                  double factor) {
+    flush(factor);
+    charge_compute(meter_, flops.before * factor);
+    const double start = simgrid::s4u::Engine::get_clock();
+    simgrid::s4u::ExecPtr beside = flops.beside > 0.0 ? start_compute(meter_, flops.beside * factor) : nullptr;
+    const Meter own = tensor_.meter();
+    tensor_.report_to(*overlap_);
+    collective.run(tensor_, message(layer));
+    tensor_.report_to(own);
+    const double communicated = simgrid::s4u::Engine::get_clock();
+    double computed = start;
+    if (beside) {
+      beside->wait();
+      computed = beside->get_finish_time();
+      meter_.account_until(computed);
+      computed += lost_to_collective(computed - start, communicated - start, flops.taken);
+      const double now = simgrid::s4u::Engine::get_clock();
+      if (computed > now) charge_compute(meter_, (computed - now) * simgrid::s4u::this_actor::get_host()->get_speed());
+    }
+    if (communicated > computed) {
+      const Span exposed{computed, communicated};
+      const Meter tensor = meter_.carrying(Traffic::Tensor);
+      tensor.observer().on_communication(tensor.lane(), exposed, std::span<const Span>(&exposed, 1));
+    }
+    charge_compute(meter_, flops.after * factor);
+  }
+
+  const TrainingContext& context_;
+  const models::ModelProfile& layers_;
+  const Meter& meter_;
+  S4uTransport& tensor_;
+  S4uTransport* experts_;
+  ContextAttention* attention_;
+  std::size_t microbatch_;
+  const RoutingLoads* routing_ = nullptr;  ///< null: even routing
+  std::int64_t iteration_ = 0;
+  int microbatch_index_ = 0;
+  const Meter* overlap_;
+  const scenario::DeviceProfile& device_;
+  double pending_ = 0.0;  ///< host FLOPs not charged yet
+};
+
+/// One of a device's model chunks (one without interleaving): its layers as it computes them, and the
+/// messages at its ends.
+struct Chunk {
+  int stage = 0;
+  models::ModelProfile layers;
+  models::ModelProfile timed;   ///< the layers with the FLOPs their host executes per micro-batch
+  std::size_t to_next = 0;      ///< activations sent to the next stage
+  std::size_t to_previous = 0;  ///< activation gradients sent to the previous stage
+  std::unique_ptr<LayerPasses> passes;
+};
+
+/// Rank `rank`'s chunks, their passes timed on its device with its groups' transports for the tensor group's
+/// sums and the expert group's exchanges (`overlap_tensor`: the lane of the sums overlapped with compute; null:
+/// none).
+std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const Meter& meter,
+                                 const ParallelGroups& groups, const Meter* overlap_tensor, ContextAttention* attention) {
+  const TrainingSetup& setup = *context.setup;
+  const scenario::Scenario& s = *context.scenario;
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const int devices = plan.pipeline;
+  const int device_index = scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline];
+  const scenario::DeviceProfile& device = s.cluster.device_of(rank);
+  const auto microbatch = static_cast<std::size_t>(s.training.batch_per_worker / plan.microbatches);
+  // The layer tables give activations at 4 bytes a value; they travel at the activations' wire precision,
+  // split by tokens over the tensor group under sequence parallelism.
+  const double token_split = (plan.sequence_parallel ? plan.tensor : 1.0) * plan.context;
+  const auto activation_message = [&](const models::LayerProfile& layer) {
+    return wire_elements(layer.activation_bytes / 4.0 * static_cast<double>(microbatch) / token_split,
+                         s.training.wire.activations, 1);
+  };
+  std::vector<Chunk> chunks(static_cast<std::size_t>(plan.virtual_stages));
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    Chunk& chunk = chunks[c];
+    // Model stages: chunk c of device d is stage c x devices + d.
+    chunk.stage = static_cast<int>(c) * devices + device_index;
+    const auto first = setup.stage_layers[static_cast<std::size_t>(chunk.stage)];
+    const auto last = setup.stage_layers[static_cast<std::size_t>(chunk.stage) + 1];
+    const models::ModelProfile whole = models::stage_profile(setup.profile(), first, last);
+    chunk.layers = models::device_share(whole, scenario::device_share_of(s.training));
+    chunk.to_next = activation_message(whole.layers.back());
+    // The gradient of the chunk's input: as large as the previous stage's output.
+    if (first > 0) chunk.to_previous = activation_message(setup.profile().layers[first - 1]);
+    // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
+    chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
+    chunk.passes = std::make_unique<LayerPasses>(
+        context, chunk.timed, meter, PassPeers{*groups.tensor, groups.experts ? &**groups.experts : nullptr, attention},
+        microbatch, overlap_tensor, device);
+  }
+  return chunks;
+}
+
+/// Overlap: the pass that finishes each chunk's gradients (its last micro-batch's backward pass, or weight
+/// pass under zero bubble) hands them to the replicas' stream bucket by bucket.
+struct FinishingPasses {
+  std::vector<const models::PipelinePass*> finishing;            ///< by chunk; null: none
+  std::vector<std::vector<models::GradientBucket>> buckets;      ///< by chunk
+  std::vector<std::size_t> messages;                             ///< the stream's, in the order they are handed over
+};
+
+FinishingPasses finishing_passes(const std::vector<models::PipelinePass>& passes, const std::vector<Chunk>& chunks,
+                                 const TrainingSetup& setup, const scenario::Scenario& s, bool split_backward) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  FinishingPasses out{std::vector<const models::PipelinePass*>(chunks.size(), nullptr),
+                      std::vector<std::vector<models::GradientBucket>>(chunks.size()), {}};
+  for (const models::PipelinePass& pass : passes) {
+    if (!pass.forward && pass.weights == split_backward && pass.microbatch == plan.microbatches - 1) {
+      out.finishing[static_cast<std::size_t>(pass.chunk)] = &pass;
+    }
+  }
+  for (const models::PipelinePass& pass : passes) {
+    const auto c = static_cast<std::size_t>(pass.chunk);
+    if (out.finishing[c] != &pass) continue;
+    out.buckets[c] = models::gradient_buckets(chunks[c].layers, setup.bucket_bytes, s.training.wire.gradients);
+    for (const models::GradientBucket& bucket : out.buckets[c]) {
+      if (bucket.parameters > 0) {
+        out.messages.push_back(wire_elements(bucket.parameters, s.training.wire.gradients,
+                                             static_cast<std::size_t>(plan.data * plan.context)));
+      }
+    }
+  }
+  return out;
+}
+
+/// The chunks in the order of their first forward pass.
+std::vector<std::size_t> forward_order(const std::vector<models::PipelinePass>& passes) {
+  std::vector<std::size_t> order;
+  for (const models::PipelinePass& pass : passes) {
+    const auto c = static_cast<std::size_t>(pass.chunk);
+    if (pass.forward && std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+  }
+  return order;
+}
+
+/// One step's passes on one device, as its schedule lists them: each waits for its input from the
+/// neighbouring stage, computes, and posts its output to the other neighbour.
+class PipelineStep {
+ public:
+  /// `routing`: the expert group's draws under uneven routing; null: even.
+  PipelineStep(std::vector<Chunk>& chunks, S4uTransport& line, int devices, bool split_backward, FinishingPasses& finishing,
+               GradientStream* stream, ParameterGathers* gathers, const RoutingLoads* routing)
+      : chunks_(chunks), line_(line), devices_(devices), stages_(devices * static_cast<int>(chunks.size())),
+        split_backward_(split_backward), finishing_(finishing), stream_(stream), gathers_(gathers), routing_(routing),
+        gathered_(chunks.size(), false) {}
+
+  void run(const std::vector<models::PipelinePass>& passes, double factor, std::int64_t iteration) {
+    iteration_ = iteration;
+    if (gathers_ != nullptr) {
+      gathers_->start_step();
+      gathered_.assign(chunks_.size(), false);
+    }
+    std::vector<std::unique_ptr<comm::Pending>> sent;
+    for (const models::PipelinePass& pass : passes) run_pass(pass, factor, sent);
+    for (const auto& pending : sent) static_cast<void>(pending->wait());
+  }
+
+ private:
+  // Messages are told apart by the chunk they go to: activations on odd tags, their gradients on even ones.
+  [[nodiscard]] int activations_tag(int stage_to) const { return 1 + 2 * (stage_to / devices_); }
+  [[nodiscard]] int gradients_tag(int stage_to) const { return 2 + 2 * (stage_to / devices_); }
+
+  void run_pass(const models::PipelinePass& pass, double factor, std::vector<std::unique_ptr<comm::Pending>>& sent) {
+    const auto c = static_cast<std::size_t>(pass.chunk);
+    Chunk& chunk = chunks_[c];
+    if (routing_ != nullptr) chunk.passes->route(routing_, iteration_, pass.microbatch);
+    const int before = chunk.stage - 1;
+    const int after = chunk.stage + 1;
+    GradientStream* stream = stream_ != nullptr && finishing_.finishing[c] == &pass ? stream_ : nullptr;
+    if (pass.weights) {
+      chunk.passes->backward(factor, LayerPasses::Part::Weights, stream, &finishing_.buckets[c]);
+    } else if (pass.forward) {
+      if (before >= 0) static_cast<void>(line_.post_recv(before % devices_, activations_tag(chunk.stage))->wait());
+      chunk.passes->forward(factor, gathers_ != nullptr && !gathered_[c] ? gathers_ : nullptr, c);
+      gathered_[c] = true;
+      if (after < stages_) {
+        sent.push_back(line_.post_send(after % devices_, comm::Buffer::sized(chunk.to_next), activations_tag(after)));
+      }
+    } else {
+      if (after < stages_) static_cast<void>(line_.post_recv(after % devices_, gradients_tag(chunk.stage))->wait());
+      chunk.passes->backward(factor, split_backward_ ? LayerPasses::Part::Input : LayerPasses::Part::Whole, stream,
+                             &finishing_.buckets[c]);
+      if (before >= 0) {
+        sent.push_back(line_.post_send(before % devices_, comm::Buffer::sized(chunk.to_previous), gradients_tag(before)));
+      }
+    }
+  }
+
+  std::vector<Chunk>& chunks_;
+  S4uTransport& line_;
+  int devices_;
+  int stages_;
+  bool split_backward_;
+  FinishingPasses& finishing_;
+  GradientStream* stream_;
+  ParameterGathers* gathers_;
+  const RoutingLoads* routing_;
+  std::int64_t iteration_ = 0;
+  std::vector<bool> gathered_;  ///< by chunk: whose first forward pass of the step has run
+};
+
+/// The parameters a device's chunks hold, and of them the routed experts' under expert parallelism (reduced
+/// over their own replicas).
+struct Held {
+  double parameters = 0.0;
+  double experts = 0.0;
+};
+
+Held held_parameters(const std::vector<Chunk>& chunks, bool expert_parallel) {
+  Held out;
+  for (const Chunk& chunk : chunks) {
+    out.parameters += chunk.layers.parameters();
+    for (const models::LayerProfile& layer : chunk.layers.layers) {
+      if (expert_parallel && layer.routed()) out.experts += layer.parameters;
+    }
+  }
+  return out;
+}
+
+/// The axes along which a device's dense parameters are replicated.
+constexpr std::array kReplicaAxes{scenario::ParallelAxis::Context, scenario::ParallelAxis::Expert,
+                                   scenario::ParallelAxis::Data};
+
+/// Parameters of a device reduced over the same replicas: the dense layers' over every replica, a mixture's
+/// routed experts' over the replicas holding the same experts.
+struct ReplicaShare {
+  std::size_t parameters = 0;  ///< held by the device
+  std::size_t gradients = 0;   ///< message elements of their gradients
+  std::size_t weights = 0;     ///< of their weights, gathered under ZeRO
+  std::size_t replicas = 1;
+};
+
+ReplicaShare replica_share(const scenario::WirePrecision& wire, double parameters, int replicas) {
+  const auto over = static_cast<std::size_t>(replicas);
+  return {static_cast<std::size_t>(std::llround(parameters)), wire_elements(parameters, wire.gradients, over),
+          wire_elements(parameters, wire.parameters, over), over};
+}
+
+/// The step's update of a share of the parameters over its replicas: with ZeRO 1 and 2 each replica sums and
+/// updates its chunk, then the replicas gather the updated chunks (unless the next forward pass gathers them:
+/// `gather` false); without, the replicas allreduce the gradients and each updates every parameter.
+struct Update {
+  const TrainingSetup& setup;
+  const Meter& meter;
+  const models::Optimizer& optimizer;
+  bool gather = true;
+
+  void reduce(S4uTransport& group, const ReplicaShare& share) const {
+    if (share.parameters == 0) return;
+    if (setup.zero_stage > 0) {
+      setup.collectives.reduce_scatter().run(group, comm::Block::sized(share.gradients));
+    } else if (share.replicas > 1) {
+      setup.collectives.allreduce().run(group, comm::Block::sized(share.gradients));
+    }
+    reduced(group, share);
+  }
+  /// The update once the gradients are reduced (by a gradient stream, during the backward passes).
+  void reduced(S4uTransport& group, const ReplicaShare& share) const {
+    const std::size_t chunk = setup.zero_stage > 0 ? share.replicas : 1;
+    charge_compute(meter, optimizer.flops((share.parameters + chunk - 1) / chunk));
+    if (setup.zero_stage > 0 && gather) gather_parameters(setup, group, share.weights);
+  }
+};
+
+}  // namespace
+
+ModelParallelWorker::ModelParallelWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
+
+void ModelParallelWorker::operator()() {
+  const TrainingSetup& setup = *context_.setup;
+  const scenario::Scenario& s = *context_.scenario;
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank_);
+  const int replicas = plan.data * plan.context;  // the dense gradients' group: a context group's devices too
+  const Meter meter = context_.meter(rank_);
+  using scenario::ParallelAxis;
+  const ParallelGroups groups(context_, rank_, meter);
+  // The tensor group's communication overlapped with compute: a lane of its own, as a gradient stream's.
+  std::optional<Meter> overlap_tensor;
+  if (s.training.overlap_tensor_communication && plan.tensor > 1) {
+    overlap_tensor.emplace(meter.observer(), Lane{meter.lane().host, 2, false, true, Traffic::Tensor});
+  }
+  // Context parallelism: the ring's transfers beside the attention on a lane of their own.
+  const Meter context_lane(meter.observer(), Lane{meter.lane().host, 3, false, true, Traffic::Context});
+  std::optional<ContextAttention> attention;
+  if (groups.sequence) attention.emplace(context_, **groups.sequence, meter, context_lane);
+  std::vector<Chunk> chunks = device_chunks(context_, rank_, meter, groups, overlap_tensor ? &*overlap_tensor : nullptr,
+                                            attention ? &*attention : nullptr);
+  const Held held = held_parameters(chunks, groups.experts.has_value());
+  const ReplicaShare dense = replica_share(s.training.wire, held.parameters - held.experts, replicas);
+  const ReplicaShare experts = replica_share(s.training.wire, held.experts, plan.data / plan.expert);
+  const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
+  const models::PipelineSchedule schedule = plan.schedule;
+  const std::vector<models::PipelinePass> passes =
+      models::pipeline_passes(schedule, plan.pipeline, at[ParallelAxis::Pipeline], plan.microbatches, plan.virtual_stages);
+  const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;
+  const bool overlapped = setup.overlap && replicas > 1;
+  FinishingPasses finishing = overlapped ? finishing_passes(passes, chunks, setup, s, split_backward)
+                                         : FinishingPasses{std::vector<const models::PipelinePass*>(chunks.size(), nullptr),
+                                                           std::vector<std::vector<models::GradientBucket>>(chunks.size()),
+                                                           {}};
+  std::optional<GradientStream> stream;
+  if (overlapped) {
+    stream.emplace(context_, rank_, setup.zero_stage > 0 ? setup.collectives.reduce_scatter() : setup.collectives.allreduce(),
+                   std::move(finishing.messages), setup.total_iterations, scenario::group_name("gradients", at, kReplicaAxes),
+                   scenario::replica_group(plan, rank_), scenario::replica_index(plan, at),
+                   replicas_meeting(plan, at, "gradients"));
+  }
+  // ZeRO 1 and 2 with overlap_parameter_gather: each chunk's first forward pass of a step waits for its buckets.
+  std::optional<ParameterGathers> gathers;
+  if (s.training.overlap_parameter_gather) {
+    std::vector<const models::ModelProfile*> tables;
+    for (const Chunk& chunk : chunks) tables.push_back(&chunk.layers);
+    gathers.emplace(context_, rank_, tables, forward_order(passes),
+                    GatherGroup{scenario::group_name("parameters", at, kReplicaAxes), scenario::replica_group(plan, rank_),
+                                scenario::replica_index(plan, at), replicas_meeting(plan, at, "parameters"),
+                                static_cast<std::size_t>(replicas)});
+  }
+  std::optional<RoutingLoads> routing;
+  if (groups.experts && !s.training.routing.even()) {
+    routing.emplace(s.training.routing, setup.profile().shape.experts, setup.profile().shape.top_k, plan.expert, s.seed,
+                    at[ParallelAxis::Data]);
+  }
+  PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,
+                    gathers ? &*gathers : nullptr, routing ? &*routing : nullptr);
+  const Update update{setup, meter, *optimizer, !gathers};
+  for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
+    before_iteration(context_, iteration, meter, rank_);
+    step.run(passes, step_factor(context_, rank_), iteration);
+    if (stream) {
+      // The gradients were reduced during the last backward passes.
+      stream->wait_for_all(meter);
+      update.reduced(*groups.replicas, dense);
+    } else {
+      update.reduce(*groups.replicas, dense);
+    }
+    if (groups.expert_replicas) update.reduce(**groups.expert_replicas, experts);
+    if (rank_ == 0) context_.observer->on_update();
+    if (rank_ == 0 && context_.progress) {
+      context_.progress(Progress{iteration, setup.total_iterations, simgrid::s4u::Engine::get_clock()});
+    }
+  }
+  if (overlap_tensor) context_.observer->on_lane_done(overlap_tensor->lane());
+  if (attention) context_.observer->on_lane_done(context_lane.lane());
+}
+
+}  // namespace dtsim::runtime

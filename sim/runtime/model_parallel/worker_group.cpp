@@ -1,0 +1,94 @@
+#include "sim/runtime/model_parallel/worker_group.hpp"
+
+#include "sim/scenario/parallel_axes.hpp"
+#include "sim/scenario/parallel_layout.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace dtsim::runtime {
+
+WorkerGroup::WorkerGroup(const TrainingContext& context, const std::string& name, std::vector<int> members,
+                         int position, const Meter& meter)
+    : members_(std::move(members)) {
+  const std::span<const int> all = context.setup->graph.worker_machines();
+  for (const int member : members_) machines_.push_back(all[static_cast<std::size_t>(member)]);
+  transport_ = std::make_unique<S4uTransport>(context.network,
+                                              GroupSpec{.name = name,
+                                                        .rank = position,
+                                                        .size = static_cast<int>(members_.size()),
+                                                        .machines = machines_,
+                                                        .hosts = members_},
+                                              meter);
+}
+
+namespace {
+
+using scenario::ParallelAxis;
+
+WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, ParallelAxis axis) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  return {context, scenario::group_name(scenario::axis_entry(axis).groups, at, axis),
+          scenario::group_along(plan, rank, axis), at[axis], meter};
+}
+
+/// Every replica of `rank`'s share of the dense layers (along the context, expert and data axes).
+WorkerGroup dense_replicas(const TrainingContext& context, int rank, const Meter& meter) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  constexpr std::array kAxes{ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Data};
+  return {context, scenario::group_name(scenario::axis_entry(ParallelAxis::Data).groups, at, kAxes),
+          scenario::replica_group(plan, rank), scenario::replica_index(plan, at), meter};
+}
+
+}  // namespace
+
+ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const Meter& meter)
+    : line(along(context, rank, meter.carrying(Traffic::Pipeline), ParallelAxis::Pipeline)),
+      replicas(dense_replicas(context, rank, meter.carrying(Traffic::Data))),
+      tensor(along(context, rank, meter.carrying(Traffic::Tensor), ParallelAxis::Tensor)) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  replicas->set_meeting(replicas_meeting(plan, at, "replicas"));
+  if (plan.context > 1) sequence.emplace(along(context, rank, meter.carrying(Traffic::Context), ParallelAxis::Context));
+  if (plan.expert > 1) {
+    // An expert group's all-to-alls are timed alone (not with its sibling groups'): every-to-every steps of
+    // one group are what the analytical network times from the links' loads (kFluidEveryToEveryRanks).
+    experts.emplace(along(context, rank, meter.carrying(Traffic::Expert), ParallelAxis::Expert));
+    expert_replicas.emplace(context, scenario::group_name("expert-replicas", at, ParallelAxis::Data),
+                            scenario::group_along(plan, rank, ParallelAxis::Data), at[ParallelAxis::Data],
+                            meter.carrying(Traffic::Data));
+    (*expert_replicas)->set_meeting(expert_replicas_meeting(plan, at, "expert-replicas"));
+  }
+  // Replica 0's rank stands for its replicas: its group's phases are timed from every replica's flows.
+  const bool mirrored = context.mirroring == Mirroring::replicas;
+  replicas->set_mirrored(mirrored);
+  // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments;
+  // replica 0's lines alone when each of their messages moves with every replica's copy.
+  line->set_meeting(AnalyticalMeeting{"pipeline", (mirrored ? 1 : plan.data * plan.context) * plan.tensor * plan.pipeline,
+                                      (scenario::replica_index(plan, at) * plan.tensor + at[ParallelAxis::Tensor]) *
+                                          plan.pipeline});
+}
+
+AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
+                              const std::string& channels) {
+  const int replicas = plan.data * plan.context;
+  return {fmt::format("{}/{}", channels, at[scenario::ParallelAxis::Pipeline]), replicas * plan.tensor,
+          at[scenario::ParallelAxis::Tensor] * replicas};
+}
+
+AnalyticalMeeting expert_replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
+                                          const std::string& channels) {
+  return {fmt::format("{}/{}", channels, at[ParallelAxis::Pipeline]), plan.data * plan.tensor,
+          (at[ParallelAxis::Tensor] * plan.expert + at[ParallelAxis::Expert]) * (plan.data / plan.expert)};
+}
+
+void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements) {
+  replicas.carry(Traffic::Zero);
+  setup.collectives.allgather().run(replicas, comm::Block::sized(elements));
+  replicas.carry(Traffic::Data);
+}
+
+}  // namespace dtsim::runtime

@@ -1,0 +1,59 @@
+#pragma once
+// A transport among some of a run's workers (by rank): a pipeline's stages, a stage's replicas, a tensor
+// group.
+
+#include "sim/runtime/context/training_context.hpp"
+#include "sim/runtime/network/s4u_transport.hpp"
+#include "sim/scenario/parallel_layout.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim::runtime {
+
+class WorkerGroup {
+ public:
+  /// `members` by rank; this worker is the one at `position`.
+  WorkerGroup(const TrainingContext& context, const std::string& name, std::vector<int> members, int position,
+              const Meter& meter);
+  [[nodiscard]] S4uTransport& operator*() const { return *transport_; }
+  [[nodiscard]] S4uTransport* operator->() const { return transport_.get(); }
+
+ private:
+  std::vector<int> members_;
+  std::vector<int> machines_;
+  std::unique_ptr<S4uTransport> transport_;
+};
+
+/// Where a stage's replica groups meet under the analytical network (channels "<channels>/<stage>"): the
+/// replicas of every tensor share of a stage reach each collective together (their tensor groups keep them
+/// in step), so their phases are timed as one, sharing the links as they do message by message.
+AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
+                              const std::string& channels);
+
+/// A model-parallel device's groups (by training.parallelism.placement): its replica's pipeline stages, the
+/// replicas of its share, and its tensor group; under expert parallelism, its expert group and the replicas
+/// holding the same experts.
+struct ParallelGroups {
+  ParallelGroups(const TrainingContext& context, int rank, const Meter& meter);
+
+  WorkerGroup line;      ///< the stages of its replica, at its stage
+  WorkerGroup replicas;  ///< the devices holding the same share of the dense layers, at its replica index
+  WorkerGroup tensor;    ///< its tensor group, at its tensor rank
+  std::optional<WorkerGroup> sequence;         ///< its context group, splitting its sequences, at its context rank
+  std::optional<WorkerGroup> experts;          ///< the replicas exchanging tokens, at its expert rank
+  std::optional<WorkerGroup> expert_replicas;  ///< the replicas holding the same experts
+};
+
+/// Where the analytical network times a stage's groups of replicas holding the same experts together (channels
+/// "<channels>/<stage>"): every such group of a stage reaches its collectives at the same moments.
+AnalyticalMeeting expert_replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
+                                          const std::string& channels);
+
+/// ZeRO's gather of `elements` partitioned parameters over a data-parallel group, its time labelled as ZeRO's
+/// traffic, apart from the gradients' reduction.
+void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements);
+
+}  // namespace dtsim::runtime
