@@ -99,93 +99,123 @@ int column_of(const std::vector<std::string_view>& fields, std::size_t index, st
   return static_cast<int>(fields[index].data() - line.data()) + 1;
 }
 
-}  // namespace
+constexpr const char* kLabelledRowHint = "a row is the features, then the class index: 5.1,3.5,1.4,0.2,0";
 
-LabelledTable read_labelled_csv(const std::filesystem::path& path) {
-  TableProblems problems(path);
-  std::string reason;
-  const std::optional<std::string> text = core::read_input_file(path, core::kDataFileLimit, reason);
-  if (!text) problems.fail(0, "cannot read this data file: " + reason, "data.path names a CSV file, relative to the scenario's folder");
+/// A row's cells read as numbers, up to the first that is not one.
+struct LabelledRowNumbers {
+  std::vector<double> values;
+  std::optional<std::size_t> not_a_number;
+};
+
+LabelledRowNumbers labelled_row_numbers(const std::vector<std::string_view>& fields) {
+  LabelledRowNumbers row;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const std::optional<double> value = number(fields[i]);
+    if (!value) {
+      row.not_a_number = i;
+      break;
+    }
+    row.values.push_back(*value);
+  }
+  return row;
+}
+
+/// What the file's rows hold: the samples read, and what its header and its bad rows tell about it.
+struct LabelledRows {
   std::vector<std::vector<double>> rows;
   std::optional<std::size_t> declared_samples;
-  LabelledTable out;
-  int number_of_line = 0;
   std::size_t width = 0;
   std::size_t bad_rows = 0;
   std::size_t rows_of_text = 0;  // rows whose first cell is not a number
-  constexpr const char* kRowHint = "a row is the features, then the class index: 5.1,3.5,1.4,0.2,0";
-  for (std::size_t begin = 0; begin < text->size();) {
-    std::size_t newline = text->find('\n', begin);
-    if (newline == std::string::npos) newline = text->size();
-    const std::string_view line(text->data() + begin, newline - begin);
+};
+
+/// Reads the header row `samples,features,<class names...>` into `table` and `class_names`; false where the row
+/// is not one. Only a first row may be the header: after that, a row with text is a bad row.
+bool read_labelled_header(const LabelledRowNumbers& row, const std::vector<std::string_view>& fields,
+                          LabelledRows& table, std::vector<std::string>& class_names) {
+  if (!(row.not_a_number && table.rows.empty() && table.bad_rows == 0 && !table.declared_samples &&
+        fields.size() >= 2 && number(fields[0]) && number(fields[1]))) {
+    return false;
+  }
+  table.declared_samples = static_cast<std::size_t>(*number(fields[0]));
+  table.width = static_cast<std::size_t>(*number(fields[1])) + 1;
+  for (std::size_t i = 2; i < fields.size(); ++i) class_names.emplace_back(fields[i]);
+  return true;
+}
+
+/// Whether a row is a sample: finite numbers, as many as the table's width, ending with a class index. Where
+/// it is not, adds the problem and returns false. The first good row sets the width of a table without header.
+bool labelled_row_fits(const LabelledRowNumbers& row, const std::vector<std::string_view>& fields,
+                       std::string_view line, int number_of_line, const std::vector<std::string>& class_names,
+                       LabelledRows& table, TableProblems& problems) {
+  const std::vector<double>& values = row.values;
+  if (row.not_a_number) {
+    if (*row.not_a_number == 0) ++table.rows_of_text;
+    problems.add(number_of_line, column_of(fields, *row.not_a_number, line),
+                 fmt::format("{} is not a number", problems.excerpt(trimmed(fields[*row.not_a_number]))),
+                 kLabelledRowHint);
+    return false;
+  }
+  if (const auto infinite = std::find_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); });
+      infinite != values.end()) {
+    const auto index = static_cast<std::size_t>(infinite - values.begin());
+    problems.add(number_of_line, column_of(fields, index, line),
+                 fmt::format("{} is not a finite number", problems.excerpt(trimmed(fields[index]))),
+                 "fill in the missing value, or leave the row out");
+    return false;
+  }
+  if (values.size() < 2) {
+    problems.add(number_of_line, 1, "a row of one value; a row needs at least one feature and a class",
+                 kLabelledRowHint);
+    return false;
+  }
+  if (table.width == 0) table.width = values.size();
+  if (values.size() != table.width) {
+    problems.add(number_of_line, 1,
+                 fmt::format("a row of {} values where the table has {}", values.size(), table.width),
+                 fmt::format("every row has {} features and a class", table.width - 1));
+    return false;
+  }
+  const double label = values.back();
+  if (label < 0 || label != std::floor(label) ||
+      (!class_names.empty() && label >= static_cast<double>(class_names.size()))) {
+    problems.add(number_of_line, column_of(fields, fields.size() - 1, line),
+                 fmt::format("label {} is not a class index", label),
+                 class_names.empty() ? "the last value of a row is its class: 0, 1, 2, ..."
+                                     : fmt::format("classes are 0..{}", class_names.size() - 1));
+    return false;
+  }
+  return true;
+}
+
+/// Every line of `text`: the header into `class_names`, the samples kept, the bad rows counted and reported.
+LabelledRows read_labelled_rows(const std::string& text, std::vector<std::string>& class_names,
+                                TableProblems& problems) {
+  LabelledRows table;
+  int number_of_line = 0;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t newline = text.find('\n', begin);
+    if (newline == std::string::npos) newline = text.size();
+    const std::string_view line(text.data() + begin, newline - begin);
     begin = newline + 1;
     ++number_of_line;
     if (line.empty() || line == "\r") continue;
     const std::vector<std::string_view> fields = split_fields(line);
-    std::vector<double> values;
-    std::optional<std::size_t> not_a_number;
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const std::optional<double> value = number(fields[i]);
-      if (!value) {
-        not_a_number = i;
-        break;
-      }
-      values.push_back(*value);
-    }
-    if (not_a_number && rows.empty() && bad_rows == 0 && !declared_samples && fields.size() >= 2 &&
-        number(fields[0]) && number(fields[1])) {
-      declared_samples = static_cast<std::size_t>(*number(fields[0]));
-      width = static_cast<std::size_t>(*number(fields[1])) + 1;
-      for (std::size_t i = 2; i < fields.size(); ++i) out.class_names.emplace_back(fields[i]);
-      continue;
-    }
-    bool good = true;
-    if (not_a_number) {
-      if (*not_a_number == 0) ++rows_of_text;
-      problems.add(number_of_line, column_of(fields, *not_a_number, line),
-                   fmt::format("{} is not a number", problems.excerpt(trimmed(fields[*not_a_number]))), kRowHint);
-      good = false;
-    } else if (const auto infinite = std::find_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); });
-               infinite != values.end()) {
-      const auto index = static_cast<std::size_t>(infinite - values.begin());
-      problems.add(number_of_line, column_of(fields, index, line),
-                   fmt::format("{} is not a finite number", problems.excerpt(trimmed(fields[index]))),
-                   "fill in the missing value, or leave the row out");
-      good = false;
-    } else if (values.size() < 2) {
-      problems.add(number_of_line, 1, "a row of one value; a row needs at least one feature and a class",
-                   kRowHint);
-      good = false;
+    LabelledRowNumbers row = labelled_row_numbers(fields);
+    if (read_labelled_header(row, fields, table, class_names)) continue;
+    if (labelled_row_fits(row, fields, line, number_of_line, class_names, table, problems)) {
+      table.rows.push_back(std::move(row.values));
     } else {
-      if (width == 0) width = values.size();
-      if (values.size() != width) {
-        problems.add(number_of_line, 1, fmt::format("a row of {} values where the table has {}", values.size(), width),
-                     fmt::format("every row has {} features and a class", width - 1));
-        good = false;
-      } else {
-        const double label = values.back();
-        if (label < 0 || label != std::floor(label) ||
-            (!out.class_names.empty() && label >= static_cast<double>(out.class_names.size()))) {
-          problems.add(number_of_line, column_of(fields, fields.size() - 1, line),
-                       fmt::format("label {} is not a class index", label),
-                       out.class_names.empty() ? "the last value of a row is its class: 0, 1, 2, ..."
-                                               : fmt::format("classes are 0..{}", out.class_names.size() - 1));
-          good = false;
-        }
-      }
-    }
-    if (good) {
-      rows.push_back(std::move(values));
-    } else {
-      ++bad_rows;
+      ++table.bad_rows;
     }
   }
-  if (rows.empty() && bad_rows > 0 && rows_of_text == bad_rows) problems.not_a_table();
-  problems.throw_if_any();
-  if (rows.empty()) problems.fail(0, "the file holds no rows of numbers", kRowHint);
-  if (declared_samples && *declared_samples != rows.size()) {
-    problems.fail(1, fmt::format("the header declares {} samples and the file has {}", *declared_samples, rows.size()));
-  }
+  return table;
+}
+
+/// The samples as features and labels; where the file names no classes, they are 0..the largest label.
+void fill_labelled_table(const LabelledRows& table, LabelledTable& out) {
+  const std::vector<std::vector<double>>& rows = table.rows;
+  const std::size_t width = table.width;
   out.features.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(width - 1));
   out.labels.resize(static_cast<Eigen::Index>(rows.size()));
   double largest = 0.0;
@@ -199,6 +229,25 @@ LabelledTable read_labelled_csv(const std::filesystem::path& path) {
   if (out.class_names.empty()) {
     for (int k = 0; k <= static_cast<int>(largest); ++k) out.class_names.push_back(std::to_string(k));
   }
+}
+
+}  // namespace
+
+LabelledTable read_labelled_csv(const std::filesystem::path& path) {
+  TableProblems problems(path);
+  std::string reason;
+  const std::optional<std::string> text = core::read_input_file(path, core::kDataFileLimit, reason);
+  if (!text) problems.fail(0, "cannot read this data file: " + reason, "data.path names a CSV file, relative to the scenario's folder");
+  LabelledTable out;
+  const LabelledRows table = read_labelled_rows(*text, out.class_names, problems);
+  if (table.rows.empty() && table.bad_rows > 0 && table.rows_of_text == table.bad_rows) problems.not_a_table();
+  problems.throw_if_any();
+  if (table.rows.empty()) problems.fail(0, "the file holds no rows of numbers", kLabelledRowHint);
+  if (table.declared_samples && *table.declared_samples != table.rows.size()) {
+    problems.fail(1, fmt::format("the header declares {} samples and the file has {}", *table.declared_samples,
+                                 table.rows.size()));
+  }
+  fill_labelled_table(table, out);
   const std::set<float> present(out.labels.begin(), out.labels.end());
   if (present.size() < 2) {
     problems.fail(0, fmt::format("every row has class {}: a classifier needs samples of at least two classes", *present.begin()),

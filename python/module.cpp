@@ -1,16 +1,17 @@
 // _dtsim, the C++ half of the dtsim Python package. SimGrid allows one engine per process and a notebook runs
-// many scenarios, so every run, sweep, scaling study and collective timing is simulated in a child process of
-// its own (call_isolated); the commands that only read files (validate, explain, compare, report, list) run here. Each
-// function returns (outcome, text), and the Python half (dtsim/__init__.py) raises the matching exception:
-// outcomes are "ok", "input" (bad input: text is dtsim's error report), "crashed" and "timed_out". Paths come in
-// as std::filesystem::path (str or bytes, encoded as os.fsencode does) and go back in texts decoded as os.fsdecode
-// does (fs_text).
+// many scenarios, so every run, sweep, scaling study, plan and collective timing is simulated in a child process
+// of its own (call_isolated); the commands that only read files (validate, explain, compare, report, list) run
+// here. Each function returns (outcome, text), and the Python half (dtsim/__init__.py) raises the matching
+// exception: outcomes are "ok", "input" (bad input: text is dtsim's error report), "crashed" and "timed_out";
+// validate's records come back as ("ok", a list of dicts) instead of text. Paths come in as std::filesystem::path
+// (str or bytes, encoded as os.fsencode does) and go back in texts decoded as os.fsdecode does (fs_text).
 
 #include "sim/app/collective_command.hpp"
 #include "sim/app/compare_command.hpp"
 #include "sim/app/document_commands.hpp"
 #include "sim/app/isolated_call.hpp"
 #include "sim/app/list_command.hpp"
+#include "sim/app/plan_command.hpp"
 #include "sim/app/report_command.hpp"
 #include "sim/app/run_command.hpp"
 #include "sim/app/scale_command.hpp"
@@ -181,6 +182,49 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
       timeout_s, progress);
 }
 
+Outcome plan(const std::filesystem::path& scenario, const std::vector<int>& gpus, int top, const std::string& objective,
+             const std::optional<int>& tensor, const std::optional<int>& pipeline, const std::optional<int>& context,
+             const std::optional<int>& expert, const std::optional<int>& microbatches, const std::optional<int>& zero,
+             const std::optional<std::string>& recomputation, const std::optional<std::string>& schedule,
+             bool keep_placement, const std::optional<std::string>& max_memory,
+             const std::optional<std::filesystem::path>& output, const std::optional<std::uint64_t>& seed, int jobs,
+             bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s,
+             const py::object& progress, const std::optional<std::filesystem::path>& confine) {
+  dtsim::app::PlanOptions options;
+  options.scenario_file = scenario;
+  options.devices = gpus;
+  options.top = top;
+  options.objective = objective;
+  options.output_folder = output;
+  options.seed = seed;
+  options.jobs = jobs;
+  options.force = force;
+  options.executable = executable;
+  options.quiet = true;
+  dtsim::app::PlanSpaceArguments space;
+  space.tensor = tensor;
+  space.pipeline = pipeline;
+  space.context = context;
+  space.expert = expert;
+  space.microbatches = microbatches;
+  space.zero = zero;
+  space.recomputation = recomputation;
+  space.schedule = schedule;
+  space.keep_placement = keep_placement;
+  space.max_memory = max_memory;
+  return in_child(
+      [options, space, confine](const dtsim::app::LineSink& send) {
+        dtsim::app::PlanOptions reporting = options;
+        // Read as `dtsim plan` reads its flags, and refused in its words: the keywords are its flags.
+        reporting.space = dtsim::app::plan_space(space, "dtsim plan");
+        reporting.max_memory_bytes = dtsim::app::memory_cap(space, "dtsim plan");
+        reporting.progress_to = send;
+        reporting.confine = confined_to(confine);
+        return dtsim::app::plan_command(reporting, dtsim::app::make_builtin_registries()).string();
+      },
+      timeout_s, progress);
+}
+
 Outcome collective(const std::string& operation, const std::string& algorithm, const std::optional<int>& ranks,
                    const std::string& sizes, const std::optional<std::filesystem::path>& scenario,
                    const std::string& topology, const std::string& bandwidth, const std::string& latency,
@@ -205,13 +249,43 @@ Outcome collective(const std::string& operation, const std::string& algorithm, c
       timeout_s, py::none());
 }
 
-Outcome validate(const std::vector<std::filesystem::path>& files, const std::optional<std::filesystem::path>& confine) {
+/// {"file", "line", "column"}: a place in a scenario file, as a record names it.
+py::dict position_record(const dtsim::core::SourcePosition& where) {
+  py::dict out;
+  out["file"] = fs_text(where.file);
+  out["line"] = where.line;
+  out["column"] = where.column;
+  return out;
+}
+
+/// The problems as `dtsim validate --json` gives them (app::diagnostics_json: the same fields, in the same order),
+/// as dicts, their texts decoded as fs_text decodes: a file's name comes back as it was given, UTF-8 or not.
+py::list diagnostic_records(const std::vector<dtsim::core::Diagnostic>& diagnostics) {
+  py::list out;
+  for (const dtsim::core::Diagnostic& d : diagnostics) {
+    py::dict record = position_record(d.where);
+    record["key"] = fs_text(d.key);
+    record["message"] = fs_text(d.message);
+    record["hint"] = fs_text(d.hint);
+    py::list sites;
+    for (const dtsim::core::SourcePosition& site : d.where.included_from) sites.append(position_record(site));
+    record["included_from"] = sites;
+    out.append(record);
+  }
+  return out;
+}
+
+/// ("ok", report) or ("input", every error); with `records`, ("ok", the errors as records), an empty list where every
+/// file is valid. A folder `confine` does not name is bad input either way: no file was read.
+Outcome validate(const std::vector<std::filesystem::path>& files, const std::optional<std::filesystem::path>& confine,
+                 bool records) {
   dtsim::app::ValidateResult result;
   try {
     result = dtsim::app::validate_command(files, dtsim::app::make_builtin_registries(), confined_to(confine));
   } catch (const dtsim::core::InputError& error) {
     return outcome_of("input", error.what());
   }
+  if (records) return py::make_tuple("ok", diagnostic_records(result.diagnostics));
   return result.ok ? outcome_of("ok", result.report) : outcome_of("input", result.errors);
 }
 
@@ -245,10 +319,15 @@ PYBIND11_MODULE(_dtsim, module) {
   module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("plan"), py::arg("output"),
              py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"),
              py::arg("progress"), py::arg("confine"));
+  module.def("plan", &plan, py::arg("scenario"), py::arg("gpus"), py::arg("top"), py::arg("objective"), py::arg("tensor"),
+             py::arg("pipeline"), py::arg("context"), py::arg("expert"), py::arg("microbatches"), py::arg("zero"),
+             py::arg("recomputation"), py::arg("schedule"), py::arg("keep_placement"), py::arg("max_memory"),
+             py::arg("output"), py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"),
+             py::arg("timeout_s"), py::arg("progress"), py::arg("confine"));
   module.def("collective", &collective, py::arg("operation"), py::arg("algorithm"), py::arg("ranks"), py::arg("sizes"),
              py::arg("scenario"), py::arg("topology"), py::arg("bandwidth"), py::arg("latency"),
              py::arg("network_model"), py::arg("library"), py::arg("timeout_s"));
-  module.def("validate", &validate, py::arg("files"), py::arg("confine"));
+  module.def("validate", &validate, py::arg("files"), py::arg("confine"), py::arg("records"));
   module.def("explain", &explain, py::arg("file"), py::arg("confine"));
   module.def("compare", &compare, py::arg("folders"));
   module.def("report", &report, py::arg("folders"), py::arg("output"));

@@ -188,78 +188,94 @@ TopologySize size_of_hierarchical(const core::View& t, const TopologyContext& c)
   return size;
 }
 
-}  // namespace
-
-topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyContext& c) {
-  topology::TopologyGraph graph;
-  const LinkSpec nic_link = topology_link(t, c);
-  // Devices first, node by node, so that ranks follow nodes; each node's intra-node link class with it.
+/// The devices of the nodes, node by node, and each node's intra-node link class and NIC count.
+struct HierarchicalNodes {
   std::vector<std::vector<topology::NodeId>> machines;
   std::vector<LinkSpec> intra_links;
   std::vector<IntraNode> intra;
   std::vector<int> nics;
+};
+
+/// Adds a device per worker, node by node, so that ranks follow nodes.
+HierarchicalNodes add_hierarchical_devices(topology::TopologyGraph& graph, const TopologyContext& c) {
+  HierarchicalNodes placement;
   int placed = 0;
   for (const NodeShape& group : c.nodes) {
     for (int n = 0; n < group.count && placed < c.workers; ++n) {
-      const int machine = static_cast<int>(machines.size());
-      std::vector<topology::NodeId>& devices = machines.emplace_back();
+      const int machine = static_cast<int>(placement.machines.size());
+      std::vector<topology::NodeId>& devices = placement.machines.emplace_back();
       for (int d = 0; d < group.devices && placed < c.workers; ++d, ++placed) {
         devices.push_back(graph.add_worker(fmt::format("node-{}-dev-{}", machine, d), machine));
       }
-      intra_links.push_back(group.intra_link);
-      intra.push_back(group.intra);
-      nics.push_back(group.nics);
+      placement.intra_links.push_back(group.intra_link);
+      placement.intra.push_back(group.intra);
+      placement.nics.push_back(group.nics);
     }
   }
   if (placed < c.workers) {
     throw std::invalid_argument(
         fmt::format("{} workers need one device each, but the nodes hold only {}", c.workers, placed));
   }
-  std::vector<std::optional<topology::NodeId>> hubs;
-  for (std::size_t m = 0; m < machines.size(); ++m) hubs.push_back(join_node(graph, machines[m], intra[m], intra_links[m], m));
+  return placement;
+}
 
+/// The fabric's ports in rank order, and per port how many NICs it stands for: one per device, or all of a
+/// node's on its one port.
+struct HierarchicalPorts {
   std::vector<topology::NodeId> endpoints;
-  // Per fabric port, how many NICs it stands for: one per device, or all of a node's on its one port.
   std::vector<int> port_nics;
-  if (t.text("nic") == "per_device") {
-    for (std::size_t m = 0; m < machines.size(); ++m) {
-      for (std::size_t d = 0; d < machines[m].size(); ++d) {
-        port_nics.push_back(1);
-        if (!hubs[m]) {
-          endpoints.push_back(machines[m][d]);
-          continue;
-        }
-        // Behind a node switch each device reaches its NIC over a link of its own (at the fabric's rate), so
-        // that the way between two devices of the node through the fabric is longer than through the switch.
-        const topology::NodeId nic = graph.add_switch(fmt::format("node-{}-dev-{}-nic", m, d));
-        graph.add_link(machines[m][d], nic, nic_link.bandwidth, nic_link.latency, "nic");
-        endpoints.push_back(nic);
-      }
-    }
-  } else {
-    for (std::size_t m = 0; m < machines.size(); ++m) {
-      port_nics.push_back(nics[m]);
-      // A node with a switch reaches the fabric through it: a second path between its devices through a NIC
-      // would compete with the switch.
-      if (hubs[m]) {
-        endpoints.push_back(*hubs[m]);
+};
+
+/// A port per device: the device itself, or behind a node switch a NIC of its own.
+HierarchicalPorts hierarchical_ports_per_device(topology::TopologyGraph& graph, const HierarchicalNodes& placement,
+                                                const std::vector<std::optional<topology::NodeId>>& hubs,
+                                                const LinkSpec& nic_link) {
+  HierarchicalPorts ports;
+  const std::vector<std::vector<topology::NodeId>>& machines = placement.machines;
+  for (std::size_t m = 0; m < machines.size(); ++m) {
+    for (std::size_t d = 0; d < machines[m].size(); ++d) {
+      ports.port_nics.push_back(1);
+      if (!hubs[m]) {
+        ports.endpoints.push_back(machines[m][d]);
         continue;
       }
-      const topology::NodeId nic = graph.add_switch(fmt::format("node-{}-nic", m));
-      for (const topology::NodeId device : machines[m]) {
-        graph.add_link(device, nic, intra_links[m].bandwidth, intra_links[m].latency, "nic");
-      }
-      endpoints.push_back(nic);
+      // Behind a node switch each device reaches its NIC over a link of its own (at the fabric's rate), so
+      // that the way between two devices of the node through the fabric is longer than through the switch.
+      const topology::NodeId nic = graph.add_switch(fmt::format("node-{}-dev-{}-nic", m, d));
+      graph.add_link(machines[m][d], nic, nic_link.bandwidth, nic_link.latency, "nic");
+      ports.endpoints.push_back(nic);
     }
   }
+  return ports;
+}
 
-  std::vector<std::size_t> devices_per_node;
-  for (const auto& devices : machines) devices_per_node.push_back(devices.size());
-  const topology::TopologyGraph fabric =
-      t.filled_text("fabric") == "rail"
-          ? build_rail_fabric(devices_per_node, static_cast<int>(t.filled_integer("arity")),
-                              t.filled_number("oversubscription"), nic_link)
-          : build_fabric(t, c, port_nics);
+/// A port per node: its switch, or a NIC that all its devices link to.
+HierarchicalPorts hierarchical_ports_per_node(topology::TopologyGraph& graph, const HierarchicalNodes& placement,
+                                              const std::vector<std::optional<topology::NodeId>>& hubs) {
+  HierarchicalPorts ports;
+  const std::vector<std::vector<topology::NodeId>>& machines = placement.machines;
+  for (std::size_t m = 0; m < machines.size(); ++m) {
+    ports.port_nics.push_back(placement.nics[m]);
+    // A node with a switch reaches the fabric through it: a second path between its devices through a NIC
+    // would compete with the switch.
+    if (hubs[m]) {
+      ports.endpoints.push_back(*hubs[m]);
+      continue;
+    }
+    const topology::NodeId nic = graph.add_switch(fmt::format("node-{}-nic", m));
+    for (const topology::NodeId device : machines[m]) {
+      graph.add_link(device, nic, placement.intra_links[m].bandwidth, placement.intra_links[m].latency, "nic");
+    }
+    ports.endpoints.push_back(nic);
+  }
+  return ports;
+}
+
+/// Copies `fabric` into `graph`: its hosts are the ports, its switches and servers are added as "fabric-<name>",
+/// and a link at a port of several NICs is as many times as wide.
+void join_hierarchical_fabric(topology::TopologyGraph& graph, const topology::TopologyGraph& fabric,
+                              const HierarchicalPorts& ports) {
+  const std::vector<topology::NodeId>& endpoints = ports.endpoints;
   std::vector<topology::NodeId> joined(fabric.node_count());
   for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) joined[fabric.workers()[rank]] = endpoints[rank];
   for (topology::NodeId node = 0; node < fabric.node_count(); ++node) {
@@ -274,13 +290,39 @@ topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyCo
   for (const topology::NodeId endpoint : endpoints) graph.mark_port(endpoint);
   for (const topology::NodeId server : fabric.servers()) graph.mark_port(joined[server]);
   std::vector<int> width(fabric.node_count(), 1);
-  for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) width[fabric.workers()[rank]] = port_nics[rank];
+  for (std::size_t rank = 0; rank < fabric.workers().size(); ++rank) {
+    width[fabric.workers()[rank]] = ports.port_nics[rank];
+  }
   for (std::size_t id = 0; id < fabric.link_count(); ++id) {
     const topology::LinkEnds& ends = fabric.link_ends(id);
     const int wide = std::max(width[ends.a], width[ends.b]);
     graph.add_link(joined[ends.a], joined[ends.b], fabric.link(id).bandwidth * static_cast<double>(wide),
                    fabric.link(id).latency, "fabric/" + fabric.link(id).link_class);
   }
+}
+
+}  // namespace
+
+topology::TopologyGraph build_hierarchical(const core::View& t, const TopologyContext& c) {
+  topology::TopologyGraph graph;
+  const LinkSpec nic_link = topology_link(t, c);
+  // Devices first, node by node, so that ranks follow nodes; each node's intra-node link class with it.
+  const HierarchicalNodes placement = add_hierarchical_devices(graph, c);
+  std::vector<std::optional<topology::NodeId>> hubs;
+  for (std::size_t m = 0; m < placement.machines.size(); ++m) {
+    hubs.push_back(join_node(graph, placement.machines[m], placement.intra[m], placement.intra_links[m], m));
+  }
+  const HierarchicalPorts ports = t.text("nic") == "per_device"
+                                      ? hierarchical_ports_per_device(graph, placement, hubs, nic_link)
+                                      : hierarchical_ports_per_node(graph, placement, hubs);
+  std::vector<std::size_t> devices_per_node;
+  for (const auto& devices : placement.machines) devices_per_node.push_back(devices.size());
+  const topology::TopologyGraph fabric =
+      t.filled_text("fabric") == "rail"
+          ? build_rail_fabric(devices_per_node, static_cast<int>(t.filled_integer("arity")),
+                              t.filled_number("oversubscription"), nic_link)
+          : build_fabric(t, c, ports.port_nics);
+  join_hierarchical_fabric(graph, fabric, ports);
   return graph;
 }
 

@@ -1,4 +1,4 @@
-"""dtsim from Python: validate, run, sweep, scale and compare scenarios, with results as pandas DataFrames.
+"""dtsim from Python: validate, run, sweep, scale, plan and compare scenarios, with results as pandas DataFrames.
 
     import dtsim
     run = dtsim.run("scenarios/quickstart.yaml")
@@ -6,6 +6,8 @@
     run.hosts, run.links # per worker and server, per link
     sweep = dtsim.sweep("scenarios/course/05-bsp.yaml")
     sweep.table          # sweep.csv: one row per point
+    plan = dtsim.plan("scenarios/plan/gpt2-medium-a100-x16.yaml", gpus=16, top=3)
+    plan.table           # plan.csv: the simulated splits, best first; plan.best is rank 1's Run
 
 Every run is simulated in a child process (the simulator allows one engine per process), so a notebook can
 run as many as it likes; an interrupt (Ctrl-C, Jupyter's stop button) stops it. Bad input raises
@@ -32,10 +34,10 @@ except ModuleNotFoundError as missing:
 
 from . import _dtsim
 from .progress import Progress, receiver
-from .results import Cluster, Run, Scaling, Sweep, load, read_csv
+from .results import Cluster, Plan, Run, Scaling, Sweep, load, read_csv
 
-__all__ = ["ScenarioError", "SimulationError", "Run", "Cluster", "Sweep", "Scaling", "load", "validate", "explain",
-           "run", "sweep", "scale", "compare", "report", "collective", "catalog", "__version__"]
+__all__ = ["ScenarioError", "SimulationError", "Run", "Cluster", "Sweep", "Scaling", "Plan", "load", "validate",
+           "explain", "run", "sweep", "scale", "plan", "compare", "report", "collective", "catalog", "__version__"]
 
 __version__ = _dtsim.version
 
@@ -113,6 +115,48 @@ def _worker_counts(workers) -> list[int]:
         raise ValueError(f"workers are one or more whole numbers from 1 to 65,536, such as [1, 2, 4, 8]; "
                          f"got {counts!r}")
     return [int(count) for count in counts]
+
+
+def _device_counts(gpus) -> list[int]:
+    """`gpus` as `dtsim plan --gpus` takes them: a whole number from 1 to 65,536 (numpy's too), or a list of them;
+    else TypeError or ValueError saying so."""
+    if _whole(gpus):
+        gpus = [gpus]
+    if isinstance(gpus, (str, bytes)) or not isinstance(gpus, Iterable):
+        raise TypeError(f"gpus is a device count, or a list of them, such as 16 or [256, 512]; got {gpus!r}")
+    counts = list(gpus)
+    if not counts or not all(_whole(count) and 1 <= count <= 65536 for count in counts):
+        raise ValueError(f"gpus are one or more whole numbers from 1 to 65,536, such as 16 or [256, 512]; "
+                         f"got {counts!r}")
+    return [int(count) for count in counts]
+
+
+# The degrees a plan's keywords fix, in _dtsim.plan's order, with the ranges of `dtsim plan`'s flags of the same
+# names: what each is, the least and the most.
+_PLAN_DEGREES = {"tensor": ("a tensor degree", 1, 65536), "pipeline": ("a pipeline degree", 1, 65536),
+                 "context": ("a context degree", 1, 65536), "expert": ("an expert degree", 1, 65536),
+                 "microbatches": ("a micro-batch count", 1, 65536), "zero": ("a ZeRO stage", 0, 3)}
+
+
+def _plan_degrees(fixed: dict) -> list:
+    """The degrees `fixed` gives (None: every one is tried) in _PLAN_DEGREES' order, as ints; else TypeError or
+    ValueError saying what each takes."""
+    degrees = []
+    for name, (what, least, most) in _PLAN_DEGREES.items():
+        value = fixed[name]
+        if value is not None and not (_whole(value) and least <= value <= most):
+            error = ValueError if _whole(value) else TypeError
+            raise error(f"{name} fixes {what}: a whole number from {least} to {most:,}, or None to try every one; "
+                        f"got {value!r}")
+        degrees.append(None if value is None else int(value))
+    return degrees
+
+
+def _name_or_none(keyword: str, value, example: str) -> str | None:
+    """A keyword that names a choice (dtsim checks the name): a str, or None; else TypeError."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{keyword} is a name such as {example!r}, or None; got {value!r}")
+    return value
 
 
 def _simulated(call, progress: Progress) -> str:
@@ -204,13 +248,21 @@ def _confine(folder):
     return None if folder is None else _path(folder)
 
 
-def validate(*files, confine=None) -> str:
+def validate(*files, confine=None, records: bool = False) -> str | list[dict]:
     """Checks scenario files without simulating them (every sweep point). Returns dtsim's "FILE: ok ..."
     lines; raises ScenarioError listing every problem of every file. confine: a folder; includes, data and
-    traces outside it are errors (as `--confine`: the way to check a scenario someone else wrote)."""
+    traces outside it are errors (as `--confine`: the way to check a scenario someone else wrote).
+
+    records: return every problem of every file as a dict instead of raising, as `dtsim validate --json` prints
+    them: file, line, column (1-based; 0 where the problem is the whole file), key ("" where none), message, hint
+    ("" where none) and included_from (a list of {file, line, column}, innermost first); an empty list when every
+    file is valid. A `confine` that names no folder still raises ScenarioError: no file was checked."""
     if not files:
         raise TypeError("validate() needs at least one scenario file")
-    return _checked(_dtsim.validate([_path(file) for file in files], _confine(confine)))
+    outcome = _dtsim.validate([_path(file) for file in files], _confine(confine), bool(records))
+    if records and outcome[0] == "ok":
+        return outcome[1]
+    return _checked(outcome)
 
 
 def explain(scenario, *, confine=None) -> str:
@@ -283,9 +335,43 @@ def scale(scenario, workers, mode: str = "both", output=None, *, plan: bool = Fa
     return Scaling(folder)
 
 
+def plan(scenario, gpus, output=None, *, top: int = 20, objective: str = "tokens_per_s", seed: int | None = None,
+         jobs: int = 0, force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None,
+         tensor: int | None = None, pipeline: int | None = None, context: int | None = None,
+         expert: int | None = None, microbatches: int | None = None, zero: int | None = None,
+         recomputation: str | None = None, schedule: str | None = None, keep_placement: bool = False,
+         max_memory: str | None = None) -> Plan:
+    """The best ways to split the scenario's model (a `profile:`) over `gpus` devices (a count, or a list of counts),
+    as `dtsim plan` finds them: every split screened by the checks and the memory model, ranked by an estimate, the
+    best `top` of each count simulated and ordered by `objective` ("tokens_per_s", "cost" or "energy"). Returns the
+    Plan: plan.csv as `table` (best first), plan_candidates.csv as `candidates`, the simulated splits' `runs` and
+    `best`.
+
+    output: the plan's folder (default: out/<scenario name>-plan, as `dtsim plan`'s). tensor, pipeline, context,
+    expert, microbatches, zero, recomputation ("none", "selective" or "full"), schedule (such as "1f1b") and
+    keep_placement fix those choices, max_memory (a size such as "70GiB") caps a device's memory, as the flags of
+    the same names do; None leaves a choice to the search. seed, jobs (simulations at once), force, timeout,
+    progress (a line as candidates are screened, then one per split simulated) and confine: as scale's."""
+    if not (_whole(top) and 1 <= top <= 1000):
+        raise ValueError(f"top is the splits simulated per device count, 1 to 1000; got {top!r}")
+    if not isinstance(objective, str):
+        raise TypeError(f'objective is "tokens_per_s", "cost" or "energy"; got {objective!r}')
+    seed, jobs, timeout, _ = _arguments(seed, jobs, timeout)
+    counts = _device_counts(gpus)
+    degrees = _plan_degrees({"tensor": tensor, "pipeline": pipeline, "context": context, "expert": expert,
+                             "microbatches": microbatches, "zero": zero})
+    choices = (_name_or_none("recomputation", recomputation, "selective"), _name_or_none("schedule", schedule, "1f1b"),
+               bool(keep_placement), _name_or_none("max_memory", max_memory, "70GiB"))
+    folder = _simulated(
+        lambda lines: _dtsim.plan(_path(scenario), counts, int(top), objective, *degrees, *choices,
+                                  None if output is None else _path(output), seed, jobs, force, _executable(), timeout,
+                                  lines, _confine(confine)), progress)
+    return Plan(folder)
+
+
 def compare(*results) -> pd.DataFrame:
-    """Finished runs side by side, one row each (a Sweep or Scaling gives one row per run): simulated time,
-    time to the target loss, final loss, staleness, waiting, bytes. Takes Run, Sweep and Scaling objects or
+    """Finished runs side by side, one row each (a Sweep, Scaling or Plan gives one row per run): simulated time,
+    time to the target loss, final loss, staleness, waiting, bytes. Takes Run, Sweep, Scaling and Plan objects or
     result folders."""
     return read_csv(io.StringIO(_checked(_dtsim.compare(_folders_of(results, "compare")))))
 
@@ -299,13 +385,16 @@ def report(*results, output=None) -> Path:
 
 
 def _folders_of(results, caller: str) -> list[str]:
-    """The result folders that Run, Sweep and Scaling objects or folder paths stand for."""
+    """The result folders that Run, Sweep, Scaling and Plan objects or folder paths stand for."""
     if not results:
         raise TypeError(f"{caller}() needs at least one run or result folder")
     folders = []
     for result in results:
         if isinstance(result, Scaling):
             folders += [_path(mode.folder) for mode in (result.weak, result.strong) if mode is not None]
+        elif isinstance(result, Plan):
+            # Its simulated splits, best first; the folder itself holds no run.
+            folders += [_path(run.folder) for run in result.runs]
         else:
             folders.append(_path(result.folder if isinstance(result, (Run, Sweep)) else result))
     return folders

@@ -1,7 +1,8 @@
-"""How a call shows its progress: `progress=` of dtsim.run, sweep and scale.
+"""How a call shows its progress: `progress=` of dtsim.run, sweep, scale and plan.
 
 The simulation sends a line as it goes ("iteration 40/100 ( 40%), simulated 0.012000 s"; a sweep's
-"3/8 points done, 2 running; last: workers=4"; a scaling study's lines led by "weak: " or "strong: ").
+"3/8 points done, 2 running; last: workers=4"; a scaling study's lines led by "weak: " or "strong: "; a plan's
+"16 devices: 90/182 candidates screened (49%), ...", then its sweeps' lines led by "16-devices: ").
 """
 
 from __future__ import annotations

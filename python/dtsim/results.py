@@ -3,7 +3,8 @@
 A run's folder holds summary.json, metrics.csv and links.csv (and trace.json, report.html when asked); a
 cluster run's (several jobs) holds jobs.csv, utilization.csv and each job's run folder under jobs/; a sweep's
 folder holds sweep.csv and one run folder per point; a scaling study's folder holds scaling.csv
-and the sweeps weak/ and strong/. Files are read when first asked for, then kept.
+and the sweeps weak/ and strong/; a plan's holds plan.csv, plan_candidates.csv and, for each device count N,
+N-devices/ with a run folder per split simulated. Files are read when first asked for, then kept.
 """
 
 from __future__ import annotations
@@ -216,10 +217,46 @@ class Scaling:
         return f"Scaling('{self.folder}': {len(self.table)} rows)"
 
 
-def load(folder) -> Run | Cluster | Sweep | Scaling:
-    """The results in `folder`, as written by `dtsim run` (a Run, or a Cluster for several jobs), `dtsim sweep` or
-    `dtsim scale`."""
+class Plan:
+    """A plan (`dtsim plan`): plan.csv as `table` (one row per split simulated, best first by the plan's objective:
+    rank, devices, split, its degrees and choices, estimate_s, iteration_s, per_s, model_flops_utilization,
+    peak_memory_bytes, energy_per_unit_j, cost_per_million, run), plan_candidates.csv as `candidates` (every split
+    screened: its memory and estimate, whether it was simulated, or why it was discarded), each simulated split's
+    Run in `runs` (in the table's order) and the best one's as `best`."""
+
+    def __init__(self, folder):
+        self.folder = _result_folder(folder, "plan.csv", "dtsim plan")
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        return read_csv(self.folder / "plan.csv")
+
+    @cached_property
+    def candidates(self) -> pd.DataFrame:
+        return read_csv(self.folder / "plan_candidates.csv")
+
+    @cached_property
+    def runs(self) -> list[Run]:
+        """The simulated splits' runs, runs[i] that of table row i: the `run` column names each one's folder,
+        N-devices/<point>, relative to the plan's."""
+        return [Run(self.folder / run) for run in self.table["run"]]
+
+    @property
+    def best(self) -> Run:
+        """The run of rank 1 (a plan that simulated nothing is refused by dtsim, so there is one)."""
+        return self.runs[0]
+
+    def __repr__(self) -> str:
+        best = f", best {self.table['split'].iloc[0]}" if len(self.table) else ""
+        return f"Plan('{self.folder}': {len(self.table)} splits simulated{best})"
+
+
+def load(folder) -> Run | Cluster | Sweep | Scaling | Plan:
+    """The results in `folder`, as written by `dtsim run` (a Run, or a Cluster for several jobs), `dtsim sweep`,
+    `dtsim scale` or `dtsim plan`."""
     folder = Path(os.fsdecode(folder))
+    if (folder / "plan.csv").is_file():
+        return Plan(folder)
     if (folder / "scaling.csv").is_file():
         return Scaling(folder)
     if (folder / "sweep.csv").is_file():

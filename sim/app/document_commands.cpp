@@ -13,6 +13,7 @@
 #include "sim/topology/graph_statistics.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace dtsim::app {
 namespace {
@@ -38,10 +39,34 @@ ValidateResult validate_command(const std::vector<std::filesystem::path>& files,
                                  : fmt::format("{}: ok ({} runs)\n", file.string(), runs);
     } catch (const core::InputError& error) {
       result.errors += fmt::format("{}\n", error.what());
+      result.diagnostics.insert(result.diagnostics.end(), error.diagnostics().begin(), error.diagnostics().end());
       result.ok = false;
     }
   }
   return result;
+}
+
+namespace {
+
+nlohmann::ordered_json position_json(const core::SourcePosition& where) {
+  return {{"file", where.file}, {"line", where.line}, {"column", where.column}};
+}
+
+}  // namespace
+
+std::string diagnostics_json(const std::vector<core::Diagnostic>& diagnostics) {
+  nlohmann::ordered_json records = nlohmann::ordered_json::array();
+  for (const core::Diagnostic& d : diagnostics) {
+    nlohmann::ordered_json record = position_json(d.where);
+    record["key"] = d.key;
+    record["message"] = d.message;
+    record["hint"] = d.hint;
+    record["included_from"] = nlohmann::ordered_json::array();
+    for (const core::SourcePosition& site : d.where.included_from) record["included_from"].push_back(position_json(site));
+    records.push_back(std::move(record));
+  }
+  // A path need not be UTF-8 and JSON text must be: such bytes are replaced, as summary.json does.
+  return records.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 namespace {

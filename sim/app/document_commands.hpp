@@ -2,6 +2,7 @@
 // The commands that read scenario files without simulating them: validate, explain, schema.
 
 #include "sim/checks/registries.hpp"
+#include "sim/core/diagnostic.hpp"
 #include "sim/metrics/run_record.hpp"
 #include "sim/topology/graph_statistics.hpp"
 
@@ -15,6 +16,7 @@ namespace dtsim::app {
 struct ValidateResult {
   std::string report;  ///< one "FILE: ok ..." line per valid file
   std::string errors;  ///< every diagnostic of every invalid file
+  std::vector<core::Diagnostic> diagnostics;  ///< the problems `errors` reports, in its order
   bool ok = true;
 };
 
@@ -23,6 +25,12 @@ struct ValidateResult {
 /// With `confine` (canonical), includes and named files outside it are errors (`--confine DIR`).
 ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries,
                                 const std::optional<std::filesystem::path>& confine = std::nullopt);
+
+/// `dtsim validate --json`: `diagnostics` as a JSON array, one record each in their order: {"file", "line",
+/// "column", "key", "message", "hint", "included_from": [{"file", "line", "column"}, ...]} (innermost include
+/// first; line and column 1-based, 0 where unknown; key and hint "" where none). The texts are as they are, not
+/// escaped as the text report escapes them; bytes that are not UTF-8 become U+FFFD. "[]" where there are none.
+std::string diagnostics_json(const std::vector<core::Diagnostic>& diagnostics);
 
 /// `dtsim explain FILE`: the scenario as dtsim understands it, as YAML (includes merged, defaults filled).
 /// Throws core::InputError when the file is invalid.

@@ -198,14 +198,26 @@ Subcommand add_run(CLI::App& cli, CommonOptions& common, const std::string& name
 }
 
 Subcommand add_validate(CLI::App& cli, CommonOptions& common) {
-  const auto files = std::make_shared<std::vector<Path>>();
+  struct State {
+    std::vector<Path> files;
+    bool json = false;
+  };
+  const auto s = std::make_shared<State>();
   CLI::App* command = cli.add_subcommand("validate", "check scenario files without simulating; prints ok or every error");
-  command->add_option("files", *files, "scenario YAML files")->required();
+  command->add_option("files", s->files, "scenario YAML files")->required();
+  command->add_flag("--json", s->json,
+                    "print every error as a JSON record (file, line, column, key, message, hint, included_from) on "
+                    "stdout, in one array: [] when every file is valid");
   add_plugin_option(command, common);
-  return {command, [files](Invocation& at) {
-            const auto result = app::validate_command(*files, at.registries(), at.confine());
-            fmt::print("{}", result.report);
-            fmt::print(stderr, "{}", result.errors);
+  return {command, [s](Invocation& at) {
+            const auto result = app::validate_command(s->files, at.registries(), at.confine());
+            // With --json the records are the whole report: stdout holds nothing else, for a program to read.
+            if (s->json) {
+              fmt::print("{}", app::diagnostics_json(result.diagnostics));
+            } else {
+              fmt::print("{}", result.report);
+              fmt::print(stderr, "{}", result.errors);
+            }
             return result.ok ? 0 : 2;
           }};
 }
@@ -379,7 +391,7 @@ std::vector<std::string> names_of(const std::vector<dtsim::scenario::NamedValue<
 }
 
 /// The options that fix a plan's choices (`--tensor 8 --zero 1 ...`) and cap its memory, shared by `dtsim plan`
-/// and `dtsim scale --plan`; space() and memory_cap() give what was given.
+/// and `dtsim scale --plan`; given() gives what was given.
 struct PlanSpaceFlags {
   std::string max_memory;
   std::string recomputation;
@@ -409,25 +421,27 @@ struct PlanSpaceFlags {
     return out;
   }
 
-  /// The space the flags given on `command` fix, and the memory cap.
-  [[nodiscard]] app::PlanSpace space(const CLI::App* command) const {
-    const auto given = [&](const char* axis) -> std::optional<int> {
+  /// What the flags given on `command` fix, for app::plan_space and app::memory_cap (which the command line and
+  /// Python share).
+  [[nodiscard]] app::PlanSpaceArguments given(const CLI::App* command) const {
+    const auto degree = [&](const char* axis) -> std::optional<int> {
       return command->count(std::string("--") + axis) > 0 ? std::optional<int>(fixed.at(axis)) : std::nullopt;
     };
-    app::PlanSpace out;
-    out.tensor = given("tensor");
-    out.pipeline = given("pipeline");
-    out.context = given("context");
-    out.expert = given("expert");
-    out.microbatches = given("microbatches");
-    out.zero = given("zero");
-    if (!recomputation.empty()) out.recomputation = dtsim::scenario::value_named(dtsim::scenario::recomputations(), recomputation);
-    if (!schedule.empty()) out.schedule = dtsim::scenario::value_named(dtsim::scenario::pipeline_schedules(), schedule);
+    const auto text = [](const std::string& value) {
+      return value.empty() ? std::nullopt : std::optional<std::string>(value);
+    };
+    app::PlanSpaceArguments out;
+    out.tensor = degree("tensor");
+    out.pipeline = degree("pipeline");
+    out.context = degree("context");
+    out.expert = degree("expert");
+    out.microbatches = degree("microbatches");
+    out.zero = degree("zero");
+    out.recomputation = text(recomputation);
+    out.schedule = text(schedule);
     out.keep_placement = keep_placement;
+    out.max_memory = text(max_memory);
     return out;
-  }
-  [[nodiscard]] std::optional<double> memory_cap() const {
-    return max_memory.empty() ? std::nullopt : std::optional(dtsim::core::parse_size(max_memory).value());
   }
 };
 
@@ -463,8 +477,9 @@ Subcommand add_scale(CLI::App& cli, CommonOptions& common) {
   add_plugin_option(command, common);
   return {command, [s, command](Invocation& at) {
             app::ScaleOptions options = s->options;
-            options.space = s->plan.space(command);
-            options.max_memory_bytes = s->plan.memory_cap();
+            const app::PlanSpaceArguments fixed = s->plan.given(command);
+            options.space = app::plan_space(fixed, "dtsim scale");
+            options.max_memory_bytes = app::memory_cap(fixed, "dtsim scale");
             options.plugins = at.plugins();
             options.confine = at.confine();
             if (*s->output_given) options.output_folder = s->output;
@@ -509,8 +524,9 @@ Subcommand add_plan(CLI::App& cli, CommonOptions& common) {
             options.confine = at.confine();
             if (*s->output_given) options.output_folder = s->output;
             if (*s->seed_given) options.seed = s->seed;
-            options.max_memory_bytes = s->plan.memory_cap();
-            options.space = s->plan.space(command);
+            const app::PlanSpaceArguments fixed = s->plan.given(command);
+            options.max_memory_bytes = app::memory_cap(fixed, "dtsim plan");
+            options.space = app::plan_space(fixed, "dtsim plan");
             app::plan_command(options, at.registries());
             return 0;
           }};

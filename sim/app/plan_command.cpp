@@ -8,9 +8,12 @@
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/config_view.hpp"
 #include "sim/core/diagnostic.hpp"
+#include "sim/core/name_match.hpp"
 #include "sim/core/result_folder.hpp"
+#include "sim/core/units.hpp"
 #include "sim/plan/plan_search.hpp"
 #include "sim/plan/study_scenario.hpp"
+#include "sim/scenario/named_values.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
@@ -23,6 +26,8 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace dtsim::app {
 namespace {
@@ -174,7 +179,57 @@ analysis::PlanMeasurement measured(const analysis::RunSummary& run, const scenar
   return m;
 }
 
+/// The value of `table` called `name`, none where no name is given; where `table` has no such name, throws
+/// core::InputError at `flag` naming the closest and every name it has (the command line's own check, for Python).
+template <class Enum>
+std::optional<Enum> named_choice(const std::vector<scenario::NamedValue<Enum>>& table,
+                                 const std::optional<std::string>& name, const std::string& command,
+                                 const std::string& flag, const std::string& what) {
+  if (!name) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& entry : table) {
+    if (entry.name == *name) return entry.value;
+    names.emplace_back(entry.name);
+  }
+  std::string hint = "one of " + core::join_names(names);
+  if (const auto closest = core::closest_name(*name, names)) hint = fmt::format("did you mean '{}'? {}", *closest, hint);
+  throw core::InputError(core::Diagnostic{{command}, flag, fmt::format("unknown {} '{}'", what, *name), std::move(hint)});
+}
+
 }  // namespace
+
+PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command) {
+  PlanSpace out;
+  out.tensor = given.tensor;
+  out.pipeline = given.pipeline;
+  out.context = given.context;
+  out.expert = given.expert;
+  out.microbatches = given.microbatches;
+  out.zero = given.zero;
+  out.recomputation =
+      named_choice(scenario::recomputations(), given.recomputation, command, "--recomputation", "recomputation");
+  out.schedule =
+      named_choice(scenario::pipeline_schedules(), given.schedule, command, "--schedule", "pipeline schedule");
+  out.keep_placement = given.keep_placement;
+  return out;
+}
+
+std::optional<double> memory_cap(const PlanSpaceArguments& given, const std::string& command) {
+  if (!given.max_memory) return std::nullopt;
+  const std::string hint = "give the memory a device may use as a size, such as 70GiB";
+  double bytes = 0.0;
+  try {
+    bytes = core::parse_size(*given.max_memory).value();
+  } catch (const core::UnitError& error) {
+    throw core::InputError(core::Diagnostic{{command}, "--max-memory", error.what(), error.hint().empty() ? hint : error.hint()});
+  }
+  // A cap of nothing would discard every candidate, each for memory, and say less than this.
+  if (bytes <= 0.0) {
+    throw core::InputError(
+        core::Diagnostic{{command}, "--max-memory", fmt::format("must be above zero, got \"{}\"", *given.max_memory), hint});
+  }
+  return bytes;
+}
 
 namespace {
 

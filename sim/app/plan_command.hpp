@@ -35,6 +35,30 @@ struct PlanOptions {
   std::function<void(const std::string&)> progress_to;
 };
 
+/// A plan's choices and memory cap as `dtsim plan`'s flags (and Python's dtsim.plan) give them: the degrees as
+/// numbers, the recomputation, the schedule and the cap as text; unset where not given. The command line checks the
+/// degrees' ranges as it parses them, Python as it is called.
+struct PlanSpaceArguments {
+  std::optional<int> tensor;
+  std::optional<int> pipeline;
+  std::optional<int> context;
+  std::optional<int> expert;
+  std::optional<int> microbatches;
+  std::optional<int> zero;
+  std::optional<std::string> recomputation;  ///< none, selective or full
+  std::optional<std::string> schedule;       ///< a pipeline schedule's name, such as 1f1b
+  bool keep_placement = false;
+  std::optional<std::string> max_memory;     ///< a size with its unit, such as 70GiB
+};
+
+/// The space `given` fixes. Throws core::InputError at the flag, as `command` ("dtsim plan") was given, for a
+/// recomputation or schedule of no such name, naming the closest and those there are.
+PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command);
+
+/// `given.max_memory` in bytes; none where not given. Throws core::InputError at --max-memory, as `command` was
+/// given, for a text that is no size or a size that is not above zero.
+std::optional<double> memory_cap(const PlanSpaceArguments& given, const std::string& command);
+
 /// Plans into the output folder and returns it, replacing an earlier plan there (its other device counts' runs
 /// included). Throws core::InputError for a scenario that cannot be planned (a sweep of its own, a model trained for
 /// real, several node groups, a device count that does not fill whole nodes or over which no candidate fits, an

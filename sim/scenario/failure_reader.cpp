@@ -76,81 +76,84 @@ void read_node_failure(const View& event, const ClusterSpec& cluster, core::Diag
   }
 }
 
-}  // namespace
+/// A link's or a switch's failure (kind: link, switch).
+void read_link_failure(const View& event, FailureSpec& out) {
+  LinkFailure failure{event.located("target"), event.quantity("at", core::parse_duration)->value(), std::nullopt,
+                      event.text("kind") == "switch"};
+  if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+  out.link_events.push_back(failure);
+}
 
-FailureSpec read_failures(const View& root, const ClusterSpec& cluster, core::DiagnosticSink& sink) {
-  const int workers = cluster.workers;
-  FailureSpec out;
-  const View failures = root.at("failures");
-  if (failures.node() == nullptr) return out;
-  out.enabled = true;
-  out.where = root.key_where("failures");
-  if (const ConfigNode* events = failures.at("events").node()) {
-    for (std::size_t i = 0; i < events->items.size(); ++i) {
-      const View event(&events->items[i], fmt::format("failures.events[{}]", i));
-      if (event.text("kind") == "link" || event.text("kind") == "switch") {
-        LinkFailure failure{event.located("target"), event.quantity("at", core::parse_duration)->value(), std::nullopt,
-                            event.text("kind") == "switch"};
-        if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
-        out.link_events.push_back(failure);
-        continue;
-      }
-      if (event.text("kind") == "server") {
-        const std::optional<std::int64_t> shard = parse_integer(event.text("target"));
-        if (!shard) {
-          sink.error(event.where("target"), event.path() + ".target",
-                     fmt::format("expected a server (shard) index, got \"{}\"", event.text("target")));
-          continue;
-        }
-        ServerFailure failure{static_cast<int>(*shard),
-                              event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
-        if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
-        out.server_events.push_back(failure);
-        continue;
-      }
-      if (event.text("kind") == "node") {
-        read_node_failure(event, cluster, sink, out);
-        continue;
-      }
-      WorkerFailure failure;
-      failure.worker = static_cast<int>(parse_integer(event.text("target")).value_or(0));
-      failure.at_s = event.quantity("at", core::parse_duration)->value();
-      if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
-      failure.where = event.where("target");
-      out.events.push_back(failure);
-    }
+/// A parameter-server shard's failure (kind: server). The shard's range needs the architecture: checked later.
+void read_server_failure(const View& event, core::DiagnosticSink& sink, FailureSpec& out) {
+  const std::optional<std::int64_t> shard = parse_integer(event.text("target"));
+  if (!shard) {
+    sink.error(event.where("target"), event.path() + ".target",
+               fmt::format("expected a server (shard) index, got \"{}\"", event.text("target")));
+    return;
   }
+  ServerFailure failure{static_cast<int>(*shard),
+                        event.quantity("at", core::parse_duration)->value(), std::nullopt, event.where("target")};
+  if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+  out.server_events.push_back(failure);
+}
+
+/// A worker's failure (kind: worker).
+void read_worker_failure(const View& event, FailureSpec& out) {
+  WorkerFailure failure;
+  failure.worker = static_cast<int>(parse_integer(event.text("target")).value_or(0));
+  failure.at_s = event.quantity("at", core::parse_duration)->value();
+  if (auto repair = event.quantity("repair_after", core::parse_duration)) failure.repair_s = repair->value();
+  failure.where = event.where("target");
+  out.events.push_back(failure);
+}
+
+/// One item of failures.events, read by its kind.
+void read_failure_event(const View& event, const ClusterSpec& cluster, core::DiagnosticSink& sink, FailureSpec& out) {
+  if (event.text("kind") == "link" || event.text("kind") == "switch") {
+    read_link_failure(event, out);
+  } else if (event.text("kind") == "server") {
+    read_server_failure(event, sink, out);
+  } else if (event.text("kind") == "node") {
+    read_node_failure(event, cluster, sink, out);
+  } else {
+    read_worker_failure(event, out);
+  }
+}
+
+/// failures.random: failures at a mean time between them, of any worker or of the ranks listed.
+void read_random_failures(const View& failures, int workers, core::DiagnosticSink& sink, FailureSpec& out) {
   const View random = failures.at("random");
-  if (random.node() != nullptr) {
-    out.mtbf_s = random.quantity("mtbf", core::parse_duration)->value();
-    out.random_at = failures.key_where("random");
-    if (auto repair = random.quantity("repair_after", core::parse_duration)) out.random_repair_s = repair->value();
-    if (const ConfigNode* ranks = random.at("workers").node()) {
-      for (std::size_t r = 0; r < ranks->items.size(); ++r) {
-        const auto rank = parse_integer(ranks->items[r].scalar).value_or(-1);
-        if (rank < 0 || rank >= workers) {
-          sink.error(ranks->items[r].where, fmt::format("failures.random.workers[{}]", r),
-                     fmt::format("worker {} does not exist; ranks run from 0 to {}", rank, workers - 1));
-          continue;
-        }
-        out.random_workers.push_back(static_cast<int>(rank));
+  if (random.node() == nullptr) return;
+  out.mtbf_s = random.quantity("mtbf", core::parse_duration)->value();
+  out.random_at = failures.key_where("random");
+  if (auto repair = random.quantity("repair_after", core::parse_duration)) out.random_repair_s = repair->value();
+  if (const ConfigNode* ranks = random.at("workers").node()) {
+    for (std::size_t r = 0; r < ranks->items.size(); ++r) {
+      const auto rank = parse_integer(ranks->items[r].scalar).value_or(-1);
+      if (rank < 0 || rank >= workers) {
+        sink.error(ranks->items[r].where, fmt::format("failures.random.workers[{}]", r),
+                   fmt::format("worker {} does not exist; ranks run from 0 to {}", rank, workers - 1));
+        continue;
       }
+      out.random_workers.push_back(static_cast<int>(rank));
     }
   }
-  const View checkpoint = failures.at("checkpoint");
-  if (checkpoint.node() != nullptr) {
-    out.checkpoint_every = checkpoint.integer("every");
-    out.checkpoint_at = failures.key_where("checkpoint");
-    out.storage_bytes_per_s = checkpoint.quantity("storage_bandwidth", core::parse_bandwidth)->value();
-    if (auto host = checkpoint.quantity("async_host_bandwidth", core::parse_bandwidth)) out.host_bytes_per_s = host->value();
+}
+
+/// failures.checkpoint, where given: how often the state is saved, and at what bandwidths.
+void read_failure_checkpoint(const View& failures, const View& checkpoint, FailureSpec& out) {
+  if (checkpoint.node() == nullptr) return;
+  out.checkpoint_every = checkpoint.integer("every");
+  out.checkpoint_at = failures.key_where("checkpoint");
+  out.storage_bytes_per_s = checkpoint.quantity("storage_bandwidth", core::parse_bandwidth)->value();
+  if (auto host = checkpoint.quantity("async_host_bandwidth", core::parse_bandwidth)) {
+    out.host_bytes_per_s = host->value();
   }
-  if (auto restart = failures.quantity("restart_time", core::parse_duration)) out.restart_s = restart->value();
-  if (auto detection = failures.quantity("detection_time", core::parse_duration)) out.detection_s = detection->value();
-  read_components(failures, out, sink);
-  if (auto spares = failures.integer("spares")) out.spares = static_cast<int>(*spares);
-  out.shrink = failures.text("shrink", "false") == "true";
-  out.shrink_at = failures.where("shrink");
-  if (auto draws = failures.integer("draws")) out.draws = static_cast<int>(*draws);
+}
+
+/// The first key given that only a budget's projection reads, so that a simulated run can refuse it there.
+void note_failure_projected_key(const View& failures, const View& checkpoint, FailureSpec& out) {
   for (const char* key : {"spares", "shrink", "draws"}) {
     if (!failures.has(key) || !out.projected_key.empty()) continue;
     out.projected_key = key;
@@ -160,6 +163,33 @@ FailureSpec read_failures(const View& root, const ClusterSpec& cluster, core::Di
     out.projected_key = "checkpoint.async_host_bandwidth";
     out.projected_at = checkpoint.key_where("async_host_bandwidth");
   }
+}
+
+}  // namespace
+
+FailureSpec read_failures(const View& root, const ClusterSpec& cluster, core::DiagnosticSink& sink) {
+  FailureSpec out;
+  const View failures = root.at("failures");
+  if (failures.node() == nullptr) return out;
+  out.enabled = true;
+  out.where = root.key_where("failures");
+  if (const ConfigNode* events = failures.at("events").node()) {
+    for (std::size_t i = 0; i < events->items.size(); ++i) {
+      const View event(&events->items[i], fmt::format("failures.events[{}]", i));
+      read_failure_event(event, cluster, sink, out);
+    }
+  }
+  read_random_failures(failures, cluster.workers, sink, out);
+  const View checkpoint = failures.at("checkpoint");
+  read_failure_checkpoint(failures, checkpoint, out);
+  if (auto restart = failures.quantity("restart_time", core::parse_duration)) out.restart_s = restart->value();
+  if (auto detection = failures.quantity("detection_time", core::parse_duration)) out.detection_s = detection->value();
+  read_components(failures, out, sink);
+  if (auto spares = failures.integer("spares")) out.spares = static_cast<int>(*spares);
+  out.shrink = failures.text("shrink", "false") == "true";
+  out.shrink_at = failures.where("shrink");
+  if (auto draws = failures.integer("draws")) out.draws = static_cast<int>(*draws);
+  note_failure_projected_key(failures, checkpoint, out);
   out.elastic = failures.text("elastic", "false") == "true";
   out.elastic_at = failures.where("elastic");
   return out;

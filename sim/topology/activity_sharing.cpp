@@ -88,11 +88,15 @@ std::vector<double> rates_all_moving(std::span<const TransferLoad> transfers) {
   return rate;
 }
 
-}  // namespace
+/// Bursts: the transfers that move bytes at the same instants, those of one cadence together, each other alone.
+/// Only transfers on directions another job uses take part (`meets`); any other keeps a rate of exactly 1.
+struct SharingBursts {
+  std::vector<bool> meets;
+  std::vector<std::vector<std::size_t>> bursts;
+  std::vector<std::size_t> burst_of;  ///< each transfer's burst (0 for one that takes no part)
+};
 
-std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
-  // Bursts: the transfers that move bytes at the same instants, those of one cadence together, each other alone.
-  // Only transfers on directions another job uses take part; any other keeps a rate of exactly 1.
+SharingBursts sharing_bursts(std::span<const TransferLoad> transfers) {
   std::vector<bool> meets(transfers.size(), false);
   for (const Users& users : contended_directions(transfers)) {
     for (const auto& [t, share] : users) meets[t] = true;
@@ -113,11 +117,13 @@ std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
     }
     bursts[burst_of[t]].push_back(t);
   }
-  std::vector<double> rate(transfers.size(), 1.0);
-  if (bursts.empty()) return rate;
-  // Too many to weigh every combination: all move at once, as transfers of one cadence do.
-  if (bursts.size() > kWeighedBursts) return rates_all_moving(transfers);
-  // Each transfer's rate in every combination of bursts moving at once, its own among them.
+  return {std::move(meets), std::move(bursts), std::move(burst_of)};
+}
+
+/// Each transfer's rate in every combination of bursts moving at once (bit b for burst b), its own among them;
+/// 1 in a combination without it.
+std::vector<std::vector<double>> combination_rates(std::span<const TransferLoad> transfers,
+                                                   const std::vector<std::vector<std::size_t>>& bursts) {
   const std::size_t combinations = std::size_t{1} << bursts.size();
   std::vector<std::vector<double>> rates_of(combinations, std::vector<double>(transfers.size(), 1.0));
   for (std::size_t combination = 1; combination < combinations; ++combination) {
@@ -133,40 +139,70 @@ std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
     const std::vector<double> rates = rates_all_moving(some);
     for (std::size_t i = 0; i < which.size(); ++i) rates_of[combination][which[i]] = rates[i];
   }
+  return rates_of;
+}
+
+/// Each burst's fraction of time moving at the transfers' rates `rate`: its slowest transfer stretches its time
+/// moving, not its latencies.
+void update_burst_busy(std::span<const TransferLoad> transfers, const std::vector<std::vector<std::size_t>>& bursts,
+                       const std::vector<double>& rate, std::vector<double>& busy) {
+  for (std::size_t b = 0; b < bursts.size(); ++b) {
+    double slowest = 1.0;
+    double moving = 1.0;
+    for (const std::size_t t : bursts[b]) {
+      slowest = std::min(slowest, rate[t]);
+      moving = std::min(moving, std::clamp(transfers[t].moving, 0.0, 1.0));
+    }
+    busy[b] = moving / (moving + (1.0 - moving) * slowest);
+  }
+}
+
+/// Each transfer's mean rate over the combinations its burst is in, each weighed by the chance that the other
+/// bursts move or rest as it says.
+std::vector<double> next_shared_rates(std::span<const TransferLoad> transfers, const SharingBursts& grouped,
+                                      const std::vector<std::vector<double>>& rates_of,
+                                      const std::vector<double>& busy) {
+  const std::vector<std::vector<std::size_t>>& bursts = grouped.bursts;
+  const std::size_t combinations = rates_of.size();
+  std::vector<double> next(transfers.size(), 1.0);
+  for (std::size_t t = 0; t < transfers.size(); ++t) {
+    if (!grouped.meets[t]) continue;
+    const std::size_t own = grouped.burst_of[t];
+    double mean = 0.0;
+    double lost = 0.0;
+    for (std::size_t combination = 1; combination < combinations; ++combination) {
+      if ((combination >> own & 1U) == 0) continue;
+      double chance = 1.0;
+      for (std::size_t b = 0; b < bursts.size(); ++b) {
+        if (b != own) chance *= (combination >> b & 1U) != 0 ? busy[b] : 1.0 - busy[b];
+      }
+      mean += chance * rates_of[combination][t];
+      lost += chance * (1.0 - rates_of[combination][t]);
+    }
+    // Exactly 1 where it loses nothing in any combination; exactly the rate of all moving at once where the
+    // others never rest (every other chance is 0).
+    next[t] = lost == 0.0 ? 1.0 : mean;
+  }
+  return next;
+}
+
+}  // namespace
+
+std::vector<double> shared_rates(std::span<const TransferLoad> transfers) {
+  const SharingBursts grouped = sharing_bursts(transfers);
+  std::vector<double> rate(transfers.size(), 1.0);
+  if (grouped.bursts.empty()) return rate;
+  // Too many to weigh every combination: all move at once, as transfers of one cadence do.
+  if (grouped.bursts.size() > kWeighedBursts) return rates_all_moving(transfers);
+  const std::vector<std::vector<double>> rates_of = combination_rates(transfers, grouped.bursts);
   // While a transfer moves bytes, another burst moves too as often as it moves at all, whatever the instants of
   // their rounds: a transfer's rate is its mean over the combinations, each as likely as its bursts' times moving
   // make it. A burst's time moving grows as its rate falls (its latency is not stretched): from rates of 1, the
   // rates fall to where they hold.
-  std::vector<double> busy(bursts.size(), 1.0);
+  std::vector<double> busy(grouped.bursts.size(), 1.0);
   for (int round = 0; round < kRateRounds; ++round) {
-    for (std::size_t b = 0; b < bursts.size(); ++b) {
-      double slowest = 1.0;
-      double moving = 1.0;
-      for (const std::size_t t : bursts[b]) {
-        slowest = std::min(slowest, rate[t]);
-        moving = std::min(moving, std::clamp(transfers[t].moving, 0.0, 1.0));
-      }
-      busy[b] = moving / (moving + (1.0 - moving) * slowest);
-    }
-    std::vector<double> next(transfers.size(), 1.0);
-    for (std::size_t t = 0; t < transfers.size(); ++t) {
-      if (!meets[t]) continue;
-      const std::size_t own = burst_of[t];
-      double mean = 0.0;
-      double lost = 0.0;
-      for (std::size_t combination = 1; combination < combinations; ++combination) {
-        if ((combination >> own & 1U) == 0) continue;
-        double chance = 1.0;
-        for (std::size_t b = 0; b < bursts.size(); ++b) {
-          if (b != own) chance *= (combination >> b & 1U) != 0 ? busy[b] : 1.0 - busy[b];
-        }
-        mean += chance * rates_of[combination][t];
-        lost += chance * (1.0 - rates_of[combination][t]);
-      }
-      // Exactly 1 where it loses nothing in any combination; exactly the rate of all moving at once where the
-      // others never rest (every other chance is 0).
-      next[t] = lost == 0.0 ? 1.0 : mean;
-    }
+    update_burst_busy(transfers, grouped.bursts, rate, busy);
+    std::vector<double> next = next_shared_rates(transfers, grouped, rates_of, busy);
     bool held = true;
     for (std::size_t t = 0; t < transfers.size(); ++t) held = held && std::abs(next[t] - rate[t]) <= 1e-12;
     rate = std::move(next);

@@ -1,11 +1,13 @@
 // Every file under tests/invalid/ is a scenario with mistakes; beside it, its .expected file holds the
-// exact report `dtsim validate` must give, file:line:col included. The files name their paths relative
-// to the source tree, so the tests run from there.
+// exact report `dtsim validate` must give, file:line:col included, and `dtsim validate --json` the same problems
+// as records. The files name their paths relative to the source tree, so the tests run from there.
 
 #include "run_dtsim.hpp"
 #include "sim/app/document_commands.hpp"
+#include "sim/core/diagnostic.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <unistd.h>
@@ -62,6 +64,63 @@ TEST(InvalidCorpus, ValidateOnTheWholeCorpusGivesEveryReportAndExitsTwo) {
   EXPECT_EQ(run.exit_status, 2);
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(run.err, expected);
+}
+
+/// A record of `dtsim validate --json` written as the text report writes its problem (core::Diagnostic::format of
+/// the record's fields): where the two agree, the records hold everything the report says.
+std::string as_report(const nlohmann::json& record) {
+  const auto position = [](const nlohmann::json& at) {
+    return core::SourcePosition(at.at("file").get<std::string>(), at.at("line").get<int>(), at.at("column").get<int>());
+  };
+  core::Diagnostic diagnostic{position(record), record.at("key").get<std::string>(),
+                              record.at("message").get<std::string>(), record.at("hint").get<std::string>()};
+  for (const auto& site : record.at("included_from")) diagnostic.where.included_from.push_back(position(site));
+  return diagnostic.format() + "\n";
+}
+
+TEST(ValidateJson, GivesTheWholeCorpusReportAsRecordsAndExitsTwo) {
+  ASSERT_EQ(::chdir(DTSIM_SOURCE_DIR), 0);
+  std::string arguments = "validate --json";
+  std::string expected;
+  for (const auto& file : corpus()) {
+    arguments += " " + file;
+    expected += expected_report(file);
+  }
+  const CommandResult run = run_dtsim(arguments);
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_EQ(run.err, "") << "the records are the whole report";
+  const nlohmann::json records = nlohmann::json::parse(run.out);
+  ASSERT_TRUE(records.is_array());
+  std::string reported;
+  for (const auto& record : records) reported += as_report(record);
+  EXPECT_EQ(reported, expected);
+}
+
+TEST(ValidateJson, NamesEveryFieldOfARecordWithItsIncludesInnermostFirst) {
+  ASSERT_EQ(::chdir(DTSIM_SOURCE_DIR), 0);
+  const CommandResult run =
+      run_dtsim("validate --json tests/invalid/100-include-two-levels.yaml tests/invalid/002-empty-file.yaml");
+  EXPECT_EQ(run.exit_status, 2);
+  const auto records = nlohmann::ordered_json::parse(run.out);
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records[0].dump(),
+            R"({"file":"tests/invalid/include/inner.yaml","line":2,"column":18,"key":"topology.network_model",)"
+            R"("message":"unknown network model 'tpc'","hint":"did you mean 'tcp'?","included_from":[)"
+            R"({"file":"tests/invalid/include/outer.yaml","line":1,"column":10},)"
+            R"({"file":"tests/invalid/100-include-two-levels.yaml","line":3,"column":10}]})");
+  // A problem of the whole file has no line or column (0), and no key.
+  EXPECT_EQ(records[1].dump(),
+            R"({"file":"tests/invalid/002-empty-file.yaml","line":0,"column":0,"key":"","message":"a scenario must )"
+            R"(be a YAML mapping (name:, cluster:, topology:, ...); the file is empty","hint":"start from )"
+            R"(scenarios/quickstart.yaml","included_from":[]})");
+}
+
+TEST(ValidateJson, PrintsAnEmptyArrayForValidFiles) {
+  const CommandResult run = run_dtsim("validate --json " + scenario_path("quickstart.yaml").string() + " " +
+                                      scenario_path("course/03-collectives.yaml").string());
+  EXPECT_EQ(run.exit_status, 0);
+  EXPECT_EQ(run.out, "[]\n");
+  EXPECT_EQ(run.err, "");
 }
 
 }  // namespace

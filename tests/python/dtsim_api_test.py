@@ -186,6 +186,37 @@ class FilesTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             dtsim.validate()
 
+    def test_validate_records(self):
+        # With records=True the problems come back as `dtsim validate --json` prints them, one dict each, instead of
+        # raising: the corpus's expected reports, field by field (its files name their paths from the source tree).
+        self.enterContext(contextlib.chdir(SOURCE))
+        records = dtsim.validate("tests/invalid/013-unknown-training-key.yaml",
+                                 "tests/invalid/100-include-two-levels.yaml", records=True)
+        self.assertEqual(records, [
+            {"file": "tests/invalid/013-unknown-training-key.yaml", "line": 20, "column": 3,
+             "key": "training.optimizer", "message": "missing required key", "hint": "", "included_from": []},
+            {"file": "tests/invalid/013-unknown-training-key.yaml", "line": 22, "column": 3,
+             "key": "training.optimiser", "message": "unknown key", "hint": "did you mean 'optimizer'?",
+             "included_from": []},
+            {"file": "tests/invalid/include/inner.yaml", "line": 2, "column": 18, "key": "topology.network_model",
+             "message": "unknown network model 'tpc'", "hint": "did you mean 'tcp'?",
+             "included_from": [{"file": "tests/invalid/include/outer.yaml", "line": 1, "column": 10},
+                               {"file": "tests/invalid/100-include-two-levels.yaml", "line": 3, "column": 10}]}])
+        self.assertEqual([list(record) for record in records[:1]],
+                         [["file", "line", "column", "key", "message", "hint", "included_from"]])
+        # A problem of the whole file has no line, column or key; a valid file gives none; without records=True
+        # the same files raise, as before.
+        whole = dtsim.validate("tests/invalid/002-empty-file.yaml", SCENARIOS / "quickstart.yaml", records=True)
+        self.assertEqual([(record["line"], record["column"], record["key"]) for record in whole], [(0, 0, "")])
+        self.assertEqual(dtsim.validate(SCENARIOS / "quickstart.yaml", records=True), [])
+        expected = (SOURCE / "tests/invalid/013-unknown-training-key.expected").read_text().rstrip("\n")
+        with self.assertRaises(dtsim.ScenarioError) as raised:
+            dtsim.validate("tests/invalid/013-unknown-training-key.yaml")
+        self.assertEqual(str(raised.exception), expected)
+        # A confined folder that does not exist is the call's mistake, not a file's: it raises either way.
+        with self.assertRaisesRegex(dtsim.ScenarioError, "names no folder"):
+            dtsim.validate(SCENARIOS / "quickstart.yaml", confine=SOURCE / "no-such-folder", records=True)
+
     def test_confine_refuses_files_outside_its_folder(self):
         folder = fresh("confine")
         jail = folder / "jail"
@@ -379,6 +410,82 @@ class SweepTest(unittest.TestCase):
         # At 16 GPUs (two nodes) the best estimate splits the model; its layout is in the table.
         self.assertTrue(str(study.table["layout"].iloc[1]).startswith("t"))
         self.assertIn("written by `dtsim scale --plan`", (folder / "study" / "strong.yaml").read_text())
+
+
+class PlanTest(unittest.TestCase):
+    SCENARIO = SCENARIOS / "plan" / "gpt2-medium-a100-x16.yaml"
+    # ZeRO 1, selective recomputation and 1F1B fixed: 182 candidates (PlanCommand.*), the best 3 simulated.
+    FIXED = {"zero": 1, "recomputation": "selective", "schedule": "1f1b"}
+
+    def test_returns_its_table_and_best_run(self):
+        folder = fresh("plan")
+        lines = []
+        plan = dtsim.plan(self.SCENARIO, 16, folder / "plan", top=3, jobs=2, progress=lines.append, **self.FIXED)
+        self.assertIsInstance(plan, dtsim.Plan)
+        self.assertEqual(plan.folder, folder / "plan")
+        self.assertEqual(list(plan.table.columns[:3]), ["rank", "devices", "split"])
+        self.assertEqual(plan.table.columns[-1], "run")
+        self.assertEqual(list(plan.table["rank"]), list(range(1, len(plan.table) + 1)))
+        self.assertTrue((plan.table["devices"] == 16).all())
+        # Best first by tokens per second; the estimate's best three, and at most the scenario's own split and the
+        # best placed as the scenario places its axes beside them.
+        self.assertTrue(plan.table["per_s"].is_monotonic_decreasing)
+        self.assertTrue(3 <= len(plan.table) <= 5, plan.table)
+        # Every row was simulated: each has its Run, in the table's order, and the best is rank 1's.
+        self.assertEqual(len(plan.runs), len(plan.table))
+        self.assertIsInstance(plan.best, dtsim.Run)
+        self.assertEqual(plan.best.folder, plan.folder / plan.table["run"].iloc[0])
+        self.assertTrue((plan.best.folder / "summary.json").is_file())
+        iteration_s = plan.best.simulated_s / plan.best.result["iterations"]
+        self.assertLess(abs(iteration_s - plan.table["iteration_s"].iloc[0]), 1e-5 * iteration_s)  # 6 digits
+        self.assertEqual(len(plan.candidates), 182)
+        self.assertEqual(int(plan.candidates["simulated"].eq("yes").sum()), len(plan.table))
+        self.assertIsInstance(dtsim.load(plan.folder), dtsim.Plan)
+        self.assertEqual(len(dtsim.compare(plan)), len(plan.table))
+        # The search's line, the last once it has screened every candidate, then the simulations' points.
+        self.assertTrue(any(re.match(r"16 devices: (\d+)/\1 candidates screened \(100%\)", line) for line in lines),
+                        lines)
+        self.assertTrue(lines[-1].startswith("16-devices: "), lines[-1])
+        # The keywords are the flags: the command line's plan ranks the same splits alike.
+        subprocess.run([dtsim._dtsim.built_executable, "plan", str(self.SCENARIO), "--gpus", "16", "--top", "3", "-j",
+                        "2", "--zero", "1", "--recomputation", "selective", "--schedule", "1f1b", "-q", "-o",
+                        str(folder / "cli")], check=True)
+        for table in ("plan.csv", "plan_candidates.csv"):
+            self.assertEqual((plan.folder / table).read_bytes(), (folder / "cli" / table).read_bytes(), table)
+
+    def test_refuses_what_dtsim_plan_refuses(self):
+        folder = fresh("plan-refused")
+        output = folder / "plan"
+        # dtsim's own refusals, at the flag the keyword stands for, before anything is simulated.
+        for arguments, words in [({"objective": "speed"}, "dtsim plan: error: --objective: no objective 'speed'\n"
+                                                          "  hint: tokens_per_s, cost or energy"),
+                                 ({"schedule": "1f1c"}, "dtsim plan: error: --schedule: unknown pipeline schedule "
+                                                        "'1f1c'\n  hint: did you mean '1f1b'?"),
+                                 ({"recomputation": "most"}, "--recomputation: unknown recomputation 'most'\n"
+                                                             "  hint: one of none, selective, full"),
+                                 ({"max_memory": "70"}, "--max-memory: a size needs a unit"),
+                                 ({"max_memory": "0GiB"}, "--max-memory: must be above zero"),
+                                 ({"gpus": [16, 12]}, "--gpus: 12 devices do not fill whole nodes of 8")]:
+            call = {"gpus": 16, "output": output, **arguments}
+            with self.subTest(arguments=arguments), self.assertRaisesRegex(dtsim.ScenarioError, re.escape(words)):
+                dtsim.plan(self.SCENARIO, **call)
+        with self.assertRaisesRegex(dtsim.ScenarioError, "trains for real"):
+            dtsim.plan(SCENARIOS / "quickstart.yaml", 8, output)
+        # The keywords' types and ranges, as the flags' are checked (the ranges of --gpus, --top, --zero...).
+        for arguments, error, words in [({"gpus": 0}, ValueError, r"^gpus are .* from 1 to 65,536"),
+                                        ({"gpus": "16"}, TypeError, r"^gpus is a device count"),
+                                        ({"gpus": []}, ValueError, r"^gpus are"),
+                                        ({"top": 0}, ValueError, r"^top is .* 1 to 1000"),
+                                        ({"zero": 4}, ValueError, r"^zero fixes a ZeRO stage: a whole number from 0 to 3"),
+                                        ({"tensor": 0}, ValueError, r"^tensor fixes a tensor degree: .* 1 to 65,536"),
+                                        ({"tensor": 2.0}, TypeError, r"^tensor fixes"),
+                                        ({"schedule": 1}, TypeError, r"^schedule is a name such as '1f1b'"),
+                                        ({"objective": None}, TypeError, r"^objective is"),
+                                        ({"jobs": -1}, ValueError, r"^jobs is")]:
+            call = {"gpus": 16, "output": output, **arguments}
+            with self.subTest(arguments=arguments), self.assertRaisesRegex(error, words):
+                dtsim.plan(self.SCENARIO, **call)
+        self.assertFalse(output.exists())
 
 
 class ProgressTest(unittest.TestCase):

@@ -34,6 +34,65 @@ double stage_flops(const models::StageShare& share, std::size_t samples, bool fo
   return (forward ? 2.0 : 4.0) * static_cast<double>(share.parameter_count()) * static_cast<double>(samples);
 }
 
+/// A device's stage over one step of micro-batches of `size` samples: its forward and backward passes, with the
+/// activations and their gradients exchanged with the stages beside it on its pipeline line.
+struct SplitStageDevice {
+  models::StageShare& share;  // keeps each micro-batch's forward values for its backward pass
+  const models::StageShare::GroupSum& sum;
+  S4uTransport& line;
+  const Meter& meter;
+  const scenario::DeviceProfile& device;
+  const models::Dataset& train;
+  int stage = 0;
+  int stages = 1;
+  double global_batch = 1.0;
+  double factor = 1.0;
+  std::size_t size = 0;
+
+  /// The micro-batch `mine` forward: its activations sent on to the next stage (pending in `sent`), or at the
+  /// last stage the gradient of its loss kept in `deltas` for its backward pass.
+  void forward(const models::Parameters& local, std::span<const std::size_t> mine,
+               std::deque<models::RowMatrix>& deltas, std::vector<std::unique_ptr<comm::Pending>>& sent) const {
+    models::RowMatrix input;
+    if (stage == 0) {
+      const std::vector<Eigen::Index> index(mine.begin(), mine.end());
+      input = train.features(index, Eigen::all);
+    } else {
+      input = to_matrix(line.post_recv(stage - 1, kActivations)->wait(), size);
+    }
+    charge_compute(meter, compute::roofline_flops(stage_flops(share, size, true), 0.0, device) * factor);
+    models::RowMatrix output = share.forward(local, std::move(input), sum);
+    if (stage + 1 < stages) {
+      sent.push_back(line.post_send(stage + 1, to_buffer(output), kActivations));
+    } else {
+      std::vector<int> labels;
+      for (const std::size_t row : mine) {
+        labels.push_back(static_cast<int>(train.labels[static_cast<Eigen::Index>(row)]));
+      }
+      models::RowMatrix delta;
+      static_cast<void>(models::softmax_cross_entropy(output, labels, global_batch, delta));
+      deltas.push_back(std::move(delta));
+    }
+  }
+
+  /// The oldest micro-batch in flight backward, from the next stage's activation gradients or at the last stage
+  /// from `deltas`: adds the device's gradient to `gradient` and sends its input's gradient back (pending in
+  /// `sent`).
+  void backward(const models::Parameters& local, std::deque<models::RowMatrix>& deltas, models::Parameters& gradient,
+                std::vector<std::unique_ptr<comm::Pending>>& sent) const {
+    models::RowMatrix output_gradient;
+    if (stage + 1 < stages) {
+      output_gradient = to_matrix(line.post_recv(stage + 1, kActivationGradients)->wait(), size);
+    } else {
+      output_gradient = std::move(deltas.front());
+      deltas.pop_front();
+    }
+    charge_compute(meter, compute::roofline_flops(stage_flops(share, size, false), 0.0, device) * factor);
+    const models::RowMatrix back = share.backward(local, std::move(output_gradient), sum, gradient);
+    if (stage > 0) sent.push_back(line.post_send(stage - 1, to_buffer(back), kActivationGradients));
+  }
+};
+
 }  // namespace
 
 SplitMlpWorker::SplitMlpWorker(TrainingContext context, int rank, std::shared_ptr<ShareAssembly> assembly)
@@ -72,41 +131,16 @@ void SplitMlpWorker::operator()() {
     const std::span<const std::size_t> rows = batches.next();
     const std::size_t size = rows.size() / static_cast<std::size_t>(microbatches);
     const auto rows_of = [&](int m) { return rows.subspan(static_cast<std::size_t>(m) * size, size); };
+    const SplitStageDevice device{share, sum, *groups.line, meter, s.cluster.device_of(rank_), train,
+                                  stage, stages, global_batch, factor, size};
     models::Parameters gradient = models::Parameters::Zero(static_cast<Eigen::Index>(share.parameter_count()));
     std::deque<models::RowMatrix> deltas;  // the last stage's loss gradients, oldest micro-batch first
     std::vector<std::unique_ptr<comm::Pending>> sent;
     for (const models::PipelinePass& pass : passes) {
-      const std::span<const std::size_t> mine = rows_of(pass.microbatch);
       if (pass.forward) {
-        models::RowMatrix input;
-        if (stage == 0) {
-          const std::vector<Eigen::Index> index(mine.begin(), mine.end());
-          input = train.features(index, Eigen::all);
-        } else {
-          input = to_matrix(groups.line->post_recv(stage - 1, kActivations)->wait(), size);
-        }
-        charge_compute(meter, compute::roofline_flops(stage_flops(share, size, true), 0.0, s.cluster.device_of(rank_)) * factor);
-        models::RowMatrix output = share.forward(local, std::move(input), sum);
-        if (stage + 1 < stages) {
-          sent.push_back(groups.line->post_send(stage + 1, to_buffer(output), kActivations));
-        } else {
-          std::vector<int> labels;
-          for (const std::size_t row : mine) labels.push_back(static_cast<int>(train.labels[static_cast<Eigen::Index>(row)]));
-          models::RowMatrix delta;
-          static_cast<void>(models::softmax_cross_entropy(output, labels, global_batch, delta));
-          deltas.push_back(std::move(delta));
-        }
+        device.forward(local, rows_of(pass.microbatch), deltas, sent);
       } else {
-        models::RowMatrix output_gradient;
-        if (stage + 1 < stages) {
-          output_gradient = to_matrix(groups.line->post_recv(stage + 1, kActivationGradients)->wait(), size);
-        } else {
-          output_gradient = std::move(deltas.front());
-          deltas.pop_front();
-        }
-        charge_compute(meter, compute::roofline_flops(stage_flops(share, size, false), 0.0, s.cluster.device_of(rank_)) * factor);
-        const models::RowMatrix back = share.backward(local, std::move(output_gradient), sum, gradient);
-        if (stage > 0) sent.push_back(groups.line->post_send(stage - 1, to_buffer(back), kActivationGradients));
+        device.backward(local, deltas, gradient, sent);
       }
     }
     for (const auto& pending : sent) static_cast<void>(pending->wait());

@@ -1,6 +1,8 @@
-// dtsim plan's search: the screen refuses exactly what `dtsim run` refuses, every discard says why, and the
-// estimate is the closed form it documents where only compute (or only the gradients' ring) counts.
+// dtsim plan's search: the screen refuses exactly what `dtsim run` refuses, every discard says why, the
+// estimate is the closed form it documents where only compute (or only the gradients' ring) counts, and the choices
+// its flags (and Python's keywords) name are read alike.
 
+#include "sim/app/plan_command.hpp"
 #include "sim/plan/plan_candidates.hpp"
 #include "sim/plan/plan_estimate.hpp"
 #include "sim/plan/plan_search.hpp"
@@ -516,6 +518,59 @@ TEST(YamlQuoted, AHostileFileNameStaysOneLineAndOneScalar) {
   const std::string text = points_scenario("The best splits of " + quoted, hostile, {"{training.parallelism.data: 8}"});
   EXPECT_EQ(text.substr(0, text.find('\n')), "# The best splits of " + quoted);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5) << text;
+}
+
+/// What `call` refuses, as dtsim prints it; "no error" where it refuses nothing.
+template <class Call>
+std::string refusal(const Call& call) {
+  try {
+    static_cast<void>(call());
+  } catch (const core::InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// The flags of `dtsim plan` and the keywords of Python's dtsim.plan are read by the same functions: names become
+// their values, and a name the command line's own check would have refused is refused at its flag.
+TEST(PlanSpaceArguments, NamesBecomeTheirValuesAndAnUnknownOneIsRefusedAtItsFlag) {
+  PlanSpaceArguments given;
+  given.tensor = 2;
+  given.zero = 1;
+  given.recomputation = "selective";
+  given.schedule = "interleaved_1f1b";
+  given.keep_placement = true;
+  const PlanSpace space = plan_space(given, "dtsim plan");
+  EXPECT_EQ(space.tensor, 2);
+  EXPECT_EQ(space.pipeline, std::nullopt);
+  EXPECT_EQ(space.zero, 1);
+  EXPECT_EQ(space.recomputation, models::Recomputation::Selective);
+  EXPECT_EQ(space.schedule, models::PipelineSchedule::Interleaved);
+  EXPECT_TRUE(space.keep_placement);
+  EXPECT_EQ(plan_space({}, "dtsim plan").schedule, std::nullopt);
+  given.schedule = "1f1c";
+  EXPECT_EQ(refusal([&] { return plan_space(given, "dtsim plan"); }),
+            "dtsim plan: error: --schedule: unknown pipeline schedule '1f1c'\n"
+            "  hint: did you mean '1f1b'? one of gpipe, 1f1b, interleaved_1f1b, zero_bubble");
+  given.schedule = std::nullopt;
+  given.recomputation = "most";
+  EXPECT_EQ(refusal([&] { return plan_space(given, "dtsim scale"); }),
+            "dtsim scale: error: --recomputation: unknown recomputation 'most'\n  hint: one of none, selective, full");
+}
+
+TEST(PlanSpaceArguments, TheMemoryCapIsASizeAboveZero) {
+  PlanSpaceArguments given;
+  EXPECT_EQ(memory_cap(given, "dtsim plan"), std::nullopt);
+  given.max_memory = "70GiB";
+  EXPECT_EQ(memory_cap(given, "dtsim plan"), 70.0 * 1024 * 1024 * 1024);
+  given.max_memory = "0GiB";
+  EXPECT_EQ(refusal([&] { return memory_cap(given, "dtsim plan"); }),
+            "dtsim plan: error: --max-memory: must be above zero, got \"0GiB\"\n"
+            "  hint: give the memory a device may use as a size, such as 70GiB");
+  given.max_memory = "70";
+  EXPECT_EQ(refusal([&] { return memory_cap(given, "dtsim plan"); }),
+            "dtsim plan: error: --max-memory: a size needs a unit, got the bare number \"70\"\n"
+            "  hint: write it with a unit, for example \"64MiB\"");
 }
 
 }  // namespace
