@@ -128,14 +128,25 @@ std::string plan_cells(const PlanRow& row) {
 }
 
 std::string split_cells(const PlanRow& row) {
-  if (row.degrees_only) {
-    // No expert degree, micro-batch count, ZeRO stage, recomputation, schedule or placement was tried for it.
-    return fmt::format("{},{},{},{},{},,{},,,,,,", row.devices, core::csv_field(row.split), row.tensor, row.pipeline,
-                       row.context, row.data);
+  std::string out = fmt::format("{},{}", row.devices, core::csv_field(row.split));
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    // No degree of an axis carved out of the data degree (expert) was tried for a split counted undivided.
+    const bool tried = !row.degrees_only || !scenario::axis_entry(axis).carved_from;
+    out += tried ? fmt::format(",{}", row.degrees[scenario::axis_index(axis)]) : std::string(",");
   }
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}", row.devices, core::csv_field(row.split), row.tensor, row.pipeline,
-                     row.context, row.expert, row.data, row.microbatches, row.zero, row.recomputation, row.schedule,
-                     row.virtual_stages, row.placement);
+  // Nor a micro-batch count, ZeRO stage, recomputation, schedule or placement.
+  if (row.degrees_only) return out + ",,,,,,";
+  return out + fmt::format(",{},{},{},{},{},{}", row.microbatches, row.zero, row.recomputation, row.schedule,
+                           row.virtual_stages, row.placement);
+}
+
+/// The degrees' columns of plan.csv and plan_candidates.csv, in the planner's order: "tensor,pipeline,...,data".
+std::string degree_columns() {
+  std::string out;
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    out += (out.empty() ? "" : ",") + std::string(scenario::axis_entry(axis).name);
+  }
+  return out;
 }
 
 /// One row of plan_candidates.csv.
@@ -204,9 +215,9 @@ std::vector<const PlanRow*> ranked_plans(const std::vector<PlanStudy>& studies, 
 }
 
 std::string plan_csv(const std::vector<PlanStudy>& studies) {
-  std::string out = "rank,devices,split,tensor,pipeline,context,expert,data,microbatches,zero,recomputation,schedule,"
-                    "virtual_stages,placement,estimate_s,iteration_s,per_s,model_flops_utilization,peak_memory_bytes,energy_per_unit_j,"
-                    "cost_per_million,run\n";
+  std::string out = "rank,devices,split," + degree_columns() +
+                    ",microbatches,zero,recomputation,schedule,virtual_stages,placement,estimate_s,iteration_s,per_s,"
+                    "model_flops_utilization,peak_memory_bytes,energy_per_unit_j,cost_per_million,run\n";
   int rank = 0;
   for (const PlanRow* row : ranked_plans(studies, studies.empty() ? "" : studies.front().objective)) {
     out += fmt::format("{},{},{:.6g},{},{}\n", ++rank, split_cells(*row), row->estimate_s, plan_cells(*row),
@@ -244,8 +255,9 @@ void RowSpill::copy_to(std::ostream& out) const {
 }
 
 void write_candidates_csv(const std::vector<PlanStudy>& studies, std::ostream& out) {
-  out << "devices,split,tensor,pipeline,context,expert,data,microbatches,zero,recomputation,schedule,virtual_stages,"
-         "placement,memory_bytes,estimate_s,estimate_per_s,same_estimate_as,simulated,discarded,detail\n";
+  out << "devices,split," << degree_columns()
+      << ",microbatches,zero,recomputation,schedule,virtual_stages,placement,memory_bytes,estimate_s,estimate_per_s,"
+         "same_estimate_as,simulated,discarded,detail\n";
   for (const PlanStudy& study : studies) {
     for (const PlanRow& row : study.rows) out << candidate_line(row);
     if (study.spilled) study.spilled->copy_to(out);

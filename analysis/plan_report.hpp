@@ -3,6 +3,8 @@
 // the simulated best with their measured figures (plan.csv), the discarded counted by reason, a table for the
 // terminal and report.html (throughput against memory, the front of best plans, the reasons).
 
+#include "sim/scenario/parallel_axes.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -33,7 +35,9 @@ struct PlanMeasurement {
 struct PlanRow {
   int devices = 0;
   std::string split;  ///< "t8 p4 d32 m64 z1 selective 1f1b"
-  int tensor = 1, pipeline = 1, context = 1, expert = 1, data = 1, microbatches = 1, zero = 0, virtual_stages = 1;
+  /// Each axis's degree, by scenario::axis_index (plan.csv's columns in scenario::listing_order).
+  scenario::AxisDegrees degrees = scenario::unsplit();
+  int microbatches = 1, zero = 0, virtual_stages = 1;
   std::string recomputation;
   std::string schedule;
   std::string placement = "t-p-d";  ///< the tensor, pipeline and data axes' order over the ranks, innermost first
@@ -42,8 +46,9 @@ struct PlanRow {
   double estimate_tokens_per_s = 0.0;
   std::string discarded;  ///< the reason (a scenario key, or max_memory); "" when it fits
   std::string detail;     ///< the check's message
-  /// Discarded before its other choices were enumerated (its data degree does not divide the batch): its tensor,
-  /// pipeline, context and data degrees only, the other choices' cells left empty in plan_candidates.csv.
+  /// Discarded before its other choices were enumerated (its data degree does not divide the batch): the degrees of
+  /// the axes dividing the devices (tensor, pipeline, context, data) only, the cells of those carved out of the data
+  /// degree (expert) and of the other choices left empty in plan_candidates.csv.
   bool degrees_only = false;
   /// A fitting candidate estimated exactly as fast as an earlier one of the same placement that holds no more
   /// memory (they differ in their ZeRO stage or recomputation only where neither changes the estimate): that

@@ -132,13 +132,17 @@ std::optional<scenario::ParallelismSpec> run_split(const json& result) {
   if (!result.contains("parallelism") || !result.at("parallelism").contains("placement")) return std::nullopt;
   const json& given = result.at("parallelism");
   scenario::ParallelismSpec plan;
-  plan.tensor = given.value("tensor", 1);
-  plan.pipeline = given.value("pipeline", 1);
-  plan.data = given.value("data", 1);
-  plan.context = given.value("context", 1);
-  plan.expert = given.value("expert", 1);
-  if (std::min({plan.tensor, plan.pipeline, plan.data, plan.context, plan.expert}) < 1 || plan.data % plan.expert != 0) {
-    return std::nullopt;
+  for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
+    const int degree = given.value(std::string(entry.name), 1);
+    if (degree < 1) return std::nullopt;
+    scenario::set_declared_degree(plan, entry.axis, degree);
+  }
+  // An axis carved out of another divides its degree (the expert groups the replicas).
+  for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
+    if (entry.carved_from &&
+        scenario::declared_degree(plan, *entry.carved_from) % scenario::declared_degree(plan, entry.axis) != 0) {
+      return std::nullopt;
+    }
   }
   plan.placement.clear();
   for (const json& name : given.at("placement")) {

@@ -5,6 +5,7 @@
 #include "sim/core/input_file.hpp"
 #include "sim/scenario/sweep.hpp"
 #include "sim/scenario/named_values.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -78,11 +79,24 @@ void read_timing(const nlohmann::json& result, RunSummary& out) {
 }  // namespace
 
 std::string describe_layout(const nlohmann::json& parallelism) {
-  const auto degree = [&](const char* key) { return parallelism.value(key, 1); };
-  if (degree("tensor") == 1 && degree("pipeline") == 1 && degree("expert") == 1 && degree("context") == 1) return "";
-  std::string out = fmt::format("t{} p{} d{}", degree("tensor"), degree("pipeline"), degree("data"));
-  if (degree("expert") > 1) out += fmt::format(" e{}", degree("expert"));
-  if (degree("context") > 1) out += fmt::format(" c{}", degree("context"));
+  const auto degree = [&](scenario::ParallelAxis axis) {
+    return parallelism.value(std::string(scenario::axis_entry(axis).name), 1);
+  };
+  const std::vector<scenario::ParallelAxis>& axes = scenario::declaration_order();
+  const auto whole = [&](scenario::ParallelAxis axis) {
+    return axis == scenario::ParallelAxis::Data || degree(axis) == 1;
+  };
+  if (std::all_of(axes.begin(), axes.end(), whole)) return "";
+  // The degrees every split lists in the planner's order, then the others above 1 in the order they came to dtsim.
+  std::string out;
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    const scenario::AxisEntry& entry = scenario::axis_entry(axis);
+    if (entry.always_listed) out += fmt::format("{}{}{}", out.empty() ? "" : " ", entry.label, degree(axis));
+  }
+  for (const scenario::ParallelAxis axis : axes) {
+    const scenario::AxisEntry& entry = scenario::axis_entry(axis);
+    if (!entry.always_listed && degree(axis) > 1) out += fmt::format(" {}{}", entry.label, degree(axis));
+  }
   return out;
 }
 

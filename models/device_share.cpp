@@ -25,26 +25,30 @@ bool is_scores(const LayerProfile& layer) {
 }  // namespace
 
 ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share) {
-  if (share.tensor < 1 || share.expert < 1 || share.context < 1) throw std::invalid_argument("a parallel degree is at least 1");
+  if (share.tensor < 1 || share.expert < 1 || share.context < 1 || share.expert_matrices < 1) {
+    throw std::invalid_argument("a parallel degree is at least 1");
+  }
   const double t = share.tensor;
   ModelProfile out = profile;
   const std::map<int, double> inputs = block_inputs(profile);
   int block = -1;
   for (LayerProfile& layer : out.layers) {
     const bool split = layer.tensor != TensorSplit::Replicated;
+    // A routed expert's matrices are split over their own devices, the dense layers' over the tensor group.
+    const double matrices = layer.routed() ? share.expert_matrices : t;
     // Sequence parallelism splits the unsplit layers' tokens, not their weights.
-    const double work = split || share.sequence_parallel ? t : 1.0;
-    if (split) layer.parameters /= t;
+    const double work = split ? matrices : share.sequence_parallel ? t : 1.0;
+    if (split) layer.parameters /= matrices;
     if (layer.routed()) {
       layer.parameters /= share.expert;
       layer.gemm.rows *= share.expert;
     }
     // Each device's product: a column split narrows its output, a row split its reduction, a token split
     // its rows.
-    if (layer.tensor == TensorSplit::Column) layer.gemm.columns /= t;
-    if (layer.tensor == TensorSplit::Row) layer.gemm.depth /= t;
+    if (layer.tensor == TensorSplit::Column) layer.gemm.columns /= matrices;
+    if (layer.tensor == TensorSplit::Row) layer.gemm.depth /= matrices;
     if (!split && share.sequence_parallel) layer.gemm.rows /= t;
-    if (split) layer.context_exchange_elements /= t;
+    if (split) layer.context_exchange_elements /= matrices;
     // A context group splits every per-sample quantity by tokens.
     const double tokens = share.context;
     layer.forward_flops /= work * tokens;

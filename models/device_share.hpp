@@ -23,6 +23,10 @@ struct DeviceShare {
   /// The context-parallel degree: each device holds 1/context of every sequence's tokens (and computes its
   /// queries' attention, an even share of the causal work under two chunks a device).
   int context = 1;
+  /// The devices each routed expert's weight matrices are split over, by columns or rows as the tensor group
+  /// splits the dense layers' (scenario::device_share_of: the degrees of the axes that split them, the tensor
+  /// degree today).
+  int expert_matrices = 1;
 };
 
 /// `profile`'s layers as one device computes and holds them. Each layer keeps its tensor_sum_elements

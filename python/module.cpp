@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -183,8 +184,8 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
 }
 
 Outcome plan(const std::filesystem::path& scenario, const std::vector<int>& gpus, int top, const std::string& objective,
-             const std::optional<int>& tensor, const std::optional<int>& pipeline, const std::optional<int>& context,
-             const std::optional<int>& expert, const std::optional<int>& microbatches, const std::optional<int>& zero,
+             const std::map<std::string, int>& degrees, const std::optional<int>& microbatches,
+             const std::optional<int>& zero,
              const std::optional<std::string>& recomputation, const std::optional<std::string>& schedule,
              bool keep_placement, const std::optional<std::string>& max_memory,
              const std::optional<std::filesystem::path>& output, const std::optional<std::uint64_t>& seed, int jobs,
@@ -202,10 +203,7 @@ Outcome plan(const std::filesystem::path& scenario, const std::vector<int>& gpus
   options.executable = executable;
   options.quiet = true;
   dtsim::app::PlanSpaceArguments space;
-  space.tensor = tensor;
-  space.pipeline = pipeline;
-  space.context = context;
-  space.expert = expert;
+  space.degrees = degrees;
   space.microbatches = microbatches;
   space.zero = zero;
   space.recomputation = recomputation;
@@ -319,8 +317,8 @@ PYBIND11_MODULE(_dtsim, module) {
   module.def("scale", &scale, py::arg("scenario"), py::arg("workers"), py::arg("mode"), py::arg("plan"), py::arg("output"),
              py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"), py::arg("timeout_s"),
              py::arg("progress"), py::arg("confine"));
-  module.def("plan", &plan, py::arg("scenario"), py::arg("gpus"), py::arg("top"), py::arg("objective"), py::arg("tensor"),
-             py::arg("pipeline"), py::arg("context"), py::arg("expert"), py::arg("microbatches"), py::arg("zero"),
+  module.def("plan", &plan, py::arg("scenario"), py::arg("gpus"), py::arg("top"), py::arg("objective"), py::arg("degrees"),
+             py::arg("microbatches"), py::arg("zero"),
              py::arg("recomputation"), py::arg("schedule"), py::arg("keep_placement"), py::arg("max_memory"),
              py::arg("output"), py::arg("seed"), py::arg("jobs"), py::arg("force"), py::arg("executable"),
              py::arg("timeout_s"), py::arg("progress"), py::arg("confine"));

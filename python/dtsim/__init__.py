@@ -133,23 +133,28 @@ def _device_counts(gpus) -> list[int]:
 
 # The degrees a plan's keywords fix, in _dtsim.plan's order, with the ranges of `dtsim plan`'s flags of the same
 # names: what each is, the least and the most.
-_PLAN_DEGREES = {"tensor": ("a tensor degree", 1, 65536), "pipeline": ("a pipeline degree", 1, 65536),
-                 "context": ("a context degree", 1, 65536), "expert": ("an expert degree", 1, 65536),
-                 "microbatches": ("a micro-batch count", 1, 65536), "zero": ("a ZeRO stage", 0, 3)}
+_PLAN_COUNTS = {"microbatches": ("a micro-batch count", 1, 65536), "zero": ("a ZeRO stage", 0, 3)}
 
 
-def _plan_degrees(fixed: dict) -> list:
-    """The degrees `fixed` gives (None: every one is tried) in _PLAN_DEGREES' order, as ints; else TypeError or
-    ValueError saying what each takes."""
-    degrees = []
-    for name, (what, least, most) in _PLAN_DEGREES.items():
-        value = fixed[name]
-        if value is not None and not (_whole(value) and least <= value <= most):
-            error = ValueError if _whole(value) else TypeError
-            raise error(f"{name} fixes {what}: a whole number from {least} to {most:,}, or None to try every one; "
-                        f"got {value!r}")
-        degrees.append(None if value is None else int(value))
-    return degrees
+def _plan_count(name: str, value, what: str, least: int, most: int) -> int | None:
+    """`value` as an int within [least, most], or None; else TypeError or ValueError saying what it takes."""
+    if value is not None and not (_whole(value) and least <= value <= most):
+        error = ValueError if _whole(value) else TypeError
+        raise error(f"{name} fixes {what}: a whole number from {least} to {most:,}, or None to try every one; "
+                    f"got {value!r}")
+    return None if value is None else int(value)
+
+
+def _plan_degrees(degrees: dict) -> dict:
+    """The parallel degrees fixed, by axis name (dtsim checks the names against its axes), as ints; None leaves
+    one to the search. TypeError or ValueError for a value that is no degree."""
+    fixed = {}
+    for name, value in degrees.items():
+        article = "an" if name[:1] in "aeiou" else "a"
+        degree = _plan_count(name, value, f"{article} {name.replace('_', ' ')} degree", 1, 65536)
+        if degree is not None:
+            fixed[name] = degree
+    return fixed
 
 
 def _name_or_none(keyword: str, value, example: str) -> str | None:
@@ -337,18 +342,18 @@ def scale(scenario, workers, mode: str = "both", output=None, *, plan: bool = Fa
 
 def plan(scenario, gpus, output=None, *, top: int = 20, objective: str = "tokens_per_s", seed: int | None = None,
          jobs: int = 0, force: bool = False, timeout: float | None = None, progress: Progress = None, confine=None,
-         tensor: int | None = None, pipeline: int | None = None, context: int | None = None,
-         expert: int | None = None, microbatches: int | None = None, zero: int | None = None,
-         recomputation: str | None = None, schedule: str | None = None, keep_placement: bool = False,
-         max_memory: str | None = None) -> Plan:
+         microbatches: int | None = None, zero: int | None = None, recomputation: str | None = None,
+         schedule: str | None = None, keep_placement: bool = False, max_memory: str | None = None,
+         **degrees) -> Plan:
     """The best ways to split the scenario's model (a `profile:`) over `gpus` devices (a count, or a list of counts),
     as `dtsim plan` finds them: every split screened by the checks and the memory model, ranked by an estimate, the
     best `top` of each count simulated and ordered by `objective` ("tokens_per_s", "cost" or "energy"). Returns the
     Plan: plan.csv as `table` (best first), plan_candidates.csv as `candidates`, the simulated splits' `runs` and
     `best`.
 
-    output: the plan's folder (default: out/<scenario name>-plan, as `dtsim plan`'s). tensor, pipeline, context,
-    expert, microbatches, zero, recomputation ("none", "selective" or "full"), schedule (such as "1f1b") and
+    output: the plan's folder (default: out/<scenario name>-plan, as `dtsim plan`'s). A degree by its axis' name
+    (tensor=8, pipeline=, context=, expert=: each axis the planner tries, as `dtsim plan --tensor` does),
+    microbatches, zero, recomputation ("none", "selective" or "full"), schedule (such as "1f1b") and
     keep_placement fix those choices, max_memory (a size such as "70GiB") caps a device's memory, as the flags of
     the same names do; None leaves a choice to the search. seed, jobs (simulations at once), force, timeout,
     progress (a line as candidates are screened, then one per split simulated) and confine: as scale's."""
@@ -358,12 +363,13 @@ def plan(scenario, gpus, output=None, *, top: int = 20, objective: str = "tokens
         raise TypeError(f'objective is "tokens_per_s", "cost" or "energy"; got {objective!r}')
     seed, jobs, timeout, _ = _arguments(seed, jobs, timeout)
     counts = _device_counts(gpus)
-    degrees = _plan_degrees({"tensor": tensor, "pipeline": pipeline, "context": context, "expert": expert,
-                             "microbatches": microbatches, "zero": zero})
+    fixed = _plan_degrees(degrees)
+    counts_fixed = [_plan_count(name, value, *_PLAN_COUNTS[name])
+                    for name, value in (("microbatches", microbatches), ("zero", zero))]
     choices = (_name_or_none("recomputation", recomputation, "selective"), _name_or_none("schedule", schedule, "1f1b"),
                bool(keep_placement), _name_or_none("max_memory", max_memory, "70GiB"))
     folder = _simulated(
-        lambda lines: _dtsim.plan(_path(scenario), counts, int(top), objective, *degrees, *choices,
+        lambda lines: _dtsim.plan(_path(scenario), counts, int(top), objective, fixed, *counts_fixed, *choices,
                                   None if output is None else _path(output), seed, jobs, force, _executable(), timeout,
                                   lines, _confine(confine)), progress)
     return Plan(folder)

@@ -21,11 +21,14 @@
 #include "sim/core/name_match.hpp"
 #include "sim/core/units.hpp"
 #include "sim/core/version.hpp"
+#include "sim/plan/plan_candidates.hpp"
 #include "sim/scenario/named_values.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -34,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -406,14 +410,22 @@ struct PlanSpaceFlags {
                                     "keep the scenario's placement order instead of trying every order of the degrees"));
     out.push_back(command->add_option("--max-memory", max_memory, "the memory a device may use, below its capacity (such as 70GiB)")
                       ->check(size_check()));
-    for (const std::string axis : {"tensor", "pipeline", "context", "expert", "microbatches", "zero"}) {
-      const bool zero = axis == "zero";
-      const std::string what = zero ? "a ZeRO stage" : axis == "microbatches" ? "a micro-batch count"
-                                                     : (axis == "expert" ? "an " : "a ") + axis + " degree";
-      out.push_back(command->add_option("--" + axis, fixed[axis],
-                                        "fix the " + axis + (zero ? " stage" : axis == "microbatches" ? " count" : " degree"))
-                        ->check(count_check(what, zero ? 0 : 1, zero ? 3 : 65536)));
+    // A flag for each degree the planner tries, in its order (the data degree is what the others leave).
+    for (const dtsim::scenario::ParallelAxis axis : dtsim::scenario::listing_order()) {
+      const dtsim::scenario::AxisEntry& entry = dtsim::scenario::axis_entry(axis);
+      if (entry.tries == nullptr) continue;
+      std::string words(entry.name);
+      std::replace(words.begin(), words.end(), '_', ' ');
+      const bool vowel = std::string_view("aeiou").find(words.front()) != std::string_view::npos;
+      const std::string what = (vowel ? "an " : "a ") + words + " degree";
+      int& value = fixed[std::string(entry.name)];
+      out.push_back(command->add_option(app::degree_flag(axis), value, "fix the " + words + " degree")
+                        ->check(count_check(what, 1, 65536)));
     }
+    out.push_back(command->add_option("--microbatches", fixed["microbatches"], "fix the microbatches count")
+                      ->check(count_check("a micro-batch count", 1, 65536)));
+    out.push_back(
+        command->add_option("--zero", fixed["zero"], "fix the zero stage")->check(count_check("a ZeRO stage", 0, 3)));
     out.push_back(command->add_option("--recomputation", recomputation, "fix the recomputation")
                       ->check(CLI::IsMember(names_of(dtsim::scenario::recomputations()))));
     out.push_back(command->add_option("--schedule", schedule, "fix the pipeline schedule")
@@ -424,19 +436,19 @@ struct PlanSpaceFlags {
   /// What the flags given on `command` fix, for app::plan_space and app::memory_cap (which the command line and
   /// Python share).
   [[nodiscard]] app::PlanSpaceArguments given(const CLI::App* command) const {
-    const auto degree = [&](const char* axis) -> std::optional<int> {
-      return command->count(std::string("--") + axis) > 0 ? std::optional<int>(fixed.at(axis)) : std::nullopt;
+    const auto given_count = [&](const std::string& flag, const std::string& key) -> std::optional<int> {
+      return command->count(flag) > 0 ? std::optional<int>(fixed.at(key)) : std::nullopt;
     };
     const auto text = [](const std::string& value) {
       return value.empty() ? std::nullopt : std::optional<std::string>(value);
     };
     app::PlanSpaceArguments out;
-    out.tensor = degree("tensor");
-    out.pipeline = degree("pipeline");
-    out.context = degree("context");
-    out.expert = degree("expert");
-    out.microbatches = degree("microbatches");
-    out.zero = degree("zero");
+    for (const dtsim::scenario::ParallelAxis axis : dtsim::scenario::listing_order()) {
+      const std::string name(dtsim::scenario::axis_entry(axis).name);
+      if (fixed.contains(name) && command->count(app::degree_flag(axis)) > 0) out.degrees[name] = fixed.at(name);
+    }
+    out.microbatches = given_count("--microbatches", "microbatches");
+    out.zero = given_count("--zero", "zero");
     out.recomputation = text(recomputation);
     out.schedule = text(schedule);
     out.keep_placement = keep_placement;

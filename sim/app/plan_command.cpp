@@ -14,6 +14,7 @@
 #include "sim/plan/plan_search.hpp"
 #include "sim/plan/study_scenario.hpp"
 #include "sim/scenario/named_values.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
@@ -200,10 +201,19 @@ std::optional<Enum> named_choice(const std::vector<scenario::NamedValue<Enum>>& 
 
 PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command) {
   PlanSpace out;
-  out.tensor = given.tensor;
-  out.pipeline = given.pipeline;
-  out.context = given.context;
-  out.expert = given.expert;
+  std::vector<std::string> tried;
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    const scenario::AxisEntry& entry = scenario::axis_entry(axis);
+    if (entry.tries != nullptr) tried.emplace_back(entry.name);
+  }
+  for (const auto& [name, degree] : given.degrees) {
+    const auto axis = scenario::axis_named(name);
+    if (!axis || scenario::axis_entry(*axis).tries == nullptr) {
+      throw core::InputError(core::Diagnostic{{command}, name, fmt::format("the planner tries no degree named '{}'", name),
+                                              fmt::format("fix one of {}", fmt::join(tried, ", "))});
+    }
+    out.degree(*axis) = degree;
+  }
   out.microbatches = given.microbatches;
   out.zero = given.zero;
   out.recomputation =

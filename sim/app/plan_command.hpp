@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +40,8 @@ struct PlanOptions {
 /// numbers, the recomputation, the schedule and the cap as text; unset where not given. The command line checks the
 /// degrees' ranges as it parses them, Python as it is called.
 struct PlanSpaceArguments {
-  std::optional<int> tensor;
-  std::optional<int> pipeline;
-  std::optional<int> context;
-  std::optional<int> expert;
+  /// The degrees fixed, by their axis' name (`tensor`, `pipeline`, `context`, `expert`: sim/scenario/parallel_axes).
+  std::map<std::string, int> degrees;
   std::optional<int> microbatches;
   std::optional<int> zero;
   std::optional<std::string> recomputation;  ///< none, selective or full
@@ -51,8 +50,9 @@ struct PlanSpaceArguments {
   std::optional<std::string> max_memory;     ///< a size with its unit, such as 70GiB
 };
 
-/// The space `given` fixes. Throws core::InputError at the flag, as `command` ("dtsim plan") was given, for a
-/// recomputation or schedule of no such name, naming the closest and those there are.
+/// The space `given` fixes. Throws core::InputError at the flag, as `command` ("dtsim plan") was given, for an
+/// axis the planner does not try, or a recomputation or schedule of no such name, naming the closest and those
+/// there are.
 PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command);
 
 /// `given.max_memory` in bytes; none where not given. Throws core::InputError at --max-memory, as `command` was

@@ -12,6 +12,7 @@
 #include "sim/core/result_folder.hpp"
 #include "sim/plan/plan_search.hpp"
 #include "sim/plan/study_scenario.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
@@ -54,21 +55,31 @@ core::Diagnostic at_batch(const ScaleOptions& options, const scenario::Scenario&
 /// expert groups.
 std::vector<std::int64_t> replicas_of(const ScaleOptions& options, const scenario::Scenario& base) {
   const scenario::ParallelismSpec& plan = base.training.parallelism;
-  const std::int64_t width = static_cast<std::int64_t>(plan.tensor) * plan.pipeline * plan.context;
+  // A replica's devices are the degrees of the axes beside the data axis; those carved out of it (expert) group
+  // the replicas.
+  std::int64_t width = 1;
+  int grouped = 1;
+  for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
+    if (entry.carved_from == scenario::ParallelAxis::Data) {
+      grouped *= plan.*(entry.declared);
+    } else if (entry.axis != scenario::ParallelAxis::Data) {
+      width *= plan.*(entry.declared);
+    }
+  }
   std::vector<std::int64_t> out;
   std::vector<std::int64_t> fitting;
   for (const int n : options.workers) {
     out.push_back(n / width);
-    if (n % width == 0 && (n / width) % plan.expert == 0) fitting.push_back(n);
+    if (n % width == 0 && (n / width) % grouped == 0) fitting.push_back(n);
   }
   if (fitting.size() != options.workers.size()) {
     refuse(options.scenario_file, "training.parallelism",
            fmt::format("a scaling study grows the data-parallel replicas of {} devices each (tensor {} x pipeline {} x "
                        "context {}){}, and {} of the worker counts do not hold whole ones",
                        width, plan.tensor, plan.pipeline, plan.context,
-                       plan.expert > 1 ? fmt::format(" in expert groups of {}", plan.expert) : "",
+                       grouped > 1 ? fmt::format(" in expert groups of {}", grouped) : "",
                        options.workers.size() - fitting.size()),
-           fitting.empty() ? fmt::format("choose multiples of {} workers", width * plan.expert)
+           fitting.empty() ? fmt::format("choose multiples of {} workers", width * grouped)
                            : fmt::format("worker counts that do: {}", yaml_list(fitting)));
   }
   return out;

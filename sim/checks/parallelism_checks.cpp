@@ -2,6 +2,7 @@
 
 #include "models/pipeline_plan.hpp"
 #include "sim/core/config_view.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -342,6 +343,20 @@ void check_routing(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   }
 }
 
+/// The axis a model-parallel run's refusals name: the pipeline where there is one, else the first other axis that
+/// splits the model (in the enum's order: tensor, expert, context) with a degree above 1.
+const scenario::AxisEntry& refused_axis(const scenario::ParallelismSpec& plan) {
+  std::vector<scenario::ParallelAxis> order{scenario::ParallelAxis::Pipeline};
+  for (const scenario::ParallelAxis axis : scenario::declaration_order()) {
+    const bool splits_model = !scenario::has(scenario::axis_entry(axis).splits, scenario::Splits::Batch);
+    if (axis != scenario::ParallelAxis::Pipeline && splits_model) order.push_back(axis);
+  }
+  for (const scenario::ParallelAxis axis : order) {
+    if (scenario::declared_degree(plan, axis) > 1) return scenario::axis_entry(axis);
+  }
+  return scenario::axis_entry(order.back());
+}
+
 }  // namespace
 
 void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
@@ -362,19 +377,10 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   }
   if (plan.expert > 1 && !s.model.timing_only && !check_real_math_experts(s, sink)) return;
   const bool pipelined = plan.pipeline > 1;
-  const bool tensor = plan.tensor > 1;
-  const std::string key = pipelined        ? "training.parallelism.pipeline"
-                          : tensor         ? "training.parallelism.tensor"
-                          : plan.expert > 1 ? "training.parallelism.expert"
-                                           : "training.parallelism.context";
-  const core::SourcePosition at = pipelined        ? plan.pipeline_at
-                                  : tensor         ? plan.tensor_at
-                                  : plan.expert > 1 ? plan.expert_at
-                                                   : plan.context_at;
-  const std::string what = pipelined        ? "pipelines"
-                           : tensor         ? "tensor-parallel groups"
-                           : plan.expert > 1 ? "expert groups"
-                                            : "context groups";
+  const scenario::AxisEntry& named = refused_axis(plan);
+  const std::string key = "training.parallelism." + std::string(named.name);
+  const core::SourcePosition at = plan.*(named.declared_at);
+  const std::string what(named.refused_as);
   if (!s.model.timing_only && !check_real_math_split(s, at, key, what, sink)) return;
   if (!strategy.bulk_synchronous()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",

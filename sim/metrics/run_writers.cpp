@@ -98,13 +98,13 @@ nlohmann::ordered_json parallelism_json(const scenario::Scenario& scenario) {
                              {"sequence_parallel", plan.sequence_parallel},
                              {"recomputation", std::string(scenario::to_string(scenario.training.recomputation))},
                              {"placement", std::move(placement)}};
-  if (plan.expert > 1) {
-    out["expert"] = plan.expert;
-    out["all_to_all"] = plan.all_to_all.value;
-  }
-  if (plan.context > 1) {
-    out["context"] = plan.context;
-    out["context_attention"] = std::string(scenario::to_string(plan.context_attention));
+  // The axes listed only above 1, in the order they came to dtsim (expert, context): each degree and its groups'
+  // choice.
+  for (const scenario::ParallelAxis axis : scenario::declaration_order()) {
+    const scenario::AxisEntry& entry = scenario::axis_entry(axis);
+    if (entry.always_listed || scenario::declared_degree(plan, axis) < 2) continue;
+    out[std::string(entry.name)] = scenario::declared_degree(plan, axis);
+    if (entry.setting_of != nullptr) out[std::string(entry.setting)] = entry.setting_of(plan);
   }
   return out;
 }

@@ -12,38 +12,10 @@
 namespace dtsim::app {
 namespace {
 
-std::vector<int> divisors(std::int64_t n) {
-  std::vector<int> out;
-  for (std::int64_t d = 1; d <= n && d <= (std::int64_t{1} << 30); ++d) {
-    if (n % d == 0) out.push_back(static_cast<int>(d));
-  }
-  return out;
-}
-
 /// `all`, or only `fixed` where the user fixed it (nothing when it is not among them).
 std::vector<int> allowed(std::vector<int> all, const std::optional<int>& fixed) {
   if (!fixed) return all;
   return std::find(all.begin(), all.end(), *fixed) != all.end() ? std::vector<int>{*fixed} : std::vector<int>{};
-}
-
-/// Context parallelism pays for itself on long sequences only (Megatron-LM's guidance: 8K tokens and up), so
-/// shorter ones are not split unless the user asks; at most 16 devices share a sequence.
-std::vector<int> context_degrees(int rest, const models::TransformerShape& shape, const std::optional<int>& fixed) {
-  if (!fixed && shape.sequence < 8192) return {1};
-  std::vector<int> out;
-  for (const int c : allowed(divisors(rest), fixed)) {
-    if (c <= 16 || fixed) out.push_back(c);
-  }
-  return out;
-}
-
-std::vector<int> expert_degrees(int data, const models::TransformerShape& shape, const std::optional<int>& fixed) {
-  if (shape.experts <= 0) return allowed({1}, fixed);
-  std::vector<int> out;
-  for (const int e : allowed(divisors(data), fixed)) {
-    if (shape.experts % e == 0) out.push_back(e);
-  }
-  return out;
 }
 
 std::vector<std::pair<models::PipelineSchedule, int>> schedules(int pipeline, int blocks, const PlanSpace& space) {
@@ -58,14 +30,22 @@ std::vector<std::pair<models::PipelineSchedule, int>> schedules(int pipeline, in
   return out;
 }
 
-/// The tensor, pipeline and data axes' order when the placement is not searched, innermost first.
-const std::vector<scenario::ParallelAxis> kDefaultOrder{
-    scenario::ParallelAxis::Tensor, scenario::ParallelAxis::Pipeline, scenario::ParallelAxis::Data};
+/// The tensor, pipeline and data axes (those every placement lists) in the default placement's order, innermost
+/// first: their order when the placement is not searched.
+const std::vector<scenario::ParallelAxis>& default_order() {
+  static const std::vector<scenario::ParallelAxis> order = [] {
+    std::vector<scenario::ParallelAxis> out;
+    for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
+      if (entry.always_listed) out.push_back(entry.axis);
+    }
+    return out;
+  }();
+  return order;
+}
 
 /// The degree of one of the tensor, pipeline and data axes in `split` (the data axis's: replicas of the same experts).
 int core_degree(const PlanCandidate& split, scenario::ParallelAxis axis) {
-  using A = scenario::ParallelAxis;
-  return axis == A::Tensor ? split.tensor : axis == A::Pipeline ? split.pipeline : split.data / split.expert;
+  return scenario::placed_degree(split.degrees, axis);
 }
 
 /// The orders of the tensor, pipeline and data axes that place `split`'s ranks differently: every permutation of
@@ -73,7 +53,7 @@ int core_degree(const PlanCandidate& split, scenario::ParallelAxis axis) {
 std::vector<std::vector<scenario::ParallelAxis>> orders(const PlanCandidate& split, const PlanSpace& space) {
   using A = scenario::ParallelAxis;
   if (space.placement) return {*space.placement};
-  const std::vector<A>& first = kDefaultOrder;
+  const std::vector<A>& first = default_order();
   const auto degree = [&](A axis) { return core_degree(split, axis); };
   std::vector<std::size_t> places;
   for (std::size_t i = 0; i < first.size(); ++i) {
@@ -96,13 +76,14 @@ std::vector<std::vector<scenario::ParallelAxis>> orders(const PlanCandidate& spl
 bool add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t replica_batch, int blocks,
                  const std::function<bool(const PlanCandidate&)>& visit) {
   const std::vector<std::vector<scenario::ParallelAxis>> placements = orders(split, space);
+  const int pipeline = split.degree(scenario::ParallelAxis::Pipeline);
   using R = models::Recomputation;
   std::vector<R> modes{R::None, R::Selective, R::Full};
   if (space.recomputation) modes = {*space.recomputation};
-  for (const int m : allowed(divisors(replica_batch), space.microbatches)) {
+  for (const int m : scenario::degrees_dividing(replica_batch, space.microbatches)) {
     for (const int zero : allowed({0, 1, 2, 3}, space.zero)) {
       for (const R mode : modes) {
-        for (const auto& [schedule, chunks] : schedules(split.pipeline, blocks, space)) {
+        for (const auto& [schedule, chunks] : schedules(pipeline, blocks, space)) {
           PlanCandidate c = split;
           c.microbatches = m;
           c.zero = zero;
@@ -120,7 +101,74 @@ bool add_choices(const PlanSpace& space, PlanCandidate split, std::int64_t repli
   return true;
 }
 
+/// The axes `dtsim plan` tries degrees for, in scenario::listing_order: with `carved` false, those dividing the
+/// devices (the data degree is what they leave); true, those carved out of another's degree, tried once it is known.
+std::vector<scenario::ParallelAxis> tried_axes(bool carved) {
+  std::vector<scenario::ParallelAxis> out;
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    const scenario::AxisEntry& entry = scenario::axis_entry(axis);
+    if (entry.tries != nullptr && entry.carved_from.has_value() == carved) out.push_back(axis);
+  }
+  return out;
+}
+
+/// One enumeration's inputs, for the steps that give the axes their degrees one after another.
+struct Enumeration {
+  const PlanSpace& space;
+  const models::TransformerShape& shape;
+  std::int64_t batch;
+  std::int64_t& undivided;
+  const std::function<bool(const PlanCandidate&)>& visit;
+  const std::function<void(const PlanCandidate&)>& on_undivided;
+  std::vector<scenario::ParallelAxis> dividing;  ///< tried_axes(false)
+  std::vector<scenario::ParallelAxis> carved;    ///< tried_axes(true)
+};
+
+/// Gives the axes carved out of others, from `next` on, each degree they may take, then makes the memory and
+/// schedule choices. False once `visit` has said to stop.
+bool carve(const Enumeration& run, std::size_t next, PlanCandidate split) {
+  if (next == run.carved.size()) {
+    const int data = split.degree(scenario::ParallelAxis::Data);
+    return add_choices(run.space, split, run.batch / data, run.shape.layers, run.visit);
+  }
+  // Its room is what the axes carved out of the same one before it leave (those after it are still 1).
+  const scenario::AxisEntry& entry = scenario::axis_entry(run.carved[next]);
+  const int room = scenario::placed_degree(split.degrees, *entry.carved_from);
+  for (const int degree : entry.tries(room, run.shape, run.space.degree(entry.axis))) {
+    split.degree(entry.axis) = degree;
+    if (!carve(run, next + 1, split)) return false;
+  }
+  return true;
+}
+
+/// Gives the axes dividing the devices, from `next` on, each degree they may take over the `room` devices the
+/// earlier ones leave; the data axis then takes the rest, and a data degree that does not divide the batch is
+/// counted undivided with no other choice tried. False once `visit` has said to stop.
+bool divide(const Enumeration& run, std::size_t next, PlanCandidate split, int room) {
+  if (next == run.dividing.size()) {
+    split.degree(scenario::ParallelAxis::Data) = room;
+    if (run.batch % room != 0) {
+      ++run.undivided;
+      if (run.on_undivided) run.on_undivided(split);
+      return true;
+    }
+    return carve(run, 0, split);
+  }
+  const scenario::AxisEntry& entry = scenario::axis_entry(run.dividing[next]);
+  for (const int degree : entry.tries(room, run.shape, run.space.degree(entry.axis))) {
+    split.degree(entry.axis) = degree;
+    if (!divide(run, next + 1, split, room / degree)) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+std::string degree_flag(scenario::ParallelAxis axis) {
+  std::string out = "--" + std::string(scenario::axis_entry(axis).name);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
 
 std::vector<int> virtual_stage_counts(int pipeline, int blocks) {
   if (pipeline < 2) return {};
@@ -129,7 +177,7 @@ std::vector<int> virtual_stage_counts(int pipeline, int blocks) {
   if (blocks <= 0) return {2, 4};
   std::vector<int> out;
   if (blocks % pipeline != 0) return out;
-  for (const int chunks : divisors(blocks / pipeline)) {
+  for (const int chunks : scenario::degrees_dividing(blocks / pipeline, std::nullopt)) {
     if (chunks > 1) out.push_back(chunks);
   }
   return out;
@@ -138,30 +186,35 @@ std::vector<int> virtual_stage_counts(int pipeline, int blocks) {
 std::string PlanCandidate::placement() const {
   std::string out;
   for (const scenario::ParallelAxis axis : order) {
-    out += (out.empty() ? "" : "-") + std::string(1, scenario::axis_entry(axis).name.front());
+    out += (out.empty() ? "" : "-") + std::string(scenario::axis_entry(axis).label);
   }
   return out;
 }
 
 std::string PlanCandidate::label() const {
-  const std::string placed = placement();
-  return placed == "t-p-d" ? split_label() : split_label() + " placed " + placed;
+  return order == default_order() ? split_label() : split_label() + " placed " + placement();
 }
 
 std::vector<scenario::ParallelAxis> core_order(const scenario::ParallelismSpec& plan) {
   std::vector<scenario::ParallelAxis> out = plan.placement;
-  std::erase_if(out, [](scenario::ParallelAxis axis) {
-    return axis == scenario::ParallelAxis::Expert || axis == scenario::ParallelAxis::Context;
-  });
+  std::erase_if(out, [](scenario::ParallelAxis axis) { return !scenario::axis_entry(axis).always_listed; });
+  return out;
+}
+
+std::string PlanCandidate::degrees_label() const {
+  std::string out;
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    const scenario::AxisEntry& entry = scenario::axis_entry(axis);
+    if (!entry.always_listed && degree(axis) < 2) continue;
+    out += fmt::format("{}{}{}", out.empty() ? "" : " ", entry.label, degree(axis));
+  }
   return out;
 }
 
 std::string PlanCandidate::split_label() const {
-  std::string out = fmt::format("t{} p{}", tensor, pipeline);
-  if (context > 1) out += fmt::format(" c{}", context);
-  if (expert > 1) out += fmt::format(" e{}", expert);
-  out += fmt::format(" d{} m{} z{} {}", data, microbatches, zero, scenario::to_string(recomputation));
-  if (pipeline > 1) out += fmt::format(" {}", scenario::to_string(schedule));
+  std::string out = degrees_label();
+  out += fmt::format(" m{} z{} {}", microbatches, zero, scenario::to_string(recomputation));
+  if (degree(scenario::ParallelAxis::Pipeline) > 1) out += fmt::format(" {}", scenario::to_string(schedule));
   if (virtual_stages > 1) out += fmt::format(" v{}", virtual_stages);
   return out;
 }
@@ -171,7 +224,7 @@ PlanCandidate placed(PlanCandidate candidate, const std::vector<scenario::Parall
   for (const scenario::ParallelAxis axis : order) {
     if (core_degree(candidate, axis) > 1) moved.push_back(axis);
   }
-  std::vector<scenario::ParallelAxis> out = kDefaultOrder;
+  std::vector<scenario::ParallelAxis> out = default_order();
   std::size_t next = 0;
   for (scenario::ParallelAxis& axis : out) {
     if (core_degree(candidate, axis) > 1 && next < moved.size()) axis = moved[next++];
@@ -182,8 +235,7 @@ PlanCandidate placed(PlanCandidate candidate, const std::vector<scenario::Parall
 
 PlanCandidate own_candidate(const scenario::Scenario& s) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const PlanCandidate split{.devices = s.cluster.workers, .tensor = plan.tensor, .pipeline = plan.pipeline,
-                            .context = plan.context, .expert = plan.expert, .data = plan.data,
+  const PlanCandidate split{.devices = s.cluster.workers, .degrees = scenario::declared_degrees(plan),
                             .microbatches = plan.microbatches, .zero = plan.zero,
                             .recomputation = s.training.recomputation, .schedule = plan.schedule,
                             .virtual_stages = plan.pipeline > 1 ? plan.virtual_stages : 1};
@@ -197,24 +249,15 @@ std::int64_t global_batch(const scenario::TrainingSpec& training) {
 void for_each_candidate(const PlanSpace& space, int devices, const models::TransformerShape& shape, std::int64_t batch,
                         std::int64_t& undivided, const std::function<bool(const PlanCandidate&)>& visit,
                         const std::function<void(const PlanCandidate&)>& on_undivided) {
-  for (const int t : allowed(divisors(devices), space.tensor)) {
-    for (const int p : allowed(divisors(devices / t), space.pipeline)) {
-      for (const int c : context_degrees(devices / (t * p), shape, space.context)) {
-        const int d = devices / (t * p * c);
-        if (batch % d != 0) {
-          ++undivided;
-          if (on_undivided) {
-            on_undivided(PlanCandidate{.devices = devices, .tensor = t, .pipeline = p, .context = c, .data = d});
-          }
-          continue;
-        }
-        for (const int e : expert_degrees(d, shape, space.expert)) {
-          const PlanCandidate split{.devices = devices, .tensor = t, .pipeline = p, .context = c, .expert = e, .data = d};
-          if (!add_choices(space, split, batch / d, shape.layers, visit)) return;
-        }
-      }
-    }
-  }
+  const Enumeration run{.space = space,
+                        .shape = shape,
+                        .batch = batch,
+                        .undivided = undivided,
+                        .visit = visit,
+                        .on_undivided = on_undivided,
+                        .dividing = tried_axes(false),
+                        .carved = tried_axes(true)};
+  divide(run, 0, PlanCandidate{.devices = devices}, devices);
 }
 
 std::vector<PlanCandidate> enumerate_candidates(const PlanSpace& space, int devices, const models::TransformerShape& shape,
@@ -240,20 +283,18 @@ std::int64_t count_candidates(const PlanSpace& space, int devices, const models:
 
 void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenario::Scenario& s) {
   scenario::ParallelismSpec& plan = s.training.parallelism;
-  plan.tensor = candidate.tensor;
-  plan.pipeline = candidate.pipeline;
-  plan.context = candidate.context;
-  plan.expert = candidate.expert;
-  plan.data = candidate.data;
+  for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
+    scenario::set_declared_degree(plan, entry.axis, candidate.degree(entry.axis));
+  }
   plan.microbatches = candidate.microbatches;
   plan.zero = candidate.zero;
   plan.schedule = candidate.schedule;
   plan.virtual_stages = candidate.virtual_stages;
-  plan.sequence_parallel = candidate.tensor > 1;
+  plan.sequence_parallel = candidate.degree(scenario::ParallelAxis::Tensor) > 1;
   plan.placement = candidate.order;
   scenario::place_optional_axes(plan);
   s.training.recomputation = candidate.recomputation;
-  s.training.batch_per_worker = static_cast<int>(batch / candidate.data);
+  s.training.batch_per_worker = static_cast<int>(batch / candidate.degree(scenario::ParallelAxis::Data));
 }
 
 std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch, const scenario::Scenario& s) {
@@ -261,26 +302,31 @@ std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch,
   if (!s.cluster.nodes.empty()) {
     out += fmt::format(", cluster.nodes.0.count: {}", candidate.devices / s.cluster.nodes.front().devices);
   }
-  out += fmt::format(", training.parallelism.tensor: {}, training.parallelism.pipeline: {}, training.parallelism.data: {}",
-                     candidate.tensor, candidate.pipeline, candidate.data);
-  if (candidate.context > 1 || s.training.parallelism.context > 1) {
-    out += fmt::format(", training.parallelism.context: {}", candidate.context);
-  }
-  if (candidate.expert > 1 || s.training.parallelism.expert > 1) {
-    out += fmt::format(", training.parallelism.expert: {}", candidate.expert);
+  // The degrees every split lists, then those listed only above 1 here or in the scenario (so that the point
+  // replaces the scenario's own), each in the planner's order.
+  for (const bool listed : {true, false}) {
+    for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+      const scenario::AxisEntry& entry = scenario::axis_entry(axis);
+      if (entry.always_listed != listed) continue;
+      const bool split = candidate.degree(axis) > 1 || scenario::declared_degree(s.training.parallelism, axis) > 1;
+      if (!listed && !split) continue;
+      out += fmt::format(", training.parallelism.{}: {}", entry.name, candidate.degree(axis));
+    }
   }
   out += fmt::format(", training.parallelism.microbatches: {}, training.parallelism.zero: {}, "
                      "training.parallelism.schedule: {}, training.parallelism.virtual_stages: {}, "
                      "training.parallelism.sequence_parallel: {}, training.recomputation: {}",
                      candidate.microbatches, candidate.zero, scenario::to_string(candidate.schedule),
-                     candidate.virtual_stages, candidate.tensor > 1, scenario::to_string(candidate.recomputation));
+                     candidate.virtual_stages, candidate.degree(scenario::ParallelAxis::Tensor) > 1,
+                     scenario::to_string(candidate.recomputation));
   std::string names;
   for (const scenario::ParallelAxis axis : candidate.order) {
     names += (names.empty() ? "" : ", ") + std::string(scenario::axis_entry(axis).name);
   }
   out += fmt::format(", training.parallelism.placement: [{}]", names);
   out += s.training.batch_declared_global ? fmt::format(", training.batch.global: {}", batch)
-                                          : fmt::format(", training.batch.per_worker: {}", batch / candidate.data);
+                                          : fmt::format(", training.batch.per_worker: {}",
+                                                        batch / candidate.degree(scenario::ParallelAxis::Data));
   return "{" + out + "}";
 }
 

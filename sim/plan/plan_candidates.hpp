@@ -9,8 +9,10 @@
 #include "models/device_share.hpp"
 #include "models/model_profile.hpp"
 #include "models/pipeline_plan.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -21,11 +23,9 @@ namespace dtsim::app {
 
 struct PlanCandidate {
   int devices = 1;
-  int tensor = 1;
-  int pipeline = 1;
-  int context = 1;
-  int expert = 1;
-  int data = 1;
+  /// Each axis's degree as training.parallelism declares it, by scenario::axis_index (the data axis's: every
+  /// replica, the expert groups' devices among them); degree() reads and sets one.
+  scenario::AxisDegrees degrees = scenario::unsplit();
   int microbatches = 1;
   int zero = 0;
   models::Recomputation recomputation = models::Recomputation::None;
@@ -36,21 +36,24 @@ struct PlanCandidate {
   std::vector<scenario::ParallelAxis> order{scenario::ParallelAxis::Tensor, scenario::ParallelAxis::Pipeline,
                                             scenario::ParallelAxis::Data};
 
+  [[nodiscard]] int degree(scenario::ParallelAxis axis) const { return degrees[scenario::axis_index(axis)]; }
+  [[nodiscard]] int& degree(scenario::ParallelAxis axis) { return degrees[scenario::axis_index(axis)]; }
   /// "t8 p4 d32 m64 z1 selective 1f1b" (e and c shown above 1, v under interleaving), and "placed d-t-p" where the
   /// order is not tensor, pipeline, data.
   [[nodiscard]] std::string label() const;
   /// The label without the placement: what the checks and the memory model see.
   [[nodiscard]] std::string split_label() const;
+  /// The degrees alone, in scenario::listing_order ("t8 p4 c2 d32"; those an axis lists only above 1 left out at 1).
+  [[nodiscard]] std::string degrees_label() const;
   /// The order as "t-p-d".
   [[nodiscard]] std::string placement() const;
 };
 
 /// What the user fixed (`dtsim plan --tensor 8 --zero 1 ...`); unset: every value is tried.
 struct PlanSpace {
-  std::optional<int> tensor;
-  std::optional<int> pipeline;
-  std::optional<int> context;
-  std::optional<int> expert;
+  /// The degrees fixed, by scenario::axis_index (the data axis's never: it is what the others leave); degree()
+  /// reads and sets one.
+  std::array<std::optional<int>, scenario::kParallelAxes> degrees{};
   std::optional<int> microbatches;
   std::optional<int> zero;
   std::optional<models::Recomputation> recomputation;
@@ -61,7 +64,16 @@ struct PlanSpace {
   /// The order of the tensor, pipeline and data axes; unset: every order that places the ranks differently (the
   /// axes of degree 1 keep their places).
   std::optional<std::vector<scenario::ParallelAxis>> placement;
+
+  [[nodiscard]] const std::optional<int>& degree(scenario::ParallelAxis axis) const {
+    return degrees[scenario::axis_index(axis)];
+  }
+  [[nodiscard]] std::optional<int>& degree(scenario::ParallelAxis axis) { return degrees[scenario::axis_index(axis)]; }
 };
+
+/// The flag of `dtsim plan` and `dtsim scale --plan` that fixes `axis`'s degree: its name after "--", dashed as flags
+/// are ("--tensor").
+std::string degree_flag(scenario::ParallelAxis axis);
 
 /// The model chunks a device may run under the interleaved schedule on `pipeline` stages of a model of `blocks`
 /// transformer blocks, ascending: every count of 2 or more that divides the blocks a stage holds, so that every
@@ -70,7 +82,8 @@ struct PlanSpace {
 /// does not divide the blocks; 2 and 4 for a layer table without blocks (`blocks` 0).
 std::vector<int> virtual_stage_counts(int pipeline, int blocks);
 
-/// The order of the tensor, pipeline and data axes in `plan`'s placement (context and expert left out).
+/// The order of the tensor, pipeline and data axes in `plan`'s placement (those a placement may leave out, context
+/// and expert, left out).
 std::vector<scenario::ParallelAxis> core_order(const scenario::ParallelismSpec& plan);
 
 /// `candidate` with its tensor, pipeline and data axes in `order`, written as the enumeration writes it: the axes

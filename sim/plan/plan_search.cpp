@@ -67,17 +67,21 @@ Verdict check_candidate(const scenario::Scenario& s, const sync::SyncStrategy& s
 /// The first count of `candidate` above its bound, as the key a run would refuse and the schema's message; none
 /// when a scenario can hold it.
 std::optional<std::pair<std::string, std::string>> beyond_bounds(const PlanCandidate& candidate, const DegreeBounds& bounds) {
-  const std::array<std::tuple<const char*, int, int>, 7> counts{{{"tensor", candidate.tensor, bounds.tensor},
-                                                                 {"pipeline", candidate.pipeline, bounds.pipeline},
-                                                                 {"context", candidate.context, bounds.context},
-                                                                 {"expert", candidate.expert, bounds.expert},
-                                                                 {"data", candidate.data, bounds.data},
-                                                                 {"microbatches", candidate.microbatches, bounds.microbatches},
-                                                                 {"virtual_stages", candidate.virtual_stages, bounds.virtual_stages}}};
-  for (const auto& [key, value, most] : counts) {
-    if (value > most) {
-      return std::pair{fmt::format("training.parallelism.{}", key), fmt::format("must be between 1 and {}, got {}", most, value)};
+  const auto refused = [](std::string_view key, int value, int most) {
+    return std::pair{fmt::format("training.parallelism.{}", key),
+                     fmt::format("must be between 1 and {}, got {}", most, value)};
+  };
+  // The degrees in the planner's order, then the counts.
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    if (candidate.degree(axis) > bounds.degree(axis)) {
+      return refused(scenario::axis_entry(axis).name, candidate.degree(axis), bounds.degree(axis));
     }
+  }
+  if (candidate.microbatches > bounds.microbatches) {
+    return refused("microbatches", candidate.microbatches, bounds.microbatches);
+  }
+  if (candidate.virtual_stages > bounds.virtual_stages) {
+    return refused("virtual_stages", candidate.virtual_stages, bounds.virtual_stages);
   }
   return std::nullopt;
 }
@@ -160,11 +164,11 @@ class CandidateScreen {
 /// choices is enumerated, listed in plan_candidates.csv as every candidate counted is.
 analysis::PlanRow undivided_row(const PlanCandidate& split, std::int64_t batch) {
   analysis::PlanRow row = row_of(split);
-  row.split = fmt::format("t{} p{}{} d{}", split.tensor, split.pipeline,
-                          split.context > 1 ? fmt::format(" c{}", split.context) : "", split.data);
+  row.split = split.degrees_label();
   row.degrees_only = true;
   row.discarded = "training.batch";
-  row.detail = fmt::format("the data-parallel degree {} does not divide the batch of {} samples", split.data, batch);
+  row.detail = fmt::format("the data-parallel degree {} does not divide the batch of {} samples",
+                           split.degree(scenario::ParallelAxis::Data), batch);
   return row;
 }
 
@@ -176,19 +180,21 @@ struct FixedChoice {
 
 /// The choices `space` fixes, in the order `dtsim plan --help` lists their flags.
 std::vector<FixedChoice> fixed_choices(const PlanSpace& space) {
-  using Degree = std::optional<int> PlanSpace::*;
-  const std::array<std::pair<const char*, Degree>, 6> degrees{{{"tensor", &PlanSpace::tensor},
-                                                               {"pipeline", &PlanSpace::pipeline},
-                                                               {"context", &PlanSpace::context},
-                                                               {"expert", &PlanSpace::expert},
-                                                               {"microbatches", &PlanSpace::microbatches},
-                                                               {"zero", &PlanSpace::zero}}};
   std::vector<FixedChoice> out;
-  for (const auto& entry : degrees) {
-    const Degree degree = entry.second;
-    if (!(space.*degree)) continue;
-    out.push_back({fmt::format("--{} {}", entry.first, *(space.*degree)),
-                   [degree](PlanSpace& s) { s.*degree = std::nullopt; }});
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    const std::optional<int>& degree = space.degree(axis);
+    if (!degree) continue;
+    out.push_back({fmt::format("{} {}", degree_flag(axis), *degree),
+                   [axis](PlanSpace& s) { s.degree(axis).reset(); }});
+  }
+  using Count = std::optional<int> PlanSpace::*;
+  const std::array<std::pair<const char*, Count>, 2> counts{{{"microbatches", &PlanSpace::microbatches},
+                                                             {"zero", &PlanSpace::zero}}};
+  for (const auto& entry : counts) {
+    const Count count = entry.second;
+    if (!(space.*count)) continue;
+    out.push_back({fmt::format("--{} {}", entry.first, *(space.*count)),
+                   [count](PlanSpace& s) { s.*count = std::nullopt; }});
   }
   if (space.recomputation) {
     out.push_back({fmt::format("--recomputation {}", scenario::to_string(*space.recomputation)),
@@ -282,27 +288,31 @@ std::string unfit_hint(const DeviceSearch& found, const PlanSpace& space, const 
 }  // namespace
 
 DegreeBounds degree_bounds(const scenario::ScenarioFormat& format) {
-  const auto most = [&](const char* key) {
-    const core::SchemaNode* node = format.find(std::string("training.parallelism.") + key);
+  const auto most = [&](std::string_view key) {
+    const core::SchemaNode* node = format.find("training.parallelism." + std::string(key));
     return node == nullptr ? std::numeric_limits<int>::max()
                            : static_cast<int>(std::min<std::int64_t>(node->integer_max, std::numeric_limits<int>::max()));
   };
-  return {.tensor = most("tensor"), .pipeline = most("pipeline"), .context = most("context"), .expert = most("expert"),
-          .data = most("data"), .microbatches = most("microbatches"), .virtual_stages = most("virtual_stages")};
+  DegreeBounds out{.microbatches = most("microbatches"), .virtual_stages = most("virtual_stages")};
+  for (const scenario::AxisEntry& entry : scenario::parallel_axes()) out.degree(entry.axis) = most(entry.name);
+  return out;
 }
 
 void check_space_bounds(const PlanSpace& space, const DegreeBounds& bounds, const std::string& command) {
-  const std::array<std::tuple<const char*, std::optional<int>, int>, 5> fixed{{{"tensor", space.tensor, bounds.tensor},
-                                                                               {"pipeline", space.pipeline, bounds.pipeline},
-                                                                               {"context", space.context, bounds.context},
-                                                                               {"expert", space.expert, bounds.expert},
-                                                                               {"microbatches", space.microbatches, bounds.microbatches}}};
-  for (const auto& [flag, value, most] : fixed) {
+  // The degrees in the planner's order (the data degree is never fixed), then the micro-batches: each flag, its
+  // key, the value given and the bound.
+  std::vector<std::tuple<std::string, std::string, std::optional<int>, int>> fixed;
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    fixed.emplace_back(degree_flag(axis), std::string(scenario::axis_entry(axis).name), space.degree(axis),
+                       bounds.degree(axis));
+  }
+  fixed.emplace_back("--microbatches", "microbatches", space.microbatches, bounds.microbatches);
+  for (const auto& [flag, key, value, most] : fixed) {
     if (value && *value > most) {
       throw core::InputError(core::Diagnostic{
-          {command}, fmt::format("--{}", flag),
-          fmt::format("must be between 1 and {} (training.parallelism.{} of a scenario), got {}", most, flag, *value),
-          fmt::format("give --{} {} or less, or leave it out", flag, most)});
+          {command}, flag,
+          fmt::format("must be between 1 and {} (training.parallelism.{} of a scenario), got {}", most, key, *value),
+          fmt::format("give {} {} or less, or leave it out", flag, most)});
     }
   }
 }
@@ -329,11 +339,7 @@ analysis::PlanRow row_of(const PlanCandidate& candidate) {
   analysis::PlanRow row;
   row.devices = candidate.devices;
   row.split = candidate.label();
-  row.tensor = candidate.tensor;
-  row.pipeline = candidate.pipeline;
-  row.context = candidate.context;
-  row.expert = candidate.expert;
-  row.data = candidate.data;
+  row.degrees = candidate.degrees;
   row.microbatches = candidate.microbatches;
   row.zero = candidate.zero;
   row.virtual_stages = candidate.virtual_stages;
@@ -360,17 +366,19 @@ std::vector<analysis::PlanRow> screen_candidates(const std::vector<PlanCandidate
 }
 
 PlanCandidate candidate_of_row(const analysis::PlanRow& row) {
-  PlanCandidate out{.devices = row.devices, .tensor = row.tensor, .pipeline = row.pipeline, .context = row.context,
-                    .expert = row.expert, .data = row.data, .microbatches = row.microbatches, .zero = row.zero,
+  PlanCandidate out{.devices = row.devices, .degrees = row.degrees, .microbatches = row.microbatches, .zero = row.zero,
                     .recomputation = scenario::value_named(scenario::recomputations(), row.recomputation),
                     .schedule = scenario::value_named(scenario::pipeline_schedules(), row.schedule),
                     .virtual_stages = row.virtual_stages};
-  // The placement is the axes' initials ("t-d-p"), which tell the axes apart.
+  // The placement is the axes' labels joined by dashes ("t-d-p"), which tell the axes apart.
   out.order.clear();
-  for (std::size_t i = 0; i < row.placement.size(); i += 2) {
+  for (std::size_t from = 0; from <= row.placement.size();) {
+    const std::size_t dash = std::min(row.placement.find('-', from), row.placement.size());
+    const std::string_view label = std::string_view(row.placement).substr(from, dash - from);
     for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
-      if (entry.name.front() == row.placement[i]) out.order.push_back(entry.axis);
+      if (entry.label == label) out.order.push_back(entry.axis);
     }
+    from = dash + 1;
   }
   return out;
 }

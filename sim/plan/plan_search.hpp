@@ -9,6 +9,7 @@
 #include "models/model_profile.hpp"
 #include "sim/checks/registries.hpp"
 #include "sim/plan/plan_candidates.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
@@ -25,16 +26,23 @@
 
 namespace dtsim::app {
 
+/// The largest int for every axis: no bound.
+[[nodiscard]] constexpr scenario::AxisDegrees unbounded_degrees() {
+  scenario::AxisDegrees out{};
+  out.fill(std::numeric_limits<int>::max());
+  return out;
+}
+
 /// The largest value a scenario takes for each count a candidate sets (the schema's bounds on the keys of
 /// training.parallelism): a candidate beyond one is no scenario at all, and is discarded as a run refuses it.
 struct DegreeBounds {
-  int tensor = std::numeric_limits<int>::max();
-  int pipeline = std::numeric_limits<int>::max();
-  int context = std::numeric_limits<int>::max();
-  int expert = std::numeric_limits<int>::max();
-  int data = std::numeric_limits<int>::max();
+  /// Each axis's, by scenario::axis_index.
+  scenario::AxisDegrees degrees = unbounded_degrees();
   int microbatches = std::numeric_limits<int>::max();
   int virtual_stages = std::numeric_limits<int>::max();
+
+  [[nodiscard]] int degree(scenario::ParallelAxis axis) const { return degrees[scenario::axis_index(axis)]; }
+  [[nodiscard]] int& degree(scenario::ParallelAxis axis) { return degrees[scenario::axis_index(axis)]; }
 };
 
 /// The bounds `format`'s schema declares.

@@ -4,19 +4,84 @@
 #include <stdexcept>
 
 namespace dtsim::scenario {
+namespace {
+
+std::vector<int> any_divisor(int room, const models::TransformerShape& /*shape*/, const std::optional<int>& fixed) {
+  return degrees_dividing(room, fixed);
+}
+
+/// Context parallelism pays for itself on long sequences only (Megatron-LM's guidance: 8K tokens and up), so
+/// shorter ones are not split unless the user asks; at most 16 devices share a sequence.
+std::vector<int> context_degrees(int room, const models::TransformerShape& shape, const std::optional<int>& fixed) {
+  if (!fixed && shape.sequence < 8192) return {1};
+  std::vector<int> out;
+  for (const int c : degrees_dividing(room, fixed)) {
+    if (c <= 16 || fixed) out.push_back(c);
+  }
+  return out;
+}
+
+/// Expert groups divide a mixture's routed experts evenly; a dense model has none to spread.
+std::vector<int> expert_degrees(int data, const models::TransformerShape& shape, const std::optional<int>& fixed) {
+  if (shape.experts <= 0) return fixed && *fixed != 1 ? std::vector<int>{} : std::vector<int>{1};
+  std::vector<int> out;
+  for (const int e : degrees_dividing(data, fixed)) {
+    if (shape.experts % e == 0) out.push_back(e);
+  }
+  return out;
+}
+
+std::string all_to_all_of(const ParallelismSpec& plan) { return plan.all_to_all.value; }
+
+std::string context_attention_of(const ParallelismSpec& plan) { return std::string(to_string(plan.context_attention)); }
+
+}  // namespace
 
 const std::vector<AxisEntry>& parallel_axes() {
   static const std::vector<AxisEntry> table{
-      {ParallelAxis::Tensor, "tensor", "tensor-parallel groups", "tensor",
-       [](const ParallelismSpec& plan) { return plan.tensor; }},
-      {ParallelAxis::Context, "context", "context-parallel groups (a sequence's tokens split)", "context",
-       [](const ParallelismSpec& plan) { return plan.context; }},
-      {ParallelAxis::Expert, "expert", "expert-parallel groups (replicas exchanging tokens)", "experts",
-       [](const ParallelismSpec& plan) { return plan.expert; }},
-      {ParallelAxis::Pipeline, "pipeline", "pipeline stages", "pipeline",
-       [](const ParallelismSpec& plan) { return plan.pipeline; }},
-      {ParallelAxis::Data, "data", "model replicas", "replicas",
-       [](const ParallelismSpec& plan) { return plan.data / plan.expert; }},
+      {.axis = ParallelAxis::Tensor, .name = "tensor", .label = "t", .description = "tensor-parallel groups",
+       .groups = "tensor", .refused_as = "tensor-parallel groups",
+       .key_description = "tensor-parallel degree: each transformer layer's weights split over this many devices "
+                          "(timing-only transformer models; it divides the heads)",
+       .most = 1024, .declared = &ParallelismSpec::tensor, .declared_at = &ParallelismSpec::tensor_at,
+       .splits = Splits::DenseMatrices | Splits::ExpertMatrices, .shares = Weights::None, .carved_from = std::nullopt,
+       .always_listed = true, .tries = any_divisor, .setting = "",
+       .setting_of = nullptr},
+      {.axis = ParallelAxis::Context, .name = "context", .label = "c",
+       .description = "context-parallel groups (a sequence's tokens split)", .groups = "context",
+       .refused_as = "context groups",
+       .key_description = "context-parallel degree: every sequence's tokens split over this many devices, which bring "
+                          "each other the keys and values attention needs (timing-only transformers)",
+       .most = 1024, .declared = &ParallelismSpec::context, .declared_at = &ParallelismSpec::context_at,
+       // The routed experts' copies are not counted shared over a context group (their ZeRO partitions span the
+       // replicas holding the same experts only, data / expert).
+       .splits = Splits::Sequence, .shares = Weights::Dense, .carved_from = std::nullopt, .always_listed = false,
+       .tries = context_degrees, .setting = "context_attention",
+       .setting_of = context_attention_of},
+      {.axis = ParallelAxis::Expert, .name = "expert", .label = "e",
+       .description = "expert-parallel groups (replicas exchanging tokens)", .groups = "experts",
+       .refused_as = "expert groups",
+       .key_description = "expert-parallel degree: a mixture of experts' routed experts spread over this many of "
+                          "the data-parallel replicas, which exchange their tokens by all-to-alls; it divides data "
+                          "(timing-only mixtures)",
+       .most = 65'536, .declared = &ParallelismSpec::expert, .declared_at = &ParallelismSpec::expert_at,
+       .splits = Splits::Experts, .shares = Weights::Dense, .carved_from = ParallelAxis::Data, .always_listed = false,
+       .tries = expert_degrees, .setting = "all_to_all",
+       .setting_of = all_to_all_of},
+      {.axis = ParallelAxis::Pipeline, .name = "pipeline", .label = "p", .description = "pipeline stages",
+       .groups = "pipeline", .refused_as = "pipelines",
+       .key_description = "pipeline-parallel degree: the layers split into this many stages, each on its own worker "
+                          "(timing-only models)",
+       .most = 1024, .declared = &ParallelismSpec::pipeline, .declared_at = &ParallelismSpec::pipeline_at,
+       .splits = Splits::Layers, .shares = Weights::None, .carved_from = std::nullopt, .always_listed = true,
+       .tries = any_divisor, .setting = "", .setting_of = nullptr},
+      {.axis = ParallelAxis::Data, .name = "data", .label = "d", .description = "model replicas", .groups = "replicas",
+       .refused_as = "replicas",
+       .key_description = "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
+                          "/ (tensor x pipeline) when absent",
+       .most = 65'536, .declared = &ParallelismSpec::data, .declared_at = &ParallelismSpec::data_at,
+       .splits = Splits::Batch, .shares = Weights::Dense | Weights::Experts, .carved_from = std::nullopt,
+       .always_listed = true, .tries = nullptr, .setting = "", .setting_of = nullptr},
   };
   return table;
 }
@@ -35,12 +100,100 @@ std::optional<ParallelAxis> axis_named(std::string_view name) {
   return std::nullopt;
 }
 
+const std::vector<ParallelAxis>& listing_order() {
+  static const std::vector<ParallelAxis> order = [] {
+    std::vector<ParallelAxis> out;
+    for (const bool listed : {true, false}) {
+      for (const AxisEntry& entry : parallel_axes()) {
+        if (entry.tries != nullptr && entry.always_listed == listed) out.push_back(entry.axis);
+      }
+    }
+    for (const AxisEntry& entry : parallel_axes()) {
+      if (entry.tries == nullptr) out.push_back(entry.axis);
+    }
+    return out;
+  }();
+  return order;
+}
+
+const std::vector<ParallelAxis>& declaration_order() {
+  static const std::vector<ParallelAxis> order = [] {
+    std::vector<ParallelAxis> out;
+    for (std::size_t i = 0; i < kParallelAxes; ++i) out.push_back(static_cast<ParallelAxis>(i));
+    return out;
+  }();
+  return order;
+}
+
+int declared_degree(const ParallelismSpec& plan, ParallelAxis axis) { return plan.*(axis_entry(axis).declared); }
+
+void set_declared_degree(ParallelismSpec& plan, ParallelAxis axis, int value) {
+  plan.*(axis_entry(axis).declared) = value;
+}
+
+AxisDegrees declared_degrees(const ParallelismSpec& plan) {
+  AxisDegrees out = unsplit();
+  for (const AxisEntry& entry : parallel_axes()) out[axis_index(entry.axis)] = plan.*(entry.declared);
+  return out;
+}
+
+int placed_degree(const AxisDegrees& declared, ParallelAxis axis) {
+  int out = declared[axis_index(axis)];
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (entry.carved_from == axis) out /= declared[axis_index(entry.axis)];
+  }
+  return out;
+}
+
+int degree_of(const ParallelismSpec& plan, ParallelAxis axis) { return placed_degree(declared_degrees(plan), axis); }
+
+int sharing_replicas(const ParallelismSpec& plan, Weights kind) {
+  // An axis carved out of another counts among that one's devices already: it divides them where it does not
+  // share the weights that one's groups share.
+  int out = 1;
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (has(entry.shares, kind) && !entry.carved_from) out *= plan.*(entry.declared);
+  }
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (entry.carved_from && !has(entry.shares, kind) && has(axis_entry(*entry.carved_from).shares, kind)) {
+      out /= plan.*(entry.declared);
+    }
+  }
+  return out;
+}
+
+std::vector<ParallelAxis> sharing_axes(Weights kind) {
+  std::vector<ParallelAxis> out;
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (has(entry.shares, kind)) out.push_back(entry.axis);
+  }
+  return out;
+}
+
+std::vector<int> degrees_dividing(std::int64_t n, const std::optional<int>& fixed) {
+  std::vector<int> out;
+  for (std::int64_t d = 1; d <= n && d <= (std::int64_t{1} << 30); ++d) {
+    if (n % d == 0) out.push_back(static_cast<int>(d));
+  }
+  if (!fixed) return out;
+  return std::find(out.begin(), out.end(), *fixed) != out.end() ? std::vector<int>{*fixed} : std::vector<int>{};
+}
+
 void place_optional_axes(ParallelismSpec& plan) {
   auto& axes = plan.placement;
-  for (const ParallelAxis axis : {ParallelAxis::Expert, ParallelAxis::Context}) {
-    if (degree_of(plan, axis) < 2 || std::find(axes.begin(), axes.end(), axis) != axes.end()) continue;
-    axes.insert(std::find(axes.begin(), axes.end(), ParallelAxis::Tensor) + 1, axis);
+  auto after_tensor = std::find(axes.begin(), axes.end(), ParallelAxis::Tensor) + 1;
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (entry.always_listed || degree_of(plan, entry.axis) < 2) continue;
+    if (std::find(axes.begin(), axes.end(), entry.axis) != axes.end()) continue;
+    after_tensor = axes.insert(after_tensor, entry.axis) + 1;
   }
+}
+
+bool ParallelismSpec::is_model_parallel() const {
+  // Every axis but the replicas' splits the model or its sequences.
+  return std::any_of(parallel_axes().begin(), parallel_axes().end(), [&](const AxisEntry& entry) {
+    return !has(entry.splits, Splits::Batch) && this->*(entry.declared) > 1;
+  });
 }
 
 }  // namespace dtsim::scenario

@@ -35,18 +35,28 @@ std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis
 
 std::vector<int> replica_group(const ParallelismSpec& plan, int rank) {
   ParallelCoordinates at = coordinates_of(plan, rank);
+  const std::vector<ParallelAxis> axes = sharing_axes(Weights::Dense);
+  std::vector<int> sizes;
+  for (const ParallelAxis axis : axes) sizes.push_back(degree_of(plan, axis));
+  const int replicas = sharing_replicas(plan, Weights::Dense);
   std::vector<int> out;
-  for (int replica = 0; replica < plan.data * plan.context; ++replica) {
-    at[ParallelAxis::Context] = replica % plan.context;
-    at[ParallelAxis::Expert] = replica / plan.context % plan.expert;
-    at[ParallelAxis::Data] = replica / plan.context / plan.expert;
+  for (int replica = 0; replica < replicas; ++replica) {
+    // The replica index in mixed radix, innermost axis first; the outermost takes what is left.
+    int rest = replica;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      at[axes[i]] = i + 1 == axes.size() ? rest : rest % sizes[i];
+      rest /= sizes[i];
+    }
     out.push_back(rank_of(plan, at));
   }
   return out;
 }
 
 int replica_index(const ParallelismSpec& plan, const ParallelCoordinates& at) {
-  return at[ParallelAxis::Context] + plan.context * (at[ParallelAxis::Expert] + plan.expert * at[ParallelAxis::Data]);
+  const std::vector<ParallelAxis> axes = sharing_axes(Weights::Dense);
+  int out = 0;
+  for (auto axis = axes.rbegin(); axis != axes.rend(); ++axis) out = out * degree_of(plan, *axis) + at[*axis];
+  return out;
 }
 
 std::string group_name(std::string_view label, const ParallelCoordinates& at, std::span<const ParallelAxis> axes) {
@@ -63,11 +73,21 @@ std::string group_name(std::string_view label, const ParallelCoordinates& at, Pa
 }
 
 models::DeviceShare device_share_of(const TrainingSpec& training) {
-  return {.tensor = training.parallelism.tensor,
-          .sequence_parallel = training.parallelism.sequence_parallel,
+  const ParallelismSpec& plan = training.parallelism;
+  // Each part of the layers divided by the degrees of the axes that split it.
+  const auto divisor = [&](Splits what) {
+    int out = 1;
+    for (const AxisEntry& entry : parallel_axes()) {
+      if (has(entry.splits, what)) out *= declared_degree(plan, entry.axis);
+    }
+    return out;
+  };
+  return {.tensor = divisor(Splits::DenseMatrices),
+          .sequence_parallel = plan.sequence_parallel,
           .recomputation = training.recomputation,
-          .expert = training.parallelism.expert,
-          .context = training.parallelism.context};
+          .expert = divisor(Splits::Experts),
+          .context = divisor(Splits::Sequence),
+          .expert_matrices = divisor(Splits::ExpertMatrices)};
 }
 
 }  // namespace dtsim::scenario

@@ -33,11 +33,11 @@ int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at);
 /// its pipeline (stages), or its stage's replicas.
 std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis axis);
 
-/// The data-parallel group through `rank`: the ranks that differ from it only along the context, expert and
-/// data axes (every replica of its share of the model, over which the dense parameters' gradients are reduced,
-/// a context group's devices among them as Megatron-LM reduces over data x context), in the order of their
-/// replica index, context + context degree x (expert + expert degree x data coordinate). Without context or
-/// expert parallelism, group_along the data axis.
+/// The data-parallel group through `rank`: the ranks that differ from it only along the axes whose groups hold
+/// the dense weights alike (sharing_axes: context, expert and data; every replica of its share of the model, over
+/// which the dense parameters' gradients are reduced, a context group's devices among them as Megatron-LM reduces
+/// over data x context), in the order of their replica index, context + context degree x (expert + expert degree x
+/// data coordinate). Without context or expert parallelism, group_along the data axis.
 std::vector<int> replica_group(const ParallelismSpec& plan, int rank);
 /// `at`'s index in its replica_group.
 int replica_index(const ParallelismSpec& plan, const ParallelCoordinates& at);

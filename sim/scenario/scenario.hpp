@@ -232,7 +232,9 @@ enum class Backend { Auto, Cpu, Cuda };
 enum class CommunicationLibrary { None, Nccl };
 
 /// A degree of `training.parallelism`, for the placement of ranks; what each means is in one table
-/// (parallel_axes.hpp), from which coordinates, groups, the schema and the placement's checks are taken.
+/// (parallel_axes.hpp), from which coordinates, groups, the schema, the planner, the memory model, the summary and
+/// the checks are taken. A new axis is a value here (appended: the enum's order is summary.json's), its degree in
+/// ParallelismSpec, and its row there.
 enum class ParallelAxis { Tensor, Pipeline, Data, Expert, Context };
 inline constexpr std::size_t kParallelAxes = 5;
 
@@ -278,9 +280,10 @@ struct ParallelismSpec {
   models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   core::SourcePosition schedule_at;
 
-  /// Whether the model or its sequences are split over devices (a tensor, pipeline, expert or context degree
-  /// above 1), rather than held whole by every replica.
-  [[nodiscard]] bool is_model_parallel() const { return pipeline > 1 || tensor > 1 || expert > 1 || context > 1; }
+  /// Whether the model or its sequences are split over devices (the degree of an axis other than the replicas'
+  /// above 1: tensor, pipeline, expert, context), rather than held whole by every replica. Read from the axes'
+  /// table (parallel_axes.cpp).
+  [[nodiscard]] bool is_model_parallel() const;
 };
 
 /// Bytes a value takes on the wire (`training.communication_precision`), resolved from `auto`.

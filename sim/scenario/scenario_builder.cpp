@@ -171,7 +171,7 @@ void check_stragglers_and_failures(const View& root, int workers, core::Diagnost
 std::string axis_names() {
   std::vector<std::string_view> names;
   for (const AxisEntry& entry : parallel_axes()) {
-    if (entry.axis != ParallelAxis::Expert && entry.axis != ParallelAxis::Context) names.push_back(entry.name);
+    if (entry.always_listed) names.push_back(entry.name);
   }
   const std::string_view last = names.back();
   names.pop_back();
@@ -194,8 +194,9 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
     axes.push_back(axis);
   }
   const auto listed = [&](ParallelAxis axis) { return std::find(axes.begin(), axes.end(), axis) != axes.end(); };
-  if (axes.size() + (listed(ParallelAxis::Expert) ? 0 : 1) + (listed(ParallelAxis::Context) ? 0 : 1) !=
-      parallel_axes().size()) {
+  const auto unlisted = [&](const AxisEntry& entry) { return !entry.always_listed && !listed(entry.axis); };
+  const auto left_out = std::count_if(parallel_axes().begin(), parallel_axes().end(), unlisted);
+  if (axes.size() + static_cast<std::size_t>(left_out) != parallel_axes().size()) {
     sink.error(list->where, "training.parallelism.placement",
                fmt::format("expected the degrees {} in some order, each once, got {}", axis_names(), axes.size()),
                "for example [tensor, pipeline, data]: tensor groups on consecutive ranks, replicas outermost");
@@ -207,10 +208,13 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
 /// `training.parallelism`: the degrees multiply to the workers. Returns whether they do: otherwise the data-parallel
 /// degree is a guess, and what is split over the replicas is not checked against it.
 bool read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
-  out.pipeline = static_cast<int>(parallelism.filled_integer("pipeline"));
-  out.pipeline_at = parallelism.where("pipeline");
-  out.tensor = static_cast<int>(parallelism.filled_integer("tensor"));
-  out.tensor_at = parallelism.where("tensor");
+  // Every degree but the data axis's, whose default is what the others leave of the workers.
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (entry.axis == ParallelAxis::Data) continue;
+    const std::string key(entry.name);
+    out.*(entry.declared) = static_cast<int>(parallelism.filled_integer(key));
+    out.*(entry.declared_at) = parallelism.where(key);
+  }
   out.sequence_parallel = parallelism.filled_flag("sequence_parallel");
   out.sequence_parallel_at = parallelism.where("sequence_parallel");
   out.microbatches = static_cast<int>(parallelism.filled_integer("microbatches"));
@@ -219,17 +223,18 @@ bool read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.schedule_at = parallelism.where("schedule");
   out.virtual_stages = static_cast<int>(parallelism.filled_integer("virtual_stages"));
   out.virtual_stages_at = parallelism.where("virtual_stages");
-  out.context = static_cast<int>(parallelism.filled_integer("context"));
-  out.context_at = parallelism.where("context");
   out.context_attention = value_named(context_attentions(), parallelism.filled_text("context_attention"));
   out.context_attention_at = parallelism.where("context_attention");
-  const int model_parallel = out.tensor * out.pipeline * out.context;
+  // The degrees the workers are divided by before the replicas (tensor x pipeline x context); an axis carved out of
+  // another (expert) divides that one's devices instead.
+  int model_parallel = 1;
+  for (const AxisEntry& entry : parallel_axes()) {
+    if (entry.axis != ParallelAxis::Data && !entry.carved_from) model_parallel *= out.*(entry.declared);
+  }
   out.data = static_cast<int>(parallelism.integer("data").value_or(std::max(1, workers / model_parallel)));
   out.data_at = parallelism.has("data") ? parallelism.where("data") : parallelism.where();
   out.zero = static_cast<int>(parallelism.filled_integer("zero"));
   out.zero_at = parallelism.where("zero");
-  out.expert = static_cast<int>(parallelism.filled_integer("expert"));
-  out.expert_at = parallelism.where("expert");
   out.all_to_all = {parallelism.filled_text("all_to_all"), parallelism.where("all_to_all")};
   read_placement(parallelism, out, sink);
   place_optional_axes(out);

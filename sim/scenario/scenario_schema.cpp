@@ -191,62 +191,70 @@ std::vector<core::Choice> axis_choices() {
   return out;
 }
 
-/// training.parallelism: the degrees, their placement, ZeRO and the pipeline's schedule.
+/// An axis's degree key, as its row in the axes' table declares it: the data axis's has no default (what the others
+/// leave of the workers), the others' is 1.
+SchemaNode degree_key(ParallelAxis axis) {
+  const AxisEntry& entry = axis_entry(axis);
+  SchemaNode node = integer(std::string(entry.name), 1, entry.most, std::string(entry.key_description));
+  if (axis == ParallelAxis::Data) return node;
+  return std::move(node).fallback("1");
+}
+
+/// training.parallelism: the degrees, their placement, ZeRO and the pipeline's schedule. The keys keep the order the
+/// schema and the reference have always had (the data, expert and context degrees first, the tensor degree before
+/// sequence_parallel, the pipeline's before zero); an axis added since has its degree after the pipeline's.
 SchemaNode parallelism(const comm::CollectiveRegistry& all_to_all) {
+  std::vector<SchemaNode> keys{
+      degree_key(ParallelAxis::Data),
+      degree_key(ParallelAxis::Expert),
+      degree_key(ParallelAxis::Context),
+      choice_of("context_attention", "context attention", "how a context group shares its keys and values",
+                choices_of(context_attentions()))
+          .fallback("ring"),
+      choice_of("all_to_all", "all-to-all algorithm",
+                "how an expert group exchanges its tokens (training.parallelism.expert above 1)",
+                registered_choices(all_to_all))
+          .fallback("direct"),
+      degree_key(ParallelAxis::Tensor),
+      boolean("sequence_parallel",
+              "split the norms' work by tokens over the tensor group too, which then reduce-scatters "
+              "and allgathers instead of allreducing")
+          .fallback("false"),
+      list_of("placement",
+              "the order of the degrees over the worker ranks, innermost (consecutive ranks) first; "
+              "[tensor, pipeline, data] when absent; expert, where not listed, right after tensor",
+              choice_of("[]", "degree", "a parallelism degree", axis_choices()))
+          .for_example("[tensor, pipeline, data]"),
+      degree_key(ParallelAxis::Pipeline),
+      integer("zero", 0, 3,
+              "ZeRO stage over the data-parallel group: 1 partitions the optimizer state, 2 also "
+              "the gradients, 3 also the parameters (timing-only models)")
+          .fallback("0"),
+      integer("microbatches", 1, 1'000'000,
+              "micro-batches each batch is split into on its way through the pipeline; without model "
+              "parallelism, gradient accumulation (timing-only models)")
+          .fallback("1"),
+      integer("virtual_stages", 1, 1024,
+              "model chunks per device under schedule: interleaved_1f1b (chunk c of device d is "
+              "stage c x pipeline + d)")
+          .fallback("1"),
+      choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
+                choices_of(pipeline_schedules()))
+          .fallback("1f1b"),
+  };
+  const auto after_pipeline = std::find_if(keys.begin(), keys.end(), [](const SchemaNode& key) {
+    return key.key == axis_entry(ParallelAxis::Pipeline).name;
+  }) + 1;
+  std::vector<SchemaNode> added;
+  for (const AxisEntry& entry : parallel_axes()) {
+    const auto named = [&](const SchemaNode& key) { return key.key == entry.name; };
+    const bool listed = std::any_of(keys.begin(), keys.end(), named);
+    if (!listed) added.push_back(degree_key(entry.axis));
+  }
+  keys.insert(after_pipeline, added.begin(), added.end());
   return map_of("parallelism",
                 "how the work is split over the workers: data x tensor x pipeline (x context) = cluster.workers",
-      {
-          integer("data", 1, 65'536,
-                  "data-parallel degree: model replicas, each on its share of every batch; cluster.workers "
-                  "/ (tensor x pipeline) when absent"),
-          integer("expert", 1, 65'536,
-                  "expert-parallel degree: a mixture of experts' routed experts spread over this many of "
-                  "the data-parallel replicas, which exchange their tokens by all-to-alls; it divides data "
-                  "(timing-only mixtures)")
-              .fallback("1"),
-          integer("context", 1, 1024,
-                  "context-parallel degree: every sequence's tokens split over this many devices, which bring "
-                  "each other the keys and values attention needs (timing-only transformers)")
-              .fallback("1"),
-          choice_of("context_attention", "context attention", "how a context group shares its keys and values",
-                    choices_of(context_attentions()))
-              .fallback("ring"),
-          choice_of("all_to_all", "all-to-all algorithm",
-                    "how an expert group exchanges its tokens (training.parallelism.expert above 1)",
-                    registered_choices(all_to_all))
-              .fallback("direct"),
-          integer("tensor", 1, 1024,
-                  "tensor-parallel degree: each transformer layer's weights split over this many devices "
-                  "(timing-only transformer models; it divides the heads)")
-              .fallback("1"),
-          boolean("sequence_parallel",
-                  "split the norms' work by tokens over the tensor group too, which then reduce-scatters "
-                  "and allgathers instead of allreducing")
-              .fallback("false"),
-          list_of("placement",
-                  "the order of the degrees over the worker ranks, innermost (consecutive ranks) first; "
-                  "[tensor, pipeline, data] when absent; expert, where not listed, right after tensor",
-                  choice_of("[]", "degree", "a parallelism degree", axis_choices()))
-              .for_example("[tensor, pipeline, data]"),
-          integer("pipeline", 1, 1024, "pipeline-parallel degree: the layers split into this many "
-                                       "stages, each on its own worker (timing-only models)")
-              .fallback("1"),
-          integer("zero", 0, 3,
-                  "ZeRO stage over the data-parallel group: 1 partitions the optimizer state, 2 also "
-                  "the gradients, 3 also the parameters (timing-only models)")
-              .fallback("0"),
-          integer("microbatches", 1, 1'000'000,
-                  "micro-batches each batch is split into on its way through the pipeline; without model "
-                  "parallelism, gradient accumulation (timing-only models)")
-              .fallback("1"),
-          integer("virtual_stages", 1, 1024,
-                  "model chunks per device under schedule: interleaved_1f1b (chunk c of device d is "
-                  "stage c x pipeline + d)")
-              .fallback("1"),
-          choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
-                    choices_of(pipeline_schedules()))
-              .fallback("1f1b"),
-      });
+                std::move(keys));
 }
 
 /// training.communication_precision: the bytes each value takes on the wire.

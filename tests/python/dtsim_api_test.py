@@ -465,7 +465,9 @@ class PlanTest(unittest.TestCase):
                                                              "  hint: one of none, selective, full"),
                                  ({"max_memory": "70"}, "--max-memory: a size needs a unit"),
                                  ({"max_memory": "0GiB"}, "--max-memory: must be above zero"),
-                                 ({"gpus": [16, 12]}, "--gpus: 12 devices do not fill whole nodes of 8")]:
+                                 ({"gpus": [16, 12]}, "--gpus: 12 devices do not fill whole nodes of 8"),
+                                 ({"tensr": 2}, "dtsim plan: error: tensr: the planner tries no degree named 'tensr'\n"
+                                                "  hint: fix one of tensor, pipeline, context, expert")]:
             call = {"gpus": 16, "output": output, **arguments}
             with self.subTest(arguments=arguments), self.assertRaisesRegex(dtsim.ScenarioError, re.escape(words)):
                 dtsim.plan(self.SCENARIO, **call)

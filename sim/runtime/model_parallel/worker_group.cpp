@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include <array>
+#include <vector>
 
 namespace dtsim::runtime {
 
@@ -34,12 +34,12 @@ WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, 
           scenario::group_along(plan, rank, axis), at[axis], meter};
 }
 
-/// Every replica of `rank`'s share of the dense layers (along the context, expert and data axes).
+/// Every replica of `rank`'s share of the dense layers (along the axes sharing them: context, expert and data).
 WorkerGroup dense_replicas(const TrainingContext& context, int rank, const Meter& meter) {
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
-  constexpr std::array kAxes{ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Data};
-  return {context, scenario::group_name(scenario::axis_entry(ParallelAxis::Data).groups, at, kAxes),
+  const std::vector<ParallelAxis> axes = scenario::sharing_axes(scenario::Weights::Dense);
+  return {context, scenario::group_name(scenario::axis_entry(ParallelAxis::Data).groups, at, axes),
           scenario::replica_group(plan, rank), scenario::replica_index(plan, at), meter};
 }
 

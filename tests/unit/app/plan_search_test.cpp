@@ -130,8 +130,8 @@ TEST(PlanCandidates, TriesEveryVirtualStageCountThatCutsAStagesBlocksEvenly) {
   shape.layers = 32;
   shape.experts = 8;
   PlanSpace space;
-  space.tensor = 1;
-  space.expert = 1;
+  space.degree(scenario::ParallelAxis::Tensor) = 1;
+  space.degree(scenario::ParallelAxis::Expert) = 1;
   space.zero = 1;
   space.recomputation = models::Recomputation::Selective;
   space.schedule = models::PipelineSchedule::Interleaved;
@@ -140,7 +140,8 @@ TEST(PlanCandidates, TriesEveryVirtualStageCountThatCutsAStagesBlocksEvenly) {
   std::int64_t undivided = 0;
   std::map<int, std::set<int>> tried;
   for (const PlanCandidate& c : enumerate_candidates(space, 64, shape, 64, undivided)) {
-    if (c.pipeline > 1) tried[c.pipeline].insert(c.virtual_stages);
+    const int pipeline = c.degree(scenario::ParallelAxis::Pipeline);
+    if (pipeline > 1) tried[pipeline].insert(c.virtual_stages);
   }
   // 32 and 64 stages: a block or less each, nothing to interleave.
   const std::map<int, std::set<int>> expected{{2, {2, 4, 8, 16}}, {4, {2, 4, 8}}, {8, {2, 4}}, {16, {2}}};
@@ -359,8 +360,8 @@ training:
   scenario::Scenario s = with_point(mesh, "{training.parallelism.data: 8}");
   const models::ModelProfile profile = profile_of(s, registries);
   PlanSpace space;
-  space.tensor = 2;
-  space.pipeline = 1;
+  space.degree(scenario::ParallelAxis::Tensor) = 2;
+  space.degree(scenario::ParallelAxis::Pipeline) = 1;
   space.microbatches = 1;
   space.recomputation = models::Recomputation::Selective;
   std::int64_t undivided = 0;
@@ -383,6 +384,66 @@ training:
   }
   // ZeRO 0, 1 and 2 are estimated alike: one standing in each placement.
   EXPECT_EQ(standing, (std::map<std::string, int>{{"d-p-t", 1}, {"t-p-d", 1}}));
+}
+
+/// The enumeration walks the axes' table in the planner's order: the splits it visits are, in order, those of nested
+/// loops over the tensor, pipeline and context degrees (the data degree the devices left, counted undivided where it
+/// does not divide the batch) and then the expert degrees that divide it and the experts.
+TEST(PlanCandidates, VisitTheSplitsOfNestedLoopsOverTheAxesInTheirOrder) {
+  using A = scenario::ParallelAxis;
+  models::TransformerShape shape;
+  shape.layers = 8;
+  shape.sequence = 8192;
+  shape.experts = 8;
+  constexpr int kDevices = 64;
+  constexpr std::int64_t kBatch = 32;
+  const auto divisors = [](int n) {
+    std::vector<int> out;
+    for (int d = 1; d <= n; ++d) {
+      if (n % d == 0) out.push_back(d);
+    }
+    return out;
+  };
+  std::vector<std::string> expected;
+  for (const int t : divisors(kDevices)) {
+    for (const int p : divisors(kDevices / t)) {
+      for (const int c : divisors(kDevices / (t * p))) {
+        if (c > 16) continue;
+        const int d = kDevices / (t * p * c);
+        if (kBatch % d != 0) {
+          expected.push_back(fmt::format("undivided t{} p{} c{} d{}", t, p, c, d));
+          continue;
+        }
+        for (const int e : divisors(d)) {
+          if (shape.experts % e == 0) expected.push_back(fmt::format("t{} p{} c{} e{} d{}", t, p, c, e, d));
+        }
+      }
+    }
+  }
+  // One candidate a split: every other choice fixed.
+  PlanSpace space;
+  space.microbatches = 1;
+  space.zero = 0;
+  space.recomputation = models::Recomputation::None;
+  space.schedule = models::PipelineSchedule::OneForwardOneBackward;
+  space.placement = std::vector<A>{A::Tensor, A::Pipeline, A::Data};
+  std::vector<std::string> visited;
+  std::int64_t undivided = 0;
+  for_each_candidate(
+      space, kDevices, shape, kBatch, undivided,
+      [&](const PlanCandidate& c) {
+        visited.push_back(fmt::format("t{} p{} c{} e{} d{}", c.degree(A::Tensor), c.degree(A::Pipeline),
+                                      c.degree(A::Context), c.degree(A::Expert), c.degree(A::Data)));
+        return true;
+      },
+      [&](const PlanCandidate& c) {
+        EXPECT_EQ(c.degree(A::Expert), 1);
+        visited.push_back(fmt::format("undivided t{} p{} c{} d{}", c.degree(A::Tensor), c.degree(A::Pipeline),
+                                      c.degree(A::Context), c.degree(A::Data)));
+      });
+  EXPECT_EQ(visited, expected);
+  EXPECT_EQ(undivided, std::count_if(expected.begin(), expected.end(),
+                                     [](const std::string& split) { return split.starts_with("undivided"); }));
 }
 
 /// Enumerating lazily visits what enumerate_candidates lists, in its order; counting visits as many; each row's
@@ -535,14 +596,14 @@ std::string refusal(const Call& call) {
 // their values, and a name the command line's own check would have refused is refused at its flag.
 TEST(PlanSpaceArguments, NamesBecomeTheirValuesAndAnUnknownOneIsRefusedAtItsFlag) {
   PlanSpaceArguments given;
-  given.tensor = 2;
+  given.degrees["tensor"] = 2;
   given.zero = 1;
   given.recomputation = "selective";
   given.schedule = "interleaved_1f1b";
   given.keep_placement = true;
   const PlanSpace space = plan_space(given, "dtsim plan");
-  EXPECT_EQ(space.tensor, 2);
-  EXPECT_EQ(space.pipeline, std::nullopt);
+  EXPECT_EQ(space.degree(scenario::ParallelAxis::Tensor), 2);
+  EXPECT_EQ(space.degree(scenario::ParallelAxis::Pipeline), std::nullopt);
   EXPECT_EQ(space.zero, 1);
   EXPECT_EQ(space.recomputation, models::Recomputation::Selective);
   EXPECT_EQ(space.schedule, models::PipelineSchedule::Interleaved);
@@ -556,6 +617,11 @@ TEST(PlanSpaceArguments, NamesBecomeTheirValuesAndAnUnknownOneIsRefusedAtItsFlag
   given.recomputation = "most";
   EXPECT_EQ(refusal([&] { return plan_space(given, "dtsim scale"); }),
             "dtsim scale: error: --recomputation: unknown recomputation 'most'\n  hint: one of none, selective, full");
+  given.recomputation = std::nullopt;
+  given.degrees["data"] = 2;  // what the other degrees leave: never fixed
+  EXPECT_EQ(refusal([&] { return plan_space(given, "dtsim plan"); }),
+            "dtsim plan: error: data: the planner tries no degree named 'data'\n"
+            "  hint: fix one of tensor, pipeline, context, expert");
 }
 
 TEST(PlanSpaceArguments, TheMemoryCapIsASizeAboveZero) {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace dtsim::scenario {
 namespace {
@@ -162,6 +164,48 @@ TEST(ParallelAxes, EachAxisIsFoundByItsNameAndReadsItsDegree) {
   EXPECT_EQ(degree_of(plan, ParallelAxis::Expert), 1);
   EXPECT_EQ(degree_of(plan, ParallelAxis::Context), 1);
   EXPECT_FALSE(axis_named("sequence").has_value());
+}
+
+// The planner's order (labels, plan.csv's columns, flags) and the enum's (summary.json's optional keys) come from
+// the table: tensor, pipeline, context, expert, data; and tensor, pipeline, data, expert, context.
+TEST(ParallelAxes, ListTheirDegreesInThePlannersOrderAndTheEnumsOrder) {
+  using A = ParallelAxis;
+  EXPECT_EQ(listing_order(), (std::vector<A>{A::Tensor, A::Pipeline, A::Context, A::Expert, A::Data}));
+  EXPECT_EQ(declaration_order(), (std::vector<A>{A::Tensor, A::Pipeline, A::Data, A::Expert, A::Context}));
+  std::string labels;
+  for (const A axis : listing_order()) labels += axis_entry(axis).label;
+  EXPECT_EQ(labels, "tpced");
+}
+
+// A degree is read and written through its row, and the model-parallel question asks every axis but the replicas'.
+TEST(ParallelAxes, ReadAndWriteTheDegreeEachRowPointsAt) {
+  ParallelismSpec plan = grid(8, 1, 1, {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data});
+  EXPECT_FALSE(plan.is_model_parallel());
+  for (const AxisEntry& entry : parallel_axes()) {
+    set_declared_degree(plan, entry.axis, 2);
+    EXPECT_EQ(declared_degree(plan, entry.axis), 2) << entry.name;
+    EXPECT_EQ(plan.is_model_parallel(), entry.axis != ParallelAxis::Data) << entry.name;
+    set_declared_degree(plan, entry.axis, entry.axis == ParallelAxis::Data ? 8 : 1);
+  }
+  plan.expert = 4;
+  EXPECT_EQ(placed_degree(declared_degrees(plan), ParallelAxis::Data), 2);
+  EXPECT_EQ(declared_degrees(plan)[axis_index(ParallelAxis::Expert)], 4);
+}
+
+// ZeRO partitions the dense weights over data x context devices, the routed experts' over data / expert (the
+// formulas device_memory used before the table).
+TEST(ParallelAxes, SharingReplicasAreDataTimesContextAndDataOverExpert) {
+  ParallelismSpec plan = grid(8, 2, 2, {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data});
+  plan.context = 3;
+  plan.expert = 4;
+  EXPECT_EQ(sharing_replicas(plan, Weights::Dense), 8 * 3);
+  EXPECT_EQ(sharing_replicas(plan, Weights::Experts), 8 / 4);
+  EXPECT_EQ(sharing_axes(Weights::Dense), (std::vector<ParallelAxis>{ParallelAxis::Context, ParallelAxis::Expert,
+                                                                       ParallelAxis::Data}));
+  // A placement that leaves the optional axes out gets them right after tensor, context first.
+  place_optional_axes(plan);
+  using A = ParallelAxis;
+  EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::Context, A::Expert, A::Pipeline, A::Data}));
 }
 
 }  // namespace
