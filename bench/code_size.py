@@ -25,5 +25,5 @@ def longest(rev, folder):
             i+=1
     return total,best
 for rev in sys.argv[1:]:
-    for folder in ['sim/scenario','sim/runtime','sim/app','sim/comm','analysis','topologies','sim/sync','datasets','models']:
+    for folder in ['sim/scenario','sim/runtime','sim/checks','sim/plan','sim/app','sim/comm','analysis','topologies','sim/sync','datasets','models']:
         print(rev[:7],folder,*longest(rev,folder))

@@ -126,7 +126,7 @@ Outcome here(const std::function<std::string()>& work) {
 /// --confine's folder, canonical; throws core::InputError where it names no folder.
 std::optional<std::filesystem::path> confined_to(const std::optional<std::filesystem::path>& confine) {
   if (!confine) return std::nullopt;
-  return dtsim::app::confinement_folder(*confine);
+  return dtsim::checks::confinement_folder(*confine);
 }
 
 Outcome run(const std::filesystem::path& scenario, const std::optional<std::filesystem::path>& output,
@@ -153,7 +153,7 @@ Outcome run(const std::filesystem::path& scenario, const std::optional<std::file
         dtsim::app::RunCommandOptions reporting = options;
         reporting.progress_to = send;
         reporting.confine = confined_to(confine);
-        return dtsim::app::run_command(reporting, dtsim::app::make_builtin_registries()).string();
+        return dtsim::app::run_command(reporting, dtsim::checks::make_builtin_registries()).string();
       },
       timeout_s, progress);
 }
@@ -178,7 +178,7 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
         dtsim::app::ScaleOptions reporting = options;
         reporting.progress_to = send;
         reporting.confine = confined_to(confine);
-        return dtsim::app::scale_command(reporting, dtsim::app::make_builtin_registries()).string();
+        return dtsim::app::scale_command(reporting, dtsim::checks::make_builtin_registries()).string();
       },
       timeout_s, progress);
 }
@@ -218,7 +218,7 @@ Outcome plan(const std::filesystem::path& scenario, const std::vector<int>& gpus
         reporting.max_memory_bytes = dtsim::app::memory_cap(space, "dtsim plan");
         reporting.progress_to = send;
         reporting.confine = confined_to(confine);
-        return dtsim::app::plan_command(reporting, dtsim::app::make_builtin_registries()).string();
+        return dtsim::app::plan_command(reporting, dtsim::checks::make_builtin_registries()).string();
       },
       timeout_s, progress);
 }
@@ -242,7 +242,7 @@ Outcome collective(const std::string& operation, const std::string& algorithm, c
   options.json = true;
   return in_child(
       [options](const dtsim::app::LineSink&) {
-        return dtsim::app::collective_command(options, dtsim::app::make_builtin_registries());
+        return dtsim::app::collective_command(options, dtsim::checks::make_builtin_registries());
       },
       timeout_s, py::none());
 }
@@ -279,7 +279,7 @@ Outcome validate(const std::vector<std::filesystem::path>& files, const std::opt
                  bool records) {
   dtsim::app::ValidateResult result;
   try {
-    result = dtsim::app::validate_command(files, dtsim::app::make_builtin_registries(), confined_to(confine));
+    result = dtsim::app::validate_command(files, dtsim::checks::make_builtin_registries(), confined_to(confine));
   } catch (const dtsim::core::InputError& error) {
     return outcome_of("input", error.what());
   }
@@ -288,19 +288,23 @@ Outcome validate(const std::vector<std::filesystem::path>& files, const std::opt
 }
 
 Outcome explain(const std::filesystem::path& file, const std::optional<std::filesystem::path>& confine) {
-  return here([&] { return dtsim::app::explain_command(file, dtsim::app::make_builtin_registries(), confined_to(confine)); });
+  return here([&] {
+    return dtsim::app::explain_command(file, dtsim::checks::make_builtin_registries(), confined_to(confine));
+  });
 }
 
 Outcome compare(const std::vector<std::filesystem::path>& folders) {
-  return here([&] { return dtsim::app::compare_command(folders, /*csv=*/true, {}, dtsim::app::make_builtin_registries()); });
+  return here(
+      [&] { return dtsim::app::compare_command(folders, /*csv=*/true, {}, dtsim::checks::make_builtin_registries()); });
 }
 
 Outcome report(const std::vector<std::filesystem::path>& folders, const std::optional<std::filesystem::path>& output) {
-  return here([&] { return dtsim::app::report_command(folders, output, dtsim::app::make_builtin_registries()).string(); });
+  return here(
+      [&] { return dtsim::app::report_command(folders, output, dtsim::checks::make_builtin_registries()).string(); });
 }
 
 Outcome catalog(const std::string& topic) {
-  return here([&] { return dtsim::app::list_command(dtsim::app::make_builtin_registries(), topic); });
+  return here([&] { return dtsim::app::list_command(dtsim::checks::make_builtin_registries(), topic); });
 }
 
 }  // namespace

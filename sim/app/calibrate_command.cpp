@@ -326,9 +326,9 @@ std::string in_child_process(const std::string& name, const std::function<std::s
 }
 
 /// Seconds per iteration of `s`.
-double simulate_iteration(const scenario::Scenario& s, const Registries& registries) {
+double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries) {
   return std::stod(in_child_process(s.name, [&] {
-    const runtime::TrainingSetup setup = resolve_scenario(s, registries);
+    const runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
     const metrics::RunRecord record = runtime::run_training(s, setup);
     return fmt::format("{:.17g}", record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));
   }));
@@ -336,13 +336,13 @@ double simulate_iteration(const scenario::Scenario& s, const Registries& registr
 
 /// Seconds of one `operation` of each size on the workers of `s`, with the scenario's algorithm (ring where
 /// the operation has no algorithm of that name) run as its communication library runs it.
-std::vector<double> simulate_collective(const scenario::Scenario& s, const Registries& registries,
+std::vector<double> simulate_collective(const scenario::Scenario& s, const checks::Registries& registries,
                                         comm::Operation operation, const std::vector<double>& sizes) {
   const std::string answer = in_child_process(s.name, [&] {
     const comm::CollectiveRegistry& registry = registries.collectives.of(operation);
     const std::string name = registry.contains(s.training.allreduce_algorithm.value) ? s.training.allreduce_algorithm.value : "ring";
     const std::unique_ptr<comm::CollectiveAlgorithm> algorithm =
-        as_library_runs_it(s.training.communication_library, s, registry.find(name).factory.make());
+        checks::as_library_runs_it(s.training.communication_library, s, registry.find(name).factory.make());
     const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
     std::vector<runtime::CollectiveCase> cases;
     for (const double size : sizes) cases.push_back({algorithm.get(), static_cast<std::size_t>(std::max(1.0, std::round(size / 4.0))), true});
@@ -507,7 +507,7 @@ void times_of_bus_bandwidths(const std::filesystem::path& path, MeasuredRows& ro
   problems.throw_if_any();
 }
 
-MeasuredRows read_measurements(const CalibrateOptions& options, const Registries& registries) {
+MeasuredRows read_measurements(const CalibrateOptions& options, const checks::Registries& registries) {
   MeasuredRows out;
   int nccl_tests_ranks = 0;  // the ranks nccl-tests output lists, when that is the input
   std::vector<std::filesystem::path>& files = out.files;
@@ -549,7 +549,7 @@ MeasuredRows read_measurements(const CalibrateOptions& options, const Registries
   const scenario::ScenarioFormat format(registries);
   for (const std::filesystem::path& file : files) {
     out.scenarios.push_back(scenario::read_scenario_file(format, file));
-    check_scenario(out.scenarios.back(), registries);
+    checks::check_scenario(out.scenarios.back(), registries);
   }
   if (nccl_tests_ranks > 0 && nccl_tests_ranks != out.scenarios.front().cluster.workers) {
     refuse(options.measurements.string(), "measurements",
@@ -621,8 +621,8 @@ void starting_points(const std::vector<FitKey>& keys, const std::vector<scenario
 
 /// Every row's predicted seconds with `keys` at `values`: an iteration row runs one simulation, a scenario's
 /// collective rows of one operation run together.
-std::vector<double> predictions(const MeasuredRows& rows, const std::vector<FitKey>& keys, const std::vector<double>& values,
-                                const Registries& registries) {
+std::vector<double> predictions(const MeasuredRows& rows, const std::vector<FitKey>& keys,
+                                const std::vector<double>& values, const checks::Registries& registries) {
   const std::vector<Measurement>& measurements = rows.measurements;
   std::vector<double> out(measurements.size(), 0.0);
   std::vector<bool> done(measurements.size(), false);
@@ -651,7 +651,7 @@ std::vector<double> predictions(const MeasuredRows& rows, const std::vector<FitK
 /// Fits `values` to the fit rows (the sum of squared log errors), one key at a time over its whole range,
 /// until a sweep over the keys no longer moves them.
 void fit_values(const MeasuredRows& rows, const std::vector<FitKey>& keys, const std::vector<SearchRange>& ranges,
-                std::vector<double>& values, const Registries& registries) {
+                std::vector<double>& values, const checks::Registries& registries) {
   const auto misfit = [&](const std::vector<double>& v) {
     const std::vector<double> predicted = predictions(rows, keys, v, registries);
     double total = 0.0;
@@ -738,7 +738,7 @@ std::string rows_report(const std::vector<Measurement>& measurements, const std:
 
 }  // namespace
 
-Calibration calibrate(const CalibrateOptions& options, const Registries& registries) {
+Calibration calibrate(const CalibrateOptions& options, const checks::Registries& registries) {
   if (options.fit.empty() && options.output) {
     refuse("dtsim calibrate", "--fit", "a catalog needs something fitted",
            "for example --fit a100.convolution (an operation class of a device), --fit cpu (every class), or "
@@ -763,7 +763,7 @@ Calibration calibrate(const CalibrateOptions& options, const Registries& registr
   return out;
 }
 
-std::string calibrate_command(const CalibrateOptions& options, const Registries& registries, int* over_bound) {
+std::string calibrate_command(const CalibrateOptions& options, const checks::Registries& registries, int* over_bound) {
   Calibration result = calibrate(options, registries);
   if (over_bound != nullptr) *over_bound = result.over_bound;
   if (options.output) {

@@ -38,10 +38,11 @@ struct Calibration {
 /// Fits the efficiencies that make the scenarios' simulated iteration times closest to the measured ones
 /// (least squares on the logarithm of their ratio). Throws core::InputError for bad files or keys, and for an
 /// `output` that is one of the inputs, before any simulation.
-Calibration calibrate(const CalibrateOptions& options, const Registries& registries);
+Calibration calibrate(const CalibrateOptions& options, const checks::Registries& registries);
 
 /// `calibrate`, then writes the catalog (atomically) when asked; returns the report. `over_bound`, when
 /// given, receives the rows over their bound.
-std::string calibrate_command(const CalibrateOptions& options, const Registries& registries, int* over_bound = nullptr);
+std::string calibrate_command(const CalibrateOptions& options, const checks::Registries& registries,
+                              int* over_bound = nullptr);
 
 }  // namespace dtsim::app

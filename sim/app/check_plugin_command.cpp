@@ -31,8 +31,8 @@ struct Entry {
 };
 
 /// The registries with the plug-in loaded: only ever called in a child process.
-Registries loaded(const std::filesystem::path& plugin) {
-  Registries registries = make_builtin_registries();
+checks::Registries loaded(const std::filesystem::path& plugin) {
+  checks::Registries registries = checks::make_builtin_registries();
   load_plugins({plugin}, registries);
   return registries;
 }
@@ -278,10 +278,11 @@ CheckPluginReport check_plugin_command(const CheckPluginOptions& options) {
   // Even loading runs the plug-in's code: in a child too. It lists the collectives the plug-in adds.
   const IsolatedOutcome listing = call_isolated(
       [&] {
-        Registries registries = make_builtin_registries();
+        checks::Registries registries = checks::make_builtin_registries();
         const LoadedPlugin added = load_plugins({plugin}, registries).front();
         std::string lines;
-        for (const auto& [operation, name] : added.collectives) lines += fmt::format("C{}/{}\n", comm::to_string(operation), name);
+        for (const auto& [operation, name] : added.collectives)
+          lines += fmt::format("C{}/{}\n", comm::to_string(operation), name);
         for (const auto& name : added.strategies) lines += "S" + name + "\n";
         for (const auto& entry : added.entries) lines += "E" + entry + "\n";
         return lines;

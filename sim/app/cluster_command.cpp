@@ -43,11 +43,12 @@ struct PreparedCluster {
   std::vector<runtime::TrainingSetup> setups;
 };
 
-PreparedCluster prepare(const RunCommandOptions& options, const scenario::Scenario& scenario, const Registries& registries) {
+PreparedCluster prepare(const RunCommandOptions& options, const scenario::Scenario& scenario,
+                        const checks::Registries& registries) {
   PreparedCluster out{scenario::build_topology(scenario, registries.topologies), {}};
   for (const scenario::JobSpec& job : scenario.jobs) {
     static_cast<void>(runtime::explicit_ranks(job, out.graph));
-    runtime::TrainingSetup setup = resolve_scenario(*job.scenario, registries);
+    runtime::TrainingSetup setup = checks::resolve_scenario(*job.scenario, registries);
     // Other jobs' traffic breaks the premises of the shortcuts that stand a rank or a round for others.
     setup.mirror_ranks = false;
     setup.phase_shortcut = false;

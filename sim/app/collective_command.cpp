@@ -194,7 +194,7 @@ void read_network_model(const CollectiveOptions& options, scenario::Scenario& s,
   }
 }
 
-scenario::Scenario from_options(const CollectiveOptions& options, const Registries& registries,
+scenario::Scenario from_options(const CollectiveOptions& options, const checks::Registries& registries,
                                 OptionProblems& problems) {
   const topologies::TopologyRegistry& topologies = registries.topologies;
   scenario::Scenario s;
@@ -283,7 +283,8 @@ struct Request {
   std::vector<double> sizes;
 };
 
-Request checked_request(const CollectiveOptions& options, const Registries& registries, OptionProblems& problems) {
+Request checked_request(const CollectiveOptions& options, const checks::Registries& registries,
+                        OptionProblems& problems) {
   Request out;
   out.operation = comm::operation_named(options.operation);
   if (!out.operation) {
@@ -368,8 +369,9 @@ std::vector<Row> timed_rows(const Request& request, const comm::CollectiveRegist
   std::vector<std::vector<comm::Protocol>> choices(names.size());
   std::vector<std::unique_ptr<comm::CollectiveAlgorithm>> algorithms;
   for (std::size_t a = 0; a < names.size(); ++a) {
-    algorithms.push_back(as_library_runs_it(library, s, registry.find(names[a]).factory.make(),
-                                            [&choices, a](comm::Protocol protocol) { choices[a].push_back(protocol); }));
+    algorithms.push_back(
+        checks::as_library_runs_it(library, s, registry.find(names[a]).factory.make(),
+                                   [&choices, a](comm::Protocol protocol) { choices[a].push_back(protocol); }));
   }
   std::vector<runtime::CollectiveCase> cases;
   for (const double size : request.sizes) {
@@ -458,7 +460,7 @@ std::string rows_text(const std::vector<Row>& rows, const scenario::Scenario& s,
 
 }  // namespace
 
-std::string collective_command(const CollectiveOptions& options, const Registries& registries) {
+std::string collective_command(const CollectiveOptions& options, const checks::Registries& registries) {
   OptionProblems problems;
   Request request = checked_request(options, registries, problems);
   // A scenario file's own problems are its InputError; the options' are reported first, together.

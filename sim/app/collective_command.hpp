@@ -41,6 +41,6 @@ struct CollectiveOptions {
 };
 
 /// The report as text (a table) or JSON. Throws core::InputError for bad options.
-std::string collective_command(const CollectiveOptions& options, const Registries& registries);
+std::string collective_command(const CollectiveOptions& options, const checks::Registries& registries);
 
 }  // namespace dtsim::app

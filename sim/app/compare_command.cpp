@@ -8,8 +8,8 @@
 
 namespace dtsim::app {
 
-std::string compare_command(std::span<const std::filesystem::path> folders, bool csv, std::span<const std::string> columns,
-                            const Registries& registries) {
+std::string compare_command(std::span<const std::filesystem::path> folders, bool csv,
+                            std::span<const std::string> columns, const checks::Registries& registries) {
   // Checked before any folder is read: a misspelt column is the first thing to say.
   const std::vector<const analysis::RunColumn*> chosen = analysis::columns_named(columns);
   std::vector<analysis::RunSummary> runs;

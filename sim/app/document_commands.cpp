@@ -18,17 +18,17 @@
 namespace dtsim::app {
 namespace {
 
-scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const Registries& registries,
+scenario::ScenarioDocument read_and_check(const std::filesystem::path& file, const checks::Registries& registries,
                                           const std::optional<std::filesystem::path>& confine) {
-  scenario::ScenarioDocument document =
-      read_document_and_data(scenario::ScenarioFormat(registries), file, std::nullopt, confined_load(confine));
-  check_every_point(document, registries);
+  scenario::ScenarioDocument document = checks::read_document_and_data(scenario::ScenarioFormat(registries), file,
+                                                                       std::nullopt, checks::confined_load(confine));
+  checks::check_every_point(document, registries);
   return document;
 }
 
 }  // namespace
 
-ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries,
+ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const checks::Registries& registries,
                                 const std::optional<std::filesystem::path>& confine) {
   ValidateResult result;
   for (const auto& file : files) {
@@ -80,7 +80,7 @@ std::string describe_sync(const scenario::TrainingSpec& training) {
 
 }  // namespace
 
-std::string explain_command(const std::filesystem::path& file, const Registries& registries,
+std::string explain_command(const std::filesystem::path& file, const checks::Registries& registries,
                             const std::optional<std::filesystem::path>& confine) {
   auto document = read_and_check(file, registries, confine);
   scenario::absolute_file_names(document.resolved);
@@ -94,7 +94,8 @@ std::string explain_command(const std::filesystem::path& file, const Registries&
     footer += fmt::format("# {}{}\n", label, describe_sync(point.training));
     if (point.model.timing_only) {
       const auto profile = registries.models.find(point.model.kind.value).factory.profile(core::View(&point.model.section, "model"));
-      for (const metrics::DeviceMemory& m : device_memory(point, profile, registries)) footer += "# " + label + describe_memory(m) + "\n";
+      for (const metrics::DeviceMemory& m : checks::device_memory(point, profile, registries))
+        footer += "# " + label + describe_memory(m) + "\n";
     }
   }
   return header + scenario::to_yaml(document.resolved) + footer;
@@ -121,7 +122,7 @@ std::string describe_topology(const std::string& kind, const topology::GraphStat
                      core::format_bandwidth(stats.bisection_bandwidth));
 }
 
-std::string schema_command(bool reference, const Registries& registries) {
+std::string schema_command(bool reference, const checks::Registries& registries) {
   const scenario::SchemaNode schema = scenario::scenario_schema(registries);
   if (reference) return scenario::reference_markdown(schema);
   return scenario::to_json_schema(schema).dump(2) + "\n";

@@ -23,7 +23,7 @@ struct ValidateResult {
 /// `dtsim validate FILE...`: reads every file completely (all sweep points) and runs the checks that
 /// need the plug-ins, without simulating.
 /// With `confine` (canonical), includes and named files outside it are errors (`--confine DIR`).
-ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const Registries& registries,
+ValidateResult validate_command(const std::vector<std::filesystem::path>& files, const checks::Registries& registries,
                                 const std::optional<std::filesystem::path>& confine = std::nullopt);
 
 /// `dtsim validate --json`: `diagnostics` as a JSON array, one record each in their order: {"file", "line",
@@ -34,7 +34,7 @@ std::string diagnostics_json(const std::vector<core::Diagnostic>& diagnostics);
 
 /// `dtsim explain FILE`: the scenario as dtsim understands it, as YAML (includes merged, defaults filled).
 /// Throws core::InputError when the file is invalid.
-std::string explain_command(const std::filesystem::path& file, const Registries& registries,
+std::string explain_command(const std::filesystem::path& file, const checks::Registries& registries,
                             const std::optional<std::filesystem::path>& confine = std::nullopt);
 
 /// One line about what a worker on one kind of device holds, and whether it fits.
@@ -46,6 +46,6 @@ std::string describe_topology(const std::string& kind, const topology::GraphStat
 
 /// `dtsim schema`: the JSON Schema of the scenario format, or with `reference` the Markdown tables of
 /// docs/scenario-reference.md.
-std::string schema_command(bool reference, const Registries& registries);
+std::string schema_command(bool reference, const checks::Registries& registries);
 
 }  // namespace dtsim::app

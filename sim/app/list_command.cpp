@@ -116,7 +116,7 @@ const std::vector<std::string>& list_topics() {
   return topics;
 }
 
-std::string list_command(const Registries& registries, const std::string& topic) {
+std::string list_command(const checks::Registries& registries, const std::string& topic) {
   std::vector<std::string> sections;
   if (topic.empty() || topic == "devices") sections.push_back(device_section());
   if (topic.empty() || topic == "nodes") sections.push_back(node_section());
@@ -150,10 +150,10 @@ std::string list_command(const Registries& registries, const std::string& topic)
   }
   if (topic.empty() || topic == "profiles") sections.push_back(profile_section());
   if (topic.empty() || topic == "data") {
-    sections.push_back(described_section("data sets (data.kind), with their own keys under data:", registries.data_sets,
-                                         "data") +
-                       fmt::format("  the data sets' files are read from {} ($DTSIM_DATA overrides it)\n",
-                                   data_folder().string()));
+    sections.push_back(
+        described_section("data sets (data.kind), with their own keys under data:", registries.data_sets, "data") +
+        fmt::format("  the data sets' files are read from {} ($DTSIM_DATA overrides it)\n",
+                    checks::data_folder().string()));
   }
   if (topic.empty() || topic == "failures") sections.push_back(failure_catalog_section());
   std::string out;

@@ -43,6 +43,8 @@
 namespace {
 
 namespace app = dtsim::app;
+namespace checks = dtsim::checks;
+namespace planner = dtsim::planner;
 using Path = std::filesystem::path;
 
 /// A whole number from 0 to 2^64-1, written as such: CLI11 alone would wrap -1 and saturate larger values.
@@ -110,9 +112,9 @@ class Invocation {
       : confine_(std::move(confine)), plugins_(std::move(plugins)) {}
   [[nodiscard]] const std::optional<Path>& confine() const { return confine_; }
   [[nodiscard]] const std::vector<Path>& plugins() const { return plugins_; }
-  app::Registries& registries() {
+  checks::Registries& registries() {
     if (!registries_) {
-      registries_ = std::make_unique<app::Registries>(app::make_builtin_registries());
+      registries_ = std::make_unique<checks::Registries>(checks::make_builtin_registries());
       app::load_plugins(plugins_, *registries_, confine_);
     }
     return *registries_;
@@ -121,7 +123,7 @@ class Invocation {
  private:
   std::optional<Path> confine_;
   std::vector<Path> plugins_;
-  std::unique_ptr<app::Registries> registries_;
+  std::unique_ptr<checks::Registries> registries_;
 };
 
 /// A subcommand: its CLI11 entry, and what it does once the line is parsed, returning the exit status. Its
@@ -419,7 +421,7 @@ struct PlanSpaceFlags {
       const bool vowel = std::string_view("aeiou").find(words.front()) != std::string_view::npos;
       const std::string what = (vowel ? "an " : "a ") + words + " degree";
       int& value = fixed[std::string(entry.name)];
-      out.push_back(command->add_option(app::degree_flag(axis), value, "fix the " + words + " degree")
+      out.push_back(command->add_option(planner::degree_flag(axis), value, "fix the " + words + " degree")
                         ->check(count_check(what, 1, 65536)));
     }
     out.push_back(command->add_option("--microbatches", fixed["microbatches"], "fix the microbatches count")
@@ -445,7 +447,7 @@ struct PlanSpaceFlags {
     app::PlanSpaceArguments out;
     for (const dtsim::scenario::ParallelAxis axis : dtsim::scenario::listing_order()) {
       const std::string name(dtsim::scenario::axis_entry(axis).name);
-      if (fixed.contains(name) && command->count(app::degree_flag(axis)) > 0) out.degrees[name] = fixed.at(name);
+      if (fixed.contains(name) && command->count(planner::degree_flag(axis)) > 0) out.degrees[name] = fixed.at(name);
     }
     out.microbatches = given_count("--microbatches", "microbatches");
     out.zero = given_count("--zero", "zero");
@@ -650,7 +652,7 @@ int main(int argc, char** argv) {
   app::exit_on_interrupt();
   try {
     std::optional<Path> confine;
-    if (!common.confine_folder.empty()) confine = app::confinement_folder(common.confine_folder);
+    if (!common.confine_folder.empty()) confine = checks::confinement_folder(common.confine_folder);
     Invocation invocation(std::move(confine), common.plugins);
     for (const Subcommand& subcommand : subcommands) {
       if (subcommand.command->parsed()) return subcommand.run(invocation);

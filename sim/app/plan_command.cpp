@@ -88,7 +88,7 @@ void refuse_unplannable(const PlanOptions& options, const scenario::ScenarioDocu
 /// The title of the scenario of a device count's best points.
 std::string points_title(const PlanOptions& options, int devices) {
   return fmt::format("The best splits of {} over {} devices, written by `dtsim plan`.",
-                     yaml_quoted(options.scenario_file.filename().string()), devices);
+                     planner::yaml_quoted(options.scenario_file.filename().string()), devices);
 }
 
 /// The device count `name` stands for where it is a plan's: "16-devices" (a count's runs) with `suffix` "", or
@@ -199,8 +199,8 @@ std::optional<Enum> named_choice(const std::vector<scenario::NamedValue<Enum>>& 
 
 }  // namespace
 
-PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command) {
-  PlanSpace out;
+planner::PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command) {
+  planner::PlanSpace out;
   std::vector<std::string> tried;
   for (const scenario::ParallelAxis axis : scenario::listing_order()) {
     const scenario::AxisEntry& entry = scenario::axis_entry(axis);
@@ -246,8 +246,8 @@ namespace {
 /// A search's progress: to the host's lines where it asked for them (Python), else one line redrawn in place on
 /// stderr, on a terminal only, as a run's progress is; none under -q. A space of millions takes minutes to screen
 /// (9.1 million candidates printed nothing for 300 s).
-std::function<void(const SearchProgress&)> search_progress(const PlanOptions& options) {
-  const auto text = [](const SearchProgress& p) {
+std::function<void(const planner::SearchProgress&)> search_progress(const PlanOptions& options) {
+  const auto text = [](const planner::SearchProgress& p) {
     const double share = p.total > 0 ? static_cast<double>(p.screened) / static_cast<double>(p.total) : 1.0;
     std::string out = fmt::format("{} devices: {}/{} candidates screened ({:.0f}%), {} fit", p.devices, p.screened,
                                   p.total, 100.0 * share, p.fitting);
@@ -258,9 +258,9 @@ std::function<void(const SearchProgress&)> search_progress(const PlanOptions& op
     }
     return out;
   };
-  if (options.progress_to) return [to = options.progress_to, text](const SearchProgress& p) { to(text(p)); };
+  if (options.progress_to) return [to = options.progress_to, text](const planner::SearchProgress& p) { to(text(p)); };
   if (options.quiet || ::isatty(STDERR_FILENO) == 0) return {};
-  return [text](const SearchProgress& p) {
+  return [text](const planner::SearchProgress& p) {
     fmt::print(stderr, "\r  {}", text(p));
     if (p.finished) fmt::print(stderr, "\n");
     std::fflush(stderr);
@@ -287,22 +287,23 @@ std::optional<std::size_t> fitting_row(const std::vector<analysis::PlanRow>& row
 /// The search of one device count. Where nothing fits, with `refuse_unfit_count` the plan stops there with why;
 /// without, the count is listed with its discards and the other counts go on.
 Search search(const PlanOptions& options, const scenario::ScenarioFormat& format, const scenario::Scenario& base,
-              const models::ModelProfile& profile, const Registries& registries, const std::filesystem::path& folder, int devices,
-              bool refuse_unfit_count) {
+              const models::ModelProfile& profile, const checks::Registries& registries,
+              const std::filesystem::path& folder, int devices, bool refuse_unfit_count) {
   const auto started = std::chrono::steady_clock::now();
-  const std::int64_t batch = global_batch(base.training);
+  const std::int64_t batch = planner::global_batch(base.training);
   const std::filesystem::path generated = folder / fmt::format("{}-devices.yaml", devices);
   // The search keeps the best the report draws (and --top), and the scenario's own split, to simulate beside them.
-  const SearchLimits limits{.max_memory_bytes = options.max_memory_bytes,
-                            .bounds = {},
-                            .keep = std::max(static_cast<std::size_t>(options.top), analysis::kDrawnCandidates),
-                            .pinned = {own_candidate(base).label()}};
-  const SearchSource source{options.scenario_file, generated, options.confine, search_progress(options)};
-  const DeviceSearch found =
-      search_devices(options.space, limits, devices, batch, base, profile, format, source, registries);
+  const planner::SearchLimits limits{
+      .max_memory_bytes = options.max_memory_bytes,
+      .bounds = {},
+      .keep = std::max(static_cast<std::size_t>(options.top), analysis::kDrawnCandidates),
+      .pinned = {planner::own_candidate(base).label()}};
+  const planner::SearchSource source{options.scenario_file, generated, options.confine, search_progress(options)};
+  const planner::DeviceSearch found =
+      planner::search_devices(options.space, limits, devices, batch, base, profile, format, source, registries);
   if (found.best() == nullptr && refuse_unfit_count) {
-    refuse_unfit(found, options.space, limits, profile.shape, options.scenario_file,
-                 "plan other device counts with --gpus");
+    planner::refuse_unfit(found, options.space, limits, profile.shape, options.scenario_file,
+                          "plan other device counts with --gpus");
   }
   Search out;
   out.fits = found.best() != nullptr;
@@ -315,21 +316,21 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
     const analysis::PlanRow& row = out.study.rows[i];
     if (!row.discarded.empty() || static_cast<int>(points.size()) == options.top) break;
     if (!row.same_as.empty()) continue;
-    points.push_back(sweep_point_yaml(found.candidate_of(row), batch, base));
+    points.push_back(planner::sweep_point_yaml(found.candidate_of(row), batch, base));
     out.simulated_rows.push_back(i);
   }
   // Beside the estimate's best, two it may misjudge are simulated: the scenario's own split, where it is one of
   // this count's candidates (the layout a plan has to beat), and the estimate's best split placed as the scenario
   // places its axes (placements are what the estimate knows least: Mixtral 8x7B's best split on 512 H100 ran
   // 1.613 s in the scenario's placement, estimated 1.815 s and never simulated, against 1.657 s in the one chosen).
-  std::vector<PlanCandidate> beside{own_candidate(base)};
+  std::vector<planner::PlanCandidate> beside{planner::own_candidate(base)};
   if (const analysis::PlanRow* best = found.best(); best != nullptr && !points.empty()) {
-    beside.push_back(placed(found.candidate_of(*best), core_order(base.training.parallelism)));
+    beside.push_back(planner::placed(found.candidate_of(*best), planner::core_order(base.training.parallelism)));
   }
-  for (const PlanCandidate& candidate : beside) {
+  for (const planner::PlanCandidate& candidate : beside) {
     const std::optional<std::size_t> i = fitting_row(out.study.rows, candidate.label());
     if (!i || std::find(out.simulated_rows.begin(), out.simulated_rows.end(), *i) != out.simulated_rows.end()) continue;
-    points.push_back(sweep_point_yaml(found.candidate_of(out.study.rows[*i]), batch, base));
+    points.push_back(planner::sweep_point_yaml(found.candidate_of(out.study.rows[*i]), batch, base));
     out.simulated_rows.push_back(*i);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -338,9 +339,9 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
                out.study.candidates, wall, found.fitting, points.size());
   }
   if (points.empty()) return out;
-  out.scenario_text = points_scenario(points_title(options, devices), options.scenario_file, points);
-  out.best = read_study_scenario(format, out.scenario_text, generated, base, options.confine);
-  check_study_points(*out.best, generated, base, registries);
+  out.scenario_text = planner::points_scenario(points_title(options, devices), options.scenario_file, points);
+  out.best = planner::read_study_scenario(format, out.scenario_text, generated, base, options.confine);
+  planner::check_study_points(*out.best, generated, base, registries);
   return out;
 }
 
@@ -367,19 +368,19 @@ void simulate(const PlanOptions& options, const scenario::ScenarioFormat& format
 
 }  // namespace
 
-std::filesystem::path plan_command(const PlanOptions& options, const Registries& registries) {
+std::filesystem::path plan_command(const PlanOptions& options, const checks::Registries& registries) {
   const scenario::ScenarioFormat format(registries);
-  check_space_bounds(options.space, degree_bounds(format), "dtsim plan");
-  const scenario::ScenarioDocument document =
-      read_document_and_data(format, options.scenario_file, std::nullopt, confined_load(options.confine));
+  planner::check_space_bounds(options.space, planner::degree_bounds(format), "dtsim plan");
+  const scenario::ScenarioDocument document = checks::read_document_and_data(
+      format, options.scenario_file, std::nullopt, checks::confined_load(options.confine));
   refuse_unplannable(options, document);
   const scenario::Scenario& base = document.points.front();
-  check_memory_cap(options.max_memory_bytes, base, "dtsim plan");
-  const models::ModelProfile profile = profile_of(base, registries);
+  planner::check_memory_cap(options.max_memory_bytes, base, "dtsim plan");
+  const models::ModelProfile profile = planner::profile_of(base, registries);
   const std::filesystem::path folder = options.output_folder.value_or(std::filesystem::path("out") / (base.name + "-plan"));
   core::SourcePosition named_at;
   named_at.file = options.scenario_file.string();
-  check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
+  checks::check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
   refuse_foreign_files(folder);
   // An earlier plan's counts are removed once this plan is done: their runs must be results, as this plan's are.
   std::set<int> counts = planned_counts(folder);

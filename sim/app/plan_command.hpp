@@ -21,7 +21,7 @@ namespace dtsim::app {
 struct PlanOptions {
   std::filesystem::path scenario_file;
   std::vector<int> devices;                   ///< the device counts to plan for, at least one
-  PlanSpace space;                            ///< the degrees and choices the user fixed
+  planner::PlanSpace space;                   ///< the degrees and choices the user fixed
   int top = 20;                               ///< candidates simulated per device count
   std::optional<double> max_memory_bytes;     ///< a device's memory allowed, below its capacity
   std::string objective = "tokens_per_s";     ///< tokens_per_s, cost or energy
@@ -53,7 +53,7 @@ struct PlanSpaceArguments {
 /// The space `given` fixes. Throws core::InputError at the flag, as `command` ("dtsim plan") was given, for an
 /// axis the planner does not try, or a recomputation or schedule of no such name, naming the closest and those
 /// there are.
-PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command);
+planner::PlanSpace plan_space(const PlanSpaceArguments& given, const std::string& command);
 
 /// `given.max_memory` in bytes; none where not given. Throws core::InputError at --max-memory, as `command` was
 /// given, for a text that is no size or a size that is not above zero.
@@ -64,6 +64,6 @@ std::optional<double> memory_cap(const PlanSpaceArguments& given, const std::str
 /// real, several node groups, a device count that does not fill whole nodes or over which no candidate fits, an
 /// objective the scenario cannot price) or a folder it cannot write (a link to nothing, other files) before anything
 /// is written.
-std::filesystem::path plan_command(const PlanOptions& options, const Registries& registries);
+std::filesystem::path plan_command(const PlanOptions& options, const checks::Registries& registries);
 
 }  // namespace dtsim::app

@@ -31,7 +31,7 @@ std::string entry_name(const Registry& registry, const std::string& name) {
 }
 
 /// Every registered name, as entry_name() writes it, to see what a plug-in added.
-std::set<std::string> entry_names(const Registries& registries) {
+std::set<std::string> entry_names(const checks::Registries& registries) {
   std::set<std::string> names;
   const auto add = [&names](const auto& registry) {
     for (const auto& name : registry.names()) names.insert(entry_name(registry, name));
@@ -51,7 +51,7 @@ std::string not_a_library(const std::filesystem::path& path) {
   return {};
 }
 
-LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registries);
+LoadedPlugin load_plugin(const std::filesystem::path& path, checks::Registries& registries);
 
 }  // namespace
 
@@ -66,10 +66,10 @@ namespace {
 /// Loads the plug-in and registers its entries into a copy of the registries in a child process first: a
 /// plug-in that crashes or hangs there (a bad static initializer, a null pointer in its registration) is
 /// refused, naming it, instead of taking dtsim down.
-void try_in_a_child(const std::filesystem::path& path, const Registries& registries) {
+void try_in_a_child(const std::filesystem::path& path, const checks::Registries& registries) {
   const IsolatedOutcome outcome = call_isolated(
       [&] {
-        Registries scratch = registries;
+        checks::Registries scratch = registries;
         static_cast<void>(load_plugin(path, scratch));
         return std::string();
       },
@@ -86,7 +86,7 @@ void try_in_a_child(const std::filesystem::path& path, const Registries& registr
   }
 }
 
-LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registries) {
+LoadedPlugin load_plugin(const std::filesystem::path& path, checks::Registries& registries) {
   if (const std::string problem = not_a_library(path); !problem.empty()) {
     refuse(path, problem, "give the path of the shared library the plug-in's build made (lib<name>.so)");
   }
@@ -99,9 +99,9 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
            "a plug-in is a shared library built with dtsim_add_plugin() against this dtsim's installed package; an "
            "undefined symbol means it calls something this dtsim does not have");
   }
-  const auto interface_version = library_symbol<int (*)()>(handle, "dtsim_plugin_interface_version");
-  const auto dtsim_version = library_symbol<const char* (*)()>(handle, "dtsim_plugin_dtsim_version");
-  const auto register_entries = library_symbol<void (*)(plugin::Registries*)>(handle, "dtsim_plugin_register");
+  const auto interface_version = checks::library_symbol<int (*)()>(handle, "dtsim_plugin_interface_version");
+  const auto dtsim_version = checks::library_symbol<const char* (*)()>(handle, "dtsim_plugin_dtsim_version");
+  const auto register_entries = checks::library_symbol<void (*)(plugin::Registries*)>(handle, "dtsim_plugin_register");
   if (interface_version == nullptr || dtsim_version == nullptr || register_entries == nullptr) {
     refuse(path, "not a dtsim plug-in: it has no DTSIM_PLUGIN entry point",
            "define the entry point with DTSIM_PLUGIN(registries) { ... } from <dtsim/plugin.hpp>");
@@ -151,7 +151,7 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, Registries& registri
 
 }  // namespace
 
-std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries,
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, checks::Registries& registries,
                                        const std::optional<std::filesystem::path>& confine) {
   std::vector<LoadedPlugin> loaded;
   loaded.reserve(paths.size());

@@ -29,7 +29,7 @@ struct LoadedPlugin {
 void check_confined(const std::filesystem::path& plugin, const std::optional<std::filesystem::path>& confine);
 
 /// With `confine` (canonical), a plug-in outside that folder is refused before it is opened.
-std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, Registries& registries,
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::filesystem::path>& paths, checks::Registries& registries,
                                        const std::optional<std::filesystem::path>& confine = std::nullopt);
 
 }  // namespace dtsim::app

@@ -45,7 +45,8 @@ std::string report_page(const std::vector<analysis::ReportRun>& runs, std::span<
 }  // namespace
 
 std::filesystem::path report_command(std::span<const std::filesystem::path> folders,
-                                     const std::optional<std::filesystem::path>& output, const Registries& registries) {
+                                     const std::optional<std::filesystem::path>& output,
+                                     const checks::Registries& registries) {
   // One cluster run (several jobs): its own page, from its summary.
   const std::optional<nlohmann::json> cluster = folders.size() == 1 ? cluster_summary(folders.front()) : std::nullopt;
   if (cluster) {

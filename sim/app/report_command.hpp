@@ -13,6 +13,7 @@ namespace dtsim::app {
 /// folder, ./report.html for several), atomically; returns where. Throws core::InputError naming a folder
 /// that holds no results.
 std::filesystem::path report_command(std::span<const std::filesystem::path> folders,
-                                     const std::optional<std::filesystem::path>& output, const Registries& registries);
+                                     const std::optional<std::filesystem::path>& output,
+                                     const checks::Registries& registries);
 
 }  // namespace dtsim::app

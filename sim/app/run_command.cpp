@@ -102,7 +102,7 @@ std::string efficiency_notice(const scenario::Scenario& scenario, const runtime:
 
 void run_one(const RunCommandOptions& options, scenario::Scenario scenario, const std::filesystem::path& folder,
              const scenario::ScenarioFormat& format) {
-  const Registries& registries = format.registries();
+  const checks::Registries& registries = format.registries();
   if (options.seed) scenario.seed = *options.seed;
   for (scenario::JobSpec& job : scenario.jobs) {
     if (!options.seed) break;
@@ -117,18 +117,18 @@ void run_one(const RunCommandOptions& options, scenario::Scenario scenario, cons
   // A budget's failures are projected (metrics/projection.hpp): its iterations are simulated without them.
   std::optional<scenario::Scenario> steady;
   if (scenario.failures_projected()) {
-    check_scenario(scenario, registries);
+    checks::check_scenario(scenario, registries);
     steady = scenario;
     steady->failures.enabled = false;
   }
   const scenario::Scenario& simulated = steady ? *steady : scenario;
-  runtime::TrainingSetup setup = resolve_scenario(simulated, registries);
+  runtime::TrainingSetup setup = checks::resolve_scenario(simulated, registries);
   setup.mirror_ranks = !options.every_rank;
   setup.values_apart = !options.values_by_message;
   setup.threads = options.threads;
-  check_simulation_memory(scenario, setup, available_host_memory());
-  check_simulation_messages(simulated, setup);
-  check_address_space(scenario, setup, address_space_limit());
+  checks::check_simulation_memory(scenario, setup, checks::available_host_memory());
+  checks::check_simulation_messages(simulated, setup);
+  checks::check_address_space(scenario, setup, checks::address_space_limit());
   if (!options.quiet && !setup.backend_notice.empty()) fmt::print(stderr, "note: {}\n", setup.backend_notice);
   if (const std::string notice = efficiency_notice(scenario, setup); !options.quiet && !notice.empty()) {
     fmt::print(stderr, "note: {}\n", notice);
@@ -201,11 +201,12 @@ void check_sweep_options(const RunCommandOptions& options, const scenario::Scena
 
 }  // namespace
 
-std::filesystem::path run_command(const RunCommandOptions& options, const Registries& registries) {
+std::filesystem::path run_command(const RunCommandOptions& options, const checks::Registries& registries) {
   const scenario::ScenarioFormat format(registries);
-  scenario::LoadOptions load = confined_load(options.confine);
+  scenario::LoadOptions load = checks::confined_load(options.confine);
   load.study_scenario = options.study_scenario;
-  scenario::ScenarioDocument document = read_document_and_data(format, options.scenario_file, options.point, load);
+  scenario::ScenarioDocument document =
+      checks::read_document_and_data(format, options.scenario_file, options.point, load);
   if (options.origin_file) {
     for (scenario::Scenario& point : document.points) point.source = *options.origin_file;
   }
@@ -214,7 +215,7 @@ std::filesystem::path run_command(const RunCommandOptions& options, const Regist
       options.output_folder.value_or(first.output_folder.value_or(std::filesystem::path("out") / first.name));
   core::SourcePosition named_at = first.output_folder_at;
   if (named_at.file.empty()) named_at.file = options.scenario_file.string();
-  check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
+  checks::check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
   core::check_result_folder(folder);
   if (options.slurm || options.sweep_only) check_sweep_options(options, document);
   // With --point the document holds that point alone, which writes exactly where it is told: the sweep runner
@@ -223,7 +224,7 @@ std::filesystem::path run_command(const RunCommandOptions& options, const Regist
     run_one(options, std::move(document.points.front()), folder, format);
     return folder;
   }
-  check_every_point(document, registries);
+  checks::check_every_point(document, registries);
   run_sweep(options, format, document, folder);
   return folder;
 }

@@ -51,6 +51,6 @@ struct RunCommandOptions {
 /// `dtsim run`: reads, resolves and simulates the scenario, writes its result files, prints the summary.
 /// A sweep runs every point (or only `point`) into <folder>/<point>/. Throws core::InputError for bad
 /// input; nothing is written unless the simulation completes. Returns the folder written.
-std::filesystem::path run_command(const RunCommandOptions& options, const Registries& registries);
+std::filesystem::path run_command(const RunCommandOptions& options, const checks::Registries& registries);
 
 }  // namespace dtsim::app

@@ -104,7 +104,7 @@ std::vector<std::int64_t> node_counts(const ScaleOptions& options, const scenari
 /// keeps the batch per device, the replicas' sizes changing with the split.
 std::int64_t planned_batch(const ScaleOptions& options, const scenario::Scenario& base, analysis::ScalingMode mode,
                            int workers) {
-  const std::int64_t global = global_batch(base.training);
+  const std::int64_t global = planner::global_batch(base.training);
   if (mode == analysis::ScalingMode::Strong) return global;
   if ((global * workers) % base.cluster.workers != 0) {
     core::Diagnostic d = at_batch(options, base);
@@ -128,28 +128,32 @@ struct PlannedPoint {
 using PlannedPoints = std::map<std::pair<int, std::int64_t>, PlannedPoint>;
 
 /// The best estimate of every candidate over `workers` devices keeping `batch` (plan_search.hpp).
-PlannedPoint plan_point(const ScaleOptions& options, const scenario::ScenarioFormat& format, const scenario::Scenario& base,
-                        const models::ModelProfile& profile, int workers, std::int64_t batch,
-                        const std::filesystem::path& generated, const Registries& registries) {
+PlannedPoint plan_point(const ScaleOptions& options, const scenario::ScenarioFormat& format,
+                        const scenario::Scenario& base, const models::ModelProfile& profile, int workers,
+                        std::int64_t batch, const std::filesystem::path& generated,
+                        const checks::Registries& registries) {
   // Only the best is wanted: the search keeps it and sets every other row aside.
-  const SearchLimits limits{.max_memory_bytes = options.max_memory_bytes, .bounds = {}, .keep = 1, .pinned = {}};
-  const DeviceSearch found = search_devices(options.space, limits, workers, batch, base, profile, format,
-                                            {options.scenario_file, generated, options.confine, {}}, registries);
+  const planner::SearchLimits limits{
+      .max_memory_bytes = options.max_memory_bytes, .bounds = {}, .keep = 1, .pinned = {}};
+  const planner::DeviceSearch found =
+      planner::search_devices(options.space, limits, workers, batch, base, profile, format,
+                              {options.scenario_file, generated, options.confine, {}}, registries);
   const auto candidates = static_cast<std::size_t>(found.candidates + found.undivided);
   const analysis::PlanRow* best = found.best();
   if (best == nullptr) {
-    refuse_unfit(found, options.space, limits, profile.shape, options.scenario_file,
-                 "choose other worker counts with --workers");
+    planner::refuse_unfit(found, options.space, limits, profile.shape, options.scenario_file,
+                          "choose other worker counts with --workers");
   }
-  return {best->split, sweep_point_yaml(found.candidate_of(*best), batch, base), candidates};
+  return {best->split, planner::sweep_point_yaml(found.candidate_of(*best), batch, base), candidates};
 }
 
 /// The generated scenario of one mode under `--plan`: the user's scenario included, with one point per worker
 /// count split as the best estimate of every candidate.
 std::string planned_scenario(const ScaleOptions& options, const scenario::ScenarioFormat& format,
                              const scenario::Scenario& base, analysis::ScalingMode mode,
-                             const std::filesystem::path& generated, const Registries& registries, PlannedPoints& planned) {
-  const models::ModelProfile profile = profile_of(base, registries);
+                             const std::filesystem::path& generated, const checks::Registries& registries,
+                             PlannedPoints& planned) {
+  const models::ModelProfile profile = planner::profile_of(base, registries);
   std::vector<std::string> points;
   for (const int n : options.workers) {
     const std::int64_t batch = planned_batch(options, base, mode, n);
@@ -164,12 +168,12 @@ std::string planned_scenario(const ScaleOptions& options, const scenario::Scenar
     }
     points.push_back(chosen.point);
   }
-  return points_scenario(fmt::format("A {} scaling study of {}, written by `dtsim scale --plan`: the scenario over the "
-                                     "worker counts, each split as the plan's best estimate{}.",
-                                     analysis::mode_name(mode), yaml_quoted(options.scenario_file.filename().string()),
-                                     mode == analysis::ScalingMode::Strong ? ", the global batch kept"
-                                                                           : ", the batch per device kept"),
-                         options.scenario_file, points);
+  return planner::points_scenario(
+      fmt::format("A {} scaling study of {}, written by `dtsim scale --plan`: the scenario over the "
+                  "worker counts, each split as the plan's best estimate{}.",
+                  analysis::mode_name(mode), planner::yaml_quoted(options.scenario_file.filename().string()),
+                  mode == analysis::ScalingMode::Strong ? ", the global batch kept" : ", the batch per device kept"),
+      options.scenario_file, points);
 }
 
 /// "a", "a and b", "a, b and c".
@@ -236,11 +240,12 @@ std::string mode_scenario(const ScaleOptions& options, const scenario::Scenario&
     axes += fmt::format("    training.batch.per_worker: {}\n", yaml_list(batches));
   }
   if (!base.cluster.nodes.empty()) axes += fmt::format("    cluster.nodes.0.count: {}\n", yaml_list(node_counts(options, base)));
-  return fmt::format("# A {} scaling study of {}, written by `dtsim scale`: the scenario over the worker counts{}.\n"
-                     "include: {}\nsweep:\n  combine: zip\n  axes:\n{}",
-                     analysis::mode_name(mode), yaml_quoted(file.filename().string()),
-                     mode == analysis::ScalingMode::Strong ? ", the global batch split over them" : ", each with its batch",
-                     yaml_quoted(std::filesystem::absolute(file).string()), axes);
+  return fmt::format(
+      "# A {} scaling study of {}, written by `dtsim scale`: the scenario over the worker counts{}.\n"
+      "include: {}\nsweep:\n  combine: zip\n  axes:\n{}",
+      analysis::mode_name(mode), planner::yaml_quoted(file.filename().string()),
+      mode == analysis::ScalingMode::Strong ? ", the global batch split over them" : ", each with its batch",
+      planner::yaml_quoted(std::filesystem::absolute(file).string()), axes);
 }
 
 /// A study writes its own files into its folder, which may therefore hold nothing else: a folder of the
@@ -338,14 +343,14 @@ analysis::ScalingStudy run_study(const ScaleOptions& options, const scenario::Sc
 
 }  // namespace
 
-std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries) {
+std::filesystem::path scale_command(const ScaleOptions& options, const checks::Registries& registries) {
   const scenario::ScenarioFormat format(registries);
-  if (options.plan) check_space_bounds(options.space, degree_bounds(format), "dtsim scale");
-  const scenario::ScenarioDocument document =
-      read_document_and_data(format, options.scenario_file, std::nullopt, confined_load(options.confine));
+  if (options.plan) planner::check_space_bounds(options.space, planner::degree_bounds(format), "dtsim scale");
+  const scenario::ScenarioDocument document = checks::read_document_and_data(
+      format, options.scenario_file, std::nullopt, checks::confined_load(options.confine));
   refuse_unscalable(options, document);
   const scenario::Scenario& base = document.points.front();
-  if (options.plan) check_memory_cap(options.max_memory_bytes, base, "dtsim scale");
+  if (options.plan) planner::check_memory_cap(options.max_memory_bytes, base, "dtsim scale");
   std::vector<analysis::ScalingMode> modes;
   if (options.mode != "strong") modes.push_back(analysis::ScalingMode::Weak);
   if (options.mode != "weak") modes.push_back(analysis::ScalingMode::Strong);
@@ -353,7 +358,7 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
       options.output_folder.value_or(std::filesystem::path("out") / (base.name + "-scaling"));
   core::SourcePosition named_at;
   named_at.file = options.scenario_file.string();
-  check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
+  checks::check_confined_output(folder, options.output_folder.has_value(), named_at, options.confine);
   refuse_foreign_files(folder);
   // The mode this study does not run is removed once it is done: its runs, too, must be results.
   for (const analysis::ScalingMode mode : {analysis::ScalingMode::Weak, analysis::ScalingMode::Strong}) {
@@ -372,8 +377,9 @@ std::filesystem::path scale_command(const ScaleOptions& options, const Registrie
     } else {
       generated_texts.push_back(mode_scenario(options, base, mode));
     }
-    generated_points.push_back(read_study_scenario(format, generated_texts.back(), generated, base, options.confine));
-    check_study_points(generated_points.back(), generated, base, registries);
+    generated_points.push_back(
+        planner::read_study_scenario(format, generated_texts.back(), generated, base, options.confine));
+    planner::check_study_points(generated_points.back(), generated, base, registries);
   }
   std::filesystem::create_directories(folder);
 

@@ -22,7 +22,7 @@ struct ScaleOptions {
   /// `--plan`: each worker count split as `dtsim plan` would rank first by its estimate (a timing-only model),
   /// keeping what `space` fixes; weak scaling then keeps the batch per device, not per replica.
   bool plan = false;
-  PlanSpace space;
+  planner::PlanSpace space;
   std::optional<double> max_memory_bytes;  ///< `--max-memory`, for the re-planning
   std::optional<std::filesystem::path> output_folder;  ///< default: out/<scenario name>-scaling
   std::optional<std::uint64_t> seed;
@@ -42,6 +42,6 @@ struct ScaleOptions {
 /// Throws core::InputError for a scenario that cannot be scaled as asked (a sweep of its own, tensor or
 /// pipeline parallelism, a global batch the workers cannot split evenly, nodes the workers do not fill).
 /// Returns the study's folder.
-std::filesystem::path scale_command(const ScaleOptions& options, const Registries& registries);
+std::filesystem::path scale_command(const ScaleOptions& options, const checks::Registries& registries);
 
 }  // namespace dtsim::app

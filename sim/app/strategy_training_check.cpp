@@ -55,7 +55,7 @@ std::string written(const std::filesystem::path& path) {
 
 StrategyTraining train_with_strategy(const std::filesystem::path& plugin, const std::string& name,
                                      const std::filesystem::path& folder) {
-  Registries registries = make_builtin_registries();
+  checks::Registries registries = checks::make_builtin_registries();
   load_plugins({plugin}, registries);
   const std::string example = registries.strategies.find(name).factory.example;
   const std::string sync = example.empty() ? fmt::format("{{strategy: {}}}", name) : example;

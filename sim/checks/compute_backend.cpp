@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 struct LoadedBackend {
@@ -57,4 +57,4 @@ std::string apply_backend(const scenario::Scenario& s, const models::ModelRegist
   return "";
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -9,7 +9,7 @@
 
 #include <string>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// Whether the CUDA backend module loads (it is loaded on this first call, never at start-up), and the CUDA
 /// devices it sees.
@@ -24,4 +24,4 @@ void check_backend(const scenario::Scenario& s, const models::ModelRegistry& mod
 /// instead (auto without a device or without CUDA in the build), else "".
 std::string apply_backend(const scenario::Scenario& s, const models::ModelRegistry& models, models::TrainableModel& model);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <system_error>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 constexpr const char* kModuleName = "libdtsim_cuda_backend.so";
@@ -64,4 +64,4 @@ std::unique_ptr<models::DenseAccelerator> CudaBackendModule::make_dense(const st
   return std::unique_ptr<models::DenseAccelerator>(made);
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

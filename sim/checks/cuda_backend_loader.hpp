@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// The loaded module's entry points. Loading never unloads: accelerators it made may live to the end.
 class CudaBackendModule {
@@ -31,4 +31,4 @@ class CudaBackendModule {
   MakeDense make_dense_;
 };
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

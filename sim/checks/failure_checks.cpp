@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 namespace {
 
@@ -150,4 +150,4 @@ void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strat
   check_parameter_server_worker_failures(s, strategy, sink);
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

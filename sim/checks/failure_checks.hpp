@@ -6,8 +6,8 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/sync/sync_strategy.hpp"
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 void check_failures(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 std::optional<double> available_host_memory() {
   std::ifstream meminfo("/proc/meminfo");
@@ -49,4 +49,4 @@ void check_host_memory(const scenario::Scenario& s, const models::TrainableModel
              "too large to train for real");
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -9,7 +9,7 @@
 
 #include <optional>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// Bytes of memory this machine can still give (MemAvailable of /proc/meminfo, else the physical memory).
 std::optional<double> available_host_memory();
@@ -22,4 +22,4 @@ double real_math_bytes(const scenario::Scenario& s, const models::TrainableModel
 void check_host_memory(const scenario::Scenario& s, const models::TrainableModel& model, std::optional<double> available,
                        core::DiagnosticSink& sink);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

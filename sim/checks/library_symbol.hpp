@@ -3,7 +3,7 @@
 
 #include <dlfcn.h>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// The symbol `name` of `handle` as a `Function` pointer; null when the library has none.
 template <class Function>
@@ -12,4 +12,4 @@ Function library_symbol(void* handle, const char* name) {
   return reinterpret_cast<Function>(dlsym(handle, name));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

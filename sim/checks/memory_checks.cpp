@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 /// Whether the routed experts' weights are partitioned apart from the dense ones (over the replicas holding the same
@@ -124,4 +124,4 @@ void check_memory(const scenario::Scenario& s, const std::vector<metrics::Device
   }
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

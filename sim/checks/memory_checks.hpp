@@ -10,7 +10,7 @@
 
 #include <vector>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// Per kind of device (name and precision), in the order of the workers' ranks: what one worker holds.
 std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, const models::ModelProfile& profile,
@@ -21,4 +21,4 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
 void check_memory(const scenario::Scenario& s, const std::vector<metrics::DeviceMemory>& memory,
                   core::DiagnosticSink& sink);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 /// A feature that runs a reduce-scatter and an allgather with the architecture's algorithm (`what` does so):
@@ -419,4 +419,4 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   }
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

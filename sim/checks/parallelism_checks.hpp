@@ -9,11 +9,11 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/sync/sync_strategy.hpp"
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// Adds to `sink` what `s`'s parallelism cannot run; `profile` is the timing-only model's layer table (null for
 /// a model trained for real, or a profile that could not be built: its own problem is reported elsewhere).
 void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
                           const models::ModelProfile* profile, const Registries& registries, core::DiagnosticSink& sink);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

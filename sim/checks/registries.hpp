@@ -3,9 +3,9 @@
 
 #include "sim/scenario/registries.hpp"
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 using scenario::make_builtin_registries;
 using scenario::Registries;
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

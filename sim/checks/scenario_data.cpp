@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <system_error>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 datasets::DataContext data_context(const scenario::Scenario& s) {
@@ -149,4 +149,4 @@ std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, 
   return built;
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 using datasets::DataShape;
 using datasets::LoadedData;
@@ -67,4 +67,4 @@ void partition(const scenario::Scenario& s, const models::BatchSchedule& schedul
 std::unique_ptr<models::TrainableModel> make_model(const scenario::Scenario& s, const DataShape& data,
                                                    const models::ModelRegistry& registry, core::DiagnosticSink& sink);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

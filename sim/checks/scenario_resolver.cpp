@@ -27,7 +27,7 @@
 #include <optional>
 #include <stdexcept>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 std::unique_ptr<sync::SyncStrategy> make_strategy(const scenario::Scenario& s, const Registries& registries) {
   return registries.strategies.find(s.training.sync_strategy.value).factory.make(s.training.sync_parameters);
@@ -799,4 +799,4 @@ std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(scenario::Communic
   return std::make_unique<comm::LibraryCollective>(std::move(algorithm), std::move(on_choice), nvls);
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -9,7 +9,7 @@
 #include "sim/scenario/scenario_reader.hpp"
 #include "sim/sync/sync_strategy.hpp"
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// The checks that need the plug-ins (a server in the topology, data enough for one batch), without
 /// building the data set: what `dtsim validate` runs after reading.
@@ -43,4 +43,4 @@ std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(scenario::Communic
 /// check_scenario, then everything a run needs.
 runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, const Registries& registries);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 // kBytesPerSimulatedWorker: peak resident memory over workers of one timing-only iteration message by message
 // on the 2-core machine (bench/large_cluster.sh), 45 KB a worker for GPT-2 XL on a ring of 16,384 (0.74 GB)
@@ -78,4 +78,4 @@ void check_address_space(const scenario::Scenario& s, const runtime::TrainingSet
   throw core::InputError(std::move(diagnostic));
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -9,7 +9,7 @@
 
 #include <optional>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// Bytes a simulated worker holds, at most, as measured (bench/large_cluster.sh, see the .cpp).
 inline constexpr double kBytesPerSimulatedWorker = 64.0 * 1024.0;
@@ -38,4 +38,4 @@ std::optional<double> address_space_limit();
 /// a limit.
 void check_address_space(const scenario::Scenario& s, const runtime::TrainingSetup& setup, std::optional<double> limit);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <string>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 // kSecondsPerMessageAndRank: one timing-only ResNet-50 step message by message on a two-level fat tree (arity 16),
 // whose ring rounds differ, posts 2 buckets x 2p(p-1) messages; on the 2-core machine (bench/large_cluster.sh,
@@ -124,4 +124,4 @@ void check_simulation_messages(const scenario::Scenario& s, const runtime::Train
   throw core::InputError(std::move(diagnostic));
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

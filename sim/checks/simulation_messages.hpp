@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 
 /// Wall time a step may take, estimated: an hour on the 2-core machine the constants were measured on.
 inline constexpr double kMostSecondsAStep = 3600.0;
@@ -44,4 +44,4 @@ struct StepMessages {
 /// Throws core::InputError at `cluster.workers` when a step's estimated wall time passes kMostSecondsAStep.
 void check_simulation_messages(const scenario::Scenario& s, const runtime::TrainingSetup& setup);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

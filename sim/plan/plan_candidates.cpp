@@ -9,7 +9,7 @@
 #include <functional>
 #include <utility>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 namespace {
 
 /// `all`, or only `fixed` where the user fixed it (nothing when it is not among them).
@@ -330,4 +330,4 @@ std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch,
   return "{" + out + "}";
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 
 struct PlanCandidate {
   int devices = 1;
@@ -125,4 +125,4 @@ void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenari
 /// the keys apply_candidate sets (the placement's order among them), and the cluster's size.
 std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch, const scenario::Scenario& s);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

@@ -10,7 +10,7 @@
 #include <map>
 #include <utility>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 namespace {
 
 /// The route's slowest link: its id and bandwidth.
@@ -236,4 +236,4 @@ SplitEstimate SplitEstimator::estimate(const scenario::Scenario& s, bool overlap
   return out;
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

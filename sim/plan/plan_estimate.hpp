@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 
 /// Seconds of one iteration as estimated, and its parts (each as the iteration's critical path sees it).
 struct SplitEstimate {
@@ -78,4 +78,4 @@ class SplitEstimator {
   mutable std::map<std::tuple<int, int, int, int, int, int, std::string>, std::vector<StageWork>> work_;
 };
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

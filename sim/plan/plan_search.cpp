@@ -25,7 +25,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 namespace {
 
 /// The tokens (or samples, for a model without sequences) of one iteration.
@@ -46,14 +46,14 @@ struct Verdict {
   std::string detail;
 };
 
-Verdict check_candidate(const scenario::Scenario& s, const sync::SyncStrategy& strategy, const models::ModelProfile& profile,
-                        const Registries& registries) {
+Verdict check_candidate(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
+                        const models::ModelProfile& profile, const checks::Registries& registries) {
   Verdict out;
   core::DiagnosticSink sink;
-  check_split(s, strategy, &profile, registries, sink);
+  checks::check_split(s, strategy, &profile, registries, sink);
   if (sink.empty()) {
-    const std::vector<metrics::DeviceMemory> memory = device_memory(s, profile, registries);
-    check_memory(s, memory, sink);
+    const std::vector<metrics::DeviceMemory> memory = checks::device_memory(s, profile, registries);
+    checks::check_memory(s, memory, sink);
     out.memory_bytes = largest(memory);
   }
   if (!sink.empty()) {
@@ -109,10 +109,10 @@ bool listed_before(const analysis::PlanRow& a, const analysis::PlanRow& b) {
 class CandidateScreen {
  public:
   /// `s`, `profile` and `registries` must outlive the screen.
-  CandidateScreen(scenario::Scenario& s, const models::ModelProfile& profile, const Registries& registries,
+  CandidateScreen(scenario::Scenario& s, const models::ModelProfile& profile, const checks::Registries& registries,
                   SearchLimits limits)
       : s_(s), profile_(profile), registries_(registries), limits_(std::move(limits)),
-        graph_(scenario::build_topology(s, registries.topologies)), strategy_(make_strategy(s, registries)),
+        graph_(scenario::build_topology(s, registries.topologies)), strategy_(checks::make_strategy(s, registries)),
         estimator_(profile, graph_) {}
   CandidateScreen(const CandidateScreen&) = delete;
   CandidateScreen& operator=(const CandidateScreen&) = delete;
@@ -143,7 +143,7 @@ class CandidateScreen {
                                *limits_.max_memory_bytes / (1 << 30));
       return out;
     }
-    out.estimate_s = estimator_.estimate(s_, overlaps_gradients(s_, *strategy_)).iteration_s;
+    out.estimate_s = estimator_.estimate(s_, checks::overlaps_gradients(s_, *strategy_)).iteration_s;
     out.estimate_tokens_per_s = units_per_iteration(profile_, batch) / out.estimate_s;
     return out;
   }
@@ -151,7 +151,7 @@ class CandidateScreen {
  private:
   scenario::Scenario& s_;
   const models::ModelProfile& profile_;
-  const Registries& registries_;
+  const checks::Registries& registries_;
   SearchLimits limits_;
   topology::TopologyGraph graph_;
   std::unique_ptr<sync::SyncStrategy> strategy_;
@@ -351,7 +351,7 @@ analysis::PlanRow row_of(const PlanCandidate& candidate) {
 
 std::vector<analysis::PlanRow> screen_candidates(const std::vector<PlanCandidate>& candidates, std::int64_t batch,
                                                  scenario::Scenario& s, const models::ModelProfile& profile,
-                                                 const Registries& registries, const SearchLimits& limits) {
+                                                 const checks::Registries& registries, const SearchLimits& limits) {
   CandidateScreen screen(s, profile, registries, limits);
   std::vector<analysis::PlanRow> fitting;
   std::vector<analysis::PlanRow> discarded;
@@ -460,7 +460,7 @@ std::vector<analysis::PlanDiscard> PlanTally::discards(std::int64_t undivided, s
   return analysis::count_discards(discards_, undivided, batch);
 }
 
-models::ModelProfile profile_of(const scenario::Scenario& s, const Registries& registries) {
+models::ModelProfile profile_of(const scenario::Scenario& s, const checks::Registries& registries) {
   const core::View section(&s.model.section, "model");
   try {
     return registries.models.find(s.model.kind.value).factory.profile(section);
@@ -493,7 +493,7 @@ const analysis::PlanRow* DeviceSearch::best() const {
 DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, int devices, std::int64_t batch,
                             const scenario::Scenario& base, const models::ModelProfile& profile,
                             const scenario::ScenarioFormat& format, const SearchSource& source,
-                            const Registries& registries) {
+                            const checks::Registries& registries) {
   DeviceSearch out;
   out.devices = devices;
   out.batch = batch;
@@ -582,4 +582,4 @@ void refuse_unfit(const DeviceSearch& found, const PlanSpace& space, const Searc
                                           unfit_hint(found, space, limits, shape, other_counts)});
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

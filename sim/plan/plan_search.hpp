@@ -1,6 +1,6 @@
 #pragma once
 // One device count's search: every candidate split (plan_candidates.hpp) run through the checks a scenario's
-// split must pass (scenario_resolver.hpp's check_split, then the memory model: app::device_memory and
+// split must pass (scenario_resolver.hpp's check_split, then the memory model: checks::device_memory and
 // check_memory, exactly as `dtsim run` refuses a split), and the ones that pass estimated (plan_estimate.hpp)
 // and ordered, fastest first. search_devices screens each candidate as it is enumerated and holds the best only
 // (PlanTally), so that a space of millions searches in bounded memory.
@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 
 /// The largest int for every axis: no bound.
 [[nodiscard]] constexpr scenario::AxisDegrees unbounded_degrees() {
@@ -73,7 +73,7 @@ struct SearchLimits {
 /// iteration (ties by their split's name), then the discarded, in enumeration order, each with its reason.
 std::vector<analysis::PlanRow> screen_candidates(const std::vector<PlanCandidate>& candidates, std::int64_t batch,
                                                  scenario::Scenario& s, const models::ModelProfile& profile,
-                                                 const Registries& registries, const SearchLimits& limits);
+                                                 const checks::Registries& registries, const SearchLimits& limits);
 
 /// A candidate's row before screening: its split, described.
 analysis::PlanRow row_of(const PlanCandidate& candidate);
@@ -120,7 +120,7 @@ class PlanTally {
 };
 
 /// The timing-only model's layer table, or the profile's own error at its key.
-models::ModelProfile profile_of(const scenario::Scenario& s, const Registries& registries);
+models::ModelProfile profile_of(const scenario::Scenario& s, const checks::Registries& registries);
 
 /// `text` as a YAML (and JSON) double-quoted string in ASCII: line breaks, control characters and Unicode
 /// line separators are escaped, so that a file name embedded in a generated file can add no key or line.
@@ -177,7 +177,7 @@ struct DeviceSearch {
 DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, int devices, std::int64_t batch,
                             const scenario::Scenario& base, const models::ModelProfile& profile,
                             const scenario::ScenarioFormat& format, const SearchSource& source,
-                            const Registries& registries);
+                            const checks::Registries& registries);
 
 /// Throws the InputError of a search over which no candidate fits (`found.best()` is none), at
 /// training.parallelism of `scenario_file`: the candidates counted by the reason each was discarded, and a hint naming
@@ -188,4 +188,4 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
                                const models::TransformerShape& shape, const std::filesystem::path& scenario_file,
                                const std::string& other_counts);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 namespace {
 
 /// Where the user's scenario declares `key` (a dotted path, "failures.events[0].target"), or else the nearest mapping
@@ -71,13 +71,13 @@ scenario::ScenarioDocument read_study_scenario(const scenario::ScenarioFormat& f
 }
 
 void check_study_points(const scenario::ScenarioDocument& document, const std::filesystem::path& file,
-                        const scenario::Scenario& base, const Registries& registries) {
+                        const scenario::Scenario& base, const checks::Registries& registries) {
   // Each point's problems are cited for the user before they are told apart by point: the same problem at two
   // points' own generated values is then one problem at the user's line, named in both points.
   std::vector<scenario::PointProblems> found;
   for (const scenario::Scenario& point : document.points) {
     try {
-      check_scenario(point, registries);
+      checks::check_scenario(point, registries);
     } catch (const core::InputError& error) {
       found.push_back({point.sweep_point, cited_for_user(error.diagnostics(), file, base)});
     }
@@ -85,4 +85,4 @@ void check_study_points(const scenario::ScenarioDocument& document, const std::f
   if (!found.empty()) throw_sorted(scenario::named_by_point(found, document.points.size()));
 }
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

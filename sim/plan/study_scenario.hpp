@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-namespace dtsim::app {
+namespace dtsim::planner {
 
 /// Reads `text`, a scenario a study generates to be written at `file`, which includes the user's scenario (`base`,
 /// its one point, read from base.source), as the study's points will read it: under `confine`, the user's scenario
@@ -26,6 +26,6 @@ scenario::ScenarioDocument read_study_scenario(const scenario::ScenarioFormat& f
 /// check_scenario on every point of a study's scenario (read_study_scenario's, to be written at `file`), all
 /// problems together, each once, named and cited as read_study_scenario's are.
 void check_study_points(const scenario::ScenarioDocument& document, const std::filesystem::path& file,
-                        const scenario::Scenario& base, const Registries& registries);
+                        const scenario::Scenario& base, const checks::Registries& registries);
 
-}  // namespace dtsim::app
+}  // namespace dtsim::planner

@@ -36,7 +36,7 @@ class InvalidScenario : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(InvalidScenario, IsReportedExactlyAsExpected) {
-  const app::Registries registries = app::make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const auto result = app::validate_command({GetParam()}, registries);
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.report, "");

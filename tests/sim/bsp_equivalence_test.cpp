@@ -49,8 +49,8 @@ class BspEquivalence : public ::testing::TestWithParam<std::pair<std::string, st
 TEST_P(BspEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   const auto& [topology, architecture] = GetParam();
   const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), equivalence_scenario(topology, architecture), "equivalence.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const runtime::TrainingSetup setup = checks::resolve_scenario(scenario, registries);
   ASSERT_EQ(setup.total_iterations, 2 * 50);  // 1600 training samples / 4 workers / batch 8, two epochs
 
   testing::RecordingObserver observed;
@@ -111,8 +111,8 @@ TEST_P(OptimizerEquivalence, EndsWithTheParametersOfOneProcessWithTheGlobalBatch
   text.replace(text.find(rate), rate.size(),
                "optimizer: {kind: " + optimizer + ", learning_rate: " + (optimizer == "adam" ? "0.05" : "0.2") + "}");
   const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "equivalence.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const runtime::TrainingSetup setup = checks::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;
   runtime::run_training(scenario, setup, {}, &observed);
 

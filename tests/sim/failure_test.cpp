@@ -45,8 +45,8 @@ struct Outcome {
 
 Outcome run(const std::string& text) {
   const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "failure.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const auto setup = checks::resolve_scenario(scenario, registries);
   return {runtime::run_training(scenario, setup), setup.total_iterations};
 }
 

@@ -49,8 +49,8 @@ struct TimedRun {
 TimedRun simulate_timing(const std::string& topology, const std::string& architecture, const std::string& extra = "",
                          const std::string& device = kDevice) {
   auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), timing_scenario(topology, architecture, extra, device), "timing.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  auto setup = checks::resolve_scenario(scenario, registries);
   auto record = runtime::run_training(scenario, setup);
   return {std::move(scenario), std::move(setup), std::move(record)};
 }

@@ -35,8 +35,8 @@ training:
 
 metrics::RunRecord simulate_traffic(const std::string& text) {
   const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "traffic.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const auto setup = checks::resolve_scenario(scenario, registries);
   return runtime::run_training(scenario, setup);
 }
 

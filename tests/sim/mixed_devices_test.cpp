@@ -34,8 +34,8 @@ training:
   EXPECT_EQ(scenario.cluster.device_of(1).name, "a100");
   EXPECT_EQ(scenario.cluster.device_of(2).name, "v100");
   EXPECT_FALSE(scenario.cluster.uniform_devices());
-  const app::Registries registries = app::make_builtin_registries();
-  const auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const auto setup = checks::resolve_scenario(scenario, registries);
   const auto record = runtime::run_training(scenario, setup);
   const models::TrainableModel& model = setup.model();
   for (int rank = 0; rank < 4; ++rank) {

@@ -56,8 +56,8 @@ class Mixture : public ::testing::TestWithParam<Spread> {};
 TEST_P(Mixture, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   const auto scenario =
       scenario::read_scenario_text(dtsim::test::scenario_format(), mixture_scenario(GetParam()), "mixture.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const runtime::TrainingSetup setup = checks::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;
   const metrics::RunRecord record = runtime::run_training(scenario, setup, {}, &observed);
   const auto optimizer = setup.make_optimizer(setup.model().parameter_count());

@@ -41,8 +41,8 @@ training:
 )",
                                        overlap ? "true" : "false");
   auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "overlap.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  auto setup = checks::resolve_scenario(scenario, registries);
   models::ModelProfile two{"two", "", "", {}, {}};
   two.layers.push_back(models::whole_layer("first", 1e6, 1e9, first_backward, 0.0));
   two.layers.push_back(models::whole_layer("last", 1e6, 1e9, 2e9, 0.0));

@@ -42,8 +42,8 @@ training:
 )",
                   stages * replicas, link, stages, microbatches, schedule, chunks, 4 * microbatches);
   auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "pipeline.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  auto setup = checks::resolve_scenario(scenario, registries);
   // Equal stages: 8 identical layers (or one per stage) of one parameter each, so that the optimizer costs
   // nothing; half of a layer's backward pass is its weights' gradient, so T_F = T_B = T_W under zero bubble.
   models::ModelProfile equal{"equal", "", "", {}, {}};

@@ -40,8 +40,8 @@ struct BudgetRun {
 
 BudgetRun simulate(const std::string& text) {
   auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "budget.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const runtime::TrainingSetup setup = checks::resolve_scenario(scenario, registries);
   metrics::RunRecord record = runtime::run_training(scenario, setup);
   return {std::move(scenario), std::move(record)};
 }

@@ -92,8 +92,8 @@ training:
   stop: {iterations: 12}
 )" + training;
   const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "observed.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const auto setup = checks::resolve_scenario(scenario, registries);
   Observed observed;
   observed.record = runtime::run_training(scenario, setup, {}, &observed.timeline);
   return observed;

@@ -24,8 +24,8 @@ struct SimulatedRun {
 /// Simulates `text`, read as the file `file_name` (which error messages name).
 inline SimulatedRun simulate_text(const std::string& text, const std::string& file_name, bool measure_updates = false) {
   auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, file_name);
-  const app::Registries& registries = dtsim::test::scenario_format().registries();
-  auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries& registries = dtsim::test::scenario_format().registries();
+  auto setup = checks::resolve_scenario(scenario, registries);
   RecordingObserver observed;
   observed.measure_updates = measure_updates;
   auto record = runtime::run_training(scenario, setup, {}, &observed);

@@ -55,8 +55,8 @@ class SplitMlp : public ::testing::TestWithParam<Split> {};
 
 TEST_P(SplitMlp, EndsWithTheParametersOfOneProcessWithTheGlobalBatch) {
   const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), split_scenario(GetParam()), "split.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const runtime::TrainingSetup setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const runtime::TrainingSetup setup = checks::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;
   const metrics::RunRecord record = runtime::run_training(scenario, setup, {}, &observed);
   const auto optimizer = setup.make_optimizer(setup.model().parameter_count());

@@ -107,8 +107,8 @@ stragglers:
   - {workers: [1], distribution: bernoulli, probability: 0.3, factor: 5}
 )";
   const auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "random.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  const auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  const auto setup = checks::resolve_scenario(scenario, registries);
   const auto record = runtime::run_training(scenario, setup);
   const auto& device = scenario.cluster.device;
   const double step = compute::compute_time(setup.model().training_flops_per_sample() * 16, device).value();

@@ -40,8 +40,8 @@ struct ProfileRun {
 
 ProfileRun simulate_profile(const std::string& text, bool shortcut = true) {
   auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "profile.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  auto setup = checks::resolve_scenario(scenario, registries);
   setup.phase_shortcut = shortcut;
   auto record = runtime::run_training(scenario, setup);
   return {std::move(scenario), std::move(setup), std::move(record)};
@@ -152,9 +152,11 @@ TEST(TimingOnly, BspWorkersWaitForAStraggler) {
 }
 
 TEST(TimingOnly, ProfilesNeedAnAllreduceBspOrLocalSgdAndIterations) {
-  const app::Registries registries = app::make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const auto fails = [&](const std::string& text) {
-    EXPECT_THROW(app::check_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), text, "profile.yaml"), registries), core::InputError)
+    EXPECT_THROW(checks::check_scenario(
+                     scenario::read_scenario_text(dtsim::test::scenario_format(), text, "profile.yaml"), registries),
+                 core::InputError)
         << text;
   };
   const std::string base = profile_scenario(4, R"({peak_flops: "100TFLOPS"})");

@@ -57,30 +57,32 @@ scenario::Scenario with_point(const std::string& text, const std::string& point)
       .points.front();
 }
 
-models::ModelProfile profile_of(const scenario::Scenario& s, const Registries& registries) {
+models::ModelProfile profile_of(const scenario::Scenario& s, const checks::Registries& registries) {
   return registries.models.find(s.model.kind.value).factory.profile(core::View(&s.model.section, "model"));
 }
 
 TEST(PlanSearch, TheScreenRefusesExactlyWhatARunOfTheCandidateRefuses) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const scenario::Scenario base = with_point(kPlanned, "{training.parallelism.data: 8}");
   const models::ModelProfile profile = profile_of(base, registries);
   std::int64_t undivided = 0;
-  PlanSpace space;
+  planner::PlanSpace space;
   space.recomputation = models::Recomputation::Selective;
-  const std::vector<PlanCandidate> candidates = enumerate_candidates(space, 8, profile.shape, 64, undivided);
+  const std::vector<planner::PlanCandidate> candidates =
+      planner::enumerate_candidates(space, 8, profile.shape, 64, undivided);
   ASSERT_GT(candidates.size(), 100U);
   scenario::Scenario screened = base;
-  const std::vector<analysis::PlanRow> rows = screen_candidates(candidates, 64, screened, profile, registries, {});
+  const std::vector<analysis::PlanRow> rows =
+      planner::screen_candidates(candidates, 64, screened, profile, registries, {});
   std::map<std::string, const analysis::PlanRow*> by_split;
   for (const analysis::PlanRow& row : rows) by_split[row.split] = &row;
   std::map<std::string, int> verdicts;
   // Every third candidate, read from its own scenario text and checked as `dtsim run` checks it.
   for (std::size_t i = 0; i < candidates.size(); i += 3) {
-    const PlanCandidate& c = candidates[i];
+    const planner::PlanCandidate& c = candidates[i];
     std::string refused;
     try {
-      check_scenario(with_point(kPlanned, sweep_point_yaml(c, 64, base)), registries);
+      checks::check_scenario(with_point(kPlanned, planner::sweep_point_yaml(c, 64, base)), registries);
     } catch (const core::InputError& error) {
       refused = error.what();
     }
@@ -98,12 +100,13 @@ TEST(PlanSearch, TheScreenRefusesExactlyWhatARunOfTheCandidateRefuses) {
 }
 
 TEST(PlanSearch, EveryDiscardedCandidateSaysWhyAndTheCountsAddUp) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   scenario::Scenario s = with_point(kPlanned, "{training.parallelism.data: 8}");
   const models::ModelProfile profile = profile_of(s, registries);
   std::int64_t undivided = 0;
-  const std::vector<PlanCandidate> candidates = enumerate_candidates({}, 8, profile.shape, 64, undivided);
-  const std::vector<analysis::PlanRow> rows = screen_candidates(candidates, 64, s, profile, registries, {});
+  const std::vector<planner::PlanCandidate> candidates =
+      planner::enumerate_candidates({}, 8, profile.shape, 64, undivided);
+  const std::vector<analysis::PlanRow> rows = planner::screen_candidates(candidates, 64, s, profile, registries, {});
   ASSERT_EQ(rows.size(), candidates.size());
   std::int64_t discarded = 0;
   bool fitting_part = true;
@@ -129,7 +132,7 @@ TEST(PlanCandidates, TriesEveryVirtualStageCountThatCutsAStagesBlocksEvenly) {
   models::TransformerShape shape;
   shape.layers = 32;
   shape.experts = 8;
-  PlanSpace space;
+  planner::PlanSpace space;
   space.degree(scenario::ParallelAxis::Tensor) = 1;
   space.degree(scenario::ParallelAxis::Expert) = 1;
   space.zero = 1;
@@ -139,7 +142,7 @@ TEST(PlanCandidates, TriesEveryVirtualStageCountThatCutsAStagesBlocksEvenly) {
   space.placement = std::vector<A>{A::Tensor, A::Pipeline, A::Data};
   std::int64_t undivided = 0;
   std::map<int, std::set<int>> tried;
-  for (const PlanCandidate& c : enumerate_candidates(space, 64, shape, 64, undivided)) {
+  for (const planner::PlanCandidate& c : planner::enumerate_candidates(space, 64, shape, 64, undivided)) {
     const int pipeline = c.degree(scenario::ParallelAxis::Pipeline);
     if (pipeline > 1) tried[pipeline].insert(c.virtual_stages);
   }
@@ -147,16 +150,16 @@ TEST(PlanCandidates, TriesEveryVirtualStageCountThatCutsAStagesBlocksEvenly) {
   const std::map<int, std::set<int>> expected{{2, {2, 4, 8, 16}}, {4, {2, 4, 8}}, {8, {2, 4}}, {16, {2}}};
   EXPECT_EQ(tried, expected);
   // 24 blocks (GPT-2 Medium): 3 to a stage of 8 stages, so 3 chunks; 16 stages do not cut 24 blocks evenly.
-  EXPECT_EQ(virtual_stage_counts(8, 24), (std::vector<int>{3}));
-  EXPECT_EQ(virtual_stage_counts(2, 24), (std::vector<int>{2, 3, 4, 6, 12}));
-  EXPECT_TRUE(virtual_stage_counts(16, 24).empty());
-  EXPECT_TRUE(virtual_stage_counts(1, 24).empty());
+  EXPECT_EQ(planner::virtual_stage_counts(8, 24), (std::vector<int>{3}));
+  EXPECT_EQ(planner::virtual_stage_counts(2, 24), (std::vector<int>{2, 3, 4, 6, 12}));
+  EXPECT_TRUE(planner::virtual_stage_counts(16, 24).empty());
+  EXPECT_TRUE(planner::virtual_stage_counts(1, 24).empty());
 }
 
 /// A device at full efficiency without a memory bandwidth, over links too fast to count: an iteration is the
 /// slowest stage's compute over m + p - 1 micro-batch slots under 1F1B (Narayanan et al. 2021).
 TEST(PlanEstimate, ComputeAloneIsTheSlowestStageTimesTheMicroBatchesAndTheBubble) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::string fast = R"(name: fast
 cluster:
   workers: 8
@@ -172,8 +175,8 @@ training:
                                           "training.parallelism.microbatches: 8, training.parallelism.data: 1}");
   const models::ModelProfile profile = profile_of(s, registries);
   const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
-  const SplitEstimator estimator(profile, graph);
-  const SplitEstimate estimate = estimator.estimate(s);
+  const planner::SplitEstimator estimator(profile, graph);
+  const planner::SplitEstimate estimate = estimator.estimate(s);
   const std::vector<std::size_t> cuts = models::split_into_stages(profile, 4);
   double slowest = 0.0;
   for (std::size_t stage = 0; stage < 4; ++stage) {
@@ -190,7 +193,7 @@ training:
 /// Data parallelism alone over a ring of equal links: the gradients' allreduce is 2 (d - 1) rounds of latency
 /// plus P x 4 bytes / d over the bandwidth.
 TEST(PlanEstimate, TheGradientsRingIsTheAllreducesClosedForm) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::string ring = R"(name: ring
 cluster:
   workers: 4
@@ -205,7 +208,7 @@ training:
   const scenario::Scenario s = with_point(ring, "{training.parallelism.data: 4}");
   const models::ModelProfile profile = profile_of(s, registries);
   const topology::TopologyGraph graph = scenario::build_topology(s, registries.topologies);
-  const SplitEstimate estimate = SplitEstimator(profile, graph).estimate(s);
+  const planner::SplitEstimate estimate = planner::SplitEstimator(profile, graph).estimate(s);
   const double bytes = profile.parameters() * s.training.wire.gradients;
   EXPECT_NEAR(estimate.gradients_s, 2.0 * 3.0 * (5e-6 + bytes / 4.0 / 1e9), 1e-9);
   EXPECT_EQ(estimate.pipeline_s, 0.0);
@@ -218,7 +221,7 @@ training:
 /// devices at the same offset send at once, and the hop goes at the pace of the most shared link of its route,
 /// counted on every link, not only on its first slowest (the device's own NIC link, which no other flow takes).
 TEST(PlanEstimate, ARingHopAcrossNodesGoesAtThePaceOfItsMostSharedLink) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::string two_nodes = R"(name: two-nodes
 cluster:
   workers: 16
@@ -275,7 +278,7 @@ training:
   const models::ModelProfile share = models::device_share(profile, scenario::device_share_of(s.training));
   for (const models::LayerProfile& layer : share.layers) parameters += layer.parameters;
   const double bytes = parameters * s.training.wire.gradients;
-  const SplitEstimate estimate = SplitEstimator(profile, graph).estimate(s);
+  const planner::SplitEstimate estimate = planner::SplitEstimator(profile, graph).estimate(s);
   EXPECT_NEAR(estimate.gradients_s, 2.0 * 7.0 * (latency + bytes / 8.0 / bandwidth), 1e-9 * estimate.gradients_s);
 }
 
@@ -285,7 +288,7 @@ training:
 /// The parts move side by side; the old estimate sent all seven eighths over the group's slowest hop, twice the
 /// simulated all-to-all of a small mixture planned on these nodes.
 TEST(PlanEstimate, AnAllToAllSendsItsOwnNodesPartAndTheRestSideBySide) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::string mixture = R"(name: mixture
 cluster:
   workers: 16
@@ -331,7 +334,8 @@ training:
     }
   }
   const double local = 3.0 / 8.0 / local_bandwidth;
-  EXPECT_NEAR(SplitEstimator(profile, graph).all_to_all_seconds_per_byte(s), std::max(local, remote), 1e-12 * remote);
+  EXPECT_NEAR(planner::SplitEstimator(profile, graph).all_to_all_seconds_per_byte(s), std::max(local, remote),
+              1e-12 * remote);
   // One node's group: its seven peers over the port, as before.
   const scenario::Scenario inside =
       with_point(mixture, "{training.parallelism.expert: 8, training.parallelism.data: 16}");
@@ -339,13 +343,14 @@ training:
   for (const topology::Hop& hop : routes.route(workers[0], workers[1])) {
     port = std::min(port, graph.link(hop.link).bandwidth.value());
   }
-  EXPECT_NEAR(SplitEstimator(profile, graph).all_to_all_seconds_per_byte(inside), 7.0 / 8.0 / port, 1e-12 / port);
+  EXPECT_NEAR(planner::SplitEstimator(profile, graph).all_to_all_seconds_per_byte(inside), 7.0 / 8.0 / port,
+              1e-12 / port);
 }
 
 /// On a full mesh every route is alike, so the estimate cannot tell t2 d4's two orders apart: both are kept to
 /// be simulated, and a ZeRO stage that changes nothing the estimate sees is the twin of one in its own placement.
 TEST(PlanSearch, CandidatesPlacedApartAreNeverTwins) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::string mesh = R"(name: mesh
 cluster:
   workers: 8
@@ -359,15 +364,16 @@ training:
 )";
   scenario::Scenario s = with_point(mesh, "{training.parallelism.data: 8}");
   const models::ModelProfile profile = profile_of(s, registries);
-  PlanSpace space;
+  planner::PlanSpace space;
   space.degree(scenario::ParallelAxis::Tensor) = 2;
   space.degree(scenario::ParallelAxis::Pipeline) = 1;
   space.microbatches = 1;
   space.recomputation = models::Recomputation::Selective;
   std::int64_t undivided = 0;
-  const std::vector<PlanCandidate> candidates = enumerate_candidates(space, 8, profile.shape, 8, undivided);
+  const std::vector<planner::PlanCandidate> candidates =
+      planner::enumerate_candidates(space, 8, profile.shape, 8, undivided);
   ASSERT_EQ(candidates.size(), 8U) << "ZeRO 0 to 3, placed t-p-d and d-p-t";
-  const std::vector<analysis::PlanRow> rows = screen_candidates(candidates, 8, s, profile, registries, {});
+  const std::vector<analysis::PlanRow> rows = planner::screen_candidates(candidates, 8, s, profile, registries, {});
   std::map<std::string, const analysis::PlanRow*> by_split;
   for (const analysis::PlanRow& row : rows) by_split[row.split] = &row;
   std::map<std::string, int> standing;
@@ -421,7 +427,7 @@ TEST(PlanCandidates, VisitTheSplitsOfNestedLoopsOverTheAxesInTheirOrder) {
     }
   }
   // One candidate a split: every other choice fixed.
-  PlanSpace space;
+  planner::PlanSpace space;
   space.microbatches = 1;
   space.zero = 0;
   space.recomputation = models::Recomputation::None;
@@ -429,14 +435,14 @@ TEST(PlanCandidates, VisitTheSplitsOfNestedLoopsOverTheAxesInTheirOrder) {
   space.placement = std::vector<A>{A::Tensor, A::Pipeline, A::Data};
   std::vector<std::string> visited;
   std::int64_t undivided = 0;
-  for_each_candidate(
+  planner::for_each_candidate(
       space, kDevices, shape, kBatch, undivided,
-      [&](const PlanCandidate& c) {
+      [&](const planner::PlanCandidate& c) {
         visited.push_back(fmt::format("t{} p{} c{} e{} d{}", c.degree(A::Tensor), c.degree(A::Pipeline),
                                       c.degree(A::Context), c.degree(A::Expert), c.degree(A::Data)));
         return true;
       },
-      [&](const PlanCandidate& c) {
+      [&](const planner::PlanCandidate& c) {
         EXPECT_EQ(c.degree(A::Expert), 1);
         visited.push_back(fmt::format("undivided t{} p{} c{} d{}", c.degree(A::Tensor), c.degree(A::Pipeline),
                                       c.degree(A::Context), c.degree(A::Data)));
@@ -449,27 +455,29 @@ TEST(PlanCandidates, VisitTheSplitsOfNestedLoopsOverTheAxesInTheirOrder) {
 /// Enumerating lazily visits what enumerate_candidates lists, in its order; counting visits as many; each row's
 /// candidate reads back from the row as the candidate it describes.
 TEST(PlanCandidates, AreVisitedOneAtATimeInTheListsOrderAndReadBackFromTheirRows) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const scenario::Scenario s = with_point(kPlanned, "{training.parallelism.data: 8}");
   const models::ModelProfile profile = profile_of(s, registries);
   std::int64_t listed_undivided = 0;
-  const std::vector<PlanCandidate> listed = enumerate_candidates({}, 8, profile.shape, 64, listed_undivided);
+  const std::vector<planner::PlanCandidate> listed =
+      planner::enumerate_candidates({}, 8, profile.shape, 64, listed_undivided);
   std::vector<std::string> visited;
   std::int64_t undivided = 0;
-  for_each_candidate({}, 8, profile.shape, 64, undivided, [&](const PlanCandidate& c) {
+  planner::for_each_candidate({}, 8, profile.shape, 64, undivided, [&](const planner::PlanCandidate& c) {
     visited.push_back(c.label());
     return true;
   });
   ASSERT_EQ(visited.size(), listed.size());
   for (std::size_t i = 0; i < listed.size(); ++i) {
     EXPECT_EQ(visited[i], listed[i].label());
-    EXPECT_EQ(candidate_of_row(row_of(listed[i])).label(), listed[i].label());
+    EXPECT_EQ(planner::candidate_of_row(planner::row_of(listed[i])).label(), listed[i].label());
   }
   EXPECT_EQ(undivided, listed_undivided);
-  EXPECT_EQ(count_candidates({}, 8, profile.shape, 64), static_cast<std::int64_t>(listed.size()));
+  EXPECT_EQ(planner::count_candidates({}, 8, profile.shape, 64), static_cast<std::int64_t>(listed.size()));
   std::int64_t ignored = 0;
   int seen = 0;
-  for_each_candidate({}, 8, profile.shape, 64, ignored, [&](const PlanCandidate&) { return ++seen < 3; });
+  planner::for_each_candidate({}, 8, profile.shape, 64, ignored,
+                              [&](const planner::PlanCandidate&) { return ++seen < 3; });
   EXPECT_EQ(seen, 3) << "stops where the visitor says";
 }
 
@@ -478,7 +486,7 @@ TEST(PlanCandidates, AreVisitedOneAtATimeInTheListsOrderAndReadBackFromTheirRows
 /// the discards, and sets every other row aside; held and set aside, every row is there once.
 TEST(PlanTally, HoldsTheBestAndTheFrontAndSetsTheRestAside) {
   analysis::RowSpill spill;
-  PlanTally tally(50, spill, {"pinned"});
+  planner::PlanTally tally(50, spill, {"pinned"});
   std::mt19937_64 draw(7);
   std::vector<analysis::PlanRow> fitting;
   std::map<std::string, std::int64_t> discarded;
@@ -573,10 +581,11 @@ namespace {
 // name with line breaks must stay one quoted scalar, adding no key.
 TEST(YamlQuoted, AHostileFileNameStaysOneLineAndOneScalar) {
   const std::string hostile = "s.yaml\ntraining: {stop: {iterations: 1}}\r\x01\xe2\x80\xa8\"\\";
-  const std::string quoted = yaml_quoted(hostile);
+  const std::string quoted = planner::yaml_quoted(hostile);
   EXPECT_EQ(quoted, R"("s.yaml\ntraining: {stop: {iterations: 1}}\r\u0001\u2028\"\\")");
   EXPECT_EQ(quoted.find_first_of("\n\r"), std::string::npos);
-  const std::string text = points_scenario("The best splits of " + quoted, hostile, {"{training.parallelism.data: 8}"});
+  const std::string text =
+      planner::points_scenario("The best splits of " + quoted, hostile, {"{training.parallelism.data: 8}"});
   EXPECT_EQ(text.substr(0, text.find('\n')), "# The best splits of " + quoted);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5) << text;
 }
@@ -601,7 +610,7 @@ TEST(PlanSpaceArguments, NamesBecomeTheirValuesAndAnUnknownOneIsRefusedAtItsFlag
   given.recomputation = "selective";
   given.schedule = "interleaved_1f1b";
   given.keep_placement = true;
-  const PlanSpace space = plan_space(given, "dtsim plan");
+  const planner::PlanSpace space = plan_space(given, "dtsim plan");
   EXPECT_EQ(space.degree(scenario::ParallelAxis::Tensor), 2);
   EXPECT_EQ(space.degree(scenario::ParallelAxis::Pipeline), std::nullopt);
   EXPECT_EQ(space.zero, 1);

@@ -34,9 +34,9 @@ using RunCheck = std::function<void(const scenario::Scenario&, const runtime::Tr
 
 /// What `check` says of the scenario `text` (read as s.yaml).
 inline std::string refusal_of(const std::string& text, const RunCheck& check) {
-  const app::Registries registries = app::make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const scenario::Scenario s = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "s.yaml");
-  const runtime::TrainingSetup setup = app::resolve_scenario(s, registries);
+  const runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
   try {
     check(s, setup);
   } catch (const core::InputError& error) {

@@ -75,7 +75,7 @@ std::vector<std::filesystem::path> example_scenarios() {
 }
 
 TEST(ScenarioLanguage, EveryExampleScenarioValidates) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const auto files = example_scenarios();
   ASSERT_GE(files.size(), 3U);
   const auto result = validate_command(files, registries);
@@ -83,7 +83,7 @@ TEST(ScenarioLanguage, EveryExampleScenarioValidates) {
 }
 
 TEST(ScenarioLanguage, ExplainOutputReadsBackToTheSameScenarios) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const auto folder = scratch("explain");
   for (const auto& file : example_scenarios()) {
     SCOPED_TRACE(file.string());
@@ -97,7 +97,7 @@ TEST(ScenarioLanguage, ExplainOutputReadsBackToTheSameScenarios) {
 }
 
 TEST(ScenarioLanguage, ExplainFillsEveryDefault) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::string explained = explain_command(kSource / "scenarios/quickstart.yaml", registries);
   for (const std::string key : {"sharing: shared  # default", "backend: auto  # default", "kind: iid  # default",
                                 "zero: 0  # default", "check_memory: true  # default"}) {
@@ -108,7 +108,7 @@ TEST(ScenarioLanguage, ExplainFillsEveryDefault) {
 // Eight nodes of one 400 Gb/s NIC, two a leaf at oversubscription 4: one spine, each leaf's uplink 2 x 400 / 4 =
 // 200 Gb/s (half a link: no whole number of spines gives 4 to 1), and two leaves' uplinks across the rank-order cut.
 TEST(ScenarioLanguage, ExplainPrintsTheOversubscriptionAndBisectionBuilt) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::string explained = explain_command(kSource / "scenarios/cluster/packed-against-spread.yaml", registries);
   EXPECT_NE(explained.find("oversubscription built 4:1, bisection 400 Gbps (across the rank-order cut)"),
             std::string::npos)
@@ -263,7 +263,7 @@ TEST(Include, AnIncludedSweepAxisIsReportedWhereItIsWritten) {
   const auto folder = scratch("include-sweep");
   write(folder / "base.yaml", kSweepBase + "sweep:\n  axes:\n    training.sync.staleness: [1, 2]\n");
   write(folder / "main.yaml", "include: base.yaml\ntraining:\n  sync: {strategy: bsp}\n");
-  const auto result = validate_command({folder / "main.yaml"}, make_builtin_registries());
+  const auto result = validate_command({folder / "main.yaml"}, checks::make_builtin_registries());
   EXPECT_FALSE(result.ok);
   EXPECT_NE(result.errors.find("base.yaml:12:5: error: training.sync.staleness: applies only when strategy is ssp"),
             std::string::npos)
@@ -272,7 +272,7 @@ TEST(Include, AnIncludedSweepAxisIsReportedWhereItIsWritten) {
 }
 
 TEST(Include, EveryShippedTopologyPresetCompletesAScenario) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const auto folder = scratch("presets");
   int presets = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource / "topologies/presets")) {
@@ -297,7 +297,7 @@ TEST(Include, BuiltInDeviceNamesNeedNoNumbers) {
 }
 
 TEST(Schema, SupportedChoicesAreExactlyTheRegisteredPlugins) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   EXPECT_EQ(dtsim::test::scenario_format().find("topology.kind")->supported_choices().size(), registries.topologies.names().size());
   for (const auto& name : dtsim::test::scenario_format().find("topology.kind")->supported_choices()) {
     EXPECT_TRUE(registries.topologies.contains(name)) << name;
@@ -331,7 +331,7 @@ std::string first_error(const std::string& text) {
 }
 
 TEST(Schema, EverySyncStrategyEntryAcceptsItsExampleAndRefusesBadValues) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   for (const std::string& name : registries.strategies.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registries.strategies.find(name).factory;
@@ -368,7 +368,7 @@ std::string with_topology(const topologies::TopologyPlugin& entry, const std::st
 }
 
 TEST(Schema, EveryTopologyEntryAcceptsItsExampleAndRefusesBadValues) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   for (const std::string& name : registries.topologies.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registries.topologies.find(name).factory;
@@ -399,7 +399,7 @@ TEST(Schema, EveryTopologyEntryAcceptsItsExampleAndRefusesBadValues) {
 }
 
 TEST(Schema, EveryOptimizerEntryAcceptsItsExampleAndRefusesBadValues) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   for (const std::string& name : registries.optimizers.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registries.optimizers.find(name).factory;
@@ -456,7 +456,7 @@ std::string with_data(const datasets::DataPlugin& entry, const std::string& data
 // its example names lie beside the scenario), and each parameter it declares refuses a value of the wrong
 // type or out of its range at the value's file:line:col.
 TEST(Schema, EveryDataSetEntryAcceptsItsExampleAndRefusesBadValues) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   const std::filesystem::path folder = scratch("data_sets");
   std::filesystem::copy_file(kSource / "data/iris.csv", folder / "table.csv");
   write(folder / "corpus.txt", "the cat sat on the mat\nthe dog sat on the log\na cat and a dog\n"
@@ -467,10 +467,10 @@ TEST(Schema, EveryDataSetEntryAcceptsItsExampleAndRefusesBadValues) {
     write(folder / "entry.yaml", with_data(entry, entry.example));
     const scenario::Scenario s = scenario::read_scenario_file(dtsim::test::scenario_format(), folder / "entry.yaml");
     EXPECT_EQ(s.data.kind.value, name);
-    const LoadedData loaded = load_data(s, registries.data_sets);
+    const checks::LoadedData loaded = checks::load_data(s, registries.data_sets);
     EXPECT_GT(loaded.shape.samples, 0U);
     EXPECT_EQ(loaded.data.has_value(), !entry.generated || entry.make == nullptr);
-    const models::SplitDataset made = make_data(s, registries.data_sets);
+    const models::SplitDataset made = checks::make_data(s, registries.data_sets);
     EXPECT_EQ(made.train.size() + made.validation.size(), loaded.shape.samples);
     for (const scenario::SchemaNode& parameter : entry.parameters) {
       SCOPED_TRACE(parameter.key);
@@ -502,7 +502,7 @@ std::string with_model(const models::ModelPlugin& entry, const std::string& mode
 // layer table), and each parameter it declares refuses a value of the wrong type or out of its range at the
 // value's file:line:col.
 TEST(Schema, EveryModelEntryAcceptsItsExampleAndRefusesBadValues) {
-  const Registries registries = make_builtin_registries();
+  const checks::Registries registries = checks::make_builtin_registries();
   for (const std::string& name : registries.models.registration_order()) {
     SCOPED_TRACE(name);
     const auto& entry = registries.models.find(name).factory;
@@ -514,7 +514,8 @@ TEST(Schema, EveryModelEntryAcceptsItsExampleAndRefusesBadValues) {
       EXPECT_GT(entry.profile(section).parameters(), 0.0);
     } else {
       core::DiagnosticSink sink;
-      const auto model = make_model(s, load_data(s, registries.data_sets).shape, registries.models, sink);
+      const auto model =
+          checks::make_model(s, checks::load_data(s, registries.data_sets).shape, registries.models, sink);
       EXPECT_TRUE(sink.empty());
       ASSERT_NE(model, nullptr);
       EXPECT_GT(model->parameter_count(), 0U);

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 const std::string kLarge = test::large_fat_tree(4096);
@@ -57,4 +57,4 @@ TEST(SimulationMemory, StacksBeyondTheAddressSpaceLimitAreRefusedUpFront) {
 }
 
 }  // namespace
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

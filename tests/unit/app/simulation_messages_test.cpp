@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 const std::string kFatTree = test::large_fat_tree(65536);
@@ -46,4 +46,4 @@ TEST(SimulationMessages, IdenticalRingRoundsRunAsOneTransferUnlessAStragglerSets
 }
 
 }  // namespace
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 const std::string kBase = R"(name: small
@@ -109,9 +109,9 @@ TEST(ScenarioResolver, SspRunsOnAnAllreduce) {
 }
 
 }  // namespace
-}  // namespace dtsim::app
+}  // namespace dtsim::checks
 
-namespace dtsim::app {
+namespace dtsim::checks {
 namespace {
 
 // backend: cuda is refused where it cannot run, naming why; auto computes on the CPU with a notice when
@@ -157,4 +157,4 @@ TEST(ScenarioResolver, CudaIsLoadedOnlyByARunThatMayComputeOnIt) {
 }
 
 }  // namespace
-}  // namespace dtsim::app
+}  // namespace dtsim::checks

@@ -45,8 +45,8 @@ struct ElasticRun {
 
 ElasticRun simulate_elastic(const std::string& text) {
   auto scenario = scenario::read_scenario_text(dtsim::test::scenario_format(), text, "easgd.yaml");
-  const app::Registries registries = app::make_builtin_registries();
-  auto setup = app::resolve_scenario(scenario, registries);
+  const checks::Registries registries = checks::make_builtin_registries();
+  auto setup = checks::resolve_scenario(scenario, registries);
   testing::RecordingObserver observed;
   auto record = runtime::run_training(scenario, setup, {}, &observed);
   return {std::move(scenario), std::move(setup), std::move(record), std::move(observed)};
@@ -55,7 +55,8 @@ ElasticRun simulate_elastic(const std::string& text) {
 std::string first_error(const std::string& text) {
   try {
     static_cast<void>(
-        app::resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), text, "easgd.yaml"), app::make_builtin_registries()));
+        checks::resolve_scenario(scenario::read_scenario_text(dtsim::test::scenario_format(), text, "easgd.yaml"),
+                                 checks::make_builtin_registries()));
   } catch (const core::InputError& error) {
     return error.what();
   }
