@@ -129,25 +129,34 @@ std::optional<std::filesystem::path> confined_to(const std::optional<std::filesy
   return dtsim::checks::confinement_folder(*confine);
 }
 
+/// What run, scale and plan take alike from Python into their options: the scenario, the output folder, the seed,
+/// the simulations at once, --force and the executable sweeps start; quiet, since progress comes back as lines.
+template <class Options>
+void set_shared_options(Options& options, const std::filesystem::path& scenario,
+                        const std::optional<std::filesystem::path>& output, const std::optional<std::uint64_t>& seed,
+                        int jobs, bool force, const std::filesystem::path& executable) {
+  options.scenario_file = scenario;
+  options.output_folder = output;
+  options.seed = seed;
+  options.jobs = jobs;
+  options.force = force;
+  options.executable = executable;
+  options.quiet = true;
+}
+
 Outcome run(const std::filesystem::path& scenario, const std::optional<std::filesystem::path>& output,
             const std::optional<std::uint64_t>& seed, const std::optional<std::string>& point, bool report, bool force,
             int jobs, bool every_rank, bool sweep_only, const std::filesystem::path& executable,
             const std::optional<double>& timeout_s, const py::object& progress,
             const std::optional<std::filesystem::path>& confine, int threads, bool values_by_message) {
   dtsim::app::RunCommandOptions options;
-  options.scenario_file = scenario;
-  options.output_folder = output;
-  options.seed = seed;
+  set_shared_options(options, scenario, output, seed, jobs, force, executable);
   options.point = point;
   options.report = report;
-  options.force = force;
-  options.jobs = jobs;
   options.every_rank = every_rank;
   options.sweep_only = sweep_only;
   options.threads = threads;
   options.values_by_message = values_by_message;
-  options.executable = executable;
-  options.quiet = true;
   return in_child(
       [options, confine](const dtsim::app::LineSink& send) {
         dtsim::app::RunCommandOptions reporting = options;
@@ -163,16 +172,10 @@ Outcome scale(const std::filesystem::path& scenario, const std::vector<int>& wor
               bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s,
               const py::object& progress, const std::optional<std::filesystem::path>& confine) {
   dtsim::app::ScaleOptions options;
-  options.scenario_file = scenario;
+  set_shared_options(options, scenario, output, seed, jobs, force, executable);
   options.workers = workers;
   options.mode = mode;
   options.plan = plan;
-  options.output_folder = output;
-  options.seed = seed;
-  options.jobs = jobs;
-  options.force = force;
-  options.executable = executable;
-  options.quiet = true;
   return in_child(
       [options, confine](const dtsim::app::LineSink& send) {
         dtsim::app::ScaleOptions reporting = options;
@@ -192,16 +195,10 @@ Outcome plan(const std::filesystem::path& scenario, const std::vector<int>& gpus
              bool force, const std::filesystem::path& executable, const std::optional<double>& timeout_s,
              const py::object& progress, const std::optional<std::filesystem::path>& confine) {
   dtsim::app::PlanOptions options;
-  options.scenario_file = scenario;
+  set_shared_options(options, scenario, output, seed, jobs, force, executable);
   options.devices = gpus;
   options.top = top;
   options.objective = objective;
-  options.output_folder = output;
-  options.seed = seed;
-  options.jobs = jobs;
-  options.force = force;
-  options.executable = executable;
-  options.quiet = true;
   dtsim::app::PlanSpaceArguments space;
   space.degrees = degrees;
   space.microbatches = microbatches;

@@ -105,34 +105,31 @@ def _arguments(seed=None, jobs=0, timeout=None, threads=0) -> tuple:
     return (None if seed is None else int(seed)), int(jobs), (None if timeout is None else float(timeout)), int(threads)
 
 
-def _worker_counts(workers) -> list[int]:
-    """`workers` as `dtsim scale --workers` takes them: one or more whole numbers from 1 to 65,536 (numpy's too), or
-    TypeError or ValueError saying so."""
-    if isinstance(workers, (str, bytes)) or not isinstance(workers, Iterable):
-        raise TypeError(f"workers is a list of worker counts, such as [1, 2, 4, 8]; got {workers!r}")
-    counts = list(workers)
+def _whole_counts(given, name: str, what: str, example: str, single: bool = False) -> list[int]:
+    """`given` as a flag of counts takes them: one or more whole numbers from 1 to 65,536 (numpy's too), with
+    `single` one alone too; else TypeError or ValueError naming `name`, `what` it is and an `example`."""
+    if single and _whole(given):
+        given = [given]
+    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+        raise TypeError(f"{name} is {what}, such as {example}; got {given!r}")
+    counts = list(given)
     if not counts or not all(_whole(count) and 1 <= count <= 65536 for count in counts):
-        raise ValueError(f"workers are one or more whole numbers from 1 to 65,536, such as [1, 2, 4, 8]; "
-                         f"got {counts!r}")
+        raise ValueError(f"{name} are one or more whole numbers from 1 to 65,536, such as {example}; got {counts!r}")
     return [int(count) for count in counts]
+
+
+def _worker_counts(workers) -> list[int]:
+    """`workers` as `dtsim scale --workers` takes them."""
+    return _whole_counts(workers, "workers", "a list of worker counts", "[1, 2, 4, 8]")
 
 
 def _device_counts(gpus) -> list[int]:
-    """`gpus` as `dtsim plan --gpus` takes them: a whole number from 1 to 65,536 (numpy's too), or a list of them;
-    else TypeError or ValueError saying so."""
-    if _whole(gpus):
-        gpus = [gpus]
-    if isinstance(gpus, (str, bytes)) or not isinstance(gpus, Iterable):
-        raise TypeError(f"gpus is a device count, or a list of them, such as 16 or [256, 512]; got {gpus!r}")
-    counts = list(gpus)
-    if not counts or not all(_whole(count) and 1 <= count <= 65536 for count in counts):
-        raise ValueError(f"gpus are one or more whole numbers from 1 to 65,536, such as 16 or [256, 512]; "
-                         f"got {counts!r}")
-    return [int(count) for count in counts]
+    """`gpus` as `dtsim plan --gpus` takes them: a count, or a list of them."""
+    return _whole_counts(gpus, "gpus", "a device count, or a list of them", "16 or [256, 512]", single=True)
 
 
-# The degrees a plan's keywords fix, in _dtsim.plan's order, with the ranges of `dtsim plan`'s flags of the same
-# names: what each is, the least and the most.
+# The counts a plan's keywords fix besides its degrees, with the ranges of `dtsim plan`'s flags of the same names:
+# what each is, the least and the most.
 _PLAN_COUNTS = {"microbatches": ("a micro-batch count", 1, 65536), "zero": ("a ZeRO stage", 0, 3)}
 
 

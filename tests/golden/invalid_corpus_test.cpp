@@ -52,14 +52,23 @@ INSTANTIATE_TEST_SUITE_P(Corpus, InvalidScenario, ::testing::ValuesIn(corpus()),
 
 TEST(InvalidCorpus, HasAtLeastEightyCases) { EXPECT_GE(corpus().size(), 80U); }
 
+/// `command` (such as "validate") over every file of the corpus, and the reports expected, every file's in turn.
+struct CorpusCall {
+  std::string arguments;
+  std::string expected;
+};
+CorpusCall on_the_whole_corpus(const std::string& command) {
+  CorpusCall out{command, ""};
+  for (const auto& file : corpus()) {
+    out.arguments += " " + file;
+    out.expected += expected_report(file);
+  }
+  return out;
+}
+
 TEST(InvalidCorpus, ValidateOnTheWholeCorpusGivesEveryReportAndExitsTwo) {
   ASSERT_EQ(::chdir(DTSIM_SOURCE_DIR), 0);
-  std::string arguments = "validate";
-  std::string expected;
-  for (const auto& file : corpus()) {
-    arguments += " " + file;
-    expected += expected_report(file);
-  }
+  const auto [arguments, expected] = on_the_whole_corpus("validate");
   const CommandResult run = run_dtsim(arguments);
   EXPECT_EQ(run.exit_status, 2);
   EXPECT_EQ(run.out, "");
@@ -80,12 +89,7 @@ std::string as_report(const nlohmann::json& record) {
 
 TEST(ValidateJson, GivesTheWholeCorpusReportAsRecordsAndExitsTwo) {
   ASSERT_EQ(::chdir(DTSIM_SOURCE_DIR), 0);
-  std::string arguments = "validate --json";
-  std::string expected;
-  for (const auto& file : corpus()) {
-    arguments += " " + file;
-    expected += expected_report(file);
-  }
+  const auto [arguments, expected] = on_the_whole_corpus("validate --json");
   const CommandResult run = run_dtsim(arguments);
   EXPECT_EQ(run.exit_status, 2);
   EXPECT_EQ(run.err, "") << "the records are the whole report";

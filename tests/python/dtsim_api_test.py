@@ -453,6 +453,17 @@ class PlanTest(unittest.TestCase):
         for table in ("plan.csv", "plan_candidates.csv"):
             self.assertEqual((plan.folder / table).read_bytes(), (folder / "cli" / table).read_bytes(), table)
 
+    def test_fixes_a_degree_by_its_axis_name(self):
+        # A degree is a keyword named as its axis, read against dtsim's table of axes as --tensor is.
+        folder = fresh("plan-fixed")
+        plan = dtsim.plan(self.SCENARIO, 16, folder / "plan", top=2, jobs=2, tensor=2, **self.FIXED)
+        self.assertTrue((plan.candidates["tensor"] == 2).all(), plan.candidates)
+        self.assertTrue((plan.table["tensor"] == 2).all(), plan.table)
+        subprocess.run([dtsim._dtsim.built_executable, "plan", str(self.SCENARIO), "--gpus", "16", "--top", "2", "-j",
+                        "2", "--tensor", "2", "--zero", "1", "--recomputation", "selective", "--schedule", "1f1b", "-q",
+                        "-o", str(folder / "cli")], check=True)
+        self.assertEqual((plan.folder / "plan.csv").read_bytes(), (folder / "cli" / "plan.csv").read_bytes())
+
     def test_refuses_what_dtsim_plan_refuses(self):
         folder = fresh("plan-refused")
         output = folder / "plan"
