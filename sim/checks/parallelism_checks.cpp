@@ -2,6 +2,7 @@
 
 #include "models/pipeline_plan.hpp"
 #include "sim/core/config_view.hpp"
+#include "sim/runtime/network/network_backend.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 
 #include <fmt/format.h>
