@@ -22,7 +22,7 @@ MemoryFootprint memory_footprint(const MemoryPlan& plan) {
   };
   MemoryFootprint out;
   out.parameters = weight * partitioned(3);
-  out.gradients = weight * partitioned(2);
+  out.gradients = (plan.gradient_bytes > 0.0 ? plan.gradient_bytes : weight) * partitioned(2);
   out.optimizer = state * partitioned(1);
   out.activations = plan.activation_bytes_per_sample * static_cast<double>(plan.samples) *
                     (plan.mixed_precision ? 0.5 : 1.0);

@@ -15,6 +15,9 @@ struct MemoryPlan {
   int data_parallel = 1;                    ///< devices ZeRO partitions over, N
   int zero_stage = 0;                       ///< 1: optimizer state, 2: also gradients, 3: also parameters
   bool mixed_precision = false;             ///< 16-bit weights, gradients and activations, fp32 master weights
+  /// Bytes of a gradient in its buffer; 0: a weight's (2 under mixed precision, 4 in fp32). Megatron-Core
+  /// accumulates a BF16 run's gradients in FP32: 4.
+  double gradient_bytes = 0.0;
   int optimizer_values = 0;                 ///< state per parameter: 0 sgd, 1 momentum, 2 adam
   /// Of `parameters`, a mixture's routed experts held under expert parallelism, whose state ZeRO partitions
   /// over the replicas holding the same experts, `expert_data_parallel` of them (data / expert).

@@ -68,6 +68,9 @@ struct LayerProfile {
   /// An attention layer's scores under context parallelism: per sample, the keys and values of the whole
   /// sequence a device's queries attend to (its context group brings it the others'); 0 for every other layer.
   double context_exchange_elements = 0.0;
+  /// A product the FP8 and FP4 recipes leave in 16 bits: Megatron-Core's language-model head is not a
+  /// Transformer Engine module, and its router computes its scores in 16 bits or more.
+  bool keeps_16_bits = false;
 
   /// Whether its parameters are routed experts' (spread over an expert group, reduced over their own replicas).
   [[nodiscard]] bool routed() const { return exchange != TokenExchange::None; }

@@ -250,6 +250,7 @@ void expert_feed_forward(std::vector<LayerProfile>& out, const std::string& pref
   if (t.router_bias) router.parameters += experts;
   router.forward_flops += 5.0 * s * experts;
   router.backward_flops += 10.0 * s * experts;
+  router.keeps_16_bits = true;
   out.push_back(router);
   if (t.shared_experts > 0) {
     const double width = t.shared_experts * t.expert_width;
@@ -371,6 +372,7 @@ LayerProfile language_model_head(const Transformer& t, bool tied) {
   LayerProfile out =
       whole_layer("lm_head", tied ? 0.0 : t.width * t.vocabulary, head, 2.0 * head, logits * kFloatBytes);
   out.gemm = {t.sequence, t.vocabulary, t.width};
+  out.keeps_16_bits = true;
   // Softmax cross-entropy reads the logits and writes the probabilities; backward reads them and writes
   // the logits' gradient. Eager, log-softmax then the loss: backward writes the loss's gradient over every
   // logit (1), then log-softmax's reads it and the output and writes (3).

@@ -51,7 +51,10 @@ std::string device_section() {
                     "idle and busy (*: no published figure; docs/faults-and-energy.md gives the sources of the others):\n";
   for (const auto& device : scenario::builtin_devices()) {
     const auto& p = device.profile;
-    const std::string half = p.half_flops ? fmt::format("{:>6.4g}", p.half_flops->value() / 1e12) : "     -";
+    const auto tera = [](const std::optional<core::FlopsPerSecond>& peak) {
+      return peak ? fmt::format("{:>7.6g}", peak->value() / 1e12) : std::string("      -");
+    };
+    const std::string half = tera(p.half_flops);
     std::string sustained;
     for (std::size_t op = 0; op < models::kOpClasses; ++op) {
       const auto& measured = p.class_efficiency[op];
@@ -60,10 +63,12 @@ std::string device_section() {
                                         : fmt::format("{:.0f}%*", 100 * p.efficiency));
     }
     const std::string multiprocessors = p.multiprocessors ? fmt::format("{:>3} SMs", *p.multiprocessors) : "  - SMs";
-    out += fmt::format("  {:<8} {:>6.4g} TFLOPS FP32, {} mixed, {:>5.0f} GB/s memory, {}, {:>3.0f} W max; {}\n"
+    out += fmt::format("  {:<8} {:>7.6g} TFLOPS FP32, {} 16-bit, {} FP8, {} FP4, {:>5.0f} GB/s memory, {}, {:>4.0f} W "
+                       "max; {}\n"
                        "           sustained: {}\n"
                        "           power: idle {:.0f} W, communicating {:.0f} W*, busy {:.0f} W\n",
-                       p.name, p.peak_flops.value() / 1e12, half, p.memory_bandwidth->value() / 1e9, multiprocessors,
+                       p.name, p.peak_flops.value() / 1e12, half, tera(p.fp8_flops), tera(p.fp4_flops),
+                       p.memory_bandwidth->value() / 1e9, multiprocessors,
                        p.busy_power->value(), device.description, sustained, p.idle_power->value(),
                        p.communication_draw()->value(), p.busy_power->value());
   }
@@ -73,7 +78,7 @@ std::string device_section() {
 std::string node_section() {
   std::string out = "nodes (cluster.nodes[].type, with topology.kind: hierarchical):\n";
   for (const auto& node : scenario::builtin_nodes()) {
-    out += fmt::format("  {:<9} {:>2} x {:<5} {:<10} {:>4.0f} GB/s per link, {} NICs of {:.0f} Gb/s; {}\n", node.name,
+    out += fmt::format("  {:<15} {:>2} x {:<6} {:<10} {:>4.0f} GB/s per link, {} NICs of {:.0f} Gb/s; {}\n", node.name,
                        node.devices, node.device, scenario::to_string(node.intra), node.intra_link.bandwidth.value() / 1e9,
                        node.nics, node.nic_bandwidth.value() * 8 / 1e9, node.description);
   }

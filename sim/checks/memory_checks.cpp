@@ -81,7 +81,11 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
          .samples = samples,
          .data_parallel = scenario::sharing_replicas(plan, scenario::Weights::Dense),
          .zero_stage = s.training.parallelism.zero,
-         .mixed_precision = device.precision == scenario::ComputePrecision::mixed,
+         .mixed_precision = scenario::reduced(device.precision),
+         // A timing-only run's gradient buffer holds what its gradients are reduced in.
+         .gradient_bytes = s.model.timing_only && scenario::reduced(device.precision)
+                               ? static_cast<double>(s.training.wire.gradients)
+                               : 0.0,
          .optimizer_values = optimizer_values,
          .expert_parameters = experts,
          .expert_data_parallel = scenario::sharing_replicas(plan, scenario::Weights::Experts)});

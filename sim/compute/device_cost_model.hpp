@@ -24,6 +24,10 @@ core::Seconds compute_time(double flops, const scenario::DeviceProfile& device);
 /// that the simulated time is the roofline's. Without a declared memory bandwidth, `flops`.
 double roofline_flops(double flops, double bytes, const scenario::DeviceProfile& device);
 
+/// Bytes of memory traffic per element the quantizing kernels of `device`'s precision move for a product's
+/// input or output gradient (0 for the 16- and 32-bit precisions).
+double quantization_bytes(const scenario::DeviceProfile& device);
+
 /// Seconds of one training step of `batch` samples through `layer` on `device`: its forward and backward
 /// FLOPs at its class's peak x efficiency, or its products' memory traffic (activations written once and
 /// read twice, half of them under mixed precision; weights read twice, their gradient written and read: 16

@@ -40,11 +40,12 @@ std::vector<double> errors_of(std::span<const ValidationRow> rows, std::string_v
   return out;
 }
 
-/// Whether the test rows speak for `device`: a built-in GPU with its catalog figures, under mixed precision as
-/// every test row ran. Declared efficiencies or peaks are the user's own fit, which the rows did not judge.
+/// Whether the test rows speak for `device`: a built-in GPU with its catalog figures, in 16 bits as every
+/// dense test row ran (no FP8 row judges the FP8 recipes yet). Declared efficiencies or peaks are the user's own
+/// fit, which the rows did not judge.
 bool judged_by_test_rows(const scenario::DeviceProfile& device) {
   const std::optional<scenario::DeviceProfile> builtin = scenario::find_builtin_device(device.name);
-  if (!builtin || device.precision != scenario::ComputePrecision::mixed) return false;
+  if (!builtin || !scenario::reduced(device.precision) || scenario::quantized(device.precision)) return false;
   return device.efficiency == builtin->efficiency && device.class_efficiency == builtin->class_efficiency &&
          device.peak_flops == builtin->peak_flops && device.half_flops == builtin->half_flops &&
          device.memory_bandwidth == builtin->memory_bandwidth;

@@ -198,7 +198,8 @@ SplitEstimate SplitEstimator::estimate(const scenario::Scenario& s, bool overlap
       // The tensor group sums its hidden state once per pass over it (three passes under full recomputation).
       exchanged += passes * ring_seconds(w.tensor_values * activation_bytes, plan.tensor, 2.0, 1.0, tensor.latency, tensor.bandwidth);
       exchanged += passes * w.context_values * activation_bytes * (plan.context - 1) / std::max(1, plan.context) / context.bandwidth;
-      exchanged += 2.0 * passes * w.expert_values * activation_bytes * expert_s_per_byte;
+      // Each pass sends the routed tokens to their experts (at the dispatch's precision) and back.
+      exchanged += passes * w.expert_values * (s.training.wire.dispatch + activation_bytes) * expert_s_per_byte;
     }
     if (compute + exchanged > slowest + exchange) {
       slowest = compute;

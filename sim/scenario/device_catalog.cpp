@@ -20,16 +20,26 @@ struct Power {
   double busy;
 };
 
-CatalogDevice device(std::string name, double peak_flops, double half_flops, double memory_bandwidth,
-                     double memory_bytes, int multiprocessors, Power watts, const Measured& measured,
-                     std::string description) {
+/// Dense peaks (FLOP/s) by the precision of the products' inputs: FP32 (vector), FP16/BF16, FP8 and FP4 (tensor
+/// cores); 0 where the device has no such units.
+struct Peaks {
+  double fp32;
+  double half = 0;
+  double fp8 = 0;
+  double fp4 = 0;
+};
+
+CatalogDevice device(std::string name, Peaks peaks, double memory_bandwidth, double memory_bytes,
+                     int multiprocessors, Power watts, const Measured& measured, std::string description) {
   DeviceProfile profile;
   profile.name = std::move(name);
   profile.efficiency = kAssumedEfficiency;
   profile.efficiency_assumed = true;
   profile.class_efficiency = {measured.gemm, measured.attention, measured.convolution, measured.elementwise};
-  profile.peak_flops = core::FlopsPerSecond(peak_flops);
-  if (half_flops > 0) profile.half_flops = core::FlopsPerSecond(half_flops);
+  profile.peak_flops = core::FlopsPerSecond(peaks.fp32);
+  if (peaks.half > 0) profile.half_flops = core::FlopsPerSecond(peaks.half);
+  if (peaks.fp8 > 0) profile.fp8_flops = core::FlopsPerSecond(peaks.fp8);
+  if (peaks.fp4 > 0) profile.fp4_flops = core::FlopsPerSecond(peaks.fp4);
   profile.memory_bandwidth = core::BytesPerSecond(memory_bandwidth);
   if (memory_bytes > 0) profile.memory = core::Bytes(memory_bytes);
   if (multiprocessors > 0) profile.multiprocessors = multiprocessors;
@@ -83,31 +93,34 @@ CatalogDevice device(std::string name, double peak_flops, double half_flops, dou
 //   bytes per element): A100 0.202 TFLOPS, 1,616 GB/s of 2,039 (0.79); V100 0.098 TFLOPS, 784 GB/s of 900
 //   (0.87). H100 and H200: BabelStream's Mul, the same kernel, as Azure/AI-benchmarking-guide publishes it
 //   (cited at each), taken as published: fitted to no validation row.
-const std::vector<CatalogDevice>& builtin_devices() {
-  static const std::vector<CatalogDevice> devices{
+namespace {
+
+/// The CPU and NVIDIA's GPUs up to Hopper's H100 and H200: the devices the dense validation rows ran on.
+std::vector<CatalogDevice> validated_devices() {
+  return {
       // Intel Xeon Platinum 8380 product brief: 40 cores at 2.3 GHz base, two AVX-512 FMA units per core
       // (32 FP32 FLOP per cycle), eight DDR4-3200 channels (8 x 25.6 GB/s), 270 W TDP. No FP16/BF16 units.
       // No published sustained training figure: the default applies.
-      device("cpu", 40 * 2.3e9 * 32, 0, 8 * 25.6e9, 0, 0, {0.19 * 270, 270}, {},
+      device("cpu", {40 * 2.3e9 * 32}, 8 * 25.6e9, 0, 0, {0.19 * 270, 270}, {},
              "one Intel Xeon Platinum 8380 socket: FP32 AVX-512 peak, DDR4-3200 x8, 270 W TDP"),
       // NVIDIA Tesla P100 data sheet (SXM2, 16 GB): 10.6 TFLOPS FP32, 21.2 TFLOPS FP16 (no tensor cores),
       // 732 GB/s HBM2, 300 W. No published sustained training figure: the default applies.
-      device("p100", 10.6e12, 21.2e12, 732e9, 16 * kGiB, 56, {0.19 * 300, 300}, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
+      device("p100", {10.6e12, 21.2e12}, 732e9, 16 * kGiB, 56, {0.19 * 300, 300}, {}, "NVIDIA P100 SXM2 16 GB: FP32 and FP16 peaks, HBM2, 300 W"),
       // NVIDIA Tesla V100 data sheet (SXM2, 32 GB): 15.7 TFLOPS FP32, 125 TFLOPS tensor (FP16), 900 GB/s
       // HBM2, 300 W. No FlashAttention on V100, and no published measurement of its attention: 0.2613 is
       // fitted on the V100 fit rows of scenarios/validation/published.csv (megatron2020-gpt-1b-v100-x1,
       // megatron2020-gpt-4b-v100-x4, bert-large-v100-s128-x1; `dtsim calibrate` on those rows with `--fit
       // v100.attention`), and judged by its V100 test rows, which took no part.
-      device("v100", 15.7e12, 125e12, 900e9, 32 * kGiB, 80, {57, 300},
+      device("v100", {15.7e12, 125e12}, 900e9, 32 * kGiB, 80, {57, 300},
              {.gemm = 0.76, .attention = 0.2613, .convolution = 0.2503, .elementwise = 0.87, .fitted = {false, true, true, false}},
              "NVIDIA V100 SXM2 32 GB: FP32 and FP16 tensor peaks, HBM2, 300 W"),
       // NVIDIA A100 data sheet (80 GB SXM): 19.5 TFLOPS FP32, 312 TFLOPS FP16/BF16 tensor (dense; 624 with
       // sparsity), 2,039 GB/s HBM2e, 400 W.
-      device("a100", 19.5e12, 312e12, 2039e9, 80 * kGiB, 108, {63, 400},
+      device("a100", {19.5e12, 312e12}, 2039e9, 80 * kGiB, 108, {63, 400},
              {.gemm = 0.74, .attention = 0.50, .convolution = 0.2064, .elementwise = 0.79, .fitted = {false, false, true, false}},
              "NVIDIA A100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM2e, 400 W"),
       // NVIDIA H100 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity, so 989.5
-      // dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind: convolution
+      // dense; 3,958 TFLOPS FP8 with sparsity, so 1,979 dense; 3.35 TB/s HBM3, 80 GB, up to 700 W. No published ResNet-50 figure of the same kind: convolution
       // has none. Elementwise: BabelStream's Mul (a = scalar x b, the VectorMul kernel of the A100's figure) on
       // "NVIDIA H100 80GB HBM3" (the SXM part) of an Azure ND H100 v5, 10.5 GB arrays: 2.90 TB/s of 3.35
       // (Azure/AI-benchmarking-guide at 8fd0c6e1bd0f853ef8f0500a3640a7d80a2a92ef, Azure_Results/
@@ -118,21 +131,117 @@ const std::vector<CatalogDevice>& builtin_devices() {
       // 0.6388 before it): these runs go slower than their products alone do (0.79 of one large product
       // timed alone, Chillee's gist; 0.695 at 8192^3 in dtsim's own grid, bench/device/gemm_shapes.py), with
       // which these rows were 9-17% fast; the fit stands for what the model leaves out of them.
-      device("h100", 67e12, 989.5e12, 3.35e12, 80 * kGiB, 132, {75, 700},
+      device("h100", {67e12, 989.5e12, 1979e12}, 3.35e12, 80 * kGiB, 132, {75, 700},
              {.gemm = 0.6196, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35,
               .fitted = {true, false, false, false}},
-             "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3, 700 W"),
+             "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 and FP8 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
-      // dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
+      // dense), 3,958 FP8 with sparsity (1,979 dense), 4.8 TB/s HBM3e, 141 GB, up to 700 W. The same GPU as the H100 with more and faster memory: the
       // H100's compute figures (its gemm fitted on the H100 fit rows megatron-core-gpt-1_7b, -16b, -70b and -177b-h100;
       // no H200 training row exists); elementwise:
       // the same guide's BabelStream Mul on "NVIDIA H200 141GB" of an Azure ND H200 v5
       // (Azure_Results/ND_H200_v5_results.md): 4.00 TB/s of 4.8.
-      device("h200", 67e12, 989.5e12, 4.8e12, 141e9, 132, {75, 700},
+      device("h200", {67e12, 989.5e12, 1979e12}, 4.8e12, 141e9, 132, {75, 700},
              {.gemm = 0.6196, .attention = 0.35, .convolution = std::nullopt, .elementwise = 4.00 / 4.8,
               .fitted = {true, false, false, false}},
-             "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 tensor peaks, HBM3e, 700 W"),
+             "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 and FP8 tensor peaks, HBM3e, 700 W"),
   };
+}
+
+// Devices of 2024-2026 (Hopper's export parts, Blackwell, AMD Instinct). No validation row judges them yet:
+// their peaks are the vendors' dense figures (a sparse figure halved where only it is printed), their
+// sustained fractions taken from a published microbenchmark where one exists, else the documented default,
+// which the run notes. No idle power is published for any of them: each takes the H100's idle share of its
+// maximum (75 / 700 W), an assumption a scenario may replace (cluster.devices.<name>.idle_power).
+constexpr double kAssumedIdleShare = 75.0 / 700.0;
+
+Power assumed_idle(double busy) { return {kAssumedIdleShare * busy, busy}; }
+
+/// Hopper's parts for China: no NVIDIA data sheet exists for either; the figures are third parties'.
+std::vector<CatalogDevice> hopper_export_devices() {
+  return {
+      // H800 SXM: the H100 SXM's GH100 with NVLink cut to 400 GB/s (qiangchuan.com's H800 page: "FP32 67
+      // TFLOPS", "Tensor BF16/FP16 1,979 TFLOPS*" with sparsity, "80GB HBM3 ... 3.35 TB/s", "700W"); FP8 not
+      // listed there, the H100's 1,979 dense (DeepGEMM reaches "up to 1550 TFLOPS on H800" in FP8, 0.78 of it).
+      // 132 SMs (DeepGEMM's and others' measurement logs). The H100's sustained fractions (the same chip).
+      device("h800", {67e12, 989.5e12, 1979e12}, 3.35e12, 80 * kGiB, 132, {75, 700},
+             {.gemm = 0.6196, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35,
+              .fitted = {true, false, false, false}},
+             "NVIDIA H800 SXM 80 GB: the H100's peaks and memory, NVLink cut to 400 GB/s, 700 W"),
+      // H20: Baidu Baike's H20 entry (NVIDIA publishes none): "FP32 44 TFLOPS", "BF16 | FP16 Tensor Core 148",
+      // "INT8 | FP8 Tensor Core* 296", "96GB HBM3", "4.0 TB/s", "400W"; 148 taken as dense, as LLM-Prof's
+      // hardware table does (the entry's asterisk is ambiguous). 78 SMs (measurement logs).
+      device("h20", {44e12, 148e12, 296e12}, 4.0e12, 96 * kGiB, 78, assumed_idle(400), {},
+             "NVIDIA H20 96 GB: FP32, BF16 and FP8 peaks (third-party figures), HBM3, 400 W"),
+  };
+}
+
+/// Blackwell (B200, GB200) and Blackwell Ultra (B300, GB300): FP4 tensor cores, MXFP8 scaled in hardware.
+std::vector<CatalogDevice> blackwell_devices() {
+  return {
+      // B200 (HGX/DGX B200, 8 GPUs): NVIDIA's HGX page, "FP32 600 TFLOPS", "FP16/BF16 Tensor Core* 36
+      // PFLOPS", "FP8/FP6 72 PFLOPS" (*with sparsity), FP4 "144 | 72 PFLOPS" (sparse | dense) for 8 GPUs; DGX
+      // B200: "1,440 GB total HBM3e memory and 64 TB/s"; 148 SMs (device-query logs); "B200 TGP 1000W" (MLPerf
+      // Training v6.0, Nebius's system description).
+      device("b200", {75e12, 2250e12, 4500e12, 9000e12}, 8e12, 180e9, 148, assumed_idle(1000), {},
+             "NVIDIA B200 180 GB: FP32 and dense BF16, FP8 and FP4 tensor peaks, HBM3e, 1,000 W"),
+      // GB200 (a GB200 NVL72's GPU): NVIDIA's GB200 NVL72 page per superchip (1 Grace, 2 GPUs), "FP32 160
+      // TFLOPS", "FP16/BF16 10 PFLOPS", "FP8/FP6 20 PFLOPS" (sparse: "Dense is one-half sparse spec shown"),
+      // "NVFP4 40 / 20 PFLOPS", "372 GB HBM3e / 16 TB/s"; 1,200 W in the GB200 configuration. 152 SMs on one
+      // report only. Gemm: cuBLASLt FP8 at 16384^3 on Azure's ND GB200 v6, 2,906.9 TFLOPS of 5,000 (Azure/
+      // AI-benchmarking-guide at 2a370be6de9586d365feed77e014a73f25198f4d, Azure_Results/ND_GB200_v6_results.md).
+      device("gb200", {80e12, 2500e12, 5000e12, 10000e12}, 8e12, 186e9, 152, assumed_idle(1200),
+             {.gemm = 2906.9 / 5000.0, .attention = std::nullopt, .convolution = std::nullopt, .elementwise = std::nullopt},
+             "NVIDIA GB200 (NVL72) 186 GB: FP32 and dense BF16, FP8 and FP4 tensor peaks, HBM3e, 1,200 W"),
+      // B300 (HGX B300): the Blackwell Ultra data sheet's HGX column, "FP32 75 TFLOPS", "FP16/BF16 4.5
+      // PFLOPS", "FP8/FP6 9 PFLOPS" (sparse), "FP4 18 | 14 PFLOPS" (sparse | dense), "270 GB HBM3E | 7.7
+      // TB/s", "TDP up to 1,100W"; 160 SMs (NVIDIA's Blackwell Ultra blog, the full die).
+      device("b300", {75e12, 2250e12, 4500e12, 14000e12}, 7.7e12, 270e9, 160, assumed_idle(1100), {},
+             "NVIDIA B300 270 GB: FP32 and dense BF16, FP8 and FP4 tensor peaks, HBM3e, 1,100 W"),
+      // GB300 (a GB300 NVL72's GPU): the data sheet's GB300 column, "FP32 80 TFLOPS", "FP16/BF16 5 PFLOPS",
+      // "FP8/FP6 10 PFLOPS" (sparse), "279 GB HBM3E | 8 TB/s", "TDP up to 1,400W"; "15 PetaFLOPS dense NVFP4"
+      // and 160 SMs (NVIDIA's Blackwell Ultra blog).
+      device("gb300", {80e12, 2500e12, 5000e12, 15000e12}, 8e12, 279e9, 160, assumed_idle(1400), {},
+             "NVIDIA GB300 (NVL72) 279 GB: FP32 and dense BF16, FP8 and FP4 tensor peaks, HBM3e, 1,400 W"),
+  };
+}
+
+/// AMD Instinct (CDNA3 MI300X and MI325X, CDNA4 MI355X); their compute units stand where SMs are asked.
+std::vector<CatalogDevice> instinct_devices() {
+  return {
+      // MI300X: ROCm's docs/conceptual/gpu-arch/mi300.md (ROCm/ROCm e396b4898f459db094bfd60b876f419f77eb9f09),
+      // "Vector FP32 ... 163.4", "Matrix BF16 ... 1307.4", "Matrix FP8 ... 2614.9" TFLOPS, "5.3 TB per
+      // second", 192 GB, 304 CUs; 750 W (MLPerf v4.1, "MI300X-NPS1-SPX-192GB-750W"). Gemm: AMD's measured
+      // maximum achievable BF16 rate, 708 TFLOPS (rocm.blogs.amd.com, "measuring max achievable FLOPs", part
+      // 2); elementwise: STREAM Triad 4.09 TB/s on Azure's ND MI300X v5 (AI-benchmarking-guide's results, a
+      // fork's copy: samuel-bohman/AI-benchmarking-guide 3de0c294fd1059a91a2c158712c4a078619d73e8).
+      device("mi300x", {163.4e12, 1307.4e12, 2614.9e12}, 5.3e12, 192e9, 304, assumed_idle(750),
+             {.gemm = 708.0 / 1307.4, .attention = std::nullopt, .convolution = std::nullopt, .elementwise = 4.09 / 5.3},
+             "AMD Instinct MI300X 192 GB: FP32 and dense BF16 and FP8 matrix peaks, HBM3, 750 W"),
+      // MI325X: the MI300X's CDNA3 compute (ROCm's gpu-arch-specs: gfx942, 304 CUs, 256 GB) with HBM3E at 6
+      // TB/s, about 1,000 W (third-party pages; AMD's data sheet not retrieved). Gemm: AMD's maximum achievable
+      // BF16 rate, 843 TFLOPS (the same blog).
+      device("mi325x", {163.4e12, 1307.4e12, 2614.9e12}, 6e12, 256e9, 304, assumed_idle(1000),
+             {.gemm = 843.0 / 1307.4, .attention = std::nullopt, .convolution = std::nullopt, .elementwise = std::nullopt},
+             "AMD Instinct MI325X 256 GB: FP32 and dense BF16 and FP8 matrix peaks, HBM3E, 1,000 W"),
+      // MI355X: OLCF's Lux user guide ("288 GB of high-bandwidth memory (HBM3E) ... a peak of 8 TB/s", "256
+      // compute units"), CDNA4's rates at 2.4 GHz: FP32 157.3, BF16 2,516.6, FP8 5,033.2 and MXFP4 10,066.3
+      // TFLOPS dense (AMD's data sheet GD-176 as quoted in public code); up to 1,400 W.
+      device("mi355x", {157.3e12, 2516.6e12, 5033.2e12, 10066.3e12}, 8e12, 288e9, 256, assumed_idle(1400), {},
+             "AMD Instinct MI355X 288 GB: FP32 and dense BF16, FP8 and FP4 matrix peaks, HBM3E, 1,400 W"),
+  };
+}
+
+}  // namespace
+
+const std::vector<CatalogDevice>& builtin_devices() {
+  static const std::vector<CatalogDevice> devices = [] {
+    std::vector<CatalogDevice> all = validated_devices();
+    for (auto&& more : {hopper_export_devices(), blackwell_devices(), instinct_devices()}) {
+      all.insert(all.end(), more.begin(), more.end());
+    }
+    return all;
+  }();
   return devices;
 }
 
@@ -144,7 +253,10 @@ std::optional<DeviceProfile> find_builtin_device(const std::string& name) {
 }
 
 bool frameworks_fuse_attention(const std::string& name) {
-  return name == "a100" || name == "h100" || name == "h200";
+  // FlashAttention (Ampere and later) and its Composable Kernel port on AMD Instinct.
+  static const std::vector<std::string> fused{"a100", "h100", "h200", "h800", "h20", "b200",
+                                              "gb200", "b300", "gb300", "mi300x", "mi325x", "mi355x"};
+  return std::find(fused.begin(), fused.end(), name) != fused.end();
 }
 
 std::vector<std::string> builtin_device_names() {

@@ -16,6 +16,8 @@ namespace {
 void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) {
   if (auto v = fields.quantity("peak_flops", core::parse_flops)) out.peak_flops = *v;
   if (auto v = fields.quantity("half_flops", core::parse_flops)) out.half_flops = *v;
+  if (auto v = fields.quantity("fp8_flops", core::parse_flops)) out.fp8_flops = *v;
+  if (auto v = fields.quantity("fp4_flops", core::parse_flops)) out.fp4_flops = *v;
   if (with_defaults || fields.written("precision")) {
     out.precision = value_named(compute_precisions(), fields.filled_text("precision"));
   }
@@ -88,6 +90,32 @@ DeviceProfile resolve_device(const View& cluster, const std::string& name, const
   return *out;
 }
 
+/// The peak key a device lacks for `precision`, if any: 16-bit products need half_flops (under the FP8 and
+/// FP4 recipes too, for attention and the products they keep in 16 bits), FP8 ones fp8_flops, FP4 ones
+/// fp4_flops; MXFP8's block scales are applied by the tensor cores of the generation that brought FP4
+/// (Blackwell, CDNA4), so it asks for fp4_flops as the mark of that generation.
+std::optional<std::string_view> missing_peak(const DeviceProfile& device) {
+  const ComputePrecision p = device.precision;
+  if (!reduced(p)) return std::nullopt;
+  if ((p == ComputePrecision::nvfp4 || p == ComputePrecision::mxfp8) && !device.fp4_flops) return "fp4_flops";
+  if (quantized(p) && p != ComputePrecision::nvfp4 && !device.fp8_flops) return "fp8_flops";
+  if (!device.half_flops) return "half_flops";
+  return std::nullopt;
+}
+
+std::string missing_peak_message(const DeviceProfile& device, std::string_view key) {
+  if (device.precision == ComputePrecision::mixed) {
+    return fmt::format("mixed precision needs the device's half_flops, and '{}' has none", device.name);
+  }
+  if (device.precision == ComputePrecision::mxfp8 && key == "fp4_flops") {
+    return fmt::format("precision mxfp8 needs tensor cores that apply block scales, those of the generation with FP4 "
+                       "(fp4_flops: Blackwell, CDNA4), and '{}' has none",
+                       device.name);
+  }
+  return fmt::format("precision {} needs the device's {}, and '{}' has none", to_string(device.precision), key,
+                     device.name);
+}
+
 }  // namespace
 
 DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
@@ -108,10 +136,12 @@ DeviceProfile read_device(const View& cluster, core::DiagnosticSink& sink) {
   // Keys written here refine the named profile (say, a lower efficiency for an a100); a device declared here
   // alone takes the defaults of what it leaves out.
   overlay_device(device, out, !named.has_value());
-  if (out.precision == ComputePrecision::mixed && !out.half_flops) {
-    sink.error(device.where("precision"), "cluster.device.precision",
-               fmt::format("mixed precision needs the device's half_flops, and '{}' has none", out.name),
-               "declare half_flops, or use precision: fp32");
+  if (const auto key = missing_peak(out)) {
+    sink.error(device.where("precision"), "cluster.device.precision", missing_peak_message(out, *key),
+               *key == "half_flops" ? std::string("declare half_flops, or use precision: fp32")
+               : out.precision == ComputePrecision::mxfp8
+                   ? std::string("use precision: fp8_blockwise or fp8_current on this device, or declare fp4_flops")
+                   : fmt::format("declare {}, or use precision: bf16", *key));
   }
   return out;
 }
@@ -216,11 +246,13 @@ std::vector<DeviceProfile> read_worker_devices(const View& cluster, int workers,
     // Precision is how the run computes, not a property of one device: every worker follows cluster.device.
     out[rank].precision = cluster_device.precision;
     // cluster.device's own lack is reported by read_device.
-    if (out[rank].name != cluster_device.name && out[rank].precision == ComputePrecision::mixed && !out[rank].half_flops) {
+    const auto key = missing_peak(out[rank]);
+    if (out[rank].name != cluster_device.name && key) {
       sink.error(cluster.key_where(nodes.empty() ? "worker_devices" : "nodes"), "cluster",
-                 fmt::format("worker {} runs on '{}' under mixed precision, and '{}' has no half_flops", rank,
-                             out[rank].name, out[rank].name),
-                 "declare its half_flops under cluster.devices, or use precision: fp32");
+                 fmt::format("worker {} runs on '{}' under {} precision, and '{}' has no {}", rank, out[rank].name,
+                             to_string(out[rank].precision), out[rank].name, *key),
+                 fmt::format("declare its {} under cluster.devices, or use precision: {}", *key,
+                             *key == "half_flops" ? "fp32" : "bf16"));
       break;
     }
   }

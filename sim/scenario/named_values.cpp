@@ -105,7 +105,19 @@ const std::vector<NamedValue<Architecture>>& architectures() {
 const std::vector<NamedValue<ComputePrecision>>& compute_precisions() {
   static const std::vector<NamedValue<ComputePrecision>> table{
       {ComputePrecision::fp32, "fp32", "single precision: peak_flops"},
-      {ComputePrecision::mixed, "mixed", "half-precision math with FP32 accumulation: half_flops"},
+      {ComputePrecision::mixed, "mixed", "16-bit math with FP32 accumulation: half_flops; gradients sent in 16 bits"},
+      {ComputePrecision::bf16, "bf16",
+       "BF16 products at half_flops; gradients accumulated and reduced in FP32, as Megatron-Core does"},
+      {ComputePrecision::fp16, "fp16", "FP16 products at half_flops; gradients in FP16, as Megatron-LM's fp16 keeps them"},
+      {ComputePrecision::fp8_delayed, "fp8_delayed",
+       "FP8 products at fp8_flops, per-tensor scales from an amax history (Transformer Engine's DelayedScaling)"},
+      {ComputePrecision::fp8_current, "fp8_current",
+       "FP8 products at fp8_flops, per-tensor scales from each tensor's amax, one more pass (Float8CurrentScaling)"},
+      {ComputePrecision::fp8_blockwise, "fp8_blockwise",
+       "FP8 products at fp8_flops, scales per 1x128 and 128x128 block (DeepSeek-V3's; Float8BlockScaling)"},
+      {ComputePrecision::mxfp8, "mxfp8",
+       "FP8 products at fp8_flops, a scale per 32 values applied by the tensor cores (MXFP8BlockScaling)"},
+      {ComputePrecision::nvfp4, "nvfp4", "FP4 products at fp4_flops, an FP8 scale per 16 values (NVFP4BlockScaling)"},
   };
   return table;
 }

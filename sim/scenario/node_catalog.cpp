@@ -10,9 +10,9 @@ namespace {
 constexpr double kNvlinkLatency = 1e-6;
 
 CatalogNode node(std::string name, std::string device, IntraNode intra, double link_bytes_per_s, int nics,
-                 double nic_bits_per_s, std::string description, bool nvls = false) {
+                 double nic_bits_per_s, std::string description, bool nvls = false, int devices = 8) {
   return CatalogNode{std::move(name),
-                     intra == IntraNode::Switch && device == "v100" ? 16 : 8,
+                     intra == IntraNode::Switch && device == "v100" ? 16 : devices,
                      std::move(device),
                      intra,
                      {core::BytesPerSecond(link_bytes_per_s), core::Seconds(kNvlinkLatency)},
@@ -54,6 +54,52 @@ const std::vector<CatalogNode>& builtin_nodes() {
            "NVIDIA DGX H100: 8 H100 GPUs, NVSwitch with NVLink SHARP (370 GB/s achievable per GPU per direction of "
            "450), 8 x 400 Gb/s InfiniBand NDR",
            true),
+      // HGX H800, as DeepSeek-V3 ran on it: DeepEP's README (deepseek-ai/DeepEP at
+      // ebfe47e46fa86a5b41be96c326a92f62ed6721da), "H800 (~160 GB/s NVLink maximum bandwidth)" and "CX7
+      // InfiniBand 400 Gb/s RDMA network card (~50 GB/s maximum bandwidth)", one a GPU; its NVSwitches are the
+      // H100's, which reduce.
+      node("hgx_h800", "h800", IntraNode::Switch, 160e9, 8, 400e9,
+           "NVIDIA HGX H800: 8 H800 GPUs, NVSwitch (160 GB/s achievable per GPU per direction), 8 x 400 Gb/s "
+           "InfiniBand NDR",
+           true),
+      // NVLink 5 (Blackwell): 18 links, 1.8 TB/s both ways per GPU; achievable, NCCL's per-link figure for
+      // compute capability 10.0, SM100_NVLINK_BW 40.1 GB/s (NVIDIA/nccl 5067397c, src/graph/topo.h) x 18 = 722
+      // GB/s (SM90's 20.6 x 18 = 371 is the H100's 370 above). NVLS on Blackwell runs at NCCL's
+      // nvlsEfficiency 0.74 (0.85 on Hopper), which dtsim's NVLS does not tell apart.
+      // DGX B200 (MLPerf Training v6.0, Nebius): "8x ConnectX-7 IB NDR 400Gb/s".
+      node("dgx_b200", "b200", IntraNode::Switch, 722e9, 8, 400e9,
+           "NVIDIA DGX B200: 8 B200 GPUs, NVLink 5 switch (722 GB/s achievable per GPU per direction of 900), "
+           "8 x 400 Gb/s InfiniBand NDR",
+           true),
+      // GB200 NVL72: 72 GPUs in one NVLink domain (18 compute trays of 4, 9 NVLink switch trays), each GPU a
+      // ConnectX-7 of 400 Gb/s (MLPerf v6.1, Crusoe: "for each 4-GPU node: 4x ... ConnectX-7").
+      node("gb200_nvl72", "gb200", IntraNode::Switch, 722e9, 72, 400e9,
+           "NVIDIA GB200 NVL72 rack: 72 GPUs in one NVLink 5 domain (722 GB/s achievable per GPU per direction), "
+           "72 x 400 Gb/s",
+           true, 72),
+      // HGX B300: NVLink 5 as above; "Networking Bandwidth 1.6 TB/s" for 8 GPUs, a ConnectX-8 of 800 Gb/s each.
+      node("hgx_b300", "b300", IntraNode::Switch, 722e9, 8, 800e9,
+           "NVIDIA HGX B300: 8 B300 GPUs, NVLink 5 switch (722 GB/s achievable per GPU per direction), 8 x 800 Gb/s "
+           "ConnectX-8",
+           true),
+      // GB300 NVL72: 72 GPUs in one NVLink 5 domain, a ConnectX-8 of 800 Gb/s a GPU.
+      node("gb300_nvl72", "gb300", IntraNode::Switch, 722e9, 72, 800e9,
+           "NVIDIA GB300 NVL72 rack: 72 GPUs in one NVLink 5 domain (722 GB/s achievable per GPU per direction), "
+           "72 x 800 Gb/s ConnectX-8",
+           true, 72),
+      // AMD Instinct platforms: 8 GPUs fully connected by Infinity Fabric (xGMI), a link between each pair.
+      // MI300X: "xGMI's raw bandwidth is rated up to 64 GB/s for each point-to-point link ... approximately 48
+      // GB/s per link" usable (AMD's ROCm blog, "MI300X RCCL xGMI"; RCCL's GFX94X_XGMI_WIDTH 48.0). No scale-out
+      // adapter layout is published for either platform: one 400 Gb/s NIC a GPU, as the other platforms of
+      // their generation, assumed; declare a node type of your own for yours.
+      node("mi300x_platform", "mi300x", IntraNode::AllToAll, 48e9, 8, 400e9,
+           "AMD Instinct MI300X platform: 8 GPUs fully connected by xGMI (48 GB/s usable per link per direction), "
+           "8 x 400 Gb/s (assumed)"),
+      // MI355X: "connected with Infinity Fabric with a bandwidth of 153.6 GB/s (in each direction
+      // simultaneously)" (OLCF's Lux user guide), line rate.
+      node("mi355x_platform", "mi355x", IntraNode::AllToAll, 153.6e9, 8, 400e9,
+           "AMD Instinct MI355X platform: 8 GPUs fully connected by Infinity Fabric (153.6 GB/s per link per "
+           "direction), 8 x 400 Gb/s (assumed)"),
   };
   return nodes;
 }

@@ -26,12 +26,32 @@ namespace dtsim::scenario {
 
 using core::Located;
 
-/// Which peak a device's compute time uses (`cluster.device.precision`). The real math dtsim runs is float32
-/// either way.
+/// Which peak a device's compute time uses (`cluster.device.precision`), and the numerics around its products.
+/// The real math dtsim runs is float32 whatever the precision: it times the run, it does not round its values.
 enum class ComputePrecision {
-  fp32,   ///< single precision: peak_flops
-  mixed,  ///< half-precision math with FP32 accumulation: half_flops
+  fp32,           ///< single precision: peak_flops
+  mixed,          ///< 16-bit math with FP32 accumulation: half_flops; values kept and sent in 16 bits
+  bf16,           ///< BF16 products (half_flops), gradients accumulated and reduced in FP32 as Megatron-Core does
+  fp16,           ///< FP16 products (half_flops), gradients in FP16 as Megatron-LM's fp16 and apex keep them
+  fp8_delayed,    ///< FP8 products, per-tensor scales from an amax history (Transformer Engine's DelayedScaling)
+  fp8_current,    ///< FP8 products, per-tensor scales from each tensor's own amax (Float8CurrentScaling)
+  fp8_blockwise,  ///< FP8 products, scales per 1x128 and 128x128 block (DeepSeek-V3's; Float8BlockScaling)
+  mxfp8,          ///< FP8 products with a hardware-applied scale per 32 values (MXFP8BlockScaling)
+  nvfp4,          ///< FP4 products with an FP8 scale per 16 values (NVFP4BlockScaling): fp4_flops
 };
+
+/// Every precision whose products take a tensor-core peak (all but fp32).
+[[nodiscard]] inline bool reduced(ComputePrecision p) { return p != ComputePrecision::fp32; }
+/// The precisions whose products are quantized to 8 bits or fewer, with their scaling kernels.
+[[nodiscard]] inline bool quantized(ComputePrecision p) {
+  return p != ComputePrecision::fp32 && p != ComputePrecision::mixed && p != ComputePrecision::bf16 &&
+         p != ComputePrecision::fp16;
+}
+/// Whether a framework keeps the gradients of such a run in FP32 (4 bytes): BF16 and FP8 runs under
+/// Megatron-Core (megatron/training/arguments.py sets accumulate_allreduce_grads_in_fp32 under --bf16).
+[[nodiscard]] inline bool fp32_gradients(ComputePrecision p) {
+  return p == ComputePrecision::bf16 || quantized(p);
+}
 
 /// How fast one device computes: a step of F FLOPs takes F / (peak_flops * efficiency) seconds.
 struct DeviceProfile {
@@ -39,6 +59,9 @@ struct DeviceProfile {
   core::FlopsPerSecond peak_flops;  ///< FP32
   /// Peak with half-precision inputs (FP16/BF16 tensor cores where the device has them), for `mixed`.
   std::optional<core::FlopsPerSecond> half_flops;
+  /// Dense peaks with FP8 and with FP4 inputs (the tensor cores' of Hopper, Blackwell, CDNA3 and later).
+  std::optional<core::FlopsPerSecond> fp8_flops;
+  std::optional<core::FlopsPerSecond> fp4_flops;
   ComputePrecision precision = ComputePrecision::fp32;
   double efficiency = 1.0;  ///< achieved fraction of peak, in (0, 1]: the dense matrix products' unless told
   /// Sustained fractions of the peak by operation class; an absent one is `efficiency`.
@@ -46,14 +69,26 @@ struct DeviceProfile {
   /// Nothing measured nor declared: `efficiency` is the documented default, and the run says so.
   bool efficiency_assumed = false;
 
-  /// The peak of the precision it computes in: half_flops under mixed precision, else peak_flops.
-  [[nodiscard]] core::FlopsPerSecond peak() const {
-    return precision == ComputePrecision::mixed && half_flops ? *half_flops : peak_flops;
+  /// The peak a precision's products compute at, if the device has it.
+  [[nodiscard]] std::optional<core::FlopsPerSecond> peak_in(ComputePrecision p) const {
+    if (p == ComputePrecision::fp32) return peak_flops;
+    if (p == ComputePrecision::nvfp4) return fp4_flops;
+    return quantized(p) ? fp8_flops : half_flops;
   }
-  /// The peak an operation class computes at: the tensor cores' under mixed precision, except the
-  /// elementwise operations, which run on the vector units at the FP32 peak.
+  /// The peak of the precision it computes its products in: half_flops under 16-bit precisions, fp8_flops
+  /// under the FP8 recipes, fp4_flops under nvfp4; else (and where the device lacks it) peak_flops.
+  [[nodiscard]] core::FlopsPerSecond peak() const { return peak_in(precision).value_or(peak_flops); }
+  /// The 16-bit peak, which products a recipe keeps in BF16 run at and model FLOPs utilization is counted
+  /// against under every reduced precision (as NVIDIA's and Megatron-Core's published utilizations are).
+  [[nodiscard]] core::FlopsPerSecond half_peak() const {
+    return reduced(precision) && half_flops ? *half_flops : peak_flops;
+  }
+  /// The peak an operation class computes at: the product peak of its precision for matrix products and
+  /// convolutions; attention's scores and context in 16 bits (Transformer Engine keeps them out of FP8 unless
+  /// told); the elementwise operations on the vector units at the FP32 peak.
   [[nodiscard]] core::FlopsPerSecond peak_of(models::OpClass op) const {
-    return op == models::OpClass::Elementwise ? peak_flops : peak();
+    if (op == models::OpClass::Elementwise) return peak_flops;
+    return op == models::OpClass::Attention ? half_peak() : peak();
   }
   [[nodiscard]] double efficiency_of(models::OpClass op) const {
     return class_efficiency[static_cast<std::size_t>(op)].value_or(efficiency);
@@ -291,6 +326,9 @@ struct WirePrecision {
   int gradients = 4;
   int parameters = 4;
   int activations = 4;
+  /// The tokens sent to their experts, and backward their outputs' gradients (DeepSeek-V3 dispatches both in
+  /// FP8 and combines in BF16); those coming back travel as `activations`.
+  int dispatch = 4;
   core::SourcePosition at;  ///< the section, for errors
   bool declared = false;    ///< some value other than auto was given
 };

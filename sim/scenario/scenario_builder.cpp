@@ -291,18 +291,23 @@ void read_routing(const View& training, TrainingSpec& out) {
   if (routing.has("capacity_factor")) out.routing.capacity_factor = *routing.number("capacity_factor");
 }
 
-/// `training.communication_precision`: `auto` is 2 bytes for timing-only models on mixed-precision devices.
-void read_wire_precision(const View& section, bool sixteen_bit_default, WirePrecision& out) {
+/// `training.communication_precision`: `auto` is what the run's precision keeps each in, for timing-only models
+/// on devices that all compute in a reduced precision (`sixteen_bit_default`): 16 bits, except gradients in 32
+/// under bf16 and the FP8 and FP4 recipes (`fp32_gradients`), as Megatron-Core reduces them; 32 otherwise. The
+/// tokens dispatched to experts travel as the activations do unless declared.
+void read_wire_precision(const View& section, bool sixteen_bit_default, bool fp32_gradients, WirePrecision& out) {
   out.at = section.where();
-  const auto bytes = [&](const std::string& key) {
+  const auto bytes = [&](const std::string& key, int automatic) {
     const std::string value = section.text(key, "auto");
     if (value != "auto") out.declared = true;
-    if (value == "auto") return sixteen_bit_default ? 2 : 4;
-    return value == "fp32" ? 4 : 2;
+    if (value == "auto") return automatic;
+    return value == "fp32" ? 4 : value == "fp8" ? 1 : 2;
   };
-  out.gradients = bytes("gradients");
-  out.parameters = bytes("parameters");
-  out.activations = bytes("activations");
+  const int sixteen = sixteen_bit_default ? 2 : 4;
+  out.gradients = bytes("gradients", sixteen_bit_default && fp32_gradients ? 4 : sixteen);
+  out.parameters = bytes("parameters", sixteen);
+  out.activations = bytes("activations", sixteen);
+  out.dispatch = bytes("dispatch", out.activations);
 }
 
 /// A budget (tokens, samples, or epochs of a declared size) is the whole run's length, projected from the
@@ -597,12 +602,13 @@ Scenario build_scenario(const ConfigNode& document, const Registries& registries
     topologies::check_topology(registries.topologies, s.topology.kind.value, topology, context, sink);
   }
   check_server_count(s, sink);
-  bool every_device_mixed = s.cluster.device.precision == ComputePrecision::mixed;
-  for (int rank = 0; rank < s.cluster.workers; ++rank) every_device_mixed &= s.cluster.device_of(rank).precision == ComputePrecision::mixed;
+  // Every worker computes in cluster.device's precision (read_worker_devices).
+  const ComputePrecision precision = s.cluster.device.precision;
   const View wire = root.at("training").at("communication_precision");
-  read_wire_precision(wire, s.model.timing_only && every_device_mixed, s.training.wire);
+  read_wire_precision(wire, s.model.timing_only && reduced(precision), fp32_gradients(precision), s.training.wire);
   if (!s.model.timing_only && s.training.wire.declared &&
-      (s.training.wire.gradients != 4 || s.training.wire.parameters != 4 || s.training.wire.activations != 4)) {
+      (s.training.wire.gradients != 4 || s.training.wire.parameters != 4 || s.training.wire.activations != 4 ||
+       s.training.wire.dispatch != 4)) {
     sink.error(wire.where(), "training.communication_precision",
                fmt::format("'{}' trains for real, and its values travel as fp32", s.model.kind.value),
                "leave communication_precision out, or use fp32");

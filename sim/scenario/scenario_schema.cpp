@@ -30,9 +30,17 @@ std::vector<SchemaNode> device_fields() {
   return {
       quantity("peak_flops", Unit::Flops, "peak compute rate; needed unless `name` is a known device")
           .exclusive_min().for_example("\"15.7TFLOPS\""),
-      quantity("half_flops", Unit::Flops, "peak rate with FP16/BF16 inputs (tensor cores), used by precision: mixed")
+      quantity("half_flops", Unit::Flops,
+               "dense peak rate with FP16/BF16 inputs (tensor cores), used by precision: mixed, bf16 and fp16, and by "
+               "the products the FP8 and FP4 recipes keep in 16 bits")
           .exclusive_min()
           .for_example("\"125TFLOPS\""),
+      quantity("fp8_flops", Unit::Flops, "dense peak rate with FP8 inputs, used by the FP8 precisions")
+          .exclusive_min()
+          .for_example("\"1979TFLOPS\""),
+      quantity("fp4_flops", Unit::Flops, "dense peak rate with FP4 inputs, used by precision: nvfp4")
+          .exclusive_min()
+          .for_example("\"9PFLOPS\""),
       choice_of("precision", "precision", "which peak compute time uses", choices_of(compute_precisions()))
           .fallback("fp32"),
       number("efficiency", 0.0, 1.0,
@@ -178,10 +186,20 @@ std::vector<SchemaNode> optimizer_keys(const models::OptimizerRegistry& optimize
 }
 
 std::vector<core::Choice> wire_precisions() {
-  return {{"auto", "16 bits where the device computes in mixed precision (timing-only models), else 32"},
+  return {{"auto", "16 bits where the device computes in a reduced precision (timing-only models; gradients 32 under "
+                   "bf16 and the FP8 and FP4 recipes, as Megatron-Core reduces them), else 32"},
           {"fp32", "4 bytes a value"},
           {"bf16", "2 bytes a value"},
           {"fp16", "2 bytes a value"}};
+}
+
+/// Values that may travel in FP8: the tokens dispatched to experts (DeepSeek-V3's and DeepEP's dispatch) and the
+/// parameters gathered under ZeRO (Megatron-Core's fp8_param_gather).
+std::vector<core::Choice> fp8_wire_precisions(std::string automatic) {
+  std::vector<core::Choice> out = wire_precisions();
+  if (!automatic.empty()) out.front() = {"auto", std::move(automatic)};
+  out.push_back({"fp8", "1 byte a value (its scales, a few bytes a block of values, not counted)"});
+  return out;
 }
 
 /// The parallel axes' names, each with what its groups are.
@@ -265,10 +283,15 @@ SchemaNode communication_precision() {
       {
           choice_of("gradients", "precision", "gradients averaged or reduce-scattered", wire_precisions())
               .fallback("auto"),
-          choice_of("parameters", "precision", "parameters gathered (ZeRO)", wire_precisions())
+          choice_of("parameters", "precision", "parameters gathered (ZeRO)", fp8_wire_precisions(""))
               .fallback("auto"),
           choice_of("activations", "precision", "activations and their gradients between pipeline stages",
                     wire_precisions())
+              .fallback("auto"),
+          choice_of("dispatch", "precision",
+                    "tokens sent to their experts, and backward their outputs' gradients (returning ones travel as "
+                    "the activations)",
+                    fp8_wire_precisions("as the activations travel"))
               .fallback("auto"),
       });
 }

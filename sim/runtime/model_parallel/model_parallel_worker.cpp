@@ -201,14 +201,15 @@ class LayerPasses {
   /// Which way an exchange goes: the tokens (or the outputs' gradients) to their experts' devices, or the
   /// experts' outputs (or the tokens' gradients) back to the devices the tokens came from.
   enum class Toward { Experts, Sources };
-  /// Expert parallelism: a micro-batch's routed tokens moved by the expert group's all-to-all at the
-  /// activations' precision. Under uneven routing each device sends each other device the copies routed to
+  /// Expert parallelism: a micro-batch's routed tokens moved by the expert group's all-to-all, toward the
+  /// experts at the dispatch's precision, back at the activations'. Under uneven routing each device sends each other device the copies routed to
   /// its experts (toward the experts), or returns to each the outputs of their tokens its experts kept.
   void exchange(const models::LayerProfile& layer, double factor, Toward toward) {
     if (experts_ == nullptr) return;
     flush(factor);
     const double values = layer.exchange_elements * static_cast<double>(microbatch_);
-    const int bytes = context_.scenario->training.wire.activations;
+    const scenario::WirePrecision& wire = context_.scenario->training.wire;
+    const int bytes = toward == Toward::Experts ? wire.dispatch : wire.activations;
     if (routing_ == nullptr) {
       const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
       context_.setup->collectives.of(comm::Operation::all_to_all).run(*experts_, comm::Block::sized(elements));
