@@ -36,12 +36,21 @@ ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share)
     const bool split = layer.tensor != TensorSplit::Replicated;
     // A routed expert's matrices are split over their own devices, the dense layers' over the tensor group.
     const double matrices = layer.routed() ? share.expert_matrices : t;
-    // Sequence parallelism splits the unsplit layers' tokens, not their weights.
-    const double work = split ? matrices : share.sequence_parallel ? t : 1.0;
+    // On the experts' own grid a routed layer's work is the device's 1/t of the tokens: its matrices' share of
+    // the tokens its expert-tensor group gathers (as many). Elsewhere sequence parallelism splits the unsplit
+    // layers' tokens, not their weights.
+    const bool own_grid = share.expert_grid && layer.routed();
+    const double work = own_grid ? t : split ? matrices : share.sequence_parallel ? t : 1.0;
     if (split) layer.parameters /= matrices;
     if (layer.routed()) {
       layer.parameters /= share.expert;
       layer.gemm.rows *= share.expert;
+    }
+    if (own_grid) {
+      layer.gemm.rows *= matrices / t;
+      layer.exchange_elements /= t;
+      // The routed copies of the expert-tensor group's tokens: what it gathers and reduce-scatters.
+      layer.tensor_sum_elements = layer.exchange_elements * matrices;
     }
     // Each device's product: a column split narrows its output, a row split its reduction, a token split
     // its rows.

@@ -24,13 +24,19 @@ struct DeviceShare {
   /// queries' attention, an even share of the causal work under two chunks a device).
   int context = 1;
   /// The devices each routed expert's weight matrices are split over, by columns or rows as the tensor group
-  /// splits the dense layers' (scenario::device_share_of: the degrees of the axes that split them, the tensor
-  /// degree today).
+  /// splits the dense layers' (scenario::device_share_of: the degrees of the axes that split them: the tensor
+  /// degree, or the expert-tensor degree on the experts' own grid).
   int expert_matrices = 1;
+  /// The routed experts on their own grid (Megatron-Core's, training.parallelism.expert_tensor declared): a routed
+  /// layer runs on the device's own tokens, its 1/tensor share of the micro-batch (the hidden state as sequence
+  /// parallelism splits it), which its expert_matrices devices, each of another replica, gather before their
+  /// products. Without, every device of a tensor group runs the whole micro-batch's routed tokens.
+  bool expert_grid = false;
 };
 
 /// `profile`'s layers as one device computes and holds them. Each layer keeps its tensor_sum_elements
-/// (the whole hidden state a group sums). Throws std::invalid_argument for a degree below 1.
+/// (the whole hidden state a group sums; on the experts' own grid, a routed layer's the routed copies its
+/// expert-tensor group gathers and reduce-scatters). Throws std::invalid_argument for a degree below 1.
 /// Under expert parallelism a device's routed experts are those of uniformly routed tokens; routing
 /// imbalance is the run's (its busiest device's share of the tokens).
 ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share);

@@ -349,8 +349,8 @@ def plan(scenario, gpus, output=None, *, top: int = 20, objective: str = "tokens
     `best`.
 
     output: the plan's folder (default: out/<scenario name>-plan, as `dtsim plan`'s). A degree by its axis' name
-    (tensor=8, pipeline=, context=, expert=: each axis the planner tries, as `dtsim plan --tensor` does),
-    microbatches, zero, recomputation ("none", "selective" or "full"), schedule (such as "1f1b") and
+    (tensor=8, pipeline=, context=, expert_tensor=, expert=: each axis the planner tries, as `dtsim plan --tensor`
+    does), microbatches, zero, recomputation ("none", "selective" or "full"), schedule (such as "1f1b") and
     keep_placement fix those choices, max_memory (a size such as "70GiB") caps a device's memory, as the flags of
     the same names do; None leaves a choice to the search. seed, jobs (simulations at once), force, timeout,
     progress (a line as candidates are screened, then one per split simulated) and confine: as scale's."""

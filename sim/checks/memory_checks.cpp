@@ -12,21 +12,6 @@
 #include <algorithm>
 
 namespace dtsim::checks {
-namespace {
-
-/// Whether the routed experts' weights are partitioned apart from the dense ones (over the replicas holding the same
-/// experts, sharing_replicas): where an axis that splits them and not the dense layers (expert parallelism) is used.
-bool experts_split_apart(const scenario::ParallelismSpec& plan) {
-  return std::any_of(scenario::parallel_axes().begin(), scenario::parallel_axes().end(),
-                     [&](const scenario::AxisEntry& entry) {
-                       const bool splits_experts = scenario::has(entry.splits, scenario::Splits::Experts) ||
-                                                   scenario::has(entry.splits, scenario::Splits::ExpertMatrices);
-                       return splits_experts && !scenario::has(entry.splits, scenario::Splits::DenseMatrices) &&
-                              scenario::declared_degree(plan, entry.axis) > 1;
-                     });
-}
-
-}  // namespace
 
 std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, const models::ModelProfile& profile,
                                                  const Registries& registries) {
@@ -42,7 +27,8 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
   const auto microbatch = static_cast<std::size_t>(std::max(1, s.training.batch_per_worker / plan.microbatches));
   const models::PipelineSchedule schedule = plan.schedule;
   const models::DeviceShare share = scenario::device_share_of(s.training);
-  const bool experts_apart = experts_split_apart(plan);
+  // The routed experts' weights partitioned over the devices holding the same experts (sharing_replicas).
+  const bool held_apart = scenario::experts_apart(plan);
   std::vector<metrics::DeviceMemory> out;
   for (int rank = 0; rank < s.cluster.workers; ++rank) {
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);
@@ -63,7 +49,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
       const models::ModelProfile layers =
           models::device_share(models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]), share);
       parameters += layers.parameters();
-      if (experts_apart) {
+      if (held_apart) {
         for (const models::LayerProfile& layer : layers.layers) experts += layer.routed() ? layer.parameters : 0.0;
       }
       chunk_activations.push_back(layers.peak_activation_bytes());

@@ -318,6 +318,75 @@ void check_context(const scenario::Scenario& s, const models::ModelProfile& prof
   }
 }
 
+/// Expert tensor parallelism (training.parallelism.expert_tensor declared, at any degree) puts a timing-only mixture's
+/// routed experts on a grid of their own: their matrices split over expert-tensor groups carved out of the replicas
+/// beside the expert groups, each tensor rank dispatching its sequence-parallel share of the tokens. `profile`: the
+/// layer table where it is known. False where the model is not a timing-only one (nothing more to check).
+bool check_expert_tensor(const scenario::Scenario& s, const models::ModelProfile* profile, const Registries& registries,
+                         core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.parallelism.expert_tensor";
+  if (!s.model.timing_only) {
+    sink.error(plan.expert_tensor_at, key,
+               fmt::format("expert tensor parallelism splits the routed experts of a timing-only mixture (model.kind: "
+                           "profile:...), and '{}' trains for real",
+                           s.model.kind.value),
+               "use a mixture profile such as profile:mixtral_8x7b, or leave expert_tensor out");
+    return false;
+  }
+  if (plan.data % plan.expert == 0 && plan.data % (plan.expert * plan.expert_tensor) != 0) {
+    sink.error(plan.expert_tensor_at, key,
+               fmt::format("expert x expert_tensor = {} x {} = {} does not divide the {} data-parallel replicas",
+                           plan.expert, plan.expert_tensor, plan.expert * plan.expert_tensor, plan.data),
+               "the expert and expert-tensor groups are carved out of the replicas: use degrees whose product "
+               "divides data");
+  }
+  if (plan.tensor > 1 && !plan.sequence_parallel) {
+    sink.error(plan.expert_tensor_at, key,
+               fmt::format("on the experts' own grid each of the {} tensor ranks dispatches its share of the tokens, "
+                           "which sequence parallelism gives it, and sequence_parallel is false",
+                           plan.tensor),
+               "set training.parallelism.sequence_parallel: true, or leave expert_tensor out");
+  }
+  if (plan.context > 1) {
+    sink.error(plan.expert_tensor_at, key, "context and expert tensor parallelism together are not simulated yet",
+               "use context: 1, or leave expert_tensor out");
+  }
+  if (s.training.overlap_parameter_gather && plan.expert == 1) {
+    sink.error(s.training.overlap_parameter_gather_at, "training.overlap_parameter_gather",
+               "gathers overlapped with the forward pass are not simulated with expert tensor parallelism yet",
+               "leave overlap_parameter_gather out, or leave expert_tensor out");
+  }
+  if (plan.expert_tensor > 1) {
+    check_gather_pair(s, registries, "expert tensor parallelism allgathers and reduce-scatters the routed tokens",
+                      "use ring, or expert_tensor: 1", sink);
+  }
+  if (profile == nullptr) return true;
+  const models::TransformerShape& shape = profile->shape;
+  if (shape.experts == 0) {
+    sink.error(plan.expert_tensor_at, key,
+               fmt::format("expert tensor parallelism splits a mixture's routed experts, and '{}' has none",
+                           s.model.kind.value),
+               "use a mixture (profile:mixtral_8x7b, profile:deepseek_v3, or model.experts on profile:gpt or "
+               "profile:llama), or leave expert_tensor out");
+    return true;
+  }
+  if (shape.feed_forward % plan.expert_tensor != 0) {
+    std::vector<int> fits;
+    for (int et = 2; et <= shape.feed_forward && et <= 64; ++et) {
+      if (shape.feed_forward % et == 0 && plan.data % (plan.expert * et) == 0) fits.push_back(et);
+    }
+    sink.error(plan.expert_tensor_at, key,
+               fmt::format("an expert tensor degree of {} does not divide {}'s expert feed-forward width of {} "
+                           "channels",
+                           plan.expert_tensor, s.model.kind.value, shape.feed_forward),
+               fits.empty() ? std::string("use expert_tensor: 1")
+                            : fmt::format("use a degree that divides the experts' width and data / expert: {}",
+                                          fmt::join(fits, ", ")));
+  }
+  return true;
+}
+
 /// Uneven routing or a capacity: drawn over an expert group's devices, exchanged by uneven direct all-to-alls.
 void check_routing(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   if (s.training.routing.even()) return;
@@ -364,6 +433,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
                           const models::ModelProfile* profile, const Registries& registries, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   check_routing(s, sink);
+  if (plan.expert_tensor_declared && !check_expert_tensor(s, profile, registries, sink)) return;
   if (!plan.is_model_parallel()) {
     check_without_model_parallelism(s, registries, sink);
     return;

@@ -16,6 +16,7 @@
 #include "sim/checks/parallelism_checks.hpp"
 #include "sim/checks/scenario_data.hpp"
 #include "sim/comm/library_collective.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -242,6 +243,10 @@ std::string why_no_overlap(const scenario::Scenario& s, const sync::SyncStrategy
   if (s.failures.enabled && !s.failures_projected()) return "overlap with failures is not simulated yet";
   if (s.training.parallelism.expert > 1) {
     return "under expert parallelism the experts' gradients and the dense ones are reduced over different "
+           "groups after the step; their overlap with the backward pass is not simulated yet";
+  }
+  if (scenario::experts_apart(s.training.parallelism)) {
+    return "under expert tensor parallelism the experts' gradients and the dense ones are reduced over different "
            "groups after the step; their overlap with the backward pass is not simulated yet";
   }
   return {};
@@ -622,7 +627,9 @@ runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Regis
   out.add(comm::Operation::allreduce, collective(s, registries, comm::Operation::allreduce));
   const bool gathers_keys = s.training.parallelism.context > 1 &&
                             s.training.parallelism.context_attention == scenario::ContextAttention::AllGather;
-  if (s.training.parallelism.zero > 0 || s.training.parallelism.sequence_parallel || gathers_keys) {
+  // An expert-tensor group gathers its routed tokens and reduce-scatters their sums.
+  const bool gathers_tokens = s.training.parallelism.expert_tensor > 1;
+  if (s.training.parallelism.zero > 0 || s.training.parallelism.sequence_parallel || gathers_keys || gathers_tokens) {
     out.add(comm::Operation::reduce_scatter, collective(s, registries, comm::Operation::reduce_scatter));
     out.add(comm::Operation::allgather, collective(s, registries, comm::Operation::allgather));
   }

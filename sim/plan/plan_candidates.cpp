@@ -286,6 +286,9 @@ void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenari
   for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
     scenario::set_declared_degree(plan, entry.axis, candidate.degree(entry.axis));
   }
+  // A split the expert-tensor groups divide is declared so (sweep_point_yaml writes its degree); otherwise the
+  // scenario's own declaration stands.
+  if (candidate.degree(scenario::ParallelAxis::ExpertTensor) > 1) plan.expert_tensor_declared = true;
   plan.microbatches = candidate.microbatches;
   plan.zero = candidate.zero;
   plan.schedule = candidate.schedule;

@@ -136,8 +136,11 @@ const std::vector<SplitEstimator::StageWork>& SplitEstimator::stage_work(const s
   const int chunks = plan.pipeline * (plan.pipeline > 1 ? plan.virtual_stages : 1);
   const int microbatch = std::max(1, s.training.batch_per_worker / plan.microbatches);
   const scenario::DeviceProfile& device = s.cluster.device_of(0);
-  const auto key = std::make_tuple(plan.tensor, chunks, plan.context, plan.expert, static_cast<int>(s.training.recomputation),
-                                   microbatch, device.name + "/" + std::string(scenario::to_string(device.precision)));
+  // The experts' own grid (0 where expert_tensor is not declared) changes what each device's routed layers hold.
+  const int expert_grid = plan.expert_tensor_declared ? plan.expert_tensor : 0;
+  const auto key = std::make_tuple(plan.tensor, chunks, plan.context, plan.expert, expert_grid,
+                                   static_cast<int>(s.training.recomputation), microbatch,
+                                   device.name + "/" + std::string(scenario::to_string(device.precision)));
   if (const auto found = work_.find(key); found != work_.end()) return found->second;
   const std::vector<std::size_t> cuts = models::split_into_stages(profile_, chunks);
   const models::DeviceShare share = scenario::device_share_of(s.training);
@@ -154,7 +157,12 @@ const std::vector<SplitEstimator::StageWork>& SplitEstimator::stage_work(const s
       forward += layer.forward_flops;
       total += layer.forward_flops + layer.backward_flops;
       weights += models::weight_gradient_flops(layer);
-      work.tensor_values += layer.tensor_sum_elements * microbatch;
+      // On the experts' own grid a routed layer's values are its expert-tensor group's, not the tensor group's.
+      if (share.expert_grid && layer.routed()) {
+        work.expert_tensor_values += layer.tensor_sum_elements * microbatch;
+      } else {
+        work.tensor_values += layer.tensor_sum_elements * microbatch;
+      }
       work.context_values += layer.context_exchange_elements * microbatch;
       work.expert_values += layer.exchange_elements * microbatch;
       work.parameters += layer.parameters;
@@ -175,6 +183,7 @@ SplitEstimate SplitEstimator::estimate(const scenario::Scenario& s, bool overlap
   const double activation_bytes = s.training.wire.activations;
   const Hop tensor = slowest_hop(scenario::group_along(plan, 0, Axis::Tensor), s);
   const Hop context = slowest_hop(scenario::group_along(plan, 0, Axis::Context), s);
+  const Hop expert_tensor = slowest_hop(scenario::group_along(plan, 0, Axis::ExpertTensor), s);
   const double expert_s_per_byte = all_to_all_seconds_per_byte(s);
   const Hop stages = slowest_hop(scenario::group_along(plan, 0, Axis::Pipeline), s);
   // Per micro-batch, on the slowest device (its chunks' work together).
@@ -200,6 +209,10 @@ SplitEstimate SplitEstimator::estimate(const scenario::Scenario& s, bool overlap
       exchanged += passes * w.context_values * activation_bytes * (plan.context - 1) / std::max(1, plan.context) / context.bandwidth;
       // Each pass sends the routed tokens to their experts (at the dispatch's precision) and back.
       exchanged += passes * w.expert_values * (s.training.wire.dispatch + activation_bytes) * expert_s_per_byte;
+      // Each routed layer's gather or reduce-scatter over its expert-tensor group, once per pass over it (a column
+      // split gathers forward and reduce-scatters backward, a row split the other way round).
+      exchanged += passes * ring_seconds(w.expert_tensor_values * activation_bytes, plan.expert_tensor, 1.0, 1.0,
+                                         expert_tensor.latency, expert_tensor.bandwidth);
     }
     if (compute + exchanged > slowest + exchange) {
       slowest = compute;

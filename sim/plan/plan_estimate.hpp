@@ -1,9 +1,10 @@
 #pragma once
 // The fast estimate `dtsim plan` ranks candidate splits by, in microseconds each where a simulation takes
 // seconds: a stage's compute per micro-batch from the device cost model (each layer's roofline, as a run
-// charges it), the tensor group's sums, the context group's key-value exchanges and the expert group's
-// all-to-alls as ring or pairwise closed forms on the bottleneck of their routes (each flow alone on its
-// route, as `network_model: closed_form` times them), the stage-to-stage messages, the schedule's bubble
+// charges it), the tensor group's sums, the context group's key-value exchanges, the expert group's all-to-alls
+// and the expert-tensor group's gathers and reduce-scatters as ring or pairwise closed forms on the bottleneck of
+// their routes (each flow alone on its route, as `network_model: closed_form` times them), the stage-to-stage
+// messages, the schedule's bubble
 // (models::bubble_closed_form), and the replicas' gradient reduction after the pipeline drains (ZeRO 3 also
 // gathering the parameters twice). A node's devices share every link their groups' routes cross between nodes
 // (the hop moves at the pace of its most shared link); an all-to-all's parts for the sender's own machine and
@@ -56,12 +57,13 @@ class SplitEstimator {
   };
   /// One pass of a stage's share of the model over a micro-batch, and what it exchanges.
   struct StageWork {
-    double seconds = 0.0;          ///< forward and backward compute
-    double forward_share = 0.0;    ///< of which the forward pass
-    double weight_share = 0.0;     ///< of which the weights' gradient (zero bubble's W pass)
-    double tensor_values = 0.0;    ///< values summed over the tensor group (forward and backward)
-    double context_values = 0.0;   ///< keys and values brought by the context group
-    double expert_values = 0.0;    ///< tokens sent to other experts' devices, every all-to-all together
+    double seconds = 0.0;               ///< forward and backward compute
+    double forward_share = 0.0;         ///< of which the forward pass
+    double weight_share = 0.0;          ///< of which the weights' gradient (zero bubble's W pass)
+    double tensor_values = 0.0;         ///< values summed over the tensor group (forward and backward)
+    double expert_tensor_values = 0.0;  ///< routed copies gathered or summed over the expert-tensor group
+    double context_values = 0.0;        ///< keys and values brought by the context group
+    double expert_values = 0.0;         ///< tokens sent to other experts' devices, every all-to-all together
     double parameters = 0.0;
   };
   [[nodiscard]] Hop slowest_hop(const std::vector<int>& group, const scenario::Scenario& s) const;
@@ -73,9 +75,9 @@ class SplitEstimator {
   mutable std::map<std::vector<int>, Hop> hops_;
   /// By the expert groups of rank 0's machine, concatenated.
   mutable std::map<std::vector<int>, double> all_to_alls_;
-  /// By tensor, chunks, context, expert, recomputation, micro-batch size and device: many candidates differ in
-  /// their ZeRO stage and schedule only.
-  mutable std::map<std::tuple<int, int, int, int, int, int, std::string>, std::vector<StageWork>> work_;
+  /// By tensor, chunks, context, expert, expert tensor (0: not declared), recomputation, micro-batch size and
+  /// device: many candidates differ in their ZeRO stage and schedule only.
+  mutable std::map<std::tuple<int, int, int, int, int, int, int, std::string>, std::vector<StageWork>> work_;
 };
 
 }  // namespace dtsim::planner

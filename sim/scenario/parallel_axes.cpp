@@ -31,6 +31,20 @@ std::vector<int> expert_degrees(int data, const models::TransformerShape& shape,
   return out;
 }
 
+/// Expert tensor parallelism is tried where the user asks for it (--expert-tensor): without, a mixture's plans keep
+/// the candidates they had before the axis (the routed experts' matrices split over the tensor group). Its degree
+/// divides what the expert groups leave of the replicas, and each expert's feed-forward width.
+std::vector<int> expert_tensor_degrees(int data, const models::TransformerShape& shape,
+                                      const std::optional<int>& fixed) {
+  if (!fixed) return {1};
+  if (shape.experts <= 0) return *fixed == 1 ? std::vector<int>{1} : std::vector<int>{};
+  std::vector<int> out;
+  for (const int et : degrees_dividing(data, fixed)) {
+    if (shape.feed_forward % et == 0) out.push_back(et);
+  }
+  return out;
+}
+
 std::string all_to_all_of(const ParallelismSpec& plan) { return plan.all_to_all.value; }
 
 std::string context_attention_of(const ParallelismSpec& plan) { return std::string(to_string(plan.context_attention)); }
@@ -58,6 +72,17 @@ const std::vector<AxisEntry>& parallel_axes() {
        .splits = Splits::Sequence, .shares = Weights::Dense, .carved_from = std::nullopt, .always_listed = false,
        .tries = context_degrees, .setting = "context_attention",
        .setting_of = context_attention_of},
+      // Inside the expert groups, as Megatron-Core orders the experts' grid (expert-tensor, expert, expert-data).
+      {.axis = ParallelAxis::ExpertTensor, .name = "expert_tensor", .label = "et",
+       .description = "expert-tensor-parallel groups (replicas splitting each routed expert's matrices)",
+       .groups = "expert-tensor", .refused_as = "expert-tensor groups",
+       .key_description = "expert-tensor-parallel degree: each routed expert's matrices split over this many of the "
+                          "data-parallel replicas, the tensor group then splitting the dense layers alone and each "
+                          "tensor rank dispatching its own share of the tokens; expert x expert_tensor divides data "
+                          "(timing-only mixtures); absent, the tensor group splits the experts too",
+       .most = 1024, .declared = &ParallelismSpec::expert_tensor, .declared_at = &ParallelismSpec::expert_tensor_at,
+       .splits = Splits::ExpertMatrices, .shares = Weights::Dense, .carved_from = ParallelAxis::Data,
+       .always_listed = false, .tries = expert_tensor_degrees, .setting = "", .setting_of = nullptr},
       {.axis = ParallelAxis::Expert, .name = "expert", .label = "e",
        .description = "expert-parallel groups (replicas exchanging tokens)", .groups = "experts",
        .refused_as = "expert groups",
@@ -147,27 +172,49 @@ int placed_degree(const AxisDegrees& declared, ParallelAxis axis) {
 
 int degree_of(const ParallelismSpec& plan, ParallelAxis axis) { return placed_degree(declared_degrees(plan), axis); }
 
+Splits splits_under(const AxisEntry& entry, const ParallelismSpec& plan) {
+  if (!plan.expert_tensor_declared || !has(entry.splits, Splits::DenseMatrices)) return entry.splits;
+  return static_cast<Splits>(static_cast<unsigned>(entry.splits) & ~static_cast<unsigned>(Splits::ExpertMatrices));
+}
+
+Weights shares_under(const AxisEntry& entry, const ParallelismSpec& plan) {
+  if (!plan.expert_tensor_declared || !has(entry.splits, Splits::DenseMatrices)) return entry.shares;
+  return entry.shares | Weights::Experts;
+}
+
 int sharing_replicas(const ParallelismSpec& plan, Weights kind) {
   // An axis carved out of another counts among that one's devices already: it divides them where it does not
   // share the weights that one's groups share.
   int out = 1;
   for (const AxisEntry& entry : parallel_axes()) {
-    if (has(entry.shares, kind) && !entry.carved_from) out *= plan.*(entry.declared);
+    if (has(shares_under(entry, plan), kind) && !entry.carved_from) out *= plan.*(entry.declared);
   }
   for (const AxisEntry& entry : parallel_axes()) {
-    if (entry.carved_from && !has(entry.shares, kind) && has(axis_entry(*entry.carved_from).shares, kind)) {
+    if (entry.carved_from && !has(shares_under(entry, plan), kind) &&
+        has(shares_under(axis_entry(*entry.carved_from), plan), kind)) {
       out /= plan.*(entry.declared);
     }
   }
   return out;
 }
 
-std::vector<ParallelAxis> sharing_axes(Weights kind) {
+std::vector<ParallelAxis> sharing_axes(const ParallelismSpec& plan, Weights kind) {
   std::vector<ParallelAxis> out;
   for (const AxisEntry& entry : parallel_axes()) {
-    if (has(entry.shares, kind)) out.push_back(entry.axis);
+    if (has(shares_under(entry, plan), kind)) out.push_back(entry.axis);
   }
   return out;
+}
+
+bool experts_apart(const ParallelismSpec& plan) {
+  return std::any_of(parallel_axes().begin(), parallel_axes().end(), [&](const AxisEntry& entry) {
+    const Splits splits = splits_under(entry, plan);
+    const Weights shares = shares_under(entry, plan);
+    const bool splits_experts = has(splits, Splits::Experts) || has(splits, Splits::ExpertMatrices);
+    const bool splits_apart = splits_experts && !has(splits, Splits::DenseMatrices);
+    const bool shares_apart = has(shares, Weights::Experts) && !has(shares, Weights::Dense);
+    return (splits_apart || shares_apart) && plan.*(entry.declared) > 1;
+  });
 }
 
 std::vector<int> degrees_dividing(std::int64_t n, const std::optional<int>& fixed) {

@@ -122,12 +122,25 @@ void set_declared_degree(ParallelismSpec& plan, ParallelAxis axis, int value);
 /// placed_degree of `plan`'s degrees.
 [[nodiscard]] int degree_of(const ParallelismSpec& plan, ParallelAxis axis);
 
+/// What `entry`'s groups divide under `plan`: its row's splits, less the routed experts' matrices for an axis of the
+/// dense matrices where expert_tensor is declared (the experts' own grid, Megatron-Core's: the expert-tensor group
+/// alone splits them).
+[[nodiscard]] Splits splits_under(const AxisEntry& entry, const ParallelismSpec& plan);
+/// The weights `entry`'s groups' devices hold alike under `plan`: its row's, and the routed experts' for an axis of
+/// the dense matrices where expert_tensor is declared (its devices then hold the same expert matrices, each running
+/// them on its own share of the tokens).
+[[nodiscard]] Weights shares_under(const AxisEntry& entry, const ParallelismSpec& plan);
+
 /// The devices of a stage holding the same copy of a weight of kind `kind` (one bit), over which ZeRO partitions
 /// it: the declared degrees of the axes that share it, less those carved out of them that do not (dense weights:
-/// data x context; the routed experts': data / expert).
+/// data x context; the routed experts': data / (expert x expert_tensor), times tensor on the experts' own grid).
 [[nodiscard]] int sharing_replicas(const ParallelismSpec& plan, Weights kind);
-/// The axes sharing `kind`, in the table's order (innermost first): those a replica group spans.
-[[nodiscard]] std::vector<ParallelAxis> sharing_axes(Weights kind);
+/// The axes sharing `kind` under `plan`, in the table's order (innermost first): those a replica group spans.
+[[nodiscard]] std::vector<ParallelAxis> sharing_axes(const ParallelismSpec& plan, Weights kind);
+/// Whether the routed experts' weights are held alike by other devices than the dense ones, and so reduced and
+/// partitioned over replicas of their own: where an axis of degree above 1 splits them and not the dense matrices
+/// (expert, expert_tensor), or shares them and not the dense weights (tensor on the experts' own grid).
+[[nodiscard]] bool experts_apart(const ParallelismSpec& plan);
 
 /// The divisors of `n`, ascending (none above 2^30); only `fixed` where it is given, and none where it is not one.
 [[nodiscard]] std::vector<int> degrees_dividing(std::int64_t n, const std::optional<int>& fixed);

@@ -35,7 +35,7 @@ std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis
 
 std::vector<int> replica_group(const ParallelismSpec& plan, int rank) {
   ParallelCoordinates at = coordinates_of(plan, rank);
-  const std::vector<ParallelAxis> axes = sharing_axes(Weights::Dense);
+  const std::vector<ParallelAxis> axes = sharing_axes(plan, Weights::Dense);
   std::vector<int> sizes;
   for (const ParallelAxis axis : axes) sizes.push_back(degree_of(plan, axis));
   const int replicas = sharing_replicas(plan, Weights::Dense);
@@ -53,7 +53,29 @@ std::vector<int> replica_group(const ParallelismSpec& plan, int rank) {
 }
 
 int replica_index(const ParallelismSpec& plan, const ParallelCoordinates& at) {
-  const std::vector<ParallelAxis> axes = sharing_axes(Weights::Dense);
+  const std::vector<ParallelAxis> axes = sharing_axes(plan, Weights::Dense);
+  int out = 0;
+  for (auto axis = axes.rbegin(); axis != axes.rend(); ++axis) out = out * degree_of(plan, *axis) + at[*axis];
+  return out;
+}
+
+std::vector<int> group_across(const ParallelismSpec& plan, int rank, std::span<const ParallelAxis> axes) {
+  ParallelCoordinates at = coordinates_of(plan, rank);
+  int size = 1;
+  for (const ParallelAxis axis : axes) size *= degree_of(plan, axis);
+  std::vector<int> out;
+  for (int member = 0; member < size; ++member) {
+    int rest = member;
+    for (const ParallelAxis axis : axes) {
+      at[axis] = rest % degree_of(plan, axis);
+      rest /= degree_of(plan, axis);
+    }
+    out.push_back(rank_of(plan, at));
+  }
+  return out;
+}
+
+int index_across(const ParallelismSpec& plan, const ParallelCoordinates& at, std::span<const ParallelAxis> axes) {
   int out = 0;
   for (auto axis = axes.rbegin(); axis != axes.rend(); ++axis) out = out * degree_of(plan, *axis) + at[*axis];
   return out;
@@ -78,7 +100,7 @@ models::DeviceShare device_share_of(const TrainingSpec& training) {
   const auto divisor = [&](Splits what) {
     int out = 1;
     for (const AxisEntry& entry : parallel_axes()) {
-      if (has(entry.splits, what)) out *= declared_degree(plan, entry.axis);
+      if (has(splits_under(entry, plan), what)) out *= declared_degree(plan, entry.axis);
     }
     return out;
   };
@@ -87,7 +109,8 @@ models::DeviceShare device_share_of(const TrainingSpec& training) {
           .recomputation = training.recomputation,
           .expert = divisor(Splits::Experts),
           .context = divisor(Splits::Sequence),
-          .expert_matrices = divisor(Splits::ExpertMatrices)};
+          .expert_matrices = divisor(Splits::ExpertMatrices),
+          .expert_grid = plan.expert_tensor_declared};
 }
 
 }  // namespace dtsim::scenario

@@ -33,11 +33,18 @@ int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at);
 /// its pipeline (stages), or its stage's replicas.
 std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis axis);
 
+/// The ranks that differ from `rank` only along `axes` (innermost first), in the mixed radix of those coordinates,
+/// the innermost varying fastest; along one axis, group_along.
+std::vector<int> group_across(const ParallelismSpec& plan, int rank, std::span<const ParallelAxis> axes);
+/// `at`'s index in its group_across `axes`.
+int index_across(const ParallelismSpec& plan, const ParallelCoordinates& at, std::span<const ParallelAxis> axes);
+
 /// The data-parallel group through `rank`: the ranks that differ from it only along the axes whose groups hold
-/// the dense weights alike (sharing_axes: context, expert and data; every replica of its share of the model, over
-/// which the dense parameters' gradients are reduced, a context group's devices among them as Megatron-LM reduces
-/// over data x context), in the order of their replica index, context + context degree x (expert + expert degree x
-/// data coordinate). Without context or expert parallelism, group_along the data axis.
+/// the dense weights alike (sharing_axes: context, expert_tensor, expert and data; every replica of its share of the
+/// model, over which the dense parameters' gradients are reduced, a context group's devices among them as
+/// Megatron-LM reduces over data x context), in the order of their replica index, context + context degree x
+/// (expert_tensor + expert_tensor degree x (expert + expert degree x data coordinate)). Without context, expert or
+/// expert tensor parallelism, group_along the data axis.
 std::vector<int> replica_group(const ParallelismSpec& plan, int rank);
 /// `at`'s index in its replica_group.
 int replica_index(const ParallelismSpec& plan, const ParallelCoordinates& at);
@@ -50,7 +57,7 @@ std::string group_name(std::string_view label, const ParallelCoordinates& at, st
 std::string group_name(std::string_view label, const ParallelCoordinates& at, ParallelAxis axis);
 
 /// How one device of `training`'s tensor groups runs its layers: the degree, sequence parallelism and
-/// recomputation.
+/// recomputation, and the divisors of its routed experts (on their own grid where expert_tensor is declared).
 models::DeviceShare device_share_of(const TrainingSpec& training);
 
 }  // namespace dtsim::scenario

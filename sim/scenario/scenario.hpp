@@ -270,8 +270,8 @@ enum class CommunicationLibrary { None, Nccl };
 /// (parallel_axes.hpp), from which coordinates, groups, the schema, the planner, the memory model, the summary and
 /// the checks are taken. A new axis is a value here (appended: the enum's order is summary.json's), its degree in
 /// ParallelismSpec, and its row there.
-enum class ParallelAxis { Tensor, Pipeline, Data, Expert, Context };
-inline constexpr std::size_t kParallelAxes = 5;
+enum class ParallelAxis { Tensor, Pipeline, Data, Expert, Context, ExpertTensor };
+inline constexpr std::size_t kParallelAxes = 6;
 
 /// How a context group brings every device the keys and values of the whole sequence
 /// (`training.parallelism.context_attention`): around a ring beside the blockwise attention, or all gathered.
@@ -286,6 +286,15 @@ struct ParallelismSpec {
   /// experts' gradients are reduced over the data / expert replicas holding the same experts.
   int expert = 1;
   core::SourcePosition expert_at;
+  /// Expert-tensor-parallel degree: each routed expert's weight matrices split over this many more of the
+  /// data-parallel replicas (Megatron-Core's expert_tensor_parallel_size; data = expert x expert_tensor x the
+  /// replicas holding the same expert share).
+  int expert_tensor = 1;
+  core::SourcePosition expert_tensor_at;
+  /// Whether `expert_tensor` is declared: the routed experts then have a grid of their own (their matrices split
+  /// over the expert-tensor group alone, each tensor rank dispatching its own share of the tokens); absent, they
+  /// are split over the tensor group as a dense block is.
+  bool expert_tensor_declared = false;
   /// Context-parallel degree: every sequence's tokens split over this many devices (two chunks each, for
   /// causal balance), which exchange keys and values for attention; their gradients reduced with the replicas'.
   int context = 1;
@@ -299,8 +308,8 @@ struct ParallelismSpec {
   bool sequence_parallel = false;
   core::SourcePosition sequence_parallel_at;
   /// The degrees over the ranks, innermost first: by default a tensor group is consecutive ranks (one node),
-  /// then the stages of a pipeline, then the replicas. The expert axis, where it is not listed, comes right
-  /// after the tensor axis (an expert group's all-to-alls inside a node where it fits).
+  /// then the stages of a pipeline, then the replicas. The context, expert-tensor and expert axes, where they are
+  /// not listed, come right after the tensor axis (an expert group's all-to-alls inside a node where it fits).
   std::vector<ParallelAxis> placement{ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data};
   core::SourcePosition placement_at;
   int zero = 0;  ///< ZeRO stage: 1 optimizer state, 2 also gradients, 3 also parameters partitioned
@@ -316,8 +325,8 @@ struct ParallelismSpec {
   core::SourcePosition schedule_at;
 
   /// Whether the model or its sequences are split over devices (the degree of an axis other than the replicas'
-  /// above 1: tensor, pipeline, expert, context), rather than held whole by every replica. Read from the axes'
-  /// table (parallel_axes.cpp).
+  /// above 1: tensor, pipeline, expert, context, expert_tensor), rather than held whole by every replica. Read from
+  /// the axes' table (parallel_axes.cpp).
   [[nodiscard]] bool is_model_parallel() const;
 };
 

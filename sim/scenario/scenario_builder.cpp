@@ -212,9 +212,15 @@ bool read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   for (const AxisEntry& entry : parallel_axes()) {
     if (entry.axis == ParallelAxis::Data) continue;
     const std::string key(entry.name);
-    out.*(entry.declared) = static_cast<int>(parallelism.filled_integer(key));
+    // The expert-tensor degree has no default in the schema: absent, it stays absent from the scenario's echo,
+    // which reads back as the same run.
+    out.*(entry.declared) = entry.axis == ParallelAxis::ExpertTensor
+                                ? static_cast<int>(parallelism.integer(key).value_or(1))
+                                : static_cast<int>(parallelism.filled_integer(key));
     out.*(entry.declared_at) = parallelism.where(key);
   }
+  // Declared, even at 1, the routed experts have their own grid; absent, the tensor group splits them too.
+  out.expert_tensor_declared = parallelism.has(std::string(axis_entry(ParallelAxis::ExpertTensor).name));
   out.sequence_parallel = parallelism.filled_flag("sequence_parallel");
   out.sequence_parallel_at = parallelism.where("sequence_parallel");
   out.microbatches = static_cast<int>(parallelism.filled_integer("microbatches"));

@@ -214,7 +214,9 @@ std::vector<core::Choice> axis_choices() {
 SchemaNode degree_key(ParallelAxis axis) {
   const AxisEntry& entry = axis_entry(axis);
   SchemaNode node = integer(std::string(entry.name), 1, entry.most, std::string(entry.key_description));
-  if (axis == ParallelAxis::Data) return node;
+  // The data degree defaults to what the others leave; the expert-tensor degree, declared, puts the routed experts
+  // on a grid of their own, so that its absence is not its default.
+  if (axis == ParallelAxis::Data || axis == ParallelAxis::ExpertTensor) return node;
   return std::move(node).fallback("1");
 }
 

@@ -75,8 +75,8 @@ Agreement agreement(const fs::path& plan_csv, std::size_t named) {
   std::vector<double> estimated;
   std::vector<double> simulated;
   for (const auto& row : rows) {
-    estimated.push_back(std::stod(row[14]));  // estimate_s
-    simulated.push_back(std::stod(row[15]));  // iteration_s
+    estimated.push_back(std::stod(row[15]));  // estimate_s
+    simulated.push_back(std::stod(row[16]));  // iteration_s
   }
   Agreement out{rows.size(), spearman(estimated, simulated), ""};
   const std::vector<double> by_estimate = ranks_of(estimated);
@@ -115,7 +115,7 @@ TEST(PlanCommand, TheBestOfTheEstimatesBestThreeIsTheBestOfEveryCandidateSimulat
   const auto candidates = plan_rows(folder / "all" / "plan_candidates.csv");
   ASSERT_EQ(candidates.size(), 182U);
   const std::size_t twins = static_cast<std::size_t>(std::count_if(candidates.begin(), candidates.end(), [](const auto& row) {
-    return !row[16].empty();  // same_estimate_as
+    return !row[17].empty();  // same_estimate_as
   }));
   EXPECT_EQ(every.size(), candidates.size() - twins) << "every candidate simulated but the twins";
   EXPECT_GT(every.size(), 100U);
@@ -127,7 +127,7 @@ TEST(PlanCommand, TheBestOfTheEstimatesBestThreeIsTheBestOfEveryCandidateSimulat
   ASSERT_GE(best.size(), 3U);
   ASSERT_LE(best.size(), 5U);
   EXPECT_EQ(best[0][2], every[0][2]) << "the split chosen";
-  EXPECT_EQ(best[0][15], every[0][15]) << "its simulated iteration";
+  EXPECT_EQ(best[0][16], every[0][16]) << "its simulated iteration";
   // Every candidate is listed with its verdict and estimate, the simulated ones marked.
   const std::string listed = read_file(folder / "three" / "plan_candidates.csv");
   EXPECT_EQ(std::count(listed.begin(), listed.end(), '\n'), 183);
@@ -212,10 +212,10 @@ TEST(PlanCommand, TheCostPerTokenOfABudgetWithFailuresIsItsProjections) {
   const auto rows = plan_rows(folder / "plan" / "plan.csv");
   ASSERT_GE(rows.size(), 2U);
   for (const auto& row : rows) {
-    const nlohmann::json summary = nlohmann::json::parse(read_file(folder / "plan" / row[21] / "summary.json"));
+    const nlohmann::json summary = nlohmann::json::parse(read_file(folder / "plan" / row[22] / "summary.json"));
     const nlohmann::json& projection = summary.at("result").at("projection");
     const double own = projection.at("cost").get<double>() / projection.at("tokens").get<double>() * 1e6;
-    EXPECT_NEAR(std::stod(row[20]), own, 1e-5 * own) << row[2];
+    EXPECT_NEAR(std::stod(row[21]), own, 1e-5 * own) << row[2];
   }
 }
 
@@ -228,7 +228,7 @@ TEST(PlanCommand, KeepingThePlacementTriesEachSplitOnce) {
   ASSERT_EQ(kept.exit_status, 0) << kept.err;
   const auto candidates = plan_rows(folder / "plan" / "plan_candidates.csv");
   EXPECT_EQ(candidates.size(), 70U);
-  for (const auto& row : candidates) EXPECT_EQ(row[12], "t-p-d") << row[1];
+  for (const auto& row : candidates) EXPECT_EQ(row[13], "t-p-d") << row[1];
 }
 
 TEST(PlanCommand, RefusesWhatItCannotPlanBeforeWritingAnything) {
@@ -381,12 +381,12 @@ TEST(PlanCommand, ListsTheSplitsWhoseDataDegreeDoesNotDivideTheBatch) {
   EXPECT_EQ(candidates.size(), 110U);
   std::vector<std::string> undivided;
   for (const auto& row : candidates) {
-    if (row[18] == "training.batch") undivided.push_back(row[1]);
+    if (row[19] == "training.batch") undivided.push_back(row[1]);
   }
   EXPECT_EQ(undivided, (std::vector<std::string>{"t1 p1 d24", "t1 p2 d12", "t1 p4 d6", "t1 p8 d3", "t2 p1 d12",
                                                  "t2 p2 d6", "t2 p4 d3", "t4 p1 d6", "t4 p2 d3", "t8 p1 d3"}));
   const std::string listed = read_file(folder / "plan" / "plan_candidates.csv");
-  EXPECT_NE(listed.find("\n24,t1 p1 d24,1,1,1,,24,,,,,,,,,,,,training.batch,the data-parallel degree 24 does not "
+  EXPECT_NE(listed.find("\n24,t1 p1 d24,1,1,1,,,24,,,,,,,,,,,,training.batch,the data-parallel degree 24 does not "
                         "divide the batch of 32 samples\n"),
             std::string::npos)
       << listed;

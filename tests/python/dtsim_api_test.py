@@ -478,7 +478,7 @@ class PlanTest(unittest.TestCase):
                                  ({"max_memory": "0GiB"}, "--max-memory: must be above zero"),
                                  ({"gpus": [16, 12]}, "--gpus: 12 devices do not fill whole nodes of 8"),
                                  ({"tensr": 2}, "dtsim plan: error: tensr: the planner tries no degree named 'tensr'\n"
-                                                "  hint: fix one of tensor, pipeline, context, expert")]:
+                                                "  hint: fix one of tensor, pipeline, context, expert_tensor, expert")]:
             call = {"gpus": 16, "output": output, **arguments}
             with self.subTest(arguments=arguments), self.assertRaisesRegex(dtsim.ScenarioError, re.escape(words)):
                 dtsim.plan(self.SCENARIO, **call)

@@ -1,6 +1,7 @@
 #include "sim/runtime/data_parallel/mirrored_ranks.hpp"
 
 #include "sim/runtime/network/network_backend.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <algorithm>
@@ -18,9 +19,10 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
                      setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
   if (!alike) return Mirroring::none;
   if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
-  // Expert groups exchange tokens across the replicas, and context groups reduce their gradients with them: no
-  // replica stands for another.
-  if (plan.expert > 1 || plan.context > 1) return Mirroring::none;
+  // Expert groups exchange tokens across the replicas (expert-tensor groups gather them), the devices holding the
+  // same experts reduce their gradients apart from them, and context groups reduce theirs with them: no replica
+  // stands for another.
+  if (scenario::experts_apart(plan) || plan.context > 1) return Mirroring::none;
   // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike.
   return plan.data > 1 ? Mirroring::replicas : Mirroring::none;
 }

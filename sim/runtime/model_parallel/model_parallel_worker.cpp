@@ -12,6 +12,7 @@
 #include "sim/runtime/model_parallel/worker_group.hpp"
 #include "sim/runtime/network/s4u_transport.hpp"
 #include "sim/runtime/observe/compute_spans.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <fmt/format.h>
@@ -38,11 +39,13 @@ constexpr int kCollectiveMultiprocessors = 16;
 constexpr int kRingExchangeMultiprocessors = 1;
 
 /// The groups a device's passes communicate with: its tensor group, its expert group (null without expert
-/// parallelism) and its context group's attention (null without context parallelism).
+/// parallelism), its context group's attention (null without context parallelism) and its expert-tensor group
+/// (null without expert tensor parallelism).
 struct PassPeers {
   S4uTransport& tensor;
   S4uTransport* experts = nullptr;
   ContextAttention* attention = nullptr;
+  S4uTransport* expert_tensor = nullptr;
 };
 
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
@@ -57,7 +60,9 @@ class LayerPasses {
   LayerPasses(const TrainingContext& context, const models::ModelProfile& layers, const Meter& meter, PassPeers peers,
               std::size_t microbatch, const Meter* overlap, const scenario::DeviceProfile& device)
       : context_(context), layers_(layers), meter_(meter), tensor_(peers.tensor), experts_(peers.experts),
-        attention_(peers.attention), microbatch_(microbatch), overlap_(overlap), device_(device) {}
+        attention_(peers.attention), expert_tensor_(peers.expert_tensor),
+        expert_grid_(context.scenario->training.parallelism.expert_tensor_declared), microbatch_(microbatch),
+        overlap_(overlap), device_(device) {}
 
   /// The micro-batch the next passes are of: under uneven routing, its draws (`route`: the expert group's
   /// draws of the step, by micro-batch and block) set the experts' work and the pieces exchanged.
@@ -79,7 +84,9 @@ class LayerPasses {
       const double flops = layer.forward_flops * work_of(layer);
       if (attend(i, flops, factor, true)) continue;
       if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Experts);
-      if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
+      if (on_expert_grid(layer)) {
+        expert_grid_pass(layer, flops, factor, true);
+      } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
         overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
       } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
         overlapped(context_.setup->collectives.reduce_scatter(), layer, pipelined(flops), factor);
@@ -117,6 +124,8 @@ class LayerPasses {
         if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Experts);
         if (attend(i, flops, factor, false)) {
           // The context group's attention, with its keys and values.
+        } else if (on_expert_grid(layer)) {
+          expert_grid_pass(layer, flops, factor, false);
         } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Row) {
           overlapped(context_.setup->collectives.allgather(), layer, ring_exchange(flops), factor);
         } else if (overlap_ != nullptr && layer.tensor == models::TensorSplit::Column) {
@@ -164,7 +173,8 @@ class LayerPasses {
   }
   [[nodiscard]] bool split() const { return tensor_.size() > 1; }
   [[nodiscard]] bool full_recomputation() const {
-    return (split() || experts_ != nullptr) && scenario::device_share_of(context_.scenario->training).recomputation == models::Recomputation::Full;
+    return (split() || experts_ != nullptr || expert_tensor_ != nullptr) &&
+           scenario::device_share_of(context_.scenario->training).recomputation == models::Recomputation::Full;
   }
   /// Full recomputation runs a block's forward pass again before its backward pass (Megatron-LM's activation
   /// checkpointing), and with it the forward pass's sums over the tensor group and its token exchanges; its FLOPs are already in the
@@ -175,17 +185,42 @@ class LayerPasses {
     for (std::size_t i = first; i <= last; ++i) {
       const models::LayerProfile& layer = layers_.layers[i];
       if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Experts);
-      if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
-      if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      if (on_expert_grid(layer)) {
+        expert_grid_pass(layer, 0.0, factor, true);
+      } else {
+        if (sequence_parallel() && layer.tensor == models::TensorSplit::Column) gather(layer, factor);
+        if (split() && layer.tensor == models::TensorSplit::Row) reduce(layer, factor);
+      }
       if (layer.exchange == models::TokenExchange::Combine) exchange(layer, factor, Toward::Sources);
     }
   }
   [[nodiscard]] bool sequence_parallel() const { return split() && context_.scenario->training.parallelism.sequence_parallel; }
-  [[nodiscard]] comm::Block message(const models::LayerProfile& layer) const {
+  /// `layer`'s values a group of `ranks` sums or gathers, at the activations' wire precision.
+  [[nodiscard]] comm::Block message(const models::LayerProfile& layer, int ranks) const {
     const std::size_t elements =
         wire_elements(layer.tensor_sum_elements * static_cast<double>(microbatch_),
-                      context_.scenario->training.wire.activations, static_cast<std::size_t>(tensor_.size()));
+                      context_.scenario->training.wire.activations, static_cast<std::size_t>(ranks));
     return comm::Block::sized(elements);
+  }
+  [[nodiscard]] comm::Block message(const models::LayerProfile& layer) const { return message(layer, tensor_.size()); }
+  /// Whether `layer` is a routed expert's on the experts' own grid (expert_tensor declared): the tensor group
+  /// leaves it to the expert-tensor group.
+  [[nodiscard]] bool on_expert_grid(const models::LayerProfile& layer) const { return expert_grid_ && layer.routed(); }
+  /// A routed expert layer's pass on the experts' own grid (`flops` its own). Its expert-tensor group's devices
+  /// are other replicas with other tokens: forward, each gathers the group's tokens before a column split and
+  /// reduce-scatters the sums after a row split, so that it keeps its own tokens' outputs; backward the other way
+  /// round (Megatron-Core's expert-tensor gathers and reduce-scatters). Nothing to sum without the group.
+  void expert_grid_pass(const models::LayerProfile& layer, double flops, double factor, bool forward) {
+    const bool gathers_first = (layer.tensor == models::TensorSplit::Column) == forward;
+    if (expert_tensor_ != nullptr && gathers_first) {
+      flush(factor);
+      context_.setup->collectives.allgather().run(*expert_tensor_, message(layer, expert_tensor_->size()));
+    }
+    pending_ += flops;
+    if (expert_tensor_ != nullptr && !gathers_first) {
+      flush(factor);
+      context_.setup->collectives.reduce_scatter().run(*expert_tensor_, message(layer, expert_tensor_->size()));
+    }
   }
   void flush(double factor) {
     if (pending_ > 0.0) charge_compute(meter_, pending_ * factor);
@@ -306,6 +341,8 @@ class LayerPasses {
   S4uTransport& tensor_;
   S4uTransport* experts_;
   ContextAttention* attention_;
+  S4uTransport* expert_tensor_;
+  bool expert_grid_;  ///< the routed experts on their own grid (training.parallelism.expert_tensor declared)
   std::size_t microbatch_;
   const RoutingLoads* routing_ = nullptr;  ///< null: even routing
   std::int64_t iteration_ = 0;
@@ -360,7 +397,9 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
     // Each layer's FLOPs become those its host executes for a micro-batch: its own roofline.
     chunk.timed = compute::host_flops(chunk.layers, static_cast<double>(microbatch), device);
     chunk.passes = std::make_unique<LayerPasses>(
-        context, chunk.timed, meter, PassPeers{*groups.tensor, groups.experts ? &**groups.experts : nullptr, attention},
+        context, chunk.timed, meter,
+        PassPeers{*groups.tensor, groups.experts ? &**groups.experts : nullptr, attention,
+                  groups.expert_tensor ? &**groups.expert_tensor : nullptr},
         microbatch, overlap_tensor, device);
   }
   return chunks;
@@ -474,27 +513,27 @@ class PipelineStep {
   std::vector<bool> gathered_;  ///< by chunk: whose first forward pass of the step has run
 };
 
-/// The parameters a device's chunks hold, and of them the routed experts' under expert parallelism (reduced
-/// over their own replicas).
+/// The parameters a device's chunks hold, and of them the routed experts' where they are held apart from the
+/// dense layers (reduced over their own replicas).
 struct Held {
   double parameters = 0.0;
   double experts = 0.0;
 };
 
-Held held_parameters(const std::vector<Chunk>& chunks, bool expert_parallel) {
+Held held_parameters(const std::vector<Chunk>& chunks, bool held_apart) {
   Held out;
   for (const Chunk& chunk : chunks) {
     out.parameters += chunk.layers.parameters();
     for (const models::LayerProfile& layer : chunk.layers.layers) {
-      if (expert_parallel && layer.routed()) out.experts += layer.parameters;
+      if (held_apart && layer.routed()) out.experts += layer.parameters;
     }
   }
   return out;
 }
 
 /// The axes along which a device's dense parameters are replicated.
-constexpr std::array kReplicaAxes{scenario::ParallelAxis::Context, scenario::ParallelAxis::Expert,
-                                   scenario::ParallelAxis::Data};
+constexpr std::array kReplicaAxes{scenario::ParallelAxis::Context, scenario::ParallelAxis::ExpertTensor,
+                                   scenario::ParallelAxis::Expert, scenario::ParallelAxis::Data};
 
 /// Parameters of a device reduced over the same replicas: the dense layers' over every replica, a mixture's
 /// routed experts' over the replicas holding the same experts.
@@ -561,9 +600,10 @@ void ModelParallelWorker::operator()() {
   if (groups.sequence) attention.emplace(context_, **groups.sequence, meter, context_lane);
   std::vector<Chunk> chunks = device_chunks(context_, rank_, meter, groups, overlap_tensor ? &*overlap_tensor : nullptr,
                                             attention ? &*attention : nullptr);
-  const Held held = held_parameters(chunks, groups.experts.has_value());
+  const Held held = held_parameters(chunks, groups.expert_replicas.has_value());
   const ReplicaShare dense = replica_share(s.training.wire, held.parameters - held.experts, replicas);
-  const ReplicaShare experts = replica_share(s.training.wire, held.experts, plan.data / plan.expert);
+  const ReplicaShare experts =
+      replica_share(s.training.wire, held.experts, scenario::sharing_replicas(plan, scenario::Weights::Experts));
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const models::PipelineSchedule schedule = plan.schedule;
   const std::vector<models::PipelinePass> passes =

@@ -38,7 +38,7 @@ WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, 
 WorkerGroup dense_replicas(const TrainingContext& context, int rank, const Meter& meter) {
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
   const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
-  const std::vector<ParallelAxis> axes = scenario::sharing_axes(scenario::Weights::Dense);
+  const std::vector<ParallelAxis> axes = scenario::sharing_axes(plan, scenario::Weights::Dense);
   return {context, scenario::group_name(scenario::axis_entry(ParallelAxis::Data).groups, at, axes),
           scenario::replica_group(plan, rank), scenario::replica_index(plan, at), meter};
 }
@@ -57,8 +57,16 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
     // An expert group's all-to-alls are timed alone (not with its sibling groups'): every-to-every steps of
     // one group are what the analytical network times from the links' loads (kFluidEveryToEveryRanks).
     experts.emplace(along(context, rank, meter.carrying(Traffic::Expert), ParallelAxis::Expert));
-    expert_replicas.emplace(context, scenario::group_name("expert-replicas", at, ParallelAxis::Data),
-                            scenario::group_along(plan, rank, ParallelAxis::Data), at[ParallelAxis::Data],
+  }
+  if (plan.expert_tensor > 1) {
+    // Its gathers and reduce-scatters are the tensor group's kind of traffic: a kind of its own would add columns
+    // to the recorder's and the trace's files.
+    expert_tensor.emplace(along(context, rank, meter.carrying(Traffic::Tensor), ParallelAxis::ExpertTensor));
+  }
+  if (scenario::experts_apart(plan)) {
+    const std::vector<ParallelAxis> holding = scenario::sharing_axes(plan, scenario::Weights::Experts);
+    expert_replicas.emplace(context, scenario::group_name("expert-replicas", at, holding),
+                            scenario::group_across(plan, rank, holding), scenario::index_across(plan, at, holding),
                             meter.carrying(Traffic::Data));
     (*expert_replicas)->set_meeting(expert_replicas_meeting(plan, at, "expert-replicas"));
   }
@@ -81,8 +89,14 @@ AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const 
 
 AnalyticalMeeting expert_replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
                                           const std::string& channels) {
+  // The stage's groups numbered by tensor rank (where a tensor group's devices do not hold the same experts), expert
+  // rank and expert-tensor rank, outermost first; each group's members consecutive.
+  int group = at[ParallelAxis::Expert] * plan.expert_tensor + at[ParallelAxis::ExpertTensor];
+  const bool tensor_holds = scenario::has(
+      scenario::shares_under(scenario::axis_entry(ParallelAxis::Tensor), plan), scenario::Weights::Experts);
+  if (!tensor_holds) group += at[ParallelAxis::Tensor] * plan.expert * plan.expert_tensor;
   return {fmt::format("{}/{}", channels, at[ParallelAxis::Pipeline]), plan.data * plan.tensor,
-          (at[ParallelAxis::Tensor] * plan.expert + at[ParallelAxis::Expert]) * (plan.data / plan.expert)};
+          group * scenario::sharing_replicas(plan, scenario::Weights::Experts)};
 }
 
 void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements) {

@@ -34,8 +34,9 @@ AnalyticalMeeting replicas_meeting(const scenario::ParallelismSpec& plan, const 
                               const std::string& channels);
 
 /// A model-parallel device's groups (by training.parallelism.placement): its replica's pipeline stages, the
-/// replicas of its share, and its tensor group; under expert parallelism, its expert group and the replicas
-/// holding the same experts.
+/// replicas of its share, and its tensor group; under expert parallelism, its expert group; under expert tensor
+/// parallelism, its expert-tensor group; and where the routed experts are held apart from the dense layers
+/// (scenario::experts_apart), the devices holding the same experts.
 struct ParallelGroups {
   ParallelGroups(const TrainingContext& context, int rank, const Meter& meter);
 
@@ -44,10 +45,14 @@ struct ParallelGroups {
   WorkerGroup tensor;    ///< its tensor group, at its tensor rank
   std::optional<WorkerGroup> sequence;         ///< its context group, splitting its sequences, at its context rank
   std::optional<WorkerGroup> experts;          ///< the replicas exchanging tokens, at its expert rank
-  std::optional<WorkerGroup> expert_replicas;  ///< the replicas holding the same experts
+  /// The replicas splitting each routed expert's matrices (their traffic the tensor group's), at its rank there.
+  std::optional<WorkerGroup> expert_tensor;
+  /// The devices holding the same experts: the replicas of its expert share, and its tensor group's devices too
+  /// on the experts' own grid.
+  std::optional<WorkerGroup> expert_replicas;
 };
 
-/// Where the analytical network times a stage's groups of replicas holding the same experts together (channels
+/// Where the analytical network times a stage's groups of devices holding the same experts together (channels
 /// "<channels>/<stage>"): every such group of a stage reaches its collectives at the same moments.
 AnalyticalMeeting expert_replicas_meeting(const scenario::ParallelismSpec& plan, const scenario::ParallelCoordinates& at,
                                           const std::string& channels);

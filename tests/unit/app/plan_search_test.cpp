@@ -282,14 +282,8 @@ training:
   EXPECT_NEAR(estimate.gradients_s, 2.0 * 7.0 * (latency + bytes / 8.0 / bandwidth), 1e-9 * estimate.gradients_s);
 }
 
-/// An expert group of eight over two DGX H100 nodes (t2 e8: every other device of both nodes): a device sends
-/// each peer an eighth of its tokens at once, three eighths to its own node's members over its NVLink port and
-/// four eighths off the node, over links that the node's other members' flows (both expert groups') cross too.
-/// The parts move side by side; the old estimate sent all seven eighths over the group's slowest hop, twice the
-/// simulated all-to-all of a small mixture planned on these nodes.
-TEST(PlanEstimate, AnAllToAllSendsItsOwnNodesPartAndTheRestSideBySide) {
-  const checks::Registries registries = checks::make_builtin_registries();
-  const std::string mixture = R"(name: mixture
+/// A small mixture (4 blocks, 8 experts 3,584 wide, 2 a token) on two DGX H100 nodes.
+constexpr const char* kMixture = R"(name: mixture
 cluster:
   workers: 16
   device: {name: h100, precision: mixed}
@@ -302,6 +296,15 @@ training:
   optimizer: {kind: adam, learning_rate: 0.0001}
   stop: {iterations: 1}
 )";
+
+/// An expert group of eight over two DGX H100 nodes (t2 e8: every other device of both nodes): a device sends
+/// each peer an eighth of its tokens at once, three eighths to its own node's members over its NVLink port and
+/// four eighths off the node, over links that the node's other members' flows (both expert groups') cross too.
+/// The parts move side by side; the old estimate sent all seven eighths over the group's slowest hop, twice the
+/// simulated all-to-all of a small mixture planned on these nodes.
+TEST(PlanEstimate, AnAllToAllSendsItsOwnNodesPartAndTheRestSideBySide) {
+  const checks::Registries registries = checks::make_builtin_registries();
+  const std::string mixture = kMixture;
   const scenario::Scenario s =
       with_point(mixture, "{training.parallelism.tensor: 2, training.parallelism.expert: 8, "
                           "training.parallelism.data: 8, training.parallelism.sequence_parallel: true}");
@@ -345,6 +348,31 @@ training:
   }
   EXPECT_NEAR(planner::SplitEstimator(profile, graph).all_to_all_seconds_per_byte(inside), 7.0 / 8.0 / port,
               1e-12 / port);
+}
+
+/// On the experts' own grid (expert_tensor declared) each tensor rank of t2 dispatches its own half of the routed
+/// tokens: the values a device sends through the all-to-alls are halved, and the routed layers' sums leave the tensor
+/// group (expert_tensor 1 sums nothing), so that the estimate's exchanges shrink.
+TEST(PlanEstimate, TheExpertsOwnGridHalvesEachDevicesAllToAllsUnderTensorTwo) {
+  const checks::Registries registries = checks::make_builtin_registries();
+  const std::string split = "{training.parallelism.tensor: 2, training.parallelism.expert: 4, "
+                            "training.parallelism.data: 8, training.parallelism.sequence_parallel: true";
+  const scenario::Scenario tensor = with_point(kMixture, split + "}");
+  const scenario::Scenario grid = with_point(kMixture, split + ", training.parallelism.expert_tensor: 1}");
+  ASSERT_FALSE(tensor.training.parallelism.expert_tensor_declared);
+  ASSERT_TRUE(grid.training.parallelism.expert_tensor_declared);
+  const models::ModelProfile profile = profile_of(tensor, registries);
+  const auto sent = [&](const scenario::Scenario& s) {
+    double out = 0.0;
+    const models::ModelProfile device = models::device_share(profile, scenario::device_share_of(s.training));
+    for (const models::LayerProfile& layer : device.layers) out += layer.exchange_elements;
+    return out;
+  };
+  ASSERT_GT(sent(tensor), 0.0);
+  EXPECT_DOUBLE_EQ(sent(grid), sent(tensor) / 2);
+  const topology::TopologyGraph graph = scenario::build_topology(tensor, registries.topologies);
+  const planner::SplitEstimator estimator(profile, graph);
+  EXPECT_LT(estimator.estimate(grid).exchange_s, estimator.estimate(tensor).exchange_s);
 }
 
 /// On a full mesh every route is alike, so the estimate cannot tell t2 d4's two orders apart: both are kept to
@@ -630,7 +658,7 @@ TEST(PlanSpaceArguments, NamesBecomeTheirValuesAndAnUnknownOneIsRefusedAtItsFlag
   given.degrees["data"] = 2;  // what the other degrees leave: never fixed
   EXPECT_EQ(refusal([&] { return plan_space(given, "dtsim plan"); }),
             "dtsim plan: error: data: the planner tries no degree named 'data'\n"
-            "  hint: fix one of tensor, pipeline, context, expert");
+            "  hint: fix one of tensor, pipeline, context, expert_tensor, expert");
 }
 
 TEST(PlanSpaceArguments, TheMemoryCapIsASizeAboveZero) {

@@ -66,6 +66,50 @@ TEST(DeviceShare, ContextGroupsSplitTheTokensAndExpertGroupsTheExperts) {
   EXPECT_NEAR(experts.training_flops(), mixtral.training_flops(), 1e-9 * mixtral.training_flops());
 }
 
+// On the experts' own grid (training.parallelism.expert_tensor declared, Megatron-Core's) a routed expert's
+// matrices are split over its expert-tensor group alone, and each tensor rank dispatches its own 1/t of the routed
+// tokens, its sequence-parallel share. Under tensor 2 and expert 4 with expert_tensor 1: whole experts, 1/4 of them,
+// over half the values a device sends through the all-to-all; the same FLOPs as when the tensor group splits the
+// experts (half the tokens through whole matrices, against every token through half of them).
+TEST(DeviceShare, OnTheExpertsOwnGridEachTensorRankDispatchesItsShareOfTheTokens) {
+  const ModelProfile mixtral = find_profile("mixtral_8x7b");
+  const ModelProfile tensor =
+      device_share(mixtral, {.tensor = 2, .sequence_parallel = true, .expert = 4, .expert_matrices = 2});
+  const ModelProfile grid = device_share(
+      mixtral, {.tensor = 2, .sequence_parallel = true, .expert = 4, .expert_matrices = 1, .expert_grid = true});
+  const ModelProfile split = device_share(
+      mixtral, {.tensor = 2, .sequence_parallel = true, .expert = 4, .expert_matrices = 2, .expert_grid = true});
+  int routed = 0;
+  for (std::size_t j = 0; j < mixtral.layers.size(); ++j) {
+    const LayerProfile& whole = mixtral.layers[j];
+    if (!whole.routed()) {
+      EXPECT_DOUBLE_EQ(grid.layers[j].parameters, tensor.layers[j].parameters) << whole.name;
+      EXPECT_DOUBLE_EQ(grid.layers[j].forward_flops, tensor.layers[j].forward_flops) << whole.name;
+      continue;
+    }
+    ++routed;
+    EXPECT_DOUBLE_EQ(tensor.layers[j].parameters, whole.parameters / 4 / 2) << whole.name;
+    EXPECT_DOUBLE_EQ(tensor.layers[j].exchange_elements, whole.exchange_elements) << whole.name;
+    EXPECT_DOUBLE_EQ(grid.layers[j].parameters, whole.parameters / 4) << whole.name;
+    EXPECT_DOUBLE_EQ(grid.layers[j].exchange_elements, whole.exchange_elements / 2) << whole.name;
+    EXPECT_DOUBLE_EQ(grid.layers[j].gemm.rows, whole.gemm.rows * 4 / 2) << whole.name;
+    EXPECT_DOUBLE_EQ(grid.layers[j].gemm.columns, whole.gemm.columns) << whole.name;
+    EXPECT_DOUBLE_EQ(grid.layers[j].gemm.depth, whole.gemm.depth) << whole.name;
+    EXPECT_DOUBLE_EQ(grid.layers[j].forward_flops, tensor.layers[j].forward_flops) << whole.name;
+    EXPECT_DOUBLE_EQ(grid.layers[j].activation_bytes, tensor.layers[j].activation_bytes) << whole.name;
+    // An expert-tensor group of one gathers only its own copies.
+    EXPECT_DOUBLE_EQ(grid.layers[j].tensor_sum_elements, grid.layers[j].exchange_elements) << whole.name;
+    // An expert-tensor group of 2 splits the matrices and gathers the copies of both its devices' tokens.
+    EXPECT_DOUBLE_EQ(split.layers[j].parameters, whole.parameters / 4 / 2) << whole.name;
+    EXPECT_DOUBLE_EQ(split.layers[j].gemm.rows, whole.gemm.rows * 4) << whole.name;
+    EXPECT_DOUBLE_EQ(split.layers[j].exchange_elements, whole.exchange_elements / 2) << whole.name;
+    EXPECT_DOUBLE_EQ(split.layers[j].tensor_sum_elements, whole.exchange_elements) << whole.name;
+    EXPECT_DOUBLE_EQ(split.layers[j].forward_flops, tensor.layers[j].forward_flops) << whole.name;
+  }
+  EXPECT_GT(routed, 0);
+  EXPECT_NEAR(grid.training_flops(), tensor.training_flops(), 1e-9 * tensor.training_flops());
+}
+
 // Full recomputation keeps each block's input (s x h values) and reruns each block's forward pass; selective
 // drops only the attention scores and probabilities (2 x heads x s^2 per layer) and reruns their forward.
 // Each device's products: a column split narrows their outputs, a row split their reduction; the tokens

@@ -86,18 +86,22 @@ TEST(ParallelLayout, AGroupAlongAnAxisVariesThatCoordinateAlone) {
   } while (std::next_permutation(order.begin(), order.end()));
 }
 
-// A group's name is its label, then the other coordinates, outermost axis first: every group of a run has its
-// own channels, and the names are the ones runs have always used.
+// A group's name is its label, then the other coordinates, outermost axis first (the table's rows reversed: data,
+// pipeline, expert, expert_tensor, context, tensor): every group of a run has its own channels.
 TEST(ParallelLayout, GroupNamesListTheOtherCoordinatesOutermostFirst) {
   ParallelCoordinates at = coordinates(1, 2, 3);
   at[ParallelAxis::Expert] = 4;
   at[ParallelAxis::Context] = 5;
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Pipeline).groups, at, ParallelAxis::Pipeline), "pipeline/3/4/5/1");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Data).groups, at, ParallelAxis::Data), "replicas/2/4/5/1");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Tensor).groups, at, ParallelAxis::Tensor), "tensor/3/2/4/5");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Expert).groups, at, ParallelAxis::Expert), "experts/3/2/5/1");
-  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Context).groups, at, ParallelAxis::Context), "context/3/2/4/1");
-  const std::array replicas{ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Data};
+  at[ParallelAxis::ExpertTensor] = 6;
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Pipeline).groups, at, ParallelAxis::Pipeline), "pipeline/3/4/6/5/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Data).groups, at, ParallelAxis::Data), "replicas/2/4/6/5/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Tensor).groups, at, ParallelAxis::Tensor), "tensor/3/2/4/6/5");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Expert).groups, at, ParallelAxis::Expert), "experts/3/2/6/5/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::Context).groups, at, ParallelAxis::Context), "context/3/2/4/6/1");
+  EXPECT_EQ(group_name(axis_entry(ParallelAxis::ExpertTensor).groups, at, ParallelAxis::ExpertTensor),
+            "expert-tensor/3/2/4/5/1");
+  const std::array replicas{ParallelAxis::Context, ParallelAxis::ExpertTensor, ParallelAxis::Expert,
+                            ParallelAxis::Data};
   EXPECT_EQ(group_name("gradients", at, replicas), "gradients/2/1");
 }
 
@@ -167,14 +171,17 @@ TEST(ParallelAxes, EachAxisIsFoundByItsNameAndReadsItsDegree) {
 }
 
 // The planner's order (labels, plan.csv's columns, flags) and the enum's (summary.json's optional keys) come from
-// the table: tensor, pipeline, context, expert, data; and tensor, pipeline, data, expert, context.
+// the table: tensor, pipeline, context, expert_tensor, expert, data; and tensor, pipeline, data, expert, context,
+// expert_tensor.
 TEST(ParallelAxes, ListTheirDegreesInThePlannersOrderAndTheEnumsOrder) {
   using A = ParallelAxis;
-  EXPECT_EQ(listing_order(), (std::vector<A>{A::Tensor, A::Pipeline, A::Context, A::Expert, A::Data}));
-  EXPECT_EQ(declaration_order(), (std::vector<A>{A::Tensor, A::Pipeline, A::Data, A::Expert, A::Context}));
+  EXPECT_EQ(listing_order(),
+            (std::vector<A>{A::Tensor, A::Pipeline, A::Context, A::ExpertTensor, A::Expert, A::Data}));
+  EXPECT_EQ(declaration_order(),
+            (std::vector<A>{A::Tensor, A::Pipeline, A::Data, A::Expert, A::Context, A::ExpertTensor}));
   std::string labels;
-  for (const A axis : listing_order()) labels += axis_entry(axis).label;
-  EXPECT_EQ(labels, "tpced");
+  for (const A axis : listing_order()) labels += std::string(axis_entry(axis).label) + " ";
+  EXPECT_EQ(labels, "t p c et e d ");
 }
 
 // A degree is read and written through its row, and the model-parallel question asks every axis but the replicas'.
@@ -200,12 +207,72 @@ TEST(ParallelAxes, SharingReplicasAreDataTimesContextAndDataOverExpert) {
   plan.expert = 4;
   EXPECT_EQ(sharing_replicas(plan, Weights::Dense), 8 * 3);
   EXPECT_EQ(sharing_replicas(plan, Weights::Experts), 8 / 4);
-  EXPECT_EQ(sharing_axes(Weights::Dense), (std::vector<ParallelAxis>{ParallelAxis::Context, ParallelAxis::Expert,
-                                                                       ParallelAxis::Data}));
+  EXPECT_EQ(sharing_axes(plan, Weights::Dense),
+            (std::vector<ParallelAxis>{ParallelAxis::Context, ParallelAxis::ExpertTensor, ParallelAxis::Expert,
+                                       ParallelAxis::Data}));
   // A placement that leaves the optional axes out gets them right after tensor, context first.
   place_optional_axes(plan);
   using A = ParallelAxis;
   EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::Context, A::Expert, A::Pipeline, A::Data}));
+}
+
+// Expert tensor parallelism carves its groups out of the replicas inside the expert groups (Megatron-Core's
+// experts' grid: expert-tensor, expert, expert-data): data 8 with expert 2 and expert_tensor 2 is 2 replicas of
+// each expert share along the data axis. On the experts' own grid a tensor group's devices hold the same experts
+// (each for its own tokens): the devices holding them are those 2 replicas times the tensor group's 2.
+TEST(ParallelLayout, ExpertTensorGroupsAreCarvedOutOfTheReplicasInsideTheExpertGroups) {
+  using A = ParallelAxis;
+  ParallelismSpec plan = grid(8, 2, 1, {A::Tensor, A::Pipeline, A::Data});
+  plan.expert = 2;
+  plan.expert_tensor = 2;
+  plan.expert_tensor_declared = true;
+  place_optional_axes(plan);
+  EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::ExpertTensor, A::Expert, A::Pipeline, A::Data}));
+  EXPECT_EQ(degree_of(plan, A::Data), 2);
+  // Rank t + 2 (et + 2 (e + 2 d)).
+  EXPECT_EQ(group_along(plan, 0, A::ExpertTensor), (std::vector<int>{0, 2}));
+  EXPECT_EQ(group_along(plan, 0, A::Expert), (std::vector<int>{0, 4}));
+  EXPECT_EQ(replica_group(plan, 0), (std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14}));
+  EXPECT_EQ(sharing_replicas(plan, Weights::Dense), 8);
+  EXPECT_EQ(sharing_axes(plan, Weights::Experts), (std::vector<A>{A::Tensor, A::Data}));
+  EXPECT_EQ(sharing_replicas(plan, Weights::Experts), 2 * 8 / (2 * 2));
+  const std::vector<A> holding = sharing_axes(plan, Weights::Experts);
+  EXPECT_EQ(group_across(plan, 9, holding), (std::vector<int>{0, 1, 8, 9}));
+  EXPECT_EQ(index_across(plan, coordinates_of(plan, 9), holding), 3);
+  EXPECT_TRUE(experts_apart(plan));
+  // Undeclared, the tensor group splits the experts' matrices: their replicas are the data axis's alone.
+  plan.expert_tensor = 1;
+  plan.expert_tensor_declared = false;
+  EXPECT_EQ(sharing_axes(plan, Weights::Experts), (std::vector<A>{A::Data}));
+  EXPECT_EQ(sharing_replicas(plan, Weights::Experts), 8 / 2);
+  EXPECT_TRUE(experts_apart(plan));
+  plan.expert = 1;
+  EXPECT_FALSE(experts_apart(plan));
+  // Declared at 1 under tensor 2, the experts are whole on each device and held alike by its tensor group.
+  plan.expert_tensor_declared = true;
+  EXPECT_TRUE(experts_apart(plan));
+}
+
+// What a device's routed experts are divided by: the tensor degree where expert_tensor is not declared (as before
+// the axis), the expert-tensor degree alone where it is; the dense layers by the tensor degree either way.
+TEST(ParallelLayout, TheExpertTensorDegreeAloneSplitsTheExpertsWhereDeclared) {
+  TrainingSpec training;
+  training.parallelism = grid(8, 2, 1, {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data});
+  training.parallelism.expert = 4;
+  training.parallelism.sequence_parallel = true;
+  const models::DeviceShare undeclared = device_share_of(training);
+  EXPECT_EQ(undeclared.tensor, 2);
+  EXPECT_EQ(undeclared.expert, 4);
+  EXPECT_EQ(undeclared.expert_matrices, 2);
+  EXPECT_FALSE(undeclared.expert_grid);
+  training.parallelism.expert_tensor_declared = true;
+  const models::DeviceShare whole = device_share_of(training);
+  EXPECT_EQ(whole.tensor, 2);
+  EXPECT_EQ(whole.expert_matrices, 1);
+  EXPECT_TRUE(whole.expert_grid);
+  training.parallelism.expert_tensor = 2;
+  EXPECT_EQ(device_share_of(training).expert_matrices, 2);
+  EXPECT_EQ(device_share_of(training).tensor, 2);
 }
 
 }  // namespace
