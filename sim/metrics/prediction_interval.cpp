@@ -46,6 +46,8 @@ std::vector<double> errors_of(std::span<const ValidationRow> rows, std::string_v
 bool judged_by_test_rows(const scenario::DeviceProfile& device) {
   const std::optional<scenario::DeviceProfile> builtin = scenario::find_builtin_device(device.name);
   if (!builtin || !scenario::reduced(device.precision) || scenario::quantized(device.precision)) return false;
+  // A GPU of a generation no test row ran on (Blackwell, AMD Instinct, the H20 at the default efficiency).
+  if (device_generation(device.name) == device.name) return false;
   return device.efficiency == builtin->efficiency && device.class_efficiency == builtin->class_efficiency &&
          device.peak_flops == builtin->peak_flops && device.half_flops == builtin->half_flops &&
          device.memory_bandwidth == builtin->memory_bandwidth;
@@ -67,7 +69,7 @@ std::string_view model_family(std::string_view model_kind) {
 std::string_view device_generation(std::string_view device) {
   if (device == "v100") return "volta";
   if (device == "a100") return "ampere";
-  if (device == "h100" || device == "h200") return "hopper";
+  if (device == "h100" || device == "h200" || device == "h800") return "hopper";
   return device;
 }
 
