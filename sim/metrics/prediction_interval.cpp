@@ -120,9 +120,9 @@ std::string missing_interval_reason(const scenario::Scenario& scenario, const Ru
                          device.name, generation);
     }
     if (!judged_by_test_rows(device)) {
-      return fmt::format("the test rows ran built-in GPUs at their catalog figures under mixed precision, and worker "
-                         "{}'s '{}' is not one",
-                         rank, device.name);
+      return fmt::format("the test rows ran built-in Volta, Ampere and Hopper GPUs at their catalog figures in 16 bits, "
+                         "and worker {}'s '{}' in {} is not one",
+                         rank, device.name, scenario::to_string(device.precision));
     }
     judged = &device;
   }
