@@ -799,8 +799,12 @@ std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(scenario::Communic
                                       [](const scenario::NodeGroup& group) { return group.nvls; });
   if (every_node) {
     for (const scenario::NodeGroup& group : s.cluster.nodes) {
-      const comm::SwitchReduction links{group.intra_link.bandwidth.value(), group.intra_link.latency.value()};
-      if (!nvls || links.bandwidth < nvls->bandwidth) nvls = links;
+      // Blackwell's switches reach a smaller share of their links (NCCL's nvlsEfficiency by compute capability);
+      // the catalog's Blackwell GPUs are those with FP4 tensor cores.
+      const double efficiency =
+          group.device.fp4_flops ? comm::kBlackwellNvlsEfficiency : comm::kHopperNvlsEfficiency;
+      const comm::SwitchReduction links{group.intra_link.bandwidth.value(), group.intra_link.latency.value(), efficiency};
+      if (!nvls || links.bandwidth * links.efficiency < nvls->bandwidth * nvls->efficiency) nvls = links;
     }
   }
   return std::make_unique<comm::LibraryCollective>(std::move(algorithm), std::move(on_choice), nvls);

@@ -22,10 +22,9 @@ constexpr Table kRing[] = {
     {8.4, 3.4, 14.0},   // Simple
 };
 
-// NVLS in NCCL's model (src/graph/tuning.cc at 5067397c): 25 us of NVLink latency, no base latency, and
-// nvlsEfficiency 0.85 for Hopper.
+// NVLS in NCCL's model (src/graph/tuning.cc at 5067397c): 25 us of NVLink latency, no base latency, and the
+// generation's nvlsEfficiency (library_collective.hpp).
 constexpr double kNvlsLatency = 25e-6;
-constexpr double kNvlsEfficiency = 0.85;
 
 std::size_t index_of(Protocol protocol) { return static_cast<std::size_t>(protocol); }
 
@@ -139,7 +138,7 @@ std::string_view to_string(Protocol protocol) {
 }
 
 ProtocolCosts protocol_costs(Protocol protocol, const CallShape& call) {
-  if (protocol == Protocol::NVLS) return ProtocolCosts{kNvlsLatency, 0.0, 0.0, kNvlsEfficiency};
+  if (protocol == Protocol::NVLS) return ProtocolCosts{kNvlsLatency, 0.0, 0.0, kHopperNvlsEfficiency};
   const Table& row = kRing[index_of(protocol)];
   ProtocolCosts out{row.launch * kMicro, row.nvlink_step * kMicro, row.network_step * kMicro, 1.0};
   const bool several_nodes = call.nodes > 1;
@@ -178,9 +177,9 @@ double library_time(Protocol protocol, const CallShape& call, NetworkTime networ
   return latency + stretched(network, costs.bandwidth_share);
 }
 
-double nvls_time(NetworkTime network) {
+double nvls_time(NetworkTime network, double efficiency) {
   const ProtocolCosts costs = protocol_costs(Protocol::NVLS, CallShape{});
-  return costs.launch + stretched(network, costs.bandwidth_share);
+  return costs.launch + stretched(network, efficiency);
 }
 
 double nvls_message_bytes(const CallShape& call) { return nvls_link_bytes(call) / (call.ranks - 1.0); }
@@ -217,7 +216,7 @@ bool LibraryCollective::runs_nvls(const CallShape& call, bool has_values) const 
                                  inner_->predicted_time(call.ranks, core::Bytes(0.0), link).value()};
   const double ring = library_time(chosen_protocol(call, ring_network), call, ring_network);
   const NetworkTime nvls_network{link.alpha.value() + nvls_link_bytes(call) / nvls_->bandwidth, link.alpha.value()};
-  return nvls_time(nvls_network) < ring;
+  return nvls_time(nvls_network, nvls_->efficiency) < ring;
 }
 
 void LibraryCollective::run(Transport& transport, Block data) const {
@@ -232,7 +231,7 @@ void LibraryCollective::run(Transport& transport, Block data) const {
     transport.run_steps(std::span<const Step>(&step, 1));
     const NetworkTime network{transport.now() - start, transport.latency_to(others.front())};
     if (on_choice_ && transport.rank() == 0) on_choice_(Protocol::NVLS);
-    transport.spend(nvls_time(network) - network.total);
+    transport.spend(nvls_time(network, nvls_->efficiency) - network.total);
     return;
   }
   if (const Channels* rings = channels(transport, call, data.has_values())) {

@@ -63,19 +63,25 @@ struct NetworkTime {
 /// on a tie).
 [[nodiscard]] Protocol chosen_protocol(const CallShape& call, NetworkTime network);
 
+/// NCCL's nvlsEfficiency (src/graph/tuning.cc at 5067397c), the share of the links' bandwidth NVLS reaches, by
+/// the GPUs' generation: compute capability 9.0 (Hopper) and 10.0 (Blackwell).
+inline constexpr double kHopperNvlsEfficiency = 0.85;
+inline constexpr double kBlackwellNvlsEfficiency = 0.74;
+
 /// A node's switch that reduces (NVLink SHARP): what each GPU's link to it carries per second (each
-/// direction) and its latency.
+/// direction), its latency, and the share of that bandwidth NVLS reaches on its GPUs.
 struct SwitchReduction {
   double bandwidth = 0.0;
   double latency = 0.0;
+  double efficiency = kHopperNvlsEfficiency;
 };
 
 /// NCCL's NVLS allreduce on one node of `call.ranks` GPUs: each GPU's link carries its whole buffer up (the
 /// switch reads every shard to reduce it) and its own reduced shard, and as much down (the reduced shard, then
 /// every shard multicast): bytes x (1 + 1/p) each way. NCCL's model (src/graph/tuning.cc) gives it 25 us of
-/// latency and 0.85 of the link's bandwidth on Hopper (nvlsEfficiency). `network` is the time of that
-/// traffic on the network.
-[[nodiscard]] double nvls_time(NetworkTime network);
+/// latency and `efficiency` of the link's bandwidth (nvlsEfficiency: 0.85 on Hopper, 0.74 on Blackwell).
+/// `network` is the time of that traffic on the network.
+[[nodiscard]] double nvls_time(NetworkTime network, double efficiency = kHopperNvlsEfficiency);
 /// The bytes each rank sends to each other rank to put NVLS's traffic on a switch's links.
 [[nodiscard]] double nvls_message_bytes(const CallShape& call);
 

@@ -249,7 +249,7 @@ TEST(CalibrateCollectives, ACatalogIsNeverWrittenOverTheMeasuredScenario) {
 }
 
 // On a switch that reduces, NCCL's single-node allreduce of a large buffer runs as NVLS: each GPU link carries
-// n (1 + 1/p) bytes each way, at 0.85 of its rate, after 25 us.
+// n (1 + 1/p) bytes each way, at 0.85 of its rate on Hopper and earlier (0.74 on Blackwell), after 25 us.
 TEST(CalibrateCollectives, AReducingSwitchRunsLargeAllreducesAsNvls) {
   const std::filesystem::path folder = fresh_output_folder("nvls");
   const std::string types =
@@ -267,6 +267,17 @@ TEST(CalibrateCollectives, AReducingSwitchRunsLargeAllreducesAsNvls) {
   const double bytes = 1073741824.0;
   const double expected = 25e-6 + (bytes * (1.0 + 1.0 / 8.0) / 200e9 + 2 * 0.5e-6) / 0.85;
   EXPECT_NEAR(table["rows"][2]["time_s"].get<double>(), expected, 1e-4 * expected) << run.out;
+  // Blackwell's switches reach 0.74 of the links (NCCL's nvlsEfficiency for compute capability 10.0).
+  std::string blackwell = scenario;
+  blackwell.replace(blackwell.find("device: a100, intra: switch"), 12, "device: b200");
+  write_text(folder / "blackwell.yaml", blackwell);
+  const CommandResult on_b200 = run_dtsim(fmt::format(
+      "collective --scenario {} --algo ring --sizes 1GiB --json", (folder / "blackwell.yaml").string()));
+  ASSERT_EQ(on_b200.exit_status, 0) << on_b200.err;
+  const auto b200 = nlohmann::json::parse(on_b200.out);
+  EXPECT_EQ(b200["rows"][0]["protocol"], "NVLS") << on_b200.out;
+  const double slower = 25e-6 + (bytes * (1.0 + 1.0 / 8.0) / 200e9 + 2 * 0.5e-6) / 0.74;
+  EXPECT_NEAR(b200["rows"][0]["time_s"].get<double>(), slower, 1e-4 * slower) << on_b200.out;
   // A switch that does not switch cannot reduce.
   std::string mesh = scenario;
   mesh.replace(mesh.find("intra: switch"), 13, "intra: all_to_all");
