@@ -799,10 +799,9 @@ std::unique_ptr<comm::CollectiveAlgorithm> as_library_runs_it(scenario::Communic
                                       [](const scenario::NodeGroup& group) { return group.nvls; });
   if (every_node) {
     for (const scenario::NodeGroup& group : s.cluster.nodes) {
-      // Blackwell's switches reach a smaller share of their links (NCCL's nvlsEfficiency by compute capability);
-      // the catalog's Blackwell GPUs are those with FP4 tensor cores.
+      // Blackwell's switches reach a smaller share of their links (NCCL's nvlsEfficiency by compute capability).
       const double efficiency =
-          group.device.fp4_flops ? comm::kBlackwellNvlsEfficiency : comm::kHopperNvlsEfficiency;
+          group.device.fp4_generation() ? comm::kBlackwellNvlsEfficiency : comm::kHopperNvlsEfficiency;
       const comm::SwitchReduction links{group.intra_link.bandwidth.value(), group.intra_link.latency.value(), efficiency};
       if (!nvls || links.bandwidth * links.efficiency < nvls->bandwidth * nvls->efficiency) nvls = links;
     }

@@ -95,12 +95,12 @@ LayerTimes layer_times(const models::LayerProfile& layer, double batch, const sc
 
 double quantization_bytes(const scenario::DeviceProfile& device) {
   using P = scenario::ComputePrecision;
-  // Transformer Engine's quantizers (docs/validation.md, "FP8"): each reads the 16-bit tensor once, or twice
+  // Transformer Engine's quantizers (docs/how-it-works.md, "Precision"): each reads the 16-bit tensor once, or twice
   // where a pass for its amax comes first (current scaling, NVFP4) or where it quantizes the row-wise and the
   // column-wise copies apart (1x128 blocks); each writes the copies the products take with their scales. The
-  // per-tensor recipes write a transposed copy for the weight gradient on Hopper, one copy on Blackwell (a
-  // device with fp4_flops), whose tensor cores take either layout.
-  const double per_tensor_copies = device.fp4_flops ? 1.0 : 2.0;
+  // per-tensor recipes write a transposed copy for the weight gradient on Hopper, one copy on Blackwell,
+  // whose tensor cores take either layout.
+  const double per_tensor_copies = device.fp4_generation() ? 1.0 : 2.0;
   const auto bytes = [](double reads, double copies, double written) { return 2.0 * reads + copies * written; };
   switch (device.precision) {
     case P::fp8_delayed: return bytes(1, per_tensor_copies, 1.0);

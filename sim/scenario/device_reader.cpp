@@ -97,7 +97,8 @@ DeviceProfile resolve_device(const View& cluster, const std::string& name, const
 std::optional<std::string_view> missing_peak(const DeviceProfile& device) {
   const ComputePrecision p = device.precision;
   if (!reduced(p)) return std::nullopt;
-  if ((p == ComputePrecision::nvfp4 || p == ComputePrecision::mxfp8) && !device.fp4_flops) return "fp4_flops";
+  if (p == ComputePrecision::nvfp4 && !device.fp4_flops) return "fp4_flops";
+  if (p == ComputePrecision::mxfp8 && !device.fp4_generation()) return "fp4_flops";
   if (quantized(p) && p != ComputePrecision::nvfp4 && !device.fp8_flops) return "fp8_flops";
   if (!device.half_flops) return "half_flops";
   return std::nullopt;

@@ -69,6 +69,10 @@ struct DeviceProfile {
   /// Nothing measured nor declared: `efficiency` is the documented default, and the run says so.
   bool efficiency_assumed = false;
 
+  /// A GPU of the generation that brought FP4 tensor cores (Blackwell, CDNA4; the catalog marks it by
+  /// fp4_flops): its tensor cores apply block scales (MXFP8) and take either layout of an FP8 operand, and its
+  /// NVLink switches reduce at Blackwell's NVLS efficiency.
+  [[nodiscard]] bool fp4_generation() const { return fp4_flops.has_value(); }
   /// The peak a precision's products compute at, if the device has it.
   [[nodiscard]] std::optional<core::FlopsPerSecond> peak_in(ComputePrecision p) const {
     if (p == ComputePrecision::fp32) return peak_flops;
