@@ -1,6 +1,8 @@
 #include "models/device_share.hpp"
 
+#include <algorithm>
 #include <map>
+#include <string_view>
 #include <stdexcept>
 
 namespace dtsim::models {
@@ -17,9 +19,32 @@ std::map<int, double> block_inputs(const ModelProfile& profile) {
   return out;
 }
 
-bool is_scores(const LayerProfile& layer) {
-  const std::string suffix = ".attention.scores";
-  return layer.name.size() > suffix.size() && layer.name.ends_with(suffix);
+/// What selective recomputation does to a layer: nothing; reruns its forward pass (the last layer of a module
+/// checkpointed whole, whose output the next layer keeps); drops what it keeps and reruns its forward pass; or,
+/// for the routed experts' activation function, drops its output and reruns it alone.
+enum class Rerun { None, Forward, Dropped, Activation };
+
+Rerun selective_rerun(const LayerProfile& layer, unsigned modules) {
+  const auto on = [&](RecomputedModule module) { return (modules & static_cast<unsigned>(module)) != 0U; };
+  const auto named = [&](std::string_view suffix) { return layer.block >= 0 && layer.name.ends_with(suffix); };
+  if (on(RecomputedModule::CoreAttention)) {
+    if (named(".attention.scores")) return Rerun::Dropped;
+    if (named(".attention.context")) return Rerun::Forward;
+  }
+  if (on(RecomputedModule::LayerNorm) && named(".norm")) return Rerun::Dropped;
+  if (on(RecomputedModule::LatentUpProjection) && (named(".attention.q_up") || named(".attention.kv_up"))) {
+    return Rerun::Dropped;
+  }
+  if (on(RecomputedModule::Mlp)) {
+    if (named(".ffn.up")) return Rerun::Dropped;
+    if (named(".ffn.down")) return Rerun::Forward;
+  }
+  if (on(RecomputedModule::SharedExperts)) {
+    if (named(".moe.shared.up")) return Rerun::Dropped;
+    if (named(".moe.shared.down")) return Rerun::Forward;
+  }
+  if (on(RecomputedModule::ExpertActivation) && named(".moe.experts.up")) return Rerun::Activation;
+  return Rerun::None;
 }
 
 }  // namespace
@@ -62,15 +87,26 @@ ModelProfile device_share(const ModelProfile& profile, const DeviceShare& share)
     const double tokens = share.context;
     layer.forward_flops /= work * tokens;
     layer.backward_flops /= work * tokens;
+    layer.backward_flops += layer.recomputed_flops / (work * tokens);
+    layer.recomputed_flops = 0.0;
     layer.activation_bytes /= work * tokens;
     layer.forward_traffic /= work * tokens;
     layer.backward_traffic /= work * tokens;
+    for (double* part : {&layer.activation_function.flops, &layer.activation_function.kept_bytes,
+                         &layer.activation_function.traffic}) {
+      *part /= work * tokens;
+    }
     layer.tensor_sum_elements /= tokens;
     layer.exchange_elements /= tokens;
     layer.context_exchange_elements /= tokens;
     layer.gemm.rows /= tokens;
-    if (share.recomputation == Recomputation::Selective && is_scores(layer)) {
-      layer.activation_bytes = 0.0;
+    const Rerun rerun = share.recomputation == Recomputation::Selective ? selective_rerun(layer, share.recomputed) : Rerun::None;
+    if (rerun == Rerun::Activation) {
+      layer.activation_bytes -= layer.activation_function.kept_bytes;
+      layer.backward_flops += layer.activation_function.flops;
+      layer.backward_traffic += layer.activation_function.traffic;
+    } else if (rerun != Rerun::None) {
+      if (rerun == Rerun::Dropped) layer.activation_bytes = 0.0;
       layer.backward_flops += layer.forward_flops;
       layer.backward_traffic += layer.forward_traffic;
     }

@@ -9,14 +9,30 @@ namespace dtsim::models {
 
 enum class Recomputation {
   None,       ///< every layer's activations kept
-  Selective,  ///< the attention scores and probabilities dropped, their forward pass rerun in the backward pass
+  Selective,  ///< the recomputed modules' activations dropped, their forward pass rerun in the backward pass
   Full,       ///< only each block's input kept, the whole block's forward pass rerun in its backward pass
+};
+
+/// The modules selective recomputation reruns, as Megatron-Core's recompute_modules names them (bits of
+/// DeviceShare::recomputed). Core attention, the shared experts and a dense block's MLP are checkpointed whole:
+/// what they keep inside is dropped, their output kept. The norms, the latent up-projections and the routed
+/// experts' activation function keep no output: the next product keeps its input, and they run again just
+/// before it is needed (Megatron-Core's CheckpointWithoutOutput).
+enum class RecomputedModule : unsigned {
+  CoreAttention = 1U << 0U,      ///< core_attn: the scores, their softmax and the context product
+  LayerNorm = 1U << 1U,          ///< layernorm: each block's norms
+  LatentUpProjection = 1U << 2U, ///< mla_up_proj: multi-head latent attention's query and key-value up-projections
+  Mlp = 1U << 3U,                ///< mlp: a dense block's feed-forward products
+  ExpertActivation = 1U << 4U,   ///< moe_act: the routed experts' activation function
+  SharedExperts = 1U << 5U,      ///< shared_experts: a mixture's shared experts
 };
 
 struct DeviceShare {
   int tensor = 1;                  ///< the tensor-parallel degree
   bool sequence_parallel = false;  ///< the unsplit layers' work and activations divided by tokens too
   Recomputation recomputation = Recomputation::None;
+  /// Under selective recomputation, the RecomputedModule bits it reruns: core attention alone unless declared.
+  unsigned recomputed = static_cast<unsigned>(RecomputedModule::CoreAttention);
   /// The expert-parallel degree: each device holds 1/expert of the routed experts, and runs them on the
   /// tokens the group routes to them (as many products' FLOPs as without, each over expert times the rows).
   int expert = 1;

@@ -26,6 +26,11 @@ struct RoutingSpec {
   double exponent = 1.0;  ///< Zipf's s: the k-th most loaded expert's share goes as 1/k^s (up to 1/top_k)
   double alpha = 1.0;     ///< the Dirichlet's concentration: small, a few experts take most tokens
   std::optional<double> capacity_factor;  ///< at least 1; absent: no capacity, no token dropped
+  /// Group-limited routing (models/expert_dispatch.hpp): the experts in `groups` equal groups, each token's
+  /// among those of `group_limit` of them; 0: no limit. It moves no expert's load, only where a token's copies
+  /// go, which a deduplicating dispatcher sends once per machine.
+  int groups = 0;
+  int group_limit = 0;
 
   [[nodiscard]] bool even() const { return distribution == RoutingDistribution::Uniform && !capacity_factor; }
 };

@@ -71,6 +71,18 @@ struct LayerProfile {
   /// A product the FP8 and FP4 recipes leave in 16 bits: Megatron-Core's language-model head is not a
   /// Transformer Engine module, and its router computes its scores in 16 bits or more.
   bool keeps_16_bits = false;
+  /// Per sample: forward FLOPs the backward pass runs again of its own accord: FlashAttention's backward
+  /// recomputes the scores and their softmax from the log-sum-exp it kept. The device's work, not the model's:
+  /// models::device_share adds them to the backward pass; training_flops() leaves them out.
+  double recomputed_flops = 0.0;
+  /// An expanding product's activation function (GELU, SwiGLU), per sample, as selective recomputation of the
+  /// routed experts' activation (moe_act) reruns it: its FLOPs, the bytes of its output kept, and its kernel's
+  /// forward traffic (counted like forward_traffic); all 0 for any other layer.
+  struct ActivationFunction {
+    double flops = 0.0;
+    double kept_bytes = 0.0;
+    double traffic = 0.0;
+  } activation_function{};
 
   /// Whether its parameters are routed experts' (spread over an expert group, reduced over their own replicas).
   [[nodiscard]] bool routed() const { return exchange != TokenExchange::None; }

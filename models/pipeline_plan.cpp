@@ -12,8 +12,8 @@ namespace dtsim::models {
 namespace {
 
 /// Megatron-LM's interleaved order: forward k runs chunk (k / p) mod v of micro-batch (k / pv) p + k mod p,
-/// backward k the chunks in reverse; device d warms up with 2 (p - d - 1) + (v - 1) p forwards.
-std::vector<PipelinePass> interleaved_passes(int p, int d, int m, int v) {
+/// backward k the chunks in reverse; device d warms up with 2 (p - d - 1) + (v - 1) p forwards, and `extra` more.
+std::vector<PipelinePass> interleaved_passes(int p, int d, int m, int v, int extra) {
   if (m % p != 0) {
     throw std::invalid_argument(fmt::format(
         "the interleaved schedule runs micro-batches in groups of the {} stages, and {} is not a multiple", p, m));
@@ -23,7 +23,7 @@ std::vector<PipelinePass> interleaved_passes(int p, int d, int m, int v) {
     const int chunk = (k / p) % v;
     return PipelinePass{forward, (k / (p * v)) * p + k % p, forward ? chunk : v - 1 - chunk, false};
   };
-  const int warmup = m == p ? total : std::min(2 * (p - d - 1) + (v - 1) * p, total);
+  const int warmup = m == p ? total : std::min(2 * (p - d - 1) + (v - 1) * p + extra, total);
   std::vector<PipelinePass> out;
   for (int k = 0; k < warmup; ++k) out.push_back(pass(k, true));
   for (int k = 0; k < total - warmup; ++k) {
@@ -85,8 +85,10 @@ std::vector<PipelinePass> zero_bubble_passes(int p, int stage, int m) {
 }  // namespace
 
 std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
-                                          int chunks) {
-  if (schedule == PipelineSchedule::Interleaved) return interleaved_passes(stages, stage, microbatches, chunks);
+                                          int chunks, int extra_warmup) {
+  if (schedule == PipelineSchedule::Interleaved) {
+    return interleaved_passes(stages, stage, microbatches, chunks, extra_warmup);
+  }
   if (schedule == PipelineSchedule::ZeroBubble) return zero_bubble_passes(stages, stage, microbatches);
   std::vector<PipelinePass> out;
   if (schedule == PipelineSchedule::GPipe) {

@@ -31,9 +31,11 @@ struct PipelinePass {
 /// needs the micro-batches to be a multiple of the devices. Zero bubble: ZB-H1 (Qi et al. 2024), each
 /// device at most stages - stage micro-batches ahead as under 1F1B, its order found by list scheduling
 /// passes of equal length (a backward pass first when its gradient has come, then a forward pass, then a
-/// weight-gradient pass). Throws std::invalid_argument for an interleaved order the micro-batches do not fit.
+/// weight-gradient pass). Interleaved, `extra_warmup` more forward passes before the first backward pass (1
+/// under Megatron-Core's overlapped expert communication, so that the backward pass each forward pass runs
+/// beside has its gradient). Throws std::invalid_argument for an interleaved order the micro-batches do not fit.
 std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
-                                          int chunks = 1);
+                                          int chunks = 1, int extra_warmup = 0);
 
 /// The most micro-batches whose activations are held at once along `passes` (forward done, backward not;
 /// counted per chunk under interleaving).

@@ -109,7 +109,7 @@ LayerProfile add_norm(const std::string& name, const Transformer& t, double toke
 
 /// The attention scores Q K^T of every head, `query_width` wide in all (2 s^2 per width), their softmax (5
 /// per score), and the values' weighted sum, `value_width` wide in all; kept: the scores and the
-/// probabilities, then the context. Split by heads over a tensor group.
+/// probabilities (unfused), then the context. Split by heads over a tensor group.
 void scores_and_context(std::vector<LayerProfile>& out, const std::string& prefix, const Transformer& t,
                         double query_width, double value_width, double key_value_width) {
   const double s = t.sequence;
@@ -122,7 +122,12 @@ void scores_and_context(std::vector<LayerProfile>& out, const std::string& prefi
   const double context_flops = 2.0 * s * keys * value_width;
   LayerProfile context_layer = whole_layer(prefix + ".attention.context", 0.0, context_flops, 2.0 * context_flops,
                                            hidden * kFloatBytes, OpClass::Attention);
-  if (!t.fused_attention) {
+  if (t.fused_attention) {
+    // FlashAttention keeps neither the scores nor the probabilities: only each query's log-sum-exp per head (in
+    // FP32) beside its output; its backward pass computes the scores and their softmax again, block by block.
+    score_layer.activation_bytes = t.heads * s * kFloatBytes;
+    score_layer.recomputed_flops = score_flops;
+  } else {
     // Unfused, the scores make round trips through memory. Forward: the product writes them (1 element
     // each), softmax reads and writes (2), dropout reads, writes and keeps a mask (2.5), the context product
     // reads the probabilities (1). Backward: dropout (2.5) and softmax (reads the gradient and its output,
@@ -209,6 +214,7 @@ LayerProfile expand(const std::string& name, const Transformer& t, double tokens
     up.backward_flops += 10.0 * inner;
     up.activation_bytes = 3.0 * inner * kFloatBytes;
     with_traffic(up, t, {3.0 * inner, 5.0 * inner}, {5.0 * inner, 8.0 * inner});
+    up.activation_function = {5.0 * inner, inner * kFloatBytes, up.forward_traffic};
   } else {
     // GELU: about 8 FLOPs per element; its input is kept too. The fused bias-GELU kernel reads and writes
     // each element; backward reads the gradient and the input, writes the gradient. Eager the same: the
@@ -217,6 +223,7 @@ LayerProfile expand(const std::string& name, const Transformer& t, double tokens
     up.backward_flops += 16.0 * inner;
     up.activation_bytes *= 2.0;
     with_traffic(up, 2.0 * inner, 3.0 * inner);
+    up.activation_function = {8.0 * inner, inner * kFloatBytes, up.forward_traffic};
   }
   return split(with_bias_gradient(up, t), TensorSplit::Column, hidden);
 }

@@ -58,7 +58,8 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
     // micro-batches accumulate gradients, each finished before the next: one is in flight.
     const int in_flight = plan.is_model_parallel() ? plan.microbatches : 1;
     const double activations_per_sample = models::peak_activations(
-        models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), in_flight, chunks),
+        models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), in_flight, chunks,
+                                scenario::expert_overlap_warmup(s.training)),
         chunk_activations);
     const std::size_t samples = microbatch;
     const models::MemoryFootprint need = models::memory_footprint(

@@ -413,6 +413,30 @@ void check_routing(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   }
 }
 
+/// Group-limited routing over the mixture's experts, and the deduplicating dispatcher, which sends each token once
+/// per machine under even routing.
+void check_dispatch(const scenario::Scenario& s, const models::TransformerShape& shape, core::DiagnosticSink& sink) {
+  const models::RoutingSpec& routing = s.training.routing;
+  const std::string key = "training.routing";
+  if ((routing.groups > 0) != (routing.group_limit > 0)) {
+    sink.error(s.training.routing_at, key, "group-limited routing takes both the groups and the group limit",
+               "give training.routing.groups and group_limit together (DeepSeek-V3: 8 and 4), or neither");
+  } else if (routing.groups > 0 && (shape.experts % routing.groups != 0 || routing.group_limit > routing.groups ||
+                                    routing.group_limit * (shape.experts / routing.groups) < shape.top_k)) {
+    sink.error(s.training.routing_at, key,
+               fmt::format("{} groups of {}'s {} experts, a token's {} among {} of them: the groups must divide the "
+                           "experts and the chosen groups hold at least top_k experts",
+                           routing.groups, s.model.kind.value, shape.experts, shape.top_k, routing.group_limit),
+               "use groups that divide the experts and a group_limit of groups holding top_k experts or more");
+  }
+  if (s.training.token_dispatcher != scenario::TokenDispatcher::DeepEp) return;
+  if (!routing.even()) {
+    sink.error(s.training.token_dispatcher_at, "training.token_dispatcher",
+               "the deepep dispatcher is simulated under even routing, and the routing is drawn unevenly or capped",
+               "leave training.routing's distribution and capacity_factor out, or use token_dispatcher: all_to_all");
+  }
+}
+
 /// The axis a model-parallel run's refusals name: the pipeline where there is one, else the first other axis that
 /// splits the model (in the enum's order: tensor, expert, context) with a degree above 1.
 const scenario::AxisEntry& refused_axis(const scenario::ParallelismSpec& plan) {
@@ -481,6 +505,7 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   if (profile == nullptr) return;
   check_tensor(s, *profile, registries, sink);
   if (plan.expert > 1) check_experts(s, profile->shape.experts, sink);
+  if (plan.expert > 1 && profile->shape.experts > 0) check_dispatch(s, profile->shape, sink);
   if (plan.context > 1) check_context(s, *profile, registries, sink);
   try {
     static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages));

@@ -17,6 +17,7 @@
 #include "sim/checks/scenario_data.hpp"
 #include "sim/comm/library_collective.hpp"
 #include "sim/scenario/parallel_axes.hpp"
+#include "sim/scenario/parallel_layout.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -369,6 +370,40 @@ struct Prepared {
   std::optional<models::ModelProfile> profile;     ///< timing-only runs: the layer table, built once
 };
 
+/// `training.overlap_expert_exchange`: a timing-only mixture's expert group, where Megatron-Core overlaps its
+/// exchanges: without a pipeline, or over one under the interleaved schedule; not under full recomputation.
+void check_expert_exchange_overlap(const scenario::Scenario& s, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const std::string key = "training.overlap_expert_exchange";
+  if (!s.model.timing_only || plan.expert < 2) {
+    sink.error(s.training.overlap_expert_exchange_at, key,
+               !s.model.timing_only
+                   ? fmt::format("'{}' trains for real; only a timing-only mixture's exchanges are overlapped", s.model.kind.value)
+                   : std::string("there is no expert group (expert: 1), so no token exchange to overlap"),
+               "use a timing-only mixture (profile:mixtral_8x7b, profile:deepseek_v3) with expert above 1, or leave "
+               "overlap_expert_exchange out");
+    return;
+  }
+  if (plan.schedule == models::PipelineSchedule::GPipe || plan.schedule == models::PipelineSchedule::ZeroBubble ||
+      (plan.pipeline > 1 && plan.schedule != models::PipelineSchedule::Interleaved)) {
+    sink.error(s.training.overlap_expert_exchange_at, key,
+               plan.pipeline > 1
+                   ? fmt::format("over a pipeline the exchanges are overlapped under the interleaved schedule only "
+                                 "(Megatron-Core requires virtual stages), and the schedule is '{}'",
+                                 scenario::to_string(plan.schedule))
+                   : fmt::format("the '{}' schedule runs no backward pass beside the next micro-batch's forward pass",
+                                 scenario::to_string(plan.schedule)),
+               plan.pipeline > 1 ? "use schedule: interleaved_1f1b with virtual_stages, or leave overlap_expert_exchange out"
+                                 : "leave schedule out (1f1b), or leave overlap_expert_exchange out");
+  }
+  if (scenario::device_share_of(s.training).recomputation == models::Recomputation::Full) {
+    sink.error(s.training.overlap_expert_exchange_at, key,
+               "full recomputation runs each block's exchanges again inside the backward pass; Megatron-Core refuses the two "
+               "together",
+               "use recomputation: selective or none, or leave overlap_expert_exchange out");
+  }
+}
+
 /// The overlaps a scenario asks for that its run cannot do.
 void check_overlaps(const scenario::Scenario& s, const sync::SyncStrategy& strategy, core::DiagnosticSink& sink) {
   if (s.training.overlap.value_or(false)) {
@@ -387,6 +422,17 @@ void check_overlaps(const scenario::Scenario& s, const sync::SyncStrategy& strat
       sink.error(s.training.overlap_parameter_gather_at, "training.overlap_parameter_gather", why,
                  "set training.parallelism.zero to 1 or 2 over several replicas, or leave overlap_parameter_gather out");
     }
+  }
+  if (s.training.overlap_expert_exchange) check_expert_exchange_overlap(s, sink);
+  if (s.training.token_dispatcher == scenario::TokenDispatcher::DeepEp &&
+      (!s.model.timing_only || s.training.parallelism.expert < 2)) {
+    sink.error(s.training.token_dispatcher_at, "training.token_dispatcher",
+               !s.model.timing_only
+                   ? fmt::format("'{}' trains for real; only a timing-only mixture's tokens are dispatched by deepep",
+                                 s.model.kind.value)
+                   : std::string("there is no expert group (expert: 1), so no token to dispatch"),
+               "use a timing-only mixture (profile:deepseek_v3, profile:mixtral_8x7b) with expert above 1, or leave "
+               "token_dispatcher out");
   }
   if (s.training.overlap_tensor_communication && !s.training.parallelism.sequence_parallel) {
     sink.error(s.training.overlap_tensor_communication_at, "training.overlap_tensor_communication",

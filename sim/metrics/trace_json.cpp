@@ -135,6 +135,7 @@ std::string trace_json(const std::string& run_name, const RunRecord& record, con
     }
     if (lanes.count({host, 2}) > 0) name_thread(events, static_cast<std::size_t>(host), 2, "tensor overlap");
     if (lanes.count({host, 3}) > 0) name_thread(events, static_cast<std::size_t>(host), 3, "context ring");
+    if (lanes.count({host, 4}) > 0) name_thread(events, static_cast<std::size_t>(host), 4, "expert exchange overlap");
   }
   // Model-parallel runs say what each transfer carried (tensor sums, pipeline activations, ...).
   const bool labelled = record.model_parallel_traffic();

@@ -125,16 +125,18 @@ std::vector<CatalogDevice> validated_devices() {
       // "NVIDIA H100 80GB HBM3" (the SXM part) of an Azure ND H100 v5, 10.5 GB arrays: 2.90 TB/s of 3.35
       // (Azure/AI-benchmarking-guide at 8fd0c6e1bd0f853ef8f0500a3640a7d80a2a92ef, Azure_Results/
       // ND_H100_v5_results.md); the same guide's A100-SXM4-80GB Mul, 1.61 TB/s, agrees with the A100's 0.79.
-      // Gemm: 0.6580, fitted on the H100 fit rows of scenarios/validation/published.csv (megatron-core-gpt-1_7b,
+      // Gemm: 0.6330, fitted on the H100 fit rows of scenarios/validation/published.csv (megatron-core-gpt-1_7b,
       // -16b, -70b and -177b-h100; `dtsim calibrate` on those rows with `--fit h100.gemm`), judged by its H100
       // test rows, which took no part, with each product's shape factor on top (sim/compute/gemm_shape.cpp;
-      // 0.6388 before it) and the rows in BF16 as Megatron-LM runs --bf16, their gradients reduced in FP32
-      // (0.6196 while those were counted in 16 bits): these runs go slower than their products alone do (0.79
+      // 0.6388 before it), the rows in BF16 as Megatron-LM runs --bf16, their gradients reduced in FP32
+      // (0.6196 while those were counted in 16 bits), fused attention keeping no scores and recomputing
+      // them in its backward pass and every row without recomputation, which then fits (0.6580 while fused
+      // attention kept its scores and rows from 70B on recomputed them): these runs go slower than their products alone do (0.79
       // of one large product timed alone, Chillee's gist; 0.695 at 8192^3 in dtsim's own grid,
       // bench/device/gemm_shapes.py), with which these rows were 9-17% fast; the fit stands for what the model
       // leaves out of them.
       device("h100", {67e12, 989.5e12, 1979e12}, 3.35e12, 80 * kGiB, 132, {75, 700},
-             {.gemm = 0.6580, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35,
+             {.gemm = 0.6330, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35,
               .fitted = {true, false, false, false}},
              "NVIDIA H100 SXM 80 GB: FP32 and dense FP16/BF16 and FP8 tensor peaks, HBM3, 700 W"),
       // NVIDIA H200 data sheet (SXM): 67 TFLOPS FP32, 1,979 TFLOPS FP16/BF16 tensor with sparsity (989.5
@@ -144,7 +146,7 @@ std::vector<CatalogDevice> validated_devices() {
       // the same guide's BabelStream Mul on "NVIDIA H200 141GB" of an Azure ND H200 v5
       // (Azure_Results/ND_H200_v5_results.md): 4.00 TB/s of 4.8.
       device("h200", {67e12, 989.5e12, 1979e12}, 4.8e12, 141e9, 132, {75, 700},
-             {.gemm = 0.6580, .attention = 0.35, .convolution = std::nullopt, .elementwise = 4.00 / 4.8,
+             {.gemm = 0.6330, .attention = 0.35, .convolution = std::nullopt, .elementwise = 4.00 / 4.8,
               .fitted = {true, false, false, false}},
              "NVIDIA H200 SXM 141 GB: FP32 and dense FP16/BF16 and FP8 tensor peaks, HBM3e, 700 W"),
   };
@@ -167,7 +169,7 @@ std::vector<CatalogDevice> hopper_export_devices() {
       // listed there, the H100's 1,979 dense (DeepGEMM reaches "up to 1550 TFLOPS on H800" in FP8, 0.78 of it).
       // 132 SMs (DeepGEMM's and others' measurement logs). The H100's sustained fractions (the same chip).
       device("h800", {67e12, 989.5e12, 1979e12}, 3.35e12, 80 * kGiB, 132, {75, 700},
-             {.gemm = 0.6580, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35,
+             {.gemm = 0.6330, .attention = 0.35, .convolution = std::nullopt, .elementwise = 2.90 / 3.35,
               .fitted = {true, false, false, false}},
              "NVIDIA H800 SXM 80 GB: the H100's peaks and memory, NVLink cut to 400 GB/s, 700 W"),
       // H20: Baidu Baike's H20 entry (NVIDIA publishes none): "FP32 44 TFLOPS", "BF16 | FP16 Tensor Core 148",

@@ -48,11 +48,40 @@ const std::vector<NamedValue<models::Recomputation>>& recomputations() {
   static const std::vector<NamedValue<models::Recomputation>> table{
       {models::Recomputation::None, "none", "every layer's activations kept"},
       {models::Recomputation::Selective, "selective",
-       "the attention scores and probabilities recomputed (Korthikanti et al. 2022)"},
+       "the modules of training.recompute_modules recomputed: the attention scores and probabilities and their "
+       "context product unless declared (Korthikanti et al. 2022)"},
       {models::Recomputation::Full, "full", "only each transformer block's input kept; the block's forward pass rerun"},
   };
   return table;
 }
+
+const std::vector<NamedValue<models::RecomputedModule>>& recomputed_modules() {
+  using M = models::RecomputedModule;
+  static const std::vector<NamedValue<M>> table{
+      {M::CoreAttention, "core_attn", "the attention scores, their softmax and the context product (the default)"},
+      {M::LayerNorm, "layernorm", "each block's norms, their outputs not kept"},
+      {M::LatentUpProjection, "mla_up_proj", "multi-head latent attention's up-projections, their outputs not kept"},
+      {M::Mlp, "mlp", "a dense block's feed-forward products"},
+      {M::ExpertActivation, "moe_act", "the routed experts' activation function, its output not kept"},
+      {M::SharedExperts, "shared_experts", "a mixture's shared experts"},
+  };
+  return table;
+}
+
+const std::vector<NamedValue<TokenDispatcher>>& token_dispatchers() {
+  static const std::vector<NamedValue<TokenDispatcher>> table{
+      {TokenDispatcher::AllToAll, "all_to_all",
+       "every routed copy sent to its expert's device by the expert group's all-to-all (Megatron-Core's alltoall "
+       "dispatcher)"},
+      {TokenDispatcher::DeepEp, "deepep",
+       "each token sent once to each machine holding one of its experts, to the device of its own local index, "
+       "then forwarded inside the machine; combined the other way round (DeepEP's normal kernels, Megatron-Core's "
+       "flex dispatcher)"},
+  };
+  return table;
+}
+
+std::string_view to_string(TokenDispatcher dispatcher) { return name_of(token_dispatchers(), dispatcher); }
 
 const std::vector<NamedValue<models::RoutingDistribution>>& routing_distributions() {
   static const std::vector<NamedValue<models::RoutingDistribution>> table{

@@ -38,6 +38,8 @@ const std::vector<NamedValue<Architecture>>& architectures();
 const std::vector<NamedValue<Backend>>& backends();
 const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules();
 const std::vector<NamedValue<models::Recomputation>>& recomputations();
+const std::vector<NamedValue<models::RecomputedModule>>& recomputed_modules();
+const std::vector<NamedValue<TokenDispatcher>>& token_dispatchers();
 const std::vector<NamedValue<models::RoutingDistribution>>& routing_distributions();
 const std::vector<NamedValue<ContextAttention>>& context_attentions();
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries();

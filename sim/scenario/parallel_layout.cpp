@@ -107,10 +107,15 @@ models::DeviceShare device_share_of(const TrainingSpec& training) {
   return {.tensor = divisor(Splits::DenseMatrices),
           .sequence_parallel = plan.sequence_parallel,
           .recomputation = training.recomputation,
+          .recomputed = training.recompute_modules,
           .expert = divisor(Splits::Experts),
           .context = divisor(Splits::Sequence),
           .expert_matrices = divisor(Splits::ExpertMatrices),
           .expert_grid = plan.expert_tensor_declared};
+}
+
+int expert_overlap_warmup(const TrainingSpec& training) {
+  return training.overlap_expert_exchange && training.parallelism.schedule == models::PipelineSchedule::Interleaved ? 1 : 0;
 }
 
 }  // namespace dtsim::scenario

@@ -60,4 +60,9 @@ std::string group_name(std::string_view label, const ParallelCoordinates& at, Pa
 /// recomputation, and the divisors of its routed experts (on their own grid where expert_tensor is declared).
 models::DeviceShare device_share_of(const TrainingSpec& training);
 
+/// The forward passes each device of an interleaved pipeline runs before its first backward pass beyond its
+/// schedule's: 1 with `training.overlap_expert_exchange` (Megatron-Core adds one, so that the backward pass each
+/// forward pass runs beside has its gradient), else 0.
+int expert_overlap_warmup(const TrainingSpec& training);
+
 }  // namespace dtsim::scenario

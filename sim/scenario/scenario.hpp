@@ -270,6 +270,10 @@ enum class Backend { Auto, Cpu, Cuda };
 /// What the collectives cost beyond the network's time (`training.communication_library`).
 enum class CommunicationLibrary { None, Nccl };
 
+/// How an expert group moves a mixture's routed tokens (`training.token_dispatcher`): every routed copy to its
+/// expert's device, or each token once to each machine holding one of its experts, then inside the machine.
+enum class TokenDispatcher { AllToAll, DeepEp };
+
 /// A degree of `training.parallelism`, for the placement of ranks; what each means is in one table
 /// (parallel_axes.hpp), from which coordinates, groups, the schema, the planner, the memory model, the summary and
 /// the checks are taken. A new axis is a value here (appended: the enum's order is summary.json's), its degree in
@@ -358,6 +362,10 @@ struct TrainingSpec {
   /// ZeRO 1 and 2: the parameters gathered during the next forward pass (`training.overlap_parameter_gather`).
   bool overlap_parameter_gather = false;
   core::SourcePosition overlap_parameter_gather_at;
+  /// Expert parallelism: a forward pass and the backward pass after it run interleaved, each token exchange of
+  /// one beside the other's compute (`training.overlap_expert_exchange`).
+  bool overlap_expert_exchange = false;
+  core::SourcePosition overlap_expert_exchange_at;
   /// Sequence parallelism: the tensor group's gathers and reduce-scatters run while the products beside them
   /// compute (`training.overlap_tensor_communication`).
   bool overlap_tensor_communication = false;
@@ -366,6 +374,14 @@ struct TrainingSpec {
   /// `training.recomputation` (named_values.cpp names each: none, selective, full).
   models::Recomputation recomputation = models::Recomputation::None;
   core::SourcePosition recomputation_at;
+  /// `training.recompute_modules`: the models::RecomputedModule bits selective recomputation reruns (core
+  /// attention alone when absent); `recompute_modules_declared` whether the scenario lists them.
+  unsigned recompute_modules = static_cast<unsigned>(models::RecomputedModule::CoreAttention);
+  bool recompute_modules_declared = false;
+  core::SourcePosition recompute_modules_at;
+  /// `training.token_dispatcher`.
+  TokenDispatcher token_dispatcher = TokenDispatcher::AllToAll;
+  core::SourcePosition token_dispatcher_at;
   /// `training.routing`: how a mixture's router spreads each micro-batch's tokens over the experts.
   models::RoutingSpec routing;
   core::SourcePosition routing_at;
@@ -602,6 +618,7 @@ std::string_view to_string(Architecture architecture);
 std::string_view to_string(Backend backend);
 std::string_view to_string(models::PipelineSchedule schedule);
 std::string_view to_string(models::Recomputation recomputation);
+std::string_view to_string(TokenDispatcher dispatcher);
 std::string_view to_string(models::RoutingDistribution distribution);
 std::string_view to_string(ContextAttention attention);
 std::string_view to_string(CommunicationLibrary library);

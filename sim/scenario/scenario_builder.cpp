@@ -295,6 +295,8 @@ void read_routing(const View& training, TrainingSpec& out) {
   if (out.routing.distribution == models::RoutingDistribution::Zipf) out.routing.exponent = routing.filled_number("exponent");
   if (out.routing.distribution == models::RoutingDistribution::Dirichlet) out.routing.alpha = routing.filled_number("alpha");
   if (routing.has("capacity_factor")) out.routing.capacity_factor = *routing.number("capacity_factor");
+  if (routing.has("groups")) out.routing.groups = static_cast<int>(*routing.number("groups"));
+  if (routing.has("group_limit")) out.routing.group_limit = static_cast<int>(*routing.number("group_limit"));
 }
 
 /// `training.communication_precision`: `auto` is what the run's precision keeps each in, for timing-only models
@@ -379,6 +381,41 @@ void read_stop(const View& stop, TrainingSpec& out, core::DiagnosticSink& sink) 
   check_budget(stop, out, sink);
 }
 
+/// `training.recompute_modules`: each module once, and only under selective recomputation (the schema's choices
+/// are the modules' names).
+void read_recompute_modules(const View& training, TrainingSpec& out, core::DiagnosticSink& sink) {
+  const core::ConfigNode* list = training.has("recompute_modules") ? training.node()->find("recompute_modules") : nullptr;
+  if (list == nullptr) return;
+  out.recompute_modules_declared = true;
+  out.recompute_modules_at = list->where;
+  unsigned modules = 0;
+  for (const core::ConfigNode& item : list->items) {
+    const auto& table = recomputed_modules();
+    const auto named = std::find_if(table.begin(), table.end(), [&](const auto& entry) { return entry.name == item.scalar; });
+    if (named == table.end()) return;  // the schema's choices report it
+    const auto bit = static_cast<unsigned>(named->value);
+    if ((modules & bit) != 0U) {
+      sink.error(item.where, "training.recompute_modules", fmt::format("'{}' is listed twice", item.scalar),
+                 "list each module once");
+      return;
+    }
+    modules |= bit;
+  }
+  if (out.recomputation != models::Recomputation::Selective) {
+    sink.error(list->where, "training.recompute_modules",
+               fmt::format("modules are recomputed under selective recomputation, and recomputation is '{}'",
+                           to_string(out.recomputation)),
+               "set training.recomputation: selective, or leave recompute_modules out");
+    return;
+  }
+  if (modules == 0U) {
+    sink.error(list->where, "training.recompute_modules", "an empty list recomputes nothing",
+               "use recomputation: none, or list the modules to recompute (core_attn when absent)");
+    return;
+  }
+  out.recompute_modules = modules;
+}
+
 void read_training(const View& training, int workers, const Registries& registries, TrainingSpec& out,
                    core::DiagnosticSink& sink) {
   const bool replicas_known = read_parallelism(training.at("parallelism"), workers, out.parallelism, sink);
@@ -390,12 +427,17 @@ void read_training(const View& training, int workers, const Registries& registri
   out.overlap_at = training.where("overlap");
   out.overlap_parameter_gather = training.filled_flag("overlap_parameter_gather");
   out.overlap_parameter_gather_at = training.where("overlap_parameter_gather");
+  out.overlap_expert_exchange = training.filled_flag("overlap_expert_exchange");
+  out.overlap_expert_exchange_at = training.where("overlap_expert_exchange");
   out.overlap_tensor_communication = training.filled_flag("overlap_tensor_communication");
   out.overlap_tensor_communication_at = training.where("overlap_tensor_communication");
   out.bucket_bytes = core::parse_size(training.filled_text("bucket_size")).value();
   out.recomputation = value_named(recomputations(), training.filled_text("recomputation"));
   out.recomputation_at = training.where("recomputation");
+  read_recompute_modules(training, out, sink);
   read_routing(training, out);
+  out.token_dispatcher = value_named(token_dispatchers(), training.filled_text("token_dispatcher"));
+  out.token_dispatcher_at = training.where("token_dispatcher");
   out.communication_library = value_named(communication_libraries(), training.filled_text("communication_library"));
   const std::string& backend = training.filled_text("backend");
   out.backend = value_named(backends(), backend);

@@ -377,6 +377,12 @@ SchemaNode training(const Registries& registries) {
                   "pass, each bucket before its first layer (Megatron-Core's --overlap-param-gather), instead of "
                   "after the step")
               .fallback("false"),
+          boolean("overlap_expert_exchange",
+                  "expert parallelism under a 1F1B schedule: each forward pass and the backward pass of another "
+                  "micro-batch after it run interleaved, each token exchange of one while the other computes, the "
+                  "exchange's kernels holding 20 multiprocessors (Megatron-Core's "
+                  "--overlap-moe-expert-parallel-comm; DeepSeek-V3's DualPipe overlaps the same way)")
+              .fallback("false"),
           boolean("overlap_tensor_communication",
                   "under sequence parallelism, run the tensor group's gathers and reduce-scatters while the products "
                   "beside them compute, in chunks (Megatron-LM's --tp-comm-overlap with Transformer Engine): a "
@@ -391,6 +397,11 @@ SchemaNode training(const Registries& registries) {
                     "memory (timing-only transformer models)",
                     choices_of(recomputations()))
               .fallback("none"),
+          list_of("recompute_modules",
+                  "under recomputation: selective, the modules rerun in the backward pass, as Megatron-Core's "
+                  "recompute_modules names them; [core_attn] when absent",
+                  choice_of("[]", "module", "a recomputed module", choices_of(recomputed_modules())))
+              .for_example("[mla_up_proj, mlp]"),
           map_of("routing",
                  "how a mixture of experts' router spreads each micro-batch's tokens over the experts, drawn per "
                  "micro-batch and mixture block (timing-only mixtures under expert parallelism; even when absent)",
@@ -411,7 +422,17 @@ SchemaNode training(const Registries& registries) {
                             "an expert takes at most this many times its even share of the routed tokens; the rest "
                             "are dropped (at least 1: below it even routing drops tokens; absent: no capacity, no "
                             "token dropped)"),
+                     integer("groups", 1, 1 << 20,
+                             "group-limited routing: the experts in this many equal groups, in expert order "
+                             "(DeepSeek-V3's n_group, Megatron-Core's moe_router_num_groups); with group_limit"),
+                     integer("group_limit", 1, 1 << 20,
+                             "group-limited routing: a token's experts all among those of this many groups "
+                             "(DeepSeek-V3's topk_group: node-limited routing where a group is a node's experts)"),
                  }),
+          choice_of("token_dispatcher", "token dispatcher",
+                    "how the expert group moves the routed tokens (timing-only mixtures under expert parallelism)",
+                    choices_of(token_dispatchers()))
+              .fallback("all_to_all"),
           choice_of("communication_library", "communication library",
                     "what the collectives cost beyond the network's time (docs/how-it-works.md)",
                     choices_of(communication_libraries()))

@@ -97,12 +97,14 @@ TEST(ValidationTable, EveryPredictionIsWithinItsRecordedBound) {
   RecordProperty("largest_error_percent", std::to_string(*std::max_element(errors.begin(), errors.end())));
 }
 
-/// Every row of `file` a test row, its prediction within the bound recorded when it was added.
-void expect_test_rows_within_bounds(const std::string& file, std::size_t at_least) {
+/// Every row of `file` within the bound recorded when it was added; every row a test row unless `fit_rows`.
+void expect_test_rows_within_bounds(const std::string& file, std::size_t at_least, bool fit_rows = false) {
   const std::vector<Row> rows = table(file);
   ASSERT_GE(rows.size(), at_least);
   for (const Row& row : rows) {
-    EXPECT_TRUE(row.test) << row.scenario;
+    if (!fit_rows) {
+      EXPECT_TRUE(row.test) << row.scenario;
+    }
     const double error = 100.0 * (row.measured_s / predicted_iteration_s(row.scenario) - 1.0);
     EXPECT_LE(std::abs(error), row.bound_percent) << row.scenario << ": " << error << "%";
   }
@@ -116,6 +118,12 @@ TEST(ValidationTable, EveryMixtureIsWithinItsRecordedBound) { expect_test_rows_w
 // FP8 runs (scenarios/validation/fp8.csv): every row a test row, held apart from the 16-bit table as the
 // mixtures are, so that they neither move its medians nor stand behind its prediction intervals.
 TEST(ValidationTable, EveryFp8RowIsWithinItsRecordedBound) { expect_test_rows_within_bounds("fp8.csv", 4); }
+
+// Blackwell's dense runs (scenarios/validation/blackwell.csv): fit rows of the earliest release, test rows of the
+// later ones, held apart from the Hopper tables.
+TEST(ValidationTable, EveryBlackwellRowIsWithinItsRecordedBound) {
+  expect_test_rows_within_bounds("blackwell.csv", 18, true);
+}
 
 // The published NCCL bus-bandwidth curves: every size within its recorded bound (dtsim calibrate exits 1
 // when a row is over it). These are simulated here: one collective per size on one node, a fraction of a
@@ -140,7 +148,7 @@ TEST(ValidationTable, TheDeviceListSaysWhichEfficienciesWereFitted) {
       << list.out;
   EXPECT_NE(list.out.find("sustained: gemm 74%, attention 50%, convolution 21%+, elementwise 79%"), std::string::npos)
       << list.out;
-  EXPECT_NE(list.out.find("sustained: gemm 66%+, attention 35%, convolution 50%*, elementwise 87%"), std::string::npos)
+  EXPECT_NE(list.out.find("sustained: gemm 63%+, attention 35%, convolution 50%*, elementwise 87%"), std::string::npos)
       << list.out;
 }
 

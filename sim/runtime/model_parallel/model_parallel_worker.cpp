@@ -1,6 +1,7 @@
 #include "sim/runtime/model_parallel/model_parallel_worker.hpp"
 
 #include "models/device_share.hpp"
+#include "models/expert_dispatch.hpp"
 #include "models/gradient_buckets.hpp"
 #include "models/pipeline_plan.hpp"
 #include "sim/comm/all_to_all.hpp"
@@ -8,6 +9,7 @@
 #include "sim/runtime/model_parallel/context_attention.hpp"
 #include "sim/runtime/model_parallel/gradient_stream.hpp"
 #include "sim/runtime/model_parallel/parameter_gathers.hpp"
+#include "sim/runtime/model_parallel/pass_script.hpp"
 #include "sim/runtime/model_parallel/routing_loads.hpp"
 #include "sim/runtime/model_parallel/worker_group.hpp"
 #include "sim/runtime/network/s4u_transport.hpp"
@@ -37,6 +39,10 @@ constexpr double kReduceSplits = 4.0;
 /// default num_sm, 16, for the pipelined and bulk overlaps; a ring exchange copies with the copy engines, on 1.
 constexpr int kCollectiveMultiprocessors = 16;
 constexpr int kRingExchangeMultiprocessors = 1;
+/// The multiprocessors the expert group's all-to-all kernels hold while another micro-batch computes beside
+/// them: DeepEP's default Buffer.num_sms, 20 (deepseek-ai/DeepEP, deep_ep/buffer.py), the 20 of an H800's 132
+/// DeepSeek-V3's report gives its dispatch and combine kernels (arXiv:2412.19437, section 3.2.2).
+constexpr int kExchangeMultiprocessors = 20;
 
 /// The groups a device's passes communicate with: its tensor group, its expert group (null without expert
 /// parallelism), its context group's attention (null without context parallelism) and its expert-tensor group
@@ -46,6 +52,9 @@ struct PassPeers {
   S4uTransport* experts = nullptr;
   ContextAttention* attention = nullptr;
   S4uTransport* expert_tensor = nullptr;
+  /// The lane the expert group's exchanges report to while another pass computes beside them
+  /// (`training.overlap_expert_exchange`); null without.
+  const Meter* exchange_lane = nullptr;
 };
 
 /// One micro-batch's forward or backward pass through a device's layers: compute charged in runs between
@@ -62,7 +71,7 @@ class LayerPasses {
       : context_(context), layers_(layers), meter_(meter), tensor_(peers.tensor), experts_(peers.experts),
         attention_(peers.attention), expert_tensor_(peers.expert_tensor),
         expert_grid_(context.scenario->training.parallelism.expert_tensor_declared), microbatch_(microbatch),
-        overlap_(overlap), device_(device) {}
+        overlap_(overlap), exchange_lane_(peers.exchange_lane), device_(device) {}
 
   /// The micro-batch the next passes are of: under uneven routing, its draws (`route`: the expert group's
   /// draws of the step, by micro-batch and block) set the experts' work and the pieces exchanged.
@@ -72,14 +81,17 @@ class LayerPasses {
     microbatch_index_ = microbatch;
   }
 
+  /// Records the next passes into `script` instead of running them (null: runs them again), to be run beside
+  /// another micro-batch's (run_interleaved).
+  void record_into(PassScript* script) { script_ = script; }
+
   /// With `gathers`, the step's first forward pass of chunk `chunk`: each bucket of parameters is waited for
   /// before its first layer.
   void forward(double factor, ParameterGathers* gathers = nullptr, std::size_t chunk = 0) {
     for (std::size_t i = 0; i < layers_.layers.size(); ++i) {
       const models::LayerProfile& layer = layers_.layers[i];
       if (gathers != nullptr && gathers->waits_before(chunk, i)) {
-        flush(factor);
-        gathers->wait_before(chunk, i, meter_);
+        communicate(factor, [this, gathers, chunk, i] { gathers->wait_before(chunk, i, meter_); });
       }
       const double flops = layer.forward_flops * work_of(layer);
       if (attend(i, flops, factor, true)) continue;
@@ -139,8 +151,11 @@ class LayerPasses {
         if (layer.exchange == models::TokenExchange::Dispatch) exchange(layer, factor, Toward::Sources);
       }
       if (stream != nullptr && part != Part::Input && next < buckets->size() && (*buckets)[next].first == i) {
-        flush(factor);
-        if ((*buckets)[next].parameters > 0) stream->hand_over();
+        if ((*buckets)[next].parameters > 0) {
+          communicate(factor, [stream] { stream->hand_over(); });
+        } else {
+          flush(factor);
+        }
         ++next;
       }
     }
@@ -159,16 +174,18 @@ class LayerPasses {
     if (attended(i)) return true;
     const models::LayerProfile& layer = layers_.layers[i];
     if (attention_ == nullptr || layer.context_exchange_elements <= 0.0) return false;
-    flush(factor);
     const bool with_context = i + 1 < layers_.layers.size() && attended(i + 1);
     const models::LayerProfile* beside = with_context ? &layers_.layers[i + 1] : nullptr;
     const std::size_t block = wire_elements(layer.context_exchange_elements * static_cast<double>(microbatch_),
                                             context_.scenario->training.wire.activations, 1);
-    if (forward) {
-      attention_->forward(flops + (beside != nullptr ? beside->forward_flops : 0.0), block, factor);
-    } else {
-      attention_->backward(flops + (beside != nullptr ? beside->backward_flops : 0.0), block, factor);
-    }
+    const double all = flops + (beside == nullptr ? 0.0 : forward ? beside->forward_flops : beside->backward_flops);
+    communicate(factor, [this, forward, all, block, factor] {
+      if (forward) {
+        attention_->forward(all, block, factor);
+      } else {
+        attention_->backward(all, block, factor);
+      }
+    });
     return true;
   }
   [[nodiscard]] bool split() const { return tensor_.size() > 1; }
@@ -212,26 +229,40 @@ class LayerPasses {
   /// round (Megatron-Core's expert-tensor gathers and reduce-scatters). Nothing to sum without the group.
   void expert_grid_pass(const models::LayerProfile& layer, double flops, double factor, bool forward) {
     const bool gathers_first = (layer.tensor == models::TensorSplit::Column) == forward;
-    if (expert_tensor_ != nullptr && gathers_first) {
-      flush(factor);
-      context_.setup->collectives.allgather().run(*expert_tensor_, message(layer, expert_tensor_->size()));
-    }
+    const auto collective = [this, &layer](const comm::CollectiveAlgorithm& algorithm) {
+      return [this, &layer, &algorithm] { algorithm.run(*expert_tensor_, message(layer, expert_tensor_->size())); };
+    };
+    if (expert_tensor_ != nullptr && gathers_first) communicate(factor, collective(context_.setup->collectives.allgather()));
     pending_ += flops;
     if (expert_tensor_ != nullptr && !gathers_first) {
-      flush(factor);
-      context_.setup->collectives.reduce_scatter().run(*expert_tensor_, message(layer, expert_tensor_->size()));
+      communicate(factor, collective(context_.setup->collectives.reduce_scatter()));
     }
   }
   void flush(double factor) {
-    if (pending_ > 0.0) charge_compute(meter_, pending_ * factor);
+    if (pending_ > 0.0) {
+      if (script_ != nullptr) {
+        script_->push_back({PassStep::Kind::Compute, pending_ * factor, {}});
+      } else {
+        charge_compute(meter_, pending_ * factor);
+      }
+    }
     pending_ = 0.0;
+  }
+  /// Charges the compute before it, then runs `step` (a collective, or a step that waits for one), or records both.
+  void communicate(double factor, std::function<void()> step, PassStep::Kind kind = PassStep::Kind::Communicate) {
+    flush(factor);
+    if (script_ != nullptr) {
+      script_->push_back({kind, 0.0, std::move(step)});
+    } else {
+      step();
+    }
   }
   /// The group's sum of the hidden state: an allreduce, or a reduce-scatter by tokens under sequence
   /// parallelism.
   void reduce(const models::LayerProfile& layer, double factor) {
-    flush(factor);
     const TrainingSetup& setup = *context_.setup;
-    (sequence_parallel() ? setup.collectives.reduce_scatter() : setup.collectives.allreduce()).run(tensor_, message(layer));
+    const comm::CollectiveAlgorithm& sum = sequence_parallel() ? setup.collectives.reduce_scatter() : setup.collectives.allreduce();
+    communicate(factor, [this, &layer, &sum] { sum.run(tensor_, message(layer)); });
   }
   /// Which way an exchange goes: the tokens (or the outputs' gradients) to their experts' devices, or the
   /// experts' outputs (or the tokens' gradients) back to the devices the tokens came from.
@@ -241,13 +272,21 @@ class LayerPasses {
   /// its experts (toward the experts), or returns to each the outputs of their tokens its experts kept.
   void exchange(const models::LayerProfile& layer, double factor, Toward toward) {
     if (experts_ == nullptr) return;
-    flush(factor);
     const double values = layer.exchange_elements * static_cast<double>(microbatch_);
     const scenario::WirePrecision& wire = context_.scenario->training.wire;
     const int bytes = toward == Toward::Experts ? wire.dispatch : wire.activations;
+    // Recorded, an exchange reports to its own lane: the compute of another pass may run beside it.
+    const Meter* lane = script_ != nullptr ? exchange_lane_ : nullptr;
+    if (context_.scenario->training.token_dispatcher == scenario::TokenDispatcher::DeepEp) {
+      communicate(factor, on_lane(lane, [this, values, bytes, toward] { deduplicated(values, bytes, toward); }),
+                  PassStep::Kind::Exchange);
+      return;
+    }
     if (routing_ == nullptr) {
       const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
-      context_.setup->collectives.of(comm::Operation::all_to_all).run(*experts_, comm::Block::sized(elements));
+      communicate(factor, on_lane(lane, [this, elements] {
+        context_.setup->collectives.of(comm::Operation::all_to_all).run(*experts_, comm::Block::sized(elements));
+      }), PassStep::Kind::Exchange);
       return;
     }
     const std::vector<double>& loads = routing_->loads(iteration_, microbatch_index_, layer.block);
@@ -257,7 +296,54 @@ class LayerPasses {
       const double share = toward == Toward::Experts ? load : loads[static_cast<std::size_t>(experts_->rank())];
       pieces.push_back(wire_elements(values * share / ranks, bytes, 1));
     }
-    comm::direct_all_to_all_v(*experts_, pieces);
+    communicate(factor, on_lane(lane, [this, pieces] { comm::direct_all_to_all_v(*experts_, pieces); }),
+                PassStep::Kind::Exchange);
+  }
+  /// DeepEP's dispatch (toward the experts) or combine of a micro-batch's `values` routed copies at `bytes` a value,
+  /// under even routing: each token crosses the fabric once to each other machine holding one of its experts, to
+  /// the device of its own local index (tokens x the machine's reach, models::machine_reach), then every device
+  /// forwards the copies it holds to the devices of their experts inside its machine (values / devices a
+  /// machine, to each); combined, inside the machine first, then across.
+  void deduplicated(double values, int bytes, Toward toward) {
+    const comm::MachineLayout& layout = *layouts_.of(*experts_, "deepep token dispatcher");
+    const auto rank = static_cast<std::size_t>(experts_->rank());
+    const std::vector<int>& machine = *layout.machine_ranks[static_cast<std::size_t>(layout.machine_of[rank])];
+    const std::vector<int>& rail = *layout.peers[static_cast<std::size_t>(layout.local_index[rank])];
+    const int machines = static_cast<int>(layout.machine_ranks.size());
+    const models::TransformerShape& shape = context_.setup->profile().shape;
+    if (reach_.empty()) {
+      const models::RoutingSpec& routing = context_.scenario->training.routing;
+      const models::GroupLimitedRouting limited{shape.experts, shape.top_k, routing.groups, routing.group_limit};
+      for (int m = 0; m < machines; ++m) reach_.push_back(models::machine_reach(limited, machines, m));
+    }
+    const double tokens = values / shape.top_k;
+    comm::Step across{{}, {}, 0, {}};
+    for (const int peer : rail) {
+      if (peer == experts_->rank()) continue;
+      across.to.push_back(peer);
+      across.sizes.push_back(wire_elements(tokens * reach_[static_cast<std::size_t>(layout.machine_of[static_cast<std::size_t>(peer)])], bytes, 1));
+    }
+    across.from = across.to;
+    comm::Step inside{{}, {}, wire_elements(values / static_cast<double>(machine.size()), bytes, 1), {}};
+    for (const int peer : machine) {
+      if (peer != experts_->rank()) inside.to.push_back(peer);
+    }
+    inside.from = inside.to;
+    std::vector<comm::Step> steps;
+    for (comm::Step* step : toward == Toward::Experts ? std::array{&across, &inside} : std::array{&inside, &across}) {
+      if (!step->to.empty()) steps.push_back(std::move(*step));
+    }
+    experts_->run_steps(steps);
+  }
+  /// `exchange` with the expert group reporting to `lane` while it runs (its own without).
+  [[nodiscard]] std::function<void()> on_lane(const Meter* lane, std::function<void()> exchange) const {
+    if (lane == nullptr) return exchange;
+    return [this, lane, exchange = std::move(exchange)] {
+      const Meter own = experts_->meter();
+      experts_->report_to(*lane);
+      exchange();
+      experts_->report_to(own);
+    };
   }
   /// This device's work on `layer` relative to even routing: its experts' load for a routed expert layer.
   [[nodiscard]] double work_of(const models::LayerProfile& layer) const {
@@ -266,8 +352,7 @@ class LayerPasses {
   }
   /// Sequence parallelism: the tokens split over the group gathered before a split layer.
   void gather(const models::LayerProfile& layer, double factor) {
-    flush(factor);
-    context_.setup->collectives.allgather().run(tensor_, message(layer));
+    communicate(factor, [this, &layer] { context_.setup->collectives.allgather().run(tensor_, message(layer)); });
   }
   /// A layer's FLOPs around a collective of the tensor group: `before` it, `beside` it (the two at once),
   /// `after` it.
@@ -293,46 +378,24 @@ class LayerPasses {
   [[nodiscard]] static Around bulk(double flops, double weights) {
     return {flops - weights, weights, 0.0, kCollectiveMultiprocessors};
   }
-  /// Seconds the product beside a collective loses to it: over `collective` seconds the collective's kernel
-  /// holds a share s of the multiprocessors (`taken` of the device's, all of them at most), so that a product
-  /// of `product` seconds alone takes min(product / (1 - s), product + s x collective). None on a device of
-  /// unknown count.
-  [[nodiscard]] double lost_to_collective(double product, double collective, int taken) const {
-    if (!device_.multiprocessors || taken <= 0) return 0.0;
-    if (*device_.multiprocessors <= taken) return collective;
-    const double share = static_cast<double>(taken) / *device_.multiprocessors;
-    return std::min(product * share / (1.0 - share), collective * share);
-  }
   /// `collective` of `layer`'s hidden state while part of its product computes, slowed by the multiprocessors
   /// the collective's kernel holds. The collective's time is the host's overlapped communication, on the
   /// overlap's own lane; the part of it that outlasts the compute beside it, the communication the worker
   /// waits for.
   void overlapped(const comm::CollectiveAlgorithm& collective, const models::LayerProfile& layer, Around flops,
                   double factor) {
-    flush(factor);
-    charge_compute(meter_, flops.before * factor);
-    const double start = simgrid::s4u::Engine::get_clock();
-    simgrid::s4u::ExecPtr beside = flops.beside > 0.0 ? start_compute(meter_, flops.beside * factor) : nullptr;
-    const Meter own = tensor_.meter();
-    tensor_.report_to(*overlap_);
-    collective.run(tensor_, message(layer));
-    tensor_.report_to(own);
-    const double communicated = simgrid::s4u::Engine::get_clock();
-    double computed = start;
-    if (beside) {
-      beside->wait();
-      computed = beside->get_finish_time();
-      meter_.account_until(computed);
-      computed += lost_to_collective(computed - start, communicated - start, flops.taken);
-      const double now = simgrid::s4u::Engine::get_clock();
-      if (computed > now) charge_compute(meter_, (computed - now) * simgrid::s4u::this_actor::get_host()->get_speed());
-    }
-    if (communicated > computed) {
-      const Span exposed{computed, communicated};
-      const Meter tensor = meter_.carrying(Traffic::Tensor);
-      tensor.observer().on_communication(tensor.lane(), exposed, std::span<const Span>(&exposed, 1));
-    }
-    charge_compute(meter_, flops.after * factor);
+    communicate(factor, [this, &collective, &layer, flops, factor] {
+      charge_compute(meter_, flops.before * factor);
+      run_beside(
+          [this, &collective, &layer] {
+            const Meter own = tensor_.meter();
+            tensor_.report_to(*overlap_);
+            collective.run(tensor_, message(layer));
+            tensor_.report_to(own);
+          },
+          flops.beside * factor, meter_, meter_.carrying(Traffic::Tensor), device_.multiprocessors, flops.taken);
+      charge_compute(meter_, flops.after * factor);
+    });
   }
 
   const TrainingContext& context_;
@@ -348,7 +411,11 @@ class LayerPasses {
   std::int64_t iteration_ = 0;
   int microbatch_index_ = 0;
   const Meter* overlap_;
+  const Meter* exchange_lane_;
   const scenario::DeviceProfile& device_;
+  PassScript* script_ = nullptr;  ///< where the passes are recorded; null: run
+  comm::MachineLayouts layouts_;   ///< the expert group's machines, for the deepep dispatcher
+  std::vector<double> reach_;      ///< by machine of the expert group: a token's chance to reach it (deepep)
   double pending_ = 0.0;  ///< host FLOPs not charged yet
 };
 
@@ -367,7 +434,8 @@ struct Chunk {
 /// sums and the expert group's exchanges (`overlap_tensor`: the lane of the sums overlapped with compute; null:
 /// none).
 std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const Meter& meter,
-                                 const ParallelGroups& groups, const Meter* overlap_tensor, ContextAttention* attention) {
+                                 const ParallelGroups& groups, const Meter* overlap_tensor, ContextAttention* attention,
+                                 const Meter* exchange_lane) {
   const TrainingSetup& setup = *context.setup;
   const scenario::Scenario& s = *context.scenario;
   const scenario::ParallelismSpec& plan = s.training.parallelism;
@@ -399,7 +467,7 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
     chunk.passes = std::make_unique<LayerPasses>(
         context, chunk.timed, meter,
         PassPeers{*groups.tensor, groups.experts ? &**groups.experts : nullptr, attention,
-                  groups.expert_tensor ? &**groups.expert_tensor : nullptr},
+                  groups.expert_tensor ? &**groups.expert_tensor : nullptr, exchange_lane},
         microbatch, overlap_tensor, device);
   }
   return chunks;
@@ -447,16 +515,27 @@ std::vector<std::size_t> forward_order(const std::vector<models::PipelinePass>& 
   return order;
 }
 
+/// `training.overlap_expert_exchange`: the compute's meter, the one the exchanges' exposed part is reported
+/// to, and the device's multiprocessors.
+struct ExchangeOverlap {
+  const Meter& meter;
+  Meter exposed;
+  std::optional<int> multiprocessors;
+};
+
 /// One step's passes on one device, as its schedule lists them: each waits for its input from the
 /// neighbouring stage, computes, and posts its output to the other neighbour.
 class PipelineStep {
  public:
-  /// `routing`: the expert group's draws under uneven routing; null: even.
+  /// `routing`: the expert group's draws under uneven routing; null: even. `exchanges`: the device and lane with
+  /// which a forward pass and the backward pass after it run interleaved, their exchanges overlapped
+  /// (`training.overlap_expert_exchange`); null: one after the other.
   PipelineStep(std::vector<Chunk>& chunks, S4uTransport& line, int devices, bool split_backward, FinishingPasses& finishing,
-               GradientStream* stream, ParameterGathers* gathers, const RoutingLoads* routing)
+               GradientStream* stream, ParameterGathers* gathers, const RoutingLoads* routing,
+               const ExchangeOverlap* exchanges)
       : chunks_(chunks), line_(line), devices_(devices), stages_(devices * static_cast<int>(chunks.size())),
         split_backward_(split_backward), finishing_(finishing), stream_(stream), gathers_(gathers), routing_(routing),
-        gathered_(chunks.size(), false) {}
+        exchanges_(exchanges), gathered_(chunks.size(), false) {}
 
   void run(const std::vector<models::PipelinePass>& passes, double factor, std::int64_t iteration) {
     iteration_ = iteration;
@@ -465,7 +544,15 @@ class PipelineStep {
       gathered_.assign(chunks_.size(), false);
     }
     std::vector<std::unique_ptr<comm::Pending>> sent;
-    for (const models::PipelinePass& pass : passes) run_pass(pass, factor, sent);
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      if (p + 1 < passes.size() && pairs(passes[p], passes[p + 1])) {
+        const bool forward_first = passes[p].forward;
+        run_pair(passes[forward_first ? p : p + 1], passes[forward_first ? p + 1 : p], factor, sent);
+        ++p;
+      } else {
+        run_pass(passes[p], factor, sent);
+      }
+    }
     for (const auto& pending : sent) static_cast<void>(pending->wait());
   }
 
@@ -473,6 +560,56 @@ class PipelineStep {
   // Messages are told apart by the chunk they go to: activations on odd tags, their gradients on even ones.
   [[nodiscard]] int activations_tag(int stage_to) const { return 1 + 2 * (stage_to / devices_); }
   [[nodiscard]] int gradients_tag(int stage_to) const { return 2 + 2 * (stage_to / devices_); }
+
+  /// Whether `first` and the pass after it run interleaved, as Megatron-Core's combined 1F1B pairs them: over
+  /// a pipeline (interleaved, one more forward pass of warm-up) a forward pass and the backward pass after it;
+  /// without, a backward pass and the next micro-batch's forward pass. Never a micro-batch's passes of one
+  /// chunk with each other.
+  [[nodiscard]] bool pairs(const models::PipelinePass& first, const models::PipelinePass& second) const {
+    if (exchanges_ == nullptr || split_backward_ || first.weights || second.weights || first.forward == second.forward) {
+      return false;
+    }
+    return (first.forward || stages_ == 1) && (first.microbatch != second.microbatch || first.chunk != second.chunk);
+  }
+
+  /// Megatron-Core's combined 1F1B: both passes' inputs received, their passes run interleaved (the backward
+  /// pass's first, as its schedule_chunk_1f1b starts with the backward pass's combine), then both outputs
+  /// sent.
+  void run_pair(const models::PipelinePass& forward, const models::PipelinePass& backward, double factor,
+                std::vector<std::unique_ptr<comm::Pending>>& sent) {
+    Chunk& ahead = chunks_[static_cast<std::size_t>(forward.chunk)];
+    Chunk& behind = chunks_[static_cast<std::size_t>(backward.chunk)];
+    if (ahead.stage > 0) {
+      static_cast<void>(line_.post_recv((ahead.stage - 1) % devices_, activations_tag(ahead.stage))->wait());
+    }
+    if (behind.stage + 1 < stages_) {
+      static_cast<void>(line_.post_recv((behind.stage + 1) % devices_, gradients_tag(behind.stage))->wait());
+    }
+    PassScript forward_script;
+    PassScript backward_script;
+    const auto c = static_cast<std::size_t>(forward.chunk);
+    if (routing_ != nullptr) ahead.passes->route(routing_, iteration_, forward.microbatch);
+    ahead.passes->record_into(&forward_script);
+    ahead.passes->forward(factor, gathers_ != nullptr && !gathered_[c] ? gathers_ : nullptr, c);
+    ahead.passes->record_into(nullptr);
+    gathered_[c] = true;
+    const auto b = static_cast<std::size_t>(backward.chunk);
+    GradientStream* stream = stream_ != nullptr && finishing_.finishing[b] == &backward ? stream_ : nullptr;
+    if (routing_ != nullptr) behind.passes->route(routing_, iteration_, backward.microbatch);
+    behind.passes->record_into(&backward_script);
+    behind.passes->backward(factor, LayerPasses::Part::Whole, stream, &finishing_.buckets[b]);
+    behind.passes->record_into(nullptr);
+    run_interleaved(backward_script, forward_script, exchanges_->meter, exchanges_->exposed,
+                    exchanges_->multiprocessors, kExchangeMultiprocessors);
+    if (ahead.stage + 1 < stages_) {
+      sent.push_back(line_.post_send((ahead.stage + 1) % devices_, comm::Buffer::sized(ahead.to_next),
+                                     activations_tag(ahead.stage + 1)));
+    }
+    if (behind.stage > 0) {
+      sent.push_back(line_.post_send((behind.stage - 1) % devices_, comm::Buffer::sized(behind.to_previous),
+                                     gradients_tag(behind.stage - 1)));
+    }
+  }
 
   void run_pass(const models::PipelinePass& pass, double factor, std::vector<std::unique_ptr<comm::Pending>>& sent) {
     const auto c = static_cast<std::size_t>(pass.chunk);
@@ -509,6 +646,7 @@ class PipelineStep {
   GradientStream* stream_;
   ParameterGathers* gathers_;
   const RoutingLoads* routing_;
+  const ExchangeOverlap* exchanges_;
   std::int64_t iteration_ = 0;
   std::vector<bool> gathered_;  ///< by chunk: whose first forward pass of the step has run
 };
@@ -598,8 +736,15 @@ void ModelParallelWorker::operator()() {
   const Meter context_lane(meter.observer(), Lane{meter.lane().host, 3, false, true, Traffic::Context});
   std::optional<ContextAttention> attention;
   if (groups.sequence) attention.emplace(context_, **groups.sequence, meter, context_lane);
+  // Overlapped with another micro-batch's compute, the expert group's exchanges on a lane of their own.
+  std::optional<Meter> exchange_lane;
+  std::optional<ExchangeOverlap> exchanges;
+  if (s.training.overlap_expert_exchange && groups.experts) {
+    exchange_lane.emplace(meter.observer(), Lane{meter.lane().host, 4, false, true, Traffic::Expert});
+    exchanges.emplace(ExchangeOverlap{meter, meter.carrying(Traffic::Expert), s.cluster.device_of(rank_).multiprocessors});
+  }
   std::vector<Chunk> chunks = device_chunks(context_, rank_, meter, groups, overlap_tensor ? &*overlap_tensor : nullptr,
-                                            attention ? &*attention : nullptr);
+                                            attention ? &*attention : nullptr, exchange_lane ? &*exchange_lane : nullptr);
   const Held held = held_parameters(chunks, groups.expert_replicas.has_value());
   const ReplicaShare dense = replica_share(s.training.wire, held.parameters - held.experts, replicas);
   const ReplicaShare experts =
@@ -607,7 +752,8 @@ void ModelParallelWorker::operator()() {
   const std::unique_ptr<models::Optimizer> optimizer = make_optimizer(context_, 0);
   const models::PipelineSchedule schedule = plan.schedule;
   const std::vector<models::PipelinePass> passes =
-      models::pipeline_passes(schedule, plan.pipeline, at[ParallelAxis::Pipeline], plan.microbatches, plan.virtual_stages);
+      models::pipeline_passes(schedule, plan.pipeline, at[ParallelAxis::Pipeline], plan.microbatches, plan.virtual_stages,
+                              scenario::expert_overlap_warmup(s.training));
   const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;
   const bool overlapped = setup.overlap && replicas > 1;
   FinishingPasses finishing = overlapped ? finishing_passes(passes, chunks, setup, s, split_backward)
@@ -637,7 +783,7 @@ void ModelParallelWorker::operator()() {
                     at[ParallelAxis::Data]);
   }
   PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,
-                    gathers ? &*gathers : nullptr, routing ? &*routing : nullptr);
+                    gathers ? &*gathers : nullptr, routing ? &*routing : nullptr, exchanges ? &*exchanges : nullptr);
   const Update update{setup, meter, *optimizer, !gathers};
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     before_iteration(context_, iteration, meter, rank_);
@@ -657,6 +803,7 @@ void ModelParallelWorker::operator()() {
   }
   if (overlap_tensor) context_.observer->on_lane_done(overlap_tensor->lane());
   if (attention) context_.observer->on_lane_done(context_lane.lane());
+  if (exchange_lane) context_.observer->on_lane_done(exchange_lane->lane());
 }
 
 }  // namespace dtsim::runtime

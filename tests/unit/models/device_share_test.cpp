@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <stdexcept>
+#include <string_view>
 
 namespace dtsim::models {
 namespace {
@@ -140,11 +142,13 @@ TEST(DeviceShare, RecomputationTradesActivationsForAForwardPass) {
   const double h = 4096;
   double outside = 0.0;  // the embeddings, final norm and head keep theirs
   double block_forward = 0.0;
-  double scores_forward = 0.0;
+  double core_forward = 0.0;  // the scores, their softmax and the context product: core attention
   for (const LayerProfile& layer : llama.layers) {
     if (layer.block < 0) outside += layer.activation_bytes;
     if (layer.block >= 0) block_forward += layer.forward_flops;
-    if (layer.name.ends_with(".attention.scores")) scores_forward += layer.forward_flops;
+    if (layer.name.ends_with(".attention.scores") || layer.name.ends_with(".attention.context")) {
+      core_forward += layer.forward_flops;
+    }
   }
   const ModelProfile full = device_share(llama, {.recomputation = Recomputation::Full});
   EXPECT_DOUBLE_EQ(full.activation_bytes(), outside + 32 * s * h * 4.0);
@@ -152,7 +156,7 @@ TEST(DeviceShare, RecomputationTradesActivationsForAForwardPass) {
   EXPECT_DOUBLE_EQ(full.parameters(), llama.parameters());
   const ModelProfile selective = device_share(llama, {.recomputation = Recomputation::Selective});
   EXPECT_DOUBLE_EQ(selective.activation_bytes(), llama.activation_bytes() - 32 * 2.0 * 32 * s * s * 4.0);
-  EXPECT_DOUBLE_EQ(selective.training_flops(), llama.training_flops() + scores_forward);
+  EXPECT_DOUBLE_EQ(selective.training_flops(), llama.training_flops() + core_forward);
   // Under a tensor group the kept input is whole on every device, unless split by tokens.
   const ModelProfile full_split = device_share(llama, {.tensor = 4, .recomputation = Recomputation::Full});
   const ModelProfile full_sequence =
@@ -163,6 +167,69 @@ TEST(DeviceShare, RecomputationTradesActivationsForAForwardPass) {
   }
   EXPECT_DOUBLE_EQ(full_split.activation_bytes(), outside_split + 32 * s * h * 4.0);
   EXPECT_LT(full_sequence.activation_bytes(), full_split.activation_bytes());
+}
+
+// FlashAttention keeps each query's log-sum-exp per head (FP32) instead of the scores and probabilities, and its
+// backward pass computes the scores and their softmax again: a device's backward pass does the scores' forward
+// FLOPs once more, which the model's FLOPs (and MFU) leave out.
+TEST(DeviceShare, FusedAttentionKeepsTheLogSumExpAndRecomputesItsScores) {
+  const ModelProfile unfused = find_profile("llama2_7b");
+  const ModelProfile fused = find_profile("llama2_7b", {.attention = AttentionKernel::Fused});
+  const double s = 4096;
+  double scores_forward = 0.0;
+  for (const LayerProfile& layer : fused.layers) {
+    if (!layer.name.ends_with(".attention.scores")) continue;
+    EXPECT_DOUBLE_EQ(layer.activation_bytes, 32 * s * 4.0) << layer.name;
+    scores_forward += layer.forward_flops;
+  }
+  EXPECT_DOUBLE_EQ(fused.training_flops(), unfused.training_flops());
+  EXPECT_DOUBLE_EQ(unfused.activation_bytes() - fused.activation_bytes(), 32 * (2.0 * 32 * s * s - 32 * s) * 4.0);
+  const ModelProfile device = device_share(fused, {});
+  EXPECT_DOUBLE_EQ(device.training_flops(), fused.training_flops() + scores_forward);
+  EXPECT_DOUBLE_EQ(device.activation_bytes(), fused.activation_bytes());
+}
+
+// Megatron-Core's recompute_modules on DeepSeek-V3 (61 blocks 7168 wide at 4096 tokens; 3 dense blocks with a
+// SwiGLU 18432 wide, 58 with 1 shared and 8 routed SwiGLU experts 2048 wide a token; 128 heads whose latent
+// up-projections give 128 x (128 + 64) query and 128 x (128 + 128) key-value values a token): each module drops
+// what it keeps and charges its forward FLOPs to the backward pass again.
+TEST(DeviceShare, RecomputedModulesDropWhatTheyKeepAndRerunTheirForwardPass) {
+  const ModelProfile v3 = find_profile("deepseek_v3", {.attention = AttentionKernel::Fused});
+  const double s = 4096;
+  const auto recomputing = [&](RecomputedModule module) {
+    return device_share(v3, {.recomputation = Recomputation::Selective, .recomputed = static_cast<unsigned>(module)});
+  };
+  const auto forward_of = [&](std::initializer_list<std::string_view> suffixes) {
+    double flops = 0.0;
+    for (const LayerProfile& layer : v3.layers) {
+      for (const std::string_view suffix : suffixes) flops += layer.name.ends_with(suffix) ? layer.forward_flops : 0.0;
+    }
+    return flops;
+  };
+  const ModelProfile kept = device_share(v3, {});
+  const auto dropped = [&](const ModelProfile& share) { return kept.activation_bytes() - share.activation_bytes(); };
+  const auto rerun = [&](const ModelProfile& share) { return share.training_flops() - kept.training_flops(); };
+
+  const ModelProfile norms = recomputing(RecomputedModule::LayerNorm);
+  EXPECT_DOUBLE_EQ(dropped(norms), 61 * 2 * s * 7168 * 4.0);
+  EXPECT_DOUBLE_EQ(rerun(norms), 61 * 2 * 9.0 * s * 7168);
+  const ModelProfile up_projections = recomputing(RecomputedModule::LatentUpProjection);
+  EXPECT_DOUBLE_EQ(dropped(up_projections), 61 * s * 128 * (192.0 + 256.0) * 4.0);
+  EXPECT_DOUBLE_EQ(rerun(up_projections), forward_of({".attention.q_up", ".attention.kv_up"}));
+  const ModelProfile mlp = recomputing(RecomputedModule::Mlp);
+  EXPECT_DOUBLE_EQ(dropped(mlp), 3 * 3.0 * s * 18432 * 4.0);
+  EXPECT_DOUBLE_EQ(rerun(mlp), forward_of({".ffn.up", ".ffn.down"}));
+  const ModelProfile shared = recomputing(RecomputedModule::SharedExperts);
+  EXPECT_DOUBLE_EQ(dropped(shared), 58 * 3.0 * s * 2048 * 4.0);
+  EXPECT_DOUBLE_EQ(rerun(shared), forward_of({".moe.shared.up", ".moe.shared.down"}));
+  // The routed experts' SwiGLU: its product of gate and up dropped (8 copies of each token), about 5 FLOPs each.
+  const ModelProfile activation = recomputing(RecomputedModule::ExpertActivation);
+  EXPECT_DOUBLE_EQ(dropped(activation), 58 * 8 * s * 2048 * 4.0);
+  EXPECT_DOUBLE_EQ(rerun(activation), 58 * 5.0 * 8 * s * 2048);
+  // Core attention, the default: the scores' log-sum-exp dropped, the scores and the context product rerun.
+  const ModelProfile core = device_share(v3, {.recomputation = Recomputation::Selective});
+  EXPECT_DOUBLE_EQ(dropped(core), 61 * 128 * s * 4.0);
+  EXPECT_DOUBLE_EQ(rerun(core), forward_of({".attention.scores", ".attention.context"}));
 }
 
 }  // namespace
