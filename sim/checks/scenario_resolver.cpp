@@ -26,8 +26,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
+#include <utility>
 
 namespace dtsim::checks {
 
@@ -446,6 +449,35 @@ void check_overlaps(const scenario::Scenario& s, const sync::SyncStrategy& strat
   }
 }
 
+/// The expert groups' all-to-alls that go machine by machine (the hierarchical algorithm, the deepep dispatcher)
+/// need as many of a group's ranks on each machine it spans.
+void check_expert_machines(const scenario::Scenario& s, const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const bool deepep = s.training.token_dispatcher == scenario::TokenDispatcher::DeepEp;
+  if (plan.expert < 2 || (!deepep && plan.all_to_all.value != "hierarchical")) return;
+  const std::span<const int> machines = graph.worker_machines();
+  for (int rank = 0; rank < s.cluster.workers && std::cmp_less(rank, machines.size()); ++rank) {
+    if (scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Expert] != 0) continue;
+    std::map<int, int> on_machine;
+    for (const int member : scenario::group_along(plan, rank, scenario::ParallelAxis::Expert)) {
+      if (std::cmp_less(member, machines.size())) ++on_machine[machines[static_cast<std::size_t>(member)]];
+    }
+    const auto [fewest, most] = std::minmax_element(on_machine.begin(), on_machine.end(),
+                                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (fewest->second == most->second) continue;
+    const std::string what = deepep ? "the deepep dispatcher" : "the hierarchical all-to-all";
+    sink.error(deepep ? s.training.token_dispatcher_at : plan.all_to_all.where,
+               deepep ? "training.token_dispatcher" : "training.parallelism.all_to_all",
+               fmt::format("{} goes machine by machine and needs as many of an expert group's ranks on each machine; "
+                           "the group of rank {} has {} on one machine and {} on another",
+                           what, rank, most->second, fewest->second),
+               deepep ? "place the ranks so that each expert group fills its machines evenly (training.parallelism."
+                        "placement, or whole nodes of workers), or use token_dispatcher: all_to_all"
+                      : "place the ranks so that each expert group fills its machines evenly, or use all_to_all: direct");
+    return;
+  }
+}
+
 /// A parameter server's or a hybrid's servers: enough of them, each with something to hold.
 void check_servers(const scenario::Scenario& s, const topology::TopologyGraph& graph, const models::TrainableModel* model,
                    const std::optional<models::SparseLayout>& layout, core::DiagnosticSink& sink) {
@@ -616,6 +648,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   BuiltProfile built = build_profile(s, registries);
   const models::ModelProfile* profile = built.profile ? &*built.profile : nullptr;
   check_split(s, *strategy, profile, registries, sink);
+  check_expert_machines(s, graph, sink);
   check_target_accuracy(s, registries, sink);
   check_stop_target(s, sink);
   if (s.model.timing_only) {
