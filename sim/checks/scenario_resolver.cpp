@@ -462,6 +462,7 @@ void check_expert_machines(const scenario::Scenario& s, const topology::Topology
     for (const int member : scenario::group_along(plan, rank, scenario::ParallelAxis::Expert)) {
       if (std::cmp_less(member, machines.size())) ++on_machine[machines[static_cast<std::size_t>(member)]];
     }
+    if (on_machine.empty()) continue;
     const auto [fewest, most] = std::minmax_element(on_machine.begin(), on_machine.end(),
                                                     [](const auto& a, const auto& b) { return a.second < b.second; });
     if (fewest->second == most->second) continue;
