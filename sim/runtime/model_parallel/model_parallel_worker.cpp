@@ -278,13 +278,13 @@ class LayerPasses {
     // Recorded, an exchange reports to its own lane: the compute of another pass may run beside it.
     const Meter* lane = script_ != nullptr ? exchange_lane_ : nullptr;
     if (context_.scenario->training.token_dispatcher == scenario::TokenDispatcher::DeepEp) {
-      communicate(factor, on_lane(lane, [this, values, bytes, toward] { deduplicated(values, bytes, toward); }),
+      communicate(factor, on_lane(*experts_, lane, [this, values, bytes, toward] { deduplicated(values, bytes, toward); }),
                   PassStep::Kind::Exchange);
       return;
     }
     if (routing_ == nullptr) {
       const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
-      communicate(factor, on_lane(lane, [this, elements] {
+      communicate(factor, on_lane(*experts_, lane, [this, elements] {
         context_.setup->collectives.of(comm::Operation::all_to_all).run(*experts_, comm::Block::sized(elements));
       }), PassStep::Kind::Exchange);
       return;
@@ -296,7 +296,7 @@ class LayerPasses {
       const double share = toward == Toward::Experts ? load : loads[static_cast<std::size_t>(experts_->rank())];
       pieces.push_back(wire_elements(values * share / ranks, bytes, 1));
     }
-    communicate(factor, on_lane(lane, [this, pieces] { comm::direct_all_to_all_v(*experts_, pieces); }),
+    communicate(factor, on_lane(*experts_, lane, [this, pieces] { comm::direct_all_to_all_v(*experts_, pieces); }),
                 PassStep::Kind::Exchange);
   }
   /// DeepEP's dispatch (toward the experts) or combine of a micro-batch's `values` routed copies at `bytes` a value,
@@ -335,14 +335,14 @@ class LayerPasses {
     }
     experts_->run_steps(steps);
   }
-  /// `exchange` with the expert group reporting to `lane` while it runs (its own without).
-  [[nodiscard]] std::function<void()> on_lane(const Meter* lane, std::function<void()> exchange) const {
-    if (lane == nullptr) return exchange;
-    return [this, lane, exchange = std::move(exchange)] {
-      const Meter own = experts_->meter();
-      experts_->report_to(*lane);
-      exchange();
-      experts_->report_to(own);
+  /// `step` with `group` reporting to `lane` while it runs (to its own without).
+  [[nodiscard]] static std::function<void()> on_lane(S4uTransport& group, const Meter* lane, std::function<void()> step) {
+    if (lane == nullptr) return step;
+    return [&group, lane, step = std::move(step)] {
+      const Meter own = group.meter();
+      group.report_to(*lane);
+      step();
+      group.report_to(own);
     };
   }
   /// This device's work on `layer` relative to even routing: its experts' load for a routed expert layer.
@@ -386,14 +386,8 @@ class LayerPasses {
                   double factor) {
     communicate(factor, [this, &collective, &layer, flops, factor] {
       charge_compute(meter_, flops.before * factor);
-      run_beside(
-          [this, &collective, &layer] {
-            const Meter own = tensor_.meter();
-            tensor_.report_to(*overlap_);
-            collective.run(tensor_, message(layer));
-            tensor_.report_to(own);
-          },
-          flops.beside * factor, meter_, meter_.carrying(Traffic::Tensor), device_.multiprocessors, flops.taken);
+      run_beside(on_lane(tensor_, overlap_, [this, &collective, &layer] { collective.run(tensor_, message(layer)); }),
+                 flops.beside * factor, meter_, meter_.carrying(Traffic::Tensor), device_.multiprocessors, flops.taken);
       charge_compute(meter_, flops.after * factor);
     });
   }
@@ -577,64 +571,70 @@ class PipelineStep {
   /// sent.
   void run_pair(const models::PipelinePass& forward, const models::PipelinePass& backward, double factor,
                 std::vector<std::unique_ptr<comm::Pending>>& sent) {
-    Chunk& ahead = chunks_[static_cast<std::size_t>(forward.chunk)];
-    Chunk& behind = chunks_[static_cast<std::size_t>(backward.chunk)];
-    if (ahead.stage > 0) {
-      static_cast<void>(line_.post_recv((ahead.stage - 1) % devices_, activations_tag(ahead.stage))->wait());
-    }
-    if (behind.stage + 1 < stages_) {
-      static_cast<void>(line_.post_recv((behind.stage + 1) % devices_, gradients_tag(behind.stage))->wait());
-    }
-    PassScript forward_script;
-    PassScript backward_script;
-    const auto c = static_cast<std::size_t>(forward.chunk);
-    if (routing_ != nullptr) ahead.passes->route(routing_, iteration_, forward.microbatch);
-    ahead.passes->record_into(&forward_script);
-    ahead.passes->forward(factor, gathers_ != nullptr && !gathered_[c] ? gathers_ : nullptr, c);
-    ahead.passes->record_into(nullptr);
-    gathered_[c] = true;
-    const auto b = static_cast<std::size_t>(backward.chunk);
-    GradientStream* stream = stream_ != nullptr && finishing_.finishing[b] == &backward ? stream_ : nullptr;
-    if (routing_ != nullptr) behind.passes->route(routing_, iteration_, backward.microbatch);
-    behind.passes->record_into(&backward_script);
-    behind.passes->backward(factor, LayerPasses::Part::Whole, stream, &finishing_.buckets[b]);
-    behind.passes->record_into(nullptr);
+    receive(forward);
+    receive(backward);
+    const PassScript forward_script = recorded(forward, factor);
+    const PassScript backward_script = recorded(backward, factor);
     run_interleaved(backward_script, forward_script, exchanges_->meter, exchanges_->exposed,
                     exchanges_->multiprocessors, kExchangeMultiprocessors);
-    if (ahead.stage + 1 < stages_) {
-      sent.push_back(line_.post_send((ahead.stage + 1) % devices_, comm::Buffer::sized(ahead.to_next),
-                                     activations_tag(ahead.stage + 1)));
-    }
-    if (behind.stage > 0) {
-      sent.push_back(line_.post_send((behind.stage - 1) % devices_, comm::Buffer::sized(behind.to_previous),
-                                     gradients_tag(behind.stage - 1)));
-    }
+    send(forward, sent);
+    send(backward, sent);
   }
 
   void run_pass(const models::PipelinePass& pass, double factor, std::vector<std::unique_ptr<comm::Pending>>& sent) {
-    const auto c = static_cast<std::size_t>(pass.chunk);
-    Chunk& chunk = chunks_[c];
-    if (routing_ != nullptr) chunk.passes->route(routing_, iteration_, pass.microbatch);
-    const int before = chunk.stage - 1;
-    const int after = chunk.stage + 1;
-    GradientStream* stream = stream_ != nullptr && finishing_.finishing[c] == &pass ? stream_ : nullptr;
-    if (pass.weights) {
-      chunk.passes->backward(factor, LayerPasses::Part::Weights, stream, &finishing_.buckets[c]);
-    } else if (pass.forward) {
-      if (before >= 0) static_cast<void>(line_.post_recv(before % devices_, activations_tag(chunk.stage))->wait());
-      chunk.passes->forward(factor, gathers_ != nullptr && !gathered_[c] ? gathers_ : nullptr, c);
-      gathered_[c] = true;
-      if (after < stages_) {
-        sent.push_back(line_.post_send(after % devices_, comm::Buffer::sized(chunk.to_next), activations_tag(after)));
-      }
-    } else {
-      if (after < stages_) static_cast<void>(line_.post_recv(after % devices_, gradients_tag(chunk.stage))->wait());
-      chunk.passes->backward(factor, split_backward_ ? LayerPasses::Part::Input : LayerPasses::Part::Whole, stream,
-                             &finishing_.buckets[c]);
-      if (before >= 0) {
-        sent.push_back(line_.post_send(before % devices_, comm::Buffer::sized(chunk.to_previous), gradients_tag(before)));
-      }
+    receive(pass);
+    compute(pass, factor);
+    send(pass, sent);
+  }
+
+  /// Waits for `pass`'s input from the neighbouring stage: a forward pass's activations from the previous one, a
+  /// backward pass's gradients from the next (none for a weight pass).
+  void receive(const models::PipelinePass& pass) {
+    if (pass.weights) return;
+    const int stage = chunks_[static_cast<std::size_t>(pass.chunk)].stage;
+    if (pass.forward && stage > 0) {
+      static_cast<void>(line_.post_recv((stage - 1) % devices_, activations_tag(stage))->wait());
+    } else if (!pass.forward && stage + 1 < stages_) {
+      static_cast<void>(line_.post_recv((stage + 1) % devices_, gradients_tag(stage))->wait());
     }
+  }
+
+  /// Posts `pass`'s output to the other neighbouring stage.
+  void send(const models::PipelinePass& pass, std::vector<std::unique_ptr<comm::Pending>>& sent) {
+    if (pass.weights) return;
+    const Chunk& chunk = chunks_[static_cast<std::size_t>(pass.chunk)];
+    if (pass.forward && chunk.stage + 1 < stages_) {
+      sent.push_back(line_.post_send((chunk.stage + 1) % devices_, comm::Buffer::sized(chunk.to_next),
+                                     activations_tag(chunk.stage + 1)));
+    } else if (!pass.forward && chunk.stage > 0) {
+      sent.push_back(line_.post_send((chunk.stage - 1) % devices_, comm::Buffer::sized(chunk.to_previous),
+                                     gradients_tag(chunk.stage - 1)));
+    }
+  }
+
+  /// `pass`'s layers through its chunk: computed, or recorded into `script` (run_interleaved) when not null.
+  void compute(const models::PipelinePass& pass, double factor, PassScript* script = nullptr) {
+    const auto c = static_cast<std::size_t>(pass.chunk);
+    LayerPasses& passes = *chunks_[c].passes;
+    if (routing_ != nullptr) passes.route(routing_, iteration_, pass.microbatch);
+    GradientStream* stream = stream_ != nullptr && finishing_.finishing[c] == &pass ? stream_ : nullptr;
+    passes.record_into(script);
+    if (pass.weights) {
+      passes.backward(factor, LayerPasses::Part::Weights, stream, &finishing_.buckets[c]);
+    } else if (pass.forward) {
+      passes.forward(factor, gathers_ != nullptr && !gathered_[c] ? gathers_ : nullptr, c);
+      gathered_[c] = true;
+    } else {
+      passes.backward(factor, split_backward_ ? LayerPasses::Part::Input : LayerPasses::Part::Whole, stream,
+                      &finishing_.buckets[c]);
+    }
+    passes.record_into(nullptr);
+  }
+
+  [[nodiscard]] PassScript recorded(const models::PipelinePass& pass, double factor) {
+    PassScript script;
+    compute(pass, factor, &script);
+    return script;
   }
 
   std::vector<Chunk>& chunks_;
