@@ -3,6 +3,7 @@
 #include "models/pipeline_plan.hpp"
 #include "sim/core/config_view.hpp"
 #include "sim/runtime/network/network_backend.hpp"
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 
 #include <fmt/format.h>
@@ -237,15 +238,18 @@ void check_experts(const scenario::Scenario& s, int experts, core::DiagnosticSin
     return;
   }
   if (experts % plan.expert != 0) {
+    // The expert groups divide the replicas, or on the experts' own grid a stage's devices.
+    const int room = scenario::on_expert_grid(plan) ? scenario::stage_devices(plan) : plan.data;
     std::vector<int> fits;
     for (int e = 2; e <= experts; ++e) {
-      if (experts % e == 0 && plan.data % e == 0) fits.push_back(e);
+      if (experts % e == 0 && room % e == 0) fits.push_back(e);
     }
     sink.error(plan.expert_at, key,
                fmt::format("an expert degree of {} does not divide {}'s {} routed experts", plan.expert,
                            s.model.kind.value, experts),
                fits.empty() ? std::string("use expert: 1")
-                            : fmt::format("use a degree that divides the experts and the data-parallel degree: {}",
+                            : fmt::format("use a degree that divides the experts and {}: {}",
+                                          scenario::on_expert_grid(plan) ? "tensor x data" : "the data-parallel degree",
                                           fmt::join(fits, ", ")));
   }
   if (s.training.overlap_parameter_gather) {
@@ -334,12 +338,14 @@ bool check_expert_tensor(const scenario::Scenario& s, const models::ModelProfile
                "use a mixture profile such as profile:mixtral_8x7b, or leave expert_tensor out");
     return false;
   }
-  if (plan.data % plan.expert == 0 && plan.data % (plan.expert * plan.expert_tensor) != 0) {
+  const int stage = scenario::stage_devices(plan);
+  if (stage % (plan.expert * plan.expert_tensor) != 0) {
     sink.error(plan.expert_tensor_at, key,
-               fmt::format("expert x expert_tensor = {} x {} = {} does not divide the {} data-parallel replicas",
-                           plan.expert, plan.expert_tensor, plan.expert * plan.expert_tensor, plan.data),
-               "the expert and expert-tensor groups are carved out of the replicas: use degrees whose product "
-               "divides data");
+               fmt::format("expert x expert_tensor = {} x {} = {} does not divide a stage's tensor x data = {} x {} = "
+                           "{} devices",
+                           plan.expert, plan.expert_tensor, plan.expert * plan.expert_tensor, plan.tensor, plan.data,
+                           stage),
+               "the experts' grid is laid over a stage's devices: use degrees whose product divides tensor x data");
   }
   if (plan.tensor > 1 && !plan.sequence_parallel) {
     sink.error(plan.expert_tensor_at, key,
@@ -374,14 +380,14 @@ bool check_expert_tensor(const scenario::Scenario& s, const models::ModelProfile
   if (shape.feed_forward % plan.expert_tensor != 0) {
     std::vector<int> fits;
     for (int et = 2; et <= shape.feed_forward && et <= 64; ++et) {
-      if (shape.feed_forward % et == 0 && plan.data % (plan.expert * et) == 0) fits.push_back(et);
+      if (shape.feed_forward % et == 0 && stage % (plan.expert * et) == 0) fits.push_back(et);
     }
     sink.error(plan.expert_tensor_at, key,
                fmt::format("an expert tensor degree of {} does not divide {}'s expert feed-forward width of {} "
                            "channels",
                            plan.expert_tensor, s.model.kind.value, shape.feed_forward),
                fits.empty() ? std::string("use expert_tensor: 1")
-                            : fmt::format("use a degree that divides the experts' width and data / expert: {}",
+                            : fmt::format("use a degree that divides the experts' width and tensor x data / expert: {}",
                                           fmt::join(fits, ", ")));
   }
   return true;

@@ -4,6 +4,7 @@
 #include "sim/runtime/jobs/cluster_placement.hpp"
 #include "sim/runtime/network/network_backend.hpp"
 #include "sim/runtime/setup/platform_spec.hpp"
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/scenario_builder.hpp"
 #include "sim/topology/reachability.hpp"
 
@@ -457,7 +458,7 @@ void check_expert_machines(const scenario::Scenario& s, const topology::Topology
   if (plan.expert < 2 || (!deepep && plan.all_to_all.value != "hierarchical")) return;
   const std::span<const int> machines = graph.worker_machines();
   for (int rank = 0; rank < s.cluster.workers && std::cmp_less(rank, machines.size()); ++rank) {
-    if (scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Expert] != 0) continue;
+    if (scenario::expert_place(plan, scenario::coordinates_of(plan, rank)).expert != 0) continue;
     std::map<int, int> on_machine;
     for (const int member : scenario::group_along(plan, rank, scenario::ParallelAxis::Expert)) {
       if (std::cmp_less(member, machines.size())) ++on_machine[machines[static_cast<std::size_t>(member)]];

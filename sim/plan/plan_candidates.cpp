@@ -45,7 +45,8 @@ const std::vector<scenario::ParallelAxis>& default_order() {
 
 /// The degree of one of the tensor, pipeline and data axes in `split` (the data axis's: replicas of the same experts).
 int core_degree(const PlanCandidate& split, scenario::ParallelAxis axis) {
-  return scenario::placed_degree(split.degrees, axis);
+  // On the experts' own grid the expert axes place no rank: the data axis places every replica.
+  return split.expert_grid ? split.degree(axis) : scenario::placed_degree(split.degrees, axis);
 }
 
 /// The orders of the tensor, pipeline and data axes that place `split`'s ranks differently: every permutation of
@@ -131,9 +132,16 @@ bool carve(const Enumeration& run, std::size_t next, PlanCandidate split) {
     const int data = split.degree(scenario::ParallelAxis::Data);
     return add_choices(run.space, split, run.batch / data, run.shape.layers, run.visit);
   }
-  // Its room is what the axes carved out of the same one before it leave (those after it are still 1).
+  // Its room is what the axes carved out of the same one before it leave (those after it are still 1); on the
+  // experts' own grid, what they leave of a stage's devices (Megatron-Core's parallel folding).
   const scenario::AxisEntry& entry = scenario::axis_entry(run.carved[next]);
-  const int room = scenario::placed_degree(split.degrees, *entry.carved_from);
+  split.expert_grid = run.space.degree(scenario::ParallelAxis::ExpertTensor).has_value();
+  int room = scenario::placed_degree(split.degrees, *entry.carved_from);
+  if (split.expert_grid) {
+    room = split.degree(scenario::ParallelAxis::Tensor) * split.degree(scenario::ParallelAxis::Context) *
+           split.degree(scenario::ParallelAxis::Data);
+    for (const scenario::ParallelAxis carved : run.carved) room /= split.degree(carved);
+  }
   for (const int degree : entry.tries(room, run.shape, run.space.degree(entry.axis))) {
     split.degree(entry.axis) = degree;
     if (!carve(run, next + 1, split)) return false;
@@ -286,9 +294,11 @@ void apply_candidate(const PlanCandidate& candidate, std::int64_t batch, scenari
   for (const scenario::AxisEntry& entry : scenario::parallel_axes()) {
     scenario::set_declared_degree(plan, entry.axis, candidate.degree(entry.axis));
   }
-  // A split the expert-tensor groups divide is declared so (sweep_point_yaml writes its degree); otherwise the
-  // scenario's own declaration stands.
-  if (candidate.degree(scenario::ParallelAxis::ExpertTensor) > 1) plan.expert_tensor_declared = true;
+  // A split on the experts' own grid is declared so (sweep_point_yaml writes its degree); otherwise the scenario's
+  // own declaration stands.
+  if (candidate.expert_grid || candidate.degree(scenario::ParallelAxis::ExpertTensor) > 1) {
+    plan.expert_tensor_declared = true;
+  }
   plan.microbatches = candidate.microbatches;
   plan.zero = candidate.zero;
   plan.schedule = candidate.schedule;
@@ -311,7 +321,10 @@ std::string sweep_point_yaml(const PlanCandidate& candidate, std::int64_t batch,
     for (const scenario::ParallelAxis axis : scenario::listing_order()) {
       const scenario::AxisEntry& entry = scenario::axis_entry(axis);
       if (entry.always_listed != listed) continue;
-      const bool split = candidate.degree(axis) > 1 || scenario::declared_degree(s.training.parallelism, axis) > 1;
+      // The experts' own grid is declared by its expert-tensor degree, 1 included.
+      const bool grid = candidate.expert_grid && axis == scenario::ParallelAxis::ExpertTensor;
+      const bool split =
+          grid || candidate.degree(axis) > 1 || scenario::declared_degree(s.training.parallelism, axis) > 1;
       if (!listed && !split) continue;
       out += fmt::format(", training.parallelism.{}: {}", entry.name, candidate.degree(axis));
     }

@@ -31,6 +31,9 @@ struct PlanCandidate {
   models::Recomputation recomputation = models::Recomputation::None;
   models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   int virtual_stages = 1;
+  /// The routed experts on their own grid (`--expert-tensor` given): the expert and expert-tensor degrees divide a
+  /// stage's devices, laid over them (scenario/expert_grid.hpp), rather than the replicas.
+  bool expert_grid = false;
   /// The order of the tensor, pipeline and data axes over the ranks, innermost first (context and expert go
   /// right after tensor, as scenario::place_optional_axes puts them).
   std::vector<scenario::ParallelAxis> order{scenario::ParallelAxis::Tensor, scenario::ParallelAxis::Pipeline,

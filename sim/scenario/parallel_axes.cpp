@@ -76,10 +76,12 @@ const std::vector<AxisEntry>& parallel_axes() {
       {.axis = ParallelAxis::ExpertTensor, .name = "expert_tensor", .label = "et",
        .description = "expert-tensor-parallel groups (replicas splitting each routed expert's matrices)",
        .groups = "expert-tensor", .refused_as = "expert-tensor groups",
-       .key_description = "expert-tensor-parallel degree: each routed expert's matrices split over this many of the "
-                          "data-parallel replicas, the tensor group then splitting the dense layers alone and each "
-                          "tensor rank dispatching its own share of the tokens; expert x expert_tensor divides data "
-                          "(timing-only mixtures); absent, the tensor group splits the experts too",
+       .key_description = "expert-tensor-parallel degree: each routed expert's matrices split over this many devices, "
+                          "declared (1 included) the experts' own grid, expert_tensor x expert x expert-data laid over "
+                          "a stage's tensor x data devices in rank order (Megatron-Core's parallel folding), the tensor "
+                          "group then splitting the dense layers alone and each tensor rank dispatching its own share "
+                          "of the tokens; expert x expert_tensor divides tensor x data (timing-only mixtures); absent, "
+                          "the tensor group splits the experts too",
        .most = 1024, .declared = &ParallelismSpec::expert_tensor, .declared_at = &ParallelismSpec::expert_tensor_at,
        .splits = Splits::ExpertMatrices, .shares = Weights::Dense, .carved_from = ParallelAxis::Data,
        .always_listed = false, .tries = expert_tensor_degrees, .setting = "", .setting_of = nullptr},
@@ -87,8 +89,8 @@ const std::vector<AxisEntry>& parallel_axes() {
        .description = "expert-parallel groups (replicas exchanging tokens)", .groups = "experts",
        .refused_as = "expert groups",
        .key_description = "expert-parallel degree: a mixture of experts' routed experts spread over this many of "
-                          "the data-parallel replicas, which exchange their tokens by all-to-alls; it divides data "
-                          "(timing-only mixtures)",
+                          "the data-parallel replicas, which exchange their tokens by all-to-alls; it divides data, or with expert_tensor declared "
+                          "tensor x data (the experts' own grid, folded over a stage's devices; timing-only mixtures)",
        .most = 65'536, .declared = &ParallelismSpec::expert, .declared_at = &ParallelismSpec::expert_at,
        .splits = Splits::Experts, .shares = Weights::Dense, .carved_from = ParallelAxis::Data, .always_listed = false,
        .tries = expert_degrees, .setting = "all_to_all",
@@ -170,7 +172,12 @@ int placed_degree(const AxisDegrees& declared, ParallelAxis axis) {
   return out;
 }
 
-int degree_of(const ParallelismSpec& plan, ParallelAxis axis) { return placed_degree(declared_degrees(plan), axis); }
+int degree_of(const ParallelismSpec& plan, ParallelAxis axis) {
+  // On the experts' own grid the expert and expert-tensor groups are laid over a stage's devices (expert_grid.hpp),
+  // not carved out of the replicas: they place no rank, and the data axis places every replica.
+  if (plan.expert_tensor_declared) return axis_entry(axis).carved_from ? 1 : declared_degree(plan, axis);
+  return placed_degree(declared_degrees(plan), axis);
+}
 
 Splits splits_under(const AxisEntry& entry, const ParallelismSpec& plan) {
   if (!plan.expert_tensor_declared || !has(entry.splits, Splits::DenseMatrices)) return entry.splits;

@@ -119,7 +119,8 @@ void set_declared_degree(ParallelismSpec& plan, ParallelAxis axis, int value);
 /// The degree along which ranks are placed: the declared one divided by the degrees of the axes carved out of it
 /// (along the data axis, the replicas holding the same experts: data / expert).
 [[nodiscard]] int placed_degree(const AxisDegrees& declared, ParallelAxis axis);
-/// placed_degree of `plan`'s degrees.
+/// placed_degree of `plan`'s degrees; on the experts' own grid (expert_tensor declared, expert_grid.hpp) 1 for the
+/// expert and expert-tensor axes, which place no rank, and every replica for the data axis.
 [[nodiscard]] int degree_of(const ParallelismSpec& plan, ParallelAxis axis);
 
 /// What `entry`'s groups divide under `plan`: its row's splits, less the routed experts' matrices for an axis of the

@@ -1,5 +1,6 @@
 #include "sim/scenario/parallel_layout.hpp"
 
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 
 #include <algorithm>
@@ -24,6 +25,10 @@ int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at) {
 }
 
 std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis axis) {
+  if (on_expert_grid(plan) && axis == ParallelAxis::Expert) return expert_grid_group(plan, rank, ExpertGridAxis::Expert);
+  if (on_expert_grid(plan) && axis == ParallelAxis::ExpertTensor) {
+    return expert_grid_group(plan, rank, ExpertGridAxis::ExpertTensor);
+  }
   ParallelCoordinates at = coordinates_of(plan, rank);
   std::vector<int> out;
   for (int i = 0; i < degree_of(plan, axis); ++i) {

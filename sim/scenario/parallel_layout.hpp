@@ -30,7 +30,8 @@ ParallelCoordinates coordinates_of(const ParallelismSpec& plan, int rank);
 int rank_of(const ParallelismSpec& plan, const ParallelCoordinates& at);
 
 /// The ranks that differ from `rank` only along `axis`, in the order of that coordinate: its tensor group,
-/// its pipeline (stages), or its stage's replicas.
+/// its pipeline (stages), or its stage's replicas; on the experts' own grid, its expert or expert-tensor group
+/// there (expert_grid.hpp).
 std::vector<int> group_along(const ParallelismSpec& plan, int rank, ParallelAxis axis);
 
 /// The ranks that differ from `rank` only along `axes` (innermost first), in the mixed radix of those coordinates,

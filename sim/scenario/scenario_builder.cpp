@@ -244,7 +244,8 @@ bool read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.all_to_all = {parallelism.filled_text("all_to_all"), parallelism.where("all_to_all")};
   read_placement(parallelism, out, sink);
   place_optional_axes(out);
-  if (out.data % out.expert != 0) {
+  // On the experts' own grid the expert groups are laid over a stage's devices instead (checked with the grid).
+  if (!out.expert_tensor_declared && out.data % out.expert != 0) {
     sink.error(out.expert_at, "training.parallelism.expert",
                fmt::format("an expert degree of {} does not divide the {} data-parallel replicas", out.expert, out.data),
                "the expert groups are carved out of the replicas: use a divisor of data");

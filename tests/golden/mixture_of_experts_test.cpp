@@ -168,5 +168,50 @@ sweep:
   EXPECT_LT(deepep["bytes_by_link_class"]["nic"].get<double>(), plain["bytes_by_link_class"]["nic"].get<double>());
 }
 
+// Megatron-Core's parallel folding: on the experts' own grid (expert_tensor declared) an expert group is laid over a
+// stage's tensor x data devices, so that its degree may exceed the data-parallel one. Tensor 2 x data 8 on two DGX
+// H100 nodes: expert 8 is one node's 8 consecutive ranks (tensor pairs of 4 replicas), expert 16 both nodes' (refused
+// while the expert groups were carved out of the 8 replicas). Each tensor rank dispatches its own half of the
+// replica's tokens; a device of expert 16 holds one expert of each block where expert 8's hold two.
+TEST(MixtureOfExperts, AnExpertGroupFoldedOverTensorAndDataExceedsTheDataDegree) {
+  const auto folder = fresh_output_folder("folded-experts");
+  const auto path = folder / "folded.yaml";
+  std::ofstream(path) << R"(name: folded
+cluster:
+  workers: 16
+  device: {name: h100, precision: bf16}
+  nodes:
+    - {type: dgx_h100, count: 2}
+topology: {kind: hierarchical, fabric: rail, arity: 8, nic: per_device, link: {bandwidth: 400Gbps, latency: 2us}}
+model: {kind: "profile:gpt", blocks: 2, hidden_size: 512, heads: 8, experts: 16, top_k: 2, sequence_length: 256}
+training:
+  parallelism: {tensor: 2, sequence_parallel: true, expert: 8, expert_tensor: 1}
+  batch: {per_worker: 2}
+  optimizer: {kind: adam, learning_rate: 0.0001}
+  stop: {iterations: 1}
+sweep:
+  axes:
+    training.parallelism.expert: [8, 16]
+)";
+  const auto out = folder / "out";
+  const CommandResult run = run_dtsim("run " + path.string() + " -q -o " + out.string());
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const nlohmann::json inside = summary_of(out / "expert=8")["result"];
+  const nlohmann::json folded = summary_of(out / "expert=16")["result"];
+  // A tensor rank's 256 tokens (half of 2 sequences of 256), 2 copies each, 512 BF16 values, (e - 1) / e sent.
+  for (const auto& [result, experts] : {std::pair{&inside, 8.0}, std::pair{&folded, 16.0}}) {
+    EXPECT_DOUBLE_EQ((*result)["experts"]["per_all_to_all"]["bytes_sent"].get<double>(),
+                     256.0 * 2 * 512 * 2 * (experts - 1) / experts);
+  }
+  // One GELU expert a block fewer: 512 x 2048 + 2048 + 2048 x 512 + 512 BF16 parameters, over 2 blocks.
+  const double expert = 512.0 * 2048 + 2048 + 2048.0 * 512 + 512;
+  EXPECT_DOUBLE_EQ(inside["memory"][0]["parameters_bytes"].get<double>() -
+                       folded["memory"][0]["parameters_bytes"].get<double>(),
+                   2 * expert * 2);
+  // NVLink inside a node; the folded group's exchanges cross the fabric.
+  EXPECT_GT(folded["experts"]["per_all_to_all"]["communication_s"].get<double>(),
+            2 * inside["experts"]["per_all_to_all"]["communication_s"].get<double>());
+}
+
 }  // namespace
 }  // namespace dtsim::testing

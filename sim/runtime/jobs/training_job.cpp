@@ -1,6 +1,7 @@
 #include "sim/runtime/jobs/training_job.hpp"
 
 #include "models/pipeline_plan.hpp"
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include "sim/runtime/context/job_pause.hpp"
@@ -67,9 +68,12 @@ metrics::RoutingRecord routing_record(const scenario::Scenario& scenario, const 
     if (layer.exchange == models::TokenExchange::Dispatch) blocks.push_back(layer.block);
   }
   const int experts = profile.shape.experts;
-  // A draw routes every device's micro-batch of the group: its samples' tokens, top_k copies each.
+  // A draw routes every device's micro-batch of the group: its samples' tokens, top_k copies each; on the experts'
+  // own grid, each tensor rank routes its share of them.
+  const int groups = scenario::expert_groups_routing(plan);
+  const int sharing = scenario::on_expert_grid(plan) ? plan.tensor * plan.context : 1;
   const double copies = static_cast<double>(plan.expert) * scenario.training.batch_per_worker / plan.microbatches *
-                        profile.shape.sequence * profile.shape.top_k;
+                        profile.shape.sequence * profile.shape.top_k / sharing;
   metrics::RoutingRecord out;
   out.tokens_per_expert.assign(static_cast<std::size_t>(experts), 0.0);
   double draws = 0.0;
@@ -78,7 +82,7 @@ metrics::RoutingRecord routing_record(const scenario::Scenario& scenario, const 
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     for (int microbatch = 0; microbatch < plan.microbatches; ++microbatch) {
       for (const int block : blocks) {
-        for (int group = 0; group < plan.data / plan.expert; ++group) {
+        for (int group = 0; group < groups; ++group) {
           const models::RoutingDraw draw = models::draw_routing(scenario.training.routing, experts, profile.shape.top_k,
                                                                 scenario.seed, {iteration, microbatch, block, group});
           std::vector<double> kept = draw.kept();

@@ -15,6 +15,7 @@
 #include "sim/runtime/network/s4u_transport.hpp"
 #include "sim/runtime/observe/compute_spans.hpp"
 #include "sim/scenario/parallel_axes.hpp"
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <fmt/format.h>
@@ -780,7 +781,7 @@ void ModelParallelWorker::operator()() {
   std::optional<RoutingLoads> routing;
   if (groups.experts && !s.training.routing.even()) {
     routing.emplace(s.training.routing, setup.profile().shape.experts, setup.profile().shape.top_k, plan.expert, s.seed,
-                    at[ParallelAxis::Data]);
+                    scenario::expert_group_of(plan, at));
   }
   PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,
                     gathers ? &*gathers : nullptr, routing ? &*routing : nullptr, exchanges ? &*exchanges : nullptr);

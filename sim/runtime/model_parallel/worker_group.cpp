@@ -1,5 +1,6 @@
 #include "sim/runtime/model_parallel/worker_group.hpp"
 
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
@@ -34,6 +35,33 @@ WorkerGroup along(const TrainingContext& context, int rank, const Meter& meter, 
           scenario::group_along(plan, rank, axis), at[axis], meter};
 }
 
+/// `rank`'s group along one of the experts' axes: on their own grid, laid over its stage's devices; otherwise along
+/// the grid axis it is carved out of the replicas as (`axis`).
+WorkerGroup expert_group(const TrainingContext& context, int rank, const Meter& meter, scenario::ExpertGridAxis grid,
+                         ParallelAxis axis) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  if (!scenario::on_expert_grid(plan)) return along(context, rank, meter, axis);
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  return {context, scenario::expert_grid_name(scenario::axis_entry(axis).groups, plan, at, grid),
+          scenario::expert_grid_group(plan, rank, grid),
+          scenario::expert_grid_rank(scenario::expert_place(plan, at), grid), meter};
+}
+
+/// The devices holding the same routed experts as `rank`: on their own grid, its expert-data group; otherwise the
+/// replicas of its expert share.
+WorkerGroup expert_holders(const TrainingContext& context, int rank, const Meter& meter) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  if (scenario::on_expert_grid(plan)) {
+    return {context, scenario::expert_grid_name("expert-replicas", plan, at, scenario::ExpertGridAxis::ExpertData),
+            scenario::expert_grid_group(plan, rank, scenario::ExpertGridAxis::ExpertData),
+            scenario::expert_place(plan, at).expert_data, meter};
+  }
+  const std::vector<ParallelAxis> holding = scenario::sharing_axes(plan, scenario::Weights::Experts);
+  return {context, scenario::group_name("expert-replicas", at, holding), scenario::group_across(plan, rank, holding),
+          scenario::index_across(plan, at, holding), meter};
+}
+
 /// Every replica of `rank`'s share of the dense layers (along the axes sharing them: context, expert and data).
 WorkerGroup dense_replicas(const TrainingContext& context, int rank, const Meter& meter) {
   const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
@@ -56,18 +84,17 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   if (plan.expert > 1) {
     // An expert group's all-to-alls are timed alone (not with its sibling groups'): every-to-every steps of
     // one group are what the analytical network times from the links' loads (kFluidEveryToEveryRanks).
-    experts.emplace(along(context, rank, meter.carrying(Traffic::Expert), ParallelAxis::Expert));
+    experts.emplace(expert_group(context, rank, meter.carrying(Traffic::Expert), scenario::ExpertGridAxis::Expert,
+                                 ParallelAxis::Expert));
   }
   if (plan.expert_tensor > 1) {
     // Its gathers and reduce-scatters are the tensor group's kind of traffic: a kind of its own would add columns
     // to the recorder's and the trace's files.
-    expert_tensor.emplace(along(context, rank, meter.carrying(Traffic::Tensor), ParallelAxis::ExpertTensor));
+    expert_tensor.emplace(expert_group(context, rank, meter.carrying(Traffic::Tensor),
+                                       scenario::ExpertGridAxis::ExpertTensor, ParallelAxis::ExpertTensor));
   }
   if (scenario::experts_apart(plan)) {
-    const std::vector<ParallelAxis> holding = scenario::sharing_axes(plan, scenario::Weights::Experts);
-    expert_replicas.emplace(context, scenario::group_name("expert-replicas", at, holding),
-                            scenario::group_across(plan, rank, holding), scenario::index_across(plan, at, holding),
-                            meter.carrying(Traffic::Data));
+    expert_replicas.emplace(expert_holders(context, rank, meter.carrying(Traffic::Data)));
     (*expert_replicas)->set_meeting(expert_replicas_meeting(plan, at, "expert-replicas"));
   }
   // Replica 0's rank stands for its replicas: its group's phases are timed from every replica's flows.
@@ -91,12 +118,11 @@ AnalyticalMeeting expert_replicas_meeting(const scenario::ParallelismSpec& plan,
                                           const std::string& channels) {
   // The stage's groups numbered by tensor rank (where a tensor group's devices do not hold the same experts), expert
   // rank and expert-tensor rank, outermost first; each group's members consecutive.
-  int group = at[ParallelAxis::Expert] * plan.expert_tensor + at[ParallelAxis::ExpertTensor];
-  const bool tensor_holds = scenario::has(
-      scenario::shares_under(scenario::axis_entry(ParallelAxis::Tensor), plan), scenario::Weights::Experts);
-  if (!tensor_holds) group += at[ParallelAxis::Tensor] * plan.expert * plan.expert_tensor;
-  return {fmt::format("{}/{}", channels, at[ParallelAxis::Pipeline]), plan.data * plan.tensor,
-          group * scenario::sharing_replicas(plan, scenario::Weights::Experts)};
+  const scenario::ExpertPlace place = scenario::expert_place(plan, at);
+  int group = place.expert * plan.expert_tensor + place.expert_tensor;
+  if (!scenario::on_expert_grid(plan)) group += at[ParallelAxis::Tensor] * plan.expert * plan.expert_tensor;
+  return {fmt::format("{}/{}", channels, at[ParallelAxis::Pipeline]), scenario::stage_devices(plan),
+          group * scenario::expert_grid_degree(plan, scenario::ExpertGridAxis::ExpertData)};
 }
 
 void gather_parameters(const TrainingSetup& setup, S4uTransport& replicas, std::size_t elements) {

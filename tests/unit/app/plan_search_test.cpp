@@ -480,6 +480,45 @@ TEST(PlanCandidates, VisitTheSplitsOfNestedLoopsOverTheAxesInTheirOrder) {
                                      [](const std::string& split) { return split.starts_with("undivided"); }));
 }
 
+/// With --expert-tensor fixed the experts have their own grid, and the expert degrees tried divide a stage's tensor x
+/// data devices (Megatron-Core's parallel folding), not the replicas alone: on 16 devices at tensor 2 and pipeline 2,
+/// expert 8 beside data 4. Such a candidate is applied on the grid (expert_tensor declared, even at 1) and written so.
+TEST(PlanCandidates, TheExpertsOwnGridTriesExpertDegreesFoldedOverTensorAndData) {
+  using A = scenario::ParallelAxis;
+  const checks::Registries registries = checks::make_builtin_registries();
+  const scenario::Scenario s = with_point(kMixture, "{training.parallelism.data: 16}");
+  const models::ModelProfile profile = profile_of(s, registries);
+  planner::PlanSpace space;
+  space.degree(A::Tensor) = 2;
+  space.degree(A::Pipeline) = 2;
+  space.degree(A::Context) = 1;
+  space.microbatches = 1;
+  space.zero = 0;
+  space.recomputation = models::Recomputation::None;
+  space.schedule = models::PipelineSchedule::OneForwardOneBackward;
+  space.placement = std::vector<A>{A::Tensor, A::Pipeline, A::Data};
+  const auto experts_tried = [&](const planner::PlanSpace& tried) {
+    std::vector<int> out;
+    std::optional<planner::PlanCandidate> folded;
+    std::int64_t undivided = 0;
+    planner::for_each_candidate(tried, 16, profile.shape, 64, undivided, [&](const planner::PlanCandidate& c) {
+      out.push_back(c.degree(A::Expert));
+      if (c.degree(A::Expert) > c.degree(A::Data)) folded = c;
+      return true;
+    });
+    return std::pair{out, folded};
+  };
+  EXPECT_EQ(experts_tried(space).first, (std::vector<int>{1, 2, 4}));
+  space.degree(A::ExpertTensor) = 1;
+  const auto [grid, folded] = experts_tried(space);
+  EXPECT_EQ(grid, (std::vector<int>{1, 2, 4, 8}));
+  ASSERT_TRUE(folded.has_value());
+  scenario::Scenario applied = s;
+  planner::apply_candidate(*folded, 64, applied);
+  EXPECT_TRUE(applied.training.parallelism.expert_tensor_declared);
+  EXPECT_NE(planner::sweep_point_yaml(*folded, 64, s).find("training.parallelism.expert_tensor: 1"), std::string::npos);
+}
+
 /// Enumerating lazily visits what enumerate_candidates lists, in its order; counting visits as many; each row's
 /// candidate reads back from the row as the candidate it describes.
 TEST(PlanCandidates, AreVisitedOneAtATimeInTheListsOrderAndReadBackFromTheirRows) {

@@ -1,5 +1,6 @@
 #include "sim/scenario/parallel_layout.hpp"
 
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 
 #include <gtest/gtest.h>
@@ -216,41 +217,72 @@ TEST(ParallelAxes, SharingReplicasAreDataTimesContextAndDataOverExpert) {
   EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::Context, A::Expert, A::Pipeline, A::Data}));
 }
 
-// Expert tensor parallelism carves its groups out of the replicas inside the expert groups (Megatron-Core's
-// experts' grid: expert-tensor, expert, expert-data): data 8 with expert 2 and expert_tensor 2 is 2 replicas of
-// each expert share along the data axis. On the experts' own grid a tensor group's devices hold the same experts
-// (each for its own tokens): the devices holding them are those 2 replicas times the tensor group's 2.
-TEST(ParallelLayout, ExpertTensorGroupsAreCarvedOutOfTheReplicasInsideTheExpertGroups) {
+// Declared, expert tensor parallelism gives the experts Megatron-Core's own grid: expert-tensor x expert x
+// expert-data laid over a stage's devices in rank order, expert-tensor innermost. Data 8 x tensor 2 with expert 2 and
+// expert_tensor 2: the expert-tensor groups are the tensor pairs, the expert groups every other device, and the
+// devices holding the same experts every fourth.
+TEST(ParallelLayout, TheExpertsOwnGridIsLaidOverAStagesDevicesInRankOrder) {
   using A = ParallelAxis;
   ParallelismSpec plan = grid(8, 2, 1, {A::Tensor, A::Pipeline, A::Data});
   plan.expert = 2;
   plan.expert_tensor = 2;
   plan.expert_tensor_declared = true;
   place_optional_axes(plan);
-  EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::ExpertTensor, A::Expert, A::Pipeline, A::Data}));
-  EXPECT_EQ(degree_of(plan, A::Data), 2);
-  // Rank t + 2 (et + 2 (e + 2 d)).
-  EXPECT_EQ(group_along(plan, 0, A::ExpertTensor), (std::vector<int>{0, 2}));
-  EXPECT_EQ(group_along(plan, 0, A::Expert), (std::vector<int>{0, 4}));
+  // The experts' axes place no rank: rank t + 2 d.
+  EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::Pipeline, A::Data}));
+  EXPECT_EQ(degree_of(plan, A::Data), 8);
+  EXPECT_EQ(degree_of(plan, A::Expert), 1);
+  EXPECT_EQ(group_along(plan, 0, A::ExpertTensor), (std::vector<int>{0, 1}));
+  EXPECT_EQ(group_along(plan, 0, A::Expert), (std::vector<int>{0, 2}));
+  EXPECT_EQ(group_along(plan, 9, A::Expert), (std::vector<int>{9, 11}));
+  EXPECT_EQ(expert_grid_group(plan, 9, ExpertGridAxis::ExpertData), (std::vector<int>{1, 5, 9, 13}));
+  EXPECT_EQ(expert_place(plan, coordinates_of(plan, 9)), (ExpertPlace{.expert_tensor = 1, .expert = 0, .expert_data = 2}));
+  EXPECT_EQ(expert_grid_degree(plan, ExpertGridAxis::ExpertData), 4);
+  EXPECT_EQ(expert_grid_name("experts", plan, coordinates_of(plan, 9), ExpertGridAxis::Expert), "experts/0/2/1");
   EXPECT_EQ(replica_group(plan, 0), (std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14}));
   EXPECT_EQ(sharing_replicas(plan, Weights::Dense), 8);
-  EXPECT_EQ(sharing_axes(plan, Weights::Experts), (std::vector<A>{A::Tensor, A::Data}));
   EXPECT_EQ(sharing_replicas(plan, Weights::Experts), 2 * 8 / (2 * 2));
-  const std::vector<A> holding = sharing_axes(plan, Weights::Experts);
-  EXPECT_EQ(group_across(plan, 9, holding), (std::vector<int>{0, 1, 8, 9}));
-  EXPECT_EQ(index_across(plan, coordinates_of(plan, 9), holding), 3);
+  EXPECT_EQ(expert_groups_routing(plan), 8);
+  EXPECT_EQ(expert_group_of(plan, coordinates_of(plan, 9)), 2 * 2 + 1);
   EXPECT_TRUE(experts_apart(plan));
-  // Undeclared, the tensor group splits the experts' matrices: their replicas are the data axis's alone.
+  // Undeclared, the expert groups are carved out of the replicas, and the tensor group splits the experts' matrices:
+  // their replicas are the data axis's alone.
   plan.expert_tensor = 1;
   plan.expert_tensor_declared = false;
+  plan.placement = {A::Tensor, A::Pipeline, A::Data};
+  place_optional_axes(plan);
+  EXPECT_EQ(group_along(plan, 0, A::Expert), (std::vector<int>{0, 2}));
   EXPECT_EQ(sharing_axes(plan, Weights::Experts), (std::vector<A>{A::Data}));
   EXPECT_EQ(sharing_replicas(plan, Weights::Experts), 8 / 2);
+  EXPECT_EQ(expert_place(plan, coordinates_of(plan, 9)), (ExpertPlace{.expert_tensor = 0, .expert = 0, .expert_data = 2}));
   EXPECT_TRUE(experts_apart(plan));
   plan.expert = 1;
   EXPECT_FALSE(experts_apart(plan));
   // Declared at 1 under tensor 2, the experts are whole on each device and held alike by its tensor group.
   plan.expert_tensor_declared = true;
   EXPECT_TRUE(experts_apart(plan));
+}
+
+// Megatron-Core's parallel folding: an expert group larger than the data-parallel degree spans the tensor groups'
+// devices. Expert 8 beside tensor 2 x data 4 over 2 stages (rank t + 2 (p + 2 d)): each stage's 8 devices are one
+// expert group, each device holding one expert whole for its own half of a sequence's tokens.
+TEST(ParallelLayout, AnExpertGroupFoldedOverTensorAndDataSpansAStage) {
+  using A = ParallelAxis;
+  ParallelismSpec plan = grid(4, 2, 2, {A::Tensor, A::Pipeline, A::Data});
+  plan.expert = 8;
+  plan.expert_tensor = 1;
+  plan.expert_tensor_declared = true;
+  place_optional_axes(plan);
+  EXPECT_EQ(stage_devices(plan), 8);
+  EXPECT_EQ(group_along(plan, 5, A::Expert), (std::vector<int>{0, 1, 4, 5, 8, 9, 12, 13}));
+  EXPECT_EQ(group_along(plan, 2, A::Expert), (std::vector<int>{2, 3, 6, 7, 10, 11, 14, 15}));
+  EXPECT_EQ(expert_place(plan, coordinates_of(plan, 5)).expert, 3);
+  EXPECT_EQ(expert_grid_degree(plan, ExpertGridAxis::ExpertData), 1);
+  EXPECT_EQ(expert_groups_routing(plan), 1);
+  // Every device's groups partition the ranks: each rank is in exactly one expert group of its stage.
+  std::set<std::vector<int>> groups;
+  for (int rank = 0; rank < 16; ++rank) groups.insert(group_along(plan, rank, A::Expert));
+  EXPECT_EQ(groups.size(), 2U);
 }
 
 // What a device's routed experts are divided by: the tensor degree where expert_tensor is not declared (as before
