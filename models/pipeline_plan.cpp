@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace dtsim::models {
 
@@ -121,7 +122,80 @@ int activations_in_flight(const std::vector<PipelinePass>& passes) {
   return most;
 }
 
-std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stages) {
+namespace {
+
+/// The first layer of each transformer block of `profile`, in order.
+std::vector<std::size_t> block_starts(const ModelProfile& profile) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < profile.layers.size(); ++i) {
+    const int block = profile.layers[i].block;
+    if (block >= 0 && (i == 0 || profile.layers[i - 1].block != block)) out.push_back(i);
+  }
+  return out;
+}
+
+/// The stages' first layers where stage s holds `blocks[s]` blocks, the layers before the first block with the first
+/// stage and those after the last with the last.
+std::vector<std::size_t> cut_by_blocks(const ModelProfile& profile, const std::vector<int>& blocks) {
+  const std::vector<std::size_t> starts = block_starts(profile);
+  std::vector<std::size_t> first{0};
+  std::size_t taken = 0;
+  for (std::size_t s = 0; s + 1 < blocks.size(); ++s) {
+    taken += static_cast<std::size_t>(blocks[s]);
+    // A stage holding the loss alone starts after the last block.
+    std::size_t cut = profile.layers.size();
+    if (taken < starts.size()) {
+      cut = starts[taken];
+    } else {
+      cut = starts.back();
+      while (cut < profile.layers.size() && profile.layers[cut].block == profile.layers[starts.back()].block) ++cut;
+    }
+    if (cut <= first.back() || cut >= profile.layers.size()) {
+      throw std::invalid_argument(fmt::format("a split of {} transformer blocks over {} stages leaves stage {} without "
+                                              "a layer",
+                                              starts.size(), blocks.size(), s));
+    }
+    first.push_back(cut);
+  }
+  first.push_back(profile.layers.size());
+  return first;
+}
+
+/// Megatron-Core's even split: blocks / stages blocks a stage, the embedding and the loss counted as a block each
+/// where `split` says so (their stages then hold one block fewer).
+std::vector<std::size_t> split_evenly(const ModelProfile& profile, int stages, const StageSplit& split) {
+  const auto blocks = static_cast<int>(block_starts(profile).size());
+  const int counted = blocks + (split.embedding_as_block ? 1 : 0) + (split.loss_as_block ? 1 : 0);
+  if (blocks == 0 || stages < 1 || counted % stages != 0) {
+    throw std::invalid_argument(fmt::format(
+        "an even split gives each of the {} stages as many of the {} transformer blocks{}, which they do not divide",
+        stages, blocks,
+        split.embedding_as_block || split.loss_as_block ? " (the embedding or the loss counted as one)" : ""));
+  }
+  std::vector<int> each(static_cast<std::size_t>(stages), counted / stages);
+  if (split.embedding_as_block) --each.front();
+  if (split.loss_as_block) --each.back();
+  return cut_by_blocks(profile, each);
+}
+
+/// A layout's stages, each holding the blocks it names.
+std::vector<std::size_t> split_by_layout(const ModelProfile& profile, int stages, const StageSplit& split) {
+  const auto blocks = static_cast<int>(block_starts(profile).size());
+  int named = 0;
+  for (const int count : split.blocks) named += count;
+  if (std::cmp_not_equal(split.blocks.size(), stages) || named != blocks) {
+    throw std::invalid_argument(fmt::format("the layout names {} stages of {} transformer blocks in all, and the run "
+                                            "has {} stages of a model of {} blocks",
+                                            split.blocks.size(), named, stages, blocks));
+  }
+  return cut_by_blocks(profile, split.blocks);
+}
+
+}  // namespace
+
+std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stages, const StageSplit& split) {
+  if (split.kind == StageSplit::Kind::Even) return split_evenly(profile, stages, split);
+  if (split.kind == StageSplit::Kind::Layout) return split_by_layout(profile, stages, split);
   const std::size_t layers = profile.layers.size();
   // Where a stage may end: after any layer outside the transformer blocks, and between blocks; a cut inside
   // a block would send its attention scores or feed-forward activations between devices.

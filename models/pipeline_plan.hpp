@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtsim::models {
@@ -55,11 +56,45 @@ double bubble_closed_form(PipelineSchedule schedule, int stages, int microbatche
 /// it for a layer with weights (one matrix product of the two), none without.
 double weight_gradient_flops(const LayerProfile& layer);
 
-/// Contiguous ranges of `profile`'s layers, one per stage, balanced by training FLOPs: stage s ends where the
-/// running total comes nearest (s+1)/stages of the whole, between transformer blocks, never inside one.
-/// Returns the first layer of each stage and, last, the layer count. Every stage has at least one layer;
-/// throws std::invalid_argument when stages exceed the places to cut.
-std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stages);
+/// How the layers are cut into (virtual) stages.
+struct StageSplit {
+  enum class Kind {
+    Flops,  ///< balanced by training FLOPs between transformer blocks
+    Even,   ///< the blocks divided evenly, the layers before the first block on the first stage, those after the
+            ///< last on the last (Megatron-Core's default)
+    Layout,  ///< `blocks` blocks on each stage, in order (Megatron-Core's pipeline_model_parallel_layout)
+  };
+  Kind kind = Kind::Flops;
+  std::vector<int> blocks;  ///< Layout: the blocks of each stage
+  /// Even: the layers before the first block (the embedding) count as one block of the first stage, and those after
+  /// the last (the output layer and the loss) as one of the last stage (Megatron-Core's
+  /// account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split).
+  bool embedding_as_block = false;
+  bool loss_as_block = false;
+  bool operator==(const StageSplit&) const = default;
+
+  [[nodiscard]] static StageSplit even(bool embedding_as_block = false, bool loss_as_block = false) {
+    StageSplit out;
+    out.kind = Kind::Even;
+    out.embedding_as_block = embedding_as_block;
+    out.loss_as_block = loss_as_block;
+    return out;
+  }
+  [[nodiscard]] static StageSplit layout(std::vector<int> blocks) {
+    StageSplit out;
+    out.kind = Kind::Layout;
+    out.blocks = std::move(blocks);
+    return out;
+  }
+};
+
+/// Contiguous ranges of `profile`'s layers, one per stage, never cut inside a transformer block. By FLOPs: stage s
+/// ends where the running total comes nearest (s+1)/stages of the whole. Even: each stage holds blocks / stages
+/// blocks (the embedding and the loss counted as blocks where `split` says so). Returns the first layer of each
+/// stage and, last, the layer count. Every stage has at least one layer; throws std::invalid_argument when stages
+/// exceed the places to cut, the stages do not divide the blocks to split evenly, or a layout's blocks are not the
+/// model's.
+std::vector<std::size_t> split_into_stages(const ModelProfile& profile, int stages, const StageSplit& split = {});
 
 /// The layers [first, last) of `profile` as a profile of their own.
 ModelProfile stage_profile(const ModelProfile& profile, std::size_t first, std::size_t last);

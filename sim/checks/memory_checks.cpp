@@ -23,7 +23,7 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const bool pipelined = plan.pipeline > 1;
   const int chunks = pipelined ? plan.virtual_stages : 1;
-  const std::vector<std::size_t> stage_layers = models::split_into_stages(profile, plan.pipeline * chunks);
+  const std::vector<std::size_t> stage_layers = models::split_into_stages(profile, plan.pipeline * chunks, plan.stage_split);
   const auto microbatch = static_cast<std::size_t>(std::max(1, s.training.batch_per_worker / plan.microbatches));
   const models::PipelineSchedule schedule = plan.schedule;
   const models::DeviceShare share = scenario::device_share_of(s.training);

@@ -443,6 +443,32 @@ void check_dispatch(const scenario::Scenario& s, const models::TransformerShape&
   }
 }
 
+/// Why the layers could not be cut into the run's (virtual) stages, at the key that says how: the pipeline's degree
+/// where they are balanced by FLOPs (too many stages), the split's or the layout's where it is declared.
+void check_stage_split_failure(const scenario::Scenario& s, const models::ModelProfile& profile, const std::string& why,
+                               core::DiagnosticSink& sink) {
+  const scenario::ParallelismSpec& plan = s.training.parallelism;
+  const int chunks = plan.pipeline * plan.virtual_stages;
+  switch (plan.stage_split.kind) {
+    case models::StageSplit::Kind::Flops:
+      sink.error(plan.pipeline_at, "training.parallelism.pipeline", why,
+                 plan.virtual_stages > 1 ? "use fewer stages or virtual stages" : "use fewer stages");
+      return;
+    case models::StageSplit::Kind::Even:
+      sink.error(plan.stage_split_at, "training.parallelism.pipeline_split", why,
+                 fmt::format("use a pipeline x virtual_stages (now {}) that divides {}'s {} blocks (with the embedding "
+                             "and the loss where pipeline_split_counts lists them), a pipeline_layout, or "
+                             "pipeline_split: flops",
+                             chunks, s.model.kind.value, profile.shape.layers));
+      return;
+    case models::StageSplit::Kind::Layout:
+      sink.error(plan.stage_split_at, "training.parallelism.pipeline_layout", why,
+                 fmt::format("name pipeline x virtual_stages = {} stages, holding {}'s {} blocks in all", chunks,
+                             s.model.kind.value, profile.shape.layers));
+      return;
+  }
+}
+
 /// The axis a model-parallel run's refusals name: the pipeline where there is one, else the first other axis that
 /// splits the model (in the enum's order: tensor, expert, context) with a degree above 1.
 const scenario::AxisEntry& refused_axis(const scenario::ParallelismSpec& plan) {
@@ -514,10 +540,9 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   if (plan.expert > 1 && profile->shape.experts > 0) check_dispatch(s, profile->shape, sink);
   if (plan.context > 1) check_context(s, *profile, registries, sink);
   try {
-    static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages));
+    static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages, plan.stage_split));
   } catch (const std::invalid_argument& error) {
-    sink.error(plan.pipeline_at, "training.parallelism.pipeline", error.what(),
-               plan.virtual_stages > 1 ? "use fewer stages or virtual stages" : "use fewer stages");
+    check_stage_split_failure(s, *profile, error.what(), sink);
   }
 }
 

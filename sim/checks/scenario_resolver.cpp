@@ -826,8 +826,10 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .collectives = run_collectives(s, registries),
         .zero_stage = s.training.parallelism.zero,
         .stage_layers = s.training.parallelism.is_model_parallel()
-                            ? models::split_into_stages(profile, s.training.parallelism.pipeline *
-                                                                     s.training.parallelism.virtual_stages)
+                            ? models::split_into_stages(profile,
+                                                        s.training.parallelism.pipeline *
+                                                            s.training.parallelism.virtual_stages,
+                                                        s.training.parallelism.stage_split)
                             : std::vector<std::size_t>{},
         .memory = std::move(prepared.memory),
         .data = {},

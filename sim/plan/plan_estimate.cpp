@@ -142,7 +142,7 @@ const std::vector<SplitEstimator::StageWork>& SplitEstimator::stage_work(const s
                                    static_cast<int>(s.training.recomputation), microbatch,
                                    device.name + "/" + std::string(scenario::to_string(device.precision)));
   if (const auto found = work_.find(key); found != work_.end()) return found->second;
-  const std::vector<std::size_t> cuts = models::split_into_stages(profile_, chunks);
+  const std::vector<std::size_t> cuts = models::split_into_stages(profile_, chunks, plan.stage_split);
   const models::DeviceShare share = scenario::device_share_of(s.training);
   std::vector<StageWork> out;
   for (int c = 0; c < chunks; ++c) {

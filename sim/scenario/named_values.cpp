@@ -44,6 +44,27 @@ const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules() {
   return table;
 }
 
+const std::vector<NamedValue<models::StageSplit::Kind>>& stage_splits() {
+  static const std::vector<NamedValue<models::StageSplit::Kind>> table{
+      {models::StageSplit::Kind::Flops, "flops",
+       "stages balanced by training FLOPs, cut between transformer blocks"},
+      {models::StageSplit::Kind::Even, "even",
+       "the transformer blocks divided evenly, the embedding with the first stage, the output layer and the loss "
+       "with the last (Megatron-Core's default)"},
+  };
+  return table;
+}
+
+const std::vector<NamedValue<std::string_view>>& stage_split_counts() {
+  static const std::vector<NamedValue<std::string_view>> table{
+      {"embedding", "embedding", "the embedding counted as one block of the first stage "
+                                 "(Megatron-Core's account_for_embedding_in_pipeline_split)"},
+      {"loss", "loss", "the output layer and the loss counted as one block of the last stage "
+                       "(Megatron-Core's account_for_loss_in_pipeline_split)"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<models::Recomputation>>& recomputations() {
   static const std::vector<NamedValue<models::Recomputation>> table{
       {models::Recomputation::None, "none", "every layer's activations kept"},

@@ -42,6 +42,9 @@ const std::vector<NamedValue<models::RecomputedModule>>& recomputed_modules();
 const std::vector<NamedValue<TokenDispatcher>>& token_dispatchers();
 const std::vector<NamedValue<models::RoutingDistribution>>& routing_distributions();
 const std::vector<NamedValue<ContextAttention>>& context_attentions();
+const std::vector<NamedValue<models::StageSplit::Kind>>& stage_splits();
+/// The parts of a model outside its blocks an even split may count as a block (`pipeline_split_counts`).
+const std::vector<NamedValue<std::string_view>>& stage_split_counts();
 const std::vector<NamedValue<CommunicationLibrary>>& communication_libraries();
 const std::vector<NamedValue<models::Partitioning>>& partitionings();
 const std::vector<NamedValue<ComputePrecision>>& compute_precisions();

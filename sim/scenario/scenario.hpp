@@ -331,6 +331,12 @@ struct ParallelismSpec {
   /// `schedule` (named_values.cpp names each: gpipe, 1f1b, interleaved_1f1b, zero_bubble).
   models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   core::SourcePosition schedule_at;
+  /// `pipeline_split` and `pipeline_split_counts`: how the layers are cut into the (virtual) stages (balanced by
+  /// FLOPs when absent); `stage_split_declared` whether the scenario says.
+  models::StageSplit stage_split;
+  bool stage_split_declared = false;
+  core::SourcePosition stage_split_at;
+  core::SourcePosition stage_split_counts_at;
 
   /// Whether the model or its sequences are split over devices (the degree of an axis other than the replicas'
   /// above 1: tensor, pipeline, expert, context, expert_tensor), rather than held whole by every replica. Read from

@@ -12,6 +12,7 @@
 #include "sim/scenario/energy_reader.hpp"
 #include "sim/scenario/failure_reader.hpp"
 #include "sim/scenario/trace_reader.hpp"
+#include "models/stage_layout.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -205,6 +206,57 @@ void read_placement(const View& parallelism, ParallelismSpec& out, core::Diagnos
   out.placement = axes;
 }
 
+/// `training.parallelism.pipeline_split`, `pipeline_split_counts` and `pipeline_layout`: how the layers are cut into
+/// stages (by FLOPs when none is given). Whether the layout's blocks fit the model is checked with the model.
+void read_stage_split(const View& parallelism, ParallelismSpec& out, core::DiagnosticSink& sink) {
+  const bool named = parallelism.has("pipeline_split");
+  const bool counts = parallelism.has("pipeline_split_counts");
+  const bool layout = parallelism.has("pipeline_layout");
+  out.stage_split_declared = named || counts || layout;
+  out.stage_split_at = parallelism.where(layout ? "pipeline_layout" : "pipeline_split");
+  out.stage_split_counts_at = parallelism.where("pipeline_split_counts");
+  if (out.stage_split_declared && out.pipeline == 1) {
+    sink.error(out.stage_split_at, layout ? "training.parallelism.pipeline_layout" : "training.parallelism.pipeline_split",
+               "the layers are cut into pipeline stages, and there is one (pipeline: 1)",
+               "set training.parallelism.pipeline above 1, or leave the split out");
+    return;
+  }
+  if (layout && (named || counts)) {
+    sink.error(parallelism.where("pipeline_layout"), "training.parallelism.pipeline_layout",
+               "a layout names every stage's layers, and pipeline_split says how to cut them too",
+               "give pipeline_layout, or pipeline_split (with pipeline_split_counts), not both");
+    return;
+  }
+  if (layout) {
+    const models::StageLayout read = models::read_stage_layout(parallelism.text("pipeline_layout"));
+    if (!read.error.empty()) {
+      sink.error(parallelism.where("pipeline_layout"), "training.parallelism.pipeline_layout",
+                 fmt::format("the layout does not read: {}", read.error),
+                 "spell it as Megatron-Core's pipeline_model_parallel_layout, for example \"Et|(tt|)*30L\"");
+      return;
+    }
+    out.stage_split = models::StageSplit::layout(read.blocks);
+    return;
+  }
+  if (named) out.stage_split.kind = value_named(stage_splits(), parallelism.text("pipeline_split"));
+  if (!counts) return;
+  if (out.stage_split.kind != models::StageSplit::Kind::Even) {
+    sink.error(out.stage_split_counts_at, "training.parallelism.pipeline_split_counts",
+               "the embedding and the loss are counted as blocks by an even split, and pipeline_split is not even",
+               "set pipeline_split: even, or leave pipeline_split_counts out");
+    return;
+  }
+  for (const core::ConfigNode& item : parallelism.node()->find("pipeline_split_counts")->items) {
+    bool& counted = item.scalar == "embedding" ? out.stage_split.embedding_as_block : out.stage_split.loss_as_block;
+    if (counted) {
+      sink.error(item.where, "training.parallelism.pipeline_split_counts",
+                 fmt::format("'{}' is listed twice", item.scalar), "list each part once");
+      return;
+    }
+    counted = true;
+  }
+}
+
 /// `training.parallelism`: the degrees multiply to the workers. Returns whether they do: otherwise the data-parallel
 /// degree is a guess, and what is split over the replicas is not checked against it.
 bool read_parallelism(const View& parallelism, int workers, ParallelismSpec& out, core::DiagnosticSink& sink) {
@@ -244,6 +296,7 @@ bool read_parallelism(const View& parallelism, int workers, ParallelismSpec& out
   out.all_to_all = {parallelism.filled_text("all_to_all"), parallelism.where("all_to_all")};
   read_placement(parallelism, out, sink);
   place_optional_axes(out);
+  read_stage_split(parallelism, out, sink);
   // On the experts' own grid the expert groups are laid over a stage's devices instead (checked with the grid).
   if (!out.expert_tensor_declared && out.data % out.expert != 0) {
     sink.error(out.expert_at, "training.parallelism.expert",

@@ -261,6 +261,18 @@ SchemaNode parallelism(const comm::CollectiveRegistry& all_to_all) {
       choice_of("schedule", "pipeline schedule", "the order of the micro-batches' passes",
                 choices_of(pipeline_schedules()))
           .fallback("1f1b"),
+      choice_of("pipeline_split", "pipeline split",
+                "how the layers are cut into the pipeline's (virtual) stages; flops when absent",
+                choices_of(stage_splits())),
+      list_of("pipeline_split_counts",
+              "under pipeline_split: even, the parts outside the transformer blocks counted as one block each",
+              choice_of("[]", "part", "a part counted as a block", choices_of(stage_split_counts())))
+          .for_example("[embedding, loss]"),
+      text("pipeline_layout",
+           "the layers of each (virtual) stage as Megatron-Core's pipeline_model_parallel_layout spells them: E the "
+           "embedding, t a transformer block, L the output layer and the loss, | between stages, (...)*n and x*n "
+           "repeats")
+          .for_example("\"Et|(tt|)*30L\""),
   };
   const auto after_pipeline = std::find_if(keys.begin(), keys.end(), [](const SchemaNode& key) {
     return key.key == axis_entry(ParallelAxis::Pipeline).name;

@@ -129,34 +129,43 @@ sweep:
   }
 }
 
+/// Runs a mixture of 16 experts (a token's 2 of them) on two DGX H100 nodes of a rail fabric, its parallelism and
+/// sweep axis as given, in `folder`: the sweep's points' folders are under folder / "out".
+std::filesystem::path run_two_node_mixture(const std::filesystem::path& folder, const std::string& parallelism,
+                                           const std::string& axis) {
+  const auto path = folder / "mixture.yaml";
+  std::ofstream(path) << fmt::format(R"(name: mixture
+cluster:
+  workers: 16
+  device: {{name: h100, precision: bf16}}
+  nodes:
+    - {{type: dgx_h100, count: 2}}
+topology: {{kind: hierarchical, fabric: rail, arity: 8, nic: per_device, link: {{bandwidth: 400Gbps, latency: 2us}}}}
+model: {{kind: "profile:gpt", blocks: 2, hidden_size: 512, heads: 8, experts: 16, top_k: 2, sequence_length: 256}}
+training:
+  parallelism: {}
+  batch: {{per_worker: 2}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  stop: {{iterations: 1}}
+sweep:
+  axes:
+    {}
+)",
+                                     parallelism, axis);
+  const auto out = folder / "out";
+  const CommandResult run = run_dtsim("run " + path.string() + " -q -o " + out.string());
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  return out;
+}
+
 // DeepEP's dispatcher (training.token_dispatcher: deepep) on 2 machines of 8 devices, 16 experts a token's 2 of
 // them: each token crosses to the other machine once if one of its experts is there (1 - C(8,2)/C(16,2) of
 // them), then every device forwards the copies it holds to their experts' devices inside its machine. Against
 // the all-to-all (every copy to its expert's device: 15/16 of a device's copies): more bytes in all, fewer
 // through the NICs.
 TEST(MixtureOfExperts, TheDeepEpDispatcherSendsEachTokenOnceToEachMachine) {
-  const auto folder = fresh_output_folder("deepep-dispatcher");
-  const auto path = folder / "deepep.yaml";
-  std::ofstream(path) << R"(name: deepep
-cluster:
-  workers: 16
-  device: {name: h100, precision: bf16}
-  nodes:
-    - {type: dgx_h100, count: 2}
-topology: {kind: hierarchical, fabric: rail, arity: 8, nic: per_device, link: {bandwidth: 400Gbps, latency: 2us}}
-model: {kind: "profile:gpt", blocks: 2, hidden_size: 512, heads: 8, experts: 16, top_k: 2, sequence_length: 256}
-training:
-  parallelism: {expert: 16}
-  batch: {per_worker: 2}
-  optimizer: {kind: adam, learning_rate: 0.0001}
-  stop: {iterations: 1}
-sweep:
-  axes:
-    training.token_dispatcher: [all_to_all, deepep]
-)";
-  const auto out = folder / "out";
-  const CommandResult run = run_dtsim("run " + path.string() + " -q -o " + out.string());
-  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto out = run_two_node_mixture(fresh_output_folder("deepep-dispatcher"), "{expert: 16}",
+                                        "training.token_dispatcher: [all_to_all, deepep]");
   const nlohmann::json plain = summary_of(out / "token_dispatcher=all_to_all")["result"];
   const nlohmann::json deepep = summary_of(out / "token_dispatcher=deepep")["result"];
   // Per device and exchange, in tokens: across 1 x reach, inside 7 x 2 / 8; against 15 x 2 / 16.
@@ -174,28 +183,9 @@ sweep:
 // while the expert groups were carved out of the 8 replicas). Each tensor rank dispatches its own half of the
 // replica's tokens; a device of expert 16 holds one expert of each block where expert 8's hold two.
 TEST(MixtureOfExperts, AnExpertGroupFoldedOverTensorAndDataExceedsTheDataDegree) {
-  const auto folder = fresh_output_folder("folded-experts");
-  const auto path = folder / "folded.yaml";
-  std::ofstream(path) << R"(name: folded
-cluster:
-  workers: 16
-  device: {name: h100, precision: bf16}
-  nodes:
-    - {type: dgx_h100, count: 2}
-topology: {kind: hierarchical, fabric: rail, arity: 8, nic: per_device, link: {bandwidth: 400Gbps, latency: 2us}}
-model: {kind: "profile:gpt", blocks: 2, hidden_size: 512, heads: 8, experts: 16, top_k: 2, sequence_length: 256}
-training:
-  parallelism: {tensor: 2, sequence_parallel: true, expert: 8, expert_tensor: 1}
-  batch: {per_worker: 2}
-  optimizer: {kind: adam, learning_rate: 0.0001}
-  stop: {iterations: 1}
-sweep:
-  axes:
-    training.parallelism.expert: [8, 16]
-)";
-  const auto out = folder / "out";
-  const CommandResult run = run_dtsim("run " + path.string() + " -q -o " + out.string());
-  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto out = run_two_node_mixture(fresh_output_folder("folded-experts"),
+                                        "{tensor: 2, sequence_parallel: true, expert: 8, expert_tensor: 1}",
+                                        "training.parallelism.expert: [8, 16]");
   const nlohmann::json inside = summary_of(out / "expert=8")["result"];
   const nlohmann::json folded = summary_of(out / "expert=16")["result"];
   // A tensor rank's 256 tokens (half of 2 sequences of 256), 2 copies each, 512 BF16 values, (e - 1) / e sent.

@@ -1,5 +1,7 @@
 #include "models/pipeline_plan.hpp"
 
+#include "models/stage_layout.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -44,6 +46,57 @@ TEST(PipelinePlan, StagesGetContiguousLayersOfNearlyEqualWork) {
   EXPECT_EQ(split_into_stages(profile, 2), (std::vector<std::size_t>{0, 1, 8}));
   EXPECT_EQ(stage_profile(profile, 1, 3).layers.size(), 2U);
   EXPECT_THROW(static_cast<void>(split_into_stages(profile, 9)), std::invalid_argument);
+}
+
+/// A layer table of an embedding, `blocks` transformer blocks of two layers each, and a head and loss after them.
+ModelProfile blocks_between(int blocks) {
+  ModelProfile out{"m", "", "", {}, {}};
+  out.layers.push_back(whole_layer("embedding", 1.0, 1.0, 2.0, 4.0));
+  for (int b = 0; b < blocks; ++b) {
+    for (const char* name : {"attention", "mlp"}) {
+      out.layers.push_back(whole_layer(name, 1.0, 1.0, 2.0, 4.0));
+      out.layers.back().block = b;
+    }
+  }
+  out.layers.push_back(whole_layer("head", 1.0, 50.0, 100.0, 4.0));
+  out.layers.push_back(whole_layer("loss", 0.0, 1.0, 1.0, 4.0));
+  return out;
+}
+
+// Megatron-Core's even split gives each stage blocks / stages blocks, whatever the head costs; counting the
+// embedding and the loss as a block each takes one from the first stage and one from the last (Llama 3.1 405B's 126
+// blocks over 8 x 8 chunks: 1, 2, ..., 2, 1). By FLOPs the heavy head takes a stage nearly to itself.
+TEST(PipelinePlan, AnEvenSplitGivesEveryStageAsManyBlocks) {
+  const ModelProfile profile = blocks_between(6);  // layers: 0 embedding, 1-12 blocks, 13 head, 14 loss
+  EXPECT_EQ(split_into_stages(profile, 3, StageSplit::even()), (std::vector<std::size_t>{0, 5, 9, 15}));
+  EXPECT_EQ(split_into_stages(profile, 2), (std::vector<std::size_t>{0, 13, 15}));
+  const StageSplit counted = StageSplit::even(true, true);
+  EXPECT_EQ(split_into_stages(profile, 4, counted), (std::vector<std::size_t>{0, 3, 7, 11, 15}));
+  EXPECT_THROW(static_cast<void>(split_into_stages(profile, 4, StageSplit::even())),
+               std::invalid_argument);
+  // 8 counted over 8: the first stage the embedding alone, the last the loss alone.
+  EXPECT_EQ(split_into_stages(profile, 8, counted), (std::vector<std::size_t>{0, 1, 3, 5, 7, 9, 11, 13, 15}));
+}
+
+// A layout names each stage's blocks: DeepSeek-V3's "Et|(tt|)*30L" shape in small, the embedding with one block,
+// then two a stage, the loss alone.
+TEST(PipelinePlan, ALayoutGivesEachStageTheBlocksItNames) {
+  const ModelProfile profile = blocks_between(5);  // layers: 0 embedding, 1-10 blocks, 11 head, 12 loss
+  const StageLayout layout = read_stage_layout("Et|(tt|)*2L");
+  ASSERT_EQ(layout.error, "");
+  EXPECT_EQ(layout.blocks, (std::vector<int>{1, 2, 2, 0}));
+  EXPECT_EQ(split_into_stages(profile, 4, StageSplit::layout(layout.blocks)),
+            (std::vector<std::size_t>{0, 3, 7, 11, 13}));
+  EXPECT_THROW(static_cast<void>(split_into_stages(profile, 3, StageSplit::layout({1, 2, 1}))),
+               std::invalid_argument);
+  EXPECT_EQ(read_stage_layout("t*3|tt").blocks, (std::vector<int>{3, 2}));
+  EXPECT_EQ(read_stage_layout("Et|tL|t").error, "the loss ('L') closes the last stage, and only there");
+  EXPECT_EQ(read_stage_layout("tE|t").error, "the embedding ('E') opens the first stage, and only there");
+  EXPECT_EQ(read_stage_layout("Et|tmL").error, "a multi-token prediction layer ('m'), which no layer table here has");
+  EXPECT_EQ(read_stage_layout("(tt|t").error, "a '(' without its ')'");
+  EXPECT_EQ(read_stage_layout("t*0").error, "a '*' without a count of 1 or more after it");
+  EXPECT_EQ(read_stage_layout("t*99999999999999999999").error, "it spells out more than 1048576 layers");
+  EXPECT_EQ(read_stage_layout("tx").error, "'x', which is none of E, t, L, |, ( ) and *");
 }
 
 // Megatron-LM's interleaved order: micro-batches in groups of p per chunk; the last device warms up with
