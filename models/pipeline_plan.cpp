@@ -181,6 +181,9 @@ std::vector<std::size_t> split_evenly(const ModelProfile& profile, int stages, c
 /// A layout's stages, each holding the blocks it names.
 std::vector<std::size_t> split_by_layout(const ModelProfile& profile, int stages, const StageSplit& split) {
   const auto blocks = static_cast<int>(block_starts(profile).size());
+  if (blocks == 0) {
+    throw std::invalid_argument("a layout places transformer blocks, and the model has none");
+  }
   int named = 0;
   for (const int count : split.blocks) named += count;
   if (std::cmp_not_equal(split.blocks.size(), stages) || named != blocks) {

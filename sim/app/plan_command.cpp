@@ -63,6 +63,13 @@ void refuse_unplannable(const PlanOptions& options, const scenario::ScenarioDocu
   if (s.cluster.nodes.size() > 1) {
     refuse(file, "cluster.nodes", "a plan grows one kind of node; this cluster has several", "declare one node group");
   }
+  if (s.training.parallelism.stage_split.kind == models::StageSplit::Kind::Layout) {
+    throw core::InputError(core::Diagnostic{
+        s.training.parallelism.stage_split_at, "training.parallelism.pipeline_layout",
+        "a layout names the stages of one split, and a plan tries splits of other stage counts",
+        "plan with pipeline_split: even (and pipeline_split_counts) or without a split; lay the chosen split out "
+        "afterwards"});
+  }
   if (options.objective != "tokens_per_s" && options.objective != "cost" && options.objective != "energy") {
     refuse("dtsim plan", "--objective", fmt::format("no objective '{}'", options.objective), "tokens_per_s, cost or energy");
   }

@@ -499,6 +499,12 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
   out.batch = batch;
   PlanSpace fixed = space;
   if (fixed.keep_placement) fixed.placement = core_order(base.training.parallelism);
+  // A scenario on the experts' own grid keeps it, at its own expert-tensor degree unless --expert-tensor says
+  // otherwise: its expert degrees are then tried over a stage's devices (folded) too.
+  const scenario::ParallelismSpec& declared = base.training.parallelism;
+  if (declared.expert_tensor_declared && !fixed.degree(scenario::ParallelAxis::ExpertTensor)) {
+    fixed.degree(scenario::ParallelAxis::ExpertTensor) = declared.expert_tensor;
+  }
   SearchLimits bounded = limits;
   bounded.bounds = degree_bounds(format);
   // The scenario over this many devices is split as the first candidate a scenario can hold (the first of 65,536

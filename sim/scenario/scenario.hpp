@@ -331,10 +331,9 @@ struct ParallelismSpec {
   /// `schedule` (named_values.cpp names each: gpipe, 1f1b, interleaved_1f1b, zero_bubble).
   models::PipelineSchedule schedule = models::PipelineSchedule::OneForwardOneBackward;
   core::SourcePosition schedule_at;
-  /// `pipeline_split` and `pipeline_split_counts`: how the layers are cut into the (virtual) stages (balanced by
-  /// FLOPs when absent); `stage_split_declared` whether the scenario says.
+  /// `pipeline_split`, `pipeline_split_counts` and `pipeline_layout`: how the layers are cut into the (virtual)
+  /// stages (balanced by FLOPs when absent).
   models::StageSplit stage_split;
-  bool stage_split_declared = false;
   core::SourcePosition stage_split_at;
   core::SourcePosition stage_split_counts_at;
 

@@ -212,13 +212,13 @@ void read_stage_split(const View& parallelism, ParallelismSpec& out, core::Diagn
   const bool named = parallelism.has("pipeline_split");
   const bool counts = parallelism.has("pipeline_split_counts");
   const bool layout = parallelism.has("pipeline_layout");
-  out.stage_split_declared = named || counts || layout;
   out.stage_split_at = parallelism.where(layout ? "pipeline_layout" : "pipeline_split");
   out.stage_split_counts_at = parallelism.where("pipeline_split_counts");
-  if (out.stage_split_declared && out.pipeline == 1) {
-    sink.error(out.stage_split_at, layout ? "training.parallelism.pipeline_layout" : "training.parallelism.pipeline_split",
-               "the layers are cut into pipeline stages, and there is one (pipeline: 1)",
-               "set training.parallelism.pipeline above 1, or leave the split out");
+  // A split of one stage is none (a plan's candidates may have one), but a layout names its stages.
+  if (layout && out.pipeline == 1) {
+    sink.error(out.stage_split_at, "training.parallelism.pipeline_layout",
+               "a layout names each pipeline stage's layers, and there is one stage (pipeline: 1)",
+               "set training.parallelism.pipeline above 1, or leave pipeline_layout out");
     return;
   }
   if (layout && (named || counts)) {

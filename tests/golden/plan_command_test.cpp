@@ -247,6 +247,36 @@ TEST(PlanCommand, RefusesWhatItCannotPlanBeforeWritingAnything) {
   EXPECT_FALSE(fs::exists(folder / "out"));
 }
 
+// A scenario's even pipeline split is kept by every candidate (those whose stages do not divide the blocks are
+// discarded by it); a layout names one split's stages, and a plan of others is refused at it.
+TEST(PlanCommand, PlansUnderAnEvenPipelineSplitAndRefusesALayout) {
+  const fs::path folder = fresh_output_folder("plan_stage_split");
+  const std::string text = read_file(scenario_path("moe/llama-moe-h100-folded.yaml"));
+  const std::string line = "expert_tensor: 1, microbatches: 4}";
+  ASSERT_NE(text.find(line), std::string::npos);
+  const auto with = [&](const std::string& name, const std::string& split) {
+    std::string changed = text;
+    changed.replace(changed.find(line), line.size(), "expert_tensor: 1, microbatches: 4, " + split + "}");
+    std::ofstream(folder / name) << changed;
+    return folder / name;
+  };
+  const fs::path even = with("even.yaml", "pipeline_split: even, pipeline_split_counts: [embedding, loss]");
+  const CommandResult planned =
+      run_dtsim("plan " + even.string() + " --gpus 16 --top 1 -j 1 -q -o " + (folder / "even").string());
+  EXPECT_EQ(planned.exit_status, 0) << planned.err;
+  EXPECT_TRUE(fs::exists(folder / "even" / "plan.csv"));
+  const fs::path laid = with("layout.yaml", "pipeline_layout: \"Ett|ttL\"");
+  const CommandResult refused =
+      run_dtsim("plan " + laid.string() + " --gpus 16 --top 1 -j 1 -q -o " + (folder / "layout").string());
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_NE(without_sanitizer_notices(refused.err)
+                .find("error: training.parallelism.pipeline_layout: a layout names the stages of one split, and a plan "
+                      "tries splits of other stage counts\n"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(folder / "layout"));
+}
+
 // A plan by energy needs runs that meter it: without an `energy:` section it would rank by throughput unsaid.
 TEST(PlanCommand, RefusesTheEnergyObjectiveWithoutAnEnergySection) {
   const fs::path folder = fresh_output_folder("plan_energy_unmetered");

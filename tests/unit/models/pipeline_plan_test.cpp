@@ -89,6 +89,9 @@ TEST(PipelinePlan, ALayoutGivesEachStageTheBlocksItNames) {
             (std::vector<std::size_t>{0, 3, 7, 11, 13}));
   EXPECT_THROW(static_cast<void>(split_into_stages(profile, 3, StageSplit::layout({1, 2, 1}))),
                std::invalid_argument);
+  ModelProfile blockless{"m", "", "", {}, {}};
+  for (int i = 0; i < 3; ++i) blockless.layers.push_back(whole_layer("conv", 1.0, 1.0, 2.0, 4.0));
+  EXPECT_THROW(static_cast<void>(split_into_stages(blockless, 2, StageSplit::layout({0, 0}))), std::invalid_argument);
   EXPECT_EQ(read_stage_layout("t*3|tt").blocks, (std::vector<int>{3, 2}));
   EXPECT_EQ(read_stage_layout("Et|tL|t").error, "the loss ('L') closes the last stage, and only there");
   EXPECT_EQ(read_stage_layout("tE|t").error, "the embedding ('E') opens the first stage, and only there");

@@ -217,17 +217,24 @@ TEST(ParallelAxes, SharingReplicasAreDataTimesContextAndDataOverExpert) {
   EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::Context, A::Expert, A::Pipeline, A::Data}));
 }
 
+/// A plan of `data` x `tensor` x `pipeline` placed tensor, pipeline, data, its routed experts on their own grid of
+/// `expert` x `expert_tensor`.
+ParallelismSpec experts_on_their_grid(int data, int tensor, int pipeline, int expert, int expert_tensor) {
+  ParallelismSpec out = grid(data, tensor, pipeline, {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data});
+  out.expert = expert;
+  out.expert_tensor = expert_tensor;
+  out.expert_tensor_declared = true;
+  place_optional_axes(out);
+  return out;
+}
+
 // Declared, expert tensor parallelism gives the experts Megatron-Core's own grid: expert-tensor x expert x
 // expert-data laid over a stage's devices in rank order, expert-tensor innermost. Data 8 x tensor 2 with expert 2 and
 // expert_tensor 2: the expert-tensor groups are the tensor pairs, the expert groups every other device, and the
 // devices holding the same experts every fourth.
 TEST(ParallelLayout, TheExpertsOwnGridIsLaidOverAStagesDevicesInRankOrder) {
   using A = ParallelAxis;
-  ParallelismSpec plan = grid(8, 2, 1, {A::Tensor, A::Pipeline, A::Data});
-  plan.expert = 2;
-  plan.expert_tensor = 2;
-  plan.expert_tensor_declared = true;
-  place_optional_axes(plan);
+  ParallelismSpec plan = experts_on_their_grid(8, 2, 1, 2, 2);
   // The experts' axes place no rank: rank t + 2 d.
   EXPECT_EQ(plan.placement, (std::vector<A>{A::Tensor, A::Pipeline, A::Data}));
   EXPECT_EQ(degree_of(plan, A::Data), 8);
@@ -268,11 +275,7 @@ TEST(ParallelLayout, TheExpertsOwnGridIsLaidOverAStagesDevicesInRankOrder) {
 // expert group, each device holding one expert whole for its own half of a sequence's tokens.
 TEST(ParallelLayout, AnExpertGroupFoldedOverTensorAndDataSpansAStage) {
   using A = ParallelAxis;
-  ParallelismSpec plan = grid(4, 2, 2, {A::Tensor, A::Pipeline, A::Data});
-  plan.expert = 8;
-  plan.expert_tensor = 1;
-  plan.expert_tensor_declared = true;
-  place_optional_axes(plan);
+  const ParallelismSpec plan = experts_on_their_grid(4, 2, 2, 8, 1);
   EXPECT_EQ(stage_devices(plan), 8);
   EXPECT_EQ(group_along(plan, 5, A::Expert), (std::vector<int>{0, 1, 4, 5, 8, 9, 12, 13}));
   EXPECT_EQ(group_along(plan, 2, A::Expert), (std::vector<int>{2, 3, 6, 7, 10, 11, 14, 15}));
