@@ -143,11 +143,8 @@ std::vector<std::size_t> cut_by_blocks(const ModelProfile& profile, const std::v
   for (std::size_t s = 0; s + 1 < blocks.size(); ++s) {
     taken += static_cast<std::size_t>(blocks[s]);
     // A stage holding the loss alone starts after the last block.
-    std::size_t cut = profile.layers.size();
-    if (taken < starts.size()) {
-      cut = starts[taken];
-    } else {
-      cut = starts.back();
+    std::size_t cut = taken < starts.size() ? starts[taken] : starts.back();
+    if (taken >= starts.size()) {
       while (cut < profile.layers.size() && profile.layers[cut].block == profile.layers[starts.back()].block) ++cut;
     }
     if (cut <= first.back() || cut >= profile.layers.size()) {
