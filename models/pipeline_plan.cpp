@@ -1,5 +1,7 @@
 #include "models/pipeline_plan.hpp"
 
+#include "models/dualpipe_order.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -64,6 +66,7 @@ std::vector<PipelinePass> zero_bubble_passes(int p, int stage, int m) {
       const int f = c.forwards;
       if (b < f && (s == p - 1 ? at(forward_done, s, b) <= now : at(backward_done, s + 1, b) <= now)) {
         c.order.push_back({false, b, 0, false});
+        c.order.back().input_only = true;
         at(backward_done, s, b) = now + 1;
         ++c.backwards;
       } else if (f < m && f - b < p - s && (s == 0 || at(forward_done, s - 1, f) <= now)) {
@@ -91,6 +94,7 @@ std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages,
     return interleaved_passes(stages, stage, microbatches, chunks, extra_warmup);
   }
   if (schedule == PipelineSchedule::ZeroBubble) return zero_bubble_passes(stages, stage, microbatches);
+  if (schedule == PipelineSchedule::DualPipe) return dualpipe_passes(stages, stage, microbatches);
   std::vector<PipelinePass> out;
   if (schedule == PipelineSchedule::GPipe) {
     for (int m = 0; m < microbatches; ++m) out.push_back({true, m, 0, false});
@@ -108,6 +112,44 @@ std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages,
     out.push_back({false, backward++, 0, false});
   }
   while (backward < microbatches) out.push_back({false, backward++, 0, false});
+  return out;
+}
+
+int chunks_per_device(PipelineSchedule schedule, int virtual_stages) {
+  if (schedule == PipelineSchedule::Interleaved) return virtual_stages;
+  return schedule == PipelineSchedule::DualPipe ? 2 : 1;
+}
+
+int chunk_microbatches(PipelineSchedule schedule, int microbatches) {
+  return schedule == PipelineSchedule::DualPipe ? microbatches / 2 : microbatches;
+}
+
+int model_stages(PipelineSchedule schedule, int devices, int virtual_stages) {
+  return schedule == PipelineSchedule::DualPipe ? devices : devices * chunks_per_device(schedule, virtual_stages);
+}
+
+ChunkPlace chunk_place(PipelineSchedule schedule, int devices, int virtual_stages, int device, int chunk) {
+  ChunkPlace out;
+  if (schedule == PipelineSchedule::DualPipe) {
+    // Both directions cross the same stages: the reverse one from the last device to the first.
+    const int step = chunk == 0 ? 1 : -1;
+    out.stage = chunk == 0 ? device : devices - 1 - device;
+    if (out.stage + 1 < devices) out.next_device = device + step;
+    if (out.stage > 0) out.previous_device = device - step;
+    out.next_chunk = chunk;
+    out.previous_chunk = chunk;
+    return out;
+  }
+  const int stages = model_stages(schedule, devices, virtual_stages);
+  out.stage = chunk * devices + device;
+  if (out.stage + 1 < stages) {
+    out.next_device = (out.stage + 1) % devices;
+    out.next_chunk = (out.stage + 1) / devices;
+  }
+  if (out.stage > 0) {
+    out.previous_device = (out.stage - 1) % devices;
+    out.previous_chunk = (out.stage - 1) / devices;
+  }
   return out;
 }
 
@@ -249,6 +291,10 @@ double bubble_closed_form(PipelineSchedule schedule, int stages, int microbatche
   const double m = microbatches;
   if (schedule == PipelineSchedule::ZeroBubble) {
     return (p - 1.0) * (forward + input_backward - weight_backward) / (m * (forward + input_backward + weight_backward));
+  }
+  if (schedule == PipelineSchedule::DualPipe) {
+    const double backward = input_backward + weight_backward;
+    return (p / 2.0 - 1.0) * (forward + 2.0 * backward - 3.0 * weight_backward) / (m * (forward + backward));
   }
   return (p - 1.0) / (m * (schedule == PipelineSchedule::Interleaved ? chunks : 1));
 }

@@ -3,7 +3,8 @@
 // forward and backward passes of the micro-batches (GPipe: every forward, then every backward; 1F1B:
 // after a warm-up, one forward then one backward, which bounds the activations a stage holds; interleaved
 // 1F1B: the same over several model chunks per device; zero bubble: the backward split into the input's
-// gradient and the weights' gradient, the latter filling the waits).
+// gradient and the weights' gradient, the latter filling the waits; DualPipe: two copies of the stages, the
+// micro-batches fed from both ends, a forward and a backward pass of two of them run as one).
 
 #include "models/model_profile.hpp"
 
@@ -14,15 +15,21 @@
 
 namespace dtsim::models {
 
-enum class PipelineSchedule { GPipe, OneForwardOneBackward, Interleaved, ZeroBubble };
+enum class PipelineSchedule { GPipe, OneForwardOneBackward, Interleaved, ZeroBubble, DualPipe };
 
 struct PipelinePass {
   bool forward = true;
   int microbatch = 0;
   /// Interleaved: the device's model chunk (virtual stage); chunk c of device d is stage c x devices + d.
   int chunk = 0;
-  /// Zero bubble: the gradient of the weights (a backward pass then computes only its input's gradient).
+  /// The gradient of the weights of a backward pass that computed its input's gradient alone (`input_only`).
   bool weights = false;
+  /// A backward pass that computes its input's gradient alone, its weights' gradient left to a later `weights` pass
+  /// (every backward pass under zero bubble, some under DualPipe).
+  bool input_only = false;
+  /// DualPipe: this forward pass and the backward pass after it run as one, each one's communication beside the
+  /// other's compute.
+  bool beside_next = false;
 
   bool operator==(const PipelinePass&) const = default;
 };
@@ -32,11 +39,36 @@ struct PipelinePass {
 /// needs the micro-batches to be a multiple of the devices. Zero bubble: ZB-H1 (Qi et al. 2024), each
 /// device at most stages - stage micro-batches ahead as under 1F1B, its order found by list scheduling
 /// passes of equal length (a backward pass first when its gradient has come, then a forward pass, then a
-/// weight-gradient pass). Interleaved, `extra_warmup` more forward passes before the first backward pass (1
+/// weight-gradient pass). DualPipe: DeepSeek's order (deepseek-ai/DualPipe, dualpipe.py), which needs an even
+/// number of stages and of micro-batches, at least twice the stages (dualpipe_order.hpp). Interleaved, `extra_warmup` more forward passes before the first backward pass (1
 /// under Megatron-Core's overlapped expert communication, so that the backward pass each forward pass runs
 /// beside has its gradient). Throws std::invalid_argument for an interleaved order the micro-batches do not fit.
 std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
                                           int chunks = 1, int extra_warmup = 0);
+
+/// Model chunks a device holds: its virtual stages when interleaved, two under DualPipe (a stage of each
+/// direction), else one.
+int chunks_per_device(PipelineSchedule schedule, int virtual_stages);
+
+/// The micro-batches each of a device's chunks runs a step: half of them under DualPipe (one direction's), else all.
+int chunk_microbatches(PipelineSchedule schedule, int microbatches);
+
+/// The stages the model is cut into: devices x chunks, except under DualPipe, whose two chunks are copies of the
+/// model's `devices` stages.
+int model_stages(PipelineSchedule schedule, int devices, int virtual_stages);
+
+/// Where chunk `chunk` of device `device` sits: the model stage it computes, and the device and chunk that compute
+/// the stage after it and the one before it (device -1 where there is none). Interleaved, chunk c of device d is
+/// stage c x devices + d; under DualPipe chunk 0 of device d is stage d, its micro-batches flowing to device d + 1,
+/// and chunk 1 stage devices - 1 - d, flowing to device d - 1.
+struct ChunkPlace {
+  int stage = 0;
+  int next_device = -1;
+  int next_chunk = 0;
+  int previous_device = -1;
+  int previous_chunk = 0;
+};
+ChunkPlace chunk_place(PipelineSchedule schedule, int devices, int virtual_stages, int device, int chunk);
 
 /// The most micro-batches whose activations are held at once along `passes` (forward done, backward not;
 /// counted per chunk under interleaving).
@@ -47,7 +79,9 @@ int activations_in_flight(const std::vector<PipelinePass>& passes);
 double peak_activations(const std::vector<PipelinePass>& passes, const std::vector<double>& per_chunk);
 
 /// The bubble over a stage's compute with equal stages and free communication: (p-1)/m for GPipe and 1F1B,
-/// (p-1)/(v m) interleaved, and ZB-H1's (p-1)(T_F + T_B - T_W) over m (T_F + T_B + T_W), from a stage's
+/// (p-1)/(v m) interleaved, ZB-H1's (p-1)(T_F + T_B - T_W) over m (T_F + T_B + T_W), and DualPipe's
+/// (p/2-1)(T_F&B + T_B - 3 T_W) over m (T_F + T_B) (its README's, T_F&B = T_F + T_B when nothing is hidden,
+/// T_B the whole backward pass; exact where T_F, the input's gradient and T_W are equal), from a stage's
 /// forward, input-gradient and weight-gradient times (or FLOPs).
 double bubble_closed_form(PipelineSchedule schedule, int stages, int microbatches, int chunks, double forward,
                           double input_backward, double weight_backward);

@@ -70,6 +70,13 @@ void refuse_unplannable(const PlanOptions& options, const scenario::ScenarioDocu
         "plan with pipeline_split: even (and pipeline_split_counts) or without a split; lay the chosen split out "
         "afterwards"});
   }
+  if (s.training.parallelism.schedule == models::PipelineSchedule::DualPipe) {
+    throw core::InputError(core::Diagnostic{
+        s.training.parallelism.schedule_at, "training.parallelism.schedule",
+        "a plan estimates each split's bubble in closed form, and DualPipe's two copies of the stages are not among "
+        "the schedules it estimates",
+        "plan under 1f1b or interleaved_1f1b; run the chosen split with schedule: dualpipe afterwards"});
+  }
   if (options.objective != "tokens_per_s" && options.objective != "cost" && options.objective != "energy") {
     refuse("dtsim plan", "--objective", fmt::format("no objective '{}'", options.objective), "tokens_per_s, cost or energy");
   }
@@ -227,6 +234,12 @@ planner::PlanSpace plan_space(const PlanSpaceArguments& given, const std::string
       named_choice(scenario::recomputations(), given.recomputation, command, "--recomputation", "recomputation");
   out.schedule =
       named_choice(scenario::pipeline_schedules(), given.schedule, command, "--schedule", "pipeline schedule");
+  if (out.schedule == models::PipelineSchedule::DualPipe) {
+    throw core::InputError(core::Diagnostic{{command}, "--schedule",
+                                            "a plan estimates each split's bubble in closed form, and DualPipe's two "
+                                            "copies of the stages are not among the schedules it estimates",
+                                            "one of gpipe, 1f1b, interleaved_1f1b, zero_bubble"});
+  }
   out.keep_placement = given.keep_placement;
   return out;
 }

@@ -22,8 +22,9 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
                                    ->state_per_parameter();
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const bool pipelined = plan.pipeline > 1;
-  const int chunks = pipelined ? plan.virtual_stages : 1;
-  const std::vector<std::size_t> stage_layers = models::split_into_stages(profile, plan.pipeline * chunks, plan.stage_split);
+  const int chunks = pipelined ? models::chunks_per_device(plan.schedule, plan.virtual_stages) : 1;
+  const std::vector<std::size_t> stage_layers = models::split_into_stages(
+      profile, pipelined ? models::model_stages(plan.schedule, plan.pipeline, plan.virtual_stages) : 1, plan.stage_split);
   const auto microbatch = static_cast<std::size_t>(std::max(1, s.training.batch_per_worker / plan.microbatches));
   const models::PipelineSchedule schedule = plan.schedule;
   const models::DeviceShare share = scenario::device_share_of(s.training);
@@ -40,12 +41,13 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
       ++found->workers;
       continue;
     }
-    // The device's chunks (one without interleaving): chunk c is stage c x pipeline + device.
+    // The device's chunks (one without interleaving or DualPipe), each a stage of the model (models::chunk_place).
     double parameters = 0.0;
     double experts = 0.0;  // of them, the routed experts' partitioned over their own replicas
     std::vector<double> chunk_activations;
     for (int c = 0; c < chunks; ++c) {
-      const auto index = static_cast<std::size_t>(c * plan.pipeline + std::max(stage, 0));
+      const auto index = static_cast<std::size_t>(
+          models::chunk_place(plan.schedule, plan.pipeline, plan.virtual_stages, std::max(stage, 0), c).stage);
       const models::ModelProfile layers =
           models::device_share(models::stage_profile(profile, stage_layers[index], stage_layers[index + 1]), share);
       parameters += layers.parameters();

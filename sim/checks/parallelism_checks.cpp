@@ -152,7 +152,7 @@ void check_without_model_parallelism(const scenario::Scenario& s, const Registri
   if (plan.sequence_parallel) check_tensor(s, models::ModelProfile{}, registries, sink);
   using models::PipelineSchedule;
   if (plan.schedule == PipelineSchedule::Interleaved || plan.schedule == PipelineSchedule::ZeroBubble ||
-      plan.virtual_stages > 1) {
+      plan.schedule == PipelineSchedule::DualPipe || plan.virtual_stages > 1) {
     sink.error(plan.virtual_stages > 1 ? plan.virtual_stages_at : plan.schedule_at,
                plan.virtual_stages > 1 ? "training.parallelism.virtual_stages" : "training.parallelism.schedule",
                plan.virtual_stages > 1
@@ -195,6 +195,26 @@ bool check_real_math_split(const scenario::Scenario& s, const core::SourcePositi
   return true;
 }
 
+/// DualPipe (dualpipe.py's asserts): the stages pair up, device d with device p - 1 - d, and each direction's
+/// half of the micro-batches fills the pipeline from its end.
+void check_dualpipe(const scenario::ParallelismSpec& plan, core::DiagnosticSink& sink) {
+  if (plan.pipeline % 2 != 0) {
+    sink.error(plan.pipeline_at, "training.parallelism.pipeline",
+               fmt::format("DualPipe pairs each stage's device with its mirror, device d with device p - 1 - d, and {} "
+                           "stages do not pair up",
+                           plan.pipeline),
+               fmt::format("use {} or {} stages", plan.pipeline - 1, plan.pipeline + 1));
+  } else if (plan.microbatches % 2 != 0 || plan.microbatches < 2 * plan.pipeline) {
+    const int fewest = std::max(2 * plan.pipeline, plan.microbatches + plan.microbatches % 2);
+    sink.error(plan.microbatches_at, "training.parallelism.microbatches",
+               fmt::format("DualPipe feeds half the micro-batches from each end of the pipeline, each half at least "
+                           "the {} stages, and {} micro-batches are {}",
+                           plan.pipeline, plan.microbatches,
+                           plan.microbatches % 2 != 0 ? "odd" : fmt::format("fewer than {}", 2 * plan.pipeline)),
+               fmt::format("use {} micro-batches, or another even count of at least {}", fewest, 2 * plan.pipeline));
+  }
+}
+
 /// The schedule against the virtual stages and the pipeline.
 void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
@@ -217,11 +237,14 @@ void check_schedule(const scenario::Scenario& s, core::DiagnosticSink& sink) {
                fmt::format("use {} micro-batches, or another multiple of the pipeline degree",
                            (plan.microbatches / plan.pipeline + 1) * plan.pipeline));
   }
-  if (plan.pipeline == 1 && (interleaved || plan.schedule == models::PipelineSchedule::ZeroBubble)) {
+  if (plan.pipeline == 1 && (interleaved || plan.schedule == models::PipelineSchedule::ZeroBubble ||
+                             plan.schedule == models::PipelineSchedule::DualPipe)) {
     sink.error(plan.schedule_at, "training.parallelism.schedule",
                fmt::format("the '{}' schedule orders a pipeline's stages, and there is one stage",
                            scenario::to_string(plan.schedule)),
                "set training.parallelism.pipeline above 1, or leave schedule out");
+  } else if (plan.schedule == models::PipelineSchedule::DualPipe) {
+    check_dualpipe(plan, sink);
   }
 }
 
@@ -448,7 +471,7 @@ void check_dispatch(const scenario::Scenario& s, const models::TransformerShape&
 void check_stage_split_failure(const scenario::Scenario& s, const models::ModelProfile& profile, const std::string& why,
                                core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
-  const int chunks = plan.pipeline * plan.virtual_stages;
+  const int chunks = models::model_stages(plan.schedule, plan.pipeline, plan.virtual_stages);
   switch (plan.stage_split.kind) {
     case models::StageSplit::Kind::Flops:
       sink.error(plan.pipeline_at, "training.parallelism.pipeline", why,
@@ -540,7 +563,8 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   if (plan.expert > 1 && profile->shape.experts > 0) check_dispatch(s, profile->shape, sink);
   if (plan.context > 1) check_context(s, *profile, registries, sink);
   try {
-    static_cast<void>(models::split_into_stages(*profile, plan.pipeline * plan.virtual_stages, plan.stage_split));
+    static_cast<void>(models::split_into_stages(
+        *profile, models::model_stages(plan.schedule, plan.pipeline, plan.virtual_stages), plan.stage_split));
   } catch (const std::invalid_argument& error) {
     check_stage_split_failure(s, *profile, error.what(), sink);
   }

@@ -375,7 +375,8 @@ struct Prepared {
 };
 
 /// `training.overlap_expert_exchange`: a timing-only mixture's expert group, where Megatron-Core overlaps its
-/// exchanges: without a pipeline, or over one under the interleaved schedule; not under full recomputation.
+/// exchanges (without a pipeline, or over one under the interleaved schedule) or DualPipe does (its forward and
+/// backward passes run as one); not under full recomputation.
 void check_expert_exchange_overlap(const scenario::Scenario& s, core::DiagnosticSink& sink) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   const std::string key = "training.overlap_expert_exchange";
@@ -389,15 +390,17 @@ void check_expert_exchange_overlap(const scenario::Scenario& s, core::Diagnostic
     return;
   }
   if (plan.schedule == models::PipelineSchedule::GPipe || plan.schedule == models::PipelineSchedule::ZeroBubble ||
-      (plan.pipeline > 1 && plan.schedule != models::PipelineSchedule::Interleaved)) {
+      (plan.pipeline > 1 && plan.schedule != models::PipelineSchedule::Interleaved &&
+       plan.schedule != models::PipelineSchedule::DualPipe)) {
     sink.error(s.training.overlap_expert_exchange_at, key,
                plan.pipeline > 1
-                   ? fmt::format("over a pipeline the exchanges are overlapped under the interleaved schedule only "
-                                 "(Megatron-Core requires virtual stages), and the schedule is '{}'",
+                   ? fmt::format("over a pipeline the exchanges are overlapped under the interleaved schedule (Megatron-Core "
+                                 "requires virtual stages) or DualPipe, and the schedule is '{}'",
                                  scenario::to_string(plan.schedule))
                    : fmt::format("the '{}' schedule runs no backward pass beside the next micro-batch's forward pass",
                                  scenario::to_string(plan.schedule)),
-               plan.pipeline > 1 ? "use schedule: interleaved_1f1b with virtual_stages, or leave overlap_expert_exchange out"
+               plan.pipeline > 1 ? "use schedule: interleaved_1f1b with virtual_stages, or dualpipe, or leave "
+                                   "overlap_expert_exchange out"
                                  : "leave schedule out (1f1b), or leave overlap_expert_exchange out");
   }
   if (scenario::device_share_of(s.training).recomputation == models::Recomputation::Full) {
@@ -827,8 +830,9 @@ runtime::TrainingSetup resolve_scenario(const scenario::Scenario& scenario, cons
         .zero_stage = s.training.parallelism.zero,
         .stage_layers = s.training.parallelism.is_model_parallel()
                             ? models::split_into_stages(profile,
-                                                        s.training.parallelism.pipeline *
-                                                            s.training.parallelism.virtual_stages,
+                                                        models::model_stages(s.training.parallelism.schedule,
+                                                                             s.training.parallelism.pipeline,
+                                                                             s.training.parallelism.virtual_stages),
                                                         s.training.parallelism.stage_split)
                             : std::vector<std::size_t>{},
         .memory = std::move(prepared.memory),

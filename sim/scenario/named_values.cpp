@@ -40,6 +40,9 @@ const std::vector<NamedValue<models::PipelineSchedule>>& pipeline_schedules() {
        "1f1b over virtual_stages model chunks per device: the bubble shrinks by their number"},
       {models::PipelineSchedule::ZeroBubble, "zero_bubble",
        "ZB-H1: the backward split into input and weight gradients, the latter filling the waits"},
+      {models::PipelineSchedule::DualPipe, "dualpipe",
+       "DeepSeek's: two copies of the stages, micro-batches fed from both ends, a forward and a backward pass run as "
+       "one"},
   };
   return table;
 }

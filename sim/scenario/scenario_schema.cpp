@@ -390,10 +390,10 @@ SchemaNode training(const Registries& registries) {
                   "after the step")
               .fallback("false"),
           boolean("overlap_expert_exchange",
-                  "expert parallelism under a 1F1B schedule: each forward pass and the backward pass of another "
-                  "micro-batch after it run interleaved, each token exchange of one while the other computes, the "
-                  "exchange's kernels holding 20 multiprocessors (Megatron-Core's "
-                  "--overlap-moe-expert-parallel-comm; DeepSeek-V3's DualPipe overlaps the same way)")
+                  "expert parallelism under a 1F1B schedule or DualPipe: each forward pass and the backward pass of "
+                  "another micro-batch after it run interleaved, each token exchange of one while the other computes, "
+                  "the exchange's kernels holding 20 multiprocessors (Megatron-Core's "
+                  "--overlap-moe-expert-parallel-comm; DualPipe's forward-backward chunks)")
               .fallback("false"),
           boolean("overlap_tensor_communication",
                   "under sequence parallelism, run the tensor group's gathers and reduce-scatters while the products "

@@ -277,6 +277,35 @@ TEST(PlanCommand, PlansUnderAnEvenPipelineSplitAndRefusesALayout) {
   EXPECT_FALSE(fs::exists(folder / "layout"));
 }
 
+// A plan times each split's bubble in closed form over one copy of the stages: a scenario under DualPipe, and
+// --schedule dualpipe, are refused before anything is written.
+TEST(PlanCommand, RefusesDualPipe) {
+  const fs::path folder = fresh_output_folder("plan_dualpipe");
+  const std::string text = read_file(scenario_path("moe/llama-moe-h100-folded.yaml"));
+  const std::string line = "expert_tensor: 1, microbatches: 4}";
+  ASSERT_NE(text.find(line), std::string::npos);
+  std::string changed = text;
+  changed.replace(changed.find(line), line.size(), "expert_tensor: 1, microbatches: 4, schedule: dualpipe}");
+  std::ofstream(folder / "dualpipe.yaml") << changed;
+  const CommandResult refused = run_dtsim("plan " + (folder / "dualpipe.yaml").string() + " --gpus 16 -q -o " +
+                                          (folder / "scenario").string());
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_NE(without_sanitizer_notices(refused.err)
+                .find("error: training.parallelism.schedule: a plan estimates each split's bubble in closed form, and "
+                      "DualPipe's two copies of the stages are not among the schedules it estimates\n"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(folder / "scenario"));
+  const CommandResult flag = run_dtsim("plan " + scenario_path("plan/gpt2-medium-a100-x16.yaml").string() +
+                                       " --gpus 16 --schedule dualpipe -q -o " + (folder / "flag").string());
+  EXPECT_EQ(flag.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(flag.err),
+            "dtsim plan: error: --schedule: a plan estimates each split's bubble in closed form, and DualPipe's two "
+            "copies of the stages are not among the schedules it estimates\n"
+            "  hint: one of gpipe, 1f1b, interleaved_1f1b, zero_bubble\n");
+  EXPECT_FALSE(fs::exists(folder / "flag"));
+}
+
 // A plan by energy needs runs that meter it: without an `energy:` section it would rank by throughput unsaid.
 TEST(PlanCommand, RefusesTheEnergyObjectiveWithoutAnEnergySection) {
   const fs::path folder = fresh_output_folder("plan_energy_unmetered");

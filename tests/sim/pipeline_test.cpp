@@ -127,6 +127,28 @@ INSTANTIATE_TEST_SUITE_P(Schedules, ZeroBubble,
                                   std::to_string(std::get<1>(param_info.param));
                          });
 
+// DualPipe (its README): (p/2 - 1)(T_F&B + T_B - 3 T_W) of idle time, T_F&B = T_F + T_B with nothing to hide and
+// T_B the whole backward pass; with T_F = T_B/2 = T_W, (p - 2)/(3m) of a device's compute, half the micro-batches
+// entering at each end.
+class DualPipeBubble : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(DualPipeBubble, IsHalfTheStagesLessOneTimesForwardBackwardPlusBackwardLessThreeWeightGradients) {
+  const auto& [p, m] = GetParam();
+  const PipelineRun run = simulate_pipeline(p, m, "dualpipe");
+  const double expected = static_cast<double>(p - 2) / (3.0 * m);
+  RecordProperty("bubble_fraction", fmt::format("{:.6f}", bubble_fraction(run)));
+  EXPECT_NEAR(bubble_fraction(run), expected, 0.01 * expected + 1e-6) << bubble_fraction(run);
+  EXPECT_NEAR(run.record.bubble_closed_form, expected, 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, DualPipeBubble,
+                         ::testing::Values(std::tuple{2, 4}, std::tuple{2, 8}, std::tuple{4, 8}, std::tuple{4, 10},
+                                           std::tuple{4, 32}, std::tuple{8, 16}, std::tuple{8, 32}),
+                         [](const auto& param_info) {
+                           return "p" + std::to_string(std::get<0>(param_info.param)) + "_m" +
+                                  std::to_string(std::get<1>(param_info.param));
+                         });
+
 TEST(Pipeline, ActivationsTravelForwardAndTheirGradientsBack) {
   // Every stage but the last sends each micro-batch's activations on (4 samples x 4096 bytes), every stage
   // but the first sends their gradients back: 2 (p - 1) m messages an iteration.

@@ -40,7 +40,7 @@ namespace {
 
 /// Expert parallelism: the all-to-alls each worker runs, by rank. Each micro-batch passes every mixture block
 /// of a worker's chunks forward (tokens dispatched, outputs combined) and backward (their gradients), and
-/// under full recomputation forward once more.
+/// under full recomputation forward once more; under DualPipe each chunk runs one direction's half of them.
 std::vector<std::int64_t> all_to_alls_by_worker(const scenario::Scenario& scenario, const TrainingSetup& setup) {
   const scenario::ParallelismSpec& plan = scenario.training.parallelism;
   const std::int64_t per_block = scenario.training.recomputation == models::Recomputation::Full ? 6 : 4;
@@ -48,13 +48,15 @@ std::vector<std::int64_t> all_to_alls_by_worker(const scenario::Scenario& scenar
   for (int rank = 0; rank < scenario.cluster.workers; ++rank) {
     const int device = scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline];
     std::int64_t blocks = 0;
-    for (int chunk = 0; chunk < plan.virtual_stages; ++chunk) {
-      const auto stage = static_cast<std::size_t>(chunk * plan.pipeline + device);
+    for (int chunk = 0; chunk < models::chunks_per_device(plan.schedule, plan.virtual_stages); ++chunk) {
+      const auto stage =
+          static_cast<std::size_t>(models::chunk_place(plan.schedule, plan.pipeline, plan.virtual_stages, device, chunk).stage);
       for (std::size_t layer = setup.stage_layers[stage]; layer < setup.stage_layers[stage + 1]; ++layer) {
         blocks += setup.profile().layers[layer].exchange == models::TokenExchange::Dispatch ? 1 : 0;
       }
     }
-    out.push_back(blocks * per_block * plan.microbatches * setup.total_iterations);
+    out.push_back(blocks * per_block * models::chunk_microbatches(plan.schedule, plan.microbatches) *
+                  setup.total_iterations);
   }
   return out;
 }

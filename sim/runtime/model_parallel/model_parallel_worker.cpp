@@ -417,7 +417,7 @@ class LayerPasses {
 /// One of a device's model chunks (one without interleaving): its layers as it computes them, and the
 /// messages at its ends.
 struct Chunk {
-  int stage = 0;
+  models::ChunkPlace place;  ///< its model stage and the devices of its neighbouring stages
   models::ModelProfile layers;
   models::ModelProfile timed;   ///< the layers with the FLOPs their host executes per micro-batch
   std::size_t to_next = 0;      ///< activations sent to the next stage
@@ -445,13 +445,12 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
     return wire_elements(layer.activation_bytes / 4.0 * static_cast<double>(microbatch) / token_split,
                          s.training.wire.activations, 1);
   };
-  std::vector<Chunk> chunks(static_cast<std::size_t>(plan.virtual_stages));
+  std::vector<Chunk> chunks(static_cast<std::size_t>(models::chunks_per_device(plan.schedule, plan.virtual_stages)));
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     Chunk& chunk = chunks[c];
-    // Model stages: chunk c of device d is stage c x devices + d.
-    chunk.stage = static_cast<int>(c) * devices + device_index;
-    const auto first = setup.stage_layers[static_cast<std::size_t>(chunk.stage)];
-    const auto last = setup.stage_layers[static_cast<std::size_t>(chunk.stage) + 1];
+    chunk.place = models::chunk_place(plan.schedule, devices, plan.virtual_stages, device_index, static_cast<int>(c));
+    const auto first = setup.stage_layers[static_cast<std::size_t>(chunk.place.stage)];
+    const auto last = setup.stage_layers[static_cast<std::size_t>(chunk.place.stage) + 1];
     const models::ModelProfile whole = models::stage_profile(setup.profile(), first, last);
     chunk.layers = models::device_share(whole, scenario::device_share_of(s.training));
     chunk.to_next = activation_message(whole.layers.back());
@@ -468,8 +467,9 @@ std::vector<Chunk> device_chunks(const TrainingContext& context, int rank, const
   return chunks;
 }
 
-/// Overlap: the pass that finishes each chunk's gradients (its last micro-batch's backward pass, or weight
-/// pass under zero bubble) hands them to the replicas' stream bucket by bucket.
+/// Overlap: the pass that finishes each chunk's gradients (the last of its passes that computes its weights'
+/// gradient: a whole backward pass, or a weight pass after one that computed its input's gradient alone) hands
+/// them to the replicas' stream bucket by bucket.
 struct FinishingPasses {
   std::vector<const models::PipelinePass*> finishing;            ///< by chunk; null: none
   std::vector<std::vector<models::GradientBucket>> buckets;      ///< by chunk
@@ -477,14 +477,12 @@ struct FinishingPasses {
 };
 
 FinishingPasses finishing_passes(const std::vector<models::PipelinePass>& passes, const std::vector<Chunk>& chunks,
-                                 const TrainingSetup& setup, const scenario::Scenario& s, bool split_backward) {
+                                 const TrainingSetup& setup, const scenario::Scenario& s) {
   const scenario::ParallelismSpec& plan = s.training.parallelism;
   FinishingPasses out{std::vector<const models::PipelinePass*>(chunks.size(), nullptr),
                       std::vector<std::vector<models::GradientBucket>>(chunks.size()), {}};
   for (const models::PipelinePass& pass : passes) {
-    if (!pass.forward && pass.weights == split_backward && pass.microbatch == plan.microbatches - 1) {
-      out.finishing[static_cast<std::size_t>(pass.chunk)] = &pass;
-    }
+    if (!pass.forward && !pass.input_only) out.finishing[static_cast<std::size_t>(pass.chunk)] = &pass;
   }
   for (const models::PipelinePass& pass : passes) {
     const auto c = static_cast<std::size_t>(pass.chunk);
@@ -525,12 +523,13 @@ class PipelineStep {
   /// `routing`: the expert group's draws under uneven routing; null: even. `exchanges`: the device and lane with
   /// which a forward pass and the backward pass after it run interleaved, their exchanges overlapped
   /// (`training.overlap_expert_exchange`); null: one after the other.
-  PipelineStep(std::vector<Chunk>& chunks, S4uTransport& line, int devices, bool split_backward, FinishingPasses& finishing,
+  /// `declared_pairs`: the passes say which run as one (`beside_next`, DualPipe's); otherwise Megatron-Core's
+  /// combined 1F1B pairs them where `exchanges` is set.
+  PipelineStep(std::vector<Chunk>& chunks, S4uTransport& line, bool declared_pairs, FinishingPasses& finishing,
                GradientStream* stream, ParameterGathers* gathers, const RoutingLoads* routing,
                const ExchangeOverlap* exchanges)
-      : chunks_(chunks), line_(line), devices_(devices), stages_(devices * static_cast<int>(chunks.size())),
-        split_backward_(split_backward), finishing_(finishing), stream_(stream), gathers_(gathers), routing_(routing),
-        exchanges_(exchanges), gathered_(chunks.size(), false) {}
+      : chunks_(chunks), line_(line), declared_pairs_(declared_pairs), finishing_(finishing), stream_(stream),
+        gathers_(gathers), routing_(routing), exchanges_(exchanges), gathered_(chunks.size(), false) {}
 
   void run(const std::vector<models::PipelinePass>& passes, double factor, std::int64_t iteration) {
     iteration_ = iteration;
@@ -553,27 +552,39 @@ class PipelineStep {
 
  private:
   // Messages are told apart by the chunk they go to: activations on odd tags, their gradients on even ones.
-  [[nodiscard]] int activations_tag(int stage_to) const { return 1 + 2 * (stage_to / devices_); }
-  [[nodiscard]] int gradients_tag(int stage_to) const { return 2 + 2 * (stage_to / devices_); }
+  [[nodiscard]] static int activations_tag(int chunk_to) { return 1 + 2 * chunk_to; }
+  [[nodiscard]] static int gradients_tag(int chunk_to) { return 2 + 2 * chunk_to; }
 
   /// Whether `first` and the pass after it run interleaved, as Megatron-Core's combined 1F1B pairs them: over
   /// a pipeline (interleaved, one more forward pass of warm-up) a forward pass and the backward pass after it;
   /// without, a backward pass and the next micro-batch's forward pass. Never a micro-batch's passes of one
   /// chunk with each other.
   [[nodiscard]] bool pairs(const models::PipelinePass& first, const models::PipelinePass& second) const {
-    if (exchanges_ == nullptr || split_backward_ || first.weights || second.weights || first.forward == second.forward) {
+    if (declared_pairs_) return first.beside_next;
+    if (exchanges_ == nullptr || first.input_only || second.input_only || first.weights || second.weights ||
+        first.forward == second.forward) {
       return false;
     }
-    return (first.forward || stages_ == 1) && (first.microbatch != second.microbatch || first.chunk != second.chunk);
+    const bool one_stage = chunks_.size() == 1 && chunks_.front().place.next_device < 0 &&
+                           chunks_.front().place.previous_device < 0;
+    return (first.forward || one_stage) && (first.microbatch != second.microbatch || first.chunk != second.chunk);
   }
 
-  /// Megatron-Core's combined 1F1B: both passes' inputs received, their passes run interleaved (the backward
-  /// pass's first, as its schedule_chunk_1f1b starts with the backward pass's combine), then both outputs
-  /// sent.
+  /// Megatron-Core's combined 1F1B and DualPipe's forward-backward chunk: both passes' inputs received, their
+  /// passes run interleaved (the backward pass's first, as its schedule_chunk_1f1b starts with the backward pass's
+  /// combine), then both outputs sent. Without an expert group's exchanges to overlap, one after the other, as
+  /// DualPipe runs a module without an overlapped_forward_backward.
   void run_pair(const models::PipelinePass& forward, const models::PipelinePass& backward, double factor,
                 std::vector<std::unique_ptr<comm::Pending>>& sent) {
     receive(forward);
     receive(backward);
+    if (exchanges_ == nullptr) {
+      compute(forward, factor);
+      compute(backward, factor);
+      send(forward, sent);
+      send(backward, sent);
+      return;
+    }
     const PassScript forward_script = recorded(forward, factor);
     const PassScript backward_script = recorded(backward, factor);
     run_interleaved(backward_script, forward_script, exchanges_->meter, exchanges_->exposed,
@@ -592,11 +603,11 @@ class PipelineStep {
   /// backward pass's gradients from the next (none for a weight pass).
   void receive(const models::PipelinePass& pass) {
     if (pass.weights) return;
-    const int stage = chunks_[static_cast<std::size_t>(pass.chunk)].stage;
-    if (pass.forward && stage > 0) {
-      static_cast<void>(line_.post_recv((stage - 1) % devices_, activations_tag(stage))->wait());
-    } else if (!pass.forward && stage + 1 < stages_) {
-      static_cast<void>(line_.post_recv((stage + 1) % devices_, gradients_tag(stage))->wait());
+    const models::ChunkPlace& place = chunks_[static_cast<std::size_t>(pass.chunk)].place;
+    if (pass.forward && place.previous_device >= 0) {
+      static_cast<void>(line_.post_recv(place.previous_device, activations_tag(pass.chunk))->wait());
+    } else if (!pass.forward && place.next_device >= 0) {
+      static_cast<void>(line_.post_recv(place.next_device, gradients_tag(pass.chunk))->wait());
     }
   }
 
@@ -604,12 +615,13 @@ class PipelineStep {
   void send(const models::PipelinePass& pass, std::vector<std::unique_ptr<comm::Pending>>& sent) {
     if (pass.weights) return;
     const Chunk& chunk = chunks_[static_cast<std::size_t>(pass.chunk)];
-    if (pass.forward && chunk.stage + 1 < stages_) {
-      sent.push_back(line_.post_send((chunk.stage + 1) % devices_, comm::Buffer::sized(chunk.to_next),
-                                     activations_tag(chunk.stage + 1)));
-    } else if (!pass.forward && chunk.stage > 0) {
-      sent.push_back(line_.post_send((chunk.stage - 1) % devices_, comm::Buffer::sized(chunk.to_previous),
-                                     gradients_tag(chunk.stage - 1)));
+    const models::ChunkPlace& place = chunk.place;
+    if (pass.forward && place.next_device >= 0) {
+      sent.push_back(line_.post_send(place.next_device, comm::Buffer::sized(chunk.to_next),
+                                     activations_tag(place.next_chunk)));
+    } else if (!pass.forward && place.previous_device >= 0) {
+      sent.push_back(line_.post_send(place.previous_device, comm::Buffer::sized(chunk.to_previous),
+                                     gradients_tag(place.previous_chunk)));
     }
   }
 
@@ -626,7 +638,7 @@ class PipelineStep {
       passes.forward(factor, gathers_ != nullptr && !gathered_[c] ? gathers_ : nullptr, c);
       gathered_[c] = true;
     } else {
-      passes.backward(factor, split_backward_ ? LayerPasses::Part::Input : LayerPasses::Part::Whole, stream,
+      passes.backward(factor, pass.input_only ? LayerPasses::Part::Input : LayerPasses::Part::Whole, stream,
                       &finishing_.buckets[c]);
     }
     passes.record_into(nullptr);
@@ -640,9 +652,7 @@ class PipelineStep {
 
   std::vector<Chunk>& chunks_;
   S4uTransport& line_;
-  int devices_;
-  int stages_;
-  bool split_backward_;
+  bool declared_pairs_;
   FinishingPasses& finishing_;
   GradientStream* stream_;
   ParameterGathers* gathers_;
@@ -689,14 +699,34 @@ ReplicaShare replica_share(const scenario::WirePrecision& wire, double parameter
           wire_elements(parameters, wire.parameters, over), over};
 }
 
+/// DualPipe: each stage has two copies, on device d and device p - 1 - d of a replica's pipeline, whose gradients
+/// are summed before the update (deepseek-ai/DualPipe's example sums them across the pair): each device sends its
+/// partner what it holds of both copies' gradients (its share under ZeRO) and adds what it receives.
+struct MirroredCopies {
+  S4uTransport& line;
+  int partner = 0;
+  int zero_stage = 0;
+
+  void sum(const ReplicaShare& share) const {
+    const std::size_t elements = share.gradients / (zero_stage > 0 ? share.replicas : 1);
+    if (elements == 0) return;
+    constexpr int kTag = 1000;  // apart from the passes' tags, 1 to 2 x chunks
+    const std::unique_ptr<comm::Pending> sent = line.post_send(partner, comm::Buffer::sized(elements), kTag);
+    static_cast<void>(line.post_recv(partner, kTag)->wait());
+    static_cast<void>(sent->wait());
+  }
+};
+
 /// The step's update of a share of the parameters over its replicas: with ZeRO 1 and 2 each replica sums and
 /// updates its chunk, then the replicas gather the updated chunks (unless the next forward pass gathers them:
-/// `gather` false); without, the replicas allreduce the gradients and each updates every parameter.
+/// `gather` false); without, the replicas allreduce the gradients and each updates every parameter. Under DualPipe
+/// (`copies` set) the two copies of each stage sum their gradients first.
 struct Update {
   const TrainingSetup& setup;
   const Meter& meter;
   const models::Optimizer& optimizer;
   bool gather = true;
+  const MirroredCopies* copies = nullptr;
 
   void reduce(S4uTransport& group, const ReplicaShare& share) const {
     if (share.parameters == 0) return;
@@ -709,6 +739,7 @@ struct Update {
   }
   /// The update once the gradients are reduced (by a gradient stream, during the backward passes).
   void reduced(S4uTransport& group, const ReplicaShare& share) const {
+    if (copies != nullptr) copies->sum(share);
     const std::size_t chunk = setup.zero_stage > 0 ? share.replicas : 1;
     charge_compute(meter, optimizer.flops((share.parameters + chunk - 1) / chunk));
     if (setup.zero_stage > 0 && gather) gather_parameters(setup, group, share.weights);
@@ -755,9 +786,8 @@ void ModelParallelWorker::operator()() {
   const std::vector<models::PipelinePass> passes =
       models::pipeline_passes(schedule, plan.pipeline, at[ParallelAxis::Pipeline], plan.microbatches, plan.virtual_stages,
                               scenario::expert_overlap_warmup(s.training));
-  const bool split_backward = schedule == models::PipelineSchedule::ZeroBubble;
   const bool overlapped = setup.overlap && replicas > 1;
-  FinishingPasses finishing = overlapped ? finishing_passes(passes, chunks, setup, s, split_backward)
+  FinishingPasses finishing = overlapped ? finishing_passes(passes, chunks, setup, s)
                                          : FinishingPasses{std::vector<const models::PipelinePass*>(chunks.size(), nullptr),
                                                            std::vector<std::vector<models::GradientBucket>>(chunks.size()),
                                                            {}};
@@ -783,9 +813,14 @@ void ModelParallelWorker::operator()() {
     routing.emplace(s.training.routing, setup.profile().shape.experts, setup.profile().shape.top_k, plan.expert, s.seed,
                     scenario::expert_group_of(plan, at));
   }
-  PipelineStep step(chunks, *groups.line, plan.pipeline, split_backward, finishing, stream ? &*stream : nullptr,
+  PipelineStep step(chunks, *groups.line, schedule == models::PipelineSchedule::DualPipe, finishing,
+                    stream ? &*stream : nullptr,
                     gathers ? &*gathers : nullptr, routing ? &*routing : nullptr, exchanges ? &*exchanges : nullptr);
-  const Update update{setup, meter, *optimizer, !gathers};
+  std::optional<MirroredCopies> copies;
+  if (schedule == models::PipelineSchedule::DualPipe) {
+    copies.emplace(MirroredCopies{*groups.line, plan.pipeline - 1 - at[ParallelAxis::Pipeline], setup.zero_stage});
+  }
+  const Update update{setup, meter, *optimizer, !gathers, copies ? &*copies : nullptr};
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     before_iteration(context_, iteration, meter, rank_);
     step.run(passes, step_factor(context_, rank_), iteration);

@@ -688,7 +688,7 @@ TEST(PlanSpaceArguments, NamesBecomeTheirValuesAndAnUnknownOneIsRefusedAtItsFlag
   given.schedule = "1f1c";
   EXPECT_EQ(refusal([&] { return plan_space(given, "dtsim plan"); }),
             "dtsim plan: error: --schedule: unknown pipeline schedule '1f1c'\n"
-            "  hint: did you mean '1f1b'? one of gpipe, 1f1b, interleaved_1f1b, zero_bubble");
+            "  hint: did you mean '1f1b'? one of gpipe, 1f1b, interleaved_1f1b, zero_bubble, dualpipe");
   given.schedule = std::nullopt;
   given.recomputation = "most";
   EXPECT_EQ(refusal([&] { return plan_space(given, "dtsim scale"); }),

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace dtsim::models {
 namespace {
@@ -129,6 +132,92 @@ TEST(PipelinePlan, ZeroBubbleRunsEveryPassOnceAndHoldsNoMoreThanOneForwardOneBac
       }
     }
   }
+}
+
+/// DualPipe's passes: b a backward pass computing its input's gradient alone, + a forward pass run as one with the
+/// backward pass after it; a pass of the reverse direction (chunk 1) marked by its micro-batch (m/2 and up).
+std::string dualpipe_text(const std::vector<PipelinePass>& passes) {
+  std::string out;
+  for (const PipelinePass& pass : passes) {
+    out += std::string(pass.forward ? "F" : pass.weights ? "W" : pass.input_only ? "b" : "B") +
+           std::to_string(pass.microbatch) + (pass.beside_next ? "+" : "") + " ";
+  }
+  return out;
+}
+
+// DualPipe's eight steps (deepseek-ai/DualPipe, dualpipe.py) on 4 devices and 8 micro-batches, 0-3 entering at device
+// 0 and 4-7 at device 3: the first device runs its ramp's backward passes split, pairs a forward and a backward pass
+// of the two directions in the steady state, and the second device, a middle one, runs its first such pair apart.
+TEST(PipelinePlan, DualPipeRunsDeepSeeksOrder) {
+  EXPECT_EQ(dualpipe_text(pipeline_passes(PipelineSchedule::DualPipe, 4, 0, 8)),
+            "F0 F1 F2 F4 b4 W4 F5 F3+ B5 F6+ B0 B6 F7+ B1 B7 b2 W2 b3 W3 ");
+  EXPECT_EQ(dualpipe_text(pipeline_passes(PipelineSchedule::DualPipe, 4, 1, 8)),
+            "F0 F4 F1 F5 F2 B4 F6+ B0 F3+ B5 F7+ B1 B6 B2 b7 b3 W7 W3 ");
+  EXPECT_THROW(static_cast<void>(pipeline_passes(PipelineSchedule::DualPipe, 3, 0, 6)), std::invalid_argument);
+  EXPECT_THROW(static_cast<void>(pipeline_passes(PipelineSchedule::DualPipe, 4, 0, 6)), std::invalid_argument);
+  EXPECT_THROW(static_cast<void>(pipeline_passes(PipelineSchedule::DualPipe, 4, 0, 9)), std::invalid_argument);
+}
+
+// Each device runs each direction's half of the micro-batches forward and backward once, in order, each split
+// backward pass's weights once after it, and holds p + 1 micro-batches' activations at most (DualPipe's README).
+TEST(PipelinePlan, DualPipeRunsEachDirectionsHalfOnceAndHoldsOneMoreThanTheStages) {
+  for (const int p : {2, 4, 8}) {
+    for (const int m : {2 * p, 2 * p + 2, 4 * p}) {
+      for (int d = 0; d < p; ++d) {
+        const std::vector<PipelinePass> passes = pipeline_passes(PipelineSchedule::DualPipe, p, d, m);
+        std::array<std::vector<int>, 2> forwards;
+        std::array<std::vector<int>, 2> backwards;
+        std::vector<std::pair<int, int>> owed;
+        for (std::size_t i = 0; i < passes.size(); ++i) {
+          const PipelinePass& pass = passes[i];
+          const auto c = static_cast<std::size_t>(pass.chunk);
+          if (pass.weights) {
+            ASSERT_FALSE(owed.empty());
+            EXPECT_EQ(owed.front(), std::pair(pass.microbatch, pass.chunk));
+            owed.erase(owed.begin());
+          } else if (pass.forward) {
+            forwards[c].push_back(pass.microbatch);
+          } else {
+            backwards[c].push_back(pass.microbatch);
+            if (pass.input_only) owed.emplace_back(pass.microbatch, pass.chunk);
+          }
+          if (pass.beside_next) {
+            ASSERT_LT(i + 1, passes.size());
+            EXPECT_TRUE(pass.forward && !passes[i + 1].forward && !passes[i + 1].input_only);
+            EXPECT_NE(passes[i + 1].chunk, pass.chunk);
+          }
+        }
+        EXPECT_TRUE(owed.empty());
+        for (int c = 0; c < 2; ++c) {
+          std::vector<int> expected(static_cast<std::size_t>(m / 2));
+          for (int k = 0; k < m / 2; ++k) expected[static_cast<std::size_t>(k)] = c * (m / 2) + k;
+          EXPECT_EQ(forwards[static_cast<std::size_t>(c)], expected) << p << " " << m << " " << d;
+          EXPECT_EQ(backwards[static_cast<std::size_t>(c)], expected) << p << " " << m << " " << d;
+        }
+        EXPECT_EQ(activations_in_flight(passes), p + 1) << p << " " << m << " " << d;
+      }
+    }
+  }
+}
+
+// Chunk c of device d computes stage c x devices + d when interleaved; under DualPipe chunk 0 stage d and chunk 1 its
+// mirror, stage devices - 1 - d, whose micro-batches flow from the last device to the first.
+TEST(PipelinePlan, AChunksNeighboursAreThoseOfItsStageInItsDirection) {
+  const auto place = [](PipelineSchedule schedule, int devices, int chunks, int device, int chunk) {
+    const ChunkPlace at = chunk_place(schedule, devices, chunks, device, chunk);
+    return std::tuple(at.stage, at.next_device, at.next_chunk, at.previous_device, at.previous_chunk);
+  };
+  EXPECT_EQ(place(PipelineSchedule::Interleaved, 2, 2, 1, 0), std::tuple(1, 0, 1, 0, 0));
+  EXPECT_EQ(place(PipelineSchedule::Interleaved, 2, 2, 1, 1), std::tuple(3, -1, 0, 0, 1));
+  EXPECT_EQ(place(PipelineSchedule::OneForwardOneBackward, 4, 1, 0, 0), std::tuple(0, 1, 0, -1, 0));
+  EXPECT_EQ(place(PipelineSchedule::DualPipe, 4, 1, 1, 0), std::tuple(1, 2, 0, 0, 0));
+  EXPECT_EQ(place(PipelineSchedule::DualPipe, 4, 1, 1, 1), std::tuple(2, 0, 1, 2, 1));
+  EXPECT_EQ(place(PipelineSchedule::DualPipe, 4, 1, 0, 1), std::tuple(3, -1, 1, 1, 1));
+  EXPECT_EQ(place(PipelineSchedule::DualPipe, 4, 1, 3, 1), std::tuple(0, 2, 1, -1, 1));
+  EXPECT_EQ(chunks_per_device(PipelineSchedule::DualPipe, 1), 2);
+  EXPECT_EQ(model_stages(PipelineSchedule::DualPipe, 4, 1), 4);
+  EXPECT_EQ(model_stages(PipelineSchedule::Interleaved, 4, 3), 12);
+  EXPECT_EQ(chunk_microbatches(PipelineSchedule::DualPipe, 16), 8);
 }
 
 // A cut inside a transformer block would send attention scores between devices: stages end between blocks.
