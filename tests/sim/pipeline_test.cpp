@@ -160,6 +160,19 @@ TEST(Pipeline, ActivationsTravelForwardAndTheirGradientsBack) {
   EXPECT_DOUBLE_EQ(run.record.hosts[3].bytes_sent, 2.0 * 8 * 4 * 4096.0);
 }
 
+TEST(Pipeline, DualPipeSendsBothDirectionsActivationsAndSumsTheMirroredCopiesGradients) {
+  // Each micro-batch crosses the p - 1 stage boundaries of its direction forward and back, as under 1F1B (the
+  // messages of the test above); then each device sends its mirror the gradients of the 4 one-parameter layers of
+  // its two copies, counted as the activations' values are.
+  const PipelineRun run = simulate_pipeline(4, 8, "dualpipe");
+  double sent = 0.0;
+  for (const auto& host : run.record.hosts) sent += host.bytes_sent;
+  const double mirrored = 2.0 * 4 * 4.0;
+  EXPECT_DOUBLE_EQ(sent, 2.0 * 2 * 3 * 8 * 4 * 4096.0 + 4 * mirrored);
+  // The first device sends chunk 0's activations on and chunk 1's gradients back, each for half the micro-batches.
+  EXPECT_DOUBLE_EQ(run.record.hosts[0].bytes_sent, 2.0 * 8 * 4 * 4096.0 + mirrored);
+}
+
 TEST(Pipeline, ReplicasOfAStageAverageItsGradients) {
   // Two replicas of 2 stages: besides its activations, each worker sends half its stage's 4 one-parameter
   // layers (a ring allreduce of 2 ranks sends (p-1)/p of the block twice) each iteration.
