@@ -161,9 +161,9 @@ TEST(Pipeline, ActivationsTravelForwardAndTheirGradientsBack) {
 }
 
 TEST(Pipeline, DualPipeSendsBothDirectionsActivationsAndSumsTheMirroredCopiesGradients) {
-  // Each micro-batch crosses the p - 1 stage boundaries of its direction forward and back, as under 1F1B (the
-  // messages of the test above); then each device sends its mirror the gradients of the 4 one-parameter layers of
-  // its two copies, counted as the activations' values are.
+  // Over the 2 iterations, each micro-batch crosses the p - 1 stage boundaries of its direction forward and back,
+  // as under 1F1B (the messages of the test above); then each device sends its mirror the gradients of the 4
+  // one-parameter layers of its two copies, 4 bytes each.
   const PipelineRun run = simulate_pipeline(4, 8, "dualpipe");
   double sent = 0.0;
   for (const auto& host : run.record.hosts) sent += host.bytes_sent;
