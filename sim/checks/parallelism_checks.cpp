@@ -329,9 +329,12 @@ void check_context(const scenario::Scenario& s, const models::ModelProfile& prof
                            plan.context, profile.shape.sequence, plan.context),
                "use a degree c with 2 c dividing model.sequence_length");
   }
-  if (plan.expert > 1) {
-    sink.error(plan.context_at, key, "context and expert parallelism together are not simulated yet",
-               "use context: 1 or expert: 1");
+  if (plan.expert > 1 && !scenario::on_expert_grid(plan)) {
+    // Carved out of the replicas, an expert group would exchange tokens of one context rank's chunks only.
+    sink.error(plan.context_at, key,
+               "context and expert parallelism together run on the experts' own grid, folded over tensor x context x "
+               "data, and expert_tensor is not declared",
+               "declare training.parallelism.expert_tensor (1: each expert whole on a device), or use context: 1");
   }
   if (s.training.recomputation == models::Recomputation::Full) {
     sink.error(s.training.recomputation_at, "training.recomputation",
@@ -363,12 +366,14 @@ bool check_expert_tensor(const scenario::Scenario& s, const models::ModelProfile
   }
   const int stage = scenario::stage_devices(plan);
   if (stage % (plan.expert * plan.expert_tensor) != 0) {
+    const std::string devices = plan.context > 1 ? fmt::format("tensor x context x data = {} x {} x {}", plan.tensor,
+                                                               plan.context, plan.data)
+                                                 : fmt::format("tensor x data = {} x {}", plan.tensor, plan.data);
     sink.error(plan.expert_tensor_at, key,
-               fmt::format("expert x expert_tensor = {} x {} = {} does not divide a stage's tensor x data = {} x {} = "
-                           "{} devices",
-                           plan.expert, plan.expert_tensor, plan.expert * plan.expert_tensor, plan.tensor, plan.data,
-                           stage),
-               "the experts' grid is laid over a stage's devices: use degrees whose product divides tensor x data");
+               fmt::format("expert x expert_tensor = {} x {} = {} does not divide a stage's {} = {} devices", plan.expert,
+                           plan.expert_tensor, plan.expert * plan.expert_tensor, devices, stage),
+               fmt::format("the experts' grid is laid over a stage's devices: use degrees whose product divides {}",
+                           plan.context > 1 ? "tensor x context x data" : "tensor x data"));
   }
   if (plan.tensor > 1 && !plan.sequence_parallel) {
     sink.error(plan.expert_tensor_at, key,
@@ -376,10 +381,6 @@ bool check_expert_tensor(const scenario::Scenario& s, const models::ModelProfile
                            "which sequence parallelism gives it, and sequence_parallel is false",
                            plan.tensor),
                "set training.parallelism.sequence_parallel: true, or leave expert_tensor out");
-  }
-  if (plan.context > 1) {
-    sink.error(plan.expert_tensor_at, key, "context and expert tensor parallelism together are not simulated yet",
-               "use context: 1, or leave expert_tensor out");
   }
   if (s.training.overlap_parameter_gather && plan.expert == 1) {
     sink.error(s.training.overlap_parameter_gather_at, "training.overlap_parameter_gather",

@@ -67,8 +67,8 @@ const std::vector<AxisEntry>& parallel_axes() {
        .key_description = "context-parallel degree: every sequence's tokens split over this many devices, which bring "
                           "each other the keys and values attention needs (timing-only transformers)",
        .most = 1024, .declared = &ParallelismSpec::context, .declared_at = &ParallelismSpec::context_at,
-       // The routed experts' copies are not counted shared over a context group (their ZeRO partitions span the
-       // replicas holding the same experts only, data / expert).
+       // The routed experts' copies are counted shared over a context group on the experts' own grid only
+       // (shares_under); carved out of the replicas, expert groups are refused beside a context group.
        .splits = Splits::Sequence, .shares = Weights::Dense, .carved_from = std::nullopt, .always_listed = false,
        .tries = context_degrees, .setting = "context_attention",
        .setting_of = context_attention_of},
@@ -78,9 +78,10 @@ const std::vector<AxisEntry>& parallel_axes() {
        .groups = "expert-tensor", .refused_as = "expert-tensor groups",
        .key_description = "expert-tensor-parallel degree: each routed expert's matrices split over this many devices, "
                           "declared (1 included) the experts' own grid, expert_tensor x expert x expert-data laid over "
-                          "a stage's tensor x data devices in rank order (Megatron-Core's parallel folding), the tensor "
-                          "group then splitting the dense layers alone and each tensor rank dispatching its own share "
-                          "of the tokens; expert x expert_tensor divides tensor x data (timing-only mixtures); absent, "
+                          "a stage's tensor x context x data devices in rank order (Megatron-Core's parallel folding), the "
+                          "tensor group then splitting the dense layers alone and each device dispatching its own share "
+                          "of the tokens; expert x expert_tensor divides tensor x context x data (timing-only "
+                          "mixtures); absent, "
                           "the tensor group splits the experts too",
        .most = 1024, .declared = &ParallelismSpec::expert_tensor, .declared_at = &ParallelismSpec::expert_tensor_at,
        .splits = Splits::ExpertMatrices, .shares = Weights::Dense, .carved_from = ParallelAxis::Data,
@@ -90,7 +91,8 @@ const std::vector<AxisEntry>& parallel_axes() {
        .refused_as = "expert groups",
        .key_description = "expert-parallel degree: a mixture of experts' routed experts spread over this many of "
                           "the data-parallel replicas, which exchange their tokens by all-to-alls; it divides data, or with expert_tensor declared "
-                          "tensor x data (the experts' own grid, folded over a stage's devices; timing-only mixtures)",
+                          "tensor x context x data (the experts' own grid, folded over a stage's devices; timing-only "
+                          "mixtures)",
        .most = 65'536, .declared = &ParallelismSpec::expert, .declared_at = &ParallelismSpec::expert_at,
        .splits = Splits::Experts, .shares = Weights::Dense, .carved_from = ParallelAxis::Data, .always_listed = false,
        .tries = expert_degrees, .setting = "all_to_all",
@@ -185,7 +187,10 @@ Splits splits_under(const AxisEntry& entry, const ParallelismSpec& plan) {
 }
 
 Weights shares_under(const AxisEntry& entry, const ParallelismSpec& plan) {
-  if (!plan.expert_tensor_declared || !has(entry.splits, Splits::DenseMatrices)) return entry.shares;
+  // The experts' own grid spans a stage's tensor x context x data devices: across the tensor and the context
+  // groups the devices holding the same experts are replicas of them too.
+  const bool spanned = has(entry.splits, Splits::DenseMatrices) || has(entry.splits, Splits::Sequence);
+  if (!plan.expert_tensor_declared || !spanned) return entry.shares;
   return entry.shares | Weights::Experts;
 }
 

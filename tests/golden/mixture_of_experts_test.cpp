@@ -203,5 +203,27 @@ TEST(MixtureOfExperts, AnExpertGroupFoldedOverTensorAndDataExceedsTheDataDegree)
             2 * inside["experts"]["per_all_to_all"]["communication_s"].get<double>());
 }
 
+// Folded over a context group too (Megatron-Core's "tp-cp-ep-dp-pp"): tensor 2 x context 2 x data 4 on two DGX H100
+// nodes, expert 8 over a node's ranks or 16 over both. Each device dispatches its own quarter of a replica's tokens:
+// its tensor rank's half of its context rank's two chunks of each sequence.
+TEST(MixtureOfExperts, AnExpertGroupFoldedOverContextDispatchesAContextRanksTokens) {
+  const auto out = run_two_node_mixture(fresh_output_folder("folded-over-context"),
+                                        "{tensor: 2, sequence_parallel: true, context: 2, expert: 8, expert_tensor: 1}",
+                                        "training.parallelism.expert: [8, 16]");
+  const nlohmann::json inside = summary_of(out / "expert=8")["result"];
+  const nlohmann::json folded = summary_of(out / "expert=16")["result"];
+  // 2 sequences of 256 over 2 x 2 devices: 128 tokens, 2 copies each, 512 BF16 values, (e - 1) / e sent.
+  for (const auto& [result, experts] : {std::pair{&inside, 8.0}, std::pair{&folded, 16.0}}) {
+    EXPECT_DOUBLE_EQ((*result)["experts"]["per_all_to_all"]["bytes_sent"].get<double>(),
+                     128.0 * 2 * 512 * 2 * (experts - 1) / experts);
+  }
+  // Expert 16 fills the stage: its experts' gradients are reduced by no group, expert 8's over the 2 devices holding
+  // the same experts; each of expert 8's devices holds one expert a block more.
+  const double expert = 512.0 * 2048 + 2048 + 2048.0 * 512 + 512;
+  EXPECT_DOUBLE_EQ(inside["memory"][0]["parameters_bytes"].get<double>() -
+                       folded["memory"][0]["parameters_bytes"].get<double>(),
+                   2 * expert * 2);
+}
+
 }  // namespace
 }  // namespace dtsim::testing
