@@ -717,6 +717,32 @@ struct MirroredCopies {
   }
 };
 
+/// Under DualPipe, `rank`'s partner in summing the two copies' gradients over its replica's pipeline `line`; none
+/// under the other schedules.
+std::optional<MirroredCopies> mirrored_copies(const TrainingContext& context, int rank, S4uTransport& line) {
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  if (plan.schedule != models::PipelineSchedule::DualPipe) return std::nullopt;
+  const int stage = scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline];
+  return MirroredCopies{line, plan.pipeline - 1 - stage, context.setup->zero_stage};
+}
+
+/// ZeRO 1 and 2 with overlap_parameter_gather: each chunk's first forward pass of a step waits for its buckets,
+/// gathered over the `replicas` devices of `rank`'s dense gradients' group; none without.
+std::optional<ParameterGathers> parameter_gathers(const TrainingContext& context, int rank, const std::vector<Chunk>& chunks,
+                                                  const std::vector<models::PipelinePass>& passes, int replicas) {
+  if (!context.scenario->training.overlap_parameter_gather) return std::nullopt;
+  const scenario::ParallelismSpec& plan = context.scenario->training.parallelism;
+  const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+  std::vector<const models::ModelProfile*> tables;
+  for (const Chunk& chunk : chunks) tables.push_back(&chunk.layers);
+  std::optional<ParameterGathers> out;
+  out.emplace(context, rank, tables, forward_order(passes),
+              GatherGroup{scenario::group_name("parameters", at, kReplicaAxes), scenario::replica_group(plan, rank),
+                          scenario::replica_index(plan, at), replicas_meeting(plan, at, "parameters"),
+                          static_cast<std::size_t>(replicas)});
+  return out;
+}
+
 /// The step's update of a share of the parameters over its replicas: with ZeRO 1 and 2 each replica sums and
 /// updates its chunk, then the replicas gather the updated chunks (unless the next forward pass gathers them:
 /// `gather` false); without, the replicas allreduce the gradients and each updates every parameter. Under DualPipe
@@ -798,16 +824,7 @@ void ModelParallelWorker::operator()() {
                    scenario::replica_group(plan, rank_), scenario::replica_index(plan, at),
                    replicas_meeting(plan, at, "gradients"));
   }
-  // ZeRO 1 and 2 with overlap_parameter_gather: each chunk's first forward pass of a step waits for its buckets.
-  std::optional<ParameterGathers> gathers;
-  if (s.training.overlap_parameter_gather) {
-    std::vector<const models::ModelProfile*> tables;
-    for (const Chunk& chunk : chunks) tables.push_back(&chunk.layers);
-    gathers.emplace(context_, rank_, tables, forward_order(passes),
-                    GatherGroup{scenario::group_name("parameters", at, kReplicaAxes), scenario::replica_group(plan, rank_),
-                                scenario::replica_index(plan, at), replicas_meeting(plan, at, "parameters"),
-                                static_cast<std::size_t>(replicas)});
-  }
+  std::optional<ParameterGathers> gathers = parameter_gathers(context_, rank_, chunks, passes, replicas);
   std::optional<RoutingLoads> routing;
   if (groups.experts && !s.training.routing.even()) {
     routing.emplace(s.training.routing, setup.profile().shape.experts, setup.profile().shape.top_k, plan.expert, s.seed,
@@ -816,10 +833,7 @@ void ModelParallelWorker::operator()() {
   PipelineStep step(chunks, *groups.line, schedule == models::PipelineSchedule::DualPipe, finishing,
                     stream ? &*stream : nullptr,
                     gathers ? &*gathers : nullptr, routing ? &*routing : nullptr, exchanges ? &*exchanges : nullptr);
-  std::optional<MirroredCopies> copies;
-  if (schedule == models::PipelineSchedule::DualPipe) {
-    copies.emplace(MirroredCopies{*groups.line, plan.pipeline - 1 - at[ParallelAxis::Pipeline], setup.zero_stage});
-  }
+  const std::optional<MirroredCopies> copies = mirrored_copies(context_, rank_, *groups.line);
   const Update update{setup, meter, *optimizer, !gathers, copies ? &*copies : nullptr};
   for (std::int64_t iteration = 1; iteration <= setup.total_iterations; ++iteration) {
     before_iteration(context_, iteration, meter, rank_);
