@@ -33,6 +33,11 @@
 namespace dtsim::app {
 namespace {
 
+/// Why a plan refuses DualPipe, as a scenario's schedule or as --schedule.
+constexpr const char* kDualPipeUnplanned =
+    "a plan estimates each split's bubble in closed form, and DualPipe's two copies of the stages are not among the "
+    "schedules it estimates";
+
 [[noreturn]] void refuse(const std::filesystem::path& file, const std::string& key, std::string message, std::string hint) {
   throw core::InputError(core::Diagnostic{{file.string()}, key, std::move(message), std::move(hint)});
 }
@@ -73,8 +78,7 @@ void refuse_unplannable(const PlanOptions& options, const scenario::ScenarioDocu
   if (s.training.parallelism.schedule == models::PipelineSchedule::DualPipe) {
     throw core::InputError(core::Diagnostic{
         s.training.parallelism.schedule_at, "training.parallelism.schedule",
-        "a plan estimates each split's bubble in closed form, and DualPipe's two copies of the stages are not among "
-        "the schedules it estimates",
+        kDualPipeUnplanned,
         "plan under 1f1b or interleaved_1f1b; run the chosen split with schedule: dualpipe afterwards"});
   }
   if (options.objective != "tokens_per_s" && options.objective != "cost" && options.objective != "energy") {
@@ -236,8 +240,7 @@ planner::PlanSpace plan_space(const PlanSpaceArguments& given, const std::string
       named_choice(scenario::pipeline_schedules(), given.schedule, command, "--schedule", "pipeline schedule");
   if (out.schedule == models::PipelineSchedule::DualPipe) {
     throw core::InputError(core::Diagnostic{{command}, "--schedule",
-                                            "a plan estimates each split's bubble in closed form, and DualPipe's two "
-                                            "copies of the stages are not among the schedules it estimates",
+                                            kDualPipeUnplanned,
                                             "one of gpipe, 1f1b, interleaved_1f1b, zero_bubble"});
   }
   out.keep_placement = given.keep_placement;
