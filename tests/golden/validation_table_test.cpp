@@ -125,6 +125,47 @@ TEST(ValidationTable, EveryBlackwellRowIsWithinItsRecordedBound) {
   expect_test_rows_within_bounds("blackwell.csv", 18, true);
 }
 
+/// The mean watts of one node over a scenario's golden run: its energy (devices, nodes' static power, links) over
+/// its simulated time and its nodes.
+double predicted_node_power_w(const std::string& scenario, int nodes) {
+  std::ifstream in(std::filesystem::path(DTSIM_SOURCE_DIR) / "tests/golden/outputs/validation" /
+                   std::filesystem::path(scenario).replace_extension() / "summary.json");
+  EXPECT_TRUE(in.good()) << scenario << " has no golden output: add it to the scenario tests";
+  const nlohmann::json summary = nlohmann::json::parse(in);
+  // Messages moving beside compute draw busy power, not more: no device waits a negative time.
+  for (const nlohmann::json& host : summary["hosts"]) EXPECT_GE(host["waiting_j"].get<double>(), 0.0) << host["name"];
+  const nlohmann::json& result = summary["result"];
+  return result["energy"]["total_j"].get<double>() / result["simulated_s"].get<double>() / nodes;
+}
+
+// Measured training power (scenarios/validation/energy.csv, docs/validation.md): the energy model judged as the
+// timing model is, every row a test row.
+TEST(ValidationTable, EveryEnergyRowIsWithinItsRecordedBound) {
+  std::ifstream in(std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation/energy.csv");
+  int rows = 0;
+  bool header = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.front() == '#') continue;
+    if (header) {
+      EXPECT_EQ(line, "scenario,node_power_w,nodes,bound_percent,split");
+      header = false;
+      continue;
+    }
+    std::stringstream cells(line);
+    std::string scenario;
+    std::string measured;
+    std::string nodes;
+    std::string bound;
+    std::string split;
+    for (std::string* cell : {&scenario, &measured, &nodes, &bound, &split}) std::getline(cells, *cell, ',');
+    EXPECT_EQ(split, "test") << line;
+    const double error = 100.0 * (std::stod(measured) / predicted_node_power_w(scenario, std::stoi(nodes)) - 1.0);
+    EXPECT_LE(std::abs(error), std::stod(bound)) << scenario << ": " << error << "%";
+    ++rows;
+  }
+  EXPECT_GE(rows, 3);
+}
+
 // The published NCCL bus-bandwidth curves: every size within its recorded bound (dtsim calibrate exits 1
 // when a row is over it). These are simulated here: one collective per size on one node, a fraction of a
 // second.

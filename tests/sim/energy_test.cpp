@@ -5,6 +5,7 @@
 
 #include "sim/checks/scenario_resolver.hpp"
 #include "sim/runtime/jobs/training_run.hpp"
+#include "sim/runtime/observe/energy_meter.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 #include "tests/support/scenario_format.hpp"
 
@@ -117,6 +118,36 @@ energy: {}
     EXPECT_NEAR(host.communication_j, (75.0 + 700.0) / 2 * host.communication_s, 1e-9 * host.communication_j) << host.name;
     EXPECT_NEAR(host.compute_j, 700.0 * host.compute_s, 1e-9 * host.compute_j) << host.name;
   }
+}
+
+// A device's time read back from SimGrid's joules: its busy time once however many of its lanes computed, and
+// its messages' time apart from it. Where busy and communication time together exceed the run, the excess ran
+// at once and draws busy power: the device never draws more than busy power, and never waits a negative time.
+TEST(Energy, MessagesMovingWhileTheDeviceComputesDrawItsBusyPower) {
+  // A 10 s run, 6 s executing: the plugin counted 6 x 250 + 4 x 50 J.
+  const double plugin = 6.0 * kBusy + 4.0 * kIdle;
+  const auto time = [&](double compute_s, double communication_s) {
+    return runtime::device_time({.plugin_j = plugin, .now_s = 10.0, .compute_s = compute_s,
+                                 .communication_s = communication_s, .idle_w = kIdle, .busy_w = kBusy});
+  };
+  const runtime::DeviceTime apart = time(6.0, 3.0);
+  EXPECT_EQ(apart.busy_s, 6.0);
+  EXPECT_EQ(apart.moving_s, 3.0);  // 6 + 3 <= 10: nothing need have overlapped
+  const runtime::DeviceTime overlapped = time(6.0, 5.5);
+  EXPECT_EQ(overlapped.busy_s, 6.0);
+  EXPECT_EQ(overlapped.moving_s, 4.0);  // 1.5 s of the 5.5 ran beside compute
+  const double drawn = plugin + overlapped.moving_s * (kCommunicating - kIdle);
+  EXPECT_LE(drawn, kBusy * 10.0);
+  EXPECT_NEAR(drawn, 6.0 * kBusy + 4.0 * kCommunicating, 1e-9);
+  // Two lanes counting 7.5 s of compute where the plugin charged 6: the busy time is the plugin's.
+  const runtime::DeviceTime lanes = time(7.5, 3.0);
+  EXPECT_NEAR(lanes.busy_s, 6.0, 1e-12);
+  EXPECT_NEAR(lanes.moving_s, 3.0, 1e-12);
+  // A device throttled to 60% for its 2 s of compute and waiting 8 s: the plugin charged it 2 x (50 + 0.6 x 200)
+  // + 8 x 50 J, less than busy power, and what it did not draw while computing is the waiting's share: the time it
+  // executed is kept.
+  EXPECT_EQ(runtime::device_time({.plugin_j = 2.0 * 170.0 + 8.0 * kIdle, .now_s = 10.0, .compute_s = 2.0,
+                                  .communication_s = 0.0, .idle_w = kIdle, .busy_w = kBusy}).busy_s, 2.0);
 }
 
 }  // namespace

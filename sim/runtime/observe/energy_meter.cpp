@@ -3,6 +3,7 @@
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -59,6 +60,29 @@ double EnergyMeter::moving_extra_w(std::size_t host) const {
          device.idle_power.value_or(core::Watts(0.0)).value();
 }
 
+DeviceTime device_time(const DeviceDraw& draw) {
+  const auto split = [&](double busy_s) {
+    // Rounding in a host that never waited is not overlap.
+    const bool apart = busy_s + draw.communication_s <= draw.now_s * (1.0 + 1e-9);
+    return DeviceTime{busy_s, apart ? draw.communication_s : std::max(0.0, draw.now_s - busy_s)};
+  };
+  const DeviceTime counted = split(draw.compute_s);
+  const double waiting_j = draw.plugin_j - draw.busy_w * counted.busy_s - draw.idle_w * counted.moving_s;
+  // The plugin charged no less than the lanes' compute at busy power: the time as counted.
+  if (waiting_j >= -1e-9 * draw.plugin_j || draw.busy_w <= draw.idle_w) return counted;
+  // It charged less: lanes computed at once, each counting the same moments. The busy time is what it charged.
+  return split(std::clamp((draw.plugin_j - draw.idle_w * draw.now_s) / (draw.busy_w - draw.idle_w), 0.0, draw.now_s));
+}
+
+DeviceTime EnergyMeter::time_of(std::size_t host, const metrics::HostActivity& activity) const {
+  return device_time({.plugin_j = sg_host_get_consumed_energy(hosts_[host]),
+                      .now_s = simgrid::s4u::Engine::get_clock(),
+                      .compute_s = activity.compute_s,
+                      .communication_s = activity.communication_s,
+                      .idle_w = devices_[host].idle_power.value_or(core::Watts(0.0)).value(),
+                      .busy_w = devices_[host].busy_power.value_or(core::Watts(0.0)).value()});
+}
+
 double EnergyMeter::links_joules() const {
   double joules = 0.0;
   for (simgrid::s4u::Link* link : metered_links_) joules += sg_link_get_consumed_energy(link);
@@ -70,7 +94,7 @@ double EnergyMeter::joules_now() const {
   for (std::size_t i = 0; i < hosts_.size(); ++i) {
     joules += sg_host_get_consumed_energy(hosts_[i]);
     if (activity_of_[i] < record_->hosts.size()) {
-      joules += record_->hosts[activity_of_[i]].communication_s * moving_extra_w(i);
+      joules += time_of(i, record_->hosts[activity_of_[i]]).moving_s * moving_extra_w(i);
     }
   }
   return joules;
@@ -81,13 +105,14 @@ void EnergyMeter::finish(metrics::RunRecord& record) const {
   for (std::size_t i = 0; i < hosts_.size() && i < record.hosts.size(); ++i) {
     metrics::HostActivity& host = record.hosts[i];
     // SimGrid's plugin counts busy power while a host executes and idle power otherwise; while its messages
-    // move, the device draws its communication power, the difference added here.
+    // move and it does not compute, the device draws its communication power, the difference added here.
     const double idle_w = devices_[i].idle_power.value_or(core::Watts(0.0)).value();
     const double plugin = sg_host_get_consumed_energy(hosts_[i]);
-    const double drawn = plugin + host.communication_s * moving_extra_w(i);
-    host.compute_j = host.compute_s * devices_[i].busy_power.value_or(core::Watts(0.0)).value();
-    host.communication_j = host.communication_s * (idle_w + moving_extra_w(i));
-    host.waiting_j = plugin - host.compute_j - host.communication_s * idle_w;
+    const DeviceTime time = time_of(i, host);
+    const double drawn = plugin + time.moving_s * moving_extra_w(i);
+    host.compute_j = time.busy_s * devices_[i].busy_power.value_or(core::Watts(0.0)).value();
+    host.communication_j = time.moving_s * (idle_w + moving_extra_w(i));
+    host.waiting_j = plugin - host.compute_j - time.moving_s * idle_w;
     // A host that never waited leaves rounding residue, not joules.
     if (std::abs(host.waiting_j) < 1e-9 * drawn) host.waiting_j = 0.0;
     totals.devices_j += drawn;

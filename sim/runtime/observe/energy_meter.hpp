@@ -13,6 +13,31 @@
 
 namespace dtsim::runtime {
 
+/// What a device's time and SimGrid's plugin say of it by `now_s`.
+struct DeviceDraw {
+  double plugin_j = 0.0;         ///< the plugin's joules: busy power while the host executes, idle otherwise
+  double now_s = 0.0;
+  double compute_s = 0.0;        ///< the host's lanes' executions, added
+  double communication_s = 0.0;  ///< its messages moving
+  double idle_w = 0.0;
+  double busy_w = 0.0;
+};
+
+/// Where a device's time went, for its energy.
+struct DeviceTime {
+  /// Executing. The lanes' compute time, unless the plugin charged less than that at busy power: then lanes
+  /// computed at once (a pipeline's sends beside its passes), and the busy time is read back from the plugin,
+  /// each moment once.
+  double busy_s = 0.0;
+  /// Moving messages and not computing. A device computing while its messages move draws its busy power (the
+  /// collective's kernels share its busy multiprocessors), so that time is busy_s's. The run keeps totals, not
+  /// each host's spans: where busy and communication time together exceed the time run, the excess ran at
+  /// once, and no more overlap than that is counted.
+  double moving_s = 0.0;
+};
+
+[[nodiscard]] DeviceTime device_time(const DeviceDraw& draw);
+
 class EnergyMeter {
  public:
   /// Hosts in RunRecord order: workers by rank, then servers.
@@ -31,6 +56,8 @@ class EnergyMeter {
 
  private:
   [[nodiscard]] double links_joules() const;
+  /// Host `host`'s time by now, from its activity so far.
+  [[nodiscard]] DeviceTime time_of(std::size_t host, const metrics::HostActivity& activity) const;
   /// Watts a host's device draws above idle while its messages move.
   [[nodiscard]] double moving_extra_w(std::size_t host) const;
 
