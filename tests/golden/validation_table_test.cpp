@@ -26,32 +26,37 @@ struct Row {
   bool test = false;  ///< a test row: it judges constants and fits none
 };
 
-/// The rows of `file` under scenarios/validation/ (published.csv: the dense models' table).
-std::vector<Row> table(const std::string& file = "published.csv") {
+/// The cells of each row of `file` under scenarios/validation/, its header checked against `header`.
+std::vector<std::vector<std::string>> csv_rows(const std::string& file, const std::string& header) {
   std::ifstream in(std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation" / file);
-  std::vector<Row> rows;
-  bool header = true;
+  EXPECT_TRUE(in.good()) << file;
+  std::vector<std::vector<std::string>> rows;
+  bool first = true;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line.front() == '#') continue;
-    if (header) {
-      EXPECT_EQ(line, "scenario,iteration_s,bound_percent,split");
-      header = false;
+    if (first) {
+      EXPECT_EQ(line, header);
+      first = false;
       continue;
     }
     std::stringstream cells(line);
-    Row row;
-    std::string measured;
-    std::string bound;
-    std::string split;
-    std::getline(cells, row.scenario, ',');
-    std::getline(cells, measured, ',');
-    std::getline(cells, bound, ',');
-    std::getline(cells, split, ',');
-    row.measured_s = std::stod(measured);
-    row.bound_percent = std::stod(bound);
-    EXPECT_TRUE(split == "fit" || split == "test") << line;
-    row.test = split == "test";
-    rows.push_back(row);
+    std::vector<std::string>& row = rows.emplace_back();
+    for (std::string cell; std::getline(cells, cell, ',');) row.push_back(cell);
+    EXPECT_EQ(row.size(), static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1)) << line;
+    row.resize(static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1));
+  }
+  return rows;
+}
+
+/// The rows of `file` under scenarios/validation/ (published.csv: the dense models' table).
+std::vector<Row> table(const std::string& file = "published.csv") {
+  std::vector<Row> rows;
+  for (const std::vector<std::string>& cells : csv_rows(file, "scenario,iteration_s,bound_percent,split")) {
+    EXPECT_TRUE(cells[3] == "fit" || cells[3] == "test") << cells[0];
+    rows.push_back({.scenario = cells[0],
+                    .measured_s = std::stod(cells[1]),
+                    .bound_percent = std::stod(cells[2]),
+                    .test = cells[3] == "test"});
   }
   return rows;
 }
@@ -141,29 +146,14 @@ double predicted_node_power_w(const std::string& scenario, int nodes) {
 // Measured training power (scenarios/validation/energy.csv, docs/validation.md): the energy model judged as the
 // timing model is, every row a test row.
 TEST(ValidationTable, EveryEnergyRowIsWithinItsRecordedBound) {
-  std::ifstream in(std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation/energy.csv");
-  int rows = 0;
-  bool header = true;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.front() == '#') continue;
-    if (header) {
-      EXPECT_EQ(line, "scenario,node_power_w,nodes,bound_percent,split");
-      header = false;
-      continue;
-    }
-    std::stringstream cells(line);
-    std::string scenario;
-    std::string measured;
-    std::string nodes;
-    std::string bound;
-    std::string split;
-    for (std::string* cell : {&scenario, &measured, &nodes, &bound, &split}) std::getline(cells, *cell, ',');
-    EXPECT_EQ(split, "test") << line;
-    const double error = 100.0 * (std::stod(measured) / predicted_node_power_w(scenario, std::stoi(nodes)) - 1.0);
-    EXPECT_LE(std::abs(error), std::stod(bound)) << scenario << ": " << error << "%";
-    ++rows;
+  const std::vector<std::vector<std::string>> rows =
+      csv_rows("energy.csv", "scenario,node_power_w,nodes,bound_percent,split");
+  ASSERT_GE(rows.size(), 3U);
+  for (const std::vector<std::string>& row : rows) {
+    EXPECT_EQ(row[4], "test") << row[0];
+    const double error = 100.0 * (std::stod(row[1]) / predicted_node_power_w(row[0], std::stoi(row[2])) - 1.0);
+    EXPECT_LE(std::abs(error), std::stod(row[3])) << row[0] << ": " << error << "%";
   }
-  EXPECT_GE(rows, 3);
 }
 
 // The published NCCL bus-bandwidth curves: every size within its recorded bound (dtsim calibrate exits 1
