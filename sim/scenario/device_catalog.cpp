@@ -152,10 +152,11 @@ std::vector<CatalogDevice> validated_devices() {
   };
 }
 
-// Devices of 2024-2026 (Hopper's export parts, Blackwell, AMD Instinct). No validation row judges them yet:
-// their peaks are the vendors' dense figures (a sparse figure halved where only it is printed), their
-// sustained fractions taken from a published microbenchmark where one exists, else the documented default,
-// which the run notes. No idle power is published for any of them: each takes the H100's idle share of its
+// Devices of 2024-2026 (Hopper's export parts, Blackwell, AMD Instinct). Their peaks are the vendors' dense
+// figures (a sparse figure halved where only it is printed), their sustained fractions taken from a published
+// microbenchmark where one exists, else the documented default, which the run notes; the B200's gemm is fitted
+// on the Blackwell fit rows (scenarios/validation/blackwell.csv), which judge the B200 and the GB200 with their
+// test rows; no row judges the others yet. No idle power is published for any of them: each takes the H100's idle share of its
 // maximum (75 / 700 W), an assumption a scenario may replace (cluster.devices.<name>.idle_power).
 constexpr double kAssumedIdleShare = 75.0 / 700.0;
 
@@ -186,16 +187,35 @@ std::vector<CatalogDevice> blackwell_devices() {
       // B200 (HGX/DGX B200, 8 GPUs): NVIDIA's HGX page, "FP32 600 TFLOPS", "FP16/BF16 Tensor Core* 36
       // PFLOPS", "FP8/FP6 72 PFLOPS" (*with sparsity), FP4 "144 | 72 PFLOPS" (sparse | dense) for 8 GPUs; DGX
       // B200: "1,440 GB total HBM3e memory and 64 TB/s"; 148 SMs (device-query logs); "B200 TGP 1000W" (MLPerf
-      // Training v6.0, Nebius's system description).
-      device("b200", {75e12, 2250e12, 4500e12, 9000e12}, 8e12, 180e9, 148, assumed_idle(1000), {},
+      // Training v6.0, Nebius's system description). Attention: cuDNN's fused attention (9.13.0, through PyTorch
+      // 2.9 nv25.09) at sequences of 8,192, 128 query heads of 128 over 8 key-value heads, causal, BF16: forward
+      // 1.877 ms, backward 5.833 ms, 1,171.3 TFLOPS forward by its count (the backward 2.5 times the forward's
+      // FLOPs), 998 TFLOPS for both, 0.444 of 2,250 (NVIDIA/cudnn-frontend at
+      // bb37575d103b9974bc619a193dc1a96d835dc117, benchmark/sdpa_benchmark_training/artifacts/
+      // sdpa_bf16_benchmark_results_NVIDIA_B200.csv, pyt_cudnn). Elementwise: nvbench's DeviceTransform "add", F16,
+      // 2^28 elements, 6.721 TB/s of 8 (github.com/NVIDIA/cccl/pull/7391, "[0] NVIDIA B200"). Gemm: 0.5592,
+      // fitted on the B200 fit rows of scenarios/validation/blackwell.csv (bridge-llama3-8b-b200-fp8-x8-2509,
+      // -mxfp8-x8-2509, bridge-llama31-405b-b200-fp8-x128-2509, -mxfp8-x128-2509: the 25.09 release's; `dtsim
+      // calibrate scenarios/validation/blackwell.csv --fit b200.gemm`, with the attention and elementwise above),
+      // judged by its later releases' test rows, which took no part. A product timed alone reaches more: 1,420
+      // TFLOPS BF16 at 8192^3 through nn.Linear, 0.631 (github.com/pytorch/ao/pull/2427, "gpu_name: NVIDIA B200"),
+      // which training does not, as on the H100.
+      device("b200", {75e12, 2250e12, 4500e12, 9000e12}, 8e12, 180e9, 148, assumed_idle(1000),
+             {.gemm = 0.5592, .attention = 998.0 / 2250.0, .convolution = std::nullopt, .elementwise = 6.721 / 8.0,
+              .fitted = {true, false, false, false}},
              "NVIDIA B200 180 GB: FP32 and dense BF16, FP8 and FP4 tensor peaks, HBM3e, 1,000 W"),
       // GB200 (a GB200 NVL72's GPU): NVIDIA's GB200 NVL72 page per superchip (1 Grace, 2 GPUs), "FP32 160
       // TFLOPS", "FP16/BF16 10 PFLOPS", "FP8/FP6 20 PFLOPS" (sparse: "Dense is one-half sparse spec shown"),
       // "NVFP4 40 / 20 PFLOPS", "372 GB HBM3e / 16 TB/s"; 1,200 W in the GB200 configuration. 152 SMs on one
       // report only. Gemm: cuBLASLt FP8 at 16384^3 on Azure's ND GB200 v6, 2,906.9 TFLOPS of 5,000 (Azure/
       // AI-benchmarking-guide at 2a370be6de9586d365feed77e014a73f25198f4d, Azure_Results/ND_GB200_v6_results.md).
+      // Attention: cuDNN's fused attention (cudnn_fe) at sequences of 8,192, 128 query heads of 128 over 8
+      // key-value heads, causal, BF16: forward 1.389 ms, backward 4.542 ms, 1,584 TFLOPS forward by its count
+      // (the backward 2.5 times the forward's FLOPs), 1,299 TFLOPS for both, 0.519 of 2,500 (NVIDIA/cudnn-frontend
+      // at d48a60eb146eada7aee2e00b8f8c1d6ddcf96c51, benchmark/sdpa_benchmark_training/artifacts/
+      // sdpa_bf16_benchmark_results_NVIDIA_GB200.csv).
       device("gb200", {80e12, 2500e12, 5000e12, 10000e12}, 8e12, 186e9, 152, assumed_idle(1200),
-             {.gemm = 2906.9 / 5000.0, .attention = std::nullopt, .convolution = std::nullopt, .elementwise = std::nullopt},
+             {.gemm = 2906.9 / 5000.0, .attention = 1299.0 / 2500.0, .convolution = std::nullopt, .elementwise = std::nullopt},
              "NVIDIA GB200 (NVL72) 186 GB: FP32 and dense BF16, FP8 and FP4 tensor peaks, HBM3e, 1,200 W"),
       // B300 (HGX B300): the Blackwell Ultra data sheet's HGX column, "FP32 75 TFLOPS", "FP16/BF16 4.5
       // PFLOPS", "FP8/FP6 9 PFLOPS" (sparse), "FP4 18 | 14 PFLOPS" (sparse | dense), "270 GB HBM3E | 7.7
