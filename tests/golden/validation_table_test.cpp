@@ -181,6 +181,9 @@ TEST(ValidationTable, TheDeviceListSaysWhichEfficienciesWereFitted) {
       << list.out;
   EXPECT_NE(list.out.find("sustained: gemm 63%+, attention 35%, convolution 50%*, elementwise 87%"), std::string::npos)
       << list.out;
+  // The B200: its gemm fitted on the Blackwell table's fit rows, its attention and elementwise measured.
+  EXPECT_NE(list.out.find("sustained: gemm 56%+, attention 44%, convolution 50%*, elementwise 84%"), std::string::npos)
+      << list.out;
 }
 
 }  // namespace
