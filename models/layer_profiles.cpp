@@ -147,16 +147,25 @@ ModelPlugin llama_of_any_shape() {
                                      "grouped-query attention: key-value heads, which divide the heads; absent: as many "
                                      "as the heads"));
   parameters.push_back(core::integer("ffn_hidden_size", 1, 1'048'576, "the SwiGLU block's inner width").require());
+  parameters.push_back(core::integer("head_dim", 1, 4096,
+                                     "each attention head's width (Qwen3's 128 on a 2,048-wide model); absent: "
+                                     "hidden_size / heads"));
+  parameters.push_back(core::boolean("qk_norm", "each head's queries and keys RMS-normalized before their product, as "
+                                                "Qwen3 does")
+                           .fallback("false"));
   return {.parameters = std::move(parameters),
           .trains_on = std::nullopt,
           .make = {},
           .profile = [](const core::View& m) {
             const LlamaShape shape{.base = decoder_shape(m, 4096),
                                    .key_value_heads = static_cast<int>(m.integer("key_value_heads").value_or(0)),
-                                   .feed_forward = static_cast<int>(*m.integer("ffn_hidden_size"))};
+                                   .feed_forward = static_cast<int>(*m.integer("ffn_hidden_size")),
+                                   .head_dim = static_cast<int>(m.integer("head_dim").value_or(0)),
+                                   .qk_norm = m.filled_flag("qk_norm")};
             return binned_shape(m, [&shape](std::size_t sequence) {
-              return llama_profile(LlamaShape{with_sequence(shape.base, sequence), shape.key_value_heads,
-                                              shape.feed_forward});
+              LlamaShape sized = shape;
+              sized.base = with_sequence(shape.base, sequence);
+              return llama_profile(sized);
             });
           },
           .check = {},
@@ -190,7 +199,7 @@ void register_layer_profiles(ModelRegistry& registry) {
                gpt_of_any_shape());
   registry.add("profile:llama",
                "timing only: a Llama decoder of the declared shape (blocks, hidden_size, heads, key_value_heads, "
-               "ffn_hidden_size)",
+               "ffn_hidden_size, head_dim, qk_norm)",
                llama_of_any_shape());
   registry.add("profile:gpt3_175b", "timing only: GPT-3 175B layer table (175B parameters)",
                layer_table("gpt3_175b", true));

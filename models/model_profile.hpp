@@ -212,11 +212,14 @@ ModelProfile gpt_profile(const GptShape& shape);
 /// A Llama decoder of any shape (profile:llama): `base`'s layers, width, heads, vocabulary, sequence, kernels
 /// and experts, with Llama's blocks (RMSNorm, rotary positions, no biases, untied head), grouped-query
 /// attention over `key_value_heads` (0: as many as the heads) and a SwiGLU block `feed_forward` wide (a
-/// mixture's experts `base.expert_width` wide, 0: as wide as it).
+/// mixture's experts `base.expert_width` wide, 0: as wide as it). Qwen3's heads: `head_dim` wide each (0: the
+/// width over the heads), their queries and keys RMS-normalized when `qk_norm`.
 struct LlamaShape {
   GptShape base;
   int key_value_heads = 0;
   int feed_forward = 0;
+  int head_dim = 0;
+  bool qk_norm = false;
 };
 /// As gpt_profile, and ProfileError (key "key_value_heads") when they do not divide the heads.
 ModelProfile llama_profile(const LlamaShape& shape);

@@ -715,6 +715,7 @@ ModelProfile llama_profile(const LlamaShape& shape) {
   Transformer t;
   t.layers = g.layers, t.width = g.width, t.heads = g.heads, t.key_value_heads = key_values;
   t.feed_forward = shape.feed_forward, t.vocabulary = g.vocabulary, t.sequence = g.sequence;
+  t.head_dim = shape.head_dim, t.qk_norm = shape.qk_norm;
   llama_blocks(t);
   t.fused_attention = g.attention == AttentionKernel::Fused;
   t.eager = g.kernels == KernelFusion::Eager;

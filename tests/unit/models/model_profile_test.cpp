@@ -205,6 +205,16 @@ TEST(ModelProfile, ALlamaOfAnyShapeIsTheNamedProfileOfItsShape) {
   EXPECT_DOUBLE_EQ(mixtral.parameters(), find_profile("mixtral_8x7b").parameters());
   EXPECT_DOUBLE_EQ(mixtral.active_parameters(), find_profile("mixtral_8x7b").active_parameters());
   EXPECT_DOUBLE_EQ(mixtral.training_flops(), find_profile("mixtral_8x7b").training_flops());
+  // Qwen3's heads, 128 wide on a 4,096-wide model, their queries and keys normalized.
+  const GptShape qwen{.layers = 94, .width = 4096, .heads = 64, .vocabulary = 151936, .sequence = 4096,
+                      .experts = 128, .top_k = 8, .expert_width = 1536};
+  const ModelProfile qwen3 = llama_profile(
+      LlamaShape{.base = qwen, .key_value_heads = 4, .feed_forward = 1536, .head_dim = 128, .qk_norm = true});
+  EXPECT_DOUBLE_EQ(qwen3.parameters(), find_profile("qwen3_235b_a22b").parameters());
+  EXPECT_DOUBLE_EQ(qwen3.active_parameters(), find_profile("qwen3_235b_a22b").active_parameters());
+  EXPECT_DOUBLE_EQ(qwen3.training_flops(), find_profile("qwen3_235b_a22b").training_flops());
+  EXPECT_LT(llama_profile(LlamaShape{.base = qwen, .key_value_heads = 4, .feed_forward = 1536}).parameters(),
+            qwen3.parameters());
   try {
     static_cast<void>(llama_profile(LlamaShape{.base = seven, .key_value_heads = 5, .feed_forward = 11008}));
     ADD_FAILURE() << "5 key-value heads for 32 heads";
