@@ -177,6 +177,20 @@ TEST(MixtureOfExperts, TheDeepEpDispatcherSendsEachTokenOnceToEachMachine) {
   EXPECT_LT(deepep["bytes_by_link_class"]["nic"].get<double>(), plain["bytes_by_link_class"]["nic"].get<double>());
 }
 
+/// Expert 8 over one node's ranks against expert 16 over both: each all-to-all sends `tokens` a device, 2 copies each
+/// of 512 BF16 values, (e - 1) / e of them away; each of expert 8's devices holds one GELU expert a block more (512 x
+/// 2048 + 2048 + 2048 x 512 + 512 BF16 parameters, over 2 blocks).
+void expect_folded_groups(const nlohmann::json& inside, const nlohmann::json& folded, double tokens) {
+  for (const auto& [result, experts] : {std::pair{&inside, 8.0}, std::pair{&folded, 16.0}}) {
+    EXPECT_DOUBLE_EQ((*result)["experts"]["per_all_to_all"]["bytes_sent"].get<double>(),
+                     tokens * 2 * 512 * 2 * (experts - 1) / experts);
+  }
+  const double expert = 512.0 * 2048 + 2048 + 2048.0 * 512 + 512;
+  EXPECT_DOUBLE_EQ(inside["memory"][0]["parameters_bytes"].get<double>() -
+                       folded["memory"][0]["parameters_bytes"].get<double>(),
+                   2 * expert * 2);
+}
+
 // Megatron-Core's parallel folding: on the experts' own grid (expert_tensor declared) an expert group is laid over a
 // stage's tensor x data devices, so that its degree may exceed the data-parallel one. Tensor 2 x data 8 on two DGX
 // H100 nodes: expert 8 is one node's 8 consecutive ranks (tensor pairs of 4 replicas), expert 16 both nodes' (refused
@@ -188,16 +202,8 @@ TEST(MixtureOfExperts, AnExpertGroupFoldedOverTensorAndDataExceedsTheDataDegree)
                                         "training.parallelism.expert: [8, 16]");
   const nlohmann::json inside = summary_of(out / "expert=8")["result"];
   const nlohmann::json folded = summary_of(out / "expert=16")["result"];
-  // A tensor rank's 256 tokens (half of 2 sequences of 256), 2 copies each, 512 BF16 values, (e - 1) / e sent.
-  for (const auto& [result, experts] : {std::pair{&inside, 8.0}, std::pair{&folded, 16.0}}) {
-    EXPECT_DOUBLE_EQ((*result)["experts"]["per_all_to_all"]["bytes_sent"].get<double>(),
-                     256.0 * 2 * 512 * 2 * (experts - 1) / experts);
-  }
-  // One GELU expert a block fewer: 512 x 2048 + 2048 + 2048 x 512 + 512 BF16 parameters, over 2 blocks.
-  const double expert = 512.0 * 2048 + 2048 + 2048.0 * 512 + 512;
-  EXPECT_DOUBLE_EQ(inside["memory"][0]["parameters_bytes"].get<double>() -
-                       folded["memory"][0]["parameters_bytes"].get<double>(),
-                   2 * expert * 2);
+  // A tensor rank's 256 tokens (half of 2 sequences of 256); one expert a block fewer on expert 16's devices.
+  expect_folded_groups(inside, folded, 256.0);
   // NVLink inside a node; the folded group's exchanges cross the fabric.
   EXPECT_GT(folded["experts"]["per_all_to_all"]["communication_s"].get<double>(),
             2 * inside["experts"]["per_all_to_all"]["communication_s"].get<double>());
@@ -212,17 +218,9 @@ TEST(MixtureOfExperts, AnExpertGroupFoldedOverContextDispatchesAContextRanksToke
                                         "training.parallelism.expert: [8, 16]");
   const nlohmann::json inside = summary_of(out / "expert=8")["result"];
   const nlohmann::json folded = summary_of(out / "expert=16")["result"];
-  // 2 sequences of 256 over 2 x 2 devices: 128 tokens, 2 copies each, 512 BF16 values, (e - 1) / e sent.
-  for (const auto& [result, experts] : {std::pair{&inside, 8.0}, std::pair{&folded, 16.0}}) {
-    EXPECT_DOUBLE_EQ((*result)["experts"]["per_all_to_all"]["bytes_sent"].get<double>(),
-                     128.0 * 2 * 512 * 2 * (experts - 1) / experts);
-  }
-  // Expert 16 fills the stage: its experts' gradients are reduced by no group, expert 8's over the 2 devices holding
-  // the same experts; each of expert 8's devices holds one expert a block more.
-  const double expert = 512.0 * 2048 + 2048 + 2048.0 * 512 + 512;
-  EXPECT_DOUBLE_EQ(inside["memory"][0]["parameters_bytes"].get<double>() -
-                       folded["memory"][0]["parameters_bytes"].get<double>(),
-                   2 * expert * 2);
+  // 2 sequences of 256 over 2 x 2 devices: 128 tokens. Expert 16 fills the stage: its experts' gradients are reduced
+  // by no group, expert 8's over the 2 devices holding the same experts, each of which holds one expert a block more.
+  expect_folded_groups(inside, folded, 128.0);
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ struct Row {
 std::vector<std::vector<std::string>> csv_rows(const std::string& file, const std::string& header) {
   std::ifstream in(std::filesystem::path(DTSIM_SOURCE_DIR) / "scenarios/validation" / file);
   EXPECT_TRUE(in.good()) << file;
+  const auto columns = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1);
   std::vector<std::vector<std::string>> rows;
   bool first = true;
   for (std::string line; std::getline(in, line);) {
@@ -42,8 +43,8 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& file, const st
     std::stringstream cells(line);
     std::vector<std::string>& row = rows.emplace_back();
     for (std::string cell; std::getline(cells, cell, ',');) row.push_back(cell);
-    EXPECT_EQ(row.size(), static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1)) << line;
-    row.resize(static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1));
+    EXPECT_EQ(row.size(), columns) << line;
+    row.resize(columns);
   }
   return rows;
 }
