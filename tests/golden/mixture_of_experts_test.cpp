@@ -15,9 +15,10 @@ namespace dtsim::testing {
 namespace {
 
 // profile:gpt with experts (top-2 of 8) against the same GPT dense: the mixture reports its active parameters,
-// and gets no prediction interval, which the dense one gets (no test row is a mixture, docs/validation.md), saying
-// why; a top_k above the experts is refused at its line.
-TEST(MixtureOfExperts, ReportsItsActiveParametersAndClaimsNoInterval) {
+// and its prediction interval is drawn from the mixtures' test rows of its dispatcher, not from the dense rows
+// (docs/validation.md); on a GPU no mixture's test row ran on it gets none, saying why; a top_k above the experts
+// is refused at its line.
+TEST(MixtureOfExperts, ReportsItsActiveParametersAndTheMixturesInterval) {
   const auto folder = fresh_output_folder("mixture-of-experts");
   for (const std::string experts : {"", ", experts: 8, top_k: 2"}) {
     const auto path = folder / (experts.empty() ? "dense.yaml" : "moe.yaml");
@@ -37,11 +38,9 @@ training:
     const CommandResult run = run_dtsim("run " + path.string() + " -o " + out.string());
     ASSERT_EQ(run.exit_status, 0) << run.err;
     const nlohmann::json result = nlohmann::json::parse(read_file(out / "summary.json"))["result"];
-    EXPECT_EQ(result.contains("interval"), experts.empty());
-    EXPECT_EQ(run.out.find("  interval   none: no test row is a mixture of experts (docs/validation.md)\n") !=
-                  std::string::npos,
-              !experts.empty())
-        << run.out;
+    ASSERT_TRUE(result.contains("interval")) << run.out;
+    EXPECT_EQ(result["interval"]["basis"],
+              experts.empty() ? "gpt models on hopper GPUs" : "mixtures of experts on the all_to_all dispatcher");
     EXPECT_EQ(result.contains("active_parameters"), !experts.empty());
     if (!experts.empty()) {
       // Each block holds 8 GELU experts of the dense block's size, and a token passes through 2 of them.
@@ -53,13 +52,25 @@ training:
           << run.out;
     }
   }
-  std::ofstream(folder / "bad.yaml") << R"(name: moe
-cluster: {workers: 8, device: {name: h100, precision: mixed}}
-topology: {kind: ring, link: {bandwidth: 400Gbps, latency: 2us}}
-model: {kind: "profile:gpt", blocks: 12, hidden_size: 768, heads: 12, experts: 8, top_k: 9}
-training: {batch: {per_worker: 4}, optimizer: {kind: adam, learning_rate: 0.0001}, stop: {iterations: 2}}
-)";
-  const CommandResult bad = run_dtsim("run " + (folder / "bad.yaml").string() + " -o " + (folder / "bad").string());
+  // A small mixture on `device` whose tokens go to `top_k` of 8 experts, run from `name`.yaml into `name`.
+  const auto run_small = [&folder](const std::string& name, const std::string& device, int top_k) {
+    std::ofstream(folder / (name + ".yaml")) << fmt::format(R"(name: moe
+cluster: {{workers: 8, device: {{name: {}, precision: mixed}}}}
+topology: {{kind: ring, link: {{bandwidth: 400Gbps, latency: 2us}}}}
+model: {{kind: "profile:gpt", blocks: 12, hidden_size: 768, heads: 12, experts: 8, top_k: {}}}
+training: {{batch: {{per_worker: 4}}, optimizer: {{kind: adam, learning_rate: 0.0001}}, stop: {{iterations: 2}}}}
+)",
+                                                           device, top_k);
+    return run_dtsim("run " + (folder / (name + ".yaml")).string() + " -o " + (folder / name).string());
+  };
+  // No mixture's test row ran on an A100.
+  const CommandResult ampere = run_small("ampere", "a100", 2);
+  ASSERT_EQ(ampere.exit_status, 0) << ampere.err;
+  EXPECT_FALSE(nlohmann::json::parse(read_file(folder / "ampere" / "summary.json"))["result"].contains("interval"));
+  EXPECT_NE(ampere.out.find("  interval   none: no test row of a mixture of experts ran on ampere GPUs (docs/validation.md)\n"),
+            std::string::npos)
+      << ampere.out;
+  const CommandResult bad = run_small("bad", "h100", 9);
   EXPECT_EQ(bad.exit_status, 2);
   EXPECT_NE(bad.err.find("bad.yaml:4:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("model.top_k: each token sent to 9 of 8 experts"), std::string::npos) << bad.err;

@@ -117,12 +117,13 @@ void expect_test_rows_within_bounds(const std::string& file, std::size_t at_leas
 }
 
 // Mixtures of experts (scenarios/validation/mixtures.csv, docs/validation.md). Their errors are far from the dense
-// rows' (the all-to-alls are not overlapped with compute): held apart, so that they neither move the dense table's
-// medians nor stand behind its prediction intervals.
+// rows' (those on the all-to-all dispatcher most): held apart, so that they neither move the dense table's medians
+// nor stand behind its prediction intervals; they stand behind the mixtures' own.
 TEST(ValidationTable, EveryMixtureIsWithinItsRecordedBound) { expect_test_rows_within_bounds("mixtures.csv", 2); }
 
 // FP8 runs (scenarios/validation/fp8.csv): every row a test row, held apart from the 16-bit table as the
-// mixtures are, so that they neither move its medians nor stand behind its prediction intervals.
+// mixtures are, so that they neither move its medians nor stand behind its prediction intervals; with
+// Blackwell's test rows they stand behind the FP8 recipes' own.
 TEST(ValidationTable, EveryFp8RowIsWithinItsRecordedBound) { expect_test_rows_within_bounds("fp8.csv", 4); }
 
 // Blackwell's dense runs (scenarios/validation/blackwell.csv): fit rows of the earliest release, test rows of the
