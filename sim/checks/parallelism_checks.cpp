@@ -562,6 +562,10 @@ void check_model_parallel(const scenario::Scenario& s, const sync::SyncStrategy&
   check_tensor(s, *profile, registries, sink);
   if (plan.expert > 1) check_experts(s, profile->shape.experts, sink);
   if (plan.expert > 1 && profile->shape.experts > 0) check_dispatch(s, profile->shape, sink);
+  if (plan.expert > 1 && s.training.token_dispatcher == scenario::TokenDispatcher::AllGather) {
+    check_gather_pair(s, registries, "the all_gather token dispatcher allgathers the tokens and reduce-scatters the outputs",
+                      "use ring, or token_dispatcher: all_to_all", sink);
+  }
   if (plan.context > 1) check_context(s, *profile, registries, sink);
   try {
     static_cast<void>(models::split_into_stages(

@@ -431,12 +431,12 @@ void check_overlaps(const scenario::Scenario& s, const sync::SyncStrategy& strat
     }
   }
   if (s.training.overlap_expert_exchange) check_expert_exchange_overlap(s, sink);
-  if (s.training.token_dispatcher == scenario::TokenDispatcher::DeepEp &&
+  if (s.training.token_dispatcher != scenario::TokenDispatcher::AllToAll &&
       (!s.model.timing_only || s.training.parallelism.expert < 2)) {
     sink.error(s.training.token_dispatcher_at, "training.token_dispatcher",
                !s.model.timing_only
-                   ? fmt::format("'{}' trains for real; only a timing-only mixture's tokens are dispatched by deepep",
-                                 s.model.kind.value)
+                   ? fmt::format("'{}' trains for real; only a timing-only mixture's tokens are dispatched by {}",
+                                 s.model.kind.value, scenario::to_string(s.training.token_dispatcher))
                    : std::string("there is no expert group (expert: 1), so no token to dispatch"),
                "use a timing-only mixture (profile:deepseek_v3, profile:mixtral_8x7b) with expert above 1, or leave "
                "token_dispatcher out");
@@ -702,8 +702,8 @@ std::unique_ptr<comm::CollectiveAlgorithm> collective(const scenario::Scenario& 
                             registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make());
 }
 
-/// The collectives the run's workers exchange by: the allreduce where the architecture has one, and under ZeRO
-/// or sequence parallelism the reduce-scatter and allgather, with the architecture's algorithm; under expert
+/// The collectives the run's workers exchange by: the allreduce where the architecture has one, and under ZeRO,
+/// sequence parallelism, expert tensor parallelism or the all_gather token dispatcher the reduce-scatter and allgather, with the architecture's algorithm; under expert
 /// parallelism the all-to-all of `training.parallelism.all_to_all`.
 runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Registries& registries) {
   runtime::RunCollectives out;
@@ -711,8 +711,11 @@ runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Regis
   out.add(comm::Operation::allreduce, collective(s, registries, comm::Operation::allreduce));
   const bool gathers_keys = s.training.parallelism.context > 1 &&
                             s.training.parallelism.context_attention == scenario::ContextAttention::AllGather;
-  // An expert-tensor group gathers its routed tokens and reduce-scatters their sums.
-  const bool gathers_tokens = s.training.parallelism.expert_tensor > 1;
+  // An expert-tensor group gathers its routed tokens and reduce-scatters their sums; so does an expert group under
+  // the all_gather dispatcher.
+  const bool gathers_tokens = s.training.parallelism.expert_tensor > 1 ||
+                              (s.training.parallelism.expert > 1 &&
+                               s.training.token_dispatcher == scenario::TokenDispatcher::AllGather);
   if (s.training.parallelism.zero > 0 || s.training.parallelism.sequence_parallel || gathers_keys || gathers_tokens) {
     out.add(comm::Operation::reduce_scatter, collective(s, registries, comm::Operation::reduce_scatter));
     out.add(comm::Operation::allgather, collective(s, registries, comm::Operation::allgather));

@@ -101,6 +101,9 @@ const std::vector<NamedValue<TokenDispatcher>>& token_dispatchers() {
        "each token sent once to each machine holding one of its experts, to the device of its own local index, "
        "then forwarded inside the machine; combined the other way round (DeepEP's normal kernels, Megatron-Core's "
        "flex dispatcher)"},
+      {TokenDispatcher::AllGather, "all_gather",
+       "every token gathered by every device of the expert group, which keeps those routed to its experts; their "
+       "outputs summed back to the tokens' devices by a reduce-scatter (Megatron-Core's allgather dispatcher)"},
   };
   return table;
 }

@@ -271,8 +271,9 @@ enum class Backend { Auto, Cpu, Cuda };
 enum class CommunicationLibrary { None, Nccl };
 
 /// How an expert group moves a mixture's routed tokens (`training.token_dispatcher`): every routed copy to its
-/// expert's device, or each token once to each machine holding one of its experts, then inside the machine.
-enum class TokenDispatcher { AllToAll, DeepEp };
+/// expert's device, each token once to each machine holding one of its experts, then inside the machine, or every
+/// token to every device of the group, the experts' outputs summed back by a reduce-scatter.
+enum class TokenDispatcher { AllToAll, DeepEp, AllGather };
 
 /// A degree of `training.parallelism`, for the placement of ranks; what each means is in one table
 /// (parallel_axes.hpp), from which coordinates, groups, the schema, the planner, the memory model, the summary and

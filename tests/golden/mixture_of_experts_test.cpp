@@ -188,6 +188,24 @@ TEST(MixtureOfExperts, TheDeepEpDispatcherSendsEachTokenOnceToEachMachine) {
   EXPECT_LT(deepep["bytes_by_link_class"]["nic"].get<double>(), plain["bytes_by_link_class"]["nic"].get<double>());
 }
 
+// Megatron-Core's allgather dispatcher (training.token_dispatcher: all_gather) on the same 2 machines, expert 16: every
+// device gathers the group's tokens and the outputs are reduce-scattered back, (e - 1) x a device's 512 tokens of 512
+// BF16 values each way (a ring or direct gather sends (p - 1) / p of the gathered block), where the all-to-all sends
+// its 2 copies of each, 15/16 of them away: e / top_k = 8 times the bytes. The routing does not move them: skewed,
+// the gathers send as much.
+TEST(MixtureOfExperts, TheAllGatherDispatcherSendsEveryTokenToEveryDevice) {
+  const auto out = run_two_node_mixture(fresh_output_folder("allgather-dispatcher"), "{expert: 16}",
+                                        "training.token_dispatcher: [all_to_all, all_gather]\n    "
+                                        "training.routing.distribution: [uniform, zipf]");
+  const auto sent = [&out](const std::string& point) {
+    return summary_of(out / point)["result"]["experts"]["per_all_to_all"]["bytes_sent"].get<double>();
+  };
+  const std::string even = "token_dispatcher=all_gather,distribution=uniform";
+  EXPECT_DOUBLE_EQ(sent(even), 15.0 * 512 * 512 * 2);
+  EXPECT_DOUBLE_EQ(sent(even) / sent("token_dispatcher=all_to_all,distribution=uniform"), 8.0);
+  EXPECT_DOUBLE_EQ(sent("token_dispatcher=all_gather,distribution=zipf"), sent(even));
+}
+
 /// Expert 8 over one node's ranks against expert 16 over both: each all-to-all sends `tokens` a device, 2 copies each
 /// of 512 BF16 values, (e - 1) / e of them away; each of expert 8's devices holds one GELU expert a block more (512 x
 /// 2048 + 2048 + 2048 x 512 + 512 BF16 parameters, over 2 blocks).

@@ -283,6 +283,11 @@ class LayerPasses {
                   PassStep::Kind::Exchange);
       return;
     }
+    if (context_.scenario->training.token_dispatcher == scenario::TokenDispatcher::AllGather) {
+      communicate(factor, on_lane(*experts_, lane, [this, values, bytes, toward] { gathered(values, bytes, toward); }),
+                  PassStep::Kind::Exchange);
+      return;
+    }
     if (routing_ == nullptr) {
       const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
       communicate(factor, on_lane(*experts_, lane, [this, elements] {
@@ -299,6 +304,17 @@ class LayerPasses {
     }
     communicate(factor, on_lane(*experts_, lane, [this, pieces] { comm::direct_all_to_all_v(*experts_, pieces); }),
                 PassStep::Kind::Exchange);
+  }
+  /// Megatron-Core's allgather dispatcher: toward the experts every device gathers the group's tokens (a micro-batch's
+  /// `values` routed copies are values / top_k token values a device), whatever the routing, and keeps those of its
+  /// experts; back, the experts' weighted outputs of every token are summed onto the token's device by a
+  /// reduce-scatter. Backward the other way round: the outputs' gradients gathered, the tokens' reduce-scattered.
+  void gathered(double values, int bytes, Toward toward) {
+    const auto ranks = static_cast<std::size_t>(experts_->size());
+    const double tokens = values / context_.setup->profile().shape.top_k;
+    const comm::Block block = comm::Block::sized(wire_elements(tokens * static_cast<double>(ranks), bytes, ranks));
+    const TrainingSetup& setup = *context_.setup;
+    (toward == Toward::Experts ? setup.collectives.allgather() : setup.collectives.reduce_scatter()).run(*experts_, block);
   }
   /// DeepEP's dispatch (toward the experts) or combine of a micro-batch's `values` routed copies at `bytes` a value,
   /// under even routing: each token crosses the fabric once to each other machine holding one of its experts, to
