@@ -118,8 +118,9 @@ void expect_test_rows_within_bounds(const std::string& file, std::size_t at_leas
 
 // Mixtures of experts (scenarios/validation/mixtures.csv, docs/validation.md). Their errors are far from the dense
 // rows' (those on the all-to-all dispatcher most): held apart, so that they neither move the dense table's medians
-// nor stand behind its prediction intervals; they stand behind the mixtures' own.
-TEST(ValidationTable, EveryMixtureIsWithinItsRecordedBound) { expect_test_rows_within_bounds("mixtures.csv", 2); }
+// nor stand behind its prediction intervals; their test rows stand behind the mixtures' own. Two fit rows of an earlier
+// release are held to their bounds too.
+TEST(ValidationTable, EveryMixtureIsWithinItsRecordedBound) { expect_test_rows_within_bounds("mixtures.csv", 13, true); }
 
 // FP8 runs (scenarios/validation/fp8.csv): every row a test row, held apart from the 16-bit table as the
 // mixtures are, so that they neither move its medians nor stand behind its prediction intervals; with
