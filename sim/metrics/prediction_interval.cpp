@@ -76,13 +76,16 @@ std::pair<std::vector<double>, std::string> rows_for(std::span<const ValidationR
   }
   const std::string numerics = in_numerics(key.numerics);
   std::vector<double> errors = errors_of(rows, key);
-  if (errors.size() >= kFewestRows) return {std::move(errors), fmt::format("{} models{} on {} GPUs", key.family, numerics, key.generation)};
+  if (errors.size() >= kFewestRows) {
+    return {std::move(errors), fmt::format("{} models{} on {} GPUs", key.family, numerics, key.generation)};
+  }
   errors = errors_of(rows, {{}, key.family, key.numerics, {}});
   if (errors.size() >= kFewestRows) {
     return {std::move(errors), fmt::format("{} models{} on every GPU generation", key.family, numerics)};
   }
-  return {errors_of(rows, {{}, {}, key.numerics, {}}),
-          numerics.empty() ? std::string("every model and GPU generation") : fmt::format("every model{} and GPU generation", numerics)};
+  // 16 bits keeps the basis it had before the FP8 rows: "every model and GPU generation".
+  const std::string every = numerics.empty() ? std::string(" and") : numerics + " and";
+  return {errors_of(rows, {{}, {}, key.numerics, {}}), fmt::format("every model{} GPU generation", every)};
 }
 
 /// The numerics a precision's products run in, as the rows name them: `16-bit`, `fp8` for every FP8 recipe, or
@@ -126,7 +129,8 @@ std::string unjudged_kind(std::span<const ValidationRow> rows, const IntervalKey
 /// The key of `scenario`'s run: its first worker's generation and numerics, its family or `moe`, its dispatcher.
 IntervalKey key_of(const scenario::Scenario& scenario, const RunRecord& record) {
   const scenario::DeviceProfile& device = scenario.cluster.device_of(0);
-  IntervalKey key{device_generation(device.name), model_family(scenario.model.kind.value), numerics_of(device.precision), {}};
+  IntervalKey key{
+      device_generation(device.name), model_family(scenario.model.kind.value), numerics_of(device.precision), {}};
   if (record.fewer_active_parameters()) {
     key.family = kMixture;
     key.dispatcher = scenario::to_string(scenario.training.token_dispatcher);
@@ -139,8 +143,8 @@ IntervalKey key_of(const scenario::Scenario& scenario, const RunRecord& record) 
 std::span<const ValidationRow> validation_test_rows() { return kTestRows; }
 
 std::string_view model_family(std::string_view model_kind) {
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kFamilies{{
-      {"profile:resnet", "cnn"}, {"profile:bert", "bert"}, {"profile:gpt", "gpt"}, {"profile:llama", "gpt"}}};
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kFamilies{
+      {{"profile:resnet", "cnn"}, {"profile:bert", "bert"}, {"profile:gpt", "gpt"}, {"profile:llama", "gpt"}}};
   for (const auto& [prefix, family] : kFamilies) {
     if (model_kind.starts_with(prefix)) return family;
   }
@@ -185,10 +189,10 @@ std::string missing_interval_reason(const scenario::Scenario& scenario, const Ru
     const scenario::DeviceProfile& device = scenario.cluster.device_of(rank);
     if (judged != nullptr && device == *judged) continue;
     if (device_generation(device.name) != key.generation || numerics_of(device.precision) != key.numerics) {
-      return fmt::format("each test row ran on one GPU generation in one precision, and worker {}'s '{}' in {} is not "
-                         "worker 0's {} in {}",
-                         rank, device.name, scenario::to_string(device.precision), key.generation,
-                         numerics_words(key.numerics));
+      return fmt::format(
+          "each test row ran on one GPU generation in one precision, and worker {}'s '{}' in {} is not "
+          "worker 0's {} in {}",
+          rank, device.name, scenario::to_string(device.precision), key.generation, numerics_words(key.numerics));
     }
     if (!judged_by_test_rows(device)) {
       return fmt::format("the test rows ran built-in GPUs at their catalog figures, and worker {}'s '{}' is not one",
@@ -207,9 +211,10 @@ std::optional<PredictionInterval> prediction_interval(const scenario::Scenario& 
 }
 
 std::string interval_line(const PredictionInterval& interval) {
-  return fmt::format("a real run's iteration {:.4g}-{:.4g} s (predicted {:.4g} s), by the 10th-90th percentile of "
-                     "dtsim's errors on {} test rows of {} (docs/validation.md)",
-                     interval.low_s, interval.high_s, interval.iteration_s, interval.rows, interval.basis);
+  return fmt::format(
+      "a real run's iteration {:.4g}-{:.4g} s (predicted {:.4g} s), by the 10th-90th percentile of "
+      "dtsim's errors on {} test rows of {} (docs/validation.md)",
+      interval.low_s, interval.high_s, interval.iteration_s, interval.rows, interval.basis);
 }
 
 }  // namespace dtsim::metrics

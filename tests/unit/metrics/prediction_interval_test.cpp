@@ -37,15 +37,16 @@ TEST(PredictionInterval, PercentilesOfTheMatchingRowsErrors) {
 TEST(PredictionInterval, InterpolatesBetweenOrderStatistics) {
   // Three errors -0.2, 0.0, 0.4: the 10th percentile at 0.2 of the way from -0.2 to 0.0, the 90th at 0.8 of
   // the way from 0.0 to 0.4.
-  const std::vector<ValidationRow> rows{row("a", "v100", "bert", 0.4), row("b", "v100", "bert", -0.2), row("c", "v100", "bert", 0.0)};
+  const std::vector<ValidationRow> rows{row("a", "v100", "bert", 0.4), row("b", "v100", "bert", -0.2),
+                                        row("c", "v100", "bert", 0.0)};
   const PredictionInterval interval = interval_from(rows, key("volta", "bert"), 10.0);
   EXPECT_NEAR(interval.low_s, 10.0 * (1.0 - 0.16), 1e-12);
   EXPECT_NEAR(interval.high_s, 10.0 * (1.0 + 0.32), 1e-12);
 }
 
 TEST(PredictionInterval, FallsBackToTheFamilyThenToEveryRow) {
-  const std::vector<ValidationRow> rows{row("a", "a100", "cnn", 0.1), row("b", "v100", "cnn", 0.2), row("c", "h100", "cnn", 0.3),
-                                        row("d", "a100", "gpt", 0.0)};
+  const std::vector<ValidationRow> rows{row("a", "a100", "cnn", 0.1), row("b", "v100", "cnn", 0.2),
+                                        row("c", "h100", "cnn", 0.3), row("d", "a100", "gpt", 0.0)};
   EXPECT_EQ(interval_from(rows, key("ampere", "cnn"), 1.0).basis, "cnn models on every GPU generation");
   EXPECT_EQ(interval_from(rows, key("ampere", "cnn"), 1.0).rows, 3);
   const PredictionInterval any = interval_from(rows, key("ampere", "bert"), 1.0);
@@ -69,19 +70,24 @@ TEST(PredictionInterval, FamiliesAndGenerations) {
 // A run in an FP8 recipe is judged by the FP8 rows only, and a 16-bit run by the 16-bit rows only, each with its
 // own fall-backs; the basis names the numerics where they are not 16 bits.
 TEST(PredictionInterval, FpEightRowsJudgeFpEightRunsOnly) {
-  std::vector<ValidationRow> rows{row("a", "b200", "gpt", 0.1, "fp8", ""), row("b", "gb200", "gpt", 0.2, "fp8", ""),
-                                  row("c", "h100", "gpt", 0.3, "fp8", ""), row("d", "h100", "gpt", 9.0),
-                                  row("e", "h100", "gpt", 9.0),           row("f", "h100", "gpt", 9.0)};
+  std::vector<ValidationRow> rows{row("a", "b200", "gpt", 0.1, "fp8", ""),
+                                  row("b", "gb200", "gpt", 0.2, "fp8", ""),
+                                  row("c", "h100", "gpt", 0.3, "fp8", ""),
+                                  row("d", "h100", "gpt", 9.0),
+                                  row("e", "h100", "gpt", 9.0),
+                                  row("f", "h100", "gpt", 9.0)};
   const PredictionInterval blackwell = interval_from(rows, key("blackwell", "gpt", "fp8"), 1.0);
   EXPECT_EQ(blackwell.rows, 3);
   EXPECT_EQ(blackwell.basis, "gpt models in FP8 recipes on every GPU generation");
   EXPECT_NEAR(blackwell.high_s, 1.0 + 0.28, 1e-12);
   rows.push_back(row("g", "b200", "gpt", 0.4, "fp8", ""));
-  EXPECT_EQ(interval_from(rows, key("blackwell", "gpt", "fp8"), 1.0).basis, "gpt models in FP8 recipes on blackwell GPUs");
+  EXPECT_EQ(interval_from(rows, key("blackwell", "gpt", "fp8"), 1.0).basis,
+            "gpt models in FP8 recipes on blackwell GPUs");
   const PredictionInterval sixteen = interval_from(rows, key("hopper", "gpt"), 1.0);
   EXPECT_EQ(sixteen.rows, 3);
   EXPECT_EQ(sixteen.basis, "gpt models on hopper GPUs");
-  EXPECT_EQ(interval_from(rows, key("hopper", "bert", "fp8"), 1.0).basis, "every model in FP8 recipes and GPU generation");
+  EXPECT_EQ(interval_from(rows, key("hopper", "bert", "fp8"), 1.0).basis,
+            "every model in FP8 recipes and GPU generation");
 }
 
 // A mixture of experts is judged by the mixtures' rows of its dispatcher, else by every mixture's, whatever the
@@ -90,8 +96,7 @@ TEST(PredictionInterval, MixturesAreJudgedByTheirDispatchersRows) {
   std::vector<ValidationRow> rows{row("a", "b200", "moe", 0.5, "16-bit", "all_to_all"),
                                   row("b", "h100", "moe", 0.6, "fp8", "all_to_all"),
                                   row("c", "gb200", "moe", 0.8, "fp8", "all_to_all"),
-                                  row("d", "h800", "moe", 0.0, "fp8", "deepep"),
-                                  row("e", "h100", "gpt", -5.0)};
+                                  row("d", "h800", "moe", 0.0, "fp8", "deepep"), row("e", "h100", "gpt", -5.0)};
   const PredictionInterval all_to_all = interval_from(rows, key("hopper", "moe", "16-bit", "all_to_all"), 2.0);
   EXPECT_EQ(all_to_all.rows, 3);
   EXPECT_EQ(all_to_all.basis, "mixtures of experts on the all_to_all dispatcher");
@@ -109,7 +114,8 @@ TEST(PredictionInterval, TheCompiledRowsAreTestRowsOfEveryFamily) {
   }
   // The FP8 recipes on Hopper and Blackwell, and the mixtures on each dispatcher, have rows of their own.
   EXPECT_EQ(interval_from(rows, key("hopper", "gpt", "fp8"), 1.0).basis, "gpt models in FP8 recipes on hopper GPUs");
-  EXPECT_EQ(interval_from(rows, key("blackwell", "gpt", "fp8"), 1.0).basis, "gpt models in FP8 recipes on blackwell GPUs");
+  EXPECT_EQ(interval_from(rows, key("blackwell", "gpt", "fp8"), 1.0).basis,
+            "gpt models in FP8 recipes on blackwell GPUs");
   for (const std::string_view dispatcher : {"all_to_all", "deepep"}) {
     EXPECT_EQ(interval_from(rows, key("hopper", "moe", "fp8", dispatcher), 1.0).basis,
               fmt::format("mixtures of experts on the {} dispatcher", dispatcher));
