@@ -702,9 +702,10 @@ std::unique_ptr<comm::CollectiveAlgorithm> collective(const scenario::Scenario& 
                             registries.collectives.of(operation).find(s.training.allreduce_algorithm.value).factory.make());
 }
 
-/// The collectives the run's workers exchange by: the allreduce where the architecture has one, and under ZeRO,
-/// sequence parallelism, expert tensor parallelism or the all_gather token dispatcher the reduce-scatter and allgather, with the architecture's algorithm; under expert
-/// parallelism the all-to-all of `training.parallelism.all_to_all`.
+/// The collectives the run's workers exchange by: the allreduce where the architecture has one; under ZeRO,
+/// sequence parallelism, expert tensor parallelism or the all_gather token dispatcher the reduce-scatter and
+/// allgather, with the architecture's algorithm; under expert parallelism the all-to-all of
+/// `training.parallelism.all_to_all`.
 runtime::RunCollectives run_collectives(const scenario::Scenario& s, const Registries& registries) {
   runtime::RunCollectives out;
   if (!scenario::has_allreduce(s.training.architecture)) return out;

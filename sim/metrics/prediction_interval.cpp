@@ -83,9 +83,7 @@ std::pair<std::vector<double>, std::string> rows_for(std::span<const ValidationR
   if (errors.size() >= kFewestRows) {
     return {std::move(errors), fmt::format("{} models{} on every GPU generation", key.family, numerics)};
   }
-  // 16 bits keeps the basis it had before the FP8 rows: "every model and GPU generation".
-  const std::string every = numerics.empty() ? std::string(" and") : numerics + " and";
-  return {errors_of(rows, {{}, {}, key.numerics, {}}), fmt::format("every model{} GPU generation", every)};
+  return {errors_of(rows, {{}, {}, key.numerics, {}}), fmt::format("every model{} and GPU generation", numerics)};
 }
 
 /// The numerics a precision's products run in, as the rows name them: `16-bit`, `fp8` for every FP8 recipe, or
@@ -107,13 +105,13 @@ bool judged_by_test_rows(const scenario::DeviceProfile& device) {
 }
 
 /// Why the rows of `key`'s kind do not judge its generation and numerics (none of them ran there); empty where
-/// they do.
+/// they do. A dense kind's rows are already of its numerics; a mixture's are of every numerics.
 std::string unjudged_kind(std::span<const ValidationRow> rows, const IntervalKey& key) {
   const std::string what = key.family == kMixture ? "a mixture of experts" : "a dense model";
   bool generation = false;
   bool numerics = false;
   for (const ValidationRow& row : rows) {
-    if (key.family == kMixture ? row.family != kMixture : !same_kind(row, key)) continue;
+    if (!same_kind(row, key)) continue;
     generation = generation || device_generation(row.device) == key.generation;
     numerics = numerics || row.numerics == key.numerics;
   }

@@ -156,8 +156,8 @@ std::vector<CatalogDevice> validated_devices() {
 // figures (a sparse figure halved where only it is printed), their sustained fractions taken from a published
 // microbenchmark where one exists, else the documented default, which the run notes; the B200's gemm is fitted
 // on the Blackwell fit rows (scenarios/validation/blackwell.csv), which judge the B200 and the GB200 with their
-// test rows; no row judges the others yet. No idle power is published for any of them: each takes the H100's idle share of its
-// maximum (75 / 700 W), an assumption a scenario may replace (cluster.devices.<name>.idle_power).
+// test rows; no row judges the others yet. No idle power is published for any of them: each takes the H100's
+// idle share of its maximum (75 / 700 W), an assumption a scenario may replace (cluster.devices.<name>.idle_power).
 constexpr double kAssumedIdleShare = 75.0 / 700.0;
 
 Power assumed_idle(double busy) { return {kAssumedIdleShare * busy, busy}; }
