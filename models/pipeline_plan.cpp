@@ -115,6 +115,19 @@ std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages,
   return out;
 }
 
+const std::vector<PipelinePass>& PassOrders::of(PipelineSchedule schedule, int stages, int stage, int microbatches,
+                                                int chunks, int extra_warmup) {
+  const std::array<int, 6> key{static_cast<int>(schedule), stages, stage, microbatches, chunks, extra_warmup};
+  if (const auto found = orders_.find(key); found != orders_.end()) return found->second;
+  std::vector<PipelinePass> passes = pipeline_passes(schedule, stages, stage, microbatches, chunks, extra_warmup);
+  if (held_ + passes.size() > kPassesKept) {
+    orders_.clear();
+    held_ = 0;
+  }
+  held_ += passes.size();
+  return orders_.emplace(key, std::move(passes)).first->second;
+}
+
 int chunks_per_device(PipelineSchedule schedule, int virtual_stages) {
   if (schedule == PipelineSchedule::Interleaved) return virtual_stages;
   return schedule == PipelineSchedule::DualPipe ? 2 : 1;

@@ -8,7 +8,9 @@
 
 #include "models/model_profile.hpp"
 
+#include <array>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +47,23 @@ struct PipelinePass {
 /// beside has its gradient). Throws std::invalid_argument for an interleaved order the micro-batches do not fit.
 std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
                                           int chunks = 1, int extra_warmup = 0);
+
+/// pipeline_passes() of the orders a search asks for again and again: a plan's candidates that differ only in what
+/// the order does not depend on (ZeRO, recomputation, placement) share it, and building it was most of the memory
+/// model's time (interleaved orders of thousands of passes, one per stage of every candidate). Each order is built
+/// once; past kPassesKept passes held (64 MiB) the cache starts again, so that a search of many counts, or of
+/// micro-batch counts in the millions, holds a bounded amount.
+class PassOrders {
+ public:
+  static constexpr std::size_t kPassesKept = std::size_t{1} << 22;
+  /// pipeline_passes(schedule, stages, stage, microbatches, chunks, extra_warmup), valid until the next call.
+  const std::vector<PipelinePass>& of(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks,
+                                      int extra_warmup);
+
+ private:
+  std::map<std::array<int, 6>, std::vector<PipelinePass>> orders_;
+  std::size_t held_ = 0;  ///< passes in orders_
+};
 
 /// Model chunks a device holds: its virtual stages when interleaved, two under DualPipe (a stage of each
 /// direction), else one.

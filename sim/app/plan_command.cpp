@@ -266,9 +266,13 @@ std::optional<double> memory_cap(const PlanSpaceArguments& given, const std::str
 
 namespace {
 
-/// A search's progress: to the host's lines where it asked for them (Python), else one line redrawn in place on
-/// stderr, on a terminal only, as a run's progress is; none under -q. A space of millions takes minutes to screen
-/// (9.1 million candidates printed nothing for 300 s).
+/// Seconds between two lines of a search's progress written to a log rather than a terminal.
+constexpr double kProgressLineSeconds = 10.0;
+
+/// A search's progress: to the host's lines where it asked for them (Python), else on stderr: one line redrawn in
+/// place on a terminal, as a run's progress is, and elsewhere (a log, a pipe) a line of its own every
+/// kProgressLineSeconds, and one at the end after those; none under -q. A space of millions takes minutes to screen
+/// (9.1 million candidates printed nothing for 300 s into a log).
 std::function<void(const planner::SearchProgress&)> search_progress(const PlanOptions& options) {
   const auto text = [](const planner::SearchProgress& p) {
     const double share = p.total > 0 ? static_cast<double>(p.screened) / static_cast<double>(p.total) : 1.0;
@@ -282,7 +286,16 @@ std::function<void(const planner::SearchProgress&)> search_progress(const PlanOp
     return out;
   };
   if (options.progress_to) return [to = options.progress_to, text](const planner::SearchProgress& p) { to(text(p)); };
-  if (options.quiet || ::isatty(STDERR_FILENO) == 0) return {};
+  if (options.quiet) return {};
+  if (::isatty(STDERR_FILENO) == 0) {
+    // A search done within the first interval writes nothing; a longer one, its last line too.
+    return [text, last = 0.0](const planner::SearchProgress& p) mutable {
+      if (p.finished ? last == 0.0 : p.elapsed_s - last < kProgressLineSeconds) return;
+      last = p.elapsed_s;
+      fmt::print(stderr, "  {}\n", text(p));
+      std::fflush(stderr);
+    };
+  }
   return [text](const planner::SearchProgress& p) {
     fmt::print(stderr, "\r  {}", text(p));
     if (p.finished) fmt::print(stderr, "\n");
@@ -360,6 +373,8 @@ Search search(const PlanOptions& options, const scenario::ScenarioFormat& format
   if (!options.quiet) {
     fmt::print("{} devices: {} candidates screened in {:.1f} s, {} fit; simulating the best {}\n", devices,
                out.study.candidates, wall, found.fitting, points.size());
+    // Into a log or a pipe, each count's line as it is screened, not once every count is.
+    std::fflush(stdout);
   }
   if (points.empty()) return out;
   out.scenario_text = planner::points_scenario(points_title(options, devices), options.scenario_file, points);

@@ -14,7 +14,9 @@
 namespace dtsim::checks {
 
 std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, const models::ModelProfile& profile,
-                                                 const Registries& registries) {
+                                                 const Registries& registries, models::PassOrders* orders) {
+  models::PassOrders own;
+  models::PassOrders& order = orders != nullptr ? *orders : own;
   const scenario::OptimizerSpec& optimizer = s.training.optimizer;
   // The optimizer's state per parameter, from an instance with state for none.
   const int optimizer_values = registries.optimizers.find(optimizer.kind.value)
@@ -60,8 +62,8 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
     // micro-batches accumulate gradients, each finished before the next: one is in flight.
     const int in_flight = plan.is_model_parallel() ? plan.microbatches : 1;
     const double activations_per_sample = models::peak_activations(
-        models::pipeline_passes(schedule, plan.pipeline, std::max(stage, 0), in_flight, chunks,
-                                scenario::expert_overlap_warmup(s.training)),
+        order.of(schedule, plan.pipeline, std::max(stage, 0), in_flight, chunks,
+                 scenario::expert_overlap_warmup(s.training)),
         chunk_activations);
     const std::size_t samples = microbatch;
     const models::MemoryFootprint need = models::memory_footprint(

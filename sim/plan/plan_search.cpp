@@ -47,12 +47,13 @@ struct Verdict {
 };
 
 Verdict check_candidate(const scenario::Scenario& s, const sync::SyncStrategy& strategy,
-                        const models::ModelProfile& profile, const checks::Registries& registries) {
+                        const models::ModelProfile& profile, const checks::Registries& registries,
+                        models::PassOrders& orders) {
   Verdict out;
   core::DiagnosticSink sink;
   checks::check_split(s, strategy, &profile, registries, sink);
   if (sink.empty()) {
-    const std::vector<metrics::DeviceMemory> memory = checks::device_memory(s, profile, registries);
+    const std::vector<metrics::DeviceMemory> memory = checks::device_memory(s, profile, registries, &orders);
     checks::check_memory(s, memory, sink);
     out.memory_bytes = largest(memory);
   }
@@ -128,7 +129,7 @@ class CandidateScreen {
     // The checks and the memory model see no placement: candidates that differ in it alone (enumerated together)
     // share the verdict of the first of them.
     if (const std::string split = candidate.split_label(); split != checked_) {
-      verdict_ = check_candidate(s_, *strategy_, profile_, registries_);
+      verdict_ = check_candidate(s_, *strategy_, profile_, registries_, orders_);
       checked_ = split;
     }
     out.memory_bytes = verdict_.memory_bytes;
@@ -158,6 +159,7 @@ class CandidateScreen {
   SplitEstimator estimator_;  ///< over graph_
   std::string checked_;       ///< the split whose verdict verdict_ is
   Verdict verdict_;
+  models::PassOrders orders_;  ///< the memory model's pipeline orders, shared by the candidates
 };
 
 /// The row of a split whose data degree does not divide the batch: its degrees alone, since none of its other
@@ -490,6 +492,32 @@ const analysis::PlanRow* DeviceSearch::best() const {
   return found == rows.end() ? nullptr : &*found;
 }
 
+namespace {
+
+/// A space of more than `most` candidates (`total`) over `devices` is refused at --gpus, naming the choices left to
+/// the search, any of which fixed divides it.
+[[noreturn]] void refuse_large_space(const PlanSpace& space, int devices, std::int64_t total, std::int64_t most) {
+  std::vector<std::string> free;
+  for (const scenario::ParallelAxis axis : scenario::listing_order()) {
+    if (!space.degree(axis) && axis != scenario::ParallelAxis::Data) free.push_back(degree_flag(axis));
+  }
+  if (!space.microbatches) free.emplace_back("--microbatches");
+  if (!space.zero) free.emplace_back("--zero");
+  if (!space.recomputation) free.emplace_back("--recomputation");
+  if (!space.schedule) free.emplace_back("--schedule");
+  std::string hint = "plan fewer devices";
+  if (!free.empty()) {
+    hint = fmt::format("fix some of the choices the search makes ({}), or {}", fmt::join(free, ", "), hint);
+  }
+  throw core::InputError(core::Diagnostic{
+      {"dtsim plan"}, "--gpus",
+      fmt::format("{} devices leave {} candidates to screen, more than the {} a search screens (some minutes)",
+                  devices, total, most),
+      std::move(hint)});
+}
+
+}  // namespace
+
 DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, int devices, std::int64_t batch,
                             const scenario::Scenario& base, const models::ModelProfile& profile,
                             const scenario::ScenarioFormat& format, const SearchSource& source,
@@ -507,6 +535,8 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
   }
   SearchLimits bounded = limits;
   bounded.bounds = degree_bounds(format);
+  const std::int64_t total = count_candidates(fixed, devices, profile.shape, batch);
+  if (total > bounded.most_candidates) refuse_large_space(space, devices, total, bounded.most_candidates);
   // The scenario over this many devices is split as the first candidate a scenario can hold (the first of 65,536
   // devices may have 2,048 stages, which the schema refuses, as an error in the generated file that is never
   // written); each candidate then replaces the split.
@@ -533,7 +563,7 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
   const Clock::time_point started = Clock::now();
   Clock::time_point reported = started;
   SearchProgress progress{.devices = devices};
-  if (source.progress) progress.total = count_candidates(fixed, devices, profile.shape, batch);
+  progress.total = total;
   const auto report = [&](bool finished) {
     progress.screened = tally.screened();
     progress.fitting = tally.fitting();

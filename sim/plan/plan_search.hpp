@@ -58,6 +58,13 @@ void check_space_bounds(const PlanSpace& space, const DegreeBounds& bounds, cons
 void check_memory_cap(const std::optional<double>& max_memory_bytes, const scenario::Scenario& base,
                       const std::string& command);
 
+/// The candidates one device count's search screens at most: a space past it is refused before any is screened. A
+/// candidate takes 20 to 200 us to screen on the 2-core machine (GPT-3 175B on 256 A100: 222,960 in 4.6 s; a GPT of
+/// 8,192-token sequences and a batch of 1,290,240 on 4,096 H100, whose micro-batch counts run into the thousands:
+/// 1.6 million of its 12.7 million in 300 s), so 2 million is a search of one to several minutes; beyond, the hint
+/// says which choices to fix. docs/planning.md.
+inline constexpr std::int64_t kMostCandidates = 2'000'000;
+
 struct SearchLimits {
   std::optional<double> max_memory_bytes;  ///< `--max-memory`: below the devices' own capacity
   DegreeBounds bounds;                     ///< search_devices sets the scenario format's
@@ -66,6 +73,7 @@ struct SearchLimits {
   std::size_t keep = analysis::kDrawnCandidates;
   /// Splits kept wherever their estimate ranks them (the scenario's own, which a plan simulates beside the best).
   std::set<std::string> pinned;
+  std::int64_t most_candidates = kMostCandidates;  ///< a count with more is refused (refuse_large_space)
 };
 
 /// Screens `candidates` on `s` (a scenario over their devices, whose split each candidate replaces in turn;

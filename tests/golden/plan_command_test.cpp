@@ -231,6 +231,41 @@ TEST(PlanCommand, KeepingThePlacementTriesEachSplitOnce) {
   for (const auto& row : candidates) EXPECT_EQ(row[13], "t-p-d") << row[1];
 }
 
+// A space past the candidates a search screens (planner::kMostCandidates) is refused once counted, before any is
+// screened or anything written: a GPT of 8,192-token sequences with a batch of 1,290,240 over 4,096 H100 has 12.7
+// million (every divisor of a replica's batch a micro-batch count), some 40 minutes of screening. Fixing the choices named
+// narrows it.
+TEST(PlanCommand, RefusesASpacePastTheCandidatesASearchScreens) {
+  const fs::path folder = fresh_output_folder("plan_large_space");
+  const fs::path scenario = folder / "large-space.yaml";
+  std::ofstream(scenario) << "name: large-space\n"
+                             "cluster:\n  workers: 4096\n  device: {name: h100}\n"
+                             "  nodes:\n    - {type: dgx_h100, count: 512}\n"
+                             "topology: {kind: hierarchical, fabric: fat_tree, arity: 32, nic: per_device, "
+                             "network_model: analytical, link: {bandwidth: \"400Gbps\", latency: \"2us\"}}\n"
+                             "model: {kind: \"profile:gpt\", blocks: 96, hidden_size: 12288, heads: 96, "
+                             "sequence_length: 8192}\n"
+                             "training:\n  parallelism: {tensor: 8, pipeline: 8, microbatches: 64}\n"
+                             "  batch: {global: 1290240}\n  optimizer: {kind: adam, learning_rate: 0.0001}\n"
+                             "  stop: {iterations: 1}\n";
+  const CommandResult refused = run_dtsim("plan " + scenario.string() + " --gpus 4096 -o " + (folder / "out").string());
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_EQ(without_sanitizer_notices(refused.err),
+            "dtsim plan: error: --gpus: 4096 devices leave 12672720 candidates to screen, more than the 2000000 a "
+            "search screens (some minutes)\n"
+            "  hint: fix some of the choices the search makes (--tensor, --pipeline, --context, --expert-tensor, "
+            "--expert, --microbatches, --zero, --recomputation, --schedule), or plan fewer devices\n");
+  EXPECT_FALSE(fs::exists(folder / "out"));
+  // Fixed, the choices named leave a space the search screens: here one whose 30 candidates hold too many
+  // sequences' activations to fit, which it says after screening them.
+  const CommandResult narrowed = run_dtsim("plan " + scenario.string() +
+                                           " --gpus 4096 --tensor 8 --pipeline 8 --microbatches 64 --zero 1 "
+                                           "--recomputation full --schedule 1f1b --top 1 -q -o " +
+                                           (folder / "narrowed").string());
+  EXPECT_EQ(narrowed.exit_status, 2);
+  EXPECT_NE(narrowed.err.find("fits: 30 candidates, every one discarded"), std::string::npos) << narrowed.err;
+}
+
 TEST(PlanCommand, RefusesWhatItCannotPlanBeforeWritingAnything) {
   const fs::path folder = fresh_output_folder("plan_refusals");
   const fs::path scenario = scenario_path("plan/gpt2-medium-a100-x16.yaml");

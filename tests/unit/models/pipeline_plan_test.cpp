@@ -237,5 +237,30 @@ TEST(PipelinePlan, StagesEndBetweenTransformerBlocks) {
   EXPECT_THROW(static_cast<void>(split_into_stages(gpt, 17)), std::invalid_argument);
 }
 
+// A plan's screen asks for the same orders again and again: the cache gives each as pipeline_passes builds it, and
+// holds a bounded number of passes, starting again past it, still giving every order whole.
+TEST(PipelinePlan, PassOrdersAreThePassesOfEachScheduleKeptOnce) {
+  PassOrders orders;
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    for (const PipelineSchedule schedule :
+         {PipelineSchedule::GPipe, PipelineSchedule::OneForwardOneBackward, PipelineSchedule::ZeroBubble}) {
+      for (int stage = 0; stage < 4; ++stage) {
+        EXPECT_EQ(orders.of(schedule, 4, stage, 8, 1, 0), pipeline_passes(schedule, 4, stage, 8));
+      }
+    }
+    EXPECT_EQ(orders.of(PipelineSchedule::Interleaved, 4, 1, 8, 2, 1),
+              pipeline_passes(PipelineSchedule::Interleaved, 4, 1, 8, 2, 1));
+    EXPECT_EQ(orders.of(PipelineSchedule::DualPipe, 4, 2, 16, 2, 0),
+              pipeline_passes(PipelineSchedule::DualPipe, 4, 2, 16, 2));
+  }
+  // Orders of a million passes each: every fourth call is past the bound and starts the cache again.
+  const int microbatches = static_cast<int>(PassOrders::kPassesKept / 8);
+  for (int stage = 0; stage < 8; ++stage) {
+    const std::vector<PipelinePass>& order = orders.of(PipelineSchedule::GPipe, 8, stage, microbatches, 1, 0);
+    ASSERT_EQ(order.size(), 2 * static_cast<std::size_t>(microbatches));
+    EXPECT_EQ(order.back(), (PipelinePass{false, microbatches - 1, 0, false}));
+  }
+}
+
 }  // namespace
 }  // namespace dtsim::models
