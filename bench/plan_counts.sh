@@ -1,6 +1,6 @@
 #!/bin/sh
 # A plan over many device counts: GPT-3 175B (scenarios/plan/gpt3-175b-a100.yaml) over the 64 counts 64, 128, ...,
-# 4,096 with --top 1 (each count screened, then its best, the scenario's own split and the best placed as the
+# 4,096 with --top 1 (each count screened, then its best and the best placed as the
 # scenario places its axes simulated), run RUNS times (default 3): each run's wall time and peak memory
 # (/usr/bin/time's maximum resident set, the simulations' child processes included), then the medians. Issue 72's
 # target: at most 2 GB, a search's memory independent of the number of counts.
