@@ -18,6 +18,19 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+std::string without_search_progress(const std::string& err) {
+  std::istringstream in(err);
+  std::string out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("  ") && line.find(" candidates screened (") != std::string::npos) continue;
+    out += line + "\n";
+  }
+  // A last line without its newline stays so.
+  if (!err.empty() && err.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
 std::string without_sanitizer_notices(const std::string& err) {
   std::istringstream in(err);
   std::string out;
@@ -58,7 +71,7 @@ CommandResult run_dtsim(const std::string& arguments) {
   CommandResult result;
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = read_file(capture / "out");
-  result.err = without_sanitizer_notices(read_file(capture / "err"));
+  result.err = without_search_progress(without_sanitizer_notices(read_file(capture / "err")));
   std::filesystem::remove_all(capture);
   return result;
 }

@@ -13,7 +13,12 @@ struct CommandResult {
   std::string err;
 };
 
-/// Runs `dtsim <arguments>` (arguments are passed through the shell as written).
+/// `err` without the progress lines a plan's search writes every 10 s into a log (`  <n> devices: <i>/<total>
+/// candidates screened (...)`): how many a search writes depends on the machine's speed, not on what it found.
+std::string without_search_progress(const std::string& err);
+
+/// Runs `dtsim <arguments>` (arguments are passed through the shell as written); its stderr without sanitizer notices
+/// and search progress.
 CommandResult run_dtsim(const std::string& arguments);
 
 std::string read_file(const std::filesystem::path& path);
