@@ -18,39 +18,43 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
-std::string without_search_progress(const std::string& err) {
-  std::istringstream in(err);
+namespace {
+
+/// `text`'s lines for which `keep` (called once a line, in order) says true; a last line without its newline stays so.
+template <class Keep>
+std::string kept_lines(const std::string& text, Keep keep) {
+  std::istringstream in(text);
   std::string out;
   std::string line;
   while (std::getline(in, line)) {
-    if (line.starts_with("  ") && line.find(" candidates screened (") != std::string::npos) continue;
-    out += line + "\n";
+    if (keep(line)) out += line + "\n";
   }
-  // A last line without its newline stays so.
-  if (!err.empty() && err.back() != '\n' && !out.empty()) out.pop_back();
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
   return out;
 }
 
+}  // namespace
+
+std::string without_search_progress(const std::string& err) {
+  return kept_lines(err, [](const std::string& line) {
+    return !(line.starts_with("  ") && line.find(" candidates screened (") != std::string::npos);
+  });
+}
+
 std::string without_sanitizer_notices(const std::string& err) {
-  std::istringstream in(err);
-  std::string out;
-  std::string line;
   int skip = 0;
-  while (std::getline(in, line)) {
+  return kept_lines(err, [&skip](const std::string& line) {
     if (line.starts_with("==") && line.find("WARNING: ASan is ignoring requested __asan_handle_no_return") != std::string::npos) {
       skip = 3;
     }
     if (skip > 0 && (skip == 3 || line.starts_with("False positive error reports may follow") ||
                      line.starts_with("For details see https://github.com/google/sanitizers/issues/189"))) {
       --skip;
-      continue;
+      return false;
     }
     skip = 0;
-    out += line + "\n";
-  }
-  // A last line without its newline stays so.
-  if (!err.empty() && err.back() != '\n' && !out.empty()) out.pop_back();
-  return out;
+    return true;
+  });
 }
 
 std::filesystem::path fresh_output_folder(const std::string& name) {
