@@ -253,6 +253,7 @@ const LibraryCollective::Channels* LibraryCollective::channels(const Transport& 
   if (has_values || call.nodes < 2 || call.nodes == call.ranks || inner_->uncontended_on() != "ring") return nullptr;
   const std::span<const int> machines = transport.machines();
   std::vector<int> key(machines.begin(), machines.end());
+  const std::lock_guard lock(channels_mutex_);
   auto found = channels_.find(key);
   if (found == channels_.end()) {
     Channels made;

@@ -13,6 +13,7 @@
 #include <map>
 #include <vector>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
@@ -125,6 +126,9 @@ class LibraryCollective final : public CollectiveAlgorithm {
   std::unique_ptr<CollectiveAlgorithm> inner_;
   ChoiceSink on_choice_;
   std::optional<SwitchReduction> nvls_;
+  // Every rank calls one collective: in one thread under SimGrid, in a thread each on the tests' in-process
+  // transport, so the cache is locked.
+  mutable std::mutex channels_mutex_;
   mutable std::map<std::vector<int>, Channels> channels_;
 };
 
