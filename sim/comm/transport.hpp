@@ -66,6 +66,9 @@ class Pending {
   virtual ~Pending() = default;
   /// For a receive, the message; for a send, an empty buffer.
   virtual Buffer wait() = 0;
+  /// Whether the message completed at an earlier instant than now, so that wait() returns at once and every
+  /// party to it has already seen it end. False where a transport cannot tell without waiting.
+  [[nodiscard]] virtual bool completed_before_now() const { return false; }
 };
 
 /// Point-to-point messaging among `size()` ranks; this endpoint is `rank()`.

@@ -1,7 +1,8 @@
 // A parameter-server shard's inbox under SimGrid (SimGridInbox): four workers behind links of different
 // latencies send to one server, so their messages arrive in a known order (worker 3, 1, 2, then 0). The server
 // takes them in the order SimGrid's wait_any over every open receive gave: the first to arrive while it waits,
-// the lowest sender among those already arrived; and its replies reach each worker.
+// the lowest sender among those already arrived; and its replies reach each worker. A posted send tells when it
+// ended at an earlier instant, so that a stage may wait for it without waiting.
 
 #include "sim/runtime/network/engine_session.hpp"
 #include "sim/runtime/network/s4u_transport.hpp"
@@ -137,6 +138,29 @@ TEST(SimGridInbox, RepliesReachEachWorkerAndCloseWaitsForTheLast) {
   // the start; the server's close waited for it.
   EXPECT_GT(end, 6 * 41e-6);
   EXPECT_DOUBLE_EQ(closed_at, end);
+}
+
+TEST(SimGridMessages, APostedSendHasCompletedBeforeNowOnceTheClockHasPassedItsEnd) {
+  Star star;
+  bool before_received = true;
+  bool after_received = false;
+  double waited_at = 0.0;
+  double waited_until = 0.0;
+  s4u::Actor::create("worker", star.session.host(static_cast<topology::NodeId>(3)), [&] {
+    runtime::S4uTransport endpoint = star.transport(3);
+    const std::unique_ptr<comm::Pending> sent = endpoint.post_send(kServer, comm::Buffer({1.0F}), 0);
+    before_received = sent->completed_before_now();
+    s4u::this_actor::sleep_for(1e-3);  // the server took the message 11 us in
+    after_received = sent->completed_before_now();
+    waited_at = s4u::Engine::get_clock();
+    static_cast<void>(sent->wait());
+    waited_until = s4u::Engine::get_clock();
+  });
+  star.server([](runtime::S4uTransport& endpoint) { static_cast<void>(endpoint.recv(3)); });
+  star.session.run();
+  EXPECT_FALSE(before_received);
+  EXPECT_TRUE(after_received);
+  EXPECT_EQ(waited_until, waited_at);
 }
 
 }  // namespace

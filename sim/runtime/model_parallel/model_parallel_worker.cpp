@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -553,17 +554,18 @@ class PipelineStep {
       gathers_->start_step();
       gathered_.assign(chunks_.size(), false);
     }
-    std::vector<std::unique_ptr<comm::Pending>> sent;
+    sent_.clear();
     for (std::size_t p = 0; p < passes.size(); ++p) {
       if (p + 1 < passes.size() && pairs(passes[p], passes[p + 1])) {
         const bool forward_first = passes[p].forward;
-        run_pair(passes[forward_first ? p : p + 1], passes[forward_first ? p + 1 : p], factor, sent);
+        run_pair(passes[forward_first ? p : p + 1], passes[forward_first ? p + 1 : p], factor);
         ++p;
       } else {
-        run_pass(passes[p], factor, sent);
+        run_pass(passes[p], factor);
       }
     }
-    for (const auto& pending : sent) static_cast<void>(pending->wait());
+    for (const auto& pending : sent_) static_cast<void>(pending->wait());
+    sent_.clear();
   }
 
  private:
@@ -590,29 +592,28 @@ class PipelineStep {
   /// passes run interleaved (the backward pass's first, as its schedule_chunk_1f1b starts with the backward pass's
   /// combine), then both outputs sent. Without an expert group's exchanges to overlap, one after the other, as
   /// DualPipe runs a module without an overlapped_forward_backward.
-  void run_pair(const models::PipelinePass& forward, const models::PipelinePass& backward, double factor,
-                std::vector<std::unique_ptr<comm::Pending>>& sent) {
+  void run_pair(const models::PipelinePass& forward, const models::PipelinePass& backward, double factor) {
     receive(forward);
     receive(backward);
     if (exchanges_ == nullptr) {
       compute(forward, factor);
       compute(backward, factor);
-      send(forward, sent);
-      send(backward, sent);
+      send(forward);
+      send(backward);
       return;
     }
     const PassScript forward_script = recorded(forward, factor);
     const PassScript backward_script = recorded(backward, factor);
     run_interleaved(backward_script, forward_script, exchanges_->meter, exchanges_->exposed,
                     exchanges_->multiprocessors, kExchangeMultiprocessors);
-    send(forward, sent);
-    send(backward, sent);
+    send(forward);
+    send(backward);
   }
 
-  void run_pass(const models::PipelinePass& pass, double factor, std::vector<std::unique_ptr<comm::Pending>>& sent) {
+  void run_pass(const models::PipelinePass& pass, double factor) {
     receive(pass);
     compute(pass, factor);
-    send(pass, sent);
+    send(pass);
   }
 
   /// Waits for `pass`'s input from the neighbouring stage: a forward pass's activations from the previous one, a
@@ -624,19 +625,34 @@ class PipelineStep {
       static_cast<void>(line_.post_recv(place.previous_device, activations_tag(pass.chunk))->wait());
     } else if (!pass.forward && place.next_device >= 0) {
       static_cast<void>(line_.post_recv(place.next_device, gradients_tag(pass.chunk))->wait());
+    } else {
+      return;
+    }
+    reap_completed_sends();
+  }
+
+  /// Waits for the oldest sends while they ended at an earlier instant, which returns at once. Message by
+  /// message, SimGrid walks a list of an actor's open activities each time one ends: left open to the step's end,
+  /// a stage's sends made a step's cost grow with the square of its micro-batches. Sends end about in the order
+  /// they were posted, so the oldest suffice and a transport that cannot tell costs nothing. Right after a
+  /// receive, whose wait has accounted the time until now, waiting for them books no time.
+  void reap_completed_sends() {
+    while (!sent_.empty() && sent_.front()->completed_before_now()) {
+      static_cast<void>(sent_.front()->wait());
+      sent_.pop_front();
     }
   }
 
   /// Posts `pass`'s output to the other neighbouring stage.
-  void send(const models::PipelinePass& pass, std::vector<std::unique_ptr<comm::Pending>>& sent) {
+  void send(const models::PipelinePass& pass) {
     if (pass.weights) return;
     const Chunk& chunk = chunks_[static_cast<std::size_t>(pass.chunk)];
     const models::ChunkPlace& place = chunk.place;
     if (pass.forward && place.next_device >= 0) {
-      sent.push_back(line_.post_send(place.next_device, comm::Buffer::sized(chunk.to_next),
+      sent_.push_back(line_.post_send(place.next_device, comm::Buffer::sized(chunk.to_next),
                                      activations_tag(place.next_chunk)));
     } else if (!pass.forward && place.previous_device >= 0) {
-      sent.push_back(line_.post_send(place.previous_device, comm::Buffer::sized(chunk.to_previous),
+      sent_.push_back(line_.post_send(place.previous_device, comm::Buffer::sized(chunk.to_previous),
                                      gradients_tag(place.previous_chunk)));
     }
   }
@@ -676,6 +692,7 @@ class PipelineStep {
   const ExchangeOverlap* exchanges_;
   std::int64_t iteration_ = 0;
   std::vector<bool> gathered_;  ///< by chunk: whose first forward pass of the step has run
+  std::deque<std::unique_ptr<comm::Pending>> sent_;  ///< the step's sends not yet waited for, oldest first
 };
 
 /// The parameters a device's chunks hold, and of them the routed experts' where they are held apart from the
