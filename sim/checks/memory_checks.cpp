@@ -33,16 +33,27 @@ std::vector<metrics::DeviceMemory> device_memory(const scenario::Scenario& s, co
   // The routed experts' weights partitioned over the devices holding the same experts (sharing_replicas).
   const bool held_apart = scenario::experts_apart(plan);
   std::vector<metrics::DeviceMemory> out;
+  // out's entry of each kind of device (a name and precision) and stage, found in constant time: a plan screens
+  // thousands of ranks for each of its candidates.
+  std::vector<const scenario::DeviceProfile*> kinds;
+  std::vector<std::vector<int>> entry_of;  // by kind, by stage + 1 (0: unpipelined); -1 where none yet
   for (int rank = 0; rank < s.cluster.workers; ++rank) {
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);
     const int stage = pipelined ? scenario::coordinates_of(plan, rank)[scenario::ParallelAxis::Pipeline] : -1;
-    const auto same = [&](const metrics::DeviceMemory& m) {
-      return m.device == device.name && m.precision == scenario::to_string(device.precision) && m.stage == stage;
+    const auto same_kind = [&](const scenario::DeviceProfile* kind) {
+      return kind->name == device.name && kind->precision == device.precision;
     };
-    if (const auto found = std::find_if(out.begin(), out.end(), same); found != out.end()) {
-      ++found->workers;
+    const auto kind = static_cast<std::size_t>(std::find_if(kinds.begin(), kinds.end(), same_kind) - kinds.begin());
+    if (kind == kinds.size()) {
+      kinds.push_back(&device);
+      entry_of.emplace_back(static_cast<std::size_t>(plan.pipeline) + 1, -1);
+    }
+    int& entry = entry_of[kind][static_cast<std::size_t>(stage + 1)];
+    if (entry >= 0) {
+      ++out[static_cast<std::size_t>(entry)].workers;
       continue;
     }
+    entry = static_cast<int>(out.size());
     // The device's chunks (one without interleaving or DualPipe), each a stage of the model (models::chunk_place).
     double parameters = 0.0;
     double experts = 0.0;  // of them, the routed experts' partitioned over their own replicas
