@@ -1,8 +1,8 @@
 #!/bin/sh
 # Long pipelines: one timing-only step of GPT-2 small in 8 stages (a DGX A100, 1F1B) at 2,048 / 8,192 / 16,384 /
 # 65,536 micro-batches, and 2 stages at 500,000 (the 10^6 micro-batch passes a run may hold), message by message
-# (`alpha_beta`) and under the analytical network. Prints the median wall time and peak memory of RUNS runs
-# (default 3) and the growth exponent between consecutive sizes (1: linear in the micro-batches).
+# (`alpha_beta`) and under the analytical network. Prints the median wall time and peak memory of `runs` runs
+# (default 3, from the environment) and the growth exponent between consecutive sizes (1: linear in the micro-batches).
 #   usage: bench/pipeline_microbatches.sh [path/to/dtsim] [LIMIT seconds a run, default 120]
 set -eu
 dtsim=${1:-build/release/dtsim}

@@ -84,8 +84,8 @@ void check_tensor(const scenario::Scenario& s, const models::ModelProfile& profi
 
 /// Micro-batch passes a whole run may simulate (a step's, micro-batches x model chunks x stages, times tensor
 /// ranks and iterations). A pass costs the same however many a step holds, message by message or not: at the
-/// bound a run takes seconds (2 stages x 500,000 micro-batches: 6.9 s message by message, 11.8 s under the
-/// analytical network; 8 stages x 65,536 message by message 4.3 s; docs/limits.md).
+/// bound a run takes seconds (2 stages x 500,000 micro-batches: 6.6 s message by message, 7.4 s under the
+/// analytical network; 8 stages x 65,536 message by message 4.1 s; bench/pipeline_microbatches.sh, docs/limits.md).
 constexpr double kRunPassLimit = 1e6;
 
 /// Refuses a pipeline whose run holds more micro-batch passes than simulate in reasonable time, naming the
