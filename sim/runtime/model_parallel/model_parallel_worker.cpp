@@ -24,8 +24,8 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -554,7 +554,6 @@ class PipelineStep {
       gathers_->start_step();
       gathered_.assign(chunks_.size(), false);
     }
-    sent_.clear();
     for (std::size_t p = 0; p < passes.size(); ++p) {
       if (p + 1 < passes.size() && pairs(passes[p], passes[p + 1])) {
         const bool forward_first = passes[p].forward;
@@ -650,10 +649,10 @@ class PipelineStep {
     const models::ChunkPlace& place = chunk.place;
     if (pass.forward && place.next_device >= 0) {
       sent_.push_back(line_.post_send(place.next_device, comm::Buffer::sized(chunk.to_next),
-                                     activations_tag(place.next_chunk)));
+                                      activations_tag(place.next_chunk)));
     } else if (!pass.forward && place.previous_device >= 0) {
       sent_.push_back(line_.post_send(place.previous_device, comm::Buffer::sized(chunk.to_previous),
-                                     gradients_tag(place.previous_chunk)));
+                                      gradients_tag(place.previous_chunk)));
     }
   }
 
