@@ -47,6 +47,27 @@ TEST(StandIns, ReplicaZeroStandsForTheSameShareOfEveryReplicaWhateverThePlacemen
   }
 }
 
+TEST(StandIns, UnderExpertParallelismReplicaZeroStandsForItsExpertGroupsDevicesToo) {
+  // The expert groups carved out of the replicas: a replica of a rank is every device holding its share of the
+  // dense layers, its expert group's devices among them, in the order of their replica index.
+  using enum scenario::ParallelAxis;
+  scenario::ParallelismSpec plan = grid(1, 2, 8, {Expert, Data, Pipeline, Tensor});
+  plan.expert = 4;
+  const StandIns stand_ins(plan, 16, Mirroring::replicas);
+  ASSERT_EQ(stand_ins.simulated().size(), 2U);
+  for (const int rank : stand_ins.simulated()) {
+    const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+    EXPECT_EQ(at[Data], 0);
+    EXPECT_EQ(at[Expert], 0);
+    EXPECT_EQ(stand_ins.stands_for(rank), scenario::replica_group(plan, rank));
+    EXPECT_EQ(stand_ins.stands_for(rank).size(), 8U);
+    for (const int copy : stand_ins.stands_for(rank)) {
+      EXPECT_EQ(stand_ins.stand_in(copy), rank);
+      EXPECT_EQ(scenario::coordinates_of(plan, copy)[Pipeline], at[Pipeline]);
+    }
+  }
+}
+
 TEST(StandIns, WorkerZeroStandsForAllOrEachForItself) {
   const scenario::ParallelismSpec plan;
   const StandIns zero(plan, 5, Mirroring::every_worker);

@@ -1,6 +1,7 @@
 #include "sim/runtime/data_parallel/mirrored_ranks.hpp"
 
 #include "sim/runtime/network/network_backend.hpp"
+#include "sim/scenario/expert_grid.hpp"
 #include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
@@ -19,12 +20,20 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
                      setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
   if (!alike) return Mirroring::none;
   if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
-  // Expert groups exchange tokens across the replicas (expert-tensor groups gather them), the devices holding the
-  // same experts reduce their gradients apart from them, and context groups reduce theirs with them: no replica
-  // stands for another.
-  if (scenario::experts_apart(plan) || plan.context > 1) return Mirroring::none;
-  // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike.
-  return plan.data > 1 ? Mirroring::replicas : Mirroring::none;
+  // Context groups split each sequence over the replicas; on the experts' own grid, expert and expert-tensor groups
+  // cut across tensor groups: no replica stands for another. Routing drawn per expert group, or tokens dropped at a
+  // capacity, gives each device of an expert group its own load.
+  if (plan.context > 1 || scenario::on_expert_grid(plan)) return Mirroring::none;
+  if (plan.expert > 1 && !scenario.training.routing.even()) return Mirroring::none;
+  // A rank of replica 0 stands for the groups of devices holding its experts among its replicas: those groups must
+  // lie within its replicas (the other replica-0 ranks stand for the others).
+  const std::vector<scenario::ParallelAxis> dense = scenario::sharing_axes(plan, scenario::Weights::Dense);
+  for (const scenario::ParallelAxis axis : scenario::sharing_axes(plan, scenario::Weights::Experts)) {
+    if (std::find(dense.begin(), dense.end(), axis) == dense.end()) return Mirroring::none;
+  }
+  // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike (expert
+  // groups among them, each exchanging its tokens, the devices holding the same experts reducing theirs).
+  return scenario::replica_group(plan, 0).size() > 1 ? Mirroring::replicas : Mirroring::none;
 }
 
 StandIns::StandIns(const scenario::ParallelismSpec& plan, int workers, Mirroring mirroring)
@@ -41,14 +50,10 @@ StandIns::StandIns(const scenario::ParallelismSpec& plan, int workers, Mirroring
         stands_for_[0].push_back(rank);
         break;
       case Mirroring::replicas: {
-        scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
-        at[scenario::ParallelAxis::Data] = 0;
-        stand_in_[r] = scenario::rank_of(plan, at);
-        if (stand_in_[r] != rank) break;
-        for (int replica = 0; replica < plan.data; ++replica) {
-          at[scenario::ParallelAxis::Data] = replica;
-          stands_for_[r].push_back(scenario::rank_of(plan, at));
-        }
+        // Every replica of the rank's share of the dense layers, by replica index: its expert group's devices too.
+        std::vector<int> replicas = scenario::replica_group(plan, rank);
+        stand_in_[r] = replicas.front();
+        if (stand_in_[r] == rank) stands_for_[r] = std::move(replicas);
         break;
       }
     }

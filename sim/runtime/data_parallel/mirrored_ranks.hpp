@@ -15,6 +15,15 @@
 // usual, each pipeline message moves with every replica's copy of it (AnalyticalNetwork::set_replicas), and
 // each stage's replica groups are timed from every replica's flows. Bytes on the links are counted for every
 // replica's copy.
+//
+// Under expert parallelism carved out of the replicas, with routing even (every device of an expert group has the
+// same load), the replicas are alike too: a replica of a rank is every device holding the same share of its dense
+// layers (scenario::replica_group), its expert group's devices among them. Replica 0's rank stands for them all;
+// its expert group stands for every expert group among its replicas, and its group of devices holding the same
+// experts for every such group (WorkerGroup::stand_for). An exchange of tokens is timed from every rank's steps
+// (their own dispatcher's, or those the collective would run on each rank, comm::recorded_steps), each expert group
+// alone as in a run of every rank, and ends when the slowest group's last rank does; every group's bytes are
+// counted on their own routes.
 
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/context/training_context.hpp"

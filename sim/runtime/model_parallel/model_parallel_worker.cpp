@@ -5,6 +5,7 @@
 #include "models/gradient_buckets.hpp"
 #include "models/pipeline_plan.hpp"
 #include "sim/comm/all_to_all.hpp"
+#include "sim/comm/recorded_steps.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/runtime/model_parallel/context_attention.hpp"
 #include "sim/runtime/model_parallel/gradient_stream.hpp"
@@ -292,7 +293,7 @@ class LayerPasses {
     if (routing_ == nullptr) {
       const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
       communicate(factor, on_lane(*experts_, lane, [this, elements] {
-        context_.setup->collectives.of(comm::Operation::all_to_all).run(*experts_, comm::Block::sized(elements));
+        run_on_experts(context_.setup->collectives.of(comm::Operation::all_to_all), comm::Block::sized(elements));
       }), PassStep::Kind::Exchange);
       return;
     }
@@ -315,7 +316,18 @@ class LayerPasses {
     const double tokens = values / context_.setup->profile().shape.top_k;
     const comm::Block block = comm::Block::sized(wire_elements(tokens * static_cast<double>(ranks), bytes, ranks));
     const TrainingSetup& setup = *context_.setup;
-    (toward == Toward::Experts ? setup.collectives.allgather() : setup.collectives.reduce_scatter()).run(*experts_, block);
+    run_on_experts(toward == Toward::Experts ? setup.collectives.allgather() : setup.collectives.reduce_scatter(), block);
+  }
+  /// `collective` of `block` on the expert group. Where this device stands for its group (mirrored_ranks.hpp), the
+  /// others' steps are recorded from the same collective (this device is rank 0 of its group, the one a library
+  /// reports its choices for, so that recording another rank's reports nothing).
+  void run_on_experts(const comm::CollectiveAlgorithm& collective, comm::Block block) {
+    if (experts_->mirrored()) {
+      experts_->set_steps_of_others([&collective, block, size = experts_->size(), machines = experts_->machines()](int rank) {
+        return comm::recorded_steps(collective, block, rank, size, machines);
+      });
+    }
+    collective.run(*experts_, block);
   }
   /// DeepEP's dispatch (toward the experts) or combine of a micro-batch's `values` routed copies at `bytes` a value,
   /// under even routing: each token crosses the fabric once to each other machine holding one of its experts, to
@@ -323,8 +335,15 @@ class LayerPasses {
   /// forwards the copies it holds to the devices of their experts inside its machine (values / devices a
   /// machine, to each); combined, inside the machine first, then across.
   void deduplicated(double values, int bytes, Toward toward) {
+    if (experts_->mirrored()) {
+      experts_->set_steps_of_others([this, values, bytes, toward](int rank) { return deepep_steps(values, bytes, toward, rank); });
+    }
+    experts_->run_steps(deepep_steps(values, bytes, toward, experts_->rank()));
+  }
+  /// The steps of rank `of` of the expert group in deduplicated().
+  std::vector<comm::Step> deepep_steps(double values, int bytes, Toward toward, int of) {
     const comm::MachineLayout& layout = *layouts_.of(*experts_, "deepep token dispatcher");
-    const auto rank = static_cast<std::size_t>(experts_->rank());
+    const auto rank = static_cast<std::size_t>(of);
     const std::vector<int>& machine = *layout.machine_ranks[static_cast<std::size_t>(layout.machine_of[rank])];
     const std::vector<int>& rail = *layout.peers[static_cast<std::size_t>(layout.local_index[rank])];
     const int machines = static_cast<int>(layout.machine_ranks.size());
@@ -337,21 +356,21 @@ class LayerPasses {
     const double tokens = values / shape.top_k;
     comm::Step across{{}, {}, 0, {}};
     for (const int peer : rail) {
-      if (peer == experts_->rank()) continue;
+      if (peer == of) continue;
       across.to.push_back(peer);
       across.sizes.push_back(wire_elements(tokens * reach_[static_cast<std::size_t>(layout.machine_of[static_cast<std::size_t>(peer)])], bytes, 1));
     }
     across.from = across.to;
     comm::Step inside{{}, {}, wire_elements(values / static_cast<double>(machine.size()), bytes, 1), {}};
     for (const int peer : machine) {
-      if (peer != experts_->rank()) inside.to.push_back(peer);
+      if (peer != of) inside.to.push_back(peer);
     }
     inside.from = inside.to;
     std::vector<comm::Step> steps;
     for (comm::Step* step : toward == Toward::Experts ? std::array{&across, &inside} : std::array{&inside, &across}) {
       if (!step->to.empty()) steps.push_back(std::move(*step));
     }
-    experts_->run_steps(steps);
+    return steps;
   }
   /// `step` with `group` reporting to `lane` while it runs (to its own without).
   [[nodiscard]] static std::function<void()> on_lane(S4uTransport& group, const Meter* lane, std::function<void()> step) {

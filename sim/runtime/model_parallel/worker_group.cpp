@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <vector>
 
 namespace dtsim::runtime {
@@ -71,6 +72,21 @@ WorkerGroup dense_replicas(const TrainingContext& context, int rank, const Meter
           scenario::replica_group(plan, rank), scenario::replica_index(plan, at), meter};
 }
 
+/// The groups `group_of` gives through each replica `rank` stands for (scenario::replica_group), each once, in the
+/// order first met (its own first): the groups of one kind it stands for.
+template <class GroupOf>
+std::vector<std::vector<int>> groups_stood_for(const scenario::ParallelismSpec& plan, int rank, GroupOf group_of) {
+  std::vector<std::vector<int>> out;
+  std::set<int> met;
+  for (const int replica : scenario::replica_group(plan, rank)) {
+    if (met.contains(replica)) continue;
+    std::vector<int> group = group_of(replica);
+    met.insert(group.begin(), group.end());
+    out.push_back(std::move(group));
+  }
+  return out;
+}
+
 }  // namespace
 
 ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const Meter& meter)
@@ -97,9 +113,17 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
     expert_replicas.emplace(expert_holders(context, rank, meter.carrying(Traffic::Data)));
     (*expert_replicas)->set_meeting(expert_replicas_meeting(plan, at, "expert-replicas"));
   }
-  // Replica 0's rank stands for its replicas: its group's phases are timed from every replica's flows.
+  // Replica 0's rank stands for its replicas: its group's phases are timed from every replica's flows; its expert
+  // group, and the devices holding its experts, stand for every such group among its replicas.
   const bool mirrored = context.mirroring == Mirroring::replicas;
   replicas->set_mirrored(mirrored);
+  if (mirrored && experts) {
+    experts->stand_for(groups_stood_for(plan, rank, [&](int r) { return scenario::group_along(plan, r, ParallelAxis::Expert); }));
+  }
+  if (mirrored && expert_replicas) {
+    const std::vector<ParallelAxis> holding = scenario::sharing_axes(plan, scenario::Weights::Experts);
+    expert_replicas->stand_for(groups_stood_for(plan, rank, [&](int r) { return scenario::group_across(plan, r, holding); }));
+  }
   // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments;
   // replica 0's lines alone when each of their messages moves with every replica's copy.
   line->set_meeting(AnalyticalMeeting{"pipeline", (mirrored ? 1 : plan.data * plan.context) * plan.tensor * plan.pipeline,

@@ -20,9 +20,16 @@ class WorkerGroup {
               const Meter& meter);
   [[nodiscard]] S4uTransport& operator*() const { return *transport_; }
   [[nodiscard]] S4uTransport* operator->() const { return transport_.get(); }
+  /// This worker stands for every rank of `groups`, groups of this one's kind (its own first; see
+  /// S4uTransport::stand_for).
+  void stand_for(std::vector<std::vector<int>> groups) {
+    stood_for_ = std::move(groups);
+    transport_->stand_for(stood_for_);
+  }
 
  private:
   std::vector<int> members_;
+  std::vector<std::vector<int>> stood_for_;
   std::vector<int> machines_;
   std::unique_ptr<S4uTransport> transport_;
 };

@@ -128,7 +128,16 @@ void AnalyticalMessages::time_phase(int to, std::size_t elements, int rounds, co
   AnalyticalNetwork::Phase phase;
   // Every rank's bytes are counted as the phase starts (see AnalyticalNetwork::enter).
   const bool joined = !owner_->meeting_.name.empty();
-  if (owner_->mirrored_ && joined) {
+  const std::span<const std::vector<int>> groups = owner_->stood_for_;
+  if (owner_->mirrored_ && !groups.empty()) {
+    // This rank stands for `groups`, its own and others of its kind: one entrant of a meeting for all of them, or
+    // each timed alone.
+    const int each = owner_->size_ * static_cast<int>(groups.size());
+    phase = joined ? network_->enter_for_groups(owner_->meeting_.name, owner_->meeting_.size / each, phases_entered_++,
+                                                owner_->meeting_.offset / each, owner_->size_, groups, ring_set, bytes,
+                                                rounds)
+                   : network_->start_for_groups(owner_->size_, groups, ring_set, bytes, rounds);
+  } else if (owner_->mirrored_ && joined) {
     // This rank stands for its group, one of the meeting's groups, each simulated by one rank.
     phase = network_->enter_for_group(owner_->meeting_.name, owner_->meeting_.size / owner_->size_, phases_entered_++,
                                       owner_->meeting_.offset / owner_->size_, owner_->size_, owner_->hosts_, ring_set,
@@ -147,15 +156,16 @@ void AnalyticalMessages::time_phase(int to, std::size_t elements, int rounds, co
         network_->enter(joined ? owner_->meeting_.name : owner_->group_, joined ? owner_->meeting_.size : owner_->size_,
                         phases_entered_++, owner_->meeting_.offset + owner_->rank_, sends, rounds, owner_->traffic_);
   }
-  if (owner_->mirrored_ && owner_->traffic_ != nullptr)
-    network_->count_for_all(owner_->size_, owner_->hosts_, ring_set, bytes, rounds);
+  if (owner_->mirrored_ && owner_->traffic_ != nullptr) {
+    if (groups.empty()) network_->count_for_all(owner_->size_, owner_->hosts_, ring_set, bytes, rounds);
+    for (const std::vector<int>& hosts : groups) network_->count_for_all(owner_->size_, hosts, ring_set, bytes, rounds);
+  }
   const int messages = rounds * (ring_set.parallel ? static_cast<int>(ring_set.rings->size()) : 1);
   owner_->meter_.observer().on_sent(owner_->meter_.lane(), bytes * messages, messages);
   wait_for_phase(arrived, phase);
 }
 
 void AnalyticalMessages::run_steps(std::span<const comm::Step> steps) {
-  if (owner_->mirrored_) throw std::logic_error("a rank standing for others ran steps that do not say where they send");
   const double arrived = s4u::Engine::get_clock();
   const auto bytes_per_element = static_cast<double>(comm::wire_bytes(comm::Buffer::sized(1)));
   double bytes = 0.0;
@@ -165,7 +175,9 @@ void AnalyticalMessages::run_steps(std::span<const comm::Step> steps) {
     messages += static_cast<std::int64_t>(step.to.size());
   }
   AnalyticalNetwork::Phase phase;
-  if (owner_->meeting_.name.empty()) {
+  if (owner_->mirrored_) {
+    phase = steps_for_all(steps, bytes_per_element);
+  } else if (owner_->meeting_.name.empty()) {
     phase = network_->enter_steps(owner_->group_, owner_->size_, phases_entered_++, owner_->rank_,
                                   owner_->host(owner_->rank_), steps, bytes_per_element, owner_->traffic_);
   } else {
@@ -181,6 +193,20 @@ void AnalyticalMessages::run_steps(std::span<const comm::Step> steps) {
   }
   if (messages > 0) owner_->meter_.observer().on_sent(owner_->meter_.lane(), bytes, messages);
   wait_for_phase(arrived, phase);
+}
+
+AnalyticalNetwork::Phase AnalyticalMessages::steps_for_all(std::span<const comm::Step> steps, double bytes_per_element) {
+  // The other ranks' steps are good for this collective only.
+  const S4uTransport::StepsOf steps_of = std::exchange(owner_->steps_of_others_, {});
+  if (!steps_of || owner_->stood_for_.empty()) {
+    throw std::logic_error("a rank standing for others ran steps that do not say where the others send");
+  }
+  std::vector<std::vector<comm::Step>> every(static_cast<std::size_t>(owner_->size_));
+  for (int rank = 0; rank < owner_->size_; ++rank) {
+    every[static_cast<std::size_t>(rank)] =
+        rank == owner_->rank_ ? std::vector<comm::Step>(steps.begin(), steps.end()) : steps_of(rank);
+  }
+  return network_->steps_for_groups(owner_->stood_for_, every, bytes_per_element, owner_->traffic_);
 }
 
 void AnalyticalMessages::wait_for_phase(double arrived, AnalyticalNetwork::Phase phase) {

@@ -38,6 +38,9 @@ class AnalyticalMessages final : public MessageTiming {
  private:
   /// A phase: waits for the group, then for the phase's end; reports it as a transfer.
   void time_phase(int to, std::size_t elements, int rounds, const comm::RingSet& phase);
+  /// A collective's `steps` (this rank's) by a rank standing for its group and others of its kind (stand_for): timed
+  /// from every rank's steps (set_steps_of_others), every group's bytes counted.
+  AnalyticalNetwork::Phase steps_for_all(std::span<const comm::Step> steps, double bytes_per_element);
   /// Waits from `arrived` until the end of `phase`, and reports the wait as a transfer.
   void wait_for_phase(double arrived, AnalyticalNetwork::Phase phase);
 

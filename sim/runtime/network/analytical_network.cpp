@@ -107,6 +107,88 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter_for_group(const std::string& m
   return enter(meeting, groups, index, group, sends, rounds, nullptr);
 }
 
+AnalyticalNetwork::Phase AnalyticalNetwork::enter_for_groups(const std::string& meeting, int entrants, std::uint64_t index,
+                                                             int entrant, int ranks, std::span<const std::vector<int>> groups,
+                                                             const comm::RingSet& phase, double bytes, int rounds) {
+  std::vector<Send> sends;
+  for (const std::vector<int>& hosts : groups) {
+    for (const auto& [from, to] : pairs_of(ranks, hosts, phase)) sends.push_back(Send{from, to, bytes});
+  }
+  return enter(meeting, entrants, index, entrant, sends, rounds, nullptr);
+}
+
+AnalyticalNetwork::Phase AnalyticalNetwork::start_for_groups(int ranks, std::span<const std::vector<int>> groups,
+                                                             const comm::RingSet& phase, double bytes, int rounds) {
+  if (links_ != nullptr) throw std::logic_error("a rank stood for several groups among other jobs");
+  const double now = simgrid::s4u::Engine::get_clock();
+  double longest = 0.0;
+  for (const std::vector<int>& hosts : groups) longest = std::max(longest, phase_for_all(ranks, hosts, phase, bytes, rounds));
+  return Phase{now, now + longest, nullptr};
+}
+
+AnalyticalNetwork::Phase AnalyticalNetwork::steps_for_groups(std::span<const std::vector<int>> groups,
+                                                             const std::vector<std::vector<comm::Step>>& steps,
+                                                             double bytes_per_element, topology::LinkTraffic* traffic) {
+  if (links_ != nullptr) throw std::logic_error("a rank stood for several groups among other jobs");
+  const double now = simgrid::s4u::Engine::get_clock();
+  double longest = 0.0;
+  for (const std::vector<int>& hosts : groups) {
+    if (hosts.size() != steps.size()) throw std::logic_error("a group stood for has another size than its steps");
+    const StepsTiming& timing = steps_timing(hosts, steps, bytes_per_element);
+    longest = std::max(longest, timing.span);
+    if (traffic != nullptr) {
+      for (const auto& [hop, bytes] : timing.bytes_on) traffic->add_on(hop, bytes);
+    }
+  }
+  return Phase{now, now + longest, nullptr};
+}
+
+const AnalyticalNetwork::StepsTiming& AnalyticalNetwork::steps_timing(const std::vector<int>& hosts,
+                                                                      const std::vector<std::vector<comm::Step>>& steps,
+                                                                      double bytes_per_element) {
+  // Keyed by everything the timing reads: the hosts, each rank's steps and the bytes of an element.
+  std::vector<double> key(hosts.begin(), hosts.end());
+  key.push_back(bytes_per_element);
+  for (const std::vector<comm::Step>& of_rank : steps) {
+    key.push_back(-1.0);
+    for (const comm::Step& step : of_rank) {
+      key.push_back(static_cast<double>(step.to.size()));
+      key.insert(key.end(), step.to.begin(), step.to.end());
+      key.push_back(static_cast<double>(step.from.size()));
+      key.insert(key.end(), step.from.begin(), step.from.end());
+      key.push_back(static_cast<double>(step.elements));
+      key.push_back(static_cast<double>(step.sizes.size()));
+      key.insert(key.end(), step.sizes.begin(), step.sizes.end());
+    }
+  }
+  if (const auto found = steps_timings_.find(key); found != steps_timings_.end()) return found->second;
+  // Timed from 0, every rank entering at once: the same collective takes as long whenever it starts.
+  StepsMeeting meeting;
+  meeting.hosts = hosts;
+  meeting.arrivals.assign(hosts.size(), 0.0);
+  meeting.steps = steps;
+  time_steps(meeting, 0.0, bytes_per_element, nullptr, false);
+  StepsTiming timing;
+  timing.span = *std::max_element(meeting.ends.begin(), meeting.ends.end());
+  // Every message's bytes on every link of its route, summed by link direction (whole numbers: exact in any order).
+  std::map<std::pair<std::size_t, bool>, double> on;
+  for (std::size_t r = 0; r < steps.size(); ++r) {
+    for (const comm::Step& step : steps[r]) {
+      for (std::size_t i = 0; i < step.to.size(); ++i) {
+        const int to = hosts.at(static_cast<std::size_t>(step.to[i]));
+        if (to == hosts[r]) continue;
+        const double bytes = static_cast<double>(step.elements_to(i)) * bytes_per_element;
+        for (const topology::Hop& hop :
+             routes_->route(hosts_.at(static_cast<std::size_t>(hosts[r])), hosts_.at(static_cast<std::size_t>(to)))) {
+          on[{hop.link, hop.forward}] += bytes;
+        }
+      }
+    }
+  }
+  for (const auto& [hop, bytes] : on) timing.bytes_on.emplace_back(topology::Hop{hop.first, hop.second}, bytes);
+  return steps_timings_.emplace(std::move(key), std::move(timing)).first->second;
+}
+
 const std::vector<std::pair<int, int>>& AnalyticalNetwork::pairs_of(int ranks, std::span<const int> host_of_rank,
                                                                     const comm::RingSet& phase) {
   if (!phase.known()) throw std::logic_error("a phase timed for every rank must say where every rank sends");
@@ -361,9 +443,10 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter_steps(const std::string& group
 }
 
 bool AnalyticalNetwork::time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element,
-                                            topology::LinkTraffic* traffic) {
+                                            topology::LinkTraffic* traffic, bool copies) {
   const std::size_t ranks = meeting.steps.size();
-  if (std::cmp_less_equal(ranks, kFluidEveryToEveryRanks) || !replicas_.empty()) return false;
+  // The links' loads count each message once: not where it has replicas' copies.
+  if (std::cmp_less_equal(ranks, kFluidEveryToEveryRanks) || (copies && !replicas_.empty())) return false;
   const std::size_t count = meeting.steps.front().size();
   std::vector<double> step_bytes(count, 0.0);
   std::vector<bool> seen(ranks);
@@ -497,8 +580,8 @@ double chain_latency(const std::vector<topology::Flow>& flows, const std::vector
 }  // namespace
 
 void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double bytes_per_element,
-                                   topology::LinkTraffic* traffic) {
-  if (time_every_to_every(meeting, now, bytes_per_element, traffic)) return;
+                                   topology::LinkTraffic* traffic, bool copies) {
+  if (time_every_to_every(meeting, now, bytes_per_element, traffic, copies)) return;
   const auto ranks = static_cast<int>(meeting.steps.size());
   StepMessages messages = step_messages(meeting.steps, meeting.hosts, meeting.arrivals, hosts_, bytes_per_element);
   std::vector<topology::Flow>& flows = messages.flows;
@@ -521,17 +604,20 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
   // A rank whose messages were all done before the last arrival ends then: its time is only known now.
   meeting.ends.assign(static_cast<std::size_t>(ranks), now);
   for (int r = 0; r < ranks; ++r) {
+    double& end = meeting.ends[static_cast<std::size_t>(r)];
     for (const auto& ids : by_step[static_cast<std::size_t>(r)]) {
-      for (const std::size_t id : ids) {
-        meeting.ends[static_cast<std::size_t>(r)] = std::max(meeting.ends[static_cast<std::size_t>(r)], done[id]);
-      }
+      for (const std::size_t id : ids) end = std::max(end, done[id]);
     }
   }
   if (traffic != nullptr) {
     for (std::size_t id = 0; id < flows.size(); ++id) {
-      for_each_copy(meeting.hosts[static_cast<std::size_t>(messages.sender[id])],
-                    meeting.hosts[static_cast<std::size_t>(messages.receiver[id])],
-                    [&](int from, int to) { traffic->add(from, to, flows[id].bytes); });
+      const int sender = meeting.hosts[static_cast<std::size_t>(messages.sender[id])];
+      const int receiver = meeting.hosts[static_cast<std::size_t>(messages.receiver[id])];
+      if (copies) {
+        for_each_copy(sender, receiver, [&](int from, int to) { traffic->add(from, to, flows[id].bytes); });
+      } else {
+        traffic->add(sender, receiver, flows[id].bytes);
+      }
     }
   }
   if (links_ != nullptr && !flows.empty()) {

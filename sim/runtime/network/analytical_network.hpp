@@ -100,6 +100,23 @@ class AnalyticalNetwork {
   Phase enter_for_group(const std::string& meeting, int groups, std::uint64_t index, int group, int ranks,
                         std::span<const int> host_of_rank, const comm::RingSet& phase, double bytes, int rounds);
 
+  /// As enter_for_group, by a rank standing for several groups of the meeting (`groups`, each the host numbers of its
+  /// `ranks` ranks; see mirrored_ranks.hpp): it enters as `entrant` of the `entrants` ranks that meet so, for all of
+  /// them at once.
+  Phase enter_for_groups(const std::string& meeting, int entrants, std::uint64_t index, int entrant, int ranks,
+                         std::span<const std::vector<int>> groups, const comm::RingSet& phase, double bytes, int rounds);
+  /// start_for_all() of `groups` (each the host numbers of its `ranks` ranks), groups that behave alike and are each
+  /// timed alone: the phase ends when the slowest group's does. Not under share_links (a run of several jobs
+  /// simulates every rank).
+  Phase start_for_groups(int ranks, std::span<const std::vector<int>> groups, const comm::RingSet& phase, double bytes,
+                         int rounds);
+  /// A collective given as steps (as enter_steps), entered now by every rank of each of `groups` (each the host
+  /// numbers of its ranks; groups that behave alike, each timed alone), rank r running `steps[r]`; ends when the
+  /// last rank of the slowest group ends. Every group's messages are counted in `traffic` (null: none) on their own
+  /// routes. Not under share_links.
+  Phase steps_for_groups(std::span<const std::vector<int>> groups, const std::vector<std::vector<comm::Step>>& steps,
+                         double bytes_per_element, topology::LinkTraffic* traffic);
+
   /// Ranks standing for others, replica by replica (see mirrored_ranks.hpp): `copies[h]` are the host numbers
   /// host h stands for, itself first (empty: none, or h is not simulated). A point-to-point message then
   /// moves together with its copy between each pair of counterparts (the i-th host of each side's copies)
@@ -173,6 +190,16 @@ class AnalyticalNetwork {
     std::vector<simgrid::s4u::ActorPtr> waiting;  ///< suspended until the last rank arrives
   };
 
+  /// A collective of steps entered at once by every rank of a group (steps_for_groups): how long it takes, and the
+  /// bytes it puts on each link direction.
+  struct StepsTiming {
+    double span = 0.0;
+    std::vector<std::pair<topology::Hop, double>> bytes_on;
+  };
+  /// The StepsTiming of ranks on `hosts` running `steps` (by rank), computed once for each.
+  const StepsTiming& steps_timing(const std::vector<int>& hosts, const std::vector<std::vector<comm::Step>>& steps,
+                                  double bytes_per_element);
+
   /// A collective of steps met by every rank (see enter_steps).
   struct StepsMeeting {
     std::vector<int> hosts;                     ///< by rank
@@ -199,11 +226,15 @@ class AnalyticalNetwork {
   void start_moving(const std::vector<std::shared_ptr<Message>>& messages);
 
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
-  void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
+  /// With `copies`, each message's bytes are counted for every replica's copy of it too (set_replicas); without,
+  /// the meeting's hosts are every rank's own.
+  void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic,
+                  bool copies = true);
   /// Past kFluidEveryToEveryRanks ranks, a meeting of every-to-every steps only, each rank sending the same
   /// bytes in a step (the direct algorithms), is timed from the loads of the links
   /// (topology/every_to_every_loads.hpp), as time_steps() does; returns false, doing nothing, for any other.
-  bool time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic);
+  bool time_every_to_every(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic,
+                           bool copies);
 
   /// Calls `each(from, to)` for the message from host `from` to host `to` and every replica's copy of it.
   template <class Each>
@@ -270,6 +301,7 @@ class AnalyticalNetwork {
     double unflushed_bytes = 0.0;  ///< of each flow, since the last flush
   };
   std::map<PatternKey, Pattern> patterns_;
+  std::map<std::vector<double>, StepsTiming> steps_timings_;  ///< see steps_timing, by its inputs
 };
 
 }  // namespace dtsim::runtime

@@ -10,6 +10,7 @@
 #include "sim/runtime/observe/run_observer.hpp"
 #include "sim/topology/link_traffic.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -91,6 +92,21 @@ class S4uTransport final : public comm::Transport {
   /// This rank stands for every rank of its group, which behave alike and are not simulated (see
   /// mirrored_ranks.hpp): each phase is timed from what every rank sends, without a meeting.
   void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
+  /// This rank stands for every rank of `groups`, groups of its own kind (its own first, each as the host numbers
+  /// of its ranks in their order), which behave alike and are not simulated (see mirrored_ranks.hpp): each phase
+  /// is timed from what every rank of its group sends, and every group's bytes are counted. `groups` must outlive
+  /// the transport.
+  void stand_for(std::span<const std::vector<int>> groups) {
+    mirrored_ = true;
+    stood_for_ = groups;
+  }
+  /// Whether this rank stands for every rank of its group (set_mirrored, stand_for).
+  [[nodiscard]] bool mirrored() const { return mirrored_; }
+  /// What rank `rank` of a group runs as steps, for a rank that stands for its group.
+  using StepsOf = std::function<std::vector<comm::Step>(int rank)>;
+  /// Where this rank stands for others, the steps of its group's other ranks in the next collective given as steps
+  /// (run_steps()): each is timed from every rank's.
+  void set_steps_of_others(StepsOf steps_of) { steps_of_others_ = std::move(steps_of); }
   void send(int to, comm::Buffer data) override { timing_->send(to, std::move(data)); }
   comm::Buffer recv(int from) override { return timing_->recv(from); }
   comm::Buffer send_recv(int to, comm::Buffer data, int from) override {
@@ -155,6 +171,8 @@ class S4uTransport final : public comm::Transport {
   const topology::LinkTraffic* routes_ = nullptr;
   std::span<const int> hosts_;
   bool mirrored_ = false;
+  std::span<const std::vector<int>> stood_for_;  ///< see stand_for(); empty: its own group alone
+  StepsOf steps_of_others_;                      ///< see set_steps_of_others()
   AnalyticalMeeting meeting_;
   std::unique_ptr<MessageTiming> timing_;
   comm::ValueMeeting* value_meeting_ = nullptr;

@@ -23,7 +23,9 @@ const comm::CollectiveAlgorithm& RunCollectives::of(comm::Operation operation) c
 }
 
 bool RunCollectives::name_every_rank() const {
-  return std::all_of(algorithms_.begin(), algorithms_.end(), [](const auto& entry) { return entry.second->names_every_rank(); });
+  return std::all_of(algorithms_.begin(), algorithms_.end(), [](const auto& entry) {
+    return entry.first == comm::Operation::all_to_all || entry.second->names_every_rank();
+  });
 }
 
 }  // namespace dtsim::runtime

@@ -19,7 +19,9 @@ class RunCollectives {
   [[nodiscard]] const comm::CollectiveAlgorithm& allreduce() const { return of(comm::Operation::allreduce); }
   [[nodiscard]] const comm::CollectiveAlgorithm& reduce_scatter() const { return of(comm::Operation::reduce_scatter); }
   [[nodiscard]] const comm::CollectiveAlgorithm& allgather() const { return of(comm::Operation::allgather); }
-  /// Whether every algorithm the run has says where every rank sends (see CollectiveAlgorithm::names_every_rank).
+  /// Whether every algorithm the run has says where every rank sends (see CollectiveAlgorithm::names_every_rank), the
+  /// all-to-all aside: only expert groups run it, and a device standing for its expert group records every rank's
+  /// steps of it (comm::recorded_steps).
   [[nodiscard]] bool name_every_rank() const;
 
  private:
