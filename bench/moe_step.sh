@@ -2,8 +2,9 @@
 # One step of a mixture of experts at scale on the analytical network: the validation scenario given (default
 # DeepSeek-V3 on 256 B200s, Megatron-Bridge 26.02's layout: 61 layers over pipeline 16 x expert 8, 256 micro-batches)
 # run 3 times; prints each run's wall time and peak memory (/usr/bin/time) and the median wall time. Issue 72's
-# targets are DeepSeek-V3 on 2,048 H800 (scenarios/moe/deepseek-v3-h800.yaml) and 1,024 H100
-# (scenarios/validation/megatron-bridge-deepseek-v3-h100-x1024.yaml) in <= 10 s a step; those take minutes.
+# targets are DeepSeek-V3 on 2,048 H800 (scenarios/moe/deepseek-v3-h800.yaml: seconds, its replicas standing for
+# each other) and 1,024 H100 (scenarios/validation/megatron-bridge-deepseek-v3-h100-x1024.yaml: minutes, its experts
+# on their own grid, every rank simulated) in <= 10 s a step.
 #   usage: bench/moe_step.sh [path/to/dtsim] [scenario.yaml]
 set -eu
 dtsim=${1:-build/release/dtsim}
