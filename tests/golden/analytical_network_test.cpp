@@ -386,7 +386,8 @@ TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryReplicaOfAMixtureOfExperts) {
       {"all-gather", "{pipeline: 4, expert: 16, microbatches: 4}", "  token_dispatcher: all_gather\n", 4, 1e-12},
       {"all-to-all-32", "{pipeline: 2, expert: 32, microbatches: 4}", "", 2, 0.002},
       {"deepep-dualpipe", "{pipeline: 2, expert: 32, microbatches: 4, schedule: dualpipe}",
-       "  token_dispatcher: deepep\n  routing: {groups: 8, group_limit: 4}\n  overlap_expert_exchange: true\n", 2, 0.002},
+       "  token_dispatcher: deepep\n  routing: {groups: 8, group_limit: 4}\n  overlap_expert_exchange: true\n", 2,
+       0.002},
   };
   const auto simulated = [](const std::filesystem::path& out) {
     return nlohmann::json::parse(read_file(out / "summary.json"))["result"]["simulated_s"].get<double>();

@@ -15,8 +15,8 @@
 #include "sim/runtime/model_parallel/worker_group.hpp"
 #include "sim/runtime/network/s4u_transport.hpp"
 #include "sim/runtime/observe/compute_spans.hpp"
-#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/expert_grid.hpp"
+#include "sim/scenario/parallel_axes.hpp"
 #include "sim/scenario/parallel_layout.hpp"
 
 #include <fmt/format.h>
@@ -292,9 +292,13 @@ class LayerPasses {
     }
     if (routing_ == nullptr) {
       const std::size_t elements = wire_elements(values, bytes, static_cast<std::size_t>(experts_->size()));
-      communicate(factor, on_lane(*experts_, lane, [this, elements] {
-        run_on_experts(context_.setup->collectives.of(comm::Operation::all_to_all), comm::Block::sized(elements));
-      }), PassStep::Kind::Exchange);
+      communicate(factor,
+                  on_lane(*experts_, lane,
+                          [this, elements] {
+                            run_on_experts(context_.setup->collectives.of(comm::Operation::all_to_all),
+                                           comm::Block::sized(elements));
+                          }),
+                  PassStep::Kind::Exchange);
       return;
     }
     const std::vector<double>& loads = routing_->loads(iteration_, microbatch_index_, layer.block);
@@ -316,16 +320,18 @@ class LayerPasses {
     const double tokens = values / context_.setup->profile().shape.top_k;
     const comm::Block block = comm::Block::sized(wire_elements(tokens * static_cast<double>(ranks), bytes, ranks));
     const TrainingSetup& setup = *context_.setup;
-    run_on_experts(toward == Toward::Experts ? setup.collectives.allgather() : setup.collectives.reduce_scatter(), block);
+    run_on_experts(toward == Toward::Experts ? setup.collectives.allgather() : setup.collectives.reduce_scatter(),
+                   block);
   }
   /// `collective` of `block` on the expert group. Where this device stands for its group (mirrored_ranks.hpp), the
   /// others' steps are recorded from the same collective (this device is rank 0 of its group, the one a library
   /// reports its choices for, so that recording another rank's reports nothing).
   void run_on_experts(const comm::CollectiveAlgorithm& collective, comm::Block block) {
     if (experts_->mirrored()) {
-      experts_->set_steps_of_others([&collective, block, size = experts_->size(), machines = experts_->machines()](int rank) {
-        return comm::recorded_steps(collective, block, rank, size, machines);
-      });
+      experts_->set_steps_of_others(
+          [&collective, block, size = experts_->size(), machines = experts_->machines()](int rank) {
+            return comm::recorded_steps(collective, block, rank, size, machines);
+          });
     }
     collective.run(*experts_, block);
   }
@@ -336,7 +342,8 @@ class LayerPasses {
   /// machine, to each); combined, inside the machine first, then across.
   void deduplicated(double values, int bytes, Toward toward) {
     if (experts_->mirrored()) {
-      experts_->set_steps_of_others([this, values, bytes, toward](int rank) { return deepep_steps(values, bytes, toward, rank); });
+      experts_->set_steps_of_others(
+          [this, values, bytes, toward](int rank) { return deepep_steps(values, bytes, toward, rank); });
     }
     experts_->run_steps(deepep_steps(values, bytes, toward, experts_->rank()));
   }

@@ -118,11 +118,13 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   const bool mirrored = context.mirroring == Mirroring::replicas;
   replicas->set_mirrored(mirrored);
   if (mirrored && experts) {
-    experts->stand_for(groups_stood_for(plan, rank, [&](int r) { return scenario::group_along(plan, r, ParallelAxis::Expert); }));
+    experts->stand_for(
+        groups_stood_for(plan, rank, [&](int r) { return scenario::group_along(plan, r, ParallelAxis::Expert); }));
   }
   if (mirrored && expert_replicas) {
     const std::vector<ParallelAxis> holding = scenario::sharing_axes(plan, scenario::Weights::Experts);
-    expert_replicas->stand_for(groups_stood_for(plan, rank, [&](int r) { return scenario::group_across(plan, r, holding); }));
+    expert_replicas->stand_for(
+        groups_stood_for(plan, rank, [&](int r) { return scenario::group_across(plan, r, holding); }));
   }
   // Every replica's line of stages (and every tensor share's) sends the same messages at the same moments;
   // replica 0's lines alone when each of their messages moves with every replica's copy.

@@ -195,7 +195,8 @@ void AnalyticalMessages::run_steps(std::span<const comm::Step> steps) {
   wait_for_phase(arrived, phase);
 }
 
-AnalyticalNetwork::Phase AnalyticalMessages::steps_for_all(std::span<const comm::Step> steps, double bytes_per_element) {
+AnalyticalNetwork::Phase AnalyticalMessages::steps_for_all(std::span<const comm::Step> steps,
+                                                           double bytes_per_element) {
   // The other ranks' steps are good for this collective only.
   const S4uTransport::StepsOf steps_of = std::exchange(owner_->steps_of_others_, {});
   if (!steps_of || owner_->stood_for_.empty()) {

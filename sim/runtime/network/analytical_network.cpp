@@ -107,8 +107,9 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter_for_group(const std::string& m
   return enter(meeting, groups, index, group, sends, rounds, nullptr);
 }
 
-AnalyticalNetwork::Phase AnalyticalNetwork::enter_for_groups(const std::string& meeting, int entrants, std::uint64_t index,
-                                                             int entrant, int ranks, std::span<const std::vector<int>> groups,
+AnalyticalNetwork::Phase AnalyticalNetwork::enter_for_groups(const std::string& meeting, int entrants,
+                                                             std::uint64_t index, int entrant, int ranks,
+                                                             std::span<const std::vector<int>> groups,
                                                              const comm::RingSet& phase, double bytes, int rounds) {
   std::vector<Send> sends;
   for (const std::vector<int>& hosts : groups) {
@@ -122,7 +123,8 @@ AnalyticalNetwork::Phase AnalyticalNetwork::start_for_groups(int ranks, std::spa
   if (links_ != nullptr) throw std::logic_error("a rank stood for several groups among other jobs");
   const double now = simgrid::s4u::Engine::get_clock();
   double longest = 0.0;
-  for (const std::vector<int>& hosts : groups) longest = std::max(longest, phase_for_all(ranks, hosts, phase, bytes, rounds));
+  for (const std::vector<int>& hosts : groups)
+    longest = std::max(longest, phase_for_all(ranks, hosts, phase, bytes, rounds));
   return Phase{now, now + longest, nullptr};
 }
 

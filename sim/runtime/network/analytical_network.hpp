@@ -104,7 +104,8 @@ class AnalyticalNetwork {
   /// `ranks` ranks; see mirrored_ranks.hpp): it enters as `entrant` of the `entrants` ranks that meet so, for all of
   /// them at once.
   Phase enter_for_groups(const std::string& meeting, int entrants, std::uint64_t index, int entrant, int ranks,
-                         std::span<const std::vector<int>> groups, const comm::RingSet& phase, double bytes, int rounds);
+                         std::span<const std::vector<int>> groups, const comm::RingSet& phase, double bytes,
+                         int rounds);
   /// start_for_all() of `groups` (each the host numbers of its `ranks` ranks), groups that behave alike and are each
   /// timed alone: the phase ends when the slowest group's does. Not under share_links (a run of several jobs
   /// simulates every rank).
