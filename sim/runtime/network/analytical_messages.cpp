@@ -129,7 +129,7 @@ void AnalyticalMessages::time_phase(int to, std::size_t elements, int rounds, co
   // Every rank's bytes are counted as the phase starts (see AnalyticalNetwork::enter).
   const bool joined = !owner_->meeting_.name.empty();
   const std::span<const std::vector<int>> groups = owner_->stood_for_;
-  if (owner_->mirrored_ && !groups.empty()) {
+  if (!groups.empty()) {
     // This rank stands for `groups`, its own and others of its kind: one entrant of a meeting for all of them, or
     // each timed alone.
     const int each = owner_->size_ * static_cast<int>(groups.size());

@@ -613,13 +613,9 @@ void AnalyticalNetwork::time_steps(StepsMeeting& meeting, double now, double byt
   }
   if (traffic != nullptr) {
     for (std::size_t id = 0; id < flows.size(); ++id) {
-      const int sender = meeting.hosts[static_cast<std::size_t>(messages.sender[id])];
-      const int receiver = meeting.hosts[static_cast<std::size_t>(messages.receiver[id])];
-      if (copies) {
-        for_each_copy(sender, receiver, [&](int from, int to) { traffic->add(from, to, flows[id].bytes); });
-      } else {
-        traffic->add(sender, receiver, flows[id].bytes);
-      }
+      for_each_copy(meeting.hosts[static_cast<std::size_t>(messages.sender[id])],
+                    meeting.hosts[static_cast<std::size_t>(messages.receiver[id])],
+                    [&](int from, int to) { traffic->add(from, to, flows[id].bytes); });
     }
   }
   if (links_ != nullptr && !flows.empty()) {

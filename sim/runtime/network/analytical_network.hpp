@@ -227,8 +227,8 @@ class AnalyticalNetwork {
   void start_moving(const std::vector<std::shared_ptr<Message>>& messages);
 
   /// Times a steps meeting whose ranks have all arrived, at `now`: fills its ends, counts its bytes.
-  /// With `copies`, each message's bytes are counted for every replica's copy of it too (set_replicas); without,
-  /// the meeting's hosts are every rank's own.
+  /// With `copies`, each message stands for every replica's copy of it too (set_replicas), so the links' loads do
+  /// not time it; without (a group of real hosts timed apart, steps_timing, which counts its own bytes), they may.
   void time_steps(StepsMeeting& meeting, double now, double bytes_per_element, topology::LinkTraffic* traffic,
                   bool copies = true);
   /// Past kFluidEveryToEveryRanks ranks, a meeting of every-to-every steps only, each rank sending the same
