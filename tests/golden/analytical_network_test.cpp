@@ -417,6 +417,34 @@ TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryReplicaOfAMixtureOfExperts) {
   }
 }
 
+TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryContextGroup) {
+  // Context parallelism: a context group's devices are replicas of one another, replica 0's ranks stand for every
+  // context group of their stage. Keys and values allgathered: every output file equals a run of every rank. By
+  // ring: the same step, metrics and links; the trace lacks the arrows a run of every rank draws for each ring
+  // message (the stand-in times each ring transfer as one phase of the group, not as messages).
+  const auto folder = fresh_output_folder("analytical-context-replicas");
+  for (const std::string attention : {"all_gather", "ring"}) {
+    SCOPED_TRACE(attention);
+    const auto path = standing_in_scenario(
+        folder, attention, "llama", "fabric: rail",
+        fmt::format("  communication_library: nccl\n  batch: {{global: 16}}\n  stop: {{iterations: 2}}\n"
+                    "  parallelism: {{tensor: 2, sequence_parallel: true, context: 4, context_attention: {}, "
+                    "pipeline: 2, microbatches: 4, zero: 1}}\n",
+                    attention),
+        ", blocks: 4, hidden_size: 1024, heads: 8, ffn_hidden_size: 2048, sequence_length: 16384");
+    const auto mirrored = folder / (attention + "-replica-0");
+    const auto every = folder / (attention + "-every");
+    ASSERT_TRUE(run_both_ways(path, mirrored, every, "simulated  replica 0's 4 ranks for all 64 workers",
+                              "simulated  replica 0"));
+    for (const std::string file : {"summary.json", "metrics.csv", "links.csv"}) {
+      EXPECT_EQ(read_file(mirrored / file), read_file(every / file)) << file;
+    }
+    if (attention == "all_gather") {
+      EXPECT_EQ(read_file(mirrored / "trace.json"), read_file(every / "trace.json"));
+    }
+  }
+}
+
 TEST(AnalyticalNetwork, WorkersThatDifferAreEachSimulated) {
   const auto folder = fresh_output_folder("analytical-unlike");
   const auto path = alike_scenario(folder, "straggler", "ring", "stragglers: [{workers: [3], slowdown: 1.5}]\n");

@@ -68,6 +68,27 @@ TEST(StandIns, UnderExpertParallelismReplicaZeroStandsForItsExpertGroupsDevicesT
   }
 }
 
+TEST(StandIns, UnderContextParallelismReplicaZeroStandsForItsContextGroupsDevicesToo) {
+  // A context group's devices hold the same layers: each is a replica of the others.
+  using enum scenario::ParallelAxis;
+  scenario::ParallelismSpec plan = grid(2, 2, 2, {Tensor, Context, Pipeline, Data});
+  plan.context = 4;
+  const StandIns stand_ins(plan, 32, Mirroring::replicas);
+  ASSERT_EQ(stand_ins.simulated().size(), 4U);
+  for (const int rank : stand_ins.simulated()) {
+    const scenario::ParallelCoordinates at = scenario::coordinates_of(plan, rank);
+    EXPECT_EQ(at[Data], 0);
+    EXPECT_EQ(at[Context], 0);
+    ASSERT_EQ(stand_ins.stands_for(rank).size(), 8U);
+    for (const int copy : stand_ins.stands_for(rank)) {
+      const scenario::ParallelCoordinates there = scenario::coordinates_of(plan, copy);
+      EXPECT_EQ(stand_ins.stand_in(copy), rank);
+      EXPECT_EQ(there[Pipeline], at[Pipeline]);
+      EXPECT_EQ(there[Tensor], at[Tensor]);
+    }
+  }
+}
+
 TEST(StandIns, WorkerZeroStandsForAllOrEachForItself) {
   const scenario::ParallelismSpec plan;
   const StandIns zero(plan, 5, Mirroring::every_worker);

@@ -20,10 +20,11 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
                      setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
   if (!alike) return Mirroring::none;
   if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
-  // Context groups split each sequence over the replicas; on the experts' own grid, expert and expert-tensor groups
-  // cut across tensor groups: no replica stands for another. Routing drawn per expert group, or tokens dropped at a
-  // capacity, gives each device of an expert group its own load.
-  if (plan.context > 1 || scenario::on_expert_grid(plan)) return Mirroring::none;
+  // On the experts' own grid, expert and expert-tensor groups cut across tensor groups: no replica stands for
+  // another. Routing drawn per expert group, or tokens dropped at a capacity, gives each device of an expert group
+  // its own load. (A context group's devices hold the same layers and an even share of every sequence: replica 0's
+  // rank stands for its context groups too.)
+  if (scenario::on_expert_grid(plan)) return Mirroring::none;
   if (plan.expert > 1 && !scenario.training.routing.even()) return Mirroring::none;
   // A rank of replica 0 stands for the groups of devices holding its experts among its replicas: those groups must
   // lie within its replicas (the other replica-0 ranks stand for the others).

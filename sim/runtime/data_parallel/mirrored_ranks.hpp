@@ -24,6 +24,13 @@
 // (their own dispatcher's, or those the collective would run on each rank, comm::recorded_steps), each expert group
 // alone as in a run of every rank, and ends when the slowest group's last rank does; every group's bytes are
 // counted on their own routes.
+//
+// Under context parallelism a context group's devices hold the same layers and each an even share of every
+// sequence (two chunks, for causal attention's balance): they are replicas too, and replica 0's rank stands for
+// every context group among its replicas. Its allgathers and reduce-scatters of keys and values are timed group by
+// group, each alone as in a run of every rank, the slowest ending them; each ring transfer of keys and values is
+// one phase of every rank sending its block to the next (ContextAttention), where a run of every rank times each
+// rank's message alone: the same where a group's transfers share no link.
 
 #include "sim/metrics/run_record.hpp"
 #include "sim/runtime/context/training_context.hpp"

@@ -42,7 +42,12 @@ void ContextAttention::ring(double flops, std::size_t elements, double factor) {
     if (step + 1 < c) {
       // The next block travels beside this one's compute, its time on the ring's own lane.
       group_.report_to(lane_);
-      static_cast<void>(group_.send_recv(next, comm::Buffer::sized(elements), previous));
+      if (group_.mirrored()) {
+        // Standing for its group and others of its kind: every rank's block to the next, one phase a group.
+        group_.shift_rounds(next, previous, elements, 1);
+      } else {
+        static_cast<void>(group_.send_recv(next, comm::Buffer::sized(elements), previous));
+      }
       group_.report_to(own);
       moved = simgrid::s4u::Engine::get_clock();
     }

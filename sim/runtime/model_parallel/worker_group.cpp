@@ -113,13 +113,17 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
     expert_replicas.emplace(expert_holders(context, rank, meter.carrying(Traffic::Data)));
     (*expert_replicas)->set_meeting(expert_replicas_meeting(plan, at, "expert-replicas"));
   }
-  // Replica 0's rank stands for its replicas: its group's phases are timed from every replica's flows; its expert
-  // group, and the devices holding its experts, stand for every such group among its replicas.
+  // Replica 0's rank stands for its replicas: its group's phases are timed from every replica's flows; its context
+  // group, its expert group, and the devices holding its experts, stand for every such group among its replicas.
   const bool mirrored = context.mirroring == Mirroring::replicas;
   replicas->set_mirrored(mirrored);
   if (mirrored && experts) {
     experts->stand_for(
         groups_stood_for(plan, rank, [&](int r) { return scenario::group_along(plan, r, ParallelAxis::Expert); }));
+  }
+  if (mirrored && sequence) {
+    sequence->stand_for(
+        groups_stood_for(plan, rank, [&](int r) { return scenario::group_along(plan, r, ParallelAxis::Context); }));
   }
   if (mirrored && expert_replicas) {
     const std::vector<ParallelAxis> holding = scenario::sharing_axes(plan, scenario::Weights::Experts);
