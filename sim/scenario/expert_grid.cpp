@@ -98,6 +98,20 @@ std::string expert_grid_name(std::string_view label, const ParallelismSpec& plan
   return out;
 }
 
+bool holders_share_tensor_rank(const ParallelismSpec& plan) {
+  // An expert-data group is the stage indices congruent modulo expert x expert_tensor: each must sit at the tensor
+  // rank of the first.
+  const int span = plan.expert * plan.expert_tensor;
+  const ParallelCoordinates stage{};
+  for (int index = span; index < stage_devices(plan); ++index) {
+    if (at_stage_index(plan, stage, index)[ParallelAxis::Tensor] !=
+        at_stage_index(plan, stage, index % span)[ParallelAxis::Tensor]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 int expert_group_of(const ParallelismSpec& plan, const ParallelCoordinates& at) {
   if (!on_expert_grid(plan)) return at[ParallelAxis::Data];
   const ExpertPlace place = expert_place(plan, at);

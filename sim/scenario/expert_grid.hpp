@@ -55,6 +55,10 @@ struct ExpertPlace {
 [[nodiscard]] std::string expert_grid_name(std::string_view label, const ParallelismSpec& plan,
                                            const ParallelCoordinates& at, ExpertGridAxis axis);
 
+/// On the experts' own grid, whether each group of devices holding the same experts (expert-data group) lies within
+/// one tensor rank's devices, and so among the replicas of one share of the dense layers.
+[[nodiscard]] bool holders_share_tensor_rank(const ParallelismSpec& plan);
+
 /// Which of a stage's expert groups `at` belongs to, numbered from 0 (the routing draws' group): without the experts'
 /// own grid, its replica index among those of its tensor rank (a tensor group's devices route the same tokens); with
 /// it, by its expert-data and expert-tensor ranks (each device routes its own tokens).

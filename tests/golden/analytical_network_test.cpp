@@ -374,7 +374,7 @@ TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryReplicaOfAMixtureOfExperts) {
   // the same step to within rounding where every rank of a run of all enters together too); every link carries the
   // same bytes as in a run of every rank. Where a run of every rank times its ranks' ends of an exchange apart (each
   // rank's own routes, and the compute beside an overlapped exchange slowed for as long as its own lasts), its
-  // replicas drift apart a little and its step differs from the stand-ins' (by 0.11% and 0.02% below).
+  // replicas drift apart a little and its step differs from the stand-ins' (by 0.11%, 0.02%, 0.73% and 0.02% below).
   const auto folder = fresh_output_folder("analytical-mixture-replicas");
   struct Case {
     std::string name, parallelism, training;
@@ -387,6 +387,17 @@ TEST(AnalyticalNetwork, ReplicaZeroStandsForEveryReplicaOfAMixtureOfExperts) {
       {"all-to-all-32", "{pipeline: 2, expert: 32, microbatches: 4}", "", 2, 0.002},
       {"deepep-dualpipe", "{pipeline: 2, expert: 32, microbatches: 4, schedule: dualpipe}",
        "  token_dispatcher: deepep\n  routing: {groups: 8, group_limit: 4}\n  overlap_expert_exchange: true\n", 2,
+       0.002},
+      // On the experts' own grid an expert group holds devices of both tensor ranks, whose stand-ins time its
+      // exchanges together. Here each group spans two machines, 4 devices on each, whose ranks end a direct
+      // all-to-all far apart (a run of every rank: 18% sooner on average than the group's last rank).
+      {"grid",
+       "{tensor: 2, sequence_parallel: true, pipeline: 2, expert: 8, expert_tensor: 1, microbatches: 4, zero: 1}", "",
+       4, 0.01},
+      {"grid-deepep",
+       "{tensor: 2, sequence_parallel: true, pipeline: 2, virtual_stages: 2, schedule: interleaved_1f1b, expert: 16, "
+       "expert_tensor: 1, microbatches: 4}",
+       "  token_dispatcher: deepep\n  routing: {groups: 8, group_limit: 4}\n  overlap_expert_exchange: true\n", 4,
        0.002},
   };
   const auto simulated = [](const std::filesystem::path& out) {
@@ -451,6 +462,18 @@ TEST(AnalyticalNetwork, WorkersThatDifferAreEachSimulated) {
   const CommandResult run = run_dtsim("run " + path.string() + " -o " + (folder / "out").string());
   ASSERT_EQ(run.exit_status, 0) << run.err;
   EXPECT_EQ(run.out.find("simulated  worker 0"), std::string::npos) << run.out;
+  // On the experts' own grid an expert-tensor group cuts across tensor ranks, and so does a group of devices holding
+  // the same experts where expert x expert_tensor is no multiple of tensor (expert 2 over tensor 4: its devices sit 2
+  // apart, at tensor ranks 0 and 2).
+  for (const std::string parallelism :
+       {"{tensor: 2, sequence_parallel: true, pipeline: 2, expert: 4, expert_tensor: 2, microbatches: 4}",
+        "{tensor: 4, sequence_parallel: true, pipeline: 2, expert: 2, expert_tensor: 1, microbatches: 4}"}) {
+    SCOPED_TRACE(parallelism);
+    const auto mixture = mixture_scenario(folder, "grid", parallelism, "");
+    const CommandResult grid = run_dtsim("run " + mixture.string() + " -o " + (folder / "grid").string());
+    ASSERT_EQ(grid.exit_status, 0) << grid.err;
+    EXPECT_EQ(grid.out.find("simulated  replica 0"), std::string::npos) << grid.out;
+  }
 }
 
 TEST(AnalyticalNetwork, RefusesWhatItWouldNotTime) {

@@ -20,17 +20,21 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
                      setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
   if (!alike) return Mirroring::none;
   if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
-  // On the experts' own grid, expert and expert-tensor groups cut across tensor groups: no replica stands for
-  // another. Routing drawn per expert group, or tokens dropped at a capacity, gives each device of an expert group
-  // its own load. (A context group's devices hold the same layers and an even share of every sequence: replica 0's
-  // rank stands for its context groups too.)
-  if (scenario::on_expert_grid(plan)) return Mirroring::none;
+  // Routing drawn per expert group, or tokens dropped at a capacity, gives each device of an expert group its own
+  // load. (A context group's devices hold the same layers and an even share of every sequence: replica 0's rank
+  // stands for its context groups too.)
   if (plan.expert > 1 && !scenario.training.routing.even()) return Mirroring::none;
   // A rank of replica 0 stands for the groups of devices holding its experts among its replicas: those groups must
-  // lie within its replicas (the other replica-0 ranks stand for the others).
-  const std::vector<scenario::ParallelAxis> dense = scenario::sharing_axes(plan, scenario::Weights::Dense);
-  for (const scenario::ParallelAxis axis : scenario::sharing_axes(plan, scenario::Weights::Experts)) {
-    if (std::find(dense.begin(), dense.end(), axis) == dense.end()) return Mirroring::none;
+  // lie within its replicas (the other replica-0 ranks stand for the others). On the experts' own grid an expert
+  // group may hold devices of several tensor ranks, whose stand-ins time its exchanges together; an expert-tensor
+  // group cuts across tensor ranks, and is not stood for.
+  if (scenario::on_expert_grid(plan)) {
+    if (plan.expert_tensor > 1 || !scenario::holders_share_tensor_rank(plan)) return Mirroring::none;
+  } else {
+    const std::vector<scenario::ParallelAxis> dense = scenario::sharing_axes(plan, scenario::Weights::Dense);
+    for (const scenario::ParallelAxis axis : scenario::sharing_axes(plan, scenario::Weights::Experts)) {
+      if (std::find(dense.begin(), dense.end(), axis) == dense.end()) return Mirroring::none;
+    }
   }
   // A model-parallel job: its tensor groups and pipelines differ within a replica, the replicas are alike (expert
   // groups among them, each exchanging its tokens, the devices holding the same experts reducing theirs).

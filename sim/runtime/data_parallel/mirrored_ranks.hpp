@@ -23,7 +23,10 @@
 // experts for every such group (WorkerGroup::stand_for). An exchange of tokens is timed from every rank's steps
 // (their own dispatcher's, or those the collective would run on each rank, comm::recorded_steps), each expert group
 // alone as in a run of every rank, and ends when the slowest group's last rank does; every group's bytes are
-// counted on their own routes.
+// counted on their own routes. On the experts' own grid (expert_tensor declared, at 1) an expert group may hold
+// devices of several tensor ranks: the stand-ins of those ranks each stand for every expert group among their
+// replicas, meet at each exchange (AnalyticalNetwork::meet), and the last of them to enter times it for all and
+// counts its bytes once; each group of devices holding the same experts must lie within one tensor rank's devices.
 //
 // Under context parallelism a context group's devices hold the same layers and each an even share of every
 // sequence (two chunks, for causal attention's balance): they are replicas too, and replica 0's rank stands for

@@ -324,8 +324,8 @@ class LayerPasses {
                    block);
   }
   /// `collective` of `block` on the expert group. Where this device stands for its group (mirrored_ranks.hpp), the
-  /// others' steps are recorded from the same collective (this device is rank 0 of its group, the one a library
-  /// reports its choices for, so that recording another rank's reports nothing).
+  /// others' steps are recorded from the same collective (a run's collectives report no library choices, which a
+  /// library makes for rank 0, so that recording rank 0 for a device of another rank reports nothing).
   void run_on_experts(const comm::CollectiveAlgorithm& collective, comm::Block block) {
     if (experts_->mirrored()) {
       experts_->set_steps_of_others(

@@ -87,6 +87,13 @@ std::vector<std::vector<int>> groups_stood_for(const scenario::ParallelismSpec& 
   return out;
 }
 
+/// How many ranks standing for others (replica 0's, scenario::replica_group) are among `members`.
+int stand_ins_among(const scenario::ParallelismSpec& plan, const std::vector<int>& members) {
+  std::set<int> stand_ins;
+  for (const int member : members) stand_ins.insert(scenario::replica_group(plan, member).front());
+  return static_cast<int>(stand_ins.size());
+}
+
 }  // namespace
 
 ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const Meter& meter)
@@ -118,14 +125,26 @@ ParallelGroups::ParallelGroups(const TrainingContext& context, int rank, const M
   const bool mirrored = context.mirroring == Mirroring::replicas;
   replicas->set_mirrored(mirrored);
   if (mirrored && experts) {
-    experts->stand_for(
-        groups_stood_for(plan, rank, [&](int r) { return scenario::group_along(plan, r, ParallelAxis::Expert); }));
+    const auto expert_group_through = [&](int r) {
+      return scenario::on_expert_grid(plan) ? scenario::expert_grid_group(plan, r, scenario::ExpertGridAxis::Expert)
+                                            : scenario::group_along(plan, r, ParallelAxis::Expert);
+    };
+    experts->stand_for(groups_stood_for(plan, rank, expert_group_through),
+                       stand_ins_among(plan, expert_group_through(rank)));
   }
   if (mirrored && sequence) {
     sequence->stand_for(
         groups_stood_for(plan, rank, [&](int r) { return scenario::group_along(plan, r, ParallelAxis::Context); }));
   }
-  if (mirrored && expert_replicas) {
+  if (mirrored && expert_replicas && scenario::on_expert_grid(plan)) {
+    // Each tensor rank's stand-in enters for the groups among its replicas (mirroring_of: they lie there), which
+    // are not a block of the stage's groups by number: its entrant number is its tensor rank.
+    expert_replicas->stand_for(groups_stood_for(
+        plan, rank, [&](int r) { return scenario::expert_grid_group(plan, r, scenario::ExpertGridAxis::ExpertData); }));
+    AnalyticalMeeting meeting = expert_replicas_meeting(plan, at, "expert-replicas");
+    meeting.offset = at[ParallelAxis::Tensor] * (meeting.size / plan.tensor);
+    (*expert_replicas)->set_meeting(std::move(meeting));
+  } else if (mirrored && expert_replicas) {
     const std::vector<ParallelAxis> holding = scenario::sharing_axes(plan, scenario::Weights::Experts);
     expert_replicas->stand_for(
         groups_stood_for(plan, rank, [&](int r) { return scenario::group_across(plan, r, holding); }));

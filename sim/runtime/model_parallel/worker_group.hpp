@@ -20,11 +20,11 @@ class WorkerGroup {
               const Meter& meter);
   [[nodiscard]] S4uTransport& operator*() const { return *transport_; }
   [[nodiscard]] S4uTransport* operator->() const { return transport_.get(); }
-  /// This worker stands for every rank of `groups`, groups of this one's kind (its own first; see
-  /// S4uTransport::stand_for).
-  void stand_for(std::vector<std::vector<int>> groups) {
+  /// This worker stands for every rank of `groups`, groups of this one's kind (its own first), with `entrants` - 1
+  /// other workers standing for some of them (see S4uTransport::stand_for).
+  void stand_for(std::vector<std::vector<int>> groups, int entrants = 1) {
     stood_for_ = std::move(groups);
-    transport_->stand_for(stood_for_);
+    transport_->stand_for(stood_for_, entrants);
   }
 
  private:

@@ -129,7 +129,16 @@ void AnalyticalMessages::time_phase(int to, std::size_t elements, int rounds, co
   // Every rank's bytes are counted as the phase starts (see AnalyticalNetwork::enter).
   const bool joined = !owner_->meeting_.name.empty();
   const std::span<const std::vector<int>> groups = owner_->stood_for_;
-  if (!groups.empty()) {
+  if (!groups.empty() && !joined && owner_->entrants_ > 1) {
+    // Standing for its groups with other ranks: the last of them to enter times and counts every group.
+    phase = network_->meet(owner_->group_, owner_->entrants_, phases_entered_++, [&] {
+      if (owner_->traffic_ != nullptr) {
+        for (const std::vector<int>& hosts : groups)
+          network_->count_for_all(owner_->size_, hosts, ring_set, bytes, rounds);
+      }
+      return network_->start_for_groups(owner_->size_, groups, ring_set, bytes, rounds);
+    });
+  } else if (!groups.empty()) {
     // This rank stands for `groups`, its own and others of its kind: one entrant of a meeting for all of them, or
     // each timed alone.
     const int each = owner_->size_ * static_cast<int>(groups.size());
@@ -156,7 +165,7 @@ void AnalyticalMessages::time_phase(int to, std::size_t elements, int rounds, co
         network_->enter(joined ? owner_->meeting_.name : owner_->group_, joined ? owner_->meeting_.size : owner_->size_,
                         phases_entered_++, owner_->meeting_.offset + owner_->rank_, sends, rounds, owner_->traffic_);
   }
-  if (owner_->mirrored_ && owner_->traffic_ != nullptr) {
+  if (owner_->mirrored_ && owner_->traffic_ != nullptr && (groups.empty() || joined || owner_->entrants_ == 1)) {
     if (groups.empty()) network_->count_for_all(owner_->size_, owner_->hosts_, ring_set, bytes, rounds);
     for (const std::vector<int>& hosts : groups) network_->count_for_all(owner_->size_, hosts, ring_set, bytes, rounds);
   }
@@ -207,7 +216,12 @@ AnalyticalNetwork::Phase AnalyticalMessages::steps_for_all(std::span<const comm:
     every[static_cast<std::size_t>(rank)] =
         rank == owner_->rank_ ? std::vector<comm::Step>(steps.begin(), steps.end()) : steps_of(rank);
   }
-  return network_->steps_for_groups(owner_->stood_for_, every, bytes_per_element, owner_->traffic_);
+  if (owner_->entrants_ == 1)
+    return network_->steps_for_groups(owner_->stood_for_, every, bytes_per_element, owner_->traffic_);
+  // Standing for its groups with other ranks: the last of them to enter times and counts every group.
+  return network_->meet(owner_->group_, owner_->entrants_, phases_entered_++, [&] {
+    return network_->steps_for_groups(owner_->stood_for_, every, bytes_per_element, owner_->traffic_);
+  });
 }
 
 void AnalyticalMessages::wait_for_phase(double arrived, AnalyticalNetwork::Phase phase) {

@@ -99,6 +99,24 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
   return phase;
 }
 
+AnalyticalNetwork::Phase AnalyticalNetwork::meet(const std::string& name, int entrants, std::uint64_t index,
+                                                 const std::function<Phase()>& time) {
+  const auto key = std::pair{name, index};
+  Meeting& meeting = meetings_[key];
+  if (++meeting.arrived == entrants) {
+    meeting.phase = time();
+    meeting.timed = true;
+    for (const simgrid::s4u::ActorPtr& actor : meeting.waiting) actor->resume();
+    meeting.waiting.clear();
+  } else {
+    meeting.waiting.push_back(simgrid::s4u::Actor::self());
+    while (!meeting.timed) simgrid::s4u::this_actor::suspend();
+  }
+  const Phase phase = meeting.phase;
+  if (--meeting.arrived == 0) meetings_.erase(key);
+  return phase;
+}
+
 AnalyticalNetwork::Phase AnalyticalNetwork::enter_for_group(const std::string& meeting, int groups, std::uint64_t index,
                                                             int group, int ranks, std::span<const int> host_of_rank,
                                                             const comm::RingSet& phase, double bytes, int rounds) {

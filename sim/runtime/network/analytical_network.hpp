@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -117,6 +118,11 @@ class AnalyticalNetwork {
   /// routes. Not under share_links.
   Phase steps_for_groups(std::span<const std::vector<int>> groups, const std::vector<std::vector<comm::Step>>& steps,
                          double bytes_per_element, topology::LinkTraffic* traffic);
+
+  /// `entrants` ranks standing for the same groups together (S4uTransport::stand_for) enter their `index`-th phase
+  /// under `name`: blocks until all have entered; then the last one times the phase for all (`time`, which counts
+  /// its bytes too) and every one gets that phase.
+  Phase meet(const std::string& name, int entrants, std::uint64_t index, const std::function<Phase()>& time);
 
   /// Ranks standing for others, replica by replica (see mirrored_ranks.hpp): `copies[h]` are the host numbers
   /// host h stands for, itself first (empty: none, or h is not simulated). A point-to-point message then

@@ -94,11 +94,13 @@ class S4uTransport final : public comm::Transport {
   void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
   /// This rank stands for every rank of `groups`, groups of its own kind (its own first, each as the host numbers
   /// of its ranks in their order), which behave alike and are not simulated (see mirrored_ranks.hpp): each phase
-  /// is timed from what every rank of its group sends, and every group's bytes are counted. `groups` must outlive
-  /// the transport.
-  void stand_for(std::span<const std::vector<int>> groups) {
+  /// is timed from what every rank of its group sends, and every group's bytes are counted. Where `entrants` ranks
+  /// of its group stand for the groups together (on the experts' own grid, one for each tensor rank), each phase
+  /// starts when all of them have entered it and is timed and counted once. `groups` must outlive the transport.
+  void stand_for(std::span<const std::vector<int>> groups, int entrants = 1) {
     mirrored_ = true;
     stood_for_ = groups;
+    entrants_ = entrants;
   }
   /// Whether this rank stands for every rank of its group (set_mirrored, stand_for).
   [[nodiscard]] bool mirrored() const { return mirrored_; }
@@ -172,6 +174,7 @@ class S4uTransport final : public comm::Transport {
   std::span<const int> hosts_;
   bool mirrored_ = false;
   std::span<const std::vector<int>> stood_for_;  ///< see stand_for(); empty: its own group alone
+  int entrants_ = 1;                             ///< the ranks standing for stood_for_ together (see stand_for())
   StepsOf steps_of_others_;                      ///< see set_steps_of_others()
   AnalyticalMeeting meeting_;
   std::unique_ptr<MessageTiming> timing_;
