@@ -3,6 +3,7 @@
 #include "analysis/cluster_report.hpp"
 #include "sim/app/isolated_call.hpp"
 #include "sim/checks/scenario_resolver.hpp"
+#include "sim/checks/simulation_messages.hpp"
 #include "sim/metrics/cluster_result.hpp"
 #include "sim/metrics/link_timeline.hpp"
 #include "sim/metrics/run_writers.hpp"
@@ -56,6 +57,7 @@ PreparedCluster prepare(const RunCommandOptions& options, const scenario::Scenar
     setup.threads = options.threads;
     out.setups.push_back(std::move(setup));
   }
+  checks::check_cluster_messages(scenario, out.setups);
   return out;
 }
 

@@ -124,4 +124,29 @@ void check_simulation_messages(const scenario::Scenario& s, const runtime::Train
   throw core::InputError(std::move(diagnostic));
 }
 
+void check_cluster_messages(const scenario::Scenario& s, std::span<const runtime::TrainingSetup> setups) {
+  // Other jobs' traffic keeps a run of several jobs from shortening phases: every round is counted.
+  double messages = 0.0;
+  int ranks = 0;
+  for (std::size_t j = 0; j < s.jobs.size() && j < setups.size(); ++j) {
+    ranks += s.jobs[j].workers;
+    if (const std::optional<StepMessages> step = gradient_messages(*s.jobs[j].scenario, setups[j], false)) {
+      messages += step->messages;
+    }
+  }
+  const double seconds = messages * kSecondsPerMessageAndRank * ranks;
+  if (seconds <= kMostSecondsAStep) return;
+  core::Diagnostic diagnostic;
+  diagnostic.where = s.jobs.front().where;
+  diagnostic.key = "jobs";
+  diagnostic.message = fmt::format(
+      "message by message, a step of the {} jobs beside each other ({} workers sharing the fabric) posts at least {} "
+      "messages in its gradient collectives, some {} of wall time a step on 2 cores, past the hour a step may take "
+      "(and each job is simulated again alone)",
+      s.jobs.size(), ranks, rough_count(messages), rough_duration(seconds));
+  diagnostic.hint = "use topology.network_model: analytical, which times each phase of a collective at once, or fewer "
+                    "workers";
+  throw core::InputError(std::move(diagnostic));
+}
+
 }  // namespace dtsim::checks

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 namespace dtsim::checks {
 
@@ -43,5 +44,9 @@ struct StepMessages {
 
 /// Throws core::InputError at `cluster.workers` when a step's estimated wall time passes kMostSecondsAStep.
 void check_simulation_messages(const scenario::Scenario& s, const runtime::TrainingSetup& setup);
+
+/// Throws core::InputError at `jobs` when a step of `s`'s jobs beside each other (`setups`, by job) is estimated past
+/// kMostSecondsAStep: every job's gradient messages, each sharing the fabric with every job's ranks' flows.
+void check_cluster_messages(const scenario::Scenario& s, std::span<const runtime::TrainingSetup> setups);
 
 }  // namespace dtsim::checks

@@ -380,6 +380,43 @@ TEST(ClusterJobs, AJobArrivingWithDevicesFreeStartsAtItsArrivalToTheEnginesTimin
   EXPECT_EQ(jobs[2]["wait_s"].get<double>(), 0.0);
 }
 
+/// Two data-parallel GPT-2 XL jobs of `each` H100s spread over one fat tree of DGX H100s, message by message.
+std::string two_jobs_on_a_fat_tree(int each) {
+  return fmt::format(R"(name: two-jobs
+cluster:
+  workers: {}
+  device: {{name: h100, precision: mixed}}
+  nodes: [{{type: dgx_h100, count: {}}}]
+topology: {{kind: hierarchical, fabric: fat_tree, arity: 32, nic: per_device, link: {{bandwidth: 400Gbps, latency: 2us}}}}
+model: {{kind: "profile:gpt2_xl"}}
+training:
+  batch: {{per_worker: 8}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  stop: {{iterations: 1}}
+scheduler: {{placement: spread}}
+jobs:
+  - {{name: job-a, workers: {}}}
+  - {{name: job-b, workers: {}}}
+)",
+                     2 * each, 2 * each / 8, each, each);
+}
+
+TEST(ClusterJobs, JobsWhoseStepMessageByMessageWouldPassTheHourAreRefusedWithTheEstimate) {
+  // Each job's 73 gradient buckets, each a ring allreduce of 2(p - 1) rounds a rank, every message sharing the fabric
+  // with both jobs' ranks' flows (6 ns a message and rank, docs/limits.md).
+  const fs::path folder = fresh_output_folder("cluster-refused");
+  const fs::path file = write_scenario(folder, "two-jobs", two_jobs_on_a_fat_tree(2048));
+  const CommandResult result = run_dtsim(fmt::format("run {} -o {}", file.string(), (folder / "out").string()));
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.err, file.string() +
+                            ":14:5: error: jobs: message by message, a step of the 2 jobs beside each other (4096 workers "
+                            "sharing the fabric) posts at least 1.22 billion messages in its gradient collectives, some "
+                            "8.4 hours of wall time a step on 2 cores, past the hour a step may take (and each job is "
+                            "simulated again alone)\n  hint: use topology.network_model: analytical, which times each "
+                            "phase of a collective at once, or fewer workers\n");
+  EXPECT_FALSE(fs::exists(folder / "out"));
+}
+
 TEST(ClusterJobs, TheSameScenarioAndSeedGiveTheSameFiles) {
   const fs::path folder = fresh_output_folder("cluster_determinism");
   const fs::path file = write_scenario(folder, "queue", std::string("name: queue\n") + kDumbbell + R"(scheduler: {policy: backfill}
