@@ -533,6 +533,11 @@ DeviceSearch search_devices(const PlanSpace& space, const SearchLimits& limits, 
   if (declared.expert_tensor_declared && !fixed.degree(scenario::ParallelAxis::ExpertTensor)) {
     fixed.degree(scenario::ParallelAxis::ExpertTensor) = declared.expert_tensor;
   }
+  // Modules listed for selective recomputation keep it selective unless --recomputation says otherwise (with none
+  // or full, the list would be refused by every candidate's scenario).
+  if (base.training.recompute_modules_declared && !fixed.recomputation) {
+    fixed.recomputation = models::Recomputation::Selective;
+  }
   SearchLimits bounded = limits;
   bounded.bounds = degree_bounds(format);
   const std::int64_t total = count_candidates(fixed, devices, profile.shape, batch);

@@ -196,6 +196,30 @@ TEST(PlanCommand, TheEstimateRanksAMixturesSimulatedCandidatesAsTheSimulationDoe
       << "over " << found.candidates << " simulated candidates; the estimate's worst disagreements:\n" << found.worst;
 }
 
+TEST(PlanCommand, ModulesListedForSelectiveRecomputationKeepItSelective) {
+  // Recomputation none or full with the modules listed would be refused by every candidate's scenario.
+  const fs::path folder = fresh_output_folder("plan_recompute_modules");
+  const fs::path scenario = folder / "listed-modules.yaml";
+  std::ofstream(scenario) << "name: listed-modules\n"
+                             "cluster:\n  workers: 16\n  device: {name: h100, precision: mixed}\n"
+                             "  nodes:\n    - {type: dgx_h100, count: 2}\n"
+                             "topology: {kind: hierarchical, fabric: fat_tree, arity: 4, nic: per_device, "
+                             "network_model: analytical, link: {bandwidth: \"400Gbps\", latency: \"2us\"}}\n"
+                             "model: {kind: \"profile:llama2_7b\", sequence_length: 1024}\n"
+                             "training:\n  recomputation: selective\n  recompute_modules: [mlp]\n  batch: {global: 64}\n"
+                             "  optimizer: {kind: adam, learning_rate: 0.0001}\n  stop: {iterations: 1}\n";
+  const CommandResult plan = run_dtsim("plan " + scenario.string() + " --gpus 16 --zero 1 --pipeline 1 --top 2 -j 2 -q -o " +
+                                       (folder / "plan").string());
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  const std::string header = read_file(folder / "plan" / "plan.csv").substr(0, read_file(folder / "plan" / "plan.csv").find('\n'));
+  const std::vector<std::string> columns = core::csv_cells(header);
+  const auto column = std::find(columns.begin(), columns.end(), "recomputation");
+  ASSERT_NE(column, columns.end()) << header;
+  const auto rows = plan_rows(folder / "plan" / "plan.csv");
+  ASSERT_FALSE(rows.empty());
+  for (const auto& row : rows) EXPECT_EQ(row.at(static_cast<std::size_t>(column - columns.begin())), "selective");
+}
+
 // A budget with failures: each plan's cost per million tokens is its own projection's (device-hours over the
 // goodput expected), the figure --objective cost ranks by, not the failure-free one.
 TEST(PlanCommand, TheCostPerTokenOfABudgetWithFailuresIsItsProjections) {
