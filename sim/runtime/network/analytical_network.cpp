@@ -67,19 +67,18 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
   // Subgroups of one phase may run different numbers of rounds only if they are of different sizes; the
   // phase lasts as long as the longest.
   meeting.rounds = std::max(meeting.rounds, rounds);
-  if (++meeting.arrived == ranks) {
+  return meet(group, ranks, index, [&] {
     const double now = simgrid::s4u::Engine::get_clock();
     std::vector<topology::Flow> flows;
     for (const auto& of_rank : meeting.flows) flows.insert(flows.end(), of_rank.begin(), of_rank.end());
-    meeting.phase = Phase{now, now + meeting.rounds * round_time(flows), nullptr};
+    Phase phase{now, now + meeting.rounds * round_time(flows), nullptr};
     if (links_ != nullptr) {
       DirectionLoads moved;
       for (const auto& of_rank : meeting.sent) {
         for (const auto& [sender, receiver, total] : of_rank) add_flow(moved, sender, receiver, total);
       }
-      meeting.phase.shared = share(meeting.phase.end, meeting.rounds * critical_latency(flows), moved);
+      phase.shared = share(phase.end, meeting.rounds * critical_latency(flows), moved);
     }
-    meeting.timed = true;
     if (traffic != nullptr) {
       for (const auto& of_rank : meeting.sent) {
         for (const auto& [sender, receiver, total] : of_rank) {
@@ -87,16 +86,8 @@ AnalyticalNetwork::Phase AnalyticalNetwork::enter(const std::string& group, int 
         }
       }
     }
-    for (const simgrid::s4u::ActorPtr& actor : meeting.waiting) actor->resume();
-    meeting.waiting.clear();
-  } else {
-    meeting.waiting.push_back(simgrid::s4u::Actor::self());
-    while (!meeting.timed) simgrid::s4u::this_actor::suspend();
-  }
-  const Phase phase = meeting.phase;
-  // The last rank to read the phase forgets the meeting.
-  if (--meeting.arrived == 0) meetings_.erase(key);
-  return phase;
+    return phase;
+  });
 }
 
 AnalyticalNetwork::Phase AnalyticalNetwork::meet(const std::string& name, int entrants, std::uint64_t index,
@@ -113,6 +104,7 @@ AnalyticalNetwork::Phase AnalyticalNetwork::meet(const std::string& name, int en
     while (!meeting.timed) simgrid::s4u::this_actor::suspend();
   }
   const Phase phase = meeting.phase;
+  // The last rank to read the phase forgets the meeting.
   if (--meeting.arrived == 0) meetings_.erase(key);
   return phase;
 }
