@@ -3,7 +3,7 @@
 #   make test  installs what is missing, builds, and runs the quick test suite (make test-extensive: the long tests)
 #   make fuzz  builds the scenario reader's libFuzzer target with clang and runs it for FUZZ_SECONDS
 PACKAGES := cmake g++ make pkg-config libsimgrid-dev libboost-graph-dev libfmt-dev libyaml-cpp-dev \
-            libgtest-dev libgmock-dev libeigen3-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libjemalloc-dev \
+            libgtest-dev libgmock-dev libeigen3-dev zlib1g-dev protobuf-compiler libprotobuf-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libjemalloc-dev \
             python3 python3-jsonschema python3-yaml chromium slurm-wlm munge \
             python3-dev python3-pybind11 python3-pandas jupyter-nbconvert python3-nbformat python3-ipykernel
 FUZZ_PACKAGES := clang libclang-rt-14-dev

@@ -178,6 +178,8 @@ ModelPlugin llama_of_any_shape() {
 
 /// Layer tables of published models too large to train here: time and traffic without values.
 void register_layer_profiles(ModelRegistry& registry) {
+  registry.add("profile:resnet18", "timing only: ResNet-18 layer table (11.7M parameters)",
+               layer_table("resnet18", false));
   registry.add("profile:resnet50", "timing only: ResNet-50 layer table (25.6M parameters)", layer_table("resnet50", false));
   registry.add("profile:bert_base", "timing only: BERT-Base layer table (110M parameters)", layer_table("bert_base", true));
   registry.add("profile:bert_large", "timing only: BERT-Large layer table (335M parameters)",

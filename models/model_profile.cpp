@@ -20,6 +20,7 @@ using Builder = std::function<ModelProfile(const ProfileOptions&)>;
 
 const std::map<std::string, Builder>& builders() {
   static const std::map<std::string, Builder> all{
+      {"resnet18", [](const ProfileOptions&) { return resnet18_profile(); }},
       {"resnet50", [](const ProfileOptions&) { return resnet50_profile(); }},
       {"bert_base", [](const ProfileOptions& o) { return bert_profile("base", o); }},
       {"bert_large", [](const ProfileOptions& o) { return bert_profile("large", o); }},

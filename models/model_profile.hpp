@@ -158,6 +158,7 @@ struct ProfileOptions {
 
 /// ResNet-50 v1.5 (torchvision): 224x224x3 images, stride on the 3x3 convolutions, 1000 classes.
 ModelProfile resnet50_profile();
+ModelProfile resnet18_profile();
 /// BERT encoders (Devlin et al. 2019) with the pooler: base (12 layers, 768 wide, 12 heads) and large (24,
 /// 1024, 16); WordPiece vocabulary 30,522; default sequence 512.
 ModelProfile bert_profile(const std::string& size, const ProfileOptions& options);

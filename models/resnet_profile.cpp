@@ -33,6 +33,24 @@ class ConvNetTable {
   std::vector<LayerProfile>& layers_;
 };
 
+/// The image classifier's head: global average pooling of `channels` maps of `size` x `size`, then 1000
+/// classes' weights and biases and softmax cross-entropy (5 FLOPs per class).
+void classifier(ModelProfile& out, ConvNetTable& table, int channels, int size) {
+  table.elementwise("avgpool", static_cast<double>(channels) * size * size, 1.0);
+  const double classes = 1000.0;
+  out.layers.push_back(whole_layer("fc", channels * classes + classes, 2.0 * channels * classes + 6.0 * classes,
+                                   4.0 * channels * classes + classes, classes * kFloatBytes));
+}
+
+/// The stem: a 7x7 stride-2 convolution of the 224x224 image to 64 channels, then 3x3 max pooling with
+/// stride 2. Returns the feature map's size (56).
+int stem(ConvNetTable& table) {
+  int size = table.conv("conv1", 224, 7, 3, 64, 2, true);  // 112
+  size /= 2;
+  table.elementwise("maxpool", 64.0 * size * size, 9.0);
+  return size;
+}
+
 }  // namespace
 
 // He et al. 2016, "Deep residual learning", table 1, as torchvision's resnet50 (v1.5: the stride-2
@@ -42,9 +60,7 @@ ModelProfile resnet50_profile() {
   ModelProfile out{
       "resnet50", "ResNet-50 v1.5 image classifier (ImageNet, 1000 classes)", "a 224x224 RGB image", {}, {}};
   ConvNetTable table(out.layers);
-  int size = table.conv("conv1", 224, 7, 3, 64, 2, true);  // 112
-  size /= 2;                                               // 3x3 max pool, stride 2: 56
-  table.elementwise("maxpool", 64.0 * size * size, 9.0);
+  int size = stem(table);
   const int blocks[4] = {3, 4, 6, 3};
   const int widths[4] = {64, 128, 256, 512};
   int in = 64;
@@ -64,11 +80,32 @@ ModelProfile resnet50_profile() {
       in = expanded;
     }
   }
-  table.elementwise("avgpool", static_cast<double>(in) * size * size, 1.0);
-  const double classes = 1000.0;
-  // The classifier: 2048 x 1000 weights and biases, then softmax cross-entropy (5 FLOPs per class).
-  out.layers.push_back(whole_layer("fc", in * classes + classes, 2.0 * in * classes + 6.0 * classes,
-                                   4.0 * in * classes + classes, classes * kFloatBytes));
+  classifier(out, table, in, size);
+  return out;
+}
+
+// The same paper's 18-layer network (table 1: basic blocks of two 3x3 convolutions, 2 per stage), as
+// torchvision's resnet18: 11,689,512 parameters and 1.82 GMACs per 224x224 image forward.
+ModelProfile resnet18_profile() {
+  ModelProfile out{"resnet18", "ResNet-18 image classifier (ImageNet, 1000 classes)", "a 224x224 RGB image", {}, {}};
+  ConvNetTable table(out.layers);
+  int size = stem(table);
+  const int widths[4] = {64, 128, 256, 512};
+  int in = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int width = widths[stage];
+    for (int block = 0; block < 2; ++block) {
+      const std::string prefix = fmt::format("layer{}.{}", stage + 1, block);
+      const int stride = block == 0 && stage > 0 ? 2 : 1;
+      const int out_size = table.conv(prefix + ".conv1", size, 3, in, width, stride, true);
+      table.conv(prefix + ".conv2", out_size, 3, width, width, 1, false);
+      if (block == 0 && stage > 0) table.conv(prefix + ".downsample", size, 1, in, width, stride, false);
+      table.elementwise(prefix + ".add_relu", static_cast<double>(width) * out_size * out_size, 2.0);
+      size = out_size;
+      in = width;
+    }
+  }
+  classifier(out, table, in, size);
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include "sim/app/calibrate_command.hpp"
 
 #include "sim/app/collective_measurements.hpp"
+#include "sim/app/iteration_simulation.hpp"
+#include "sim/app/trace_calibration.hpp"
 #include "sim/checks/scenario_resolver.hpp"
 #include "sim/comm/library_collective.hpp"
 #include "sim/core/atomic_file.hpp"
@@ -285,55 +287,6 @@ scenario::Scenario with_values(scenario::Scenario s, const std::vector<FitKey>& 
   return s;
 }
 
-/// What `work` returns, computed in a child process: SimGrid runs one engine per process. Its exceptions
-/// come back as the error of the simulation of `name`.
-std::string in_child_process(const std::string& name, const std::function<std::string()>& work) {
-  int pipe_ends[2];
-  if (::pipe(pipe_ends) != 0) throw std::runtime_error("cannot open a pipe to a simulation");
-  const pid_t child = ::fork();
-  if (child < 0) throw std::runtime_error("cannot start a simulation");
-  if (child == 0) {
-    ::close(pipe_ends[0]);
-    std::string answer;
-    try {
-      answer = work();
-    } catch (const std::exception& error) {
-      answer = std::string("!") + error.what();
-    }
-    for (std::size_t done = 0; done < answer.size();) {
-      const ssize_t n = ::write(pipe_ends[1], answer.data() + done, answer.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    ::_exit(0);
-  }
-  ::close(pipe_ends[1]);
-  std::string answer;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(pipe_ends[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    answer.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(pipe_ends[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (answer.empty()) throw std::runtime_error(fmt::format("the simulation of '{}' ended without a result", name));
-  if (answer.front() == '!') throw std::runtime_error(fmt::format("the simulation of '{}' failed: {}", name, answer.substr(1)));
-  return answer;
-}
-
-/// Seconds per iteration of `s`.
-double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries) {
-  return std::stod(in_child_process(s.name, [&] {
-    const runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
-    const metrics::RunRecord record = runtime::run_training(s, setup);
-    return fmt::format("{:.17g}", record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));
-  }));
-}
-
 /// Seconds of one `operation` of each size on the workers of `s`, with the scenario's algorithm (ring where
 /// the operation has no algorithm of that name) run as its communication library runs it.
 std::vector<double> simulate_collective(const scenario::Scenario& s, const checks::Registries& registries,
@@ -576,12 +529,15 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
   return normal(a) == normal(b);
 }
 
+constexpr const char* kOwnFileHint =
+    "write the catalog to a file of its own and include it in the scenarios (include: catalog.yaml)";
+
 /// Refuses a catalog file that is one of the calibration's inputs, before anything is written: the catalog
 /// would replace the measurements, or the scenario they were measured on.
 void refuse_output_among_inputs(const CalibrateOptions& options, const MeasuredRows& rows) {
   if (!options.output) return;
   const std::filesystem::path& output = *options.output;
-  const char* hint = "write the catalog to a file of its own and include it in the scenarios (include: catalog.yaml)";
+  const char* hint = kOwnFileHint;
   if (same_file(output, options.measurements)) {
     refuse("dtsim calibrate", "--output",
            fmt::format("{} is the measurements table: the catalog would replace it", output.string()), hint);
@@ -739,6 +695,19 @@ std::string rows_report(const std::vector<Measurement>& measurements, const std:
 }  // namespace
 
 Calibration calibrate(const CalibrateOptions& options, const checks::Registries& registries) {
+  if (is_profiler_trace(options.measurements)) {
+    if (options.output && same_file(*options.output, options.measurements)) {
+      refuse("dtsim calibrate", "--output",
+             fmt::format("{} is the profiled trace: the fragment would replace it", options.output->string()),
+             kOwnFileHint);
+    }
+    if (options.output && options.scenario && same_file(*options.output, *options.scenario)) {
+      refuse("dtsim calibrate", "--output",
+             fmt::format("{} is the scenario of the trace: the fragment would replace it", options.output->string()),
+             kOwnFileHint);
+    }
+    return calibrate_from_trace(options, registries);
+  }
   if (options.fit.empty() && options.output) {
     refuse("dtsim calibrate", "--fit", "a catalog needs something fitted",
            "for example --fit a100.convolution (an operation class of a device), --fit cpu (every class), or "

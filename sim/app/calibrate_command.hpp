@@ -16,9 +16,11 @@ struct CalibrateOptions {
   /// A CSV with a header and the columns `scenario` (a YAML file, relative to the CSV's folder) and
   /// `iteration_s` (the measured seconds of one training iteration), and optionally `bound_percent` (the
   /// largest error of the predicted throughput the row accepts); or a CSV of collectives (`scenario`,
-  /// `operation`, `size_B`, and `busbw_GBps` or `time_us`); or the output of an nccl-tests program.
+  /// `operation`, `size_B`, and `busbw_GBps` or `time_us`); or the output of an nccl-tests program; or a
+  /// PyTorch profiler trace of a few steps on one GPU (trace_calibration.hpp).
   std::filesystem::path measurements;
-  /// The cluster nccl-tests output was measured on (required for that input, unused otherwise).
+  /// The cluster nccl-tests output was measured on, or the scenario of a profiler trace's model (required for
+  /// those inputs, unused otherwise).
   std::optional<std::filesystem::path> scenario;
   /// What to fit: `DEVICE.CLASS` (such as a100.convolution) or `DEVICE` (one efficiency for every class);
   /// `NODE_TYPE.intra_link.bandwidth`, `NODE_TYPE.intra_link.latency`, `link.bandwidth`, `link.latency`.
@@ -27,6 +29,8 @@ struct CalibrateOptions {
   /// The catalog file to write (YAML, under `cluster.devices`); none: only the report. Never an input: not
   /// `measurements`, not a scenario they name (std::filesystem::equivalent where both exist).
   std::optional<std::filesystem::path> output;
+  /// A profiler trace's step annotations: the host annotations whose names begin with this.
+  std::string step_marker = "ProfilerStep#";
 };
 
 struct Calibration {

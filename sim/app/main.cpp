@@ -3,6 +3,7 @@
 
 #include "analysis/run_columns.hpp"
 #include "sim/app/calibrate_command.hpp"
+#include "sim/app/chakra_export.hpp"
 #include "sim/app/check_plugin_command.hpp"
 #include "sim/app/collective_command.hpp"
 #include "sim/app/compare_command.hpp"
@@ -559,13 +560,20 @@ Subcommand add_calibrate(CLI::App& cli) {
       "calibrate", "fit devices' sustained efficiencies and links' figures to measured iteration or collective times "
                    "and write a catalog; without --fit, compare predictions with the measurements (exit 1 when a row "
                    "is over its bound)");
-  command->add_option("measurements", s->options.measurements,
-                      "CSV with columns scenario (a YAML file, relative to the CSV), iteration_s (measured) and, "
-                      "optionally, bound_percent; or a CSV with scenario,operation,size_B,busbw_GBps (or time_us); "
-                      "or the output of an nccl-tests program (with --scenario)")
+  command
+      ->add_option("measurements", s->options.measurements,
+                   "CSV with columns scenario (a YAML file, relative to the CSV), iteration_s (measured) and, "
+                   "optionally, bound_percent; or a CSV with scenario,operation,size_B,busbw_GBps (or time_us); "
+                   "or the output of an nccl-tests program (with --scenario); or a PyTorch profiler trace of a few "
+                   "steps on one GPU, plain or gzipped (with --scenario: its model)")
       ->required();
   s->scenario_given = command->add_option("--scenario", s->scenario,
-                                          "the cluster nccl-tests output was measured on (a scenario file)");
+                                          "the cluster nccl-tests output was measured on, or the traced model "
+                                          "on the traced device (a scenario file)");
+  command
+      ->add_option("--step-marker", s->options.step_marker,
+                   "a profiler trace's step annotations: the host annotations whose names begin with this")
+      ->capture_default_str();
   command->add_option("--fit", s->options.fit,
                       "DEVICE.CLASS (such as a100.convolution), DEVICE, NODE_TYPE.intra_link.bandwidth, "
                       "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency; repeatable");
@@ -578,6 +586,20 @@ Subcommand add_calibrate(CLI::App& cli) {
             int over_bound = 0;
             fmt::print("{}", app::calibrate_command(options, at.registries(), &over_bound));
             return over_bound > 0 ? 1 : 0;
+          }};
+}
+
+Subcommand add_chakra(CLI::App& cli) {
+  const auto options = std::make_shared<app::ChakraExportOptions>();
+  CLI::App* command = cli.add_subcommand(
+      "chakra",
+      "write the work each rank of a timing-only data-parallel scenario does in an iteration as MLCommons "
+      "Chakra execution traces (PREFIX.RANK.et, as ASTRA-sim reads them)");
+  command->add_option("scenario", options->scenario, "the scenario file")->required();
+  command->add_option("-o,--output", options->prefix, "PREFIX of the rank files (folders are made)")->required();
+  return {command, [options](Invocation& at) {
+            fmt::print("{}", app::chakra_export_command(*options, at.registries()));
+            return 0;
           }};
 }
 
@@ -636,6 +658,7 @@ int main(int argc, char** argv) {
       add_scale(cli, common),
       add_plan(cli, common),
       add_calibrate(cli),
+      add_chakra(cli),
       add_check_plugin(cli, common),
       add_schema(cli)};
   try {

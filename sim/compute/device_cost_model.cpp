@@ -75,7 +75,8 @@ LayerTimes layer_times(const models::LayerProfile& layer, double batch, const sc
   if (layer.op == models::OpClass::Gemm && layer.gemm.rows > 0.0 && device.multiprocessors) {
     rate *= training_gemm_factor(layer.gemm.rows * batch, layer.gemm.columns, layer.gemm.depth);
   }
-  LayerTimes out{flops / rate, 0.0, 0.0};
+  // The host's time per layer and pass: the device idles while the framework launches the layer's kernels.
+  LayerTimes out{flops / rate, device.layer_overhead_s, device.layer_overhead_s};
   if (!device.memory_bandwidth) return out;
   // Activations are kept and moved in 16 bits under every reduced precision (the quantized recipes' products
   // write 16-bit outputs).
@@ -86,8 +87,8 @@ LayerTimes layer_times(const models::LayerProfile& layer, double batch, const sc
   const double bytes = 3.0 * element * layer.activation_bytes * batch + 16.0 * layer.parameters;
   out.products = std::max(out.products, bytes / bandwidth);
   const auto [forward_scaling, backward_scaling] = quantization_seconds(layer, batch, device, bandwidth);
-  out.forward_kernels = element * layer.forward_traffic * batch / bandwidth + forward_scaling;
-  out.backward_kernels = element * layer.backward_traffic * batch / bandwidth + backward_scaling;
+  out.forward_kernels += element * layer.forward_traffic * batch / bandwidth + forward_scaling;
+  out.backward_kernels += element * layer.backward_traffic * batch / bandwidth + backward_scaling;
   return out;
 }
 
@@ -115,6 +116,16 @@ double quantization_bytes(const scenario::DeviceProfile& device) {
 double layer_seconds(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device) {
   const LayerTimes t = layer_times(layer, batch, device);
   return t.products + t.forward_kernels + t.backward_kernels;
+}
+
+ClassSeconds class_seconds(const models::ModelProfile& layers, double batch, const scenario::DeviceProfile& device) {
+  ClassSeconds out;
+  for (const models::LayerProfile& layer : layers.layers) {
+    const LayerTimes t = layer_times(layer, batch, device);
+    out.products[static_cast<std::size_t>(layer.op)] += t.products;
+    out.kernels += t.forward_kernels + t.backward_kernels - 2.0 * device.layer_overhead_s;
+  }
+  return out;
 }
 
 models::ModelProfile host_flops(const models::ModelProfile& layers, double batch, const scenario::DeviceProfile& device) {

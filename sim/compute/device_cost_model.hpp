@@ -6,6 +6,7 @@
 #include "sim/core/units.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,15 @@ double quantization_bytes(const scenario::DeviceProfile& device);
 /// kernels (LayerProfile::forward_traffic and backward_traffic, halved under mixed precision) over the
 /// memory bandwidth.
 double layer_seconds(const models::LayerProfile& layer, double batch, const scenario::DeviceProfile& device);
+
+/// Seconds of a step of `batch` samples through `layers` on `device`, by what computes them: each operation
+/// class's products (their roofline, as layer_seconds times them), and the memory-bound kernels between
+/// them. The host's overhead per layer and pass (`layer_overhead`) is in neither.
+struct ClassSeconds {
+  std::array<double, models::kOpClasses> products{};
+  double kernels = 0.0;
+};
+ClassSeconds class_seconds(const models::ModelProfile& layers, double batch, const scenario::DeviceProfile& device);
 
 /// `layers` with each layer's forward and backward FLOPs replaced by the FLOPs its host executes for a step
 /// of `batch` samples (its roofline time x the sustained rate): its products' time split between the passes

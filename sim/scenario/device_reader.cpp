@@ -36,6 +36,7 @@ void overlay_device(const View& fields, DeviceProfile& out, bool with_defaults) 
     if (auto v = classes.number(std::string(models::kOpClassKeys[op]))) out.class_efficiency[op] = *v;
   }
   if (auto v = fields.quantity("memory_bandwidth", core::parse_bandwidth)) out.memory_bandwidth = *v;
+  if (auto v = fields.quantity("layer_overhead", core::parse_duration)) out.layer_overhead_s = v->value();
   if (auto v = fields.quantity("memory", core::parse_size)) out.memory = *v;
   if (auto v = fields.integer("multiprocessors")) out.multiprocessors = static_cast<int>(*v);
   if (auto v = fields.quantity("idle_power", core::parse_power)) out.idle_power = *v;

@@ -98,6 +98,10 @@ struct DeviceProfile {
     return class_efficiency[static_cast<std::size_t>(op)].value_or(efficiency);
   }
   std::optional<core::BytesPerSecond> memory_bandwidth;
+  /// Seconds the device waits on its host per layer and pass (kernel launches, the framework's dispatch),
+  /// added to each layer's forward and backward time: what a profiled step shows (`dtsim calibrate TRACE`);
+  /// 0 unless given.
+  double layer_overhead_s = 0.0;
   std::optional<core::Bytes> memory;
   /// Streaming multiprocessors (a GPU's): a communication kernel running beside a product takes some of them.
   std::optional<int> multiprocessors;

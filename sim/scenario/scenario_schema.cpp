@@ -29,7 +29,8 @@ SchemaNode link(std::string key, std::string description) {
 std::vector<SchemaNode> device_fields() {
   return {
       quantity("peak_flops", Unit::Flops, "peak compute rate; needed unless `name` is a known device")
-          .exclusive_min().for_example("\"15.7TFLOPS\""),
+          .exclusive_min()
+          .for_example("\"15.7TFLOPS\""),
       quantity("half_flops", Unit::Flops,
                "dense peak rate with FP16/BF16 inputs (tensor cores), used by precision: mixed, bf16 and fp16, and by "
                "the products the FP8 and FP4 recipes keep in 16 bits")
@@ -47,8 +48,9 @@ std::vector<SchemaNode> device_fields() {
              "sustained fraction of peak for every operation class: a built-in device's own by class (`dtsim list "
              "devices`), else 0.5 (the documented default, which the run notes) unless given")
           .exclusive_min(),
-      map_of("efficiencies", "sustained fraction of the peak by operation class (a layer table's layers each have "
-                             "one); a class not given takes `efficiency`",
+      map_of("efficiencies",
+             "sustained fraction of the peak by operation class (a layer table's layers each have "
+             "one); a class not given takes `efficiency`",
              {
                  number("gemm", 0.0, 1.0, "dense matrix products (linear layers)").exclusive_min(),
                  number("attention", 0.0, 1.0, "attention scores and context").exclusive_min(),
@@ -57,6 +59,10 @@ std::vector<SchemaNode> device_fields() {
                      .exclusive_min(),
              }),
       quantity("memory_bandwidth", Unit::Bandwidth, "memory bandwidth").exclusive_min().for_example("\"900GB/s\""),
+      quantity("layer_overhead", Unit::Duration,
+               "time the device waits on its host per layer and pass (kernel launches, the framework's dispatch), "
+               "added to each layer's forward and backward time; `dtsim calibrate TRACE` fits it to a profiled step")
+          .for_example("\"20us\""),
       quantity("memory", Unit::Size, "memory size").exclusive_min().for_example("\"32GiB\""),
       integer("multiprocessors", 1, 100'000,
               "streaming multiprocessors (a GPU's): those a communication kernel beside a product takes slow it "

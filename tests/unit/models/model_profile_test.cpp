@@ -18,6 +18,7 @@ void expect_within(double value, double published, double tolerance, const std::
 // bert-base/large-uncased, and the four GPT-2 checkpoints.
 TEST(ModelProfile, ParameterCountsMatchTheReleasedModelsWithinOnePercent) {
   expect_within(find_profile("resnet50").parameters(), 25'557'032, 0.01, "resnet50");
+  EXPECT_DOUBLE_EQ(find_profile("resnet18").parameters(), 11'689'512);
   expect_within(find_profile("bert_base").parameters(), 109'482'240, 0.01, "bert_base");
   expect_within(find_profile("bert_large").parameters(), 335'141'888, 0.01, "bert_large");
   // BertForPreTraining: the encoder, the masked-LM transform, norm and output biases (its weights are the
@@ -40,11 +41,12 @@ TEST(ModelProfile, ParameterCountsMatchTheReleasedModelsWithinOnePercent) {
   expect_within(find_profile("gpt2_xl").parameters(), 1.5e9, 0.04, "gpt2_xl (paper)");
 }
 
-// ResNet-50: torchvision publishes 4.09 GMACs per 224x224 image. Transformers: Narayanan et al. 2021
-// (Megatron-LM), forward FLOPs per sequence 24 s L h^2 (1 + s / 6h) + 2 s h V (the last term for a
-// language-model head only).
+// ResNet-50 and ResNet-18: torchvision publishes 4.09 and 1.82 GMACs per 224x224 image. Transformers: Narayanan et al.
+// 2021 (Megatron-LM), forward FLOPs per sequence 24 s L h^2 (1 + s / 6h) + 2 s h V (the last term for a language-model
+// head only).
 TEST(ModelProfile, ForwardFlopsPerSampleMatchPublishedFiguresWithinTenPercent) {
   expect_within(find_profile("resnet50").forward_flops(), 2 * 4.09e9, 0.10, "resnet50");
+  expect_within(find_profile("resnet18").forward_flops(), 2 * 1.82e9, 0.10, "resnet18");
   const auto megatron = [](double s, double layers, double h, double vocabulary) {
     return 24 * s * layers * h * h * (1 + s / (6 * h)) + 2 * s * h * vocabulary;
   };
@@ -237,7 +239,7 @@ TEST(ModelProfile, TrainingCostsForwardPlusTwiceItAndEveryLayerIsNamed) {
       EXPECT_GT(layer.forward_flops, 0.0) << name << " " << layer.name;
     }
   }
-  EXPECT_EQ(profile_names().size(), 18U);
+  EXPECT_EQ(profile_names().size(), 19U);
   EXPECT_THROW(static_cast<void>(find_profile("gpt3")), std::invalid_argument);
   EXPECT_THROW(static_cast<void>(find_profile("bert_base", {.sequence = 1024})), std::invalid_argument);
 }
@@ -247,6 +249,15 @@ TEST(ModelProfile, ResNetLayerTableFollowsTheArchitecture) {
   int convolutions = 0;
   for (const LayerProfile& layer : resnet.layers) convolutions += layer.name.find("conv") != std::string::npos ? 1 : 0;
   EXPECT_EQ(convolutions, 1 + 3 * 16);  // the stem and three per bottleneck
+  // ResNet-18: the stem, two 3x3 per basic block (8 of them), and a 1x1 downsampling at stages 2 to 4.
+  int basic = 0;
+  int downsampling = 0;
+  for (const LayerProfile& layer : find_profile("resnet18").layers) {
+    basic += layer.name.find("conv") != std::string::npos ? 1 : 0;
+    downsampling += layer.name.find("downsample") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(basic, 1 + 2 * 8);
+  EXPECT_EQ(downsampling, 3);
   // The stem: 7 x 7 x 3 x 64 weights and 64 x 2 batch-norm parameters.
   EXPECT_EQ(resnet.layers.front().parameters, 7 * 7 * 3 * 64 + 128);
   EXPECT_EQ(resnet.layers.back().parameters, 2048 * 1000 + 1000);

@@ -1,0 +1,19 @@
+#pragma once
+// Simulations a calibration runs many of, each in a child process: SimGrid runs one engine per process.
+
+#include "sim/checks/registries.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <functional>
+#include <string>
+
+namespace dtsim::app {
+
+/// What `work` returns, computed in a child process. Its exceptions come back as the error of the
+/// simulation of `name` (std::runtime_error).
+std::string in_child_process(const std::string& name, const std::function<std::string()>& work);
+
+/// Seconds per iteration of `s`, simulated in a child process.
+double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries);
+
+}  // namespace dtsim::app
