@@ -2,6 +2,7 @@
 
 #include "models/device_share.hpp"
 #include "sim/app/iteration_simulation.hpp"
+#include "sim/app/layer_matching.hpp"
 #include "sim/checks/scenario_resolver.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/scenario/parallel_layout.hpp"
@@ -310,6 +311,9 @@ Calibration calibrate_from_trace(const CalibrateOptions& options, const checks::
 
   Calibration out;
   out.report = attribution_table(attribution, trace_path.filename().string());
+  std::vector<std::string> step_names;
+  for (const traces::StepTime& step_time : attribution.steps) step_names.push_back(step_time.name);
+  out.report += layer_matching_report(trace, step_names, side.layers);
   out.report += fmt::format("{:<14} {:>11} {:>16} {:>12} {:>16}\n", "class", "traced ms", "dtsim before ms",
                             "efficiency", "dtsim fitted ms");
   for (std::size_t c = 0; c < models::kOpClasses; ++c) {

@@ -118,6 +118,7 @@ class EventCollector {
       const std::int64_t correlation = integer_or(args, "correlation", -1);
       if (correlation >= 0) trace_.launches.emplace(correlation, Launch{start, integer_or(event, "tid", 0)});
     } else if ((category == "cpu_op" || category == "Operator") && trace_.products.size() < kMaxTraceActivities) {
+      if (text == "aten::convolution" || text == "aten::linear") take_shape(text, start, args);
       const KernelContext product = operator_context(text);
       if (product != KernelContext::none)
         trace_.products.push_back({product, start, start + duration, integer_or(event, "tid", 0)});
@@ -126,6 +127,22 @@ class EventCollector {
         text.rfind(marker_, 0) == 0) {
       trace_.steps.push_back({text, start, duration});
     }
+  }
+
+  /// The weight's shape of a convolution or linear operator, from its `Input Dims` (input, weight, bias...).
+  void take_shape(const std::string& name, double start, const nlohmann::json& args) {
+    const auto dims = args.find("Input Dims");
+    if (dims == args.end() || !dims->is_array() || dims->size() < 2 || !(*dims)[1].is_array()) return;
+    if (trace_.shaped.size() >= kMaxTraceActivities) return;
+    ShapedProduct out;
+    out.kind = name == "aten::linear" ? KernelContext::gemm : KernelContext::convolution;
+    out.start_us = start;
+    for (const nlohmann::json& d : (*dims)[1]) {
+      if (!d.is_number_integer() || out.weight.size() >= 8) return;
+      out.weight.push_back(d.get<std::int64_t>());
+    }
+    out.bias = dims->size() > 2 && (*dims)[2].is_array() && !(*dims)[2].empty();
+    if (out.weight.size() >= 2) trace_.shaped.push_back(std::move(out));
   }
 
   int intern(const std::string& name) {

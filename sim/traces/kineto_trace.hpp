@@ -39,6 +39,15 @@ struct ProductOperator {
   std::int64_t thread = 0;
 };
 
+/// A convolution's or linear layer's host operator (`aten::convolution`, `aten::linear`) with its weight's
+/// shape, where the trace recorded input shapes (torch.profiler's record_shapes).
+struct ShapedProduct {
+  KernelContext kind = KernelContext::none;  ///< convolution or gemm
+  double start_us = 0.0;
+  std::vector<std::int64_t> weight;  ///< [out, in / groups, kernel...] or [out, in]
+  bool bias = false;                 ///< a linear layer given its bias
+};
+
 /// A host call that launched GPU work.
 struct Launch {
   double at_us = 0.0;
@@ -63,6 +72,8 @@ struct KinetoTrace {
   std::unordered_map<std::int64_t, Launch> launches;
   /// The operators that compute products, in no order.
   std::vector<ProductOperator> products;
+  /// The convolutions and linear layers with their weights' shapes, in no order; empty without shapes.
+  std::vector<ShapedProduct> shaped;
   /// `deviceProperties[].name` by device id (the traced GPU's model), when the trace has them.
   std::unordered_map<std::int64_t, std::string> device_names;
 };

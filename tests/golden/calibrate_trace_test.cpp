@@ -42,6 +42,7 @@ struct TracedStep {
   const char* scenario;
   const char* device;
   const char* unattributed;  ///< the report's line of what it could not attribute
+  const char* matched;       ///< the report's line of the layers matched by shape
 };
 
 class TraceRoundTrip : public ::testing::TestWithParam<TracedStep> {};
@@ -55,6 +56,7 @@ TEST_P(TraceRoundTrip, TheFragmentMakesTheScenarioTakeTheTracedStep) {
   ASSERT_EQ(fit.exit_status, 0) << fit.err;
   EXPECT_NE(fit.out.find(fmt::format("({})", t.device)), std::string::npos) << fit.out;
   EXPECT_NE(fit.out.find(t.unattributed), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find(t.matched), std::string::npos) << fit.out;
   const std::string fragment = read_file(folder / "gpu.yaml");
   EXPECT_NE(fragment.find("efficiencies: {convolution: "), std::string::npos) << fragment;
   EXPECT_NE(fragment.find("layer_overhead: \""), std::string::npos) << fragment;
@@ -76,17 +78,21 @@ TEST_P(TraceRoundTrip, TheFragmentMakesTheScenarioTakeTheTracedStep) {
   EXPECT_EQ(body(read_file(folder / "again.yaml")), body(fragment));
 }
 
-INSTANTIATE_TEST_SUITE_P(PublicTraces, TraceRoundTrip,
-                         ::testing::Values(TracedStep{"nccl_data.json.gz", "resnet50-a100", "NVIDIA A100-PG509-200",
-                                                      "not attributed: 0 of the GPU's 3774 activities (0.000 ms)"},
-                                           TracedStep{"resnet_act_checkpoint.json.gz", "resnet18-mi300x",
-                                                      "AMD Instinct MI300X",
-                                                      "not attributed: 968 of the GPU's 3653 activities (31.834 ms)"}),
-                         [](const ::testing::TestParamInfo<TracedStep>& param_info) {
-                           std::string name = param_info.param.scenario;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    PublicTraces, TraceRoundTrip,
+    ::testing::Values(
+        TracedStep{"nccl_data.json.gz", "resnet50-a100", "NVIDIA A100-PG509-200",
+                   "not attributed: 0 of the GPU's 3774 activities (0.000 ms)",
+                   "layers: the trace recorded no input shapes (torch.profiler's record_shapes): none matched"},
+        TracedStep{"resnet_act_checkpoint.json.gz", "resnet18-mi300x", "AMD Instinct MI300X",
+                   "not attributed: 968 of the GPU's 3653 activities (31.834 ms)",
+                   "matched by shape: 21 of the table's 21 convolution and product layers; traced "
+                   "operators of no layer's shape: 0 a step; run beyond the table's count: 19 a step"}),
+    [](const ::testing::TestParamInfo<TracedStep>& param_info) {
+      std::string name = param_info.param.scenario;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
 
 TEST(CalibrateTrace, TheFragmentNeverReplacesTheTraceOrTheScenario) {
   const std::filesystem::path folder = fresh_output_folder("trace-inputs");
