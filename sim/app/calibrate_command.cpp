@@ -1,5 +1,6 @@
 #include "sim/app/calibrate_command.hpp"
 
+#include "sim/app/calibration_search.hpp"
 #include "sim/app/collective_measurements.hpp"
 #include "sim/app/iteration_simulation.hpp"
 #include "sim/app/trace_calibration.hpp"
@@ -28,15 +29,6 @@
 
 namespace dtsim::app {
 namespace {
-
-[[noreturn]] void refuse(const std::string& where, const std::string& key, std::string message, std::string hint = {}) {
-  core::Diagnostic diagnostic;
-  diagnostic.where.file = where;
-  diagnostic.key = key;
-  diagnostic.message = std::move(message);
-  diagnostic.hint = std::move(hint);
-  throw core::InputError(std::move(diagnostic));
-}
 
 /// One measured row: a training run's iteration, or one size of one collective.
 struct Measurement {
@@ -96,7 +88,8 @@ constexpr const char* kIterationRowHint =
 /// The rows of an iteration-time CSV, each naming its scenario file (relative to the CSV).
 std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) refuse(path.string(), "measurements", "cannot read the file", "give a CSV with columns scenario,iteration_s");
+  if (!in)
+    refuse_input(path.string(), "measurements", "cannot read the file", "give a CSV with columns scenario,iteration_s");
   const CsvHeader header = csv_header(in, path);
   const IterationColumns table = iteration_columns(path, header);
   std::vector<std::pair<Measurement, std::filesystem::path>> out;
@@ -157,7 +150,7 @@ std::vector<std::pair<Measurement, std::filesystem::path>> read_iteration_csv(co
     out.emplace_back(m, path.parent_path() / cells[table.scenario]);
   }
   problems.throw_if_any();
-  if (out.empty()) refuse(path.string(), "measurements", "the file has no measurement rows");
+  if (out.empty()) refuse_input(path.string(), "measurements", "the file has no measurement rows");
   return out;
 }
 
@@ -225,10 +218,11 @@ FitKey parse_key(const std::string& text) {
   }
   if (!key.op) {
     std::vector<std::string> names(models::kOpClassKeys.begin(), models::kOpClassKeys.end());
-    refuse("dtsim calibrate", "--fit", fmt::format("'{}' is no operation class", op),
-           fmt::format("DEVICE.CLASS with CLASS one of {}, or DEVICE alone; for links NODE_TYPE.intra_link.bandwidth, "
-                       "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency",
-                       core::join_names(names)));
+    refuse_input(
+        "dtsim calibrate", "--fit", fmt::format("'{}' is no operation class", op),
+        fmt::format("DEVICE.CLASS with CLASS one of {}, or DEVICE alone; for links NODE_TYPE.intra_link.bandwidth, "
+                    "NODE_TYPE.intra_link.latency, link.bandwidth or link.latency",
+                    core::join_names(names)));
   }
   return key;
 }
@@ -312,24 +306,10 @@ std::vector<double> simulate_collective(const scenario::Scenario& s, const check
   return times;
 }
 
-/// The minimum of a unimodal `f` over [low, high], by golden-section search to a width of 1e-5 of the
-/// larger end (every trial is a simulation: finer than the measurements' own precision buys nothing).
-double golden_minimum(const std::function<double(double)>& f, double low, double high) {
-  const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
-  double a = low, b = high;
-  double c = b - ratio * (b - a), d = a + ratio * (b - a);
-  double fc = f(c), fd = f(d);
-  const double width = 1e-5 * std::max(std::abs(a), std::abs(b));
-  while (b - a > width) {
-    if (fc < fd) {
-      b = d, d = c, fd = fc;
-      c = b - ratio * (b - a), fc = f(c);
-    } else {
-      a = c, c = d, fc = fd;
-      d = a + ratio * (b - a), fd = f(d);
-    }
-  }
-  return 0.5 * (a + b);
+/// The minimum of a unimodal `f` over [low, high] to a width of 1e-5 of the larger end (every trial is a
+/// simulation: finer than the measurements' own precision buys nothing).
+double minimum_over(const std::function<double(double)>& f, double low, double high) {
+  return golden_minimum(f, low, high, 1e-5 * std::max(std::abs(low), std::abs(high)));
 }
 
 std::string catalog_text(const CalibrateOptions& options, const std::vector<FitKey>& keys, const std::vector<double>& values,
@@ -487,8 +467,9 @@ MeasuredRows read_measurements(const CalibrateOptions& options, const checks::Re
   };
   if (is_nccl_tests_output(options.measurements)) {
     if (!options.scenario) {
-      refuse("dtsim calibrate", "--scenario", "nccl-tests output needs the scenario of the cluster it was measured on",
-             "add --scenario FILE: a scenario whose cluster and topology are the measured machines");
+      refuse_input("dtsim calibrate", "--scenario",
+                   "nccl-tests output needs the scenario of the cluster it was measured on",
+                   "add --scenario FILE: a scenario whose cluster and topology are the measured machines");
     }
     add_collectives(read_nccl_tests(options.measurements, *options.scenario, &nccl_tests_ranks));
   } else if (is_collective_csv(options.measurements)) {
@@ -505,10 +486,10 @@ MeasuredRows read_measurements(const CalibrateOptions& options, const checks::Re
     checks::check_scenario(out.scenarios.back(), registries);
   }
   if (nccl_tests_ranks > 0 && nccl_tests_ranks != out.scenarios.front().cluster.workers) {
-    refuse(options.measurements.string(), "measurements",
-           fmt::format("the output lists {} ranks and {} has {} workers", nccl_tests_ranks, options.scenario->string(),
-                       out.scenarios.front().cluster.workers),
-           "give a scenario with as many workers as the measurement had GPUs");
+    refuse_input(options.measurements.string(), "measurements",
+                 fmt::format("the output lists {} ranks and {} has {} workers", nccl_tests_ranks,
+                             options.scenario->string(), out.scenarios.front().cluster.workers),
+                 "give a scenario with as many workers as the measurement had GPUs");
   }
   times_of_bus_bandwidths(options.measurements, out);
   return out;
@@ -539,17 +520,17 @@ void refuse_output_among_inputs(const CalibrateOptions& options, const MeasuredR
   const std::filesystem::path& output = *options.output;
   const char* hint = kOwnFileHint;
   if (same_file(output, options.measurements)) {
-    refuse("dtsim calibrate", "--output",
-           fmt::format("{} is the measurements table: the catalog would replace it", output.string()), hint);
+    refuse_input("dtsim calibrate", "--output",
+                 fmt::format("{} is the measurements table: the catalog would replace it", output.string()), hint);
   }
   for (std::size_t s = 0; s < rows.files.size(); ++s) {
     if (!same_file(output, rows.files[s])) continue;
     const auto row = std::find_if(rows.measurements.begin(), rows.measurements.end(),
                                   [&](const Measurement& m) { return m.scenario == s; });
-    refuse("dtsim calibrate", "--output",
-           fmt::format("{} is the scenario of the measurements at {}:{}: the catalog would replace it", output.string(),
-                       options.measurements.string(), row->line),
-           hint);
+    refuse_input("dtsim calibrate", "--output",
+                 fmt::format("{} is the scenario of the measurements at {}:{}: the catalog would replace it",
+                             output.string(), options.measurements.string(), row->line),
+                 hint);
   }
 }
 
@@ -562,13 +543,13 @@ void starting_points(const std::vector<FitKey>& keys, const std::vector<scenario
       if (!start) start = start_of(key, s);
     }
     if (!start) {
-      refuse("dtsim calibrate", "--fit",
-             key.quantity == FitKey::Quantity::efficiency
-                 ? fmt::format("no measured scenario runs on a device called '{}'", key.target)
-                 : fmt::format("no measured scenario has nodes of type '{}'", key.target),
-             key.quantity == FitKey::Quantity::efficiency
-                 ? "name a device of the scenarios (cluster.device.name, or a node type's device)"
-                 : "name a node type of the scenarios' cluster.nodes");
+      refuse_input("dtsim calibrate", "--fit",
+                   key.quantity == FitKey::Quantity::efficiency
+                       ? fmt::format("no measured scenario runs on a device called '{}'", key.target)
+                       : fmt::format("no measured scenario has nodes of type '{}'", key.target),
+                   key.quantity == FitKey::Quantity::efficiency
+                       ? "name a device of the scenarios (cluster.device.name, or a node type's device)"
+                       : "name a node type of the scenarios' cluster.nodes");
     }
     values.push_back(*start);
     ranges.push_back(range_of(key, *start));
@@ -623,7 +604,7 @@ void fit_values(const MeasuredRows& rows, const std::vector<FitKey>& keys, const
     for (std::size_t k = 0; k < keys.size(); ++k) {
       const SearchRange& r = ranges[k];
       const auto to_value = [&](double x) { return r.logarithmic ? std::exp(x) : x; };
-      const double found = golden_minimum(
+      const double found = minimum_over(
           [&](double x) {
             std::vector<double> trial = values;
             trial[k] = to_value(x);
@@ -697,29 +678,30 @@ std::string rows_report(const std::vector<Measurement>& measurements, const std:
 Calibration calibrate(const CalibrateOptions& options, const checks::Registries& registries) {
   if (is_profiler_trace(options.measurements)) {
     if (options.output && same_file(*options.output, options.measurements)) {
-      refuse("dtsim calibrate", "--output",
-             fmt::format("{} is the profiled trace: the fragment would replace it", options.output->string()),
-             kOwnFileHint);
+      refuse_input("dtsim calibrate", "--output",
+                   fmt::format("{} is the profiled trace: the fragment would replace it", options.output->string()),
+                   kOwnFileHint);
     }
     if (options.output && options.scenario && same_file(*options.output, *options.scenario)) {
-      refuse("dtsim calibrate", "--output",
-             fmt::format("{} is the scenario of the trace: the fragment would replace it", options.output->string()),
-             kOwnFileHint);
+      refuse_input(
+          "dtsim calibrate", "--output",
+          fmt::format("{} is the scenario of the trace: the fragment would replace it", options.output->string()),
+          kOwnFileHint);
     }
     return calibrate_from_trace(options, registries);
   }
   if (options.fit.empty() && options.output) {
-    refuse("dtsim calibrate", "--fit", "a catalog needs something fitted",
-           "for example --fit a100.convolution (an operation class of a device), --fit cpu (every class), or "
-           "--fit dgx_a100.intra_link.bandwidth (a node type's links)");
+    refuse_input("dtsim calibrate", "--fit", "a catalog needs something fitted",
+                 "for example --fit a100.convolution (an operation class of a device), --fit cpu (every class), or "
+                 "--fit dgx_a100.intra_link.bandwidth (a node type's links)");
   }
   std::vector<FitKey> keys;
   for (const std::string& text : options.fit) keys.push_back(parse_key(text));
   const MeasuredRows rows = read_measurements(options, registries);
   refuse_output_among_inputs(options, rows);
   if (!keys.empty() && std::all_of(rows.measurements.begin(), rows.measurements.end(), [](const Measurement& m) { return m.test; })) {
-    refuse(options.measurements.string(), "split", "every row is a test row: nothing is left to fit on",
-           "mark the rows to fit on with split fit");
+    refuse_input(options.measurements.string(), "split", "every row is a test row: nothing is left to fit on",
+                 "mark the rows to fit on with split fit");
   }
   std::vector<double> values;
   std::vector<SearchRange> ranges;

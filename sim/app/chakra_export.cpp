@@ -1,6 +1,7 @@
 #include "sim/app/chakra_export.hpp"
 
 #include "models/device_share.hpp"
+#include "sim/app/calibration_search.hpp"
 #include "sim/checks/scenario_resolver.hpp"
 #include "sim/compute/device_cost_model.hpp"
 #include "sim/core/atomic_file.hpp"
@@ -14,16 +15,6 @@
 
 namespace dtsim::app {
 namespace {
-
-[[noreturn]] void refuse_export(const std::string& where, const std::string& key, std::string message,
-                                std::string hint) {
-  core::Diagnostic d;
-  d.where.file = where;
-  d.key = key;
-  d.message = std::move(message);
-  d.hint = std::move(hint);
-  throw core::InputError(std::move(d));
-}
 
 /// Builds one rank's nodes, each depending on the one before it on the rank's compute stream.
 class RankTrace {
@@ -90,26 +81,25 @@ std::string chakra_export_command(const ChakraExportOptions& options, const chec
   const runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
   const std::string where = options.scenario.string();
   if (setup.mode != runtime::RunMode::TimingDataParallel || setup.zero_stage > 0) {
-    refuse_export(
+    refuse_input(
         where, "training.parallelism",
         "Chakra traces are written for timing-only data-parallel runs (a profile on every worker, no ZeRO)",
         "give a scenario whose model is a profile:... without tensor, pipeline, expert or context parallelism");
   }
   const int workers = s.cluster.workers;
   if (workers > kMaxChakraRanks) {
-    refuse_export(where, "cluster.workers",
-                  fmt::format("{} workers would be {} files, more than the {} written at most", workers, workers,
-                              kMaxChakraRanks),
-                  "export a smaller cluster: a data-parallel run's ranks all do the same work");
+    refuse_input(where, "cluster.workers",
+                 fmt::format("{} workers would be {} files, more than the {} written at most", workers, workers,
+                             kMaxChakraRanks),
+                 "export a smaller cluster: a data-parallel run's ranks all do the same work");
   }
   std::vector<std::string> files(static_cast<std::size_t>(workers));
   for (int rank = 0; rank < workers; ++rank) {
     const std::filesystem::path file = traces::chakra_rank_file(options.prefix, rank);
     std::error_code error;
     if (std::filesystem::exists(file, error) && std::filesystem::equivalent(file, options.scenario, error)) {
-      refuse_export("dtsim chakra", "--output",
-                    fmt::format("{} is the scenario: the trace would replace it", file.string()),
-                    "give another prefix");
+      refuse_input("dtsim chakra", "--output",
+                   fmt::format("{} is the scenario: the trace would replace it", file.string()), "give another prefix");
     }
     core::refuse_unless_regular_file(file);
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);

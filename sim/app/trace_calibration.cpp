@@ -1,6 +1,7 @@
 #include "sim/app/trace_calibration.hpp"
 
 #include "models/device_share.hpp"
+#include "sim/app/calibration_search.hpp"
 #include "sim/app/iteration_simulation.hpp"
 #include "sim/app/layer_matching.hpp"
 #include "sim/checks/scenario_resolver.hpp"
@@ -17,16 +18,6 @@
 
 namespace dtsim::app {
 namespace {
-
-[[noreturn]] void refuse_input(const std::string& where, const std::string& key, std::string message,
-                               std::string hint) {
-  core::Diagnostic diagnostic;
-  diagnostic.where.file = where;
-  diagnostic.key = key;
-  diagnostic.message = std::move(message);
-  diagnostic.hint = std::move(hint);
-  throw core::InputError(std::move(diagnostic));
-}
 
 /// One GPU's share of the scenario's model, as each of its steps computes it.
 struct ModelSide {
@@ -83,24 +74,6 @@ std::array<double, models::kOpClasses> modelled_by_op_class(const ModelSide& sid
   return out;
 }
 
-/// The minimum of a unimodal `f` over [low, high] by golden-section search, to 1e-6 of the range.
-double golden_minimum(const std::function<double(double)>& f, double low, double high) {
-  const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
-  double a = low, b = high;
-  double c = b - ratio * (b - a), d = a + ratio * (b - a);
-  double fc = f(c), fd = f(d);
-  while (b - a > 1e-6 * (high - low)) {
-    if (fc < fd) {
-      b = d, d = c, fd = fc;
-      c = b - ratio * (b - a), fc = f(c);
-    } else {
-      a = c, c = d, fc = fd;
-      d = a + ratio * (b - a), fd = f(d);
-    }
-  }
-  return 0.5 * (a + b);
-}
-
 /// The share of the traced memory-bound time the layer table must model (at the device's own efficiency) for
 /// the elementwise efficiency to be fitted to it. Below it, the table lacks most of those kernels (a ResNet's
 /// batch normalizations are FLOPs of its convolution layers): an efficiency fitted to them would slow the
@@ -147,7 +120,7 @@ scenario::DeviceProfile fit_efficiencies(const ModelSide& side, scenario::Device
             trial.class_efficiency[c] = efficiency;
             return misfit(trial);
           },
-          1e-3, 1.0);
+          1e-3, 1.0, 1e-6);
       device.class_efficiency[c] = found;
     }
     double moved = 0.0;
