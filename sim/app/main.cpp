@@ -4,6 +4,7 @@
 #include "analysis/run_columns.hpp"
 #include "sim/app/calibrate_command.hpp"
 #include "sim/app/chakra_export.hpp"
+#include "sim/app/chakra_replay.hpp"
 #include "sim/app/check_plugin_command.hpp"
 #include "sim/app/collective_command.hpp"
 #include "sim/app/compare_command.hpp"
@@ -590,15 +591,28 @@ Subcommand add_calibrate(CLI::App& cli) {
 }
 
 Subcommand add_chakra(CLI::App& cli) {
-  const auto options = std::make_shared<app::ChakraExportOptions>();
+  struct State {
+    app::ChakraExportOptions options;
+    std::filesystem::path replay;
+    CLI::Option* output_given = nullptr;
+    CLI::Option* replay_given = nullptr;
+  };
+  const auto s = std::make_shared<State>();
   CLI::App* command = cli.add_subcommand(
-      "chakra",
-      "write the work each rank of a timing-only data-parallel scenario does in an iteration as MLCommons "
-      "Chakra execution traces (PREFIX.RANK.et, as ASTRA-sim reads them)");
-  command->add_option("scenario", options->scenario, "the scenario file")->required();
-  command->add_option("-o,--output", options->prefix, "PREFIX of the rank files (folders are made)")->required();
-  return {command, [options](Invocation& at) {
-            fmt::print("{}", app::chakra_export_command(*options, at.registries()));
+      "chakra", "write the work each rank of a timing-only data-parallel scenario does in an iteration as MLCommons "
+                "Chakra execution traces (PREFIX.RANK.et, as ASTRA-sim reads them), or replay such a trace on the "
+                "scenario's cluster");
+  command->add_option("scenario", s->options.scenario, "the scenario file")->required();
+  s->output_given = command->add_option("-o,--output", s->options.prefix, "write the traces: PREFIX of the rank files (folders are made)");
+  s->replay_given = command->add_option("--replay", s->replay, "replay the traces PREFIX (rank 0's file) on the scenario's cluster");
+  s->output_given->excludes(s->replay_given);
+  return {command, [s](Invocation& at) {
+            if (*s->replay_given) {
+              fmt::print("{}", app::chakra_replay_command({s->replay, s->options.scenario}, at.registries()));
+              return 0;
+            }
+            if (!*s->output_given) throw CLI::RequiredError("-o,--output or --replay");
+            fmt::print("{}", app::chakra_export_command(s->options, at.registries()));
             return 0;
           }};
 }

@@ -69,6 +69,50 @@ TEST(ChakraExport, EveryRanksWorkIsTheRunsComputeAndItsGradients) {
   }
 }
 
+/// The seconds of an iteration `dtsim chakra --replay` prints.
+double replayed_s(const std::string& output) {
+  const auto at = output.rfind(": ");
+  return at == std::string::npos ? 0.0 : std::stod(output.substr(at + 2));
+}
+
+TEST(ChakraExport, ATraceDtsimWroteReplaysInTheRunsIterationTime) {
+  const std::filesystem::path folder = fresh_output_folder("chakra-replay");
+  for (const bool overlap : {false, true}) {
+    std::string text = kDataParallel;
+    text.replace(text.find("overlap: false"), 14, overlap ? "overlap: true" : "overlap: false");
+    const std::filesystem::path scenario = folder / fmt::format("dp-{}.yaml", overlap);
+    std::ofstream(scenario) << text;
+    const CommandResult exported =
+        run_dtsim(fmt::format("chakra {} -o {}", scenario.string(), (folder / "et/dp").string()));
+    ASSERT_EQ(exported.exit_status, 0) << exported.err;
+    const CommandResult replayed =
+        run_dtsim(fmt::format("chakra {} --replay {}", scenario.string(), (folder / "et/dp").string()));
+    ASSERT_EQ(replayed.exit_status, 0) << replayed.err;
+    EXPECT_NE(replayed.out.find("(476 nodes) as 100 layers of 1.2444e+08 parameters on 4 workers"), std::string::npos)
+        << replayed.out;
+    const std::filesystem::path run_folder = folder / fmt::format("run-{}", overlap);
+    const CommandResult run = run_dtsim(fmt::format("run {} -o {} -q", scenario.string(), run_folder.string()));
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const auto summary = nlohmann::json::parse(read_file(run_folder / "summary.json"));
+    const double iteration_s =
+        summary["result"]["simulated_s"].get<double>() / summary["result"]["iterations"].get<double>();
+    // The compute nodes carry their operations exactly: the replay is the run, to the printed digits.
+    EXPECT_NEAR(replayed_s(replayed.out) / iteration_s, 1.0, 1e-8) << "overlap " << overlap;
+  }
+}
+
+TEST(ChakraExport, ATraceOfOtherCollectivesIsRefusedOnReplay) {
+  const std::filesystem::path folder = fresh_output_folder("chakra-replay-refused");
+  std::ofstream(folder / "dp.yaml") << kDataParallel;
+  const CommandResult replayed =
+      run_dtsim(fmt::format("chakra {} --replay {}", (folder / "dp.yaml").string(),
+                            (std::filesystem::path(DTSIM_SOURCE_DIR) / "tests/data/chakra/all_to_all").string()));
+  EXPECT_EQ(replayed.exit_status, 2);
+  EXPECT_NE(replayed.err.find("node 0 ('all_to_all_4npus_1MB') is a collective other than an allreduce"),
+            std::string::npos)
+      << replayed.err;
+}
+
 TEST(ChakraExport, RunsOtherThanTimingOnlyDataParallelAreRefused) {
   const std::filesystem::path folder = fresh_output_folder("chakra-refused");
   std::string tensor = kDataParallel;

@@ -1,0 +1,121 @@
+#include "sim/app/chakra_replay.hpp"
+
+#include "sim/app/calibration_search.hpp"
+#include "sim/app/iteration_simulation.hpp"
+#include "sim/checks/scenario_resolver.hpp"
+#include "sim/compute/device_cost_model.hpp"
+#include "sim/runtime/jobs/training_run.hpp"
+#include "sim/scenario/scenario_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace dtsim::app {
+namespace {
+
+/// The name a compute node's layer goes by: `X` for `X.fwd` and `X.bwd` (one micro-batch's: `.mb0`, or none).
+struct PassName {
+  std::string layer;
+  bool backward = false;
+  bool first_microbatch = true;
+};
+
+PassName pass_of(std::string name) {
+  PassName out;
+  if (const auto mb = name.rfind(".mb");
+      mb != std::string::npos && name.find_first_not_of("0123456789", mb + 3) == std::string::npos) {
+    out.first_microbatch = name.compare(mb, std::string::npos, ".mb0") == 0;
+    name.resize(mb);
+  }
+  const auto ends_with = [&](const char* tail) {
+    const std::string t(tail);
+    return name.size() > t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
+  };
+  out.backward = ends_with(".bwd");
+  if (out.backward || ends_with(".fwd")) name.resize(name.size() - 4);
+  out.layer = std::move(name);
+  return out;
+}
+
+/// Scenario `s` with every device timing the replayed layers by their operations alone: no memory roofline,
+/// no overhead per layer (the trace's times hold them).
+scenario::Scenario replaying(scenario::Scenario s) {
+  const auto plain = [](scenario::DeviceProfile& d) {
+    d.memory_bandwidth.reset();
+    d.layer_overhead_s = 0.0;
+  };
+  plain(s.cluster.device);
+  for (scenario::DeviceProfile& d : s.cluster.worker_devices) plain(d);
+  for (scenario::NodeGroup& g : s.cluster.nodes) plain(g.device);
+  return s;
+}
+
+}  // namespace
+
+models::ModelProfile replayed_layers(const traces::ChakraTrace& trace, const std::string& source,
+                                     const scenario::DeviceProfile& device, double batch, int gradient_bytes) {
+  const double rate = compute::sustained_rate(device).value();
+  models::ModelProfile out{"chakra", "a replayed Chakra trace", "one traced sample", {}, {}};
+  std::map<std::string, std::size_t> layer_of_name;
+  std::map<std::uint64_t, std::size_t> layer_of_node;
+  for (const traces::ChakraNode& node : trace.nodes) {
+    if (node.type == traces::ChakraNodeType::compute) {
+      const PassName pass = pass_of(node.name);
+      if (pass.layer == "optimizer.step") continue;  // the scenario's optimizer steps
+      auto [at, added] = layer_of_name.emplace(pass.layer, out.layers.size());
+      if (added) out.layers.push_back(models::whole_layer(pass.layer, 0.0, 0.0, 0.0, 0.0));
+      layer_of_node[node.id] = at->second;
+      // The scenario runs its micro-batches: the first one's passes are the layer's.
+      if (!pass.first_microbatch) continue;
+      const double operations =
+          node.num_ops ? static_cast<double>(*node.num_ops) : static_cast<double>(node.duration_micros) * 1e-6 * rate;
+      models::LayerProfile& layer = out.layers[at->second];
+      (pass.backward ? layer.backward_flops : layer.forward_flops) += operations / batch;
+    } else if (node.type == traces::ChakraNodeType::collective) {
+      if (!node.comm_type || *node.comm_type != static_cast<int>(traces::ChakraCollective::all_reduce)) {
+        refuse_input(
+            source, "comm_type",
+            fmt::format("node {} ('{}') is a collective other than an allreduce", node.id, node.name.substr(0, 40)),
+            "a data-parallel job's trace: compute nodes and the allreduces of their gradients");
+      }
+      const auto after = node.data_deps.empty() ? layer_of_node.end() : layer_of_node.find(node.data_deps.front());
+      if (after == layer_of_node.end() || !node.comm_size) continue;
+      out.layers[after->second].parameters += static_cast<double>(*node.comm_size) / gradient_bytes;
+    }
+  }
+  if (out.layers.empty())
+    refuse_input(source, "nodes", "the trace has no compute node", "give rank 0's .et file of a training job");
+  return out;
+}
+
+std::string chakra_replay_command(const ChakraReplayOptions& options, const checks::Registries& registries) {
+  const scenario::ScenarioFormat format(registries);
+  const scenario::Scenario s = replaying(scenario::read_scenario_file(format, options.scenario));
+  checks::check_scenario(s, registries);
+  if (!s.model.timing_only || s.training.parallelism.is_model_parallel() || s.training.parallelism.zero > 0) {
+    refuse_input(
+        options.scenario.string(), "training.parallelism",
+        "a Chakra trace is replayed on a timing-only data-parallel scenario (a profile, no model parallelism, no ZeRO)",
+        "give the scenario of the traced job's cluster and recipe, with any profile:... as its model");
+  }
+  const std::filesystem::path file = traces::chakra_rank_file(options.prefix, 0);
+  const traces::ChakraTrace trace = traces::read_chakra_trace(file);
+  const int microbatches = std::max(1, s.training.parallelism.microbatches);
+  const double batch = static_cast<double>(s.training.batch_per_worker / microbatches);
+  const models::ModelProfile layers =
+      replayed_layers(trace, file.string(), s.cluster.device_of(0), batch, s.training.wire.gradients);
+  const double seconds = std::stod(in_child_process(s.name, [&] {
+    runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
+    setup.workload = layers;
+    const metrics::RunRecord record = runtime::run_training(s, setup);
+    return fmt::format("{:.17g}",
+                       record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));
+  }));
+  return fmt::format(
+      "replayed {} ({} nodes) as {} layers of {:.6g} parameters on {} workers of {}: {:.9g} s an iteration\n",
+      file.string(), trace.nodes.size(), layers.layers.size(), layers.parameters(), s.cluster.workers,
+      options.scenario.filename().string(), seconds);
+}
+
+}  // namespace dtsim::app
