@@ -8,6 +8,7 @@
 #include "sim/comm/library_collective.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/csv.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/name_match.hpp"
 #include "sim/runtime/jobs/training_run.hpp"
 #include "sim/runtime/network/collective_run.hpp"
@@ -676,6 +677,12 @@ std::string rows_report(const std::vector<Measurement>& measurements, const std:
 }  // namespace
 
 Calibration calibrate(const CalibrateOptions& options, const checks::Registries& registries) {
+  // A device (/dev/zero), a pipe or a folder would never end or mean nothing: refused before any reader.
+  if (const std::string problem = core::input_file_problem(options.measurements, core::kDataFileLimit);
+      !problem.empty()) {
+    refuse_input(options.measurements.string(), "measurements", "cannot read the measurements: " + problem,
+                 "give a CSV table, the output of an nccl-tests program or a profiler trace");
+  }
   if (is_profiler_trace(options.measurements)) {
     if (options.output && same_file(*options.output, options.measurements)) {
       refuse_input("dtsim calibrate", "--output",

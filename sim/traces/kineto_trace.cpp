@@ -228,7 +228,7 @@ KinetoTrace read_kineto_trace(const std::filesystem::path& path, const std::stri
     refuse(path, line, column, "the trace is no valid JSON" + (what.empty() ? std::string() : ": " + what), kTraceHint);
   }
   if (!collector.root_is_object() || !collector.saw_events()) {
-    refuse(path, 0, 0, "the file has no traceEvents: it is no profiler trace", kTraceHint);
+    refuse(path, 0, 0, "the file has no traceEvents of events: it is no profiler trace", kTraceHint);
   }
   if (collector.too_many()) {
     refuse(path, 0, 0, fmt::format("the trace holds more than {} GPU kernels, copies and fills", kMaxTraceActivities),

@@ -105,6 +105,12 @@ TEST(CalibrateTrace, TheFragmentNeverReplacesTheTraceOrTheScenario) {
   EXPECT_NE(over_trace.err.find("is the profiled trace: the fragment would replace it"), std::string::npos)
       << over_trace.err;
   EXPECT_EQ(read_file(trace), before);
+  const CommandResult device =
+      run_dtsim(fmt::format("calibrate /dev/zero --scenario {}", trace_data("resnet18-mi300x.yaml").string()));
+  EXPECT_EQ(device.exit_status, 2);
+  EXPECT_NE(device.err.find("/dev/zero: error: measurements: cannot read the measurements: it is a device, not a file"),
+            std::string::npos)
+      << device.err;
   const CommandResult no_scenario = run_dtsim(fmt::format("calibrate {}", trace.string()));
   EXPECT_EQ(no_scenario.exit_status, 2);
   EXPECT_NE(no_scenario.err.find("a profiled step needs the scenario of the model it traced"), std::string::npos)

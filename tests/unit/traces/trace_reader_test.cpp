@@ -129,7 +129,7 @@ TEST(KinetoTrace, AFileThatIsNoTraceIsNamedWithWhereItFails) {
   EXPECT_EQ(error_of("cut.json", "{\"traceEvents\": [\n  {\"ph\": \"X\",\n  \"cat\": kernel}]}"),
             "cut.json:3:10: the trace is no valid JSON: syntax error while parsing value - invalid literal");
   EXPECT_EQ(error_of("list.json", "{\"events\": []}"),
-            "list.json:0:0: the file has no traceEvents: it is no profiler trace");
+            "list.json:0:0: the file has no traceEvents of events: it is no profiler trace");
   EXPECT_EQ(
       error_of("cpu.json", R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2}]})"),
       "cpu.json:0:0: the trace has no GPU kernel");
