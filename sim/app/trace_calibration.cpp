@@ -199,17 +199,16 @@ std::string attribution_table(const traces::StepAttribution& a, const std::strin
     out += table_row("  " + std::string(traces::name_of(kind)), fmt::format("{:.0f}", count / a.steps.size()),
                      a.mean_of(kind), step);
   }
-  const double busy = a.mean(&traces::StepTime::computing_s);
+  const traces::WindowTime& w = a.window;
+  const double busy = w.computing_s;
   out += table_row("  less computing kernels running together", "", busy - computing, step);
   out += table_row("computing", "", busy, step);
-  out += table_row("communication alone (no kernel computing beside it)", "",
-                   a.mean(&traces::StepTime::communicating_s), step);
-  out += table_row(fmt::format("gaps under {:g} us (kernel launches)", traces::kLaunchGapUs), "",
-                   a.mean(&traces::StepTime::launch_gaps_s), step);
-  out += table_row("longer gaps (the GPU idle, waiting on its host)", "", a.mean(&traces::StepTime::idle_gaps_s), step);
-  out += table_row("= from the step's first computing kernel to its last", "", a.mean(&traces::StepTime::span_s), step);
-  out += table_row("the host's step beyond that span (the GPU lags the host)", "",
-                   step - a.mean(&traces::StepTime::span_s), step);
+  out += table_row("communication alone (no kernel computing beside it)", "", w.communicating_s, step);
+  out +=
+      table_row(fmt::format("gaps under {:g} us (kernel launches)", traces::kLaunchGapUs), "", w.launch_gaps_s, step);
+  out += table_row("longer gaps (the GPU idle, waiting on its host)", "", w.idle_gaps_s, step);
+  out += table_row("= the steps' window, a step (first kernel to last)", "", w.span_s, step);
+  out += table_row("the host's step beyond that window (GPU lagging: -)", "", step - w.span_s, step);
   double communication = 0.0;
   for (const traces::StepTime& s : a.steps)
     communication += s.class_count[static_cast<std::size_t>(traces::KernelClass::communication)];
@@ -274,9 +273,7 @@ Calibration calibrate_from_trace(const CalibrateOptions& options, const checks::
   const bool alone = side.scenario.cluster.workers == 1;
   double target = step;
   if (alone) {
-    target = 0.0;
-    for (const traces::StepTime& s : attribution.steps) target += s.alone_s();
-    target /= static_cast<double>(attribution.steps.size());
+    target = attribution.window.alone_s();
   }
   const double passes = 2.0 * static_cast<double>(side.layers.layers.size()) * side.microbatches;
   double predicted = 0.0;

@@ -86,6 +86,32 @@ StepTime time_of_step(const KinetoTrace& trace, const ProfiledStep& step,
   return out;
 }
 
+/// The steps' activities' time over their window, per step.
+WindowTime window_time(const KinetoTrace& trace, const std::vector<std::vector<const GpuActivity*>>& by_step,
+                       std::size_t steps) {
+  WindowTime out;
+  std::vector<Interval> all;
+  std::vector<Interval> computing;
+  for (const auto& activities : by_step) {
+    for (const GpuActivity* a : activities) {
+      all.emplace_back(a->start_us, a->start_us + a->duration_us);
+      if (classify(trace, *a) != KernelClass::communication) computing.push_back(all.back());
+    }
+  }
+  if (computing.empty() || steps == 0) return out;
+  double from = computing.front().first, to = computing.front().second;
+  for (const Interval& i : computing) from = std::min(from, i.first), to = std::max(to, i.second);
+  const Coverage any = coverage(all, from, to);
+  const Coverage busy = coverage(computing, from, to);
+  const double per_step = 1e-6 / static_cast<double>(steps);
+  out.span_s = (to - from) * per_step;
+  out.computing_s = busy.busy_us * per_step;
+  out.communicating_s = (any.busy_us - busy.busy_us) * per_step;
+  out.launch_gaps_s = any.launch_gaps_us * per_step;
+  out.idle_gaps_s = any.idle_gaps_us * per_step;
+  return out;
+}
+
 }  // namespace
 
 double StepAttribution::mean(double StepTime::*field) const {
@@ -136,6 +162,7 @@ StepAttribution attribute_steps(const KinetoTrace& trace, const std::string& sou
     StepTime step = time_of_step(trace, trace.steps[s], by_step[s]);
     if (step.span_s > 0.0) out.steps.push_back(std::move(step));
   }
+  out.window = window_time(trace, by_step, out.steps.size());
   if (out.steps.empty()) {
     refuse(fmt::format("none of the trace's {} steps computed anything on the GPU", trace.steps.size()),
            "profile steps that train (after the profiler's wait and warm-up steps)");

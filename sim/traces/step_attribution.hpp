@@ -41,7 +41,22 @@ struct KernelTotal {
   int count = 0;
 };
 
+/// The GPU's time over the profiled window (from the first step's first computing activity to the last step's
+/// last), divided by the steps: where the GPU runs behind the host, one step's kernels run among the next
+/// one's, and only the window as a whole says what a step took.
+struct WindowTime {
+  double span_s = 0.0;
+  double computing_s = 0.0;      ///< some step's computing activity running
+  double communicating_s = 0.0;  ///< only communication running
+  double launch_gaps_s = 0.0;    ///< nothing running, for less than kLaunchGapUs at a time
+  double idle_gaps_s = 0.0;      ///< nothing running, for longer
+
+  /// A step's computation on its own: the span less the communication alone in it.
+  [[nodiscard]] double alone_s() const { return span_s - communicating_s; }
+};
+
 struct StepAttribution {
+  WindowTime window;            ///< per step, over the steps' window
   std::string device;           ///< the traced GPU's model, or "" when the trace does not say
   std::vector<StepTime> steps;  ///< the steps with GPU activity, in time order
   int activities = 0;           ///< of the traced GPU

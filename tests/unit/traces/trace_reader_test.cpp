@@ -93,6 +93,14 @@ TEST(StepAttribution, AStepsTimeIsItsClassesItsLonelyCommunicationAndItsGaps) {
   EXPECT_NEAR(s.idle_gaps_s, 30e-6, 1e-12);
   EXPECT_NEAR(s.alone_s(), 100e-6, 1e-12);
   EXPECT_NEAR(a.steps[1].span_s, 20e-6, 1e-12);
+  // Over both steps' window, 1000 to 1220, per step: computing 80 / 2, the allreduce alone 60 / 2, one launch
+  // gap of 10 (1030-1040), idle 30 (1120-1150) and 40 (1160-1200).
+  EXPECT_NEAR(a.window.span_s, 110e-6, 1e-12);
+  EXPECT_NEAR(a.window.computing_s, 40e-6, 1e-12);
+  EXPECT_NEAR(a.window.communicating_s, 30e-6, 1e-12);
+  EXPECT_NEAR(a.window.launch_gaps_s, 5e-6, 1e-12);
+  EXPECT_NEAR(a.window.idle_gaps_s, 35e-6, 1e-12);
+  EXPECT_NEAR(a.window.alone_s(), 80e-6, 1e-12);
   EXPECT_EQ(a.activities, 7);
   EXPECT_EQ(a.unattributed, 1);
   EXPECT_NEAR(a.unattributed_s, 5e-6, 1e-12);
