@@ -250,10 +250,7 @@ scenario::Scenario with_values(scenario::Scenario s, const std::vector<FitKey>& 
     const FitKey& key = keys[k];
     switch (key.quantity) {
       case FitKey::Quantity::efficiency:
-        set_efficiency(s.cluster.device, key, values[k]);
-        set_efficiency(s.cluster.server_device, key, values[k]);
-        for (scenario::DeviceProfile& d : s.cluster.worker_devices) set_efficiency(d, key, values[k]);
-        for (scenario::NodeGroup& group : s.cluster.nodes) set_efficiency(group.device, key, values[k]);
+        each_device(s, [&](scenario::DeviceProfile& d) { set_efficiency(d, key, values[k]); });
         break;
       case FitKey::Quantity::intra_bandwidth:
       case FitKey::Quantity::intra_latency:

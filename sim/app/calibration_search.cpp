@@ -13,6 +13,13 @@ void refuse_input(const std::string& where, const std::string& key, std::string 
   throw core::InputError(std::move(diagnostic));
 }
 
+void each_device(scenario::Scenario& s, const std::function<void(scenario::DeviceProfile&)>& change) {
+  change(s.cluster.device);
+  change(s.cluster.server_device);
+  for (scenario::DeviceProfile& d : s.cluster.worker_devices) change(d);
+  for (scenario::NodeGroup& group : s.cluster.nodes) change(group.device);
+}
+
 double golden_minimum(const std::function<double(double)>& f, double low, double high, double width) {
   const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
   double a = low, b = high;

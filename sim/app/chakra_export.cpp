@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace dtsim::app {
@@ -93,7 +94,12 @@ std::string chakra_export_command(const ChakraExportOptions& options, const chec
                              kMaxChakraRanks),
                  "export a smaller cluster: a data-parallel run's ranks all do the same work");
   }
-  std::vector<std::string> files(static_cast<std::size_t>(workers));
+  // A data-parallel run's ranks on one kind of device do the same work: each kind's trace is built once.
+  const int microbatches = std::max(1, s.training.parallelism.microbatches);
+  const double batch = static_cast<double>(s.training.batch_per_worker / microbatches);
+  const models::ModelProfile share = models::device_share(setup.profile(), scenario::device_share_of(s.training));
+  std::vector<std::pair<scenario::DeviceProfile, std::string>> kinds;
+  std::vector<std::size_t> kind_of(static_cast<std::size_t>(workers));
   for (int rank = 0; rank < workers; ++rank) {
     const std::filesystem::path file = traces::chakra_rank_file(options.prefix, rank);
     std::error_code error;
@@ -103,18 +109,19 @@ std::string chakra_export_command(const ChakraExportOptions& options, const chec
     }
     core::refuse_unless_regular_file(file);
     const scenario::DeviceProfile& device = s.cluster.device_of(rank);
-    const int microbatches = std::max(1, s.training.parallelism.microbatches);
-    const double batch = static_cast<double>(s.training.batch_per_worker / microbatches);
-    const models::ModelProfile timed = compute::host_flops(
-        models::device_share(setup.profile(), scenario::device_share_of(s.training)), batch, device);
+    const auto known = std::find_if(kinds.begin(), kinds.end(), [&](const auto& kind) { return kind.first == device; });
+    kind_of[static_cast<std::size_t>(rank)] = static_cast<std::size_t>(known - kinds.begin());
+    if (known != kinds.end()) continue;
+    const models::ModelProfile timed = compute::host_flops(share, batch, device);
     const auto parameters = static_cast<std::size_t>(std::llround(timed.parameters()));
-    files[static_cast<std::size_t>(rank)] =
-        traces::encode_chakra_trace(rank_trace(timed, compute::sustained_rate(device).value(), microbatches,
-                                               s.training.wire.gradients, setup.make_optimizer(0)->flops(parameters)));
+    kinds.emplace_back(device, traces::encode_chakra_trace(rank_trace(timed, compute::sustained_rate(device).value(),
+                                                                      microbatches, s.training.wire.gradients,
+                                                                      setup.make_optimizer(0)->flops(parameters))));
   }
   if (!options.prefix.parent_path().empty()) std::filesystem::create_directories(options.prefix.parent_path());
   for (int rank = 0; rank < workers; ++rank) {
-    core::write_file_atomically(traces::chakra_rank_file(options.prefix, rank), files[static_cast<std::size_t>(rank)]);
+    core::write_file_atomically(traces::chakra_rank_file(options.prefix, rank),
+                                kinds[kind_of[static_cast<std::size_t>(rank)]].second);
   }
   return fmt::format("{} Chakra trace(s) written: {} to {}\n", workers,
                      traces::chakra_rank_file(options.prefix, 0).string(),

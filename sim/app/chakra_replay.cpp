@@ -4,7 +4,6 @@
 #include "sim/app/iteration_simulation.hpp"
 #include "sim/checks/scenario_resolver.hpp"
 #include "sim/compute/device_cost_model.hpp"
-#include "sim/runtime/jobs/training_run.hpp"
 #include "sim/scenario/scenario_reader.hpp"
 
 #include <fmt/format.h>
@@ -45,9 +44,7 @@ scenario::Scenario replaying(scenario::Scenario s) {
     d.memory_bandwidth.reset();
     d.layer_overhead_s = 0.0;
   };
-  plain(s.cluster.device);
-  for (scenario::DeviceProfile& d : s.cluster.worker_devices) plain(d);
-  for (scenario::NodeGroup& g : s.cluster.nodes) plain(g.device);
+  each_device(s, plain);
   return s;
 }
 
@@ -105,13 +102,7 @@ std::string chakra_replay_command(const ChakraReplayOptions& options, const chec
   const double batch = static_cast<double>(s.training.batch_per_worker / microbatches);
   const models::ModelProfile layers =
       replayed_layers(trace, file.string(), s.cluster.device_of(0), batch, s.training.wire.gradients);
-  const double seconds = std::stod(in_child_process(s.name, [&] {
-    runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
-    setup.workload = layers;
-    const metrics::RunRecord record = runtime::run_training(s, setup);
-    return fmt::format("{:.17g}",
-                       record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));
-  }));
+  const double seconds = simulate_iteration(s, registries, &layers);
   return fmt::format(
       "replayed {} ({} nodes) as {} layers of {:.6g} parameters on {} workers of {}: {:.9g} s an iteration\n",
       file.string(), trace.nodes.size(), layers.layers.size(), layers.parameters(), s.cluster.workers,

@@ -52,9 +52,11 @@ std::string in_child_process(const std::string& name, const std::function<std::s
   return answer;
 }
 
-double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries) {
+double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries,
+                          const models::ModelProfile* workload) {
   return std::stod(in_child_process(s.name, [&] {
-    const runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
+    runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
+    if (workload != nullptr) setup.workload = *workload;
     const metrics::RunRecord record = runtime::run_training(s, setup);
     return fmt::format("{:.17g}",
                        record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));

@@ -1,6 +1,7 @@
 #pragma once
 // Simulations a calibration runs many of, each in a child process: SimGrid runs one engine per process.
 
+#include "models/model_profile.hpp"
 #include "sim/checks/registries.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -13,7 +14,9 @@ namespace dtsim::app {
 /// simulation of `name` (std::runtime_error).
 std::string in_child_process(const std::string& name, const std::function<std::string()>& work);
 
-/// Seconds per iteration of `s`, simulated in a child process.
-double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries);
+/// Seconds per iteration of `s`, simulated in a child process; with `workload`, that layer table in place of
+/// the scenario's model (a replayed trace).
+double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries,
+                          const models::ModelProfile* workload = nullptr);
 
 }  // namespace dtsim::app

@@ -141,10 +141,7 @@ scenario::Scenario with_device(scenario::Scenario s, const scenario::DeviceProfi
     d.efficiency_assumed = fitted.efficiency_assumed;
     d.layer_overhead_s = fitted.layer_overhead_s;
   };
-  take(s.cluster.device);
-  take(s.cluster.server_device);
-  for (scenario::DeviceProfile& d : s.cluster.worker_devices) take(d);
-  for (scenario::NodeGroup& g : s.cluster.nodes) take(g.device);
+  each_device(s, take);
   return s;
 }
 
@@ -256,8 +253,8 @@ Calibration calibrate_from_trace(const CalibrateOptions& options, const checks::
   // A class whose time no efficiency reaches (a small product bound by its weights' traffic, or launches)
   // keeps the device's own efficiency: its traced time goes to the overhead.
   std::vector<std::size_t> unreached;
+  const std::array<double, models::kOpClasses> now = modelled_by_op_class(side, device);
   for (const std::size_t c : classes) {
-    const std::array<double, models::kOpClasses> now = modelled_by_op_class(side, device);
     if (std::abs(std::log(now[c] / traced[c])) > std::log(1.05)) unreached.push_back(c);
   }
   if (!unreached.empty()) {
