@@ -6,7 +6,10 @@
 
 It trains the model on random data (the time of a step does not depend on the values) with SGD, lets the
 profiler skip `--wait` steps and warm up for `--warmup`, records `--steps` steps, and writes PyTorch's
-Chrome-trace JSON (gzipped when the name ends in .gz), with the input shapes recorded. Then:
+Chrome-trace JSON (gzipped when the name ends in .gz), with the input shapes recorded and each module's forward
+pass marked by a host annotation "module: NAME" (its qualified name, as `model.named_modules()` gives it), by
+which dtsim matches the trace's layers to a profile's by name. It then times `--timed` steps without the
+profiler (CUDA events) and prints their median, the profiler's own cost being the difference. Then:
 
     dtsim calibrate resnet50-step.json.gz --scenario my-gpu-resnet50.yaml -o my-gpu.yaml
 
@@ -34,6 +37,7 @@ def parse_arguments():
     parser.add_argument("--wait", type=int, default=2, help="steps before the profiler starts")
     parser.add_argument("--warmup", type=int, default=2, help="steps the profiler warms up on, not recorded")
     parser.add_argument("--steps", type=int, default=3, help="steps recorded")
+    parser.add_argument("--timed", type=int, default=5, help="steps timed without the profiler afterwards")
     parser.add_argument("-o", "--output", required=True, help="the trace to write (.json or .json.gz)")
     return parser.parse_args()
 
@@ -51,9 +55,72 @@ def build(name, batch, sequence, device):
     except ImportError:
         pass
     from transformers import AutoConfig, AutoModelForCausalLM
-    model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(name)).to(device)
+    model = AutoModelForCausalLM.from_config(language_model_config(name)).to(device)
     tokens = torch.randint(0, model.config.vocab_size, (batch, sequence), device=device)
     return model, lambda: model(input_ids=tokens, labels=tokens).loss
+
+
+def language_model_config(name):
+    """The Hugging Face configuration `name`: from the Hub (or its cache), else, offline, the defaults of the
+    model type `name` (gpt2's are GPT-2 small). The weights are never needed: the model is initialised at
+    random."""
+    from transformers import AutoConfig
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    try:
+        return AutoConfig.from_pretrained(name)
+    except (OSError, ValueError):
+        if name in CONFIG_MAPPING:
+            return AutoConfig.for_model(name)
+        raise
+
+
+def annotate_modules(model):
+    """Marks each module's forward pass on the host with "module: NAME", its qualified name."""
+    from torch.autograd.profiler import record_function
+    open_spans = {}
+
+    def enter(name):
+        def hook(module, inputs):
+            span = record_function("module: " + name)
+            span.__enter__()
+            open_spans.setdefault(name, []).append(span)
+        return hook
+
+    def leave(name):
+        def hook(module, inputs, output):
+            spans = open_spans.get(name)
+            if spans:
+                spans.pop().__exit__(None, None, None)
+        return hook
+
+    for name, module in model.named_modules():
+        if name:
+            module.register_forward_pre_hook(enter(name))
+            module.register_forward_hook(leave(name))
+
+
+def step(model_step, optimizer, dtype):
+    import torch
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+        loss = model_step()
+    loss.backward()
+    optimizer.step()
+
+
+def median_step_seconds(model_step, optimizer, dtype, count):
+    """The median of `count` steps' times on the GPU's clock (CUDA events), with no profiler running."""
+    import torch
+    times = []
+    for _ in range(count):
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        step(model_step, optimizer, dtype)
+        end.record()
+        end.synchronize()
+        times.append(begin.elapsed_time(end) / 1e3)
+    times.sort()
+    return times[len(times) // 2]
 
 
 def main():
@@ -64,6 +131,7 @@ def main():
         sys.exit("capture_trace: no GPU is visible to PyTorch (CUDA or ROCm)")
     device = torch.device("cuda")
     model, loss_of = build(arguments.model, arguments.batch, arguments.sequence, device)
+    annotate_modules(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(arguments.precision)
     total = arguments.wait + arguments.warmup + arguments.steps
@@ -73,13 +141,10 @@ def main():
                  schedule=schedule(wait=arguments.wait, warmup=arguments.warmup, active=arguments.steps),
                  on_trace_ready=lambda p: p.export_chrome_trace(written)) as profiler:
         for _ in range(total):
-            optimizer.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
-                loss = loss_of()
-            loss.backward()
-            optimizer.step()
+            step(loss_of, optimizer, dtype)
             profiler.step()
     torch.cuda.synchronize()
+    unprofiled = median_step_seconds(loss_of, optimizer, dtype, arguments.timed) if arguments.timed > 0 else None
     if arguments.output.endswith(".gz"):
         with open(written, "rb") as source, gzip.open(arguments.output, "wb") as target:
             shutil.copyfileobj(source, target)
@@ -87,7 +152,9 @@ def main():
         shutil.copyfile(written, arguments.output)
     shutil.rmtree(folder)
     print(f"{arguments.steps} steps of {arguments.model} (batch {arguments.batch}, {arguments.precision}) on "
-          f"{torch.cuda.get_device_name()} written to {arguments.output}")
+          f"{torch.cuda.get_device_name()} (PyTorch {torch.__version__}) written to {arguments.output}")
+    if unprofiled is not None:
+        print(f"a step without the profiler: {unprofiled * 1e3:.3f} ms (median of {arguments.timed}, CUDA events)")
 
 
 if __name__ == "__main__":

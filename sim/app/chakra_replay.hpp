@@ -21,6 +21,15 @@ struct ChakraReplayOptions {
   std::filesystem::path scenario;  ///< the cluster and recipe to replay it on
 };
 
+/// A compute node's pass, by its name: `X.fwd` and `X.bwd` are layer X's passes, `.mbK` ends micro-batch K's
+/// (none: micro-batch 0); any other name is a layer's one pass (a forward pass).
+struct ChakraPass {
+  std::string layer;
+  bool backward = false;
+  int microbatch = 0;
+};
+ChakraPass chakra_pass_of(std::string name);
+
 /// The layer table of `trace` for `device` (its compute nodes' operations per sample of `batch`, one
 /// micro-batch's; its allreduces' bytes in elements of `gradient_bytes`). Throws core::InputError (naming
 /// `source`) for a trace with no compute node, or a collective other than an allreduce.

@@ -53,10 +53,11 @@ std::string in_child_process(const std::string& name, const std::function<std::s
 }
 
 double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries,
-                          const models::ModelProfile* workload) {
+                          const models::ModelProfile* workload, const std::vector<std::size_t>& stage_layers) {
   return std::stod(in_child_process(s.name, [&] {
     runtime::TrainingSetup setup = checks::resolve_scenario(s, registries);
     if (workload != nullptr) setup.workload = *workload;
+    if (!stage_layers.empty()) setup.stage_layers = stage_layers;
     const metrics::RunRecord record = runtime::run_training(s, setup);
     return fmt::format("{:.17g}",
                        record.simulated_s / static_cast<double>(std::max<std::int64_t>(record.iterations, 1)));

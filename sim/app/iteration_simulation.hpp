@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace dtsim::app {
 
@@ -15,8 +16,10 @@ namespace dtsim::app {
 std::string in_child_process(const std::string& name, const std::function<std::string()>& work);
 
 /// Seconds per iteration of `s`, simulated in a child process; with `workload`, that layer table in place of
-/// the scenario's model (a replayed trace).
+/// the scenario's model (a replayed trace), cut into pipeline stages at `stage_layers` (each stage's first
+/// layer, then the count) where given, else as the scenario cuts its own.
 double simulate_iteration(const scenario::Scenario& s, const checks::Registries& registries,
-                          const models::ModelProfile* workload = nullptr);
+                          const models::ModelProfile* workload = nullptr,
+                          const std::vector<std::size_t>& stage_layers = {});
 
 }  // namespace dtsim::app

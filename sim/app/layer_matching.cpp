@@ -51,6 +51,57 @@ std::vector<const traces::ShapedProduct*> in_steps(const traces::KinetoTrace& tr
   return out;
 }
 
+/// The table's layer that module `module` is: the layer of that name, else of the longest name that begins it
+/// followed by a dot (torchvision's `layer1.0.downsample.0` is the table's `layer1.0.downsample`); none: npos.
+std::size_t layer_named(const std::map<std::string, std::size_t>& by_name, std::string module) {
+  while (!module.empty()) {
+    if (const auto it = by_name.find(module); it != by_name.end()) return it->second;
+    const auto dot = module.rfind('.');
+    if (dot == std::string::npos) break;
+    module.resize(dot);
+  }
+  return std::string::npos;
+}
+
+/// The line on matching by name: how many of the table's product layers the trace's module annotations name,
+/// and which of those ran a weight of another shape than the table's.
+std::string name_matching_line(const std::vector<const traces::ShapedProduct*>& ran, const models::ModelProfile& layers,
+                               std::size_t products) {
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < layers.layers.size(); ++i) by_name.emplace(layers.layers[i].name, i);
+  std::vector<bool> agrees(layers.layers.size(), false);
+  std::map<std::string, std::string> disagreeing;  // layer -> the traced shape
+  bool annotated = false;
+  for (const traces::ShapedProduct* p : ran) {
+    if (p->module.empty()) continue;
+    annotated = true;
+    const std::size_t i = layer_named(by_name, p->module);
+    if (i == std::string::npos) continue;
+    if (may_be(layers.layers[i], *p)) {
+      agrees[i] = true;
+    } else {
+      disagreeing.emplace(layers.layers[i].name, shape_text(p->weight));
+    }
+  }
+  if (!annotated) {
+    return "matched by name: the trace has no module annotations (tools/capture_trace.py writes them)\n";
+  }
+  std::erase_if(disagreeing, [&](const auto& row) { return agrees[by_name.at(row.first)]; });
+  std::string out = fmt::format(
+      "matched by name (the trace's module annotations) and shape: {} of the table's {} convolution and product "
+      "layers; named, the table's parameters not the traced weight's: {}",
+      std::count(agrees.begin(), agrees.end(), true), products, disagreeing.size());
+  std::size_t listed = 0;
+  for (const auto& [layer, shape] : disagreeing) {
+    if (listed++ == 4) {
+      out += ", ...";
+      break;
+    }
+    out += fmt::format("{} {} (traced {})", listed == 1 ? ":" : ",", layer, shape);
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string layer_matching_report(const traces::KinetoTrace& trace, const std::vector<std::string>& steps,
@@ -59,7 +110,8 @@ std::string layer_matching_report(const traces::KinetoTrace& trace, const std::v
     return "layers: the trace recorded no input shapes (torch.profiler's record_shapes): none matched\n\n";
   }
   std::map<std::pair<int, std::string>, ShapeRow> rows;  // by kind and shape, in a stable order
-  for (const traces::ShapedProduct* p : in_steps(trace, steps)) {
+  const std::vector<const traces::ShapedProduct*> ran = in_steps(trace, steps);
+  for (const traces::ShapedProduct* p : ran) {
     ShapeRow& row = rows[{static_cast<int>(p->kind), shape_text(p->weight)}];
     if (row.traced++ > 0) continue;
     row.shape = shape_text(p->weight);
@@ -94,9 +146,9 @@ std::string layer_matching_report(const traces::KinetoTrace& trace, const std::v
   out += fmt::format(
       "matched by shape: {} of the table's {} convolution and product layers; traced operators of "
       "no layer's shape: {:.4g} a step; run beyond the table's count: {:.4g} a step (recomputed, as "
-      "activation checkpointing does, or repeated)\n\n",
+      "activation checkpointing does, or repeated)\n",
       std::count(matched.begin(), matched.end(), true), products, unmatched, beyond);
-  return out;
+  return out + name_matching_line(ran, layers, products) + "\n";
 }
 
 }  // namespace dtsim::app

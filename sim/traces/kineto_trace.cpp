@@ -118,7 +118,8 @@ class EventCollector {
       const std::int64_t correlation = integer_or(args, "correlation", -1);
       if (correlation >= 0) trace_.launches.emplace(correlation, Launch{start, integer_or(event, "tid", 0)});
     } else if ((category == "cpu_op" || category == "Operator") && trace_.products.size() < kMaxTraceActivities) {
-      if (text == "aten::convolution" || text == "aten::linear") take_shape(text, start, args);
+      if (text == "aten::convolution" || text == "aten::linear")
+        take_shape(text, start, integer_or(event, "tid", 0), args);
       const KernelContext product = operator_context(text);
       if (product != KernelContext::none)
         trace_.products.push_back({product, start, start + duration, integer_or(event, "tid", 0)});
@@ -127,16 +128,22 @@ class EventCollector {
         text.rfind(marker_, 0) == 0) {
       trace_.steps.push_back({text, start, duration});
     }
+    if (category == "user_annotation" && text.rfind(kModuleMarker, 0) == 0 &&
+        trace_.modules.size() < kMaxTraceActivities) {
+      trace_.modules.push_back(
+          {text.substr(std::string(kModuleMarker).size()), start, start + duration, integer_or(event, "tid", 0)});
+    }
   }
 
   /// The weight's shape of a convolution or linear operator, from its `Input Dims` (input, weight, bias...).
-  void take_shape(const std::string& name, double start, const nlohmann::json& args) {
+  void take_shape(const std::string& name, double start, std::int64_t thread, const nlohmann::json& args) {
     const auto dims = args.find("Input Dims");
     if (dims == args.end() || !dims->is_array() || dims->size() < 2 || !(*dims)[1].is_array()) return;
     if (trace_.shaped.size() >= kMaxTraceActivities) return;
     ShapedProduct out;
     out.kind = name == "aten::linear" ? KernelContext::gemm : KernelContext::convolution;
     out.start_us = start;
+    out.thread = thread;
     for (const nlohmann::json& d : (*dims)[1]) {
       if (!d.is_number_integer() || out.weight.size() >= 8) return;
       out.weight.push_back(d.get<std::int64_t>());
@@ -191,6 +198,31 @@ void launch_contexts(KinetoTrace& trace) {
   }
 }
 
+/// Names each shaped product's module: the annotation on its thread begun last among those open when it began
+/// (modules nest, so that is the innermost).
+void module_names(KinetoTrace& trace) {
+  if (trace.modules.empty()) return;
+  std::map<std::int64_t, std::vector<const ModuleSpan*>> by_thread;
+  for (const ModuleSpan& span : trace.modules) by_thread[span.thread].push_back(&span);
+  for (auto& [thread, spans] : by_thread) {
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const ModuleSpan* a, const ModuleSpan* b) { return a->start_us < b->start_us; });
+  }
+  for (ShapedProduct& product : trace.shaped) {
+    const auto spans = by_thread.find(product.thread);
+    if (spans == by_thread.end()) continue;
+    auto begun = std::upper_bound(spans->second.begin(), spans->second.end(), product.start_us,
+                                  [](double t, const ModuleSpan* span) { return t < span->start_us; });
+    // A module holds few others open at once: the innermost open one is among the last few begun.
+    for (int looked = 0; begun != spans->second.begin() && looked < 64; ++looked) {
+      const ModuleSpan* span = *--begun;
+      if (span->end_us < product.start_us) continue;
+      product.module = span->name;
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 bool is_json_trace(const std::filesystem::path& path) {
@@ -239,6 +271,7 @@ KinetoTrace read_kineto_trace(const std::filesystem::path& path, const std::stri
            "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (CUDA stands for ROCm too)");
   }
   launch_contexts(trace);
+  module_names(trace);
   std::sort(trace.steps.begin(), trace.steps.end(),
             [](const ProfiledStep& a, const ProfiledStep& b) { return a.start_us < b.start_us; });
   return trace;

@@ -46,7 +46,22 @@ struct ShapedProduct {
   double start_us = 0.0;
   std::vector<std::int64_t> weight;  ///< [out, in / groups, kernel...] or [out, in]
   bool bias = false;                 ///< a linear layer given its bias
+  std::int64_t thread = 0;
+  /// The qualified name of the innermost module whose forward pass ran it (the trace's `module: NAME`
+  /// annotations, which tools/capture_trace.py writes); empty where none was open.
+  std::string module;
 };
+
+/// A module's forward pass, as a host annotation `module: NAME` marked it.
+struct ModuleSpan {
+  std::string name;  ///< without the marker
+  double start_us = 0.0;
+  double end_us = 0.0;
+  std::int64_t thread = 0;
+};
+
+/// The host annotations that name the module running: `module: NAME` (tools/capture_trace.py's).
+inline constexpr const char* kModuleMarker = "module: ";
 
 /// A host call that launched GPU work.
 struct Launch {
@@ -72,8 +87,11 @@ struct KinetoTrace {
   std::unordered_map<std::int64_t, Launch> launches;
   /// The operators that compute products, in no order.
   std::vector<ProductOperator> products;
-  /// The convolutions and linear layers with their weights' shapes, in no order; empty without shapes.
+  /// The convolutions and linear layers with their weights' shapes, in no order; empty without shapes. Each
+  /// names its module where the trace has module annotations.
   std::vector<ShapedProduct> shaped;
+  /// The module annotations, in no order; empty where the trace has none.
+  std::vector<ModuleSpan> modules;
   /// `deviceProperties[].name` by device id (the traced GPU's model), when the trace has them.
   std::unordered_map<std::int64_t, std::string> device_names;
 };

@@ -1,6 +1,6 @@
 // `dtsim calibrate TRACE --scenario S`: two public profiler traces of real training steps (an A100's and an
-// MI300X's), each calibrated, its fragment included in the scenario, and the scenario's simulated step
-// compared with the traced one.
+// MI300X's) and two captured with tools/capture_trace.py on an H200, each calibrated, its fragment included in the
+// scenario, and the scenario's simulated step compared with the traced one.
 
 #include "run_dtsim.hpp"
 
@@ -42,7 +42,8 @@ struct TracedStep {
   const char* scenario;
   const char* device;
   const char* unattributed;  ///< the report's line of what it could not attribute
-  const char* matched;       ///< the report's line of the layers matched by shape
+  const char* matched;       ///< the report's line of the layers matched by shape (or by name)
+  const char* fitted;        ///< the fragment's efficiencies
 };
 
 class TraceRoundTrip : public ::testing::TestWithParam<TracedStep> {};
@@ -58,7 +59,7 @@ TEST_P(TraceRoundTrip, TheFragmentMakesTheScenarioTakeTheTracedStep) {
   EXPECT_NE(fit.out.find(t.unattributed), std::string::npos) << fit.out;
   EXPECT_NE(fit.out.find(t.matched), std::string::npos) << fit.out;
   const std::string fragment = read_file(folder / "gpu.yaml");
-  EXPECT_NE(fragment.find("efficiencies: {convolution: "), std::string::npos) << fragment;
+  EXPECT_NE(fragment.find(t.fitted), std::string::npos) << fragment;
   EXPECT_NE(fragment.find("layer_overhead: \""), std::string::npos) << fragment;
   // The scenario with the fragment included, as a user would write it.
   std::ofstream(folder / "calibrated.yaml") << "include: gpu.yaml\n"
@@ -83,11 +84,24 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         TracedStep{"nccl_data.json.gz", "resnet50-a100", "NVIDIA A100-PG509-200",
                    "not attributed: 0 of the GPU's 3774 activities (0.000 ms)",
-                   "layers: the trace recorded no input shapes (torch.profiler's record_shapes): none matched"},
+                   "layers: the trace recorded no input shapes (torch.profiler's record_shapes): none matched",
+                   "efficiencies: {convolution: "},
         TracedStep{"resnet_act_checkpoint.json.gz", "resnet18-mi300x", "AMD Instinct MI300X",
                    "not attributed: 968 of the GPU's 3653 activities (31.834 ms)",
                    "matched by shape: 21 of the table's 21 convolution and product layers; traced "
-                   "operators of no layer's shape: 0 a step; run beyond the table's count: 19 a step"}),
+                   "operators of no layer's shape: 0 a step; run beyond the table's count: 19 a step",
+                   "efficiencies: {convolution: "},
+        // Captured by tools/capture_trace.py on an H200 (SOURCES.md): a ResNet matched by its modules' names.
+        TracedStep{"resnet50-h200-bf16.json.gz", "resnet50-h200", "NVIDIA H200",
+                   "not attributed: 20 of the GPU's 2999 activities (2.699 ms)",
+                   "matched by name (the trace's module annotations) and shape: 54 of the table's 54 convolution "
+                   "and product layers; named, the table's parameters not the traced weight's: 0",
+                   "efficiencies: {convolution: "},
+        // A transformer: products and attention fitted.
+        TracedStep{"gpt2-h200-bf16.json.gz", "gpt2-h200", "NVIDIA H200",
+                   "not attributed: 758 of the GPU's 4427 activities (30.473 ms)",
+                   "named, the table's parameters not the traced weight's: 1: lm_head (traced 50257x768)",
+                   "efficiencies: {gemm: "}),
     [](const ::testing::TestParamInfo<TracedStep>& param_info) {
       std::string name = param_info.param.scenario;
       std::replace(name.begin(), name.end(), '-', '_');

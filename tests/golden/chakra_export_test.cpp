@@ -121,7 +121,8 @@ TEST(ChakraExport, RunsOtherThanTimingOnlyDataParallelAreRefused) {
   const CommandResult refused =
       run_dtsim(fmt::format("chakra {} -o {}", (folder / "tp.yaml").string(), (folder / "tp").string()));
   EXPECT_EQ(refused.exit_status, 2);
-  EXPECT_NE(refused.err.find("Chakra traces are written for timing-only data-parallel runs"), std::string::npos)
+  EXPECT_NE(refused.err.find("Chakra traces are written for timing-only data-parallel and pipeline runs"),
+            std::string::npos)
       << refused.err;
   EXPECT_FALSE(std::filesystem::exists(folder / "tp.0.et"));
 }

@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 namespace dtsim::traces {
 namespace {
@@ -154,6 +156,34 @@ TEST(KinetoTrace, ATruncatedGzipIsRefusedNotReadInPart) {
   } catch (const core::InputError& error) {
     EXPECT_EQ(error.diagnostics().front().message, "the gzip file is truncated (it ends before its last block)");
   }
+}
+
+TEST(KinetoTrace, EachShapedOperatorNamesTheInnermostModuleOpenOnItsThread) {
+  // layer1 holds conv1 (10-20) then downsample.0 (30-40); the linear layer at 50 runs in layer1 alone, the one
+  // at 70 in no module, and the convolution at 35 on another thread in none.
+  const auto annotation = [](const std::string& name, double ts, double dur, int tid) {
+    return fmt::format(
+        R"({{"ph": "X", "cat": "user_annotation", "name": "module: {}", "tid": {}, "ts": {}, "dur": {}}},)", name, tid,
+        ts, dur);
+  };
+  const auto op = [](const std::string& name, const std::string& weight, double ts, int tid) {
+    return fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "{}", "tid": {}, "ts": {}, "dur": 1,
+      "args": {{"Input Dims": [[8, 64], {}, []]}}}},)",
+                       name, tid, ts, weight);
+  };
+  std::string events = annotation("layer1", 5, 55, 3) + annotation("layer1.0.conv1", 10, 10, 3) +
+                       annotation("layer1.0.downsample.0", 30, 10, 3) +
+                       op("aten::convolution", "[64, 64, 3, 3]", 12, 3) +
+                       op("aten::convolution", "[256, 64, 1, 1]", 35, 3) + op("aten::linear", "[10, 64]", 50, 3) +
+                       op("aten::linear", "[10, 64]", 70, 3) + op("aten::convolution", "[8, 8, 1, 1]", 35, 4);
+  events += R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"correlation": 1}}])";
+  const KinetoTrace trace = read_kineto_trace(write_trace("modules.json", "{\"traceEvents\": [" + events + "}"));
+  std::map<double, std::vector<std::string>> modules;
+  for (const ShapedProduct& p : trace.shaped) modules[p.start_us].push_back(p.module);
+  for (auto& [at, names] : modules) std::sort(names.begin(), names.end());
+  EXPECT_EQ(modules, (std::map<double, std::vector<std::string>>{
+                         {12, {"layer1.0.conv1"}}, {35, {"", "layer1.0.downsample.0"}}, {50, {"layer1"}}, {70, {""}}}));
+  EXPECT_EQ(trace.modules.size(), 3U);
 }
 
 }  // namespace
