@@ -65,17 +65,17 @@ std::size_t layer_named(const std::map<std::string, std::size_t>& by_name, std::
 
 /// The line on matching by name: how many of the table's product layers the trace's module annotations name,
 /// and which of those ran a weight of another shape than the table's.
-std::string name_matching_line(const std::vector<const traces::ShapedProduct*>& ran, const models::ModelProfile& layers,
-                               std::size_t products) {
+std::string name_matching_line(const traces::KinetoTrace& trace, const std::vector<const traces::ShapedProduct*>& ran,
+                               const models::ModelProfile& layers, std::size_t products) {
   std::map<std::string, std::size_t> by_name;
   for (std::size_t i = 0; i < layers.layers.size(); ++i) by_name.emplace(layers.layers[i].name, i);
   std::vector<bool> agrees(layers.layers.size(), false);
   std::map<std::string, std::string> disagreeing;  // layer -> the traced shape
   bool annotated = false;
   for (const traces::ShapedProduct* p : ran) {
-    if (p->module.empty()) continue;
+    if (p->module < 0) continue;
     annotated = true;
-    const std::size_t i = layer_named(by_name, p->module);
+    const std::size_t i = layer_named(by_name, trace.module_names[static_cast<std::size_t>(p->module)]);
     if (i == std::string::npos) continue;
     if (may_be(layers.layers[i], *p)) {
       agrees[i] = true;
@@ -148,7 +148,7 @@ std::string layer_matching_report(const traces::KinetoTrace& trace, const std::v
       "no layer's shape: {:.4g} a step; run beyond the table's count: {:.4g} a step (recomputed, as "
       "activation checkpointing does, or repeated)\n",
       std::count(matched.begin(), matched.end(), true), products, unmatched, beyond);
-  return out + name_matching_line(ran, layers, products) + "\n";
+  return out + name_matching_line(trace, ran, layers, products) + "\n";
 }
 
 }  // namespace dtsim::app

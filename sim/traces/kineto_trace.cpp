@@ -128,10 +128,11 @@ class EventCollector {
         text.rfind(marker_, 0) == 0) {
       trace_.steps.push_back({text, start, duration});
     }
-    if (category == "user_annotation" && text.rfind(kModuleMarker, 0) == 0 &&
-        trace_.modules.size() < kMaxTraceActivities) {
-      trace_.modules.push_back(
-          {text.substr(std::string(kModuleMarker).size()), start, start + duration, integer_or(event, "tid", 0)});
+    if (category == "user_annotation" && text.rfind(kModuleMarker, 0) == 0 && trace_.modules.size() < kMaxModuleSpans) {
+      const auto [it, added] = module_index_.emplace(text.substr(std::string(kModuleMarker).size()),
+                                                     static_cast<int>(trace_.module_names.size()));
+      if (added) trace_.module_names.push_back(it->first);
+      trace_.modules.push_back({it->second, start, start + duration, integer_or(event, "tid", 0)});
     }
   }
 
@@ -161,6 +162,7 @@ class EventCollector {
   KinetoTrace& trace_;
   std::string marker_;
   std::unordered_map<std::string, int> index_;
+  std::unordered_map<std::string, int> module_index_;
   std::string section_;
   bool seen_events_ = false;
   bool root_is_object_ = false;

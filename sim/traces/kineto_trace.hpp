@@ -47,14 +47,14 @@ struct ShapedProduct {
   std::vector<std::int64_t> weight;  ///< [out, in / groups, kernel...] or [out, in]
   bool bias = false;                 ///< a linear layer given its bias
   std::int64_t thread = 0;
-  /// The qualified name of the innermost module whose forward pass ran it (the trace's `module: NAME`
-  /// annotations, which tools/capture_trace.py writes); empty where none was open.
-  std::string module;
+  /// The innermost module whose forward pass ran it (the trace's `module: NAME` annotations, which
+  /// tools/capture_trace.py writes), an index into KinetoTrace::module_names; -1 where none was open.
+  int module = -1;
 };
 
 /// A module's forward pass, as a host annotation `module: NAME` marked it.
 struct ModuleSpan {
-  std::string name;  ///< without the marker
+  int name = 0;  ///< index into KinetoTrace::module_names
   double start_us = 0.0;
   double end_us = 0.0;
   std::int64_t thread = 0;
@@ -90,8 +90,9 @@ struct KinetoTrace {
   /// The convolutions and linear layers with their weights' shapes, in no order; empty without shapes. Each
   /// names its module where the trace has module annotations.
   std::vector<ShapedProduct> shaped;
-  /// The module annotations, in no order; empty where the trace has none.
+  /// The module annotations, in no order (at most kMaxModuleSpans); empty where the trace has none.
   std::vector<ModuleSpan> modules;
+  std::vector<std::string> module_names;  ///< every distinct module name, once, without the marker
   /// `deviceProperties[].name` by device id (the traced GPU's model), when the trace has them.
   std::unordered_map<std::int64_t, std::string> device_names;
 };
@@ -99,6 +100,10 @@ struct KinetoTrace {
 /// The GPU activities a trace may hold at most: some 60 bytes each, 3 GiB in all. A longer trace is refused
 /// with a hint to profile fewer steps.
 inline constexpr std::size_t kMaxTraceActivities = 50'000'000;
+
+/// The module annotations kept at most (32 bytes each): a step of a model of thousands of modules, for
+/// thousands of steps. Those beyond are not read.
+inline constexpr std::size_t kMaxModuleSpans = 10'000'000;
 
 /// Whether `path` holds JSON (its first character other than white space is '{'), inflated if gzipped: a
 /// profiler trace rather than a table or nccl-tests output.

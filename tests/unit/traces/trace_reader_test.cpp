@@ -179,11 +179,14 @@ TEST(KinetoTrace, EachShapedOperatorNamesTheInnermostModuleOpenOnItsThread) {
   events += R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"correlation": 1}}])";
   const KinetoTrace trace = read_kineto_trace(write_trace("modules.json", "{\"traceEvents\": [" + events + "}"));
   std::map<double, std::vector<std::string>> modules;
-  for (const ShapedProduct& p : trace.shaped) modules[p.start_us].push_back(p.module);
+  for (const ShapedProduct& p : trace.shaped) {
+    modules[p.start_us].push_back(p.module < 0 ? "" : trace.module_names[static_cast<std::size_t>(p.module)]);
+  }
   for (auto& [at, names] : modules) std::sort(names.begin(), names.end());
   EXPECT_EQ(modules, (std::map<double, std::vector<std::string>>{
                          {12, {"layer1.0.conv1"}}, {35, {"", "layer1.0.downsample.0"}}, {50, {"layer1"}}, {70, {""}}}));
   EXPECT_EQ(trace.modules.size(), 3U);
+  EXPECT_EQ(trace.module_names, (std::vector<std::string>{"layer1", "layer1.0.conv1", "layer1.0.downsample.0"}));
 }
 
 }  // namespace
