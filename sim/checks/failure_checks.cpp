@@ -77,6 +77,13 @@ void check_allreduce_worker_failures(const scenario::Scenario& s, const sync::Sy
                            name),
                "use training.sync.strategy: bsp or local_sgd, or a parameter server (async and ssp go on "
                "without the dead worker there)");
+  } else if (strategy.outer_optimizer() != nullptr && !s.model.timing_only) {
+    // A rollback restores the parameters, the optimizer and the data, not the global parameters and the
+    // outer momentum a round started from.
+    sink.error(
+        f.where, "failures",
+        fmt::format("a rollback does not restore '{}''s global parameters and outer momentum in this version", name),
+        "train for real without failures, or project them on a timing-only profile (model.kind: profile:...)");
   }
   if (!f.elastic) return;
   // The survivors go on without a failed worker: nothing brings it back.

@@ -159,9 +159,9 @@ void check_profile_run(const scenario::Scenario& s, const sync::SyncStrategy& st
   }
   if (!strategy.averages_in_lock_step()) {
     sink.error(s.training.sync_strategy.where, "training.sync.strategy",
-               fmt::format("timing-only profiles run bsp and local_sgd for now, and the strategy is '{}'",
+               fmt::format("timing-only profiles run bsp, local_sgd and diloco for now, and the strategy is '{}'",
                            s.training.sync_strategy.value),
-               "use training.sync.strategy: bsp or local_sgd");
+               "use training.sync.strategy: bsp, local_sgd or diloco");
   }
   if (!s.training.iterations && !s.training.has_budget()) {
     sink.error(s.training.batch_at, "training.stop.iterations",

@@ -24,6 +24,15 @@ enum class Apply {
   OnArrival,  ///< each gradient on its own, as it arrives
 };
 
+/// DiLoCo's outer optimizer: SGD with momentum (Nesterov's or heavy-ball) on the averaged outer gradient. As
+/// PyTorch's SGD: v = momentum v + g; the step is g + momentum v with Nesterov, v without; x -= learning_rate
+/// step.
+struct OuterOptimizer {
+  double learning_rate = 0.7;
+  double momentum = 0.9;
+  bool nesterov = true;
+};
+
 /// The steps the allreduce runtime offers a lock-step strategy once a worker's gradient is computed; the
 /// strategy's after_gradient() says which to take, in order.
 class LockStepActions {
@@ -38,6 +47,9 @@ class LockStepActions {
   /// Averages the parameters with the worker's topology neighbours: all of them, or the one a seeded
   /// random matching pairs it with this round.
   virtual void gossip(bool with_all) = 0;
+  /// DiLoCo's outer step: averages the outer gradient (the global parameters of the last outer step less the
+  /// worker's own) by allreduce, steps the global parameters with `outer`, and goes on from them.
+  virtual void outer_step(const OuterOptimizer& outer) = 0;
 };
 
 /// What a parameter-server worker holds between pushes when it steps on its own parameters.
@@ -83,6 +95,9 @@ class SyncStrategy {
   /// Allreduce: 0 to average gradients every step; H > 0 to take H local SGD steps, then average the
   /// parameters themselves.
   [[nodiscard]] virtual int local_steps() const { return 0; }
+  /// Whether the averaging every local_steps() steps is an outer optimizer's step (DiLoCo), and its settings;
+  /// null: the parameters themselves are averaged (local SGD).
+  [[nodiscard]] virtual const OuterOptimizer* outer_optimizer() const { return nullptr; }
   /// Peer to peer: after each local step a worker averages its parameters with its topology neighbours
   /// (all of them, or the one a seeded random matching pairs it with) instead of any allreduce.
   [[nodiscard]] virtual bool gossip() const { return false; }

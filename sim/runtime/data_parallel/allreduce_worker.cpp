@@ -3,6 +3,7 @@
 #include "sim/runtime/data_parallel/stale_synchronous_allreduce.hpp"
 #include "sim/runtime/recovery/elastic_group.hpp"
 #include "sim/runtime/recovery/job_recovery.hpp"
+#include "sim/sync/outer_step.hpp"
 
 #include <functional>
 #include <optional>
@@ -16,11 +17,13 @@ struct WorkerActions final : sync::LockStepActions {
   std::function<void()> own_gradient;
   std::function<void()> parameters;
   std::function<void(bool)> with_neighbours;
+  std::function<void(const sync::OuterOptimizer&)> outer;
 
   void apply_averaged_gradient() override { averaged_gradient(); }
   void apply_own_gradient() override { own_gradient(); }
   void average_parameters() override { parameters(); }
   void gossip(bool with_all) override { with_neighbours(with_all); }
+  void outer_step(const sync::OuterOptimizer& settings) override { outer(settings); }
 };
 
 }  // namespace
@@ -73,6 +76,18 @@ void AllreduceWorker::operator()() {
     charge_compute(meter, static_cast<double>(count));
   };
   actions.with_neighbours = [&](bool with_all) { gossip(transport, iteration, parameters, with_all); };
+  // DiLoCo: the global parameters a round starts from, and the outer optimizer's momentum.
+  models::Parameters global = parameters;
+  std::vector<float> velocity;
+  actions.outer = [&](const sync::OuterOptimizer& outer) {
+    models::Parameters outer_gradient = global - parameters;
+    setup.collectives.allreduce().run(group(), comm::Block(std::span<float>(outer_gradient.data(), count)));
+    outer_gradient /= group_size();
+    const double flops = sync::apply_outer_step(std::span<float>(global.data(), count), velocity,
+                                                std::span<const float>(outer_gradient.data(), count), outer);
+    parameters = global;
+    charge_compute(meter, 2.0 * static_cast<double>(count) + flops);  // the difference, the mean and the step
+  };
 
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (; iteration <= setup.total_iterations; ++iteration) {

@@ -60,6 +60,13 @@ class TimedSteps final : public sync::LockStepActions {
     context_.setup->collectives.allreduce().run(transport_, comm::Block::sized(weights_));
     charge_compute(meter_, static_cast<double>(parameters_));
   }
+  /// DiLoCo's outer step as time: the outer gradient allreduced at the parameters' wire precision, and the
+  /// difference, the mean and the outer optimizer's step (sync::apply_outer_step's operations).
+  void outer_step(const sync::OuterOptimizer& outer) override {
+    context_.setup->collectives.allreduce().run(transport_, comm::Block::sized(weights_));
+    const double per_parameter = outer.momentum == 0.0 ? 2.0 : outer.nesterov ? 6.0 : 4.0;
+    charge_compute(meter_, (2.0 + per_parameter) * static_cast<double>(parameters_));
+  }
   void gossip(bool /*with_all*/) override {
     // The scenario check refuses timing-only models under gossip, which needs every worker's parameters.
     throw std::logic_error("a timing-only worker cannot gossip");

@@ -1,4 +1,5 @@
 #include "sim/sync/sync_strategy.hpp"
+#include "sim/sync/outer_step.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,13 +33,18 @@ core::ParameterValues values(std::initializer_list<std::pair<const char*, const 
 }
 
 /// The lock-step actions a strategy takes, one letter each: G averaged gradient, O own gradient, P averaged
-/// parameters, N/A gossip with one neighbour / all.
+/// parameters, N/A gossip with one neighbour / all, D DiLoCo's outer step.
 struct RecordedActions final : LockStepActions {
   std::string taken;
   void apply_averaged_gradient() override { taken += 'G'; }
   void apply_own_gradient() override { taken += 'O'; }
   void average_parameters() override { taken += 'P'; }
   void gossip(bool with_all) override { taken += with_all ? 'A' : 'N'; }
+  void outer_step(const OuterOptimizer& outer) override {
+    taken += 'D';
+    last_outer = outer;
+  }
+  OuterOptimizer last_outer;
 };
 
 std::string actions_of(const SyncStrategy& strategy, std::int64_t iterations) {
@@ -48,6 +54,54 @@ std::string actions_of(const SyncStrategy& strategy, std::int64_t iterations) {
     actions.taken += ' ';
   }
   return actions.taken;
+}
+
+TEST(Diloco, InnerStepsThenTheOuterStepWithItsSettings) {
+  SyncRegistry registry("sync strategy");
+  register_builtin_strategies(registry);
+  const auto diloco = registry.find("diloco").factory.make(
+      values({{"inner_steps", "3"}, {"outer_learning_rate", "0.5"}, {"outer_momentum", "0.8"}, {"nesterov", "false"}}));
+  RecordedActions actions;
+  for (std::int64_t i = 1; i <= 7; ++i) {
+    diloco->after_gradient(i, 7, actions);
+    actions.taken += ' ';
+  }
+  EXPECT_EQ(actions.taken, "O O OD O O OD OD ");
+  EXPECT_DOUBLE_EQ(actions.last_outer.learning_rate, 0.5);
+  EXPECT_DOUBLE_EQ(actions.last_outer.momentum, 0.8);
+  EXPECT_FALSE(actions.last_outer.nesterov);
+  EXPECT_EQ(diloco->local_steps(), 3);
+  EXPECT_FALSE(diloco->bulk_synchronous());
+  EXPECT_TRUE(diloco->averages_in_lock_step());
+  ASSERT_NE(diloco->outer_optimizer(), nullptr);
+  EXPECT_EQ(registry.find("local_sgd").factory.make(values({{"local_steps", "3"}}))->outer_optimizer(), nullptr);
+}
+
+TEST(Diloco, TheOuterStepIsPyTorchsSgdWithNesterovMomentum) {
+  // Worked by hand: g = (1, -2), lr 0.5, momentum 0.9. Step 1: v = g; Nesterov steps by g + 0.9 v = 1.9 g,
+  // x = (10, 10) - 0.5 (1.9, -3.8) = (9.05, 11.9). Step 2 with g' = (1, 0): v = 0.9 (1, -2) + (1, 0) = (1.9,
+  // -1.8); the step g' + 0.9 v = (2.71, -1.62); x = (9.05 - 1.355, 11.9 + 0.81).
+  std::vector<float> x{10.0F, 10.0F};
+  std::vector<float> velocity;
+  const OuterOptimizer nesterov{0.5, 0.9, true};
+  EXPECT_DOUBLE_EQ(apply_outer_step(x, velocity, std::vector<float>{1.0F, -2.0F}, nesterov), 12.0);
+  EXPECT_NEAR(x[0], 9.05, 1e-5);
+  EXPECT_NEAR(x[1], 11.9, 1e-5);
+  apply_outer_step(x, velocity, std::vector<float>{1.0F, 0.0F}, nesterov);
+  EXPECT_NEAR(x[0], 9.05 - 1.355, 1e-5);
+  EXPECT_NEAR(x[1], 11.9 + 0.81, 1e-5);
+  // Heavy-ball steps by v itself; no momentum is plain SGD, and with a learning rate of 1 the global
+  // parameters less the mean outer gradient are the workers' mean.
+  std::vector<float> y{10.0F};
+  std::vector<float> v;
+  apply_outer_step(y, v, std::vector<float>{2.0F}, OuterOptimizer{0.5, 0.9, false});
+  apply_outer_step(y, v, std::vector<float>{2.0F}, OuterOptimizer{0.5, 0.9, false});
+  EXPECT_NEAR(y[0], 10.0 - 0.5 * 2.0 - 0.5 * 3.8, 1e-5);
+  std::vector<float> z{4.0F};
+  std::vector<float> none;
+  apply_outer_step(z, none, std::vector<float>{4.0F - 1.5F}, OuterOptimizer{1.0, 0.0, true});
+  EXPECT_FLOAT_EQ(z[0], 1.5F);
+  EXPECT_TRUE(none.empty());
 }
 
 TEST(LockStep, EachStrategySaysWhatFollowsAGradient) {

@@ -1,0 +1,17 @@
+#pragma once
+// DiLoCo's outer step on values: SGD with momentum applied to the global parameters with the averaged outer
+// gradient.
+
+#include "sim/sync/sync_strategy.hpp"
+
+#include <span>
+#include <vector>
+
+namespace dtsim::sync {
+
+/// Steps `global` with `outer_gradient` as PyTorch's SGD does (momentum buffer `velocity`, sized on the first
+/// step; Nesterov or heavy-ball). Returns the floating-point operations it took.
+double apply_outer_step(std::span<float> global, std::vector<float>& velocity, std::span<const float> outer_gradient,
+                        const OuterOptimizer& outer);
+
+}  // namespace dtsim::sync

@@ -1,0 +1,102 @@
+// Training across datacenters: the `sites` topology's wide-area links carry what the closed form of a ring
+// allreduce says crosses them, DiLoCo crosses them once every H steps, and DiLoCo with an outer learning rate
+// of 1 and no momentum is local SGD's averaging.
+
+#include "run_dtsim.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dtsim::testing {
+namespace {
+
+/// An MLP on the digits on 8 workers, 4 at each of two sites 1 Gb/s and 40 ms apart, under `sync`.
+std::string two_sites(const std::string& sync,
+                      const std::string& sites = "[{name: a, workers: 4}, {name: b, workers: 4}]") {
+  return fmt::format(R"(name: two-sites
+seed: 3
+cluster: {{workers: 8, device: {{name: a100}}}}
+topology:
+  kind: sites
+  link: {{bandwidth: "100Gbps", latency: "5us"}}
+  sites: {}
+  wan: {{bandwidth: "1Gbps", latency: "40ms"}}
+model: {{kind: mlp, layers: [16]}}
+data: {{kind: digits}}
+training:
+  batch: {{per_worker: 16}}
+  optimizer: {{kind: adam, learning_rate: 0.002}}
+  sync: {}
+  architecture: {{kind: allreduce, algorithm: ring}}
+  stop: {{iterations: 24}}
+)",
+                     sites, sync);
+}
+
+nlohmann::json run_result(const std::filesystem::path& folder, const std::string& name, const std::string& text) {
+  std::ofstream(folder / (name + ".yaml")) << text;
+  const CommandResult run =
+      run_dtsim(fmt::format("run {} -o {} -q", (folder / (name + ".yaml")).string(), (folder / name).string()));
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  return nlohmann::json::parse(read_file(folder / name / "summary.json"))["result"];
+}
+
+TEST(Datacenters, TheWideAreaLinksCarryTheRingsTwoCrossingsAndDilocoOneInH) {
+  const std::filesystem::path folder = fresh_output_folder("datacenters-bytes");
+  const nlohmann::json bsp = run_result(folder, "bsp", two_sites("{strategy: bsp}"));
+  // A ring over ranks 0-7 crosses between the sites twice (3 to 4, 7 to 0), one direction each; every ring
+  // edge carries 2 (p - 1) / p of the gradients a step: 16 x 64 + 64 + 64 x 10 + 10 = 1,738 values of 4 bytes.
+  const double parameters = 64.0 * 16 + 16 + 16 * 10 + 10;
+  ASSERT_EQ(bsp["parameters"].get<double>(), parameters);
+  const double per_step = 2.0 * (2.0 * 7.0 / 8.0 * parameters * 4.0);
+  EXPECT_NEAR(bsp["bytes_by_link_class"]["wan"].get<double>() / 24.0 / per_step, 1.0, 0.005);
+  const nlohmann::json diloco = run_result(folder, "diloco", two_sites("{strategy: diloco, inner_steps: 4}"));
+  // The outer gradient is as large as the gradients, and crosses once every 4 steps.
+  EXPECT_NEAR(
+      diloco["bytes_by_link_class"]["wan"].get<double>() * 4.0 / bsp["bytes_by_link_class"]["wan"].get<double>(), 1.0,
+      1e-9);
+  EXPECT_LT(diloco["simulated_s"].get<double>() * 3.0, bsp["simulated_s"].get<double>());
+}
+
+TEST(Datacenters, DilocoWithAnOuterRateOfOneAndNoMomentumIsLocalSgd) {
+  const std::filesystem::path folder = fresh_output_folder("datacenters-local-sgd");
+  const nlohmann::json local = run_result(folder, "local", two_sites("{strategy: local_sgd, local_steps: 4}"));
+  const nlohmann::json diloco = run_result(
+      folder, "diloco", two_sites("{strategy: diloco, inner_steps: 4, outer_learning_rate: 1, outer_momentum: 0}"));
+  // The global parameters less the mean outer gradient are the workers' mean, up to float rounding.
+  EXPECT_NEAR(diloco["final"]["val_loss"].get<double>(), local["final"]["val_loss"].get<double>(), 1e-5);
+  EXPECT_NE(diloco["final"]["val_loss"].get<double>(), local["initial"]["val_loss"].get<double>());
+  EXPECT_EQ(diloco["bytes_sent"], local["bytes_sent"]);
+  // The paper's outer step (0.7, Nesterov 0.9) is another optimizer: another loss.
+  const nlohmann::json paper = run_result(folder, "paper", two_sites("{strategy: diloco, inner_steps: 4}"));
+  EXPECT_GT(std::abs(paper["final"]["val_loss"].get<double>() - local["final"]["val_loss"].get<double>()), 1e-3);
+}
+
+TEST(Datacenters, SitesThatDoNotHoldTheClusterAreRefused) {
+  const std::filesystem::path folder = fresh_output_folder("datacenters-refused");
+  std::ofstream(folder / "short.yaml") << two_sites("{strategy: bsp}",
+                                                    "[{name: a, workers: 4}, {name: b, workers: 3}]");
+  const CommandResult short_of = run_dtsim(fmt::format("validate {}", (folder / "short.yaml").string()));
+  EXPECT_EQ(short_of.exit_status, 2);
+  EXPECT_NE(
+      short_of.err.find("short.yaml:7:10: error: topology.sites: the sites hold 7 workers, and the cluster has 8\n"
+                        "  hint: make the sites' workers add up to cluster.workers"),
+      std::string::npos)
+      << short_of.err;
+  std::ofstream(folder / "twice.yaml") << two_sites("{strategy: bsp}",
+                                                    "[{name: a, workers: 4}, {name: a, workers: 4}]");
+  const CommandResult twice = run_dtsim(fmt::format("validate {}", (folder / "twice.yaml").string()));
+  EXPECT_EQ(twice.exit_status, 2);
+  EXPECT_NE(twice.err.find("error: topology.sites[1].name: site 'a' is named twice"), std::string::npos) << twice.err;
+  std::ofstream(folder / "momentum.yaml") << two_sites("{strategy: diloco, inner_steps: 4, outer_momentum: 1}");
+  const CommandResult momentum = run_dtsim(fmt::format("validate {}", (folder / "momentum.yaml").string()));
+  EXPECT_EQ(momentum.exit_status, 2);
+  EXPECT_NE(momentum.err.find("training.sync.outer_momentum: the outer momentum must be below 1"), std::string::npos)
+      << momentum.err;
+}
+
+}  // namespace
+}  // namespace dtsim::testing
