@@ -38,7 +38,34 @@ json base_spec(json values, const std::string& description) {
 
 bool is_number(const json& row, const char* key) { return row.contains(key) && row.at(key).is_number(); }
 
-/// Training and validation `what` ("loss" or "accuracy") against `x` ("sim_time_s" or "iteration").
+/// What a learning curve is drawn against: metrics.csv's column, its axis, the chart's words and caption.
+struct CurveAxis {
+  const char* column;
+  const char* axis;
+  const char* words;
+  const char* tooltip;
+  const char* caption;
+};
+
+const CurveAxis& curve_axis(const std::string& x) {
+  static const CurveAxis axes[] = {
+      {"sim_time_s", "simulated time (s)", "simulated time", "s",
+       "Solid: validation, dashed: training. Against simulated time a strategy that waits less gets there sooner "
+       "even when it needs more iterations."},
+      {"iteration", "iteration", "iterations", "iteration",
+       "Per iteration, stale or approximate updates show as a slower fall."},
+      {"bytes_sent", "bytes sent by every worker", "bytes sent", "bytes",
+       "Solid: validation, dashed: training. Per byte on the wire, a strategy that communicates less (local SGD, "
+       "DiLoCo) gets further on the same network budget."},
+  };
+  for (const CurveAxis& axis : axes) {
+    if (x == axis.column) return axis;
+  }
+  return axes[0];
+}
+
+/// Training and validation `what` ("loss" or "accuracy") against `x` ("sim_time_s", "iteration" or
+/// "bytes_sent").
 std::optional<Chart> curve(const std::vector<ReportRun>& runs, const std::string& what, const std::string& x) {
   json values = json::array();
   for (const ReportRun& run : runs) {
@@ -53,24 +80,23 @@ std::optional<Chart> curve(const std::vector<ReportRun>& runs, const std::string
     }
   }
   if (values.empty()) return std::nullopt;
-  const bool time = x == "sim_time_s";
-  json spec = base_spec(std::move(values), what + " against " + (time ? "simulated time" : "iterations"));
+  const CurveAxis& axis = curve_axis(x);
+  json spec = base_spec(std::move(values), what + " against " + axis.words);
   spec["mark"] = {{"type", "line"}, {"point", false}};
-  spec["encoding"] = {{"x", axis_field("x", "quantitative", time ? "simulated time (s)" : "iteration")},
-                      {"y", axis_field("value", "quantitative", what)},
-                      {"color", run_colour(runs)},
-                      {"strokeDash", {{"field", "split"}, {"type", "nominal"}, {"title", "data"},
-                                      {"scale", {{"domain", {"validation", "training"}}}}}},
-                      {"tooltip", json::array({axis_field("run", "nominal", "run"), axis_field("split", "nominal", "data"),
-                                               axis_field("x", "quantitative", time ? "s" : "iteration"),
-                                               axis_field("value", "quantitative", what)})}};
-  const std::string title = fmt::format("{} against {}", what == "loss" ? "Loss" : "Accuracy",
-                                        time ? "simulated time" : "iterations");
-  return Chart{title,
-               time ? "Solid: validation, dashed: training. Against simulated time a strategy that waits less "
-                      "gets there sooner even when it needs more iterations."
-                    : "Per iteration, stale or approximate updates show as a slower fall.",
-               std::move(spec)};
+  spec["encoding"] = {
+      {"x", axis_field("x", "quantitative", axis.axis)},
+      {"y", axis_field("value", "quantitative", what)},
+      {"color", run_colour(runs)},
+      {"strokeDash",
+       {{"field", "split"},
+        {"type", "nominal"},
+        {"title", "data"},
+        {"scale", {{"domain", {"validation", "training"}}}}}},
+      {"tooltip",
+       json::array({axis_field("run", "nominal", "run"), axis_field("split", "nominal", "data"),
+                    axis_field("x", "quantitative", axis.tooltip), axis_field("value", "quantitative", what)})}};
+  const std::string title = fmt::format("{} against {}", what == "loss" ? "Loss" : "Accuracy", axis.words);
+  return Chart{title, axis.caption, std::move(spec)};
 }
 
 /// Timing-only runs: a column of metrics.csv's per-iteration rows against the iteration.
@@ -416,6 +442,7 @@ std::vector<Chart> run_charts(const std::vector<ReportRun>& runs) {
   };
   add(curve(runs, "loss", "sim_time_s"));
   add(curve(runs, "loss", "iteration"));
+  add(curve(runs, "loss", "bytes_sent"));
   add(curve(runs, "accuracy", "sim_time_s"));
   add(curve(runs, "accuracy", "iteration"));
   add(per_iteration(runs, "iteration_s", "Iteration time", "iteration time (s)",

@@ -75,6 +75,42 @@ TEST(Datacenters, DilocoWithAnOuterRateOfOneAndNoMomentumIsLocalSgd) {
   EXPECT_GT(std::abs(paper["final"]["val_loss"].get<double>() - local["final"]["val_loss"].get<double>()), 1e-3);
 }
 
+/// GPT-2 small, timing only, on 16 A100s, 8 at each of two sites 10 Gb/s and 40 ms apart, 8 steps of DiLoCo.
+std::string gpt2_two_sites(int inner_steps) {
+  return fmt::format(R"(name: gpt2-two-sites
+cluster: {{workers: 16, device: {{name: a100, precision: bf16}}}}
+topology:
+  kind: sites
+  link: {{bandwidth: "200Gbps", latency: "2us"}}
+  sites: [{{name: a, workers: 8}}, {{name: b, workers: 8}}]
+  wan: {{bandwidth: "10Gbps", latency: "40ms"}}
+model: {{kind: "profile:gpt2_small", sequence_length: 1024}}
+training:
+  batch: {{per_worker: 8}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  sync: {{strategy: diloco, inner_steps: {}}}
+  architecture: {{kind: allreduce, algorithm: ring}}
+  stop: {{iterations: 8}}
+)",
+                     inner_steps);
+}
+
+TEST(Datacenters, AnOuterStepTakesTheRingsClosedFormOverTheWideAreaLink) {
+  const std::filesystem::path folder = fresh_output_folder("datacenters-outer-step");
+  // Two outer steps against one, over the same eight inner steps: the difference is one outer step.
+  const nlohmann::json two = run_result(folder, "two", gpt2_two_sites(4));
+  const nlohmann::json one = run_result(folder, "one", gpt2_two_sites(8));
+  const double outer_s = two["simulated_s"].get<double>() - one["simulated_s"].get<double>();
+  // A ring over 16 ranks in rank order crosses between the sites at 7 to 8 and 15 to 0, one direction each: each
+  // of its 2 (p - 1) steps waits for a chunk of the parameters (BF16 on the wire: communication_precision's
+  // auto under bf16) to cross the wide-area link, behind the path's three latencies. The outer step's own
+  // operations (8 a parameter) take microseconds.
+  const double parameters = two["parameters"].get<double>();
+  const double chunk_bytes = parameters * 2.0 / 16.0;
+  const double step_s = 2e-6 + 40e-3 + 2e-6 + chunk_bytes / 1.25e9;
+  EXPECT_NEAR(outer_s / (2.0 * 15.0 * step_s), 1.0, 1e-4) << outer_s << " s";
+}
+
 TEST(Datacenters, SitesThatDoNotHoldTheClusterAreRefused) {
   const std::filesystem::path folder = fresh_output_folder("datacenters-refused");
   std::ofstream(folder / "short.yaml") << two_sites("{strategy: bsp}",
