@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <tuple>
 
 namespace dtsim::testing {
 namespace {
@@ -250,6 +251,30 @@ TEST(CourseLabs, SpreadJobsMeetOnTheUplinksAndSlowEachOtherWherePackedOnesDoNot)
   };
   EXPECT_EQ(final_loss("placement=packed"), final_loss("placement=spread"));
   record("spread_slowdown", job("placement=spread", 0)["slowdown"].get<double>());
+}
+
+// Lab 12: across an ocean, DiLoCo with 8 inner steps reaches the target many times sooner than BSP with an eighth
+// of the bytes between the sites and a lower loss; with 32 it sends fewer still and ends above BSP's loss.
+TEST(CourseLabs, AcrossAnOceanDilocoReachesTheTargetSoonerWithAFractionOfTheBytes) {
+  const Lab bsp = run_lab("12-datacenters-bsp");
+  const Lab diloco = run_lab("12-datacenters-diloco");
+  const auto figures = [](const Lab& lab, const std::string& point) {
+    const nlohmann::json result = lab.summary(point)["result"];
+    return std::tuple{result["time_to_target"]["sim_time_s"].get<double>(),
+                      result["bytes_by_link_class"]["wan"].get<double>(), result["final"]["val_loss"].get<double>()};
+  };
+  const auto [bsp_s, bsp_bytes, bsp_loss] = figures(bsp, "latency=40ms");
+  const auto [h8_s, h8_bytes, h8_loss] = figures(diloco, "inner_steps=8,latency=40ms");
+  const auto [h32_s, h32_bytes, h32_loss] = figures(diloco, "inner_steps=32,latency=40ms");
+  EXPECT_GT(bsp_s / h8_s, 5.0);
+  EXPECT_NEAR(h8_bytes * 8.0 / bsp_bytes, 1.0, 1e-3);
+  EXPECT_LT(h32_bytes * 20.0, bsp_bytes);
+  EXPECT_LT(h8_loss, bsp_loss);
+  EXPECT_GT(h32_loss, bsp_loss);
+  // Close by, the wide-area link's latency is small: BSP's step is far shorter, and learns the same.
+  EXPECT_LT(std::get<0>(figures(bsp, "latency=1ms")) * 20.0, bsp_s);
+  EXPECT_EQ(std::get<2>(figures(bsp, "latency=1ms")), bsp_loss);
+  record("diloco_h8_speedup_to_target", bsp_s / h8_s);
 }
 
 }  // namespace
