@@ -65,7 +65,8 @@ topology::TopologyGraph build_sites(const core::View& section, const TopologyCon
     // Attached parameter servers are the last host ports: at the first site.
     const int hosts = site.workers + (s == 0 ? context.attached : 0);
     for (int i = 0; i < hosts; ++i, ++rank) {
-      const topology::NodeId worker = graph.add_worker(fmt::format("{}.worker-{}", site.name, rank));
+      const topology::NodeId worker =
+          graph.add_worker(fmt::format("{}.worker-{}", site.name, rank), std::nullopt, static_cast<int>(s));
       graph.add_link(worker, switches.back(), site.link.bandwidth, site.link.latency, "site");
     }
   }

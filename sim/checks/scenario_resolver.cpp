@@ -544,6 +544,14 @@ void check_strategy_on_architecture(const scenario::Scenario& s, const sync::Syn
                            s.training.sync_strategy.value),
                "use training.architecture.kind: allreduce");
   }
+  if (strategy.steps_with_its_site() && s.topology.kind.value != "sites") {
+    sink.error(
+        s.training.sync_strategy.where, "training.sync.inner_sync",
+        fmt::format("inner_sync: site averages each datacenter's gradients every step, and the '{}' topology has "
+                    "no sites",
+                    s.topology.kind.value),
+        "use topology.kind: sites, or inner_sync: worker");
+  }
   if (strategy.gossip()) {
     if (architecture == scenario::Architecture::ParameterServer) {
       sink.error(s.training.sync_strategy.where, "training.sync.strategy",

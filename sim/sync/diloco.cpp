@@ -15,22 +15,29 @@ namespace {
 
 class Diloco final : public SyncStrategy {
  public:
-  Diloco(int inner_steps, OuterOptimizer outer) : inner_steps_(inner_steps), outer_(outer) {}
+  Diloco(int inner_steps, OuterOptimizer outer, bool with_site)
+      : inner_steps_(inner_steps), outer_(outer), with_site_(with_site) {}
   [[nodiscard]] std::string_view name() const override { return "diloco"; }
   [[nodiscard]] bool lock_step() const override { return true; }
   [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
   [[nodiscard]] int staleness_bound() const override { return 0; }
   [[nodiscard]] int local_steps() const override { return inner_steps_; }
   [[nodiscard]] const OuterOptimizer* outer_optimizer() const override { return &outer_; }
-  /// An inner step, and every H steps (and after the last) the outer step.
+  [[nodiscard]] bool steps_with_its_site() const override { return with_site_; }
+  /// An inner step (the worker's own, or its site's), and every H steps (and after the last) the outer step.
   void after_gradient(std::int64_t iteration, std::int64_t last, LockStepActions& actions) const override {
-    actions.apply_own_gradient();
+    if (with_site_) {
+      actions.apply_site_averaged_gradient();
+    } else {
+      actions.apply_own_gradient();
+    }
     if (iteration % inner_steps_ == 0 || iteration == last) actions.outer_step(outer_);
   }
 
  private:
   int inner_steps_;
   OuterOptimizer outer_;
+  bool with_site_;
 };
 
 }  // namespace
@@ -47,12 +54,19 @@ void register_diloco(SyncRegistry& registry) {
                 .fallback("0.7")
                 .exclusive_min(),
             core::number("outer_momentum", 0.0, 1.0, "the outer optimizer's momentum (0: plain SGD)").fallback("0.9"),
-            core::boolean("nesterov", "Nesterov's momentum (the paper's) rather than heavy-ball").fallback("true")},
+            core::boolean("nesterov", "Nesterov's momentum (the paper's) rather than heavy-ball").fallback("true"),
+            core::choice_of("inner_sync", "inner synchronization", "who takes an inner step together",
+                            {{"worker", "each worker alone (DiLoCo's workers)"},
+                             {"site",
+                              "the workers of a site (topology.kind: sites), their gradients allreduced every "
+                              "step: each datacenter one DiLoCo worker"}})
+                .fallback("worker")},
        .make =
            [](const core::ParameterValues& p) {
              return std::make_unique<Diloco>(
                  static_cast<int>(p.integer("inner_steps")),
-                 OuterOptimizer{p.number("outer_learning_rate"), p.number("outer_momentum"), p.boolean("nesterov")});
+                 OuterOptimizer{p.number("outer_learning_rate"), p.number("outer_momentum"), p.boolean("nesterov")},
+                 p.text("inner_sync") == "site");
            },
        .check =
            [](const core::ParameterValues& p, const StrategyContext&, core::DiagnosticSink& sink) {

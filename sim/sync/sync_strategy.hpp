@@ -47,6 +47,9 @@ class LockStepActions {
   /// Averages the parameters with the worker's topology neighbours: all of them, or the one a seeded
   /// random matching pairs it with this round.
   virtual void gossip(bool with_all) = 0;
+  /// Averages the gradient over the worker's site (its datacenter's workers under `topology.kind: sites`) by
+  /// allreduce, then applies it: a bulk-synchronous step inside the site.
+  virtual void apply_site_averaged_gradient() = 0;
   /// DiLoCo's outer step: averages the outer gradient (the global parameters of the last outer step less the
   /// worker's own) by allreduce, steps the global parameters with `outer`, and goes on from them.
   virtual void outer_step(const OuterOptimizer& outer) = 0;
@@ -98,6 +101,9 @@ class SyncStrategy {
   /// Whether the averaging every local_steps() steps is an outer optimizer's step (DiLoCo), and its settings;
   /// null: the parameters themselves are averaged (local SGD).
   [[nodiscard]] virtual const OuterOptimizer* outer_optimizer() const { return nullptr; }
+  /// Whether a site's workers average their gradients every step between the outer steps (hierarchical: each
+  /// datacenter one replica of the outer optimization), rather than each worker stepping alone.
+  [[nodiscard]] virtual bool steps_with_its_site() const { return false; }
   /// Peer to peer: after each local step a worker averages its parameters with its topology neighbours
   /// (all of them, or the one a seeded random matching pairs it with) instead of any allreduce.
   [[nodiscard]] virtual bool gossip() const { return false; }

@@ -13,9 +13,10 @@ NodeId TopologyGraph::add_node(std::string name, NodeKind kind) {
   return boost::add_vertex(NodeProperties{std::move(name), kind}, graph_);
 }
 
-NodeId TopologyGraph::add_worker(std::string name, std::optional<int> machine) {
+NodeId TopologyGraph::add_worker(std::string name, std::optional<int> machine, int site) {
   const NodeId id = add_node(std::move(name), NodeKind::Worker);
   machines_.push_back(machine.value_or(static_cast<int>(workers_.size())));
+  sites_.push_back(site);
   workers_.push_back(id);
   return id;
 }
@@ -63,14 +64,20 @@ std::vector<int> worker_neighbours(const TopologyGraph& graph, int rank) {
 
 TopologyGraph TopologyGraph::with_workers(std::span<const NodeId> workers) const {
   std::vector<int> machine_of(node_count(), -1);
-  for (std::size_t rank = 0; rank < workers_.size(); ++rank) machine_of[workers_[rank]] = machines_[rank];
+  std::vector<int> site_of(node_count(), 0);
+  for (std::size_t rank = 0; rank < workers_.size(); ++rank) {
+    machine_of[workers_[rank]] = machines_[rank];
+    site_of[workers_[rank]] = sites_[rank];
+  }
   TopologyGraph out = *this;
   out.workers_.clear();
   out.machines_.clear();
+  out.sites_.clear();
   for (const NodeId node : workers) {
     if (node >= node_count() || machine_of[node] < 0) throw std::out_of_range("a job's worker is not a worker of the cluster");
     out.workers_.push_back(node);
     out.machines_.push_back(machine_of[node]);
+    out.sites_.push_back(site_of[node]);
   }
   return out;
 }

@@ -52,7 +52,8 @@ class TopologyGraph {
  public:
   /// Workers get ranks in the order they are added; so do servers. A worker's `machine` says which
   /// multi-device node it sits in (hierarchical topologies); by default each worker is a machine of its own.
-  NodeId add_worker(std::string name, std::optional<int> machine = std::nullopt);
+  /// Its `site` is the datacenter it sits in (the `sites` topology); 0 elsewhere.
+  NodeId add_worker(std::string name, std::optional<int> machine = std::nullopt, int site = 0);
   NodeId add_server(std::string name);
   NodeId add_switch(std::string name);
   /// Adds a link of class `link_class` between two distinct nodes; its name is "<a>--<b>" ("<a>->-<b>" when
@@ -70,6 +71,8 @@ class TopologyGraph {
   [[nodiscard]] std::span<const NodeId> workers() const { return workers_; }
   /// The machine of each worker, by rank: ranks on one machine share its intra-node links.
   [[nodiscard]] std::span<const int> worker_machines() const { return machines_; }
+  /// The site of each worker, by rank.
+  [[nodiscard]] std::span<const int> worker_sites() const { return sites_; }
   /// Server nodes by index.
   [[nodiscard]] std::span<const NodeId> servers() const { return servers_; }
   /// Workers then servers: every node that runs code.
@@ -92,6 +95,7 @@ class TopologyGraph {
   Graph graph_;
   std::vector<NodeId> workers_;
   std::vector<int> machines_;
+  std::vector<int> sites_;
   std::vector<NodeId> servers_;
   std::vector<NodeId> ports_;
   // Kept beside the graph, indexed by link id, rather than reached through edge descriptors, which point

@@ -75,6 +75,40 @@ TEST(Datacenters, DilocoWithAnOuterRateOfOneAndNoMomentumIsLocalSgd) {
   EXPECT_GT(std::abs(paper["final"]["val_loss"].get<double>() - local["final"]["val_loss"].get<double>()), 1e-3);
 }
 
+TEST(Datacenters, HierarchicalDilocoStepsEachSiteTogetherAndCrossesOnlyAtOuterSteps) {
+  const std::filesystem::path folder = fresh_output_folder("datacenters-hierarchical");
+  const std::string eight_sites =
+      "[{name: s0, workers: 1}, {name: s1, workers: 1}, {name: s2, workers: 1}, {name: s3, workers: 1}, "
+      "{name: s4, workers: 1}, {name: s5, workers: 1}, {name: s6, workers: 1}, {name: s7, workers: 1}]";
+  // A site of one worker steps alone: the same run as DiLoCo's own workers, to the last bit.
+  const nlohmann::json alone =
+      run_result(folder, "alone", two_sites("{strategy: diloco, inner_steps: 4}", eight_sites));
+  const nlohmann::json sites_of_one = run_result(
+      folder, "sites-of-one", two_sites("{strategy: diloco, inner_steps: 4, inner_sync: site}", eight_sites));
+  EXPECT_EQ(sites_of_one["final"], alone["final"]);
+  EXPECT_EQ(sites_of_one["bytes_by_link_class"], alone["bytes_by_link_class"]);
+  // Two sites of four: the gradients are averaged inside each site every step (site links only), and the sites
+  // cross the wide area at the outer steps alone, as many bytes as DiLoCo's own workers send there.
+  const nlohmann::json workers = run_result(folder, "workers", two_sites("{strategy: diloco, inner_steps: 4}"));
+  const nlohmann::json by_site =
+      run_result(folder, "by-site", two_sites("{strategy: diloco, inner_steps: 4, inner_sync: site}"));
+  EXPECT_EQ(by_site["bytes_by_link_class"]["wan"], workers["bytes_by_link_class"]["wan"]);
+  EXPECT_GT(by_site["bytes_by_link_class"]["site"].get<double>(),
+            3.0 * workers["bytes_by_link_class"]["site"].get<double>());
+  EXPECT_NE(by_site["final"]["val_loss"], workers["final"]["val_loss"]);
+  // Without sites there is nothing to step together.
+  std::string ring = two_sites("{strategy: diloco, inner_steps: 4, inner_sync: site}");
+  ring.replace(ring.find("  kind: sites"), 13, "  kind: ring\n");
+  ring.erase(ring.find("  sites: ["), ring.find("model:") - ring.find("  sites: ["));
+  std::ofstream(folder / "ring.yaml") << ring;
+  const CommandResult refused = run_dtsim(fmt::format("validate {}", (folder / "ring.yaml").string()));
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_NE(refused.err.find("training.sync.inner_sync: inner_sync: site averages each datacenter's gradients every "
+                             "step, and the 'ring' topology has no sites"),
+            std::string::npos)
+      << refused.err << ring;
+}
+
 /// GPT-2 small, timing only, on 16 A100s, 8 at each of two sites 10 Gb/s and 40 ms apart, 8 steps of DiLoCo.
 std::string gpt2_two_sites(int inner_steps) {
   return fmt::format(R"(name: gpt2-two-sites

@@ -1,6 +1,7 @@
 #include "sim/runtime/data_parallel/allreduce_worker.hpp"
 
 #include "sim/runtime/data_parallel/stale_synchronous_allreduce.hpp"
+#include "sim/runtime/network/site_group.hpp"
 #include "sim/runtime/recovery/elastic_group.hpp"
 #include "sim/runtime/recovery/job_recovery.hpp"
 #include "sim/sync/outer_step.hpp"
@@ -18,12 +19,14 @@ struct WorkerActions final : sync::LockStepActions {
   std::function<void()> parameters;
   std::function<void(bool)> with_neighbours;
   std::function<void(const sync::OuterOptimizer&)> outer;
+  std::function<void()> site_gradient;
 
   void apply_averaged_gradient() override { averaged_gradient(); }
   void apply_own_gradient() override { own_gradient(); }
   void average_parameters() override { parameters(); }
   void gossip(bool with_all) override { with_neighbours(with_all); }
   void outer_step(const sync::OuterOptimizer& settings) override { outer(settings); }
+  void apply_site_averaged_gradient() override { site_gradient(); }
 };
 
 }  // namespace
@@ -76,6 +79,17 @@ void AllreduceWorker::operator()() {
     charge_compute(meter, static_cast<double>(count));
   };
   actions.with_neighbours = [&](bool with_all) { gossip(transport, iteration, parameters, with_all); };
+  // Hierarchical DiLoCo: the worker's site averages its gradients every inner step.
+  const SiteGroup site(setup, rank_);
+  std::optional<S4uTransport> site_transport;
+  if (setup.sync->steps_with_its_site()) site_transport.emplace(context_.network, site.spec(), meter);
+  actions.site_gradient = [&] {
+    context_.observer->on_gradient_staleness(0);
+    setup.collectives.allreduce().run(*site_transport, comm::Block(std::span<float>(gradient.data(), count)));
+    gradient /= static_cast<float>(site.ranks.size());
+    optimizer->apply(parameters, gradient);
+    charge_compute(meter, optimizer->flops(count));
+  };
   // DiLoCo: the global parameters a round starts from, and the outer optimizer's momentum.
   models::Parameters global = parameters;
   std::vector<float> velocity;

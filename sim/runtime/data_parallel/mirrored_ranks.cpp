@@ -16,8 +16,8 @@ Mirroring mirroring_of(const scenario::Scenario& scenario, const TrainingSetup& 
   // The collectives must say where every rank sends (ring phases), so that one rank may time them for all.
   const bool alike = setup.mirror_ranks && network_backend(scenario.topology.network_model).times_phases_at_once() &&
                      setup.collectives.has(comm::Operation::allreduce) && setup.collectives.name_every_rank() &&
-                     is_timing_only(setup.mode) &&
-                     setup.sync->lock_step() && scenario.unperturbed() && !scenario.failures.enabled;
+                     is_timing_only(setup.mode) && setup.sync->lock_step() && !setup.sync->steps_with_its_site() &&
+                     scenario.unperturbed() && !scenario.failures.enabled;
   if (!alike) return Mirroring::none;
   if (setup.mode == RunMode::TimingDataParallel) return Mirroring::every_worker;
   // Routing drawn per expert group, or tokens dropped at a capacity, gives each device of an expert group its own

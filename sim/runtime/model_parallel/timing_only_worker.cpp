@@ -4,6 +4,7 @@
 #include "sim/runtime/model_parallel/gradient_stream.hpp"
 #include "sim/runtime/model_parallel/parameter_gathers.hpp"
 #include "sim/runtime/model_parallel/worker_group.hpp"
+#include "sim/runtime/network/site_group.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -21,6 +22,12 @@ class TimedSteps final : public sync::LockStepActions {
              std::size_t weights, std::size_t parameters, const models::Optimizer& optimizer)
       : context_(context), meter_(meter), transport_(transport), gradients_(gradients), weights_(weights),
         parameters_(parameters), optimizer_(optimizer) {}
+
+  /// Hierarchical DiLoCo: `site` is the worker's site's group, its gradients `elements` on the wire.
+  void with_site(S4uTransport* site, std::size_t elements) {
+    site_ = site;
+    site_gradients_ = elements;
+  }
 
   /// Overlapped runs: the gradients are already on their way, bucket by bucket.
   void overlap_with(GradientStream* stream) { stream_ = stream; }
@@ -56,6 +63,11 @@ class TimedSteps final : public sync::LockStepActions {
     if (setup.zero_stage < 3 && gather_after_step_) gather_parameters(setup, transport_, weights_);
   }
   void apply_own_gradient() override { charge_compute(meter_, optimizer_.flops(parameters_)); }
+  void apply_site_averaged_gradient() override {
+    context_.observer->on_gradient_staleness(0);
+    context_.setup->collectives.allreduce().run(*site_, comm::Block::sized(site_gradients_));
+    charge_compute(meter_, optimizer_.flops(parameters_));
+  }
   void average_parameters() override {
     context_.setup->collectives.allreduce().run(transport_, comm::Block::sized(weights_));
     charge_compute(meter_, static_cast<double>(parameters_));
@@ -82,6 +94,8 @@ class TimedSteps final : public sync::LockStepActions {
   const models::Optimizer& optimizer_;
   GradientStream* stream_ = nullptr;
   bool gather_after_step_ = true;
+  S4uTransport* site_ = nullptr;
+  std::size_t site_gradients_ = 0;
 };
 
 /// One worker's forward and backward passes as time: whole, layer by layer under ZeRO stage 3 (each layer
@@ -235,6 +249,12 @@ void TimingOnlyWorker::operator()() {
   const std::size_t gradients = wire_elements(profile.parameters(), wire.gradients, ranks);
   const std::size_t weights = wire_elements(profile.parameters(), wire.parameters, ranks);
   TimedSteps steps(context_, meter, transport, gradients, weights, parameters, *optimizer);
+  const SiteGroup site(setup, rank_);
+  std::optional<S4uTransport> site_transport;
+  if (setup.sync->steps_with_its_site()) {
+    site_transport.emplace(context_.network, site.spec(), meter);
+    steps.with_site(&*site_transport, wire_elements(profile.parameters(), wire.gradients, site.ranks.size()));
+  }
   TimedPasses passes(setup, meter, transport, profile, wire.parameters);
   // Overlap: the backward pass runs bucket by bucket, handing each over to the gradient stream as it is done.
   std::optional<GradientStream> stream;

@@ -40,6 +40,7 @@ struct RecordedActions final : LockStepActions {
   void apply_own_gradient() override { taken += 'O'; }
   void average_parameters() override { taken += 'P'; }
   void gossip(bool with_all) override { taken += with_all ? 'A' : 'N'; }
+  void apply_site_averaged_gradient() override { taken += 'S'; }
   void outer_step(const OuterOptimizer& outer) override {
     taken += 'D';
     last_outer = outer;
@@ -59,8 +60,11 @@ std::string actions_of(const SyncStrategy& strategy, std::int64_t iterations) {
 TEST(Diloco, InnerStepsThenTheOuterStepWithItsSettings) {
   SyncRegistry registry("sync strategy");
   register_builtin_strategies(registry);
-  const auto diloco = registry.find("diloco").factory.make(
-      values({{"inner_steps", "3"}, {"outer_learning_rate", "0.5"}, {"outer_momentum", "0.8"}, {"nesterov", "false"}}));
+  const auto diloco = registry.find("diloco").factory.make(values({{"inner_steps", "3"},
+                                                                   {"outer_learning_rate", "0.5"},
+                                                                   {"outer_momentum", "0.8"},
+                                                                   {"nesterov", "false"},
+                                                                   {"inner_sync", "worker"}}));
   RecordedActions actions;
   for (std::int64_t i = 1; i <= 7; ++i) {
     diloco->after_gradient(i, 7, actions);
@@ -75,6 +79,17 @@ TEST(Diloco, InnerStepsThenTheOuterStepWithItsSettings) {
   EXPECT_TRUE(diloco->averages_in_lock_step());
   ASSERT_NE(diloco->outer_optimizer(), nullptr);
   EXPECT_EQ(registry.find("local_sgd").factory.make(values({{"local_steps", "3"}}))->outer_optimizer(), nullptr);
+  // Hierarchical: each inner step is the site's.
+  const auto by_site = registry.find("diloco").factory.make(values({{"inner_steps", "2"},
+                                                                    {"outer_learning_rate", "0.7"},
+                                                                    {"outer_momentum", "0.9"},
+                                                                    {"nesterov", "true"},
+                                                                    {"inner_sync", "site"}}));
+  RecordedActions site_actions;
+  for (std::int64_t i = 1; i <= 3; ++i) by_site->after_gradient(i, 3, site_actions);
+  EXPECT_EQ(site_actions.taken, "SSDSD");
+  EXPECT_TRUE(by_site->steps_with_its_site());
+  EXPECT_FALSE(diloco->steps_with_its_site());
 }
 
 TEST(Diloco, TheOuterStepIsPyTorchsSgdWithNesterovMomentum) {
