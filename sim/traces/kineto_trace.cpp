@@ -207,8 +207,10 @@ void module_names(KinetoTrace& trace) {
   std::map<std::int64_t, std::vector<const ModuleSpan*>> by_thread;
   for (const ModuleSpan& span : trace.modules) by_thread[span.thread].push_back(&span);
   for (auto& [thread, spans] : by_thread) {
-    std::stable_sort(spans.begin(), spans.end(),
-                     [](const ModuleSpan* a, const ModuleSpan* b) { return a->start_us < b->start_us; });
+    // Begun together, the longer holds the shorter: it sorts first, so that the inner one is met first below.
+    std::sort(spans.begin(), spans.end(), [](const ModuleSpan* a, const ModuleSpan* b) {
+      return a->start_us != b->start_us ? a->start_us < b->start_us : a->end_us > b->end_us;
+    });
   }
   for (ShapedProduct& product : trace.shaped) {
     const auto spans = by_thread.find(product.thread);

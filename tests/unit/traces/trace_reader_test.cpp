@@ -159,8 +159,8 @@ TEST(KinetoTrace, ATruncatedGzipIsRefusedNotReadInPart) {
 }
 
 TEST(KinetoTrace, EachShapedOperatorNamesTheInnermostModuleOpenOnItsThread) {
-  // layer1 holds conv1 (10-20) then downsample.0 (30-40); the linear layer at 50 runs in layer1 alone, the one
-  // at 70 in no module, and the convolution at 35 on another thread in none.
+  // layer1 holds layer1.0 (10-45), which holds conv1 (10-20) then downsample.0 (30-40); the linear layer at 50 runs
+  // in layer1 alone, the one at 70 in no module, and the convolution at 35 on another thread in none.
   const auto annotation = [](const std::string& name, double ts, double dur, int tid) {
     return fmt::format(
         R"({{"ph": "X", "cat": "user_annotation", "name": "module: {}", "tid": {}, "ts": {}, "dur": {}}},)", name, tid,
@@ -171,8 +171,9 @@ TEST(KinetoTrace, EachShapedOperatorNamesTheInnermostModuleOpenOnItsThread) {
       "args": {{"Input Dims": [[8, 64], {}, []]}}}},)",
                        name, tid, ts, weight);
   };
-  std::string events = annotation("layer1", 5, 55, 3) + annotation("layer1.0.conv1", 10, 10, 3) +
-                       annotation("layer1.0.downsample.0", 30, 10, 3) +
+  // layer1.0 begins with its conv1, listed before it: the shorter is still the inner one.
+  std::string events = annotation("layer1.0.conv1", 10, 10, 3) + annotation("layer1.0", 10, 35, 3) +
+                       annotation("layer1", 5, 55, 3) + annotation("layer1.0.downsample.0", 30, 10, 3) +
                        op("aten::convolution", "[64, 64, 3, 3]", 12, 3) +
                        op("aten::convolution", "[256, 64, 1, 1]", 35, 3) + op("aten::linear", "[10, 64]", 50, 3) +
                        op("aten::linear", "[10, 64]", 70, 3) + op("aten::convolution", "[8, 8, 1, 1]", 35, 4);
@@ -185,8 +186,9 @@ TEST(KinetoTrace, EachShapedOperatorNamesTheInnermostModuleOpenOnItsThread) {
   for (auto& [at, names] : modules) std::sort(names.begin(), names.end());
   EXPECT_EQ(modules, (std::map<double, std::vector<std::string>>{
                          {12, {"layer1.0.conv1"}}, {35, {"", "layer1.0.downsample.0"}}, {50, {"layer1"}}, {70, {""}}}));
-  EXPECT_EQ(trace.modules.size(), 3U);
-  EXPECT_EQ(trace.module_names, (std::vector<std::string>{"layer1", "layer1.0.conv1", "layer1.0.downsample.0"}));
+  EXPECT_EQ(trace.modules.size(), 4U);
+  EXPECT_EQ(trace.module_names,
+            (std::vector<std::string>{"layer1.0.conv1", "layer1.0", "layer1", "layer1.0.downsample.0"}));
 }
 
 }  // namespace
