@@ -62,11 +62,12 @@ topology::TopologyGraph build_sites(const core::View& section, const TopologyCon
   for (std::size_t s = 0; s < sites.size(); ++s) {
     const Site& site = sites[s];
     switches.push_back(graph.add_switch(site.name + ".switch"));
+    const int index = graph.add_site(site.name);
     // Attached parameter servers are the last host ports: at the first site.
     const int hosts = site.workers + (s == 0 ? context.attached : 0);
     for (int i = 0; i < hosts; ++i, ++rank) {
       const topology::NodeId worker =
-          graph.add_worker(fmt::format("{}.worker-{}", site.name, rank), std::nullopt, static_cast<int>(s));
+          graph.add_worker(fmt::format("{}.worker-{}", site.name, rank), std::nullopt, index);
       graph.add_link(worker, switches.back(), site.link.bandwidth, site.link.latency, "site");
     }
   }

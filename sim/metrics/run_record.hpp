@@ -41,6 +41,7 @@ struct HostActivity {
   double compute_j = 0.0;
   double communication_j = 0.0;
   double waiting_j = 0.0;
+  int site = 0;  ///< a worker's datacenter, an index into RunRecord::site_names
 };
 
 /// Uneven routing under expert parallelism: what the draws gave, over every mixture block, micro-batch, step
@@ -159,6 +160,8 @@ struct RunRecord {
   /// only: the result files are the same either way.
   int simulated_workers = 0;
   std::vector<HostActivity> hosts;  ///< workers by rank, then servers
+  /// The datacenters of a `sites` topology, by index; empty elsewhere.
+  std::vector<std::string> site_names;
 
   /// Whether any host's communication carried more than the data-parallel exchange (tensor sums, pipeline
   /// activations, ZeRO gathers): then results report communication by kind.

@@ -478,6 +478,41 @@ nlohmann::ordered_json hosts_json(const RunRecord& record) {
   return hosts;
 }
 
+/// A `sites` topology's datacenters: each one's workers, their mean compute, communication and waiting, the
+/// bytes they sent, and the bytes that left the site over its wide-area links.
+nlohmann::ordered_json sites_json(const RunRecord& record) {
+  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+  for (std::size_t site = 0; site < record.site_names.size(); ++site) {
+    int workers = 0;
+    double compute = 0.0;
+    double communication = 0.0;
+    double wait = 0.0;
+    double bytes = 0.0;
+    for (const HostActivity& host : record.hosts) {
+      if (host.role != "worker" || host.site != static_cast<int>(site)) continue;
+      ++workers;
+      compute += host.compute_s;
+      communication += host.communication_s;
+      wait += host.wait_s;
+      bytes += host.bytes_sent;
+    }
+    double leaving = 0.0;
+    const std::string gateway = record.site_names[site] + ".switch";
+    for (const LinkLoad& link : record.links) {
+      if (link.link_class == "wan" && link.from == gateway) leaving += link.bytes;
+    }
+    const double n = std::max(workers, 1);
+    sites.push_back({{"name", record.site_names[site]},
+                     {"workers", workers},
+                     {"compute_s", compute / n},
+                     {"communication_s", communication / n},
+                     {"wait_s", wait / n},
+                     {"bytes_sent", bytes},
+                     {"wan_bytes_out", leaving}});
+  }
+  return sites;
+}
+
 /// The updates applied and the staleness of the gradients they applied: mean, largest, histogram.
 void add_staleness(const RunRecord& record, nlohmann::ordered_json& result) {
   result["updates_applied"] = record.updates_applied;
@@ -528,6 +563,7 @@ std::string summary_json(const core::SchemaNode& format, const scenario::Scenari
   if (!record.all_to_alls.empty()) result["experts"] = experts_json(scenario, record);
   if (scenario.training.parallelism.context > 1) result["context"] = context_json(scenario, record);
   if (!record.memory.empty()) result["memory"] = memory_json(record.memory);
+  if (!record.site_names.empty()) result["sites"] = sites_json(record);
   if (record.energy) result["energy"] = energy_json(scenario, record);
   const std::optional<Projection> projected = projection(scenario, record);
   if (projected) result["projection"] = projection_json(scenario, *projected);

@@ -73,6 +73,13 @@ class TopologyGraph {
   [[nodiscard]] std::span<const int> worker_machines() const { return machines_; }
   /// The site of each worker, by rank.
   [[nodiscard]] std::span<const int> worker_sites() const { return sites_; }
+  /// Declares a datacenter (the `sites` topology), its index the next one; workers name it by that index.
+  int add_site(std::string name) {
+    site_names_.push_back(std::move(name));
+    return static_cast<int>(site_names_.size()) - 1;
+  }
+  /// The declared sites' names, by index; empty where the topology has none.
+  [[nodiscard]] std::span<const std::string> site_names() const { return site_names_; }
   /// Server nodes by index.
   [[nodiscard]] std::span<const NodeId> servers() const { return servers_; }
   /// Workers then servers: every node that runs code.
@@ -96,6 +103,7 @@ class TopologyGraph {
   std::vector<NodeId> workers_;
   std::vector<int> machines_;
   std::vector<int> sites_;
+  std::vector<std::string> site_names_;
   std::vector<NodeId> servers_;
   std::vector<NodeId> ports_;
   // Kept beside the graph, indexed by link id, rather than reached through edge descriptors, which point

@@ -53,6 +53,15 @@ TEST(Datacenters, TheWideAreaLinksCarryTheRingsTwoCrossingsAndDilocoOneInH) {
   ASSERT_EQ(bsp["parameters"].get<double>(), parameters);
   const double per_step = 2.0 * (2.0 * 7.0 / 8.0 * parameters * 4.0);
   EXPECT_NEAR(bsp["bytes_by_link_class"]["wan"].get<double>() / 24.0 / per_step, 1.0, 0.005);
+  // Per site: its workers, and what left it over the wide area, the two adding up to the wide-area links' bytes.
+  ASSERT_EQ(bsp["sites"].size(), 2U);
+  EXPECT_EQ(bsp["sites"][0]["name"], "a");
+  EXPECT_EQ(bsp["sites"][1]["workers"], 4);
+  EXPECT_EQ(bsp["sites"][0]["wan_bytes_out"].get<double>() + bsp["sites"][1]["wan_bytes_out"].get<double>(),
+            bsp["bytes_by_link_class"]["wan"].get<double>());
+  // A step is the ocean's latencies: the workers spend their time moving bytes or waiting for them.
+  EXPECT_GT(bsp["sites"][0]["communication_s"].get<double>() + bsp["sites"][0]["wait_s"].get<double>(),
+            0.99 * bsp["simulated_s"].get<double>());
   const nlohmann::json diloco = run_result(folder, "diloco", two_sites("{strategy: diloco, inner_steps: 4}"));
   // The outer gradient is as large as the gradients, and crosses once every 4 steps.
   EXPECT_NEAR(

@@ -115,9 +115,11 @@ void copy_stand_ins(metrics::RunRecord& record, const StandIns& stand_ins) {
     metrics::HostActivity& copy = record.hosts.at(static_cast<std::size_t>(rank));
     const std::string name = std::move(copy.name);
     const std::string role = std::move(copy.role);
+    const int site = copy.site;
     copy = record.hosts.at(static_cast<std::size_t>(from));
     copy.name = name;
     copy.role = role;
+    copy.site = site;
   }
 }
 

@@ -161,7 +161,11 @@ metrics::RunRecord fresh_record(const scenario::Scenario& scenario, const Traini
   record.active_parameter_count = is_timing_only(setup.mode)
                                       ? static_cast<std::size_t>(std::llround(setup.profile().active_parameters()))
                                       : setup.model().active_parameter_count();
-  for (const topology::NodeId node : setup.graph.workers()) record.hosts.push_back({setup.graph.node(node).name, "worker"});
+  for (std::size_t rank = 0; rank < setup.graph.workers().size(); ++rank) {
+    record.hosts.push_back({setup.graph.node(setup.graph.workers()[rank]).name, "worker"});
+    record.hosts.back().site = setup.graph.worker_sites()[rank];
+  }
+  record.site_names.assign(setup.graph.site_names().begin(), setup.graph.site_names().end());
   for (const topology::NodeId node : setup.graph.servers()) record.hosts.push_back({setup.graph.node(node).name, "server"});
   return record;
 }
