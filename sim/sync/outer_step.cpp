@@ -4,6 +4,11 @@
 
 namespace dtsim::sync {
 
+double outer_step_operations(std::size_t count, const OuterOptimizer& outer) {
+  const double per_parameter = outer.momentum == 0.0 ? 2.0 : outer.nesterov ? 6.0 : 4.0;
+  return per_parameter * static_cast<double>(count);
+}
+
 double apply_outer_step(std::span<float> global, std::vector<float>& velocity, std::span<const float> outer_gradient,
                         const OuterOptimizer& outer) {
   if (outer_gradient.size() != global.size()) throw std::invalid_argument("an outer gradient of another size");
@@ -11,7 +16,7 @@ double apply_outer_step(std::span<float> global, std::vector<float>& velocity, s
   const auto momentum = static_cast<float>(outer.momentum);
   if (momentum == 0.0F) {
     for (std::size_t i = 0; i < global.size(); ++i) global[i] -= rate * outer_gradient[i];
-    return 2.0 * static_cast<double>(global.size());
+    return outer_step_operations(global.size(), outer);
   }
   // PyTorch's first step sets the buffer to the gradient itself (v = g), as v = 0 * momentum + g would.
   velocity.resize(global.size(), 0.0F);
@@ -20,7 +25,7 @@ double apply_outer_step(std::span<float> global, std::vector<float>& velocity, s
     const float step = outer.nesterov ? outer_gradient[i] + momentum * velocity[i] : velocity[i];
     global[i] -= rate * step;
   }
-  return (outer.nesterov ? 6.0 : 4.0) * static_cast<double>(global.size());
+  return outer_step_operations(global.size(), outer);
 }
 
 }  // namespace dtsim::sync

@@ -4,10 +4,15 @@
 
 #include "sim/sync/sync_strategy.hpp"
 
+#include <cstddef>
 #include <span>
 #include <vector>
 
 namespace dtsim::sync {
+
+/// The floating-point operations apply_outer_step() takes on `count` parameters: 2 a parameter for plain SGD, 4
+/// with heavy-ball momentum, 6 with Nesterov's.
+double outer_step_operations(std::size_t count, const OuterOptimizer& outer);
 
 /// Steps `global` with `outer_gradient` as PyTorch's SGD does (momentum buffer `velocity`, sized on the first
 /// step; Nesterov or heavy-ball). Returns the floating-point operations it took.

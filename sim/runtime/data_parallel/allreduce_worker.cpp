@@ -80,18 +80,23 @@ void AllreduceWorker::operator()() {
   };
   actions.with_neighbours = [&](bool with_all) { gossip(transport, iteration, parameters, with_all); };
   // Hierarchical DiLoCo: the worker's site averages its gradients every inner step.
-  const SiteGroup site(setup, rank_);
+  std::optional<SiteGroup> site;
   std::optional<S4uTransport> site_transport;
-  if (setup.sync->steps_with_its_site()) site_transport.emplace(context_.network, site.spec(), meter);
+  if (setup.sync->steps_with_its_site()) {
+    site.emplace(setup, rank_);
+    site_transport.emplace(context_.network, site->spec(), meter);
+  }
   actions.site_gradient = [&] {
     context_.observer->on_gradient_staleness(0);
     setup.collectives.allreduce().run(*site_transport, comm::Block(std::span<float>(gradient.data(), count)));
-    gradient /= static_cast<float>(site.ranks.size());
+    gradient /= static_cast<float>(site->ranks.size());
     optimizer->apply(parameters, gradient);
     charge_compute(meter, optimizer->flops(count));
   };
-  // DiLoCo: the global parameters a round starts from, and the outer optimizer's momentum.
-  models::Parameters global = parameters;
+  // DiLoCo: the global parameters a round starts from (a copy of the model, kept only under DiLoCo), and the
+  // outer optimizer's momentum.
+  models::Parameters global;
+  if (setup.sync->outer_optimizer() != nullptr) global = parameters;
   std::vector<float> velocity;
   actions.outer = [&](const sync::OuterOptimizer& outer) {
     models::Parameters outer_gradient = global - parameters;

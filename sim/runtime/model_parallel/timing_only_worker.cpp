@@ -5,6 +5,7 @@
 #include "sim/runtime/model_parallel/parameter_gathers.hpp"
 #include "sim/runtime/model_parallel/worker_group.hpp"
 #include "sim/runtime/network/site_group.hpp"
+#include "sim/sync/outer_step.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -76,8 +77,7 @@ class TimedSteps final : public sync::LockStepActions {
   /// difference, the mean and the outer optimizer's step (sync::apply_outer_step's operations).
   void outer_step(const sync::OuterOptimizer& outer) override {
     context_.setup->collectives.allreduce().run(transport_, comm::Block::sized(weights_));
-    const double per_parameter = outer.momentum == 0.0 ? 2.0 : outer.nesterov ? 6.0 : 4.0;
-    charge_compute(meter_, (2.0 + per_parameter) * static_cast<double>(parameters_));
+    charge_compute(meter_, 2.0 * static_cast<double>(parameters_) + sync::outer_step_operations(parameters_, outer));
   }
   void gossip(bool /*with_all*/) override {
     // The scenario check refuses timing-only models under gossip, which needs every worker's parameters.
@@ -249,11 +249,13 @@ void TimingOnlyWorker::operator()() {
   const std::size_t gradients = wire_elements(profile.parameters(), wire.gradients, ranks);
   const std::size_t weights = wire_elements(profile.parameters(), wire.parameters, ranks);
   TimedSteps steps(context_, meter, transport, gradients, weights, parameters, *optimizer);
-  const SiteGroup site(setup, rank_);
+  // Hierarchical DiLoCo only: a site's group is a scan of every rank.
+  std::optional<SiteGroup> site;
   std::optional<S4uTransport> site_transport;
   if (setup.sync->steps_with_its_site()) {
-    site_transport.emplace(context_.network, site.spec(), meter);
-    steps.with_site(&*site_transport, wire_elements(profile.parameters(), wire.gradients, site.ranks.size()));
+    site.emplace(setup, rank_);
+    site_transport.emplace(context_.network, site->spec(), meter);
+    steps.with_site(&*site_transport, wire_elements(profile.parameters(), wire.gradients, site->ranks.size()));
   }
   TimedPasses passes(setup, meter, transport, profile, wire.parameters);
   // Overlap: the backward pass runs bucket by bucket, handing each over to the gradient stream as it is done.
