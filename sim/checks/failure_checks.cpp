@@ -77,6 +77,11 @@ void check_allreduce_worker_failures(const scenario::Scenario& s, const sync::Sy
                            name),
                "use training.sync.strategy: bsp or local_sgd, or a parameter server (async and ssp go on "
                "without the dead worker there)");
+  } else if (strategy.streaming() != nullptr) {
+    // A rollback would have to take back the fragments still on their way, and restore the outer state.
+    sink.error(f.where, "failures",
+               fmt::format("a rollback does not take back '{}''s fragments on their way in this version", name),
+               "use training.sync.strategy: diloco with failures, or leave the failures out");
   } else if (strategy.outer_optimizer() != nullptr && !s.model.timing_only) {
     // A rollback restores the parameters, the optimizer and the data, not the global parameters and the
     // outer momentum a round started from.

@@ -64,4 +64,16 @@ void run_collective(const CollectiveAlgorithm& algorithm, Transport& transport, 
   meeting.leave(call, algorithm, transport.machines());
 }
 
+void run_collective_timed_as(const CollectiveAlgorithm& algorithm, Transport& transport, Block data,
+                             std::size_t wire_elements) {
+  if (!computes_values_apart(algorithm, transport, data)) {
+    algorithm.run(transport, data);
+    return;
+  }
+  ValueMeeting& meeting = *transport.value_meeting();
+  const std::int64_t call = meeting.enter(transport.rank(), data.values());
+  algorithm.run(transport, Block::sized(wire_elements));
+  meeting.leave(call, algorithm, transport.machines());
+}
+
 }  // namespace dtsim::comm

@@ -66,6 +66,12 @@ class ValueMeetings {
 /// otherwise.
 void run_collective(const CollectiveAlgorithm& algorithm, Transport& transport, Block data);
 
+/// `algorithm`'s call on real `data` whose messages are narrower than its 32-bit floats (values rounded to a
+/// narrow float before they are sent): timed as a call on `wire_elements` 4-byte elements, its values computed
+/// apart; where they cannot be (no meeting: `--values-by-message`), by messages of `data`'s own size.
+void run_collective_timed_as(const CollectiveAlgorithm& algorithm, Transport& transport, Block data,
+                             std::size_t wire_elements);
+
 /// An algorithm whose calls go through run_collective(): what a run's workers call (runtime::RunCollectives).
 class ValuesApart final : public CollectiveAlgorithm {
  public:

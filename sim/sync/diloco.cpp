@@ -6,6 +6,7 @@
 // defaults are the paper's: outer learning rate 0.7, momentum 0.9, Nesterov. With an outer learning rate of 1
 // and no momentum, the outer step is the workers' mean: local SGD's averaging.
 
+#include "sim/sync/diloco_parameters.hpp"
 #include "sim/sync/sync_strategy.hpp"
 
 #include <fmt/format.h>
@@ -47,35 +48,14 @@ void register_diloco(SyncRegistry& registry) {
       "diloco",
       "DiLoCo: inner_steps steps of the scenario's optimizer on every worker, then the averaged outer gradient "
       "(global less local parameters) applied by SGD with Nesterov momentum (allreduce)",
-      {.parameters =
-           {core::integer("inner_steps", 1, 1'000'000'000, "inner steps between outer steps (H; the paper's 500)")
-                .require(),
-            core::number("outer_learning_rate", 0.0, 1e3, "the outer optimizer's learning rate")
-                .fallback("0.7")
-                .exclusive_min(),
-            core::number("outer_momentum", 0.0, 1.0, "the outer optimizer's momentum (0: plain SGD)").fallback("0.9"),
-            core::boolean("nesterov", "Nesterov's momentum (the paper's) rather than heavy-ball").fallback("true"),
-            core::choice_of("inner_sync", "inner synchronization", "who takes an inner step together",
-                            {{"worker", "each worker alone (DiLoCo's workers)"},
-                             {"site",
-                              "the workers of a site (topology.kind: sites), their gradients allreduced every "
-                              "step: each datacenter one DiLoCo worker"}})
-                .fallback("worker")},
+      {.parameters = diloco_parameters(),
        .make =
            [](const core::ParameterValues& p) {
-             return std::make_unique<Diloco>(
-                 static_cast<int>(p.integer("inner_steps")),
-                 OuterOptimizer{p.number("outer_learning_rate"), p.number("outer_momentum"), p.boolean("nesterov")},
-                 p.text("inner_sync") == "site");
+             return std::make_unique<Diloco>(static_cast<int>(p.integer("inner_steps")), outer_optimizer_of(p),
+                                             inner_sync_by_site(p));
            },
-       .check =
-           [](const core::ParameterValues& p, const StrategyContext&, core::DiagnosticSink& sink) {
-             // A momentum of 1 never forgets an outer gradient: the steps grow without bound.
-             if (p.number("outer_momentum") >= 1.0) {
-               sink.error(p.where("outer_momentum"), "training.sync.outer_momentum",
-                          "the outer momentum must be below 1", "use the paper's 0.9, or 0 for plain SGD");
-             }
-           },
+       .check = [](const core::ParameterValues& p, const StrategyContext&,
+                   core::DiagnosticSink& sink) { check_outer_momentum(p, sink); },
        .example = "{strategy: diloco, inner_steps: 50, outer_learning_rate: 0.7, outer_momentum: 0.9}"});
 }
 

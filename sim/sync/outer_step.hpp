@@ -18,5 +18,9 @@ double outer_step_operations(std::size_t count, const OuterOptimizer& outer);
 /// step; Nesterov or heavy-ball). Returns the floating-point operations it took.
 double apply_outer_step(std::span<float> global, std::vector<float>& velocity, std::span<const float> outer_gradient,
                         const OuterOptimizer& outer);
+/// The same on a slice of the parameters (a Streaming DiLoCo fragment), its momentum buffer `velocity` the
+/// slice's, zero before the first step.
+double apply_outer_step(std::span<float> global, std::span<float> velocity, std::span<const float> outer_gradient,
+                        const OuterOptimizer& outer);
 
 }  // namespace dtsim::sync

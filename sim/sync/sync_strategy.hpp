@@ -33,6 +33,19 @@ struct OuterOptimizer {
   bool nesterov = true;
 };
 
+/// How an outer gradient travels: `automatic` as DiLoCo's (32-bit floats when trained for real, the parameters'
+/// wire precision on a timing-only profile), or rounded to a narrower float before it is sent.
+enum class OuterPrecision { automatic, fp32, bf16, fp8, fp4 };
+
+/// Streaming DiLoCo's settings beside its outer optimizer: the fragments' schedule is FragmentSchedule's.
+struct StreamingSettings {
+  int inner_steps = 1;  ///< H
+  int fragments = 1;    ///< P
+  int overlap = 1;      ///< tau: inner steps between a fragment's send and its merge
+  double mixing = 0.5;  ///< alpha: the weight of the worker's own parameters at a merge
+  OuterPrecision precision = OuterPrecision::automatic;
+};
+
 /// The steps the allreduce runtime offers a lock-step strategy once a worker's gradient is computed; the
 /// strategy's after_gradient() says which to take, in order.
 class LockStepActions {
@@ -53,6 +66,12 @@ class LockStepActions {
   /// DiLoCo's outer step: averages the outer gradient (the global parameters of the last outer step less the
   /// worker's own) by allreduce, steps the global parameters with `outer`, and goes on from them.
   virtual void outer_step(const OuterOptimizer& outer) = 0;
+  /// Streaming DiLoCo: starts the allreduce of fragment `fragment`'s outer gradient (its global parameters less
+  /// the worker's own), which runs beside the next inner steps.
+  virtual void send_fragment(int fragment) = 0;
+  /// Streaming DiLoCo: waits for the fragment's averaged outer gradient, steps its global parameters with the
+  /// outer optimizer, and mixes them into the worker's own.
+  virtual void merge_fragment(int fragment) = 0;
 };
 
 /// What a parameter-server worker holds between pushes when it steps on its own parameters.
@@ -101,6 +120,9 @@ class SyncStrategy {
   /// Whether the averaging every local_steps() steps is an outer optimizer's step (DiLoCo), and its settings;
   /// null: the parameters themselves are averaged (local SGD).
   [[nodiscard]] virtual const OuterOptimizer* outer_optimizer() const { return nullptr; }
+  /// Whether the outer steps go fragment by fragment, overlapped with the inner steps (Streaming DiLoCo), and
+  /// how; null: every outer step takes the whole model at once.
+  [[nodiscard]] virtual const StreamingSettings* streaming() const { return nullptr; }
   /// Whether a site's workers average their gradients every step between the outer steps (hierarchical: each
   /// datacenter one replica of the outer optimization), rather than each worker stepping alone.
   [[nodiscard]] virtual bool steps_with_its_site() const { return false; }

@@ -2,6 +2,7 @@
 // allreduce says crosses them, DiLoCo crosses them once every H steps, and DiLoCo with an outer learning rate
 // of 1 and no momentum is local SGD's averaging.
 
+#include "datacenter_scenarios.hpp"
 #include "run_dtsim.hpp"
 
 #include <fmt/format.h>
@@ -12,37 +13,6 @@
 
 namespace dtsim::testing {
 namespace {
-
-/// An MLP on the digits on 8 workers, 4 at each of two sites 1 Gb/s and 40 ms apart, under `sync`.
-std::string two_sites(const std::string& sync,
-                      const std::string& sites = "[{name: a, workers: 4}, {name: b, workers: 4}]") {
-  return fmt::format(R"(name: two-sites
-seed: 3
-cluster: {{workers: 8, device: {{name: a100}}}}
-topology:
-  kind: sites
-  link: {{bandwidth: "100Gbps", latency: "5us"}}
-  sites: {}
-  wan: {{bandwidth: "1Gbps", latency: "40ms"}}
-model: {{kind: mlp, layers: [16]}}
-data: {{kind: digits}}
-training:
-  batch: {{per_worker: 16}}
-  optimizer: {{kind: adam, learning_rate: 0.002}}
-  sync: {}
-  architecture: {{kind: allreduce, algorithm: ring}}
-  stop: {{iterations: 24}}
-)",
-                     sites, sync);
-}
-
-nlohmann::json run_result(const std::filesystem::path& folder, const std::string& name, const std::string& text) {
-  std::ofstream(folder / (name + ".yaml")) << text;
-  const CommandResult run =
-      run_dtsim(fmt::format("run {} -o {} -q", (folder / (name + ".yaml")).string(), (folder / name).string()));
-  EXPECT_EQ(run.exit_status, 0) << run.err;
-  return nlohmann::json::parse(read_file(folder / name / "summary.json"))["result"];
-}
 
 TEST(Datacenters, TheWideAreaLinksCarryTheRingsTwoCrossingsAndDilocoOneInH) {
   const std::filesystem::path folder = fresh_output_folder("datacenters-bytes");
@@ -118,31 +88,11 @@ TEST(Datacenters, HierarchicalDilocoStepsEachSiteTogetherAndCrossesOnlyAtOuterSt
       << refused.err << ring;
 }
 
-/// GPT-2 small, timing only, on 16 A100s, 8 at each of two sites 10 Gb/s and 40 ms apart, 8 steps of DiLoCo.
-std::string gpt2_two_sites(int inner_steps) {
-  return fmt::format(R"(name: gpt2-two-sites
-cluster: {{workers: 16, device: {{name: a100, precision: bf16}}}}
-topology:
-  kind: sites
-  link: {{bandwidth: "200Gbps", latency: "2us"}}
-  sites: [{{name: a, workers: 8}}, {{name: b, workers: 8}}]
-  wan: {{bandwidth: "10Gbps", latency: "40ms"}}
-model: {{kind: "profile:gpt2_small", sequence_length: 1024}}
-training:
-  batch: {{per_worker: 8}}
-  optimizer: {{kind: adam, learning_rate: 0.0001}}
-  sync: {{strategy: diloco, inner_steps: {}}}
-  architecture: {{kind: allreduce, algorithm: ring}}
-  stop: {{iterations: 8}}
-)",
-                     inner_steps);
-}
-
 TEST(Datacenters, AnOuterStepTakesTheRingsClosedFormOverTheWideAreaLink) {
   const std::filesystem::path folder = fresh_output_folder("datacenters-outer-step");
   // Two outer steps against one, over the same eight inner steps: the difference is one outer step.
-  const nlohmann::json two = run_result(folder, "two", gpt2_two_sites(4));
-  const nlohmann::json one = run_result(folder, "one", gpt2_two_sites(8));
+  const nlohmann::json two = run_result(folder, "two", gpt2_two_sites("{strategy: diloco, inner_steps: 4}", 8));
+  const nlohmann::json one = run_result(folder, "one", gpt2_two_sites("{strategy: diloco, inner_steps: 8}", 8));
   const double outer_s = two["simulated_s"].get<double>() - one["simulated_s"].get<double>();
   // A ring over 16 ranks in rank order crosses between the sites at 7 to 8 and 15 to 0, one direction each: each
   // of its 2 (p - 1) steps waits for a chunk of the parameters (BF16 on the wire: communication_precision's

@@ -145,4 +145,9 @@ std::size_t wire_elements(double values, int bytes, std::size_t ranks) {
   return (elements + ranks - 1) / ranks * ranks;
 }
 
+std::size_t wire_elements_of_bits(double values, int bits, std::size_t ranks) {
+  const auto elements = static_cast<std::size_t>(std::ceil(std::llround(values) * static_cast<double>(bits) / 32.0));
+  return (elements + ranks - 1) / ranks * ranks;
+}
+
 }  // namespace dtsim::runtime

@@ -97,6 +97,8 @@ double step_factor(const TrainingContext& context, int rank);
 /// Message elements (4 bytes each, the transport's unit) carrying `values` values of `bytes` bytes each,
 /// padded to a multiple of `ranks` as collective libraries pad.
 std::size_t wire_elements(double values, int bytes, std::size_t ranks);
+/// The same for values of `bits` bits each (a 4-bit float's half byte).
+std::size_t wire_elements_of_bits(double values, int bits, std::size_t ranks);
 
 /// The scenario's optimizer, with state for `size` parameters.
 std::unique_ptr<models::Optimizer> make_optimizer(const TrainingContext& context, std::size_t size);

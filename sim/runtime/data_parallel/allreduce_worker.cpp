@@ -1,6 +1,7 @@
 #include "sim/runtime/data_parallel/allreduce_worker.hpp"
 
 #include "sim/runtime/data_parallel/stale_synchronous_allreduce.hpp"
+#include "sim/runtime/model_parallel/fragment_exchange.hpp"
 #include "sim/runtime/network/site_group.hpp"
 #include "sim/runtime/recovery/elastic_group.hpp"
 #include "sim/runtime/recovery/job_recovery.hpp"
@@ -20,6 +21,8 @@ struct WorkerActions final : sync::LockStepActions {
   std::function<void(bool)> with_neighbours;
   std::function<void(const sync::OuterOptimizer&)> outer;
   std::function<void()> site_gradient;
+  std::function<void(int)> send;
+  std::function<void(int)> merge;
 
   void apply_averaged_gradient() override { averaged_gradient(); }
   void apply_own_gradient() override { own_gradient(); }
@@ -27,6 +30,8 @@ struct WorkerActions final : sync::LockStepActions {
   void gossip(bool with_all) override { with_neighbours(with_all); }
   void outer_step(const sync::OuterOptimizer& settings) override { outer(settings); }
   void apply_site_averaged_gradient() override { site_gradient(); }
+  void send_fragment(int fragment) override { send(fragment); }
+  void merge_fragment(int fragment) override { merge(fragment); }
 };
 
 }  // namespace
@@ -96,7 +101,7 @@ void AllreduceWorker::operator()() {
   // DiLoCo: the global parameters a round starts from (a copy of the model, kept only under DiLoCo), and the
   // outer optimizer's momentum.
   models::Parameters global;
-  if (setup.sync->outer_optimizer() != nullptr) global = parameters;
+  if (setup.sync->outer_optimizer() != nullptr && setup.sync->streaming() == nullptr) global = parameters;
   std::vector<float> velocity;
   actions.outer = [&](const sync::OuterOptimizer& outer) {
     models::Parameters outer_gradient = global - parameters;
@@ -107,6 +112,14 @@ void AllreduceWorker::operator()() {
     parameters = global;
     charge_compute(meter, 2.0 * static_cast<double>(count) + flops);  // the difference, the mean and the step
   };
+  // Streaming DiLoCo: the outer steps fragment by fragment, beside the inner steps.
+  std::optional<FragmentExchange> fragments;
+  if (setup.sync->streaming() != nullptr) {
+    fragments.emplace(context_, rank_, meter, transport, count, 4);
+    fragments->start_from(std::span<const float>(parameters.data(), count));
+  }
+  actions.send = [&](int fragment) { fragments->send(fragment, std::span<const float>(parameters.data(), count)); };
+  actions.merge = [&](int fragment) { fragments->merge(fragment, std::span<float>(parameters.data(), count)); };
 
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (; iteration <= setup.total_iterations; ++iteration) {

@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,6 +27,8 @@ struct GradientStream::Shared {
   double reported_until = 0.0;
   s4u::ActorPtr stream_waiting;  ///< the stream, suspended until a bucket is handed over
   s4u::ActorPtr worker_waiting;  ///< the worker, suspended until every bucket handed over is averaged
+  /// The buckets handed over with work of their own, by their number (1-based); the others run the collective.
+  std::deque<std::pair<std::int64_t, std::function<void(S4uTransport&)>>> work;
 
   /// Suspends the calling actor, recorded in `slot`, until `ready()` holds.
   template <class Ready>
@@ -118,7 +121,13 @@ void run_stream(const TrainingContext& context, int rank, const comm::Collective
   for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {
     for (const std::size_t elements : buckets) {
       GradientStream::Shared::wait_until(shared->stream_waiting, [&] { return shared->handed > next; });
-      collective.run(transport, comm::Block::sized(elements));
+      if (!shared->work.empty() && shared->work.front().first == next + 1) {
+        const std::function<void(S4uTransport&)> work = std::move(shared->work.front().second);
+        shared->work.pop_front();
+        work(transport);
+      } else {
+        collective.run(transport, comm::Block::sized(elements));
+      }
       shared->averaged = ++next;
       GradientStream::Shared::wake(shared->worker_waiting);
     }
@@ -148,6 +157,11 @@ GradientStream::GradientStream(const TrainingContext& context, int rank, const c
 void GradientStream::hand_over() {
   ++shared_->handed;
   Shared::wake(shared_->stream_waiting);
+}
+
+void GradientStream::hand_over(std::function<void(S4uTransport&)> work) {
+  shared_->work.emplace_back(shared_->handed + 1, std::move(work));
+  hand_over();
 }
 
 void GradientStream::wait_for_all(const Meter& meter) { wait_for(shared_->handed, meter); }

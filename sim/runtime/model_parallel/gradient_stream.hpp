@@ -7,6 +7,7 @@
 #include "sim/runtime/network/s4u_transport.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ class GradientStream {
 
   /// The next bucket's gradients are computed: its allreduce may start.
   void hand_over();
+  /// The next bucket is `work` on the stream's transport instead of the collective on a block of its size: a
+  /// real-math run's exchange of values (kept alive by the caller until it is waited for).
+  void hand_over(std::function<void(S4uTransport&)> work);
   /// Blocks until every bucket handed over is averaged; the time blocked is the worker's waiting.
   void wait_for_all(const Meter& meter);
   /// Blocks until the first `count` buckets since the start are done, as wait_for_all.

@@ -1,6 +1,7 @@
 #include "sim/runtime/model_parallel/timing_only_worker.hpp"
 
 #include "models/gradient_buckets.hpp"
+#include "sim/runtime/model_parallel/fragment_exchange.hpp"
 #include "sim/runtime/model_parallel/gradient_stream.hpp"
 #include "sim/runtime/model_parallel/parameter_gathers.hpp"
 #include "sim/runtime/model_parallel/worker_group.hpp"
@@ -79,6 +80,10 @@ class TimedSteps final : public sync::LockStepActions {
     context_.setup->collectives.allreduce().run(transport_, comm::Block::sized(weights_));
     charge_compute(meter_, 2.0 * static_cast<double>(parameters_) + sync::outer_step_operations(parameters_, outer));
   }
+  /// Streaming DiLoCo's fragments, as time: their sizes at the outer precision.
+  void exchange_fragments(FragmentExchange* fragments) { fragments_ = fragments; }
+  void send_fragment(int fragment) override { fragments_->send(fragment, {}); }
+  void merge_fragment(int fragment) override { fragments_->merge(fragment, {}); }
   void gossip(bool /*with_all*/) override {
     // The scenario check refuses timing-only models under gossip, which needs every worker's parameters.
     throw std::logic_error("a timing-only worker cannot gossip");
@@ -96,6 +101,7 @@ class TimedSteps final : public sync::LockStepActions {
   bool gather_after_step_ = true;
   S4uTransport* site_ = nullptr;
   std::size_t site_gradients_ = 0;
+  FragmentExchange* fragments_ = nullptr;
 };
 
 /// One worker's forward and backward passes as time: whole, layer by layer under ZeRO stage 3 (each layer
@@ -256,6 +262,11 @@ void TimingOnlyWorker::operator()() {
     site.emplace(setup, rank_);
     site_transport.emplace(context_.network, site->spec(), meter);
     steps.with_site(&*site_transport, wire_elements(profile.parameters(), wire.gradients, site->ranks.size()));
+  }
+  std::optional<FragmentExchange> fragments;
+  if (setup.sync->streaming() != nullptr) {
+    fragments.emplace(context_, rank_, meter, transport, parameters, wire.parameters);
+    steps.exchange_fragments(&*fragments);
   }
   TimedPasses passes(setup, meter, transport, profile, wire.parameters);
   // Overlap: the backward pass runs bucket by bucket, handing each over to the gradient stream as it is done.

@@ -1,6 +1,7 @@
 #include "sim/sync/sync_strategy.hpp"
 #include "sim/sync/outer_step.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -33,7 +34,7 @@ core::ParameterValues values(std::initializer_list<std::pair<const char*, const 
 }
 
 /// The lock-step actions a strategy takes, one letter each: G averaged gradient, O own gradient, P averaged
-/// parameters, N/A gossip with one neighbour / all, D DiLoCo's outer step.
+/// parameters, N/A gossip with one neighbour / all, D DiLoCo's outer step, sP / mP fragment P sent / merged.
 struct RecordedActions final : LockStepActions {
   std::string taken;
   void apply_averaged_gradient() override { taken += 'G'; }
@@ -45,6 +46,8 @@ struct RecordedActions final : LockStepActions {
     taken += 'D';
     last_outer = outer;
   }
+  void send_fragment(int fragment) override { taken += fmt::format("s{}", fragment); }
+  void merge_fragment(int fragment) override { taken += fmt::format("m{}", fragment); }
   OuterOptimizer last_outer;
 };
 
@@ -90,6 +93,34 @@ TEST(Diloco, InnerStepsThenTheOuterStepWithItsSettings) {
   EXPECT_EQ(site_actions.taken, "SSDSD");
   EXPECT_TRUE(by_site->steps_with_its_site());
   EXPECT_FALSE(diloco->steps_with_its_site());
+}
+
+TEST(StreamingDiloco, InnerStepsThenEachFragmentSentAndMergedInItsTurn) {
+  SyncRegistry registry("sync strategy");
+  register_builtin_strategies(registry);
+  const auto streaming = registry.find("streaming_diloco")
+                             .factory.make(values({{"inner_steps", "4"},
+                                                   {"fragments", "2"},
+                                                   {"overlap_steps", "1"},
+                                                   {"mixing", "0.5"},
+                                                   {"outer_precision", "fp4"},
+                                                   {"outer_learning_rate", "0.4"},
+                                                   {"outer_momentum", "0.9"},
+                                                   {"nesterov", "true"},
+                                                   {"inner_sync", "worker"}}));
+  EXPECT_EQ(actions_of(*streaming, 7), "O O O Os0 Om0 Os1 Om1s0m0s1m1 ");
+  ASSERT_NE(streaming->streaming(), nullptr);
+  EXPECT_EQ(streaming->streaming()->fragments, 2);
+  EXPECT_EQ(streaming->streaming()->precision, OuterPrecision::fp4);
+  EXPECT_DOUBLE_EQ(streaming->outer_optimizer()->learning_rate, 0.4);
+  EXPECT_EQ(streaming->local_steps(), 4);
+  EXPECT_EQ(registry.find("diloco").factory.make(values({{"inner_steps", "3"},
+                                                         {"outer_learning_rate", "0.7"},
+                                                         {"outer_momentum", "0.9"},
+                                                         {"nesterov", "true"},
+                                                         {"inner_sync", "worker"}}))
+                ->streaming(),
+            nullptr);
 }
 
 TEST(Diloco, TheOuterStepIsPyTorchsSgdWithNesterovMomentum) {
