@@ -317,13 +317,15 @@ std::string layout_lines(const scenario::Scenario& s, const metrics::RunRecord& 
   if (!record.hosts.empty() && record.hosts.front().overlapped_communication_s > 0.0) {
     const metrics::HostActivity& first = record.hosts.front();
     if (s.training.sync_strategy.value == "streaming_diloco") {
-      out += fmt::format("  overlap    {}'s outer-gradient exchanges moved data for {:.6f} s beside its inner steps; "
-                         "it waited {:.6f} s for them after (training.sync.overlap_steps)\n",
-                         first.name, first.overlapped_communication_s, first.data_communication_s);
+      out += fmt::format(
+          "  overlap    {}'s outer-gradient exchanges moved data for {:.6f} s beside its inner steps; "
+          "it waited {:.6f} s for them after (training.sync.overlap_steps)\n",
+          first.name, first.overlapped_communication_s, first.data_communication_s);
     } else {
-      out += fmt::format("  overlap    {}'s gradient allreduces moved data for {:.6f} s beside its backward passes; "
-                         "it waited {:.6f} s for them after (training.overlap)\n",
-                         first.name, first.overlapped_communication_s, first.data_communication_s);
+      out += fmt::format(
+          "  overlap    {}'s gradient allreduces moved data for {:.6f} s beside its backward passes; "
+          "it waited {:.6f} s for them after (training.overlap)\n",
+          first.name, first.overlapped_communication_s, first.data_communication_s);
     }
   }
   if (record.model_parallel_traffic() && !record.hosts.empty()) {

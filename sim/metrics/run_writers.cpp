@@ -478,8 +478,9 @@ nlohmann::ordered_json hosts_json(const RunRecord& record) {
   return hosts;
 }
 
-/// A `sites` topology's datacenters: each one's workers, their mean compute, communication and waiting, the
-/// bytes they sent, and the bytes that left the site over its wide-area links.
+/// A `sites` topology's datacenters: each one's workers, their mean compute, communication and waiting, their
+/// compute utilisation (the share of the run they computed), the bytes they sent, and the bytes that left the
+/// site over its wide-area links.
 nlohmann::ordered_json sites_json(const RunRecord& record) {
   nlohmann::ordered_json sites = nlohmann::ordered_json::array();
   for (std::size_t site = 0; site < record.site_names.size(); ++site) {
@@ -507,6 +508,7 @@ nlohmann::ordered_json sites_json(const RunRecord& record) {
                      {"compute_s", compute / n},
                      {"communication_s", communication / n},
                      {"wait_s", wait / n},
+                     {"compute_utilisation", record.simulated_s > 0.0 ? compute / n / record.simulated_s : 0.0},
                      {"bytes_sent", bytes},
                      {"wan_bytes_out", leaving}});
   }

@@ -49,22 +49,31 @@ void round_scaled(std::span<float> values, float largest, Round round) {
 
 int precision_bits(OuterPrecision precision) {
   switch (precision) {
-    case OuterPrecision::bf16: return 16;
-    case OuterPrecision::fp8: return 8;
-    case OuterPrecision::fp4: return 4;
+    case OuterPrecision::bf16:
+      return 16;
+    case OuterPrecision::fp8:
+      return 8;
+    case OuterPrecision::fp4:
+      return 4;
     case OuterPrecision::automatic:
-    case OuterPrecision::fp32: break;
+    case OuterPrecision::fp32:
+      break;
   }
   return 32;
 }
 
 std::string_view precision_name(OuterPrecision precision) {
   switch (precision) {
-    case OuterPrecision::automatic: return "auto";
-    case OuterPrecision::fp32: return "fp32";
-    case OuterPrecision::bf16: return "bf16";
-    case OuterPrecision::fp8: return "fp8";
-    case OuterPrecision::fp4: return "fp4";
+    case OuterPrecision::automatic:
+      return "auto";
+    case OuterPrecision::fp32:
+      return "fp32";
+    case OuterPrecision::bf16:
+      return "bf16";
+    case OuterPrecision::fp8:
+      return "fp8";
+    case OuterPrecision::fp4:
+      return "fp4";
   }
   return "auto";
 }
@@ -72,12 +81,17 @@ std::string_view precision_name(OuterPrecision precision) {
 void round_to_precision(std::span<float> values, OuterPrecision precision) {
   switch (precision) {
     case OuterPrecision::automatic:
-    case OuterPrecision::fp32: return;
+    case OuterPrecision::fp32:
+      return;
     case OuterPrecision::bf16:
       for (float& v : values) v = round_bf16(v);
       return;
-    case OuterPrecision::fp8: round_scaled(values, 448.0F, round_e4m3); return;
-    case OuterPrecision::fp4: round_scaled(values, 16.0F, round_e3m0); return;
+    case OuterPrecision::fp8:
+      round_scaled(values, 448.0F, round_e4m3);
+      return;
+    case OuterPrecision::fp4:
+      round_scaled(values, 16.0F, round_e3m0);
+      return;
   }
 }
 

@@ -18,7 +18,9 @@ namespace {
 class StreamingDiloco final : public SyncStrategy {
  public:
   StreamingDiloco(StreamingSettings settings, OuterOptimizer outer, bool with_site)
-      : settings_(settings), schedule_(settings.inner_steps, settings.fragments, settings.overlap), outer_(outer),
+      : settings_(settings),
+        schedule_(settings.inner_steps, settings.fragments, settings.overlap),
+        outer_(outer),
         with_site_(with_site) {}
   [[nodiscard]] std::string_view name() const override { return "streaming_diloco"; }
   [[nodiscard]] bool lock_step() const override { return true; }
@@ -62,7 +64,8 @@ OuterPrecision precision_of(const std::string& name) {
 std::vector<core::SchemaNode> streaming_parameters() {
   std::vector<core::SchemaNode> parameters = diloco_parameters();
   parameters.push_back(
-      core::integer("fragments", 1, 1'000'000, "fragments the parameters are cut into (P), exchanged in turn").require());
+      core::integer("fragments", 1, 1'000'000, "fragments the parameters are cut into (P), exchanged in turn")
+          .require());
   parameters.push_back(core::integer("overlap_steps", 0, 1'000'000'000,
                                      "inner steps a fragment's exchange runs beside (tau; 0 blocks; the paper's main "
                                      "runs' 1)")
@@ -72,12 +75,13 @@ std::vector<core::SchemaNode> streaming_parameters() {
                                     "(0 takes the global one; 0.5 as the paper's figure 10)")
                            .fallback("0.5"));
   parameters.push_back(
-      core::choice_of("outer_precision", "outer precision", "the float an outer gradient travels in",
-                      {{"auto", "as DiLoCo's: 32-bit when trained for real, the parameters' wire precision on a profile"},
-                       {"fp32", "32-bit floats"},
-                       {"bf16", "bfloat16"},
-                       {"fp8", "8-bit E4M3, scaled by a power of two per message"},
-                       {"fp4", "4-bit E3M0 (the paper's), scaled by a power of two per message"}})
+      core::choice_of(
+          "outer_precision", "outer precision", "the float an outer gradient travels in",
+          {{"auto", "as DiLoCo's: 32-bit when trained for real, the parameters' wire precision on a profile"},
+           {"fp32", "32-bit floats"},
+           {"bf16", "bfloat16"},
+           {"fp8", "8-bit E4M3, scaled by a power of two per message"},
+           {"fp4", "4-bit E3M0 (the paper's), scaled by a power of two per message"}})
           .fallback("auto"));
   return parameters;
 }
@@ -117,7 +121,8 @@ void register_streaming_diloco(SyncRegistry& registry) {
              }
              check_outer_momentum(p, sink);
            },
-       .example = "{strategy: streaming_diloco, inner_steps: 100, fragments: 4, overlap_steps: 1, outer_precision: fp4}"});
+       .example =
+           "{strategy: streaming_diloco, inner_steps: 100, fragments: 4, overlap_steps: 1, outer_precision: fp4}"});
 }
 
 }  // namespace dtsim::sync

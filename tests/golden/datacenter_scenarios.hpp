@@ -16,7 +16,7 @@ namespace dtsim::testing {
 
 /// An MLP on the digits on 8 workers, 4 at each of two sites 1 Gb/s and 40 ms apart, under `sync`.
 inline std::string two_sites(const std::string& sync,
-                      const std::string& sites = "[{name: a, workers: 4}, {name: b, workers: 4}]") {
+                             const std::string& sites = "[{name: a, workers: 4}, {name: b, workers: 4}]") {
   return fmt::format(R"(name: two-sites
 seed: 3
 cluster: {{workers: 8, device: {{name: a100}}}}
@@ -37,7 +37,8 @@ training:
                      sites, sync);
 }
 
-inline nlohmann::json run_result(const std::filesystem::path& folder, const std::string& name, const std::string& text) {
+inline nlohmann::json run_result(const std::filesystem::path& folder, const std::string& name,
+                                 const std::string& text) {
   std::ofstream(folder / (name + ".yaml")) << text;
   const CommandResult run =
       run_dtsim(fmt::format("run {} -o {} -q", (folder / (name + ".yaml")).string(), (folder / name).string()));
@@ -45,7 +46,8 @@ inline nlohmann::json run_result(const std::filesystem::path& folder, const std:
   return nlohmann::json::parse(read_file(folder / name / "summary.json"))["result"];
 }
 
-/// GPT-2 small, timing only, on 16 A100s, 8 at each of two sites 10 Gb/s and 40 ms apart, under `sync` for `iterations` steps.
+/// GPT-2 small, timing only, on 16 A100s, 8 at each of two sites 10 Gb/s and 40 ms apart, under `sync` for `iterations`
+/// steps.
 inline std::string gpt2_two_sites(const std::string& sync, int iterations) {
   return fmt::format(R"(name: gpt2-two-sites
 cluster: {{workers: 16, device: {{name: a100, precision: bf16}}}}

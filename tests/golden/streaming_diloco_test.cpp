@@ -43,8 +43,9 @@ TEST(StreamingDilocoRuns, FragmentsCrossInTurnAndFourBitFloatsCarryAnEighthOfThe
   const nlohmann::json diloco = run_result(folder, "diloco", two_sites("{strategy: diloco, inner_steps: 4}"));
   // 24 steps, H = 4, four fragments at offsets 0 to 3: each exchanged 6 times (the last three once more at the
   // end), as DiLoCo's 6 outer steps; each exchange a quarter of the model.
-  const nlohmann::json fragments = run_result(
-      folder, "fragments", two_sites("{strategy: streaming_diloco, inner_steps: 4, fragments: 4, outer_precision: fp32}"));
+  const nlohmann::json fragments =
+      run_result(folder, "fragments",
+                 two_sites("{strategy: streaming_diloco, inner_steps: 4, fragments: 4, outer_precision: fp32}"));
   EXPECT_NEAR(wan_bytes_of(fragments) / wan_bytes_of(diloco), 1.0, 0.01);
   const nlohmann::json fp4 = run_result(
       folder, "fp4", two_sites("{strategy: streaming_diloco, inner_steps: 4, fragments: 4, outer_precision: fp4}"));
@@ -64,8 +65,9 @@ TEST(StreamingDilocoRuns, AnOverlappedExchangeCostsOnlyWhatTheInnerStepsDidNotHi
   // (offsets 0, 2, 5, 7), each merged one inner step after it is sent. Fragment 0 is sent at 10, 20, 30 and 40,
   // the others at 12 to 37: 12 exchanges each hidden behind one inner step, then fragment 0's exchange at 40
   // merged at the end and the three others sent once more at the end, 4 with nothing to hide behind.
-  const nlohmann::json run = run_result(
-      folder, "overlap", gpt2_two_sites("{strategy: streaming_diloco, inner_steps: 10, fragments: 4, overlap_steps: 1}", 40));
+  const nlohmann::json run =
+      run_result(folder, "overlap",
+                 gpt2_two_sites("{strategy: streaming_diloco, inner_steps: 10, fragments: 4, overlap_steps: 1}", 40));
   const double parameters = run["parameters"].get<double>();
   const double step_s = run["sites"][0]["compute_s"].get<double>() / 40.0;
   // A fragment's ring over the 16 ranks crosses the wide area one direction at a time: 2 (p - 1) steps, each a
@@ -76,9 +78,9 @@ TEST(StreamingDilocoRuns, AnOverlappedExchangeCostsOnlyWhatTheInnerStepsDidNotHi
   EXPECT_NEAR(run["simulated_s"].get<double>() / closed_form, 1.0, 1e-3)
       << run["simulated_s"].get<double>() << " s against " << closed_form << " s";
   // Without overlap every exchange blocks.
-  const nlohmann::json blocking = run_result(
-      folder, "blocking",
-      gpt2_two_sites("{strategy: streaming_diloco, inner_steps: 10, fragments: 4, overlap_steps: 0}", 40));
+  const nlohmann::json blocking =
+      run_result(folder, "blocking",
+                 gpt2_two_sites("{strategy: streaming_diloco, inner_steps: 10, fragments: 4, overlap_steps: 0}", 40));
   EXPECT_NEAR(blocking["simulated_s"].get<double>() - run["simulated_s"].get<double>(), 12.0 * step_s, 1e-3);
 }
 

@@ -9,9 +9,13 @@ namespace dtsim::runtime {
 
 FragmentExchange::FragmentExchange(const TrainingContext& context, int rank, const Meter& meter, S4uTransport& group,
                                    std::size_t parameters, int parameter_bytes)
-    : context_(context), meter_(meter), group_(group), settings_(*context.setup->sync->streaming()),
+    : context_(context),
+      meter_(meter),
+      group_(group),
+      settings_(*context.setup->sync->streaming()),
       outer_(*context.setup->sync->outer_optimizer()),
-      schedule_(settings_.inner_steps, settings_.fragments, settings_.overlap), parameters_(parameters),
+      schedule_(settings_.inner_steps, settings_.fragments, settings_.overlap),
+      parameters_(parameters),
       bits_(settings_.precision != sync::OuterPrecision::automatic ? sync::precision_bits(settings_.precision)
             : is_timing_only(context.setup->mode)                  ? 8 * parameter_bytes
                                                                    : 32),
@@ -20,7 +24,8 @@ FragmentExchange::FragmentExchange(const TrainingContext& context, int rank, con
   if (settings_.overlap == 0) return;
   // The stream moves the run's fragments in the order they are sent, each once.
   std::vector<std::size_t> sizes;
-  for (const int fragment : schedule_.send_order(context.setup->total_iterations)) sizes.push_back(wire_elements_of(fragment));
+  for (const int fragment : schedule_.send_order(context.setup->total_iterations))
+    sizes.push_back(wire_elements_of(fragment));
   stream_.emplace(context, rank, context.setup->collectives.allreduce(), std::move(sizes), 1, "outer",
                   std::vector<int>{}, rank);
 }

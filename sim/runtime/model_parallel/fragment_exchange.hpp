@@ -46,7 +46,7 @@ class FragmentExchange {
   std::vector<float> global_;
   std::vector<float> velocity_;
   std::vector<std::vector<float>> on_the_way_;  ///< each fragment's outer gradient, real math
-  std::vector<std::int64_t> ticket_;             ///< each fragment's last hand-over to the stream
+  std::vector<std::int64_t> ticket_;            ///< each fragment's last hand-over to the stream
   std::optional<GradientStream> stream_;
 };
 

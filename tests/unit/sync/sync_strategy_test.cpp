@@ -114,11 +114,13 @@ TEST(StreamingDiloco, InnerStepsThenEachFragmentSentAndMergedInItsTurn) {
   EXPECT_EQ(streaming->streaming()->precision, OuterPrecision::fp4);
   EXPECT_DOUBLE_EQ(streaming->outer_optimizer()->learning_rate, 0.4);
   EXPECT_EQ(streaming->local_steps(), 4);
-  EXPECT_EQ(registry.find("diloco").factory.make(values({{"inner_steps", "3"},
-                                                         {"outer_learning_rate", "0.7"},
-                                                         {"outer_momentum", "0.9"},
-                                                         {"nesterov", "true"},
-                                                         {"inner_sync", "worker"}}))
+  EXPECT_EQ(registry.find("diloco")
+                .factory
+                .make(values({{"inner_steps", "3"},
+                              {"outer_learning_rate", "0.7"},
+                              {"outer_momentum", "0.9"},
+                              {"nesterov", "true"},
+                              {"inner_sync", "worker"}}))
                 ->streaming(),
             nullptr);
 }
