@@ -84,6 +84,48 @@ TEST(StreamingDilocoRuns, AnOverlappedExchangeCostsOnlyWhatTheInnerStepsDidNotHi
   EXPECT_NEAR(blocking["simulated_s"].get<double>() - run["simulated_s"].get<double>(), 12.0 * step_s, 1e-3);
 }
 
+/// Streaming DiLoCo's 10B row (scenarios/datacenters/streaming-10b-bandwidth.yaml): two replicas, a 48-block
+/// model, under `sync` for `iterations` steps.
+std::string ten_billion(const std::string& sync, int iterations) {
+  return fmt::format(R"(name: ten-billion
+cluster:
+  workers: 2
+  device: {{name: replica, peak_flops: "2198TFLOPS", half_flops: "2198TFLOPS", precision: bf16, efficiency: 0.6,
+           memory_bandwidth: "1000TB/s", memory: "100TiB"}}
+topology:
+  kind: sites
+  link: {{bandwidth: "400Gbps", latency: "2us"}}
+  sites: [{{name: a, workers: 1}}, {{name: b, workers: 1}}]
+  wan: {{bandwidth: "1.4Gbps", latency: "1us"}}
+model: {{kind: "profile:gpt", blocks: 48, hidden_size: 4096, heads: 32, sequence_length: 2048}}
+training:
+  batch: {{per_worker: 8}}
+  check_memory: false
+  communication_precision: {{gradients: bf16}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  sync: {}
+  architecture: {{kind: allreduce, algorithm: ring}}
+  stop: {{iterations: {}}}
+)",
+                     sync, iterations);
+}
+
+TEST(StreamingDilocoRuns, TheWideAreaCarriesFourHundredTimesFewerBitsThanDataParallel) {
+  // Streaming DiLoCo's table 1: "400x fewer bits" than data parallelism (BF16 gradients every step) at H = 100
+  // with 4-bit outer gradients: 100 x 16 / 4. DiLoCo's own reduction is H (its paper's "500 times less
+  // communication" at H = 500).
+  const std::filesystem::path folder = fresh_output_folder("streaming-diloco-fewer-bits");
+  const auto per_step = [&](const std::string& name, const std::string& sync, int iterations) {
+    return wan_bytes_of(run_result(folder, name, ten_billion(sync, iterations))) / iterations;
+  };
+  const double data_parallel = per_step("bsp", "{strategy: bsp}", 3);
+  const double diloco = per_step("diloco", "{strategy: diloco, inner_steps: 100}", 300);
+  const double streaming = per_step(
+      "fp4", "{strategy: streaming_diloco, inner_steps: 100, fragments: 16, overlap_steps: 1, outer_precision: fp4}", 300);
+  EXPECT_NEAR(data_parallel / diloco, 100.0, 1e-9);
+  EXPECT_NEAR(data_parallel / streaming, 400.0, 1e-9);
+}
+
 TEST(StreamingDilocoRuns, ItsSettingsAreChecked) {
   const std::filesystem::path folder = fresh_output_folder("streaming-diloco-refused");
   const auto refusal = [&](const std::string& name, const std::string& sync) {
