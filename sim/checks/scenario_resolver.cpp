@@ -319,6 +319,29 @@ std::optional<std::string> link_between_the_same_ends(const std::string& name, c
   return std::nullopt;
 }
 
+/// Each link condition names some links (by name or by a class the topology has), and a loss.
+void check_link_conditions(const scenario::Scenario& s, const topology::TopologyGraph& graph,
+                           core::DiagnosticSink& sink) {
+  std::vector<std::string> classes;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) {
+    const std::string& name = graph.link(id).link_class;
+    if (std::find(classes.begin(), classes.end(), name) == classes.end()) classes.push_back(name);
+  }
+  for (std::size_t i = 0; i < s.link_conditions.size(); ++i) {
+    const scenario::LinkCondition& rule = s.link_conditions[i];
+    const std::string key = fmt::format("link_conditions[{}]", i);
+    if (rule.links.empty() && rule.link_class.value.empty()) {
+      sink.error(rule.where, key, "a link condition names no link", "give links: [NAME, ...], or class: wan");
+    }
+    const std::string& wanted = rule.link_class.value;
+    if (!wanted.empty() && std::find(classes.begin(), classes.end(), wanted) == classes.end()) {
+      sink.error(rule.link_class.where, key + ".class",
+                 fmt::format("the '{}' topology has no link of class '{}'", s.topology.kind.value, wanted),
+                 fmt::format("its classes: {}", core::join_names(classes)));
+    }
+  }
+}
+
 /// Every link a trace, background traffic or a failure names exists in the topology built.
 void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
   std::vector<std::string> names;
@@ -336,6 +359,11 @@ void check_link_names(const scenario::Scenario& s, const topology::TopologyGraph
   for (std::size_t i = 0; i < s.link_traces.size(); ++i) {
     for (std::size_t l = 0; l < s.link_traces[i].links.size(); ++l) {
       check(s.link_traces[i].links[l], fmt::format("link_traces[{}].links[{}]", i, l));
+    }
+  }
+  for (std::size_t i = 0; i < s.link_conditions.size(); ++i) {
+    for (std::size_t l = 0; l < s.link_conditions[i].links.size(); ++l) {
+      check(s.link_conditions[i].links[l], fmt::format("link_conditions[{}].links[{}]", i, l));
     }
   }
   for (std::size_t i = 0; i < s.background_traffic.size(); ++i) {
@@ -544,6 +572,14 @@ void check_strategy_on_architecture(const scenario::Scenario& s, const sync::Syn
                            s.training.sync_strategy.value),
                "use training.architecture.kind: allreduce");
   }
+  if (const sync::StreamingSettings* streaming = strategy.streaming();
+      streaming != nullptr && streaming->overlap > 0 && s.training.stops_at_target()) {
+    // The exchanges still on their way when the target is reached would be left moving.
+    sink.error(
+        s.training.stop_target_at, s.training.stop_loss ? "training.stop.target_loss" : "training.stop.target_accuracy",
+        "stopping at a target while Streaming DiLoCo's exchanges run beside the inner steps is not simulated yet",
+        "use overlap_steps: 0, or stop after a number of iterations and read outputs.target_loss");
+  }
   if (strategy.steps_with_its_site() && s.topology.kind.value != "sites") {
     sink.error(
         s.training.sync_strategy.where, "training.sync.inner_sync",
@@ -656,6 +692,7 @@ Prepared prepare_and_check(const scenario::Scenario& scenario, const Registries&
   const sync::SyncStrategy* strategy = prepared.strategy.get();
   check_backend(s, registries.models, sink);
   check_link_names(s, graph, sink);
+  check_link_conditions(s, graph, sink);
   runtime::network_backend(s.topology.network_model).check(s, registries.collectives.allreduce, sink);
   check_failures(s, *strategy, sink);
   BuiltProfile built = build_profile(s, registries);

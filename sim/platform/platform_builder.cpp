@@ -1,6 +1,7 @@
 #include "sim/platform/platform_builder.hpp"
 
 #include "sim/platform/graph_zone.hpp"
+#include "sim/platform/link_conditions.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/ProfileBuilder.hpp>
@@ -94,6 +95,13 @@ Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec
     const double bandwidth = graph.link(id).bandwidth.value();
     link->get_link_up()->set_bandwidth_profile(make_profile(link->get_name() + "/up", trace, bandwidth));
     link->get_link_down()->set_bandwidth_profile(make_profile(link->get_name() + "/down", trace, bandwidth));
+  }
+  for (const auto& [id, loss] : spec.link_losses) {
+    s4u::SplitDuplexLink* link = platform.links.at(id);
+    const topology::LinkProperties& properties = graph.link(id);
+    const double rate = bandwidth_under_loss(properties.bandwidth.value(), properties.latency.value(), loss);
+    link->get_link_up()->set_bandwidth(rate);
+    link->get_link_down()->set_bandwidth(rate);
   }
   iface->seal();
   return platform;

@@ -157,6 +157,15 @@ struct LinkTrace {
   Trace trace;
 };
 
+/// Packet loss on chosen links (`link_conditions`): the links named, and every link of a class (a sites
+/// topology's `wan`).
+struct LinkCondition {
+  std::vector<Located<std::string>> links;
+  Located<std::string> link_class;  ///< empty: none
+  double loss = 0.0;                ///< the share of packets lost
+  core::SourcePosition where;
+};
+
 /// Traffic that is not the job's, on chosen links (`background_traffic`): a steady flow of `rate` bytes per
 /// second each way (forward only on a one-way link), sharing the links with training.
 struct BackgroundTraffic {
@@ -586,6 +595,7 @@ struct Scenario {
   TrainingSpec training;
   /// Bandwidth traces on links, in declaration order.
   std::vector<LinkTrace> link_traces;
+  std::vector<LinkCondition> link_conditions;
   std::vector<BackgroundTraffic> background_traffic;
   FailureSpec failures;
   EnergySpec energy;
@@ -615,8 +625,8 @@ struct Scenario {
     const bool equal_workers = std::all_of(cluster.slowdown.begin(), cluster.slowdown.end(),
                                            [](double factor) { return factor == 1.0; });
     return equal_workers && cluster.uniform_devices() && cluster.random_slowdowns.empty() &&
-           cluster.speed_traces.empty() && link_traces.empty() && failures.link_events.empty() &&
-           background_traffic.empty();
+           cluster.speed_traces.empty() && link_traces.empty() && link_conditions.empty() &&
+           failures.link_events.empty() && background_traffic.empty();
   }
   /// Whether its failures are projected over a budget's whole run (metrics/failure_projection.hpp) rather than
   /// simulated: the iterations it simulates then run without them.

@@ -721,6 +721,7 @@ Scenario build_scenario(const ConfigNode& document, const Registries& registries
   s.cluster.speed_traces = read_speed_traces(root, s.cluster.workers, sink);
   s.link_traces = read_link_traces(root, sink);
   s.background_traffic = read_background_traffic(root);
+  s.link_conditions = read_link_conditions(root);
   s.failures = read_failures(root, s.cluster, sink);
   s.energy = read_energy(root, s.cluster, has_servers(s.training.architecture), sink);
   read_outputs(root.at("outputs"), s);

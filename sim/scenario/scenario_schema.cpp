@@ -501,6 +501,22 @@ SchemaNode link_traces() {
                         }));
 }
 
+SchemaNode link_conditions() {
+  return list_of(
+      "link_conditions", "packet loss on chosen links (wide-area links above all)",
+      map_of("[]", "conditions on some links: those named, and every link of a class",
+             {
+                 list_of("links", "link names as links.csv gives them", text("[]", "a link name")),
+                 text("class", "every link of this class (links.csv's class column: a sites topology's `wan`)"),
+                 number("loss", 0.0, 1.0,
+                        "the share of packets lost: each direction's rate capped at one TCP flow's under that loss "
+                        "(Mathis et al. 1997: 1.22 MSS / (RTT sqrt(loss)), MSS 1460 bytes, RTT twice the latency)")
+                     .exclusive_min()
+                     .require()
+                     .for_example("0.0001"),
+             }));
+}
+
 SchemaNode background_traffic() {
   return list_of("background_traffic", "traffic that is not the job's, sharing chosen links with it",
                  map_of("[]", "a steady flow on some links",
@@ -766,28 +782,29 @@ SchemaNode scheduler() {
 }
 
 SchemaNode build(const Registries& registries) {
-  return map_of("", "a dtsim scenario",
-                {
-                    file_list("include", "files merged in first, relative to this file; this file's keys win"),
-                    text("name", "names the run; results go to out/NAME").require(),
-                    text("description", "free text shown by `dtsim explain`"),
-                    integer("seed", 0, std::numeric_limits<std::int64_t>::max(), "seed of every random stream")
-                        .fallback("1"),
-                    cluster().require(),
-                    topology(registries).require(),
-                    model(registries).require(),
-                    data(registries),
-                    training(registries).require(),
-                    stragglers(),
-                    link_traces(),
-                    background_traffic(),
-                    failures(),
-                    energy(),
-                    outputs(),
-                    jobs(registries),
-                    scheduler(),
-                    sweep(),
-                });
+  return map_of(
+      "", "a dtsim scenario",
+      {
+          file_list("include", "files merged in first, relative to this file; this file's keys win"),
+          text("name", "names the run; results go to out/NAME").require(),
+          text("description", "free text shown by `dtsim explain`"),
+          integer("seed", 0, std::numeric_limits<std::int64_t>::max(), "seed of every random stream").fallback("1"),
+          cluster().require(),
+          topology(registries).require(),
+          model(registries).require(),
+          data(registries),
+          training(registries).require(),
+          stragglers(),
+          link_traces(),
+          link_conditions(),
+          background_traffic(),
+          failures(),
+          energy(),
+          outputs(),
+          jobs(registries),
+          scheduler(),
+          sweep(),
+      });
 }
 
 }  // namespace

@@ -156,4 +156,21 @@ std::vector<BackgroundTraffic> read_background_traffic(const View& root) {
   return out;
 }
 
+std::vector<LinkCondition> read_link_conditions(const View& root) {
+  std::vector<LinkCondition> out;
+  const ConfigNode* rules = root.at("link_conditions").node();
+  for (std::size_t i = 0; rules != nullptr && i < rules->items.size(); ++i) {
+    const View rule(&rules->items[i], fmt::format("link_conditions[{}]", i));
+    LinkCondition condition;
+    if (rule.has("links")) {
+      for (const auto& item : rule.at("links").node()->items) condition.links.push_back({item.scalar, item.where});
+    }
+    if (rule.has("class")) condition.link_class = rule.located("class");
+    condition.loss = rule.number("loss").value_or(0.0);
+    condition.where = rule.where();
+    out.push_back(std::move(condition));
+  }
+  return out;
+}
+
 }  // namespace dtsim::scenario

@@ -26,5 +26,7 @@ std::vector<LinkTrace> read_link_traces(const View& root, core::DiagnosticSink& 
 
 /// `background_traffic`, with link names left to be checked against the topology.
 std::vector<BackgroundTraffic> read_background_traffic(const View& root);
+/// `link_conditions`: each rule's links, class and loss.
+std::vector<LinkCondition> read_link_conditions(const View& root);
 
 }  // namespace dtsim::scenario

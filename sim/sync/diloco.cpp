@@ -6,7 +6,7 @@
 // defaults are the paper's: outer learning rate 0.7, momentum 0.9, Nesterov. With an outer learning rate of 1
 // and no momentum, the outer step is the workers' mean: local SGD's averaging.
 
-#include "sim/sync/diloco_parameters.hpp"
+#include "sim/sync/diloco_family.hpp"
 #include "sim/sync/sync_strategy.hpp"
 
 #include <fmt/format.h>
@@ -14,31 +14,15 @@
 namespace dtsim::sync {
 namespace {
 
-class Diloco final : public SyncStrategy {
+class Diloco final : public OuterStepStrategy {
  public:
-  Diloco(int inner_steps, OuterOptimizer outer, bool with_site)
-      : inner_steps_(inner_steps), outer_(outer), with_site_(with_site) {}
+  using OuterStepStrategy::OuterStepStrategy;
   [[nodiscard]] std::string_view name() const override { return "diloco"; }
-  [[nodiscard]] bool lock_step() const override { return true; }
-  [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
-  [[nodiscard]] int staleness_bound() const override { return 0; }
-  [[nodiscard]] int local_steps() const override { return inner_steps_; }
-  [[nodiscard]] const OuterOptimizer* outer_optimizer() const override { return &outer_; }
-  [[nodiscard]] bool steps_with_its_site() const override { return with_site_; }
-  /// An inner step (the worker's own, or its site's), and every H steps (and after the last) the outer step.
+  /// An inner step, and every H steps (and after the last) the outer step.
   void after_gradient(std::int64_t iteration, std::int64_t last, LockStepActions& actions) const override {
-    if (with_site_) {
-      actions.apply_site_averaged_gradient();
-    } else {
-      actions.apply_own_gradient();
-    }
-    if (iteration % inner_steps_ == 0 || iteration == last) actions.outer_step(outer_);
+    inner_step(actions);
+    if (iteration % inner_steps() == 0 || iteration == last) actions.outer_step(outer());
   }
-
- private:
-  int inner_steps_;
-  OuterOptimizer outer_;
-  bool with_site_;
 };
 
 }  // namespace

@@ -6,7 +6,7 @@
 // own: alpha own + (1 - alpha) global. The outer gradients may travel rounded to 4-bit floats, accumulated in
 // 32-bit ones. One fragment, no overlap and alpha 0 is DiLoCo.
 
-#include "sim/sync/diloco_parameters.hpp"
+#include "sim/sync/diloco_family.hpp"
 #include "sim/sync/fragment_schedule.hpp"
 #include "sim/sync/sync_strategy.hpp"
 
@@ -15,28 +15,17 @@
 namespace dtsim::sync {
 namespace {
 
-class StreamingDiloco final : public SyncStrategy {
+class StreamingDiloco final : public OuterStepStrategy {
  public:
   StreamingDiloco(StreamingSettings settings, OuterOptimizer outer, bool with_site)
-      : settings_(settings),
-        schedule_(settings.inner_steps, settings.fragments, settings.overlap),
-        outer_(outer),
-        with_site_(with_site) {}
+      : OuterStepStrategy(settings.inner_steps, outer, with_site),
+        settings_(settings),
+        schedule_(settings.inner_steps, settings.fragments, settings.overlap) {}
   [[nodiscard]] std::string_view name() const override { return "streaming_diloco"; }
-  [[nodiscard]] bool lock_step() const override { return true; }
-  [[nodiscard]] Apply apply() const override { return Apply::ByClock; }
-  [[nodiscard]] int staleness_bound() const override { return 0; }
-  [[nodiscard]] int local_steps() const override { return settings_.inner_steps; }
-  [[nodiscard]] const OuterOptimizer* outer_optimizer() const override { return &outer_; }
   [[nodiscard]] const StreamingSettings* streaming() const override { return &settings_; }
-  [[nodiscard]] bool steps_with_its_site() const override { return with_site_; }
-  /// An inner step (the worker's own, or its site's), then the fragments' exchanges due after it.
+  /// An inner step, then the fragments' exchanges due after it.
   void after_gradient(std::int64_t iteration, std::int64_t last, LockStepActions& actions) const override {
-    if (with_site_) {
-      actions.apply_site_averaged_gradient();
-    } else {
-      actions.apply_own_gradient();
-    }
+    inner_step(actions);
     for (const FragmentAction& action : schedule_.at(iteration, last)) {
       if (action.kind == FragmentAction::Kind::send) {
         actions.send_fragment(action.fragment);
@@ -49,8 +38,6 @@ class StreamingDiloco final : public SyncStrategy {
  private:
   StreamingSettings settings_;
   FragmentSchedule schedule_;
-  OuterOptimizer outer_;
-  bool with_site_;
 };
 
 OuterPrecision precision_of(const std::string& name) {

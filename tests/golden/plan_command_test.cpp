@@ -629,11 +629,14 @@ TEST(PlanCommand, ErrorsOfAGeneratedPointNameItAtTheUsersLine) {
                             "schedule=1f1b,virtual_stages=1,sequence_parallel=false,recomputation=selective,"
                             "placement=tensor-pipeline-data,global=32";
   EXPECT_EQ(without_sanitizer_notices(plan.err),
-            at + ":18:18: error: topology.network_model: the analytical network shares the links among a phase's own "
-                 "flows only: failures, background traffic and link traces would go unseen\n"
-                 "  hint: use network_model: alpha_beta, which times every message (" + point + ")\n" +
-            at + ":27:1: error: failures: worker failures are not supported yet in timing-only (profile) runs\n"
-                 "  hint: use a model that trains on data, or fail links only (" + point + ")\n");
+            at +
+                ":18:18: error: topology.network_model: the analytical network shares the links among a phase's own "
+                "flows only: failures, background traffic, link traces and link conditions would go unseen\n"
+                "  hint: use network_model: alpha_beta, which times every message (" +
+                point + ")\n" + at +
+                ":27:1: error: failures: worker failures are not supported yet in timing-only (profile) runs\n"
+                "  hint: use a model that trains on data, or fail links only (" +
+                point + ")\n");
   EXPECT_FALSE(fs::exists(folder / "out"));
 }
 

@@ -34,6 +34,38 @@ struct WorkerActions final : sync::LockStepActions {
   void merge_fragment(int fragment) override { merge(fragment); }
 };
 
+/// DiLoCo's outer step on the whole model (sync/diloco.cpp): the global parameters a round starts from (a copy of
+/// the model, kept only under DiLoCo) and the outer optimizer's momentum.
+class WholeOuterStep {
+ public:
+  explicit WholeOuterStep(const models::Parameters& initial) : global_(initial) {}
+  /// Averages the outer gradient (the global parameters less `parameters`) by `allreduce` over `group` of `size`
+  /// workers, steps the global parameters with `outer`, and goes on from them.
+  void take(const comm::CollectiveAlgorithm& allreduce, comm::Transport& group, float size,
+            models::Parameters& parameters, const sync::OuterOptimizer& outer, const Meter& meter) {
+    const auto count = static_cast<std::size_t>(parameters.size());
+    models::Parameters outer_gradient = global_ - parameters;
+    allreduce.run(group, comm::Block(std::span<float>(outer_gradient.data(), count)));
+    outer_gradient /= size;
+    const double flops = sync::apply_outer_step(std::span<float>(global_.data(), count), velocity_,
+                                                std::span<const float>(outer_gradient.data(), count), outer);
+    parameters = global_;
+    charge_compute(meter, 2.0 * static_cast<double>(count) + flops);  // the difference, the mean and the step
+  }
+
+ private:
+  models::Parameters global_;
+  std::vector<float> velocity_;
+};
+
+/// Hierarchical DiLoCo: a worker's site, and the transport its gradients are averaged over every inner step.
+struct SiteMembers {
+  SiteGroup group;
+  S4uTransport transport;
+  SiteMembers(const TrainingContext& context, int rank, const Meter& meter)
+      : group(*context.setup, rank), transport(context.network, group.spec(), meter) {}
+};
+
 }  // namespace
 
 AllreduceWorker::AllreduceWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
@@ -54,7 +86,6 @@ void AllreduceWorker::operator()() {
   models::Parameters parameters = setup.model().initial_parameters();
   models::Parameters gradient;
   JobRecovery recovery(context_, rank_, WorkerState{&parameters, &optimizer, &batches});
-
   const auto count = static_cast<std::size_t>(parameters.size());
   // An elastic job allreduces among the workers still in it, and its lowest rank evaluates.
   std::optional<ElasticGroup> elastic;
@@ -62,7 +93,6 @@ void AllreduceWorker::operator()() {
   const auto group = [&]() -> S4uTransport& { return elastic ? elastic->transport() : transport; };
   const auto group_size = [&] { return static_cast<float>(elastic ? elastic->size() : workers); };
   const auto evaluates = [&] { return elastic ? elastic->evaluates() : rank_ == 0; };
-
   std::int64_t iteration = 1;
   WorkerActions actions;
   actions.averaged_gradient = [&] {
@@ -85,42 +115,27 @@ void AllreduceWorker::operator()() {
   };
   actions.with_neighbours = [&](bool with_all) { gossip(transport, iteration, parameters, with_all); };
   // Hierarchical DiLoCo: the worker's site averages its gradients every inner step.
-  std::optional<SiteGroup> site;
-  std::optional<S4uTransport> site_transport;
-  if (setup.sync->steps_with_its_site()) {
-    site.emplace(setup, rank_);
-    site_transport.emplace(context_.network, site->spec(), meter);
-  }
+  std::optional<SiteMembers> site;
+  if (setup.sync->steps_with_its_site()) site.emplace(context_, rank_, meter);
   actions.site_gradient = [&] {
     context_.observer->on_gradient_staleness(0);
-    setup.collectives.allreduce().run(*site_transport, comm::Block(std::span<float>(gradient.data(), count)));
-    gradient /= static_cast<float>(site->ranks.size());
+    setup.collectives.allreduce().run(site->transport, comm::Block(std::span<float>(gradient.data(), count)));
+    gradient /= static_cast<float>(site->group.ranks.size());
     optimizer->apply(parameters, gradient);
     charge_compute(meter, optimizer->flops(count));
   };
-  // DiLoCo: the global parameters a round starts from (a copy of the model, kept only under DiLoCo), and the
-  // outer optimizer's momentum.
-  models::Parameters global;
-  if (setup.sync->outer_optimizer() != nullptr && setup.sync->streaming() == nullptr) global = parameters;
-  std::vector<float> velocity;
+  // DiLoCo's outer step on the whole model; Streaming DiLoCo's fragment by fragment, beside the inner steps.
+  std::optional<WholeOuterStep> whole;
+  if (setup.sync->outer_optimizer() != nullptr && setup.sync->streaming() == nullptr) whole.emplace(parameters);
   actions.outer = [&](const sync::OuterOptimizer& outer) {
-    models::Parameters outer_gradient = global - parameters;
-    setup.collectives.allreduce().run(group(), comm::Block(std::span<float>(outer_gradient.data(), count)));
-    outer_gradient /= group_size();
-    const double flops = sync::apply_outer_step(std::span<float>(global.data(), count), velocity,
-                                                std::span<const float>(outer_gradient.data(), count), outer);
-    parameters = global;
-    charge_compute(meter, 2.0 * static_cast<double>(count) + flops);  // the difference, the mean and the step
+    whole->take(setup.collectives.allreduce(), group(), group_size(), parameters, outer, meter);
   };
-  // Streaming DiLoCo: the outer steps fragment by fragment, beside the inner steps.
   std::optional<FragmentExchange> fragments;
   if (setup.sync->streaming() != nullptr) {
-    fragments.emplace(context_, rank_, meter, transport, count, 4);
-    fragments->start_from(std::span<const float>(parameters.data(), count));
+    fragments.emplace(context_, rank_, meter, transport, count, 4).start_from({parameters.data(), count});
   }
   actions.send = [&](int fragment) { fragments->send(fragment, std::span<const float>(parameters.data(), count)); };
   actions.merge = [&](int fragment) { fragments->merge(fragment, std::span<float>(parameters.data(), count)); };
-
   if (rank_ == 0) after_iteration(context_, 0, parameters);
   for (; iteration <= setup.total_iterations; ++iteration) {
     before_iteration(context_, iteration, meter, rank_);

@@ -5,6 +5,8 @@
 #include "sim/sync/outer_precision.hpp"
 #include "sim/sync/outer_step.hpp"
 
+#include <exception>
+
 namespace dtsim::runtime {
 
 FragmentExchange::FragmentExchange(const TrainingContext& context, int rank, const Meter& meter, S4uTransport& group,
@@ -28,6 +30,11 @@ FragmentExchange::FragmentExchange(const TrainingContext& context, int rank, con
     sizes.push_back(wire_elements_of(fragment));
   stream_.emplace(context, rank, context.setup->collectives.allreduce(), std::move(sizes), 1, "outer",
                   std::vector<int>{}, rank);
+}
+
+FragmentExchange::~FragmentExchange() {
+  // Unwinding (an actor killed), nothing may block; otherwise the stream may still be moving this worker's values.
+  if (stream_ && std::uncaught_exceptions() == 0) stream_->wait_for_all(meter_);
 }
 
 void FragmentExchange::start_from(std::span<const float> initial) {

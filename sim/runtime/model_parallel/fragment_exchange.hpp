@@ -22,6 +22,10 @@ class FragmentExchange {
   /// precision of `parameter_bytes` bytes where the strategy's precision is automatic, over `group`.
   FragmentExchange(const TrainingContext& context, int rank, const Meter& meter, S4uTransport& group,
                    std::size_t parameters, int parameter_bytes);
+  /// Waits for the exchanges still on their way (a run stopped early at its target loss), whose values it holds.
+  ~FragmentExchange();
+  FragmentExchange(const FragmentExchange&) = delete;
+  FragmentExchange& operator=(const FragmentExchange&) = delete;
 
   /// Real math: the global parameters start as the worker's initial ones.
   void start_from(std::span<const float> initial);

@@ -50,10 +50,12 @@ void NetworkBackend::check(const scenario::Scenario& s, const comm::CollectiveRe
     refuse(fmt::format("times ring phases and steps of the whole group, and '{}' sends its messages one by one",
                        algorithm),
            "use another training.architecture.algorithm (every one but double_binary_tree), or " + use_alpha_beta);
-  } else if ((s.failures.enabled && !s.failures_projected()) || !s.background_traffic.empty() || !s.link_traces.empty()) {
-    refuse("shares the links among a phase's own flows only: failures, background traffic and link traces would go "
-           "unseen",
-           use_alpha_beta);
+  } else if ((s.failures.enabled && !s.failures_projected()) || !s.background_traffic.empty() ||
+             !s.link_traces.empty() || !s.link_conditions.empty()) {
+    refuse(
+        "shares the links among a phase's own flows only: failures, background traffic, link traces and link "
+        "conditions would go unseen",
+        use_alpha_beta);
   } else if (s.energy.enabled && s.energy.link_busy_power) {
     refuse("times phases without loading SimGrid's links, so energy.link_busy_power would count none of their bytes",
            "leave link_busy_power out (link_idle_power is counted), or " + use_alpha_beta);

@@ -2,6 +2,7 @@
 
 #include "sim/compute/device_cost_model.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dtsim::runtime {
@@ -56,6 +57,15 @@ platform::PlatformSpec platform_spec(const scenario::Scenario& scenario, const t
       // check_scenario has reported unknown names as input errors.
       if (!id) throw std::logic_error("a link trace names a link the topology does not have: " + name.value);
       spec.link_traces.emplace_back(*id, rule.trace);
+    }
+  }
+  for (const scenario::LinkCondition& rule : scenario.link_conditions) {
+    for (std::size_t id = 0; id < graph.link_count(); ++id) {
+      const bool named = std::any_of(rule.links.begin(), rule.links.end(),
+                                     [&](const auto& name) { return name.value == graph.link(id).name; });
+      if (named || (!rule.link_class.value.empty() && graph.link(id).link_class == rule.link_class.value)) {
+        spec.link_losses.emplace_back(id, rule.loss);
+      }
     }
   }
   return spec;

@@ -1,4 +1,4 @@
-#include "sim/sync/diloco_parameters.hpp"
+#include "sim/sync/diloco_family.hpp"
 
 namespace dtsim::sync {
 
