@@ -96,10 +96,11 @@ Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec
     link->get_link_up()->set_bandwidth_profile(make_profile(link->get_name() + "/up", trace, bandwidth));
     link->get_link_down()->set_bandwidth_profile(make_profile(link->get_name() + "/down", trace, bandwidth));
   }
-  for (const auto& [id, loss] : spec.link_losses) {
-    s4u::SplitDuplexLink* link = platform.links.at(id);
-    const topology::LinkProperties& properties = graph.link(id);
-    const double rate = bandwidth_under_loss(properties.bandwidth.value(), properties.latency.value(), loss);
+  for (const PlatformSpec::LinkLoss& lossy : spec.link_losses) {
+    s4u::SplitDuplexLink* link = platform.links.at(lossy.link);
+    const topology::LinkProperties& properties = graph.link(lossy.link);
+    const double rate =
+        bandwidth_under_loss(properties.bandwidth.value(), properties.latency.value(), lossy.loss, lossy.streams);
     link->get_link_up()->set_bandwidth(rate);
     link->get_link_down()->set_bandwidth(rate);
   }

@@ -33,8 +33,13 @@ struct PlatformSpec {
   std::optional<std::pair<double, double>> link_power;
   /// Graph link id -> the trace of its bandwidth (both directions).
   std::vector<std::pair<std::size_t, scenario::Trace>> link_traces;
-  /// Graph link id -> the share of packets it loses (scenario::LinkCondition), both directions.
-  std::vector<std::pair<std::size_t, double>> link_losses;
+  /// Packet loss on a link, both directions (scenario::LinkCondition).
+  struct LinkLoss {
+    std::size_t link = 0;  ///< graph link id
+    double loss = 0.0;
+    int streams = 1;
+  };
+  std::vector<LinkLoss> link_losses;
   /// Graph link id -> background traffic on it, bytes per second each way.
   std::vector<std::pair<std::size_t, double>> background;
   /// Whether SimGrid's host (and link, with link_power) energy plugins meter the run.

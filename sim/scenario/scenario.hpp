@@ -163,6 +163,7 @@ struct LinkCondition {
   std::vector<Located<std::string>> links;
   Located<std::string> link_class;  ///< empty: none
   double loss = 0.0;                ///< the share of packets lost
+  int streams = 1;                  ///< parallel TCP flows a transfer is striped over
   core::SourcePosition where;
 };
 

@@ -509,11 +509,16 @@ SchemaNode link_conditions() {
                  list_of("links", "link names as links.csv gives them", text("[]", "a link name")),
                  text("class", "every link of this class (links.csv's class column: a sites topology's `wan`)"),
                  number("loss", 0.0, 1.0,
-                        "the share of packets lost: each direction's rate capped at one TCP flow's under that loss "
-                        "(Mathis et al. 1997: 1.22 MSS / (RTT sqrt(loss)), MSS 1460 bytes, RTT twice the latency)")
+                        "the share of packets lost: each direction's rate capped at `streams` TCP flows' under that "
+                        "loss (Mathis et al. 1997: 1.22 MSS / (RTT sqrt(loss)) a flow, MSS 1460 bytes, RTT twice "
+                        "the latency)")
                      .exclusive_min()
                      .require()
                      .for_example("0.0001"),
+                 integer("streams", 1, 1'000'000,
+                         "parallel TCP flows each transfer is striped over (as wide-area tools do): the cap "
+                         "multiplied by them, up to the link's bandwidth")
+                     .fallback("1"),
              }));
 }
 

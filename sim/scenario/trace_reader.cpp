@@ -167,6 +167,7 @@ std::vector<LinkCondition> read_link_conditions(const View& root) {
     }
     if (rule.has("class")) condition.link_class = rule.located("class");
     condition.loss = rule.number("loss").value_or(0.0);
+    condition.streams = static_cast<int>(rule.filled_integer("streams"));
     condition.where = rule.where();
     out.push_back(std::move(condition));
   }

@@ -25,6 +25,15 @@ TEST(LinkConditionRuns, LossCapsAnOuterStepsRingAtOneTcpFlowsRate) {
   const double chunk_bytes = two["parameters"].get<double>() * 2.0 / 16.0;
   const double step_s = 2e-6 + 40e-3 + 2e-6 + chunk_bytes / rate;
   EXPECT_NEAR(outer_s / (2.0 * 15.0 * step_s), 1.0, 1e-4) << outer_s << " s";
+  // Striped over 16 flows, 16 times the rate.
+  const std::string striped = "link_conditions: [{class: wan, loss: 0.0001, streams: 16}]\n";
+  const nlohmann::json two16 =
+      run_result(folder, "two16", gpt2_two_sites("{strategy: diloco, inner_steps: 4}", 8) + striped);
+  const nlohmann::json one16 =
+      run_result(folder, "one16", gpt2_two_sites("{strategy: diloco, inner_steps: 8}", 8) + striped);
+  const double striped_step_s = 2e-6 + 40e-3 + 2e-6 + chunk_bytes / (16.0 * rate);
+  EXPECT_NEAR((two16["simulated_s"].get<double>() - one16["simulated_s"].get<double>()) / (2.0 * 15.0 * striped_step_s),
+              1.0, 1e-4);
 }
 
 TEST(LinkConditionRuns, ConditionsNameLinksAndChangeSomething) {

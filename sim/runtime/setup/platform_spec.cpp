@@ -64,7 +64,7 @@ platform::PlatformSpec platform_spec(const scenario::Scenario& scenario, const t
       const bool named = std::any_of(rule.links.begin(), rule.links.end(),
                                      [&](const auto& name) { return name.value == graph.link(id).name; });
       if (named || (!rule.link_class.value.empty() && graph.link(id).link_class == rule.link_class.value)) {
-        spec.link_losses.emplace_back(id, rule.loss);
+        spec.link_losses.push_back({.link = id, .loss = rule.loss, .streams = rule.streams});
       }
     }
   }
