@@ -1,7 +1,9 @@
 // Datacenters joined by wide-area links: each site's workers linked to the site's switch by the site's link
-// (`topology.link`, or the site's own), and every pair of sites' switches by the wide-area link `wan`. Workers
-// take ranks site by site in the order listed, so that the replicas of a data-parallel job are placed on the
-// sites by their counts; attached parameter servers sit at the first site.
+// (`topology.link`, or the site's own), and every pair of sites' switches by the wide-area link `wan`. A site of
+// multi-device nodes (`per_node`) links each node's devices to the node's own switch by `node_link` (NVLink's
+// place), and each node's switch to the site's by the site's link. Workers take ranks site by site in the order
+// listed, so that the replicas of a data-parallel job are placed on the sites by their counts; attached
+// parameter servers sit at the first site.
 
 #include "topologies/topology_plugin.hpp"
 
@@ -16,6 +18,8 @@ struct Site {
   std::string name;
   int workers = 0;
   LinkSpec link;
+  int per_node = 1;  ///< devices a node holds; 1: each worker on the site's switch
+  LinkSpec node_link;
 };
 
 std::vector<Site> read_sites(const core::View& section, const TopologyContext& context) {
@@ -24,8 +28,10 @@ std::vector<Site> read_sites(const core::View& section, const TopologyContext& c
   const core::ConfigNode* sites = section.at("sites").node();
   for (std::size_t i = 0; sites != nullptr && i < sites->items.size(); ++i) {
     const core::View site(&sites->items[i], fmt::format("topology.sites[{}]", i));
+    const int per_node = static_cast<int>(site.filled_integer("per_node"));
     out.push_back({site.text("name"), static_cast<int>(site.filled_integer("workers")),
-                   site.has("link") ? read_link(site.at("link")) : plain});
+                   site.has("link") ? read_link(site.at("link")) : plain, per_node,
+                   site.has("node_link") ? read_link(site.at("node_link")) : plain});
   }
   return out;
 }
@@ -42,6 +48,18 @@ void check_sites(const core::View& section, const TopologyContext& context, core
                  fmt::format("site '{}' is named twice", site.text("name")), "give every site a name of its own");
     }
     placed += site.filled_integer("workers");
+    const std::int64_t per_node = site.filled_integer("per_node");
+    if (site.filled_integer("workers") % per_node != 0) {
+      sink.error(site.where("per_node"), fmt::format("topology.sites[{}].per_node", i),
+                 fmt::format("site '{}' holds {} workers, not whole nodes of {}", site.text("name"),
+                             site.filled_integer("workers"), per_node),
+                 "make the site's workers a multiple of per_node");
+    }
+    if (per_node > 1 && !site.has("node_link")) {
+      sink.error(site.where("per_node"), fmt::format("topology.sites[{}].node_link", i),
+                 "a site of multi-device nodes needs the link inside a node",
+                 "add node_link: {bandwidth: \"900GB/s\", latency: \"1us\"}");
+    }
   }
   const std::int64_t workers = context.workers - context.attached;
   if (placed != workers) {
@@ -63,8 +81,22 @@ topology::TopologyGraph build_sites(const core::View& section, const TopologyCon
     const Site& site = sites[s];
     switches.push_back(graph.add_switch(site.name + ".switch"));
     const int index = graph.add_site(site.name);
+    if (site.per_node > 1) {
+      // Nodes of per_node devices, each on its node's switch, the node's switch on the site's.
+      for (int node = 0; node < site.workers / site.per_node; ++node) {
+        const topology::NodeId hub = graph.add_switch(fmt::format("{}.node-{}", site.name, node));
+        graph.add_link(hub, switches.back(), site.link.bandwidth, site.link.latency, "site");
+        // A node is named by its first rank, as a worker alone is by its own: no two machines share a number.
+        const int machine = rank;
+        for (int i = 0; i < site.per_node; ++i, ++rank) {
+          const topology::NodeId worker =
+              graph.add_worker(fmt::format("{}.worker-{}", site.name, rank), machine, index);
+          graph.add_link(worker, hub, site.node_link.bandwidth, site.node_link.latency, "node");
+        }
+      }
+    }
     // Attached parameter servers are the last host ports: at the first site.
-    const int hosts = site.workers + (s == 0 ? context.attached : 0);
+    const int hosts = (site.per_node > 1 ? 0 : site.workers) + (s == 0 ? context.attached : 0);
     for (int i = 0; i < hosts; ++i, ++rank) {
       const topology::NodeId worker =
           graph.add_worker(fmt::format("{}.worker-{}", site.name, rank), std::nullopt, index);
@@ -90,8 +122,13 @@ void register_sites(TopologyRegistry& registry) {
                               {core::text("name", "the site's name (its hosts are NAME.worker-RANK)").require(),
                                core::integer("workers", 1, 1'000'000, "workers at the site").require(),
                                link_schema("link",
-                                           "each worker's link to the site's switch (default: "
-                                           "`topology.link`)")}))
+                                           "each worker's link to the site's switch, or each node's with per_node "
+                                           "(default: `topology.link`)"),
+                               core::integer("per_node", 1, 1024,
+                                             "devices a node holds: each node's on its own switch by node_link, the "
+                                             "node's switch on the site's (1: each worker on the site's switch)")
+                                   .fallback("1"),
+                               link_schema("node_link", "each device's link to its node's switch (NVLink's place)")}))
                           .require(),
                       link_schema("wan", "the wide-area link between every pair of sites (each direction)").require()},
        .make = [](const core::View& t, const TopologyContext& c) { return build_sites(t, c); },
@@ -100,7 +137,8 @@ void register_sites(TopologyRegistry& registry) {
            [](const core::View& t, const TopologyContext& c) {
              const core::ConfigNode* sites = t.at("sites").node();
              const std::int64_t count = sites != nullptr ? static_cast<std::int64_t>(sites->items.size()) : 0;
-             return TopologySize{c.workers + count, c.workers + count * (count - 1) / 2};
+             // Nodes add a switch and a link each: at most one per worker.
+             return TopologySize{2 * c.workers + count, 2 * c.workers + count * (count - 1) / 2};
            },
        .example = "{kind: sites, sites: [{name: us-east, workers: 4}, {name: eu-west, workers: 4}], wan: {bandwidth: "
                   "\"10Gbps\", latency: \"40ms\"}}"});

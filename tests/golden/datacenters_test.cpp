@@ -120,6 +120,24 @@ TEST(Datacenters, SitesThatDoNotHoldTheClusterAreRefused) {
   const CommandResult twice = run_dtsim(fmt::format("validate {}", (folder / "twice.yaml").string()));
   EXPECT_EQ(twice.exit_status, 2);
   EXPECT_NE(twice.err.find("error: topology.sites[1].name: site 'a' is named twice"), std::string::npos) << twice.err;
+  // A site of multi-device nodes holds whole nodes, and says how a node's devices are linked.
+  std::ofstream(folder / "nodes.yaml") << two_sites("{strategy: bsp}",
+                                                    "[{name: a, workers: 4, per_node: 3, node_link: {bandwidth: "
+                                                    "\"2400Gbps\", latency: \"1us\"}}, {name: b, workers: 4}]");
+  const CommandResult nodes = run_dtsim(fmt::format("validate {}", (folder / "nodes.yaml").string()));
+  EXPECT_EQ(nodes.exit_status, 2);
+  EXPECT_NE(nodes.err.find("error: topology.sites[0].per_node: site 'a' holds 4 workers, not whole nodes of 3\n"
+                           "  hint: make the site's workers a multiple of per_node"),
+            std::string::npos)
+      << nodes.err;
+  std::ofstream(folder / "bare.yaml") << two_sites("{strategy: bsp}",
+                                                   "[{name: a, workers: 4, per_node: 2}, {name: b, workers: 4}]");
+  const CommandResult bare = run_dtsim(fmt::format("validate {}", (folder / "bare.yaml").string()));
+  EXPECT_EQ(bare.exit_status, 2);
+  EXPECT_NE(bare.err.find("error: topology.sites[0].node_link: a site of multi-device nodes needs the link inside a "
+                          "node"),
+            std::string::npos)
+      << bare.err;
   std::ofstream(folder / "momentum.yaml") << two_sites("{strategy: diloco, inner_steps: 4, outer_momentum: 1}");
   const CommandResult momentum = run_dtsim(fmt::format("validate {}", (folder / "momentum.yaml").string()));
   EXPECT_EQ(momentum.exit_status, 2);

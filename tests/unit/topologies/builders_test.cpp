@@ -18,8 +18,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -278,6 +279,31 @@ TEST(ParameterServerBuilder, StarThroughOneSwitch) {
   ASSERT_EQ(route.size(), 2U);
   EXPECT_DOUBLE_EQ(graph.link(route[0].link).bandwidth.value(), 1.25e9);
   EXPECT_DOUBLE_EQ(graph.link(route[1].link).bandwidth.value(), 1e10);
+}
+
+TEST(SitesBuilder, ASiteOfNodesPutsEachNodesDevicesOnItsOwnSwitch) {
+  TopologyRegistry registry("topology");
+  register_builtin_topologies(registry);
+  // Site a: two nodes of 4 devices; site b: 2 workers each on the site's switch.
+  const core::ConfigNode t = section("{kind: sites, " + kLinkYaml +
+                                     ", sites: [{name: a, workers: 8, per_node: 4, node_link: {bandwidth: 2400Gbps, "
+                                     "latency: 1us}}, {name: b, workers: "
+                                     "2, per_node: 1}], wan: {bandwidth: 10Gbps, latency: 40ms}}");
+  TopologyContext context;
+  context.workers = 10;
+  const topology::TopologyGraph graph = build_topology(registry, "sites", core::View(&t, "topology"), context);
+  // A node is a machine named by its first rank; a worker alone is its own.
+  const std::vector<int> machines(graph.worker_machines().begin(), graph.worker_machines().end());
+  EXPECT_EQ(machines, (std::vector<int>{0, 0, 0, 0, 4, 4, 4, 4, 8, 9}));
+  std::map<std::string, int> classes;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  EXPECT_EQ(classes, (std::map<std::string, int>{{"node", 8}, {"site", 4}, {"wan", 1}}));
+  // Two devices of one node meet at its switch over NVLink's place; across nodes, through the site's switch.
+  const topology::RoutingTable routes(graph);
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[3]).size(), 2U);
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[4]).size(), 4U);
+  EXPECT_EQ(routes.route(graph.workers()[0], graph.workers()[9]).size(), 4U);  // node, site, wide area, site
+  EXPECT_EQ(graph.node(graph.workers()[5]).name, "a.worker-5");
 }
 
 TEST(TreeBuilder, WorkersAreLeavesUnderKarySwitches) {
