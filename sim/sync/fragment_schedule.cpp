@@ -50,11 +50,14 @@ std::vector<FragmentAction> FragmentSchedule::at(std::int64_t iteration, std::in
 }
 
 std::vector<int> FragmentSchedule::send_order(std::int64_t last) const {
+  // As at() sends them, without walking every step: window k holds each fragment's k-th exchange, in fragment
+  // order (the offsets ascend with the fragments and stay below H); then those sent once more at the end.
   std::vector<int> order;
-  for (std::int64_t iteration = 1; iteration <= last; ++iteration) {
-    for (const FragmentAction& action : at(iteration, last)) {
-      if (action.kind == FragmentAction::Kind::send) order.push_back(action.fragment);
-    }
+  for (std::int64_t window = inner_steps_; window <= last; window += inner_steps_) {
+    for (int p = 0; p < fragments_ && window + offset(p) <= last; ++p) order.push_back(p);
+  }
+  for (int p = 0; p < fragments_; ++p) {
+    if (last_send(p, last) != last) order.push_back(p);
   }
   return order;
 }

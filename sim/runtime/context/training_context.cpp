@@ -141,8 +141,7 @@ void after_iteration(const TrainingContext& context, std::int64_t iteration, con
 }
 
 std::size_t wire_elements(double values, int bytes, std::size_t ranks) {
-  const auto elements = static_cast<std::size_t>(std::ceil(std::llround(values) * static_cast<double>(bytes) / 4.0));
-  return (elements + ranks - 1) / ranks * ranks;
+  return wire_elements_of_bits(values, 8 * bytes, ranks);
 }
 
 std::size_t wire_elements_of_bits(double values, int bits, std::size_t ranks) {

@@ -58,14 +58,6 @@ class WholeOuterStep {
   std::vector<float> velocity_;
 };
 
-/// Hierarchical DiLoCo: a worker's site, and the transport its gradients are averaged over every inner step.
-struct SiteMembers {
-  SiteGroup group;
-  S4uTransport transport;
-  SiteMembers(const TrainingContext& context, int rank, const Meter& meter)
-      : group(*context.setup, rank), transport(context.network, group.spec(), meter) {}
-};
-
 }  // namespace
 
 AllreduceWorker::AllreduceWorker(TrainingContext context, int rank) : context_(std::move(context)), rank_(rank) {}
@@ -116,7 +108,7 @@ void AllreduceWorker::operator()() {
   actions.with_neighbours = [&](bool with_all) { gossip(transport, iteration, parameters, with_all); };
   // Hierarchical DiLoCo: the worker's site averages its gradients every inner step.
   std::optional<SiteMembers> site;
-  if (setup.sync->steps_with_its_site()) site.emplace(context_, rank_, meter);
+  if (setup.sync->steps_with_its_site()) site.emplace(setup, context_.network, rank_, meter);
   actions.site_gradient = [&] {
     context_.observer->on_gradient_staleness(0);
     setup.collectives.allreduce().run(site->transport, comm::Block(std::span<float>(gradient.data(), count)));

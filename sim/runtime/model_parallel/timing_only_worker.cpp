@@ -256,12 +256,10 @@ void TimingOnlyWorker::operator()() {
   const std::size_t weights = wire_elements(profile.parameters(), wire.parameters, ranks);
   TimedSteps steps(context_, meter, transport, gradients, weights, parameters, *optimizer);
   // Hierarchical DiLoCo only: a site's group is a scan of every rank.
-  std::optional<SiteGroup> site;
-  std::optional<S4uTransport> site_transport;
+  std::optional<SiteMembers> site;
   if (setup.sync->steps_with_its_site()) {
-    site.emplace(setup, rank_);
-    site_transport.emplace(context_.network, site->spec(), meter);
-    steps.with_site(&*site_transport, wire_elements(profile.parameters(), wire.gradients, site->ranks.size()));
+    site.emplace(setup, context_.network, rank_, meter);
+    steps.with_site(&site->transport, wire_elements(profile.parameters(), wire.gradients, site->group.ranks.size()));
   }
   std::optional<FragmentExchange> fragments;
   if (setup.sync->streaming() != nullptr) {

@@ -33,4 +33,12 @@ struct SiteGroup {
   }
 };
 
+/// A worker's site and the transport its gradients are averaged over every inner step (hierarchical DiLoCo).
+struct SiteMembers {
+  SiteGroup group;
+  S4uTransport transport;
+  SiteMembers(const TrainingSetup& setup, const RunNetwork& network, int rank, const Meter& meter)
+      : group(setup, rank), transport(network, group.spec(), meter) {}
+};
+
 }  // namespace dtsim::runtime

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace dtsim::sync {
@@ -47,6 +48,22 @@ TEST(FragmentSchedule, EachFragmentTakesHStepsBetweenItsExchangesAtItsOwnOffset)
   // Sent on the last step with overlap: merged at the end, not sent again.
   EXPECT_EQ(events(FragmentSchedule(2, 1, 1), 4), " s0 m0 s0m0 ");
   EXPECT_EQ(FragmentSchedule(4, 2, 1).send_order(9), (std::vector<int>{0, 1, 0, 0, 1}));
+}
+
+TEST(FragmentSchedule, TheSendOrderIsTheSendsOfEveryStepInTurn) {
+  for (const auto& [h, p, tau] :
+       std::vector<std::tuple<int, int, int>>{{1, 1, 0}, {4, 2, 1}, {10, 4, 3}, {7, 7, 0}, {100, 16, 1}}) {
+    const FragmentSchedule schedule(h, p, tau);
+    for (const std::int64_t last : {1, 3, 7, 20, 101, 250}) {
+      std::vector<int> walked;
+      for (std::int64_t i = 1; i <= last; ++i) {
+        for (const FragmentAction& action : schedule.at(i, last)) {
+          if (action.kind == FragmentAction::Kind::send) walked.push_back(action.fragment);
+        }
+      }
+      EXPECT_EQ(schedule.send_order(last), walked) << "H " << h << ", P " << p << ", last " << last;
+    }
+  }
 }
 
 TEST(FragmentSchedule, FragmentsCutTheParametersIntoNearlyEqualPartsInOrder) {
