@@ -319,7 +319,20 @@ std::optional<std::string> link_between_the_same_ends(const std::string& name, c
   return std::nullopt;
 }
 
-/// Each link condition names some links (by name or by a class the topology has), and a loss.
+/// A jittered link has a latency: its jitter is added to messages as a share of their route's latency.
+void check_jittered_latencies(const scenario::LinkCondition& rule, const std::string& key,
+                              const topology::TopologyGraph& graph, core::DiagnosticSink& sink) {
+  for (std::size_t id = 0; id < graph.link_count(); ++id) {
+    const topology::LinkProperties& link = graph.link(id);
+    if (rule.chooses(link.name, link.link_class) && link.latency.value() <= 0.0) {
+      sink.error(rule.where, key + ".jitter", fmt::format("link '{}' has no latency for jitter to add to", link.name),
+                 "give the link a latency (a propagation delay), or leave it out of this condition");
+      return;
+    }
+  }
+}
+
+/// Each link condition names some links (by name or by a class the topology has), and a loss or a jitter.
 void check_link_conditions(const scenario::Scenario& s, const topology::TopologyGraph& graph,
                            core::DiagnosticSink& sink) {
   std::vector<std::string> classes;
@@ -333,6 +346,11 @@ void check_link_conditions(const scenario::Scenario& s, const topology::Topology
     if (rule.links.empty() && rule.link_class.value.empty()) {
       sink.error(rule.where, key, "a link condition names no link", "give links: [NAME, ...], or class: wan");
     }
+    if (rule.loss <= 0.0 && rule.jitter_s <= 0.0) {
+      sink.error(rule.where, key, "a link condition sets neither a loss nor a jitter",
+                 "add `loss: 0.0001` (a share of packets lost), `jitter: 5ms` (a mean extra delay), or both");
+    }
+    if (rule.jitter_s > 0.0) check_jittered_latencies(rule, key, graph, sink);
     const std::string& wanted = rule.link_class.value;
     if (!wanted.empty() && std::find(classes.begin(), classes.end(), wanted) == classes.end()) {
       sink.error(rule.link_class.where, key + ".class",

@@ -1,6 +1,7 @@
 #include "sim/platform/platform_builder.hpp"
 
 #include "sim/platform/graph_zone.hpp"
+#include "sim/platform/latency_jitter.hpp"
 #include "sim/platform/link_conditions.hpp"
 
 #include <fmt/format.h>
@@ -105,6 +106,7 @@ Platform build_platform(const topology::TopologyGraph& graph, const PlatformSpec
     link->get_link_down()->set_bandwidth(rate);
   }
   iface->seal();
+  install_latency_jitter(platform, spec);
   return platform;
 }
 

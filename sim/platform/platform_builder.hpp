@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -40,6 +41,15 @@ struct PlatformSpec {
     int streams = 1;
   };
   std::vector<LinkLoss> link_losses;
+  /// Jitter on a link, both directions (scenario::LinkCondition): each message's extra delay there is drawn from
+  /// `distribution` with mean `mean_s`, from the stream "links/jitter" of `jitter_seed`.
+  struct LinkJitter {
+    std::size_t link = 0;  ///< graph link id
+    double mean_s = 0.0;
+    scenario::JitterDistribution distribution = scenario::JitterDistribution::Exponential;
+  };
+  std::vector<LinkJitter> link_jitters;
+  std::uint64_t jitter_seed = 0;
   /// Graph link id -> background traffic on it, bytes per second each way.
   std::vector<std::pair<std::size_t, double>> background;
   /// Whether SimGrid's host (and link, with link_power) energy plugins meter the run.

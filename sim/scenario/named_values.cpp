@@ -121,6 +121,15 @@ const std::vector<NamedValue<models::RoutingDistribution>>& routing_distribution
   return table;
 }
 
+const std::vector<NamedValue<JitterDistribution>>& jitter_distributions() {
+  static const std::vector<NamedValue<JitterDistribution>> table{
+      {JitterDistribution::Exponential, "exponential",
+       "of mean `jitter`: mostly short delays with a long tail, as a queue's waiting time"},
+      {JitterDistribution::Uniform, "uniform", "uniform between 0 and twice `jitter`"},
+  };
+  return table;
+}
+
 const std::vector<NamedValue<ContextAttention>>& context_attentions() {
   static const std::vector<NamedValue<ContextAttention>> table{
       {ContextAttention::Ring, "ring",
@@ -231,5 +240,6 @@ std::string_view to_string(ComputePrecision precision) { return name_of(compute_
 std::string_view to_string(JobPlacement placement) { return name_of(job_placements(), placement); }
 std::string_view to_string(SchedulePolicy policy) { return name_of(schedule_policies(), policy); }
 std::string_view to_string(Preemption preemption) { return name_of(preemptions(), preemption); }
+std::string_view to_string(JitterDistribution distribution) { return name_of(jitter_distributions(), distribution); }
 
 }  // namespace dtsim::scenario

@@ -51,6 +51,7 @@ const std::vector<NamedValue<ComputePrecision>>& compute_precisions();
 const std::vector<NamedValue<JobPlacement>>& job_placements();
 const std::vector<NamedValue<SchedulePolicy>>& schedule_policies();
 const std::vector<NamedValue<Preemption>>& preemptions();
+const std::vector<NamedValue<JitterDistribution>>& jitter_distributions();
 
 /// The value called `name` (validated against the same table's choices, so it is there).
 template <class Enum>

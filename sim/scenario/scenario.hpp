@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dtsim::scenario {
@@ -157,14 +158,28 @@ struct LinkTrace {
   Trace trace;
 };
 
-/// Packet loss on chosen links (`link_conditions`): the links named, and every link of a class (a sites
+/// How a message's extra delay over a jittered link is drawn (`link_conditions[].jitter_distribution`).
+enum class JitterDistribution {
+  Exponential,  ///< of mean `jitter`: queueing delay, mostly short with a long tail
+  Uniform,      ///< uniform between 0 and twice `jitter`
+};
+
+/// Packet loss and jitter on chosen links (`link_conditions`): the links named, and every link of a class (a sites
 /// topology's `wan`).
 struct LinkCondition {
   std::vector<Located<std::string>> links;
   Located<std::string> link_class;  ///< empty: none
-  double loss = 0.0;                ///< the share of packets lost
+  double loss = 0.0;                ///< the share of packets lost; 0: none
   int streams = 1;                  ///< parallel TCP flows a transfer is striped over
+  double jitter_s = 0.0;            ///< the mean extra delay a message meets on each such link; 0: none
+  JitterDistribution jitter_distribution = JitterDistribution::Exponential;
   core::SourcePosition where;
+
+  /// Whether the link called `name`, of class `of_class`, is one of the links this condition is on.
+  [[nodiscard]] bool chooses(std::string_view name, std::string_view of_class) const {
+    return std::any_of(links.begin(), links.end(), [&](const auto& link) { return link.value == name; }) ||
+           (!link_class.value.empty() && link_class.value == of_class);
+  }
 };
 
 /// Traffic that is not the job's, on chosen links (`background_traffic`): a steady flow of `rate` bytes per
@@ -648,5 +663,6 @@ std::string_view to_string(ComputePrecision precision);
 std::string_view to_string(JobPlacement placement);
 std::string_view to_string(SchedulePolicy policy);
 std::string_view to_string(Preemption preemption);
+std::string_view to_string(JitterDistribution distribution);
 
 }  // namespace dtsim::scenario

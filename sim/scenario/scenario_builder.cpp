@@ -43,15 +43,24 @@ void check_hierarchy(const View& root, const Scenario& s, const Registries& regi
   if (!architecture.has("algorithm")) return;
   const comm::CollectivePlugin& algorithm = registries.collectives.allreduce.find(architecture.text("algorithm")).factory;
   if (!algorithm.refuses) return;
-  // Workers fill the nodes in order, one per device; without nodes, each is a machine of its own.
+  // Workers fill the nodes in order, one per device (a sites topology's nodes are its sites' `per_node`
+  // devices); without nodes, each is a machine of its own.
   std::vector<int> filled;
   int left = s.cluster.workers;
+  const ConfigNode* sites = root.at("topology").at("sites").node();
   if (has_nodes) {
     for (const NodeGroup& group : s.cluster.nodes) {
       for (int n = 0; n < group.count && left > 0; ++n) {
         filled.push_back(std::min(left, group.devices));
         left -= filled.back();
       }
+    }
+  } else if (sites != nullptr) {
+    for (std::size_t i = 0; i < sites->items.size(); ++i) {
+      const View site(&sites->items[i], fmt::format("topology.sites[{}]", i));
+      const int workers = static_cast<int>(site.integer("workers").value_or(0));
+      const int per_node = std::max(1, static_cast<int>(site.integer("per_node").value_or(1)));
+      for (int placed = 0; placed < workers; placed += per_node) filled.push_back(std::min(per_node, workers - placed));
     }
   } else {
     filled.assign(static_cast<std::size_t>(std::max(left, 0)), 1);

@@ -503,8 +503,8 @@ SchemaNode link_traces() {
 
 SchemaNode link_conditions() {
   return list_of(
-      "link_conditions", "packet loss on chosen links (wide-area links above all)",
-      map_of("[]", "conditions on some links: those named, and every link of a class",
+      "link_conditions", "packet loss and jitter on chosen links (wide-area links above all)",
+      map_of("[]", "conditions on some links: those named, and every link of a class (loss, jitter or both)",
              {
                  list_of("links", "link names as links.csv gives them", text("[]", "a link name")),
                  text("class", "every link of this class (links.csv's class column: a sites topology's `wan`)"),
@@ -513,12 +513,19 @@ SchemaNode link_conditions() {
                         "loss (Mathis et al. 1997: 1.22 MSS / (RTT sqrt(loss)) a flow, MSS 1460 bytes, RTT twice "
                         "the latency)")
                      .exclusive_min()
-                     .require()
                      .for_example("0.0001"),
                  integer("streams", 1, 1'000'000,
                          "parallel TCP flows each transfer is striped over (as wide-area tools do): the cap "
                          "multiplied by them, up to the link's bandwidth")
                      .fallback("1"),
+                 quantity("jitter", Unit::Duration,
+                          "the mean extra delay each message meets on each such link, beyond its latency: a seeded "
+                          "draw per message and link")
+                     .exclusive_min()
+                     .for_example("\"5ms\""),
+                 choice_of("jitter_distribution", "jitter distribution", "how each extra delay is drawn",
+                           choices_of(jitter_distributions()))
+                     .fallback("exponential"),
              }));
 }
 

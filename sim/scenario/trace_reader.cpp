@@ -1,6 +1,7 @@
 #include "sim/scenario/trace_reader.hpp"
 
 #include "sim/core/input_file.hpp"
+#include "sim/scenario/named_values.hpp"
 
 #include <fmt/format.h>
 
@@ -168,6 +169,8 @@ std::vector<LinkCondition> read_link_conditions(const View& root) {
     if (rule.has("class")) condition.link_class = rule.located("class");
     condition.loss = rule.number("loss").value_or(0.0);
     condition.streams = static_cast<int>(rule.filled_integer("streams"));
+    if (auto jitter = rule.quantity("jitter", core::parse_duration)) condition.jitter_s = jitter->value();
+    condition.jitter_distribution = value_named(jitter_distributions(), rule.filled_text("jitter_distribution"));
     condition.where = rule.where();
     out.push_back(std::move(condition));
   }

@@ -1,9 +1,11 @@
 #include "sim/sync/outer_precision.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace dtsim::sync {
 namespace {
@@ -45,6 +47,29 @@ void round_scaled(std::span<float> values, float largest, Round round) {
   for (float& v : values) v = std::ldexp(round(std::ldexp(v, -shift)), shift);
 }
 
+/// INTELLECT-1's 8-bit buckets (see round_to_precision). One value is its own bucket's mean already.
+void round_int8(std::span<float> values) {
+  if (values.size() < 2) return;
+  double squares = 0.0;
+  for (const float v : values) squares += static_cast<double>(v) * v;
+  const double sigma = std::sqrt(squares / static_cast<double>(values.size() - 1));
+  if (sigma == 0.0 || !std::isfinite(sigma)) return;
+  constexpr int buckets = 256;
+  const double width = 6.0 * sigma / buckets;
+  std::array<double, buckets> sums{};
+  std::array<std::size_t, buckets> counts{};
+  std::vector<std::uint8_t> bucket(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const long index = std::lround(values[i] / width) + buckets / 2;
+    bucket[i] = static_cast<std::uint8_t>(std::clamp(index, 0L, static_cast<long>(buckets - 1)));
+    sums[bucket[i]] += values[i];
+    ++counts[bucket[i]];
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<float>(sums[bucket[i]] / static_cast<double>(counts[bucket[i]]));
+  }
+}
+
 }  // namespace
 
 int precision_bits(OuterPrecision precision) {
@@ -52,6 +77,7 @@ int precision_bits(OuterPrecision precision) {
     case OuterPrecision::bf16:
       return 16;
     case OuterPrecision::fp8:
+    case OuterPrecision::int8:
       return 8;
     case OuterPrecision::fp4:
       return 4;
@@ -72,6 +98,8 @@ std::string_view precision_name(OuterPrecision precision) {
       return "bf16";
     case OuterPrecision::fp8:
       return "fp8";
+    case OuterPrecision::int8:
+      return "int8";
     case OuterPrecision::fp4:
       return "fp4";
   }
@@ -88,6 +116,9 @@ void round_to_precision(std::span<float> values, OuterPrecision precision) {
       return;
     case OuterPrecision::fp8:
       round_scaled(values, 448.0F, round_e4m3);
+      return;
+    case OuterPrecision::int8:
+      round_int8(values);
       return;
     case OuterPrecision::fp4:
       round_scaled(values, 16.0F, round_e3m0);

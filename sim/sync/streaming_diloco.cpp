@@ -44,6 +44,7 @@ OuterPrecision precision_of(const std::string& name) {
   if (name == "fp32") return OuterPrecision::fp32;
   if (name == "bf16") return OuterPrecision::bf16;
   if (name == "fp8") return OuterPrecision::fp8;
+  if (name == "int8") return OuterPrecision::int8;
   if (name == "fp4") return OuterPrecision::fp4;
   return OuterPrecision::automatic;
 }
@@ -68,6 +69,7 @@ std::vector<core::SchemaNode> streaming_parameters() {
            {"fp32", "32-bit floats"},
            {"bf16", "bfloat16"},
            {"fp8", "8-bit E4M3, scaled by a power of two per message"},
+           {"int8", "8-bit bucket indices, each bucket's mean beside them (INTELLECT-1's 256 buckets over 6 sigma)"},
            {"fp4", "4-bit E3M0 (the paper's), scaled by a power of two per message"}})
           .fallback("auto"));
   return parameters;

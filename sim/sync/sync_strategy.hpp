@@ -35,7 +35,7 @@ struct OuterOptimizer {
 
 /// How an outer gradient travels: `automatic` as DiLoCo's (32-bit floats when trained for real, the parameters'
 /// wire precision on a timing-only profile), or rounded to a narrower float before it is sent.
-enum class OuterPrecision { automatic, fp32, bf16, fp8, fp4 };
+enum class OuterPrecision { automatic, fp32, bf16, fp8, int8, fp4 };
 
 /// Streaming DiLoCo's settings beside its outer optimizer: the fragments' schedule is FragmentSchedule's.
 struct StreamingSettings {

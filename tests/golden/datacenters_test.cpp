@@ -14,11 +14,60 @@
 namespace dtsim::testing {
 namespace {
 
+TEST(Datacenters, ASitesFatTreeCarriesItsWideAreaBytesThroughItsBorderAndItsOversubscriptionSlowsIt) {
+  const std::filesystem::path folder = fresh_output_folder("datacenters-fat-tree");
+  const auto fat_trees = [](double oversubscription) {
+    return fmt::format(
+        "[{{name: a, workers: 4, fabric: fat_tree, arity: 2, oversubscription: {0}}}, "
+        "{{name: b, workers: 4, fabric: fat_tree, arity: 2, oversubscription: {0}}}]",
+        oversubscription);
+  };
+  const nlohmann::json full = run_result(folder, "full", two_sites("{strategy: bsp}", fat_trees(1)));
+  // Every byte between the sites leaves one site's border and enters the other's: the border links carry twice
+  // the wide area's bytes, and nothing inside a site goes up to its border.
+  const nlohmann::json& classes = full["bytes_by_link_class"];
+  EXPECT_EQ(classes["border"].get<double>(), 2.0 * classes["wan"].get<double>());
+  EXPECT_GT(classes["spine"].get<double>(), 0.0);
+  // The wide area's bytes are the plain sites' (the ring's order is the ranks').
+  const nlohmann::json plain = run_result(folder, "plain", two_sites("{strategy: bsp}"));
+  EXPECT_EQ(classes["wan"], plain["bytes_by_link_class"]["wan"]);
+  // One site of 4 workers under leaves of 2, BSP over 10 Mbit/s links: each ring step has two messages between
+  // the leaves, through a spine. At 1:1 (2 spines) an uplink is as wide as a port's link; at 4:1 one spine's
+  // uplink is half as wide, and each of the 24 steps' 6 ring steps takes a chunk (a quarter of the 1,210
+  // gradients, 4 bytes each) / 10 Mbit/s longer.
+  const auto one_site = [](double oversubscription) {
+    return fmt::format(R"(name: one-site
+seed: 3
+cluster: {{workers: 4, device: {{name: a100}}}}
+topology:
+  kind: sites
+  link: {{bandwidth: "10Mbps", latency: "5us"}}
+  sites: [{{name: a, workers: 4, fabric: fat_tree, arity: 2, oversubscription: {}}}]
+  wan: {{bandwidth: "1Gbps", latency: "40ms"}}
+model: {{kind: mlp, layers: [16]}}
+data: {{kind: digits}}
+training:
+  batch: {{per_worker: 16}}
+  optimizer: {{kind: adam, learning_rate: 0.002}}
+  sync: {{strategy: bsp}}
+  architecture: {{kind: allreduce, algorithm: ring}}
+  stop: {{iterations: 24}}
+)",
+                       oversubscription);
+  };
+  const nlohmann::json wide = run_result(folder, "wide", one_site(1));
+  const nlohmann::json thin = run_result(folder, "thin", one_site(4));
+  ASSERT_EQ(wide["parameters"].get<double>(), 1210.0);
+  const double slower_s = 24.0 * 6.0 * (1210.0 * 4.0 / 4.0) / 1.25e6;
+  EXPECT_NEAR((thin["simulated_s"].get<double>() - wide["simulated_s"].get<double>()) / slower_s, 1.0, 0.01);
+  EXPECT_EQ(wide["bytes_by_link_class"]["border"].get<double>(), 0.0);  // nothing goes up to the border
+}
+
 TEST(Datacenters, TheWideAreaLinksCarryTheRingsTwoCrossingsAndDilocoOneInH) {
   const std::filesystem::path folder = fresh_output_folder("datacenters-bytes");
   const nlohmann::json bsp = run_result(folder, "bsp", two_sites("{strategy: bsp}"));
   // A ring over ranks 0-7 crosses between the sites twice (3 to 4, 7 to 0), one direction each; every ring
-  // edge carries 2 (p - 1) / p of the gradients a step: 16 x 64 + 64 + 64 x 10 + 10 = 1,738 values of 4 bytes.
+  // edge carries 2 (p - 1) / p of the gradients a step: 64 x 16 + 16 + 16 x 10 + 10 = 1,210 values of 4 bytes.
   const double parameters = 64.0 * 16 + 16 + 16 * 10 + 10;
   ASSERT_EQ(bsp["parameters"].get<double>(), parameters);
   const double per_step = 2.0 * (2.0 * 7.0 / 8.0 * parameters * 4.0);

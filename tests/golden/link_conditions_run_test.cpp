@@ -1,8 +1,9 @@
 // Packet loss on the wide-area links of two datacenters caps an outer step's ring at one TCP flow's rate, as the
-// closed form says.
+// closed form says; jitter on them lengthens each ring round by the larger of its two messages' draws.
 
 #include "datacenter_scenarios.hpp"
 #include "run_dtsim.hpp"
+#include "sim/platform/latency_jitter.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -36,6 +37,53 @@ TEST(LinkConditionRuns, LossCapsAnOuterStepsRingAtOneTcpFlowsRate) {
               1.0, 1e-4);
 }
 
+/// GPT-2 small, timing only, on one A100 at each of two sites 10 Gb/s and 40 ms apart, under DiLoCo with 4 inner
+/// steps for 8 steps (two outer steps), with `conditions` appended.
+std::string gpt2_pair(const std::string& conditions) {
+  return fmt::format(R"(name: gpt2-pair
+seed: 5
+cluster: {{workers: 2, device: {{name: a100, precision: bf16}}}}
+topology:
+  kind: sites
+  link: {{bandwidth: "200Gbps", latency: "2us"}}
+  sites: [{{name: a, workers: 1}}, {{name: b, workers: 1}}]
+  wan: {{bandwidth: "10Gbps", latency: "40ms"}}
+model: {{kind: "profile:gpt2_small", sequence_length: 1024}}
+training:
+  batch: {{per_worker: 8}}
+  optimizer: {{kind: adam, learning_rate: 0.0001}}
+  sync: {{strategy: diloco, inner_steps: 4}}
+  architecture: {{kind: allreduce, algorithm: ring}}
+  stop: {{iterations: 8}}
+{})",
+                     conditions);
+}
+
+TEST(LinkConditionRuns, JitterLengthensEachRingRoundByTheLargerOfItsTwoDraws) {
+  const std::filesystem::path folder = fresh_output_folder("link-conditions-jitter");
+  const nlohmann::json plain = run_result(folder, "plain", gpt2_pair(""));
+  const std::string jittered = "link_conditions: [{class: wan, jitter: 30ms, jitter_distribution: uniform}]\n";
+  const nlohmann::json first = run_result(folder, "first", gpt2_pair(jittered));
+  // Two outer steps of a two-rank ring, two rounds each: in each round both ranks' messages start together and
+  // cross the wide-area link, drawing in turn from the seed's stream; the round ends with the later of them.
+  platform::JitterDraws draws(5);
+  const platform::PlatformSpec::LinkJitter jitter{.mean_s = 0.03,
+                                                  .distribution = scenario::JitterDistribution::Uniform};
+  double extra = 0.0;
+  for (int round = 0; round < 4; ++round) {
+    const double one = draws.draw(jitter);
+    extra += std::max(one, draws.draw(jitter));
+  }
+  const double added = first["simulated_s"].get<double>() - plain["simulated_s"].get<double>();
+  EXPECT_NEAR(added, extra, 1e-9) << added;
+  EXPECT_EQ(first["bytes_by_link_class"]["wan"], plain["bytes_by_link_class"]["wan"]);
+  // The same seed draws the same delays; another seed others.
+  EXPECT_EQ(run_result(folder, "again", gpt2_pair(jittered))["simulated_s"], first["simulated_s"]);
+  std::string reseeded = gpt2_pair(jittered);
+  reseeded.replace(reseeded.find("seed: 5"), 7, "seed: 6");
+  EXPECT_NE(run_result(folder, "reseeded", reseeded)["simulated_s"], first["simulated_s"]);
+}
+
 TEST(LinkConditionRuns, ConditionsNameLinksAndChangeSomething) {
   const std::filesystem::path folder = fresh_output_folder("link-conditions-refused");
   const auto refusal = [&](const std::string& name, const std::string& text) {
@@ -50,7 +98,15 @@ TEST(LinkConditionRuns, ConditionsNameLinksAndChangeSomething) {
                       "  hint: its classes: site, wan"),
             std::string::npos);
   EXPECT_NE(refusal("nothing", base + "link_conditions: [{class: wan}]\n")
-                .find("link_conditions[0].loss: missing required key\n  hint: add `loss: 0.0001`"),
+                .find("link_conditions[0]: a link condition sets neither a loss nor a jitter\n"
+                      "  hint: add `loss: 0.0001` (a share of packets lost), `jitter: 5ms` (a mean extra delay), or "
+                      "both"),
+            std::string::npos);
+  std::string instant = base;  // the wide-area link without latency
+  instant.replace(instant.find("\"40ms\""), 6, "\"0s\"");
+  EXPECT_NE(refusal("instant", instant + "link_conditions: [{class: wan, jitter: 5ms}]\n")
+                .find("link_conditions[0].jitter: link 'a.switch--b.switch' has no latency for jitter to add to\n"
+                      "  hint: give the link a latency"),
             std::string::npos);
   EXPECT_NE(refusal("nowhere", base + "link_conditions: [{loss: 0.001}]\n")
                 .find("link_conditions[0]: a link condition names no link"),

@@ -4,11 +4,15 @@
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/version.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <fmt/format.h>
 
 #include <array>
 #include <csignal>
+#include <stdexcept>
+#include <vector>
 
 #include <malloc.h>
 
@@ -52,11 +56,28 @@ EngineSession::EngineSession(const topology::TopologyGraph& graph, scenario::Net
     if (spec.link_power) sg_link_energy_plugin_init();
   }
   platform_ = platform::build_platform(graph, spec);
+  watch_for_deadlock();
 }
 
 double EngineSession::run() {
   engine_->run();
+  if (!deadlock_->empty()) throw std::logic_error(*deadlock_);
   return simgrid::s4u::Engine::get_clock();
+}
+
+void EngineSession::watch_for_deadlock() {
+  // SimGrid ends a deadlock (every actor left waits for what none will send) by killing the actors and returning
+  // as from a finished run; its results would be a truncated run's, so it is a bug, not an outcome. The signal
+  // outlives the session: the callback holds the message, not the session.
+  simgrid::s4u::Engine::on_deadlock_cb([deadlock = deadlock_] {
+    const std::vector<simgrid::s4u::ActorPtr> actors = simgrid::s4u::Engine::get_instance()->get_all_actors();
+    *deadlock = fmt::format("the simulation deadlocked at {} s: {} actors still wait",
+                            simgrid::s4u::Engine::get_clock(), actors.size());
+    if (!actors.empty()) {
+      *deadlock +=
+          fmt::format(", the first '{}' on '{}'", actors.front()->get_name(), actors.front()->get_host()->get_name());
+    }
+  });
 }
 
 std::string simgrid_version() {

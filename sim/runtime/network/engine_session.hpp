@@ -27,10 +27,16 @@ class EngineSession {
   [[nodiscard]] const platform::Platform& platform() const { return platform_; }
   [[nodiscard]] simgrid::s4u::Host* host(topology::NodeId node) const { return platform_.host_of_node.at(node); }
   [[nodiscard]] const topology::RoutingTable& routes() const { return *platform_.routes; }
-  /// Runs every actor to completion; returns the simulated time at the end, in seconds.
+  /// Runs every actor to completion; returns the simulated time at the end, in seconds. Throws std::logic_error
+  /// when the run deadlocks (actors left waiting for one another).
   double run();
 
  private:
+  /// Has run() throw when the engine reports a deadlock.
+  void watch_for_deadlock();
+
+  /// The deadlock's description; empty: none.
+  std::shared_ptr<std::string> deadlock_ = std::make_shared<std::string>();
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   platform::Platform platform_;
 };

@@ -59,12 +59,13 @@ platform::PlatformSpec platform_spec(const scenario::Scenario& scenario, const t
       spec.link_traces.emplace_back(*id, rule.trace);
     }
   }
+  spec.jitter_seed = scenario.seed;
   for (const scenario::LinkCondition& rule : scenario.link_conditions) {
     for (std::size_t id = 0; id < graph.link_count(); ++id) {
-      const bool named = std::any_of(rule.links.begin(), rule.links.end(),
-                                     [&](const auto& name) { return name.value == graph.link(id).name; });
-      if (named || (!rule.link_class.value.empty() && graph.link(id).link_class == rule.link_class.value)) {
-        spec.link_losses.push_back({.link = id, .loss = rule.loss, .streams = rule.streams});
+      if (!rule.chooses(graph.link(id).name, graph.link(id).link_class)) continue;
+      if (rule.loss > 0.0) spec.link_losses.push_back({.link = id, .loss = rule.loss, .streams = rule.streams});
+      if (rule.jitter_s > 0.0) {
+        spec.link_jitters.push_back({.link = id, .mean_s = rule.jitter_s, .distribution = rule.jitter_distribution});
       }
     }
   }

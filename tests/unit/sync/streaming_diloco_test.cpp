@@ -95,6 +95,26 @@ TEST(OuterPrecision, ValuesRoundToTheFloatTheyTravelIn) {
   EXPECT_FLOAT_EQ(fp8[0], 1.0F);
   EXPECT_FLOAT_EQ(fp8[1], 0.1015625F);  // 0.1 x 2^8 = 25.6, to 26 with 3 mantissa bits; 26 / 256
   EXPECT_EQ(fp8[2], 0.0F);
+  // INT8 (INTELLECT-1's): sigma = sqrt(4.030816 / 4) = 1.0038, buckets 6 sigma / 256 = 0.023528 wide around 0.
+  // 0.1 and 0.104 (4.25 and 4.42 buckets) share bucket +4 and come back as their mean; -0.1, 0 and 2 (85.0
+  // buckets) each have a bucket of their own.
+  EXPECT_EQ(precision_bits(OuterPrecision::int8), 8);
+  std::vector<float> int8{0.1F, 0.104F, -0.1F, 0.0F, 2.0F};
+  round_to_precision(int8, OuterPrecision::int8);
+  EXPECT_FLOAT_EQ(int8[0], 0.102F);
+  EXPECT_FLOAT_EQ(int8[1], 0.102F);
+  EXPECT_FLOAT_EQ(int8[2], -0.1F);
+  EXPECT_EQ(int8[3], 0.0F);
+  EXPECT_FLOAT_EQ(int8[4], 2.0F);
+  // Beyond 128 buckets (3 sigma) values share the outermost bucket: among 20,000 values of 0.001, 50 and 100
+  // (sigma 0.79, buckets 0.0185 wide) both come back as 75.
+  std::vector<float> tails(20'000, 0.001F);
+  tails[7] = 100.0F;
+  tails[9] = 50.0F;
+  round_to_precision(tails, OuterPrecision::int8);
+  EXPECT_FLOAT_EQ(tails[7], 75.0F);
+  EXPECT_FLOAT_EQ(tails[9], 75.0F);
+  EXPECT_FLOAT_EQ(tails[0], 0.001F);
   std::vector<float> same{0.1F, -7.0F};
   round_to_precision(same, OuterPrecision::fp32);
   EXPECT_EQ(same, (std::vector<float>{0.1F, -7.0F}));

@@ -306,6 +306,46 @@ TEST(SitesBuilder, ASiteOfNodesPutsEachNodesDevicesOnItsOwnSwitch) {
   EXPECT_EQ(graph.node(graph.workers()[5]).name, "a.worker-5");
 }
 
+TEST(SitesBuilder, ASitesOwnFatTreeReachesTheWideAreaThroughItsSpines) {
+  TopologyRegistry registry("topology");
+  register_builtin_topologies(registry);
+  // Site a: 8 workers under leaves of 4 ports, 2:1 oversubscribed (2 spines); site b: 3 workers under one leaf.
+  const core::ConfigNode t = section("{kind: sites, " + kLinkYaml +
+                                     ", sites: [{name: a, workers: 8, per_node: 1, fabric: fat_tree, arity: 4, "
+                                     "oversubscription: 2}, {name: b, workers: 3, per_node: 1, fabric: fat_tree, "
+                                     "arity: 4, oversubscription: 1}], wan: {bandwidth: 10Gbps, latency: 40ms}}");
+  TopologyContext context;
+  context.workers = 11;
+  const topology::TopologyGraph graph = build_topology(registry, "sites", core::View(&t, "topology"), context);
+  std::map<std::string, int> classes;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  // Each port on its leaf; a's 2 leaves on its 2 spines, which reach a's switch; b's one leaf reaches b's.
+  EXPECT_EQ(classes, (std::map<std::string, int>{{"site", 11}, {"spine", 4}, {"border", 3}, {"wan", 1}}));
+  const topology::RoutingTable routes(graph);
+  const auto hops = [&](std::size_t from, std::size_t to) {
+    return routes.route(graph.workers()[from], graph.workers()[to]).size();
+  };
+  EXPECT_EQ(hops(0, 3), 2U);   // one leaf
+  EXPECT_EQ(hops(0, 4), 4U);   // leaf, spine, leaf
+  EXPECT_EQ(hops(0, 8), 6U);   // leaf, spine, a's border, the wide area, b's border, b's leaf
+  EXPECT_EQ(hops(8, 10), 2U);  // b's one leaf
+  std::vector<std::string> switches;
+  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
+    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
+  }
+  EXPECT_EQ(switches, (std::vector<std::string>{"a.switch", "a.leaf-0", "a.leaf-1", "a.spine-0", "a.spine-1",
+                                                "b.switch", "b.leaf-0"}));
+  // A leaf's 4 ports over its 2 uplinks: each uplink as wide as a port's link, 2:1.
+  for (std::size_t id = 0; id < graph.link_count(); ++id) {
+    if (graph.link(id).link_class == "spine") {
+      EXPECT_EQ(graph.link(id).bandwidth.value(), kLink.bandwidth.value());
+    }
+  }
+  const TopologySize counted = topology_size(registry, "sites", core::View(&t, "topology"), context);
+  EXPECT_GE(counted.nodes, static_cast<std::int64_t>(graph.node_count()));
+  EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
+}
+
 TEST(TreeBuilder, WorkersAreLeavesUnderKarySwitches) {
   const auto graph = build_tree(9, 3, kLink);
   const auto stats = topology::compute_statistics(graph);
