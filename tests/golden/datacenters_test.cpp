@@ -36,24 +36,10 @@ TEST(Datacenters, ASitesFatTreeCarriesItsWideAreaBytesThroughItsBorderAndItsOver
   // uplink is half as wide, and each of the 24 steps' 6 ring steps takes a chunk (a quarter of the 1,210
   // gradients, 4 bytes each) / 10 Mbit/s longer.
   const auto one_site = [](double oversubscription) {
-    return fmt::format(R"(name: one-site
-seed: 3
-cluster: {{workers: 4, device: {{name: a100}}}}
-topology:
-  kind: sites
-  link: {{bandwidth: "10Mbps", latency: "5us"}}
-  sites: [{{name: a, workers: 4, fabric: fat_tree, arity: 2, oversubscription: {}}}]
-  wan: {{bandwidth: "1Gbps", latency: "40ms"}}
-model: {{kind: mlp, layers: [16]}}
-data: {{kind: digits}}
-training:
-  batch: {{per_worker: 16}}
-  optimizer: {{kind: adam, learning_rate: 0.002}}
-  sync: {{strategy: bsp}}
-  architecture: {{kind: allreduce, algorithm: ring}}
-  stop: {{iterations: 24}}
-)",
-                       oversubscription);
+    return digits_at_sites(
+        "{strategy: bsp}",
+        fmt::format("[{{name: a, workers: 4, fabric: fat_tree, arity: 2, oversubscription: {}}}]", oversubscription), 4,
+        R"({bandwidth: "10Mbps", latency: "5us"})");
   };
   const nlohmann::json wide = run_result(folder, "wide", one_site(1));
   const nlohmann::json thin = run_result(folder, "thin", one_site(4));

@@ -38,25 +38,9 @@ TEST(LinkConditionRuns, LossCapsAnOuterStepsRingAtOneTcpFlowsRate) {
 }
 
 /// GPT-2 small, timing only, on one A100 at each of two sites 10 Gb/s and 40 ms apart, under DiLoCo with 4 inner
-/// steps for 8 steps (two outer steps), with `conditions` appended.
+/// steps for 8 steps (two outer steps), seed 5, with `conditions` appended.
 std::string gpt2_pair(const std::string& conditions) {
-  return fmt::format(R"(name: gpt2-pair
-seed: 5
-cluster: {{workers: 2, device: {{name: a100, precision: bf16}}}}
-topology:
-  kind: sites
-  link: {{bandwidth: "200Gbps", latency: "2us"}}
-  sites: [{{name: a, workers: 1}}, {{name: b, workers: 1}}]
-  wan: {{bandwidth: "10Gbps", latency: "40ms"}}
-model: {{kind: "profile:gpt2_small", sequence_length: 1024}}
-training:
-  batch: {{per_worker: 8}}
-  optimizer: {{kind: adam, learning_rate: 0.0001}}
-  sync: {{strategy: diloco, inner_steps: 4}}
-  architecture: {{kind: allreduce, algorithm: ring}}
-  stop: {{iterations: 8}}
-{})",
-                     conditions);
+  return gpt2_two_sites("{strategy: diloco, inner_steps: 4}", 8, 1) + "seed: 5\n" + conditions;
 }
 
 TEST(LinkConditionRuns, JitterLengthensEachRingRoundByTheLargerOfItsTwoDraws) {

@@ -281,17 +281,27 @@ TEST(ParameterServerBuilder, StarThroughOneSwitch) {
   EXPECT_DOUBLE_EQ(graph.link(route[1].link).bandwidth.value(), 1e10);
 }
 
-TEST(SitesBuilder, ASiteOfNodesPutsEachNodesDevicesOnItsOwnSwitch) {
+/// The sites topology of `sites` (a YAML list) for `workers` workers, 10 Gb/s and 40 ms apart, with its size
+/// counted without building it.
+std::pair<topology::TopologyGraph, TopologySize> sites_graph(const std::string& sites, int workers) {
   TopologyRegistry registry("topology");
   register_builtin_topologies(registry);
-  // Site a: two nodes of 4 devices; site b: 2 workers each on the site's switch.
-  const core::ConfigNode t = section("{kind: sites, " + kLinkYaml +
-                                     ", sites: [{name: a, workers: 8, per_node: 4, node_link: {bandwidth: 2400Gbps, "
-                                     "latency: 1us}}, {name: b, workers: "
-                                     "2, per_node: 1}], wan: {bandwidth: 10Gbps, latency: 40ms}}");
+  const core::ConfigNode t =
+      section("{kind: sites, " + kLinkYaml + ", sites: " + sites + ", wan: {bandwidth: 10Gbps, latency: 40ms}}");
   TopologyContext context;
-  context.workers = 10;
-  const topology::TopologyGraph graph = build_topology(registry, "sites", core::View(&t, "topology"), context);
+  context.workers = workers;
+  return {build_topology(registry, "sites", core::View(&t, "topology"), context),
+          topology_size(registry, "sites", core::View(&t, "topology"), context)};
+}
+
+TEST(SitesBuilder, ASiteOfNodesPutsEachNodesDevicesOnItsOwnSwitch) {
+  // Site a: two nodes of 4 devices; site b: 2 workers each on the site's switch.
+  const topology::TopologyGraph graph =
+      sites_graph(
+          "[{name: a, workers: 8, per_node: 4, node_link: {bandwidth: 2400Gbps, latency: 1us}}, "
+          "{name: b, workers: 2, per_node: 1}]",
+          10)
+          .first;
   // A node is a machine named by its first rank; a worker alone is its own.
   const std::vector<int> machines(graph.worker_machines().begin(), graph.worker_machines().end());
   EXPECT_EQ(machines, (std::vector<int>{0, 0, 0, 0, 4, 4, 4, 4, 8, 9}));
@@ -307,16 +317,11 @@ TEST(SitesBuilder, ASiteOfNodesPutsEachNodesDevicesOnItsOwnSwitch) {
 }
 
 TEST(SitesBuilder, ASitesOwnFatTreeReachesTheWideAreaThroughItsSpines) {
-  TopologyRegistry registry("topology");
-  register_builtin_topologies(registry);
   // Site a: 8 workers under leaves of 4 ports, 2:1 oversubscribed (2 spines); site b: 3 workers under one leaf.
-  const core::ConfigNode t = section("{kind: sites, " + kLinkYaml +
-                                     ", sites: [{name: a, workers: 8, per_node: 1, fabric: fat_tree, arity: 4, "
-                                     "oversubscription: 2}, {name: b, workers: 3, per_node: 1, fabric: fat_tree, "
-                                     "arity: 4, oversubscription: 1}], wan: {bandwidth: 10Gbps, latency: 40ms}}");
-  TopologyContext context;
-  context.workers = 11;
-  const topology::TopologyGraph graph = build_topology(registry, "sites", core::View(&t, "topology"), context);
+  const auto [graph, counted] = sites_graph(
+      "[{name: a, workers: 8, per_node: 1, fabric: fat_tree, arity: 4, oversubscription: 2}, "
+      "{name: b, workers: 3, per_node: 1, fabric: fat_tree, arity: 4, oversubscription: 1}]",
+      11);
   std::map<std::string, int> classes;
   for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
   // Each port on its leaf; a's 2 leaves on its 2 spines, which reach a's switch; b's one leaf reaches b's.
@@ -341,7 +346,6 @@ TEST(SitesBuilder, ASitesOwnFatTreeReachesTheWideAreaThroughItsSpines) {
       EXPECT_EQ(graph.link(id).bandwidth.value(), kLink.bandwidth.value());
     }
   }
-  const TopologySize counted = topology_size(registry, "sites", core::View(&t, "topology"), context);
   EXPECT_GE(counted.nodes, static_cast<std::int64_t>(graph.node_count()));
   EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
 }
