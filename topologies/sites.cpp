@@ -131,13 +131,25 @@ void join_site_fabric(topology::TopologyGraph& graph, const Site& site, std::spa
       build_fat_tree(static_cast<int>(ports.size()), site.arity, site.oversubscription, site.link);
   std::vector<topology::NodeId> joined(tree.node_count());
   for (std::size_t i = 0; i < tree.workers().size(); ++i) joined[tree.workers()[i]] = ports[i];
-  std::vector<topology::NodeId> top;
+  // The top switches are those no host hangs from (the spines); a tree of one leaf has only that leaf.
+  std::vector<bool> holds_hosts(tree.node_count(), false);
+  for (std::size_t id = 0; id < tree.link_count(); ++id) {
+    if (tree.link(id).link_class == "leaf") {
+      holds_hosts[tree.link_ends(id).a] = true;
+      holds_hosts[tree.link_ends(id).b] = true;
+    }
+  }
+  std::vector<topology::NodeId> switches;
   for (topology::NodeId node = 0; node < tree.node_count(); ++node) {
     if (tree.node(node).kind != topology::NodeKind::Switch) continue;
     joined[node] = graph.add_switch(fmt::format("{}.{}", site.name, tree.node(node).name));
-    if (tree.node(node).name.starts_with("spine-")) top.push_back(joined[node]);
+    switches.push_back(node);
   }
-  if (top.empty()) top.push_back(joined[tree.node_count() - 1]);  // one leaf, the last node built
+  std::vector<topology::NodeId> top;
+  for (const topology::NodeId node : switches) {
+    if (!holds_hosts[node]) top.push_back(joined[node]);
+  }
+  if (top.empty()) top.push_back(joined[switches.front()]);
   for (std::size_t id = 0; id < tree.link_count(); ++id) {
     const topology::LinkEnds& ends = tree.link_ends(id);
     const topology::LinkProperties& link = tree.link(id);
