@@ -1,21 +1,30 @@
 // Datacenters joined by wide-area links: each site's workers linked to the site's switch by the site's link
 // (`topology.link`, or the site's own), and every pair of sites' switches by the wide-area link `wan`. A site of
 // multi-device nodes (`per_node`) links each node's devices to the node's own switch by `node_link` (NVLink's
-// place), and each node's switch to the site's by the site's link. A site's `fabric: fat_tree` puts its hosts
-// (or its nodes' switches) under a leaf-spine fat tree of its own instead, whose spines reach the site's switch,
-// the site's border to the wide area. Workers take ranks site by site in the order listed, so that the replicas
-// of a data-parallel job are placed on the sites by their counts; attached parameter servers sit at the first
-// site.
+// place), and each node's switch to the site's by the site's link. A site's `fabric` may instead be any
+// topology registered before this one that places neither nodes nor servers (a ring, a torus, a fat tree, a
+// dragonfly...): built by that topology's own builder over the site's hosts (or its nodes' switches), with its
+// own keys beside `fabric` and the site's link as its link, and reaching the site's switch, the site's border to
+// the wide area, from its gateways. Workers take ranks site by site in the order listed, so that the replicas of
+// a data-parallel job are placed on the sites by their counts; attached parameter servers sit at the first site.
 
-#include "topologies/fat_tree.hpp"
+#include "sim/core/plugin_keys.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <deque>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace dtsim::topologies {
 namespace {
+
+/// The fabric of a site joined by one switch, its border: not a registered topology.
+constexpr const char* kSwitchFabric = "switch";
 
 struct Site {
   std::string name;
@@ -23,9 +32,8 @@ struct Site {
   LinkSpec link;
   int per_node = 1;  ///< devices a node holds; 1: each worker on the site's switch
   LinkSpec node_link;
-  bool fat_tree = false;  ///< `fabric: fat_tree`; otherwise one switch
-  int arity = 2;
-  double oversubscription = 1.0;
+  std::string fabric = kSwitchFabric;  ///< `switch`, or the registered topology the site's hosts form
+  core::View section{nullptr, ""};     ///< the site's mapping, where its fabric's own keys are
 
   /// The fabric's ports: each node's switch, or each worker.
   [[nodiscard]] int ports() const { return per_node > 1 ? workers / per_node : workers; }
@@ -37,28 +45,63 @@ std::vector<Site> read_sites(const core::View& section, const TopologyContext& c
   const core::ConfigNode* sites = section.at("sites").node();
   for (std::size_t i = 0; sites != nullptr && i < sites->items.size(); ++i) {
     const core::View site(&sites->items[i], fmt::format("topology.sites[{}]", i));
-    Site read{.name = site.text("name"),
-              .workers = static_cast<int>(site.filled_integer("workers")),
-              .link = site.has("link") ? read_link(site.at("link")) : plain,
-              .per_node = static_cast<int>(site.filled_integer("per_node")),
-              .node_link = site.has("node_link") ? read_link(site.at("node_link")) : plain,
-              .fat_tree = site.has("fabric") && site.text("fabric") == "fat_tree"};
-    if (read.fat_tree) {
-      read.arity = static_cast<int>(site.filled_integer("arity"));
-      read.oversubscription = site.filled_number("oversubscription");
-    }
-    out.push_back(std::move(read));
+    out.push_back(Site{.name = site.text("name"),
+                       .workers = static_cast<int>(site.filled_integer("workers")),
+                       .link = site.has("link") ? read_link(site.at("link")) : plain,
+                       .per_node = static_cast<int>(site.filled_integer("per_node")),
+                       .node_link = site.has("node_link") ? read_link(site.at("node_link")) : plain,
+                       .fabric = site.has("fabric") ? site.text("fabric") : kSwitchFabric,
+                       .section = site});
   }
   return out;
 }
 
-/// The nodes and links `site`'s fat tree adds: its leaves and spines, the links from its ports to the leaves,
-/// between leaves and spines, and from its top switches to the site's switch.
-TopologySize fat_tree_size(const Site& site) {
-  const std::int64_t ports = site.ports();
-  const std::int64_t leaves = (ports + site.arity - 1) / site.arity;
-  const std::int64_t spines = leaves > 1 ? uplink_count(site.arity, site.oversubscription) : 0;
-  return {leaves + spines, ports + leaves * spines + std::max<std::int64_t>(spines, 1)};
+/// What the site's fabric is built for: its ports (the attached servers, `extra`, at the first site among
+/// them) as the hosts, the site's link, and a seed of the site's own for fabrics drawn at random.
+TopologyContext fabric_context(const Site& site, int extra, std::size_t index, const TopologyContext& context) {
+  if (context.registry == nullptr) throw std::logic_error("a site's fabric is built without the topology registry");
+  TopologyContext out;
+  out.workers = site.ports() + extra;
+  out.seed = context.seed + index;
+  out.servers = 0;
+  out.registry = context.registry;
+  out.link = site.link;
+  return out;
+}
+
+/// The attached parameter servers a site holds: all of them at the first site.
+int attached_at(std::size_t index, const TopologyContext& context) { return index == 0 ? context.attached : 0; }
+
+/// `text` with every occurrence of `from` replaced by `to`.
+std::string replaced(std::string text, std::string_view from, std::string_view to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+/// A fabric check's words for a site: its keys are the site's (`topology.sites[i].dimensions`), its `kind` the
+/// site's `fabric`, and the hosts it holds the site's, not the cluster's.
+std::string as_site(const std::string& text, std::size_t index) {
+  const std::string path = fmt::format("topology.sites[{}].", index);
+  std::string out = replaced(replaced(text, "topology.", path), path + "kind", path + "fabric");
+  out = replaced(std::move(out), "cluster.workers", "the site's workers");
+  return replaced(std::move(out), "the cluster has", "the site has");
+}
+
+void check_site_fabric(const Site& site, std::size_t index, const TopologyContext& context,
+                       core::DiagnosticSink& sink) {
+  core::DiagnosticSink own;
+  check_topology(*context.registry, site.fabric, site.section,
+                 fabric_context(site, attached_at(index, context), index, context), own);
+  for (const core::Diagnostic& problem : own.diagnostics()) {
+    // With per_node the fabric's hosts are the site's nodes, which its checks count as workers.
+    const std::string nodes =
+        site.per_node > 1 ? fmt::format(" (its {} nodes are the fabric's hosts)", site.ports()) : "";
+    sink.error(problem.where, as_site(problem.key, index),
+               fmt::format("site '{}'{}: {}", site.name, nodes, as_site(problem.message, index)),
+               as_site(problem.hint, index));
+  }
 }
 
 void check_sites(const core::View& section, const TopologyContext& context, core::DiagnosticSink& sink) {
@@ -79,6 +122,8 @@ void check_sites(const core::View& section, const TopologyContext& context, core
                  fmt::format("site '{}' holds {} workers, not whole nodes of {}", site.text("name"),
                              site.filled_integer("workers"), per_node),
                  "make the site's workers a multiple of per_node");
+    } else if (site.has("fabric") && site.text("fabric") != kSwitchFabric) {
+      check_site_fabric(read_sites(section, context)[i], i, context, sink);
     }
     if (per_node > 1 && !site.has("node_link")) {
       sink.error(site.where("per_node"), fmt::format("topology.sites[{}].node_link", i),
@@ -117,50 +162,74 @@ std::vector<topology::NodeId> add_site_hosts(topology::TopologyGraph& graph, con
   return ports;
 }
 
-/// Joins `ports` to the site's switch `border`: each by the site's link, or through the site's fat tree, its
-/// ports linked to the leaves by the site's link (class `site`), its leaves to its spines (`spine`), and its
-/// spines (its leaf, when one leaf holds the site) to the border by the site's link (`border`).
-void join_site_fabric(topology::TopologyGraph& graph, const Site& site, std::span<const topology::NodeId> ports,
-                      topology::NodeId border) {
-  if (!site.fat_tree) {
-    for (const topology::NodeId port : ports)
-      graph.add_link(port, border, site.link.bandwidth, site.link.latency, "site");
-    return;
+/// Where a site's fabric reaches the site's border: the switches farthest from its hosts (a fat tree's spines,
+/// a tree's root, a three-tier tree's cores), when no host hangs from them; otherwise the first switch (a
+/// dragonfly's routers all hold hosts: a border linked to each would be a shortcut between them), or the
+/// first host of a fabric without switches (a ring, a torus, a mesh), the site's gateway.
+std::vector<topology::NodeId> site_gateways(const topology::TopologyGraph& fabric) {
+  std::vector<std::vector<topology::NodeId>> neighbours(fabric.node_count());
+  for (std::size_t id = 0; id < fabric.link_count(); ++id) {
+    neighbours[fabric.link_ends(id).a].push_back(fabric.link_ends(id).b);
+    neighbours[fabric.link_ends(id).b].push_back(fabric.link_ends(id).a);
   }
-  const topology::TopologyGraph tree =
-      build_fat_tree(static_cast<int>(ports.size()), site.arity, site.oversubscription, site.link);
-  std::vector<topology::NodeId> joined(tree.node_count());
-  for (std::size_t i = 0; i < tree.workers().size(); ++i) joined[tree.workers()[i]] = ports[i];
-  // The top switches are those no host hangs from (the spines); a tree of one leaf has only that leaf.
-  std::vector<bool> holds_hosts(tree.node_count(), false);
-  for (std::size_t id = 0; id < tree.link_count(); ++id) {
-    if (tree.link(id).link_class == "leaf") {
-      holds_hosts[tree.link_ends(id).a] = true;
-      holds_hosts[tree.link_ends(id).b] = true;
+  // Hops from the nearest host, by a breadth-first search from all of them.
+  std::vector<int> hops(fabric.node_count(), -1);
+  std::deque<topology::NodeId> next;
+  for (const topology::NodeId host : fabric.workers()) {
+    hops[host] = 0;
+    next.push_back(host);
+  }
+  while (!next.empty()) {
+    const topology::NodeId node = next.front();
+    next.pop_front();
+    for (const topology::NodeId neighbour : neighbours[node]) {
+      if (hops[neighbour] < 0) {
+        hops[neighbour] = hops[node] + 1;
+        next.push_back(neighbour);
+      }
     }
   }
   std::vector<topology::NodeId> switches;
-  for (topology::NodeId node = 0; node < tree.node_count(); ++node) {
-    if (tree.node(node).kind != topology::NodeKind::Switch) continue;
-    joined[node] = graph.add_switch(fmt::format("{}.{}", site.name, tree.node(node).name));
-    switches.push_back(node);
+  for (topology::NodeId node = 0; node < fabric.node_count(); ++node) {
+    if (fabric.node(node).kind == topology::NodeKind::Switch) switches.push_back(node);
   }
-  std::vector<topology::NodeId> top;
+  if (switches.empty()) return {fabric.workers().front()};
+  int farthest = 0;
+  for (const topology::NodeId node : switches) farthest = std::max(farthest, hops[node]);
+  if (farthest <= 1) return {switches.front()};
+  std::vector<topology::NodeId> gateways;
   for (const topology::NodeId node : switches) {
-    if (!holds_hosts[node]) top.push_back(joined[node]);
+    if (hops[node] == farthest) gateways.push_back(node);
   }
-  if (top.empty()) top.push_back(joined[switches.front()]);
-  for (std::size_t id = 0; id < tree.link_count(); ++id) {
-    const topology::LinkEnds& ends = tree.link_ends(id);
-    const topology::LinkProperties& link = tree.link(id);
-    graph.add_link(joined[ends.a], joined[ends.b], link.bandwidth, link.latency,
-                   link.link_class == "leaf" ? "site" : "spine");
-  }
-  for (const topology::NodeId node : top)
-    graph.add_link(node, border, site.link.bandwidth, site.link.latency, "border");
+  return gateways;
 }
 
-}  // namespace
+/// Copies `fabric`, built over `ports`, into `graph`: its hosts are the ports, its switches are added as
+/// "SITE.<name>", its links keep their widths as class "site/<class>", and its gateways reach the site's
+/// switch `border` by the site's link (class `border`).
+void join_site_topology(topology::TopologyGraph& graph, const Site& site, const topology::TopologyGraph& fabric,
+                        std::span<const topology::NodeId> ports, topology::NodeId border) {
+  if (!fabric.servers().empty() || fabric.workers().size() != ports.size()) {
+    throw std::logic_error(
+        fmt::format("site '{}''s {} fabric was not built over its {} ports", site.name, site.fabric, ports.size()));
+  }
+  std::vector<topology::NodeId> joined(fabric.node_count());
+  for (std::size_t i = 0; i < ports.size(); ++i) joined[fabric.workers()[i]] = ports[i];
+  for (topology::NodeId node = 0; node < fabric.node_count(); ++node) {
+    if (fabric.node(node).kind == topology::NodeKind::Switch) {
+      joined[node] = graph.add_switch(fmt::format("{}.{}", site.name, fabric.node(node).name));
+    }
+  }
+  for (std::size_t id = 0; id < fabric.link_count(); ++id) {
+    const topology::LinkEnds& ends = fabric.link_ends(id);
+    const topology::LinkProperties& link = fabric.link(id);
+    graph.add_link(joined[ends.a], joined[ends.b], link.bandwidth, link.latency, "site/" + link.link_class,
+                   link.one_way);
+  }
+  for (const topology::NodeId gateway : site_gateways(fabric)) {
+    graph.add_link(joined[gateway], border, site.link.bandwidth, site.link.latency, "border");
+  }
+}
 
 topology::TopologyGraph build_sites(const core::View& section, const TopologyContext& context) {
   topology::TopologyGraph graph;
@@ -169,12 +238,20 @@ topology::TopologyGraph build_sites(const core::View& section, const TopologyCon
   std::vector<topology::NodeId> switches;
   int rank = 0;
   for (std::size_t s = 0; s < sites.size(); ++s) {
-    switches.push_back(graph.add_switch(sites[s].name + ".switch"));
-    const int index = graph.add_site(sites[s].name);
+    const Site& site = sites[s];
+    switches.push_back(graph.add_switch(site.name + ".switch"));
+    const int index = graph.add_site(site.name);
     // Attached parameter servers are the last host ports: at the first site.
-    const std::vector<topology::NodeId> ports =
-        add_site_hosts(graph, sites[s], index, s == 0 ? context.attached : 0, rank);
-    join_site_fabric(graph, sites[s], ports, switches.back());
+    const int extra = attached_at(s, context);
+    const std::vector<topology::NodeId> ports = add_site_hosts(graph, site, index, extra, rank);
+    if (site.fabric == kSwitchFabric) {
+      for (const topology::NodeId port : ports)
+        graph.add_link(port, switches.back(), site.link.bandwidth, site.link.latency, "site");
+      continue;
+    }
+    const topology::TopologyGraph fabric =
+        build_topology(*context.registry, site.fabric, site.section, fabric_context(site, extra, s, context));
+    join_site_topology(graph, site, fabric, ports, switches.back());
   }
   for (std::size_t a = 0; a < switches.size(); ++a) {
     for (std::size_t b = a + 1; b < switches.size(); ++b) {
@@ -184,54 +261,76 @@ topology::TopologyGraph build_sites(const core::View& section, const TopologyCon
   return graph;
 }
 
+/// Nodes and links build_sites() makes, as an upper bound: each worker with a node's switch and link of its
+/// own, every pair of sites linked, and each site's fabric as its own topology counts it, with a border link
+/// from each of its switches (or from one host).
+TopologySize size_of_sites(const core::View& section, const TopologyContext& context) {
+  const std::vector<Site> sites = read_sites(section, context);
+  const auto count = static_cast<std::int64_t>(sites.size());
+  TopologySize size{2 * std::int64_t{context.workers} + count,
+                    2 * std::int64_t{context.workers} + count * (count - 1) / 2};
+  for (std::size_t s = 0; s < sites.size(); ++s) {
+    if (sites[s].fabric == kSwitchFabric) continue;
+    const TopologyContext hosts = fabric_context(sites[s], attached_at(s, context), s, context);
+    const TopologySize fabric = topology_size(*context.registry, sites[s].fabric, sites[s].section, hosts);
+    size.nodes += fabric.nodes;
+    size.links += fabric.links + std::max<std::int64_t>(1, fabric.nodes - hosts.workers);
+  }
+  return size;
+}
+
+/// The topologies a site's fabric may be: those registered so far that place neither nodes nor servers.
+std::vector<std::string> site_fabrics(const TopologyRegistry& registry) {
+  std::vector<std::string> out;
+  for (const std::string& name : registry.registration_order()) {
+    const TopologyPlugin& plugin = registry.find(name).factory;
+    if (!plugin.places_nodes && !plugin.places_servers) out.push_back(name);
+  }
+  return out;
+}
+
+/// One site's keys: its own, then `fabric` and each fabric's own keys, applying when it is chosen.
+core::SchemaNode site_schema(const TopologyRegistry& registry) {
+  std::vector<core::SchemaNode> keys{
+      core::text("name", "the site's name (its hosts are NAME.worker-RANK)").require(),
+      core::integer("workers", 1, 1'000'000, "workers at the site").require(),
+      link_schema("link",
+                  "the link of the site's fabric: each worker's to the site's switch, or each node's with "
+                  "per_node (default: `topology.link`)"),
+      core::integer("per_node", 1, 1024,
+                    "devices a node holds: each node's on its own switch by node_link, the node's switch a port of "
+                    "the site's fabric (1: each worker a port)")
+          .fallback("1"),
+      link_schema("node_link", "each device's link to its node's switch (NVLink's place)")};
+  std::vector<core::SchemaNode> fabric = core::plugin_keys(
+      registry, site_fabrics(registry), "fabric", "site fabric",
+      "how the site's ports (its workers, or its nodes' switches with per_node) reach its switch, the site's "
+      "border to the wide area: each by the site's link, or as a topology of the site's link, with that "
+      "topology's own keys beside `fabric`, reaching the border from its gateways",
+      kSwitchFabric, {{kSwitchFabric, "each port linked to the site's switch by the site's link"}});
+  for (core::SchemaNode& key : fabric) {
+    if (std::ranges::any_of(keys, [&](const core::SchemaNode& own) { return own.key == key.key; })) {
+      throw std::logic_error("a site's fabric declares '" + key.key + "', one of the site's own keys");
+    }
+    keys.push_back(std::move(key));
+  }
+  return core::map_of("[]", "one site", std::move(keys));
+}
+
+}  // namespace
+
 void register_sites(TopologyRegistry& registry) {
   registry.add(
       "sites",
-      "datacenters joined by wide-area links: each site's workers on its switch, every pair of sites linked by `wan`",
-      {.parameters = {core::list_of(
-                          "sites", "the datacenters, in rank order: each holds the next `workers` ranks",
-                          core::map_of(
-                              "[]", "one site",
-                              {core::text("name", "the site's name (its hosts are NAME.worker-RANK)").require(),
-                               core::integer("workers", 1, 1'000'000, "workers at the site").require(),
-                               link_schema("link",
-                                           "each worker's link to the site's switch, or each node's with per_node "
-                                           "(default: `topology.link`)"),
-                               core::integer("per_node", 1, 1024,
-                                             "devices a node holds: each node's on its own switch by node_link, the "
-                                             "node's switch on the site's (1: each worker on the site's switch)")
-                                   .fallback("1"),
-                               link_schema("node_link", "each device's link to its node's switch (NVLink's place)"),
-                               core::choice_of("fabric", "site fabric",
-                                               "how the site's hosts (each node's switch, with per_node) reach its "
-                                               "switch, the site's border to the wide area",
-                                               {{"switch", "each linked to the site's switch by the site's link"},
-                                                {"fat_tree",
-                                                 "under a two-level leaf-spine fat tree of the site's link, `arity` "
-                                                 "ports a leaf, oversubscribed `oversubscription` times, whose "
-                                                 "spines reach the site's switch by the site's link"}})
-                                   .fallback("switch"),
-                               arity_parameter().when("fabric", {"fat_tree"}),
-                               oversubscription_parameter().when("fabric", {"fat_tree"})}))
+      "datacenters joined by wide-area links: each site's workers on its switch (or any topology of them), every "
+      "pair of sites linked by `wan`",
+      {.parameters = {core::list_of("sites", "the datacenters, in rank order: each holds the next `workers` ranks",
+                                    site_schema(registry))
                           .require(),
                       link_schema("wan", "the wide-area link between every pair of sites (each direction)").require()},
-       .make = [](const core::View& t, const TopologyContext& c) { return build_sites(t, c); },
+       .make = build_sites,
        .check = check_sites,
-       .size =
-           [](const core::View& t, const TopologyContext& c) {
-             const std::vector<Site> sites = read_sites(t, c);
-             const auto count = static_cast<std::int64_t>(sites.size());
-             // Nodes add a switch and a link each: at most one per worker. A fat tree's links from its ports
-             // replace theirs to the site's switch: counted twice, an upper bound.
-             TopologySize size{2 * c.workers + count, 2 * c.workers + count * (count - 1) / 2};
-             for (const Site& site : sites) {
-               if (!site.fat_tree) continue;
-               const TopologySize tree = fat_tree_size(site);
-               size.nodes += tree.nodes;
-               size.links += tree.links;
-             }
-             return size;
-           },
+       .size = size_of_sites,
        .example = "{kind: sites, sites: [{name: us-east, workers: 4}, {name: eu-west, workers: 4}], wan: {bandwidth: "
                   "\"10Gbps\", latency: \"40ms\"}}"});
 }

@@ -1,21 +1,17 @@
 #pragma once
-// The part of the scenario format that plug-ins declare: a mapping whose `selector` key names a registered
-// plug-in, and the parameters each plug-in declares beside it, each applying only when that plug-in is
-// chosen. Generated from the registry, so the format, the JSON Schema and the reference list exactly the
-// registered plug-ins and their own parameters.
+// The part of the scenario format that plug-ins declare (sim/core/plugin_keys.hpp), and the values a plug-in's
+// parameters take in a validated section.
 
 #include "datasets/data_plugin.hpp"
 #include "models/model_plugin.hpp"
 #include "models/optimizer.hpp"
 #include "sim/comm/collective_algorithm.hpp"
+#include "sim/core/plugin_keys.hpp"
 #include "sim/core/registry.hpp"
 #include "sim/scenario/schema_names.hpp"
 #include "sim/sync/sync_strategy.hpp"
 #include "topologies/topology_plugin.hpp"
 
-#include <algorithm>
-#include <iterator>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,37 +27,6 @@ core::ParameterValues declared_values(const std::vector<SchemaNode>& declared, c
   return out;
 }
 
-/// `selector` (a choice of the registered names, in registration order, defaulting to `fallback`) and every
-/// parameter any entry declares, applying when one of the entries declaring it is chosen. A key declared by
-/// several entries must be declared alike (a different default would make one key mean two things).
-template <class Plugin>
-std::vector<SchemaNode> plugin_keys(const core::Registry<Plugin>& registry, const std::string& selector,
-                                    const std::string& label, const std::string& description,
-                                    const std::string& fallback) {
-  std::vector<Choice> choices;
-  std::vector<SchemaNode> parameters;
-  for (const std::string& name : registry.registration_order()) {
-    const auto& entry = registry.find(name);
-    choices.push_back({name, entry.description});
-    for (const SchemaNode& declared : entry.factory.parameters) {
-      auto same = std::find_if(parameters.begin(), parameters.end(),
-                               [&](const SchemaNode& p) { return p.key == declared.key; });
-      if (same == parameters.end()) {
-        SchemaNode node = declared;
-        node.only_when = {selector, {name}};
-        parameters.push_back(std::move(node));
-      } else if (same->kind != declared.kind || same->default_value != declared.default_value ||
-                 same->required != declared.required || same->description != declared.description) {
-        throw std::logic_error(registry.kind() + " parameter '" + declared.key + "' is declared differently by '" +
-                               name + "' and '" + same->only_when.values.front() + "'");
-      } else {
-        same->only_when.values.push_back(name);
-      }
-    }
-  }
-  std::vector<SchemaNode> keys{choice_of(selector, label, description, std::move(choices)).fallback(fallback)};
-  keys.insert(keys.end(), std::make_move_iterator(parameters.begin()), std::make_move_iterator(parameters.end()));
-  return keys;
-}
+using core::plugin_keys;
 
 }  // namespace dtsim::scenario

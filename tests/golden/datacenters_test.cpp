@@ -27,7 +27,7 @@ TEST(Datacenters, ASitesFatTreeCarriesItsWideAreaBytesThroughItsBorderAndItsOver
   // the wide area's bytes, and nothing inside a site goes up to its border.
   const nlohmann::json& classes = full["bytes_by_link_class"];
   EXPECT_EQ(classes["border"].get<double>(), 2.0 * classes["wan"].get<double>());
-  EXPECT_GT(classes["spine"].get<double>(), 0.0);
+  EXPECT_GT(classes["site/spine"].get<double>(), 0.0);
   // The wide area's bytes are the plain sites' (the ring's order is the ranks').
   const nlohmann::json plain = run_result(folder, "plain", two_sites("{strategy: bsp}"));
   EXPECT_EQ(classes["wan"], plain["bytes_by_link_class"]["wan"]);
@@ -47,6 +47,33 @@ TEST(Datacenters, ASitesFatTreeCarriesItsWideAreaBytesThroughItsBorderAndItsOver
   const double slower_s = 24.0 * 6.0 * (1210.0 * 4.0 / 4.0) / 1.25e6;
   EXPECT_NEAR((thin["simulated_s"].get<double>() - wide["simulated_s"].get<double>()) / slower_s, 1.0, 0.01);
   EXPECT_EQ(wide["bytes_by_link_class"]["border"].get<double>(), 0.0);  // nothing goes up to the border
+}
+
+TEST(Datacenters, ASiteOfAnyTopologyReachesTheWideAreaThroughItsGatewayAndTimesItsOwnHops) {
+  const std::filesystem::path folder = fresh_output_folder("datacenters-any-fabric");
+  // A ring and a 2 x 2 torus: each site's wide-area traffic leaves and enters through its first host, its gateway.
+  const nlohmann::json mixed = run_result(folder, "mixed",
+                                          two_sites("{strategy: bsp}",
+                                                    "[{name: a, workers: 4, fabric: ring}, "
+                                                    "{name: b, workers: 4, fabric: torus, dimensions: [2, 2]}]"));
+  const nlohmann::json& classes = mixed["bytes_by_link_class"];
+  EXPECT_EQ(classes["border"].get<double>(), 2.0 * classes["wan"].get<double>());
+  EXPECT_GT(classes["site/ring"].get<double>(), 0.0);
+  EXPECT_GT(classes["site/torus/x"].get<double>(), 0.0);
+  // The wide area's bytes are the plain sites': the fabric changes the way inside a site, not what crosses.
+  const nlohmann::json plain = run_result(folder, "plain", two_sites("{strategy: bsp}"));
+  EXPECT_EQ(classes["wan"], plain["bytes_by_link_class"]["wan"]);
+  // One site of 4 workers, BSP, 1 ms links: a ring step's message crosses one ring link, or two through the
+  // site's switch (up and down); the bandwidth each gets is the same. Each of the 24 steps' 6 ring steps is
+  // one link's latency shorter on the ring.
+  const auto one_site = [](const std::string& fabric) {
+    return digits_at_sites("{strategy: bsp}", fmt::format("[{{name: a, workers: 4, fabric: {}}}]", fabric), 4,
+                           R"({bandwidth: "1Gbps", latency: "1ms"})");
+  };
+  const nlohmann::json star = run_result(folder, "star", one_site("switch"));
+  const nlohmann::json ring = run_result(folder, "ring", one_site("ring"));
+  EXPECT_NEAR(star["simulated_s"].get<double>() - ring["simulated_s"].get<double>(), 24.0 * 6.0 * 1e-3, 1e-9);
+  EXPECT_EQ(ring["bytes_by_link_class"]["border"].get<double>(), 0.0);  // nothing goes to the border
 }
 
 TEST(Datacenters, TheWideAreaLinksCarryTheRingsTwoCrossingsAndDilocoOneInH) {
@@ -173,6 +200,17 @@ TEST(Datacenters, SitesThatDoNotHoldTheClusterAreRefused) {
                           "node"),
             std::string::npos)
       << bare.err;
+  // A site's fabric is checked by its topology's own checks; with per_node its hosts are the site's nodes.
+  std::ofstream(folder / "torus.yaml") << two_sites(
+      "{strategy: bsp}",
+      "[{name: a, workers: 4, fabric: ring}, {name: b, workers: 4, per_node: 2, node_link: {bandwidth: "
+      "\"2400Gbps\", latency: \"1us\"}, fabric: torus, dimensions: [2, 2]}]");
+  const CommandResult torus = run_dtsim(fmt::format("validate {}", (folder / "torus.yaml").string()));
+  EXPECT_EQ(torus.exit_status, 2);
+  EXPECT_NE(torus.err.find("error: topology.sites[1].dimensions: site 'b' (its 2 nodes are the fabric's hosts): the "
+                           "torus holds 4 hosts but the site has 2 workers\n"),
+            std::string::npos)
+      << torus.err;
   std::ofstream(folder / "momentum.yaml") << two_sites("{strategy: diloco, inner_steps: 4, outer_momentum: 1}");
   const CommandResult momentum = run_dtsim(fmt::format("validate {}", (folder / "momentum.yaml").string()));
   EXPECT_EQ(momentum.exit_status, 2);

@@ -325,7 +325,7 @@ TEST(SitesBuilder, ASitesOwnFatTreeReachesTheWideAreaThroughItsSpines) {
   std::map<std::string, int> classes;
   for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
   // Each port on its leaf; a's 2 leaves on its 2 spines, which reach a's switch; b's one leaf reaches b's.
-  EXPECT_EQ(classes, (std::map<std::string, int>{{"site", 11}, {"spine", 4}, {"border", 3}, {"wan", 1}}));
+  EXPECT_EQ(classes, (std::map<std::string, int>{{"site/leaf", 11}, {"site/spine", 4}, {"border", 3}, {"wan", 1}}));
   const topology::RoutingTable routes(graph);
   const auto hops = [&](std::size_t from, std::size_t to) {
     return routes.route(graph.workers()[from], graph.workers()[to]).size();
@@ -342,12 +342,77 @@ TEST(SitesBuilder, ASitesOwnFatTreeReachesTheWideAreaThroughItsSpines) {
                                                 "b.switch", "b.leaf-0"}));
   // A leaf's 4 ports over its 2 uplinks: each uplink as wide as a port's link, 2:1.
   for (std::size_t id = 0; id < graph.link_count(); ++id) {
-    if (graph.link(id).link_class == "spine") {
+    if (graph.link(id).link_class == "site/spine") {
       EXPECT_EQ(graph.link(id).bandwidth.value(), kLink.bandwidth.value());
     }
   }
   EXPECT_GE(counted.nodes, static_cast<std::int64_t>(graph.node_count()));
   EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
+}
+
+TEST(SitesBuilder, ASiteOfAnyTopologyIsItsOwnBuildersGraphReachingTheWideAreaFromItsGateways) {
+  // a: a ring of 4; b: a 2 x 3 torus; c: a binary tree of 4; d: a dragonfly of 2 groups of 2 routers of 1 host.
+  const auto [graph, counted] = sites_graph(
+      "[{name: a, workers: 4, per_node: 1, fabric: ring}, "
+      "{name: b, workers: 6, per_node: 1, fabric: torus, dimensions: [2, 3]}, "
+      "{name: c, workers: 4, per_node: 1, fabric: tree, arity: 2}, "
+      "{name: d, workers: 4, per_node: 1, fabric: dragonfly, groups: 2, routers: 2, hosts: 1, global_links: 1}]",
+      18);
+  std::map<std::string, int> classes;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  // Each fabric's links as its own builder makes them; one border link each: the ring's and the torus's first
+  // host, the tree's root, the dragonfly's first router (each of its routers holds a host).
+  EXPECT_EQ(classes, (std::map<std::string, int>{{"site/ring", 4},
+                                                 {"site/torus/x", 3},
+                                                 {"site/torus/y", 6},
+                                                 {"site/leaf", 4},
+                                                 {"site/uplink", 2},
+                                                 {"site/host", 4},
+                                                 {"site/local", 2},
+                                                 {"site/global", 2},
+                                                 {"border", 4},
+                                                 {"wan", 6}}));
+  const topology::RoutingTable routes(graph);
+  const auto hops = [&](std::size_t from, std::size_t to) {
+    return routes.route(graph.workers()[from], graph.workers()[to]).size();
+  };
+  // The site's gateway to its switch, the switches' wide-area link, and down from the other site's switch.
+  EXPECT_EQ(hops(0, 2), 2U);    // round the ring, not through the border
+  EXPECT_EQ(hops(2, 4), 5U);    // round the ring to a's gateway (rank 0), then to b's gateway (rank 4)
+  EXPECT_EQ(hops(1, 5), 5U);    // a's gateway, b's gateway, then one torus hop
+  EXPECT_EQ(hops(10, 11), 2U);  // one leaf of c's tree
+  EXPECT_EQ(hops(10, 4), 5U);   // up c's tree to its root, then to b's gateway
+  std::vector<std::string> switches;
+  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
+    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
+  }
+  EXPECT_EQ(switches, (std::vector<std::string>{"a.switch", "b.switch", "c.switch", "c.switch-1-0", "c.switch-1-1",
+                                                "c.switch-2-0", "d.switch", "d.group-0-router-0", "d.group-0-router-1",
+                                                "d.group-1-router-0", "d.group-1-router-1"}));
+  EXPECT_GE(counted.nodes, static_cast<std::int64_t>(graph.node_count()));
+  EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
+}
+
+TEST(SitesBuilder, ASitesFabricIsAnyTopologyThatPlacesNeitherNodesNorServers) {
+  TopologyRegistry registry("topology");
+  register_builtin_topologies(registry);
+  const core::SchemaNode& sites = registry.find("sites").factory.parameters.front();
+  ASSERT_EQ(sites.key, "sites");
+  const core::SchemaNode* fabric = sites.children.front().child("fabric");
+  ASSERT_NE(fabric, nullptr);
+  std::vector<std::string> choices;
+  for (const core::Choice& choice : fabric->choices) choices.push_back(choice.name);
+  std::vector<std::string> expected{"switch"};
+  for (const std::string& name : registry.registration_order()) {
+    const TopologyPlugin& plugin = registry.find(name).factory;
+    if (name != "sites" && !plugin.places_nodes && !plugin.places_servers) expected.push_back(name);
+  }
+  EXPECT_EQ(choices, expected);
+  EXPECT_EQ(expected.size(), 9U);  // every built-in but the hierarchy, the star, a custom graph and sites
+  // A fabric's own key applies when it is chosen.
+  const core::SchemaNode* dimensions = sites.children.front().child("dimensions");
+  ASSERT_NE(dimensions, nullptr);
+  EXPECT_EQ(dimensions->only_when.values, std::vector<std::string>{"torus"});
 }
 
 TEST(TreeBuilder, WorkersAreLeavesUnderKarySwitches) {
