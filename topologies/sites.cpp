@@ -9,6 +9,7 @@
 // a data-parallel job are placed on the sites by their counts; attached parameter servers sit at the first site.
 
 #include "sim/core/plugin_keys.hpp"
+#include "topologies/rail_fabric.hpp"
 #include "topologies/topology_plugin.hpp"
 
 #include <fmt/format.h>
@@ -23,8 +24,10 @@
 namespace dtsim::topologies {
 namespace {
 
-/// The fabric of a site joined by one switch, its border: not a registered topology.
+/// The fabrics that are not registered topologies: one switch, the site's border; and rails, which are the
+/// hierarchical topology's fabric (device d of every node on rail d), not a topology of their own.
 constexpr const char* kSwitchFabric = "switch";
+constexpr const char* kRailFabric = "rail";
 
 struct Site {
   std::string name;
@@ -32,11 +35,13 @@ struct Site {
   LinkSpec link;
   int per_node = 1;  ///< devices a node holds; 1: each worker on the site's switch
   LinkSpec node_link;
-  std::string fabric = kSwitchFabric;  ///< `switch`, or the registered topology the site's hosts form
+  std::string fabric = kSwitchFabric;  ///< `switch`, `rail`, or the registered topology the site's ports form
   core::View section{nullptr, ""};     ///< the site's mapping, where its fabric's own keys are
 
-  /// The fabric's ports: each node's switch, or each worker.
-  [[nodiscard]] int ports() const { return per_node > 1 ? workers / per_node : workers; }
+  /// Whether the fabric is a registered topology, built by its own plug-in.
+  [[nodiscard]] bool registered() const { return fabric != kSwitchFabric && fabric != kRailFabric; }
+  /// The fabric's ports: each node's switch, or each worker (each device, on rails).
+  [[nodiscard]] int ports() const { return per_node > 1 && fabric != kRailFabric ? workers / per_node : workers; }
 };
 
 std::vector<Site> read_sites(const core::View& section, const TopologyContext& context) {
@@ -104,6 +109,23 @@ void check_site_fabric(const Site& site, std::size_t index, const TopologyContex
   }
 }
 
+void check_site_rails(const Site& site, std::size_t index, const TopologyContext& context, core::DiagnosticSink& sink) {
+  const std::string key = fmt::format("topology.sites[{}].fabric", index);
+  if (site.per_node == 1) {
+    sink.error(site.section.where("fabric"), key,
+               fmt::format("site '{}': a rail-optimized fabric puts device d of every node on rail d, and the site's "
+                           "workers are no nodes",
+                           site.name),
+               "add per_node (the devices a node holds) and node_link");
+  } else if (attached_at(index, context) > 0) {
+    sink.error(site.section.where("fabric"), key,
+               fmt::format("site '{}': a rail-optimized fabric has a rail per device of a node, and no port for the "
+                           "parameter servers, which sit at the first site",
+                           site.name),
+               "list a site of another fabric first");
+  }
+}
+
 void check_sites(const core::View& section, const TopologyContext& context, core::DiagnosticSink& sink) {
   const core::ConfigNode* sites = section.at("sites").node();
   if (sites == nullptr) return;
@@ -122,8 +144,10 @@ void check_sites(const core::View& section, const TopologyContext& context, core
                  fmt::format("site '{}' holds {} workers, not whole nodes of {}", site.text("name"),
                              site.filled_integer("workers"), per_node),
                  "make the site's workers a multiple of per_node");
-    } else if (site.has("fabric") && site.text("fabric") != kSwitchFabric) {
-      check_site_fabric(read_sites(section, context)[i], i, context, sink);
+    } else if (const Site read = read_sites(section, context)[i]; read.registered()) {
+      check_site_fabric(read, i, context, sink);
+    } else if (read.fabric == kRailFabric) {
+      check_site_rails(read, i, context, sink);
     }
     if (per_node > 1 && !site.has("node_link")) {
       sink.error(site.where("per_node"), fmt::format("topology.sites[{}].node_link", i),
@@ -140,7 +164,8 @@ void check_sites(const core::View& section, const TopologyContext& context, core
 }
 
 /// Adds `site`'s hosts to `graph` from rank `rank` on (each node's devices on the node's own switch): the
-/// fabric's ports, each node's switch or each worker, in rank order. `extra` hosts (attached servers) follow.
+/// fabric's ports, each node's switch or each worker (each device, on rails), in rank order. `extra` hosts
+/// (attached servers) follow.
 std::vector<topology::NodeId> add_site_hosts(topology::TopologyGraph& graph, const Site& site, int index, int extra,
                                              int& rank) {
   std::vector<topology::NodeId> ports;
@@ -149,9 +174,13 @@ std::vector<topology::NodeId> add_site_hosts(topology::TopologyGraph& graph, con
       ports.push_back(graph.add_switch(fmt::format("{}.node-{}", site.name, node)));
       // A node is named by its first rank, as a worker alone is by its own: no two machines share a number.
       const int machine = rank;
+      const topology::NodeId node_switch = ports.back();
+      // On rails each device is a port of its own, beside its link to its node's switch.
+      if (site.fabric == kRailFabric) ports.pop_back();
       for (int i = 0; i < site.per_node; ++i, ++rank) {
         const topology::NodeId worker = graph.add_worker(fmt::format("{}.worker-{}", site.name, rank), machine, index);
-        graph.add_link(worker, ports.back(), site.node_link.bandwidth, site.node_link.latency, "node");
+        graph.add_link(worker, node_switch, site.node_link.bandwidth, site.node_link.latency, "node");
+        if (site.fabric == kRailFabric) ports.push_back(worker);
       }
     }
   }
@@ -231,6 +260,27 @@ void join_site_topology(topology::TopologyGraph& graph, const Site& site, const 
   }
 }
 
+/// `site`'s fabric over its ports: rails, or its registered topology.
+topology::TopologyGraph site_fabric(const Site& site, int extra, std::size_t index, const TopologyContext& context) {
+  if (site.fabric != kRailFabric) {
+    return build_topology(*context.registry, site.fabric, site.section, fabric_context(site, extra, index, context));
+  }
+  const std::vector<std::size_t> nodes(static_cast<std::size_t>(site.workers / site.per_node),
+                                       static_cast<std::size_t>(site.per_node));
+  return build_rail_fabric(nodes, static_cast<int>(site.section.filled_integer("arity")),
+                           site.section.filled_number("oversubscription"), site.link);
+}
+
+/// The nodes and links a rail site's fabric adds: a leaf a rail for each `arity` nodes, the spines, a port's
+/// link, a leaf's to each spine, and a spine's (a leaf's, with one leaf) to the border.
+TopologySize rail_size(const Site& site) {
+  const std::int64_t arity = site.section.filled_integer("arity");
+  const std::int64_t leaves = site.per_node * ((site.workers / site.per_node + arity - 1) / arity);
+  const std::int64_t spines =
+      leaves > 1 ? uplink_count(static_cast<int>(arity), site.section.filled_number("oversubscription")) : 0;
+  return {leaves + spines, site.workers + leaves * spines + std::max<std::int64_t>(1, spines)};
+}
+
 topology::TopologyGraph build_sites(const core::View& section, const TopologyContext& context) {
   topology::TopologyGraph graph;
   const std::vector<Site> sites = read_sites(section, context);
@@ -249,9 +299,7 @@ topology::TopologyGraph build_sites(const core::View& section, const TopologyCon
         graph.add_link(port, switches.back(), site.link.bandwidth, site.link.latency, "site");
       continue;
     }
-    const topology::TopologyGraph fabric =
-        build_topology(*context.registry, site.fabric, site.section, fabric_context(site, extra, s, context));
-    join_site_topology(graph, site, fabric, ports, switches.back());
+    join_site_topology(graph, site, site_fabric(site, extra, s, context), ports, switches.back());
   }
   for (std::size_t a = 0; a < switches.size(); ++a) {
     for (std::size_t b = a + 1; b < switches.size(); ++b) {
@@ -270,7 +318,12 @@ TopologySize size_of_sites(const core::View& section, const TopologyContext& con
   TopologySize size{2 * std::int64_t{context.workers} + count,
                     2 * std::int64_t{context.workers} + count * (count - 1) / 2};
   for (std::size_t s = 0; s < sites.size(); ++s) {
-    if (sites[s].fabric == kSwitchFabric) continue;
+    if (sites[s].fabric == kRailFabric) {
+      const TopologySize rails = rail_size(sites[s]);
+      size.nodes += rails.nodes;
+      size.links += rails.links;
+    }
+    if (!sites[s].registered()) continue;
     const TopologyContext hosts = fabric_context(sites[s], attached_at(s, context), s, context);
     const TopologySize fabric = topology_size(*context.registry, sites[s].fabric, sites[s].section, hosts);
     size.nodes += fabric.nodes;
@@ -307,11 +360,17 @@ core::SchemaNode site_schema(const TopologyRegistry& registry) {
       "how the site's ports (its workers, or its nodes' switches with per_node) reach its switch, the site's "
       "border to the wide area: each by the site's link, or as a topology of the site's link, with that "
       "topology's own keys beside `fabric`, reaching the border from its gateways",
-      kSwitchFabric, {{kSwitchFabric, "each port linked to the site's switch by the site's link"}});
+      kSwitchFabric,
+      {{kSwitchFabric, "each port linked to the site's switch by the site's link"},
+       {kRailFabric,
+        "rail-optimized (needs per_node): device d of every node on rail d's leaf, `arity` nodes a "
+        "leaf, every leaf under the spines, oversubscribed `oversubscription` times, of the site's link"}});
   for (core::SchemaNode& key : fabric) {
     if (std::ranges::any_of(keys, [&](const core::SchemaNode& own) { return own.key == key.key; })) {
       throw std::logic_error("a site's fabric declares '" + key.key + "', one of the site's own keys");
     }
+    // Rails read a fat tree's keys: nodes a leaf, and a leaf's ports over its uplinks.
+    if (key.key == "arity" || key.key == "oversubscription") key.only_when.values.emplace_back(kRailFabric);
     keys.push_back(std::move(key));
   }
   return core::map_of("[]", "one site", std::move(keys));

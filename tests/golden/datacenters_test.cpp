@@ -51,14 +51,17 @@ TEST(Datacenters, ASitesFatTreeCarriesItsWideAreaBytesThroughItsBorderAndItsOver
 
 TEST(Datacenters, ASiteOfAnyTopologyReachesTheWideAreaThroughItsGatewayAndTimesItsOwnHops) {
   const std::filesystem::path folder = fresh_output_folder("datacenters-any-fabric");
-  // A ring and a 2 x 2 torus: each site's wide-area traffic leaves and enters through its first host, its gateway.
-  const nlohmann::json mixed = run_result(folder, "mixed",
-                                          two_sites("{strategy: bsp}",
-                                                    "[{name: a, workers: 4, fabric: ring}, "
-                                                    "{name: b, workers: 4, fabric: torus, dimensions: [2, 2]}]"));
+  // Two nodes of 2 devices on rails, and a 2 x 2 torus whose wide-area traffic leaves and enters through its first
+  // host, its gateway.
+  const nlohmann::json mixed =
+      run_result(folder, "mixed",
+                 two_sites("{strategy: bsp}",
+                           "[{name: a, workers: 4, per_node: 2, node_link: {bandwidth: \"2400Gbps\", "
+                           "latency: \"1us\"}, fabric: rail, arity: 2}, "
+                           "{name: b, workers: 4, fabric: torus, dimensions: [2, 2]}]"));
   const nlohmann::json& classes = mixed["bytes_by_link_class"];
   EXPECT_EQ(classes["border"].get<double>(), 2.0 * classes["wan"].get<double>());
-  EXPECT_GT(classes["site/ring"].get<double>(), 0.0);
+  EXPECT_GT(classes["site/rail"].get<double>(), 0.0);
   EXPECT_GT(classes["site/torus/x"].get<double>(), 0.0);
   // The wide area's bytes are the plain sites': the fabric changes the way inside a site, not what crosses.
   const nlohmann::json plain = run_result(folder, "plain", two_sites("{strategy: bsp}"));
@@ -211,6 +214,15 @@ TEST(Datacenters, SitesThatDoNotHoldTheClusterAreRefused) {
                            "torus holds 4 hosts but the site has 2 workers\n"),
             std::string::npos)
       << torus.err;
+  std::ofstream(folder / "rails.yaml") << two_sites("{strategy: bsp}",
+                                                    "[{name: a, workers: 4, fabric: rail}, {name: b, workers: 4}]");
+  const CommandResult rails = run_dtsim(fmt::format("validate {}", (folder / "rails.yaml").string()));
+  EXPECT_EQ(rails.exit_status, 2);
+  EXPECT_NE(rails.err.find("error: topology.sites[0].fabric: site 'a': a rail-optimized fabric puts device d of every "
+                           "node on rail d, and the site's workers are no nodes\n"
+                           "  hint: add per_node (the devices a node holds) and node_link"),
+            std::string::npos)
+      << rails.err;
   std::ofstream(folder / "momentum.yaml") << two_sites("{strategy: diloco, inner_steps: 4, outer_momentum: 1}");
   const CommandResult momentum = run_dtsim(fmt::format("validate {}", (folder / "momentum.yaml").string()));
   EXPECT_EQ(momentum.exit_status, 2);

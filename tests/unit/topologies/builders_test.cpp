@@ -393,6 +393,36 @@ TEST(SitesBuilder, ASiteOfAnyTopologyIsItsOwnBuildersGraphReachingTheWideAreaFro
   EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
 }
 
+TEST(SitesBuilder, ARailSitePutsDeviceDOfEveryNodeOnRailDBesideItsNodesSwitch) {
+  // Site a: 2 nodes of 4 devices on 4 rails (one leaf each: 2 nodes a leaf), under 2 spines; site b: 2 workers.
+  const auto [graph, counted] = sites_graph(
+      "[{name: a, workers: 8, per_node: 4, node_link: {bandwidth: 900GBps, latency: 1us}, fabric: rail, arity: 2, "
+      "oversubscription: 1}, {name: b, workers: 2, per_node: 1}]",
+      10);
+  std::map<std::string, int> classes;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  EXPECT_EQ(classes, (std::map<std::string, int>{
+                         {"node", 8}, {"site/rail", 8}, {"site/spine", 8}, {"border", 2}, {"site", 2}, {"wan", 1}}));
+  const topology::RoutingTable routes(graph);
+  const auto hops = [&](std::size_t from, std::size_t to) {
+    return routes.route(graph.workers()[from], graph.workers()[to]).size();
+  };
+  EXPECT_EQ(hops(0, 1), 2U);  // through the node's switch
+  EXPECT_EQ(hops(0, 4), 2U);  // device 0 of both nodes: rail 0's leaf
+  EXPECT_EQ(hops(0, 5), 4U);  // another device of another node: through a node's switch and a rail, or a spine
+  EXPECT_EQ(hops(0, 8), 5U);  // rail 0's leaf, a spine, a's switch, b's switch
+  EXPECT_EQ(graph.worker_machines()[5], graph.worker_machines()[4]);  // a node is one machine
+  std::vector<std::string> switches;
+  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
+    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
+  }
+  EXPECT_EQ(switches, (std::vector<std::string>{"a.switch", "a.node-0", "a.node-1", "a.rail-0-leaf-0",
+                                                "a.rail-1-leaf-0", "a.rail-2-leaf-0", "a.rail-3-leaf-0",
+                                                "a.rail-spine-0", "a.rail-spine-1", "b.switch"}));
+  EXPECT_GE(counted.nodes, static_cast<std::int64_t>(graph.node_count()));
+  EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
+}
+
 TEST(SitesBuilder, ASitesFabricIsAnyTopologyThatPlacesNeitherNodesNorServers) {
   TopologyRegistry registry("topology");
   register_builtin_topologies(registry);
@@ -402,13 +432,14 @@ TEST(SitesBuilder, ASitesFabricIsAnyTopologyThatPlacesNeitherNodesNorServers) {
   ASSERT_NE(fabric, nullptr);
   std::vector<std::string> choices;
   for (const core::Choice& choice : fabric->choices) choices.push_back(choice.name);
-  std::vector<std::string> expected{"switch"};
+  std::vector<std::string> expected{"switch", "rail"};
   for (const std::string& name : registry.registration_order()) {
     const TopologyPlugin& plugin = registry.find(name).factory;
     if (name != "sites" && !plugin.places_nodes && !plugin.places_servers) expected.push_back(name);
   }
   EXPECT_EQ(choices, expected);
-  EXPECT_EQ(expected.size(), 9U);  // every built-in but the hierarchy, the star, a custom graph and sites
+  // Every built-in but the hierarchy, the star, a custom graph and sites, after one switch and rails.
+  EXPECT_EQ(expected.size(), 10U);
   // A fabric's own key applies when it is chosen.
   const core::SchemaNode* dimensions = sites.children.front().child("dimensions");
   ASSERT_NE(dimensions, nullptr);
