@@ -171,58 +171,47 @@ TEST(Datacenters, AnOuterStepTakesTheRingsClosedFormOverTheWideAreaLink) {
 
 TEST(Datacenters, SitesThatDoNotHoldTheClusterAreRefused) {
   const std::filesystem::path folder = fresh_output_folder("datacenters-refused");
-  std::ofstream(folder / "short.yaml") << two_sites("{strategy: bsp}",
-                                                    "[{name: a, workers: 4}, {name: b, workers: 3}]");
-  const CommandResult short_of = run_dtsim(fmt::format("validate {}", (folder / "short.yaml").string()));
-  EXPECT_EQ(short_of.exit_status, 2);
-  EXPECT_NE(
-      short_of.err.find("short.yaml:7:10: error: topology.sites: the sites hold 7 workers, and the cluster has 8\n"
-                        "  hint: make the sites' workers add up to cluster.workers"),
-      std::string::npos)
-      << short_of.err;
-  std::ofstream(folder / "twice.yaml") << two_sites("{strategy: bsp}",
-                                                    "[{name: a, workers: 4}, {name: a, workers: 4}]");
-  const CommandResult twice = run_dtsim(fmt::format("validate {}", (folder / "twice.yaml").string()));
-  EXPECT_EQ(twice.exit_status, 2);
-  EXPECT_NE(twice.err.find("error: topology.sites[1].name: site 'a' is named twice"), std::string::npos) << twice.err;
+  // What `dtsim validate` says of two sites whose `sites` are `sites`, refused.
+  const auto refusal = [&](const std::string& name, const std::string& sites) {
+    std::ofstream(folder / (name + ".yaml")) << two_sites("{strategy: bsp}", sites);
+    const CommandResult result = run_dtsim(fmt::format("validate {}", (folder / (name + ".yaml")).string()));
+    EXPECT_EQ(result.exit_status, 2) << name;
+    return result.err;
+  };
+  const std::string short_of = refusal("short", "[{name: a, workers: 4}, {name: b, workers: 3}]");
+  EXPECT_NE(short_of.find("short.yaml:7:10: error: topology.sites: the sites hold 7 workers, and the cluster has 8\n"
+                          "  hint: make the sites' workers add up to cluster.workers"),
+            std::string::npos)
+      << short_of;
+  const std::string twice = refusal("twice", "[{name: a, workers: 4}, {name: a, workers: 4}]");
+  EXPECT_NE(twice.find("error: topology.sites[1].name: site 'a' is named twice"), std::string::npos) << twice;
   // A site of multi-device nodes holds whole nodes, and says how a node's devices are linked.
-  std::ofstream(folder / "nodes.yaml") << two_sites("{strategy: bsp}",
-                                                    "[{name: a, workers: 4, per_node: 3, node_link: {bandwidth: "
-                                                    "\"2400Gbps\", latency: \"1us\"}}, {name: b, workers: 4}]");
-  const CommandResult nodes = run_dtsim(fmt::format("validate {}", (folder / "nodes.yaml").string()));
-  EXPECT_EQ(nodes.exit_status, 2);
-  EXPECT_NE(nodes.err.find("error: topology.sites[0].per_node: site 'a' holds 4 workers, not whole nodes of 3\n"
-                           "  hint: make the site's workers a multiple of per_node"),
+  const std::string nodes = refusal("nodes",
+                                    "[{name: a, workers: 4, per_node: 3, node_link: {bandwidth: "
+                                    "\"2400Gbps\", latency: \"1us\"}}, {name: b, workers: 4}]");
+  EXPECT_NE(nodes.find("error: topology.sites[0].per_node: site 'a' holds 4 workers, not whole nodes of 3\n"
+                       "  hint: make the site's workers a multiple of per_node"),
             std::string::npos)
-      << nodes.err;
-  std::ofstream(folder / "bare.yaml") << two_sites("{strategy: bsp}",
-                                                   "[{name: a, workers: 4, per_node: 2}, {name: b, workers: 4}]");
-  const CommandResult bare = run_dtsim(fmt::format("validate {}", (folder / "bare.yaml").string()));
-  EXPECT_EQ(bare.exit_status, 2);
-  EXPECT_NE(bare.err.find("error: topology.sites[0].node_link: a site of multi-device nodes needs the link inside a "
-                          "node"),
+      << nodes;
+  const std::string bare = refusal("bare", "[{name: a, workers: 4, per_node: 2}, {name: b, workers: 4}]");
+  EXPECT_NE(bare.find("error: topology.sites[0].node_link: a site of multi-device nodes needs the link inside a node"),
             std::string::npos)
-      << bare.err;
+      << bare;
   // A site's fabric is checked by its topology's own checks; with per_node its hosts are the site's nodes.
-  std::ofstream(folder / "torus.yaml") << two_sites(
-      "{strategy: bsp}",
-      "[{name: a, workers: 4, fabric: ring}, {name: b, workers: 4, per_node: 2, node_link: {bandwidth: "
-      "\"2400Gbps\", latency: \"1us\"}, fabric: torus, dimensions: [2, 2]}]");
-  const CommandResult torus = run_dtsim(fmt::format("validate {}", (folder / "torus.yaml").string()));
-  EXPECT_EQ(torus.exit_status, 2);
-  EXPECT_NE(torus.err.find("error: topology.sites[1].dimensions: site 'b' (its 2 nodes are the fabric's hosts): the "
-                           "torus holds 4 hosts but the site has 2 workers\n"),
+  const std::string torus = refusal("torus",
+                                    "[{name: a, workers: 4, fabric: ring}, {name: b, workers: 4, per_node: 2, "
+                                    "node_link: {bandwidth: \"2400Gbps\", latency: \"1us\"}, fabric: torus, "
+                                    "dimensions: [2, 2]}]");
+  EXPECT_NE(torus.find("error: topology.sites[1].dimensions: site 'b' (its 2 nodes are the fabric's hosts): the "
+                       "torus holds 4 hosts but the site has 2 workers\n"),
             std::string::npos)
-      << torus.err;
-  std::ofstream(folder / "rails.yaml") << two_sites("{strategy: bsp}",
-                                                    "[{name: a, workers: 4, fabric: rail}, {name: b, workers: 4}]");
-  const CommandResult rails = run_dtsim(fmt::format("validate {}", (folder / "rails.yaml").string()));
-  EXPECT_EQ(rails.exit_status, 2);
-  EXPECT_NE(rails.err.find("error: topology.sites[0].fabric: site 'a': a rail-optimized fabric puts device d of every "
-                           "node on rail d, and the site's workers are no nodes\n"
-                           "  hint: add per_node (the devices a node holds) and node_link"),
+      << torus;
+  const std::string rails = refusal("rails", "[{name: a, workers: 4, fabric: rail}, {name: b, workers: 4}]");
+  EXPECT_NE(rails.find("error: topology.sites[0].fabric: site 'a': a rail-optimized fabric puts device d of every "
+                       "node on rail d, and the site's workers are no nodes\n"
+                       "  hint: add per_node (the devices a node holds) and node_link"),
             std::string::npos)
-      << rails.err;
+      << rails;
   std::ofstream(folder / "momentum.yaml") << two_sites("{strategy: diloco, inner_steps: 4, outer_momentum: 1}");
   const CommandResult momentum = run_dtsim(fmt::format("validate {}", (folder / "momentum.yaml").string()));
   EXPECT_EQ(momentum.exit_status, 2);

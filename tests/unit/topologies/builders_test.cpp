@@ -281,6 +281,22 @@ TEST(ParameterServerBuilder, StarThroughOneSwitch) {
   EXPECT_DOUBLE_EQ(graph.link(route[1].link).bandwidth.value(), 1e10);
 }
 
+/// How many links of each class `graph` has.
+std::map<std::string, int> link_classes(const topology::TopologyGraph& graph) {
+  std::map<std::string, int> classes;
+  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  return classes;
+}
+
+/// The names of `graph`'s switches, in the order they were added.
+std::vector<std::string> switch_names(const topology::TopologyGraph& graph) {
+  std::vector<std::string> switches;
+  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
+    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
+  }
+  return switches;
+}
+
 /// The sites topology of `sites` (a YAML list) for `workers` workers, 10 Gb/s and 40 ms apart, with its size
 /// counted without building it.
 std::pair<topology::TopologyGraph, TopologySize> sites_graph(const std::string& sites, int workers) {
@@ -305,8 +321,7 @@ TEST(SitesBuilder, ASiteOfNodesPutsEachNodesDevicesOnItsOwnSwitch) {
   // A node is a machine named by its first rank; a worker alone is its own.
   const std::vector<int> machines(graph.worker_machines().begin(), graph.worker_machines().end());
   EXPECT_EQ(machines, (std::vector<int>{0, 0, 0, 0, 4, 4, 4, 4, 8, 9}));
-  std::map<std::string, int> classes;
-  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  const std::map<std::string, int> classes = link_classes(graph);
   EXPECT_EQ(classes, (std::map<std::string, int>{{"node", 8}, {"site", 4}, {"wan", 1}}));
   // Two devices of one node meet at its switch over NVLink's place; across nodes, through the site's switch.
   const topology::RoutingTable routes(graph);
@@ -322,8 +337,7 @@ TEST(SitesBuilder, ASitesOwnFatTreeReachesTheWideAreaThroughItsSpines) {
       "[{name: a, workers: 8, per_node: 1, fabric: fat_tree, arity: 4, oversubscription: 2}, "
       "{name: b, workers: 3, per_node: 1, fabric: fat_tree, arity: 4, oversubscription: 1}]",
       11);
-  std::map<std::string, int> classes;
-  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  const std::map<std::string, int> classes = link_classes(graph);
   // Each port on its leaf; a's 2 leaves on its 2 spines, which reach a's switch; b's one leaf reaches b's.
   EXPECT_EQ(classes, (std::map<std::string, int>{{"site/leaf", 11}, {"site/spine", 4}, {"border", 3}, {"wan", 1}}));
   const topology::RoutingTable routes(graph);
@@ -334,12 +348,8 @@ TEST(SitesBuilder, ASitesOwnFatTreeReachesTheWideAreaThroughItsSpines) {
   EXPECT_EQ(hops(0, 4), 4U);   // leaf, spine, leaf
   EXPECT_EQ(hops(0, 8), 6U);   // leaf, spine, a's border, the wide area, b's border, b's leaf
   EXPECT_EQ(hops(8, 10), 2U);  // b's one leaf
-  std::vector<std::string> switches;
-  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
-    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
-  }
-  EXPECT_EQ(switches, (std::vector<std::string>{"a.switch", "a.leaf-0", "a.leaf-1", "a.spine-0", "a.spine-1",
-                                                "b.switch", "b.leaf-0"}));
+  EXPECT_EQ(switch_names(graph), (std::vector<std::string>{"a.switch", "a.leaf-0", "a.leaf-1", "a.spine-0", "a.spine-1",
+                                                           "b.switch", "b.leaf-0"}));
   // A leaf's 4 ports over its 2 uplinks: each uplink as wide as a port's link, 2:1.
   for (std::size_t id = 0; id < graph.link_count(); ++id) {
     if (graph.link(id).link_class == "site/spine") {
@@ -358,8 +368,7 @@ TEST(SitesBuilder, ASiteOfAnyTopologyIsItsOwnBuildersGraphReachingTheWideAreaFro
       "{name: c, workers: 4, per_node: 1, fabric: tree, arity: 2}, "
       "{name: d, workers: 4, per_node: 1, fabric: dragonfly, groups: 2, routers: 2, hosts: 1, global_links: 1}]",
       18);
-  std::map<std::string, int> classes;
-  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  const std::map<std::string, int> classes = link_classes(graph);
   // Each fabric's links as its own builder makes them; one border link each: the ring's and the torus's first
   // host, the tree's root, the dragonfly's first router (each of its routers holds a host).
   EXPECT_EQ(classes, (std::map<std::string, int>{{"site/ring", 4},
@@ -382,13 +391,10 @@ TEST(SitesBuilder, ASiteOfAnyTopologyIsItsOwnBuildersGraphReachingTheWideAreaFro
   EXPECT_EQ(hops(1, 5), 5U);    // a's gateway, b's gateway, then one torus hop
   EXPECT_EQ(hops(10, 11), 2U);  // one leaf of c's tree
   EXPECT_EQ(hops(10, 4), 5U);   // up c's tree to its root, then to b's gateway
-  std::vector<std::string> switches;
-  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
-    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
-  }
-  EXPECT_EQ(switches, (std::vector<std::string>{"a.switch", "b.switch", "c.switch", "c.switch-1-0", "c.switch-1-1",
-                                                "c.switch-2-0", "d.switch", "d.group-0-router-0", "d.group-0-router-1",
-                                                "d.group-1-router-0", "d.group-1-router-1"}));
+  EXPECT_EQ(switch_names(graph),
+            (std::vector<std::string>{"a.switch", "b.switch", "c.switch", "c.switch-1-0", "c.switch-1-1",
+                                      "c.switch-2-0", "d.switch", "d.group-0-router-0", "d.group-0-router-1",
+                                      "d.group-1-router-0", "d.group-1-router-1"}));
   EXPECT_GE(counted.nodes, static_cast<std::int64_t>(graph.node_count()));
   EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
 }
@@ -399,8 +405,7 @@ TEST(SitesBuilder, ARailSitePutsDeviceDOfEveryNodeOnRailDBesideItsNodesSwitch) {
       "[{name: a, workers: 8, per_node: 4, node_link: {bandwidth: 900GBps, latency: 1us}, fabric: rail, arity: 2, "
       "oversubscription: 1}, {name: b, workers: 2, per_node: 1}]",
       10);
-  std::map<std::string, int> classes;
-  for (std::size_t id = 0; id < graph.link_count(); ++id) ++classes[graph.link(id).link_class];
+  const std::map<std::string, int> classes = link_classes(graph);
   EXPECT_EQ(classes, (std::map<std::string, int>{
                          {"node", 8}, {"site/rail", 8}, {"site/spine", 8}, {"border", 2}, {"site", 2}, {"wan", 1}}));
   const topology::RoutingTable routes(graph);
@@ -412,13 +417,9 @@ TEST(SitesBuilder, ARailSitePutsDeviceDOfEveryNodeOnRailDBesideItsNodesSwitch) {
   EXPECT_EQ(hops(0, 5), 4U);  // another device of another node: through a node's switch and a rail, or a spine
   EXPECT_EQ(hops(0, 8), 5U);  // rail 0's leaf, a spine, a's switch, b's switch
   EXPECT_EQ(graph.worker_machines()[5], graph.worker_machines()[4]);  // a node is one machine
-  std::vector<std::string> switches;
-  for (topology::NodeId node = 0; node < graph.node_count(); ++node) {
-    if (graph.node(node).kind == topology::NodeKind::Switch) switches.push_back(graph.node(node).name);
-  }
-  EXPECT_EQ(switches, (std::vector<std::string>{"a.switch", "a.node-0", "a.node-1", "a.rail-0-leaf-0",
-                                                "a.rail-1-leaf-0", "a.rail-2-leaf-0", "a.rail-3-leaf-0",
-                                                "a.rail-spine-0", "a.rail-spine-1", "b.switch"}));
+  EXPECT_EQ(switch_names(graph), (std::vector<std::string>{"a.switch", "a.node-0", "a.node-1", "a.rail-0-leaf-0",
+                                                           "a.rail-1-leaf-0", "a.rail-2-leaf-0", "a.rail-3-leaf-0",
+                                                           "a.rail-spine-0", "a.rail-spine-1", "b.switch"}));
   EXPECT_GE(counted.nodes, static_cast<std::int64_t>(graph.node_count()));
   EXPECT_GE(counted.links, static_cast<std::int64_t>(graph.link_count()));
 }
