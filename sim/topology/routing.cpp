@@ -11,6 +11,9 @@
 namespace dtsim::topology {
 namespace {
 
+/// A route's key in the table: both node ids in one word (a graph holds far fewer than 2^32 nodes).
+std::uint64_t route_key(NodeId from, NodeId to) { return (static_cast<std::uint64_t>(from) << 32U) | to; }
+
 constexpr int kUnreached = -1;
 
 /// A well-mixed, platform-independent hash of a pair and a hop index (splitmix64's finaliser).
@@ -190,7 +193,7 @@ double RoutingTable::latency(NodeId from, NodeId to) const {
 }
 
 const Route& RoutingTable::route(NodeId from, NodeId to) const {
-  if (const auto it = routes_.find({from, to}); it != routes_.end()) return it->second;
+  if (const auto it = routes_.find(route_key(from, to)); it != routes_.end()) return it->second;
   if (from == to || from >= graph_->node_count() || to >= graph_->node_count()) {
     throw std::out_of_range(fmt::format("no route between nodes {} and {}", from, to));
   }
@@ -227,10 +230,10 @@ const Route& RoutingTable::route(NodeId from, NodeId to) const {
   if (!directed) {
     Route back;
     reverse_into(route, back);
-    routes_.emplace(std::pair{end, start}, std::move(back));
+    routes_.emplace(route_key(end, start), std::move(back));
   }
-  routes_.emplace(std::pair{start, end}, std::move(route));
-  return routes_.at({from, to});
+  routes_.emplace(route_key(start, end), std::move(route));
+  return routes_.at(route_key(from, to));
 }
 
 void RoutingTable::for_each_route(std::span<const NodeId> hosts,
