@@ -129,6 +129,7 @@ void check_site_rails(const Site& site, std::size_t index, const TopologyContext
 void check_sites(const core::View& section, const TopologyContext& context, core::DiagnosticSink& sink) {
   const core::ConfigNode* sites = section.at("sites").node();
   if (sites == nullptr) return;
+  const std::vector<Site> read_all = read_sites(section, context);
   std::set<std::string> names;
   std::int64_t placed = 0;
   for (std::size_t i = 0; i < sites->items.size(); ++i) {
@@ -144,7 +145,7 @@ void check_sites(const core::View& section, const TopologyContext& context, core
                  fmt::format("site '{}' holds {} workers, not whole nodes of {}", site.text("name"),
                              site.filled_integer("workers"), per_node),
                  "make the site's workers a multiple of per_node");
-    } else if (const Site read = read_sites(section, context)[i]; read.registered()) {
+    } else if (const Site& read = read_all[i]; read.registered()) {
       check_site_fabric(read, i, context, sink);
     } else if (read.fabric == kRailFabric) {
       check_site_rails(read, i, context, sink);
